@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+import { main } from "../dist/cli/compete.js";
+await main(process.argv);

@@ -1,0 +1,25 @@
+import { SpsaError } from "../errors.js";
+
+/**
+ * The one place where errors become exit codes. Commands throw typed errors; this prints
+ * a single line (the stack only with SPSA_DEBUG=1) and sets the exit status.
+ */
+export async function runCommand(action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    process.exitCode = reportError(error);
+  }
+}
+
+export function reportError(error: unknown): number {
+  const debug = process.env.SPSA_DEBUG === "1";
+  if (error instanceof SpsaError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? (debug ? (error.stack ?? error.message) : error.message) : String(error);
+  process.stderr.write(`unexpected error: ${message}\n`);
+  return 1;
+}

@@ -1,0 +1,38 @@
+/**
+ * Typed errors. Each kind maps to one exit code in `src/cli/run.ts`, so every command
+ * fails the same way: a one-line message on stderr and a documented status.
+ */
+export class SpsaError extends Error {
+  readonly exitCode: number = 1;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input from the user: a config or params file, a book, a flag. Exit status 2. */
+export class InputError extends SpsaError {
+  override readonly exitCode = 2;
+  /** Where the problem is, e.g. `config.toml: [spsa].alpha (line 12)`. */
+  constructor(
+    readonly where: string,
+    detail: string,
+  ) {
+    super(`${where}: ${detail}`);
+  }
+}
+
+/** The database could not be reached, started or migrated. Exit status 3. */
+export class DatabaseError extends SpsaError {
+  override readonly exitCode = 3;
+}
+
+/** An engine build (cargo) failed. Exit status 4. */
+export class BuildError extends SpsaError {
+  override readonly exitCode = 4;
+}
+
+/** An engine misbehaved in a way that stops the command (e.g. it never answered `uci`). Exit status 5. */
+export class EngineError extends SpsaError {
+  override readonly exitCode = 5;
+}

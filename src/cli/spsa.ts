@@ -2,10 +2,33 @@ import { Command } from "commander";
 import { runCommand } from "./run.js";
 import { packageVersion } from "./version.js";
 
+// Command modules are imported lazily so that `--help` does not load drizzle and postgres.
+
 export function buildSpsaProgram(): Command {
   const program = new Command("spsa")
     .description("SPSA tuning of chess engine constants, coordinated through Postgres")
-    .version(packageVersion());
+    .version(packageVersion())
+    .option("--config <file>", "config file (default: config.toml, optional for db commands)")
+    .showHelpAfterError();
+  const config = () => program.opts<{ config?: string }>().config;
+
+  const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
+  db.command("status")
+    .description("start the database if needed and report it")
+    .action(async () => (await import("../commands/db.js")).dbStatus({ config: config() }));
+  db.command("start")
+    .description("start the embedded Postgres (it keeps running between commands)")
+    .action(async () => (await import("../commands/db.js")).dbStart({ config: config() }));
+  db.command("stop")
+    .description("stop the embedded Postgres")
+    .action(async () => (await import("../commands/db.js")).dbStop({ config: config() }));
+  db.command("url")
+    .description('print the database URL, e.g. psql "$(spsa db url)"')
+    .action(async () => (await import("../commands/db.js")).dbUrl({ config: config() }));
+  db.command("psql")
+    .description("open psql on the database; extra arguments go to psql")
+    .argument("[args...]", "arguments for psql, e.g. -- -c 'select * from spsa_progress'")
+    .action(async (args: string[]) => (await import("../commands/db.js")).dbPsql({ config: config(), args }));
   return program;
 }
 

@@ -1,0 +1,126 @@
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { TableReader } from "./table-reader.js";
+import { readTomlFile } from "./toml-file.js";
+
+export interface TimeControlConfig {
+  timelowMs: number;
+  timehighMs: number;
+  /** Extra time an engine may overrun `movetime` before it forfeits (DESIGN §4: engines overshoot). */
+  marginMs: number;
+}
+
+export interface GamesConfig {
+  gamesPerIteration: number;
+  batchSize: number;
+  /** Absolute path of the opening book, or undefined for the book shipped with the tool. */
+  book: string | undefined;
+  /** For PGN books: how many plies of each game make the opening. */
+  bookPlies: number;
+  /** A batch whose worker has not been heard from for this long returns to the pool. */
+  leaseSeconds: number;
+}
+
+export interface SpsaConfig {
+  maxIterations: number;
+  a: number;
+  c: number;
+  /** Undefined means the default, a fraction of maxIterations (see src/spsa/math.ts). */
+  A: number | undefined;
+  alpha: number;
+  gamma: number;
+  eloCap: number;
+  maxStep: number;
+}
+
+export interface BuildConfig {
+  /** The user's engine crate (never edited: builds happen in copies). */
+  engineDir: string;
+  /** The constants file, relative to engineDir. */
+  constantsFile: string;
+  /** Where per-iteration binaries and the build trees go. */
+  outputDir: string;
+  cargoArgs: string[];
+  /** The binary's name under target/release; undefined means the package name in Cargo.toml. */
+  binaryName: string | undefined;
+}
+
+export interface DatabaseConfig {
+  url: string | undefined;
+  pollIntervalMs: number;
+}
+
+export interface TuningConfig {
+  file: string;
+  timeControl: TimeControlConfig;
+  games: GamesConfig;
+  spsa: SpsaConfig;
+  build: BuildConfig;
+  database: DatabaseConfig;
+}
+
+const SECTIONS = ["time_control", "games", "spsa", "build", "database"] as const;
+
+/** Loads and validates config.toml. Relative paths are resolved against the file's folder. */
+export function loadConfig(file: string): TuningConfig {
+  const doc = readTomlFile(file);
+  new TableReader(doc, undefined, doc.data, SECTIONS); // rejects unknown sections
+  const base = dirname(resolve(file));
+  const section = (name: (typeof SECTIONS)[number], keys: readonly string[]) => new TableReader(doc, name, doc.data[name], keys);
+
+  const tc = section("time_control", ["timelow", "timehigh", "margin_ms"]);
+  const timelow = tc.number("timelow", { default: 0.05, above: 0 });
+  const timehigh = tc.number("timehigh", { default: 0.2, above: 0 });
+  if (timehigh < timelow) tc.fail("timehigh", `must be >= timelow (${timelow}), got ${timehigh}`);
+
+  const games = section("games", ["games_per_iteration", "batch_size", "book", "book_plies", "lease_seconds"]);
+  const gamesPerIteration = games.number("games_per_iteration", { default: 64, integer: true, min: 2 });
+  if (gamesPerIteration % 2 !== 0) games.fail("games_per_iteration", `must be even (games are played in pairs), got ${gamesPerIteration}`);
+  const batchSize = games.number("batch_size", { default: 8, integer: true, min: 2 });
+  if (batchSize % 2 !== 0) games.fail("batch_size", `must be even (games are played in pairs), got ${batchSize}`);
+  const bookSetting = games.optionalString("book");
+  const book = bookSetting === undefined ? undefined : resolve(base, bookSetting);
+  if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
+
+  const spsa = section("spsa", ["max_iterations", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step"]);
+  const build = section("build", ["engine_dir", "constants_file", "output_dir", "cargo_args", "binary_name"]);
+  const database = section("database", ["url", "poll_interval"]);
+  const url = database.optionalString("url");
+
+  return {
+    file: resolve(file),
+    timeControl: {
+      timelowMs: Math.round(timelow * 1000),
+      timehighMs: Math.round(timehigh * 1000),
+      marginMs: tc.number("margin_ms", { default: 50, min: 0 }),
+    },
+    games: {
+      gamesPerIteration,
+      batchSize,
+      book,
+      bookPlies: games.number("book_plies", { default: 8, integer: true, min: 0 }),
+      leaseSeconds: games.number("lease_seconds", { default: 120, above: 0 }),
+    },
+    spsa: {
+      maxIterations: spsa.number("max_iterations", { default: 100, integer: true, min: 1 }),
+      a: spsa.number("a", { default: 1, above: 0 }),
+      c: spsa.number("c", { default: 1, above: 0 }),
+      A: spsa.optionalNumber("A", { min: 0 }),
+      alpha: spsa.number("alpha", { default: 0.602, above: 0, max: 1 }),
+      gamma: spsa.number("gamma", { default: 0.101, min: 0, max: 1 }),
+      eloCap: spsa.number("elo_cap", { default: 100, above: 0 }),
+      maxStep: spsa.number("max_step", { default: 2, above: 0 }),
+    },
+    build: {
+      engineDir: resolve(base, build.string("engine_dir", "engines/minnow")),
+      constantsFile: build.string("constants_file", "src/engine_constants.rs"),
+      outputDir: resolve(base, build.string("output_dir", "engines/builds")),
+      cargoArgs: build.stringArray("cargo_args", ["build", "--release"]),
+      binaryName: build.optionalString("binary_name"),
+    },
+    database: {
+      url: url === "" ? undefined : url,
+      pollIntervalMs: Math.round(database.number("poll_interval", { default: 1, above: 0 }) * 1000),
+    },
+  };
+}

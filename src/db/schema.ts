@@ -1,0 +1,127 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  check,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+// Column names stay snake_case so that psql users read them directly.
+
+const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
+
+const counter = (name: string) => integer(name).notNull().default(0);
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+
+/** One tuning session. */
+export const spsaRun = pgTable("spsa_run", {
+  id: serial("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  status: text("status").notNull().default("active"),
+  /** Seeds every random draw, so an interrupted run replays the same perturbations. */
+  seed: text("seed").notNull(),
+  config: jsonb("config").notNull(),
+  initialParameters: jsonb("initial_parameters").notNull(),
+  /** θ after the last completed iteration; written in the same transaction that completes it. */
+  currentParameters: jsonb("current_parameters").notNull(),
+  createdAt: createdAt(),
+  completedAt: timestamp("completed_at", { withTimezone: true }),
+}, (t) => [check("spsa_run_status", sql`${t.status} in ('active', 'complete', 'stopped')`)]);
+
+/** One SPSA iteration: the seed's columns, plus run, claims, binaries' hashes, pairs and faults. */
+export const spsaIteration = pgTable("spsa_iteration", {
+  id: serial("id").primaryKey(),
+  runId: integer("run_id").notNull().references(() => spsaRun.id),
+  iterationNumber: integer("iteration_number").notNull(),
+  plusEnginePath: text("plus_engine_path").notNull(),
+  minusEnginePath: text("minus_engine_path").notNull(),
+  plusEngineSha256: text("plus_engine_sha256").notNull(),
+  minusEngineSha256: text("minus_engine_sha256").notNull(),
+  timelowMs: integer("timelow_ms").notNull(),
+  timehighMs: integer("timehigh_ms").notNull(),
+  targetGames: integer("target_games").notNull().default(150),
+  gamesClaimed: counter("games_claimed"),
+  gamesPlayed: counter("games_played"),
+  plusWins: counter("plus_wins"),
+  minusWins: counter("minus_wins"),
+  draws: counter("draws"),
+  // Pentanomial pair counts from the plus engine's side: LL, LD+DL, LW+DD+WL, DW+WD, WW.
+  pairsLl: counter("pairs_ll"),
+  pairsLd: counter("pairs_ld"),
+  pairsDd: counter("pairs_dd"),
+  pairsDw: counter("pairs_dw"),
+  pairsWw: counter("pairs_ww"),
+  // Engine faults, so a broken build is visible instead of quietly tuning on forfeits.
+  plusCrashes: counter("plus_crashes"),
+  minusCrashes: counter("minus_crashes"),
+  plusTimeLosses: counter("plus_time_losses"),
+  minusTimeLosses: counter("minus_time_losses"),
+  plusIllegalMoves: counter("plus_illegal_moves"),
+  minusIllegalMoves: counter("minus_illegal_moves"),
+  status: text("status").notNull().default("pending"),
+  ck: doublePrecision("c_k"),
+  ak: doublePrecision("a_k"),
+  baseParameters: jsonb("base_parameters"),
+  plusParameters: jsonb("plus_parameters"),
+  minusParameters: jsonb("minus_parameters"),
+  perturbationSigns: jsonb("perturbation_signs"),
+  gradientEstimate: jsonb("gradient_estimate"),
+  eloDiff: doublePrecision("elo_diff"),
+  createdAt: createdAt(),
+  completedAt: timestamp("completed_at", { withTimezone: true }),
+}, (t) => [
+  uniqueIndex("spsa_iteration_run_number").on(t.runId, t.iterationNumber),
+  index("spsa_iteration_open").on(t.status).where(sql`${t.status} <> 'complete'`),
+  check("spsa_iteration_status", sql`${t.status} in ('pending', 'in_progress', 'complete')`),
+  check("spsa_iteration_claims", sql`${t.gamesClaimed} <= ${t.targetGames} and ${t.gamesPlayed} <= ${t.gamesClaimed}`),
+  check("spsa_iteration_results", sql`${t.plusWins} + ${t.minusWins} + ${t.draws} = ${t.gamesPlayed}`),
+]);
+
+/** A batch of games claimed by one worker, under a lease. */
+export const spsaBatch = pgTable("spsa_batch", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  iterationId: integer("iteration_id").notNull().references(() => spsaIteration.id),
+  workerName: text("worker_name").notNull(),
+  games: integer("games").notNull(),
+  status: text("status").notNull().default("claimed"),
+  claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().defaultNow(),
+  leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }).notNull(),
+  reportedAt: timestamp("reported_at", { withTimezone: true }),
+  plusWins: integer("plus_wins"),
+  minusWins: integer("minus_wins"),
+  draws: integer("draws"),
+  /** Pentanomial counts [LL, LD, DD, DW, WW] and fault counts, as reported. */
+  pairs: jsonb("pairs"),
+  faults: jsonb("faults"),
+}, (t) => [
+  index("spsa_batch_iteration_status").on(t.iterationId, t.status),
+  check("spsa_batch_status", sql`${t.status} in ('claimed', 'done', 'expired')`),
+  check("spsa_batch_games", sql`${t.games} > 0`),
+]);
+
+export const spsaWorker = pgTable("spsa_worker", {
+  id: serial("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  host: text("host").notNull(),
+  concurrency: integer("concurrency").notNull().default(1),
+  startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+  lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
+  gamesPlayed: bigint("games_played", { mode: "number" }).notNull().default(0),
+});
+
+/** Engine binaries by sha256, so a worker on another machine needs only the database URL. */
+export const spsaBinary = pgTable("spsa_binary", {
+  sha256: text("sha256").primaryKey(),
+  size: integer("size").notNull(),
+  content: bytea("content").notNull(),
+  createdAt: createdAt(),
+});

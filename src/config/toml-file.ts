@@ -61,7 +61,18 @@ function escapeRegExp(text: string): string {
 
 /** `file: [table].key (line N)` — the `where` of every validation error. */
 export function describeKey(doc: TomlDocument, table: string | undefined, key?: string): string {
-  const path = table === undefined ? (key ?? "") : key === undefined ? `[${table}]` : `[${table}].${key}`;
-  const line = lineOf(doc.text, table, key) ?? (key !== undefined ? lineOf(doc.text, table) : undefined);
-  return `${doc.file}: ${path}${line === undefined ? "" : ` (line ${line})`}`;
+  if (table === undefined && key !== undefined) {
+    // A top-level name is either `key = …` or a `[key]` table header.
+    const keyLine = lineOf(doc.text, undefined, key);
+    const headerLine = keyLine === undefined ? lineOf(doc.text, key) : undefined;
+    return `${doc.file}: ${headerLine === undefined ? key : `[${key}]`}${lineSuffix(keyLine ?? headerLine)}`;
+  }
+  const path = key === undefined ? `[${table}]` : `[${table}].${key}`;
+  // A missing key is reported at its table's header.
+  const line = lineOf(doc.text, table, key) ?? lineOf(doc.text, table);
+  return `${doc.file}: ${path}${lineSuffix(line)}`;
+}
+
+function lineSuffix(line: number | undefined): string {
+  return line === undefined ? "" : ` (line ${line})`;
 }

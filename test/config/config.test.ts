@@ -1,0 +1,76 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import { InputError } from "../../src/errors.js";
+import { spsa } from "../support/cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "spsa-config-"));
+let counter = 0;
+
+function write(text: string): string {
+  const file = join(dir, `config-${counter++}.toml`);
+  writeFileSync(file, text);
+  return file;
+}
+
+function errorOf(text: string): InputError {
+  try {
+    loadConfig(write(text));
+  } catch (error) {
+    if (error instanceof InputError) return error;
+    throw error;
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+describe("config.toml", () => {
+  it("loads the repository's config.toml with its documented values", () => {
+    const config = loadConfig("config.toml");
+    expect(config.timeControl).toEqual({ timelowMs: 50, timehighMs: 200, marginMs: 50 });
+    expect(config.games.gamesPerIteration).toBe(64);
+    expect(config.spsa).toMatchObject({ a: 1, c: 1, A: undefined, alpha: 0.602, gamma: 0.101 });
+    expect(config.build.engineDir).toMatch(/engines\/minnow$/);
+    expect(config.build.cargoArgs).toEqual(["build", "--release"]);
+  });
+
+  it("fills every default from an empty file", () => {
+    const config = loadConfig(write(""));
+    expect(config.games.batchSize).toBe(8);
+    expect(config.database.url).toBeUndefined();
+    expect(config.database.pollIntervalMs).toBe(1000);
+  });
+
+  it.each([
+    ["a TOML syntax error, with its line", "[spsa]\na = \nb = 1\n", /config-\d+\.toml:2: TOML syntax error/],
+    ["an unknown section, with a suggestion", "[spssa]\na = 1\n", /\[spssa\] \(line 1\): unknown key \(did you mean `spsa`\?\)/],
+    ["an unknown key, with a suggestion", "[spsa]\nalpah = 0.6\n", /\[spsa\]\.alpah \(line 2\): unknown key \(did you mean `alpha`\?\)/],
+    ["a string where a number belongs", "[spsa]\n\na = \"big\"\n", /\[spsa\]\.a \(line 3\): must be a number, got "big"/],
+    ["a negative step size", "[spsa]\na = -1\n", /\[spsa\]\.a \(line 2\): must be > 0/],
+    ["a fractional iteration count", "[spsa]\nmax_iterations = 2.5\n", /\[spsa\]\.max_iterations .*must be an integer/],
+    ["timehigh below timelow", "[time_control]\ntimelow = 1.0\ntimehigh = 0.5\n", /\[time_control\]\.timehigh \(line 3\): must be >= timelow/],
+    ["an odd number of games", "[games]\ngames_per_iteration = 15\n", /games_per_iteration .*must be even/],
+    ["an odd batch", "[games]\nbatch_size = 3\n", /batch_size .*must be even/],
+    ["a missing book", "[games]\nbook = \"nope.epd\"\n", /\[games\]\.book \(line 2\): file not found/],
+    ["cargo args that are not strings", "[build]\ncargo_args = [\"build\", 3]\n", /\[build\]\.cargo_args .*array of strings/],
+    ["a section that is not a table", "spsa = 3\n", /spsa \(line 1\): must be a table/],
+  ])("rejects %s", (_label, text, message) => {
+    const error = errorOf(text);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(message);
+    expect(error.message).toContain(dir);
+  });
+
+  it("rejects a missing file by name", () => {
+    expect(() => loadConfig(join(dir, "absent.toml"))).toThrow(/absent\.toml: file not found/);
+  });
+
+  it("exits 2 with a one-line message naming file and key from the CLI", async () => {
+    const file = write("[spsa]\ngama = 0.1\n");
+    const result = await spsa(["--config", file, "db", "url"], { env: { DATABASE_URL: "" } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain(`${file}: [spsa].gama (line 2): unknown key (did you mean \`gamma\`?)`);
+  });
+});

@@ -1,0 +1,102 @@
+import { chmodSync, existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import postgres from "postgres";
+import { afterEach, describe, expect, it } from "vitest";
+import { SPSA_BIN, spsa } from "../support/cli.js";
+
+const homes: string[] = [];
+
+/** A new, empty SPSA_HOME (reachable by the server's user when we are root). */
+function newHome(): string {
+  const home = mkdtempSync(join(tmpdir(), "spsa-home-"));
+  chmodSync(home, 0o755);
+  homes.push(home);
+  return home;
+}
+
+const envFor = (home: string) => ({ SPSA_HOME: home, DATABASE_URL: "" });
+
+async function query(home: string): Promise<number> {
+  const url = (await spsa(["db", "url"], { env: envFor(home) })).stdout.trim();
+  const sql = postgres(url, { max: 1 });
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from spsa_iteration`;
+  await sql.end();
+  return row?.n ?? -1;
+}
+
+afterEach(async () => {
+  for (const home of homes.splice(0)) await spsa(["db", "stop"], { env: envFor(home) });
+});
+
+describe("embedded Postgres", () => {
+  it("starts from nothing, is reused when running, and stops", async () => {
+    const home = newHome();
+    const first = await spsa(["db", "status"], { env: envFor(home) });
+    expect(first.exitCode, first.all).toBe(0);
+    expect(first.stdout).toMatch(/embedded Postgres 18\.\d+, running/);
+    expect(first.stdout).toContain(join(home, "pg", "data"));
+    expect(await query(home)).toBe(0);
+
+    const again = await spsa(["db", "start"], { env: envFor(home) });
+    expect(again.exitCode, again.all).toBe(0);
+    const url = (await spsa(["db", "url"], { env: envFor(home) })).stdout.trim();
+    expect(url).toMatch(/^postgres:\/\/spsa:[^@]+@127\.0\.0\.1:\d+\/postgres$/);
+
+    const stop = await spsa(["db", "stop"], { env: envFor(home) });
+    expect(stop.stdout).toContain("embedded Postgres stopped");
+    const status = await spsa(["db", "stop"], { env: envFor(home) });
+    expect(status.stdout).toContain("was not running (stopped)");
+  });
+
+  it("listens on 127.0.0.1 only and refuses a wrong password", async () => {
+    const home = newHome();
+    expect((await spsa(["db", "start"], { env: envFor(home) })).exitCode).toBe(0);
+    const url = (await spsa(["db", "url"], { env: envFor(home) })).stdout.trim();
+    const sql = postgres(url, { max: 1 });
+    const [settings] = await sql<{ listen: string; auth: string }[]>`
+      select current_setting('listen_addresses') as listen, current_setting('password_encryption') as auth`;
+    await sql.end();
+    expect(settings).toEqual({ listen: "127.0.0.1", auth: "scram-sha-256" });
+    const wrong = postgres(url.replace(/spsa:[^@]+@/, "spsa:wrong@"), { max: 1, connect_timeout: 5 });
+    await expect(wrong`select 1`).rejects.toThrow(/password authentication failed/);
+    await wrong.end();
+  });
+
+  it("serves two processes that start it at the same moment", async () => {
+    const home = newHome();
+    const [a, b] = await Promise.all([
+      spsa(["db", "status"], { env: envFor(home) }),
+      spsa(["db", "status"], { env: envFor(home) }),
+    ]);
+    expect(a.exitCode, a.all).toBe(0);
+    expect(b.exitCode, b.all).toBe(0);
+    expect(await query(home)).toBe(0);
+  });
+
+  it("starts after the process that was starting it was killed with -9", async () => {
+    const home = newHome();
+    const starter = execa("node", [SPSA_BIN, "db", "start"], { env: envFor(home), reject: false });
+    // Kill it while it holds the start lock and initdb is writing the data folder.
+    const dataDir = join(home, "pg", "data");
+    while (!existsSync(join(dataDir, "PG_VERSION")) && starter.exitCode === undefined) {
+      await new Promise((r) => setImmediate(r));
+    }
+    starter.kill("SIGKILL");
+    await starter;
+    const after = await spsa(["db", "status"], { env: envFor(home) });
+    expect(after.exitCode, after.all).toBe(0);
+    expect(await query(home)).toBe(0);
+  });
+
+  it("keeps running after the process that started it was killed with -9", async () => {
+    const home = newHome();
+    const starter = execa("node", [SPSA_BIN, "db", "status"], { env: envFor(home), reject: false });
+    while (!existsSync(join(home, "pg", "connection.json"))) await new Promise((r) => setImmediate(r));
+    starter.kill("SIGKILL");
+    await starter;
+    const after = await spsa(["db", "status"], { env: envFor(home) });
+    expect(after.exitCode, after.all).toBe(0);
+  });
+});

@@ -1,0 +1,29 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import postgres from "postgres";
+import { embeddedServer, ensureEmbeddedServer } from "../../src/db/embedded.js";
+import { ROOT } from "./cli.js";
+
+/** All tests share one embedded server of their own, apart from the user's `.spsa`. */
+export const TEST_HOME = join(ROOT, ".spsa-test");
+
+/**
+ * A fresh, empty database on the test server, so test files run in parallel without
+ * seeing each other's rows. Returns its URL; `drop` removes it.
+ */
+export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const serverUrl = await ensureEmbeddedServer(embeddedServer(TEST_HOME));
+  const name = `test_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  const url = serverUrl.replace(/\/[^/]*$/, `/${name}`);
+  return {
+    url,
+    drop: async () => {
+      const sql = postgres(serverUrl, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`drop database if exists ${name} with (force)`);
+      await sql.end();
+    },
+  };
+}

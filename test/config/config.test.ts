@@ -1,13 +1,14 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { InputError } from "../../src/errors.js";
 import { spsa } from "../support/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-config-"));
 let counter = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function write(text: string): string {
   const file = join(dir, `config-${counter++}.toml`);

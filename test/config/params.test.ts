@@ -1,11 +1,12 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadParams } from "../../src/config/params.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-params-"));
 let counter = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function write(text: string): string {
   const file = join(dir, `params-${counter++}.toml`);

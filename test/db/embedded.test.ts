@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -27,7 +27,10 @@ async function query(home: string): Promise<number> {
 }
 
 afterEach(async () => {
-  for (const home of homes.splice(0)) await spsa(["db", "stop"], { env: envFor(home) });
+  for (const home of homes.splice(0)) {
+    await spsa(["db", "stop"], { env: envFor(home) });
+    rmSync(home, { recursive: true, force: true });
+  }
 });
 
 describe("embedded Postgres", () => {

@@ -1,0 +1,79 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BuildConfig } from "../config/config.js";
+import { InputError } from "../errors.js";
+import type { Param } from "../config/params.js";
+import { syncTree } from "./build-tree.js";
+import { binaryName, runCargo } from "./cargo.js";
+import { locateTargets, rewriteConstants, type ConstantTarget } from "./constants-rewriter.js";
+import { placeAtomically, sha256OfFile } from "./binary-store.js";
+
+export type Variant = "plus" | "minus";
+
+export interface BuiltEngine {
+  path: string;
+  sha256: string;
+}
+
+export function targetsOf(params: readonly Param[]): ConstantTarget[] {
+  return params.map((p) => ({ param: p.name, constant: p.constant, index: p.index, type: p.type }));
+}
+
+/**
+ * Checks, before any build starts, that every parameter's constant exists, is unique and is
+ * a literal of the right type. Throws an InputError naming the constant otherwise.
+ */
+export function checkConstants(build: BuildConfig, params: readonly Param[]): void {
+  const file = join(build.engineDir, build.constantsFile);
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch {
+    throw new InputError(file, "cannot read the constants file (see [build].engine_dir and constants_file in config.toml)");
+  }
+  locateTargets(source, targetsOf(params), file);
+}
+
+/**
+ * Builds the plus and minus engines: copies the user's crate into one build tree per
+ * variant (never editing the user's tree), writes each tree's constants, runs both cargo
+ * builds in parallel, and places each binary at its own path (temp name, then rename).
+ */
+export async function buildVariants(options: {
+  build: BuildConfig;
+  params: readonly Param[];
+  values: Record<Variant, Record<string, number>>;
+  /** Where each variant's binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
+  destination: (variant: Variant, binary: string) => string;
+}): Promise<Record<Variant, BuiltEngine>> {
+  const { build, params } = options;
+  const constantsPath = join(build.engineDir, build.constantsFile);
+  const source = readFileSync(constantsPath, "utf8");
+  const targets = targetsOf(params);
+  const binary = binaryName(build.engineDir, build.binaryName);
+  const logDir = join(build.outputDir, "logs");
+  mkdirSync(logDir, { recursive: true });
+
+  const buildOne = async (variant: Variant): Promise<BuiltEngine> => {
+    const tree = join(build.outputDir, "trees", variant);
+    syncTree(build.engineDir, tree);
+    const assignments = targets.map((target) => ({ target, value: options.values[variant][target.param] ?? Number.NaN }));
+    writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath));
+    await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${variant}.log`), label: variant });
+    const dest = options.destination(variant, binary);
+    placeAtomically(join(tree, "target", "release", binary), dest);
+    return { path: dest, sha256: sha256OfFile(dest) };
+  };
+  const [plus, minus] = await Promise.all([buildOne("plus"), buildOne("minus")]);
+  return { plus, minus };
+}
+
+function writeIfChanged(path: string, content: string): void {
+  let current: string | undefined;
+  try {
+    current = readFileSync(path, "utf8");
+  } catch {
+    current = undefined;
+  }
+  if (current !== content) writeFileSync(path, content);
+}

@@ -1,0 +1,162 @@
+import type postgres from "postgres";
+
+/**
+ * Claiming and reporting batches of games (DESIGN §2, patterns from pg-boss and
+ * graphile-worker). Every statement that moves a counter runs in a transaction that also
+ * changes the batch's status, so a retried or late report can never count twice.
+ */
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+
+export const PROGRESS_CHANNEL = "spsa_progress";
+export const WORK_CHANNEL = "spsa_work";
+
+export interface ClaimedBatch {
+  batchId: number;
+  iterationId: number;
+  iterationNumber: number;
+  runName: string;
+  games: number;
+  plusEnginePath: string;
+  minusEnginePath: string;
+  plusEngineSha256: string;
+  minusEngineSha256: string;
+  timelowMs: number;
+  timehighMs: number;
+}
+
+/** Pentanomial pair counts from the plus engine's side: [LL, LD+DL, LW+DD+WL, DW+WD, WW]. */
+export type Pentanomial = [number, number, number, number, number];
+
+export interface FaultCounts {
+  plusCrashes: number;
+  minusCrashes: number;
+  plusTimeLosses: number;
+  minusTimeLosses: number;
+  plusIllegalMoves: number;
+  minusIllegalMoves: number;
+}
+
+export interface BatchReport {
+  batchId: number;
+  workerName: string;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  pairs: Pentanomial;
+  faults: FaultCounts;
+}
+
+export type ReportOutcome = "accepted" | "duplicate" | "refused";
+
+/** Returns batches whose lease ran out to the pool; their games become claimable again. */
+export async function expireLeases(sql: Sql): Promise<number> {
+  const rows = await sql<{ n: number }[]>`
+    with expired as (
+      update spsa_batch set status = 'expired'
+      where status = 'claimed' and lease_expires_at < now()
+      returning iteration_id, games
+    ), released as (
+      update spsa_iteration i set games_claimed = i.games_claimed - e.games
+      from (select iteration_id, sum(games)::int as games from expired group by iteration_id) e
+      where i.id = e.iteration_id
+      returning i.id
+    )
+    select (select count(*) from expired)::int as n`;
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Claims up to `maxGames` games of the oldest open iteration, never beyond its target:
+ * the iteration row is locked, the grant is least(maxGames, target - claimed), and a batch
+ * row with a lease records it — all in one transaction.
+ */
+export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames: number, leaseSeconds: number): Promise<ClaimedBatch | undefined> {
+  return sql.begin(async (tx) => {
+    const [iteration] = await tx<{ id: number; remaining: number }[]>`
+      select i.id, i.target_games - i.games_claimed as remaining
+      from spsa_iteration i join spsa_run r on r.id = i.run_id
+      where i.status <> 'complete' and i.games_claimed < i.target_games and r.status = 'active'
+      order by i.id
+      limit 1
+      for update of i`;
+    if (!iteration) return undefined;
+    const games = Math.min(maxGames, iteration.remaining);
+    const [claimed] = await tx<ClaimedBatch[]>`
+      with granted as (
+        update spsa_iteration set games_claimed = games_claimed + ${games}, status = 'in_progress'
+        where id = ${iteration.id}
+        returning *
+      ), batch as (
+        insert into spsa_batch (iteration_id, worker_name, games, lease_expires_at)
+        values (${iteration.id}, ${workerName}, ${games}, now() + make_interval(secs => ${leaseSeconds}))
+        returning id
+      )
+      select batch.id::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
+             r.name as "runName", ${games}::int as games,
+             g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
+             g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
+             g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs"
+      from granted g, batch, spsa_run r where r.id = g.run_id`;
+    return claimed;
+  });
+}
+
+/** Extends the leases of a worker's batches that are still claimed; returns the ones it still holds. */
+export async function heartbeat(sql: Sql, workerName: string, batchIds: number[], leaseSeconds: number): Promise<number[]> {
+  await sql`update spsa_worker set last_seen_at = now() where name = ${workerName}`;
+  if (batchIds.length === 0) return [];
+  const rows = await sql<{ id: number }[]>`
+    update spsa_batch set lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
+    where id = any(${batchIds}::bigint[]) and worker_name = ${workerName} and status = 'claimed'
+    returning id::int as id`;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Adds a batch's results to its iteration, once. The counters move only if the batch goes
+ * from claimed to done in this transaction; a replay of an accepted report is a
+ * "duplicate", a report for a batch that expired (and may have been reclaimed) is "refused".
+ */
+export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promise<ReportOutcome> {
+  const played = report.plusWins + report.minusWins + report.draws;
+  return sql.begin(async (tx) => {
+    const [batch] = await tx<{ iteration_id: number; games: number }[]>`
+      update spsa_batch set status = 'done', reported_at = now(),
+        plus_wins = ${report.plusWins}, minus_wins = ${report.minusWins}, draws = ${report.draws},
+        pairs = ${tx.json(report.pairs)}, faults = ${tx.json({ ...report.faults })}
+      where id = ${report.batchId} and worker_name = ${report.workerName} and status = 'claimed' and games = ${played}
+      returning iteration_id, games`;
+    if (!batch) {
+      const [existing] = await tx<{ status: string; games: number }[]>`
+        select status, games from spsa_batch where id = ${report.batchId} and worker_name = ${report.workerName}`;
+      if (existing && existing.status === "claimed") {
+        throw new Error(`batch ${report.batchId} has ${existing.games} games, the report has ${played}`);
+      }
+      return existing?.status === "done" ? "duplicate" : "refused";
+    }
+    const [ll, ld, dd, dw, ww] = report.pairs;
+    const f = report.faults;
+    await tx`
+      update spsa_iteration set
+        games_played = games_played + ${played},
+        plus_wins = plus_wins + ${report.plusWins}, minus_wins = minus_wins + ${report.minusWins}, draws = draws + ${report.draws},
+        pairs_ll = pairs_ll + ${ll}, pairs_ld = pairs_ld + ${ld}, pairs_dd = pairs_dd + ${dd},
+        pairs_dw = pairs_dw + ${dw}, pairs_ww = pairs_ww + ${ww},
+        plus_crashes = plus_crashes + ${f.plusCrashes}, minus_crashes = minus_crashes + ${f.minusCrashes},
+        plus_time_losses = plus_time_losses + ${f.plusTimeLosses}, minus_time_losses = minus_time_losses + ${f.minusTimeLosses},
+        plus_illegal_moves = plus_illegal_moves + ${f.plusIllegalMoves}, minus_illegal_moves = minus_illegal_moves + ${f.minusIllegalMoves}
+      where id = ${batch.iteration_id}`;
+    await tx`update spsa_worker set games_played = games_played + ${played}, last_seen_at = now() where name = ${report.workerName}`;
+    await tx`select pg_notify(${PROGRESS_CHANNEL}, ${String(batch.iteration_id)})`;
+    return "accepted";
+  });
+}
+
+/** Records a worker (or updates it when it restarts under the same name). */
+export async function registerWorker(sql: Sql, name: string, host: string, concurrency: number): Promise<void> {
+  await sql`
+    insert into spsa_worker (name, host, concurrency) values (${name}, ${host}, ${concurrency})
+    on conflict (name) do update set host = excluded.host, concurrency = excluded.concurrency,
+      started_at = now(), last_seen_at = now()`;
+}

@@ -1,0 +1,220 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { TuningConfig } from "../config/config.js";
+import type { Param } from "../config/params.js";
+import { updateParamValues } from "../config/params-update.js";
+import { writeFileAtomic } from "../config/write-atomic.js";
+import { buildVariants, checkConstants } from "../build/engine-builder.js";
+import { storeBinary } from "../build/binary-store.js";
+import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
+import type { Database } from "../db/connection.js";
+import { InputError } from "../errors.js";
+import { createRng } from "../spsa/rng.js";
+import { perturb, update, type SpsaParams } from "../spsa/math.js";
+import { formatProgress } from "./progress.js";
+import {
+  completeIteration,
+  insertIteration,
+  latestIteration,
+  markRunComplete,
+  openRun,
+  readIteration,
+  type IterationRow,
+  type RunRow,
+  type Values,
+} from "./run-store.js";
+import { StatusLine, withSpinner } from "./terminal.js";
+
+export interface MasterOptions {
+  database: Database;
+  config: TuningConfig;
+  params: Param[];
+  paramsFile: string;
+  runName: string;
+  /** Start a new run even if one of this name exists (the old one keeps its history). */
+  fresh?: boolean;
+  /** Seed of a new run's random draws (default: random); the same seed replays the same perturbations. */
+  seed?: string;
+  log?: (line: string) => void;
+  /** Where progress lines go (stderr by default). */
+  status?: StatusLine;
+  signal?: AbortSignal;
+}
+
+export interface MasterSummary {
+  runName: string;
+  iterations: number;
+  initial: Values;
+  final: Values;
+}
+
+/**
+ * The SPSA loop: perturb θ, build plus and minus, insert the iteration, wait for the
+ * workers, apply the update in one transaction, write params.toml, repeat. Every step can
+ * be interrupted: a restarted master picks up from the database.
+ */
+export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
+  const { database, config, paramsFile } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  checkConstants(config.build, options.params);
+
+  const { run, created } = await openRun(database.sql, {
+    name: options.runName,
+    fresh: options.fresh ?? false,
+    seed: options.seed,
+    config,
+    values: valuesOf(options.params),
+  });
+  const params = withValues(options.params, run, paramsFile);
+  log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
+  const initial = valuesOf(params);
+  syncParamsFile(paramsFile, valuesOf(params), log);
+
+  let current = params;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const latest = await latestIteration(database.sql, run.id);
+    if (latest && latest.status !== "complete") {
+      await waitForGames(options, latest);
+      current = await finishIteration(options, run, current, latest);
+      continue;
+    }
+    const k = (latest?.iterationNumber ?? 0) + 1;
+    if (k > config.spsa.maxIterations) {
+      await markRunComplete(database.sql, run.id);
+      log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
+      return { runName: run.name, iterations: latest?.iterationNumber ?? 0, initial, final: valuesOf(current) };
+    }
+    await startIteration(options, run, current, k, log);
+  }
+}
+
+async function startIteration(options: MasterOptions, run: RunRow, params: Param[], k: number, log: (line: string) => void): Promise<void> {
+  const { config, database } = options;
+  const perturbation = perturb(spsaParams(params), spsaConfig(config), k, createRng(`${run.seed}:${k}`));
+  const started = Date.now();
+  const built = await withSpinner(
+    `iteration ${k}: building plus and minus engines`,
+    buildVariants({
+      build: config.build,
+      params,
+      values: { plus: perturbation.plus, minus: perturbation.minus },
+      destination: (variant, binary) => join(config.build.outputDir, run.name, String(k), variant, binary),
+    }),
+  );
+  await storeBinary(database.sql, built.plus.path);
+  await storeBinary(database.sql, built.minus.path);
+  log(`iteration ${k}: engines built in ${((Date.now() - started) / 1000).toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)})`);
+  await insertIteration(database.sql, {
+    runId: run.id,
+    iterationNumber: k,
+    plus: built.plus,
+    minus: built.minus,
+    timelowMs: config.timeControl.timelowMs,
+    timehighMs: config.timeControl.timehighMs,
+    targetGames: config.games.gamesPerIteration,
+    ck: perturbation.ck,
+    ak: perturbation.ak,
+    base: valuesOf(params),
+    plusValues: perturbation.plus,
+    minusValues: perturbation.minus,
+    signs: perturbation.signs,
+  });
+}
+
+/** Waits until the workers have played the iteration's target, showing progress. */
+async function waitForGames(options: MasterOptions, iteration: IterationRow): Promise<void> {
+  const { database, config } = options;
+  const status = options.status ?? new StatusLine();
+  let wake: () => void = () => {};
+  const listener = await database.sql.listen(PROGRESS_CHANNEL, () => wake());
+  const sinceMs = Date.now();
+  let row = iteration;
+  const baseGames = row.gamesPlayed;
+  let warnedFaults = false;
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      await expireLeases(database.sql);
+      row = await readIteration(database.sql, iteration.id);
+      status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
+      if (!warnedFaults && row.gamesPlayed >= 8 && row.faults > row.gamesPlayed / 4) {
+        warnedFaults = true;
+        status.done();
+        (options.log ?? console.error)(
+          `warning: iteration ${row.iterationNumber} has ${row.faults} engine faults in ${row.gamesPlayed} games ` +
+            `(crashes, time losses or illegal moves); see select * from spsa_progress`,
+        );
+      }
+      if (row.gamesPlayed >= row.targetGames) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, config.database.pollIntervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    status.done();
+    await listener.unlisten();
+  }
+}
+
+async function finishIteration(options: MasterOptions, run: RunRow, params: Param[], iteration: IterationRow): Promise<Param[]> {
+  const { config, database, paramsFile } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const k = iteration.iterationNumber;
+  // θ of this iteration is its recorded base; the draws are replayed from the run's seed.
+  const base = params.map((p) => ({ ...p, value: iteration.baseParameters[p.name] ?? p.value }));
+  const perturbation = perturb(spsaParams(base), spsaConfig(config), k, createRng(`${run.seed}:${k}`));
+  const result = update(spsaParams(base), perturbation, { plusWins: iteration.plusWins, minusWins: iteration.minusWins, draws: iteration.draws }, spsaConfig(config));
+  await completeIteration(database.sql, {
+    runId: run.id,
+    iterationId: iteration.id,
+    gradient: result.gradient,
+    elo: result.elo,
+    newValues: result.newValues,
+    finalIteration: k >= config.spsa.maxIterations,
+  });
+  log(`iteration ${k}: +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws}, Elo ${result.elo.toFixed(1)} (plus vs minus)`);
+  const next = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));
+  syncParamsFile(paramsFile, valuesOf(next), () => {});
+  return next;
+}
+
+/** θ comes from the database; params.toml supplies bounds, steps and targets. */
+function withValues(params: Param[], run: RunRow, paramsFile: string): Param[] {
+  const stored = run.currentParameters;
+  const missing = params.filter((p) => !(p.name in stored)).map((p) => p.name);
+  const extra = Object.keys(stored).filter((name) => !params.some((p) => p.name === name));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new InputError(
+      paramsFile,
+      `its parameters differ from run "${run.name}"'s (${[...missing.map((n) => `new ${n}`), ...extra.map((n) => `removed ${n}`)].join(", ")}); ` +
+        `start another run with --fresh or --name`,
+    );
+  }
+  return params.map((p) => ({ ...p, value: stored[p.name] ?? p.value }));
+}
+
+/** Brings params.toml in line with θ, keeping its comments and layout; atomic. */
+function syncParamsFile(paramsFile: string, values: Values, log: (line: string) => void): void {
+  const text = readFileSync(paramsFile, "utf8");
+  const updated = updateParamValues(text, values, paramsFile);
+  if (updated === text) return;
+  writeFileAtomic(paramsFile, updated);
+  log(`${paramsFile} updated from the database`);
+}
+
+export function valuesOf(params: readonly Param[]): Values {
+  return Object.fromEntries(params.map((p) => [p.name, p.value]));
+}
+
+function spsaParams(params: readonly Param[]): SpsaParams {
+  return params.map(({ name, value, min, max, step, type }) => ({ name, value, min, max, step, type }));
+}
+
+function spsaConfig(config: TuningConfig) {
+  return { ...config.spsa };
+}

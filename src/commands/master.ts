@@ -1,0 +1,44 @@
+import { loadConfig, type TuningConfig } from "../config/config.js";
+import { loadParams } from "../config/params.js";
+import { openDatabase } from "../db/connection.js";
+import { runMaster, type MasterSummary } from "../master/master.js";
+import { DEFAULT_CONFIG_FILE } from "./database-options.js";
+
+export interface MasterCommandOptions {
+  config?: string;
+  params?: string;
+  name?: string;
+  fresh?: boolean;
+  seed?: string;
+  /** Applied to the loaded config (the demo shortens the run this way). */
+  adjust?: (config: TuningConfig) => TuningConfig;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_PARAMS_FILE = "params.toml";
+export const DEFAULT_RUN_NAME = "main";
+
+/** `spsa master`: runs (or resumes) a tuning run until max_iterations. */
+export async function masterCommand(options: MasterCommandOptions = {}): Promise<MasterSummary> {
+  const loaded = loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
+  const config = options.adjust ? options.adjust(loaded) : loaded;
+  const paramsFile = options.params ?? DEFAULT_PARAMS_FILE;
+  const params = loadParams(paramsFile);
+  const database = await openDatabase({ configUrl: config.database.url });
+  try {
+    return await runMaster({
+      database,
+      config,
+      params,
+      paramsFile,
+      runName: options.name ?? DEFAULT_RUN_NAME,
+      fresh: options.fresh,
+      seed: options.seed,
+      log: options.log,
+      signal: options.signal,
+    });
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,19 @@
+import type { PlusGame } from "./tally.js";
+
+/** What the worker needs from a game runner: play one game pair of plus against minus. */
+export interface PairJob {
+  plusPath: string;
+  minusPath: string;
+  /** FEN of the opening position; both games of the pair start from it. */
+  openingFen: string;
+  /** Both games of the pair use this time per move. */
+  movetimeMs: number;
+}
+
+export interface PairPlayer {
+  /** Plays plus as white then as black; results are from plus's side. Respects the concurrency limit itself. */
+  playPair(job: PairJob): Promise<[PlusGame, PlusGame]>;
+  /** Ends the engine processes of binaries no longer needed (an iteration is over). */
+  retire(keepPaths: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,199 @@
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { obtainBinary } from "../build/binary-store.js";
+import {
+  claimBatch,
+  expireLeases,
+  heartbeat,
+  registerWorker,
+  reportBatch,
+  WORK_CHANNEL,
+  type ClaimedBatch,
+  type ReportOutcome,
+} from "../db/batches.js";
+import type { Database } from "../db/connection.js";
+import { StatusLine } from "../master/terminal.js";
+import { createRng, type Rng } from "../spsa/rng.js";
+import type { PairPlayer } from "./pair-player.js";
+import { addPair, emptyTally, totalFaults, type BatchTally } from "./tally.js";
+
+export interface WorkerOptions {
+  database: Database;
+  player: PairPlayer;
+  name: string;
+  concurrency: number;
+  /** Games per claim (even). */
+  batchSize: number;
+  leaseSeconds: number;
+  /** Opening positions (FEN) to draw from. */
+  openings: readonly string[];
+  /** Where binaries fetched from the database are cached. */
+  cacheDir: string;
+  pollIntervalMs: number;
+  /** Stop after this many games (for scripts and tests). */
+  maxGames?: number;
+  /** Stop after this long without work. */
+  idleExitMs?: number;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  status?: StatusLine;
+  /** Seed for openings and times; default random. */
+  seed?: string;
+}
+
+export interface WorkerSummary {
+  games: number;
+  batches: number;
+  refused: number;
+}
+
+/**
+ * A worker: claims batches of games, plays them as pairs through the runner, and reports
+ * each batch once. It keeps enough batches in flight to keep `concurrency` games running,
+ * heartbeats their leases, and waits for work (LISTEN/NOTIFY, polling as the fallback).
+ */
+export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> {
+  const { database, name } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const status = options.status ?? new StatusLine(process.stderr, 30_000);
+  const rng = createRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
+  await registerWorker(database.sql, name, hostname(), options.concurrency);
+
+  const inFlight = new Map<number, Promise<void>>();
+  const summary: WorkerSummary = { games: 0, batches: 0, refused: 0 };
+  let pendingGames = 0;
+  let claimedGames = 0;
+  let idleSince = Date.now();
+  let wake: () => void = () => {};
+  const listener = await database.sql.listen(WORK_CHANNEL, () => wake()).catch(() => undefined);
+  const beat = setInterval(() => {
+    heartbeat(database.sql, name, [...inFlight.keys()], options.leaseSeconds).catch(() => {});
+  }, (options.leaseSeconds * 1000) / 3);
+  const started = Date.now();
+
+  const showStatus = (batch?: ClaimedBatch) => {
+    const minutes = (Date.now() - started) / 60_000;
+    status.update(
+      `worker ${name}: ${summary.games} games in ${summary.batches} batches, ${(summary.games / Math.max(minutes, 1e-9)).toFixed(1)} games/min` +
+        (batch ? `, playing ${batch.runName} iteration ${batch.iterationNumber}` : ", waiting for work"),
+    );
+  };
+
+  try {
+    for (;;) {
+      if (options.signal?.aborted) break;
+      const wantMore = options.maxGames === undefined || claimedGames < options.maxGames;
+      let claimed: ClaimedBatch | undefined;
+      if (wantMore && pendingGames <= options.concurrency) {
+        const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
+        claimed = await withRetry(log, options.signal, async () => {
+          await expireLeases(database.sql);
+          return claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds);
+        });
+      }
+      if (claimed) {
+        const batch = claimed;
+        idleSince = Date.now();
+        claimedGames += batch.games;
+        pendingGames += batch.games;
+        showStatus(batch);
+        const play = playBatch(options, batch, rng, () => {
+          pendingGames -= 2;
+        })
+          .then(async (tally) => {
+            const outcome = await withRetry(log, options.signal, () => reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally }));
+            noteOutcome(log, batch, tally, outcome, summary);
+            showStatus(batch);
+          })
+          .finally(() => {
+            inFlight.delete(batch.batchId);
+            wake();
+          });
+        inFlight.set(batch.batchId, play);
+        continue;
+      }
+      if (inFlight.size === 0) {
+        if (!wantMore) break;
+        if (options.idleExitMs !== undefined && Date.now() - idleSince >= options.idleExitMs) break;
+        showStatus();
+      }
+      // Sleep until a batch finishes, new work is announced, or the poll interval passes.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.pollIntervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    await Promise.all(inFlight.values());
+  } finally {
+    clearInterval(beat);
+    status.done();
+    await listener?.unlisten().catch(() => {});
+  }
+  return summary;
+}
+
+async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, onPair: () => void): Promise<BatchTally> {
+  const { database } = options;
+  const [plusPath, minusPath] = await Promise.all([
+    obtainBinary(database.sql, batch.plusEngineSha256, batch.plusEnginePath, options.cacheDir),
+    obtainBinary(database.sql, batch.minusEngineSha256, batch.minusEnginePath, options.cacheDir),
+  ]);
+  await options.player.retire([plusPath, minusPath]);
+  const tally = emptyTally();
+  const pairs = Array.from({ length: batch.games / 2 }, () => ({
+    openingFen: options.openings[Math.floor(rng.next() * options.openings.length)] ?? options.openings[0] ?? "startpos",
+    movetimeMs: Math.round(batch.timelowMs + rng.next() * (batch.timehighMs - batch.timelowMs)),
+  }));
+  await Promise.all(
+    pairs.map(async (pair) => {
+      const games = await options.player.playPair({ plusPath, minusPath, ...pair });
+      addPair(tally, games);
+      onPair();
+    }),
+  );
+  return tally;
+}
+
+function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: BatchTally, outcome: ReportOutcome, summary: WorkerSummary): void {
+  if (outcome === "refused") {
+    summary.refused++;
+    log(`batch ${batch.batchId} was refused: its lease expired and its games went back to the pool`);
+    return;
+  }
+  summary.games += batch.games;
+  summary.batches++;
+  const faults = totalFaults(tally.faults);
+  if (faults > 0) {
+    const f = tally.faults;
+    log(
+      `warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults ` +
+        `(plus: ${f.plusCrashes} crashes, ${f.plusTimeLosses} time losses, ${f.plusIllegalMoves} illegal moves; ` +
+        `minus: ${f.minusCrashes} crashes, ${f.minusTimeLosses} time losses, ${f.minusIllegalMoves} illegal moves)`,
+    );
+  }
+}
+
+/** Retries database work through outages (a restarted Postgres), with capped exponential backoff. */
+export async function withRetry<T>(log: (line: string) => void, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  let delayMs = 250;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isConnectionError(error) || signal?.aborted) throw error;
+      if (attempt === 1 || attempt % 10 === 0) log(`database unavailable (${(error as Error).message}); retrying`);
+      await sleep(delayMs);
+      delayMs = Math.min(delayMs * 2, 5_000);
+    }
+  }
+}
+
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: string }).code ?? "";
+  return (
+    ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "EPIPE", "57P01", "57P02", "57P03", "08006", "08001", "08003"].includes(code)
+  );
+}

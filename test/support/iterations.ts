@@ -1,0 +1,26 @@
+import type postgres from "postgres";
+import { loadConfig } from "../../src/config/config.js";
+import { insertIteration, openRun } from "../../src/master/run-store.js";
+
+/** Creates a run with one open iteration of `targetGames`, as the master would, with stand-in binaries. */
+export async function seedIteration(sql: postgres.Sql, options: { runName: string; targetGames: number; iterationNumber?: number }) {
+  const config = loadConfig("config.toml");
+  const { run } = await openRun(sql, { name: options.runName, fresh: false, config, values: { X: 1 } });
+  const engine = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
+  const iteration = await insertIteration(sql, {
+    runId: run.id,
+    iterationNumber: options.iterationNumber ?? 1,
+    plus: engine,
+    minus: engine,
+    timelowMs: 10,
+    timehighMs: 20,
+    targetGames: options.targetGames,
+    ck: 1,
+    ak: 0.1,
+    base: { X: 1 },
+    plusValues: { X: 2 },
+    minusValues: { X: 0 },
+    signs: { X: 1 },
+  });
+  return { run, iteration };
+}

@@ -14,6 +14,10 @@ export async function runCommand(action: () => Promise<void>): Promise<void> {
 
 export function reportError(error: unknown): number {
   const debug = process.env.SPSA_DEBUG === "1";
+  if (error instanceof Error && error.name === "AbortError") {
+    process.stderr.write("stopped\n");
+    return 130;
+  }
   if (error instanceof SpsaError) {
     process.stderr.write(`error: ${error.message}\n`);
     if (debug && error.stack) process.stderr.write(`${error.stack}\n`);

@@ -12,6 +12,19 @@ export function buildSpsaProgram(): Command {
     .showHelpAfterError();
   const config = () => program.opts<{ config?: string }>().config;
 
+  program
+    .command("master")
+    .description("run or resume a tuning run: build plus/minus engines, wait for workers, update params.toml")
+    .option("--params <file>", "parameters file", "params.toml")
+    .option("--name <name>", "run name; another name starts another run", "main")
+    .option("--fresh", "start the named run again from params.toml (the old run keeps its history)")
+    .option("--seed <seed>", "seed of a new run's random draws (same seed, same perturbations)")
+    .action(async (opts: { params: string; name: string; fresh?: boolean; seed?: string }) => {
+      const { masterCommand } = await import("../commands/master.js");
+      const abort = abortOnSignals();
+      await masterCommand({ config: config(), ...opts, signal: abort.signal });
+    });
+
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
   db.command("status")
     .description("start the database if needed and report it")
@@ -30,6 +43,19 @@ export function buildSpsaProgram(): Command {
     .argument("[args...]", "arguments for psql, e.g. -- -c 'select * from spsa_progress'")
     .action(async (args: string[]) => (await import("../commands/db.js")).dbPsql({ config: config(), args }));
   return program;
+}
+
+/** Ctrl-C or SIGTERM stops the command at its next safe point; a second Ctrl-C exits at once. */
+export function abortOnSignals(): AbortController {
+  const controller = new AbortController();
+  const stop = () => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write("\nstopping (press Ctrl-C again to exit at once)\n");
+    controller.abort();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return controller;
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -1,3 +1,4 @@
+import { CommanderError } from "commander";
 import { SpsaError } from "../errors.js";
 
 /**
@@ -14,6 +15,8 @@ export async function runCommand(action: () => Promise<void>): Promise<void> {
 
 export function reportError(error: unknown): number {
   const debug = process.env.SPSA_DEBUG === "1";
+  // Commander has already printed its message; a usage error is bad input, like a bad file.
+  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
   if (error instanceof Error && error.name === "AbortError") {
     process.stderr.write("stopped\n");
     return 130;

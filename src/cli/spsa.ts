@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, InvalidArgumentError } from "commander";
 import { runCommand } from "./run.js";
 import { packageVersion } from "./version.js";
 
@@ -9,7 +9,8 @@ export function buildSpsaProgram(): Command {
     .description("SPSA tuning of chess engine constants, coordinated through Postgres")
     .version(packageVersion())
     .option("--config <file>", "config file (default: config.toml, optional for db commands)")
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .exitOverride();
   const config = () => program.opts<{ config?: string }>().config;
 
   program
@@ -23,6 +24,18 @@ export function buildSpsaProgram(): Command {
       const { masterCommand } = await import("../commands/master.js");
       const abort = abortOnSignals();
       await masterCommand({ config: config(), ...opts, signal: abort.signal });
+    });
+
+  program
+    .command("demo")
+    .description("a real short tuning run of the sample engine: a master and a worker, then θ before and after")
+    .option("--params <file>", "parameters file to start from (it is copied, not changed)", "params.toml")
+    .option("--iterations <n>", "iterations", parseInteger, 3)
+    .option("--games <n>", "games per iteration", parseInteger, 16)
+    .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseInteger)
+    .action(async (opts: { params: string; iterations: number; games: number; concurrency?: number }) => {
+      const { demoCommand } = await import("../commands/demo.js");
+      await demoCommand({ config: config(), ...opts });
     });
 
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
@@ -43,6 +56,12 @@ export function buildSpsaProgram(): Command {
     .argument("[args...]", "arguments for psql, e.g. -- -c 'select * from spsa_progress'")
     .action(async (args: string[]) => (await import("../commands/db.js")).dbPsql({ config: config(), args }));
   return program;
+}
+
+export function parseInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new InvalidArgumentError(`expected an integer, got "${text}"`);
+  return value;
 }
 
 /** Ctrl-C or SIGTERM stops the command at its next safe point; a second Ctrl-C exits at once. */

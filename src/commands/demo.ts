@@ -1,0 +1,67 @@
+import { copyFileSync, mkdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { loadParams } from "../config/params.js";
+import { embeddedServer } from "../db/embedded.js";
+import { masterCommand } from "./master.js";
+import { DEFAULT_PARAMS_FILE } from "./master.js";
+import { workerCommand } from "./worker.js";
+
+export interface DemoOptions {
+  config?: string;
+  params?: string;
+  iterations?: number;
+  games?: number;
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+/**
+ * `spsa demo`: a real, short tuning run of the configured engine — a master and a worker
+ * in one process, on a copy of params.toml so the user's file is untouched — that ends
+ * by printing the parameters before and after.
+ */
+export async function demoCommand(options: DemoOptions = {}): Promise<void> {
+  const log = options.log ?? console.log;
+  const dir = join(embeddedServer().home, "demo");
+  mkdirSync(dir, { recursive: true });
+  const paramsFile = join(dir, "params.toml");
+  copyFileSync(options.params ?? DEFAULT_PARAMS_FILE, paramsFile);
+  const before = loadParams(paramsFile);
+  const iterations = options.iterations ?? 3;
+  const games = options.games ?? 16;
+
+  const stopWorker = new AbortController();
+  const worker = workerCommand({
+    config: options.config,
+    concurrency: options.concurrency ?? availableParallelism(),
+    name: `demo-worker-${process.pid}`,
+    signal: stopWorker.signal,
+  });
+  try {
+    await masterCommand({
+      config: options.config,
+      params: paramsFile,
+      name: `demo-${new Date().toISOString().replace(/[:.]/g, "-")}`,
+      fresh: true,
+      adjust: (config) => ({
+        ...config,
+        spsa: { ...config.spsa, maxIterations: iterations },
+        games: { ...config.games, gamesPerIteration: games, batchSize: Math.min(config.games.batchSize, games) },
+        timeControl: { ...config.timeControl, timelowMs: 20, timehighMs: 50 },
+      }),
+    });
+  } finally {
+    stopWorker.abort();
+    await worker;
+  }
+  const after = new Map(loadParams(paramsFile).map((p) => [p.name, p.value]));
+  log("");
+  log(`parameters after ${iterations} iterations of ${games} games (${paramsFile}):`);
+  const width = Math.max(...before.map((p) => p.name.length));
+  for (const p of before) {
+    const now = after.get(p.name) ?? p.value;
+    const change = now - p.value;
+    log(`  ${p.name.padEnd(width)}  ${String(p.value).padStart(8)} -> ${now.toFixed(2).padStart(8)}  (${change >= 0 ? "+" : ""}${change.toFixed(2)})`);
+  }
+}

@@ -1,0 +1,63 @@
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { loadConfig } from "../config/config.js";
+import { openDatabase } from "../db/connection.js";
+import { embeddedServer } from "../db/embedded.js";
+import { InputError } from "../errors.js";
+import { runWorker, type WorkerSummary } from "../worker/worker.js";
+import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
+import { DEFAULT_CONFIG_FILE } from "./database-options.js";
+
+export interface WorkerCommandOptions {
+  /** config.toml: optional on a worker machine (the database URL can come from DATABASE_URL). */
+  config?: string;
+  concurrency: number;
+  batchSize?: number;
+  name?: string;
+  book?: string;
+  /** Stop after this many games. */
+  games?: number;
+  /** Stop after this many seconds without work. */
+  idleExit?: number;
+  seed?: string;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/** `compete --spsa`: plays games for SPSA iterations until stopped. */
+export async function workerCommand(options: WorkerCommandOptions): Promise<WorkerSummary> {
+  const configFile = options.config ?? DEFAULT_CONFIG_FILE;
+  const config = options.config !== undefined || existsSync(configFile) ? loadConfig(configFile) : undefined;
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+    throw new InputError("-c/--concurrency", `must be a positive integer, got ${options.concurrency}`);
+  }
+  const batchSize = options.batchSize ?? config?.games.batchSize ?? 8;
+  if (!Number.isInteger(batchSize) || batchSize < 2 || batchSize % 2 !== 0) {
+    throw new InputError("--batch-size", `must be an even integer >= 2, got ${batchSize}`);
+  }
+  const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? 8);
+  const database = await openDatabase({ configUrl: config?.database.url, max: 4 });
+  const player = createRunnerPlayer({ concurrency: options.concurrency, marginMs: config?.timeControl.marginMs ?? 50 });
+  try {
+    return await runWorker({
+      database,
+      player,
+      name: options.name ?? `${hostname()}-${process.pid}`,
+      concurrency: options.concurrency,
+      batchSize,
+      leaseSeconds: config?.games.leaseSeconds ?? 120,
+      openings,
+      cacheDir: join(embeddedServer().home, "binaries"),
+      pollIntervalMs: config?.database.pollIntervalMs ?? 1000,
+      maxGames: options.games,
+      idleExitMs: options.idleExit === undefined ? undefined : options.idleExit * 1000,
+      seed: options.seed,
+      log: options.log,
+      signal: options.signal,
+    });
+  } finally {
+    await player.close();
+    await database.close();
+  }
+}

@@ -1,0 +1,43 @@
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "./cli.js";
+
+export interface TuningSetup {
+  dir: string;
+  configFile: string;
+  paramsFile: string;
+}
+
+/**
+ * A config and a params file in a temp folder for a short real run of the sample engine:
+ * builds go to the folder, the engine crate is the repository's.
+ */
+export function tuningSetup(options: { iterations: number; games: number; batchSize: number; extraConfig?: string }): TuningSetup {
+  const dir = mkdtempSync(join(tmpdir(), "spsa-run-"));
+  const configFile = join(dir, "config.toml");
+  const paramsFile = join(dir, "params.toml");
+  copyFileSync(join(ROOT, "params.toml"), paramsFile);
+  writeFileSync(configFile, `
+[time_control]
+timelow = 0.01
+timehigh = 0.03
+margin_ms = 100
+
+[games]
+games_per_iteration = ${options.games}
+batch_size = ${options.batchSize}
+lease_seconds = 30
+
+[spsa]
+max_iterations = ${options.iterations}
+
+[build]
+engine_dir = "${join(ROOT, "engines", "minnow")}"
+output_dir = "${join(dir, "builds")}"
+
+[database]
+poll_interval = 0.2
+${options.extraConfig ?? ""}`);
+  return { dir, configFile, paramsFile };
+}

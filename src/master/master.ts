@@ -8,6 +8,7 @@ import { buildVariants, checkConstants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
 import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
+import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
 import { createRng } from "../spsa/rng.js";
 import { perturb, update, type SpsaParams } from "../spsa/math.js";
@@ -73,7 +74,7 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
   let current = params;
   for (;;) {
     options.signal?.throwIfAborted();
-    const latest = await latestIteration(database.sql, run.id);
+    const latest = await withRetry(log, options.signal, () => latestIteration(database.sql, run.id));
     if (latest && latest.status !== "complete") {
       await waitForGames(options, latest);
       current = await finishIteration(options, run, current, latest);
@@ -102,10 +103,12 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
       destination: (variant, binary) => join(config.build.outputDir, run.name, String(k), variant, binary),
     }),
   );
-  await storeBinary(database.sql, built.plus.path);
-  await storeBinary(database.sql, built.minus.path);
+  await withRetry(log, options.signal, async () => {
+    await storeBinary(database.sql, built.plus.path);
+    await storeBinary(database.sql, built.minus.path);
+  });
   log(`iteration ${k}: engines built in ${((Date.now() - started) / 1000).toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)})`);
-  await insertIteration(database.sql, {
+  await withRetry(log, options.signal, () => insertIteration(database.sql, {
     runId: run.id,
     iterationNumber: k,
     plus: built.plus,
@@ -119,15 +122,17 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     plusValues: perturbation.plus,
     minusValues: perturbation.minus,
     signs: perturbation.signs,
-  });
+  }));
 }
 
 /** Waits until the workers have played the iteration's target, showing progress. */
 async function waitForGames(options: MasterOptions, iteration: IterationRow): Promise<void> {
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let wake: () => void = () => {};
-  const listener = await database.sql.listen(PROGRESS_CHANNEL, () => wake());
+  // Notifications make progress immediate; polling covers their absence (an outage, a pooler).
+  const listener = await database.sql.listen(PROGRESS_CHANNEL, () => wake()).catch(() => undefined);
   const sinceMs = Date.now();
   let row = iteration;
   const baseGames = row.gamesPlayed;
@@ -135,13 +140,15 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
   try {
     for (;;) {
       options.signal?.throwIfAborted();
-      await expireLeases(database.sql);
-      row = await readIteration(database.sql, iteration.id);
+      row = await withRetry(log, options.signal, async () => {
+        await expireLeases(database.sql);
+        return readIteration(database.sql, iteration.id);
+      });
       status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
       if (!warnedFaults && row.gamesPlayed >= 8 && row.faults > row.gamesPlayed / 4) {
         warnedFaults = true;
         status.done();
-        (options.log ?? console.error)(
+        log(
           `warning: iteration ${row.iterationNumber} has ${row.faults} engine faults in ${row.gamesPlayed} games ` +
             `(crashes, time losses or illegal moves); see select * from spsa_progress`,
         );
@@ -157,7 +164,7 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
     }
   } finally {
     status.done();
-    await listener.unlisten();
+    await listener?.unlisten().catch(() => {});
   }
 }
 
@@ -169,14 +176,16 @@ async function finishIteration(options: MasterOptions, run: RunRow, params: Para
   const base = params.map((p) => ({ ...p, value: iteration.baseParameters[p.name] ?? p.value }));
   const perturbation = perturb(spsaParams(base), spsaConfig(config), k, createRng(`${run.seed}:${k}`));
   const result = update(spsaParams(base), perturbation, { plusWins: iteration.plusWins, minusWins: iteration.minusWins, draws: iteration.draws }, spsaConfig(config));
-  await completeIteration(database.sql, {
-    runId: run.id,
-    iterationId: iteration.id,
-    gradient: result.gradient,
-    elo: result.elo,
-    newValues: result.newValues,
-    finalIteration: k >= config.spsa.maxIterations,
-  });
+  await withRetry(log, options.signal, () =>
+    completeIteration(database.sql, {
+      runId: run.id,
+      iterationId: iteration.id,
+      gradient: result.gradient,
+      elo: result.elo,
+      newValues: result.newValues,
+      finalIteration: k >= config.spsa.maxIterations,
+    }),
+  );
   log(`iteration ${k}: +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws}, Elo ${result.elo.toFixed(1)} (plus vs minus)`);
   const next = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));
   syncParamsFile(paramsFile, valuesOf(next), () => {});

@@ -1,5 +1,4 @@
 import { hostname } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { obtainBinary } from "../build/binary-store.js";
 import {
   claimBatch,
@@ -12,6 +11,7 @@ import {
   type ReportOutcome,
 } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
+import { withRetry } from "../db/retry.js";
 import { StatusLine } from "../master/terminal.js";
 import { createRng, type Rng } from "../spsa/rng.js";
 import type { PairPlayer } from "./pair-player.js";
@@ -174,26 +174,4 @@ function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: Ba
         `minus: ${f.minusCrashes} crashes, ${f.minusTimeLosses} time losses, ${f.minusIllegalMoves} illegal moves)`,
     );
   }
-}
-
-/** Retries database work through outages (a restarted Postgres), with capped exponential backoff. */
-export async function withRetry<T>(log: (line: string) => void, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
-  let delayMs = 250;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isConnectionError(error) || signal?.aborted) throw error;
-      if (attempt === 1 || attempt % 10 === 0) log(`database unavailable (${(error as Error).message}); retrying`);
-      await sleep(delayMs);
-      delayMs = Math.min(delayMs * 2, 5_000);
-    }
-  }
-}
-
-function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: string }).code ?? "";
-  return (
-    ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "EPIPE", "57P01", "57P02", "57P03", "08006", "08001", "08003"].includes(code)
-  );
 }

@@ -1,0 +1,146 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyMigrations } from "../../src/db/connection.js";
+import { compete, ROOT, spsa } from "../support/cli.js";
+import { freshDatabase } from "../support/database.js";
+
+/**
+ * Bad input of every kind, through the real CLI: each case exits non-zero with a message
+ * naming the file and line or key (or the flag), writes no row and changes no file.
+ */
+
+const GOOD_PARAMS = `# a comment that must survive
+[LMR_MIN_DEPTH]
+value = 3
+min = 1
+max = 6
+step = 1
+`;
+
+interface Case {
+  name: string;
+  command: "spsa" | "compete";
+  args: (dir: string) => string[];
+  files?: Record<string, string>;
+  message: RegExp;
+}
+
+const masterArgs = (dir: string) => ["--config", join(dir, "config.toml"), "master", "--params", join(dir, "params.toml"), "--name", "bad"];
+
+const configCase = (name: string, config: string, message: RegExp): Case => ({ name, command: "spsa", args: masterArgs, files: { "config.toml": config }, message });
+const paramsCase = (name: string, params: string, message: RegExp): Case => ({ name, command: "spsa", args: masterArgs, files: { "params.toml": params }, message });
+const constantsCase = (name: string, constants: string, message: RegExp): Case => ({
+  name,
+  command: "spsa",
+  args: masterArgs,
+  files: { "engine/src/engine_constants.rs": constants },
+  message,
+});
+const flagCase = (name: string, command: Case["command"], args: string[], message: RegExp): Case => ({ name, command, args: () => args, message });
+
+const CASES: Case[] = [
+  configCase("config: TOML syntax", "[spsa]\na = = 1\n", /config\.toml:2: TOML syntax error/),
+  configCase("config: unknown section", "[spssa]\n", /config\.toml: \[spssa\] \(line 1\): unknown key \(did you mean `spsa`\?\)/),
+  configCase("config: unknown key", "[games]\nbatch_sise = 4\n", /\[games\]\.batch_sise \(line 2\): unknown key \(did you mean `batch_size`\?\)/),
+  configCase("config: wrong type", "[spsa]\nalpha = \"fast\"\n", /\[spsa\]\.alpha \(line 2\): must be a number/),
+  configCase("config: negative c", "[spsa]\nc = -0.5\n", /\[spsa\]\.c \(line 2\): must be > 0/),
+  configCase("config: alpha above 1", "[spsa]\nalpha = 2\n", /\[spsa\]\.alpha \(line 2\): must be <= 1/),
+  configCase("config: zero iterations", "[spsa]\nmax_iterations = 0\n", /\[spsa\]\.max_iterations \(line 2\): must be >= 1/),
+  configCase("config: timehigh < timelow", "[time_control]\ntimelow = 0.5\ntimehigh = 0.1\n", /\[time_control\]\.timehigh \(line 3\)/),
+  configCase("config: odd games", "[games]\ngames_per_iteration = 7\n", /\[games\]\.games_per_iteration \(line 2\): must be even/),
+  configCase("config: missing book", "[games]\nbook = \"missing.epd\"\n", /\[games\]\.book \(line 2\): file not found/),
+  configCase("config: cargo args not strings", "[build]\ncargo_args = 5\n", /\[build\]\.cargo_args \(line 2\): must be an array of strings/),
+  configCase("config: missing engine crate", "[build]\nengine_dir = \"nowhere\"\n", /nowhere\/src\/engine_constants\.rs: cannot read the constants file/),
+  paramsCase("params: TOML syntax", "[P\nvalue = 1\n", /params\.toml:1: TOML syntax error/),
+  paramsCase("params: min > max", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 6\nmax = 1\nstep = 1\n", /params\.toml: \[LMR_MIN_DEPTH\]\.min \(line 3\): min \(6\) is greater than max \(1\)/),
+  paramsCase("params: value out of bounds", "[LMR_MIN_DEPTH]\nvalue = 9\nmin = 1\nmax = 6\nstep = 1\n", /\[LMR_MIN_DEPTH\]\.value \(line 2\): 9 is outside \[1, 6\]/),
+  paramsCase("params: zero step", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 0\n", /\[LMR_MIN_DEPTH\]\.step \(line 5\): must be > 0/),
+  paramsCase("params: unknown key", `${GOOD_PARAMS}vlaue = 2\n`, /\[LMR_MIN_DEPTH\]\.vlaue \(line 7\): unknown key \(did you mean `value`\?\)/),
+  paramsCase("params: wrong type", "[LMR_MIN_DEPTH]\nvalue = [3]\nmin = 1\nmax = 6\nstep = 1\n", /\[LMR_MIN_DEPTH\]\.value \(line 2\): must be a number/),
+  paramsCase("params: duplicate target", `${GOOD_PARAMS}[AGAIN]\nconstant = "LMR_MIN_DEPTH"\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\n`, /\[AGAIN\] \(line 7\): targets LMR_MIN_DEPTH, which parameter LMR_MIN_DEPTH already targets/),
+  paramsCase("params: bad type name", `${GOOD_PARAMS}type = "double"\n`, /\[LMR_MIN_DEPTH\]\.type \(line 7\): must be one of "int", "float"/),
+  paramsCase("params: empty", "", /params\.toml: defines no parameters/),
+  paramsCase("params: missing constant", "[LMR_MIN_DPETH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\n", /LMR_MIN_DPETH/),
+  constantsCase("constants: derived constant", "pub const LMR_MIN_DEPTH: u8 = OTHER + 1;\npub const OTHER: u8 = 2;\n", /engine_constants\.rs.*LMR_MIN_DEPTH/),
+  constantsCase("constants: defined twice", "pub const LMR_MIN_DEPTH: u8 = 3;\npub const LMR_MIN_DEPTH: u8 = 4;\n", /engine_constants\.rs.*LMR_MIN_DEPTH/),
+  constantsCase("constants: const fn value", "pub const LMR_MIN_DEPTH: u8 = depth(3);\n", /engine_constants\.rs.*LMR_MIN_DEPTH/),
+  constantsCase("constants: float literal for an int param", "pub const LMR_MIN_DEPTH: f64 = 3.5;\n", /engine_constants\.rs.*LMR_MIN_DEPTH/),
+  flagCase("flag: unknown option", "spsa", ["master", "--iterations", "3"], /unknown option '--iterations'/),
+  flagCase("flag: bad demo integer", "spsa", ["demo", "--games", "many"], /expected an integer, got "many"/),
+  flagCase("flag: unknown command", "spsa", ["mastr"], /unknown command 'mastr'/),
+  flagCase("flag: missing config file", "spsa", ["--config", "/nonexistent/config.toml", "master"], /\/nonexistent\/config\.toml: file not found/),
+  flagCase("flag: worker concurrency 0", "compete", ["--spsa", "-c", "0"], /-c\/--concurrency: must be a positive integer/),
+  flagCase("flag: odd batch size", "compete", ["--spsa", "-c", "1", "--batch-size", "3"], /--batch-size: must be an even integer/),
+  flagCase("book: empty file", "compete", ["--spsa", "-c", "1", "--book", join(ROOT, "test", "fixtures", "bad-books", "empty.epd")], /empty\.epd/),
+  flagCase("book: bad FEN", "compete", ["--spsa", "-c", "1", "--book", join(ROOT, "test", "fixtures", "bad-books", "bad-fen.epd")], /bad-fen\.epd:2/),
+  flagCase("book: bad PGN", "compete", ["--spsa", "-c", "1", "--book", join(ROOT, "test", "fixtures", "bad-books", "bad-moves.pgn")], /bad-moves\.pgn/),
+];
+
+describe("bad input", () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let sql: postgres.Sql;
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    await applyMigrations(database.url);
+    sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await sql.end();
+    await database.drop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A working setup (config, params, a one-constant engine crate) with the case's files on top. */
+  function setupFor(testCase: Case): string {
+    const dir = mkdtempSync(join(tmpdir(), "spsa-bad-"));
+    dirs.push(dir);
+    const files: Record<string, string> = {
+      "config.toml": `[build]\nengine_dir = "engine"\noutput_dir = "builds"\n`,
+      "params.toml": GOOD_PARAMS,
+      "engine/Cargo.toml": `[package]\nname = "tiny"\nversion = "0.1.0"\nedition = "2021"\n`,
+      "engine/src/main.rs": "mod engine_constants;\nfn main() { println!(\"{}\", engine_constants::LMR_MIN_DEPTH); }\n",
+      "engine/src/engine_constants.rs": "pub const LMR_MIN_DEPTH: u8 = 3;\n",
+      ...testCase.files,
+    };
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    return dir;
+  }
+
+  function snapshot(dir: string): Record<string, string> {
+    const result: Record<string, string> = {};
+    const walk = (folder: string) => {
+      for (const name of readdirSync(folder)) {
+        const full = join(folder, name);
+        if (statSync(full).isDirectory()) walk(full);
+        else result[full] = readFileSync(full, "utf8");
+      }
+    };
+    walk(dir);
+    return result;
+  }
+
+  it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_name, testCase) => {
+    const dir = setupFor(testCase);
+    const before = snapshot(dir);
+    const run = testCase.command === "spsa" ? spsa : compete;
+    const result = await run(testCase.args(dir), { env: { DATABASE_URL: database.url }, cwd: dir });
+    expect(result.exitCode, result.all).not.toBe(0);
+    expect(result.stderr).toMatch(testCase.message);
+    expect(snapshot(dir)).toEqual(before);
+    const [rows] = await sql`select (select count(*) from spsa_run)::int as runs, (select count(*) from spsa_iteration)::int as iterations`;
+    expect(rows).toEqual({ runs: 0, iterations: 0 });
+  });
+
+  it("has at least 30 cases", () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(30);
+  });
+});
+

@@ -1,0 +1,172 @@
+/**
+ * SPSA formulas, pure. Parameters are perturbed and moved in units of their own `step`
+ * (like Sturddle scales by range), so `a` and `c` are dimensionless and one config fits
+ * parameters of any scale. The seed's formulas plus the fixes of DESIGN.md §5: OpenBench's
+ * integer rule, a clamped score and capped Elo, a clipped step, a default A.
+ */
+import type { Rng } from "./rng.js";
+
+export type ParamType = "int" | "float";
+
+/** One tunable as the math sees it; value, min, max and step are in the parameter's units. */
+export interface SpsaParam {
+  name: string;
+  /** θ. Kept unrounded for int parameters too: only plus and minus are rounded. */
+  value: number;
+  min: number;
+  max: number;
+  /** Parameter units per step unit: the perturbation at c_k = 1. */
+  step: number;
+  type: ParamType;
+}
+
+export type SpsaParams = readonly SpsaParam[];
+
+export interface SpsaMathConfig {
+  /** Learning rate scale (dimensionless). */
+  a: number;
+  /** Perturbation scale, in steps. */
+  c: number;
+  /** Stability constant; undefined means defaultA(maxIterations). */
+  A?: number | undefined;
+  alpha: number;
+  gamma: number;
+  maxIterations: number;
+  /** |Elo| used for a gradient is capped at this (default DEFAULT_ELO_CAP). */
+  eloCap?: number;
+  /** |Δθ| per iteration is at most maxStep steps (default DEFAULT_MAX_STEP). */
+  maxStep?: number;
+}
+
+export const DEFAULT_ELO_CAP = 100;
+export const DEFAULT_MAX_STEP = 2;
+/** OpenBench's floor on an int parameter's perturbation, in parameter units. */
+export const MIN_INT_DELTA = 0.5;
+
+type Values = Record<string, number>;
+
+export interface Perturbation {
+  /** c_k, in steps. */
+  ck: number;
+  /** a_k, dimensionless. */
+  ak: number;
+  /** s_i ∈ {+1, −1}. */
+  signs: Values;
+  /** δ_i, in parameter units (≥ MIN_INT_DELTA for int parameters). */
+  delta: Values;
+  /** Values of the plus engine (integers for int parameters). */
+  plus: Values;
+  /** Values of the minus engine. */
+  minus: Values;
+}
+
+/** Game results of the plus engine against the minus engine. */
+export interface IterationResult {
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+}
+
+export interface UpdateResult {
+  /** Plus-vs-minus Elo after clamping the score and capping. */
+  elo: number;
+  /** Plus engine's score after clamping, in (0, 1). */
+  score: number;
+  /** g_i, Elo per step. */
+  gradient: Values;
+  /** θ_new, in parameter units. */
+  newValues: Values;
+}
+
+/** Spall's advice: A about 10 % of the iterations, so early steps are not huge on long runs. */
+export function defaultA(maxIterations: number): number {
+  return 0.1 * maxIterations;
+}
+
+/** c_k = c / k^gamma and a_k = a / (k + A)^alpha, k 1-based. */
+export function gains(cfg: SpsaMathConfig, k: number): { ck: number; ak: number } {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`iteration number must be an integer >= 1, got ${k}`);
+  const A = cfg.A ?? defaultA(cfg.maxIterations);
+  return { ck: cfg.c / k ** cfg.gamma, ak: cfg.a / (k + A) ** cfg.alpha };
+}
+
+/**
+ * Draws the signs and builds plus and minus for iteration k. Draw order is fixed (per
+ * parameter, in order: the sign, then u for int parameters) so the same rng seed gives the
+ * same perturbation.
+ */
+export function perturb(params: SpsaParams, cfg: SpsaMathConfig, k: number, rng: Rng): Perturbation {
+  const { ck, ak } = gains(cfg, k);
+  const result: Perturbation = { ck, ak, signs: {}, delta: {}, plus: {}, minus: {} };
+  for (const p of params) {
+    const sign = rng.next() < 0.5 ? 1 : -1;
+    const delta = perturbationSteps(p, ck) * p.step;
+    let plus = clip(p.value + sign * delta, p.min, p.max);
+    let minus = clip(p.value - sign * delta, p.min, p.max);
+    if (p.type === "int") {
+      // One u for both, so plus and minus (2δ ≥ 1 apart) never round to the same integer.
+      const u = rng.next();
+      plus = clip(Math.floor(plus + u), Math.ceil(p.min), Math.floor(p.max));
+      minus = clip(Math.floor(minus + u), Math.ceil(p.min), Math.floor(p.max));
+    }
+    result.signs[p.name] = sign;
+    result.delta[p.name] = delta;
+    result.plus[p.name] = plus;
+    result.minus[p.name] = minus;
+  }
+  return result;
+}
+
+/** Plus engine's score; Elo from the clamped score (never ±∞), capped at ±eloCap. */
+export function measuredElo(result: IterationResult, eloCap = DEFAULT_ELO_CAP): { score: number; elo: number } {
+  const games = result.plusWins + result.minusWins + result.draws;
+  if (games <= 0) throw new RangeError("cannot compute an Elo from zero games");
+  // Half a game away from 0 % and 100 %: a sweep counts as strong evidence, not infinite.
+  const margin = 1 / (2 * games);
+  const score = clip((result.plusWins + result.draws / 2) / games, margin, 1 - margin);
+  return { score, elo: clip(scoreToElo(score), -eloCap, eloCap) };
+}
+
+/** Logistic Elo difference of a score in (0, 1): −400·log10(1/score − 1), written so 0.5 gives +0. */
+export function scoreToElo(score: number): number {
+  return 400 * Math.log10(score / (1 - score));
+}
+
+/**
+ * g_i = elo · s_i / (2 · δ_i/step_i) (Elo per step; δ_i/step_i = c_k unless the integer rule
+ * raised δ_i), Δθ_i = a_k · g_i · step_i clipped to ±maxStep · step_i, θ_new = clip(θ + Δθ).
+ */
+export function update(params: SpsaParams, perturbation: Perturbation, result: IterationResult, cfg: SpsaMathConfig): UpdateResult {
+  const { score, elo } = measuredElo(result, cfg.eloCap);
+  const maxStep = cfg.maxStep ?? DEFAULT_MAX_STEP;
+  const gradient: Values = {};
+  const newValues: Values = {};
+  for (const p of params) {
+    const sign = perturbation.signs[p.name];
+    if (sign === undefined) throw new RangeError(`the perturbation has no sign for parameter ${p.name}`);
+    const g = (elo * sign) / (2 * perturbationSteps(p, perturbation.ck));
+    const limit = maxStep * p.step;
+    const move = clip(perturbation.ak * g * p.step, -limit, limit);
+    gradient[p.name] = g;
+    newValues[p.name] = clip(p.value + move, p.min, p.max);
+  }
+  return { elo, score, gradient, newValues };
+}
+
+/**
+ * fishtest / OpenBench parametrisation: pick the perturbation c_end (in steps) and the
+ * learning rate r_end = a_k / c_k² wanted at the last iteration N; returns c and a.
+ * c = c_end · N^gamma, a = r_end · c_end² · (A + N)^alpha.
+ */
+export function deriveFromEnd(end: { cEnd: number; rEnd: number; N: number; A: number; alpha: number; gamma: number }): { c: number; a: number } {
+  return { c: end.cEnd * end.N ** end.gamma, a: end.rEnd * end.cEnd ** 2 * (end.A + end.N) ** end.alpha };
+}
+
+/** δ_i / step_i: c_k, raised for int parameters so that δ_i ≥ MIN_INT_DELTA. */
+function perturbationSteps(p: SpsaParam, ck: number): number {
+  return p.type === "int" ? Math.max(ck, MIN_INT_DELTA / p.step) : ck;
+}
+
+function clip(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}

@@ -1,0 +1,186 @@
+import { describe, expect, it } from "vitest";
+import {
+  defaultA,
+  deriveFromEnd,
+  gains,
+  measuredElo,
+  perturb,
+  scoreToElo,
+  update,
+  type SpsaMathConfig,
+  type SpsaParam,
+} from "../../src/spsa/math.js";
+import { createRng, type Rng } from "../../src/spsa/rng.js";
+
+/** An rng that returns the given draws in order, so a test knows every sign and u. */
+function scripted(...draws: number[]): Rng {
+  let i = 0;
+  return {
+    next: () => {
+      const x = draws[i++];
+      if (x === undefined) throw new Error("scripted rng ran out of draws");
+      return x;
+    },
+  };
+}
+
+const cfg: SpsaMathConfig = { a: 1, c: 1, A: undefined, alpha: 0.602, gamma: 0.101, maxIterations: 100 };
+const int = (over: Partial<SpsaParam> = {}): SpsaParam => ({ name: "P", value: 10, min: 0, max: 20, step: 1, type: "int", ...over });
+const result = (plusWins: number, minusWins: number, draws: number) => ({ plusWins, minusWins, draws });
+
+describe("gains", () => {
+  it("defaults A to 10 % of max_iterations", () => {
+    expect(defaultA(1000)).toBe(100);
+    expect(gains({ ...cfg, alpha: 1, A: undefined, maxIterations: 1000 }, 1).ak).toBeCloseTo(1 / 101, 12);
+    expect(gains({ ...cfg, alpha: 1, A: 0, maxIterations: 1000 }, 1).ak).toBe(1);
+  });
+
+  it("decays c_k with k^gamma and a_k with (k + A)^alpha", () => {
+    const g = gains({ ...cfg, a: 3, c: 2, A: 5, alpha: 0.5, gamma: 0.5 }, 4);
+    expect(g.ck).toBeCloseTo(1, 12);
+    expect(g.ak).toBeCloseTo(1, 12);
+  });
+
+  it("rejects k < 1 (k is 1-based)", () => {
+    expect(() => gains(cfg, 0)).toThrow(RangeError);
+    expect(() => gains(cfg, 1.5)).toThrow(RangeError);
+  });
+});
+
+describe("perturb: integer rule", () => {
+  it("keeps plus and minus at least 1 apart with a tiny step and c_k, whatever u", () => {
+    const tiny = { ...cfg, c: 0.01 };
+    for (let k = 1; k <= 200; k++) {
+      const p = perturb([int({ step: 0.05, value: 10.37 })], tiny, k, createRng(`int:${k}`));
+      expect(p.delta.P).toBe(0.5);
+      expect(Math.abs((p.plus.P ?? 0) - (p.minus.P ?? 0))).toBeGreaterThanOrEqual(1);
+      expect(Number.isInteger(p.plus.P)).toBe(true);
+      expect(Number.isInteger(p.minus.P)).toBe(true);
+    }
+  });
+
+  it("rounds plus and minus with one shared u", () => {
+    // θ = 10.3, δ = 0.5, s = +1: raw 10.8 and 9.8; u = 0.1 → 10 and 9; u = 0.3 → 11 and 10.
+    expect(perturb([int({ value: 10.3, step: 0.1 })], cfg, 1, scripted(0.2, 0.1))).toMatchObject({ plus: { P: 10 }, minus: { P: 9 } });
+    expect(perturb([int({ value: 10.3, step: 0.1 })], cfg, 1, scripted(0.2, 0.3))).toMatchObject({ plus: { P: 11 }, minus: { P: 10 } });
+  });
+
+  it("lets bounds collapse plus and minus only at the edge", () => {
+    // θ at max, δ = 0.5: plus clips to 20, minus 19.5 + u = 20.4 → 20.
+    const p = perturb([int({ value: 20, step: 0.1 })], cfg, 1, scripted(0.2, 0.9));
+    expect(p.plus.P).toBe(20);
+    expect(p.minus.P).toBe(20);
+  });
+
+  it("clips plus and minus to the integer bounds", () => {
+    const p = perturb([int({ value: 1, min: 0.5, max: 3.5, step: 4 })], cfg, 1, scripted(0.9, 0.99));
+    expect(p.signs.P).toBe(-1);
+    expect(p.plus.P).toBe(1); // raw clip(1 - 4) = 0.5, floor(1.49) = 1 = ceil(0.5)
+    expect(p.minus.P).toBe(3); // raw clip(1 + 4) = 3.5, floor(4.49) = 4 → floor(3.5) = 3
+  });
+});
+
+describe("perturb", () => {
+  it("clips float plus and minus to bounds without rounding", () => {
+    const p = perturb([{ name: "F", value: 0.95, min: 0, max: 1, step: 0.1, type: "float" }], cfg, 1, scripted(0.1));
+    expect(p.plus.F).toBe(1);
+    expect(p.minus.F).toBeCloseTo(0.85, 12);
+  });
+
+  it("is deterministic for a seed and differs between iterations", () => {
+    const params = Array.from({ length: 12 }, (_, i) => int({ name: `P${i}`, step: 3 }));
+    expect(perturb(params, cfg, 3, createRng("s:3"))).toEqual(perturb(params, cfg, 3, createRng("s:3")));
+    expect(perturb(params, cfg, 3, createRng("s:3")).signs).not.toEqual(perturb(params, cfg, 4, createRng("s:4")).signs);
+  });
+});
+
+describe("measuredElo", () => {
+  it("gives a finite, capped Elo of the right sign at 100 % and 0 %", () => {
+    const sweep = measuredElo(result(10, 0, 0), 1000);
+    expect(sweep.score).toBe(0.95);
+    expect(sweep.elo).toBeCloseTo(scoreToElo(0.95), 9);
+    expect(sweep.elo).toBeGreaterThan(500);
+    expect(measuredElo(result(0, 10, 0), 1000).elo).toBeCloseTo(-sweep.elo, 9);
+    expect(measuredElo(result(10, 0, 0)).elo).toBe(100);
+    expect(measuredElo(result(0, 10, 0)).elo).toBe(-100);
+  });
+
+  it("caps at elo_cap and leaves smaller values alone", () => {
+    expect(measuredElo(result(7, 3, 0), 50).elo).toBe(50);
+    expect(measuredElo(result(3, 7, 0), 50).elo).toBe(-50);
+    expect(measuredElo(result(6, 4, 0)).elo).toBeCloseTo(70.437, 3);
+    expect(measuredElo(result(3, 3, 4)).elo).toBe(0);
+  });
+
+  it("refuses zero games", () => {
+    expect(() => measuredElo(result(0, 0, 0))).toThrow(RangeError);
+  });
+});
+
+describe("update", () => {
+  const float: SpsaParam = { name: "F", value: 5, min: 0, max: 10, step: 1, type: "float" };
+  const flat = { ...cfg, A: 0, alpha: 0, gamma: 0 }; // a_k = a, c_k = c
+
+  it("clips each step to max_step steps", () => {
+    const p = perturb([float], { ...flat, a: 100 }, 1, scripted(0.1));
+    const r = update([float], p, result(7, 3, 0), { ...flat, a: 100, maxStep: 1.5 });
+    expect(r.newValues.F).toBe(6.5);
+    expect(update([float], p, result(3, 7, 0), { ...flat, a: 100 }).newValues.F).toBe(3); // default max_step 2
+  });
+
+  it("clips θ to bounds", () => {
+    const edge = { ...float, value: 9.9 };
+    const p = perturb([edge], flat, 1, scripted(0.1));
+    expect(update([edge], p, result(7, 3, 0), { ...flat, a: 100 }).newValues.F).toBe(10);
+  });
+
+  it("moves θ toward the winning side", () => {
+    const down = perturb([float], flat, 1, scripted(0.9)); // s = −1: plus is below θ
+    expect(update([float], down, result(6, 4, 0), { ...flat, a: 0.001 }).newValues.F).toBeLessThan(5);
+    expect(update([float], down, result(4, 6, 0), { ...flat, a: 0.001 }).newValues.F).toBeGreaterThan(5);
+  });
+
+  it("matches a hand-computed example", () => {
+    // k = 2, c = 2, gamma = 1 → c_k = 1; a = 0.12, A = default 10 (max_iterations 100), alpha = 1 → a_k = 0.01.
+    const config: SpsaMathConfig = { a: 0.12, c: 2, alpha: 1, gamma: 1, maxIterations: 100, eloCap: 200 };
+    const params: SpsaParam[] = [
+      { name: "X", value: 10, min: 0, max: 20, step: 2, type: "int" },
+      { name: "Y", value: 3.6, min: 0, max: 5, step: 0.2, type: "int" },
+      { name: "Z", value: 0.5, min: 0, max: 1, step: 0.1, type: "float" },
+    ];
+    // Draws: X sign 0.3 → +1, u 0.25; Y sign 0.7 → −1, u 0.5; Z sign 0.1 → +1.
+    const p = perturb(params, config, 2, scripted(0.3, 0.25, 0.7, 0.5, 0.1));
+    expect(p.ck).toBe(1);
+    expect(p.ak).toBeCloseTo(0.01, 15);
+    expect(p.signs).toEqual({ X: 1, Y: -1, Z: 1 });
+    expect(p.delta.X).toBe(2); // c_k · step
+    expect(p.delta.Y).toBe(0.5); // c_k · step = 0.2, raised to 0.5
+    expect(p.delta.Z).toBeCloseTo(0.1, 15);
+    // X: 12 + .25 → 12, 8 + .25 → 8. Y: 3.1 + .5 → 3, 4.1 + .5 → 4. Z: 0.6, 0.4.
+    expect(p.plus).toEqual({ X: 12, Y: 3, Z: expect.closeTo(0.6, 15) });
+    expect(p.minus).toEqual({ X: 8, Y: 4, Z: expect.closeTo(0.4, 15) });
+
+    // +6 −2 =2: score 0.7, Elo = −400·log10(3/7) = 147.1907.
+    const r = update(params, p, result(6, 2, 2), config);
+    expect(r.score).toBeCloseTo(0.7, 15);
+    expect(r.elo).toBeCloseTo(147.1907, 4);
+    // g = Elo·s / (2·δ/step): X δ/step = 1, Y δ/step = 2.5, Z δ/step = 1.
+    expect(r.gradient.X).toBeCloseTo(73.5954, 4);
+    expect(r.gradient.Y).toBeCloseTo(-29.4381, 4);
+    expect(r.gradient.Z).toBeCloseTo(73.5954, 4);
+    // θ + a_k·g·step: 10 + 1.4719, 3.6 − 0.058876, 0.5 + 0.0735954.
+    expect(r.newValues.X).toBeCloseTo(11.47191, 5);
+    expect(r.newValues.Y).toBeCloseTo(3.541124, 6);
+    expect(r.newValues.Z).toBeCloseTo(0.5735954, 7);
+  });
+});
+
+describe("deriveFromEnd", () => {
+  it("gives c_N = c_end and a_N / c_N² = r_end at the last iteration", () => {
+    const end = { cEnd: 1.5, rEnd: 0.002, N: 400, A: 40, alpha: 0.602, gamma: 0.101 };
+    const { c, a } = deriveFromEnd(end);
+    const g = gains({ a, c, A: end.A, alpha: end.alpha, gamma: end.gamma, maxIterations: end.N }, end.N);
+    expect(g.ck).toBeCloseTo(1.5, 12);
+    expect(g.ak / g.ck ** 2).toBeCloseTo(0.002, 12);
+  });
+});

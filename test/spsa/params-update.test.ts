@@ -1,0 +1,85 @@
+import { parse } from "smol-toml";
+import { describe, expect, it } from "vitest";
+import { formatTomlNumber, updateParamValues } from "../../src/config/params-update.js";
+import { InputError } from "../../src/errors.js";
+
+const TEXT = `# Tunables of minnow.
+# value is θ; the master rewrites it.
+
+[LMR_BASE]   # a float
+type = "float"
+value = 0.75 # tuned 2024
+min = 0.25
+max = 1.5
+step = 0.1
+
+["KNIGHT_VALUE_MG"]
+constant = "KNIGHT_VALUE"
+index = 0
+  value   =   320
+min = 250   # keep above a bishop
+max = 400
+step = 8
+
+[NO_VALUE_SEEN_YET]
+min = 0
+max = 10
+value = -3
+step = 1
+`;
+
+describe("updateParamValues", () => {
+  it("rewrites only the value of each table and keeps every other byte", () => {
+    const out = updateParamValues(TEXT, { LMR_BASE: 0.8123456789, KNIGHT_VALUE_MG: 321.5, NO_VALUE_SEEN_YET: 4 }, "params.toml");
+    const expected = TEXT.replace("value = 0.75 # tuned", "value = 0.812346 # tuned")
+      .replace("value   =   320\n", "value   =   321.5\n")
+      .replace("value = -3\n", "value = 4\n");
+    expect(out).toBe(expected);
+    const doc = parse(out) as Record<string, Record<string, unknown>>;
+    expect(doc.LMR_BASE?.value).toBeCloseTo(0.812346, 9);
+    expect(doc.KNIGHT_VALUE_MG?.value).toBe(321.5);
+    expect(doc.NO_VALUE_SEEN_YET?.value).toBe(4);
+    expect(doc.KNIGHT_VALUE_MG?.min).toBe(250);
+  });
+
+  it("leaves tables without a new value alone and keeps CRLF line endings", () => {
+    const crlf = TEXT.replace(/\n/g, "\r\n");
+    const out = updateParamValues(crlf, { KNIGHT_VALUE_MG: 300 }, "params.toml");
+    expect(out).toBe(crlf.replace("value   =   320\r\n", "value   =   300\r\n"));
+    expect((parse(out) as Record<string, Record<string, unknown>>).LMR_BASE?.value).toBe(0.75);
+  });
+
+  it("does not touch a value key of another table or a nested key", () => {
+    const text = `[A]\nvalue = 1\n[A.meta]\nvalue = 9\n[B]\nvalue = 2\n`;
+    // [A.meta] is a different table: its value stays 9.
+    expect(updateParamValues(text, { A: 5, B: 6 }, "p.toml")).toBe(`[A]\nvalue = 5\n[A.meta]\nvalue = 9\n[B]\nvalue = 6\n`);
+    expect(() => updateParamValues(`[A]\n[A.meta]\nvalue = 9\n`, { A: 5 }, "p.toml")).toThrow(/has no `value/);
+    expect(() => updateParamValues(`[A]\n[[A]]\nvalue = 9\n`, { A: 5 }, "p.toml")).toThrow(/has no `value/);
+  });
+
+  it("throws when a table or its value key is missing", () => {
+    expect(() => updateParamValues(TEXT, { NOPE: 1 }, "params.toml")).toThrow(new InputError("params.toml: [NOPE]", "table not found"));
+    expect(() => updateParamValues("[X]\nmin = 1\n", { X: 1 }, "params.toml")).toThrow(/params\.toml: \[X\]: has no `value = …` line/);
+  });
+});
+
+describe("formatTomlNumber", () => {
+  it.each([
+    [3, "3"],
+    [-5, "-5"],
+    [0.1 + 0.2, "0.3"],
+    [1e-7, "0"],
+    [-1e-9, "0"],
+    [11.4719066, "11.471907"],
+    [2.5, "2.5"],
+    [123456.123456789, "123456.123457"],
+  ])("%s → %s, parsed back by TOML", (value, text) => {
+    expect(formatTomlNumber(value, "w")).toBe(text);
+    expect((parse(`v = ${text}`) as { v: number }).v).toBeCloseTo(value, 6);
+  });
+
+  it("refuses NaN and infinities", () => {
+    expect(() => formatTomlNumber(Number.NaN, "params.toml: [X].value")).toThrow(InputError);
+    expect(() => formatTomlNumber(Infinity, "w")).toThrow(InputError);
+  });
+});

@@ -1,5 +1,8 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
+import { loadParams } from "../../src/config/params.js";
 import { formatTomlNumber, updateParamValues } from "../../src/config/params-update.js";
 import { InputError } from "../../src/errors.js";
 
@@ -81,5 +84,20 @@ describe("formatTomlNumber", () => {
   it("refuses NaN and infinities", () => {
     expect(() => formatTomlNumber(Number.NaN, "params.toml: [X].value")).toThrow(InputError);
     expect(() => formatTomlNumber(Infinity, "w")).toThrow(InputError);
+  });
+});
+
+describe("the repository's params.toml", () => {
+  const file = join(import.meta.dirname, "..", "..", "params.toml");
+
+  it.skipIf(!existsSync(file))("takes new values for every parameter and changes nothing else", () => {
+    const text = readFileSync(file, "utf8");
+    const params = loadParams(file);
+    const values = Object.fromEntries(params.map((p) => [p.name, p.value + 0.5]));
+    const out = updateParamValues(text, values, file);
+    const doc = parse(out) as Record<string, Record<string, unknown>>;
+    for (const p of params) expect(doc[p.name]?.value).toBeCloseTo(p.value + 0.5, 9);
+    const withoutValues = (t: string) => t.split("\n").filter((line) => !/^\s*value\s*=/.test(line));
+    expect(withoutValues(out)).toEqual(withoutValues(text));
   });
 });

@@ -1,12 +1,130 @@
-import { Command } from "commander";
+import { basename } from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import type { EngineSpec, SprtBounds } from "../play/index.js";
+import { parseTimeControl } from "../play/time-control.js";
 import { runCommand } from "./run.js";
+import { abortOnSignals } from "./spsa.js";
 import { packageVersion } from "./version.js";
+
+interface MatchFlags {
+  games: number;
+  concurrency?: number;
+  timelow?: number;
+  timehigh?: number;
+  tc?: string;
+  nodes?: number;
+  depth?: number;
+  book?: string;
+  bookPlies?: number;
+  bookOrder: "random" | "sequential";
+  pgn?: string;
+  sprt?: string[];
+  seed?: string;
+  margin?: number;
+  optionA: string[];
+  optionB: string[];
+}
 
 export function buildCompeteProgram(): Command {
   const program = new Command("compete")
-    .description("Play engine matches, or work for an SPSA run with --spsa")
-    .version(packageVersion());
+    .description("Play an engine match in game pairs (same opening, colours swapped)")
+    .version(packageVersion())
+    .argument("<engineA>", "engine A: PATH or PATH:Name=Value,Name=Value (UCI options)")
+    .argument("<engineB>", "engine B, as engine A")
+    .requiredOption("-g, --games <n>", "games to play (even)", parseNumber)
+    .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseNumber)
+    .option("--timelow <s>", "lowest time per move in seconds; each pair draws one in [timelow, timehigh] (default 0.05)", parseNumber)
+    .option("--timehigh <s>", "highest time per move in seconds (default max(timelow, 0.2))", parseNumber)
+    .option("--tc <tc>", "clock instead of time per move: SECONDS[+INC] or MOVES/SECONDS[+INC], e.g. 10+0.1, 40/60+0.5")
+    .option("--nodes <n>", "search a fixed number of nodes per move", parseNumber)
+    .option("--depth <n>", "search to a fixed depth per move", parseNumber)
+    .option("--book <file>", "opening book, EPD or PGN (default: the book shipped in books/)")
+    .option("--book-plies <n>", "PGN books: play at most this many plies of each game", parseNumber)
+    .option("--book-order <order>", "random or sequential", "random")
+    .option("--pgn <file>", "write the games to this PGN file")
+    .option("--sprt <bounds...>", "stop when decided: elo0 elo1 alpha beta, e.g. --sprt 0 5 0.05 0.05")
+    .option("--seed <seed>", "seed for openings and times (same seed, same schedule)")
+    .option("--margin <ms>", "a move may exceed its time by this much before it loses on time", parseNumber, 50)
+    .option("--option-a <name=value>", "UCI option for engine A (repeatable)", collect, [])
+    .option("--option-b <name=value>", "UCI option for engine B (repeatable)", collect, [])
+    .showHelpAfterError()
+    .exitOverride()
+    .action(async (engineA: string, engineB: string, flags: MatchFlags) => {
+      const { matchCommand } = await import("../commands/match.js");
+      const [a, b] = engineSpecs(engineA, engineB, flags.optionA, flags.optionB);
+      if (flags.bookOrder !== "random" && flags.bookOrder !== "sequential") {
+        throw new InvalidArgumentError(`--book-order must be random or sequential, got "${flags.bookOrder}"`);
+      }
+      await matchCommand({
+        engineA: a,
+        engineB: b,
+        games: flags.games,
+        concurrency: flags.concurrency,
+        timelow: flags.timelow,
+        timehigh: flags.timehigh,
+        tc: flags.tc === undefined ? undefined : parseTimeControl(flags.tc),
+        nodes: flags.nodes,
+        depth: flags.depth,
+        book: flags.book,
+        bookPlies: flags.bookPlies,
+        bookOrder: flags.bookOrder,
+        pgn: flags.pgn,
+        sprt: flags.sprt === undefined ? undefined : parseSprt(flags.sprt),
+        seed: flags.seed,
+        timeMarginMs: flags.margin,
+        signal: abortOnSignals().signal,
+      });
+    });
   return program;
+}
+
+function parseNumber(text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value)) throw new InvalidArgumentError(`expected a number, got "${text}"`);
+  return value;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parseSprt(values: string[]): SprtBounds {
+  const numbers = values.map(parseNumber);
+  const [elo0, elo1, alpha, beta] = numbers;
+  if (numbers.length !== 4 || elo0 === undefined || elo1 === undefined || alpha === undefined || beta === undefined) {
+    throw new InvalidArgumentError("--sprt takes four numbers: elo0 elo1 alpha beta");
+  }
+  if (!(elo1 > elo0) || !(alpha > 0 && alpha < 1) || !(beta > 0 && beta < 1)) {
+    throw new InvalidArgumentError("--sprt needs elo1 > elo0 and 0 < alpha, beta < 1");
+  }
+  return { elo0, elo1, alpha, beta };
+}
+
+function parseOption(text: string): [string, string] {
+  const at = text.indexOf("=");
+  if (at < 1) throw new InvalidArgumentError(`UCI options are NAME=VALUE, got "${text}"`);
+  return [text.slice(0, at).trim(), text.slice(at + 1).trim()];
+}
+
+/**
+ * `PATH` or `PATH:Hash=16,Threads=1`, plus repeated --option-a/--option-b. Names are the
+ * file names; when both are the same, " (A)" and " (B)" tell them apart.
+ */
+export function engineSpecs(textA: string, textB: string, optionsA: string[] = [], optionsB: string[] = []): [EngineSpec, EngineSpec] {
+  const parse = (text: string, extra: string[]): EngineSpec => {
+    const colon = text.indexOf(":");
+    const hasOptions = colon > 0 && text.slice(colon + 1).includes("=");
+    const path = hasOptions ? text.slice(0, colon) : text;
+    const inline = hasOptions ? text.slice(colon + 1).split(",") : [];
+    return { name: basename(path), path, options: Object.fromEntries([...inline, ...extra].map(parseOption)) };
+  };
+  const a = parse(textA, optionsA);
+  const b = parse(textB, optionsB);
+  if (a.name === b.name) {
+    a.name += " (A)";
+    b.name += " (B)";
+  }
+  return [a, b];
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -1,0 +1,123 @@
+import { createWriteStream } from "node:fs";
+import { cpus } from "node:os";
+import { InputError } from "../errors.js";
+import { StatusLine } from "../master/terminal.js";
+import {
+  createRunner,
+  defaultBookPath,
+  formatPgn,
+  loadBook,
+  MatchTally,
+  pickOpening,
+  seededRng,
+  sequentialOpenings,
+  uniform,
+  type AdjudicationRules,
+  type EngineSpec,
+  type PairResult,
+  type SearchLimits,
+  type SprtBounds,
+  type TimeControl,
+} from "../play/index.js";
+
+export interface MatchOptions {
+  engineA: EngineSpec;
+  engineB: EngineSpec;
+  /** Games to play (even: games come in pairs). */
+  games: number;
+  /** Games at once; default: number of cores. */
+  concurrency?: number;
+  /** Seconds per move, drawn uniformly per pair in [timelow, timehigh] (default 0.05–0.2) unless tc/nodes/depth is given. */
+  timelow?: number;
+  timehigh?: number;
+  tc?: TimeControl;
+  nodes?: number;
+  depth?: number;
+  /** EPD or PGN book; default: the book shipped in books/. */
+  book?: string;
+  bookPlies?: number;
+  bookOrder?: "random" | "sequential";
+  pgn?: string;
+  sprt?: SprtBounds;
+  seed?: string;
+  timeMarginMs?: number;
+  adjudication?: AdjudicationRules;
+  signal?: AbortSignal;
+  /** Where the summary goes (default stdout). */
+  print?: (text: string) => void;
+  status?: StatusLine;
+}
+
+export interface MatchReport {
+  tally: MatchTally;
+  /** True when SPRT decided (or the signal fired) before all games were played. */
+  stoppedEarly: boolean;
+}
+
+/** `compete A B`: a match in game pairs, with a live status line and a final summary. */
+export async function matchCommand(options: MatchOptions): Promise<MatchReport> {
+  const { games, engineA, engineB } = options;
+  if (!Number.isInteger(games) || games < 2 || games % 2 !== 0) {
+    throw new InputError("-g/--games", `must be an even number >= 2 (games come in pairs), got ${games}`);
+  }
+  const concurrency = options.concurrency ?? cpus().length;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError("-c/--concurrency", `must be >= 1, got ${concurrency}`);
+  const limitsFor = limitsChooser(options);
+  const book = loadBook(options.book ?? defaultBookPath(), { plies: options.bookPlies });
+  const rng = seededRng(options.seed ?? String(Date.now()));
+  const nextOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : () => pickOpening(book, rng);
+  const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const status = options.status ?? new StatusLine(process.stderr, 10_000);
+  const pgn = options.pgn === undefined ? undefined : createWriteStream(options.pgn);
+
+  const tally = new MatchTally([engineA.name, engineB.name]);
+  const runner = createRunner({
+    concurrency,
+    timeMarginMs: options.timeMarginMs,
+    adjudication: options.adjudication,
+    san: pgn !== undefined,
+  });
+  const started = new Date();
+  const record = (pair: PairResult, index: number) => {
+    tally.add(pair);
+    pair.games.forEach((game, g) => pgn?.write(formatPgn(game, { event: "compete match", round: 2 * index + g + 1, date: started })));
+    status.update(tally.status(games, options.sprt));
+  };
+  const decided = () => options.signal?.aborted === true || (options.sprt !== undefined && tally.sprt(options.sprt).decision !== undefined);
+
+  // ceil(c/2) pairs in flight keep c games running without queueing games nobody may need after an SPRT stop.
+  const inFlight = new Set<Promise<void>>();
+  let submitted = 0;
+  try {
+    while (submitted < games / 2 && !decided()) {
+      const index = submitted++;
+      const job = { first: engineA, second: engineB, opening: nextOpening(), limits: limitsFor(rng) };
+      const task = runner.playPair(job).then((pair) => record(pair, index));
+      const tracked = task.finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+      if (inFlight.size >= Math.ceil(concurrency / 2)) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    status.done();
+    await runner.close();
+    if (pgn) await new Promise((resolve) => pgn.end(resolve));
+  }
+  print(tally.summary(options.sprt));
+  return { tally, stoppedEarly: tally.games < games };
+}
+
+/** The search limits of each pair: a fixed tc/nodes/depth, or a movetime drawn per pair. */
+function limitsChooser(options: MatchOptions): (rng: ReturnType<typeof seededRng>) => SearchLimits {
+  const given: SearchLimits[] = [];
+  if (options.tc) given.push({ tc: options.tc });
+  if (options.nodes !== undefined) given.push({ nodes: options.nodes });
+  if (options.depth !== undefined) given.push({ depth: options.depth });
+  if (given.length > 1) throw new InputError("--tc/--nodes/--depth", "give at most one of them");
+  const limits = given[0];
+  if (limits) return () => limits;
+  const low = options.timelow ?? 0.05;
+  const high = options.timehigh ?? Math.max(low, 0.2);
+  if (!(low > 0) || !(high >= low)) throw new InputError("--timelow/--timehigh", `need 0 < timelow <= timehigh, got ${low} and ${high}`);
+  return (rng) => ({ movetimeMs: Math.round(uniform(rng, low, high) * 1000) });
+}

@@ -1,0 +1,135 @@
+import { readFileSync } from "node:fs";
+import { extname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Chess, validateFen } from "chess.js";
+import { InputError } from "../errors.js";
+import type { Rng } from "./rng.js";
+import { Position } from "./position.js";
+
+/** A start position for a game pair. */
+export interface Opening {
+  fen: string;
+  /** From an EPD `id` opcode or PGN `Opening`/`Variation` tags. */
+  name?: string;
+}
+
+export interface BookOptions {
+  /** PGN books: play at most this many plies of each game (default: all of them). */
+  plies?: number;
+}
+
+/** The book shipped with the project (`books/openings.epd`). */
+export function defaultBookPath(): string {
+  return fileURLToPath(new URL("../../books/openings.epd", import.meta.url));
+}
+
+/**
+ * Loads an EPD or PGN book (by extension; `.pgn` is PGN, anything else EPD). Throws
+ * InputError naming the file and line of a bad position or game, or an empty book.
+ */
+export function loadBook(file: string, options: BookOptions = {}): Opening[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new InputError(file, `cannot read the book: ${(error as Error).message}`);
+  }
+  const openings = extname(file).toLowerCase() === ".pgn" ? parsePgnBook(text, file, options.plies) : parseEpdBook(text, file);
+  if (openings.length === 0) throw new InputError(file, "the book has no openings");
+  return openings;
+}
+
+/**
+ * EPD: four FEN fields, then either the two move counters or opcodes (`hmvc 0; fmvn 1;
+ * id "name";`), or nothing. Blank lines and `#` comments are skipped.
+ */
+export function parseEpdBook(text: string, file: string): Opening[] {
+  const openings: Opening[] = [];
+  text.split("\n").forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) return;
+    const where = `${file}:${index + 1}`;
+    const fields = line.split(/\s+/);
+    if (fields.length < 4) throw new InputError(where, `bad EPD: expected at least 4 FEN fields in "${line}"`);
+    const rest = fields.slice(4).join(" ");
+    let halfMoves = "0";
+    let fullMoves = "1";
+    let name: string | undefined;
+    const counters = /^(\d+)\s+(\d+)(?:\s|;|$)/.exec(rest);
+    if (counters) {
+      halfMoves = counters[1]!;
+      fullMoves = counters[2]!;
+    }
+    for (const [, opcode, operand] of rest.matchAll(/(\w+)\s+("[^"]*"|[^;]*);/g)) {
+      const value = operand!.trim().replace(/^"|"$/g, "");
+      if (opcode === "hmvc") halfMoves = value;
+      else if (opcode === "fmvn") fullMoves = value;
+      else if (opcode === "id") name = value;
+    }
+    const fen = `${fields.slice(0, 4).join(" ")} ${halfMoves} ${fullMoves}`;
+    checkPlayable(fen, where);
+    openings.push(name === undefined ? { fen } : { fen, name });
+  });
+  return openings;
+}
+
+function checkPlayable(fen: string, where: string): void {
+  const check = validateFen(fen);
+  if (!check.ok) throw new InputError(where, `bad FEN "${fen}": ${check.error}`);
+  if (new Position(fen).end()) throw new InputError(where, `the game is already over in "${fen}"`);
+}
+
+/** PGN: the position after the first `plies` plies (default all) of each game. */
+export function parsePgnBook(text: string, file: string, plies?: number): Opening[] {
+  return splitPgnGames(text).map(({ text: game, line }) => {
+    const where = `${file}:${line}`;
+    const chess = new Chess();
+    try {
+      chess.loadPgn(game);
+    } catch (error) {
+      throw new InputError(where, `bad PGN game: ${(error as Error).message}`);
+    }
+    const played = chess.history().length;
+    if (plies !== undefined) for (let undo = played - plies; undo > 0; undo--) chess.undo();
+    const fen = chess.fen();
+    checkPlayable(fen, where);
+    const headers = chess.getHeaders();
+    const name = [headers.Opening, headers.Variation].filter((part) => part && part !== "?").join(", ") || headers.ECO;
+    return name ? { fen, name } : { fen };
+  });
+}
+
+/** Splits a PGN file into games, each with the line it starts on (1-based). */
+export function splitPgnGames(text: string): { text: string; line: number }[] {
+  const games: { text: string; line: number }[] = [];
+  let current: string[] = [];
+  let startLine = 0;
+  let inMoves = false;
+  const flush = () => {
+    if (startLine !== 0) games.push({ text: current.join("\n"), line: startLine });
+    current = [];
+    startLine = 0;
+    inMoves = false;
+  };
+  text.split("\n").forEach((line, index) => {
+    const isTag = line.startsWith("[");
+    const blank = line.trim() === "";
+    if (isTag && inMoves) flush();
+    if (!blank && startLine === 0) startLine = index + 1;
+    if (!blank && !isTag) inMoves = true;
+    current.push(line);
+  });
+  flush();
+  return games;
+}
+
+/** Picks a random opening. */
+export function pickOpening(book: readonly Opening[], rng: Rng): Opening {
+  return book[Math.floor(rng.next() * book.length)]!;
+}
+
+/** Openings in book order from `start`, wrapping around: for `--book-order sequential`. */
+export function sequentialOpenings(book: readonly Opening[], start = 0): () => Opening {
+  let next = start;
+  return () => book[next++ % book.length]!;
+}

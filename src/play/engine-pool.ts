@@ -1,0 +1,78 @@
+import { EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
+
+/** Engines with the same binary, arguments and options are interchangeable. */
+function specKey(spec: EngineSpec): string {
+  return JSON.stringify([spec.path, spec.args ?? [], Object.entries(spec.options ?? {}).sort()]);
+}
+
+/**
+ * Idle engine processes by spec, reused across games and batches: a process is started
+ * only when no idle one fits, and one that crashed or was killed is dropped on release,
+ * so the next game starts a fresh one.
+ */
+export class EnginePool {
+  private readonly idle = new Map<string, EngineProcess[]>();
+  private readonly busy = new Set<EngineProcess>();
+
+  constructor(private readonly timeouts: EngineTimeouts) {}
+
+  /** An engine ready for a new game (`ucinewgame` answered); throws EngineError if it cannot be had. */
+  async acquire(spec: EngineSpec): Promise<EngineProcess> {
+    const idle = this.idle.get(specKey(spec));
+    let engine = idle?.pop();
+    if (engine) {
+      try {
+        this.busy.add(engine);
+        await engine.newGame();
+        return engine;
+      } catch {
+        this.busy.delete(engine);
+        engine.kill(); // unresponsive between games: replace it
+      }
+    }
+    engine = await EngineProcess.start(spec, this.timeouts);
+    this.busy.add(engine);
+    try {
+      await engine.newGame();
+    } catch (error) {
+      this.busy.delete(engine);
+      engine.kill();
+      throw error;
+    }
+    return engine;
+  }
+
+  release(engine: EngineProcess): void {
+    this.busy.delete(engine);
+    if (!engine.alive) return;
+    const key = specKey(engine.spec);
+    const list = this.idle.get(key) ?? [];
+    list.push(engine);
+    this.idle.set(key, list);
+  }
+
+  /** Quits idle engines whose binary is not in `keepPaths` (an SPSA iteration is over). */
+  async retire(keepPaths: readonly string[]): Promise<void> {
+    const quitting: Promise<void>[] = [];
+    for (const [key, list] of this.idle) {
+      const kept = list.filter((engine) => keepPaths.includes(engine.spec.path));
+      for (const engine of list) if (!kept.includes(engine)) quitting.push(engine.quit());
+      if (kept.length === 0) this.idle.delete(key);
+      else this.idle.set(key, kept);
+    }
+    await Promise.all(quitting);
+  }
+
+  /** Quits every idle engine and kills busy ones (their games are abandoned). */
+  async close(): Promise<void> {
+    for (const engine of this.busy) engine.kill();
+    await this.retire([]);
+  }
+
+  /** Engine processes alive now, idle or busy. */
+  get size(): number {
+    let idle = 0;
+    for (const list of this.idle.values()) idle += list.length;
+    return idle + this.busy.size;
+  }
+}

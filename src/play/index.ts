@@ -1,0 +1,14 @@
+/** The built-in UCI game runner: engines, games, openings, match statistics. See README.md. */
+export { createRunner, pairResult, viewOf } from "./runner.js";
+export type { GameJob, PairJob, PairResult, Runner, RunnerOptions, SideView } from "./runner.js";
+export type { EngineSpec, EngineTimeouts } from "./engine-process.js";
+export { DEFAULT_ENGINE_TIMEOUTS } from "./engine-process.js";
+export type { FaultKind, GameResult, GameScore, PlayedMove } from "./game.js";
+export { DEFAULT_ADJUDICATION, type AdjudicationRules } from "./adjudication.js";
+export { defaultBookPath, loadBook, pickOpening, sequentialOpenings, type BookOptions, type Opening } from "./book.js";
+export { START_FEN } from "./position.js";
+export { parseTimeControl, describeLimits, type SearchLimits, type TimeControl } from "./time-control.js";
+export { seededRng, uniform, type Rng } from "./rng.js";
+export * from "./stats.js";
+export { MatchTally, type FaultCounts } from "./match-tally.js";
+export { formatPgn, type PgnContext } from "./pgn.js";

@@ -1,0 +1,69 @@
+import type { GameResult } from "./game.js";
+import { START_FEN } from "./position.js";
+import { formatTimeControl } from "./time-control.js";
+import { formatScore } from "./uci-info.js";
+
+export interface PgnContext {
+  event: string;
+  round: number;
+  date: Date;
+}
+
+/** The PGN Termination tag: what kind of ending `reason` describes. */
+function termination(game: GameResult): string {
+  const faults = [game.faults.white, game.faults.black];
+  if (faults.includes("timeout")) return "time forfeit";
+  if (faults.includes("illegal") || faults.includes("garbage")) return "rules infraction";
+  if (faults.includes("crash") || faults.includes("startup")) return "abandoned";
+  return game.reason.startsWith("adjudication") ? "adjudication" : "normal";
+}
+
+const escape = (text: string) => text.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+
+/**
+ * One game as PGN. Each move has a comment with the mover's score and the time the
+ * runner measured (`{+0.31/12 0.051s}`); the final comment is the result's reason.
+ */
+export function formatPgn(game: GameResult, context: PgnContext): string {
+  const date = context.date.toISOString().slice(0, 10).replace(/-/g, ".");
+  const tags: [string, string][] = [
+    ["Event", context.event],
+    ["Site", "?"],
+    ["Date", date],
+    ["Round", String(context.round)],
+    ["White", game.white],
+    ["Black", game.black],
+    ["Result", game.result],
+  ];
+  if (game.opening.fen !== START_FEN) tags.push(["SetUp", "1"], ["FEN", game.opening.fen]);
+  if (game.opening.name) tags.push(["Opening", game.opening.name]);
+  if ("tc" in game.limits) tags.push(["TimeControl", formatTimeControl(game.limits.tc)]);
+  tags.push(["PlyCount", String(game.plies)], ["Termination", termination(game)]);
+
+  const [, side, , , , fullMove] = game.opening.fen.split(" ");
+  let moveNumber = Number(fullMove ?? 1);
+  let black = side === "b";
+  const tokens: string[] = [];
+  game.moves.forEach((move, index) => {
+    if (!black) tokens.push(`${moveNumber}.`);
+    else if (index === 0) tokens.push(`${moveNumber}...`);
+    const score = move.score === undefined ? "" : `${formatScore(move.score)}${move.depth === undefined ? "" : `/${move.depth}`} `;
+    tokens.push(move.san ?? move.uci, `{${score}${(move.elapsedMs / 1000).toFixed(3)}s}`);
+    if (black) moveNumber++;
+    black = !black;
+  });
+  tokens.push(`{${game.reason}}`, game.result);
+
+  const lines: string[] = [];
+  let line = "";
+  for (const token of tokens) {
+    if (line !== "" && line.length + token.length + 1 > 79) {
+      lines.push(line);
+      line = token;
+    } else {
+      line = line === "" ? token : `${line} ${token}`;
+    }
+  }
+  lines.push(line);
+  return `${tags.map(([name, value]) => `[${name} "${escape(value)}"]`).join("\n")}\n\n${lines.join("\n")}\n\n`;
+}

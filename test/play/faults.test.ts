@@ -1,0 +1,69 @@
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { createRunner, START_FEN, type EngineSpec, type GameResult } from "../../src/play/index.js";
+
+const fixture = (name: string): EngineSpec => ({
+  name,
+  path: fileURLToPath(new URL(`../fixtures/engines/${name}.mjs`, import.meta.url)),
+});
+const good = fixture("random-mover");
+const opening = { fen: START_FEN };
+const limits = { movetimeMs: 20 };
+
+/** Plays the misbehaving engine as white, then a normal game with the same runner. */
+async function misbehave(name: string, options: Parameters<typeof createRunner>[0] = {}): Promise<[GameResult, GameResult]> {
+  const runner = createRunner({ concurrency: 1, stopGraceMs: 300, timeMarginMs: 300, timeouts: { uciMs: 2000 }, ...options });
+  try {
+    const bad = await runner.playGame({ white: fixture(name), black: good, opening, limits });
+    const next = await runner.playGame({ white: good, black: good, opening, limits });
+    return [bad, next];
+  } finally {
+    await runner.close();
+  }
+}
+
+describe("misbehaving engines", () => {
+  const runners: ReturnType<typeof createRunner>[] = [];
+  afterAll(async () => Promise.all(runners.map((r) => r.close())));
+
+  it.each([
+    ["crash", "crash", "white: engine crashed", 4],
+    ["hang", "timeout", "white: time forfeit (no bestmove after stop, engine killed)", 4],
+    ["illegal", "illegal", "white: illegal move a1a1", 4],
+    ["garbage", "garbage", 'white: unparsable move "banana"', 4],
+    ["no-uciok", "startup", "white: engine failed to start (no-uciok: no uciok within 2000 ms)", 0],
+    ["slow-start", "startup", "white: engine failed to start (slow-start: no uciok within 2000 ms)", 0],
+  ] as const)("%s: loses with fault %s, and the next game is played", async (name, kind, reason, plies) => {
+    const [bad, next] = await misbehave(name);
+    expect(bad).toMatchObject({ result: "0-1", reason, plies, faults: { white: kind, black: "none" } });
+    expect(next.faults).toEqual({ white: "none", black: "none" });
+    expect(next.plies).toBeGreaterThan(0);
+  });
+
+  it("a slow start is fine within the uci timeout", async () => {
+    const [game] = await misbehave("slow-start", { timeouts: { uciMs: 6000 } });
+    expect(game.faults).toEqual({ white: "none", black: "none" });
+  });
+
+  it("a search that ends only on stop is a time forfeit, and the engine is kept", async () => {
+    const runner = createRunner({ concurrency: 1, stopGraceMs: 1000, timeMarginMs: 300 });
+    runners.push(runner);
+    const game = await runner.playGame({ white: fixture("stall-until-stop"), black: good, opening, limits });
+    expect(game).toMatchObject({ result: "0-1", faults: { white: "timeout" } });
+    expect(game.reason).toMatch(/^white: time forfeit \(\d+ ms\)$/);
+    expect(runner.engineCount).toBe(2);
+  });
+
+  it("megabytes of info lines do not disturb the game", async () => {
+    const runner = createRunner({ concurrency: 1, timeMarginMs: 300 });
+    runners.push(runner);
+    const game = await runner.playGame({ white: fixture("flood"), black: good, opening, limits: { movetimeMs: 1000 } });
+    expect(game.faults).toEqual({ white: "none", black: "none" });
+    expect(game.plies).toBeGreaterThan(4);
+  });
+
+  it("a binary that does not exist loses at startup", async () => {
+    const [game] = await misbehave("does-not-exist");
+    expect(game).toMatchObject({ result: "0-1", plies: 0, faults: { white: "startup" } });
+  });
+});

@@ -357,6 +357,9 @@ impl Searcher {
             return self.qsearch(pos, alpha, beta, ply);
         }
         self.nodes += 1;
+        if ply > self.seldepth {
+            self.seldepth = ply;
+        }
         self.check_time();
         if self.stopped {
             return 0;

@@ -58,6 +58,8 @@ pub struct Searcher {
     stopped: bool,
     hist: Vec<u64>,
     root_best: Move,
+    /// false during the first iteration, so that some move is always searched
+    can_stop: bool,
     pub silent: bool,
 }
 
@@ -99,6 +101,7 @@ impl Searcher {
             stopped: false,
             hist: Vec::new(),
             root_best: Move::NONE,
+            can_stop: false,
             silent: false,
         };
         s.resize_tt(hash_mb);
@@ -106,7 +109,8 @@ impl Searcher {
     }
 
     pub fn resize_tt(&mut self, mb: usize) {
-        let entries = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<TTEntry>()).next_power_of_two() / 2;
+        let n = mb.max(1) * 1024 * 1024 / std::mem::size_of::<TTEntry>();
+        let entries = if n.is_power_of_two() { n } else { n.next_power_of_two() / 2 };
         self.tt = vec![TTEntry::default(); entries.max(1024)];
     }
 
@@ -150,7 +154,8 @@ impl Searcher {
     #[inline(always)]
     fn check_time(&mut self) {
         if self.nodes & 1023 == 0
-            && (self.stop.load(Ordering::Relaxed) || self.elapsed_ms() >= self.hard_ms || self.nodes >= self.node_limit)
+            && (self.stop.load(Ordering::Relaxed)
+                || (self.can_stop && (self.elapsed_ms() >= self.hard_ms || self.nodes >= self.node_limit)))
         {
             self.stopped = true;
         }
@@ -212,6 +217,7 @@ impl Searcher {
         }
 
         for depth in 1..=max_depth {
+            self.can_stop = depth > 1;
             self.root_best = Move::NONE;
             self.seldepth = 0;
             let s = self.aspiration(root, depth, score);

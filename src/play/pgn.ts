@@ -22,7 +22,8 @@ const escape = (text: string) => text.replace(/\\/g, "\\\\").replace(/"/g, '\\"'
 
 /**
  * One game as PGN. Each move has a comment with the mover's score and the time the
- * runner measured (`{+0.31/12 0.051s}`); the final comment is the result's reason.
+ * runner measured (`{+0.31/12 0.051s}`); the last one ends with the result's reason (one comment, as
+ * cutechess writes it: chess.js rejects two comments in a row).
  */
 export function formatPgn(game: GameResult, context: PgnContext): string {
   const date = context.date.toISOString().slice(0, 10).replace(/-/g, ".");
@@ -48,11 +49,13 @@ export function formatPgn(game: GameResult, context: PgnContext): string {
     if (!black) tokens.push(`${moveNumber}.`);
     else if (index === 0) tokens.push(`${moveNumber}...`);
     const score = move.score === undefined ? "" : `${formatScore(move.score)}${move.depth === undefined ? "" : `/${move.depth}`} `;
-    tokens.push(move.san ?? move.uci, `{${score}${(move.elapsedMs / 1000).toFixed(3)}s}`);
+    const last = index === game.moves.length - 1 ? `, ${game.reason}` : "";
+    tokens.push(move.san ?? move.uci, `{${score}${(move.elapsedMs / 1000).toFixed(3)}s${last}}`);
     if (black) moveNumber++;
     black = !black;
   });
-  tokens.push(`{${game.reason}}`, game.result);
+  if (game.moves.length === 0) tokens.push(`{${game.reason}}`);
+  tokens.push(game.result);
 
   const lines: string[] = [];
   let line = "";

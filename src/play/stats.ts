@@ -8,7 +8,7 @@ export type Pentanomial = [number, number, number, number, number];
 export function eloFromScore(score: number): number {
   if (score <= 0) return Number.NEGATIVE_INFINITY;
   if (score >= 1) return Number.POSITIVE_INFINITY;
-  return -400 * Math.log10(1 / score - 1);
+  return 400 * Math.log10(score / (1 - score));
 }
 
 export function scoreFromElo(elo: number): number {

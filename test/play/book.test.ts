@@ -1,0 +1,81 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { defaultBookPath, loadBook, pickOpening, seededRng, sequentialOpenings, START_FEN } from "../../src/play/index.js";
+import { InputError } from "../../src/errors.js";
+
+const books = (name: string) => fileURLToPath(new URL(`../fixtures/books/${name}`, import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), "book-test-"));
+const write = (name: string, text: string) => {
+  const file = join(scratch, name);
+  writeFileSync(file, text);
+  return file;
+};
+
+describe("opening books", () => {
+  it("reads EPD with opcodes (chess-compete)", () => {
+    const book = loadBook(books("chess-compete-openings-50.epd"));
+    expect(book).toHaveLength(50);
+    expect(book[0]).toEqual({ fen: "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R b KQkq - 1 5", name: "Sicilian Open" });
+  });
+
+  it("reads EPD with move counters (fastchess) and with neither (noob 3 moves)", () => {
+    const fastchess = loadBook(books("fastchess-openings.epd"));
+    expect(fastchess[0]).toEqual({ fen: "r1bqkb1r/pp3pp1/2nppn2/7p/3NP1PP/2N5/PPP2P2/R1BQKBR1 w Qkq - 0 9" });
+    const noob = loadBook(books("noob-3moves-100.epd"));
+    expect(noob).toHaveLength(100);
+    expect(noob[0]!.fen).toBe("rnbqkbnr/ppp2ppp/4p3/3p4/8/2N3PB/PPPPPP1P/R1BQK1NR w KQkq - 0 1");
+  });
+
+  it("reads PGN books: the position after the game, or after N plies", () => {
+    const full = loadBook(books("fastchess-openings.pgn"));
+    expect(full.length).toBeGreaterThan(1);
+    expect(full[0]).toEqual({ fen: "r1bqkb1r/ppp2pp1/5n1p/3P4/2P1p3/5N2/PPP2PPP/RNBQK2R w KQkq - 0 9", name: "C58" });
+    const short = loadBook(books("fastchess-openings.pgn"), { plies: 2 });
+    expect(short[0]!.fen).toBe("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+  });
+
+  it("reads a real match PGN with comments as a book", () => {
+    const book = loadBook(books("rusty-rival-match.pgn"), { plies: 16 });
+    expect(book.length).toBeGreaterThan(50);
+    expect(book[0]!.name).toBe("Caro-Kann, Advance Variation");
+  });
+
+  it("names the file and line of a bad FEN", () => {
+    const file = write("bad.epd", `${START_FEN}\n\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq -\n`);
+    expect(() => loadBook(file)).toThrow(InputError);
+    expect(() => loadBook(file)).toThrow(`${file}:3: bad FEN`);
+    const short = write("short.epd", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w\n");
+    expect(() => loadBook(short)).toThrow(`${short}:1: bad EPD`);
+  });
+
+  it("names the file and line of a bad PGN game", () => {
+    const file = write("bad.pgn", '[Event "a"]\n\n1. e4 e5 *\n\n[Event "b"]\n\n1. e4 e5 2. Ke3 *\n');
+    expect(() => loadBook(file)).toThrow(`${file}:5: bad PGN game`);
+  });
+
+  it("refuses an empty book, a missing file, and a position where the game is over", () => {
+    expect(() => loadBook(write("empty.epd", "\n# nothing\n"))).toThrow("the book has no openings");
+    expect(() => loadBook(join(scratch, "missing.epd"))).toThrow("cannot read the book");
+    const mate = write("mate.epd", "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq -\n");
+    expect(() => loadBook(mate)).toThrow(`${mate}:1: the game is already over`);
+  });
+
+  it("ships a default book of a few hundred named openings", () => {
+    const book = loadBook(defaultBookPath());
+    expect(book.length).toBeGreaterThanOrEqual(250);
+    expect(book.every((opening) => opening.name)).toBe(true);
+    expect(new Set(book.map((opening) => opening.fen)).size).toBe(book.length);
+  });
+
+  it("picks openings with a seeded RNG, or in order", () => {
+    const book = loadBook(books("fastchess-openings.epd"));
+    const draw = (seed: string) => Array.from({ length: 10 }, ((rng) => () => pickOpening(book, rng))(seededRng(seed)));
+    expect(draw("a")).toEqual(draw("a"));
+    expect(draw("a")).not.toEqual(draw("b"));
+    const next = sequentialOpenings(book.slice(0, 3));
+    expect([next(), next(), next(), next()]).toEqual([book[0], book[1], book[2], book[0]]);
+  });
+});

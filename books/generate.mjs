@@ -2,6 +2,7 @@
 // Builds openings.epd from openings.txt: plays each named line with chess.js (so every
 // move is checked) and writes the resulting position as EPD with move counters and an id.
 import { readFileSync, writeFileSync } from "node:fs";
+import { URL } from "node:url";
 import { Chess } from "chess.js";
 
 const here = (name) => new URL(name, import.meta.url);

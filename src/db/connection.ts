@@ -1,19 +1,20 @@
 import { fileURLToPath } from "node:url";
-import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { DatabaseError } from "../errors.js";
 import { embeddedServer, ensureEmbeddedServer } from "./embedded.js";
-import * as schema from "./schema.js";
-
-export type Db = PostgresJsDatabase<typeof schema>;
 
 export interface Database {
   url: string;
   /** True when the URL is the embedded server's (no DATABASE_URL, no [database].url). */
   embedded: boolean;
+  /**
+   * Queries are plain SQL through postgres.js (see src/db/batches.ts, src/master/run-store.ts);
+   * the drizzle schema defines the tables and generates the migrations. The client is not
+   * shared with a drizzle instance, which would replace postgres.js's JSON serializers.
+   */
   sql: postgres.Sql;
-  db: Db;
   close(): Promise<void>;
 }
 
@@ -42,7 +43,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   const { url, embedded } = await resolveDatabaseUrl(options);
   await applyMigrations(url);
   const sql = connect(url, options.max ?? 4);
-  return { url, embedded, sql, db: drizzle(sql, { schema }), close: () => sql.end({ timeout: 5 }) };
+  return { url, embedded, sql, close: () => sql.end({ timeout: 5 }) };
 }
 
 export function connect(url: string, max: number): postgres.Sql {

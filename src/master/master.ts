@@ -76,8 +76,8 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
     options.signal?.throwIfAborted();
     const latest = await withRetry(log, options.signal, () => latestIteration(database.sql, run.id));
     if (latest && latest.status !== "complete") {
-      await waitForGames(options, latest);
-      current = await finishIteration(options, run, current, latest);
+      const played = await waitForGames(options, latest);
+      current = await finishIteration(options, run, current, played);
       continue;
     }
     const k = (latest?.iterationNumber ?? 0) + 1;
@@ -126,7 +126,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
 }
 
 /** Waits until the workers have played the iteration's target, showing progress. */
-async function waitForGames(options: MasterOptions, iteration: IterationRow): Promise<void> {
+async function waitForGames(options: MasterOptions, iteration: IterationRow): Promise<IterationRow> {
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -166,6 +166,7 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
     status.done();
     await listener?.unlisten().catch(() => {});
   }
+  return row;
 }
 
 async function finishIteration(options: MasterOptions, run: RunRow, params: Param[], iteration: IterationRow): Promise<Param[]> {

@@ -1,0 +1,48 @@
+import { Command } from "commander";
+import { abortOnSignals, parseInteger } from "./spsa.js";
+import { packageVersion } from "./version.js";
+
+interface WorkerFlags {
+  spsa: true;
+  concurrency: number;
+  batchSize?: number;
+  name?: string;
+  config?: string;
+  book?: string;
+  games?: number;
+  idleExit?: number;
+  seed?: string;
+}
+
+/** `compete --spsa`: the SPSA worker. */
+export function buildWorkerProgram(): Command {
+  return new Command("compete")
+    .description("Work for SPSA runs: claim batches of games, play them, report the results")
+    .version(packageVersion())
+    .requiredOption("--spsa", "worker mode")
+    .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseInteger)
+    .option("--batch-size <n>", "games per claim, even (default: [games].batch_size of config.toml, else 8)", parseInteger)
+    .option("--name <name>", "worker name shown in spsa_worker (default: host-pid)")
+    .option("--config <file>", "config.toml for the database URL, book and leases (optional)")
+    .option("--book <file>", "opening book, EPD or PGN (default: config's, else the shipped book)")
+    .option("--games <n>", "stop after this many games", parseInteger)
+    .option("--idle-exit <seconds>", "stop after this long without work", parseInteger)
+    .option("--seed <seed>", "seed for openings and times")
+    .showHelpAfterError()
+    .exitOverride()
+    .action(async (flags: WorkerFlags) => {
+      const { workerCommand } = await import("../commands/worker.js");
+      const { availableParallelism } = await import("node:os");
+      await workerCommand({
+        config: flags.config,
+        concurrency: flags.concurrency ?? availableParallelism(),
+        batchSize: flags.batchSize,
+        name: flags.name,
+        book: flags.book,
+        games: flags.games,
+        idleExit: flags.idleExit,
+        seed: flags.seed,
+        signal: abortOnSignals().signal,
+      });
+    });
+}

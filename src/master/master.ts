@@ -12,6 +12,7 @@ import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
 import { createRng } from "../spsa/rng.js";
 import { perturb, update, type SpsaParams } from "../spsa/math.js";
+import { crashPoint } from "./crash-points.js";
 import { formatProgress } from "./progress.js";
 import {
   completeIteration,
@@ -94,15 +95,15 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
   const { config, database } = options;
   const perturbation = perturb(spsaParams(params), spsaConfig(config), k, createRng(`${run.seed}:${k}`));
   const started = Date.now();
-  const built = await withSpinner(
-    `iteration ${k}: building plus and minus engines`,
-    buildVariants({
-      build: config.build,
-      params,
-      values: { plus: perturbation.plus, minus: perturbation.minus },
-      destination: (variant, binary) => join(config.build.outputDir, run.name, String(k), variant, binary),
-    }),
-  );
+  const building = buildVariants({
+    build: config.build,
+    params,
+    values: { plus: perturbation.plus, minus: perturbation.minus },
+    destination: (variant, binary) => join(config.build.outputDir, run.name, String(k), variant, binary),
+  });
+  // Cargo is running 200 ms after the builds start (a rebuild takes longer than that).
+  const crashDuringBuild = setTimeout(() => crashPoint("build-started"), 200);
+  const built = await withSpinner(`iteration ${k}: building plus and minus engines`, building).finally(() => clearTimeout(crashDuringBuild));
   await withRetry(log, options.signal, async () => {
     await storeBinary(database.sql, built.plus.path);
     await storeBinary(database.sql, built.minus.path);
@@ -123,6 +124,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     minusValues: perturbation.minus,
     signs: perturbation.signs,
   }));
+  crashPoint("iteration-inserted");
 }
 
 /** Waits until the workers have played the iteration's target, showing progress. */
@@ -154,6 +156,7 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
         );
       }
       if (row.gamesPlayed >= row.targetGames) break;
+      if (row.gamesPlayed > 0) crashPoint("waiting");
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, config.database.pollIntervalMs);
         wake = () => {
@@ -187,6 +190,7 @@ async function finishIteration(options: MasterOptions, run: RunRow, params: Para
       finalIteration: k >= config.spsa.maxIterations,
     }),
   );
+  crashPoint("iteration-committed");
   log(`iteration ${k}: +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws}, Elo ${result.elo.toFixed(1)} (plus vs minus)`);
   const next = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));
   syncParamsFile(paramsFile, valuesOf(next), () => {});

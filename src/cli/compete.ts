@@ -27,7 +27,7 @@ interface MatchFlags {
 
 export function buildCompeteProgram(): Command {
   const program = new Command("compete")
-    .description("Play an engine match in game pairs (same opening, colours swapped)")
+    .description("Play an engine match in game pairs (same opening, colours swapped); `compete --spsa --help` for the SPSA worker")
     .version(packageVersion())
     .argument("<engineA>", "engine A: PATH or PATH:Name=Value,Name=Value (UCI options)")
     .argument("<engineB>", "engine B, as engine A")
@@ -127,8 +127,10 @@ export function engineSpecs(textA: string, textB: string, optionsA: string[] = [
   return [a, b];
 }
 
+/** `compete --spsa …` is the SPSA worker; anything else is a match. */
 export async function main(argv: string[]): Promise<void> {
   await runCommand(async () => {
-    await buildCompeteProgram().parseAsync(argv);
+    const program = argv.includes("--spsa") ? (await import("./compete-spsa.js")).buildWorkerProgram() : buildCompeteProgram();
+    await program.parseAsync(argv);
   });
 }

@@ -97,7 +97,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         claimedGames += batch.games;
         pendingGames += batch.games;
         showStatus(batch);
-        const play = playBatch(options, batch, rng, () => {
+        let unplayed = batch.games;
+        const play = playBatch(options, batch, rng, log, () => {
+          unplayed -= 2;
           pendingGames -= 2;
         })
           .then(async (tally) => {
@@ -105,7 +107,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
             noteOutcome(log, batch, tally, outcome, summary);
             showStatus(batch);
           })
+          .catch((error: unknown) => {
+            // Its lease is no longer extended, so the batch returns to the pool for another try.
+            log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
+          })
           .finally(() => {
+            pendingGames -= unplayed;
             inFlight.delete(batch.batchId);
             wake();
           });
@@ -135,12 +142,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   return summary;
 }
 
-async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, onPair: () => void): Promise<BatchTally> {
+async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, onPair: () => void): Promise<BatchTally> {
   const { database } = options;
-  const [plusPath, minusPath] = await Promise.all([
-    obtainBinary(database.sql, batch.plusEngineSha256, batch.plusEnginePath, options.cacheDir),
-    obtainBinary(database.sql, batch.minusEngineSha256, batch.minusEnginePath, options.cacheDir),
-  ]);
+  const [plusPath, minusPath] = await withRetry(log, options.signal, () =>
+    Promise.all([
+      obtainBinary(database.sql, batch.plusEngineSha256, batch.plusEnginePath, options.cacheDir),
+      obtainBinary(database.sql, batch.minusEngineSha256, batch.minusEnginePath, options.cacheDir),
+    ]),
+  );
   await options.player.retire([plusPath, minusPath]);
   const tally = emptyTally();
   const pairs = Array.from({ length: batch.games / 2 }, () => ({

@@ -13,21 +13,29 @@ export interface TuningSetup {
  * A config and a params file in a temp folder for a short real run of the sample engine:
  * builds go to the folder, the engine crate is the repository's.
  */
-export function tuningSetup(options: { iterations: number; games: number; batchSize: number; extraConfig?: string }): TuningSetup {
+export function tuningSetup(options: {
+  iterations: number;
+  games: number;
+  batchSize: number;
+  leaseSeconds?: number;
+  timelow?: number;
+  timehigh?: number;
+  extraConfig?: string;
+}): TuningSetup {
   const dir = mkdtempSync(join(tmpdir(), "spsa-run-"));
   const configFile = join(dir, "config.toml");
   const paramsFile = join(dir, "params.toml");
   copyFileSync(join(ROOT, "params.toml"), paramsFile);
   writeFileSync(configFile, `
 [time_control]
-timelow = 0.01
-timehigh = 0.03
+timelow = ${options.timelow ?? 0.01}
+timehigh = ${options.timehigh ?? 0.03}
 margin_ms = 100
 
 [games]
 games_per_iteration = ${options.games}
 batch_size = ${options.batchSize}
-lease_seconds = 30
+lease_seconds = ${options.leaseSeconds ?? 30}
 
 [spsa]
 max_iterations = ${options.iterations}

@@ -1,0 +1,56 @@
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spsa } from "../support/cli.js";
+import { expectExactCounts, iterationsOf, startMaster, startWorker, waitFor } from "../support/processes.js";
+import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
+
+describe("Postgres stopped and restarted in the middle of a run", () => {
+  let home: string;
+  let setup: TuningSetup;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    // Its own embedded server, since this test stops it.
+    home = mkdtempSync(join(tmpdir(), "spsa-restart-"));
+    chmodSync(home, 0o755);
+    env = { SPSA_HOME: home, DATABASE_URL: "" };
+    expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
+    setup = tuningSetup({ iterations: 2, games: 16, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
+  });
+  afterAll(async () => {
+    await spsa(["db", "stop"], { env });
+    rmSync(home, { recursive: true, force: true });
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it("master and workers reconnect, and every report is counted once", async () => {
+    const url = (await spsa(["db", "url"], { env })).stdout.trim();
+    const master = startMaster(setup, env, "outage", ["--seed", "o"]);
+    const workers = [startWorker(setup, env, "a"), startWorker(setup, env, "b")];
+    try {
+      const sql = postgres(url, { max: 1, onnotice: () => {} });
+      await waitFor(async () => {
+        const [row] = await sql<{ n: number }[]>`select coalesce(sum(games_played), 0)::int as n from spsa_iteration`.catch(() => [{ n: 0 }]);
+        return (row?.n ?? 0) > 0;
+      }, 120_000, "the first reported games");
+      await sql.end();
+      expect((await spsa(["db", "stop"], { env })).stdout).toContain("stopped");
+      await new Promise((resolve) => setTimeout(resolve, 3000)); // the outage: games keep being played meanwhile
+      expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
+      const result = await master;
+      expect(result.exitCode, result.all).toBe(0);
+      expect(result.all).toMatch(/database unavailable/);
+    } finally {
+      for (const worker of workers) worker.kill("SIGTERM");
+      await Promise.all(workers);
+    }
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    const rows = await iterationsOf(sql, "outage");
+    await sql.end();
+    expect(rows).toHaveLength(2);
+    expectExactCounts(rows, expect);
+  });
+});

@@ -1,0 +1,57 @@
+import { copyFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadParams } from "../../src/config/params.js";
+import { freshDatabase } from "../support/database.js";
+import { expectExactCounts, iterationsOf, replayTheta, startMaster, startWorker } from "../support/processes.js";
+import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
+
+const CRASH_POINTS = ["build-started", "iteration-inserted", "waiting", "iteration-committed"] as const;
+
+describe("the master killed with -9 at chosen points of its loop", () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let setup: TuningSetup;
+  let sql: postgres.Sql;
+  let initialParams: string;
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    setup = tuningSetup({ iterations: 3, games: 8, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
+    initialParams = join(setup.dir, "initial-params.toml");
+    copyFileSync(setup.paramsFile, initialParams);
+    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await sql.end();
+    await database.drop();
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it("continues after each kill, and θ follows the formulas as in an uninterrupted run", async () => {
+    const env = { DATABASE_URL: database.url };
+    const workers = [startWorker(setup, env, "a"), startWorker(setup, env, "b")];
+    try {
+      for (const point of CRASH_POINTS) {
+        const crashed = await startMaster(setup, { ...env, SPSA_CRASH_AT: point }, "restarts", ["--seed", "r"]);
+        expect(crashed.signal, `${point}: ${crashed.all}`).toBe("SIGKILL");
+      }
+      const finished = await startMaster(setup, env, "restarts", ["--seed", "r"]);
+      expect(finished.exitCode, finished.all).toBe(0);
+    } finally {
+      for (const worker of workers) worker.kill("SIGTERM");
+      await Promise.all(workers);
+    }
+
+    const rows = await iterationsOf(sql, "restarts");
+    expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3]);
+    expectExactCounts(rows, expect);
+    const final = replayTheta(setup, initialParams, "r", rows, expect);
+    const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
+    for (const [name, value] of Object.entries(final)) expect(written[name], name).toBeCloseTo(value, 5);
+    const [run] = await sql<{ current_parameters: Record<string, number>; status: string }[]>`
+      select current_parameters, status from spsa_run where name = 'restarts'`;
+    expect(run?.status).toBe("complete");
+    expect(run?.current_parameters).toEqual(final);
+  });
+});

@@ -1,0 +1,90 @@
+import { execa, type ResultPromise } from "execa";
+import postgres from "postgres";
+import { loadConfig } from "../../src/config/config.js";
+import { loadParams } from "../../src/config/params.js";
+import { perturb, update, type SpsaParam } from "../../src/spsa/math.js";
+import { createRng } from "../../src/spsa/rng.js";
+import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
+import type { TuningSetup } from "./tuning-setup.js";
+
+type Child = ResultPromise<{ reject: false; all: true }>;
+
+export function startMaster(setup: TuningSetup, env: Record<string, string>, runName: string, extra: string[] = []): Child {
+  return execa("node", [SPSA_BIN, "--config", setup.configFile, "master", "--params", setup.paramsFile, "--name", runName, ...extra], {
+    env,
+    cwd: ROOT,
+    reject: false,
+    all: true,
+  });
+}
+
+export function startWorker(setup: TuningSetup, env: Record<string, string>, name: string, extra: string[] = []): Child {
+  return execa("node", [COMPETE_BIN, "--spsa", "-c", "1", "--config", setup.configFile, "--name", name, ...extra], {
+    env,
+    cwd: ROOT,
+    reject: false,
+    all: true,
+  });
+}
+
+export interface IterationCheck {
+  iteration_number: number;
+  status: string;
+  target_games: number;
+  games_played: number;
+  games_claimed: number;
+  plus_wins: number;
+  minus_wins: number;
+  draws: number;
+  batch_games: number;
+  base_parameters: Record<string, number>;
+  perturbation_signs: Record<string, number>;
+}
+
+/** The run's iterations with the games of their accepted batches. */
+export async function iterationsOf(sql: postgres.Sql, runName: string): Promise<IterationCheck[]> {
+  return sql<IterationCheck[]>`
+    select i.iteration_number, i.status, i.target_games, i.games_played, i.games_claimed, i.plus_wins, i.minus_wins, i.draws,
+      i.base_parameters, i.perturbation_signs,
+      (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done') as batch_games
+    from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName} order by i.iteration_number`;
+}
+
+/** Every iteration complete with exactly its target, each game counted once. */
+export function expectExactCounts(rows: IterationCheck[], expect: (value: unknown, message?: string) => { toBe(v: unknown): void }): void {
+  for (const row of rows) {
+    const label = `iteration ${row.iteration_number}`;
+    expect(row.status, label).toBe("complete");
+    expect(row.games_played, label).toBe(row.target_games);
+    expect(row.batch_games, label).toBe(row.target_games);
+    expect(row.plus_wins + row.minus_wins + row.draws, label).toBe(row.games_played);
+  }
+}
+
+/**
+ * Replays the SPSA formulas on the recorded results from the initial params: the θ of
+ * every iteration, its signs and the final params.toml must be what an uninterrupted run
+ * with the same game results gives. Returns the final θ.
+ */
+export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed: string, rows: IterationCheck[], expect: (value: unknown, message?: string) => { toEqual(v: unknown): void }): Record<string, number> {
+  const config = loadConfig(setup.configFile);
+  let params: SpsaParam[] = loadParams(initialParamsFile).map(({ name, value, min, max, step, type }) => ({ name, value, min, max, step, type }));
+  for (const row of rows) {
+    const k = row.iteration_number;
+    expect(row.base_parameters, `θ of iteration ${k}`).toEqual(Object.fromEntries(params.map((p) => [p.name, p.value])));
+    const perturbation = perturb(params, config.spsa, k, createRng(`${seed}:${k}`));
+    expect(row.perturbation_signs, `signs of iteration ${k}`).toEqual(perturbation.signs);
+    const result = update(params, perturbation, { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws }, config.spsa);
+    params = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));
+  }
+  return Object.fromEntries(params.map((p) => [p.name, p.value]));
+}
+
+/** Waits (polling the database, bounded) until `predicate` holds. */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

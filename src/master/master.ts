@@ -147,7 +147,7 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
         return readIteration(database.sql, iteration.id);
       });
       status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
-      if (!warnedFaults && row.gamesPlayed >= 8 && row.faults > row.gamesPlayed / 4) {
+      if (!warnedFaults && row.gamesPlayed >= 4 && row.faults > row.gamesPlayed / 4) {
         warnedFaults = true;
         status.done();
         log(

@@ -1,0 +1,74 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sha256OfFile } from "../../src/build/binary-store.js";
+import { loadConfig } from "../../src/config/config.js";
+import { loadParams } from "../../src/config/params.js";
+import { applyMigrations } from "../../src/db/connection.js";
+import { insertIteration, openRun } from "../../src/master/run-store.js";
+import { ROOT } from "../support/cli.js";
+import { freshDatabase } from "../support/database.js";
+import { startMaster, startWorker } from "../support/processes.js";
+import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
+
+const fixture = (path: string) => join(ROOT, "test", "fixtures", path);
+const BROKEN = [
+  { kind: "crashes at start", path: fixture("broken/crash-at-start.sh"), column: "plus_crashes" },
+  { kind: "hangs", path: fixture("engines/hang.mjs"), column: "plus_time_losses" },
+  { kind: "plays illegal moves", path: fixture("broken/illegal-always.sh"), column: "plus_illegal_moves" },
+] as const;
+
+describe("broken plus engines inside a tuning run", () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let setup: TuningSetup;
+  let sql: postgres.Sql;
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    await applyMigrations(database.url);
+    setup = tuningSetup({ iterations: 1, games: 4, batchSize: 2, timelow: 0.02, timehigh: 0.03 });
+    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await sql.end();
+    await database.drop();
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it.each(BROKEN)("a plus engine that $kind shows as faults in the row and in both logs", async ({ kind, path, column }) => {
+    // An iteration as the master would have inserted it, but with a broken plus binary.
+    const name = `broken-${column}`;
+    const values = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
+    const { run } = await openRun(sql, { name, fresh: false, config: loadConfig(setup.configFile), values });
+    const minus = fixture("engines/random-mover.mjs");
+    await insertIteration(sql, {
+      runId: run.id,
+      iterationNumber: 1,
+      plus: { path, sha256: sha256OfFile(path) },
+      minus: { path: minus, sha256: sha256OfFile(minus) },
+      timelowMs: 20,
+      timehighMs: 30,
+      targetGames: 4,
+      ck: 1,
+      ak: 0.1,
+      base: values,
+      plusValues: values,
+      minusValues: values,
+      signs: Object.fromEntries(Object.keys(values).map((k) => [k, 1])),
+    });
+
+    const env = { DATABASE_URL: database.url };
+    const worker = startWorker(setup, env, `w-${column}`, ["--games", "4"]);
+    const master = await startMaster(setup, env, name);
+    const workerResult = await worker;
+    expect(master.exitCode, master.all).toBe(0);
+    expect(master.all, kind).toMatch(/warning: iteration 1 has \d+ engine faults in 4 games/);
+    expect(workerResult.all, kind).toMatch(/engine faults \(plus: /);
+    const [row] = await sql<{ faults: number; minus_wins: number; games_played: number }[]>`
+      select ${sql(column)} as faults, minus_wins, games_played from spsa_iteration where run_id = ${run.id}`;
+    expect(row?.games_played).toBe(4);
+    expect(row?.faults, kind).toBeGreaterThan(0);
+    expect(row?.minus_wins, kind).toBeGreaterThanOrEqual(row?.faults ?? 0);
+  });
+});

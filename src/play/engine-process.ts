@@ -24,13 +24,15 @@ export interface EngineTimeouts {
 export const DEFAULT_ENGINE_TIMEOUTS: EngineTimeouts = { uciMs: 10_000, readyMs: 10_000, quitMs: 1_000 };
 
 export type SearchOutcome =
-  | { kind: "bestmove"; move: string | undefined; elapsedMs: number; info: SearchInfo }
+  /** `stopped`: the answer came only after the stall timeout sent `stop`. */
+  | { kind: "bestmove"; move: string | undefined; elapsedMs: number; info: SearchInfo; stopped: boolean }
   | { kind: "crash"; elapsedMs: number }
   /** No `bestmove` after the stall timeout, nor within the grace period after `stop`. */
   | { kind: "hang"; elapsedMs: number };
 
 interface Search {
   started: number;
+  stopped: boolean;
   lastInfo: string | undefined;
   resolve: (outcome: SearchOutcome) => void;
 }
@@ -39,6 +41,12 @@ interface Waiter {
   done: (line: string) => boolean;
   resolve: () => void;
   reject: (error: Error) => void;
+}
+
+interface PipeHandle {
+  reading: boolean;
+  readStart(): number;
+  readStop(): number;
 }
 
 /** A line longer than this without a newline is garbage; dropping it bounds memory. */
@@ -64,8 +72,8 @@ export class EngineProcess {
     private readonly timeouts: EngineTimeouts,
   ) {
     this.child = spawn(spec.path, spec.args ?? [], { stdio: ["pipe", "pipe", "ignore"] }) as unknown as ChildProcessWithoutNullStreams;
-    this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (chunk: string) => this.onData(chunk, performance.now()));
+    // latin1 skips the UTF-8 decoder: UCI is ASCII, and a stray byte can only garble text we ignore.
+    this.child.stdout.on("data", (chunk: Buffer) => this.onData(chunk.toString("latin1"), performance.now()));
     this.child.stdin.on("error", () => {}); // EPIPE after a crash: the close handler reports it
     this.closed = new Promise((resolve) => {
       const onGone = () => {
@@ -107,27 +115,50 @@ export class EngineProcess {
    * Sends `position` and `go`, then waits for `bestmove`. After `stallMs` without it the
    * engine gets `stop`, and after `graceMs` more the search counts as hung.
    */
-  go(position: string, go: string, stallMs: number, graceMs: number): Promise<SearchOutcome> {
+  go(position: string, go: string, stallMs: number, graceMs: number, quietMs = 0): Promise<SearchOutcome> {
     return new Promise((resolve) => {
       if (this.exited) return resolve({ kind: "crash", elapsedMs: 0 });
       let timer: NodeJS.Timeout | undefined;
+      let quiet: NodeJS.Timeout | undefined;
       const search: Search = {
         started: 0,
+        stopped: false,
         lastInfo: undefined,
         resolve: (outcome) => {
           clearTimeout(timer);
+          clearTimeout(quiet);
+          this.setReading(true);
           this.search = undefined;
           resolve(outcome);
         },
       };
       this.search = search;
       timer = setTimeout(() => {
+        search.stopped = true;
+        this.setReading(true);
         this.write("stop");
         timer = setTimeout(() => search.resolve({ kind: "hang", elapsedMs: performance.now() - search.started }), graceMs);
       }, stallMs);
       search.started = performance.now();
       this.write(`${position}\n${go}`);
+      if (quietMs > 0 && this.setReading(false)) quiet = setTimeout(() => this.setReading(true), quietMs);
     });
+  }
+
+  /**
+   * Stops or restarts reading the engine's output pipe. Every wakeup costs CPU (about
+   * 0.06-0.09 ms on a busy VM) and a searching engine flushes each `info` line on its own,
+   * so with `go movetime` the runner reads nothing for the first part of the search, then
+   * gets the early lines in one read. Uses the pipe handle's readStop/readStart (what Node
+   * itself does under backpressure); without them, reading simply never stops.
+   */
+  private setReading(on: boolean): boolean {
+    const handle = (this.child.stdout as unknown as { _handle?: PipeHandle })._handle;
+    if (typeof handle?.readStop !== "function" || typeof handle.readStart !== "function" || handle.reading !== !on) return false;
+    handle.reading = on;
+    if (on) handle.readStart();
+    else handle.readStop();
+    return true;
   }
 
   /** `quit`, then a kill if the engine has not exited within the quit timeout. */
@@ -192,7 +223,7 @@ export class EngineProcess {
     if (search) {
       if (line.startsWith("bestmove")) {
         const info = search.lastInfo === undefined ? {} : parseInfo(search.lastInfo);
-        search.resolve({ kind: "bestmove", move: line.trim().split(/\s+/)[1], elapsedMs: now - search.started, info });
+        search.resolve({ kind: "bestmove", move: line.trim().split(/\s+/)[1], elapsedMs: now - search.started, info, stopped: search.stopped });
       } else if (isScoredInfo(line)) {
         search.lastInfo = line;
       }

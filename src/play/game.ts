@@ -33,6 +33,8 @@ export interface GameResult {
   plies: number;
   faults: { white: FaultKind; black: FaultKind };
   moves: PlayedMove[];
+  /** The search that lost on time: measured, and what the engine itself reported (tells engine overshoot from runner delay). */
+  timeForfeit?: { elapsedMs: number; engineTimeMs?: number };
 }
 
 export interface GameOptions {
@@ -88,6 +90,7 @@ export async function playGame(
   const adjudicator = new Adjudicator(options.adjudication);
   const moves: PlayedMove[] = [];
   const faults: GameResult["faults"] = { white: "none", black: "none" };
+  let timeForfeit: GameResult["timeForfeit"];
   const base = opening.fen === START_FEN ? "position startpos" : `position fen ${opening.fen}`;
   let moveList = ""; // " e2e4 e7e5 ...", appended to once per ply
 
@@ -101,6 +104,7 @@ export async function playGame(
     plies: moves.length,
     faults,
     moves,
+    ...(timeForfeit && { timeForfeit }),
   });
   const fault = (side: Side, kind: FaultKind, detail: string): GameResult => {
     faults[COLORS[side]] = kind;
@@ -123,22 +127,26 @@ export async function playGame(
       go = "nodes" in limits ? `go nodes ${limits.nodes}` : `go depth ${(limits as { depth: number }).depth}`;
     }
     const stallMs = Number.isFinite(allowedMs) ? allowedMs + options.stallMs : options.untimedStallMs;
-    const outcome = await engine.go(moveList === "" ? base : `${base} moves${moveList}`, go, stallMs, options.stopGraceMs);
+    // With a fixed movetime nothing is due before half of it: the output can wait (see EngineProcess.go).
+    const quietMs = "movetimeMs" in limits ? limits.movetimeMs / 2 : 0;
+    const outcome = await engine.go(moveList === "" ? base : `${base} moves${moveList}`, go, stallMs, options.stopGraceMs, quietMs);
 
     if (outcome.kind === "crash") return fault(side, "crash", "engine crashed");
     if (outcome.kind === "hang") {
       engine.kill();
       return fault(side, "timeout", "time forfeit (no bestmove after stop, engine killed)");
     }
+    const { score, depth, timeMs } = outcome.info;
     const uci = outcome.move;
     if (uci === undefined || !UCI_MOVE.test(uci)) return fault(side, "garbage", `unparsable move "${uci ?? ""}"`);
-    if (outcome.elapsedMs > allowedMs || (clock && !clock.charge(side, outcome.elapsedMs))) {
-      return fault(side, "timeout", `time forfeit (${Math.round(outcome.elapsedMs)} ms)`);
+    if (outcome.stopped || outcome.elapsedMs > allowedMs || (clock && !clock.charge(side, outcome.elapsedMs))) {
+      const own = timeMs === undefined ? "" : `, engine reported ${timeMs} ms`;
+      timeForfeit = { elapsedMs: outcome.elapsedMs, engineTimeMs: timeMs };
+      return fault(side, "timeout", `time forfeit (${Math.round(outcome.elapsedMs)} ms${own})`);
     }
     const san = position.play(uci, options.san);
     if (san === undefined) return fault(side, "illegal", `illegal move ${uci}`);
 
-    const { score, depth, timeMs } = outcome.info;
     moves.push({ uci, elapsedMs: outcome.elapsedMs, ...(options.san && { san }), score, depth, engineTimeMs: timeMs });
     moveList += ` ${uci}`;
     end = position.end() ?? adjudicator.afterMove(side, position.fullMoveNumber - side, score);

@@ -15,7 +15,8 @@ export const MATE_SCORE = 100_000;
  */
 export function parseInfo(line: string): SearchInfo {
   const info: SearchInfo = {};
-  const tokens = line.split(" ");
+  const pv = line.indexOf(" pv ");
+  const tokens = (pv === -1 ? line : line.slice(0, pv)).split(" "); // the pv is the long part and never needed
   for (let i = 1; i < tokens.length - 1; i++) {
     const token = tokens[i];
     if (token === "score") {
@@ -33,8 +34,8 @@ export function parseInfo(line: string): SearchInfo {
       const value = Number(tokens[i + 1]);
       if (Number.isFinite(value)) info.depth = value;
       i++;
-    } else if (token === "pv" || token === "string") {
-      break; // everything after is moves or free text
+    } else if (token === "string") {
+      break; // free text
     }
   }
   return info;

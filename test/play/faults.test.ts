@@ -8,11 +8,13 @@ const fixture = (name: string): EngineSpec => ({
 });
 const good = fixture("random-mover");
 const opening = { fen: START_FEN };
-const limits = { movetimeMs: 20 };
+// Fixed nodes: the fake engines answer at once, and no game here can be lost on time by a
+// busy machine; a search without bestmove is stopped after `untimedStallMs`.
+const limits = { nodes: 1 };
 
 /** Plays the misbehaving engine as white, then a normal game with the same runner. */
 async function misbehave(name: string, options: Parameters<typeof createRunner>[0] = {}): Promise<[GameResult, GameResult]> {
-  const runner = createRunner({ concurrency: 1, stopGraceMs: 300, timeMarginMs: 300, timeouts: { uciMs: 2000 }, ...options });
+  const runner = createRunner({ concurrency: 1, untimedStallMs: 1000, stopGraceMs: 300, timeouts: { uciMs: 2000 }, ...options });
   try {
     const bad = await runner.playGame({ white: fixture(name), black: good, opening, limits });
     const next = await runner.playGame({ white: good, black: good, opening, limits });
@@ -46,18 +48,18 @@ describe("misbehaving engines", () => {
   });
 
   it("a search that ends only on stop is a time forfeit, and the engine is kept", async () => {
-    const runner = createRunner({ concurrency: 1, stopGraceMs: 1000, timeMarginMs: 300 });
+    const runner = createRunner({ concurrency: 1, untimedStallMs: 500, stopGraceMs: 2000 });
     runners.push(runner);
     const game = await runner.playGame({ white: fixture("stall-until-stop"), black: good, opening, limits });
     expect(game).toMatchObject({ result: "0-1", faults: { white: "timeout" } });
-    expect(game.reason).toMatch(/^white: time forfeit \(\d+ ms\)$/);
+    expect(game.reason).toMatch(/^white: time forfeit \(\d+ ms, engine reported 1 ms\)$/);
     expect(runner.engineCount).toBe(2);
   });
 
   it("megabytes of info lines do not disturb the game", async () => {
-    const runner = createRunner({ concurrency: 1, timeMarginMs: 300 });
+    const runner = createRunner({ concurrency: 1 });
     runners.push(runner);
-    const game = await runner.playGame({ white: fixture("flood"), black: good, opening, limits: { movetimeMs: 1000 } });
+    const game = await runner.playGame({ white: fixture("flood"), black: good, opening, limits });
     expect(game.faults).toEqual({ white: "none", black: "none" });
     expect(game.plies).toBeGreaterThan(4);
   });

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Runner overhead benchmark (not a test): stockfish vs stockfish at -c 2 in three modes.
+// Prints runner CPU per ply, per-move latency (runner-measured minus engine-reported
+// time), games per minute and forfeits. Needs `npm run build` first.
+//   node bench/runner-bench.mjs [--games 40] [--modes movetime,tc,nodes] [--engine /usr/games/stockfish]
+import { parseArgs } from "node:util";
+import { performance } from "node:perf_hooks";
+import { createRunner, defaultBookPath, loadBook, pickOpening, seededRng } from "../dist/play/index.js";
+
+const { values } = parseArgs({
+  options: {
+    games: { type: "string", default: "40" },
+    modes: { type: "string", default: "movetime,tc,nodes" },
+    engine: { type: "string", default: "/usr/games/stockfish" },
+    concurrency: { type: "string", default: "2" },
+    margin: { type: "string", default: "50" },
+  },
+});
+const MODES = {
+  movetime: { label: "movetime 50 ms", limits: { movetimeMs: 50 } },
+  tc: { label: "tc 1+0.01", limits: { tc: { baseMs: 1000, incMs: 10 } } },
+  nodes: { label: "nodes 2000", limits: { nodes: 2000 } },
+};
+const book = loadBook(defaultBookPath());
+const engine = (name) => ({ name, path: values.engine, options: { Hash: 16, Threads: 1 } });
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+for (const mode of values.modes.split(",")) {
+  const { label, limits } = MODES[mode];
+  const runner = createRunner({ concurrency: Number(values.concurrency), timeMarginMs: Number(values.margin) });
+  const rng = seededRng(`bench-${mode}`);
+  const pairs = Number(values.games) / 2;
+  const pair = () => runner.playPair({ first: engine("sf-a"), second: engine("sf-b"), opening: pickOpening(book, rng), limits });
+  // One pair first, not counted: it starts the four processes (kept for the rest) and warms up the JIT.
+  await pair();
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const results = await Promise.all(Array.from({ length: pairs }, pair));
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  await runner.close();
+
+  const games = results.flatMap((pair) => pair.games);
+  const plies = games.reduce((sum, game) => sum + game.plies, 0);
+  const latencies = games
+    .flatMap((game) => game.moves)
+    .filter((move) => move.engineTimeMs !== undefined)
+    .map((move) => move.elapsedMs - move.engineTimeMs)
+    .sort((a, b) => a - b);
+  const faults = games.flatMap((game) => [game.faults.white, game.faults.black]).filter((kind) => kind !== "none");
+  const ms = (value) => value.toFixed(2);
+  console.log(
+    [
+      `${label}: ${games.length} games, ${plies} plies, ${ms(wallMs / 1000)} s`,
+      `  runner CPU per ply: ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)} ms (user ${(cpu.user / 1000 / plies).toFixed(3)}, system ${(cpu.system / 1000 / plies).toFixed(3)})`,
+      `  latency (measured - engine time): median ${ms(percentile(latencies, 50))} ms, p90 ${ms(percentile(latencies, 90))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms`,
+      `  games/min: ${((games.length / wallMs) * 60_000).toFixed(1)}`,
+      `  forfeits: ${faults.length}${faults.length ? ` (${faults.join(", ")}; ${games.filter((g) => g.faults.white !== "none" || g.faults.black !== "none").map((g) => g.reason).join("; ")})` : ""}`,
+    ].join("\n"),
+  );
+}

@@ -83,7 +83,12 @@ export interface SprtState {
 export function sprt(pairs: Pentanomial, bounds: SprtBounds): SprtState {
   const lower = Math.log(bounds.beta / (1 - bounds.alpha));
   const upper = Math.log((1 - bounds.beta) / bounds.alpha);
-  const { n, mean, variance } = moments(pairs, PAIR_SCORES);
+  // fishtest's regularisation: a tiny count in every bucket, so that a run of identical
+  // pairs (zero variance) still gives a finite, decisive LLR.
+  const { n, mean, variance } = moments(
+    pairs.map((count) => Math.max(count, 1e-3)),
+    PAIR_SCORES,
+  );
   const s0 = scoreFromElo(bounds.elo0);
   const s1 = scoreFromElo(bounds.elo1);
   const llr = variance > 0 ? (n * (s1 - s0) * (2 * mean - s0 - s1)) / (2 * variance) : 0;

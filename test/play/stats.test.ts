@@ -49,6 +49,9 @@ describe("stats", () => {
     const even = sprt([2, 5, 10, 5, 2], bounds);
     expect(even.decision).toBeUndefined();
     expect(even.llr).toBeLessThan(0); // a 50 % score is closer to elo0 than to elo1
-    expect(sprt([0, 0, 10, 0, 0], bounds).llr).toBe(0);
+    // identical pairs have no variance; regularised, they still decide
+    expect(sprt([0, 0, 0, 0, 10], bounds).decision).toBe("H1");
+    expect(sprt([0, 0, 30, 0, 0], bounds).decision).toBe("H0");
+    expect(sprt([0, 0, 0, 0, 0], bounds).decision).toBeUndefined();
   });
 });

@@ -3,6 +3,9 @@
 // Prints runner CPU per ply, per-move latency (runner-measured minus engine-reported
 // time), games per minute and forfeits. Needs `npm run build` first.
 //   node bench/runner-bench.mjs [--games 40] [--modes movetime,tc,nodes] [--engine /usr/games/stockfish]
+// `--floor` also measures what a bare pipe reader pays per `go` (no runner at all): on a
+// VM every wakeup costs CPU, and an engine flushes each `info` line on its own.
+import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { createRunner, defaultBookPath, loadBook, pickOpening, seededRng } from "../dist/play/index.js";
@@ -14,6 +17,7 @@ const { values } = parseArgs({
     engine: { type: "string", default: "/usr/games/stockfish" },
     concurrency: { type: "string", default: "2" },
     margin: { type: "string", default: "50" },
+    floor: { type: "boolean", default: false },
   },
 });
 const MODES = {
@@ -23,6 +27,25 @@ const MODES = {
 };
 const book = loadBook(defaultBookPath());
 const engine = (name) => ({ name, path: values.engine, options: { Hash: 16, Threads: 1 } });
+
+const GO = { movetime: "go movetime 50", tc: "go wtime 1000 btime 1000 winc 10 binc 10", nodes: "go nodes 2000" };
+
+/** CPU per `go` of the least any runner must do: write the command, read the pipe until `bestmove`. */
+async function floor(mode, searches = 100) {
+  const child = spawn(values.engine, [], { stdio: ["pipe", "pipe", "ignore"] });
+  let done;
+  child.stdout.on("data", (chunk) => {
+    const text = chunk.toString("latin1");
+    if (text.includes("bestmove") || text.includes("readyok")) done();
+  });
+  const send = (command) => new Promise((resolve) => ((done = resolve), child.stdin.write(`${command}\n`)));
+  await send("uci\nisready");
+  const before = process.cpuUsage();
+  for (let i = 0; i < searches; i++) await send(`position startpos moves e2e4 e7e5 g1f3 b8c6\n${GO[mode]}`);
+  const cpu = process.cpuUsage(before);
+  child.kill();
+  return (cpu.user + cpu.system) / 1000 / searches;
+}
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
@@ -56,6 +79,7 @@ for (const mode of values.modes.split(",")) {
       `  runner CPU per ply: ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)} ms (user ${(cpu.user / 1000 / plies).toFixed(3)}, system ${(cpu.system / 1000 / plies).toFixed(3)})`,
       `  latency (measured - engine time): median ${ms(percentile(latencies, 50))} ms, p90 ${ms(percentile(latencies, 90))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms`,
       `  games/min: ${((games.length / wallMs) * 60_000).toFixed(1)}`,
+      ...(values.floor ? [`  bare pipe reader, CPU per go: ${(await floor(mode)).toFixed(3)} ms`] : []),
       `  forfeits: ${faults.length}${faults.length ? ` (${faults.join(", ")}; ${games.filter((g) => g.faults.white !== "none" || g.faults.black !== "none").map((g) => g.reason).join("; ")})` : ""}`,
     ].join("\n"),
   );

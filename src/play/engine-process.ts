@@ -43,12 +43,6 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-interface PipeHandle {
-  reading: boolean;
-  readStart(): number;
-  readStop(): number;
-}
-
 /** A line longer than this without a newline is garbage; dropping it bounds memory. */
 const MAX_PARTIAL_LINE = 1 << 20;
 
@@ -115,19 +109,16 @@ export class EngineProcess {
    * Sends `position` and `go`, then waits for `bestmove`. After `stallMs` without it the
    * engine gets `stop`, and after `graceMs` more the search counts as hung.
    */
-  go(position: string, go: string, stallMs: number, graceMs: number, quietMs = 0): Promise<SearchOutcome> {
+  go(position: string, go: string, stallMs: number, graceMs: number): Promise<SearchOutcome> {
     return new Promise((resolve) => {
       if (this.exited) return resolve({ kind: "crash", elapsedMs: 0 });
       let timer: NodeJS.Timeout | undefined;
-      let quiet: NodeJS.Timeout | undefined;
       const search: Search = {
         started: 0,
         stopped: false,
         lastInfo: undefined,
         resolve: (outcome) => {
           clearTimeout(timer);
-          clearTimeout(quiet);
-          this.setReading(true);
           this.search = undefined;
           resolve(outcome);
         },
@@ -135,30 +126,12 @@ export class EngineProcess {
       this.search = search;
       timer = setTimeout(() => {
         search.stopped = true;
-        this.setReading(true);
         this.write("stop");
         timer = setTimeout(() => search.resolve({ kind: "hang", elapsedMs: performance.now() - search.started }), graceMs);
       }, stallMs);
       search.started = performance.now();
       this.write(`${position}\n${go}`);
-      if (quietMs > 0 && this.setReading(false)) quiet = setTimeout(() => this.setReading(true), quietMs);
     });
-  }
-
-  /**
-   * Stops or restarts reading the engine's output pipe. Every wakeup costs CPU (about
-   * 0.06-0.09 ms on a busy VM) and a searching engine flushes each `info` line on its own,
-   * so with `go movetime` the runner reads nothing for the first part of the search, then
-   * gets the early lines in one read. Uses the pipe handle's readStop/readStart (what Node
-   * itself does under backpressure); without them, reading simply never stops.
-   */
-  private setReading(on: boolean): boolean {
-    const handle = (this.child.stdout as unknown as { _handle?: PipeHandle })._handle;
-    if (typeof handle?.readStop !== "function" || typeof handle.readStart !== "function" || handle.reading !== !on) return false;
-    handle.reading = on;
-    if (on) handle.readStart();
-    else handle.readStop();
-    return true;
   }
 
   /** `quit`, then a kill if the engine has not exited within the quit timeout. */

@@ -127,9 +127,7 @@ export async function playGame(
       go = "nodes" in limits ? `go nodes ${limits.nodes}` : `go depth ${(limits as { depth: number }).depth}`;
     }
     const stallMs = Number.isFinite(allowedMs) ? allowedMs + options.stallMs : options.untimedStallMs;
-    // With a fixed movetime nothing is due before half of it: the output can wait (see EngineProcess.go).
-    const quietMs = "movetimeMs" in limits ? limits.movetimeMs / 2 : 0;
-    const outcome = await engine.go(moveList === "" ? base : `${base} moves${moveList}`, go, stallMs, options.stopGraceMs, quietMs);
+    const outcome = await engine.go(moveList === "" ? base : `${base} moves${moveList}`, go, stallMs, options.stopGraceMs);
 
     if (outcome.kind === "crash") return fault(side, "crash", "engine crashed");
     if (outcome.kind === "hang") {

@@ -7,7 +7,7 @@
 //   3. games per hour of that run against `compete` match mode playing the same number of
 //      games with the same binaries, time per move and concurrency.
 //   node bench/tuning-bench.mjs [--iterations 4] [--games 32] [--timelow 0.02] [--timehigh 0.05]
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,7 +72,8 @@ writeFileSync(configFile, `[time_control]\ntimelow = ${values.timelow}\ntimehigh
 const name = `bench-${Date.now()}`;
 const started = performance.now();
 const worker = spawn("node", [join(root, "bin/compete.js"), "--spsa", "-c", "2", "--config", configFile, "--name", `${name}-worker`], { stdio: "ignore" });
-const masterLog = execFileSync("node", [join(root, "bin/spsa.js"), "--config", configFile, "master", "--params", paramsFile, "--name", name], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+// The master logs to stderr.
+const masterLog = spawnSync("node", [join(root, "bin/spsa.js"), "--config", configFile, "master", "--params", paramsFile, "--name", name], { encoding: "utf8" }).stderr;
 const runSeconds = (performance.now() - started) / 1000;
 worker.kill("SIGTERM");
 const rows = await database.sql`

@@ -58,8 +58,6 @@ export class EngineProcess {
   private waiter: Waiter | undefined;
   private exited = false;
   private readonly closed: Promise<void>;
-  /** The name the engine gave in `id name`. */
-  idName: string | undefined;
 
   private constructor(
     readonly spec: EngineSpec,
@@ -70,12 +68,12 @@ export class EngineProcess {
     this.child.stdout.on("data", (chunk: Buffer) => this.onData(chunk.toString("latin1"), performance.now()));
     this.child.stdin.on("error", () => {}); // EPIPE after a crash: the close handler reports it
     this.closed = new Promise((resolve) => {
-      const onGone = () => {
-        if (!this.exited) this.onExit();
+      const onGone = (error?: unknown) => {
+        if (!this.exited) this.onExit(error instanceof Error ? error.message : "the engine exited");
         resolve();
       };
-      this.child.once("close", onGone);
-      this.child.once("error", onGone);
+      this.child.once("close", () => onGone());
+      this.child.once("error", onGone); // e.g. spawn ENOENT: the message says why
     });
   }
 
@@ -83,10 +81,7 @@ export class EngineProcess {
   static async start(spec: EngineSpec, timeouts: EngineTimeouts = DEFAULT_ENGINE_TIMEOUTS): Promise<EngineProcess> {
     const engine = new EngineProcess(spec, timeouts);
     try {
-      await engine.request("uci", (line) => {
-        if (line.startsWith("id name ")) engine.idName = line.slice(8).trim();
-        return line.trim() === "uciok";
-      }, timeouts.uciMs, "uciok");
+      await engine.request("uci", (line) => line.trim() === "uciok", timeouts.uciMs, "uciok");
       const options = Object.entries(spec.options ?? {}).map(([name, value]) => `setoption name ${name} value ${value}`);
       await engine.request([...options, "isready"].join("\n"), (line) => line.trim() === "readyok", timeouts.readyMs, "readyok");
     } catch (error) {
@@ -205,9 +200,9 @@ export class EngineProcess {
     }
   }
 
-  private onExit(): void {
+  private onExit(why: string): void {
     this.exited = true;
     this.search?.resolve({ kind: "crash", elapsedMs: performance.now() - this.search.started });
-    this.waiter?.reject(new EngineError(`${this.spec.name}: the engine exited`));
+    this.waiter?.reject(new EngineError(`${this.spec.name}: ${why}`));
   }
 }

@@ -30,13 +30,6 @@ export function formatTimeControl(tc: TimeControl): string {
   return `${tc.moves ? `${tc.moves}/` : ""}${seconds(tc.baseMs)}${tc.incMs ? `+${seconds(tc.incMs)}` : ""}`;
 }
 
-export function describeLimits(limits: SearchLimits): string {
-  if ("movetimeMs" in limits) return `${limits.movetimeMs / 1000}s/move`;
-  if ("tc" in limits) return formatTimeControl(limits.tc);
-  if ("nodes" in limits) return `nodes=${limits.nodes}`;
-  return `depth=${limits.depth}`;
-}
-
 export type Side = 0 | 1;
 
 /**

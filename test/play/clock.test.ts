@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Clock, describeLimits, formatTimeControl, parseTimeControl } from "../../src/play/time-control.js";
+import { Clock, formatTimeControl, parseTimeControl } from "../../src/play/time-control.js";
 
 describe("time controls", () => {
   it("parses cutechess/fastchess notation", () => {
@@ -8,7 +8,6 @@ describe("time controls", () => {
     expect(parseTimeControl("40/60+0.5")).toEqual({ baseMs: 60_000, incMs: 500, moves: 40 });
     expect(parseTimeControl("0+0.05")).toEqual({ baseMs: 0, incMs: 50 });
     expect(formatTimeControl({ baseMs: 60_000, incMs: 500, moves: 40 })).toBe("40/60+0.5");
-    expect(describeLimits({ movetimeMs: 50 })).toBe("0.05s/move");
   });
 
   it.each(["", "abc", "10+", "+1", "0", "0/10+1", "-5+1"])("rejects %j", (text) => {

@@ -67,5 +67,6 @@ describe("misbehaving engines", () => {
   it("a binary that does not exist loses at startup", async () => {
     const [game] = await misbehave("does-not-exist");
     expect(game).toMatchObject({ result: "0-1", plies: 0, faults: { white: "startup" } });
+    expect(game.reason).toMatch(/^white: engine failed to start \(does-not-exist: spawn .*ENOENT\)$/);
   });
 });

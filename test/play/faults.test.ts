@@ -14,7 +14,7 @@ const limits = { nodes: 1 };
 
 /** Plays the misbehaving engine as white, then a normal game with the same runner. */
 async function misbehave(name: string, options: Parameters<typeof createRunner>[0] = {}): Promise<[GameResult, GameResult]> {
-  const runner = createRunner({ concurrency: 1, untimedStallMs: 1000, stopGraceMs: 300, timeouts: { uciMs: 2000 }, ...options });
+  const runner = createRunner({ concurrency: 1, untimedStallMs: 2000, stopGraceMs: 300, timeouts: { uciMs: 2000 }, ...options });
   try {
     const bad = await runner.playGame({ white: fixture(name), black: good, opening, limits });
     const next = await runner.playGame({ white: good, black: good, opening, limits });
@@ -48,7 +48,7 @@ describe("misbehaving engines", () => {
   });
 
   it("a search that ends only on stop is a time forfeit, and the engine is kept", async () => {
-    const runner = createRunner({ concurrency: 1, untimedStallMs: 500, stopGraceMs: 2000 });
+    const runner = createRunner({ concurrency: 1, untimedStallMs: 1500, stopGraceMs: 2000 });
     runners.push(runner);
     const game = await runner.playGame({ white: fixture("stall-until-stop"), black: good, opening, limits });
     expect(game).toMatchObject({ result: "0-1", faults: { white: "timeout" } });

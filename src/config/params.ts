@@ -1,18 +1,10 @@
 import { InputError } from "../errors.js";
+import type { SpsaParam } from "../spsa/math.js";
 import { isTable, TableReader } from "./table-reader.js";
 import { describeKey, readTomlFile, type TomlDocument } from "./toml-file.js";
 
-export type ParamType = "int" | "float";
-
-/** One tunable: its current value θ, bounds, perturbation step, and the constant it targets. */
-export interface Param {
-  name: string;
-  value: number;
-  min: number;
-  max: number;
-  /** Perturbation size at c_k = 1, in the parameter's units. */
-  step: number;
-  type: ParamType;
+/** One tunable: the math's view (θ, bounds, step, type) plus the constant it targets. */
+export interface Param extends SpsaParam {
   /** The Rust constant holding the value. */
   constant: string;
   /** Element path inside an array or tuple constant; empty for a scalar. */

@@ -11,7 +11,7 @@ import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
 import { createRng } from "../spsa/rng.js";
-import { perturb, update, type SpsaParams } from "../spsa/math.js";
+import { perturb, update } from "../spsa/math.js";
 import { crashPoint } from "./crash-points.js";
 import { formatProgress } from "./progress.js";
 import {
@@ -93,7 +93,7 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
 
 async function startIteration(options: MasterOptions, run: RunRow, params: Param[], k: number, log: (line: string) => void): Promise<void> {
   const { config, database } = options;
-  const perturbation = perturb(spsaParams(params), spsaConfig(config), k, createRng(`${run.seed}:${k}`));
+  const perturbation = perturb(params, config.spsa, k, createRng(`${run.seed}:${k}`));
   const started = Date.now();
   const building = buildVariants({
     build: config.build,
@@ -178,8 +178,8 @@ async function finishIteration(options: MasterOptions, run: RunRow, params: Para
   const k = iteration.iterationNumber;
   // θ of this iteration is its recorded base; the draws are replayed from the run's seed.
   const base = params.map((p) => ({ ...p, value: iteration.baseParameters[p.name] ?? p.value }));
-  const perturbation = perturb(spsaParams(base), spsaConfig(config), k, createRng(`${run.seed}:${k}`));
-  const result = update(spsaParams(base), perturbation, { plusWins: iteration.plusWins, minusWins: iteration.minusWins, draws: iteration.draws }, spsaConfig(config));
+  const perturbation = perturb(base, config.spsa, k, createRng(`${run.seed}:${k}`));
+  const result = update(base, perturbation, { plusWins: iteration.plusWins, minusWins: iteration.minusWins, draws: iteration.draws }, config.spsa);
   await withRetry(log, options.signal, () =>
     completeIteration(database.sql, {
       runId: run.id,
@@ -225,10 +225,3 @@ export function valuesOf(params: readonly Param[]): Values {
   return Object.fromEntries(params.map((p) => [p.name, p.value]));
 }
 
-function spsaParams(params: readonly Param[]): SpsaParams {
-  return params.map(({ name, value, min, max, step, type }) => ({ name, value, min, max, step, type }));
-}
-
-function spsaConfig(config: TuningConfig) {
-  return { ...config.spsa };
-}

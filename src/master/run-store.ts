@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import type { TuningConfig } from "../config/config.js";
 import { WORK_CHANNEL } from "../db/batches.js";
+import type { IterationCounts } from "./progress.js";
 
 /** Database operations of the master: runs, iterations, completion. */
 
@@ -16,16 +17,9 @@ export interface RunRow {
   currentParameters: Values;
 }
 
-export interface IterationRow {
+export interface IterationRow extends IterationCounts {
   id: number;
-  iterationNumber: number;
   status: "pending" | "in_progress" | "complete";
-  targetGames: number;
-  gamesPlayed: number;
-  plusWins: number;
-  minusWins: number;
-  draws: number;
-  faults: number;
   baseParameters: Values;
 }
 

@@ -1,47 +1,30 @@
-import { rmSync } from "node:fs";
 import { join } from "node:path";
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
-import { applyMigrations } from "../../src/db/connection.js";
 import { insertIteration, openRun } from "../../src/master/run-store.js";
 import { ROOT } from "../support/cli.js";
-import { freshDatabase } from "../support/database.js";
 import { startMaster, startWorker } from "../support/processes.js";
-import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
+import { useRunFixture } from "../support/run-fixture.js";
 
-const fixture = (path: string) => join(ROOT, "test", "fixtures", path);
+const fixturePath = (path: string) => join(ROOT, "test", "fixtures", path);
 const BROKEN = [
-  { kind: "crashes at start", path: fixture("broken/crash-at-start.sh"), column: "plus_crashes" },
-  { kind: "hangs", path: fixture("engines/hang.mjs"), column: "plus_time_losses" },
-  { kind: "plays illegal moves", path: fixture("broken/illegal-always.sh"), column: "plus_illegal_moves" },
+  { kind: "crashes at start", path: fixturePath("broken/crash-at-start.sh"), column: "plus_crashes" },
+  { kind: "hangs", path: fixturePath("engines/hang.mjs"), column: "plus_time_losses" },
+  { kind: "plays illegal moves", path: fixturePath("broken/illegal-always.sh"), column: "plus_illegal_moves" },
 ] as const;
 
 describe("broken plus engines inside a tuning run", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-  let setup: TuningSetup;
-  let sql: postgres.Sql;
-
-  beforeAll(async () => {
-    database = await freshDatabase();
-    await applyMigrations(database.url);
-    setup = tuningSetup({ iterations: 1, games: 4, batchSize: 2, timelow: 0.02, timehigh: 0.03 });
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
-  });
-  afterAll(async () => {
-    await sql.end();
-    await database.drop();
-    rmSync(setup.dir, { recursive: true, force: true });
-  });
+  const fixture = useRunFixture({ iterations: 1, games: 4, batchSize: 2, timelow: 0.02, timehigh: 0.03 });
 
   it.each(BROKEN)("a plus engine that $kind shows as faults in the row and in both logs", async ({ kind, path, column }) => {
+    const { setup, env, sql } = fixture;
     // An iteration as the master would have inserted it, but with a broken plus binary.
     const name = `broken-${column}`;
     const values = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
     const { run } = await openRun(sql, { name, fresh: false, config: loadConfig(setup.configFile), values });
-    const minus = fixture("engines/random-mover.mjs");
+    const minus = fixturePath("engines/random-mover.mjs");
     await insertIteration(sql, {
       runId: run.id,
       iterationNumber: 1,
@@ -58,7 +41,6 @@ describe("broken plus engines inside a tuning run", () => {
       signs: Object.fromEntries(Object.keys(values).map((k) => [k, 1])),
     });
 
-    const env = { DATABASE_URL: database.url };
     const worker = startWorker(setup, env, `w-${column}`, ["--games", "4"]);
     const master = await startMaster(setup, env, name);
     const workerResult = await worker;

@@ -1,35 +1,19 @@
-import { copyFileSync, rmSync } from "node:fs";
+import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadParams } from "../../src/config/params.js";
-import { freshDatabase } from "../support/database.js";
 import { expectExactCounts, iterationsOf, replayTheta, startMaster, startWorker } from "../support/processes.js";
-import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
+import { useRunFixture } from "../support/run-fixture.js";
 
 const CRASH_POINTS = ["build-started", "iteration-inserted", "waiting", "iteration-committed"] as const;
 
 describe("the master killed with -9 at chosen points of its loop", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-  let setup: TuningSetup;
-  let sql: postgres.Sql;
-  let initialParams: string;
-
-  beforeAll(async () => {
-    database = await freshDatabase();
-    setup = tuningSetup({ iterations: 3, games: 8, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
-    initialParams = join(setup.dir, "initial-params.toml");
-    copyFileSync(setup.paramsFile, initialParams);
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
-  });
-  afterAll(async () => {
-    await sql.end();
-    await database.drop();
-    rmSync(setup.dir, { recursive: true, force: true });
-  });
+  const fixture = useRunFixture({ iterations: 3, games: 8, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
 
   it("continues after each kill, and θ follows the formulas as in an uninterrupted run", async () => {
-    const env = { DATABASE_URL: database.url };
+    const { setup, env, sql } = fixture;
+    const initialParams = join(setup.dir, "initial-params.toml");
+    copyFileSync(setup.paramsFile, initialParams);
     const workers = [startWorker(setup, env, "a"), startWorker(setup, env, "b")];
     try {
       for (const point of CRASH_POINTS) {

@@ -1,29 +1,13 @@
-import { rmSync } from "node:fs";
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "../support/database.js";
+import { describe, expect, it } from "vitest";
 import { expectExactCounts, iterationsOf, startMaster, startWorker } from "../support/processes.js";
-import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
+import { useRunFixture } from "../support/run-fixture.js";
 
 describe("workers killed with -9 in the middle of batches", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-  let setup: TuningSetup;
-  let sql: postgres.Sql;
-
-  beforeAll(async () => {
-    database = await freshDatabase();
-    // Short leases, so the dead workers' batches come back quickly.
-    setup = tuningSetup({ iterations: 2, games: 40, batchSize: 4, leaseSeconds: 2, timelow: 0.005, timehigh: 0.01 });
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
-  });
-  afterAll(async () => {
-    await sql.end();
-    await database.drop();
-    rmSync(setup.dir, { recursive: true, force: true });
-  });
+  // Short leases, so the dead workers' batches come back quickly.
+  const fixture = useRunFixture({ iterations: 2, games: 40, batchSize: 4, leaseSeconds: 2, timelow: 0.005, timehigh: 0.01 });
 
   it("lose no game and count none twice", async () => {
-    const env = { DATABASE_URL: database.url };
+    const { setup, env, sql } = fixture;
     const master = startMaster(setup, env, "killed-workers", ["--seed", "k"]);
     let serial = 0;
     const workers = Array.from({ length: 3 }, () => startWorker(setup, env, `w${serial++}`));

@@ -13,7 +13,7 @@ export interface TuningSetup {
  * A config and a params file in a temp folder for a short real run of the sample engine:
  * builds go to the folder, the engine crate is the repository's.
  */
-export function tuningSetup(options: {
+export interface TuningSetupOptions {
   iterations: number;
   games: number;
   batchSize: number;
@@ -21,7 +21,9 @@ export function tuningSetup(options: {
   timelow?: number;
   timehigh?: number;
   extraConfig?: string;
-}): TuningSetup {
+}
+
+export function tuningSetup(options: TuningSetupOptions): TuningSetup {
   const dir = mkdtempSync(join(tmpdir(), "spsa-run-"));
   const configFile = join(dir, "config.toml");
   const paramsFile = join(dir, "params.toml");

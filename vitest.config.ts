@@ -3,7 +3,6 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     // Tests start real processes (Postgres, engines, cargo); two cores do not gain from more forks.

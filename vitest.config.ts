@@ -5,8 +5,9 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    // Tests start real processes (Postgres, engines, cargo); two cores do not gain from more forks.
+    // Files run one at a time: they start real engines, cargo and Postgres, and the timed
+    // ones (clocks, forfeits) must not share two cores with a tuning run of another file.
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    fileParallelism: false,
   },
 });

@@ -5,9 +5,11 @@
 //   node bench/runner-bench.mjs [--games 40] [--modes movetime,tc,nodes] [--engine /usr/games/stockfish]
 // `--floor` also measures what a bare pipe reader pays per `go` (no runner at all): on a
 // VM every wakeup costs CPU, and an engine flushes each `info` line on its own.
+// `--loop-lag` samples the runner's event-loop delay (10 ms timer: adds a little CPU): when it
+// stays small, a forfeit's gap between measured and engine-reported time is not the runner's.
 import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { createRunner, defaultBookPath, loadBook, pickOpening, seededRng } from "../dist/play/index.js";
 
 const { values } = parseArgs({
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "2" },
     margin: { type: "string", default: "50" },
     floor: { type: "boolean", default: false },
+    "loop-lag": { type: "boolean", default: false },
   },
 });
 const MODES = {
@@ -57,11 +60,14 @@ for (const mode of values.modes.split(",")) {
   const pair = () => runner.playPair({ first: engine("sf-a"), second: engine("sf-b"), opening: pickOpening(book, rng), limits });
   // One pair first, not counted: it starts the four processes (kept for the rest) and warms up the JIT.
   await pair();
+  const lag = values["loop-lag"] ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
+  lag?.enable();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const results = await Promise.all(Array.from({ length: pairs }, pair));
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
+  lag?.disable();
   await runner.close();
 
   const games = results.flatMap((pair) => pair.games);
@@ -79,6 +85,7 @@ for (const mode of values.modes.split(",")) {
       `  runner CPU per ply: ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)} ms (user ${(cpu.user / 1000 / plies).toFixed(3)}, system ${(cpu.system / 1000 / plies).toFixed(3)})`,
       `  latency (measured - engine time): median ${ms(percentile(latencies, 50))} ms, p90 ${ms(percentile(latencies, 90))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms`,
       `  games/min: ${((games.length / wallMs) * 60_000).toFixed(1)}`,
+      ...(lag ? [`  event-loop lateness: p50 ${ms(lag.percentile(50) / 1e6 - 10)} ms, p99 ${ms(lag.percentile(99) / 1e6 - 10)} ms, max ${ms(lag.max / 1e6 - 10)} ms`] : []),
       ...(values.floor ? [`  bare pipe reader, CPU per go: ${(await floor(mode)).toFixed(3)} ms`] : []),
       `  forfeits: ${faults.length}${faults.length ? ` (${faults.join(", ")}; ${games.filter((g) => g.faults.white !== "none" || g.faults.black !== "none").map((g) => g.reason).join("; ")})` : ""}`,
     ].join("\n"),

@@ -3,11 +3,13 @@
 // Prints runner CPU per ply, per-move latency (runner-measured minus engine-reported
 // time), games per minute and forfeits. Needs `npm run build` first.
 //   node bench/runner-bench.mjs [--games 40] [--modes movetime,tc,nodes] [--engine /usr/games/stockfish]
-// `--floor` also measures what a bare pipe reader pays per `go` (no runner at all): on a
-// VM every wakeup costs CPU, and an engine flushes each `info` line on its own.
+// `--floor` also measures what a bare pipe reader pays per `go` (no runner at all), and what
+// one wakeup of this idle Node process costs: on a VM every wakeup costs CPU, and an engine
+// flushes each `info` line on its own. No runner can cost less per ply than one wakeup.
 // `--loop-lag` samples the runner's event-loop delay (10 ms timer: adds a little CPU): when it
 // stays small, a forfeit's gap between measured and engine-reported time is not the runner's.
 import { spawn } from "node:child_process";
+import { setTimeout } from "node:timers";
 import { parseArgs } from "node:util";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { createRunner, defaultBookPath, loadBook, pickOpening, seededRng } from "../dist/play/index.js";
@@ -50,6 +52,14 @@ async function floor(mode, searches = 100) {
   return (cpu.user + cpu.system) / 1000 / searches;
 }
 
+/** CPU of one wakeup of this process from a 50 ms sleep (an empty timer callback). */
+async function wakeCost(wakes = 60) {
+  const before = process.cpuUsage();
+  for (let i = 0; i < wakes; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  const cpu = process.cpuUsage(before);
+  return (cpu.user + cpu.system) / 1000 / wakes;
+}
+
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 for (const mode of values.modes.split(",")) {
@@ -72,22 +82,27 @@ for (const mode of values.modes.split(",")) {
 
   const games = results.flatMap((pair) => pair.games);
   const plies = games.reduce((sum, game) => sum + game.plies, 0);
-  const latencies = games
-    .flatMap((game) => game.moves)
-    .filter((move) => move.engineTimeMs !== undefined)
+  const moves = games.flatMap((game) => game.moves);
+  // An answer that was waiting when a quiet spell ended has only an upper bound for its time.
+  const waiting = moves.filter((move) => move.answerWasWaiting).length;
+  const latencies = moves
+    .filter((move) => move.engineTimeMs !== undefined && !move.answerWasWaiting)
     .map((move) => move.elapsedMs - move.engineTimeMs)
     .sort((a, b) => a - b);
   const faults = games.flatMap((game) => [game.faults.white, game.faults.black]).filter((kind) => kind !== "none");
+  // A forfeit is the runner's (or the OS's) when the engine's own time was within the allowance.
+  const notTheEngines = games.filter((game) => game.timeForfeit && (game.timeForfeit.engineTimeMs ?? Infinity) <= game.timeForfeit.allowedMs);
   const ms = (value) => value.toFixed(2);
   console.log(
     [
       `${label}: ${games.length} games, ${plies} plies, ${ms(wallMs / 1000)} s`,
       `  runner CPU per ply: ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)} ms (user ${(cpu.user / 1000 / plies).toFixed(3)}, system ${(cpu.system / 1000 / plies).toFixed(3)})`,
-      `  latency (measured - engine time): median ${ms(percentile(latencies, 50))} ms, p90 ${ms(percentile(latencies, 90))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms`,
+      `  latency (measured - engine time): median ${ms(percentile(latencies, 50))} ms, p90 ${ms(percentile(latencies, 90))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms${waiting ? ` (${waiting} early answers read after a quiet spell left out)` : ""}`,
       `  games/min: ${((games.length / wallMs) * 60_000).toFixed(1)}`,
       ...(lag ? [`  event-loop lateness: p50 ${ms(lag.percentile(50) / 1e6 - 10)} ms, p99 ${ms(lag.percentile(99) / 1e6 - 10)} ms, max ${ms(lag.max / 1e6 - 10)} ms`] : []),
       ...(values.floor ? [`  bare pipe reader, CPU per go: ${(await floor(mode)).toFixed(3)} ms`] : []),
-      `  forfeits: ${faults.length}${faults.length ? ` (${faults.join(", ")}; ${games.filter((g) => g.faults.white !== "none" || g.faults.black !== "none").map((g) => g.reason).join("; ")})` : ""}`,
+      `  forfeits: ${faults.length}, with the engine's own time within the limit: ${notTheEngines.length}${faults.length ? ` (${faults.join(", ")}; ${games.filter((g) => g.faults.white !== "none" || g.faults.black !== "none").map((g) => g.reason).join("; ")})` : ""}`,
     ].join("\n"),
   );
 }
+if (values.floor) console.log(`one wakeup of this Node process after 50 ms idle: ${(await wakeCost()).toFixed(3)} ms CPU`);

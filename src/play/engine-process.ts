@@ -1,6 +1,9 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { EngineError } from "../errors.js";
+import { spawnEngine, type OutputSink, type SpawnedEngine } from "./engine-spawn.js";
+import { MIN_QUIET_MS, QuietReads, SLICE_BYTES, type QuietPlan } from "./quiet-reads.js";
 import { isScoredInfo, parseInfo, type SearchInfo } from "./uci-info.js";
 
 /** An engine to run: a binary, its arguments, and UCI options sent with `setoption`. */
@@ -24,16 +27,35 @@ export interface EngineTimeouts {
 export const DEFAULT_ENGINE_TIMEOUTS: EngineTimeouts = { uciMs: 10_000, readyMs: 10_000, quitMs: 1_000 };
 
 export type SearchOutcome =
-  /** `stopped`: the answer came only after the stall timeout sent `stop`. */
-  | { kind: "bestmove"; move: string | undefined; elapsedMs: number; info: SearchInfo; stopped: boolean }
+  /**
+   * `stopped`: the answer came only after the stall timeout sent `stop`. `answerWasWaiting`:
+   * it was already in the pipe when reading resumed after a quiet spell, so the engine
+   * answered before `elapsedMs` (which is then an upper bound).
+   */
+  | { kind: "bestmove"; move: string | undefined; elapsedMs: number; info: SearchInfo; stopped: boolean; answerWasWaiting: boolean }
   | { kind: "crash"; elapsedMs: number }
   /** No `bestmove` after the stall timeout, nor within the grace period after `stop`. */
   | { kind: "hang"; elapsedMs: number };
+
+export interface GoTiming {
+  /** After this long without `bestmove` the engine gets `stop`. */
+  stallMs: number;
+  /** After `stop`, how long to wait for `bestmove` before the search counts as hung. */
+  graceMs: number;
+  /** For `go movetime`: the output may then go unread until shortly before the answer is due (see quiet-reads.ts). */
+  movetimeMs?: number;
+}
 
 interface Search {
   started: number;
   stopped: boolean;
   lastInfo: string | undefined;
+  movetimeMs: number | undefined;
+  /** Output bytes read since `go`. */
+  bytes: number;
+  /** Reading has just resumed after a quiet slice: what arrives now was waiting in the pipe. */
+  draining: boolean;
+  timers: { stall?: NodeJS.Timeout; quiet?: NodeJS.Timeout };
   resolve: (outcome: SearchOutcome) => void;
 }
 
@@ -45,41 +67,36 @@ interface Waiter {
 
 /** A line longer than this without a newline is garbage; dropping it bounds memory. */
 const MAX_PARTIAL_LINE = 1 << 20;
+/** After the engine exits, how long its output may stay open (a child of the engine holding it) before it is closed. */
+const OUTPUT_LINGER_MS = 1000;
 
 /**
  * One UCI engine process. Output is split into lines incrementally; while searching, only
  * `bestmove` and the last scored `info` line are kept, and the clock stops at the time the
- * chunk holding `bestmove` arrived (monotonic), before any parsing.
+ * chunk holding `bestmove` was read (monotonic), before any parsing.
  */
 export class EngineProcess {
-  private readonly child: ChildProcessWithoutNullStreams;
+  private child!: ChildProcess;
+  private output!: Socket;
+  private closed!: Promise<void>;
   private partial = "";
+  private chunks = 0;
   private search: Search | undefined;
   private waiter: Waiter | undefined;
   private exited = false;
-  private readonly closed: Promise<void>;
+  private quiet = false;
+  private readonly quietReads = new QuietReads();
 
   private constructor(
     readonly spec: EngineSpec,
     private readonly timeouts: EngineTimeouts,
-  ) {
-    this.child = spawn(spec.path, spec.args ?? [], { stdio: ["pipe", "pipe", "ignore"] }) as unknown as ChildProcessWithoutNullStreams;
-    // latin1 skips the UTF-8 decoder: UCI is ASCII, and a stray byte can only garble text we ignore.
-    this.child.stdout.on("data", (chunk: Buffer) => this.onData(chunk.toString("latin1"), performance.now()));
-    this.child.stdin.on("error", () => {}); // EPIPE after a crash: the close handler reports it
-    this.closed = new Promise((resolve) => {
-      const onGone = (error?: unknown) => {
-        if (!this.exited) this.onExit(error instanceof Error ? error.message : "the engine exited");
-        resolve();
-      };
-      this.child.once("close", () => onGone());
-      this.child.once("error", onGone); // e.g. spawn ENOENT: the message says why
-    });
-  }
+  ) {}
 
   /** Spawns the engine and runs `uci`, `setoption`s and `isready`; throws EngineError on failure. */
   static async start(spec: EngineSpec, timeouts: EngineTimeouts = DEFAULT_ENGINE_TIMEOUTS): Promise<EngineProcess> {
     const engine = new EngineProcess(spec, timeouts);
+    const sink: OutputSink = { onText: (text, readAt) => engine.onText(text, readAt) };
+    engine.attach(await spawnEngine(spec.path, spec.args ?? [], sink));
     try {
       await engine.request("uci", (line) => line.trim() === "uciok", timeouts.uciMs, "uciok");
       const options = Object.entries(spec.options ?? {}).map(([name, value]) => `setoption name ${name} value ${value}`);
@@ -91,8 +108,33 @@ export class EngineProcess {
     return engine;
   }
 
+  /** Runs synchronously after `spawnEngine` resolves, so no event of the child is missed. */
+  private attach({ child, output }: SpawnedEngine): void {
+    this.child = child;
+    this.output = output;
+    child.stdin?.on("error", () => {}); // EPIPE after a crash: the exit handler reports it
+    const gone = new Promise<string>((resolve) => {
+      child.once("exit", () => resolve("the engine exited"));
+      child.once("error", (error) => resolve(error.message)); // e.g. spawn ENOENT: the message says why
+    });
+    const eof = new Promise<void>((resolve) => output.once("close", () => resolve()));
+    this.closed = gone.then(async (why) => {
+      // Read what the engine wrote before it went (a quiet spell may have paused reading).
+      this.setQuiet(false);
+      const linger = setTimeout(() => output.destroy(), OUTPUT_LINGER_MS);
+      await eof;
+      clearTimeout(linger);
+      if (!this.exited) this.onExit(why);
+    });
+  }
+
   get alive(): boolean {
     return !this.exited;
+  }
+
+  /** Chunks read from the engine so far: each one is a wakeup of the runner. */
+  get reads(): number {
+    return this.chunks;
   }
 
   /** `ucinewgame` then `isready`; throws EngineError if the engine does not answer. */
@@ -104,29 +146,72 @@ export class EngineProcess {
    * Sends `position` and `go`, then waits for `bestmove`. After `stallMs` without it the
    * engine gets `stop`, and after `graceMs` more the search counts as hung.
    */
-  go(position: string, go: string, stallMs: number, graceMs: number): Promise<SearchOutcome> {
+  go(position: string, go: string, timing: GoTiming): Promise<SearchOutcome> {
     return new Promise((resolve) => {
       if (this.exited) return resolve({ kind: "crash", elapsedMs: 0 });
-      let timer: NodeJS.Timeout | undefined;
       const search: Search = {
         started: 0,
         stopped: false,
         lastInfo: undefined,
+        movetimeMs: timing.movetimeMs,
+        bytes: 0,
+        draining: false,
+        timers: {},
         resolve: (outcome) => {
-          clearTimeout(timer);
+          clearTimeout(search.timers.stall);
+          clearTimeout(search.timers.quiet);
+          this.setQuiet(false);
           this.search = undefined;
+          if (outcome.kind === "bestmove" && search.movetimeMs !== undefined) {
+            const { elapsedMs, answerWasWaiting } = outcome;
+            this.quietReads.observe({ movetimeMs: search.movetimeMs, elapsedMs, bytes: search.bytes, answerWasWaiting });
+          }
           resolve(outcome);
         },
       };
       this.search = search;
-      timer = setTimeout(() => {
+      search.timers.stall = setTimeout(() => {
         search.stopped = true;
         this.write("stop");
-        timer = setTimeout(() => search.resolve({ kind: "hang", elapsedMs: performance.now() - search.started }), graceMs);
-      }, stallMs);
+        search.timers.stall = setTimeout(() => search.resolve({ kind: "hang", elapsedMs: performance.now() - search.started }), timing.graceMs);
+      }, timing.stallMs);
       search.started = performance.now();
       this.write(`${position}\n${go}`);
+      const plan = timing.movetimeMs === undefined ? undefined : this.quietReads.plan(timing.movetimeMs);
+      if (plan) this.readQuietly(search, plan);
     });
+  }
+
+  /**
+   * Stops reading until `plan.untilMs` after `go`, draining the pipe every `plan.sliceMs`;
+   * a slice that brought more output than planned ends the quiet spell.
+   */
+  private readQuietly(search: Search, plan: QuietPlan): void {
+    const until = search.started + plan.untilMs;
+    const sleep = () => {
+      const left = until - performance.now();
+      if (left < MIN_QUIET_MS) return;
+      this.setQuiet(true);
+      search.timers.quiet = setTimeout(wake, Math.min(left, plan.sliceMs));
+    };
+    const wake = () => {
+      const before = search.bytes;
+      this.setQuiet(false);
+      search.draining = true;
+      // Output already in the pipe is read in this turn of the event loop, before the check phase.
+      setImmediate(() => {
+        search.draining = false;
+        if (this.search === search && search.bytes - before < SLICE_BYTES) sleep();
+      });
+    };
+    sleep();
+  }
+
+  private setQuiet(quiet: boolean): void {
+    if (quiet === this.quiet) return;
+    this.quiet = quiet;
+    if (quiet) this.output.pause();
+    else this.output.resume();
   }
 
   /** `quit`, then a kill if the engine has not exited within the quit timeout. */
@@ -143,7 +228,8 @@ export class EngineProcess {
   }
 
   private write(text: string): void {
-    if (!this.exited && this.child.stdin.writable) this.child.stdin.write(`${text}\n`);
+    const stdin = this.child.stdin;
+    if (!this.exited && stdin?.writable) stdin.write(`${text}\n`);
   }
 
   /** Writes a command and resolves when `done` accepts a line; rejects on timeout or exit. */
@@ -171,8 +257,10 @@ export class EngineProcess {
     });
   }
 
-  private onData(chunk: string, now: number): void {
+  private onText(chunk: string, now: number): void {
     let text = chunk;
+    this.chunks++;
+    if (this.search) this.search.bytes += chunk.length;
     if (this.partial !== "") {
       text = this.partial + chunk;
       this.partial = "";
@@ -191,7 +279,14 @@ export class EngineProcess {
     if (search) {
       if (line.startsWith("bestmove")) {
         const info = search.lastInfo === undefined ? {} : parseInfo(search.lastInfo);
-        search.resolve({ kind: "bestmove", move: line.trim().split(/\s+/)[1], elapsedMs: now - search.started, info, stopped: search.stopped });
+        search.resolve({
+          kind: "bestmove",
+          move: line.trim().split(/\s+/)[1],
+          elapsedMs: now - search.started,
+          info,
+          stopped: search.stopped,
+          answerWasWaiting: search.draining,
+        });
       } else if (isScoredInfo(line)) {
         search.lastInfo = line;
       }

@@ -20,6 +20,11 @@ export interface PlayedMove {
   depth?: number;
   /** The `time` of the engine's last scored `info` line. */
   engineTimeMs?: number;
+  /**
+   * Movetime mode only: the answer was already waiting when the runner resumed reading
+   * (see quiet-reads.ts), so the engine answered before `elapsedMs`, which is an upper bound.
+   */
+  answerWasWaiting?: true;
 }
 
 export interface GameResult {
@@ -33,8 +38,11 @@ export interface GameResult {
   plies: number;
   faults: { white: FaultKind; black: FaultKind };
   moves: PlayedMove[];
-  /** The search that lost on time: measured, and what the engine itself reported (tells engine overshoot from runner delay). */
-  timeForfeit?: { elapsedMs: number; engineTimeMs?: number };
+  /**
+   * The search that lost on time: measured, allowed (margin included), and what the engine
+   * itself reported. An engine that reported less than `allowedMs` lost to a delay outside it.
+   */
+  timeForfeit?: { elapsedMs: number; allowedMs: number; engineTimeMs?: number };
 }
 
 export interface GameOptions {
@@ -116,8 +124,10 @@ export async function playGame(
     const side = position.sideToMove;
     const engine = engines[side];
     let allowedMs = Number.POSITIVE_INFINITY;
+    let movetimeMs: number | undefined;
     let go: string;
     if ("movetimeMs" in limits) {
+      movetimeMs = limits.movetimeMs;
       allowedMs = limits.movetimeMs + options.timeMarginMs;
       go = `go movetime ${limits.movetimeMs}`;
     } else if (clock) {
@@ -127,7 +137,8 @@ export async function playGame(
       go = "nodes" in limits ? `go nodes ${limits.nodes}` : `go depth ${(limits as { depth: number }).depth}`;
     }
     const stallMs = Number.isFinite(allowedMs) ? allowedMs + options.stallMs : options.untimedStallMs;
-    const outcome = await engine.go(moveList === "" ? base : `${base} moves${moveList}`, go, stallMs, options.stopGraceMs);
+    const timing = { stallMs, graceMs: options.stopGraceMs, movetimeMs };
+    const outcome = await engine.go(moveList === "" ? base : `${base} moves${moveList}`, go, timing);
 
     if (outcome.kind === "crash") return fault(side, "crash", "engine crashed");
     if (outcome.kind === "hang") {
@@ -138,14 +149,15 @@ export async function playGame(
     const uci = outcome.move;
     if (uci === undefined || !UCI_MOVE.test(uci)) return fault(side, "garbage", `unparsable move "${uci ?? ""}"`);
     if (outcome.stopped || outcome.elapsedMs > allowedMs || (clock && !clock.charge(side, outcome.elapsedMs))) {
+      timeForfeit = { elapsedMs: outcome.elapsedMs, allowedMs: Math.min(allowedMs, stallMs), engineTimeMs: timeMs };
       const own = timeMs === undefined ? "" : `, engine reported ${timeMs} ms`;
-      timeForfeit = { elapsedMs: outcome.elapsedMs, engineTimeMs: timeMs };
-      return fault(side, "timeout", `time forfeit (${Math.round(outcome.elapsedMs)} ms${own})`);
+      return fault(side, "timeout", `time forfeit (${Math.round(outcome.elapsedMs)} ms of ${Math.round(timeForfeit.allowedMs)} allowed${own})`);
     }
     const san = position.play(uci, options.san);
     if (san === undefined) return fault(side, "illegal", `illegal move ${uci}`);
 
-    moves.push({ uci, elapsedMs: outcome.elapsedMs, ...(options.san && { san }), score, depth, engineTimeMs: timeMs });
+    const { elapsedMs, answerWasWaiting } = outcome;
+    moves.push({ uci, elapsedMs, ...(options.san && { san }), score, depth, engineTimeMs: timeMs, ...(answerWasWaiting && { answerWasWaiting }) });
     moveList += ` ${uci}`;
     end = position.end() ?? adjudicator.afterMove(side, position.fullMoveNumber - side, score);
   }

@@ -35,9 +35,11 @@ function moments(counts: readonly number[], values: readonly number[]): { n: num
   return { n, mean, variance };
 }
 
+/** The error is unknown (Infinity) below two samples: one pair has no spread to measure. */
 function estimate(counts: readonly number[], values: readonly number[]): EloEstimate {
   const { n, mean, variance } = moments(counts, values);
-  const delta = n === 0 ? 0 : (Z95 * Math.sqrt(variance)) / Math.sqrt(n);
+  if (n < 2) return { elo: eloFromScore(mean), error: Number.POSITIVE_INFINITY, score: mean };
+  const delta = (Z95 * Math.sqrt(variance)) / Math.sqrt(n);
   const lo = eloFromScore(Math.max(mean - delta, 0));
   const hi = eloFromScore(Math.min(mean + delta, 1));
   return { elo: eloFromScore(mean), error: (hi - lo) / 2, score: mean };

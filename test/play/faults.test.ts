@@ -52,7 +52,7 @@ describe("misbehaving engines", () => {
     runners.push(runner);
     const game = await runner.playGame({ white: fixture("stall-until-stop"), black: good, opening, limits });
     expect(game).toMatchObject({ result: "0-1", faults: { white: "timeout" } });
-    expect(game.reason).toMatch(/^white: time forfeit \(\d+ ms, engine reported 1 ms\)$/);
+    expect(game.reason).toMatch(/^white: time forfeit \(\d+ ms of 1500 allowed, engine reported 1 ms\)$/);
     expect(runner.engineCount).toBe(2);
   });
 

@@ -18,7 +18,10 @@ describe("stats", () => {
     const delta = 1.959963984540054 * Math.sqrt(0.05 / 100);
     expect(estimate.error).toBeCloseTo(eloFromScore(0.5 + delta), 6);
     expect(estimate.error).toBeCloseTo(30.53, 2);
-    expect(eloFromPentanomial([0, 0, 0, 0, 0])).toEqual({ elo: 0, error: 0, score: 0.5 });
+    expect(eloFromPentanomial([0, 0, 0, 0, 0])).toEqual({ elo: 0, error: Number.POSITIVE_INFINITY, score: 0.5 });
+    // one pair has no spread: the error is unknown, not zero
+    expect(eloFromPentanomial([0, 0, 0, 1, 0])).toMatchObject({ score: 0.75, error: Number.POSITIVE_INFINITY });
+    expect(eloFromTrinomial(1, 0, 0).error).toBe(Number.POSITIVE_INFINITY);
   });
 
   it("pairs that correlate give a smaller error than the same games counted one by one", () => {

@@ -36,7 +36,7 @@ describe.skipIf(!existsSync(STOCKFISH))("stockfish match", () => {
     // A loaded machine can make stockfish itself overshoot; a forfeit is the runner's fault only if
     // the time it measured exceeds what the engine reported by more than scheduling noise.
     for (const [reason] of tally.reasons) {
-      const forfeit = /time forfeit \((\d+) ms, engine reported (\d+) ms\)/.exec(reason);
+      const forfeit = /time forfeit \((\d+) ms of \d+ allowed, engine reported (\d+) ms\)/.exec(reason);
       if (reason.includes("time forfeit")) expect(forfeit, reason).not.toBeNull();
       if (forfeit) expect(Number(forfeit[1]) - Number(forfeit[2]), reason).toBeLessThan(50);
     }

@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, constants, openSync, rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { Socket, type OnReadOpts, type SocketConstructorOpts } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { execa } from "execa";
+
+export interface SpawnedEngine {
+  /** stdin is a pipe; stdout goes to `output`; stderr is ignored. */
+  child: ChildProcess;
+  /** The engine's stdout. `pause()` really stops reading (see `spawnEngine`); emits `close` at EOF. */
+  output: Socket;
+}
+
+/** Receives the engine's output: each chunk as latin1 (UCI is ASCII), with the monotonic time it was read. */
+export interface OutputSink {
+  onText(text: string, readAt: number): void;
+}
+
+/** One read buffer for every engine: each chunk is decoded before its callback returns. */
+const readBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * Spawns an engine with its stdout on a FIFO that is read through a socket with `onread`.
+ * A child's own stdout stream would do, but it cannot stop reading (pausing it only stops
+ * the 'data' events; the pipe is still read on every write, which is the costly part), and
+ * it allocates a Buffer and runs the stream machinery per chunk. Node has no `pipe()`, so
+ * the pipe is a FIFO made by `mkfifo` and unlinked once both ends are open.
+ * Everything after `mkfifo` is synchronous, so the caller, resuming from `await`, can add
+ * its listeners before any event of the child is emitted.
+ */
+export async function spawnEngine(path: string, args: readonly string[], sink: OutputSink): Promise<SpawnedEngine> {
+  const dir = await mkdtemp(join(tmpdir(), "uci-"));
+  try {
+    const fifo = join(dir, "stdout");
+    await execa("mkfifo", ["-m", "600", fifo]);
+    // The read end first, non-blocking, so that opening the write end does not wait for a reader.
+    const readFd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    let child: ChildProcess;
+    try {
+      const writeFd = openSync(fifo, constants.O_WRONLY);
+      try {
+        child = spawn(path, [...args], { stdio: ["pipe", writeFd, "ignore"] });
+      } finally {
+        closeSync(writeFd); // the child has its own copy: EOF comes when it exits
+      }
+    } catch (error) {
+      closeSync(readFd);
+      throw error;
+    }
+    // `onread` is a constructor option since Node 12 (documented there since Node 22); @types/node 20 lists it only for connect().
+    const options: SocketConstructorOpts & { onread: OnReadOpts } = {
+      fd: readFd,
+      readable: true,
+      writable: false,
+      onread: {
+        buffer: readBuffer,
+        callback: (bytes) => {
+          sink.onText(readBuffer.toString("latin1", 0, bytes), performance.now());
+          return true;
+        },
+      },
+    };
+    const output = new Socket(options);
+    output.on("error", () => {}); // a read error ends like EOF: `close` follows
+    output.resume(); // flowing, so that EOF is seen and `close` emitted
+    return { child, output };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -96,7 +96,11 @@ export class EngineProcess {
   static async start(spec: EngineSpec, timeouts: EngineTimeouts = DEFAULT_ENGINE_TIMEOUTS): Promise<EngineProcess> {
     const engine = new EngineProcess(spec, timeouts);
     const sink: OutputSink = { onText: (text, readAt) => engine.onText(text, readAt) };
-    engine.attach(await spawnEngine(spec.path, spec.args ?? [], sink));
+    try {
+      engine.attach(await spawnEngine(spec.path, spec.args ?? [], sink));
+    } catch (error) {
+      throw new EngineError(`${spec.name}: ${(error as Error).message}`, { cause: error });
+    }
     try {
       await engine.request("uci", (line) => line.trim() === "uciok", timeouts.uciMs, "uciok");
       const options = Object.entries(spec.options ?? {}).map(([name, value]) => `setoption name ${name} value ${value}`);

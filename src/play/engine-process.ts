@@ -50,7 +50,6 @@ interface Search {
   started: number;
   stopped: boolean;
   lastInfo: string | undefined;
-  movetimeMs: number | undefined;
   /** Output bytes read since `go`. */
   bytes: number;
   /** Reading has just resumed after a quiet slice: what arrives now was waiting in the pipe. */
@@ -157,7 +156,6 @@ export class EngineProcess {
         started: 0,
         stopped: false,
         lastInfo: undefined,
-        movetimeMs: timing.movetimeMs,
         bytes: 0,
         draining: false,
         timers: {},
@@ -166,9 +164,10 @@ export class EngineProcess {
           clearTimeout(search.timers.quiet);
           this.setQuiet(false);
           this.search = undefined;
-          if (outcome.kind === "bestmove" && search.movetimeMs !== undefined) {
+          const { movetimeMs } = timing;
+          if (outcome.kind === "bestmove" && movetimeMs !== undefined) {
             const { elapsedMs, answerWasWaiting } = outcome;
-            this.quietReads.observe({ movetimeMs: search.movetimeMs, elapsedMs, bytes: search.bytes, answerWasWaiting });
+            this.quietReads.observe({ movetimeMs, elapsedMs, bytes: search.bytes, answerWasWaiting });
           }
           resolve(outcome);
         },

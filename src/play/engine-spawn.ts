@@ -42,7 +42,7 @@ export async function spawnEngine(path: string, args: readonly string[], sink: O
     try {
       const writeFd = openSync(fifo, constants.O_WRONLY);
       try {
-        child = spawn(path, [...args], { stdio: ["pipe", writeFd, "ignore"] });
+        child = spawn(path, args, { stdio: ["pipe", writeFd, "ignore"] });
       } finally {
         closeSync(writeFd); // the child has its own copy: EOF comes when it exits
       }

@@ -16,6 +16,7 @@ import { performance } from "node:perf_hooks";
 import { openDatabase } from "../dist/db/connection.js";
 import { claimBatch, registerWorker, reportBatch } from "../dist/db/batches.js";
 import { insertIteration, openRun } from "../dist/master/run-store.js";
+import { settingsOf } from "../dist/master/iteration-settings.js";
 import { loadConfig } from "../dist/config/config.js";
 
 const { values } = parseArgs({
@@ -40,7 +41,7 @@ const { run } = await openRun(database.sql, { name: runName, fresh: false, confi
 const fake = { path: "/nonexistent", sha256: "0".repeat(64) };
 await insertIteration(database.sql, {
   runId: run.id, iterationNumber: 1, plus: fake, minus: fake, timelowMs: 1, timehighMs: 1, targetGames: 400,
-  ck: 1, ak: 1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 },
+  ck: 1, ak: 1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig(join(root, "config.toml")), []),
 });
 await registerWorker(database.sql, "bench", "bench", 1);
 const claims = [];

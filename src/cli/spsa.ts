@@ -38,6 +38,24 @@ export function buildSpsaProgram(): Command {
       await demoCommand({ config: config(), ...opts });
     });
 
+  program
+    .command("simulate")
+    .description("run the master's SPSA math on a synthetic engine made from params.toml: Elo left against games, per seed")
+    .option("--params <file>", "parameters file", "params.toml")
+    .option("--games <n>", "game budget (default: max_iterations × games_per_iteration)", parseInteger)
+    .option("--seeds <n>", "synthetic engines (optima and games) to average over", parseInteger, 8)
+    .option("--draw-rate <x>", "share of draws between equal engines", parseNumber, 0.4)
+    .option("--loss-elo <elo>", "Elo a parameter loses at --loss-steps steps from its optimum", parseNumber, 5)
+    .option("--loss-steps <steps>", "see --loss-elo", parseNumber, 4)
+    .option("--offset <steps>", "put each optimum this many steps from the current value (default: uniform in the bounds)", parseNumber)
+    .option("--model <file>", "TOML with per-parameter optimum, loss_elo, loss_steps")
+    .option("--no-anchors", "leave out the fishtest and seed-design comparisons")
+    .option("--svg <file>", "also write the chart as SVG")
+    .action(async (opts: { params: string; games?: number; seeds: number; drawRate: number; lossElo: number; lossSteps: number; offset?: number; model?: string; anchors: boolean; svg?: string }) => {
+      const { simulateCommand } = await import("../commands/simulate.js");
+      await simulateCommand({ config: config(), ...opts });
+    });
+
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
   db.command("status")
     .description("start the database if needed and report it")
@@ -61,6 +79,12 @@ export function buildSpsaProgram(): Command {
 export function parseInteger(text: string): number {
   const value = Number(text);
   if (!Number.isInteger(value)) throw new InvalidArgumentError(`expected an integer, got "${text}"`);
+  return value;
+}
+
+export function parseNumber(text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value)) throw new InvalidArgumentError(`expected a number, got "${text}"`);
   return value;
 }
 

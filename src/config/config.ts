@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, type SpsaMathConfig } from "../spsa/math.js";
 import { TableReader } from "./table-reader.js";
 import { readTomlFile } from "./toml-file.js";
 
@@ -23,8 +24,12 @@ export interface GamesConfig {
 
 export interface SpsaConfig {
   maxIterations: number;
-  a: number;
-  c: number;
+  /** Perturbation (steps) and learning rate (fishtest's units) at the last iteration; a and c follow from them. */
+  cEnd: number;
+  rEnd: number;
+  /** Set only to override what cEnd and rEnd give. */
+  a: number | undefined;
+  c: number | undefined;
   /** Undefined means the default, a fraction of maxIterations (see src/spsa/math.ts). */
   A: number | undefined;
   alpha: number;
@@ -59,6 +64,10 @@ export interface TuningConfig {
   database: DatabaseConfig;
 }
 
+/** Chosen with `spsa simulate` over the family of docs/tuning-defaults.md. */
+export const DEFAULT_C_END = 1.5;
+export const DEFAULT_R_END = 0.002;
+
 const SECTIONS = ["time_control", "games", "spsa", "build", "database"] as const;
 
 /** Loads and validates config.toml. Relative paths are resolved against the file's folder. */
@@ -82,7 +91,11 @@ export function loadConfig(file: string): TuningConfig {
   const book = bookSetting === undefined ? undefined : resolve(base, bookSetting);
   if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
 
-  const spsa = section("spsa", ["max_iterations", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step"]);
+  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step"]);
+  const a = spsa.optionalNumber("a", { above: 0 });
+  const c = spsa.optionalNumber("c", { above: 0 });
+  if ((a === undefined) !== (c === undefined)) spsa.fail(a === undefined ? "c" : "a", "set both a and c, or neither (then c_end and r_end give them)");
+  if (a !== undefined && (spsa.has("c_end") || spsa.has("r_end"))) spsa.fail(spsa.has("c_end") ? "c_end" : "r_end", "set either a and c, or c_end and r_end, not both");
   const build = section("build", ["engine_dir", "constants_file", "output_dir", "cargo_args", "binary_name"]);
   const database = section("database", ["url", "poll_interval"]);
   const url = database.optionalString("url");
@@ -103,13 +116,15 @@ export function loadConfig(file: string): TuningConfig {
     },
     spsa: {
       maxIterations: spsa.number("max_iterations", { default: 100, integer: true, min: 1 }),
-      a: spsa.number("a", { default: 1, above: 0 }),
-      c: spsa.number("c", { default: 1, above: 0 }),
+      cEnd: spsa.number("c_end", { default: DEFAULT_C_END, above: 0 }),
+      rEnd: spsa.number("r_end", { default: DEFAULT_R_END, above: 0 }),
+      a,
+      c,
       A: spsa.optionalNumber("A", { min: 0 }),
       alpha: spsa.number("alpha", { default: 0.602, above: 0, max: 1 }),
       gamma: spsa.number("gamma", { default: 0.101, min: 0, max: 1 }),
-      eloCap: spsa.number("elo_cap", { default: 100, above: 0 }),
-      maxStep: spsa.number("max_step", { default: 2, above: 0 }),
+      eloCap: spsa.number("elo_cap", { default: DEFAULT_ELO_CAP, above: 0 }),
+      maxStep: spsa.number("max_step", { default: DEFAULT_MAX_STEP, above: 0 }),
     },
     build: {
       engineDir: resolve(base, build.string("engine_dir", "engines/minnow")),
@@ -123,4 +138,14 @@ export function loadConfig(file: string): TuningConfig {
       pollIntervalMs: Math.round(database.number("poll_interval", { default: 1, above: 0 }) * 1000),
     },
   };
+}
+
+/** The gains of the SPSA math: a and c as set, or derived from c_end and r_end for this run's length. */
+export function spsaMathConfig(spsa: SpsaConfig, gamesPerIteration: number): SpsaMathConfig {
+  const A = spsa.A ?? defaultA(spsa.maxIterations);
+  const { a, c } =
+    spsa.a !== undefined && spsa.c !== undefined
+      ? { a: spsa.a, c: spsa.c }
+      : deriveFromEnd({ cEnd: spsa.cEnd, rEnd: spsa.rEnd, N: spsa.maxIterations, A, alpha: spsa.alpha, gamma: spsa.gamma, gamesPerIteration });
+  return { a, c, A, alpha: spsa.alpha, gamma: spsa.gamma, maxIterations: spsa.maxIterations, eloCap: spsa.eloCap, maxStep: spsa.maxStep };
 }

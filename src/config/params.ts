@@ -11,7 +11,7 @@ export interface Param extends SpsaParam {
   index: number[];
 }
 
-const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index"] as const;
+const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index", "frozen"] as const;
 
 /** Loads and validates params.toml: one table per parameter, the table name is the parameter name. */
 export function loadParams(file: string): Param[] {
@@ -48,5 +48,5 @@ function readParam(reader: TableReader, name: string): Param {
   const step = reader.number("step", { above: 0 });
   const constant = reader.string("constant", name);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(constant)) reader.fail("constant", `"${constant}" is not a Rust identifier`);
-  return { name, value, min, max, step, type, constant, index: reader.indexPath("index") };
+  return { name, value, min, max, step, type, constant, index: reader.indexPath("index"), frozen: reader.boolean("frozen", false) };
 }

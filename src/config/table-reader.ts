@@ -74,6 +74,12 @@ export class TableReader {
     return this.has(key) ? this.string(key) : undefined;
   }
 
+  boolean(key: string, fallback: boolean): boolean {
+    const value = this.table[key] ?? fallback;
+    if (typeof value !== "boolean") this.fail(key, `must be true or false, got ${show(value)}`);
+    return value;
+  }
+
   oneOf<T extends string>(key: string, choices: readonly T[], fallback: T): T {
     const value = this.string(key, fallback);
     if (!(choices as readonly string[]).includes(value)) {

@@ -74,6 +74,8 @@ export const spsaIteration = pgTable("spsa_iteration", {
   plusParameters: jsonb("plus_parameters"),
   minusParameters: jsonb("minus_parameters"),
   perturbationSigns: jsonb("perturbation_signs"),
+  /** The config and parameter settings the iteration was played with; its update uses these. */
+  settings: jsonb("settings"),
   gradientEstimate: jsonb("gradient_estimate"),
   eloDiff: doublePrecision("elo_diff"),
   createdAt: createdAt(),

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { TuningConfig } from "../config/config.js";
+import { spsaMathConfig, type TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { updateParamValues } from "../config/params-update.js";
 import { writeFileAtomic } from "../config/write-atomic.js";
@@ -13,6 +13,7 @@ import { InputError } from "../errors.js";
 import { createRng } from "../spsa/rng.js";
 import { perturb, update } from "../spsa/math.js";
 import { crashPoint } from "./crash-points.js";
+import { describeChanges, recordedParams, settingsOf } from "./iteration-settings.js";
 import { formatProgress } from "./progress.js";
 import {
   completeIteration,
@@ -67,10 +68,11 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
     config,
     values: valuesOf(options.params),
   });
-  const params = withValues(options.params, run, paramsFile);
+  const params = withValues(options.params, run, paramsFile, log);
   log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
   const initial = valuesOf(params);
   syncParamsFile(paramsFile, valuesOf(params), log);
+  await reportChanges(options, run, params, log);
 
   let current = params;
   for (;;) {
@@ -91,9 +93,18 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
   }
 }
 
+/** A resumed run says which settings differ from the last iteration's: they apply from the next one. */
+async function reportChanges(options: MasterOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<void> {
+  const latest = await withRetry(log, options.signal, () => latestIteration(options.database.sql, run.id));
+  if (!latest?.settings) return;
+  for (const change of describeChanges(latest.settings, settingsOf(options.config, params))) {
+    log(`changed since iteration ${latest.iterationNumber}: ${change} (applies from iteration ${latest.iterationNumber + 1})`);
+  }
+}
+
 async function startIteration(options: MasterOptions, run: RunRow, params: Param[], k: number, log: (line: string) => void): Promise<void> {
   const { config, database } = options;
-  const perturbation = perturb(params, config.spsa, k, createRng(`${run.seed}:${k}`));
+  const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${run.seed}:${k}`));
   const started = Date.now();
   const building = buildVariants({
     build: config.build,
@@ -123,6 +134,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     plusValues: perturbation.plus,
     minusValues: perturbation.minus,
     signs: perturbation.signs,
+    settings: settingsOf(config, params),
   }));
   crashPoint("iteration-inserted");
 }
@@ -176,10 +188,13 @@ async function finishIteration(options: MasterOptions, run: RunRow, params: Para
   const { config, database, paramsFile } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const k = iteration.iterationNumber;
-  // θ of this iteration is its recorded base; the draws are replayed from the run's seed.
-  const base = params.map((p) => ({ ...p, value: iteration.baseParameters[p.name] ?? p.value }));
-  const perturbation = perturb(base, config.spsa, k, createRng(`${run.seed}:${k}`));
-  const result = update(base, perturbation, { plusWins: iteration.plusWins, minusWins: iteration.minusWins, draws: iteration.draws }, config.spsa);
+  // The update uses only what the iteration recorded: today's files may differ from what was played.
+  const settings = iteration.settings ?? settingsOf(config, params);
+  const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters };
+  const counts = { plusWins: iteration.plusWins, minusWins: iteration.minusWins, draws: iteration.draws };
+  const updated = update(recordedParams(settings, iteration.baseParameters), played, counts, settings.spsa);
+  // Parameters added since the iteration started keep their value.
+  const result = { ...updated, newValues: { ...valuesOf(params), ...updated.newValues } };
   await withRetry(log, options.signal, () =>
     completeIteration(database.sql, {
       runId: run.id,
@@ -197,18 +212,22 @@ async function finishIteration(options: MasterOptions, run: RunRow, params: Para
   return next;
 }
 
-/** θ comes from the database; params.toml supplies bounds, steps and targets. */
-function withValues(params: Param[], run: RunRow, paramsFile: string): Param[] {
+/**
+ * θ comes from the database; params.toml supplies bounds, steps and targets. A parameter new
+ * in params.toml joins the run at its value; one removed from it is refused, since its constant
+ * would silently fall back to the engine's default (freeze it instead).
+ */
+function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
   const stored = run.currentParameters;
-  const missing = params.filter((p) => !(p.name in stored)).map((p) => p.name);
-  const extra = Object.keys(stored).filter((name) => !params.some((p) => p.name === name));
-  if (missing.length > 0 || extra.length > 0) {
+  const removed = Object.keys(stored).filter((name) => !params.some((p) => p.name === name));
+  if (removed.length > 0) {
     throw new InputError(
       paramsFile,
-      `its parameters differ from run "${run.name}"'s (${[...missing.map((n) => `new ${n}`), ...extra.map((n) => `removed ${n}`)].join(", ")}); ` +
-        `start another run with --fresh or --name`,
+      `run "${run.name}" tunes ${removed.join(", ")}, which this file no longer has; put ${removed.length > 1 ? "them" : "it"} back ` +
+        `with frozen = true to keep ${removed.length > 1 ? "their" : "its"} value, or start another run with --fresh or --name`,
     );
   }
+  for (const p of params.filter((p) => !(p.name in stored))) log(`${p.name} joins run "${run.name}" at ${p.value}`);
   return params.map((p) => ({ ...p, value: stored[p.name] ?? p.value }));
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import type { TuningConfig } from "../config/config.js";
 import { WORK_CHANNEL } from "../db/batches.js";
+import type { IterationSettings } from "./iteration-settings.js";
 import type { IterationCounts } from "./progress.js";
 
 /** Database operations of the master: runs, iterations, completion. */
@@ -20,7 +21,12 @@ export interface RunRow {
 export interface IterationRow extends IterationCounts {
   id: number;
   status: "pending" | "in_progress" | "complete";
+  ak: number;
   baseParameters: Values;
+  plusParameters: Values;
+  minusParameters: Values;
+  /** Null only for iterations started before settings were recorded. */
+  settings: IterationSettings | null;
 }
 
 const RUN_COLUMNS = (sql: Sql) => sql`id, name, status, seed, current_parameters as "currentParameters"`;
@@ -51,7 +57,7 @@ const ITERATION_COLUMNS = (sql: Sql) => sql`
   id, iteration_number as "iterationNumber", status, target_games as "targetGames", games_played as "gamesPlayed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
   (plus_crashes + minus_crashes + plus_time_losses + minus_time_losses + plus_illegal_moves + minus_illegal_moves)::int as faults,
-  base_parameters as "baseParameters"`;
+  a_k as ak, base_parameters as "baseParameters", plus_parameters as "plusParameters", minus_parameters as "minusParameters", settings`;
 
 export async function latestIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {
   const [row] = await sql<IterationRow[]>`
@@ -79,6 +85,7 @@ export interface NewIteration {
   plusValues: Values;
   minusValues: Values;
   signs: Values;
+  settings: IterationSettings;
 }
 
 /** Inserts the iteration (once: a restarted master finds it) and wakes the workers. */
@@ -87,10 +94,10 @@ export async function insertIteration(sql: postgres.Sql, it: NewIteration): Prom
     await tx`
       insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
         minus_engine_sha256, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
-        minus_parameters, perturbation_signs)
+        minus_parameters, perturbation_signs, settings)
       values (${it.runId}, ${it.iterationNumber}, ${it.plus.path}, ${it.minus.path}, ${it.plus.sha256}, ${it.minus.sha256},
         ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${tx.json(it.base)}, ${tx.json(it.plusValues)},
-        ${tx.json(it.minusValues)}, ${tx.json(it.signs)})
+        ${tx.json(it.minusValues)}, ${tx.json(it.signs)}, ${tx.json(JSON.parse(JSON.stringify(it.settings)))})
       on conflict (run_id, iteration_number) do nothing`;
     await tx`select pg_notify(${WORK_CHANNEL}, '')`;
     const [row] = await tx<IterationRow[]>`

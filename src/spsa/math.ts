@@ -18,6 +18,8 @@ export interface SpsaParam {
   /** Parameter units per step unit: the perturbation at c_k = 1. */
   step: number;
   type: ParamType;
+  /** A frozen parameter is played at its value (rounded for ints) and never moved. */
+  frozen?: boolean;
 }
 
 export type SpsaParams = readonly SpsaParam[];
@@ -38,26 +40,31 @@ export interface SpsaMathConfig {
   maxStep?: number;
 }
 
-export const DEFAULT_ELO_CAP = 100;
+/** High enough to leave real results alone (a 64-game iteration's error is about 35 Elo); it stops a sweep. */
+export const DEFAULT_ELO_CAP = 400;
 export const DEFAULT_MAX_STEP = 2;
 /** OpenBench's floor on an int parameter's perturbation, in parameter units. */
 export const MIN_INT_DELTA = 0.5;
 
-type Values = Record<string, number>;
+export type Values = Record<string, number>;
 
-export interface Perturbation {
-  /** c_k, in steps. */
-  ck: number;
+/** What an iteration played: all its update needs, so a resumed master replays it exactly. */
+export interface PlayedPerturbation {
   /** a_k, dimensionless. */
   ak: number;
-  /** s_i ∈ {+1, −1}. */
-  signs: Values;
-  /** δ_i, in parameter units (≥ MIN_INT_DELTA for int parameters). */
-  delta: Values;
   /** Values of the plus engine (integers for int parameters). */
   plus: Values;
   /** Values of the minus engine. */
   minus: Values;
+}
+
+export interface Perturbation extends PlayedPerturbation {
+  /** c_k, in steps. */
+  ck: number;
+  /** s_i ∈ {+1, −1}; absent for frozen parameters. */
+  signs: Values;
+  /** δ_i, in parameter units (≥ MIN_INT_DELTA for int parameters), before bounds narrow it. */
+  delta: Values;
 }
 
 /** Game results of the plus engine against the minus engine. */
@@ -72,7 +79,7 @@ export interface UpdateResult {
   elo: number;
   /** Plus engine's score after clamping, in (0, 1). */
   score: number;
-  /** g_i, Elo per step. */
+  /** g_i, Elo per step; 0 for a parameter whose plus and minus were equal. */
   gradient: Values;
   /** θ_new, in parameter units. */
   newValues: Values;
@@ -92,22 +99,34 @@ export function gains(cfg: SpsaMathConfig, k: number): { ck: number; ak: number 
 
 /**
  * Draws the signs and builds plus and minus for iteration k. Draw order is fixed (per
- * parameter, in order: the sign, then u for int parameters) so the same rng seed gives the
- * same perturbation.
+ * parameter that is not frozen, in order: the sign, then u for int parameters) so the same
+ * rng seed gives the same perturbation.
+ *
+ * Near a bound the pair θ ± δ is moved inward as a whole (its centre clipped to
+ * [min + δ, max − δ]) rather than clipped at the bound, so plus and minus stay 2δ apart and
+ * the iteration still measures a slope; only a range narrower than 2δ narrows the pair.
  */
 export function perturb(params: SpsaParams, cfg: SpsaMathConfig, k: number, rng: Rng): Perturbation {
   const { ck, ak } = gains(cfg, k);
   const result: Perturbation = { ck, ak, signs: {}, delta: {}, plus: {}, minus: {} };
   for (const p of params) {
+    const [lo, hi] = playableBounds(p);
+    if (p.frozen) {
+      result.plus[p.name] = builtValue(p);
+      result.minus[p.name] = builtValue(p);
+      continue;
+    }
     const sign = rng.next() < 0.5 ? 1 : -1;
     const delta = perturbationSteps(p, ck) * p.step;
-    let plus = clip(p.value + sign * delta, p.min, p.max);
-    let minus = clip(p.value - sign * delta, p.min, p.max);
+    const half = Math.min(delta, (hi - lo) / 2);
+    const centre = clip(p.value, lo + half, hi - half);
+    let plus = centre + sign * half;
+    let minus = centre - sign * half;
     if (p.type === "int") {
       // One u for both, so plus and minus (2δ ≥ 1 apart) never round to the same integer.
       const u = rng.next();
-      plus = clip(Math.floor(plus + u), Math.ceil(p.min), Math.floor(p.max));
-      minus = clip(Math.floor(minus + u), Math.ceil(p.min), Math.floor(p.max));
+      plus = clip(Math.floor(plus + u), lo, hi);
+      minus = clip(Math.floor(minus + u), lo, hi);
     }
     result.signs[p.name] = sign;
     result.delta[p.name] = delta;
@@ -133,20 +152,29 @@ export function scoreToElo(score: number): number {
 }
 
 /**
- * g_i = elo · s_i / (2 · δ_i/step_i) (Elo per step; δ_i/step_i = c_k unless the integer rule
- * raised δ_i), Δθ_i = a_k · g_i · step_i clipped to ±maxStep · step_i, θ_new = clip(θ + Δθ).
+ * g_i = elo / ((plus_i − minus_i) / step_i): Elo per step over the perturbation that was
+ * actually played (which bounds or rounding may have made differ from 2δ). Δθ_i = a_k · g_i ·
+ * step_i clipped to ±maxStep · step_i, θ_new = clip(θ + Δθ). A parameter whose plus equals
+ * minus (frozen, or a range too narrow to perturb) learnt nothing and keeps its θ.
  */
-export function update(params: SpsaParams, perturbation: Perturbation, result: IterationResult, cfg: SpsaMathConfig): UpdateResult {
+export function update(params: SpsaParams, played: PlayedPerturbation, result: IterationResult, cfg: Pick<SpsaMathConfig, "eloCap" | "maxStep">): UpdateResult {
   const { score, elo } = measuredElo(result, cfg.eloCap);
   const maxStep = cfg.maxStep ?? DEFAULT_MAX_STEP;
   const gradient: Values = {};
   const newValues: Values = {};
   for (const p of params) {
-    const sign = perturbation.signs[p.name];
-    if (sign === undefined) throw new RangeError(`the perturbation has no sign for parameter ${p.name}`);
-    const g = (elo * sign) / (2 * perturbationSteps(p, perturbation.ck));
+    const plus = played.plus[p.name];
+    const minus = played.minus[p.name];
+    if (plus === undefined || minus === undefined) throw new RangeError(`the perturbation has no plus or minus value for parameter ${p.name}`);
+    const spreadSteps = (plus - minus) / p.step;
+    if (spreadSteps === 0) {
+      gradient[p.name] = 0;
+      newValues[p.name] = p.value;
+      continue;
+    }
+    const g = elo / spreadSteps;
     const limit = maxStep * p.step;
-    const move = clip(perturbation.ak * g * p.step, -limit, limit);
+    const move = clip(played.ak * g * p.step, -limit, limit);
     gradient[p.name] = g;
     newValues[p.name] = clip(p.value + move, p.min, p.max);
   }
@@ -154,17 +182,34 @@ export function update(params: SpsaParams, perturbation: Perturbation, result: I
 }
 
 /**
- * fishtest / OpenBench parametrisation: pick the perturbation c_end (in steps) and the
- * learning rate r_end = a_k / c_k² wanted at the last iteration N; returns c and a.
- * c = c_end · N^gamma, a = r_end · c_end² · (A + N)^alpha.
+ * fishtest / OpenBench parametrisation: the perturbation c_end (in steps) and the learning
+ * rate r_end wanted at the last iteration N, r_end in fishtest's units (a game pair with
+ * wins − losses = w moves θ by r·c·w steps). Returns the c and a of c_k = c / k^γ and
+ * a_k = a / (k + A)^α that give them: c = c_end·N^γ, and a = r_end·c_end²·(A + N)^α times
+ * the wins − losses per Elo of an iteration's games, since a_k here multiplies an Elo.
  */
-export function deriveFromEnd(end: { cEnd: number; rEnd: number; N: number; A: number; alpha: number; gamma: number }): { c: number; a: number } {
-  return { c: end.cEnd * end.N ** end.gamma, a: end.rEnd * end.cEnd ** 2 * (end.A + end.N) ** end.alpha };
+export function deriveFromEnd(end: { cEnd: number; rEnd: number; N: number; A: number; alpha: number; gamma: number; gamesPerIteration: number }): { c: number; a: number } {
+  const winsMinusLossesPerElo = end.gamesPerIteration * WINS_MINUS_LOSSES_PER_GAME_PER_ELO;
+  return { c: end.cEnd * end.N ** end.gamma, a: end.rEnd * end.cEnd ** 2 * (end.A + end.N) ** end.alpha * 2 * winsMinusLossesPerElo };
 }
+
+/** Near equal strength a game's expected wins − losses, 2·score − 1, grows by ln 10 / 800 per Elo. */
+const WINS_MINUS_LOSSES_PER_GAME_PER_ELO = Math.LN10 / 800;
 
 /** δ_i / step_i: c_k, raised for int parameters so that δ_i ≥ MIN_INT_DELTA. */
 function perturbationSteps(p: SpsaParam, ck: number): number {
   return p.type === "int" ? Math.max(ck, MIN_INT_DELTA / p.step) : ck;
+}
+
+/** θ as an engine is built with it: int parameters rounded to the nearest integer in bounds. */
+export function builtValue(p: SpsaParam): number {
+  const [lo, hi] = playableBounds(p);
+  return p.type === "int" ? clip(Math.round(p.value), lo, hi) : p.value;
+}
+
+/** The values plus and minus may take: [min, max], or its integers for an int parameter. */
+function playableBounds(p: SpsaParam): [number, number] {
+  return p.type === "int" ? [Math.ceil(p.min), Math.floor(p.max)] : [p.min, p.max];
 }
 
 function clip(x: number, lo: number, hi: number): number {

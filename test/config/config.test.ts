@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/config.js";
+import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
+import { gains } from "../../src/spsa/math.js";
 import { InputError } from "../../src/errors.js";
 import { spsa } from "../support/cli.js";
 
@@ -31,7 +32,7 @@ describe("config.toml", () => {
     const config = loadConfig("config.toml");
     expect(config.timeControl).toEqual({ timelowMs: 50, timehighMs: 200, marginMs: 50 });
     expect(config.games.gamesPerIteration).toBe(64);
-    expect(config.spsa).toMatchObject({ a: 1, c: 1, A: undefined, alpha: 0.602, gamma: 0.101 });
+    expect(config.spsa).toMatchObject({ cEnd: 1.5, rEnd: 0.002, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400 });
     expect(config.build.engineDir).toMatch(/engines\/minnow$/);
     expect(config.build.cargoArgs).toEqual(["build", "--release"]);
   });
@@ -47,8 +48,11 @@ describe("config.toml", () => {
     ["a TOML syntax error, with its line", "[spsa]\na = \nb = 1\n", /config-\d+\.toml:2: TOML syntax error/],
     ["an unknown section, with a suggestion", "[spssa]\na = 1\n", /\[spssa\] \(line 1\): unknown key \(did you mean `spsa`\?\)/],
     ["an unknown key, with a suggestion", "[spsa]\nalpah = 0.6\n", /\[spsa\]\.alpah \(line 2\): unknown key \(did you mean `alpha`\?\)/],
-    ["a string where a number belongs", "[spsa]\n\na = \"big\"\n", /\[spsa\]\.a \(line 3\): must be a number, got "big"/],
-    ["a negative step size", "[spsa]\na = -1\n", /\[spsa\]\.a \(line 2\): must be > 0/],
+    ["a string where a number belongs", "[spsa]\n\na = \"big\"\nc = 1\n", /\[spsa\]\.a \(line 3\): must be a number, got "big"/],
+    ["a negative step size", "[spsa]\na = -1\nc = 1\n", /\[spsa\]\.a \(line 2\): must be > 0/],
+    ["a without c", "[spsa]\na = 0.1\n", /\[spsa\]\.a \(line 2\): set both a and c, or neither/],
+    ["a and c with r_end", "[spsa]\na = 0.1\nc = 2\nr_end = 0.003\n", /\[spsa\]\.r_end \(line 4\): set either a and c, or c_end and r_end, not both/],
+    ["a zero r_end", "[spsa]\nr_end = 0\n", /\[spsa\]\.r_end \(line 2\): must be > 0/],
     ["a fractional iteration count", "[spsa]\nmax_iterations = 2.5\n", /\[spsa\]\.max_iterations .*must be an integer/],
     ["timehigh below timelow", "[time_control]\ntimelow = 1.0\ntimehigh = 0.5\n", /\[time_control\]\.timehigh \(line 3\): must be >= timelow/],
     ["an odd number of games", "[games]\ngames_per_iteration = 15\n", /games_per_iteration .*must be even/],
@@ -61,6 +65,13 @@ describe("config.toml", () => {
     expect(error.exitCode).toBe(2);
     expect(error.message).toMatch(message);
     expect(error.message).toContain(dir);
+  });
+
+  it("derives a and c from c_end and r_end for the run's length, or takes them as set", () => {
+    const derived = spsaMathConfig(loadConfig(write("[spsa]\nmax_iterations = 400\nc_end = 2\nr_end = 0.001\n")).spsa, 64);
+    expect(gains(derived, 400).ck).toBeCloseTo(2, 12);
+    expect(derived.A).toBe(40);
+    expect(spsaMathConfig(loadConfig(write("[spsa]\na = 0.3\nc = 2.5\nA = 7\n")).spsa, 64)).toMatchObject({ a: 0.3, c: 2.5, A: 7 });
   });
 
   it("rejects a missing file by name", () => {

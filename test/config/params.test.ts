@@ -22,6 +22,7 @@ value = 3
 min = 1
 max = 8
 step = 1
+frozen = false
 
 [KNIGHT_VALUE_MG]
 constant = "KNIGHT_VALUE"
@@ -41,9 +42,9 @@ max = 2
 step = 0.1
 `));
     expect(params).toEqual([
-      { name: "LMR_MIN_DEPTH", constant: "LMR_MIN_DEPTH", index: [], type: "int", value: 3, min: 1, max: 8, step: 1 },
-      { name: "KNIGHT_VALUE_MG", constant: "KNIGHT_VALUE", index: [0], type: "int", value: 320.5, min: 250, max: 400, step: 10 },
-      { name: "MARGIN_2_1", constant: "MARGINS", index: [2, 1], type: "float", value: 0.75, min: 0, max: 2, step: 0.1 },
+      { name: "LMR_MIN_DEPTH", frozen: false, constant: "LMR_MIN_DEPTH", index: [], type: "int", value: 3, min: 1, max: 8, step: 1 },
+      { name: "KNIGHT_VALUE_MG", frozen: false, constant: "KNIGHT_VALUE", index: [0], type: "int", value: 320.5, min: 250, max: 400, step: 10 },
+      { name: "MARGIN_2_1", frozen: false, constant: "MARGINS", index: [2, 1], type: "float", value: 0.75, min: 0, max: 2, step: 0.1 },
     ]);
   });
 
@@ -51,6 +52,10 @@ step = 0.1
     const params = loadParams("params.toml");
     expect(params.length).toBeGreaterThanOrEqual(10);
     for (const p of params) expect(p.value).toBeGreaterThanOrEqual(p.min);
+  });
+
+  it("reads frozen = true", () => {
+    expect(loadParams(write("[P]\nvalue = 5\nmin = 0\nmax = 10\nstep = 1\nfrozen = true\n"))[0]?.frozen).toBe(true);
   });
 
   const base = "value = 5\nmin = 0\nmax = 10\nstep = 1\n";
@@ -68,6 +73,7 @@ step = 0.1
     ["a top-level value", "P = 3\n", /P \(line 1\): expected a table/],
     ["duplicate targets", `[A]\n${base}constant = "X"\nindex = 1\n[B]\n${base}constant = "X"\nindex = [1]\n`, /\[B\] \(line 8\): targets X\[1\], which parameter A already targets/],
     ["no parameters", "# nothing\n", /defines no parameters/],
+    ["a frozen flag that is not a boolean", `[P]\n${base}frozen = 1\n`, /\[P\]\.frozen \(line 6\): must be true or false, got 1/],
   ])("rejects %s", (_label, text, message) => {
     expect(() => loadParams(write(text))).toThrow(message);
   });

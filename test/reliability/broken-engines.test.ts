@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
+import { settingsOf } from "../../src/master/iteration-settings.js";
 import { insertIteration, openRun } from "../../src/master/run-store.js";
 import { ROOT } from "../support/cli.js";
 import { startMaster, startWorker } from "../support/processes.js";
@@ -22,8 +23,10 @@ describe("broken plus engines inside a tuning run", () => {
     const { setup, env, sql } = fixture;
     // An iteration as the master would have inserted it, but with a broken plus binary.
     const name = `broken-${column}`;
-    const values = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
-    const { run } = await openRun(sql, { name, fresh: false, config: loadConfig(setup.configFile), values });
+    const params = loadParams(setup.paramsFile);
+    const config = loadConfig(setup.configFile);
+    const values = Object.fromEntries(params.map((p) => [p.name, p.value]));
+    const { run } = await openRun(sql, { name, fresh: false, config, values });
     const minus = fixturePath("engines/random-mover.mjs");
     await insertIteration(sql, {
       runId: run.id,
@@ -39,6 +42,7 @@ describe("broken plus engines inside a tuning run", () => {
       plusValues: values,
       minusValues: values,
       signs: Object.fromEntries(Object.keys(values).map((k) => [k, 1])),
+      settings: settingsOf(config, params),
     });
 
     const worker = startWorker(setup, env, `w-${column}`, ["--games", "4"]);

@@ -4,6 +4,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { applyMigrations } from "../../src/db/connection.js";
+import { settingsOf } from "../../src/master/iteration-settings.js";
 import { insertIteration, openRun } from "../../src/master/run-store.js";
 import { loadConfig } from "../../src/config/config.js";
 import { COMPETE_BIN, ROOT } from "../support/cli.js";
@@ -32,7 +33,7 @@ describe("32 worker processes claiming from one iteration", () => {
     const binary = { path: engine, sha256: sha256OfFile(engine) };
     const iteration = await insertIteration(sql, {
       runId: run.id, iterationNumber: 1, plus: binary, minus: binary, timelowMs: 10, timehighMs: 10, targetGames: target,
-      ck: 1, ak: 0.1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 },
+      ck: 1, ak: 0.1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig("config.toml"), []),
     });
 
     const workers = Array.from({ length: 32 }, (_, i) =>

@@ -65,26 +65,45 @@ describe("perturb: integer rule", () => {
     expect(perturb([int({ value: 10.3, step: 0.1 })], cfg, 1, scripted(0.2, 0.3))).toMatchObject({ plus: { P: 11 }, minus: { P: 10 } });
   });
 
-  it("lets bounds collapse plus and minus only at the edge", () => {
-    // θ at max, δ = 0.5: plus clips to 20, minus 19.5 + u = 20.4 → 20.
-    const p = perturb([int({ value: 20, step: 0.1 })], cfg, 1, scripted(0.2, 0.9));
-    expect(p.plus.P).toBe(20);
-    expect(p.minus.P).toBe(20);
+  it("moves the pair inward at a bound instead of collapsing it", () => {
+    // θ at max 20, δ = 0.5: the centre moves to 19.5, so plus and minus are 20 and 19 (or 19 and 20).
+    for (const u of [0, 0.5, 0.99]) {
+      const p = perturb([int({ value: 20, step: 0.1 })], cfg, 1, scripted(0.2, u));
+      expect(p.plus.P).toBe(20);
+      expect(p.minus.P).toBe(19);
+    }
+    // θ = 0.2 at min 0, δ 0.5, u 0.2: before, plus and minus both rounded to 0.
+    const low = perturb([int({ value: 0.2, step: 0.5 })], cfg, 1, scripted(0.2, 0.2));
+    expect([low.plus.P, low.minus.P]).toEqual([1, 0]);
   });
 
-  it("clips plus and minus to the integer bounds", () => {
+  it("narrows the pair only when the integer range is narrower than 2δ", () => {
     const p = perturb([int({ value: 1, min: 0.5, max: 3.5, step: 4 })], cfg, 1, scripted(0.9, 0.99));
+    // Integers 1..3, δ = 4 > 1: centre 2, half-width 1 → plus 1, minus 3 (s = −1).
     expect(p.signs.P).toBe(-1);
-    expect(p.plus.P).toBe(1); // raw clip(1 - 4) = 0.5, floor(1.49) = 1 = ceil(0.5)
-    expect(p.minus.P).toBe(3); // raw clip(1 + 4) = 3.5, floor(4.49) = 4 → floor(3.5) = 3
+    expect(p.plus.P).toBe(1);
+    expect(p.minus.P).toBe(3);
+    const single = perturb([int({ value: 2, min: 1.5, max: 2.5 })], cfg, 1, scripted(0.1, 0.5));
+    expect([single.plus.P, single.minus.P]).toEqual([2, 2]);
+  });
+
+  it("plays a frozen parameter at its rounded value and draws nothing for it", () => {
+    const p = perturb([int({ name: "F", value: 7.6, frozen: true }), int({ name: "Q" })], cfg, 1, scripted(0.1, 0.5));
+    expect(p.plus.F).toBe(8);
+    expect(p.minus.F).toBe(8);
+    expect(p.signs.F).toBeUndefined();
+    expect([p.plus.Q, p.minus.Q]).toEqual([11, 9]);
   });
 });
 
 describe("perturb", () => {
-  it("clips float plus and minus to bounds without rounding", () => {
-    const p = perturb([{ name: "F", value: 0.95, min: 0, max: 1, step: 0.1, type: "float" }], cfg, 1, scripted(0.1));
-    expect(p.plus.F).toBe(1);
-    expect(p.minus.F).toBeCloseTo(0.85, 12);
+  it("keeps float plus and minus 2δ apart inside the bounds, without rounding", () => {
+    const top = perturb([{ name: "F", value: 0.95, min: 0, max: 1, step: 0.1, type: "float" }], cfg, 1, scripted(0.1));
+    expect(top.plus.F).toBe(1);
+    expect(top.minus.F).toBeCloseTo(0.8, 12);
+    const bottom = perturb([{ name: "F", value: 0, min: 0, max: 1, step: 0.1, type: "float" }], cfg, 1, scripted(0.9));
+    expect(bottom.plus.F).toBe(0);
+    expect(bottom.minus.F).toBeCloseTo(0.2, 12);
   });
 
   it("is deterministic for a seed and differs between iterations", () => {
@@ -101,8 +120,8 @@ describe("measuredElo", () => {
     expect(sweep.elo).toBeCloseTo(scoreToElo(0.95), 9);
     expect(sweep.elo).toBeGreaterThan(500);
     expect(measuredElo(result(0, 10, 0), 1000).elo).toBeCloseTo(-sweep.elo, 9);
-    expect(measuredElo(result(10, 0, 0)).elo).toBe(100);
-    expect(measuredElo(result(0, 10, 0)).elo).toBe(-100);
+    expect(measuredElo(result(10, 0, 0)).elo).toBe(400);
+    expect(measuredElo(result(0, 10, 0)).elo).toBe(-400);
   });
 
   it("caps at elo_cap and leaves smaller values alone", () => {
@@ -123,21 +142,43 @@ describe("update", () => {
 
   it("clips each step to max_step steps", () => {
     const p = perturb([float], { ...flat, a: 100 }, 1, scripted(0.1));
-    const r = update([float], p, result(7, 3, 0), { ...flat, a: 100, maxStep: 1.5 });
+    const r = update([float], p, result(7, 3, 0), { maxStep: 1.5 });
     expect(r.newValues.F).toBe(6.5);
-    expect(update([float], p, result(3, 7, 0), { ...flat, a: 100 }).newValues.F).toBe(3); // default max_step 2
+    expect(update([float], p, result(3, 7, 0), {}).newValues.F).toBe(3); // default max_step 2
   });
 
   it("clips θ to bounds", () => {
     const edge = { ...float, value: 9.9 };
-    const p = perturb([edge], flat, 1, scripted(0.1));
-    expect(update([edge], p, result(7, 3, 0), { ...flat, a: 100 }).newValues.F).toBe(10);
+    const p = perturb([edge], { ...flat, a: 100 }, 1, scripted(0.1));
+    expect(update([edge], p, result(7, 3, 0), {}).newValues.F).toBe(10);
   });
 
   it("moves θ toward the winning side", () => {
-    const down = perturb([float], flat, 1, scripted(0.9)); // s = −1: plus is below θ
-    expect(update([float], down, result(6, 4, 0), { ...flat, a: 0.001 }).newValues.F).toBeLessThan(5);
-    expect(update([float], down, result(4, 6, 0), { ...flat, a: 0.001 }).newValues.F).toBeGreaterThan(5);
+    const down = perturb([float], { ...flat, a: 0.001 }, 1, scripted(0.9)); // s = −1: plus is below θ
+    expect(update([float], down, result(6, 4, 0), {}).newValues.F).toBeLessThan(5);
+    expect(update([float], down, result(4, 6, 0), {}).newValues.F).toBeGreaterThan(5);
+  });
+
+  it("divides by the perturbation actually played, at both bounds, for int and float", () => {
+    const played = (plus: number, minus: number) => ({ ak: 0.01, plus: { P: plus }, minus: { P: minus } });
+    const win = result(6, 2, 2); // Elo 147.19
+    // Float at the top bound: plus 10, minus 9.5 with step 1 → spread 0.5 steps, g = Elo / 0.5.
+    const top = update([{ ...float, name: "P", value: 10 }], played(10, 9.5), win, { eloCap: 200 });
+    expect(top.gradient.P).toBeCloseTo(147.1907 / 0.5, 3);
+    // Float at the bottom bound, plus below minus: g negative.
+    const bottom = update([{ ...float, name: "P", value: 0 }], played(0, 0.25), win, { eloCap: 200 });
+    expect(bottom.gradient.P).toBeCloseTo(-147.1907 / 0.25, 3);
+    expect(bottom.newValues.P).toBe(0); // clipped at min
+    // Int with step 2: plus 3, minus 2 → spread 0.5 steps.
+    const i = update([int({ value: 2.4, step: 2 })], played(3, 2), win, { eloCap: 200, maxStep: 100 });
+    expect(i.gradient.P).toBeCloseTo(147.1907 * 2, 3);
+    expect(i.newValues.P).toBeCloseTo(2.4 + 0.01 * 147.1907 * 2 * 2, 4);
+  });
+
+  it("leaves a parameter whose plus equals minus where it is", () => {
+    const r = update([int({ value: 0.2 })], { ak: 1, plus: { P: 0 }, minus: { P: 0 } }, result(9, 1, 0), {});
+    expect(r.gradient.P).toBe(0);
+    expect(r.newValues.P).toBe(0.2);
   });
 
   it("matches a hand-computed example", () => {
@@ -176,11 +217,22 @@ describe("update", () => {
 });
 
 describe("deriveFromEnd", () => {
-  it("gives c_N = c_end and a_N / c_N² = r_end at the last iteration", () => {
-    const end = { cEnd: 1.5, rEnd: 0.002, N: 400, A: 40, alpha: 0.602, gamma: 0.101 };
+  const end = { cEnd: 1.5, rEnd: 0.002, N: 400, A: 40, alpha: 0.602, gamma: 0.101, gamesPerIteration: 64 };
+  const lastGains = () => {
     const { c, a } = deriveFromEnd(end);
-    const g = gains({ a, c, A: end.A, alpha: end.alpha, gamma: end.gamma, maxIterations: end.N }, end.N);
-    expect(g.ck).toBeCloseTo(1.5, 12);
-    expect(g.ak / g.ck ** 2).toBeCloseTo(0.002, 12);
+    return gains({ a, c, A: end.A, alpha: end.alpha, gamma: end.gamma, maxIterations: end.N }, end.N);
+  };
+
+  it("gives c_N = c_end at the last iteration", () => {
+    expect(lastGains().ck).toBeCloseTo(1.5, 12);
+  });
+
+  it("moves θ at the last iteration as fishtest's r_end·c_end·(wins − losses) would, for a small Elo", () => {
+    const g = lastGains();
+    const p: SpsaParam = { name: "P", value: 10, min: 0, max: 20, step: 1, type: "float" };
+    // 64 games at 52 %: wins − losses = 2.56; fishtest moves θ by 0.002 · 1.5 · 2.56 = 0.00768 steps.
+    const played = { ak: g.ak, plus: { P: 10 + g.ck }, minus: { P: 10 - g.ck } };
+    const moved = update([p], played, result(20, 17.44, 26.56), { eloCap: 400 }).newValues.P ?? 0;
+    expect((moved - 10) / 0.00768).toBeCloseTo(1, 2);
   });
 });

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import { loadConfig } from "../../src/config/config.js";
+import { settingsOf } from "../../src/master/iteration-settings.js";
 import { insertIteration, openRun } from "../../src/master/run-store.js";
 
 /** Creates a run with one open iteration of `targetGames`, as the master would, with stand-in binaries. */
@@ -21,6 +22,7 @@ export async function seedIteration(sql: postgres.Sql, options: { runName: strin
     plusValues: { X: 2 },
     minusValues: { X: 0 },
     signs: { X: 1 },
+    settings: settingsOf(config, []),
   });
   return { run, iteration };
 }

@@ -1,6 +1,6 @@
 import { execa, type ResultPromise } from "execa";
 import postgres from "postgres";
-import { loadConfig } from "../../src/config/config.js";
+import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { perturb, update, type SpsaParam } from "../../src/spsa/math.js";
 import { createRng } from "../../src/spsa/rng.js";
@@ -72,7 +72,7 @@ export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed:
   for (const row of rows) {
     const k = row.iteration_number;
     expect(row.base_parameters, `θ of iteration ${k}`).toEqual(Object.fromEntries(params.map((p) => [p.name, p.value])));
-    const perturbation = perturb(params, config.spsa, k, createRng(`${seed}:${k}`));
+    const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${seed}:${k}`));
     expect(row.perturbation_signs, `signs of iteration ${k}`).toEqual(perturbation.signs);
     const result = update(params, perturbation, { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws }, config.spsa);
     params = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// Chooses and checks the SPSA defaults in the simulator (not a test). Needs `npm run build`.
+// Runs the master's math with each candidate (c_end, r_end) and the two anchors (fishtest,
+// the seed design) over the family of src/simulate/family.ts (5–40 parameters, 1–6 steps
+// off, ¼–4× the reference curvature, int and float) at 5,000, 20,000 and 60,000 games, and
+// prints a markdown table: mean Elo left over the family, and the cells that end worse than
+// they started (mean over seeds; "significantly" when by more than 2 standard errors).
+//   node bench/simulate-defaults.mjs [--seeds 16] [--candidates 1.5:0.002,2:0.0015] [--draw-rate 0.4]
+import { parseArgs } from "node:util";
+import { DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { defaultFamily, describeCell, runFamily } from "../dist/simulate/family.js";
+import { fishtestTuner, masterTuner, seedTuner } from "../dist/simulate/tuners.js";
+import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+
+const { values } = parseArgs({
+  options: {
+    seeds: { type: "string", default: "16" },
+    candidates: { type: "string", default: `${DEFAULT_C_END}:${DEFAULT_R_END}` },
+    "draw-rate": { type: "string", default: "0.4" },
+    "games-per-iteration": { type: "string", default: "64" },
+    details: { type: "boolean", default: false },
+  },
+});
+const seeds = Number(values.seeds);
+const drawRate = Number(values["draw-rate"]);
+const perIteration = Number(values["games-per-iteration"]);
+const budgets = [5000, 20000, 60000];
+const cells = defaultFamily();
+
+const spsa = (cEnd, rEnd, maxIterations) => ({ maxIterations, cEnd, rEnd, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP });
+const tuners = [
+  ...values.candidates.split(",").map((pair) => {
+    const [cEnd, rEnd] = pair.split(":").map(Number);
+    return masterTuner(`c_end ${cEnd}, r_end ${rEnd}`, (n) => spsaMathConfig(spsa(cEnd, rEnd, n), perIteration), perIteration);
+  }),
+  fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: 8 }),
+  seedTuner(),
+];
+
+console.log(`${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration\n`);
+console.log(`| tuner | ${budgets.map((b) => `${b} games: Elo left (of start) · worse / significantly worse`).join(" | ")} |`);
+console.log(`| --- | ${budgets.map(() => "---").join(" | ")} |`);
+for (const tuner of tuners) {
+  const started = Date.now();
+  const cellsOut = [];
+  for (const budget of budgets) {
+    const results = runFamily(tuner, cells, budget, seeds, drawRate);
+    const mean = (f) => results.reduce((s, r) => s + f(r), 0) / results.length;
+    const worse = results.filter((r) => r.end > r.start);
+    const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
+    cellsOut.push(`${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`);
+    if (values.details) for (const r of worse) console.error(`  ${tuner.name}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`);
+  }
+  console.log(`| ${tuner.name} | ${cellsOut.join(" | ")} |`);
+  console.error(`  (${tuner.name}: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+}

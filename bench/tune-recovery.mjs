@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// Proof on a real engine (not a test; about an hour on 2 cores). Needs `npm run build`.
+//   1. Detunes the sample engine on purpose: every parameter of params.toml is moved --steps
+//      of its own steps away from its default value (direction drawn from --seed, kept in bounds).
+//   2. Measures the gap: a match of the detuned engine against the default one.
+//   3. Runs a real tuning run from the detuned values with the repository's default SPSA
+//      settings (config.toml's [spsa] section): `spsa master` and a `compete --spsa -c 2`
+//      worker on the embedded database (or DATABASE_URL), --iterations × --games games.
+//   4. Matches tuned against default and tuned against detuned, and prints the Elo recovered.
+//   node bench/tune-recovery.mjs [--steps 3] [--iterations 60] [--games 64] [--timelow 0.01]
+//     [--timehigh 0.03] [--match-games 600] [--seed recovery-1]
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { performance } from "node:perf_hooks";
+import { buildVariants } from "../dist/build/engine-builder.js";
+import { loadConfig } from "../dist/config/config.js";
+import { loadParams } from "../dist/config/params.js";
+import { updateParamValues } from "../dist/config/params-update.js";
+import { builtValue } from "../dist/spsa/math.js";
+import { createRng } from "../dist/spsa/rng.js";
+
+const { values: opts } = parseArgs({
+  options: {
+    steps: { type: "string", default: "3" },
+    iterations: { type: "string", default: "60" },
+    games: { type: "string", default: "64" },
+    timelow: { type: "string", default: "0.01" },
+    timehigh: { type: "string", default: "0.03" },
+    "match-games": { type: "string", default: "600" },
+    seed: { type: "string", default: "recovery-1" },
+  },
+});
+const root = new URL("..", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "spsa-recovery-"));
+const started = performance.now();
+const elapsed = () => `${((performance.now() - started) / 60000).toFixed(1)} min`;
+const log = (line) => console.log(`[${elapsed()}] ${line}`);
+
+// 1. Detuned values.
+const params = loadParams(join(root, "params.toml"));
+const defaults = Object.fromEntries(params.map((p) => [p.name, p.value]));
+const rng = createRng(opts.seed);
+const detuned = Object.fromEntries(params.map((p) => {
+  const move = Number(opts.steps) * p.step * (rng.next() < 0.5 ? -1 : 1);
+  const inBounds = (v) => v >= p.min && v <= p.max;
+  const value = inBounds(p.value + move) ? p.value + move : inBounds(p.value - move) ? p.value - move : Math.min(p.max, Math.max(p.min, p.value + move));
+  return [p.name, value];
+}));
+const paramsFile = join(dir, "params.toml");
+writeFileSync(paramsFile, updateParamValues(readFileSync(join(root, "params.toml"), "utf8"), detuned, paramsFile));
+const configFile = join(dir, "config.toml");
+const spsaSection = readFileSync(join(root, "config.toml"), "utf8").match(/\[spsa\][\s\S]*?(?=\n\[)/)[0].replace(/max_iterations = \d+/, `max_iterations = ${opts.iterations}`);
+writeFileSync(configFile, `[time_control]\ntimelow = ${opts.timelow}\ntimehigh = ${opts.timehigh}\nmargin_ms = 100\n` +
+  `[games]\ngames_per_iteration = ${opts.games}\nbatch_size = 8\n${spsaSection}\n` +
+  `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`);
+const config = loadConfig(configFile);
+log(`detuned by ${opts.steps} steps: ${params.map((p) => `${p.name} ${defaults[p.name]} → ${detuned[p.name]}`).join(", ")}`);
+
+const build = async (label, plus, minus) => {
+  const built = await buildVariants({ build: config.build, params, values: { plus, minus }, destination: (variant, binary) => join(dir, label, variant, binary) });
+  return [built.plus.path, built.minus.path];
+};
+const match = (a, b, label) => {
+  const out = execFileSync("node", [join(root, "bin/compete.js"), a, b, "-g", opts["match-games"], "-c", "2", "--timelow", opts.timelow,
+    "--timehigh", opts.timehigh, "--margin", "100", "--seed", `${opts.seed}:${label}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  const [, elo, error] = out.match(/Elo ([+-][\d.]+|[+-]inf) ± ([\d.]+|inf) \(95%\)/) ?? [];
+  const lines = out.split("\n");
+  const faultsAt = lines.findIndex((l) => l.startsWith("faults"));
+  const faults = lines.slice(faultsAt, faultsAt + 3).map((l) => l.trim().replace(/\s+/g, " ")).join("; ");
+  log(`${label}: Elo ${elo} ± ${error} (${out.split("\n")[0]}) ${faults}`);
+  return { elo: Number(elo), error: Number(error) };
+};
+
+// 2. The gap.
+const [defaultEngine, detunedEngine] = await build("start", defaults, detuned);
+const gap = match(defaultEngine, detunedEngine, "default vs detuned");
+
+// 3. The tuning run.
+const name = `recovery-${Date.now()}`;
+const worker = spawn("node", [join(root, "bin/compete.js"), "--spsa", "-c", "2", "--config", configFile, "--name", `${name}-worker`], { stdio: "ignore" });
+const tuneStart = performance.now();
+execFileSync("node", [join(root, "bin/spsa.js"), "--config", configFile, "master", "--params", paramsFile, "--name", name, "--seed", opts.seed], { stdio: ["ignore", "ignore", "ignore"] });
+worker.kill("SIGTERM");
+const tunedParams = loadParams(paramsFile);
+const tuned = Object.fromEntries(tunedParams.map((p) => [p.name, p.value]));
+log(`tuning run "${name}": ${Number(opts.iterations) * Number(opts.games)} games in ${((performance.now() - tuneStart) / 60000).toFixed(1)} min`);
+log(`tuned: ${params.map((p) => `${p.name} ${detuned[p.name]} → ${Number(tuned[p.name].toPrecision(4))} (default ${defaults[p.name]})`).join(", ")}`);
+const stepsOff = (values) => params.reduce((s, p) => s + Math.abs(values[p.name] - defaults[p.name]) / p.step, 0) / params.length;
+log(`mean distance to the defaults: detuned ${stepsOff(detuned).toFixed(2)} steps, tuned ${stepsOff(tuned).toFixed(2)} steps`);
+
+// 4. Tuned against default and against detuned.
+const [tunedEngine] = await build("end", Object.fromEntries(tunedParams.map((p) => [p.name, builtValue(p)])), defaults);
+const vsDefault = match(tunedEngine, defaultEngine, "tuned vs default");
+const vsDetuned = match(tunedEngine, detunedEngine, "tuned vs detuned");
+const recovered = vsDetuned.elo / gap.elo;
+// Error of a ratio: both matches' errors, combined to first order.
+const recoveredError = Math.abs(recovered) * Math.sqrt((vsDetuned.error / vsDetuned.elo) ** 2 + (gap.error / gap.elo) ** 2);
+log(`gap ${gap.elo.toFixed(1)} ± ${gap.error.toFixed(1)} Elo; recovered ${vsDetuned.elo.toFixed(1)} ± ${vsDetuned.error.toFixed(1)} Elo = ${(100 * recovered).toFixed(0)} ± ${(100 * recoveredError).toFixed(0)} % of the gap; tuned vs default ${vsDefault.elo.toFixed(1)} ± ${vsDefault.error.toFixed(1)}`);
+log(`files in ${dir}`);

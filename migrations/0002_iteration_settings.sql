@@ -1,0 +1,1 @@
+ALTER TABLE "spsa_iteration" ADD COLUMN "settings" jsonb;

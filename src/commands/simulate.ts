@@ -1,0 +1,97 @@
+import { dirname } from "node:path";
+import { loadConfig, spsaMathConfig, type SpsaConfig } from "../config/config.js";
+import { loadParams } from "../config/params.js";
+import { readTomlFile } from "../config/toml-file.js";
+import { writeFileAtomic } from "../config/write-atomic.js";
+import { InputError } from "../errors.js";
+import { simulateSeeds, type Summary } from "../simulate/aggregate.js";
+import { svgChart, terminalChart } from "../simulate/chart.js";
+import { distanceTable, eloLeftTable } from "../simulate/report.js";
+import { fishtestTuner, masterTuner, seedTuner, type Tuner } from "../simulate/tuners.js";
+import { parseModelFile, userProblem, type ModelOptions } from "../simulate/user-model.js";
+import { DEFAULT_CONFIG_FILE } from "./database-options.js";
+import { DEFAULT_PARAMS_FILE } from "./master.js";
+
+export interface SimulateCommandOptions {
+  config?: string;
+  params?: string;
+  /** Game budget; default max_iterations × games_per_iteration. */
+  games?: number;
+  seeds?: number;
+  drawRate?: number;
+  lossElo?: number;
+  lossSteps?: number;
+  offset?: number;
+  /** TOML file with per-parameter optimum, loss_elo, loss_steps. */
+  model?: string;
+  /** Also run the fishtest and seed-design anchors. */
+  anchors?: boolean;
+  svg?: string;
+  out?: (text: string) => void;
+}
+
+export interface SimulateResult {
+  games: number;
+  iterations: number;
+  summaries: Summary[];
+}
+
+/**
+ * `spsa simulate`: the master's own math (src/spsa/math.ts, its rounding, clipping and
+ * iteration schedule) tuning a synthetic engine built from params.toml, over several seeds.
+ */
+export async function simulateCommand(options: SimulateCommandOptions = {}): Promise<SimulateResult> {
+  const out = options.out ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const config = loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
+  const paramsFile = options.params ?? DEFAULT_PARAMS_FILE;
+  const params = loadParams(paramsFile);
+  const perIteration = config.games.gamesPerIteration;
+  const games = options.games ?? config.spsa.maxIterations * perIteration;
+  const iterations = Math.floor(games / perIteration);
+  if (iterations < 1) throw new InputError("--games", `must be at least games_per_iteration (${perIteration}), got ${games}`);
+  const seeds = options.seeds ?? 8;
+  if (!Number.isInteger(seeds) || seeds < 1) throw new InputError("--seeds", `must be a positive integer, got ${seeds}`);
+  const model: ModelOptions = {
+    lossElo: positive("--loss-elo", options.lossElo ?? 5),
+    lossSteps: positive("--loss-steps", options.lossSteps ?? 4),
+    offsetSteps: options.offset,
+    drawRate: options.drawRate ?? 0.4,
+    overrides: options.model ? parseModelFile(readTomlFile(options.model), params) : {},
+  };
+  if (!(model.drawRate >= 0 && model.drawRate < 1)) throw new InputError("--draw-rate", `must be in [0, 1), got ${model.drawRate}`);
+
+  const gainsFor = (maxIterations: number) => spsaMathConfig({ ...config.spsa, maxIterations }, perIteration);
+  const tuners: Tuner[] = [masterTuner(`your config (${describeGains(config.spsa)}, ${perIteration} games/iteration)`, gainsFor, perIteration)];
+  if (options.anchors ?? true) tuners.push(fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: config.games.batchSize }), seedTuner());
+  const summaries = tuners.map((tuner) => simulateSeeds(tuner, (seed) => userProblem(params, model, seed), iterations * perIteration, seeds));
+
+  const optimum = model.offsetSteps === undefined ? "an optimum drawn uniformly in its bounds" : `an optimum ${model.offsetSteps} steps from its value`;
+  out(
+    `${params.length} parameters of ${paramsFile}, ${iterations * perIteration} games (${iterations} iterations × ${perIteration}), ${seeds} seeds, ` +
+      `draw rate ${model.drawRate}; each parameter loses ${model.lossElo} Elo at ${model.lossSteps} steps from ${optimum}` +
+      (Object.keys(model.overrides).length > 0 ? ` (${Object.keys(model.overrides).length} set by ${options.model})` : ""),
+  );
+  out("");
+  out(eloLeftTable(summaries));
+  out("");
+  out(terminalChart(summaries));
+  const [yours] = summaries;
+  if (yours) {
+    out("");
+    out(distanceTable(yours));
+  }
+  if (options.svg) {
+    writeFileAtomic(options.svg, svgChart(summaries, `Elo left, ${params.length} parameters of ${paramsFile}, ${seeds} seeds`));
+    out(`\nchart written to ${options.svg} (in ${dirname(options.svg)})`);
+  }
+  return { games: iterations * perIteration, iterations, summaries };
+}
+
+function positive(flag: string, value: number): number {
+  if (!(value > 0)) throw new InputError(flag, `must be positive, got ${value}`);
+  return value;
+}
+
+function describeGains(spsa: SpsaConfig): string {
+  return spsa.a !== undefined ? `a ${spsa.a}, c ${spsa.c}` : `c_end ${spsa.cEnd}, r_end ${spsa.rEnd}`;
+}

@@ -1,0 +1,76 @@
+import type { SpsaConfig, TuningConfig } from "../config/config.js";
+import type { Param } from "../config/params.js";
+import type { SpsaParam, Values } from "../spsa/math.js";
+
+/** One parameter's settings as an iteration played them. */
+export type ParamSettings = Pick<SpsaParam, "min" | "max" | "step" | "type"> & { frozen: boolean };
+
+/**
+ * What an iteration was played with, stored in its row: its update is computed from this
+ * (not from today's files), and a resumed master compares it with today's files to say
+ * what changed.
+ */
+export interface IterationSettings {
+  spsa: SpsaConfig;
+  gamesPerIteration: number;
+  timelowMs: number;
+  timehighMs: number;
+  parameters: Record<string, ParamSettings>;
+}
+
+export function settingsOf(config: TuningConfig, params: readonly Param[]): IterationSettings {
+  return {
+    spsa: config.spsa,
+    gamesPerIteration: config.games.gamesPerIteration,
+    timelowMs: config.timeControl.timelowMs,
+    timehighMs: config.timeControl.timehighMs,
+    parameters: Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false }])),
+  };
+}
+
+/** The parameters of a recorded iteration, at the θ it started from. */
+export function recordedParams(settings: IterationSettings, base: Values): SpsaParam[] {
+  return Object.entries(settings.parameters).map(([name, s]) => {
+    const value = base[name];
+    if (value === undefined) throw new Error(`iteration settings name parameter ${name}, which its base θ lacks`);
+    return { name, value, ...s };
+  });
+}
+
+const SPSA_KEYS: Record<keyof SpsaConfig, string> = {
+  maxIterations: "max_iterations",
+  cEnd: "c_end",
+  rEnd: "r_end",
+  a: "a",
+  c: "c",
+  A: "A",
+  alpha: "alpha",
+  gamma: "gamma",
+  eloCap: "elo_cap",
+  maxStep: "max_step",
+};
+
+/** One line per setting that differs, in the words of config.toml and params.toml. */
+export function describeChanges(before: IterationSettings, after: IterationSettings): string[] {
+  const changes: string[] = [];
+  const compare = (label: string, old: unknown, now: unknown) => {
+    if (old !== now) changes.push(`${label}: ${show(old)} → ${show(now)}`);
+  };
+  for (const [key, name] of Object.entries(SPSA_KEYS) as [keyof SpsaConfig, string][]) compare(`[spsa] ${name}`, before.spsa[key], after.spsa[key]);
+  compare("[games] games_per_iteration", before.gamesPerIteration, after.gamesPerIteration);
+  compare("[time_control] timelow", before.timelowMs / 1000, after.timelowMs / 1000);
+  compare("[time_control] timehigh", before.timehighMs / 1000, after.timehighMs / 1000);
+  for (const [name, now] of Object.entries(after.parameters)) {
+    const old = before.parameters[name];
+    if (!old) {
+      changes.push(`[${name}] added`);
+      continue;
+    }
+    for (const key of ["min", "max", "step", "type", "frozen"] as const) compare(`[${name}] ${key}`, old[key], now[key]);
+  }
+  return changes;
+}
+
+function show(value: unknown): string {
+  return value === undefined ? "(default)" : String(value);
+}

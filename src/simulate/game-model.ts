@@ -1,0 +1,22 @@
+import type { IterationResult } from "../spsa/math.js";
+import type { Rng } from "../spsa/rng.js";
+
+/**
+ * Games between two engines whose true Elo difference is known: the expected score is the
+ * logistic one, and a share of the games are draws (drawRate at equal strength, fewer as
+ * the gap grows, so that win, draw and loss probabilities stay valid and the expected score
+ * stays exact).
+ */
+export function playGames(eloDiff: number, games: number, drawRate: number, rng: Rng): IterationResult {
+  const score = 1 / (1 + 10 ** (-eloDiff / 400));
+  const pDraw = 2 * drawRate * Math.min(score, 1 - score);
+  const pWin = score - pDraw / 2;
+  const result: IterationResult = { plusWins: 0, minusWins: 0, draws: 0 };
+  for (let g = 0; g < games; g++) {
+    const x = rng.next();
+    if (x < pWin) result.plusWins++;
+    else if (x < pWin + pDraw) result.draws++;
+    else result.minusWins++;
+  }
+  return result;
+}

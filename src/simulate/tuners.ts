@@ -1,0 +1,145 @@
+import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
+import { createRng } from "../spsa/rng.js";
+import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
+import { playGames } from "./game-model.js";
+
+/** A tuning problem: the parameters as params.toml gives them (θ₀, bounds, steps) and the engine. */
+export interface Problem {
+  params: readonly SpsaParam[];
+  model: EngineModel;
+  /** Share of draws between engines of equal strength. */
+  drawRate: number;
+}
+
+/** Elo left after each update, against the games played so far. */
+export interface Trace {
+  games: number[];
+  eloLeft: number[];
+  final: Values;
+}
+
+export interface Tuner {
+  name: string;
+  /** Tunes `problem` with at most `budget` games; the same seed gives the same run. */
+  run(problem: Problem, budget: number, seed: string): Trace;
+}
+
+/**
+ * The project's master: barrier iterations of `gamesPerIteration` games, perturbed and
+ * updated by src/spsa/math.ts exactly as `spsa master` does (draws seeded by run seed and k).
+ * The budget's number of iterations is the run's max_iterations, as a user would set it;
+ * `gainsFor` gives the math's config for it.
+ */
+export function masterTuner(name: string, gainsFor: (maxIterations: number) => SpsaMathConfig, gamesPerIteration: number): Tuner {
+  return {
+    name,
+    run(problem, budget, seed) {
+      const iterations = Math.floor(budget / gamesPerIteration);
+      const cfg = gainsFor(iterations);
+      const gameRng = createRng(`games:${seed}`);
+      let params = problem.params;
+      const trace = startTrace(problem);
+      for (let k = 1; k <= iterations; k++) {
+        const played = perturb(params, cfg, k, createRng(`${seed}:${k}`));
+        const result = playGames(eloBetween(problem.model, played.plus, played.minus), gamesPerIteration, problem.drawRate, gameRng);
+        const { newValues } = update(params, played, result, cfg);
+        params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
+        record(trace, problem.model, k * gamesPerIteration, params);
+      }
+      return trace;
+    },
+  };
+}
+
+/**
+ * Anchor: the seed design (chess-compete's master.py) in step units: δ = c_k steps, no
+ * integer rule (ints rounded to nearest), Elo 0 outside scores 1 %–99 %, θ += a_k·s·Elo/(2δ)
+ * with no cap or clip but the bounds; its config: a 1, c 0.5, A 50, 150 games per iteration.
+ */
+export function seedTuner(): Tuner {
+  const cfg = { a: 1, c: 0.5, A: 50, alpha: 0.602, gamma: 0.101 };
+  const gamesPerIteration = 150;
+  return {
+    name: "seed design (a 1, c 0.5, A 50, 150 games)",
+    run(problem, budget, seed) {
+      const iterations = Math.floor(budget / gamesPerIteration);
+      const gameRng = createRng(`games:${seed}`);
+      let params = problem.params;
+      const trace = startTrace(problem);
+      for (let k = 1; k <= iterations; k++) {
+        const { ck, ak } = gains({ ...cfg, maxIterations: iterations }, k);
+        const rng = createRng(`${seed}:${k}`);
+        const signs = params.map(() => (rng.next() < 0.5 ? 1 : -1));
+        const side = (sign: number) => Object.fromEntries(params.map((p, i) => [p.name, built(p, p.value + sign * (signs[i] ?? 1) * ck * p.step)]));
+        const result = playGames(eloBetween(problem.model, side(1), side(-1)), gamesPerIteration, problem.drawRate, gameRng);
+        const score = (result.plusWins + result.draws / 2) / gamesPerIteration;
+        const elo = score > 0.01 && score < 0.99 ? scoreToElo(score) : 0;
+        params = params.map((p, i) => ({ ...p, value: clip(p.value + (ak * (signs[i] ?? 1) * elo * p.step) / (2 * ck), p.min, p.max) }));
+        record(trace, problem.model, k * gamesPerIteration, params);
+      }
+      return trace;
+    },
+  };
+}
+
+/**
+ * Anchor: fishtest's SPSA in step units. Per-parameter c_end and r_end (the perturbation and
+ * learning rate at the last game pair); c = c_end·N^γ, a = r_end·c_end²·(A + N)^α with N the
+ * budget's game pairs and A = N/10; each batch draws its own flips from the current θ and, when
+ * it returns, θ += r_k·c_k·(wins − losses)·flip with r_k = a_k/c_k², k counted in game pairs.
+ */
+export function fishtestTuner(options: { cEnd: number; rEnd: number; batchGames: number }): Tuner {
+  const alpha = 0.602;
+  const gamma = 0.101;
+  return {
+    name: `fishtest (c_end ${options.cEnd} step, r_end ${options.rEnd})`,
+    run(problem, budget, seed) {
+      const N = Math.floor(budget / 2);
+      const A = N / 10;
+      const c = options.cEnd * N ** gamma;
+      const a = options.rEnd * options.cEnd ** 2 * (A + N) ** alpha;
+      const gameRng = createRng(`games:${seed}`);
+      let params = problem.params;
+      const trace = startTrace(problem);
+      for (let pairs = 0; pairs < N; ) {
+        const batchPairs = Math.min(options.batchGames / 2, N - pairs);
+        const { ck, ak } = gains({ a, c, A, alpha, gamma, maxIterations: N }, pairs + 1);
+        const rng = createRng(`${seed}:${pairs}`);
+        const flips = params.map(() => (rng.next() < 0.5 ? 1 : -1));
+        const u = rng.next();
+        const side = (sign: number) =>
+          Object.fromEntries(params.map((p, i) => [p.name, stochasticRound(p, clip(p.value + sign * (flips[i] ?? 1) * ck * p.step, p.min, p.max), u)]));
+        const result = playGames(eloBetween(problem.model, side(1), side(-1)), 2 * batchPairs, problem.drawRate, gameRng);
+        const wl = result.plusWins - result.minusWins;
+        params = params.map((p, i) => ({ ...p, value: clip(p.value + (ak / ck) * wl * (flips[i] ?? 1) * p.step, p.min, p.max) }));
+        pairs += batchPairs;
+        record(trace, problem.model, 2 * pairs, params);
+      }
+      return trace;
+    },
+  };
+}
+
+function startTrace(problem: Problem): Trace {
+  const trace: Trace = { games: [], eloLeft: [], final: {} };
+  record(trace, problem.model, 0, problem.params);
+  return trace;
+}
+
+function record(trace: Trace, model: EngineModel, games: number, params: readonly SpsaParam[]): void {
+  trace.final = Object.fromEntries(params.map((p) => [p.name, p.value]));
+  trace.games.push(games);
+  trace.eloLeft.push(eloLeft(model, trace.final));
+}
+
+function built(p: SpsaParam, value: number): number {
+  return p.type === "int" ? Math.round(value) : value;
+}
+
+function stochasticRound(p: SpsaParam, value: number, u: number): number {
+  return p.type === "int" ? Math.floor(value + u) : value;
+}
+
+function clip(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}

@@ -1,0 +1,73 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { loadParams } from "../../src/config/params.js";
+import { recordedParams, type IterationSettings } from "../../src/master/iteration-settings.js";
+import { update } from "../../src/spsa/math.js";
+import { startMaster, startWorker } from "../support/processes.js";
+import { useRunFixture } from "../support/run-fixture.js";
+
+interface Row {
+  iteration_number: number;
+  a_k: number;
+  base_parameters: Record<string, number>;
+  plus_parameters: Record<string, number>;
+  minus_parameters: Record<string, number>;
+  plus_wins: number;
+  minus_wins: number;
+  draws: number;
+  settings: IterationSettings;
+}
+
+describe("config.toml and params.toml edited between a kill and a restart", () => {
+  const fixture = useRunFixture({ iterations: 2, games: 4, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
+
+  it("completes the interrupted iteration with what it recorded and applies the edits from the next one", async () => {
+    const { setup, env, sql } = fixture;
+    const workers = [startWorker(setup, env, "a")];
+    try {
+      const crashed = await startMaster(setup, { ...env, SPSA_CRASH_AT: "waiting" }, "edits", ["--seed", "e"]);
+      expect(crashed.signal, crashed.all).toBe("SIGKILL");
+      // The edits: larger gains and one more iteration; LMR_BASE's step doubled, KING_ATTACK_SCALE frozen.
+      writeFileSync(setup.configFile, readFileSync(setup.configFile, "utf8").replace("max_iterations = 2", "max_iterations = 3\nc_end = 3\nr_end = 0.01"));
+      const params = readFileSync(setup.paramsFile, "utf8");
+      writeFileSync(
+        setup.paramsFile,
+        params.replace(/(\[LMR_BASE\][^[]*?step = )0\.1/, "$10.2").replace(/(\[KING_ATTACK_SCALE\][^[]*?step = \d+)/, "$1\nfrozen = true"),
+      );
+      const finished = await startMaster(setup, env, "edits", ["--seed", "e"]);
+      expect(finished.exitCode, finished.all).toBe(0);
+      expect(finished.all).toContain("changed since iteration 1: [spsa] c_end: 1.5 → 3 (applies from iteration 2)");
+      expect(finished.all).toContain("[LMR_BASE] step: 0.1 → 0.2");
+      expect(finished.all).toContain("[KING_ATTACK_SCALE] frozen: false → true");
+    } finally {
+      for (const worker of workers) worker.kill("SIGTERM");
+      await Promise.all(workers);
+    }
+
+    const rows = await sql<Row[]>`
+      select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.settings
+      from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'edits' order by i.iteration_number`;
+    expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3]);
+    const [first, second] = rows;
+    if (!first || !second) throw new Error("missing iterations");
+    // Iteration 1 was played with the old settings, and its update used exactly those.
+    expect(first.settings.spsa.cEnd).toBe(1.5);
+    expect(first.settings.parameters.LMR_BASE?.step).toBe(0.1);
+    const replayed = update(
+      recordedParams(first.settings, first.base_parameters),
+      { ak: first.a_k, plus: first.plus_parameters, minus: first.minus_parameters },
+      { plusWins: first.plus_wins, minusWins: first.minus_wins, draws: first.draws },
+      first.settings.spsa,
+    );
+    for (const [name, value] of Object.entries(replayed.newValues)) expect(second.base_parameters[name], name).toBeCloseTo(value, 12);
+    // Iteration 2 records and plays the new settings: the frozen parameter is not perturbed.
+    expect(second.settings.spsa.cEnd).toBe(3);
+    expect(second.settings.parameters.LMR_BASE?.step).toBe(0.2);
+    expect(second.settings.parameters.KING_ATTACK_SCALE?.frozen).toBe(true);
+    expect(second.plus_parameters.KING_ATTACK_SCALE).toBe(second.minus_parameters.KING_ATTACK_SCALE);
+    // ...and keeps its θ from then on.
+    expect(rows[2]?.base_parameters.KING_ATTACK_SCALE).toBe(second.base_parameters.KING_ATTACK_SCALE);
+    const written = loadParams(setup.paramsFile).find((p) => p.name === "KING_ATTACK_SCALE");
+    expect(written?.frozen).toBe(true);
+  });
+});

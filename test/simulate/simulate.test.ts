@@ -1,0 +1,94 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { simulateCommand } from "../../src/commands/simulate.js";
+import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
+import { curvatureFor, eloBetween, eloLeft } from "../../src/simulate/engine-model.js";
+import { cellProblem, runFamily } from "../../src/simulate/family.js";
+import { playGames } from "../../src/simulate/game-model.js";
+import { fishtestTuner, masterTuner, seedTuner } from "../../src/simulate/tuners.js";
+import { perturb, update, type SpsaMathConfig } from "../../src/spsa/math.js";
+import { createRng } from "../../src/spsa/rng.js";
+import { spsa } from "../support/cli.js";
+
+const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
+
+describe("the synthetic engine and its games", () => {
+  it("loses curvature × steps² per parameter, ints built rounded", () => {
+    const model = [
+      { name: "F", optimum: 1, curvature: curvatureFor(5, 4), step: 0.5, type: "float" as const },
+      { name: "I", optimum: 10, curvature: 1, step: 2, type: "int" as const },
+    ];
+    // F: 2 steps off at 5/16 Elo per step² = 1.25; I: 10.6 builds as 11, half a step off = 0.25.
+    expect(eloLeft(model, { F: 2, I: 10.6 })).toBeCloseTo(1.5, 12);
+    expect(eloBetween(model, { F: 1, I: 10 }, { F: 2, I: 10.6 })).toBeCloseTo(1.5, 12);
+  });
+
+  it("gives the logistic expected score and the draw rate at equal strength", () => {
+    const rng = createRng("games");
+    const even = playGames(0, 200_000, 0.4, rng);
+    expect(even.draws / 200_000).toBeCloseTo(0.4, 2);
+    const strong = playGames(100, 200_000, 0.4, rng);
+    const score = (strong.plusWins + strong.draws / 2) / 200_000;
+    expect(score).toBeCloseTo(1 / (1 + 10 ** (-100 / 400)), 2);
+  });
+});
+
+describe("the master tuner", () => {
+  const problem = cellProblem({ parameters: 6, offset: 3, curvature: 1, type: "int" }, 0.4, "t");
+
+  it("replays the master's formulas: perturb, games, update, with the master's seeding", () => {
+    const trace = masterTuner("m", gains, 64).run(problem, 640, "s");
+    // The same steps by hand.
+    const cfg = gains(10);
+    const gameRng = createRng("games:s");
+    let params = problem.params;
+    for (let k = 1; k <= 10; k++) {
+      const played = perturb(params, cfg, k, createRng(`s:${k}`));
+      const result = playGames(eloBetween(problem.model, played.plus, played.minus), 64, 0.4, gameRng);
+      const { newValues } = update(params, played, result, cfg);
+      params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
+      expect(trace.eloLeft[k], `iteration ${k}`).toBeCloseTo(eloLeft(problem.model, newValues), 12);
+    }
+    expect(trace.games).toEqual(Array.from({ length: 11 }, (_, k) => 64 * k));
+  });
+
+  it("with the default gains, gets closer to the optimum on a clear problem and beats both anchors", () => {
+    const cells = [{ parameters: 10, offset: 4, curvature: 1, type: "float" as const }];
+    const ours = runFamily(masterTuner("m", gains, 64), cells, 20_000, 6, 0.4)[0];
+    const fishtest = runFamily(fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: 8 }), cells, 20_000, 6, 0.4)[0];
+    const seed = runFamily(seedTuner(), cells, 20_000, 6, 0.4)[0];
+    if (!ours || !fishtest || !seed) throw new Error("no result");
+    expect(ours.end).toBeLessThan(ours.start / 2);
+    expect(ours.end).toBeLessThan(fishtest.end);
+    expect(ours.end).toBeLessThan(seed.end);
+  });
+});
+
+describe("spsa simulate", () => {
+  it("runs the repository's params.toml and config.toml, with a table, a chart and an SVG", async () => {
+    const lines: string[] = [];
+    const svg = join(mkdtempSync(join(tmpdir(), "spsa-sim-")), "chart.svg");
+    const result = await simulateCommand({ seeds: 4, games: 3200, offset: 3, svg, out: (text) => lines.push(text) });
+    expect(result.iterations).toBe(50);
+    expect(result.summaries.map((s) => s.tuner)).toEqual([expect.stringContaining("your config (c_end 1.5, r_end 0.002"), expect.stringContaining("fishtest"), expect.stringContaining("seed design")]);
+    const [ours] = result.summaries;
+    expect(ours?.checkpoints.at(-1)).toBe(3200);
+    expect(ours?.mean.at(-1)).toBeLessThan(ours?.mean[0] ?? 0);
+    const text = lines.join("\n");
+    expect(text).toContain("18 parameters of params.toml, 3200 games (50 iterations × 64), 4 seeds");
+    expect(text).toContain("KING_ATTACK_SCALE");
+    expect(existsSync(svg)).toBe(true);
+    expect(readFileSync(svg, "utf8").match(/<polyline/g)).toHaveLength(3);
+  });
+
+  it("refuses a model file naming an unknown parameter, from the CLI", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spsa-sim-"));
+    const model = join(dir, "model.toml");
+    writeFileSync(model, "[KNIGHT_VALUE]\noptimum = 300\n");
+    const result = await spsa(["simulate", "--model", model, "--seeds", "1"]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe(`error: ${model}: [KNIGHT_VALUE] (line 1): no parameter KNIGHT_VALUE in the parameters file (did you mean \`KNIGHT_VALUE_MG\`?)`);
+  });
+});

@@ -5,7 +5,9 @@
 // off, ¼–4× the reference curvature, int and float) at 5,000, 20,000 and 60,000 games, and
 // prints a markdown table: mean Elo left over the family, and the cells that end worse than
 // they started (mean over seeds; "significantly" when by more than 2 standard errors).
-//   node bench/simulate-defaults.mjs [--seeds 16] [--candidates 1.5:0.002,2:0.0015] [--draw-rate 0.4]
+// Also, with --previous, the defaults before this table (a 1, c 1, elo_cap 100, run with
+// today's math), and with --no-anchors, without the anchors.
+//   node bench/simulate-defaults.mjs [--seeds 16] [--candidates 1.5:0.002,2:0.0015] [--previous] [--draw-rate 0.4]
 import { parseArgs } from "node:util";
 import { DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { defaultFamily, describeCell, runFamily } from "../dist/simulate/family.js";
@@ -13,12 +15,15 @@ import { fishtestTuner, masterTuner, seedTuner } from "../dist/simulate/tuners.j
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     seeds: { type: "string", default: "16" },
     candidates: { type: "string", default: `${DEFAULT_C_END}:${DEFAULT_R_END}` },
     "draw-rate": { type: "string", default: "0.4" },
     "games-per-iteration": { type: "string", default: "64" },
     details: { type: "boolean", default: false },
+    previous: { type: "boolean", default: false },
+    anchors: { type: "boolean", default: true },
   },
 });
 const seeds = Number(values.seeds);
@@ -33,8 +38,10 @@ const tuners = [
     const [cEnd, rEnd] = pair.split(":").map(Number);
     return masterTuner(`c_end ${cEnd}, r_end ${rEnd}`, (n) => spsaMathConfig(spsa(cEnd, rEnd, n), perIteration), perIteration);
   }),
-  fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: 8 }),
-  seedTuner(),
+  ...(values.previous
+    ? [masterTuner("previous defaults (a 1, c 1, elo_cap 100)", (n) => ({ ...spsaMathConfig({ ...spsa(1, 1, n), a: 1, c: 1 }, perIteration), eloCap: 100 }), perIteration)]
+    : []),
+  ...(values.anchors ? [fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: 8 }), seedTuner()] : []),
 ];
 
 console.log(`${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration\n`);

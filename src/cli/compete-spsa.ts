@@ -1,5 +1,6 @@
 import { Command } from "commander";
-import { abortOnSignals, parseInteger } from "./spsa.js";
+import { parseInteger } from "./parsers.js";
+import { abortOnSignals } from "./spsa.js";
 import { packageVersion } from "./version.js";
 
 interface WorkerFlags {

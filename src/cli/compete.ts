@@ -1,7 +1,8 @@
 import { basename } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import type { EngineSpec, SprtBounds } from "../play/index.js";
+import type { EngineSpec } from "../play/index.js";
 import { parseTimeControl } from "../play/time-control.js";
+import { parseNumber, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { abortOnSignals } from "./spsa.js";
 import { packageVersion } from "./version.js";
@@ -78,26 +79,8 @@ export function buildCompeteProgram(): Command {
   return program;
 }
 
-function parseNumber(text: string): number {
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value)) throw new InvalidArgumentError(`expected a number, got "${text}"`);
-  return value;
-}
-
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
-}
-
-function parseSprt(values: string[]): SprtBounds {
-  const numbers = values.map(parseNumber);
-  const [elo0, elo1, alpha, beta] = numbers;
-  if (numbers.length !== 4 || elo0 === undefined || elo1 === undefined || alpha === undefined || beta === undefined) {
-    throw new InvalidArgumentError("--sprt takes four numbers: elo0 elo1 alpha beta");
-  }
-  if (!(elo1 > elo0) || !(alpha > 0 && alpha < 1) || !(beta > 0 && beta < 1)) {
-    throw new InvalidArgumentError("--sprt needs elo1 > elo0 and 0 < alpha, beta < 1");
-  }
-  return { elo0, elo1, alpha, beta };
 }
 
 function parseOption(text: string): [string, string] {

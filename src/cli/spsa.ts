@@ -1,4 +1,5 @@
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
+import { parseInteger, parseNumber, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { packageVersion } from "./version.js";
 
@@ -56,6 +57,21 @@ export function buildSpsaProgram(): Command {
       await simulateCommand({ config: config(), ...opts });
     });
 
+  program
+    .command("verify")
+    .description("play two θ of a run against each other (start against current by default) through compete --spsa workers")
+    .option("--params <file>", "parameters file (gives the constants the values go to)", "params.toml")
+    .option("--name <name>", "the tuning run", "main")
+    .option("--from <theta>", "start, current, or an iteration number K (θ after K)", "start")
+    .option("--to <theta>", "as --from", "current")
+    .option("--games <n>", "games to play, or the most an SPRT may play (even)", parseInteger, 400)
+    .option("--sprt <bounds...>", "stop when decided: elo0 elo1 alpha beta, e.g. --sprt 0 5 0.05 0.05")
+    .action(async (opts: { params: string; name: string; from: string; to: string; games: number; sprt?: string[] }) => {
+      const { verifyCommand } = await import("../commands/verify.js");
+      const abort = abortOnSignals();
+      await verifyCommand({ config: config(), ...opts, sprt: opts.sprt === undefined ? undefined : parseSprt(opts.sprt), signal: abort.signal });
+    });
+
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
   db.command("status")
     .description("start the database if needed and report it")
@@ -74,18 +90,6 @@ export function buildSpsaProgram(): Command {
     .argument("[args...]", "arguments for psql, e.g. -- -c 'select * from spsa_progress'")
     .action(async (args: string[]) => (await import("../commands/db.js")).dbPsql({ config: config(), args }));
   return program;
-}
-
-export function parseInteger(text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value)) throw new InvalidArgumentError(`expected an integer, got "${text}"`);
-  return value;
-}
-
-export function parseNumber(text: string): number {
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value)) throw new InvalidArgumentError(`expected a number, got "${text}"`);
-  return value;
 }
 
 /** Ctrl-C or SIGTERM stops the command at its next safe point; a second Ctrl-C exits at once. */

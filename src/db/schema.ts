@@ -127,3 +127,32 @@ export const spsaBinary = pgTable("spsa_binary", {
   content: bytea("content").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * `spsa verify`: two θ of a run played against each other. The games are an ordinary
+ * iteration (of a run of their own, the carrier), so workers claim and report them as
+ * tuning games; this row says what was compared and the outcome.
+ */
+export const spsaVerification = pgTable("spsa_verification", {
+  id: serial("id").primaryKey(),
+  runId: integer("run_id").notNull().references(() => spsaRun.id),
+  carrierRunId: integer("carrier_run_id").notNull().references(() => spsaRun.id),
+  /** "start", "current" or "iteration K" (θ after iteration K). */
+  fromLabel: text("from_label").notNull(),
+  toLabel: text("to_label").notNull(),
+  fromParameters: jsonb("from_parameters").notNull(),
+  toParameters: jsonb("to_parameters").notNull(),
+  maxGames: integer("max_games").notNull(),
+  /** SPRT bounds {elo0, elo1, alpha, beta}, or null for a fixed number of games. */
+  sprt: jsonb("sprt"),
+  status: text("status").notNull().default("running"),
+  /** H1, H0 or undecided (SPRT), or null for a fixed number of games. */
+  verdict: text("verdict"),
+  /** The "to" engine against the "from" engine, from the pentanomial counts. */
+  elo: doublePrecision("elo"),
+  eloError: doublePrecision("elo_error"),
+  los: doublePrecision("los"),
+  llr: doublePrecision("llr"),
+  createdAt: createdAt(),
+  completedAt: timestamp("completed_at", { withTimezone: true }),
+}, (t) => [check("spsa_verification_status", sql`${t.status} in ('running', 'complete')`)]);

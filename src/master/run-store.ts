@@ -88,23 +88,24 @@ export interface NewIteration {
   settings: IterationSettings;
 }
 
-/** Inserts the iteration (once: a restarted master finds it) and wakes the workers. */
-export async function insertIteration(sql: postgres.Sql, it: NewIteration): Promise<IterationRow> {
-  return sql.begin(async (tx) => {
-    await tx`
-      insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
-        minus_engine_sha256, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
-        minus_parameters, perturbation_signs, settings)
-      values (${it.runId}, ${it.iterationNumber}, ${it.plus.path}, ${it.minus.path}, ${it.plus.sha256}, ${it.minus.sha256},
-        ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${tx.json(it.base)}, ${tx.json(it.plusValues)},
-        ${tx.json(it.minusValues)}, ${tx.json(it.signs)}, ${tx.json(JSON.parse(JSON.stringify(it.settings)))})
-      on conflict (run_id, iteration_number) do nothing`;
-    await tx`select pg_notify(${WORK_CHANNEL}, '')`;
-    const [row] = await tx<IterationRow[]>`
-      select ${ITERATION_COLUMNS(tx)} from spsa_iteration where run_id = ${it.runId} and iteration_number = ${it.iterationNumber}`;
-    if (!row) throw new Error("iteration insert returned nothing");
-    return row;
-  });
+/**
+ * Inserts the iteration (once: a restarted master finds it) and wakes the workers. Each
+ * statement stands alone (inside a caller's transaction, the wake-up waits for its commit).
+ */
+export async function insertIteration(sql: Sql, it: NewIteration): Promise<IterationRow> {
+  await sql`
+    insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
+      minus_engine_sha256, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
+      minus_parameters, perturbation_signs, settings)
+    values (${it.runId}, ${it.iterationNumber}, ${it.plus.path}, ${it.minus.path}, ${it.plus.sha256}, ${it.minus.sha256},
+      ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
+      ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(JSON.parse(JSON.stringify(it.settings)))})
+    on conflict (run_id, iteration_number) do nothing`;
+  await sql`select pg_notify(${WORK_CHANNEL}, '')`;
+  const [row] = await sql<IterationRow[]>`
+    select ${ITERATION_COLUMNS(sql)} from spsa_iteration where run_id = ${it.runId} and iteration_number = ${it.iterationNumber}`;
+  if (!row) throw new Error("iteration insert returned nothing");
+  return row;
 }
 
 /**

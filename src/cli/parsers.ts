@@ -1,0 +1,28 @@
+import { InvalidArgumentError } from "commander";
+import type { SprtBounds } from "../play/stats.js";
+
+/** Argument parsers shared by the spsa and compete programs. */
+
+export function parseInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new InvalidArgumentError(`expected an integer, got "${text}"`);
+  return value;
+}
+
+export function parseNumber(text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value)) throw new InvalidArgumentError(`expected a number, got "${text}"`);
+  return value;
+}
+
+export function parseSprt(values: string[]): SprtBounds {
+  const numbers = values.map(parseNumber);
+  const [elo0, elo1, alpha, beta] = numbers;
+  if (numbers.length !== 4 || elo0 === undefined || elo1 === undefined || alpha === undefined || beta === undefined) {
+    throw new InvalidArgumentError("--sprt takes four numbers: elo0 elo1 alpha beta");
+  }
+  if (!(elo1 > elo0) || !(alpha > 0 && alpha < 1) || !(beta > 0 && beta < 1)) {
+    throw new InvalidArgumentError("--sprt needs elo1 > elo0 and 0 < alpha, beta < 1");
+  }
+  return { elo0, elo1, alpha, beta };
+}

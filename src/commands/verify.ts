@@ -1,0 +1,35 @@
+import type { SprtBounds } from "../play/stats.js";
+import { openDatabase } from "../db/connection.js";
+import { InputError } from "../errors.js";
+import { parseThetaLabel } from "../verify/theta.js";
+import { runVerify, type VerifyResult } from "../verify/verify.js";
+import { DEFAULT_RUN_NAME, loadRunInputs } from "./master.js";
+
+export interface VerifyCommandOptions {
+  config?: string;
+  params?: string;
+  name?: string;
+  from?: string;
+  to?: string;
+  games?: number;
+  sprt?: SprtBounds;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_VERIFY_GAMES = 400;
+
+/** `spsa verify`: plays two θ of a run against each other through the workers. */
+export async function verifyCommand(options: VerifyCommandOptions = {}): Promise<VerifyResult> {
+  const games = options.games ?? DEFAULT_VERIFY_GAMES;
+  if (!Number.isInteger(games) || games < 2 || games % 2 !== 0) throw new InputError("--games", `must be an even number of at least 2, got ${games}`);
+  const from = parseThetaLabel(options.from ?? "start", "--from");
+  const to = parseThetaLabel(options.to ?? "current", "--to");
+  const { config, params } = loadRunInputs(options);
+  const database = await openDatabase({ configUrl: config.database.url });
+  try {
+    return await runVerify({ database, config, params, runName: options.name ?? DEFAULT_RUN_NAME, from, to, games, sprt: options.sprt, log: options.log, signal: options.signal });
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,114 @@
+import type postgres from "postgres";
+import type { SprtBounds } from "../play/stats.js";
+import type { Values } from "../spsa/math.js";
+
+/** SQL of `spsa verify`: its row, and the carrier run whose one iteration holds the games. */
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+
+export interface VerificationRow {
+  id: number;
+  carrierRunId: number;
+  carrierName: string;
+  iterationId: number;
+  status: "running" | "complete";
+  maxGames: number;
+  sprt: SprtBounds | null;
+  gamesClaimed: number;
+  gamesPlayed: number;
+  targetGames: number;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  pairs: [number, number, number, number, number];
+}
+
+const COLUMNS = (sql: Sql) => sql`
+  v.id, v.carrier_run_id as "carrierRunId", c.name as "carrierName", i.id as "iterationId", v.status, v.max_games as "maxGames", v.sprt,
+  i.games_claimed as "gamesClaimed", i.games_played as "gamesPlayed", i.target_games as "targetGames",
+  i.plus_wins as "plusWins", i.minus_wins as "minusWins", i.draws,
+  json_build_array(i.pairs_ll, i.pairs_ld, i.pairs_dd, i.pairs_dw, i.pairs_ww) as pairs`;
+
+export interface NewVerification {
+  runId: number;
+  runName: string;
+  fromLabel: string;
+  toLabel: string;
+  fromValues: Values;
+  toValues: Values;
+  maxGames: number;
+  sprt: SprtBounds | undefined;
+  /** Inserts the carrier's iteration, given the carrier run's id. */
+  insertGames: (tx: postgres.TransactionSql, carrierRunId: number) => Promise<void>;
+}
+
+/** The running verification of this run comparing the same two θ, to resume after a kill. */
+export async function findRunningVerification(sql: Sql, runId: number, fromLabel: string, toLabel: string): Promise<VerificationRow | undefined> {
+  const [row] = await sql<VerificationRow[]>`
+    select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
+    where v.run_id = ${runId} and v.from_label = ${fromLabel} and v.to_label = ${toLabel} and v.status = 'running'
+    order by v.id desc limit 1`;
+  return row;
+}
+
+/** Creates the carrier run, its iteration and the verification row in one transaction. */
+export async function createVerification(sql: postgres.Sql, it: NewVerification): Promise<VerificationRow> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext(${`spsa_verify:${it.runId}`}))`;
+    const [{ n } = { n: 0 }] = await tx<{ n: number }[]>`select count(*)::int as n from spsa_verification where run_id = ${it.runId}`;
+    const [carrier] = await tx<{ id: number }[]>`
+      insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
+      values (${`${it.runName}/verify-${n + 1}`}, 'verify', ${tx.json({ verifies: it.runName })}, ${tx.json(it.toValues)}, ${tx.json(it.toValues)})
+      returning id`;
+    if (!carrier) throw new Error("insert into spsa_run returned nothing");
+    await it.insertGames(tx, carrier.id);
+    const [row] = await tx<{ id: number }[]>`
+      insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt)
+      values (${it.runId}, ${carrier.id}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)}, ${tx.json(it.toValues)}, ${it.maxGames},
+        ${it.sprt ? tx.json({ ...it.sprt }) : null})
+      returning id`;
+    if (!row) throw new Error("insert into spsa_verification returned nothing");
+    return readVerification(tx, row.id);
+  });
+}
+
+export async function readVerification(sql: Sql, id: number): Promise<VerificationRow> {
+  const [row] = await sql<VerificationRow[]>`
+    select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
+    where v.id = ${id}`;
+  if (!row) throw new Error(`verification ${id} vanished`);
+  return row;
+}
+
+/** Once the SPRT has decided, no new games are handed out: the target drops to what is claimed. */
+export async function stopHandingOut(sql: Sql, iterationId: number): Promise<void> {
+  await sql`update spsa_iteration set target_games = games_claimed where id = ${iterationId} and games_claimed < target_games`;
+}
+
+export interface VerificationOutcome {
+  elo: number;
+  eloError: number;
+  los: number;
+  llr: number | null;
+  verdict: string | null;
+}
+
+/** Records the outcome so far; `complete` also closes the carrier run, so workers leave it. */
+export async function recordOutcome(sql: postgres.Sql, row: VerificationRow, outcome: VerificationOutcome, complete: boolean): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`
+      update spsa_verification set elo = ${finite(outcome.elo)}, elo_error = ${finite(outcome.eloError)}, los = ${outcome.los},
+        llr = ${outcome.llr}, verdict = ${outcome.verdict},
+        status = ${complete ? "complete" : "running"}, completed_at = ${complete ? tx`now()` : null}
+      where id = ${row.id}`;
+    if (complete) {
+      await tx`update spsa_iteration set status = 'complete', completed_at = now() where id = ${row.iterationId}`;
+      await tx`update spsa_run set status = 'complete', completed_at = now() where id = ${row.carrierRunId}`;
+    }
+  });
+}
+
+/** Postgres takes Infinity in double precision, but psql readers are better served by null. */
+function finite(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}

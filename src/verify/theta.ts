@@ -1,0 +1,32 @@
+import type postgres from "postgres";
+import { InputError } from "../errors.js";
+import type { Values } from "../spsa/math.js";
+
+/** Which θ of a run to build: its start, its current θ, or θ after iteration K. */
+export type ThetaLabel = "start" | "current" | number;
+
+export function parseThetaLabel(text: string, flag: string): ThetaLabel {
+  if (text === "start" || text === "current") return text;
+  const k = Number(text);
+  if (!Number.isInteger(k) || k < 0) throw new InputError(flag, `expected start, current or an iteration number, got "${text}"`);
+  return k === 0 ? "start" : k;
+}
+
+export function describeTheta(label: ThetaLabel): string {
+  return typeof label === "number" ? `iteration ${label}` : label;
+}
+
+/** θ of the run for a label; θ after iteration K is the base of K + 1, or the current θ after the last one. */
+export async function thetaOf(sql: postgres.Sql, run: { id: number; name: string }, label: ThetaLabel): Promise<Values> {
+  const [row] = await sql<{ initial: Values; current: Values; last: number | null; next: Values | null }[]>`
+    select r.initial_parameters as initial, r.current_parameters as current,
+      (select max(iteration_number) from spsa_iteration where run_id = r.id and status = 'complete') as last,
+      (select base_parameters from spsa_iteration where run_id = r.id and iteration_number = ${typeof label === "number" ? label + 1 : -1}) as next
+    from spsa_run r where r.id = ${run.id}`;
+  if (!row) throw new InputError(`run "${run.name}"`, "not found");
+  if (label === "start") return row.initial;
+  if (label === "current") return row.current;
+  if (row.next) return row.next;
+  if (label === row.last) return row.current;
+  throw new InputError(`run "${run.name}"`, `has no completed iteration ${label} (last completed: ${row.last ?? "none"})`);
+}

@@ -1,0 +1,172 @@
+import { join } from "node:path";
+import { spsaMathConfig, type TuningConfig } from "../config/config.js";
+import type { Param } from "../config/params.js";
+import { buildVariants } from "../build/engine-builder.js";
+import { storeBinary } from "../build/binary-store.js";
+import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
+import type { Database } from "../db/connection.js";
+import { withRetry } from "../db/retry.js";
+import { createVerification, findRunningVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
+import { InputError } from "../errors.js";
+import { settingsOf } from "../master/iteration-settings.js";
+import { insertIteration } from "../master/run-store.js";
+import { StatusLine, withSpinner } from "../master/terminal.js";
+import { eloFromPentanomial, los, sprt, type SprtBounds } from "../play/stats.js";
+import { builtValue, type Values } from "../spsa/math.js";
+import { describeTheta, thetaOf, type ThetaLabel } from "./theta.js";
+
+export interface VerifyOptions {
+  database: Database;
+  config: TuningConfig;
+  /** params.toml: which constants the values go to. */
+  params: Param[];
+  runName: string;
+  from: ThetaLabel;
+  to: ThetaLabel;
+  /** Fixed number of games, or the most an SPRT may play. */
+  games: number;
+  sprt: SprtBounds | undefined;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface VerifyResult extends VerificationOutcome {
+  id: number;
+  games: number;
+  wins: number;
+  losses: number;
+  draws: number;
+}
+
+/**
+ * `spsa verify`: builds the engines of two θ of a run and has the workers play them against
+ * each other as an ordinary iteration of a carrier run, so verification scales out like
+ * tuning; stops at the game count or when the SPRT decides. A rerun resumes a killed one.
+ */
+export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
+  const { database, config } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const sql = database.sql;
+  const [run] = await sql<{ id: number; name: string }[]>`select id, name from spsa_run where name = ${options.runName}`;
+  if (!run) throw new InputError(`run "${options.runName}"`, "not found (see select name from spsa_run)");
+  const fromLabel = describeTheta(options.from);
+  const toLabel = describeTheta(options.to);
+  let row = await findRunningVerification(sql, run.id, fromLabel, toLabel);
+  if (row) {
+    log(`resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel}, ${row.gamesPlayed} games played`);
+  } else {
+    const fromValues = await thetaOf(sql, run, options.from);
+    const toValues = await thetaOf(sql, run, options.to);
+    row = await startVerification(options, run, { fromLabel, toLabel, fromValues, toValues });
+    log(`verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`);
+  }
+  return waitForOutcome(options, row, log);
+}
+
+async function startVerification(
+  options: VerifyOptions,
+  run: { id: number; name: string },
+  compared: { fromLabel: string; toLabel: string; fromValues: Values; toValues: Values },
+): Promise<VerificationRow> {
+  const { config, database } = options;
+  const built = (values: Values) => Object.fromEntries(options.params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
+  const stamp = Date.now();
+  // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
+  const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
+  const engines = await withSpinner(
+    `building ${compared.toLabel} and ${compared.fromLabel} engines`,
+    buildVariants({
+      build,
+      params: options.params,
+      values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
+      destination: (variant, binary) => join(build.outputDir, `${run.name}-${stamp}`, variant, binary),
+    }),
+  );
+  await storeBinary(database.sql, engines.plus.path);
+  await storeBinary(database.sql, engines.minus.path);
+  const gains = spsaMathConfig(config.spsa, config.games.gamesPerIteration);
+  return createVerification(database.sql, {
+    runId: run.id,
+    runName: run.name,
+    ...compared,
+    maxGames: options.games,
+    sprt: options.sprt,
+    insertGames: async (tx, carrierRunId) => {
+      await insertIteration(tx, {
+        runId: carrierRunId,
+        iterationNumber: 1,
+        plus: engines.plus,
+        minus: engines.minus,
+        timelowMs: config.timeControl.timelowMs,
+        timehighMs: config.timeControl.timehighMs,
+        targetGames: options.games,
+        ck: 0,
+        ak: gains.a,
+        base: compared.toValues,
+        plusValues: compared.toValues,
+        minusValues: compared.fromValues,
+        signs: {},
+        settings: settingsOf(config, options.params),
+      });
+    },
+  });
+}
+
+async function waitForOutcome(options: VerifyOptions, first: VerificationRow, log: (line: string) => void): Promise<VerifyResult> {
+  const { database } = options;
+  const status = new StatusLine();
+  let wake: () => void = () => {};
+  const listener = await database.sql.listen(PROGRESS_CHANNEL, () => wake()).catch(() => undefined);
+  let row = first;
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      row = await withRetry(log, options.signal, async () => {
+        await expireLeases(database.sql);
+        return readVerification(database.sql, first.id);
+      });
+      const outcome = outcomeOf(row);
+      if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(database.sql, row.iterationId);
+      const finished = row.gamesPlayed >= row.targetGames || (row.targetGames === 0 && row.gamesClaimed === 0);
+      const final = finished && row.sprt && outcome.verdict === null ? { ...outcome, verdict: "undecided" } : outcome;
+      await withRetry(log, options.signal, () => recordOutcome(database.sql, row, final, finished));
+      status.update(describe(row, final));
+      if (finished) {
+        status.done();
+        log(describe(row, final));
+        return { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final };
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.config.database.pollIntervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    status.done();
+    await listener?.unlisten().catch(() => {});
+  }
+}
+
+function outcomeOf(row: VerificationRow): VerificationOutcome {
+  const { elo, error } = eloFromPentanomial(row.pairs);
+  const state = row.sprt ? sprt(row.pairs, row.sprt) : undefined;
+  return { elo, eloError: error, los: los(row.plusWins, row.minusWins), llr: state?.llr ?? null, verdict: state?.decision ?? null };
+}
+
+function describe(row: VerificationRow, outcome: VerificationOutcome): string {
+  const sign = outcome.elo >= 0 ? "+" : "";
+  const sprtText = row.sprt && outcome.llr !== null ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}` : "";
+  return (
+    `games ${row.gamesPlayed}/${row.targetGames}  +${row.plusWins} -${row.minusWins} =${row.draws}  ` +
+    `Elo ${sign}${outcome.elo.toFixed(1)} ± ${Number.isFinite(outcome.eloError) ? outcome.eloError.toFixed(1) : "inf"} (95%), LOS ${(100 * outcome.los).toFixed(1)}%${sprtText}`
+  );
+}
+
+function requireValue(values: Values, param: Param, runName: string): number {
+  const value = values[param.name];
+  if (value === undefined) throw new InputError(`run "${runName}"`, `has no value for parameter ${param.name} of the parameters file`);
+  return value;
+}

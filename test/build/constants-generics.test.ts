@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRustItems } from "../../src/build/constants-parser.js";
 import { locateTargets, rewriteConstants, type ConstantTarget } from "../../src/build/constants-rewriter.js";
+import { compileRustLibrary, hasRustc } from "../support/rustc.js";
 
 const FILE = "generics.rs";
 const SOURCE = readFileSync(join(import.meta.dirname, "..", "fixtures", "constants", FILE), "utf8");
@@ -13,15 +12,6 @@ const CRATE_ALIASES = parseRustItems(SOURCE, FILE).aliases;
 
 const target = (constant: string, index: number[] = [], type: "int" | "float" = "int"): ConstantTarget => ({ param: `P_${constant}`, constant, index, type });
 const lineOf = (text: string): number => SOURCE.split("\n").findIndex((line) => line.includes(text)) + 1;
-
-const hasRustc = (() => {
-  try {
-    execFileSync("rustc", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe("const where it is not an item", () => {
   it("finds exactly the file-level constants and statics", () => {
@@ -97,13 +87,7 @@ describe("const where it is not an item", () => {
     });
 
     it.skipIf(!hasRustc)("still compiles", () => {
-      const dir = mkdtempSync(join(tmpdir(), "spsa-generics-"));
-      try {
-        writeFileSync(join(dir, "lib.rs"), rewritten);
-        execFileSync("rustc", ["--edition", "2021", "--crate-type", "lib", "--out-dir", dir, join(dir, "lib.rs")], { stdio: "pipe" });
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      compileRustLibrary(rewritten);
     });
   });
 });

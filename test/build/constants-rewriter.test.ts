@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { locateTargets, ParameterProblems, rewriteConstants, type ConstantTarget } from "../../src/build/constants-rewriter.js";
 import { loadParams } from "../../src/config/params.js";
 import { InputError } from "../../src/errors.js";
+import { compileRustLibrary, hasRustc } from "../support/rustc.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const FILE = "hard.rs";
@@ -24,15 +23,6 @@ function errorOf(fn: () => unknown): InputError {
   }
   throw new Error("expected an InputError");
 }
-
-const hasRustc = (() => {
-  try {
-    execFileSync("rustc", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe("locateTargets on the hand-written file", () => {
   it.each([
@@ -104,13 +94,7 @@ describe("rewriteConstants", () => {
   });
 
   it.skipIf(!hasRustc)("produces a file rustc still compiles", () => {
-    const dir = mkdtempSync(join(tmpdir(), "spsa-constants-"));
-    try {
-      writeFileSync(join(dir, "lib.rs"), rewritten);
-      execFileSync("rustc", ["--edition", "2021", "--crate-type", "lib", "--out-dir", dir, join(dir, "lib.rs")], { stdio: "pipe" });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    compileRustLibrary(rewritten);
   });
 
   it("rejects a value the literal cannot hold", () => {

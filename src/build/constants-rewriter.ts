@@ -3,7 +3,7 @@ import { InputError } from "../errors.js";
 import { lineAt } from "./constants-lexer.js";
 import { formatNumberLiteral, type NumberLiteral } from "./constants-literal.js";
 import { parseRustItems, type ConstantItem, type ValueNode } from "./constants-parser.js";
-import { resolvePrimitive, type AliasScope, type RustNumberType, type TypeAlias } from "./rust-types.js";
+import { resolvePrimitive, type AliasScope, type Resolution, type RustNumberType, type TypeAlias } from "./rust-types.js";
 
 /** Where a parameter's value lives: a constant, and an element path for arrays and tuples. */
 export interface ConstantTarget {
@@ -145,18 +145,20 @@ function locateOne(source: string, items: readonly ConstantItem[], scope: AliasS
   if (node.literal.type !== target.type) {
     fail(node.start, `${path} is ${article(node.literal.type)} literal (\`${source.slice(node.start, node.end)}\`) but the parameter's type is "${target.type}"`);
   }
-  const suffix = node.literal.primitive;
-  const declared = suffix === undefined ? resolvePrimitive(item.type, target.index, scope) : { primitive: suffix };
+  const type = literalType(node.literal, item, target, scope, path);
+  if ("problem" in type) fail(node.start, type.problem);
+  return { target, line: lineAt(source, node.start), start: node.start, end: node.end, literal: node.literal, primitive: type.primitive };
+}
+
+/** The literal's suffix, else its declared type through aliases; rust_type must agree with it, or stands in when neither tells. */
+function literalType(literal: NumberLiteral, item: ConstantItem, target: ConstantTarget, scope: AliasScope, path: string): Resolution {
+  const found = literal.primitive === undefined ? resolvePrimitive(item.type, target.index, scope) : { primitive: literal.primitive };
   const stated = target.rustType;
-  if (stated !== undefined && "primitive" in declared && declared.primitive !== stated) {
-    fail(node.start, `rust_type is "${stated}" but ${path} is ${declared.primitive}${suffix === undefined ? " by its declared type" : " by its suffix"}`);
+  if (stated === undefined) {
+    return "problem" in found ? { problem: `cannot tell the Rust type of ${path}: ${found.problem}; state it in params.toml, e.g. rust_type = "i32"` } : found;
   }
-  const primitive = stated ?? ("primitive" in declared ? declared.primitive : undefined);
-  if (primitive === undefined) {
-    const problem = "problem" in declared ? declared.problem : "";
-    fail(node.start, `cannot tell the Rust type of ${path}: ${problem}; state it in params.toml, e.g. rust_type = "i32"`);
-  }
-  return { target, line: lineAt(source, node.start), start: node.start, end: node.end, literal: node.literal, primitive };
+  if ("problem" in found || found.primitive === stated) return { primitive: stated };
+  return { problem: `rust_type is "${stated}" but ${path} is ${found.primitive} by its ${literal.primitive === undefined ? "declared type" : "suffix"}` };
 }
 
 export function label(target: ConstantTarget): string {

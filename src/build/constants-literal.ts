@@ -1,3 +1,5 @@
+import { isFloatType, typeRange, type RustNumberType } from "./rust-types.js";
+
 /**
  * Rust number literals: what a literal in the constants file is (int or float, its suffix)
  * and how a new value is written back so rustc reads the same type.
@@ -9,7 +11,7 @@ export interface NumberLiteral {
   /** The suffix as written, with any underscores before it: "i32", "_i16", "f64" or "". */
   suffix: string;
   /** The primitive named by the suffix, e.g. "i32", or undefined without a suffix. */
-  primitive: string | undefined;
+  primitive: RustNumberType | undefined;
 }
 
 const INT_SUFFIX = /_*([iu](?:8|16|32|64|128|size))$/;
@@ -21,22 +23,10 @@ export function readNumberLiteral(text: string): NumberLiteral {
   const prefixed = /^0[xob]/.test(text);
   const match = (prefixed ? INT_SUFFIX : ANY_SUFFIX).exec(text);
   const suffix = match?.[0] ?? "";
-  const primitive = match?.[1];
+  const primitive = match?.[1] as RustNumberType | undefined;
   const body = text.slice(0, text.length - suffix.length);
-  const float = primitive === "f32" || primitive === "f64" || (!prefixed && /[.eE]/.test(body));
+  const float = (primitive !== undefined && isFloatType(primitive)) || (!prefixed && /[.eE]/.test(body));
   return { type: float ? "float" : "int", suffix, primitive };
-}
-
-/** Range of an integer primitive (`i32`, `u8`, `usize` …), as far as a double can say it. */
-function intRange(name: string): [number, number] | undefined {
-  const match = /^([iu])(8|16|32|64|128|size)$/.exec(name);
-  if (!match) return undefined;
-  const bits = match[2] === "size" ? 64 : Number(match[2]);
-  return match[1] === "i" ? [-(2 ** (bits - 1)), 2 ** (bits - 1) - 1] : [0, 2 ** bits - 1];
-}
-
-export function isPrimitiveNumberType(name: string): boolean {
-  return intRange(name) !== undefined || name === "f32" || name === "f64";
 }
 
 /**
@@ -44,14 +34,15 @@ export function isPrimitiveNumberType(name: string): boolean {
  * always with a point or an exponent (`1.0`, `0.75f64`, `1e-7`) so rustc does not read an
  * integer. Returns an error message instead when the value cannot be written.
  */
-export function formatNumberLiteral(value: number, literal: NumberLiteral, primitive: string | undefined): string | { error: string } {
+export function formatNumberLiteral(value: number, literal: NumberLiteral, primitive: RustNumberType): string | { error: string } {
   if (!Number.isFinite(value)) return { error: `cannot write ${value}` };
-  if (literal.type === "int") {
-    if (!Number.isSafeInteger(value)) return { error: `${value} is not an integer, and the literal is an integer` };
-    const range = primitive === undefined ? undefined : intRange(primitive);
-    if (range && (value < range[0] || value > range[1])) return { error: `${value} does not fit in ${primitive}` };
-    return `${value + 0}${literal.suffix}`;
+  if (literal.type === "int" && !Number.isInteger(value)) return { error: `${value} is not an integer, and the literal is an integer` };
+  if (literal.type === "int" && !Number.isSafeInteger(value)) {
+    return { error: `${value} is outside the range a float64 holds exactly (±${Number.MAX_SAFE_INTEGER}), so it cannot be written as an exact integer` };
   }
+  const [low, high] = typeRange(primitive);
+  if (value < low || value > high) return { error: `${value} does not fit in ${primitive}` };
+  if (literal.type === "int") return `${value + 0}${literal.suffix}`;
   const text = String(value + 0);
   return `${/[.e]/.test(text) ? text : `${text}.0`}${literal.suffix}`;
 }

@@ -1,50 +1,94 @@
 import { InputError } from "../errors.js";
 import { lexRust, lineAt, type Token } from "./constants-lexer.js";
 import { readNumberLiteral, type NumberLiteral } from "./constants-literal.js";
+import type { TypeAlias, TypeNode } from "./rust-types.js";
 
 /**
- * The value of a constant as a tree: literals (the only things that can be tuned), arrays
- * and tuples of values, and everything else ("other": a constant name, a `const fn` call,
- * an expression, a cast, `[0; 8]`), kept with a description for error messages.
+ * The value of a constant as a tree: number literals (the only things that can be tuned),
+ * arrays and tuples of values, literals that are not numbers (bools, strings, chars), and
+ * everything else ("other": a constant name, a `const fn` call, an expression, a cast,
+ * `[0; 8]`), kept with a description for error messages.
  */
 export type ValueNode =
   | { kind: "literal"; start: number; end: number; literal: NumberLiteral }
   | { kind: "array" | "tuple"; start: number; end: number; items: ValueNode[] }
+  | { kind: "not-number"; start: number; end: number; description: string }
   | { kind: "other"; start: number; end: number; description: string };
 
 export interface ConstantItem {
   name: string;
   /** Offset of the name, for line numbers. */
   nameStart: number;
-  /** Identifiers of the declared type, e.g. ["Score"] for `[Score; 8]`. */
-  typeNames: string[];
+  type: TypeNode;
   value: ValueNode;
+}
+
+export interface ParsedFile {
+  /** Top-level `const` and `static` items. */
+  constants: ConstantItem[];
+  /** `type` aliases at the top level and inside `mod { }` blocks. */
+  aliases: TypeAlias[];
 }
 
 const OPENERS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
 /**
- * Finds every top-level `const` and `static` item (any visibility, `static mut` too).
+ * Finds every top-level `const` and `static` item (any visibility, `static mut` too) and
+ * every module-level `type` alias. A `const` is an item only where an item can start (file
+ * start, after `;`, a `{ }` block or an attribute, after `pub`): in `fn pick<const N: usize>`,
+ * `struct W<const N: usize>;`, `impl<const N: usize>`, a `where` clause or a `const fn`
+ * header it is not, and reading it as one would take the next item's value for N's.
  * Items inside `{}` blocks (fn bodies, `mod`, `impl`) are skipped: they are not the file's
  * constants and would otherwise look like duplicates.
  */
-export function parseConstants(source: string, fileName: string): ConstantItem[] {
+export function parseRustItems(source: string, fileName: string): ParsedFile {
   const tokens = lexRust(source, fileName);
   const closer = matchBrackets(tokens, source, fileName);
-  const items: ConstantItem[] = [];
-  let i = 0;
-  while (i < tokens.length) {
-    const t = tokens[i];
-    if (t === undefined) break;
-    const item = t.kind === "ident" && (t.text === "const" || t.text === "static") ? readItem(i) : undefined;
-    if (item) {
-      items.push(item.item);
-      i = item.next;
-    } else {
+  const result: ParsedFile = { constants: [], aliases: [] };
+  walkItems(0, tokens.length, true);
+  return result;
+
+  function walkItems(from: number, to: number, topLevel: boolean): void {
+    let itemStart = true;
+    let i = from;
+    while (i < to) {
+      const t = tokens[i];
+      const next = tokens[i + 1]?.text;
+      if (t === undefined) break;
+      if (t.text === "#" && (next === "[" || (next === "!" && tokens[i + 2]?.text === "["))) {
+        // An attribute belongs to what follows: whether an item starts there is unchanged.
+        const open = next === "[" ? i + 1 : i + 2;
+        i = (closer.get(open) ?? open) + 1;
+        continue;
+      }
+      if (itemStart && t.kind === "ident") {
+        if (t.text === "pub") {
+          i = next === "(" ? (closer.get(i + 1) ?? i + 1) + 1 : i + 1;
+          continue;
+        }
+        const constant = t.text === "const" || t.text === "static" ? readItem(i) : undefined;
+        if (constant) {
+          if (topLevel) result.constants.push(constant.item);
+          i = constant.next;
+          continue;
+        }
+        if (t.text === "type") {
+          i = readAlias(i, topLevel);
+          continue;
+        }
+        const body = tokens[i + 2]?.text === "{" ? i + 2 : undefined;
+        if (t.text === "mod" && tokens[i + 1]?.kind === "ident" && body !== undefined) {
+          const end = closer.get(body) ?? body;
+          walkItems(body + 1, end, false);
+          i = end + 1;
+          continue;
+        }
+      }
+      // A `;` or a `{ }` block (a body) ends an item; any other token is inside one.
+      itemStart = t.text === ";" || t.text === "{";
       i = (closer.get(i) ?? i) + 1;
     }
   }
-  return items;
 
   /** `const NAME: TYPE = VALUE;` starting at the keyword, or undefined for `const fn` and the like. */
   function readItem(keyword: number): { item: ConstantItem; next: number } | undefined {
@@ -52,13 +96,58 @@ export function parseConstants(source: string, fileName: string): ConstantItem[]
     if (tokens[keyword]?.text === "static" && tokens[j]?.text === "mut") j++;
     const name = tokens[j];
     if (name?.kind !== "ident" || tokens[j + 1]?.text !== ":") return undefined;
-    const equals = findAtDepth(j + 2, tokens.length, "=");
+    const equals = findOutsideAngles(j + 2, "=");
     const semicolon = equals === undefined ? undefined : findAtDepth(equals + 1, tokens.length, ";");
     if (equals === undefined || semicolon === undefined) {
       throw new InputError(`${fileName}:${lineAt(source, name.start)}`, `cannot read the definition of ${name.text} (expected \`= value;\`)`);
     }
-    const typeNames = tokens.slice(j + 2, equals).filter((tok) => tok.kind === "ident").map((tok) => tok.text);
-    return { item: { name: name.text, nameStart: name.start, typeNames, value: parseValue(equals + 1, semicolon) }, next: semicolon + 1 };
+    const item = { name: name.text, nameStart: name.start, type: parseType(j + 2, equals), value: parseValue(equals + 1, semicolon) };
+    return { item, next: semicolon + 1 };
+  }
+
+  /** `type NAME = TYPE;` at the keyword; returns the index after it. Generic aliases are not recorded. */
+  function readAlias(keyword: number, topLevel: boolean): number {
+    const name = tokens[keyword + 1];
+    const semicolon = findAtDepth(keyword + 1, tokens.length, ";") ?? tokens.length;
+    if (name?.kind === "ident" && tokens[keyword + 2]?.text === "=") {
+      const where = `${fileName}:${lineAt(source, name.start)}`;
+      result.aliases.push({ name: name.text, type: parseType(keyword + 3, semicolon), where, topLevel });
+    }
+    return semicolon + 1;
+  }
+
+  /** The first `text` outside brackets and `<…>` from `from` on: the `=` after `Foo<Item = u8>`. */
+  function findOutsideAngles(from: number, text: string): number | undefined {
+    let angles = 0;
+    for (let k = from; k < tokens.length; k = (closer.get(k) ?? k) + 1) {
+      const t = tokens[k];
+      if (t?.text === "<") angles++;
+      // `->` in `fn() -> u8` is not a closing angle.
+      else if (t?.text === ">" && tokens[k - 1]?.text !== "-") angles = Math.max(0, angles - 1);
+      else if (t?.text === text && angles === 0) return k;
+    }
+    return undefined;
+  }
+
+  /** The declared type spanning tokens [from, to). */
+  function parseType(from: number, to: number): TypeNode {
+    let k = from;
+    // A reference is transparent: `&'static [u8]` holds u8 elements.
+    while (tokens[k]?.text === "&" || tokens[k]?.kind === "lifetime" || tokens[k]?.text === "mut") k++;
+    const first = tokens[k];
+    const last = tokens[to - 1];
+    if (first === undefined || last === undefined || k >= to) return { kind: "unknown", text: "" };
+    if ((first.text === "(" || first.text === "[") && closer.get(k) === to - 1) {
+      const semicolon = first.text === "[" ? findAtDepth(k + 1, to - 1, ";") : undefined;
+      if (first.text === "[") return { kind: "array", element: parseType(k + 1, semicolon ?? to - 1) };
+      const parts = splitAtCommas(k + 1, to - 1);
+      const items = parts.ranges.map(([a, b]) => parseType(a, b));
+      if (items.length === 1 && !parts.trailingComma) return items[0] ?? { kind: "unknown", text: "" };
+      return { kind: "tuple", items };
+    }
+    const path = tokens.slice(k, to);
+    const isPath = path.every((t) => t.kind === "ident" || t.text === ":") && last.kind === "ident";
+    return isPath ? { kind: "name", name: last.text } : { kind: "unknown", text: source.slice(first.start, last.end).replace(/\s+/g, " ") };
   }
 
   /** First token with this text in [from, to) outside any brackets. */
@@ -112,19 +201,29 @@ export function parseConstants(source: string, fileName: string): ConstantItem[]
   function other(from: number, to: number): ValueNode {
     const start = tokens[from]?.start ?? 0;
     const end = tokens[to - 1]?.end ?? start;
-    return { kind: "other", start, end, description: describe(tokens.slice(from, to), source.slice(start, end)) };
+    const snippet = source.slice(start, end).replace(/\s+/g, " ");
+    const shown = `\`${snippet.length > 60 ? `${snippet.slice(0, 57)}...` : snippet}\``;
+    const what = to === from + 1 ? literalKind(tokens[from]) : undefined;
+    if (what !== undefined) return { kind: "not-number", start, end, description: `${what} (${shown})` };
+    return { kind: "other", start, end, description: describe(tokens.slice(from, to), shown) };
   }
 }
 
+/** "a bool", "a string" or "a char" for a literal that is not a number. */
+function literalKind(token: Token | undefined): string | undefined {
+  if (token?.kind === "string" || token?.kind === "char") return `a ${token.kind}`;
+  return token?.text === "true" || token?.text === "false" ? "a bool" : undefined;
+}
+
 /** Words for what a non-literal value is, so the error says why it cannot be tuned. */
-function describe(tokens: Token[], text: string): string {
-  const snippet = text.replace(/\s+/g, " ");
-  const shown = `\`${snippet.length > 60 ? `${snippet.slice(0, 57)}...` : snippet}\``;
+function describe(tokens: Token[], shown: string): string {
   const isPath = tokens.every((t, i) => (i % 3 === 0 ? t.kind === "ident" : t.text === ":"));
   if (isPath && tokens.length % 3 === 1) return `derived from another constant (${shown})`;
   if (tokens.some((t) => t.text === "as")) return `a cast (${shown}); write a typed literal such as \`5i32\` instead`;
   const call = tokens.findIndex((t) => t.text === "(");
-  if (call > 0 && tokens.slice(0, call).every((t) => t.kind === "ident" || t.text === ":")) return `built by a function call (${shown})`;
+  // A path, possibly with a turbofish: `scaled(2)`, `eval::scale::<3>(5)`.
+  const isCallee = (t: Token): boolean => t.kind === "ident" || t.kind === "number" || [":", "<", ">", ","].includes(t.text);
+  if (call > 0 && tokens.slice(0, call).every(isCallee)) return `built by a function call (${shown})`;
   if (tokens[0]?.text === "[" && tokens.some((t) => t.text === ";")) return `a repeat expression (${shown}); write the elements out`;
   return `an expression (${shown})`;
 }

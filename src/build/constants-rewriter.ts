@@ -1,8 +1,9 @@
 import { didYouMean } from "../config/suggest.js";
 import { InputError } from "../errors.js";
 import { lineAt } from "./constants-lexer.js";
-import { formatNumberLiteral, isPrimitiveNumberType, type NumberLiteral } from "./constants-literal.js";
-import { parseConstants, type ConstantItem, type ValueNode } from "./constants-parser.js";
+import { formatNumberLiteral, type NumberLiteral } from "./constants-literal.js";
+import { parseRustItems, type ConstantItem, type ValueNode } from "./constants-parser.js";
+import { resolvePrimitive, type AliasScope, type Resolution, type RustNumberType, type TypeAlias } from "./rust-types.js";
 
 /** Where a parameter's value lives: a constant, and an element path for arrays and tuples. */
 export interface ConstantTarget {
@@ -10,6 +11,8 @@ export interface ConstantTarget {
   constant: string;
   index: number[];
   type: "int" | "float";
+  /** The Rust type stated in params.toml, for literals whose declared type cannot be resolved. */
+  rustType?: RustNumberType | undefined;
 }
 
 /** A target's literal in the source: [start, end) covers the sign too. */
@@ -19,8 +22,8 @@ export interface LocatedTarget {
   start: number;
   end: number;
   literal: NumberLiteral;
-  /** The primitive type the literal has (from its suffix or the declared type), if known. */
-  primitive: string | undefined;
+  /** The literal's type: its suffix, else the declared type through aliases, else rust_type. */
+  primitive: RustNumberType;
 }
 
 export interface Assignment {
@@ -28,16 +31,57 @@ export interface Assignment {
   value: number;
 }
 
+/** Several bad parameters, reported together so that one edit of params.toml fixes them all. */
+export class ParameterProblems extends InputError {
+  constructor(
+    readonly problems: readonly InputError[],
+    fileName: string,
+  ) {
+    super(fileName, `${problems.length} parameters cannot be tuned:\n${problems.map((p) => `  ${p.message}`).join("\n")}`);
+  }
+}
+
+/** Throws the only problem as it is, or all of them as one ParameterProblems. */
+export function throwProblems(problems: readonly InputError[], fileName: string): void {
+  const [first] = problems;
+  if (problems.length === 1 && first !== undefined) throw first;
+  if (problems.length > 1) throw new ParameterProblems(problems, fileName);
+}
+
 /**
  * Finds every target's literal, checking up front (before any build starts) that each
  * constant exists once at top level, that the index path leads to a plain number literal
- * (not a constant name, a `const fn` call, a cast or an expression) and that the literal's
- * type matches the parameter's. Throws an InputError naming the file, line, constant and
- * parameter otherwise.
+ * (not a constant name, a `const fn` call, a cast, a bool or an expression), that the
+ * literal's type matches the parameter's, and that its Rust type is known (`crateAliases`
+ * are the crate's `type` aliases besides the file's own). Every target that fails is
+ * returned as an InputError naming the file, line, parameter and constant.
  */
-export function locateTargets(source: string, targets: readonly ConstantTarget[], fileName: string): LocatedTarget[] {
-  const items = parseConstants(source, fileName);
-  return targets.map((target) => locateOne(source, items, target, fileName));
+export function inspectTargets(
+  source: string,
+  targets: readonly ConstantTarget[],
+  fileName: string,
+  crateAliases: readonly TypeAlias[] = [],
+): { located: LocatedTarget[]; problems: InputError[] } {
+  const parsed = parseRustItems(source, fileName);
+  const scope: AliasScope = { local: parsed.aliases.filter((a) => a.topLevel), crate: crateAliases };
+  const located: LocatedTarget[] = [];
+  const problems: InputError[] = [];
+  for (const target of targets) {
+    try {
+      located.push(locateOne(source, parsed.constants, scope, target, fileName));
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      problems.push(error);
+    }
+  }
+  return { located, problems };
+}
+
+/** inspectTargets, throwing when any target is bad. */
+export function locateTargets(source: string, targets: readonly ConstantTarget[], fileName: string, crateAliases: readonly TypeAlias[] = []): LocatedTarget[] {
+  const { located, problems } = inspectTargets(source, targets, fileName, crateAliases);
+  throwProblems(problems, fileName);
+  return located;
 }
 
 /**
@@ -45,14 +89,17 @@ export function locateTargets(source: string, targets: readonly ConstantTarget[]
  * kept. Int values must be integers that fit the literal's type; floats are written so rustc
  * reads a float. The suffix (`13i32`, `-3_i16`, `0.8f64`) is kept.
  */
-export function rewriteConstants(source: string, assignments: readonly Assignment[], fileName: string): string {
-  const located = locateTargets(source, assignments.map((a) => a.target), fileName);
-  const edits = located.map((loc, i) => {
+export function rewriteConstants(source: string, assignments: readonly Assignment[], fileName: string, crateAliases: readonly TypeAlias[] = []): string {
+  const located = locateTargets(source, assignments.map((a) => a.target), fileName, crateAliases);
+  const problems: InputError[] = [];
+  const edits = located.flatMap((loc, i) => {
     const value = assignments[i]?.value ?? Number.NaN;
     const text = formatNumberLiteral(value, loc.literal, loc.primitive);
-    if (typeof text !== "string") throw new InputError(`${fileName}:${loc.line}`, `${label(loc.target)}: ${text.error}`);
-    return { ...loc, text };
+    if (typeof text === "string") return [{ ...loc, text }];
+    problems.push(new InputError(`${fileName}:${loc.line}`, `${label(loc.target)}: ${text.error}`));
+    return [];
   });
+  throwProblems(problems, fileName);
   edits.sort((x, y) => x.start - y.start);
   let out = "";
   let at = 0;
@@ -66,7 +113,7 @@ export function rewriteConstants(source: string, assignments: readonly Assignmen
   return out + source.slice(at);
 }
 
-function locateOne(source: string, items: readonly ConstantItem[], target: ConstantTarget, fileName: string): LocatedTarget {
+function locateOne(source: string, items: readonly ConstantItem[], scope: AliasScope, target: ConstantTarget, fileName: string): LocatedTarget {
   const matches = items.filter((item) => item.name === target.constant);
   const item = matches[0];
   if (item === undefined) {
@@ -85,42 +132,36 @@ function locateOne(source: string, items: readonly ConstantItem[], target: Const
   let node: ValueNode = item.value;
   let path = target.constant;
   for (const index of target.index) {
-    if (node.kind === "other") fail(node.start, `${path} is not a literal array or tuple: it is ${node.description}`);
+    if (node.kind === "other" || node.kind === "not-number") fail(node.start, `${path} is not a literal array or tuple: it is ${node.description}`);
     if (node.kind === "literal") fail(node.start, `${path} is a single number, so it has no element [${index}]`);
     const next: ValueNode | undefined = node.items[index];
     if (next === undefined) fail(node.start, `index ${index} is out of range: ${path} is ${sized(node)}`);
     node = next;
     path += `[${index}]`;
   }
-  if (node.kind !== "literal") {
-    return fail(
-      node.start,
-      node.kind === "other"
-        ? `${path} is not a literal: it is ${node.description}; only plain number literals can be tuned`
-        : `${path} is ${sized(node)}; set \`index\` to pick one`,
-    );
-  }
+  if (node.kind === "not-number") fail(node.start, `${path} is ${node.description}, not a number; only number literals can be tuned`);
+  if (node.kind === "other") fail(node.start, `${path} is not a literal: it is ${node.description}; only plain number literals can be tuned`);
+  if (node.kind !== "literal") return fail(node.start, `${path} is ${sized(node)}; set \`index\` to pick one`);
   if (node.literal.type !== target.type) {
     fail(node.start, `${path} is ${article(node.literal.type)} literal (\`${source.slice(node.start, node.end)}\`) but the parameter's type is "${target.type}"`);
   }
-  return {
-    target,
-    line: lineAt(source, node.start),
-    start: node.start,
-    end: node.end,
-    literal: node.literal,
-    primitive: node.literal.primitive ?? declaredPrimitive(item.typeNames),
-  };
+  const type = literalType(node.literal, item, target, scope, path);
+  if ("problem" in type) fail(node.start, type.problem);
+  return { target, line: lineAt(source, node.start), start: node.start, end: node.end, literal: node.literal, primitive: type.primitive };
 }
 
-/** `u8` for `u8`, `[u8; 4]` or `(u8, u8)`; undefined when aliases or mixed types hide it. */
-function declaredPrimitive(typeNames: readonly string[]): string | undefined {
-  const names = new Set(typeNames);
-  const [only] = names;
-  return names.size === 1 && only !== undefined && isPrimitiveNumberType(only) ? only : undefined;
+/** The literal's suffix, else its declared type through aliases; rust_type must agree with it, or stands in when neither tells. */
+function literalType(literal: NumberLiteral, item: ConstantItem, target: ConstantTarget, scope: AliasScope, path: string): Resolution {
+  const found = literal.primitive === undefined ? resolvePrimitive(item.type, target.index, scope) : { primitive: literal.primitive };
+  const stated = target.rustType;
+  if (stated === undefined) {
+    return "problem" in found ? { problem: `cannot tell the Rust type of ${path}: ${found.problem}; state it in params.toml, e.g. rust_type = "i32"` } : found;
+  }
+  if ("problem" in found || found.primitive === stated) return { primitive: stated };
+  return { problem: `rust_type is "${stated}" but ${path} is ${found.primitive} by its ${literal.primitive === undefined ? "declared type" : "suffix"}` };
 }
 
-function label(target: ConstantTarget): string {
+export function label(target: ConstantTarget): string {
   return `parameter ${target.param} (constant ${target.constant}${target.index.map((i) => `[${i}]`).join("")})`;
 }
 

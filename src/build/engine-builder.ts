@@ -5,7 +5,10 @@ import { InputError } from "../errors.js";
 import type { Param } from "../config/params.js";
 import { syncTree } from "./build-tree.js";
 import { binaryName, runCargo } from "./cargo.js";
-import { locateTargets, rewriteConstants, type ConstantTarget } from "./constants-rewriter.js";
+import { rewriteConstants } from "./constants-rewriter.js";
+import { readCrateAliases } from "./crate-aliases.js";
+import type { TypeAlias } from "./rust-types.js";
+import { checkTargets, type CheckedParam } from "./target-check.js";
 import { placeAtomically, sha256OfFile } from "./binary-store.js";
 
 export type Variant = "plus" | "minus";
@@ -15,15 +18,12 @@ export interface BuiltEngine {
   sha256: string;
 }
 
-export function targetsOf(params: readonly Param[]): ConstantTarget[] {
-  return params.map((p) => ({ param: p.name, constant: p.constant, index: p.index, type: p.type }));
+export function targetsOf(params: readonly Param[]): CheckedParam[] {
+  return params.map((p) => ({ param: p.name, constant: p.constant, index: p.index, type: p.type, rustType: p.rustType, min: p.min, max: p.max }));
 }
 
-/**
- * Checks, before any build starts, that every parameter's constant exists, is unique and is
- * a literal of the right type. Throws an InputError naming the constant otherwise.
- */
-export function checkConstants(build: BuildConfig, params: readonly Param[]): void {
+/** The constants file's text and the crate's `type` aliases its declared types may use. */
+function readConstants(build: BuildConfig): { file: string; source: string; aliases: TypeAlias[] } {
   const file = join(build.engineDir, build.constantsFile);
   let source: string;
   try {
@@ -31,7 +31,17 @@ export function checkConstants(build: BuildConfig, params: readonly Param[]): vo
   } catch {
     throw new InputError(file, "cannot read the constants file (see [build].engine_dir and constants_file in config.toml)");
   }
-  locateTargets(source, targetsOf(params), file);
+  return { file, source, aliases: readCrateAliases(join(build.engineDir, "src")) };
+}
+
+/**
+ * Checks, before anything is written or built, that every parameter's constant exists, is
+ * unique and is a literal of the right type, and that [min, max] fits the literal's Rust
+ * type. Throws one InputError naming every bad parameter otherwise.
+ */
+export function checkConstants(build: BuildConfig, params: readonly Param[]): void {
+  const { file, source, aliases } = readConstants(build);
+  checkTargets(source, targetsOf(params), file, aliases);
 }
 
 /**
@@ -47,8 +57,7 @@ export async function buildVariants(options: {
   destination: (variant: Variant, binary: string) => string;
 }): Promise<Record<Variant, BuiltEngine>> {
   const { build, params } = options;
-  const constantsPath = join(build.engineDir, build.constantsFile);
-  const source = readFileSync(constantsPath, "utf8");
+  const { file: constantsPath, source, aliases } = readConstants(build);
   const targets = targetsOf(params);
   const binary = binaryName(build.engineDir, build.binaryName);
   const logDir = join(build.outputDir, "logs");
@@ -58,7 +67,7 @@ export async function buildVariants(options: {
     const tree = join(build.outputDir, "trees", variant);
     syncTree(build.engineDir, tree);
     const assignments = targets.map((target) => ({ target, value: options.values[variant][target.param] ?? Number.NaN }));
-    writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath));
+    writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
     await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${variant}.log`), label: variant });
     const dest = options.destination(variant, binary);
     placeAtomically(join(tree, "target", "release", binary), dest);

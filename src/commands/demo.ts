@@ -3,8 +3,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { loadParams } from "../config/params.js";
 import { embeddedServer } from "../db/embedded.js";
-import { masterCommand } from "./master.js";
-import { DEFAULT_PARAMS_FILE } from "./master.js";
+import { DEFAULT_PARAMS_FILE, loadRunInputs, masterCommand } from "./master.js";
 import { workerCommand } from "./worker.js";
 
 export interface DemoOptions {
@@ -23,6 +22,8 @@ export interface DemoOptions {
  */
 export async function demoCommand(options: DemoOptions = {}): Promise<void> {
   const log = options.log ?? console.log;
+  // Bad input stops the demo before it copies a file or starts a worker.
+  loadRunInputs({ config: options.config, params: options.params });
   const dir = join(embeddedServer().home, "demo");
   mkdirSync(dir, { recursive: true });
   const paramsFile = join(dir, "params.toml");

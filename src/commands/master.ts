@@ -1,5 +1,6 @@
+import { checkConstants } from "../build/engine-builder.js";
 import { loadConfig, type TuningConfig } from "../config/config.js";
-import { loadParams } from "../config/params.js";
+import { loadParams, type Param } from "../config/params.js";
 import { openDatabase } from "../db/connection.js";
 import { runMaster, type MasterSummary } from "../master/master.js";
 import { DEFAULT_CONFIG_FILE } from "./database-options.js";
@@ -19,12 +20,22 @@ export interface MasterCommandOptions {
 export const DEFAULT_PARAMS_FILE = "params.toml";
 export const DEFAULT_RUN_NAME = "main";
 
-/** `spsa master`: runs (or resumes) a tuning run until max_iterations. */
-export async function masterCommand(options: MasterCommandOptions = {}): Promise<MasterSummary> {
+/**
+ * config.toml and params.toml, read and checked against the engine's constants file (every
+ * target, every [min, max] against its Rust type) before any file or database row is written.
+ */
+export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "params" | "adjust">): { config: TuningConfig; params: Param[]; paramsFile: string } {
   const loaded = loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
   const config = options.adjust ? options.adjust(loaded) : loaded;
   const paramsFile = options.params ?? DEFAULT_PARAMS_FILE;
   const params = loadParams(paramsFile);
+  checkConstants(config.build, params);
+  return { config, params, paramsFile };
+}
+
+/** `spsa master`: runs (or resumes) a tuning run until max_iterations. */
+export async function masterCommand(options: MasterCommandOptions = {}): Promise<MasterSummary> {
+  const { config, params, paramsFile } = loadRunInputs(options);
   const database = await openDatabase({ configUrl: config.database.url });
   try {
     return await runMaster({

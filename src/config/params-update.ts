@@ -42,12 +42,14 @@ function unquote(key: string): string {
 }
 
 /**
- * A TOML number for θ: integers as written, other values rounded to 6 decimals so float
- * noise (0.30000000000000004, 1e-7) never reaches the file.
+ * A TOML number for θ that reads back as exactly the same double: JavaScript's shortest
+ * round-trip form (`0.30000000000000004`, `1e-7`, `-2.5e+300`), which is valid TOML as it
+ * is, except for integers beyond 2^53, whose digits TOML would read as an integer (and
+ * refuse past 2^63): those are written as floats in exponent form.
  */
 export function formatTomlNumber(value: number, where: string): string {
   if (!Number.isFinite(value)) throw new InputError(where, `cannot write ${value} as a parameter value`);
-  const rounded = Number(value.toFixed(6));
   // `+ 0` turns -0 into 0.
-  return String(rounded + 0);
+  const number = value + 0;
+  return Number.isInteger(number) && !Number.isSafeInteger(number) ? number.toExponential() : String(number);
 }

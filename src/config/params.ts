@@ -1,5 +1,6 @@
 import { InputError } from "../errors.js";
 import type { SpsaParam } from "../spsa/math.js";
+import { isFloatType, RUST_NUMBER_TYPES, type RustNumberType } from "../build/rust-types.js";
 import { isTable, TableReader } from "./table-reader.js";
 import { describeKey, readTomlFile, type TomlDocument } from "./toml-file.js";
 
@@ -9,9 +10,11 @@ export interface Param extends SpsaParam {
   constant: string;
   /** Element path inside an array or tuple constant; empty for a scalar. */
   index: number[];
+  /** The literal's Rust type as stated in params.toml, for a type alias the tuner cannot follow. */
+  rustType: RustNumberType | undefined;
 }
 
-const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index", "frozen"] as const;
+const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index", "rust_type", "frozen"] as const;
 
 /** Loads and validates params.toml: one table per parameter, the table name is the parameter name. */
 export function loadParams(file: string): Param[] {
@@ -40,13 +43,19 @@ export function parseParams(doc: TomlDocument): Param[] {
 
 function readParam(reader: TableReader, name: string): Param {
   const type = reader.oneOf("type", ["int", "float"] as const, "int");
+  const rustType = reader.optionalOneOf("rust_type", RUST_NUMBER_TYPES);
+  if (rustType !== undefined && isFloatType(rustType) !== (type === "float")) {
+    reader.fail("rust_type", `"${rustType}" is ${isFloatType(rustType) ? "a float" : "an integer"} type but the parameter's type is "${type}"`);
+  }
   const min = reader.number("min");
   const max = reader.number("max");
   if (min > max) reader.fail("min", `min (${min}) is greater than max (${max})`);
+  // Plus and minus of an int parameter are integers in ceil(min)..floor(max).
+  if (type === "int" && Math.ceil(min) > Math.floor(max)) reader.fail("min", `[min, max] = [${min}, ${max}] holds no integer`);
   const value = reader.number("value");
   if (value < min || value > max) reader.fail("value", `${value} is outside [${min}, ${max}]`);
   const step = reader.number("step", { above: 0 });
   const constant = reader.string("constant", name);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(constant)) reader.fail("constant", `"${constant}" is not a Rust identifier`);
-  return { name, value, min, max, step, type, constant, index: reader.indexPath("index"), frozen: reader.boolean("frozen", false) };
+  return { name, value, min, max, step, type, constant, index: reader.indexPath("index"), rustType, frozen: reader.boolean("frozen", false) };
 }

@@ -12,7 +12,10 @@ export function editDistance(a: string, b: string): number {
   return previous[b.length] ?? 0;
 }
 
-/** The closest candidate if it is close enough to be a likely typo, else undefined. */
+/**
+ * The closest candidate if it is close enough to be a likely typo, else a candidate that
+ * extends the name by whole words (`KNIGHT_VALUE` → `KNIGHT_VALUE_PAIR`), else undefined.
+ */
 export function nearest(name: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
@@ -23,7 +26,10 @@ export function nearest(name: string, candidates: readonly string[]): string | u
       bestDistance = distance;
     }
   }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+  if (bestDistance <= Math.max(2, Math.floor(name.length / 3))) return best;
+  const lower = name.toLowerCase();
+  const extensions = candidates.filter((c) => c.toLowerCase().startsWith(`${lower}_`) || c.toLowerCase().endsWith(`_${lower}`));
+  return extensions.sort((a, b) => a.length - b.length)[0];
 }
 
 /** " (did you mean `x`?)" or "" — appended to unknown-name messages. */

@@ -80,12 +80,16 @@ export class TableReader {
     return value;
   }
 
-  oneOf<T extends string>(key: string, choices: readonly T[], fallback: T): T {
+  oneOf<T extends string>(key: string, choices: readonly T[], fallback?: T): T {
     const value = this.string(key, fallback);
     if (!(choices as readonly string[]).includes(value)) {
       this.fail(key, `must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got "${value}"${didYouMean(value, choices)}`);
     }
     return value as T;
+  }
+
+  optionalOneOf<T extends string>(key: string, choices: readonly T[]): T | undefined {
+    return this.has(key) ? this.oneOf(key, choices) : undefined;
   }
 
   stringArray(key: string, fallback: string[]): string[] {

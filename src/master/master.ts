@@ -4,7 +4,7 @@ import { spsaMathConfig, type TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { updateParamValues } from "../config/params-update.js";
 import { writeFileAtomic } from "../config/write-atomic.js";
-import { buildVariants, checkConstants } from "../build/engine-builder.js";
+import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
 import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
@@ -31,6 +31,7 @@ import { StatusLine, withSpinner } from "./terminal.js";
 export interface MasterOptions {
   database: Database;
   config: TuningConfig;
+  /** Already checked against the engine's constants (loadRunInputs), before the database was opened. */
   params: Param[];
   paramsFile: string;
   runName: string;
@@ -59,8 +60,6 @@ export interface MasterSummary {
 export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
   const { database, config, paramsFile } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  checkConstants(config.build, options.params);
-
   const { run, created } = await openRun(database.sql, {
     name: options.runName,
     fresh: options.fresh ?? false,

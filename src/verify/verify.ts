@@ -44,7 +44,7 @@ export interface VerifyResult extends VerificationOutcome {
  * tuning; stops at the game count or when the SPRT decides. A rerun resumes a killed one.
  */
 export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
-  const { database, config } = options;
+  const { database } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sql = database.sql;
   const [run] = await sql<{ id: number; name: string }[]>`select id, name from spsa_run where name = ${options.runName}`;

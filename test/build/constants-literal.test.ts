@@ -27,23 +27,32 @@ describe("formatNumberLiteral", () => {
   const float = readNumberLiteral("1.0");
 
   it.each([
-    [int, 5, undefined, "5"],
-    [int, -5, undefined, "-5"],
-    [int, -0, undefined, "0"],
+    [int, 5, "i32", "5"],
+    [int, -5, "i64", "-5"],
+    [int, -0, "u8", "0"],
     [readNumberLiteral("7i8"), -128, "i8", "-128i8"],
-    [float, 2, undefined, "2.0"],
-    [float, -0.5, undefined, "-0.5"],
-    [float, 1e-7, undefined, "1e-7"],
-    [float, 1e21, undefined, "1e+21"],
+    [int, 2 ** 53 - 1, "u64", "9007199254740991"],
+    [float, 2, "f64", "2.0"],
+    [float, -0.5, "f64", "-0.5"],
+    [float, 1e-7, "f64", "1e-7"],
+    [float, 1e21, "f64", "1e+21"],
     [readNumberLiteral("1f32"), 3, "f32", "3.0f32"],
+    [float, 3.4028234663852886e38, "f32", "3.4028234663852886e+38"],
   ] as const)("writes %j = %s as %s", (literal, value, primitive, text) => {
     expect(formatNumberLiteral(value, literal, primitive)).toBe(text);
   });
 
   it("refuses what the literal cannot hold", () => {
-    expect(formatNumberLiteral(0.5, int, undefined)).toEqual({ error: "0.5 is not an integer, and the literal is an integer" });
+    expect(formatNumberLiteral(0.5, int, "i32")).toEqual({ error: "0.5 is not an integer, and the literal is an integer" });
     expect(formatNumberLiteral(128, int, "i8")).toEqual({ error: "128 does not fit in i8" });
     expect(formatNumberLiteral(-1, int, "usize")).toEqual({ error: "-1 does not fit in usize" });
-    expect(formatNumberLiteral(Infinity, float, undefined)).toEqual({ error: "cannot write Infinity" });
+    expect(formatNumberLiteral(1e39, float, "f32")).toEqual({ error: "1e+39 does not fit in f32" });
+    expect(formatNumberLiteral(Infinity, float, "f64")).toEqual({ error: "cannot write Infinity" });
+  });
+
+  it.each([2 ** 53, -(2 ** 53), 2 ** 60])("refuses the integer %s as beyond a float64's exact integers, not as a non-integer", (value) => {
+    expect(formatNumberLiteral(value, int, "i64")).toEqual({
+      error: `${value} is outside the range a float64 holds exactly (±9007199254740991), so it cannot be written as an exact integer`,
+    });
   });
 });

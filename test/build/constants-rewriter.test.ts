@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { locateTargets, rewriteConstants, type ConstantTarget } from "../../src/build/constants-rewriter.js";
+import { locateTargets, ParameterProblems, rewriteConstants, type ConstantTarget } from "../../src/build/constants-rewriter.js";
 import { loadParams } from "../../src/config/params.js";
 import { InputError } from "../../src/errors.js";
+import { compileRustLibrary, hasRustc } from "../support/rustc.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const FILE = "hard.rs";
@@ -24,15 +23,6 @@ function errorOf(fn: () => unknown): InputError {
   }
   throw new Error("expected an InputError");
 }
-
-const hasRustc = (() => {
-  try {
-    execFileSync("rustc", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe("locateTargets on the hand-written file", () => {
   it.each([
@@ -104,13 +94,7 @@ describe("rewriteConstants", () => {
   });
 
   it.skipIf(!hasRustc)("produces a file rustc still compiles", () => {
-    const dir = mkdtempSync(join(tmpdir(), "spsa-constants-"));
-    try {
-      writeFileSync(join(dir, "lib.rs"), rewritten);
-      execFileSync("rustc", ["--edition", "2021", "--crate-type", "lib", "--out-dir", dir, join(dir, "lib.rs")], { stdio: "pipe" });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    compileRustLibrary(rewritten);
   });
 
   it("rejects a value the literal cannot hold", () => {
@@ -120,6 +104,7 @@ describe("rewriteConstants", () => {
       [target("LMR_MIN_DEPTH"), 256, /256 does not fit in u8/],
       [target("REFS", [1]), 300, /300 does not fit in u8/],
       [target("TYPED"), 2 ** 31, /does not fit in i32/],
+      [target("CRATE_LIMIT"), 2 ** 53, /9007199254740992 is outside the range a float64 holds exactly/],
       [target("LMR_BASE", [], "float"), Number.NaN, /cannot write NaN/],
     ];
     for (const [t, value, message] of cases) {
@@ -129,9 +114,11 @@ describe("rewriteConstants", () => {
     }
   });
 
-  it("accepts the extremes of the type (u8 0 and 255, an alias without a known range)", () => {
+  it("accepts the extremes of the type (u8 0 and 255, i32 through the Score alias)", () => {
     expect(rewriteConstants(SOURCE, [{ target: target("LMR_MIN_DEPTH"), value: 255 }], FILE)).toContain("LMR_MIN_DEPTH: u8 = 255;");
-    expect(rewriteConstants(SOURCE, [{ target: target("STATIC_BONUS"), value: -100000 }], FILE)).toContain("STATIC_BONUS: Score = -100000;");
+    expect(rewriteConstants(SOURCE, [{ target: target("LMR_MIN_DEPTH"), value: 0 }], FILE)).toContain("LMR_MIN_DEPTH: u8 = 0;");
+    expect(rewriteConstants(SOURCE, [{ target: target("STATIC_BONUS"), value: -(2 ** 31) }], FILE)).toContain("STATIC_BONUS: Score = -2147483648;");
+    expect(() => rewriteConstants(SOURCE, [{ target: target("STATIC_BONUS"), value: 2 ** 31 }], FILE)).toThrow(/2147483648 does not fit in i32/);
   });
 
   it("rejects two assignments to the same literal", () => {
@@ -168,7 +155,8 @@ describe("locateTargets errors", () => {
     ["DERIVED_PATH", [], /derived from another constant \(`self::TYPED`\)/],
     ["EXPRESSION", [], /an expression \(`10 \+ 5`\)/],
     ["CAST", [], /a cast \(`5 as Score`\)/],
-    ["LABEL", [], /LABEL is not a literal/],
+    ["LABEL", [], /LABEL is a string \(`"pub const IN_STRING: i32 = 5; \/\/ not a comment"`\), not a number; only number literals can be tuned/],
+    ["LETTER", [], /LETTER is a char \(`'"'`\), not a number/],
     ["MIXED", [1], /MIXED\[1\] is not a literal: it is derived from another constant \(`TYPED`\)/],
     ["MIXED", [2], /MIXED\[2\] is not a literal: it is built by a function call \(`scaled\(2\)`\)/],
     ["REPEATED", [1], /REPEATED is not a literal array or tuple: it is a repeat expression \(`\[0; 4\]`\)/],
@@ -201,8 +189,31 @@ describe("locateTargets errors", () => {
     expect(error.where).toBe(`${FILE}:${lineOf(`const ${constant}:`)}`);
   });
 
-  it("reports the first bad target even when others are fine", () => {
-    expect(() => locateTargets(SOURCE, [target("TYPED"), target("NOPE")], FILE)).toThrow(/constant NOPE not found/);
+  it("reports a single bad target as it is, even when others are fine", () => {
+    const error = errorOf(() => locateTargets(SOURCE, [target("TYPED"), target("NOPE")], FILE));
+    expect(error).not.toBeInstanceOf(ParameterProblems);
+    expect(error.message).toBe("hard.rs: parameter P_NOPE (constant NOPE): constant NOPE not found");
+  });
+
+  it("reports every bad target at once, one line each", () => {
+    const targets = [target("NOPE"), target("TYPED"), target("DERIVED"), target("LMR_BASE"), target("MARGINS", [9])];
+    const error = errorOf(() => locateTargets(SOURCE, targets, FILE));
+    expect(error).toBeInstanceOf(ParameterProblems);
+    expect(error.exitCode).toBe(2);
+    expect(error.message.split("\n")).toEqual([
+      "hard.rs: 4 parameters cannot be tuned:",
+      "  hard.rs: parameter P_NOPE (constant NOPE): constant NOPE not found",
+      `  hard.rs:${lineOf("const DERIVED:")}: parameter P_DERIVED (constant DERIVED): DERIVED is not a literal: it is derived from another constant (\`TYPED\`); only plain number literals can be tuned`,
+      `  hard.rs:${lineOf("const LMR_BASE:")}: parameter P_LMR_BASE (constant LMR_BASE): LMR_BASE is a float literal (\`0.75\`) but the parameter's type is "int"`,
+      `  hard.rs:${lineOf("const MARGINS:")}: parameter P_MARGINS (constant MARGINS[9]): index 9 is out of range: MARGINS is an array of 8 elements`,
+    ]);
+  });
+
+  it("suggests a constant that extends the name by whole words", () => {
+    const source = "pub const KNIGHT_VALUE_PAIR: (i32, i32) = (320, 300);\npub const KNIGHT_MOBILITY: i32 = 4;\n";
+    expect(() => locateTargets(source, [target("KNIGHT_VALUE")], "eval.rs")).toThrow(
+      "eval.rs: parameter P_KNIGHT_VALUE (constant KNIGHT_VALUE): constant KNIGHT_VALUE not found (did you mean `KNIGHT_VALUE_PAIR`?)",
+    );
   });
 
   it.each([

@@ -36,15 +36,16 @@ step = 10
 constant = "MARGINS"
 index = [2, 1]
 type = "float"
+rust_type = "f32"
 value = 0.75
 min = 0
 max = 2
 step = 0.1
 `));
     expect(params).toEqual([
-      { name: "LMR_MIN_DEPTH", frozen: false, constant: "LMR_MIN_DEPTH", index: [], type: "int", value: 3, min: 1, max: 8, step: 1 },
-      { name: "KNIGHT_VALUE_MG", frozen: false, constant: "KNIGHT_VALUE", index: [0], type: "int", value: 320.5, min: 250, max: 400, step: 10 },
-      { name: "MARGIN_2_1", frozen: false, constant: "MARGINS", index: [2, 1], type: "float", value: 0.75, min: 0, max: 2, step: 0.1 },
+      { name: "LMR_MIN_DEPTH", constant: "LMR_MIN_DEPTH", index: [], type: "int", value: 3, min: 1, max: 8, step: 1, rustType: undefined, frozen: false },
+      { name: "KNIGHT_VALUE_MG", constant: "KNIGHT_VALUE", index: [0], type: "int", value: 320.5, min: 250, max: 400, step: 10, rustType: undefined, frozen: false },
+      { name: "MARGIN_2_1", constant: "MARGINS", index: [2, 1], type: "float", value: 0.75, min: 0, max: 2, step: 0.1, rustType: "f32", frozen: false },
     ]);
   });
 
@@ -74,6 +75,10 @@ step = 0.1
     ["duplicate targets", `[A]\n${base}constant = "X"\nindex = 1\n[B]\n${base}constant = "X"\nindex = [1]\n`, /\[B\] \(line 8\): targets X\[1\], which parameter A already targets/],
     ["no parameters", "# nothing\n", /defines no parameters/],
     ["a frozen flag that is not a boolean", `[P]\n${base}frozen = 1\n`, /\[P\]\.frozen \(line 6\): must be true or false, got 1/],
+    ["an unknown rust_type", `[P]\n${base}rust_type = "int32"\n`, /\[P\]\.rust_type \(line 6\): must be one of "i8", .*"f64", got "int32" \(did you mean `i32`\?\)/],
+    ["a float rust_type for an int", `[P]\n${base}rust_type = "f64"\n`, /\[P\]\.rust_type \(line 6\): "f64" is a float type but the parameter's type is "int"/],
+    ["an int rust_type for a float", `[P]\ntype = "float"\n${base}rust_type = "u8"\n`, /\[P\]\.rust_type \(line 7\): "u8" is an integer type but the parameter's type is "float"/],
+    ["an int range without an integer", "[P]\nvalue = 2.5\nmin = 2.2\nmax = 2.8\nstep = 1\n", /\[P\]\.min \(line 3\): \[min, max\] = \[2\.2, 2\.8\] holds no integer/],
   ])("rejects %s", (_label, text, message) => {
     expect(() => loadParams(write(text))).toThrow(message);
   });

@@ -25,6 +25,8 @@ interface Case {
   command: "spsa" | "compete";
   args: (dir: string) => string[];
   files?: Record<string, string>;
+  /** Extra environment, e.g. SPSA_HOME inside the case's folder so that its snapshot covers it. */
+  env?: (dir: string) => Record<string, string>;
   message: RegExp;
 }
 
@@ -39,6 +41,14 @@ const constantsCase = (name: string, constants: string, message: RegExp): Case =
   files: { "engine/src/engine_constants.rs": constants },
   message,
 });
+const typedCase = (name: string, constants: string, params: string, message: RegExp): Case => ({
+  name,
+  command: "spsa",
+  args: masterArgs,
+  files: { "engine/src/engine_constants.rs": constants, "params.toml": params },
+  message,
+});
+const param = (name: string, min: number | string, max: number | string, extra = "") => `[${name}]\n${extra}value = ${min}\nmin = ${min}\nmax = ${max}\nstep = 1\n`;
 const flagCase = (name: string, command: Case["command"], args: string[], message: RegExp): Case => ({ name, command, args: () => args, message });
 
 const CASES: Case[] = [
@@ -68,6 +78,53 @@ const CASES: Case[] = [
   constantsCase("constants: defined twice", "pub const LMR_MIN_DEPTH: u8 = 3;\npub const LMR_MIN_DEPTH: u8 = 4;\n", /engine_constants\.rs.*LMR_MIN_DEPTH/),
   constantsCase("constants: const fn value", "pub const LMR_MIN_DEPTH: u8 = depth(3);\n", /engine_constants\.rs.*LMR_MIN_DEPTH/),
   constantsCase("constants: float literal for an int param", "pub const LMR_MIN_DEPTH: f64 = 3.5;\n", /engine_constants\.rs.*LMR_MIN_DEPTH/),
+  constantsCase("constants: a bool", "pub const LMR_MIN_DEPTH: bool = false;\n", /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): LMR_MIN_DEPTH is a bool \(`false`\), not a number/),
+  constantsCase("constants: N of a const generic", "pub fn pick<const LMR_MIN_DEPTH: usize>() -> usize { LMR_MIN_DEPTH }\npub const AFTER: i32 = 42;\n", /parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): constant LMR_MIN_DEPTH not found/),
+  paramsCase("ranges: u8 max 300", param("LMR_MIN_DEPTH", 1, 300), /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): max = 300 is outside u8 \(0 to 255\)/),
+  paramsCase("ranges: u8 min -5", param("LMR_MIN_DEPTH", -5, 6), /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): min = -5 is outside u8 \(0 to 255\)/),
+  typedCase(
+    "ranges: f32 overflow through an alias",
+    "pub type Ratio = f32;\npub const LMR_MIN_DEPTH: u8 = 3;\npub const RATIO: Ratio = 0.5;\n",
+    `${GOOD_PARAMS}${param("RATIO", 0, "1e39", 'type = "float"\n')}`,
+    /engine_constants\.rs:3: parameter RATIO \(constant RATIO\): max = 1e\+39 is outside f32/,
+  ),
+  {
+    ...typedCase(
+      "ranges: an alias from another module of the crate",
+      "use crate::types::Score;\npub const LMR_MIN_DEPTH: u8 = 3;\npub const PAIR: (Score, Score) = (1, 2);\n",
+      `${GOOD_PARAMS}${param("PAIR_EG", 0, 40000, 'constant = "PAIR"\nindex = 1\n')}`,
+      /engine_constants\.rs:3: parameter PAIR_EG \(constant PAIR\[1\]\): max = 40000 is outside i16 \(-32768 to 32767\)/,
+    ),
+    files: {
+      "engine/src/engine_constants.rs": "use crate::types::Score;\npub const LMR_MIN_DEPTH: u8 = 3;\npub const PAIR: (Score, Score) = (1, 2);\n",
+      "engine/src/types.rs": "pub type Score = i16;\n",
+      "params.toml": `${GOOD_PARAMS}${param("PAIR_EG", 0, 40000, 'constant = "PAIR"\nindex = 1\n')}`,
+    },
+  },
+  typedCase(
+    "ranges: an alias nowhere in the crate",
+    "use other_crate::Eval;\npub const LMR_MIN_DEPTH: Eval = 3;\n",
+    GOOD_PARAMS,
+    /engine_constants\.rs:2: .*no `type Eval = …;` was found in the crate; state it in params\.toml, e\.g\. rust_type = "i32"/,
+  ),
+  typedCase(
+    "ranges: every bad parameter at once",
+    "pub type Score = i32;\npub const LMR_MIN_DEPTH: u8 = 3;\npub const KNIGHT_VALUE_PAIR: (Score, Score) = (320, 300);\npub const BIG: i64 = 1;\n",
+    `${param("LMR_MIN_DEPTH", 1, 300)}${param("KNIGHT", 0, 900, 'constant = "KNIGHT_VALUE"\nindex = 0\n')}${param("BIG", 0, "9.007199254740992e15")}`,
+    new RegExp(
+      [
+        "engine_constants\\.rs: 3 parameters cannot be tuned:",
+        "  .*engine_constants\\.rs: parameter KNIGHT \\(constant KNIGHT_VALUE\\[0\\]\\): constant KNIGHT_VALUE not found \\(did you mean `KNIGHT_VALUE_PAIR`\\?\\)",
+        "  .*engine_constants\\.rs:2: parameter LMR_MIN_DEPTH \\(constant LMR_MIN_DEPTH\\): max = 300 is outside u8 \\(0 to 255\\)",
+        "  .*engine_constants\\.rs:4: parameter BIG \\(constant BIG\\): \\[min, max\\] = \\[0, 9007199254740992\\] reaches integers outside the range a float64 holds exactly",
+      ].join("\n"),
+    ),
+  ),
+  {
+    ...paramsCase("demo: a range that does not fit", param("LMR_MIN_DEPTH", 1, 300), /engine_constants\.rs:1: .*max = 300 is outside u8/),
+    args: (dir) => ["--config", join(dir, "config.toml"), "demo", "--params", join(dir, "params.toml")],
+    env: (dir) => ({ SPSA_HOME: join(dir, "home") }),
+  },
   flagCase("flag: unknown option", "spsa", ["master", "--iterations", "3"], /unknown option '--iterations'/),
   flagCase("flag: bad demo integer", "spsa", ["demo", "--games", "many"], /expected an integer, got "many"/),
   flagCase("flag: unknown command", "spsa", ["mastr"], /unknown command 'mastr'/),
@@ -131,7 +188,7 @@ describe("bad input", () => {
     const dir = setupFor(testCase);
     const before = snapshot(dir);
     const run = testCase.command === "spsa" ? spsa : compete;
-    const result = await run(testCase.args(dir), { env: { DATABASE_URL: database.url }, cwd: dir });
+    const result = await run(testCase.args(dir), { env: { DATABASE_URL: database.url, ...testCase.env?.(dir) }, cwd: dir });
     expect(result.exitCode, result.all).not.toBe(0);
     expect(result.stderr).toMatch(testCase.message);
     expect(snapshot(dir)).toEqual(before);

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
@@ -34,12 +35,12 @@ step = 1
 describe("updateParamValues", () => {
   it("rewrites only the value of each table and keeps every other byte", () => {
     const out = updateParamValues(TEXT, { LMR_BASE: 0.8123456789, KNIGHT_VALUE_MG: 321.5, NO_VALUE_SEEN_YET: 4 }, "params.toml");
-    const expected = TEXT.replace("value = 0.75 # tuned", "value = 0.812346 # tuned")
+    const expected = TEXT.replace("value = 0.75 # tuned", "value = 0.8123456789 # tuned")
       .replace("value   =   320\n", "value   =   321.5\n")
       .replace("value = -3\n", "value = 4\n");
     expect(out).toBe(expected);
     const doc = parse(out) as Record<string, Record<string, unknown>>;
-    expect(doc.LMR_BASE?.value).toBeCloseTo(0.812346, 9);
+    expect(doc.LMR_BASE?.value).toBe(0.8123456789);
     expect(doc.KNIGHT_VALUE_MG?.value).toBe(321.5);
     expect(doc.NO_VALUE_SEEN_YET?.value).toBe(4);
     expect(doc.KNIGHT_VALUE_MG?.min).toBe(250);
@@ -70,20 +71,51 @@ describe("formatTomlNumber", () => {
   it.each([
     [3, "3"],
     [-5, "-5"],
-    [0.1 + 0.2, "0.3"],
-    [1e-7, "0"],
-    [-1e-9, "0"],
-    [11.4719066, "11.471907"],
-    [2.5, "2.5"],
-    [123456.123456789, "123456.123457"],
-  ])("%s → %s, parsed back by TOML", (value, text) => {
+    [-0, "0"],
+    [0.1 + 0.2, "0.30000000000000004"],
+    [1e-7, "1e-7"],
+    [-1e-9, "-1e-9"],
+    [5e-324, "5e-324"],
+    [11.4719066, "11.4719066"],
+    [123456.123456789, "123456.123456789"],
+    [1e21, "1e+21"],
+    [-1.5e300, "-1.5e+300"],
+    [2 ** 53, "9.007199254740992e+15"],
+    [1e20, "1e+20"],
+  ])("%s → %s, which TOML reads back as the same number", (value, text) => {
     expect(formatTomlNumber(value, "w")).toBe(text);
-    expect((parse(`v = ${text}`) as { v: number }).v).toBeCloseTo(value, 6);
+    expect((parse(`v = ${text}`) as { v: number }).v).toBe(value + 0);
   });
 
   it("refuses NaN and infinities", () => {
     expect(() => formatTomlNumber(Number.NaN, "params.toml: [X].value")).toThrow(InputError);
     expect(() => formatTomlNumber(Infinity, "w")).toThrow(InputError);
+  });
+});
+
+describe("θ through params.toml", () => {
+  it("comes back exactly after a write and a read, tiny, huge and negative", () => {
+    const values: Record<string, number> = {
+      TINY: 1e-7,
+      SUBNORMAL: 5e-324,
+      HUGE: 1e300,
+      NEG_TINY: -1e-7,
+      NEG_HUGE: -2.5e300,
+      NEG_PLAIN: -0.30000000000000004,
+      INT_FRACTION: 3.27,
+    };
+    const table = (name: string) => `[${name}]\ntype = "${name === "INT_FRACTION" ? "int" : "float"}"\nvalue = 0\nmin = -1e308\nmax = 1e308\nstep = 1\n`;
+    const dir = mkdtempSync(join(tmpdir(), "spsa-roundtrip-"));
+    try {
+      const file = join(dir, "params.toml");
+      writeFileSync(file, Object.keys(values).map(table).join("\n"));
+      writeFileSync(file, updateParamValues(readFileSync(file, "utf8"), values, file));
+      const read = Object.fromEntries(loadParams(file).map((p) => [p.name, p.value]));
+      expect(read).toEqual(values);
+      for (const name of Object.keys(values)) expect(Object.is(read[name], values[name])).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

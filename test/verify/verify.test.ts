@@ -1,0 +1,83 @@
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { ROOT, SPSA_BIN } from "../support/cli.js";
+import { startMaster, startWorker } from "../support/processes.js";
+import { useRunFixture } from "../support/run-fixture.js";
+import type { TuningSetup } from "../support/tuning-setup.js";
+
+function verify(setup: TuningSetup, env: Record<string, string>, args: string[]) {
+  return execa("node", [SPSA_BIN, "--config", setup.configFile, "verify", "--params", setup.paramsFile, "--name", "tuned", ...args], {
+    env,
+    cwd: ROOT,
+    reject: false,
+    all: true,
+  });
+}
+
+interface ResultRow {
+  comparison: string;
+  status: string;
+  games: string;
+  wins: number;
+  losses: number;
+  draws: number;
+  elo: string | null;
+  verdict: string | null;
+}
+
+describe("spsa verify: start against current θ, played by compete --spsa workers", () => {
+  const fixture = useRunFixture({ iterations: 2, games: 4, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
+
+  it("builds both engines, has a worker play a fixed number of games, and stores the outcome", async () => {
+    const { setup, env, sql } = fixture;
+    const worker = startWorker(setup, env, "v1");
+    try {
+      const master = await startMaster(setup, env, "tuned", ["--seed", "v"]);
+      expect(master.exitCode, master.all).toBe(0);
+      const result = await verify(setup, env, ["--games", "8"]);
+      expect(result.exitCode, result.all).toBe(0);
+      expect(result.all).toMatch(/verification 1 of run "tuned": current vs start, up to 8 games; workers play it as tuned\/verify-1/);
+      expect(result.all).toMatch(/games 8\/8 {2}\+\d+ -\d+ =\d+ {2}Elo [+-]\d+\.\d ± (\d+\.\d|inf) \(95%\), LOS \d+\.\d%/);
+
+      const [row] = await sql<ResultRow[]>`select * from spsa_verification_result`;
+      expect(row).toMatchObject({ comparison: "current vs start", status: "complete", games: "8/8", verdict: null });
+      expect((row?.wins ?? 0) + (row?.losses ?? 0) + (row?.draws ?? 0)).toBe(8);
+      // The engines are the run's θ: "to" is the current θ, "from" the initial one.
+      const [compared] = await sql<{ same_to: boolean; same_from: boolean; carrier_status: string; plus: string; minus: string }[]>`
+        select v.to_parameters = r.current_parameters as same_to, v.from_parameters = r.initial_parameters as same_from,
+          c.status as carrier_status, i.plus_engine_sha256 as plus, i.minus_engine_sha256 as minus
+        from spsa_verification v join spsa_run r on r.id = v.run_id join spsa_run c on c.id = v.carrier_run_id
+        join spsa_iteration i on i.run_id = c.id`;
+      expect(compared).toMatchObject({ same_to: true, same_from: true, carrier_status: "complete" });
+      expect(compared?.plus).not.toBe(compared?.minus);
+    } finally {
+      worker.kill("SIGTERM");
+      await worker;
+    }
+  });
+
+  it("stops handing out games once the SPRT decides", async () => {
+    const { setup, env, sql } = fixture;
+    const worker = startWorker(setup, env, "v2");
+    try {
+      // alpha = beta = 0.5 puts both SPRT bounds at 0: the first reported pair decides.
+      const result = await verify(setup, env, ["--from", "1", "--to", "2", "--games", "200", "--sprt", "0", "5", "0.5", "0.5"]);
+      expect(result.exitCode, result.all).toBe(0);
+      const [row] = await sql<(ResultRow & { played: number })[]>`
+        select r.*, split_part(r.games, '/', 1)::int as played from spsa_verification_result r where comparison = 'iteration 2 vs iteration 1'`;
+      expect(row?.verdict).toMatch(/^H[01]$/);
+      expect(row?.status).toBe("complete");
+      expect(row?.played).toBeGreaterThanOrEqual(2);
+      expect(row?.played).toBeLessThan(200);
+    } finally {
+      worker.kill("SIGTERM");
+      await worker;
+    }
+  });
+
+  it("refuses an iteration the run has not completed, before building anything", async () => {
+    const result = await verify(fixture.setup, fixture.env, ["--to", "9"]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe('error: run "tuned": has no completed iteration 9 (last completed: 2)');
+  });
+});

@@ -8,6 +8,7 @@ import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
 import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
+import { listenForWakeups } from "../db/wakeups.js";
 import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
 import { createRng } from "../spsa/rng.js";
@@ -143,9 +144,7 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  let wake: () => void = () => {};
-  // Notifications make progress immediate; polling covers their absence (an outage, a pooler).
-  const listener = await database.sql.listen(PROGRESS_CHANNEL, () => wake()).catch(() => undefined);
+  const wakeups = await listenForWakeups(database.sql, PROGRESS_CHANNEL);
   const sinceMs = Date.now();
   let row = iteration;
   const baseGames = row.gamesPlayed;
@@ -168,17 +167,11 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
       }
       if (row.gamesPlayed >= row.targetGames) break;
       if (row.gamesPlayed > 0) crashPoint("waiting");
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, config.database.pollIntervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      await wakeups.wait(config.database.pollIntervalMs);
     }
   } finally {
     status.done();
-    await listener?.unlisten().catch(() => {});
+    await wakeups.close();
   }
   return row;
 }

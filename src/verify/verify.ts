@@ -6,6 +6,7 @@ import { storeBinary } from "../build/binary-store.js";
 import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
+import { listenForWakeups } from "../db/wakeups.js";
 import { createVerification, findRunningVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
 import { InputError } from "../errors.js";
 import { settingsOf } from "../master/iteration-settings.js";
@@ -115,8 +116,7 @@ async function startVerification(
 async function waitForOutcome(options: VerifyOptions, first: VerificationRow, log: (line: string) => void): Promise<VerifyResult> {
   const { database } = options;
   const status = new StatusLine();
-  let wake: () => void = () => {};
-  const listener = await database.sql.listen(PROGRESS_CHANNEL, () => wake()).catch(() => undefined);
+  const wakeups = await listenForWakeups(database.sql, PROGRESS_CHANNEL);
   let row = first;
   try {
     for (;;) {
@@ -136,17 +136,11 @@ async function waitForOutcome(options: VerifyOptions, first: VerificationRow, lo
         log(describe(row, final));
         return { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final };
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.config.database.pollIntervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      await wakeups.wait(options.config.database.pollIntervalMs);
     }
   } finally {
     status.done();
-    await listener?.unlisten().catch(() => {});
+    await wakeups.close();
   }
 }
 

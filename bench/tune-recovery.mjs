@@ -8,7 +8,9 @@
 //      worker on the embedded database (or DATABASE_URL), --iterations × --games games.
 //   4. Matches tuned against default and tuned against detuned, and prints the Elo recovered.
 //   node bench/tune-recovery.mjs [--steps 3] [--iterations 60] [--games 64] [--timelow 0.01]
-//     [--timehigh 0.03] [--match-games 600] [--seed recovery-1]
+//     [--timehigh 0.03] [--match-games 600] [--seed recovery-1] [--margin 300]
+// The margin (ms a move may overrun) is generous so that a busy machine does not turn the
+// comparison into a count of time forfeits; the forfeits are printed with each match.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +33,7 @@ const { values: opts } = parseArgs({
     timehigh: { type: "string", default: "0.03" },
     "match-games": { type: "string", default: "600" },
     seed: { type: "string", default: "recovery-1" },
+    margin: { type: "string", default: "300" },
   },
 });
 const root = new URL("..", import.meta.url).pathname;
@@ -53,7 +56,7 @@ const paramsFile = join(dir, "params.toml");
 writeFileSync(paramsFile, updateParamValues(readFileSync(join(root, "params.toml"), "utf8"), detuned, paramsFile));
 const configFile = join(dir, "config.toml");
 const spsaSection = readFileSync(join(root, "config.toml"), "utf8").match(/\[spsa\][\s\S]*?(?=\n\[)/)[0].replace(/max_iterations = \d+/, `max_iterations = ${opts.iterations}`);
-writeFileSync(configFile, `[time_control]\ntimelow = ${opts.timelow}\ntimehigh = ${opts.timehigh}\nmargin_ms = 100\n` +
+writeFileSync(configFile, `[time_control]\ntimelow = ${opts.timelow}\ntimehigh = ${opts.timehigh}\nmargin_ms = ${opts.margin}\n` +
   `[games]\ngames_per_iteration = ${opts.games}\nbatch_size = 8\n${spsaSection}\n` +
   `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`);
 const config = loadConfig(configFile);
@@ -65,7 +68,7 @@ const build = async (label, plus, minus) => {
 };
 const match = (a, b, label) => {
   const out = execFileSync("node", [join(root, "bin/compete.js"), a, b, "-g", opts["match-games"], "-c", "2", "--timelow", opts.timelow,
-    "--timehigh", opts.timehigh, "--margin", "100", "--seed", `${opts.seed}:${label}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    "--timehigh", opts.timehigh, "--margin", opts.margin, "--seed", `${opts.seed}:${label}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
   const [, elo, error] = out.match(/Elo ([+-][\d.]+|[+-]inf) ± ([\d.]+|inf) \(95%\)/) ?? [];
   const lines = out.split("\n");
   const faultsAt = lines.findIndex((l) => l.startsWith("faults"));

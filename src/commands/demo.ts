@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { loadParams } from "../config/params.js";
 import { embeddedServer } from "../db/embedded.js";
 import { DEFAULT_PARAMS_FILE, loadRunInputs, masterCommand } from "./master.js";
+import { runSideBySide } from "./side-by-side.js";
 import { workerCommand } from "./worker.js";
 
 export interface DemoOptions {
@@ -32,30 +33,30 @@ export async function demoCommand(options: DemoOptions = {}): Promise<void> {
   const iterations = options.iterations ?? 3;
   const games = options.games ?? 16;
 
-  const stopWorker = new AbortController();
-  const worker = workerCommand({
-    config: options.config,
-    concurrency: options.concurrency ?? availableParallelism(),
-    name: `demo-worker-${process.pid}`,
-    signal: stopWorker.signal,
-  });
-  try {
-    await masterCommand({
-      config: options.config,
-      params: paramsFile,
-      name: `demo-${new Date().toISOString().replace(/[:.]/g, "-")}`,
-      fresh: true,
-      adjust: (config) => ({
-        ...config,
-        spsa: { ...config.spsa, maxIterations: iterations },
-        games: { ...config.games, gamesPerIteration: games, batchSize: Math.min(config.games.batchSize, games) },
-        timeControl: { ...config.timeControl, timelowMs: 20, timehighMs: 50 },
+  // The worker runs beside the master: a failure of either stops both and is reported once.
+  await runSideBySide(
+    (signal) =>
+      masterCommand({
+        config: options.config,
+        params: paramsFile,
+        name: `demo-${new Date().toISOString().replace(/[:.]/g, "-")}`,
+        fresh: true,
+        signal,
+        adjust: (config) => ({
+          ...config,
+          spsa: { ...config.spsa, maxIterations: iterations },
+          games: { ...config.games, gamesPerIteration: games, batchSize: Math.min(config.games.batchSize, games) },
+          timeControl: { ...config.timeControl, timelowMs: 20, timehighMs: 50 },
+        }),
       }),
-    });
-  } finally {
-    stopWorker.abort();
-    await worker;
-  }
+    (signal) =>
+      workerCommand({
+        config: options.config,
+        concurrency: options.concurrency ?? availableParallelism(),
+        name: `demo-worker-${process.pid}`,
+        signal,
+      }),
+  );
   const after = new Map(loadParams(paramsFile).map((p) => [p.name, p.value]));
   log("");
   log(`parameters after ${iterations} iterations of ${games} games (${paramsFile}):`);

@@ -32,13 +32,16 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
       const params = readFileSync(setup.paramsFile, "utf8");
       writeFileSync(
         setup.paramsFile,
-        params.replace(/(\[LMR_BASE\][^[]*?step = )0\.1/, "$10.2").replace(/(\[KING_ATTACK_SCALE\][^[]*?step = \d+)/, "$1\nfrozen = true"),
+        params.replace(/(\[LMR_BASE\][^[]*?step = )0\.1/, "$10.2").replace(/(\[KING_ATTACK_SCALE\][^[]*?step = \d+)/, "$1\nfrozen = true") +
+          "\n[DELTA_PRUNE_MARGIN]\nvalue = 200\nmin = 100\nmax = 400\nstep = 20\n",
       );
       const finished = await startMaster(setup, env, "edits", ["--seed", "e"]);
       expect(finished.exitCode, finished.all).toBe(0);
       expect(finished.all).toContain("changed since iteration 1: [spsa] c_end: 1.5 → 3 (applies from iteration 2)");
       expect(finished.all).toContain("[LMR_BASE] step: 0.1 → 0.2");
       expect(finished.all).toContain("[KING_ATTACK_SCALE] frozen: false → true");
+      expect(finished.all).toContain('DELTA_PRUNE_MARGIN joins run "edits" at 200');
+      expect(finished.all).toContain("[DELTA_PRUNE_MARGIN] added");
     } finally {
       for (const worker of workers) worker.kill("SIGTERM");
       await Promise.all(workers);
@@ -65,7 +68,11 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
     expect(second.settings.parameters.LMR_BASE?.step).toBe(0.2);
     expect(second.settings.parameters.KING_ATTACK_SCALE?.frozen).toBe(true);
     expect(second.plus_parameters.KING_ATTACK_SCALE).toBe(second.minus_parameters.KING_ATTACK_SCALE);
-    // ...and keeps its θ from then on.
+    // The added parameter is played from iteration 2 on, starting at its value.
+    expect(first.base_parameters.DELTA_PRUNE_MARGIN).toBeUndefined();
+    expect(second.base_parameters.DELTA_PRUNE_MARGIN).toBe(200);
+    expect(second.plus_parameters.DELTA_PRUNE_MARGIN).not.toBe(second.minus_parameters.DELTA_PRUNE_MARGIN);
+    // The frozen parameter keeps its θ from then on.
     expect(rows[2]?.base_parameters.KING_ATTACK_SCALE).toBe(second.base_parameters.KING_ATTACK_SCALE);
     const written = loadParams(setup.paramsFile).find((p) => p.name === "KING_ATTACK_SCALE");
     expect(written?.frozen).toBe(true);

@@ -8,7 +8,9 @@
 //      worker on the embedded database (or DATABASE_URL), --iterations × --games games.
 //   4. Matches tuned against default and tuned against detuned, and prints the Elo recovered.
 //   node bench/tune-recovery.mjs [--steps 3] [--iterations 60] [--games 64] [--timelow 0.01]
-//     [--timehigh 0.03] [--match-games 600] [--seed recovery-1] [--margin 300]
+//     [--timehigh 0.03] [--match-games 600] [--seed recovery-1] [--margin 300] [--r-end R]
+// --r-end replaces config.toml's r_end, e.g. with the one `spsa simulate` picks for this
+// engine's measured gap and the run's budget.
 // The margin (ms a move may overrun) is generous so that a busy machine does not turn the
 // comparison into a count of time forfeits; the forfeits are printed with each match.
 import { execFileSync, spawn } from "node:child_process";
@@ -34,6 +36,7 @@ const { values: opts } = parseArgs({
     "match-games": { type: "string", default: "600" },
     seed: { type: "string", default: "recovery-1" },
     margin: { type: "string", default: "300" },
+    "r-end": { type: "string" },
   },
 });
 const root = new URL("..", import.meta.url).pathname;
@@ -55,11 +58,13 @@ const detuned = Object.fromEntries(params.map((p) => {
 const paramsFile = join(dir, "params.toml");
 writeFileSync(paramsFile, updateParamValues(readFileSync(join(root, "params.toml"), "utf8"), detuned, paramsFile));
 const configFile = join(dir, "config.toml");
-const spsaSection = readFileSync(join(root, "config.toml"), "utf8").match(/\[spsa\][\s\S]*?(?=\n\[)/)[0].replace(/max_iterations = \d+/, `max_iterations = ${opts.iterations}`);
+const spsaSection = readFileSync(join(root, "config.toml"), "utf8").match(/\[spsa\][\s\S]*?(?=\n\[)/)[0].replace(/max_iterations = \d+/, `max_iterations = ${opts.iterations}`)
+  .replace(/r_end = [\d.]+/, (line) => (opts["r-end"] === undefined ? line : `r_end = ${opts["r-end"]}`));
 writeFileSync(configFile, `[time_control]\ntimelow = ${opts.timelow}\ntimehigh = ${opts.timehigh}\nmargin_ms = ${opts.margin}\n` +
   `[games]\ngames_per_iteration = ${opts.games}\nbatch_size = 8\n${spsaSection}\n` +
   `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`);
 const config = loadConfig(configFile);
+log(`[spsa] ${spsaSection.split("\n").filter((l) => /^(c_end|r_end|max_iterations) /.test(l)).map((l) => l.replace(/\s*#.*/, "")).join(", ")}`);
 log(`detuned by ${opts.steps} steps: ${params.map((p) => `${p.name} ${defaults[p.name]} → ${detuned[p.name]}`).join(", ")}`);
 
 const build = async (label, plus, minus) => {

@@ -72,6 +72,16 @@ export function buildSpsaProgram(): Command {
       await verifyCommand({ config: config(), ...opts, sprt: opts.sprt === undefined ? undefined : parseSprt(opts.sprt), signal: abort.signal });
     });
 
+  program
+    .command("status")
+    .description("one screen about a run: iteration, games, ETA, Elo, faults, workers, every parameter with a sparkline")
+    .option("--name <name>", "the run (default: the run that started an iteration last)")
+    .option("--json", "the same data as JSON")
+    .action(async (opts: { name?: string; json?: boolean }) => {
+      const { statusCommand } = await import("../commands/status.js");
+      await statusCommand({ config: config(), ...opts });
+    });
+
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
   db.command("status")
     .description("start the database if needed and report it")

@@ -88,7 +88,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
-  const history = await readHistory(sql, run, latestNumber, latest?.status === "complete", options.samples);
+  const history = await thetaHistory(sql, run, latest, options.samples);
   const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = totals.recentGames / RATE_WINDOW_MINUTES;
   const now = options.now ?? new Date();
@@ -138,19 +138,25 @@ function configuredMaxIterations(run: RunRecord): number | undefined {
   return typeof spsa?.maxIterations === "number" ? spsa.maxIterations : undefined;
 }
 
+export interface ThetaPoint {
+  iteration: number;
+  theta: Values;
+}
+
 /**
  * θ after 0, 1, … completed iterations, sampled: θ after k is the base of iteration k + 1,
  * and after the last completed one it is the run's current θ.
  */
-async function readHistory(sql: postgres.Sql, run: RunRecord, latest: number, latestComplete: boolean, samples: number): Promise<{ iteration: number; theta: Values }[]> {
-  const points = latest === 0 ? 1 : latest + (latestComplete ? 1 : 0);
+export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIteration: IterationSummary | undefined, samples: number): Promise<ThetaPoint[]> {
+  const latest = latestIteration?.iteration ?? 0;
+  const points = latest === 0 ? 1 : latest + (latestIteration?.status === "complete" ? 1 : 0);
   const positions = samplePositions(points, samples);
   const bases = await thetaAt(sql, run.id, positions.filter((x) => x < latest).map((x) => x + 1));
   return positions.map((x) => ({ iteration: x, theta: (x < latest ? bases.get(x + 1) : undefined) ?? run.currentParameters }));
 }
 
 /** By name: jsonb keeps no key order, so params.toml's order is lost in the database. */
-function parameterStatus(run: RunRecord, settings: IterationSettings | null, history: { iteration: number; theta: Values }[]): ParameterStatus[] {
+function parameterStatus(run: RunRecord, settings: IterationSettings | null, history: ThetaPoint[]): ParameterStatus[] {
   const entries = Object.entries(run.currentParameters).sort(([a], [b]) => (a < b ? -1 : 1));
   return entries.map(([name, now]) => {
     const own = history.flatMap((point) => {

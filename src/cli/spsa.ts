@@ -83,6 +83,18 @@ export function buildSpsaProgram(): Command {
     });
 
   program
+    .command("dashboard")
+    .description("a read-only live web page about the runs, served from the database (127.0.0.1 only unless --host)")
+    .option("--port <port>", "port (0: any free one)", parseInteger, 8080)
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--token <token>", "require ?token=TOKEN on every request (for viewing from another machine)")
+    .action(async (opts: { port: number; host: string; token?: string }) => {
+      const { dashboardCommand } = await import("../commands/dashboard.js");
+      const abort = abortOnSignals();
+      await dashboardCommand({ config: config(), ...opts, signal: abort.signal });
+    });
+
+  program
     .command("export")
     .description("a run's θ as the engine's constants file (--constants FILE), or --format csv (history), openbench or fishtest (SPSA input lines)")
     .option("--name <name>", "the run (default: the run that started an iteration last)")

@@ -1,18 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
-import { DEFAULT_C_END, loadConfig } from "../config/config.js";
+import { DEFAULT_C_END } from "../config/config.js";
+import { readInputFile } from "../config/input-file.js";
 import { InputError } from "../errors.js";
-import { formatParamsToml, writeParamsFile, type ParamEntry } from "../export/params-writer.js";
+import { formatParamsToml, writeParamsFile, type ParamEntry, type ParamsOutputOptions } from "../export/params-writer.js";
 import { parseToolLines } from "../export/tool-formats.js";
-import { DEFAULT_CONFIG_FILE } from "./database-options.js";
+import { optionalConfig } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 
-export interface ImportCommandOptions {
+export interface ImportCommandOptions extends ParamsOutputOptions {
   config?: string;
   /** OpenBench or fishtest SPSA input lines. */
   file: string;
-  out?: string;
-  force?: boolean;
-  log?: (line: string) => void;
 }
 
 /**
@@ -22,16 +19,9 @@ export interface ImportCommandOptions {
  */
 export async function importCommand(options: ImportCommandOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const configFile = options.config ?? DEFAULT_CONFIG_FILE;
-  const spsa = options.config !== undefined || existsSync(configFile) ? loadConfig(configFile).spsa : undefined;
+  const spsa = optionalConfig(options.config)?.spsa;
   const cEnd = spsa?.cEnd ?? DEFAULT_C_END;
-  let text: string;
-  try {
-    text = readFileSync(options.file, "utf8");
-  } catch {
-    throw new InputError(options.file, "cannot read the file");
-  }
-  const lines = parseToolLines(text, options.file);
+  const lines = parseToolLines(readInputFile(options.file, "file"), options.file);
   if (lines.length === 0) throw new InputError(options.file, "holds no parameter lines");
   const entries: ParamEntry[] = lines.map(({ param }) => ({ ...param, step: Number((param.cEnd / cEnd).toPrecision(12)), stepNote: `c_end ${param.cEnd} / [spsa] c_end ${cEnd}` }));
   const rEnds = [...new Set(lines.map((l) => l.param.rEnd))];

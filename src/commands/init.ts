@@ -1,27 +1,18 @@
-import { readFileSync } from "node:fs";
+import { readInputFile } from "../config/input-file.js";
 import { InputError } from "../errors.js";
 import { paramsFromConstants } from "../export/constants-to-params.js";
-import { formatParamsToml, writeParamsFile } from "../export/params-writer.js";
+import { formatParamsToml, writeParamsFile, type ParamsOutputOptions } from "../export/params-writer.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 
-export interface InitCommandOptions {
+export interface InitCommandOptions extends ParamsOutputOptions {
   /** The engine's constants file. */
   constants: string;
-  out?: string;
-  force?: boolean;
-  log?: (line: string) => void;
 }
 
 /** `spsa init`: a starting params.toml with every tunable literal of an engine's constants file. */
 export async function initCommand(options: InitCommandOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  let source: string;
-  try {
-    source = readFileSync(options.constants, "utf8");
-  } catch {
-    throw new InputError(options.constants, "cannot read the constants file");
-  }
-  const { entries, skipped } = paramsFromConstants(source, options.constants);
+  const { entries, skipped } = paramsFromConstants(readInputFile(options.constants, "constants file"), options.constants);
   if (entries.length === 0) throw new InputError(options.constants, `has no number literal to tune${skipped.length > 0 ? ` (${skipped.length} constants are not literals)` : ""}`);
   const header = [
     `Starting parameters for the SPSA tuner, written by spsa init from ${options.constants}.`,

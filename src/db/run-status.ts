@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { IterationSettings } from "../master/iteration-settings.js";
 import type { Values } from "../spsa/math.js";
-import type { Pentanomial } from "./batches.js";
+import type { FaultCounts, Pentanomial } from "./batches.js";
 
 /**
  * Read-only SQL of `spsa status` and the dashboard. Every query is bounded by an index, so a
@@ -195,14 +195,8 @@ export async function gamesPerHour(sql: Sql, runId: number): Promise<{ hour: Dat
     group by 1 order by 1`;
 }
 
-export interface FaultRow {
+export interface FaultRow extends FaultCounts {
   iteration: number;
-  plusCrashes: number;
-  minusCrashes: number;
-  plusTimeLosses: number;
-  minusTimeLosses: number;
-  plusIllegalMoves: number;
-  minusIllegalMoves: number;
 }
 
 /** The run's iterations that had engine faults, newest first. */

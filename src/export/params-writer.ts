@@ -6,6 +6,13 @@ import { parseToml } from "../config/toml-file.js";
 import { writeFileAtomic } from "../config/write-atomic.js";
 import { InputError } from "../errors.js";
 
+/** Where a command that writes a params.toml writes it (default params.toml), and whether it may replace a file. */
+export interface ParamsOutputOptions {
+  out?: string;
+  force?: boolean;
+  log?: (line: string) => void;
+}
+
 /** One table of a generated params.toml, with the comments that say where its numbers came from. */
 export interface ParamEntry {
   name: string;

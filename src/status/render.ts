@@ -23,7 +23,7 @@ export function renderStatus(status: RunStatus): string {
   ));
   lines.push("");
   lines.push(...table(
-    ["parameter", "start", "→ now", "Δ steps", "[min, max]", "step", "history"],
+    ["parameter", "start", "", "now", "Δ steps", "[min, max]", "step", "history"],
     status.parameters.map(parameterRow),
     "no parameters",
   ));
@@ -35,7 +35,8 @@ function parameterRow(p: ParameterStatus): string[] {
   return [
     `${p.name}${p.frozen ? " (frozen)" : ""}`,
     short(p.start),
-    `→ ${short(p.now)}`,
+    "→",
+    short(p.now),
     p.steps === null ? "?" : signed(p.steps, 2),
     bounds,
     p.step === null ? "?" : String(p.step),
@@ -47,7 +48,7 @@ function parameterRow(p: ParameterStatus): string[] {
 function table(header: string[], rows: string[][], empty: string): string[] {
   if (rows.length === 0) return [empty];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const numeric = header.map((_, i) => rows.every((r) => /^[-+→ ]*[\d.?]+$/.test(r[i] ?? "")));
+  const numeric = header.map((_, i) => rows.every((r) => /^[-+]?[\d.?]+$/.test(r[i] ?? "")));
   const format = (row: string[]) =>
     row.map((cell, i) => (numeric[i] ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd();
   return [format(header), ...rows.map(format)];

@@ -3,8 +3,10 @@
 // run of --iterations iterations (the master's math on drawn game results, the repository's
 // params.toml and config.toml, 8-game batches) into a database of its own on the embedded
 // server (or next to DATABASE_URL's), then times:
-//   1. the status queries in process (readRunStatus), median and max of --repeat;
-//   2. the `spsa status` and `spsa status --json` commands as processes, wall time;
+//   1. the status queries in process (readRunStatus), and the dashboard's run page
+//      (readRunDetail), median and max of --repeat;
+//   2. the `spsa status` and `spsa status --json` commands as processes, wall time, next
+//      to `spsa --version` (node starting and loading the CLI, no database);
 // and drops the database.
 //   node bench/status-bench.mjs [--iterations 10000] [--repeat 20]
 import { execFileSync } from "node:child_process";
@@ -18,6 +20,7 @@ import { writeSyntheticRun } from "../dist/db/synthetic-run.js";
 import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/config/params.js";
 import { readRunStatus } from "../dist/status/snapshot.js";
+import { readRunDetail } from "../dist/dashboard/run-detail.js";
 
 const { values } = parseArgs({ options: { iterations: { type: "string", default: "10000" }, repeat: { type: "string", default: "20" } } });
 const iterations = Number(values.iterations);
@@ -57,20 +60,20 @@ try {
   const dashboardTimes = [];
   for (let i = 0; i < repeat; i++) {
     t = performance.now();
-    await readRunStatus(sql, run, { samples: 400 });
+    await readRunDetail(sql, run);
     dashboardTimes.push(performance.now() - t);
   }
-  console.log(`readRunStatus (400 history points, the dashboard's), ${repeat} times: ${summary(dashboardTimes)}`);
+  console.log(`readRunDetail (the dashboard's run page: 400 points per chart), ${repeat} times: ${summary(dashboardTimes)}`);
   await sql.end();
 
-  for (const args of [["status"], ["status", "--json"]]) {
+  for (const args of [["--version"], ["status", "--name", "long"], ["status", "--name", "long", "--json"]]) {
     const wall = [];
     for (let i = 0; i < 5; i++) {
       t = performance.now();
-      execFileSync("node", [join(root, "bin", "spsa.js"), ...args, "--name", "long"], { env: { ...process.env, DATABASE_URL: url }, stdio: "pipe" });
+      execFileSync("node", [join(root, "bin", "spsa.js"), ...args], { env: { ...process.env, DATABASE_URL: url }, stdio: "pipe" });
       wall.push(performance.now() - t);
     }
-    console.log(`spsa ${args.join(" ")} as a process (node start, migration check, queries, output), 5 times: ${summary(wall)}`);
+    console.log(`spsa ${args.join(" ")} as a process, 5 times: ${summary(wall)}`);
   }
 } finally {
   await admin.unsafe(`drop database if exists ${name} with (force)`);

@@ -89,11 +89,9 @@ describe("spsa dashboard in a browser", () => {
     await page.evaluate("window.notReloaded = true");
     const batch = await claimBatch(sql, "w1", 8, 60);
     expect(batch).toBeDefined();
-    const reported = Date.now();
     expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "w1", plusWins: 3, minusWins: 1, draws: 4, pairs: [0, 1, 1, 2, 0], faults: noFaults })).toBe("accepted");
+    // The promise: a reported batch shows within a second.
     await page.locator("#progress", { hasText: "8/64 games" }).waitFor({ timeout: 1000 });
-    const latency = Date.now() - reported;
-    expect(latency).toBeLessThan(1000);
     expect(await page.evaluate("window.notReloaded")).toBe(true);
     if (process.env.SPSA_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_SCREENSHOT });
   });

@@ -81,7 +81,7 @@ describe("spsa status", () => {
     expect(lines[4]).toBe("faults: 1 crashes, time losses or illegal moves (latest in iteration 31)");
     expect(lines).toContainEqual(expect.stringMatching(/^w1 +synthetic +2 +\d+ +\d+\.\d +\S+ ago$/));
     const row = lines.find((line) => line.startsWith("LMR_BASE "));
-    expect(row).toMatch(/^LMR_BASE +0\.75  → +[\d.]+ +[+-]\d+\.\d\d +\[0, 2\] +0\.1 +[▁▂▃▄▅▆▇█]{24}$/);
+    expect(row).toMatch(/^LMR_BASE +0\.75 {2}→ +[\d.]+ +[+-]\d+\.\d\d +\[0, 2\] +0\.1 +[▁▂▃▄▅▆▇█]{24}$/);
     expect(lines.filter((line) => /[▁▂▃▄▅▆▇█]{24}$/.test(line))).toHaveLength(params.length);
   });
 

@@ -6,6 +6,13 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // The dashboard's page scripts run in the browser.
+    files: ["src/dashboard/static/**/*.js"],
+    languageOptions: {
+      globals: { document: "readonly", location: "readonly", fetch: "readonly", EventSource: "readonly", Node: "readonly", URLSearchParams: "readonly" },
+    },
+  },
+  {
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],

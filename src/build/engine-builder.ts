@@ -23,7 +23,7 @@ export function targetsOf(params: readonly Param[]): CheckedParam[] {
 }
 
 /** The constants file's text and the crate's `type` aliases its declared types may use. */
-function readConstants(build: BuildConfig): { file: string; source: string; aliases: TypeAlias[] } {
+export function readConstants(build: BuildConfig): { file: string; source: string; aliases: TypeAlias[] } {
   const file = join(build.engineDir, build.constantsFile);
   let source: string;
   try {

@@ -72,6 +72,62 @@ export function buildSpsaProgram(): Command {
       await verifyCommand({ config: config(), ...opts, sprt: opts.sprt === undefined ? undefined : parseSprt(opts.sprt), signal: abort.signal });
     });
 
+  program
+    .command("status")
+    .description("one screen about a run: iteration, games, ETA, Elo, faults, workers, every parameter with a sparkline")
+    .option("--name <name>", "the run (default: the run that started an iteration last)")
+    .option("--json", "the same data as JSON")
+    .action(async (opts: { name?: string; json?: boolean }) => {
+      const { statusCommand } = await import("../commands/status.js");
+      await statusCommand({ config: config(), ...opts });
+    });
+
+  program
+    .command("dashboard")
+    .description("a read-only live web page about the runs, served from the database (127.0.0.1 only unless --host)")
+    .option("--port <port>", "port (0: any free one)", parseInteger, 8080)
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--token <token>", "require ?token=TOKEN on every request (for viewing from another machine)")
+    .action(async (opts: { port: number; host: string; token?: string }) => {
+      const { dashboardCommand } = await import("../commands/dashboard.js");
+      const abort = abortOnSignals();
+      await dashboardCommand({ config: config(), ...opts, signal: abort.signal });
+    });
+
+  program
+    .command("export")
+    .description("a run's θ as the engine's constants file (--constants FILE), or --format csv (history), openbench or fishtest (SPSA input lines)")
+    .option("--name <name>", "the run (default: the run that started an iteration last)")
+    .option("--params <file>", "parameters file (gives the constants the values go to)", "params.toml")
+    .option("--constants <file>", "write the engine's constants file with the run's θ (ints rounded as built) to this path")
+    .option("--format <format>", "csv, openbench or fishtest, to stdout")
+    .action(async (opts: { name?: string; params: string; constants?: string; format?: string }) => {
+      const { exportCommand } = await import("../commands/export.js");
+      await exportCommand({ config: config(), ...opts });
+    });
+
+  program
+    .command("import")
+    .description("OpenBench or fishtest SPSA input lines into a params.toml")
+    .argument("<file>", "the lines")
+    .option("--out <file>", "the params.toml to write", "params.toml")
+    .option("--force", "replace --out if it exists")
+    .action(async (file: string, opts: { out: string; force?: boolean }) => {
+      const { importCommand } = await import("../commands/import.js");
+      await importCommand({ config: config(), file, ...opts });
+    });
+
+  program
+    .command("init")
+    .description("a starting params.toml from an engine's constants file: every number literal, with a proposed range and step")
+    .requiredOption("--constants <file>", "the engine's constants file, e.g. src/engine_constants.rs")
+    .option("--out <file>", "the params.toml to write", "params.toml")
+    .option("--force", "replace --out if it exists")
+    .action(async (opts: { constants: string; out: string; force?: boolean }) => {
+      const { initCommand } = await import("../commands/init.js");
+      await initCommand(opts);
+    });
+
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
   db.command("status")
     .description("start the database if needed and report it")

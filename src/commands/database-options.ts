@@ -1,15 +1,19 @@
 import { existsSync } from "node:fs";
-import { loadConfig } from "../config/config.js";
+import { loadConfig, type TuningConfig } from "../config/config.js";
 import type { DatabaseOptions } from "../db/connection.js";
 
 export const DEFAULT_CONFIG_FILE = "config.toml";
 
 /**
- * Database settings for commands that need only the database: the config file is
- * optional there (a worker machine may have none), unless the user named one.
+ * The config for commands that can do without one (a worker machine may have none): the
+ * named file, else config.toml if it exists, else undefined.
  */
-export function databaseOptionsFrom(configFile: string | undefined): DatabaseOptions {
+export function optionalConfig(configFile: string | undefined): TuningConfig | undefined {
   const file = configFile ?? DEFAULT_CONFIG_FILE;
-  if (configFile === undefined && !existsSync(file)) return {};
-  return { configUrl: loadConfig(file).database.url };
+  return configFile === undefined && !existsSync(file) ? undefined : loadConfig(file);
+}
+
+/** Database settings for commands that need only the database. */
+export function databaseOptionsFrom(configFile: string | undefined): DatabaseOptions {
+  return { configUrl: optionalConfig(configFile)?.database.url };
 }

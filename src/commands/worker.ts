@@ -1,13 +1,11 @@
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { existsSync } from "node:fs";
-import { loadConfig } from "../config/config.js";
 import { openDatabase } from "../db/connection.js";
 import { embeddedServer } from "../db/embedded.js";
 import { InputError } from "../errors.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
 import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
-import { DEFAULT_CONFIG_FILE } from "./database-options.js";
+import { optionalConfig } from "./database-options.js";
 
 export interface WorkerCommandOptions {
   /** config.toml: optional on a worker machine (the database URL can come from DATABASE_URL). */
@@ -27,8 +25,7 @@ export interface WorkerCommandOptions {
 
 /** `compete --spsa`: plays games for SPSA iterations until stopped. */
 export async function workerCommand(options: WorkerCommandOptions): Promise<WorkerSummary> {
-  const configFile = options.config ?? DEFAULT_CONFIG_FILE;
-  const config = options.config !== undefined || existsSync(configFile) ? loadConfig(configFile) : undefined;
+  const config = optionalConfig(options.config);
   if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
     throw new InputError("-c/--concurrency", `must be a positive integer, got ${options.concurrency}`);
   }

@@ -106,6 +106,8 @@ export const spsaBatch = pgTable("spsa_batch", {
   faults: jsonb("faults"),
 }, (t) => [
   index("spsa_batch_iteration_status").on(t.iterationId, t.status),
+  // Games per minute (spsa status, the dashboard) read only the batches of the last minutes.
+  index("spsa_batch_reported").on(t.reportedAt).where(sql`${t.status} = 'done'`),
   check("spsa_batch_status", sql`${t.status} in ('claimed', 'done', 'expired')`),
   check("spsa_batch_games", sql`${t.games} > 0`),
 ]);

@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// `spsa status` on a long run (not a test). Needs `npm run build` first. Writes a synthetic
+// run of --iterations iterations (the master's math on drawn game results, the repository's
+// params.toml and config.toml, 8-game batches) into a database of its own on the embedded
+// server (or next to DATABASE_URL's), then times:
+//   1. the status queries in process (readRunStatus), and the dashboard's run page
+//      (readRunDetail), median and max of --repeat;
+//   2. the `spsa status` and `spsa status --json` commands as processes, wall time, next
+//      to `spsa --version` (node starting and loading the CLI, no database);
+// and drops the database.
+//   node bench/status-bench.mjs [--iterations 10000] [--repeat 20]
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { performance } from "node:perf_hooks";
+import postgres from "postgres";
+import { applyMigrations, resolveDatabaseUrl } from "../dist/db/connection.js";
+import { findRun } from "../dist/db/run-status.js";
+import { writeSyntheticRun } from "../dist/db/synthetic-run.js";
+import { loadConfig } from "../dist/config/config.js";
+import { loadParams } from "../dist/config/params.js";
+import { readRunStatus } from "../dist/status/snapshot.js";
+import { readRunDetail } from "../dist/dashboard/run-detail.js";
+
+const { values } = parseArgs({ options: { iterations: { type: "string", default: "10000" }, repeat: { type: "string", default: "20" } } });
+const iterations = Number(values.iterations);
+const repeat = Number(values.repeat);
+const root = new URL("..", import.meta.url).pathname;
+const ms = (x) => `${x.toFixed(1)} ms`;
+const summary = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `median ${ms(s[Math.floor(s.length / 2)])}, max ${ms(s[s.length - 1])}`;
+};
+
+const { url: serverUrl } = await resolveDatabaseUrl({});
+const name = `spsa_status_bench_${process.pid}`;
+const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+await admin.unsafe(`create database ${name}`);
+const url = serverUrl.replace(/\/[^/?]*(\?.*)?$/, `/${name}$1`);
+try {
+  await applyMigrations(url);
+  const sql = postgres(url, { max: 4, onnotice: () => {} });
+  const params = loadParams(join(root, "params.toml"));
+  let t = performance.now();
+  await writeSyntheticRun(sql, { name: "long", config: loadConfig(join(root, "config.toml")), params, iterations, open: true, workerName: "bench-worker" });
+  await sql`analyze`;
+  console.log(`synthetic run: ${iterations} iterations × ${params.length} parameters written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const [size] = await sql`select pg_size_pretty(pg_total_relation_size('spsa_iteration')) as iterations, pg_size_pretty(pg_total_relation_size('spsa_batch')) as batches,
+    (select count(*) from spsa_batch)::int as batch_rows`;
+  console.log(`tables: spsa_iteration ${size.iterations}, spsa_batch ${size.batches} (${size.batch_rows} batches)`);
+
+  const run = await findRun(sql, "long");
+  const times = [];
+  for (let i = 0; i < repeat; i++) {
+    t = performance.now();
+    await readRunStatus(sql, run, { samples: 24 });
+    times.push(performance.now() - t);
+  }
+  console.log(`readRunStatus (24 history points), ${repeat} times: ${summary(times)}`);
+  const dashboardTimes = [];
+  for (let i = 0; i < repeat; i++) {
+    t = performance.now();
+    await readRunDetail(sql, run);
+    dashboardTimes.push(performance.now() - t);
+  }
+  console.log(`readRunDetail (the dashboard's run page: 400 points per chart), ${repeat} times: ${summary(dashboardTimes)}`);
+  await sql.end();
+
+  for (const args of [["--version"], ["status", "--name", "long"], ["status", "--name", "long", "--json"]]) {
+    const wall = [];
+    for (let i = 0; i < 5; i++) {
+      t = performance.now();
+      execFileSync("node", [join(root, "bin", "spsa.js"), ...args], { env: { ...process.env, DATABASE_URL: url }, stdio: "pipe" });
+      wall.push(performance.now() - t);
+    }
+    console.log(`spsa ${args.join(" ")} as a process, 5 times: ${summary(wall)}`);
+  }
+} finally {
+  await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}

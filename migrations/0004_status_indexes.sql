@@ -1,0 +1,1 @@
+CREATE INDEX "spsa_batch_reported" ON "spsa_batch" USING btree ("reported_at") WHERE "spsa_batch"."status" = 'done';

@@ -1,0 +1,56 @@
+import { loadConfig } from "../config/config.js";
+import { loadParams } from "../config/params.js";
+import { writeFileAtomic } from "../config/write-atomic.js";
+import { openDatabase } from "../db/connection.js";
+import { latestSettings, recentIterations } from "../db/run-status.js";
+import { InputError, SpsaError } from "../errors.js";
+import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
+import { requireRun } from "../status/run-lookup.js";
+import { thetaHistory } from "../status/snapshot.js";
+import { DEFAULT_CONFIG_FILE, databaseOptionsFrom } from "./database-options.js";
+import { DEFAULT_PARAMS_FILE } from "./master.js";
+
+export const EXPORT_FORMATS = ["csv", "openbench", "fishtest"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface ExportCommandOptions {
+  config?: string;
+  params?: string;
+  name?: string;
+  /** Write the engine's constants file with the run's θ to this path. */
+  constants?: string;
+  format?: string;
+  out?: (text: string) => void;
+  log?: (line: string) => void;
+}
+
+/** `spsa export`: a run's θ as the engine's constants file, or its history and parameters in other tools' formats. */
+export async function exportCommand(options: ExportCommandOptions): Promise<void> {
+  const out = options.out ?? ((text: string) => process.stdout.write(text));
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const format = options.format;
+  if ((options.constants === undefined) === (format === undefined)) throw new InputError("spsa export", "give either --constants FILE or --format csv|openbench|fishtest");
+  if (format !== undefined && !(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new InputError("--format", `must be one of ${EXPORT_FORMATS.join(", ")}, got "${format}"`);
+  }
+  // The files are read before the database is opened: bad input writes nothing.
+  const forConstants = options.constants === undefined ? undefined : { config: loadConfig(options.config ?? DEFAULT_CONFIG_FILE), params: loadParams(options.params ?? DEFAULT_PARAMS_FILE) };
+  const database = await openDatabase(databaseOptionsFrom(options.config));
+  try {
+    const run = await requireRun(database.sql, options.name);
+    if (forConstants && options.constants !== undefined) {
+      const { file, text } = constantsWithTheta(forConstants.config.build, forConstants.params, run.currentParameters);
+      writeFileAtomic(options.constants, text);
+      log(`${options.constants}: ${file} with the θ of run "${run.name}" (${forConstants.params.length} parameters, ints rounded as built)`);
+    } else if (format === "csv") {
+      const [latest] = await recentIterations(database.sql, run.id, 1);
+      out(historyCsv(await thetaHistory(database.sql, run, latest, Number.POSITIVE_INFINITY)));
+    } else if (format === "openbench" || format === "fishtest") {
+      const settings = await latestSettings(database.sql, run.id);
+      if (!settings) throw new SpsaError(`run "${run.name}" has no iteration yet: its bounds and steps are recorded with the first one`);
+      out(toolLines(format, settings, run.currentParameters));
+    }
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,30 @@
+import { openDatabase } from "../db/connection.js";
+import { renderStatus } from "../status/render.js";
+import { requireRun } from "../status/run-lookup.js";
+import { readRunStatus, type RunStatus } from "../status/snapshot.js";
+import { databaseOptionsFrom } from "./database-options.js";
+
+export interface StatusCommandOptions {
+  config?: string;
+  /** The run; default: the tuning run that started an iteration last. */
+  name?: string;
+  json?: boolean;
+  out?: (text: string) => void;
+}
+
+/** A sparkline this wide fits next to the parameter columns on an 100-column terminal. */
+const SPARKLINE_POINTS = 24;
+
+/** `spsa status`: one screen about a run, or the same data as JSON. */
+export async function statusCommand(options: StatusCommandOptions = {}): Promise<RunStatus> {
+  const out = options.out ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const database = await openDatabase(databaseOptionsFrom(options.config));
+  try {
+    const run = await requireRun(database.sql, options.name);
+    const status = await readRunStatus(database.sql, run, { samples: SPARKLINE_POINTS });
+    out(options.json ? JSON.stringify(status, null, 2) : renderStatus(status));
+    return status;
+  } finally {
+    await database.close();
+  }
+}

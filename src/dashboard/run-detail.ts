@@ -1,0 +1,53 @@
+import type postgres from "postgres";
+import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type FaultRow, type RunRecord } from "../db/run-status.js";
+import type { IterationSettings } from "../master/iteration-settings.js";
+import { eloFromPentanomial } from "../play/stats.js";
+import { readRunStatus, type RunStatus } from "../status/snapshot.js";
+
+/** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
+export const CHART_POINTS = 400;
+
+export interface EloPoint {
+  first: number;
+  last: number;
+  /** Mean of the iterations' Elo as the updates used it. */
+  elo: number;
+  /** Half width of the 95 % interval from the pentanomial counts; null below two pairs. */
+  error: number | null;
+  games: number;
+}
+
+/** Everything the run page shows, in one response. */
+export interface RunDetail {
+  status: RunStatus;
+  elo: EloPoint[];
+  gamesPerHour: { hour: string; games: number }[];
+  faults: FaultRow[];
+  config: Record<string, unknown>;
+  settings: IterationSettings | null;
+  verifications: Record<string, unknown>[];
+}
+
+export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<RunDetail> {
+  const status = await readRunStatus(sql, run, { samples: CHART_POINTS });
+  const bucket = Math.max(1, Math.ceil(status.iteration.completed / CHART_POINTS));
+  const [buckets, hours, faults, settings, verifications] = await Promise.all([
+    eloBuckets(sql, run.id, bucket),
+    gamesPerHour(sql, run.id),
+    faultyIterations(sql, run.id, 20),
+    latestSettings(sql, run.id),
+    verificationResults(sql, run.name),
+  ]);
+  return {
+    status,
+    elo: buckets.map((b) => {
+      const { error } = eloFromPentanomial(b.pairs);
+      return { first: b.first, last: b.last, elo: b.elo, error: Number.isFinite(error) ? error : null, games: b.games };
+    }),
+    gamesPerHour: hours.map((h) => ({ hour: h.hour.toISOString(), games: h.games })),
+    faults,
+    config: run.config,
+    settings,
+    verifications,
+  };
+}

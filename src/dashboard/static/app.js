@@ -1,0 +1,121 @@
+// The dashboard page: the runs list at /, one run at /run/NAME; re-read whenever the server
+// forwards a database notification (a reported batch, a new iteration), without a reload.
+import { barChart, eloChart, parameterChart, short } from "./charts.js";
+
+const token = new URLSearchParams(location.search).get("token");
+const withToken = (path) => (token === null ? path : `${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`);
+const app = document.getElementById("app");
+
+function h(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  node.append(...children.filter((c) => c !== null && c !== undefined).map((c) => (c instanceof Node ? c : String(c))));
+  return node;
+}
+
+function table(headers, rows, empty) {
+  if (rows.length === 0) return h("p", {}, empty);
+  const numeric = headers.map((_, i) => rows.every((r) => typeof r[i] === "number"));
+  return h("table", {},
+    h("thead", {}, h("tr", {}, ...headers.map((t) => h("th", {}, t)))),
+    h("tbody", {}, ...rows.map((r) => h("tr", {}, ...r.map((cell, i) => h("td", numeric[i] ? { class: "num" } : {}, cell))))));
+}
+
+function duration(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+const runName = location.pathname.startsWith("/run/") ? decodeURIComponent(location.pathname.slice(5)) : undefined;
+
+async function fetchJson(path) {
+  const response = await fetch(withToken(path));
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function showRuns() {
+  const runs = await fetchJson("/api/runs");
+  document.title = "spsa: runs";
+  app.replaceChildren(
+    h("h1", {}, "Runs"),
+    table(
+      ["run", "status", "iterations", "games", "last activity"],
+      runs.map((r) => [h("a", { href: withToken(`/run/${encodeURIComponent(r.name)}`), class: "run-link" }, r.name), r.status, r.iterations, r.games, new Date(r.lastActivity).toLocaleString()]),
+      "No runs yet: start one with spsa master or spsa demo.",
+    ),
+  );
+}
+
+function progressLine(status) {
+  const { iteration, games } = status;
+  const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete";
+  return [
+    `iteration ${iteration.latest} of ${iteration.max}`,
+    open ? `${iteration.gamesPlayed}/${iteration.targetGames} games` : `${iteration.completed} complete`,
+    `${games.total} games in total`,
+    `${games.perMinute.toFixed(1)} games/min`,
+    games.etaSeconds === null ? null : `ETA ${duration(games.etaSeconds)}`,
+    `faults ${status.faults}`,
+  ].filter((part) => part !== null).join(" · ");
+}
+
+async function showRun(name) {
+  const detail = await fetchJson(`/api/runs/${encodeURIComponent(name)}`);
+  const { status } = detail;
+  document.title = `spsa: ${name}`;
+  const charts = status.parameters.map((p) =>
+    h("figure", { class: "param-chart", "data-parameter": p.name, "data-points": p.history.length },
+      h("figcaption", {}, p.name, " ", h("span", {}, `${short(p.start)} → ${short(p.now)}${p.steps === null ? "" : ` (${p.steps >= 0 ? "+" : ""}${p.steps.toFixed(2)} steps)`}${p.min === null ? "" : ` in [${p.min}, ${p.max}]`}`)),
+      parameterChart(p.history, p)));
+  app.replaceChildren(
+    h("h1", {}, `Run ${status.run.name} `, h("small", {}, `(${status.run.status}, seed ${status.run.seed})`)),
+    h("p", { id: "progress", class: "progress" }, progressLine(status)),
+    h("h2", {}, "Parameters"),
+    h("div", { class: "charts", id: "parameter-charts" }, ...charts),
+    h("h2", {}, "Elo per iteration (plus vs minus, 95 % error bars)"),
+    detail.elo.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "elo-chart" }, eloChart(detail.elo)),
+    h("h2", {}, "Games per hour"),
+    detail.gamesPerHour.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
+    h("h2", {}, "Workers"),
+    table(["worker", "host", "concurrency", "games", "games/min", "last seen"],
+      status.workers.map((w) => [w.name, w.host, w.concurrency, w.games, Number(w.gamesPerMinute.toFixed(1)), `${duration(w.secondsAgo)} ago`]), "No workers yet."),
+    h("h2", {}, "Faults"),
+    table(["iteration", "plus crashes", "minus crashes", "plus time losses", "minus time losses", "plus illegal", "minus illegal"],
+      detail.faults.map((f) => [f.iteration, f.plusCrashes, f.minusCrashes, f.plusTimeLosses, f.minusTimeLosses, f.plusIllegalMoves, f.minusIllegalMoves]), "No engine faults."),
+    h("h2", {}, "Verification results"),
+    table(["comparison", "status", "games", "W", "L", "D", "Elo", "±", "LOS %", "verdict"],
+      detail.verifications.map((v) => [v.comparison, v.status, v.games, v.wins, v.losses, v.draws, v.elo ?? "", v.elo_error ?? "", v.los_percent ?? "", v.verdict ?? ""]), "No verification yet: run spsa verify."),
+    h("h2", {}, "Configuration"),
+    h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: detail.settings?.spsa ?? null }, null, 2)),
+  );
+}
+
+const show = () => (runName === undefined ? showRuns() : showRun(runName));
+const live = document.getElementById("live");
+
+// One read at a time; notifications arriving meanwhile cause one more read after it.
+let reading = null;
+let again = false;
+async function refresh() {
+  if (reading) {
+    again = true;
+    return;
+  }
+  reading = show().catch((error) => app.replaceChildren(h("p", { class: "error" }, String(error.message))));
+  await reading;
+  reading = null;
+  if (again) {
+    again = false;
+    await refresh();
+  }
+}
+
+const events = new EventSource(withToken("/events"));
+events.addEventListener("open", () => (live.textContent = "live"));
+events.addEventListener("error", () => (live.textContent = "reconnecting…"));
+events.addEventListener("progress", () => refresh());
+events.addEventListener("iteration", () => refresh());
+await refresh();

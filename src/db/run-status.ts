@@ -1,0 +1,214 @@
+import type postgres from "postgres";
+import type { IterationSettings } from "../master/iteration-settings.js";
+import type { Values } from "../spsa/math.js";
+import type { FaultCounts, Pentanomial } from "./batches.js";
+
+/**
+ * Read-only SQL of `spsa status` and the dashboard. Every query is bounded by an index, so a
+ * run of 10,000 iterations reads a few hundred rows at most except where noted (see
+ * bench/status-bench.mjs): the unique (run_id, iteration_number) index for a run's
+ * iterations, spsa_batch_reported for recent games.
+ */
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+
+/** The window over which games per minute are measured. */
+export const RATE_WINDOW_MINUTES = 10;
+
+export interface RunRecord {
+  id: number;
+  name: string;
+  status: "active" | "complete" | "stopped";
+  seed: string;
+  config: Record<string, unknown>;
+  initialParameters: Values;
+  currentParameters: Values;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+const RUN_COLUMNS = (sql: Sql) => sql`
+  r.id, r.name, r.status, r.seed, r.config, r.initial_parameters as "initialParameters",
+  r.current_parameters as "currentParameters", r.created_at as "createdAt", r.completed_at as "completedAt"`;
+
+/** A verification's carrier run holds only its games; it is shown with its verification, not as a run. */
+const NOT_CARRIER = (sql: Sql) => sql`r.config->>'verifies' is null`;
+
+/** The latest iteration's start, or the run's creation: when a run last did something. */
+const LAST_ACTIVITY = (sql: Sql) => sql`coalesce(
+  (select i.created_at from spsa_iteration i where i.run_id = r.id order by i.iteration_number desc limit 1), r.created_at)`;
+
+/** The named run, or without a name the tuning run that started an iteration last. */
+export async function findRun(sql: Sql, name: string | undefined): Promise<RunRecord | undefined> {
+  const [row] =
+    name === undefined
+      ? await sql<RunRecord[]>`select ${RUN_COLUMNS(sql)} from spsa_run r where ${NOT_CARRIER(sql)} order by ${LAST_ACTIVITY(sql)} desc, r.id desc limit 1`
+      : await sql<RunRecord[]>`select ${RUN_COLUMNS(sql)} from spsa_run r where r.name = ${name}`;
+  return row;
+}
+
+export interface RunListRow {
+  name: string;
+  status: string;
+  iterations: number;
+  games: number;
+  createdAt: Date;
+  lastActivity: Date;
+}
+
+/** Every tuning run, most recently active first. */
+export async function listRuns(sql: Sql): Promise<RunListRow[]> {
+  return sql<RunListRow[]>`
+    select r.name, r.status, t.iterations, t.games, r.created_at as "createdAt", ${LAST_ACTIVITY(sql)} as "lastActivity"
+    from spsa_run r, lateral (
+      select count(*)::int as iterations, coalesce(sum(i.games_played), 0)::int as games from spsa_iteration i where i.run_id = r.id
+    ) t
+    where ${NOT_CARRIER(sql)}
+    order by "lastActivity" desc, r.id desc`;
+}
+
+export interface RunTotals {
+  iterations: number;
+  completed: number;
+  games: number;
+  faults: number;
+  /** Games reported for this run in the last RATE_WINDOW_MINUTES. */
+  recentGames: number;
+  firstStarted: Date | null;
+  lastCompleted: Date | null;
+}
+
+const FAULTS = (sql: Sql) => sql`(plus_crashes + minus_crashes + plus_time_losses + minus_time_losses + plus_illegal_moves + minus_illegal_moves)`;
+
+/** Counts over all the run's iterations: one index range scan of small columns. */
+export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
+  const [row] = await sql<RunTotals[]>`
+    select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
+      coalesce(sum(games_played), 0)::int as games, coalesce(sum(${FAULTS(sql)}), 0)::int as faults,
+      min(created_at) as "firstStarted", max(completed_at) as "lastCompleted",
+      (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
+        where b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) and bi.run_id = ${runId}) as "recentGames"
+    from spsa_iteration where run_id = ${runId}`;
+  if (!row) throw new Error("an aggregate returned no row");
+  return row;
+}
+
+export interface IterationSummary {
+  iteration: number;
+  status: "pending" | "in_progress" | "complete";
+  targetGames: number;
+  gamesPlayed: number;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  pairs: Pentanomial;
+  faults: number;
+  /** The Elo the update used (capped), null until the iteration completes. */
+  elo: number | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+const SUMMARY_COLUMNS = (sql: Sql) => sql`
+  iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed",
+  plus_wins as "plusWins", minus_wins as "minusWins", draws,
+  json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${FAULTS(sql)}::int as faults,
+  elo_diff as elo, created_at as "createdAt", completed_at as "completedAt"`;
+
+/** The run's last `count` iterations, newest first. */
+export async function recentIterations(sql: Sql, runId: number, count: number): Promise<IterationSummary[]> {
+  return sql<IterationSummary[]>`
+    select ${SUMMARY_COLUMNS(sql)} from spsa_iteration where run_id = ${runId} order by iteration_number desc limit ${count}`;
+}
+
+/** The latest iteration's settings: the bounds and steps in force, and the run's length. */
+export async function latestSettings(sql: Sql, runId: number): Promise<IterationSettings | null> {
+  const [row] = await sql<{ settings: IterationSettings | null }[]>`
+    select settings from spsa_iteration where run_id = ${runId} and settings is not null order by iteration_number desc limit 1`;
+  return row?.settings ?? null;
+}
+
+/** θ at the start of the given iterations (base_parameters), read through the unique index. */
+export async function thetaAt(sql: Sql, runId: number, iterations: readonly number[]): Promise<Map<number, Values>> {
+  if (iterations.length === 0) return new Map();
+  const rows = await sql<{ iteration: number; theta: Values }[]>`
+    select i.iteration_number as iteration, i.base_parameters as theta
+    from unnest(${sql.array([...iterations])}::int[]) as n(k)
+    join spsa_iteration i on i.run_id = ${runId} and i.iteration_number = n.k`;
+  return new Map(rows.map((r) => [r.iteration, r.theta]));
+}
+
+export interface WorkerRow {
+  name: string;
+  host: string;
+  concurrency: number;
+  games: number;
+  recentGames: number;
+  lastSeen: Date;
+  /** Seconds since last seen, measured by the database's clock. */
+  secondsAgo: number;
+}
+
+/** The workers, most recently seen first, with the games they reported in the rate window. */
+export async function listWorkers(sql: Sql, limit: number): Promise<WorkerRow[]> {
+  return sql<WorkerRow[]>`
+    select w.name, w.host, w.concurrency, w.games_played::int as games, coalesce(r.games, 0)::int as "recentGames",
+      w.last_seen_at as "lastSeen", extract(epoch from now() - w.last_seen_at)::float8 as "secondsAgo"
+    from spsa_worker w
+    left join (
+      select worker_name, sum(games) as games from spsa_batch
+      where status = 'done' and reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) group by worker_name
+    ) r on r.worker_name = w.name
+    order by w.last_seen_at desc limit ${limit}`;
+}
+
+export interface EloBucket {
+  first: number;
+  last: number;
+  /** Mean of the iterations' (capped) Elo. */
+  elo: number;
+  pairs: Pentanomial;
+  games: number;
+}
+
+/**
+ * Completed iterations' Elo, `bucket` iterations per row (1: one row per iteration), with
+ * the pentanomial counts summed for an error bar. Reads the run's rows once, in the index.
+ */
+export async function eloBuckets(sql: Sql, runId: number, bucket: number): Promise<EloBucket[]> {
+  return sql<EloBucket[]>`
+    select min(iteration_number) as first, max(iteration_number) as last, avg(elo_diff)::float8 as elo,
+      json_build_array(sum(pairs_ll), sum(pairs_ld), sum(pairs_dd), sum(pairs_dw), sum(pairs_ww)) as pairs,
+      sum(games_played)::int as games
+    from spsa_iteration where run_id = ${runId} and status = 'complete'
+    group by (iteration_number - 1) / ${bucket} order by first`;
+}
+
+/**
+ * Games per hour (the hour's start) by when their iteration completed: one pass over the
+ * run's iterations, where counting batches by their report time would join every batch.
+ */
+export async function gamesPerHour(sql: Sql, runId: number): Promise<{ hour: Date; games: number }[]> {
+  return sql<{ hour: Date; games: number }[]>`
+    select date_trunc('hour', completed_at) as hour, sum(games_played)::int as games
+    from spsa_iteration where run_id = ${runId} and status = 'complete'
+    group by 1 order by 1`;
+}
+
+export interface FaultRow extends FaultCounts {
+  iteration: number;
+}
+
+/** The run's iterations that had engine faults, newest first. */
+export async function faultyIterations(sql: Sql, runId: number, limit: number): Promise<FaultRow[]> {
+  return sql<FaultRow[]>`
+    select iteration_number as iteration, plus_crashes as "plusCrashes", minus_crashes as "minusCrashes",
+      plus_time_losses as "plusTimeLosses", minus_time_losses as "minusTimeLosses",
+      plus_illegal_moves as "plusIllegalMoves", minus_illegal_moves as "minusIllegalMoves"
+    from spsa_iteration where run_id = ${runId} and ${FAULTS(sql)} > 0 order by iteration_number desc limit ${limit}`;
+}
+
+/** The spsa_verification_result rows of a run. */
+export async function verificationResults(sql: Sql, runName: string): Promise<Record<string, unknown>[]> {
+  return sql<Record<string, unknown>[]>`select * from spsa_verification_result where run = ${runName}`;
+}

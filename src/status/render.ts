@@ -1,0 +1,68 @@
+import { formatDuration } from "../master/progress.js";
+import { sparkline } from "./sparkline.js";
+import type { ParameterStatus, RunStatus } from "./snapshot.js";
+
+/** `spsa status` as text for one terminal screen. */
+export function renderStatus(status: RunStatus): string {
+  const { run, iteration, games } = status;
+  const lines: string[] = [];
+  lines.push(`run ${run.name} (${run.status}, seed ${run.seed}, started ${shortTime(run.createdAt)})`);
+  const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete" ? `, ${iteration.gamesPlayed}/${iteration.targetGames} games played` : "";
+  lines.push(`iteration ${iteration.latest} of ${iteration.max} (${iteration.completed} complete${open})`);
+  const eta = games.etaSeconds === null ? "" : `, ETA ${formatDuration(games.etaSeconds)}`;
+  lines.push(`games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last 10 min (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`);
+  const elos = status.recent.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
+  lines.push(`Elo of the last iterations (plus vs minus): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
+  const faulty = status.recent.find((it) => it.faults > 0);
+  lines.push(`faults: ${status.faults}${status.faults > 0 ? ` crashes, time losses or illegal moves${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}`);
+  lines.push("");
+  lines.push(...table(
+    ["worker", "host", "conc", "games", "games/min", "last seen"],
+    status.workers.map((w) => [w.name, w.host, String(w.concurrency), String(w.games), w.gamesPerMinute.toFixed(1), `${formatDuration(w.secondsAgo)} ago`]),
+    "no workers yet: start one with compete --spsa",
+  ));
+  lines.push("");
+  lines.push(...table(
+    ["parameter", "start", "", "now", "Δ steps", "[min, max]", "step", "history"],
+    status.parameters.map(parameterRow),
+    "no parameters",
+  ));
+  return lines.join("\n");
+}
+
+function parameterRow(p: ParameterStatus): string[] {
+  const bounds = p.min === null || p.max === null ? "?" : `[${p.min}, ${p.max}]`;
+  return [
+    `${p.name}${p.frozen ? " (frozen)" : ""}`,
+    short(p.start),
+    "→",
+    short(p.now),
+    p.steps === null ? "?" : signed(p.steps, 2),
+    bounds,
+    p.step === null ? "?" : String(p.step),
+    sparkline(p.history.map((h) => h.value)),
+  ];
+}
+
+/** Left-aligned columns, numbers right-aligned, two spaces apart. */
+function table(header: string[], rows: string[][], empty: string): string[] {
+  if (rows.length === 0) return [empty];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const numeric = header.map((_, i) => rows.every((r) => /^[-+]?[\d.?]+$/.test(r[i] ?? "")));
+  const format = (row: string[]) =>
+    row.map((cell, i) => (numeric[i] ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd();
+  return [format(header), ...rows.map(format)];
+}
+
+/** Up to 4 decimals, trailing zeros dropped: θ of an int parameter is fractional. */
+function short(x: number): string {
+  return String(Number(x.toFixed(4)));
+}
+
+function signed(x: number, digits: number): string {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
+}
+
+function shortTime(iso: string): string {
+  return iso.slice(0, 16).replace("T", " ");
+}

@@ -1,0 +1,183 @@
+import type postgres from "postgres";
+import {
+  latestSettings,
+  listWorkers,
+  RATE_WINDOW_MINUTES,
+  recentIterations,
+  runTotals,
+  thetaAt,
+  type IterationSummary,
+  type RunRecord,
+} from "../db/run-status.js";
+import type { IterationSettings } from "../master/iteration-settings.js";
+import { builtValue, type Values } from "../spsa/math.js";
+import { samplePositions } from "./sampling.js";
+
+/** One parameter: where it started, where it is, its bounds and its path. */
+export interface ParameterStatus {
+  name: string;
+  type: "int" | "float" | null;
+  start: number;
+  now: number;
+  /** The value an engine built now gets (ints rounded), as `spsa export` writes it. */
+  built: number;
+  /** min, max and step as the latest iteration recorded them; null before any iteration. */
+  min: number | null;
+  max: number | null;
+  step: number | null;
+  frozen: boolean;
+  /** (now − start) / step. */
+  steps: number | null;
+  /** θ after `iteration` completed iterations (0: the start), sampled evenly over the run. */
+  history: { iteration: number; value: number }[];
+}
+
+export interface WorkerStatus {
+  name: string;
+  host: string;
+  concurrency: number;
+  games: number;
+  gamesPerMinute: number;
+  lastSeen: string;
+  secondsAgo: number;
+}
+
+/** What `spsa status` shows and `--json` prints; the dashboard's run page starts from it too. */
+export interface RunStatus {
+  run: { name: string; status: string; seed: string; createdAt: string; completedAt: string | null };
+  iteration: {
+    /** The latest iteration started (0: none yet). */
+    latest: number;
+    completed: number;
+    max: number;
+    latestStatus: IterationSummary["status"] | null;
+    gamesPlayed: number;
+    targetGames: number;
+  };
+  games: {
+    total: number;
+    /** Over the last RATE_WINDOW_MINUTES. */
+    perMinute: number;
+    /** From the first iteration's start to the last completion (or now while running). */
+    overallPerMinute: number;
+    /** Seconds to max_iterations at perMinute; null when nothing is being played or the run is over. */
+    etaSeconds: number | null;
+  };
+  faults: number;
+  /** The latest iterations, newest first. */
+  recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
+  workers: WorkerStatus[];
+  parameters: ParameterStatus[];
+}
+
+export interface SnapshotOptions {
+  /** History points per parameter. */
+  samples: number;
+  recentCount?: number;
+  workerCount?: number;
+  now?: Date;
+}
+
+/** Reads a run's status in a handful of index-bounded queries, run at once. */
+export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
+  const [totals, recent, settings, workers] = await Promise.all([
+    runTotals(sql, run.id),
+    recentIterations(sql, run.id, options.recentCount ?? 8),
+    latestSettings(sql, run.id),
+    listWorkers(sql, options.workerCount ?? 20),
+  ]);
+  const latest = recent[0];
+  const latestNumber = latest?.iteration ?? 0;
+  const history = await thetaHistory(sql, run, latest, options.samples);
+  const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
+  const perMinute = totals.recentGames / RATE_WINDOW_MINUTES;
+  const now = options.now ?? new Date();
+  const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
+  const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
+  const remaining = remainingGames(latest, latestNumber, maxIterations, settings);
+  return {
+    run: { name: run.name, status: run.status, seed: run.seed, createdAt: run.createdAt.toISOString(), completedAt: run.completedAt?.toISOString() ?? null },
+    iteration: {
+      latest: latestNumber,
+      completed: totals.completed,
+      max: maxIterations,
+      latestStatus: latest?.status ?? null,
+      gamesPlayed: latest?.gamesPlayed ?? 0,
+      targetGames: latest?.targetGames ?? settings?.gamesPerIteration ?? 0,
+    },
+    games: {
+      total: totals.games,
+      perMinute,
+      overallPerMinute: minutes > 0 ? totals.games / minutes : 0,
+      etaSeconds: run.status === "active" && perMinute > 0 ? (remaining / perMinute) * 60 : null,
+    },
+    faults: totals.faults,
+    recent: recent.map((it) => ({ ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null })),
+    workers: workers.map((w) => ({
+      name: w.name,
+      host: w.host,
+      concurrency: w.concurrency,
+      games: w.games,
+      gamesPerMinute: w.recentGames / RATE_WINDOW_MINUTES,
+      lastSeen: w.lastSeen.toISOString(),
+      secondsAgo: w.secondsAgo,
+    })),
+    parameters: parameterStatus(run, settings, history),
+  };
+}
+
+/** Games left to max_iterations: the open iteration's rest and the full iterations after it. */
+function remainingGames(latest: IterationSummary | undefined, latestNumber: number, maxIterations: number, settings: IterationSettings | null): number {
+  const perIteration = settings?.gamesPerIteration ?? latest?.targetGames ?? 0;
+  const open = latest && latest.status !== "complete" ? latest.targetGames - latest.gamesPlayed : 0;
+  return open + Math.max(0, maxIterations - latestNumber) * perIteration;
+}
+
+function configuredMaxIterations(run: RunRecord): number | undefined {
+  const spsa = run.config.spsa as { maxIterations?: unknown } | undefined;
+  return typeof spsa?.maxIterations === "number" ? spsa.maxIterations : undefined;
+}
+
+export interface ThetaPoint {
+  iteration: number;
+  theta: Values;
+}
+
+/**
+ * θ after 0, 1, … completed iterations, sampled: θ after k is the base of iteration k + 1,
+ * and after the last completed one it is the run's current θ.
+ */
+export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIteration: IterationSummary | undefined, samples: number): Promise<ThetaPoint[]> {
+  const latest = latestIteration?.iteration ?? 0;
+  const points = latest === 0 ? 1 : latest + (latestIteration?.status === "complete" ? 1 : 0);
+  const positions = samplePositions(points, samples);
+  const bases = await thetaAt(sql, run.id, positions.filter((x) => x < latest).map((x) => x + 1));
+  return positions.map((x) => ({ iteration: x, theta: (x < latest ? bases.get(x + 1) : undefined) ?? run.currentParameters }));
+}
+
+/** By name: jsonb keeps no key order, so params.toml's order is lost in the database. */
+function parameterStatus(run: RunRecord, settings: IterationSettings | null, history: ThetaPoint[]): ParameterStatus[] {
+  const entries = Object.entries(run.currentParameters).sort(([a], [b]) => (a < b ? -1 : 1));
+  return entries.map(([name, now]) => {
+    const own = history.flatMap((point) => {
+      const value = point.theta[name];
+      return value === undefined ? [] : [{ iteration: point.iteration, value }];
+    });
+    // A parameter that joined the run later starts where it joined.
+    const start = run.initialParameters[name] ?? own[0]?.value ?? now;
+    const s = settings?.parameters[name];
+    return {
+      name,
+      type: s?.type ?? null,
+      start,
+      now,
+      built: s ? builtValue({ name, value: now, ...s }) : now,
+      min: s?.min ?? null,
+      max: s?.max ?? null,
+      step: s?.step ?? null,
+      frozen: s?.frozen ?? false,
+      steps: s ? (now - start) / s.step : null,
+      history: own,
+    };
+  });
+}

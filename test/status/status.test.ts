@@ -1,0 +1,106 @@
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import { loadParams } from "../../src/config/params.js";
+import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { applyMigrations } from "../../src/db/connection.js";
+import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
+import type { RunStatus } from "../../src/status/snapshot.js";
+import { spsa } from "../support/cli.js";
+import { freshDatabase } from "../support/database.js";
+
+const noFaults = { plusCrashes: 0, minusCrashes: 1, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 };
+
+describe("spsa status", () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let sql: postgres.Sql;
+  let env: Record<string, string>;
+  const params = loadParams("params.toml");
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    await applyMigrations(database.url);
+    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    env = { DATABASE_URL: database.url };
+    const config = loadConfig("config.toml");
+    // An older run, so that the default (no --name) has to choose.
+    await writeSyntheticRun(sql, { name: "older", config, params, iterations: 3, workerName: "w0", endedAt: new Date(Date.now() - 86_400_000) });
+    const { open } = await writeSyntheticRun(sql, { name: "synthetic", config, params, iterations: 30, open: true, workerName: "w1" });
+    const batch = await claimBatch(sql, "w1", 8, 60);
+    expect(batch?.iterationId).toBe(open?.id);
+    const report = { batchId: batch!.batchId, workerName: "w1", plusWins: 3, minusWins: 2, draws: 3, pairs: [0, 1, 2, 1, 0] as [number, number, number, number, number], faults: noFaults };
+    expect(await reportBatch(sql, report)).toBe("accepted");
+  });
+  afterAll(async () => {
+    await sql.end();
+    await database.drop();
+  });
+
+  it("--json: iteration, games, faults, workers and every parameter with its sampled history", async () => {
+    const result = await spsa(["status", "--json"], { env });
+    expect(result.exitCode, result.all).toBe(0);
+    const status = JSON.parse(result.stdout) as RunStatus;
+    expect(status.run).toMatchObject({ name: "synthetic", status: "active" });
+    expect(status.iteration).toEqual({ latest: 31, completed: 30, max: 100, latestStatus: "in_progress", gamesPlayed: 8, targetGames: 64 });
+    expect(status.games.total).toBe(30 * 64 + 8);
+    // The synthetic iterations end a minute apart up to now: the last ten minutes hold ten of them.
+    expect(status.games.perMinute).toBeGreaterThan(0);
+    expect(status.games.etaSeconds).toBeGreaterThan(0);
+    expect(status.faults).toBe(1);
+    expect(status.recent.map((it) => it.iteration)).toEqual([31, 30, 29, 28, 27, 26, 25, 24]);
+    expect(status.workers.map((w) => w.name)).toEqual(["w1", "w0"]);
+    expect(status.workers[0]).toMatchObject({ host: "synthetic", concurrency: 2 });
+
+    const [run] = await sql<{ current: Record<string, number> }[]>`select current_parameters as current from spsa_run where name = 'synthetic'`;
+    const bases = await sql<{ k: number; base: Record<string, number> }[]>`
+      select iteration_number as k, base_parameters as base from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'synthetic'`;
+    const thetaAfter = (x: number) => (x === 30 ? run!.current : bases.find((b) => b.k === x + 1)!.base);
+    expect(status.parameters.map((p) => p.name)).toEqual(params.map((p) => p.name).sort());
+    for (const p of params) {
+      const shown = status.parameters.find((s) => s.name === p.name)!;
+      const now = run!.current[p.name]!;
+      expect(shown).toMatchObject({ start: p.value, now, min: p.min, max: p.max, step: p.step, type: p.type });
+      expect(shown.steps).toBeCloseTo((now - p.value) / p.step, 12);
+      expect(shown.built).toBe(p.type === "int" ? Math.round(now) : now);
+      // 31 points (θ after 0 … 30 iterations) sampled down to 24, both ends kept.
+      expect(shown.history).toHaveLength(24);
+      expect(shown.history[0]).toEqual({ iteration: 0, value: p.value });
+      expect(shown.history.at(-1)).toEqual({ iteration: 30, value: now });
+      for (const point of shown.history) expect(point.value, `${p.name} after ${point.iteration}`).toBe(thetaAfter(point.iteration)[p.name]);
+    }
+  });
+
+  it("text: one screen with the run, the workers and a sparkline per parameter", async () => {
+    const result = await spsa(["status", "--name", "synthetic"], { env });
+    expect(result.exitCode, result.all).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines[0]).toMatch(/^run synthetic \(active, seed [0-9a-f]+, started \d{4}-\d\d-\d\d \d\d:\d\d\)$/);
+    expect(lines[1]).toBe("iteration 31 of 100 (30 complete, 8/64 games played)");
+    expect(lines[2]).toMatch(/^games 1928 done, \d+\.\d\/min over the last 10 min \(\d+\.\d\/min overall\), ETA \S+$/);
+    expect(lines[3]).toMatch(/^Elo of the last iterations \(plus vs minus\): (#\d+ [+-]\d+\.\d {2}){6}#24 [+-]\d+\.\d$/);
+    expect(lines[4]).toBe("faults: 1 crashes, time losses or illegal moves (latest in iteration 31)");
+    expect(lines).toContainEqual(expect.stringMatching(/^w1 +synthetic +2 +\d+ +\d+\.\d +\S+ ago$/));
+    const row = lines.find((line) => line.startsWith("LMR_BASE "));
+    expect(row).toMatch(/^LMR_BASE +0\.75 {2}→ +[\d.]+ +[+-]\d+\.\d\d +\[0, 2\] +0\.1 +[▁▂▃▄▅▆▇█]{24}$/);
+    expect(lines.filter((line) => /[▁▂▃▄▅▆▇█]{24}$/.test(line))).toHaveLength(params.length);
+  });
+
+  it("an unknown run name is bad input, with the nearest name suggested", async () => {
+    const result = await spsa(["status", "--name", "synthetc"], { env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe('error: --name: no run named "synthetc" (did you mean `synthetic`?) (runs: synthetic, older)');
+  });
+});
+
+describe("spsa status on an empty database", () => {
+  it("says there is no run and how to start one", async () => {
+    const database = await freshDatabase();
+    try {
+      const result = await spsa(["status"], { env: { DATABASE_URL: database.url } });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr.trim()).toBe("error: no tuning run in the database: start one with spsa master or spsa demo");
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -3,6 +3,8 @@ import { loadConfig } from "../../src/config/config.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { insertIteration, openRun } from "../../src/master/run-store.js";
 
+export const noFaults = { plusCrashes: 0, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 };
+
 /** Registers a worker whose session id is its name, taking the name whoever holds it. */
 export async function registerTestWorker(sql: postgres.Sql, name: string, host = "test") {
   return claimWorkerName(sql, { name, sessionId: name, host, pid: null, concurrency: 1 }, () => false);

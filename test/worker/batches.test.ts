@@ -1,11 +1,7 @@
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations } from "../../src/db/connection.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
-import { freshDatabase } from "../support/database.js";
-import { registerTestWorker, seedIteration } from "../support/iterations.js";
-
-const noFaults = { plusCrashes: 0, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 };
+import { useMigratedDatabase } from "../support/database.js";
+import { noFaults, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 /** A report of `games` games: all draws, one DD pair per two games. */
 function drawsReport(batchId: number, workerName: string, games: number): BatchReport {
@@ -13,19 +9,13 @@ function drawsReport(batchId: number, workerName: string, games: number): BatchR
 }
 
 describe("claiming and reporting batches", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-  let sql: postgres.Sql;
+  const database = useMigratedDatabase(40);
+  let sql: typeof database.sql;
 
   beforeAll(async () => {
-    database = await freshDatabase();
-    await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 40, onnotice: () => {} });
+    sql = database.sql;
     await registerTestWorker(sql, "w1");
     await registerTestWorker(sql, "w2");
-  });
-  afterAll(async () => {
-    await sql.end();
-    await database.drop();
   });
 
   async function counters(iterationId: number) {

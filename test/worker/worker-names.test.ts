@@ -1,15 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { hostname } from "node:os";
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations } from "../../src/db/connection.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
 import { claimWorkerName, type NameHolder } from "../../src/db/workers.js";
 import { holderAlive } from "../../src/worker/name-holder.js";
-import { freshDatabase } from "../support/database.js";
-import { registerTestWorker, seedIteration } from "../support/iterations.js";
-
-const noFaults = { plusCrashes: 0, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 };
+import { useMigratedDatabase } from "../support/database.js";
+import { noFaults, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
@@ -17,17 +13,10 @@ function deadPid(): number {
 }
 
 describe("taking a worker name", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-  let sql: postgres.Sql;
-
-  beforeAll(async () => {
-    database = await freshDatabase();
-    await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 10, onnotice: () => {} });
-  });
-  afterAll(async () => {
-    await sql.end();
-    await database.drop();
+  const database = useMigratedDatabase(10);
+  let sql: typeof database.sql;
+  beforeAll(() => {
+    sql = database.sql;
   });
 
   async function claimedGames(iterationId: number): Promise<number> {

@@ -24,7 +24,7 @@ interface ConnectionInfo {
   user: string;
   password: string;
   database: string;
-  /** Set when the server's files are outside `home/pg` (see server-files.ts): later commands find them here. */
+  /** Where the server's files are (see server-files.ts), so every later command finds them; absent in files of older versions: `home/pg`. */
   serverDir?: string;
 }
 
@@ -48,7 +48,8 @@ export function embeddedServer(home = process.env.SPSA_HOME): EmbeddedServer {
   const root = resolve(home ?? join(packageRoot(), ".spsa"));
   const pg = join(root, "pg");
   const connectionFile = join(pg, "connection.json");
-  const serverDir = readConnectionFile(connectionFile)?.serverDir ?? chooseServerDir(root, pg);
+  const info = readConnectionFile(connectionFile);
+  const serverDir = info ? (info.serverDir ?? pg) : chooseServerDir(root, pg);
   return {
     home: root,
     serverDir,
@@ -142,10 +143,7 @@ async function initialise(server: EmbeddedServer): Promise<void> {
     "max_connections = 300",
     "",
   ].join("\n"));
-  const info: ConnectionInfo = {
-    port, user: SUPERUSER, password, database: DATABASE,
-    ...(server.outsideHome ? { serverDir: server.serverDir } : {}),
-  };
+  const info: ConnectionInfo = { port, user: SUPERUSER, password, database: DATABASE, serverDir: server.serverDir };
   const temp = `${server.connectionFile}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify(info, null, 2), { mode: 0o600 });
   renameSync(temp, server.connectionFile);

@@ -21,7 +21,8 @@ export function heartbeatInterval(leaseSeconds: number): number {
  */
 export function holderAlive(holder: NameHolder, heartbeatMs: number, host = hostname()): boolean {
   if (holder.secondsSinceSeen * 1000 > MISSED_HEARTBEATS * heartbeatMs) return false;
-  if (holder.host === host && holder.pid !== null) return processExists(holder.pid);
+  // Our own pid is a holder that died before us (a restarted container reuses its pids).
+  if (holder.host === host && holder.pid !== null) return holder.pid !== process.pid && processExists(holder.pid);
   return true;
 }
 

@@ -63,7 +63,7 @@ describe("taking a worker name", () => {
   });
 
   it("gives a name to exactly one of eight processes claiming it at once", async () => {
-    const identity = (i: number) => ({ name: "crowded", sessionId: `s${i}`, host: hostname(), pid: process.pid, concurrency: 1 });
+    const identity = (i: number) => ({ name: "crowded", sessionId: `s${i}`, host: hostname(), pid: process.ppid, concurrency: 1 });
     const claims = await Promise.all(
       Array.from({ length: 8 }, (_, i) => claimWorkerName(sql, identity(i), (holder) => holderAlive(holder, 10_000))),
     );
@@ -73,11 +73,13 @@ describe("taking a worker name", () => {
 
 describe("whether a name's holder is alive", () => {
   const here = hostname();
-  const holder = (fields: Partial<NameHolder>): NameHolder => ({ host: here, pid: process.pid, sessionId: "s", secondsSinceSeen: 1, ...fields });
+  const holder = (fields: Partial<NameHolder>): NameHolder => ({ host: here, pid: process.ppid, sessionId: "s", secondsSinceSeen: 1, ...fields });
 
   it("on this host: its pid decides, even with a fresh heartbeat", () => {
-    expect(holderAlive(holder({}), 10_000)).toBe(true);
+    expect(holderAlive(holder({ pid: process.ppid }), 10_000)).toBe(true);
     expect(holderAlive(holder({ pid: deadPid() }), 10_000)).toBe(false);
+    // A process cannot be its own live predecessor: after a container restart the pid repeats.
+    expect(holderAlive(holder({ pid: process.pid }), 10_000)).toBe(false);
   });
 
   it("on another host: a heartbeat missed three times means dead", () => {

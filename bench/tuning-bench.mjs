@@ -14,7 +14,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../dist/db/connection.js";
-import { claimBatch, registerWorker, reportBatch } from "../dist/db/batches.js";
+import { claimBatch, reportBatch } from "../dist/db/batches.js";
+import { claimWorkerName } from "../dist/db/workers.js";
 import { insertIteration, openRun } from "../dist/master/run-store.js";
 import { settingsOf } from "../dist/master/iteration-settings.js";
 import { loadConfig } from "../dist/config/config.js";
@@ -43,7 +44,7 @@ await insertIteration(database.sql, {
   runId: run.id, iterationNumber: 1, plus: fake, minus: fake, timelowMs: 1, timehighMs: 1, targetGames: 400,
   ck: 1, ak: 1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig(join(root, "config.toml")), []),
 });
-await registerWorker(database.sql, "bench", "bench", 1);
+await claimWorkerName(database.sql, { name: "bench", sessionId: "bench", host: "bench", pid: null, concurrency: 1 }, () => false);
 const claims = [];
 const reports = [];
 for (;;) {

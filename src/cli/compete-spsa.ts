@@ -8,6 +8,7 @@ interface WorkerFlags {
   concurrency: number;
   batchSize?: number;
   name?: string;
+  force?: boolean;
   config?: string;
   book?: string;
   games?: number;
@@ -24,6 +25,7 @@ export function buildWorkerProgram(): Command {
     .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseInteger)
     .option("--batch-size <n>", "games per claim, even (default: [games].batch_size of config.toml, else 8)", parseInteger)
     .option("--name <name>", "worker name shown in spsa_worker (default: host-pid)")
+    .option("--force", "take --name over even from a live worker (it stops at its next heartbeat)")
     .option("--config <file>", "config.toml for the database URL, book and leases (optional)")
     .option("--book <file>", "opening book, EPD or PGN (default: config's, else the shipped book)")
     .option("--games <n>", "stop after this many games", parseInteger)
@@ -39,6 +41,7 @@ export function buildWorkerProgram(): Command {
         concurrency: flags.concurrency ?? availableParallelism(),
         batchSize: flags.batchSize,
         name: flags.name,
+        force: flags.force,
         book: flags.book,
         games: flags.games,
         idleExit: flags.idleExit,

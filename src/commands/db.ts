@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import { execa } from "execa";
 import { applyMigrations, openDatabase, redactUrl, resolveDatabaseUrl } from "../db/connection.js";
-import { embeddedServer, embeddedState, ensureEmbeddedServer, stopEmbeddedServer } from "../db/embedded.js";
+import { binaries, embeddedServer, embeddedState, ensureEmbeddedServer, stopEmbeddedServer, type EmbeddedServer } from "../db/embedded.js";
+import { serverUser } from "../db/run-as.js";
 import { SpsaError } from "../errors.js";
 import { databaseOptionsFrom } from "./database-options.js";
 
@@ -28,12 +30,18 @@ export async function dbStatus(options: DbCommandOptions = {}): Promise<void> {
       group by r.id order by r.id desc limit 5`;
     log(`database:   ${database.embedded ? "embedded " : ""}Postgres ${server?.version ?? "?"}, running`);
     log(`url:        ${redactUrl(database.url)}`);
-    if (database.embedded) log(`data:       ${embeddedServer().dataDir}`);
+    if (database.embedded) log(`data:       ${describeDataDir(embeddedServer())}`);
     log(`migrations: ${migrations?.count ?? 0} applied`);
     log(`runs:       ${runs.length === 0 ? "none yet" : runs.map((r) => `${r.name} (${r.status}, ${r.iterations} iterations)`).join(", ")}`);
   } finally {
     await database.close();
   }
+}
+
+function describeDataDir(server: EmbeddedServer): string {
+  if (!server.outsideHome) return server.dataDir;
+  return `${server.dataDir} (private to user "${serverUser()?.name ?? "?"}", who cannot reach ${join(server.home, "pg")}; ` +
+    `binaries in ${binaries(server).native})`;
 }
 
 /** `spsa db start`: starts the embedded server (and migrates it). */

@@ -13,6 +13,8 @@ export interface WorkerCommandOptions {
   concurrency: number;
   batchSize?: number;
   name?: string;
+  /** Take the name even from a live worker. */
+  force?: boolean;
   book?: string;
   /** Stop after this many games. */
   games?: number;
@@ -41,6 +43,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
       database,
       player,
       name: options.name ?? `${hostname()}-${process.pid}`,
+      force: options.force,
       concurrency: options.concurrency,
       batchSize,
       leaseSeconds: config?.games.leaseSeconds ?? 120,

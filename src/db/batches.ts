@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { WorkerSession } from "./workers.js";
 
 /**
  * Claiming and reporting batches of games (DESIGN §2, patterns from pg-boss and
@@ -51,10 +52,18 @@ export type ReportOutcome = "accepted" | "duplicate" | "refused";
 
 /** Returns batches whose lease ran out to the pool; their games become claimable again. */
 export async function expireLeases(sql: Sql): Promise<number> {
-  const rows = await sql<{ n: number }[]>`
+  return (await returnToPool(sql, sql`lease_expires_at < now()`)).batches;
+}
+
+/**
+ * Returns the claimed batches that `which` selects to the pool: they become `expired` (a
+ * late report is refused) and their games claimable again; waiting workers are woken.
+ */
+export async function returnToPool(sql: Sql, which: postgres.PendingQuery<postgres.Row[]>): Promise<{ batches: number; games: number }> {
+  const [row] = await sql<{ batches: number; games: number }[]>`
     with expired as (
       update spsa_batch set status = 'expired'
-      where status = 'claimed' and lease_expires_at < now()
+      where status = 'claimed' and ${which}
       returning iteration_id, games
     ), released as (
       update spsa_iteration i set games_claimed = i.games_claimed - e.games
@@ -62,8 +71,10 @@ export async function expireLeases(sql: Sql): Promise<number> {
       where i.id = e.iteration_id
       returning i.id
     )
-    select (select count(*) from expired)::int as n`;
-  return rows[0]?.n ?? 0;
+    select count(*)::int as batches, coalesce(sum(games), 0)::int as games from expired`;
+  const released = { batches: row?.batches ?? 0, games: row?.games ?? 0 };
+  if (released.batches > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
+  return released;
 }
 
 /**
@@ -102,15 +113,19 @@ export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames
   });
 }
 
-/** Extends the leases of a worker's batches that are still claimed; returns the ones it still holds. */
-export async function heartbeat(sql: Sql, workerName: string, batchIds: number[], leaseSeconds: number): Promise<number[]> {
-  await sql`update spsa_worker set last_seen_at = now() where name = ${workerName}`;
-  if (batchIds.length === 0) return [];
+/**
+ * Extends the leases of a worker's batches that are still claimed and marks the worker
+ * seen. Returns the batches it still holds, and whether its name is still its own (another
+ * process takes it over with `--force`).
+ */
+export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: number[], leaseSeconds: number): Promise<{ held: number[]; ownsName: boolean }> {
+  const seen = await sql`update spsa_worker set last_seen_at = now() where name = ${worker.name} and session_id = ${worker.sessionId}`;
+  if (seen.count === 0 || batchIds.length === 0) return { held: [], ownsName: seen.count > 0 };
   const rows = await sql<{ id: number }[]>`
     update spsa_batch set lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
-    where id = any(${batchIds}::bigint[]) and worker_name = ${workerName} and status = 'claimed'
+    where id = any(${batchIds}::bigint[]) and worker_name = ${worker.name} and status = 'claimed'
     returning id::int as id`;
-  return rows.map((r) => r.id);
+  return { held: rows.map((r) => r.id), ownsName: true };
 }
 
 /**
@@ -151,12 +166,4 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
     await tx`select pg_notify(${PROGRESS_CHANNEL}, ${String(batch.iteration_id)})`;
     return "accepted";
   });
-}
-
-/** Records a worker (or updates it when it restarts under the same name). */
-export async function registerWorker(sql: Sql, name: string, host: string, concurrency: number): Promise<void> {
-  await sql`
-    insert into spsa_worker (name, host, concurrency) values (${name}, ${host}, ${concurrency})
-    on conflict (name) do update set host = excluded.host, concurrency = excluded.concurrency,
-      started_at = now(), last_seen_at = now()`;
 }

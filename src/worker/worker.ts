@@ -1,10 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { obtainBinary } from "../build/binary-store.js";
 import {
   claimBatch,
   expireLeases,
   heartbeat,
-  registerWorker,
   reportBatch,
   WORK_CHANNEL,
   type ClaimedBatch,
@@ -12,8 +12,11 @@ import {
 } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
+import { claimWorkerName, type WorkerSession } from "../db/workers.js";
+import { InputError } from "../errors.js";
 import { StatusLine } from "../master/terminal.js";
 import { createRng, type Rng } from "../spsa/rng.js";
+import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./pair-player.js";
 import { addPair, emptyTally, totalFaults, type BatchTally } from "./tally.js";
 
@@ -21,6 +24,8 @@ export interface WorkerOptions {
   database: Database;
   player: PairPlayer;
   name: string;
+  /** Take the name even from a live worker (which stops at its next heartbeat). */
+  force?: boolean;
   concurrency: number;
   /** Games per claim (even). */
   batchSize: number;
@@ -57,7 +62,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const status = options.status ?? new StatusLine(process.stderr, 30_000);
   const rng = createRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
-  await registerWorker(database.sql, name, hostname(), options.concurrency);
+  const heartbeatMs = heartbeatInterval(options.leaseSeconds);
+  const session = await takeName(options, heartbeatMs, log);
 
   const inFlight = new Map<number, Promise<void>>();
   const summary: WorkerSummary = { games: 0, batches: 0, refused: 0 };
@@ -65,10 +71,18 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   let claimedGames = 0;
   let idleSince = Date.now();
   let wake: () => void = () => {};
+  let nameLost = false;
   const listener = await database.sql.listen(WORK_CHANNEL, () => wake()).catch(() => undefined);
   const beat = setInterval(() => {
-    heartbeat(database.sql, name, [...inFlight.keys()], options.leaseSeconds).catch(() => {});
-  }, (options.leaseSeconds * 1000) / 3);
+    heartbeat(database.sql, session, [...inFlight.keys()], options.leaseSeconds)
+      .then(({ ownsName }) => {
+        if (ownsName || nameLost) return;
+        nameLost = true;
+        log(`worker ${name}: another process took this name over (--force); stopping`);
+        wake();
+      })
+      .catch(() => {});
+  }, heartbeatMs);
   const started = Date.now();
 
   const showStatus = (batch?: ClaimedBatch) => {
@@ -81,7 +95,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
 
   try {
     for (;;) {
-      if (options.signal?.aborted) break;
+      if (options.signal?.aborted || nameLost) break;
       const wantMore = options.maxGames === undefined || claimedGames < options.maxGames;
       let claimed: ClaimedBatch | undefined;
       if (wantMore && pendingGames <= options.concurrency) {
@@ -140,6 +154,31 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     await listener?.unlisten().catch(() => {});
   }
   return summary;
+}
+
+/**
+ * Takes the worker name for this process. Batches an earlier process of the name left
+ * claimed (it was killed) return to the pool at once; a live holder makes this one refuse
+ * to start, unless forced.
+ */
+async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line: string) => void): Promise<WorkerSession> {
+  const { database, name } = options;
+  const identity = { name, sessionId: randomUUID(), host: hostname(), pid: process.pid, concurrency: options.concurrency };
+  const claim = await withRetry(log, options.signal, () =>
+    claimWorkerName(database.sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs)),
+  );
+  if (claim.taken) {
+    throw new InputError(
+      "--name",
+      `worker "${name}" is running (${describeHolder(claim.holder)}); stop it, choose another name, or pass --force to take the name over`,
+    );
+  }
+  if (claim.holder && options.force && holderAlive(claim.holder, heartbeatMs)) {
+    log(`worker ${name}: took the name over from a live worker (${describeHolder(claim.holder)}); it stops at its next heartbeat`);
+  }
+  const { batches, games } = claim.released;
+  if (batches > 0) log(`worker ${name}: returned ${batches} batches (${games} games) of an earlier process of this name to the pool`);
+  return identity;
 }
 
 async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, onPair: () => void): Promise<BatchTally> {

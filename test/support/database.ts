@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import postgres from "postgres";
+import { afterAll, beforeAll } from "vitest";
+import { applyMigrations } from "../../src/db/connection.js";
 import { embeddedServer, ensureEmbeddedServer } from "../../src/db/embedded.js";
 import { ROOT } from "./cli.js";
 
@@ -26,4 +28,30 @@ export async function freshDatabase(): Promise<{ url: string; drop: () => Promis
       await sql.end();
     },
   };
+}
+
+export interface MigratedDatabase {
+  url: string;
+  sql: postgres.Sql;
+}
+
+/**
+ * A fresh, migrated database for a describe block, with a client of `max` connections,
+ * dropped afterwards. The returned object is filled in by beforeAll.
+ */
+export function useMigratedDatabase(max: number): MigratedDatabase {
+  const database = {} as MigratedDatabase;
+  let drop: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    const fresh = await freshDatabase();
+    drop = fresh.drop;
+    await applyMigrations(fresh.url);
+    database.url = fresh.url;
+    database.sql = postgres(fresh.url, { max, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await database.sql?.end();
+    await drop();
+  });
+  return database;
 }

@@ -1,7 +1,15 @@
 import type postgres from "postgres";
 import { loadConfig } from "../../src/config/config.js";
 import { settingsOf } from "../../src/master/iteration-settings.js";
+import { claimWorkerName } from "../../src/db/workers.js";
 import { insertIteration, openRun } from "../../src/master/run-store.js";
+
+export const noFaults = { plusCrashes: 0, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 };
+
+/** Registers a worker whose session id is its name, taking the name whoever holds it. */
+export async function registerTestWorker(sql: postgres.Sql, name: string, host = "test") {
+  return claimWorkerName(sql, { name, sessionId: name, host, pid: null, concurrency: 1 }, () => false);
+}
 
 /** Creates a run with one open iteration of `targetGames`, as the master would, with stand-in binaries. */
 export async function seedIteration(sql: postgres.Sql, options: { runName: string; targetGames: number; iterationNumber?: number }) {

@@ -1,8 +1,7 @@
 import { rmSync } from "node:fs";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
-import { applyMigrations } from "../../src/db/connection.js";
-import { freshDatabase } from "./database.js";
+import { useMigratedDatabase } from "./database.js";
 import { tuningSetup, type TuningSetup, type TuningSetupOptions } from "./tuning-setup.js";
 
 export interface RunFixture {
@@ -18,18 +17,13 @@ export interface RunFixture {
  */
 export function useRunFixture(options: TuningSetupOptions): RunFixture {
   const fixture = {} as RunFixture;
-  let drop: () => Promise<void> = async () => {};
-  beforeAll(async () => {
-    const database = await freshDatabase();
-    drop = database.drop;
-    await applyMigrations(database.url);
+  const database = useMigratedDatabase(2);
+  beforeAll(() => {
     fixture.setup = tuningSetup(options);
-    fixture.sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    fixture.sql = database.sql;
     fixture.env = { DATABASE_URL: database.url };
   });
-  afterAll(async () => {
-    await fixture.sql?.end();
-    await drop();
+  afterAll(() => {
     if (fixture.setup) rmSync(fixture.setup.dir, { recursive: true, force: true });
   });
   return fixture;

@@ -1,11 +1,7 @@
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations } from "../../src/db/connection.js";
-import { claimBatch, expireLeases, heartbeat, registerWorker, reportBatch, type BatchReport } from "../../src/db/batches.js";
-import { freshDatabase } from "../support/database.js";
-import { seedIteration } from "../support/iterations.js";
-
-const noFaults = { plusCrashes: 0, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 };
+import { beforeAll, describe, expect, it } from "vitest";
+import { claimBatch, expireLeases, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
+import { useMigratedDatabase } from "../support/database.js";
+import { noFaults, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 /** A report of `games` games: all draws, one DD pair per two games. */
 function drawsReport(batchId: number, workerName: string, games: number): BatchReport {
@@ -13,19 +9,13 @@ function drawsReport(batchId: number, workerName: string, games: number): BatchR
 }
 
 describe("claiming and reporting batches", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-  let sql: postgres.Sql;
+  const database = useMigratedDatabase(40);
+  let sql: typeof database.sql;
 
   beforeAll(async () => {
-    database = await freshDatabase();
-    await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 40, onnotice: () => {} });
-    await registerWorker(sql, "w1", "test", 1);
-    await registerWorker(sql, "w2", "test", 1);
-  });
-  afterAll(async () => {
-    await sql.end();
-    await database.drop();
+    sql = database.sql;
+    await registerTestWorker(sql, "w1");
+    await registerTestWorker(sql, "w2");
   });
 
   async function counters(iterationId: number) {
@@ -70,7 +60,7 @@ describe("claiming and reporting batches", () => {
     expect(await claimBatch(sql, "w2", 4, 60)).toBeUndefined();
     // The worker died: age its lease by hand instead of waiting for it.
     await sql`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${dead!.batchId}`;
-    expect(await heartbeat(sql, "w1", [], 60)).toEqual([]);
+    expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [], 60)).toEqual({ held: [], ownsName: true });
     expect(await expireLeases(sql)).toBe(1);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 0 });
     const again = await claimBatch(sql, "w2", 4, 60);
@@ -84,7 +74,7 @@ describe("claiming and reporting batches", () => {
     await seedIteration(sql, { runName: "heartbeat", targetGames: 2 });
     const batch = await claimBatch(sql, "w1", 2, 1);
     await sql`update spsa_batch set lease_expires_at = now() + interval '100 milliseconds' where id = ${batch!.batchId}`;
-    expect(await heartbeat(sql, "w1", [batch!.batchId], 60)).toEqual([batch!.batchId]);
+    expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [batch!.batchId], 60)).toEqual({ held: [batch!.batchId], ownsName: true });
     const [row] = await sql`select lease_expires_at > now() + interval '30 seconds' as extended from spsa_batch where id = ${batch!.batchId}`;
     expect(row?.extended).toBe(true);
     expect(await reportBatch(sql, drawsReport(batch!.batchId, "w1", 2))).toBe("accepted");
@@ -94,7 +84,7 @@ describe("claiming and reporting batches", () => {
     const target = 200;
     const { iteration } = await seedIteration(sql, { runName: "crowd", targetGames: target });
     const names = Array.from({ length: 32 }, (_, i) => `crowd-${i}`);
-    for (const name of names) await registerWorker(sql, name, "test", 1);
+    for (const name of names) await registerTestWorker(sql, name);
     const played = await Promise.all(
       names.map(async (name) => {
         let games = 0;

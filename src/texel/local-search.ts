@@ -52,6 +52,8 @@ export async function coordinateSearch(options: SearchOptions): Promise<SearchRe
   while (passes < options.maxPasses && !options.signal?.aborted) {
     passes++;
     let improved = false;
+    // Converged only when a pass at the unit step everywhere moved nothing (steps change during the pass).
+    const atUnit = params.every((p) => steps.get(p.name) === unit(p));
     for (const param of params) {
       if (options.signal?.aborted) break;
       const step = steps.get(param.name)!;
@@ -59,7 +61,8 @@ export async function coordinateSearch(options: SearchOptions): Promise<SearchRe
       for (const direction of [1, -1]) {
         const candidate = Math.min(param.max, Math.max(param.min, values[param.name]! + direction * step));
         if (candidate === values[param.name]) continue;
-        const error = await options.error({ ...values, [param.name]: candidate });
+        const error = await evaluateUnlessStopped(options, { ...values, [param.name]: candidate });
+        if (error === undefined) return { values, error: best, evaluations, passes };
         evaluations++;
         if (error < best) {
           best = error;
@@ -72,10 +75,22 @@ export async function coordinateSearch(options: SearchOptions): Promise<SearchRe
       improved ||= moved;
       if (method === "adaptive") steps.set(param.name, moved ? Math.min(roundStep(param, step * 2), 16 * param.step) : Math.max(unit(param), roundStep(param, step / 2)));
     }
-    const atUnit = params.every((p) => steps.get(p.name) === unit(p));
     if (!improved && atUnit) break;
   }
   return { values, error: best, evaluations, passes };
+}
+
+/**
+ * The error of `values`, or undefined when the run was stopped: Ctrl-C reaches the engine
+ * processes too, so an evaluation in flight fails, and the best values so far still count.
+ */
+async function evaluateUnlessStopped(options: SearchOptions, values: Readonly<Record<string, number>>): Promise<number | undefined> {
+  try {
+    return await options.error(values);
+  } catch (error) {
+    if (options.signal?.aborted) return undefined;
+    throw error;
+  }
 }
 
 function roundStep(param: Param, step: number): number {

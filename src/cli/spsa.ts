@@ -107,6 +107,38 @@ export function buildSpsaProgram(): Command {
     });
 
   program
+    .command("texel-data")
+    .description("labelled positions (FEN [1.0|0.5|0.0]) from PGN games for spsa texel: deduplicated, shuffled")
+    .argument("<pgn...>", "PGN files (compete --pgn output or any games)")
+    .requiredOption("--out <file>", "the positions file to write")
+    .option("--skip-plies <n>", "leave out each game's first N plies", parseInteger, 8)
+    .option("--quiet", "keep only positions whose static evaluation equals the quiescence score (uses the engine)")
+    .option("--engine <path>", "engine with the evalbatch command (default: the release build of [build].engine_dir)")
+    .option("--seed <seed>", "seed of the shuffle", "texel-data")
+    .option("-p, --processes <n>", "engine processes for --quiet (default: number of cores)", parseInteger)
+    .action(async (pgn: string[], opts: { out: string; skipPlies: number; quiet?: boolean; engine?: string; seed: string; processes?: number }) => {
+      const { texelDataCommand } = await import("../commands/texel-data.js");
+      await texelDataCommand({ config: config(), pgn, ...opts });
+    });
+
+  program
+    .command("texel")
+    .description("Texel tuning: fit K, then tune evaluation parameters on labelled positions; writes params.toml, stores the run")
+    .requiredOption("--positions <file>", "positions from spsa texel-data")
+    .option("--params <file>", "parameters file", "params.toml")
+    .option("--only <names>", "comma-separated parameters to tune (default: all not frozen)", (text: string) => text.split(",").map((n) => n.trim()).filter((n) => n !== ""))
+    .option("--method <method>", "local (the seed's ±1 search) or adaptive (steps that grow and shrink)", "adaptive")
+    .option("--max-passes <n>", "stop after this many passes over the parameters", parseInteger, 100)
+    .option("--engine <path>", "engine with the evalbatch command (default: the release build of [build].engine_dir)")
+    .option("-p, --processes <n>", "engine processes (default: number of cores)", parseInteger)
+    .option("--dry-run", "report and store the run, leave params.toml as it is")
+    .action(async (opts: { positions: string; params: string; only?: string[]; method: string; maxPasses: number; engine?: string; processes?: number; dryRun?: boolean }) => {
+      const { texelCommand } = await import("../commands/texel.js");
+      const abort = abortOnSignals();
+      await texelCommand({ config: config(), ...opts, method: opts.method as "local" | "adaptive", signal: abort.signal });
+    });
+
+  program
     .command("import")
     .description("OpenBench or fishtest SPSA input lines into a params.toml")
     .argument("<file>", "the lines")

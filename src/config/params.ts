@@ -12,9 +12,11 @@ export interface Param extends SpsaParam {
   index: number[];
   /** The literal's Rust type as stated in params.toml, for a type alias the tuner cannot follow. */
   rustType: RustNumberType | undefined;
+  /** The engine's UCI option for this parameter (`option` key), when the default name does not fit: for `spsa texel`. */
+  option: string | undefined;
 }
 
-const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index", "rust_type", "frozen"] as const;
+const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index", "rust_type", "frozen", "option"] as const;
 
 /** Loads and validates params.toml: one table per parameter, the table name is the parameter name. */
 export function loadParams(file: string): Param[] {
@@ -57,5 +59,7 @@ function readParam(reader: TableReader, name: string): Param {
   const step = reader.number("step", { above: 0 });
   const constant = reader.string("constant", name);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(constant)) reader.fail("constant", `"${constant}" is not a Rust identifier`);
-  return { name, value, min, max, step, type, constant, index: reader.indexPath("index"), rustType, frozen: reader.boolean("frozen", false) };
+  const option = reader.optionalString("option");
+  if (option !== undefined && !/^\S(.*\S)?$/.test(option)) reader.fail("option", `"${option}" is not a UCI option name`);
+  return { name, value, min, max, step, type, constant, index: reader.indexPath("index"), rustType, frozen: reader.boolean("frozen", false), option };
 }

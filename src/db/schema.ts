@@ -162,3 +162,25 @@ export const spsaVerification = pgTable("spsa_verification", {
   createdAt: createdAt(),
   completedAt: timestamp("completed_at", { withTimezone: true }),
 }, (t) => [check("spsa_verification_status", sql`${t.status} in ('running', 'complete')`)]);
+
+/** `spsa texel`: one Texel tuning run of evaluation parameters on a set of positions. */
+export const texelRun = pgTable("texel_run", {
+  id: serial("id").primaryKey(),
+  paramsFile: text("params_file").notNull(),
+  positionsFile: text("positions_file").notNull(),
+  positions: integer("positions").notNull(),
+  /** "local" (the seed's ±1 search) or "adaptive". */
+  method: text("method").notNull(),
+  /** The sigmoid's scaling, fitted on the start values. */
+  k: doublePrecision("k").notNull(),
+  errorBefore: doublePrecision("error_before").notNull(),
+  errorAfter: doublePrecision("error_after").notNull(),
+  startParameters: jsonb("start_parameters").notNull(),
+  finalParameters: jsonb("final_parameters").notNull(),
+  evaluations: integer("evaluations").notNull(),
+  passes: integer("passes").notNull(),
+  /** Positions scored per second over the whole run, all engines together. */
+  positionsPerSecond: doublePrecision("positions_per_second").notNull(),
+  seconds: doublePrecision("seconds").notNull(),
+  createdAt: createdAt(),
+}, (t) => [check("texel_run_method", sql`${t.method} in ('local', 'adaptive')`)]);

@@ -1,5 +1,6 @@
 //! minnow: a small UCI chess engine whose strength depends on `engine_constants.rs`.
 
+mod batch;
 mod board;
 mod engine_constants;
 mod eval;
@@ -166,11 +167,9 @@ fn main() {
     }
     let mut engine = Engine::new();
     let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
-        let line = match line {
-            Ok(l) => l,
-            Err(_) => break,
-        };
+    // One iterator over stdin: `evalbatch` reads its FEN lines from it too.
+    let mut lines = stdin.lock().lines().map_while(Result::ok);
+    while let Some(line) = lines.next() {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         if tokens.is_empty() {
             continue;
@@ -230,6 +229,13 @@ fn main() {
                 let s = engine.searcher();
                 println!("eval {} cp (side to move)", eval::evaluate(&pos, &s.params));
             }
+            "evalbatch" => match batch::Mode::parse(tokens.get(1).copied()) {
+                Some(mode) => {
+                    let reply = batch::eval_batch(mode, &mut lines, engine.searcher());
+                    let _ = std::io::stdout().lock().write_all(reply.as_bytes());
+                }
+                None => println!("info string evalbatch takes static, qsearch or both"),
+            },
             _ => println!("info string unknown command {}", tokens[0]),
         }
         let _ = std::io::stdout().flush();

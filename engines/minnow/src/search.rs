@@ -568,6 +568,16 @@ impl Searcher {
         best_score
     }
 
+    /// Quiescence score of `pos` for the side to move, with no time or node limit and
+    /// an empty history: the `evalbatch` command's quiet-position score.
+    pub fn quiescence(&mut self, pos: &Position) -> i32 {
+        self.stopped = false;
+        self.can_stop = false;
+        self.hist.clear();
+        self.stop.store(false, Ordering::Relaxed);
+        self.qsearch(pos, -INF, INF, 0)
+    }
+
     fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.nodes += 1;
         self.pv_len[ply] = 0;

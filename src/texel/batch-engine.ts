@@ -1,0 +1,121 @@
+import { once } from "node:events";
+import { EngineError } from "../errors.js";
+import { spawnEngine, type SpawnedEngine } from "../play/engine-spawn.js";
+
+/** What `evalbatch` prints per position: static evaluation, quiescence score, or both. */
+export type EvalMode = "static" | "qsearch" | "both";
+
+/**
+ * One engine process speaking the `evalbatch` protocol (engines/minnow/README.md, "Batch
+ * evaluation"): `setoption` lines, then `evalbatch MODE`, one FEN per line and `end`; the
+ * engine answers one line per FEN, in order. `info` lines (a reply to an unknown option
+ * or command) are skipped so they cannot shift the answers.
+ */
+export class BatchEngine {
+  private pending = "";
+  private lines: string[] = [];
+  private wanted = 0;
+  private wake: (() => void) | undefined;
+  private exited = false;
+  private readonly sent = new Map<string, number>();
+
+  private constructor(
+    private readonly path: string,
+    private readonly spawned: SpawnedEngine,
+  ) {
+    spawned.output.on("close", () => {
+      this.exited = true;
+      this.wake?.();
+    });
+  }
+
+  static async start(path: string): Promise<BatchEngine> {
+    // Output can only arrive after this function returns to the event loop, by then the engine exists.
+    const holder: { engine?: BatchEngine } = {};
+    const spawned = await spawnEngine(path, [], { onText: (text) => holder.engine?.receive(text) });
+    const engine = new BatchEngine(path, spawned);
+    holder.engine = engine;
+    try {
+      await once(spawned.child, "spawn"); // rejects with the child's 'error' (no such file, not executable)
+    } catch (error) {
+      throw new EngineError(`${path}: cannot start the engine: ${(error as Error).message}`);
+    }
+    return engine;
+  }
+
+  /** The engine's UCI options (names as printed), read from its `uci` reply. */
+  async optionNames(): Promise<string[]> {
+    this.write("uci\n");
+    const names: string[] = [];
+    for (;;) {
+      const [line] = await this.read(1, "uciok", true);
+      if (line === "uciok") return names;
+      const match = /^option name (.+?) type /.exec(line ?? "");
+      if (match) names.push(match[1]!);
+    }
+  }
+
+  /** Sends `setoption` for the options whose value differs from what this engine has. */
+  setOptions(values: ReadonlyMap<string, number>): void {
+    let text = "";
+    for (const [name, value] of values) {
+      if (this.sent.get(name) === value) continue;
+      this.sent.set(name, value);
+      text += `setoption name ${name} value ${value}\n`;
+    }
+    if (text !== "") this.write(text);
+  }
+
+  /** Scores of `fens` from white's view; for `both`, [static, qsearch] pairs flattened. */
+  async evaluate(fens: readonly string[], mode: EvalMode): Promise<Int32Array> {
+    const perLine = mode === "both" ? 2 : 1;
+    const scores = new Int32Array(fens.length * perLine);
+    if (fens.length === 0) return scores;
+    this.write(`evalbatch ${mode}\n${fens.join("\n")}\nend\n`);
+    const lines = await this.read(fens.length, "evalbatch", false);
+    lines.forEach((line, i) => {
+      const parts = line.split(" ");
+      for (let k = 0; k < perLine; k++) {
+        const value = Number(parts[k]);
+        if (parts.length !== perLine || !Number.isInteger(value)) throw new EngineError(`${this.path}: evalbatch answered "${line}" for ${fens[i]}`);
+        scores[i * perLine + k] = value;
+      }
+    });
+    return scores;
+  }
+
+  async close(): Promise<void> {
+    if (this.exited) return;
+    const closed = once(this.spawned.output, "close");
+    this.spawned.child.stdin?.end("quit\n");
+    await closed;
+  }
+
+  private write(text: string): void {
+    if (this.exited) throw new EngineError(`${this.path}: the engine exited`);
+    this.spawned.child.stdin?.write(text);
+  }
+
+  private receive(text: string): void {
+    const parts = (this.pending + text).split("\n");
+    this.pending = parts.pop() ?? "";
+    for (const raw of parts) {
+      const line = raw.trimEnd();
+      if (line !== "" && !line.startsWith("info ")) this.lines.push(line);
+    }
+    if (this.lines.length >= this.wanted) this.wake?.();
+  }
+
+  /** Waits for `count` answer lines (or, `untilLine`, one line at a time). */
+  private async read(count: number, what: string, untilLine: boolean): Promise<string[]> {
+    this.wanted = count;
+    while (this.lines.length < count) {
+      if (this.exited) throw new EngineError(`${this.path}: the engine exited during ${what}`);
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+    const out = untilLine ? this.lines.splice(0, 1) : this.lines.splice(0, count);
+    this.wanted = 0;
+    return out;
+  }
+}

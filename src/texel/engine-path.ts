@@ -1,0 +1,19 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { binaryName } from "../build/cargo.js";
+import type { BuildConfig } from "../config/config.js";
+import { InputError } from "../errors.js";
+
+/**
+ * The engine that scores positions: `--engine`, or the release build of [build].engine_dir
+ * (`cargo build --release` there). Texel tuning sets options, so one build serves a run.
+ */
+export function texelEngine(engine: string | undefined, build: BuildConfig): string {
+  if (engine !== undefined) {
+    if (!existsSync(engine)) throw new InputError("--engine", `${engine} does not exist`);
+    return engine;
+  }
+  const path = join(build.engineDir, "target", "release", binaryName(build.engineDir, build.binaryName));
+  if (!existsSync(path)) throw new InputError("--engine", `not given, and ${path} does not exist: run cargo build --release in ${build.engineDir}, or pass --engine PATH`);
+  return path;
+}

@@ -18,7 +18,7 @@ import { StatusLine } from "../master/terminal.js";
 import { createRng, type Rng } from "../spsa/rng.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./pair-player.js";
-import { addPair, emptyTally, totalFaults, type BatchTally } from "./tally.js";
+import { addPair, addReplays, emptyTally, totalFaults, type BatchTally } from "./tally.js";
 
 export interface WorkerOptions {
   database: Database;
@@ -197,8 +197,9 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   }));
   await Promise.all(
     pairs.map(async (pair) => {
-      const games = await options.player.playPair({ plusPath, minusPath, ...pair });
-      addPair(tally, games);
+      const played = await options.player.playPair({ plusPath, minusPath, ...pair });
+      addPair(tally, played.games);
+      addReplays(tally, played);
       onPair();
     }),
   );
@@ -220,6 +221,14 @@ function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: Ba
       `warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults ` +
         `(plus: ${f.plusCrashes} crashes, ${f.plusTimeLosses} time losses, ${f.plusIllegalMoves} illegal moves; ` +
         `minus: ${f.minusCrashes} crashes, ${f.minusTimeLosses} time losses, ${f.minusIllegalMoves} illegal moves)`,
+    );
+  }
+  const d = tally.delays;
+  if (d.replays + d.plusDelayLosses + d.minusDelayLosses > 0) {
+    const limit = d.replayLimitPairs > 0 ? `; ${d.replayLimitPairs} pairs ran out of replays: the machine is overloaded, lower -c or its other load` : "";
+    log(
+      `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ${d.replays} games replayed, ` +
+        `${d.plusDelayLosses + d.minusDelayLosses} scored as time losses (plus ${d.plusDelayLosses}, minus ${d.minusDelayLosses})${limit}`,
     );
   }
 }

@@ -6,6 +6,8 @@
 export type ForfeitCause = "engine" | "outside";
 
 export interface ForfeitEvidence {
+  /** The search had a time limit (movetime or clock); nodes and depth searches have none. */
+  timed: boolean;
   /** Measured by the runner, `go` to `bestmove`. */
   elapsedMs: number;
   /** What the move was allowed, margin included. */
@@ -23,11 +25,15 @@ export interface ForfeitEvidence {
 }
 
 export function forfeitCause(e: ForfeitEvidence): ForfeitCause {
-  // An engine that needed `stop`, or says itself that it took too long, used more than its time.
-  if (e.stopped) return "engine";
-  if (e.engineTimeMs !== undefined) return e.engineTimeMs > e.allowedMs ? "engine" : "outside";
-  if (e.answerWasWaiting) return "outside";
+  // Without a time limit, only a search that never ends is stopped: a stall of seconds.
+  if (!e.timed) return "engine";
+  // An engine that says itself that it took too long used more than its time.
+  if (e.engineTimeMs !== undefined && e.engineTimeMs > e.allowedMs) return "engine";
+  const visibleDelay = e.overloaded || e.runnerLateMs >= e.elapsedMs - e.allowedMs;
+  // One that needed `stop` overran too, unless the machine was visibly holding it up: an
+  // engine that gets no CPU sees `stop` before it could answer.
+  if (e.stopped) return visibleDelay ? "outside" : "engine";
+  if (e.engineTimeMs !== undefined || e.answerWasWaiting) return "outside";
   // Without the engine's word, only a visible delay outside it excuses the overrun.
-  const overrunMs = e.elapsedMs - e.allowedMs;
-  return e.overloaded || e.runnerLateMs >= overrunMs ? "outside" : "engine";
+  return visibleDelay ? "outside" : "engine";
 }

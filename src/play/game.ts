@@ -164,6 +164,7 @@ export async function playGame(
       const forfeit = { elapsedMs, allowedMs: Math.min(allowedMs, stallMs), engineTimeMs: timeMs };
       const cause = forfeitCause({
         ...forfeit,
+        timed: Number.isFinite(allowedMs),
         stopped,
         answerWasWaiting,
         runnerLateMs: options.delays.lateMsSince(wentAt),

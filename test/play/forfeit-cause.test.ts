@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { forfeitCause, type ForfeitEvidence } from "../../src/play/forfeit-cause.js";
 
 // A move allowed 70 ms that was measured at 120 ms, on a machine that looked fine.
-const base: ForfeitEvidence = { elapsedMs: 120, allowedMs: 70, stopped: false, answerWasWaiting: false, runnerLateMs: 0, overloaded: false };
+const base: ForfeitEvidence = { timed: true, elapsedMs: 120, allowedMs: 70, stopped: false, answerWasWaiting: false, runnerLateMs: 0, overloaded: false };
 
 describe("whose fault a time forfeit was", () => {
   it("an engine that reports more than it was allowed overran", () => {
@@ -15,9 +15,16 @@ describe("whose fault a time forfeit was", () => {
     expect(forfeitCause({ ...base, engineTimeMs: 70 })).toBe("outside");
   });
 
-  it("an engine that answered only on stop overran, whatever it reports", () => {
+  it("an engine that answered only on stop overran, unless the machine visibly held it up", () => {
     expect(forfeitCause({ ...base, engineTimeMs: 1, stopped: true })).toBe("engine");
-    expect(forfeitCause({ ...base, stopped: true, overloaded: true })).toBe("engine");
+    expect(forfeitCause({ ...base, stopped: true })).toBe("engine");
+    expect(forfeitCause({ ...base, engineTimeMs: 1, stopped: true, overloaded: true })).toBe("outside");
+    expect(forfeitCause({ ...base, stopped: true, runnerLateMs: 60 })).toBe("outside");
+    expect(forfeitCause({ ...base, engineTimeMs: 118, stopped: true, overloaded: true })).toBe("engine");
+  });
+
+  it("a search without a time limit that had to be stopped is the engine's stall", () => {
+    expect(forfeitCause({ ...base, timed: false, engineTimeMs: 1, stopped: true, overloaded: true, runnerLateMs: 200 })).toBe("engine");
   });
 
   it("without a reported time, only a visible delay excuses the overrun", () => {

@@ -76,6 +76,8 @@ export interface Runner {
   playPair(job: PairJob): Promise<PairResult>;
   /** Quits idle engines whose path is not in `keepPaths`, e.g. the previous iteration's binaries. */
   retire(keepPaths: readonly string[]): Promise<void>;
+  /** Games at once from now on; a lower limit takes effect as running games end. */
+  setConcurrency(concurrency: number): void;
   /** Quits all engines; games still running are abandoned. */
   close(): Promise<void>;
   /** Engine processes alive now. */
@@ -171,6 +173,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       return pairResult(games, replays, replayLimitReached);
     },
     retire: (keepPaths) => pool.retire(keepPaths),
+    setConcurrency: (concurrency) => slots.setLimit(concurrency),
     close: () => {
       lag.stop();
       return pool.close();

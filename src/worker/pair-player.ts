@@ -13,6 +13,8 @@ export interface PairJob {
 export interface PairPlayer {
   /** Plays plus as white then as black; results are from plus's side. Respects the concurrency limit itself. */
   playPair(job: PairJob): Promise<PlayedPair>;
+  /** Games at once from now on. */
+  setConcurrency(concurrency: number): void;
   /** Ends the engine processes of binaries no longer needed (an iteration is over). */
   retire(keepPaths: readonly string[]): Promise<void>;
   close(): Promise<void>;

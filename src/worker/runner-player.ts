@@ -25,6 +25,7 @@ export function createRunnerPlayer(options: { concurrency: number; marginMs: num
       return { games, replays: result.replays, replayLimitReached: result.replayLimitReached };
     },
     retire: (keepPaths) => runner.retire(keepPaths),
+    setConcurrency: (concurrency) => runner.setConcurrency(concurrency),
     close: () => runner.close(),
   };
 }

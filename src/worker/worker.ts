@@ -12,10 +12,11 @@ import {
 } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
-import { claimWorkerName, type WorkerSession } from "../db/workers.js";
+import { claimWorkerName, recordConcurrency, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../errors.js";
 import { StatusLine } from "../master/terminal.js";
 import { createRng, type Rng } from "../spsa/rng.js";
+import { DelayGuard, type DelayGuardOptions } from "./delay-guard.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./pair-player.js";
 import { addPair, addReplays, emptyTally, totalFaults, type BatchTally } from "./tally.js";
@@ -44,6 +45,8 @@ export interface WorkerOptions {
   status?: StatusLine;
   /** Seed for openings and times; default random. */
   seed?: string;
+  /** When outside delays lower the concurrency; default DEFAULT_DELAY_GUARD. */
+  delayGuard?: DelayGuardOptions;
 }
 
 export interface WorkerSummary {
@@ -66,6 +69,19 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const session = await takeName(options, heartbeatMs, log);
 
   const inFlight = new Map<number, Promise<void>>();
+  let concurrency = options.concurrency;
+  const guard = new DelayGuard(concurrency, options.delayGuard);
+  const guardGames = (tally: BatchTally, games: number) => {
+    const d = tally.delays;
+    const lowering = guard.observe(games + d.replays, d.replays + d.plusDelayLosses + d.minusDelayLosses);
+    if (!lowering) return;
+    concurrency = lowering.to;
+    options.player.setConcurrency(concurrency);
+    const note = `lowered from ${lowering.from} to ${lowering.to}: ${lowering.reason}`;
+    log(`worker ${name}: concurrency ${note}`);
+    // Best effort: the log has it too, and a database outage must not stop the games.
+    recordConcurrency(database.sql, session, concurrency, note).catch(() => {});
+  };
   const summary: WorkerSummary = { games: 0, batches: 0, refused: 0 };
   let pendingGames = 0;
   let claimedGames = 0;
@@ -98,7 +114,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       if (options.signal?.aborted || nameLost) break;
       const wantMore = options.maxGames === undefined || claimedGames < options.maxGames;
       let claimed: ClaimedBatch | undefined;
-      if (wantMore && pendingGames <= options.concurrency) {
+      if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
         claimed = await withRetry(log, options.signal, async () => {
           await expireLeases(database.sql);
@@ -119,6 +135,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           .then(async (tally) => {
             const outcome = await withRetry(log, options.signal, () => reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally }));
             noteOutcome(log, batch, tally, outcome, summary);
+            guardGames(tally, batch.games);
             showStatus(batch);
           })
           .catch((error: unknown) => {

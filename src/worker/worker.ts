@@ -16,7 +16,7 @@ import { claimWorkerName, recordConcurrency, type WorkerSession } from "../db/wo
 import { InputError } from "../errors.js";
 import { StatusLine } from "../master/terminal.js";
 import { createRng, type Rng } from "../spsa/rng.js";
-import { DelayGuard, type DelayGuardOptions } from "./delay-guard.js";
+import { DelayGuard } from "./delay-guard.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./pair-player.js";
 import { addPair, addReplays, emptyTally, totalFaults, type BatchTally } from "./tally.js";
@@ -45,8 +45,6 @@ export interface WorkerOptions {
   status?: StatusLine;
   /** Seed for openings and times; default random. */
   seed?: string;
-  /** When outside delays lower the concurrency; default DEFAULT_DELAY_GUARD. */
-  delayGuard?: DelayGuardOptions;
 }
 
 export interface WorkerSummary {
@@ -70,7 +68,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
 
   const inFlight = new Map<number, Promise<void>>();
   let concurrency = options.concurrency;
-  const guard = new DelayGuard(concurrency, options.delayGuard);
+  const guard = new DelayGuard(concurrency);
   const guardGames = (tally: BatchTally, games: number) => {
     const d = tally.delays;
     const lowering = guard.observe(games + d.replays, d.replays + d.plusDelayLosses + d.minusDelayLosses);

@@ -1,8 +1,9 @@
 import { basename } from "node:path";
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import type { EngineSpec } from "../play/index.js";
+import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
 import { parseTimeControl } from "../play/time-control.js";
-import { parseNumber, parseSprt } from "./parsers.js";
+import { parseInteger, parseNumber, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { abortOnSignals } from "./spsa.js";
 import { packageVersion } from "./version.js";
@@ -22,6 +23,8 @@ interface MatchFlags {
   sprt?: string[];
   seed?: string;
   margin?: number;
+  outsideDelay: (typeof OUTSIDE_DELAY_POLICIES)[number];
+  maxReplays: number;
   optionA: string[];
   optionB: string[];
 }
@@ -46,6 +49,12 @@ export function buildCompeteProgram(): Command {
     .option("--sprt <bounds...>", "stop when decided: elo0 elo1 alpha beta, e.g. --sprt 0 5 0.05 0.05")
     .option("--seed <seed>", "seed for openings and times (same seed, same schedule)")
     .option("--margin <ms>", "a move may exceed its time by this much before it loses on time", parseNumber, 50)
+    .addOption(
+      new Option("--outside-delay <policy>", "a game lost on time only to a delay outside the engine (a busy machine): loss, or replay it")
+        .choices(OUTSIDE_DELAY_POLICIES)
+        .default("loss"),
+    )
+    .option("--max-replays <n>", "with --outside-delay replay: replays per pair before such a loss is scored", parseInteger, DEFAULT_MAX_REPLAYS)
     .option("--option-a <name=value>", "UCI option for engine A (repeatable)", collect, [])
     .option("--option-b <name=value>", "UCI option for engine B (repeatable)", collect, [])
     .showHelpAfterError()
@@ -73,6 +82,7 @@ export function buildCompeteProgram(): Command {
         sprt: flags.sprt === undefined ? undefined : parseSprt(flags.sprt),
         seed: flags.seed,
         timeMarginMs: flags.margin,
+        outsideDelay: outsideDelayPolicy(flags.outsideDelay, flags.maxReplays),
         signal: abortOnSignals().signal,
       });
     });

@@ -14,6 +14,7 @@ import {
   uniform,
   type AdjudicationRules,
   type EngineSpec,
+  type OutsideDelayPolicy,
   type PairResult,
   type SearchLimits,
   type SprtBounds,
@@ -41,6 +42,8 @@ export interface MatchOptions {
   sprt?: SprtBounds;
   seed?: string;
   timeMarginMs?: number;
+  /** Default: a game lost to a delay outside the engine is scored (the strict rule). */
+  outsideDelay?: OutsideDelayPolicy;
   adjudication?: AdjudicationRules;
   signal?: AbortSignal;
   /** Where the summary goes (default stdout). */
@@ -74,6 +77,7 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   const runner = createRunner({
     concurrency,
     timeMarginMs: options.timeMarginMs,
+    outsideDelay: options.outsideDelay,
     adjudication: options.adjudication,
     san: pgn !== undefined,
   });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { openDatabase } from "../db/connection.js";
 import { embeddedServer } from "../db/embedded.js";
 import { InputError } from "../errors.js";
+import { DEFAULT_MAX_REPLAYS, outsideDelayPolicy } from "../play/outside-delay.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
 import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
 import { optionalConfig } from "./database-options.js";
@@ -37,7 +38,12 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   }
   const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? 8);
   const database = await openDatabase({ configUrl: config?.database.url, max: 4 });
-  const player = createRunnerPlayer({ concurrency: options.concurrency, marginMs: config?.timeControl.marginMs ?? 50 });
+  const player = createRunnerPlayer({
+    concurrency: options.concurrency,
+    marginMs: config?.timeControl.marginMs ?? 50,
+    // SPSA games lost only to a busy machine are noise: replayed unless config.toml says otherwise.
+    outsideDelay: config?.outsideDelay ?? outsideDelayPolicy("replay", DEFAULT_MAX_REPLAYS),
+  });
   try {
     return await runWorker({
       database,

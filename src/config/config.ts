@@ -1,4 +1,6 @@
 import { existsSync } from "node:fs";
+import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
+import type { OutsideDelayPolicy } from "../play/runner.js";
 import { dirname, resolve } from "node:path";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, type SpsaMathConfig } from "../spsa/math.js";
 import { TableReader } from "./table-reader.js";
@@ -58,6 +60,11 @@ export interface DatabaseConfig {
 export interface TuningConfig {
   file: string;
   timeControl: TimeControlConfig;
+  /**
+   * `[time_control] outside_delay` and `max_replays`, as the worker reading this file plays:
+   * a game lost only to a delay outside the engine (a busy machine) is replayed, or scored.
+   */
+  outsideDelay: OutsideDelayPolicy;
   games: GamesConfig;
   spsa: SpsaConfig;
   build: BuildConfig;
@@ -77,7 +84,7 @@ export function loadConfig(file: string): TuningConfig {
   const base = dirname(resolve(file));
   const section = (name: (typeof SECTIONS)[number], keys: readonly string[]) => new TableReader(doc, name, doc.data[name], keys);
 
-  const tc = section("time_control", ["timelow", "timehigh", "margin_ms"]);
+  const tc = section("time_control", ["timelow", "timehigh", "margin_ms", "outside_delay", "max_replays"]);
   const timelow = tc.number("timelow", { default: 0.05, above: 0 });
   const timehigh = tc.number("timehigh", { default: 0.2, above: 0 });
   if (timehigh < timelow) tc.fail("timehigh", `must be >= timelow (${timelow}), got ${timehigh}`);
@@ -107,6 +114,10 @@ export function loadConfig(file: string): TuningConfig {
       timehighMs: Math.round(timehigh * 1000),
       marginMs: tc.number("margin_ms", { default: 50, min: 0 }),
     },
+    outsideDelay: outsideDelayPolicy(
+      tc.oneOf("outside_delay", OUTSIDE_DELAY_POLICIES, "replay"),
+      tc.number("max_replays", { default: DEFAULT_MAX_REPLAYS, integer: true, min: 0 }),
+    ),
     games: {
       gamesPerIteration,
       batchSize,

@@ -38,6 +38,19 @@ export interface FaultCounts {
   minusIllegalMoves: number;
 }
 
+/**
+ * Time losses to a delay outside the engine (a busy machine, not the engine's overrun; these
+ * are not in FaultCounts), games replayed for that reason, and pairs that ran out of replays.
+ */
+export interface DelayCounts {
+  plusDelayLosses: number;
+  minusDelayLosses: number;
+  replays: number;
+  replayLimitPairs: number;
+}
+
+export const noDelays = (): DelayCounts => ({ plusDelayLosses: 0, minusDelayLosses: 0, replays: 0, replayLimitPairs: 0 });
+
 export interface BatchReport {
   batchId: number;
   workerName: string;
@@ -46,6 +59,8 @@ export interface BatchReport {
   draws: number;
   pairs: Pentanomial;
   faults: FaultCounts;
+  /** Default: none. */
+  delays?: DelayCounts;
 }
 
 export type ReportOutcome = "accepted" | "duplicate" | "refused";
@@ -152,6 +167,7 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
     }
     const [ll, ld, dd, dw, ww] = report.pairs;
     const f = report.faults;
+    const d = report.delays ?? noDelays();
     await tx`
       update spsa_iteration set
         games_played = games_played + ${played},
@@ -160,9 +176,14 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
         pairs_dw = pairs_dw + ${dw}, pairs_ww = pairs_ww + ${ww},
         plus_crashes = plus_crashes + ${f.plusCrashes}, minus_crashes = minus_crashes + ${f.minusCrashes},
         plus_time_losses = plus_time_losses + ${f.plusTimeLosses}, minus_time_losses = minus_time_losses + ${f.minusTimeLosses},
-        plus_illegal_moves = plus_illegal_moves + ${f.plusIllegalMoves}, minus_illegal_moves = minus_illegal_moves + ${f.minusIllegalMoves}
+        plus_illegal_moves = plus_illegal_moves + ${f.plusIllegalMoves}, minus_illegal_moves = minus_illegal_moves + ${f.minusIllegalMoves},
+        plus_delay_losses = plus_delay_losses + ${d.plusDelayLosses}, minus_delay_losses = minus_delay_losses + ${d.minusDelayLosses},
+        replays = replays + ${d.replays}, replay_limit_pairs = replay_limit_pairs + ${d.replayLimitPairs}
       where id = ${batch.iteration_id}`;
-    await tx`update spsa_worker set games_played = games_played + ${played}, last_seen_at = now() where name = ${report.workerName}`;
+    await tx`
+      update spsa_worker set games_played = games_played + ${played}, last_seen_at = now(),
+        delay_losses = delay_losses + ${d.plusDelayLosses + d.minusDelayLosses}, replays = replays + ${d.replays}
+      where name = ${report.workerName}`;
     await tx`select pg_notify(${PROGRESS_CHANNEL}, ${String(batch.iteration_id)})`;
     return "accepted";
   });

@@ -67,6 +67,12 @@ export const spsaIteration = pgTable("spsa_iteration", {
   minusTimeLosses: counter("minus_time_losses"),
   plusIllegalMoves: counter("plus_illegal_moves"),
   minusIllegalMoves: counter("minus_illegal_moves"),
+  // Time losses to a delay outside the engine (a busy machine) are no engine fault: counted
+  // apart, and in SPSA replayed (replays) up to a bound per pair (replay_limit_pairs ran out).
+  plusDelayLosses: counter("plus_delay_losses"),
+  minusDelayLosses: counter("minus_delay_losses"),
+  replays: counter("replays"),
+  replayLimitPairs: counter("replay_limit_pairs"),
   status: text("status").notNull().default("pending"),
   ck: doublePrecision("c_k"),
   ak: doublePrecision("a_k"),
@@ -124,6 +130,11 @@ export const spsaWorker = pgTable("spsa_worker", {
   startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
   lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
   gamesPlayed: bigint("games_played", { mode: "number" }).notNull().default(0),
+  /** Games scored as lost to a delay outside the engine, and games replayed for one. */
+  delayLosses: bigint("delay_losses", { mode: "number" }).notNull().default(0),
+  replays: bigint("replays", { mode: "number" }).notNull().default(0),
+  /** Why `concurrency` is below what the worker started with (it lowers it under outside delays), or null. */
+  concurrencyNote: text("concurrency_note"),
 });
 
 /** Engine binaries by sha256, so a worker on another machine needs only the database URL. */

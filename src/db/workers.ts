@@ -41,3 +41,10 @@ export async function claimWorkerName(sql: postgres.Sql, identity: WorkerIdentit
     return { taken: false, holder: previous, released };
   });
 }
+
+/** Records a worker's lowered concurrency and why (spsa_worker.concurrency, concurrency_note). */
+export async function recordConcurrency(sql: postgres.Sql, session: WorkerSession, concurrency: number, note: string): Promise<void> {
+  await sql`
+    update spsa_worker set concurrency = ${concurrency}, concurrency_note = ${note}
+    where name = ${session.name} and session_id = ${session.sessionId}`;
+}

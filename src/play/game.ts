@@ -1,6 +1,8 @@
+import { performance } from "node:perf_hooks";
 import { Adjudicator, type AdjudicationRules } from "./adjudication.js";
 import type { Opening } from "./book.js";
 import type { EngineProcess } from "./engine-process.js";
+import { forfeitCause, type ForfeitCause } from "./forfeit-cause.js";
 import { Position, START_FEN, type GameEnd } from "./position.js";
 import { Clock, type SearchLimits, type Side } from "./time-control.js";
 
@@ -40,9 +42,9 @@ export interface GameResult {
   moves: PlayedMove[];
   /**
    * The search that lost on time: measured, allowed (margin included), and what the engine
-   * itself reported. An engine that reported less than `allowedMs` lost to a delay outside it.
+   * itself reported, and whose fault it was (see forfeit-cause.ts).
    */
-  timeForfeit?: { elapsedMs: number; allowedMs: number; engineTimeMs?: number };
+  timeForfeit?: { elapsedMs: number; allowedMs: number; engineTimeMs?: number; cause: ForfeitCause };
 }
 
 export interface GameOptions {
@@ -57,6 +59,14 @@ export interface GameOptions {
   adjudication: AdjudicationRules;
   /** Record SAN for each move (PGN output needs it; the SPSA worker does not). */
   san: boolean;
+  /** Signs of a delay outside the engines, to tell whose fault a time forfeit was. */
+  delays: DelayProbe;
+}
+
+export interface DelayProbe {
+  /** The runner's own event-loop lateness since `since` (performance.now() time). */
+  lateMsSince(since: number): number;
+  overloaded(): boolean;
 }
 
 const COLORS = ["white", "black"] as const;
@@ -138,6 +148,7 @@ export async function playGame(
     }
     const stallMs = Number.isFinite(allowedMs) ? allowedMs + options.stallMs : options.untimedStallMs;
     const timing = { stallMs, graceMs: options.stopGraceMs, movetimeMs };
+    const wentAt = performance.now();
     const outcome = await engine.go(moveList === "" ? base : `${base} moves${moveList}`, go, timing);
 
     if (outcome.kind === "crash") return fault(side, "crash", "engine crashed");
@@ -149,9 +160,20 @@ export async function playGame(
     const uci = outcome.move;
     if (uci === undefined || !UCI_MOVE.test(uci)) return fault(side, "garbage", `unparsable move "${uci ?? ""}"`);
     if (outcome.stopped || outcome.elapsedMs > allowedMs || (clock && !clock.charge(side, outcome.elapsedMs))) {
-      timeForfeit = { elapsedMs: outcome.elapsedMs, allowedMs: Math.min(allowedMs, stallMs), engineTimeMs: timeMs };
+      const { elapsedMs, stopped, answerWasWaiting } = outcome;
+      const forfeit = { elapsedMs, allowedMs: Math.min(allowedMs, stallMs), engineTimeMs: timeMs };
+      const cause = forfeitCause({
+        ...forfeit,
+        timed: Number.isFinite(allowedMs),
+        stopped,
+        answerWasWaiting,
+        runnerLateMs: options.delays.lateMsSince(wentAt),
+        overloaded: options.delays.overloaded(),
+      });
+      timeForfeit = { ...forfeit, cause };
       const own = timeMs === undefined ? "" : `, engine reported ${timeMs} ms`;
-      return fault(side, "timeout", `time forfeit (${Math.round(outcome.elapsedMs)} ms of ${Math.round(timeForfeit.allowedMs)} allowed${own})`);
+      const outside = cause === "outside" ? "; delay outside the engine" : "";
+      return fault(side, "timeout", `time forfeit (${Math.round(elapsedMs)} ms of ${Math.round(forfeit.allowedMs)} allowed${own}${outside})`);
     }
     const san = position.play(uci, options.san);
     if (san === undefined) return fault(side, "illegal", `illegal move ${uci}`);

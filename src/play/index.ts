@@ -1,6 +1,7 @@
 /** The built-in UCI game runner: engines, games, openings, match statistics. See README.md. */
 export { createRunner, pairResult, viewOf } from "./runner.js";
-export type { GameJob, PairJob, PairResult, Runner, RunnerOptions, SideView } from "./runner.js";
+export type { GameJob, OutsideDelayPolicy, PairJob, PairResult, Runner, RunnerOptions, SideView } from "./runner.js";
+export type { ForfeitCause } from "./forfeit-cause.js";
 export type { EngineSpec, EngineTimeouts } from "./engine-process.js";
 export { DEFAULT_ENGINE_TIMEOUTS } from "./engine-process.js";
 export type { FaultKind, GameResult, GameScore, PlayedMove } from "./game.js";

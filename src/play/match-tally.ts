@@ -2,9 +2,10 @@ import type { FaultKind } from "./game.js";
 import type { PairResult } from "./runner.js";
 import { eloFromPentanomial, los, sprt, type Pentanomial, type SprtBounds, type SprtState } from "./stats.js";
 
-export type FaultCounts = Record<Exclude<FaultKind, "none">, number>;
+/** Faults by kind; `timeout` is the engine's own overrun, `delay` a time loss to a delay outside the engine. */
+export type FaultCounts = Record<Exclude<FaultKind, "none"> | "delay", number>;
 
-const noFaults = (): FaultCounts => ({ crash: 0, timeout: 0, illegal: 0, garbage: 0, startup: 0 });
+const noFaults = (): FaultCounts => ({ crash: 0, timeout: 0, illegal: 0, garbage: 0, startup: 0, delay: 0 });
 
 /** Running totals of a match, from engine A's side (A is each pair's first engine). */
 export class MatchTally {
@@ -14,6 +15,9 @@ export class MatchTally {
   pairs: Pentanomial = [0, 0, 0, 0, 0];
   readonly faults: [FaultCounts, FaultCounts] = [noFaults(), noFaults()];
   readonly reasons = new Map<string, number>();
+  /** Games played again after a delay outside the engine, and pairs that ran out of replays. */
+  replays = 0;
+  replayLimitPairs = 0;
 
   constructor(readonly names: [string, string]) {}
 
@@ -26,12 +30,16 @@ export class MatchTally {
       if (view.outcome === "win") this.wins++;
       else if (view.outcome === "loss") this.losses++;
       else this.draws++;
-      if (view.fault !== "none") this.faults[0][view.fault]++;
-      if (view.opponentFault !== "none") this.faults[1][view.opponentFault]++;
-      const reason = pair.games[index]!.reason;
+      const game = pair.games[index]!;
+      const kind = (fault: Exclude<FaultKind, "none">): keyof FaultCounts => (fault === "timeout" && game.timeForfeit?.cause === "outside" ? "delay" : fault);
+      if (view.fault !== "none") this.faults[0][kind(view.fault)]++;
+      if (view.opponentFault !== "none") this.faults[1][kind(view.opponentFault)]++;
+      const reason = game.reason;
       this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
     }
     this.pairs[pair.pentanomial]++;
+    this.replays += pair.replays;
+    if (pair.replayLimitReached) this.replayLimitPairs++;
   }
 
   sprt(bounds: SprtBounds): SprtState {
@@ -67,6 +75,11 @@ export class MatchTally {
     this.names.forEach((name, side) => {
       lines.push(`${name.padEnd(Math.max(width, 6))} ${kinds.map((kind) => String(this.faults[side]![kind]).padStart(kind.length)).join(" ")}`);
     });
+    lines.push(`time losses: ${this.faults.map((f, side) => `${this.names[side]} ${f.timeout} own, ${f.delay} to delays outside the engine`).join("; ")}`);
+    if (this.replays > 0 || this.replayLimitPairs > 0) {
+      const limit = this.replayLimitPairs > 0 ? `; ${this.replayLimitPairs} pairs ran out of replays (machine overloaded), their delay losses scored` : "";
+      lines.push(`replayed after an outside delay: ${this.replays} games${limit}`);
+    }
     const reasons = [...this.reasons].sort((x, y) => y[1] - x[1]).map(([reason, n]) => `${reason} ${n}`);
     lines.push(`endings: ${reasons.join(", ")}`);
     return lines.join("\n");

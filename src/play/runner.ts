@@ -3,6 +3,7 @@ import { DEFAULT_ADJUDICATION, type AdjudicationRules } from "./adjudication.js"
 import type { Opening } from "./book.js";
 import { DEFAULT_ENGINE_TIMEOUTS, type EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 import { EnginePool } from "./engine-pool.js";
+import { LoopLag, machineOverloaded } from "./loop-lag.js";
 import { playGame, startFailure, type FaultKind, type GameOptions, type GameResult } from "./game.js";
 import { Semaphore } from "./semaphore.js";
 import type { SearchLimits } from "./time-control.js";
@@ -21,8 +22,17 @@ export interface RunnerOptions {
   stallMs?: number;
   stopGraceMs?: number;
   untimedStallMs?: number;
+  /** Every game played, replayed ones included. */
   onGameEnd?: (game: GameResult) => void;
+  /** What a game lost only to a delay outside the engine counts as (default: scored as a loss). */
+  outsideDelay?: OutsideDelayPolicy;
 }
+
+/**
+ * `replay`: a game lost only to a delay outside the engine is played again from the same
+ * opening with the same limits, at most `maxReplays` times per pair; after that it is scored.
+ */
+export type OutsideDelayPolicy = { policy: "loss" } | { policy: "replay"; maxReplays: number };
 
 export interface GameJob {
   white: EngineSpec;
@@ -54,6 +64,10 @@ export interface PairResult {
   first: [SideView, SideView];
   /** The first engine's points in the pair, 0 (LL) to 4 (WW): the pentanomial bucket. */
   pentanomial: 0 | 1 | 2 | 3 | 4;
+  /** Games of the pair played again because a delay outside the engine lost them. */
+  replays: number;
+  /** A game was still lost to an outside delay after the pair's last allowed replay, and was scored. */
+  replayLimitReached: boolean;
 }
 
 export interface Runner {
@@ -62,6 +76,8 @@ export interface Runner {
   playPair(job: PairJob): Promise<PairResult>;
   /** Quits idle engines whose path is not in `keepPaths`, e.g. the previous iteration's binaries. */
   retire(keepPaths: readonly string[]): Promise<void>;
+  /** Games at once from now on; a lower limit takes effect as running games end. */
+  setConcurrency(concurrency: number): void;
   /** Quits all engines; games still running are abandoned. */
   close(): Promise<void>;
   /** Engine processes alive now. */
@@ -78,10 +94,10 @@ export function viewOf(game: GameResult, color: "white" | "black"): SideView {
 
 const POINTS = { win: 2, draw: 1, loss: 0 } as const;
 
-export function pairResult(games: [GameResult, GameResult]): PairResult {
+export function pairResult(games: [GameResult, GameResult], replays = 0, replayLimitReached = false): PairResult {
   const first: [SideView, SideView] = [viewOf(games[0], "white"), viewOf(games[1], "black")];
   const pentanomial = (POINTS[first[0].outcome] + POINTS[first[1].outcome]) as PairResult["pentanomial"];
-  return { games, first, pentanomial };
+  return { games, first, pentanomial, replays, replayLimitReached };
 }
 
 /**
@@ -91,6 +107,9 @@ export function pairResult(games: [GameResult, GameResult]): PairResult {
 export function createRunner(options: RunnerOptions = {}): Runner {
   const slots = new Semaphore(options.concurrency ?? cpus().length);
   const pool = new EnginePool({ ...DEFAULT_ENGINE_TIMEOUTS, ...options.timeouts });
+  const lag = new LoopLag();
+  lag.start();
+  const outsideDelay = options.outsideDelay ?? { policy: "loss" };
   const gameOptions: GameOptions = {
     timeMarginMs: options.timeMarginMs ?? 50,
     stallMs: options.stallMs ?? 100,
@@ -98,6 +117,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     untimedStallMs: options.untimedStallMs ?? 60_000,
     adjudication: options.adjudication ?? DEFAULT_ADJUDICATION,
     san: options.san ?? false,
+    delays: { lateMsSince: (since) => lag.lateMsSince(since), overloaded: machineOverloaded },
   };
 
   const prepare = async (spec: EngineSpec): Promise<EngineProcess | string> => {
@@ -133,14 +153,31 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     playGame: (job) => slots.run(() => playOne(job)),
     async playPair(job) {
       const { first, second, opening, limits } = job;
+      let replays = 0;
+      let replayLimitReached = false;
+      const play = async (game: GameJob): Promise<GameResult> => {
+        for (;;) {
+          const result = await runner.playGame(game);
+          if (result.timeForfeit?.cause !== "outside" || outsideDelay.policy === "loss") return result;
+          if (replays >= outsideDelay.maxReplays) {
+            replayLimitReached = true;
+            return result;
+          }
+          replays++;
+        }
+      };
       const games = await Promise.all([
-        runner.playGame({ white: first, black: second, opening, limits }),
-        runner.playGame({ white: second, black: first, opening, limits }),
+        play({ white: first, black: second, opening, limits }),
+        play({ white: second, black: first, opening, limits }),
       ]);
-      return pairResult(games);
+      return pairResult(games, replays, replayLimitReached);
     },
     retire: (keepPaths) => pool.retire(keepPaths),
-    close: () => pool.close(),
+    setConcurrency: (concurrency) => slots.setLimit(concurrency),
+    close: () => {
+      lag.stop();
+      return pool.close();
+    },
     get engineCount() {
       return pool.size;
     },

@@ -1,4 +1,4 @@
-import type { PlusGame } from "./tally.js";
+import type { PlayedPair } from "./tally.js";
 
 /** What the worker needs from a game runner: play one game pair of plus against minus. */
 export interface PairJob {
@@ -12,7 +12,9 @@ export interface PairJob {
 
 export interface PairPlayer {
   /** Plays plus as white then as black; results are from plus's side. Respects the concurrency limit itself. */
-  playPair(job: PairJob): Promise<[PlusGame, PlusGame]>;
+  playPair(job: PairJob): Promise<PlayedPair>;
+  /** Games at once from now on. */
+  setConcurrency(concurrency: number): void;
   /** Ends the engine processes of binaries no longer needed (an iteration is over). */
   retire(keepPaths: readonly string[]): Promise<void>;
   close(): Promise<void>;

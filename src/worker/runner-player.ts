@@ -1,10 +1,18 @@
-import { createRunner, defaultBookPath, loadBook, type FaultKind, type SideView } from "../play/index.js";
+import {
+  createRunner,
+  defaultBookPath,
+  loadBook,
+  type FaultKind,
+  type GameResult,
+  type OutsideDelayPolicy,
+  type SideView,
+} from "../play/index.js";
 import type { PairPlayer } from "./pair-player.js";
-import type { PlusGame } from "./tally.js";
+import type { PlayedPair, PlusGame } from "./tally.js";
 
 /** The worker's pair player on the built-in runner: engine processes are kept across batches. */
-export function createRunnerPlayer(options: { concurrency: number; marginMs: number }): PairPlayer {
-  const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs });
+export function createRunnerPlayer(options: { concurrency: number; marginMs: number; outsideDelay: OutsideDelayPolicy }): PairPlayer {
+  const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs, outsideDelay: options.outsideDelay });
   return {
     async playPair(job) {
       const result = await runner.playPair({
@@ -13,9 +21,11 @@ export function createRunnerPlayer(options: { concurrency: number; marginMs: num
         opening: { fen: job.openingFen },
         limits: { movetimeMs: job.movetimeMs },
       });
-      return [plusGame(result.first[0]), plusGame(result.first[1])];
+      const games: PlayedPair["games"] = [plusGame(result.first[0], result.games[0]), plusGame(result.first[1], result.games[1])];
+      return { games, replays: result.replays, replayLimitReached: result.replayLimitReached };
     },
     retire: (keepPaths) => runner.retire(keepPaths),
+    setConcurrency: (concurrency) => runner.setConcurrency(concurrency),
     close: () => runner.close(),
   };
 }
@@ -33,8 +43,9 @@ const FAULT_KINDS: Record<Exclude<FaultKind, "none">, NonNullable<PlusGame["faul
   garbage: "illegal",
 };
 
-function plusGame(view: SideView): PlusGame {
-  if (view.fault !== "none") return { outcome: view.outcome, fault: { side: "plus", kind: FAULT_KINDS[view.fault] } };
-  if (view.opponentFault !== "none") return { outcome: view.outcome, fault: { side: "minus", kind: FAULT_KINDS[view.opponentFault] } };
+function plusGame(view: SideView, game: GameResult): PlusGame {
+  const kind = (fault: Exclude<FaultKind, "none">) => (game.timeForfeit?.cause === "outside" ? "delay" : FAULT_KINDS[fault]);
+  if (view.fault !== "none") return { outcome: view.outcome, fault: { side: "plus", kind: kind(view.fault) } };
+  if (view.opponentFault !== "none") return { outcome: view.outcome, fault: { side: "minus", kind: kind(view.opponentFault) } };
   return { outcome: view.outcome };
 }

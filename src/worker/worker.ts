@@ -12,13 +12,14 @@ import {
 } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
-import { claimWorkerName, type WorkerSession } from "../db/workers.js";
+import { claimWorkerName, recordConcurrency, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../errors.js";
 import { StatusLine } from "../master/terminal.js";
 import { createRng, type Rng } from "../spsa/rng.js";
+import { DelayGuard } from "./delay-guard.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./pair-player.js";
-import { addPair, emptyTally, totalFaults, type BatchTally } from "./tally.js";
+import { addPair, addReplays, emptyTally, totalFaults, type BatchTally } from "./tally.js";
 
 export interface WorkerOptions {
   database: Database;
@@ -66,6 +67,19 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const session = await takeName(options, heartbeatMs, log);
 
   const inFlight = new Map<number, Promise<void>>();
+  let concurrency = options.concurrency;
+  const guard = new DelayGuard(concurrency);
+  const guardGames = (tally: BatchTally, games: number) => {
+    const d = tally.delays;
+    const lowering = guard.observe(games + d.replays, d.replays + d.plusDelayLosses + d.minusDelayLosses);
+    if (!lowering) return;
+    concurrency = lowering.to;
+    options.player.setConcurrency(concurrency);
+    const note = `lowered from ${lowering.from} to ${lowering.to}: ${lowering.reason}`;
+    log(`worker ${name}: concurrency ${note}`);
+    // Best effort: the log has it too, and a database outage must not stop the games.
+    recordConcurrency(database.sql, session, concurrency, note).catch(() => {});
+  };
   const summary: WorkerSummary = { games: 0, batches: 0, refused: 0 };
   let pendingGames = 0;
   let claimedGames = 0;
@@ -98,7 +112,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       if (options.signal?.aborted || nameLost) break;
       const wantMore = options.maxGames === undefined || claimedGames < options.maxGames;
       let claimed: ClaimedBatch | undefined;
-      if (wantMore && pendingGames <= options.concurrency) {
+      if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
         claimed = await withRetry(log, options.signal, async () => {
           await expireLeases(database.sql);
@@ -119,6 +133,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           .then(async (tally) => {
             const outcome = await withRetry(log, options.signal, () => reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally }));
             noteOutcome(log, batch, tally, outcome, summary);
+            guardGames(tally, batch.games);
             showStatus(batch);
           })
           .catch((error: unknown) => {
@@ -197,8 +212,9 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   }));
   await Promise.all(
     pairs.map(async (pair) => {
-      const games = await options.player.playPair({ plusPath, minusPath, ...pair });
-      addPair(tally, games);
+      const played = await options.player.playPair({ plusPath, minusPath, ...pair });
+      addPair(tally, played.games);
+      addReplays(tally, played);
       onPair();
     }),
   );
@@ -220,6 +236,14 @@ function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: Ba
       `warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults ` +
         `(plus: ${f.plusCrashes} crashes, ${f.plusTimeLosses} time losses, ${f.plusIllegalMoves} illegal moves; ` +
         `minus: ${f.minusCrashes} crashes, ${f.minusTimeLosses} time losses, ${f.minusIllegalMoves} illegal moves)`,
+    );
+  }
+  const d = tally.delays;
+  if (d.replays + d.plusDelayLosses + d.minusDelayLosses > 0) {
+    const limit = d.replayLimitPairs > 0 ? `; ${d.replayLimitPairs} pairs ran out of replays: the machine is overloaded, lower -c or its other load` : "";
+    log(
+      `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ${d.replays} games replayed, ` +
+        `${d.plusDelayLosses + d.minusDelayLosses} scored as time losses (plus ${d.plusDelayLosses}, minus ${d.minusDelayLosses})${limit}`,
     );
   }
 }

@@ -42,6 +42,12 @@ describe("config.toml", () => {
     expect(config.games.batchSize).toBe(8);
     expect(config.database.url).toBeUndefined();
     expect(config.database.pollIntervalMs).toBe(1000);
+    expect(config.outsideDelay).toEqual({ policy: "replay", maxReplays: 4 });
+  });
+
+  it("reads the policy for time losses to delays outside the engine", () => {
+    expect(loadConfig(write('[time_control]\noutside_delay = "loss"\n')).outsideDelay).toEqual({ policy: "loss" });
+    expect(loadConfig(write("[time_control]\nmax_replays = 0\n")).outsideDelay).toEqual({ policy: "replay", maxReplays: 0 });
   });
 
   it.each([
@@ -55,6 +61,8 @@ describe("config.toml", () => {
     ["a zero r_end", "[spsa]\nr_end = 0\n", /\[spsa\]\.r_end \(line 2\): must be > 0/],
     ["a fractional iteration count", "[spsa]\nmax_iterations = 2.5\n", /\[spsa\]\.max_iterations .*must be an integer/],
     ["timehigh below timelow", "[time_control]\ntimelow = 1.0\ntimehigh = 0.5\n", /\[time_control\]\.timehigh \(line 3\): must be >= timelow/],
+    ["an unknown outside-delay policy", '[time_control]\noutside_delay = "forfeit"\n', /\[time_control\]\.outside_delay \(line 2\): must be one of "replay", "loss", got "forfeit"/],
+    ["negative replays", "[time_control]\nmax_replays = -1\n", /\[time_control\]\.max_replays \(line 2\): must be >= 0/],
     ["an odd number of games", "[games]\ngames_per_iteration = 15\n", /games_per_iteration .*must be even/],
     ["an odd batch", "[games]\nbatch_size = 3\n", /batch_size .*must be even/],
     ["a missing book", "[games]\nbook = \"nope.epd\"\n", /\[games\]\.book \(line 2\): file not found/],

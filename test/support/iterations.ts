@@ -11,11 +11,14 @@ export async function registerTestWorker(sql: postgres.Sql, name: string, host =
   return claimWorkerName(sql, { name, sessionId: name, host, pid: null, concurrency: 1 }, () => false);
 }
 
-/** Creates a run with one open iteration of `targetGames`, as the master would, with stand-in binaries. */
-export async function seedIteration(sql: postgres.Sql, options: { runName: string; targetGames: number; iterationNumber?: number }) {
+/** Creates a run with one open iteration of `targetGames`, as the master would, with stand-in binaries unless `engine` is given (both sides). */
+export async function seedIteration(
+  sql: postgres.Sql,
+  options: { runName: string; targetGames: number; iterationNumber?: number; engine?: { path: string; sha256: string } },
+) {
   const config = loadConfig("config.toml");
   const { run } = await openRun(sql, { name: options.runName, fresh: false, config, values: { X: 1 } });
-  const engine = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
+  const engine = options.engine ?? { path: "/nonexistent/engine", sha256: "0".repeat(64) };
   const iteration = await insertIteration(sql, {
     runId: run.id,
     iterationNumber: options.iterationNumber ?? 1,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addPair, emptyTally, totalFaults, type PlusGame } from "../../src/worker/tally.js";
+import { addPair, addReplays, emptyTally, totalFaults, type PlusGame } from "../../src/worker/tally.js";
 
 const win: PlusGame = { outcome: "win" };
 const loss: PlusGame = { outcome: "loss" };
@@ -28,5 +28,16 @@ describe("tallying game pairs from the plus engine's side", () => {
     expect(tally.faults).toEqual({ plusCrashes: 1, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 1, plusIllegalMoves: 0, minusIllegalMoves: 1 });
     expect(totalFaults(tally.faults)).toBe(3);
     expect(tally.pairs).toEqual([0, 0, 1, 1, 0]);
+  });
+
+  it("counts time losses to outside delays apart from engine faults, and the replays", () => {
+    const tally = emptyTally();
+    addPair(tally, [{ outcome: "win", fault: { side: "minus", kind: "delay" } }, { outcome: "loss", fault: { side: "plus", kind: "time" } }]);
+    addReplays(tally, { replays: 3, replayLimitReached: true });
+    addReplays(tally, { replays: 1, replayLimitReached: false });
+    expect(tally.delays).toEqual({ plusDelayLosses: 0, minusDelayLosses: 1, replays: 4, replayLimitPairs: 1 });
+    expect(tally.faults.plusTimeLosses).toBe(1);
+    expect(totalFaults(tally.faults)).toBe(1);
+    expect(tally.pairs).toEqual([0, 0, 1, 0, 0]);
   });
 });

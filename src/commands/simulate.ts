@@ -1,4 +1,3 @@
-import { dirname } from "node:path";
 import { loadConfig, spsaMathConfig, type SpsaConfig } from "../config/config.js";
 import { loadParams } from "../config/params.js";
 import { readTomlFile } from "../config/toml-file.js";
@@ -82,7 +81,7 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
   }
   if (options.svg) {
     writeFileAtomic(options.svg, svgChart(summaries, `Elo left, ${params.length} parameters of ${paramsFile}, ${seeds} seeds`));
-    out(`\nchart written to ${options.svg} (in ${dirname(options.svg)})`);
+    out(`\nchart written to ${options.svg}`);
   }
   return { games: iterations * perIteration, iterations, summaries };
 }

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { spsaMathConfig, type TuningConfig } from "../config/config.js";
+import type { TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
@@ -85,7 +85,6 @@ async function startVerification(
   );
   await storeBinary(database.sql, engines.plus.path);
   await storeBinary(database.sql, engines.minus.path);
-  const gains = spsaMathConfig(config.spsa, config.games.gamesPerIteration);
   return createVerification(database.sql, {
     runId: run.id,
     runName: run.name,
@@ -101,8 +100,9 @@ async function startVerification(
         timelowMs: config.timeControl.timelowMs,
         timehighMs: config.timeControl.timehighMs,
         targetGames: options.games,
+        // Not an SPSA step: no gains, and the "base" is the θ on the plus side.
         ck: 0,
-        ak: gains.a,
+        ak: 0,
         base: compared.toValues,
         plusValues: compared.toValues,
         minusValues: compared.fromValues,

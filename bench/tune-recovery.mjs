@@ -24,7 +24,7 @@ import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/config/params.js";
 import { updateParamValues } from "../dist/config/params-update.js";
 import { builtValue } from "../dist/spsa/math.js";
-import { createRng } from "../dist/spsa/rng.js";
+import { createRng } from "../dist/random/rng.js";
 
 const { values: opts } = parseArgs({
   options: {

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type postgres from "postgres";
 import { SpsaError } from "../errors.js";
+import { copyFileAtomic, writeFileAtomic } from "../fs/write-atomic.js";
 
 export function sha256(content: Buffer): string {
   return createHash("sha256").update(content).digest("hex");
@@ -13,15 +14,12 @@ export function sha256OfFile(path: string): string {
 }
 
 /**
- * Puts a file at `dest` by copying to a temp name and renaming, so a worker never sees a
- * half-written binary, and a binary in use is never overwritten ("Text file busy").
+ * Puts a binary at `dest` atomically, so a worker never sees a half-written binary, and a
+ * binary in use is never overwritten ("Text file busy").
  */
 export function placeAtomically(source: string, dest: string): void {
   mkdirSync(dirname(dest), { recursive: true });
-  const temp = `${dest}.${process.pid}.tmp`;
-  copyFileSync(source, temp);
-  chmodSync(temp, 0o755);
-  renameSync(temp, dest);
+  copyFileAtomic(source, dest, { mode: 0o755 });
 }
 
 /** Stores a binary in the database by sha256, so a remote worker needs only the database URL. */
@@ -45,8 +43,6 @@ export async function obtainBinary(sql: postgres.Sql, hash: string, preferredPat
   if (!row) throw new SpsaError(`engine binary ${hash.slice(0, 12)} is neither at ${preferredPath} nor in the database`);
   if (sha256(row.content) !== hash) throw new SpsaError(`engine binary ${hash.slice(0, 12)} in the database is corrupt`);
   mkdirSync(dirname(cached), { recursive: true });
-  const temp = `${cached}.${process.pid}.tmp`;
-  writeFileSync(temp, row.content, { mode: 0o755 });
-  renameSync(temp, cached);
+  writeFileAtomic(cached, row.content, { mode: 0o755 });
   return cached;
 }

@@ -1,4 +1,4 @@
-import { didYouMean } from "../config/suggest.js";
+import { didYouMean } from "../text/suggest.js";
 import { InputError } from "../errors.js";
 import { lineAt } from "./constants-lexer.js";
 import { formatNumberLiteral, type NumberLiteral } from "./constants-literal.js";

@@ -1,6 +1,6 @@
 import { loadConfig } from "../config/config.js";
 import { loadParams } from "../config/params.js";
-import { writeFileAtomic } from "../config/write-atomic.js";
+import { writeFileAtomic } from "../fs/write-atomic.js";
 import { openDatabase } from "../db/connection.js";
 import { latestSettings, recentIterations } from "../db/run-status.js";
 import { InputError, SpsaError } from "../errors.js";

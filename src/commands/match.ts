@@ -1,7 +1,7 @@
 import { createWriteStream } from "node:fs";
 import { cpus } from "node:os";
 import { InputError } from "../errors.js";
-import { StatusLine } from "../master/terminal.js";
+import { StatusLine } from "../terminal/status-line.js";
 import {
   createRunner,
   defaultBookPath,

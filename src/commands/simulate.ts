@@ -1,7 +1,7 @@
 import { loadConfig, spsaMathConfig, type SpsaConfig } from "../config/config.js";
 import { loadParams } from "../config/params.js";
 import { readTomlFile } from "../config/toml-file.js";
-import { writeFileAtomic } from "../config/write-atomic.js";
+import { writeFileAtomic } from "../fs/write-atomic.js";
 import { InputError } from "../errors.js";
 import { simulateSeeds, type Summary } from "../simulate/aggregate.js";
 import { svgChart, terminalChart } from "../simulate/chart.js";

@@ -3,7 +3,7 @@ import { readConstants } from "../build/engine-builder.js";
 import { readInputFile } from "../config/input-file.js";
 import type { Param } from "../config/params.js";
 import { updateParamValues } from "../config/params-update.js";
-import { writeFileAtomic } from "../config/write-atomic.js";
+import { writeFileAtomic } from "../fs/write-atomic.js";
 import { openDatabase } from "../db/connection.js";
 import { insertTexelRun } from "../db/texel-runs.js";
 import { InputError } from "../errors.js";

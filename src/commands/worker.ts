@@ -2,8 +2,15 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../db/connection.js";
 import { embeddedServer } from "../db/embedded.js";
+import {
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_BOOK_PLIES,
+  DEFAULT_LEASE_SECONDS,
+  DEFAULT_MARGIN_MS,
+  DEFAULT_OUTSIDE_DELAY,
+  DEFAULT_POLL_INTERVAL_MS,
+} from "../config/config.js";
 import { InputError } from "../errors.js";
-import { DEFAULT_MAX_REPLAYS, outsideDelayPolicy } from "../play/outside-delay.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
 import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
 import { optionalConfig } from "./database-options.js";
@@ -32,17 +39,16 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
     throw new InputError("-c/--concurrency", `must be a positive integer, got ${options.concurrency}`);
   }
-  const batchSize = options.batchSize ?? config?.games.batchSize ?? 8;
+  const batchSize = options.batchSize ?? config?.games.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isInteger(batchSize) || batchSize < 2 || batchSize % 2 !== 0) {
     throw new InputError("--batch-size", `must be an even integer >= 2, got ${batchSize}`);
   }
-  const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? 8);
+  const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? DEFAULT_BOOK_PLIES);
   const database = await openDatabase({ configUrl: config?.database.url, max: 4 });
   const player = createRunnerPlayer({
     concurrency: options.concurrency,
-    marginMs: config?.timeControl.marginMs ?? 50,
-    // SPSA games lost only to a busy machine are noise: replayed unless config.toml says otherwise.
-    outsideDelay: config?.outsideDelay ?? outsideDelayPolicy("replay", DEFAULT_MAX_REPLAYS),
+    marginMs: config?.timeControl.marginMs ?? DEFAULT_MARGIN_MS,
+    outsideDelay: config?.outsideDelay ?? DEFAULT_OUTSIDE_DELAY,
   });
   try {
     return await runWorker({
@@ -52,10 +58,10 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
       force: options.force,
       concurrency: options.concurrency,
       batchSize,
-      leaseSeconds: config?.games.leaseSeconds ?? 120,
+      leaseSeconds: config?.games.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
       openings,
       cacheDir: join(embeddedServer().home, "binaries"),
-      pollIntervalMs: config?.database.pollIntervalMs ?? 1000,
+      pollIntervalMs: config?.database.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       maxGames: options.games,
       idleExitMs: options.idleExit === undefined ? undefined : options.idleExit * 1000,
       seed: options.seed,

@@ -9,7 +9,7 @@ import { readTomlFile } from "./toml-file.js";
 export interface TimeControlConfig {
   timelowMs: number;
   timehighMs: number;
-  /** Extra time an engine may overrun `movetime` before it forfeits (DESIGN §4: engines overshoot). */
+  /** Extra time an engine may overrun `movetime` before it forfeits (engines overshoot: docs/design-notes.md). */
   marginMs: number;
 }
 
@@ -71,7 +71,17 @@ export interface TuningConfig {
   database: DatabaseConfig;
 }
 
-/** Chosen with `spsa simulate` over the family of docs/tuning-defaults.md. */
+/** Defaults that a worker without a config.toml uses too. */
+export const DEFAULT_MARGIN_MS = 50;
+export const DEFAULT_BATCH_SIZE = 8;
+export const DEFAULT_BOOK_PLIES = 8;
+export const DEFAULT_LEASE_SECONDS = 120;
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** SPSA games lost only to a busy machine are noise: replayed unless config.toml says otherwise. */
+const DEFAULT_OUTSIDE_DELAY_POLICY = "replay";
+export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_POLICY, DEFAULT_MAX_REPLAYS);
+
+/** Chosen with `spsa simulate` over the family of src/simulate/family.ts (README: "Choosing the gains"). */
 export const DEFAULT_C_END = 1.5;
 export const DEFAULT_R_END = 0.002;
 
@@ -92,7 +102,7 @@ export function loadConfig(file: string): TuningConfig {
   const games = section("games", ["games_per_iteration", "batch_size", "book", "book_plies", "lease_seconds"]);
   const gamesPerIteration = games.number("games_per_iteration", { default: 64, integer: true, min: 2 });
   if (gamesPerIteration % 2 !== 0) games.fail("games_per_iteration", `must be even (games are played in pairs), got ${gamesPerIteration}`);
-  const batchSize = games.number("batch_size", { default: 8, integer: true, min: 2 });
+  const batchSize = games.number("batch_size", { default: DEFAULT_BATCH_SIZE, integer: true, min: 2 });
   if (batchSize % 2 !== 0) games.fail("batch_size", `must be even (games are played in pairs), got ${batchSize}`);
   const bookSetting = games.optionalString("book");
   const book = bookSetting === undefined ? undefined : resolve(base, bookSetting);
@@ -112,18 +122,18 @@ export function loadConfig(file: string): TuningConfig {
     timeControl: {
       timelowMs: Math.round(timelow * 1000),
       timehighMs: Math.round(timehigh * 1000),
-      marginMs: tc.number("margin_ms", { default: 50, min: 0 }),
+      marginMs: tc.number("margin_ms", { default: DEFAULT_MARGIN_MS, min: 0 }),
     },
     outsideDelay: outsideDelayPolicy(
-      tc.oneOf("outside_delay", OUTSIDE_DELAY_POLICIES, "replay"),
+      tc.oneOf("outside_delay", OUTSIDE_DELAY_POLICIES, DEFAULT_OUTSIDE_DELAY_POLICY),
       tc.number("max_replays", { default: DEFAULT_MAX_REPLAYS, integer: true, min: 0 }),
     ),
     games: {
       gamesPerIteration,
       batchSize,
       book,
-      bookPlies: games.number("book_plies", { default: 8, integer: true, min: 0 }),
-      leaseSeconds: games.number("lease_seconds", { default: 120, above: 0 }),
+      bookPlies: games.number("book_plies", { default: DEFAULT_BOOK_PLIES, integer: true, min: 0 }),
+      leaseSeconds: games.number("lease_seconds", { default: DEFAULT_LEASE_SECONDS, above: 0 }),
     },
     spsa: {
       maxIterations: spsa.number("max_iterations", { default: 100, integer: true, min: 1 }),
@@ -146,7 +156,7 @@ export function loadConfig(file: string): TuningConfig {
     },
     database: {
       url: url === "" ? undefined : url,
-      pollIntervalMs: Math.round(database.number("poll_interval", { default: 1, above: 0 }) * 1000),
+      pollIntervalMs: Math.round(database.number("poll_interval", { default: DEFAULT_POLL_INTERVAL_MS / 1000, above: 0 }) * 1000),
     },
   };
 }

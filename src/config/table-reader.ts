@@ -1,5 +1,5 @@
 import { InputError } from "../errors.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../text/suggest.js";
 import { describeKey, type TomlDocument, type TomlTable } from "./toml-file.js";
 
 interface NumberRule {

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import type { WorkerSession } from "./workers.js";
 
 /**
- * Claiming and reporting batches of games (DESIGN §2, patterns from pg-boss and
+ * Claiming and reporting batches of games (docs/design-notes.md, patterns from pg-boss and
  * graphile-worker). Every statement that moves a counter runs in a transaction that also
  * changes the batch's status, so a retried or late report can never count twice.
  */

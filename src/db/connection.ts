@@ -52,7 +52,7 @@ export function connect(url: string, max: number): postgres.Sql {
 
 /**
  * drizzle's migrator takes no lock, and several processes migrating at once failed
- * (DESIGN §2); a session advisory lock on a dedicated connection serialises them.
+ * (docs/design-notes.md); a session advisory lock on a dedicated connection serialises them.
  */
 export async function applyMigrations(url: string): Promise<void> {
   const sql = connect(url, 1);

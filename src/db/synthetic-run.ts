@@ -5,7 +5,7 @@ import { settingsOf } from "../master/iteration-settings.js";
 import { insertIteration, openRun, type IterationRow } from "../master/run-store.js";
 import { valuesOf } from "../master/master.js";
 import { perturb, update } from "../spsa/math.js";
-import { createRng } from "../spsa/rng.js";
+import { createRng } from "../random/rng.js";
 import { claimWorkerName } from "./workers.js";
 
 /**

@@ -3,7 +3,7 @@ import type { Param } from "../config/params.js";
 import { formatTomlNumber } from "../config/params-update.js";
 import { parseParams } from "../config/params.js";
 import { parseToml } from "../config/toml-file.js";
-import { writeFileAtomic } from "../config/write-atomic.js";
+import { writeFileAtomic } from "../fs/write-atomic.js";
 import { InputError } from "../errors.js";
 
 /** Where a command that writes a params.toml writes it (default params.toml), and whether it may replace a file. */

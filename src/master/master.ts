@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { spsaMathConfig, type TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { updateParamValues } from "../config/params-update.js";
-import { writeFileAtomic } from "../config/write-atomic.js";
+import { writeFileAtomic } from "../fs/write-atomic.js";
 import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
 import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
@@ -11,7 +11,7 @@ import type { Database } from "../db/connection.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
-import { createRng } from "../spsa/rng.js";
+import { createRng } from "../random/rng.js";
 import { perturb, update } from "../spsa/math.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "./iteration-settings.js";
@@ -23,11 +23,12 @@ import {
   markRunComplete,
   openRun,
   readIteration,
+  runParameters,
   type IterationRow,
   type RunRow,
   type Values,
 } from "./run-store.js";
-import { StatusLine, withSpinner } from "./terminal.js";
+import { StatusLine, withSpinner } from "../terminal/status-line.js";
 
 export interface MasterOptions {
   database: Database;
@@ -79,8 +80,8 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
     options.signal?.throwIfAborted();
     const latest = await withRetry(log, options.signal, () => latestIteration(database.sql, run.id));
     if (latest && latest.status !== "complete") {
-      const played = await waitForGames(options, latest);
-      current = await finishIteration(options, run, current, played);
+      const played = await waitForGames(options, latest, log);
+      current = await finishIteration(options, run, current, played, log);
       continue;
     }
     const k = (latest?.iterationNumber ?? 0) + 1;
@@ -140,10 +141,9 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
 }
 
 /** Waits until the workers have played the iteration's target, showing progress. */
-async function waitForGames(options: MasterOptions, iteration: IterationRow): Promise<IterationRow> {
+async function waitForGames(options: MasterOptions, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const wakeups = await listenForWakeups(database.sql, PROGRESS_CHANNEL);
   const sinceMs = Date.now();
   let row = iteration;
@@ -176,9 +176,14 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
   return row;
 }
 
-async function finishIteration(options: MasterOptions, run: RunRow, params: Param[], iteration: IterationRow): Promise<Param[]> {
+async function finishIteration(
+  options: MasterOptions,
+  run: RunRow,
+  params: Param[],
+  iteration: IterationRow,
+  log: (line: string) => void,
+): Promise<Param[]> {
   const { config, database, paramsFile } = options;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const k = iteration.iterationNumber;
   // The update uses only what the iteration recorded: today's files may differ from what was played.
   const settings = iteration.settings ?? settingsOf(config, params);
@@ -187,7 +192,7 @@ async function finishIteration(options: MasterOptions, run: RunRow, params: Para
   const updated = update(recordedParams(settings, iteration.baseParameters), played, counts, settings.spsa);
   // Parameters added since the iteration started keep their value.
   const result = { ...updated, newValues: { ...valuesOf(params), ...updated.newValues } };
-  await withRetry(log, options.signal, () =>
+  const applied = await withRetry(log, options.signal, () =>
     completeIteration(database.sql, {
       runId: run.id,
       iterationId: iteration.id,
@@ -199,7 +204,11 @@ async function finishIteration(options: MasterOptions, run: RunRow, params: Para
   );
   crashPoint("iteration-committed");
   log(`iteration ${k}: +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws}, Elo ${result.elo.toFixed(1)} (plus vs minus)`);
-  const next = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));
+  // Not applied: the iteration was completed already (a commit retried after its answer was
+  // lost, or another master on this run). θ is then what the database holds.
+  const theta = applied ? result.newValues : await withRetry(log, options.signal, () => runParameters(database.sql, run.id));
+  if (!applied) log(`iteration ${k} was already complete in the database: θ taken from there`);
+  const next = params.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
   syncParamsFile(paramsFile, valuesOf(next), () => {});
   return next;
 }

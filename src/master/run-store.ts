@@ -135,3 +135,10 @@ export async function completeIteration(
 export async function markRunComplete(sql: Sql, runId: number): Promise<void> {
   await sql`update spsa_run set status = 'complete', completed_at = coalesce(completed_at, now()) where id = ${runId}`;
 }
+
+/** θ as the database holds it. */
+export async function runParameters(sql: Sql, runId: number): Promise<Values> {
+  const [row] = await sql<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${runId}`;
+  if (!row) throw new Error(`run ${runId} vanished`);
+  return row.theta;
+}

@@ -3,7 +3,7 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Chess, validateFen } from "chess.js";
 import { InputError } from "../errors.js";
-import type { Rng } from "./rng.js";
+import type { Rng } from "../random/rng.js";
 import { Position } from "./position.js";
 
 /** A start position for a game pair. */

@@ -9,7 +9,7 @@ export { DEFAULT_ADJUDICATION, type AdjudicationRules } from "./adjudication.js"
 export { defaultBookPath, loadBook, pickOpening, sequentialOpenings, type BookOptions, type Opening } from "./book.js";
 export { START_FEN } from "./position.js";
 export { formatTimeControl, parseTimeControl, type SearchLimits, type TimeControl } from "./time-control.js";
-export { seededRng, uniform, type Rng } from "./rng.js";
+export { seededRng, uniform, type Rng } from "../random/rng.js";
 export * from "./stats.js";
 export { MatchTally, type FaultCounts } from "./match-tally.js";
 export { formatPgn, type PgnContext } from "./pgn.js";

@@ -2,7 +2,11 @@ import { Chess, DEFAULT_POSITION } from "chess.js";
 
 export { DEFAULT_POSITION as START_FEN };
 
-/** chess.js internals used on the hot path; chess.js is pinned to 1.4.0 in package.json. */
+/**
+ * chess.js internals used on the hot path (see src/play/README.md). chess.js is pinned to
+ * 1.4.0 in package.json, and test/play/chess-internals.test.ts checks these methods and
+ * what they do, so an upgrade that changes them fails that test by name.
+ */
 interface InternalMove {
   from: number;
   to: number;
@@ -15,6 +19,14 @@ interface ChessInternals {
   _undoMove(): unknown;
   _isKingAttacked(color: "w" | "b"): boolean;
   _incPositionCount(): void;
+}
+
+export const CHESS_INTERNALS = ["_moves", "_moveToSan", "_makeMove", "_undoMove", "_isKingAttacked", "_incPositionCount"] as const;
+
+/** The chess.js internals this module calls that the installed chess.js lacks (empty when all are there). */
+export function missingChessInternals(): string[] {
+  const prototype = Chess.prototype as unknown as Record<string, unknown>;
+  return CHESS_INTERNALS.filter((name) => typeof prototype[name] !== "function");
 }
 
 export interface GameEnd {

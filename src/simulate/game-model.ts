@@ -1,5 +1,5 @@
 import type { IterationResult } from "../spsa/math.js";
-import type { Rng } from "../spsa/rng.js";
+import type { Rng } from "../random/rng.js";
 
 /**
  * Games between two engines whose true Elo difference is known: the expected score is the

@@ -1,5 +1,5 @@
 import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
-import { createRng } from "../spsa/rng.js";
+import { createRng } from "../random/rng.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames } from "./game-model.js";
 

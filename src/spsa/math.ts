@@ -1,10 +1,10 @@
 /**
  * SPSA formulas, pure. Parameters are perturbed and moved in units of their own `step`
  * (like Sturddle scales by range), so `a` and `c` are dimensionless and one config fits
- * parameters of any scale. The seed's formulas plus the fixes of DESIGN.md §5: OpenBench's
+ * parameters of any scale. The seed's formulas plus the fixes of docs/design-notes.md (SPSA): OpenBench's
  * integer rule, a clamped score and capped Elo, a clipped step, a default A.
  */
-import type { Rng } from "./rng.js";
+import type { Rng } from "../random/rng.js";
 
 export type ParamType = "int" | "float";
 

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { didYouMean } from "../config/suggest.js";
+import { didYouMean } from "../text/suggest.js";
 import { findRun, listRuns, type RunRecord } from "../db/run-status.js";
 import { InputError, SpsaError } from "../errors.js";
 

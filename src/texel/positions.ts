@@ -1,7 +1,7 @@
 import { Chess } from "chess.js";
 import { InputError } from "../errors.js";
 import { splitPgnGames } from "../play/book.js";
-import type { Rng } from "../play/rng.js";
+import type { Rng } from "../random/rng.js";
 
 /** A position and its game's result for white: 1, 0.5 or 0. */
 export interface LabelledPosition {

@@ -11,7 +11,7 @@ import { createVerification, findRunningVerification, readVerification, recordOu
 import { InputError } from "../errors.js";
 import { settingsOf } from "../master/iteration-settings.js";
 import { insertIteration } from "../master/run-store.js";
-import { StatusLine, withSpinner } from "../master/terminal.js";
+import { StatusLine, withSpinner } from "../terminal/status-line.js";
 import { eloFromPentanomial, los, sprt, type SprtBounds } from "../play/stats.js";
 import { builtValue, type Values } from "../spsa/math.js";
 import { describeTheta, thetaOf, type ThetaLabel } from "./theta.js";

@@ -7,8 +7,28 @@ import {
   type OutsideDelayPolicy,
   type SideView,
 } from "../play/index.js";
-import type { PairPlayer } from "./pair-player.js";
 import type { PlayedPair, PlusGame } from "./tally.js";
+
+/** One game pair of plus against minus, as the worker asks for it. */
+export interface PlusMinusJob {
+  plusPath: string;
+  minusPath: string;
+  /** FEN of the opening position; both games of the pair start from it. */
+  openingFen: string;
+  /** Both games of the pair use this time per move. */
+  movetimeMs: number;
+}
+
+/** What the worker needs from the game runner (the loop's seam for its own tests). */
+export interface PairPlayer {
+  /** Plays plus as white then as black; results are from plus's side. Respects the concurrency limit itself. */
+  playPair(job: PlusMinusJob): Promise<PlayedPair>;
+  /** Games at once from now on. */
+  setConcurrency(concurrency: number): void;
+  /** Ends the engine processes of binaries no longer needed (an iteration is over). */
+  retire(keepPaths: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}
 
 /** The worker's pair player on the built-in runner: engine processes are kept across batches. */
 export function createRunnerPlayer(options: { concurrency: number; marginMs: number; outsideDelay: OutsideDelayPolicy }): PairPlayer {

@@ -6,7 +6,7 @@ import { noDelays, type DelayCounts, type FaultCounts, type Pentanomial } from "
  */
 export interface PlusGame {
   outcome: "win" | "loss" | "draw";
-  fault?: { side: "plus" | "minus"; kind: "crash" | "time" | "delay" | "illegal" | "other" };
+  fault?: { side: "plus" | "minus"; kind: "crash" | "time" | "delay" | "illegal" };
 }
 
 /** A pair as played: its two scored games, and the games replayed after outside delays. */
@@ -69,7 +69,7 @@ const FAULT_COLUMNS: Record<"crash" | "time" | "illegal", [keyof FaultCounts, ke
 };
 
 function countFault(faults: FaultCounts, fault: NonNullable<PlusGame["fault"]>): void {
-  if (fault.kind === "other" || fault.kind === "delay") return;
+  if (fault.kind === "delay") return;
   const [plusKey, minusKey] = FAULT_COLUMNS[fault.kind];
   faults[fault.side === "plus" ? plusKey : minusKey]++;
 }

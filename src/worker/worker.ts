@@ -14,11 +14,11 @@ import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
 import { claimWorkerName, recordConcurrency, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../errors.js";
-import { StatusLine } from "../master/terminal.js";
-import { createRng, type Rng } from "../spsa/rng.js";
+import { StatusLine } from "../terminal/status-line.js";
+import { createRng, type Rng } from "../random/rng.js";
 import { DelayGuard } from "./delay-guard.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
-import type { PairPlayer } from "./pair-player.js";
+import type { PairPlayer } from "./runner-player.js";
 import { addPair, addReplays, emptyTally, totalFaults, type BatchTally } from "./tally.js";
 
 export interface WorkerOptions {
@@ -207,7 +207,8 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   await options.player.retire([plusPath, minusPath]);
   const tally = emptyTally();
   const pairs = Array.from({ length: batch.games / 2 }, () => ({
-    openingFen: options.openings[Math.floor(rng.next() * options.openings.length)] ?? options.openings[0] ?? "startpos",
+    // Never undefined: next() < 1, and a book without openings is refused when loaded.
+    openingFen: options.openings[Math.floor(rng.next() * options.openings.length)]!,
     movetimeMs: Math.round(batch.timelowMs + rng.next() * (batch.timehighMs - batch.timelowMs)),
   }));
   await Promise.all(

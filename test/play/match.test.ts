@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { engineSpecs } from "../../src/cli/compete.js";
 import { matchCommand, type MatchOptions } from "../../src/commands/match.js";
 import { InputError } from "../../src/errors.js";
-import { StatusLine } from "../../src/master/terminal.js";
+import { StatusLine } from "../../src/terminal/status-line.js";
 import { splitPgnGames } from "../../src/play/book.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/engines/${name}.mjs`, import.meta.url));

@@ -21,7 +21,7 @@ describe.skipIf(!existsSync(STOCKFISH))("stockfish match", () => {
       concurrency: 2,
       timelow: 0.02,
       timehigh: 0.04,
-      // Stockfish itself overshoots by tens of ms on a busy machine (DESIGN §4): the margin covers that.
+      // Stockfish itself overshoots by tens of ms on a busy machine (docs/design-notes.md): the margin covers that.
       timeMarginMs: 100,
       adjudication: { maxMoves: 60, resign: { moveCount: 3, score: 600 }, draw: { moveNumber: 30, moveCount: 4, score: 15 } },
       pgn,

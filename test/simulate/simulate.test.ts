@@ -9,7 +9,7 @@ import { cellProblem, runFamily } from "../../src/simulate/family.js";
 import { playGames } from "../../src/simulate/game-model.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../../src/simulate/tuners.js";
 import { perturb, update, type SpsaMathConfig } from "../../src/spsa/math.js";
-import { createRng } from "../../src/spsa/rng.js";
+import { createRng } from "../../src/random/rng.js";
 import { spsa } from "../support/cli.js";
 
 const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);

@@ -3,7 +3,7 @@ import postgres from "postgres";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { perturb, update, type SpsaParam } from "../../src/spsa/math.js";
-import { createRng } from "../../src/spsa/rng.js";
+import { createRng } from "../../src/random/rng.js";
 import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
 import type { TuningSetup } from "./tuning-setup.js";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Chess } from "chess.js";
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/errors.js";
-import { seededRng } from "../../src/play/rng.js";
+import { seededRng } from "../../src/random/rng.js";
 import { deduplicate, extractPositions, formatPositions, parsePositions, shuffle } from "../../src/texel/positions.js";
 import { ROOT } from "../support/cli.js";
 

@@ -24,7 +24,7 @@ describe("tallying game pairs from the plus engine's side", () => {
       { outcome: "loss", fault: { side: "plus", kind: "crash" } },
       { outcome: "win", fault: { side: "minus", kind: "time" } },
     ]);
-    addPair(tally, [{ outcome: "win", fault: { side: "minus", kind: "illegal" } }, { outcome: "draw", fault: { side: "plus", kind: "other" } }]);
+    addPair(tally, [{ outcome: "win", fault: { side: "minus", kind: "illegal" } }, { outcome: "draw" }]);
     expect(tally.faults).toEqual({ plusCrashes: 1, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 1, plusIllegalMoves: 0, minusIllegalMoves: 1 });
     expect(totalFaults(tally.faults)).toBe(3);
     expect(tally.pairs).toEqual([0, 0, 1, 1, 0]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRng } from "../../src/spsa/rng.js";
+import { createRng } from "../../src/random/rng.js";
 
 const draws = (seed: string, n: number) => {
   const rng = createRng(seed);

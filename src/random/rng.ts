@@ -48,3 +48,13 @@ function cyrb128(text: string): [number, number, number, number] {
   h4 ^= h1;
   return [h1 >>> 0, h2 >>> 0, h3 >>> 0, h4 >>> 0];
 }
+
+/** The generator for a match or batch: it replays from its seed, whatever its type. */
+export function seededRng(seed: string | number): Rng {
+  return createRng(String(seed));
+}
+
+/** Uniform in [low, high]. */
+export function uniform(rng: Rng, low: number, high: number): number {
+  return low + (high - low) * rng.next();
+}

@@ -33,8 +33,8 @@ export interface ParsedFile {
 const OPENERS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
 /**
- * Finds every top-level `const` and `static` item (any visibility, `static mut` too) and
- * every module-level `type` alias. A `const` is an item only where an item can start (file
+ * Finds every top-level `const` and `static` item (any visibility, `static mut` too, also
+ * inside a top-level macro invocation's body) and every module-level `type` alias. A `const` is an item only where an item can start (file
  * start, after `;`, a `{ }` block or an attribute, after `pub`): in `fn pick<const N: usize>`,
  * `struct W<const N: usize>;`, `impl<const N: usize>`, a `where` clause or a `const fn`
  * header it is not, and reading it as one would take the next item's value for N's.
@@ -80,6 +80,15 @@ export function parseRustItems(source: string, fileName: string): ParsedFile {
         if (t.text === "mod" && tokens[i + 1]?.kind === "ident" && body !== undefined) {
           const end = closer.get(body) ?? body;
           walkItems(body + 1, end, false);
+          i = end + 1;
+          continue;
+        }
+        const opener = tokens[i + 2]?.text ?? "";
+        if (next === "!" && opener in OPENERS) {
+          // A macro invocation (`tunables! { … }`, as compact engines declare their tunables):
+          // the constants it declares are read as items of the level it stands on.
+          const end = closer.get(i + 2) ?? i + 2;
+          walkItems(i + 3, end, topLevel);
           i = end + 1;
           continue;
         }

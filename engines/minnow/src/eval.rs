@@ -107,20 +107,20 @@ pub fn evaluate(pos: &Position, p: &Params) -> i32 {
             eg[c] += p.psqt_eg[c][PAWN][sq];
             let f = sq % 8;
             if ADJACENT_FILES[f] & pawns[c] == 0 {
-                mg[c] += p.isolated_pawn_penalty[0];
-                eg[c] += p.isolated_pawn_penalty[1];
+                mg[c] += p.ISOLATED_PAWN_PENALTY.0;
+                eg[c] += p.ISOLATED_PAWN_PENALTY.1;
             }
             if PASSED_MASK[c][sq] & pawns[them] == 0 && PASSED_MASK[c][sq] & pawns[c] & (FILE_A << f) == 0 {
                 let rank = if c == WHITE { sq / 8 } else { 7 - sq / 8 };
-                mg[c] += p.passed_pawn_bonus[rank][0];
-                eg[c] += p.passed_pawn_bonus[rank][1];
+                mg[c] += p.PASSED_PAWN_BONUS[rank].0;
+                eg[c] += p.PASSED_PAWN_BONUS[rank].1;
             }
         }
         for f in 0..8 {
             let n = popcnt(pawns[c] & (FILE_A << f));
             if n > 1 {
-                mg[c] += (n - 1) * p.doubled_pawn_penalty[0];
-                eg[c] += (n - 1) * p.doubled_pawn_penalty[1];
+                mg[c] += (n - 1) * p.DOUBLED_PAWN_PENALTY.0;
+                eg[c] += (n - 1) * p.DOUBLED_PAWN_PENALTY.1;
             }
         }
 
@@ -140,34 +140,34 @@ pub fn evaluate(pos: &Position, p: &Params) -> i32 {
                     ROOK => rook_attacks(sq, occ),
                     _ => bishop_attacks(sq, occ) | rook_attacks(sq, occ),
                 };
-                let mob = popcnt(att & mobility_area) - p.mobility_baseline[k];
-                mg[c] += mob * p.mobility[k][0];
-                eg[c] += mob * p.mobility[k][1];
+                let mob = popcnt(att & mobility_area) - p.MOBILITY_BASELINE[k];
+                mg[c] += mob * p.mobility[k].0;
+                eg[c] += mob * p.mobility[k].1;
                 let za = att & enemy_zone;
                 if za != 0 {
                     attackers += 1;
-                    attack_units += p.king_attack_weights[k] * popcnt(za);
+                    attack_units += p.KING_ATTACK_WEIGHTS[k] * popcnt(za);
                 }
                 if piece == ROOK {
                     let file = FILE_A << (sq % 8);
                     if file & pawns[c] == 0 {
                         if file & pawns[them] == 0 {
-                            mg[c] += p.rook_open_file_bonus[0];
-                            eg[c] += p.rook_open_file_bonus[1];
+                            mg[c] += p.ROOK_OPEN_FILE_BONUS.0;
+                            eg[c] += p.ROOK_OPEN_FILE_BONUS.1;
                         } else {
-                            mg[c] += p.rook_half_open_file_bonus[0];
-                            eg[c] += p.rook_half_open_file_bonus[1];
+                            mg[c] += p.ROOK_HALF_OPEN_FILE_BONUS.0;
+                            eg[c] += p.ROOK_HALF_OPEN_FILE_BONUS.1;
                         }
                     }
                 }
             }
         }
         if attackers >= 2 {
-            mg[c] += (attack_units * attack_units * p.king_attack_scale / 64).min(800);
+            mg[c] += (attack_units * attack_units * p.KING_ATTACK_SCALE / 64).min(800);
         }
         if popcnt(pos.pieces[BISHOP] & own) >= 2 {
-            mg[c] += p.bishop_value_pair;
-            eg[c] += p.bishop_value_pair;
+            mg[c] += p.BISHOP_VALUE_PAIR;
+            eg[c] += p.BISHOP_VALUE_PAIR;
         }
 
         // king
@@ -181,10 +181,10 @@ pub fn evaluate(pos: &Position, p: &Params) -> i32 {
         if krank <= 1 {
             // pawns on the two ranks in front of the king
             let near = if c == WHITE { 0xFFFFu64 << ((ksq / 8 + 1) * 8) } else { 0xFFFFu64 << ((ksq / 8).saturating_sub(2) * 8) };
-            mg[c] += popcnt(shield & near).min(3) * p.king_shield_bonus;
+            mg[c] += popcnt(shield & near).min(3) * p.KING_SHIELD_BONUS;
         }
         if pawns[c] & (FILE_A << kf) == 0 {
-            mg[c] += p.king_open_file_penalty;
+            mg[c] += p.KING_OPEN_FILE_PENALTY;
         }
     }
 
@@ -193,7 +193,7 @@ pub fn evaluate(pos: &Position, p: &Params) -> i32 {
     let eg_score = eg[0] - eg[1];
     let score = (mg_score * phase + eg_score * (24 - phase)) / 24;
     let score = if pos.stm == WHITE { score } else { -score };
-    score + p.tempo_bonus
+    score + p.TEMPO_BONUS
 }
 
 #[cfg(test)]

@@ -1,5 +1,9 @@
 //! minnow: a small UCI chess engine whose strength depends on `engine_constants.rs`.
 
+// First: `tunables!` is used by engine_constants.rs.
+#[macro_use]
+mod tunables;
+
 mod batch;
 mod board;
 mod engine_constants;

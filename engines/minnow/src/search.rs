@@ -199,11 +199,11 @@ impl Searcher {
             soft_ms = self.hard_ms;
         } else if let Some(t) = time {
             let inc = inc.unwrap_or(0);
-            let mtg = limits.movestogo.unwrap_or(p.time_moves_to_go as u64).clamp(1, p.time_moves_to_go.max(1) as u64);
+            let mtg = limits.movestogo.unwrap_or(p.TIME_MOVES_TO_GO as u64).clamp(1, p.TIME_MOVES_TO_GO.max(1) as u64);
             let overhead = 10;
             let avail = t.saturating_sub(overhead).max(1);
-            let soft = avail / mtg + inc * p.time_inc_percent as u64 / 100;
-            let hard = (soft * p.time_hard_factor as u64).min(avail * p.time_max_percent as u64 / 100);
+            let soft = avail / mtg + inc * p.TIME_INC_PERCENT as u64 / 100;
+            let hard = (soft * p.TIME_HARD_FACTOR as u64).min(avail * p.TIME_MAX_PERCENT as u64 / 100);
             self.hard_ms = hard.max(1);
             soft_ms = soft.min(self.hard_ms).max(1);
         }
@@ -255,8 +255,8 @@ impl Searcher {
     }
 
     fn aspiration(&mut self, root: &Position, depth: i32, prev: i32) -> i32 {
-        let windows = self.params.aspiration_windows;
-        if depth < self.params.aspiration_min_depth || prev.abs() >= MATE_BOUND {
+        let windows = self.params.ASPIRATION_WINDOWS;
+        if depth < self.params.ASPIRATION_MIN_DEPTH || prev.abs() >= MATE_BOUND {
             return self.negamax(root, -INF, INF, depth, 0, false);
         }
         let mut idx = 0;
@@ -401,19 +401,19 @@ impl Searcher {
 
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // reverse futility pruning (beta pruning)
-            if depth <= self.params.beta_prune_max_depth
-                && static_eval - self.params.beta_prune_margin_per_depth * depth >= beta
+            if depth <= self.params.BETA_PRUNE_MAX_DEPTH
+                && static_eval - self.params.BETA_PRUNE_MARGIN_PER_DEPTH * depth >= beta
             {
                 return static_eval;
             }
             // null move pruning
             if can_null
-                && depth >= self.params.null_move_min_depth
+                && depth >= self.params.NULL_MOVE_MIN_DEPTH
                 && static_eval >= beta
                 && pos.has_pieces(pos.stm)
             {
-                let r = self.params.null_move_reduce_depth_base
-                    + depth / self.params.null_move_reduce_depth_divisor.max(1);
+                let r = self.params.NULL_MOVE_REDUCE_DEPTH_BASE
+                    + depth / self.params.NULL_MOVE_REDUCE_DEPTH_DIVISOR.max(1);
                 let child = pos.make_null();
                 self.hist.push(pos.hash);
                 let s = -self.negamax(&child, -beta, -beta + 1, depth - 1 - r, ply + 1, false);
@@ -440,7 +440,7 @@ impl Searcher {
         let mut quiets_tried: [Move; 64] = [Move::NONE; 64];
         let mut n_quiets_tried = 0;
         let prune_ok = !pv_node && !in_check;
-        let lmp_len = self.params.lmp_move_thresholds.len() as i32;
+        let lmp_len = self.params.LMP_MOVE_THRESHOLDS.len() as i32;
 
         self.hist.push(pos.hash);
         for i in 0..list.len {
@@ -451,8 +451,8 @@ impl Searcher {
             if prune_ok
                 && legal > 0
                 && best_score > -MATE_BOUND
-                && depth <= self.params.see_prune_max_depth
-                && pos.see(m, &self.params.see_values) < -self.params.see_prune_margin * depth
+                && depth <= self.params.SEE_PRUNE_MAX_DEPTH
+                && pos.see(m, &self.params.see_values) < -self.params.SEE_PRUNE_MARGIN * depth
             {
                 continue;
             }
@@ -469,12 +469,12 @@ impl Searcher {
 
             if prune_ok && legal > 1 && is_quiet && !gives_check && best_score > -MATE_BOUND {
                 // late move pruning
-                if depth <= lmp_len && quiets_seen > self.params.lmp_move_thresholds[(depth - 1) as usize] {
+                if depth <= lmp_len && quiets_seen > self.params.LMP_MOVE_THRESHOLDS[(depth - 1) as usize] {
                     continue;
                 }
                 // futility pruning (alpha pruning)
                 if depth <= ALPHA_PRUNE_MAX_DEPTH as i32
-                    && static_eval + self.params.alpha_prune_margins[(depth - 1) as usize] <= alpha
+                    && static_eval + self.params.ALPHA_PRUNE_MARGINS[(depth - 1) as usize] <= alpha
                 {
                     continue;
                 }
@@ -486,8 +486,8 @@ impl Searcher {
                 score = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, true);
             } else {
                 let mut r = 0;
-                if depth >= self.params.lmr_min_depth
-                    && legal > self.params.lmr_legal_moves_before_attempt
+                if depth >= self.params.LMR_MIN_DEPTH
+                    && legal > self.params.LMR_LEGAL_MOVES_BEFORE_ATTEMPT
                     && is_quiet
                     && !in_check
                     && !gives_check
@@ -619,7 +619,7 @@ impl Searcher {
             if !in_check {
                 let victim = pos.captured(m);
                 let v = if victim < 6 { self.params.see_values[victim] } else { 0 };
-                if !m.is_promo() && stand + v + self.params.delta_prune_margin <= alpha {
+                if !m.is_promo() && stand + v + self.params.DELTA_PRUNE_MARGIN <= alpha {
                     continue;
                 }
                 if pos.see(m, &self.params.see_values) < 0 {

@@ -50,11 +50,14 @@ function replaceFile(path: string, options: AtomicWriteOptions, fill: (temp: str
   syncFolder(dirname(path));
 }
 
-/** Flushes a folder's entries (the rename) to disk. */
+/** Flushes a folder's entries (the rename) to disk, where the file system can. */
 function syncFolder(folder: string): void {
   const fd = openSync(folder, "r");
   try {
     fsyncSync(fd);
+  } catch (error) {
+    // Some file systems (network, FUSE) cannot flush a folder; the file itself is written.
+    if (!["EINVAL", "ENOTSUP", "EISDIR"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
   } finally {
     closeSync(fd);
   }

@@ -27,9 +27,10 @@ describe("spsa init", () => {
     expect(params.find((p) => p.name === "KING_OPEN_FILE_PENALTY")).toMatchObject({ value: -25, min: -50, max: -12 });
     expect(params.find((p) => p.name === "PASSED_PAWN_BONUS_0_0")).toMatchObject({ value: 0, min: -20, max: 20 });
     const text = readFileSync(out, "utf8");
-    expect(text).toContain("# engine_constants.rs:21: LMR_BASE = 0.75 (f64)\n[LMR_BASE]\n");
+    const lineOf = (marker: string) => readFileSync(MINNOW_CONSTANTS, "utf8").split("\n").findIndex((line) => line.includes(marker)) + 1;
+    expect(text).toContain(`# engine_constants.rs:${lineOf("pub const LMR_BASE:")}: LMR_BASE = 0.75 (f64)\n[LMR_BASE]\n`);
     expect(text).toContain("min = 0.375  # proposed: half to twice the value; edit\n");
-    expect(text).toContain("#   ALPHA_PRUNE_MAX_DEPTH (line 31): derived from ALPHA_PRUNE_MARGINS: a cast (`ALPHA_PRUNE_MARGINS.len() as u8`)\n");
+    expect(text).toContain(`#   ALPHA_PRUNE_MAX_DEPTH (line ${lineOf("pub const ALPHA_PRUNE_MAX_DEPTH:")}): derived from ALPHA_PRUNE_MARGINS: a cast (\`ALPHA_PRUNE_MARGINS.len() as u8\`)\n`);
   });
 
   it("reads hex, suffixed and negative literals, and skips what is not a literal, saying why", async () => {

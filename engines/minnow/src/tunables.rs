@@ -12,7 +12,8 @@
 //! their literals) and `spsa init` read them as before. Option names: scalar `NAME`; array
 //! element `NAME_<i>`; (mg, eg) tuple `NAME_MG` / `NAME_EG`; array of tuples `NAME_<i>_MG`;
 //! floats are spin options scaled by 100 (`LMR_BASE_X100 = 75` means 0.75). The range
-//! applies to every element, in the constant's own units.
+//! applies to every element, in the constant's own units. Every declaration needs one;
+//! doc comments go before it.
 
 /// A constant's type, and the type of its runtime copy (integers widen to i32).
 pub trait Tunable: Copy {

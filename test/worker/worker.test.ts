@@ -40,7 +40,7 @@ describe("the worker loop", () => {
       player,
       name,
       concurrency: 2,
-      batchSize: 4,
+      batchSize: 2,
       leaseSeconds: 30,
       openings: [START_FEN],
       cacheDir: join(dir, "cache"),
@@ -70,19 +70,19 @@ describe("the worker loop", () => {
       where r.name = ${runName} order by b.id`;
 
   it("claims an iteration's games in batches, reports each once, and stops when no work is left", async () => {
-    await seedIteration(database.sql, { runName: "plain", targetGames: 8, engine });
+    await seedIteration(database.sql, { runName: "plain", targetGames: 4, engine });
     const { done, lines } = worker("w-plain");
-    expect(await done, lines.join("\n")).toEqual({ games: 8, batches: 2, refused: 0 });
-    expect(await iterationOf("plain")).toEqual({ games_played: 8, games_claimed: 8, results: 8 });
+    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0 });
+    expect(await iterationOf("plain")).toEqual({ games_played: 4, games_claimed: 4, results: 4 });
     const batches = await batchesOf("plain");
     expect(batches.map(({ worker_name, games, status, reported, pairs }) => ({ worker_name, games, status, reported, pairs }))).toEqual([
-      { worker_name: "w-plain", games: 4, status: "done", reported: true, pairs: 2 },
-      { worker_name: "w-plain", games: 4, status: "done", reported: true, pairs: 2 },
+      { worker_name: "w-plain", games: 2, status: "done", reported: true, pairs: 1 },
+      { worker_name: "w-plain", games: 2, status: "done", reported: true, pairs: 1 },
     ]);
   });
 
   it("a batch taken from it while it plays is refused on report, and its games are played again and counted once", async () => {
-    await seedIteration(database.sql, { runName: "taken", targetGames: 4, engine });
+    await seedIteration(database.sql, { runName: "taken", targetGames: 2, engine });
     const { done, lines } = worker("w-taken");
     let batchId = 0;
     await waitFor(async () => {
@@ -90,15 +90,15 @@ describe("the worker loop", () => {
       return batchId > 0;
     }, 60_000, "the worker's first claim");
     // What expiry or another process of the name does: the games go back to the pool.
-    expect(await returnToPool(database.sql, database.sql`id = ${batchId}`)).toEqual({ batches: 1, games: 4 });
+    expect(await returnToPool(database.sql, database.sql`id = ${batchId}`)).toEqual({ batches: 1, games: 2 });
 
-    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 1, refused: 1 });
+    expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 1 });
     expect(lines).toContain(`batch ${batchId} was refused: its lease expired and its games went back to the pool`);
-    expect(await iterationOf("taken")).toEqual({ games_played: 4, games_claimed: 4, results: 4 });
+    expect(await iterationOf("taken")).toEqual({ games_played: 2, games_claimed: 2, results: 2 });
     const batches = await batchesOf("taken");
     expect(batches.map(({ games, status, reported }) => ({ games, status, reported }))).toEqual([
-      { games: 4, status: "expired", reported: false },
-      { games: 4, status: "done", reported: true },
+      { games: 2, status: "expired", reported: false },
+      { games: 2, status: "done", reported: true },
     ]);
   });
 });

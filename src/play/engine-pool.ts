@@ -1,8 +1,8 @@
 import { EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 
-/** Engines with the same binary, arguments and options are interchangeable. */
+/** Engines with the same name, binary, arguments and options are interchangeable (a game names its players after their processes, so self-play's two names never share one). */
 function specKey(spec: EngineSpec): string {
-  return JSON.stringify([spec.path, spec.args ?? [], Object.entries(spec.options ?? {}).sort()]);
+  return JSON.stringify([spec.name, spec.path, spec.args ?? [], Object.entries(spec.options ?? {}).sort()]);
 }
 
 /**

@@ -42,6 +42,8 @@ describe("runner", () => {
     clearInterval(watcher);
     expect(pairs).toHaveLength(3);
     expect(ends).toHaveLength(6);
+    // a and b are one binary: reused processes must still play under the name the job gave.
+    for (const pair of pairs) expect(pair.games.map((game) => [game.white, game.black])).toEqual([["a", "b"], ["b", "a"]]);
     // two games at once need four processes, and they are reused for the other four games
     expect(peak).toBeLessThanOrEqual(4);
     expect(runner.engineCount).toBe(4);

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
-import { loadConfig } from "../../src/config/config.js";
+import { loadConfig, type TuningConfig } from "../../src/config/config.js";
+import type { Param } from "../../src/config/params.js";
 import { settingsOf } from "../../src/master/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { insertIteration, openRun } from "../../src/master/run-store.js";
@@ -11,12 +12,16 @@ export async function registerTestWorker(sql: postgres.Sql, name: string, host =
   return claimWorkerName(sql, { name, sessionId: name, host, pid: null, concurrency: 1 }, () => false);
 }
 
-/** Creates a run with one open iteration of `targetGames`, as the master would, with stand-in binaries unless `engine` is given (both sides). */
+/**
+ * Creates a run with one open iteration of `targetGames`, as the master would, with stand-in
+ * binaries unless `engine` is given (both sides). θ is X = 1, perturbed to 2 and 0; with
+ * `params` (one parameter X) the iteration records X's bounds, so the master can update it.
+ */
 export async function seedIteration(
   sql: postgres.Sql,
-  options: { runName: string; targetGames: number; iterationNumber?: number; engine?: { path: string; sha256: string } },
+  options: { runName: string; targetGames: number; iterationNumber?: number; engine?: { path: string; sha256: string }; config?: TuningConfig; params?: Param[] },
 ) {
-  const config = loadConfig("config.toml");
+  const config = options.config ?? loadConfig("config.toml");
   const { run } = await openRun(sql, { name: options.runName, fresh: false, config, values: { X: 1 } });
   const engine = options.engine ?? { path: "/nonexistent/engine", sha256: "0".repeat(64) };
   const iteration = await insertIteration(sql, {
@@ -33,7 +38,7 @@ export async function seedIteration(
     plusValues: { X: 2 },
     minusValues: { X: 0 },
     signs: { X: 1 },
-    settings: settingsOf(config, []),
+    settings: settingsOf(config, options.params ?? []),
   });
   return { run, iteration };
 }

@@ -80,7 +80,14 @@ export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed:
   return Object.fromEntries(params.map((p) => [p.name, p.value]));
 }
 
-/** Waits (polling the database, bounded) until `predicate` holds. */
+/** What a child has printed so far (stdout and stderr), growing as it prints. */
+export function outputSoFar(child: Child): () => string {
+  let text = "";
+  child.all?.on("data", (chunk: Buffer | string) => (text += chunk.toString()));
+  return () => text;
+}
+
+/** Waits (polling, bounded) until `check` holds. */
 export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {

@@ -1,0 +1,61 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { obtainBinary, sha256, storeBinary } from "../../src/build/binary-store.js";
+import { useMigratedDatabase } from "../support/database.js";
+
+describe("a stored binary whose hash does not match", () => {
+  const database = useMigratedDatabase(2);
+  const dir = mkdtempSync(join(tmpdir(), "spsa-binary-"));
+  const built = join(dir, "built", "engine");
+  const content = Buffer.from("#!/bin/sh\necho plus engine\n");
+  const hash = sha256(content);
+  let cacheDir: string;
+  let n = 0;
+  const cached = () => join(cacheDir, hash, "engine");
+
+  beforeAll(async () => {
+    writeFileSync(join(dir, "original"), content);
+    expect(await storeBinary(database.sql, join(dir, "original"))).toBe(hash);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // Each case starts with an empty cache.
+  const freshCache = () => (cacheDir = join(dir, `cache-${n++}`));
+
+  it("at the master's path (rebuilt since): is not used; the database's copy is cached and used", async () => {
+    freshCache();
+    const path = join(dir, "rebuilt");
+    writeFileSync(path, "#!/bin/sh\necho another build\n");
+    expect(await obtainBinary(database.sql, hash, path, cacheDir)).toBe(cached());
+    expect(readFileSync(cached())).toEqual(content);
+    expect(readFileSync(path, "utf8")).toBe("#!/bin/sh\necho another build\n");
+  });
+
+  it("in the worker's cache (damaged): is fetched again from the database and replaced", async () => {
+    freshCache();
+    expect(await obtainBinary(database.sql, hash, built, cacheDir)).toBe(cached());
+    writeFileSync(cached(), "truncated");
+    expect(await obtainBinary(database.sql, hash, built, cacheDir)).toBe(cached());
+    expect(sha256(readFileSync(cached()))).toBe(hash);
+  });
+
+  it("in the database (corrupt): is refused, and nothing is left in the cache", async () => {
+    freshCache();
+    await database.sql`update spsa_binary set content = ${Buffer.from("corrupt")} where sha256 = ${hash}`;
+    try {
+      await expect(obtainBinary(database.sql, hash, built, cacheDir)).rejects.toThrow(`engine binary ${hash.slice(0, 12)} in the database is corrupt`);
+      expect(existsSync(cacheDir) ? readdirSync(cacheDir, { recursive: true }) : []).toEqual([]);
+    } finally {
+      await database.sql`update spsa_binary set content = ${content} where sha256 = ${hash}`;
+    }
+  });
+
+  it("anywhere (unknown hash): is refused with both places named", async () => {
+    freshCache();
+    const unknown = sha256(Buffer.from("never stored"));
+    await expect(obtainBinary(database.sql, unknown, built, cacheDir)).rejects.toThrow(
+      `engine binary ${unknown.slice(0, 12)} is neither at ${built} nor in the database`,
+    );
+  });
+});

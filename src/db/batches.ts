@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { Pentanomial } from "../play/stats.js";
 import type { WorkerSession } from "./workers.js";
 
 /**
@@ -25,9 +26,6 @@ export interface ClaimedBatch {
   timelowMs: number;
   timehighMs: number;
 }
-
-/** Pentanomial pair counts from the plus engine's side: [LL, LD+DL, LW+DD+WL, DW+WD, WW]. */
-export type Pentanomial = [number, number, number, number, number];
 
 export interface FaultCounts {
   plusCrashes: number;
@@ -57,6 +55,7 @@ export interface BatchReport {
   plusWins: number;
   minusWins: number;
   draws: number;
+  /** From the plus engine's side. */
   pairs: Pentanomial;
   faults: FaultCounts;
   /** Default: none. */

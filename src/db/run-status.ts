@@ -1,7 +1,8 @@
 import type postgres from "postgres";
 import type { IterationSettings } from "../master/iteration-settings.js";
+import type { Pentanomial } from "../play/stats.js";
 import type { Values } from "../spsa/math.js";
-import type { FaultCounts, Pentanomial } from "./batches.js";
+import type { FaultCounts } from "./batches.js";
 
 /**
  * Read-only SQL of `spsa status` and the dashboard. Every query is bounded by an index, so a

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { SprtBounds } from "../play/stats.js";
+import type { Pentanomial, SprtBounds } from "../play/stats.js";
 import type { Values } from "../spsa/math.js";
 
 /** SQL of `spsa verify`: its row, and the carrier run whose one iteration holds the games. */
@@ -20,7 +20,7 @@ export interface VerificationRow {
   plusWins: number;
   minusWins: number;
   draws: number;
-  pairs: [number, number, number, number, number];
+  pairs: Pentanomial;
 }
 
 const COLUMNS = (sql: Sql) => sql`

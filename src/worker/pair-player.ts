@@ -1,11 +1,12 @@
+import type { Opening } from "../play/index.js";
 import type { PlayedPair } from "./tally.js";
 
 /** What the worker needs from a game runner: play one game pair of plus against minus. */
 export interface PairJob {
   plusPath: string;
   minusPath: string;
-  /** FEN of the opening position; both games of the pair start from it. */
-  openingFen: string;
+  /** Both games of the pair start from it. */
+  opening: Opening;
   /** Both games of the pair use this time per move. */
   movetimeMs: number;
 }

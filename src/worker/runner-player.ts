@@ -4,6 +4,7 @@ import {
   loadBook,
   type FaultKind,
   type GameResult,
+  type Opening,
   type OutsideDelayPolicy,
   type SideView,
 } from "../play/index.js";
@@ -18,7 +19,7 @@ export function createRunnerPlayer(options: { concurrency: number; marginMs: num
       const result = await runner.playPair({
         first: { name: "plus", path: job.plusPath },
         second: { name: "minus", path: job.minusPath },
-        opening: { fen: job.openingFen },
+        opening: job.opening,
         limits: { movetimeMs: job.movetimeMs },
       });
       const games: PlayedPair["games"] = [plusGame(result.first[0], result.games[0]), plusGame(result.first[1], result.games[1])];
@@ -30,9 +31,9 @@ export function createRunnerPlayer(options: { concurrency: number; marginMs: num
   };
 }
 
-/** The opening positions (FENs) of a book, or of the book shipped with the tool. */
-export function loadOpenings(book: string | undefined, plies: number): string[] {
-  return loadBook(book ?? defaultBookPath(), { plies }).map((opening) => opening.fen);
+/** The openings of a book, or of the book shipped with the tool. */
+export function loadOpenings(book: string | undefined, plies: number): Opening[] {
+  return loadBook(book ?? defaultBookPath(), { plies });
 }
 
 const FAULT_KINDS: Record<Exclude<FaultKind, "none">, NonNullable<PlusGame["fault"]>["kind"]> = {

@@ -1,4 +1,5 @@
-import { noDelays, type DelayCounts, type FaultCounts, type Pentanomial } from "../db/batches.js";
+import { noDelays, type DelayCounts, type FaultCounts } from "../db/batches.js";
+import type { Pentanomial } from "../play/stats.js";
 
 /**
  * One game's result seen from the plus engine, and the fault that decided it, if any:

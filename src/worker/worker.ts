@@ -15,7 +15,7 @@ import { withRetry } from "../db/retry.js";
 import { claimWorkerName, recordConcurrency, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../errors.js";
 import { StatusLine } from "../master/terminal.js";
-import { createRng, type Rng } from "../spsa/rng.js";
+import { pickOpening, seededRng, uniform, type Opening, type Rng } from "../play/index.js";
 import { DelayGuard } from "./delay-guard.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./pair-player.js";
@@ -31,8 +31,8 @@ export interface WorkerOptions {
   /** Games per claim (even). */
   batchSize: number;
   leaseSeconds: number;
-  /** Opening positions (FEN) to draw from. */
-  openings: readonly string[];
+  /** Opening positions to draw from. */
+  openings: readonly Opening[];
   /** Where binaries fetched from the database are cached. */
   cacheDir: string;
   pollIntervalMs: number;
@@ -62,7 +62,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const { database, name } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const status = options.status ?? new StatusLine(process.stderr, 30_000);
-  const rng = createRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
+  const rng = seededRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
   const heartbeatMs = heartbeatInterval(options.leaseSeconds);
   const session = await takeName(options, heartbeatMs, log);
 
@@ -207,8 +207,8 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   await options.player.retire([plusPath, minusPath]);
   const tally = emptyTally();
   const pairs = Array.from({ length: batch.games / 2 }, () => ({
-    openingFen: options.openings[Math.floor(rng.next() * options.openings.length)] ?? options.openings[0] ?? "startpos",
-    movetimeMs: Math.round(batch.timelowMs + rng.next() * (batch.timehighMs - batch.timelowMs)),
+    opening: pickOpening(options.openings, rng),
+    movetimeMs: Math.round(uniform(rng, batch.timelowMs, batch.timehighMs)),
   }));
   await Promise.all(
     pairs.map(async (pair) => {

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import type { IterationSettings } from "../master/iteration-settings.js";
 import type { Pentanomial } from "../play/stats.js";
 import type { Values } from "../spsa/math.js";
-import type { FaultCounts } from "./batches.js";
+import { engineFaultSum, selectEngineFaults, type EngineFaultColumns } from "./fault-columns.js";
 
 /**
  * Read-only SQL of `spsa status` and the dashboard. Every query is bounded by an index, so a
@@ -79,13 +79,11 @@ export interface RunTotals {
   lastCompleted: Date | null;
 }
 
-const FAULTS = (sql: Sql) => sql`(plus_crashes + minus_crashes + plus_time_losses + minus_time_losses + plus_illegal_moves + minus_illegal_moves)`;
-
 /** Counts over all the run's iterations: one index range scan of small columns. */
 export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
   const [row] = await sql<RunTotals[]>`
     select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
-      coalesce(sum(games_played), 0)::int as games, coalesce(sum(${FAULTS(sql)}), 0)::int as faults,
+      coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
       min(created_at) as "firstStarted", max(completed_at) as "lastCompleted",
       (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
         where b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) and bi.run_id = ${runId}) as "recentGames"
@@ -113,7 +111,7 @@ export interface IterationSummary {
 const SUMMARY_COLUMNS = (sql: Sql) => sql`
   iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
-  json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${FAULTS(sql)}::int as faults,
+  json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${engineFaultSum(sql)}::int as faults,
   elo_diff as elo, created_at as "createdAt", completed_at as "completedAt"`;
 
 /** The run's last `count` iterations, newest first. */
@@ -196,17 +194,13 @@ export async function gamesPerHour(sql: Sql, runId: number): Promise<{ hour: Dat
     group by 1 order by 1`;
 }
 
-export interface FaultRow extends FaultCounts {
-  iteration: number;
-}
+export type FaultRow = EngineFaultColumns & { iteration: number };
 
 /** The run's iterations that had engine faults, newest first. */
 export async function faultyIterations(sql: Sql, runId: number, limit: number): Promise<FaultRow[]> {
   return sql<FaultRow[]>`
-    select iteration_number as iteration, plus_crashes as "plusCrashes", minus_crashes as "minusCrashes",
-      plus_time_losses as "plusTimeLosses", minus_time_losses as "minusTimeLosses",
-      plus_illegal_moves as "plusIllegalMoves", minus_illegal_moves as "minusIllegalMoves"
-    from spsa_iteration where run_id = ${runId} and ${FAULTS(sql)} > 0 order by iteration_number desc limit ${limit}`;
+    select iteration_number as iteration, ${selectEngineFaults(sql)}
+    from spsa_iteration where run_id = ${runId} and ${engineFaultSum(sql)} > 0 order by iteration_number desc limit ${limit}`;
 }
 
 /** The spsa_verification_result rows of a run. */

@@ -11,6 +11,7 @@ import type { Database } from "../db/connection.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
+import { engineFaultWords } from "../play/faults.js";
 import { createRng } from "../spsa/rng.js";
 import { perturb, update } from "../spsa/math.js";
 import { crashPoint } from "./crash-points.js";
@@ -162,7 +163,7 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
         status.done();
         log(
           `warning: iteration ${row.iterationNumber} has ${row.faults} engine faults in ${row.gamesPlayed} games ` +
-            `(crashes, time losses or illegal moves); see select * from spsa_progress`,
+            `(${engineFaultWords()}); see select * from spsa_progress`,
         );
       }
       if (row.gamesPlayed >= row.targetGames) break;

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import type { TuningConfig } from "../config/config.js";
 import { WORK_CHANNEL } from "../db/batches.js";
+import { engineFaultSum } from "../db/fault-columns.js";
 import type { IterationSettings } from "./iteration-settings.js";
 import type { IterationCounts } from "./progress.js";
 
@@ -56,7 +57,7 @@ export async function openRun(sql: postgres.Sql, options: { name: string; fresh:
 const ITERATION_COLUMNS = (sql: Sql) => sql`
   id, iteration_number as "iterationNumber", status, target_games as "targetGames", games_played as "gamesPlayed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
-  (plus_crashes + minus_crashes + plus_time_losses + minus_time_losses + plus_illegal_moves + minus_illegal_moves)::int as faults,
+  ${engineFaultSum(sql)}::int as faults,
   a_k as ak, base_parameters as "baseParameters", plus_parameters as "plusParameters", minus_parameters as "minusParameters", settings`;
 
 export async function latestIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {

@@ -1,5 +1,4 @@
-import type { Opening } from "../play/index.js";
-import type { PlayedPair } from "./tally.js";
+import type { Opening, PairResult } from "../play/index.js";
 
 /** What the worker needs from a game runner: play one game pair of plus against minus. */
 export interface PairJob {
@@ -12,8 +11,8 @@ export interface PairJob {
 }
 
 export interface PairPlayer {
-  /** Plays plus as white then as black; results are from plus's side. Respects the concurrency limit itself. */
-  playPair(job: PairJob): Promise<PlayedPair>;
+  /** Plays plus as white then as black; plus is the pair's first engine. Respects the concurrency limit itself. */
+  playPair(job: PairJob): Promise<PairResult>;
   /** Games at once from now on. */
   setConcurrency(concurrency: number): void;
   /** Ends the engine processes of binaries no longer needed (an iteration is over). */

@@ -1,5 +1,5 @@
-import type postgres from "postgres";
 import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type EngineFaultCounter, type FaultCounter, type FaultCounts } from "../play/faults.js";
+import { joinFragments as join, type Fragment, type Sql } from "./columns.js";
 import { spsaIteration } from "./schema.js";
 
 /**
@@ -7,9 +7,6 @@ import { spsaIteration } from "./schema.js";
  * The SQL that adds, sums and reads them is built from that list, so a new counter needs only
  * its columns in schema.ts; without them, `spsaIteration[column]` below fails the typecheck.
  */
-
-type Sql = postgres.Sql | postgres.TransactionSql;
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 export type CounterColumn<C extends FaultCounter = FaultCounter> = `${"plus" | "minus"}${Capitalize<C>}`;
 
@@ -36,10 +33,6 @@ const sqlName = (column: Column<FaultCounter>): string => spsaIteration[column.k
 export function counterValues(faults: readonly [FaultCounts, FaultCounts]): Record<CounterColumn, number> {
   const sums = faults.map(byCounter);
   return Object.fromEntries(COUNTER_COLUMNS.map((column) => [column.key, sums[column.side]![column.counter]])) as Record<CounterColumn, number>;
-}
-
-function join(sql: Sql, parts: Fragment[], separator: "," | "+"): Fragment {
-  return parts.reduce((all, part) => (separator === "," ? sql`${all}, ${part}` : sql`${all} + ${part}`));
 }
 
 /** `plus_crashes = plus_crashes + 1, minus_crashes = ...`: adds `values` to every counter, in an update's set list. */

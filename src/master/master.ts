@@ -13,21 +13,12 @@ import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
 import { engineFaultWords } from "../play/faults.js";
 import { createRng } from "../spsa/rng.js";
-import { perturb, update } from "../spsa/math.js";
+import { perturb, update, type Values } from "../spsa/math.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "./iteration-settings.js";
 import { formatProgress } from "./progress.js";
-import {
-  completeIteration,
-  insertIteration,
-  latestIteration,
-  markRunComplete,
-  openRun,
-  readIteration,
-  type IterationRow,
-  type RunRow,
-  type Values,
-} from "./run-store.js";
+import { completeIteration, insertIteration, latestIteration, readIteration, type IterationRow } from "../db/iterations.js";
+import { markRunComplete, openRun, type RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "./terminal.js";
 
 export interface MasterOptions {

@@ -10,7 +10,8 @@ import { listenForWakeups } from "../db/wakeups.js";
 import { createVerification, findRunningVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
 import { InputError } from "../errors.js";
 import { settingsOf } from "../master/iteration-settings.js";
-import { insertIteration } from "../master/run-store.js";
+import { insertIteration } from "../db/iterations.js";
+import { runNamed } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../master/terminal.js";
 import { eloFromPentanomial, los, sprt, type SprtBounds } from "../play/stats.js";
 import { builtValue, type Values } from "../spsa/math.js";
@@ -48,7 +49,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const { database } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sql = database.sql;
-  const [run] = await sql<{ id: number; name: string }[]>`select id, name from spsa_run where name = ${options.runName}`;
+  const run = await runNamed(sql, options.runName);
   if (!run) throw new InputError(`run "${options.runName}"`, "not found (see select name from spsa_run)");
   const fromLabel = describeTheta(options.from);
   const toLabel = describeTheta(options.to);

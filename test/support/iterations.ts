@@ -2,7 +2,8 @@ import type postgres from "postgres";
 import { loadConfig } from "../../src/config/config.js";
 import { settingsOf } from "../../src/master/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
-import { insertIteration, openRun } from "../../src/master/run-store.js";
+import { insertIteration } from "../../src/db/iterations.js";
+import { openRun } from "../../src/db/runs.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
 
 /** A batch report's counts besides the games: no faults, no replays. */

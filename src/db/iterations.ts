@@ -1,64 +1,29 @@
-import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
-import type { TuningConfig } from "../config/config.js";
-import { WORK_CHANNEL } from "../db/batches.js";
-import { engineFaultSum } from "../db/fault-columns.js";
-import type { IterationSettings } from "./iteration-settings.js";
-import type { IterationCounts } from "./progress.js";
+import type { IterationSettings } from "../master/iteration-settings.js";
+import type { Values } from "../spsa/math.js";
+import { WORK_CHANNEL } from "./batches.js";
+import { selectColumns, type RowOf, type Sql } from "./columns.js";
+import { engineFaultSum } from "./fault-columns.js";
+import { spsaIteration } from "./schema.js";
 
-/** Database operations of the master: runs, iterations, completion. */
+/** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
 
-type Sql = postgres.Sql | postgres.TransactionSql;
-export type Values = Record<string, number>;
+const ITERATION_KEYS = [
+  "id", "iterationNumber", "status", "targetGames", "gamesPlayed", "plusWins", "minusWins", "draws",
+  "ak", "baseParameters", "plusParameters", "minusParameters", "settings",
+] as const;
 
-export interface RunRow {
-  id: number;
-  name: string;
-  status: "active" | "complete" | "stopped";
-  seed: string;
-  currentParameters: Values;
-}
+/** Columns insertIteration always writes: not null in the rows the master reads. */
+type Written = "ak" | "baseParameters" | "plusParameters" | "minusParameters";
 
-export interface IterationRow extends IterationCounts {
-  id: number;
-  status: "pending" | "in_progress" | "complete";
-  ak: number;
-  baseParameters: Values;
-  plusParameters: Values;
-  minusParameters: Values;
-  /** Null only for iterations started before settings were recorded. */
-  settings: IterationSettings | null;
-}
+export type IterationRow = Omit<RowOf<typeof spsaIteration, (typeof ITERATION_KEYS)[number]>, Written> & {
+  [K in Written]: NonNullable<(typeof spsaIteration.$inferSelect)[K]>;
+} & {
+  /** Engine faults of both sides, all kinds. */
+  faults: number;
+};
 
-const RUN_COLUMNS = (sql: Sql) => sql`id, name, status, seed, current_parameters as "currentParameters"`;
-
-/**
- * The run to work on: the active run of this name, or a new one. With `fresh`, an existing
- * run of this name is kept under a new name (`name~id`) and marked stopped.
- */
-export async function openRun(sql: postgres.Sql, options: { name: string; fresh: boolean; seed?: string; config: TuningConfig; values: Values }): Promise<{ run: RunRow; created: boolean }> {
-  return sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(hashtext(${`spsa_run:${options.name}`}))`;
-    const [existing] = await tx<RunRow[]>`select ${RUN_COLUMNS(tx)} from spsa_run where name = ${options.name}`;
-    if (existing && !options.fresh) return { run: existing, created: false };
-    if (existing) {
-      await tx`update spsa_run set name = name || '~' || id, status = case when status = 'active' then 'stopped' else status end where id = ${existing.id}`;
-    }
-    const seed = options.seed ?? randomBytes(8).toString("hex");
-    const [run] = await tx<RunRow[]>`
-      insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
-      values (${options.name}, ${seed}, ${tx.json(JSON.parse(JSON.stringify(options.config)))}, ${tx.json(options.values)}, ${tx.json(options.values)})
-      returning ${RUN_COLUMNS(tx)}`;
-    if (!run) throw new Error("insert into spsa_run returned nothing");
-    return { run, created: true };
-  });
-}
-
-const ITERATION_COLUMNS = (sql: Sql) => sql`
-  id, iteration_number as "iterationNumber", status, target_games as "targetGames", games_played as "gamesPlayed",
-  plus_wins as "plusWins", minus_wins as "minusWins", draws,
-  ${engineFaultSum(sql)}::int as faults,
-  a_k as ak, base_parameters as "baseParameters", plus_parameters as "plusParameters", minus_parameters as "minusParameters", settings`;
+const ITERATION_COLUMNS = (sql: Sql) => sql`${selectColumns(sql, spsaIteration, ITERATION_KEYS)}, ${engineFaultSum(sql)}::int as faults`;
 
 export async function latestIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {
   const [row] = await sql<IterationRow[]>`
@@ -131,8 +96,4 @@ export async function completeIteration(
       where id = ${options.runId}`;
     return true;
   });
-}
-
-export async function markRunComplete(sql: Sql, runId: number): Promise<void> {
-  await sql`update spsa_run set status = 'complete', completed_at = coalesce(completed_at, now()) where id = ${runId}`;
 }

@@ -1,6 +1,8 @@
 import type postgres from "postgres";
 import type { PairCounts } from "../play/match-tally.js";
+import type { RowOf } from "./columns.js";
 import { addToCounters, counterValues } from "./fault-columns.js";
+import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
 
 /**
@@ -14,19 +16,11 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 export const PROGRESS_CHANNEL = "spsa_progress";
 export const WORK_CHANNEL = "spsa_work";
 
-export interface ClaimedBatch {
-  batchId: number;
-  iterationId: number;
-  iterationNumber: number;
-  runName: string;
-  games: number;
-  plusEnginePath: string;
-  minusEnginePath: string;
-  plusEngineSha256: string;
-  minusEngineSha256: string;
-  timelowMs: number;
-  timehighMs: number;
-}
+/** A claimed batch: its games, and what the worker needs of its iteration. */
+export type ClaimedBatch = RowOf<
+  typeof spsaIteration,
+  "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256" | "timelowMs" | "timehighMs"
+> & { batchId: number; iterationId: number; runName: string; games: number };
 
 /** A batch's games, counted from the plus engine's side (plus is each pair's first engine). */
 export interface BatchReport extends PairCounts {

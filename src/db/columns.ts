@@ -24,6 +24,11 @@ export function selectColumns<T extends Table, K extends keyof InferSelectModel<
   );
 }
 
+/** Every column of the table, as selectColumns lists them; the rows are `table.$inferSelect`. */
+export function selectAll(sql: Sql, table: Table, alias?: string): Fragment {
+  return selectColumns(sql, table, Object.keys(getTableColumns(table)) as never[], alias);
+}
+
 /** `a, b, c` or `a + b + c`. */
 export function joinFragments(sql: Sql, parts: readonly Fragment[], separator: "," | "+"): Fragment {
   return parts.reduce((all, part) => (separator === "," ? sql`${all}, ${part}` : sql`${all} + ${part}`));

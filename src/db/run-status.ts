@@ -2,7 +2,9 @@ import type postgres from "postgres";
 import type { IterationSettings } from "../master/iteration-settings.js";
 import type { Pentanomial } from "../play/stats.js";
 import type { Values } from "../spsa/math.js";
+import { selectAll, type RowOf } from "./columns.js";
 import { engineFaultSum, selectEngineFaults, type EngineFaultColumns } from "./fault-columns.js";
+import { spsaRun, type spsaIteration, type spsaWorker } from "./schema.js";
 
 /**
  * Read-only SQL of `spsa status` and the dashboard. Every query is bounded by an index, so a
@@ -16,21 +18,9 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 /** The window over which games per minute are measured. */
 export const RATE_WINDOW_MINUTES = 10;
 
-export interface RunRecord {
-  id: number;
-  name: string;
-  status: "active" | "complete" | "stopped";
-  seed: string;
-  config: Record<string, unknown>;
-  initialParameters: Values;
-  currentParameters: Values;
-  createdAt: Date;
-  completedAt: Date | null;
-}
+export type RunRecord = typeof spsaRun.$inferSelect;
 
-const RUN_COLUMNS = (sql: Sql) => sql`
-  r.id, r.name, r.status, r.seed, r.config, r.initial_parameters as "initialParameters",
-  r.current_parameters as "currentParameters", r.created_at as "createdAt", r.completed_at as "completedAt"`;
+const RUN_COLUMNS = (sql: Sql) => selectAll(sql, spsaRun, "r");
 
 /** A verification's carrier run holds only its games; it is shown with its verification, not as a run. */
 const NOT_CARRIER = (sql: Sql) => sql`r.config->>'verifies' is null`;
@@ -48,14 +38,7 @@ export async function findRun(sql: Sql, name: string | undefined): Promise<RunRe
   return row;
 }
 
-export interface RunListRow {
-  name: string;
-  status: string;
-  iterations: number;
-  games: number;
-  createdAt: Date;
-  lastActivity: Date;
-}
+export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> & { iterations: number; games: number; lastActivity: Date };
 
 /** Every tuning run, most recently active first. */
 export async function listRuns(sql: Sql): Promise<RunListRow[]> {
@@ -92,21 +75,16 @@ export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
   return row;
 }
 
-export interface IterationSummary {
+export type IterationSummary = RowOf<
+  typeof spsaIteration,
+  "status" | "targetGames" | "gamesPlayed" | "plusWins" | "minusWins" | "draws" | "createdAt" | "completedAt"
+> & {
   iteration: number;
-  status: "pending" | "in_progress" | "complete";
-  targetGames: number;
-  gamesPlayed: number;
-  plusWins: number;
-  minusWins: number;
-  draws: number;
   pairs: Pentanomial;
   faults: number;
   /** The Elo the update used (capped), null until the iteration completes. */
   elo: number | null;
-  createdAt: Date;
-  completedAt: Date | null;
-}
+};
 
 const SUMMARY_COLUMNS = (sql: Sql) => sql`
   iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed",
@@ -137,16 +115,13 @@ export async function thetaAt(sql: Sql, runId: number, iterations: readonly numb
   return new Map(rows.map((r) => [r.iteration, r.theta]));
 }
 
-export interface WorkerRow {
-  name: string;
-  host: string;
-  concurrency: number;
+export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency"> & {
   games: number;
   recentGames: number;
   lastSeen: Date;
   /** Seconds since last seen, measured by the database's clock. */
   secondsAgo: number;
-}
+};
 
 /** The workers, most recently seen first, with the games they reported in the rate window. */
 export async function listWorkers(sql: Sql, limit: number): Promise<WorkerRow[]> {

@@ -20,15 +20,16 @@ export const FAULT_COUNTERS = {
 
 export type FaultCounter = keyof typeof FAULT_COUNTERS;
 
-/** Each kind of fault, and the counter it adds to. */
+/** Each kind of fault: the counter it adds to, and the PGN Termination of a game it decides. */
 export const FAULTS = {
-  crash: "crashes",
-  timeout: "timeLosses", // the engine's own overrun
-  illegal: "illegalMoves",
-  garbage: "illegalMoves", // an unparsable move
-  startup: "crashes", // no uciok/readyok, or the binary would not run
-  delay: "delayLosses", // a time loss to a delay outside the engine (a busy machine): no engine fault
-} as const satisfies Record<string, FaultCounter>;
+  crash: { counter: "crashes", termination: "abandoned" },
+  timeout: { counter: "timeLosses", termination: "time forfeit" }, // the engine's own overrun
+  illegal: { counter: "illegalMoves", termination: "rules infraction" },
+  garbage: { counter: "illegalMoves", termination: "rules infraction" }, // an unparsable move
+  startup: { counter: "crashes", termination: "abandoned" }, // no uciok/readyok, or the binary would not run
+  // A time loss to a delay outside the engine (a busy machine): no engine fault. Games record it as a timeout.
+  delay: { counter: "delayLosses", termination: "time forfeit" },
+} as const satisfies Record<string, { counter: FaultCounter; termination: string }>;
 
 export type CountedFault = keyof typeof FAULTS;
 
@@ -56,7 +57,7 @@ export function countedFault(kind: FaultKind, game: Pick<GameResult, "timeForfei
 /** Counts by counter: the kinds that share one are summed. */
 export function byCounter(counts: FaultCounts): Record<FaultCounter, number> {
   const sums = Object.fromEntries(Object.keys(FAULT_COUNTERS).map((counter) => [counter, 0])) as Record<FaultCounter, number>;
-  for (const kind of Object.keys(FAULTS) as CountedFault[]) sums[FAULTS[kind]] += counts[kind];
+  for (const kind of Object.keys(FAULTS) as CountedFault[]) sums[FAULTS[kind].counter] += counts[kind];
   return sums;
 }
 

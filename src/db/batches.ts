@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { PairCounts } from "../play/match-tally.js";
 import type { RowOf } from "./columns.js";
 import { addToCounters, counterValues } from "./fault-columns.js";
+import { withRetry } from "./retry.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
 
@@ -33,6 +34,18 @@ export type ReportOutcome = "accepted" | "duplicate" | "refused";
 /** Returns batches whose lease ran out to the pool; their games become claimable again. */
 export async function expireLeases(sql: Sql): Promise<number> {
   return (await returnToPool(sql, sql`lease_expires_at < now()`)).batches;
+}
+
+/**
+ * `work` after expired leases are returned to the pool, retried through database outages:
+ * each round of a master or verification waiting for games and of a worker claiming them,
+ * so that a dead worker's games are handed out again whoever looks first.
+ */
+export async function afterExpiringLeases<T>(sql: postgres.Sql, log: (line: string) => void, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  return withRetry(log, signal, async () => {
+    await expireLeases(sql);
+    return work();
+  });
 }
 
 /**

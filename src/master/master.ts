@@ -6,7 +6,7 @@ import { updateParamValues } from "../config/params-update.js";
 import { writeFileAtomic } from "../config/write-atomic.js";
 import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
-import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
+import { afterExpiringLeases, PROGRESS_CHANNEL } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { withRetry } from "../db/retry.js";
@@ -144,10 +144,7 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
   try {
     for (;;) {
       options.signal?.throwIfAborted();
-      row = await withRetry(log, options.signal, async () => {
-        await expireLeases(database.sql);
-        return readIteration(database.sql, iteration.id);
-      });
+      row = await afterExpiringLeases(database.sql, log, options.signal, () => readIteration(database.sql, iteration.id));
       status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
       if (!warnedFaults && row.gamesPlayed >= 4 && row.faults > row.gamesPlayed / 4) {
         warnedFaults = true;

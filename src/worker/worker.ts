@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { obtainBinary } from "../build/binary-store.js";
 import {
+  afterExpiringLeases,
   claimBatch,
-  expireLeases,
   heartbeat,
   reportBatch,
   WORK_CHANNEL,
@@ -123,10 +123,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       let claimed: ClaimedBatch | undefined;
       if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
-        claimed = await withRetry(log, options.signal, async () => {
-          await expireLeases(database.sql);
-          return claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds);
-        });
+        claimed = await afterExpiringLeases(database.sql, log, options.signal, () =>
+          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds),
+        );
       }
       if (claimed) {
         const batch = claimed;

@@ -16,8 +16,10 @@ import { performance } from "node:perf_hooks";
 import { openDatabase } from "../dist/db/connection.js";
 import { claimBatch, reportBatch } from "../dist/db/batches.js";
 import { claimWorkerName } from "../dist/db/workers.js";
-import { insertIteration, openRun } from "../dist/master/run-store.js";
+import { insertIteration } from "../dist/db/iterations.js";
+import { openRun } from "../dist/db/runs.js";
 import { settingsOf } from "../dist/master/iteration-settings.js";
+import { noFaults } from "../dist/play/faults.js";
 import { loadConfig } from "../dist/config/config.js";
 
 const { values } = parseArgs({
@@ -54,8 +56,8 @@ for (;;) {
   claims.push(performance.now() - t);
   t = performance.now();
   await reportBatch(database.sql, {
-    batchId: batch.batchId, workerName: "bench", plusWins: 1, minusWins: 0, draws: 1, pairs: [0, 0, 0, 1, 0],
-    faults: { plusCrashes: 0, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 },
+    batchId: batch.batchId, workerName: "bench", wins: 1, losses: 0, draws: 1, pairs: [0, 0, 0, 1, 0],
+    faults: [noFaults(), noFaults()], replays: 0, replayLimitPairs: 0,
   });
   reports.push(performance.now() - t);
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type postgres from "postgres";
+import { insertBinary, storedBinary } from "../db/binaries.js";
 import { SpsaError } from "../errors.js";
 import { copyFileAtomic, writeFileAtomic } from "../fs/write-atomic.js";
 
@@ -26,8 +27,7 @@ export function placeAtomically(source: string, dest: string): void {
 export async function storeBinary(sql: postgres.Sql, path: string): Promise<string> {
   const content = readFileSync(path);
   const hash = sha256(content);
-  await sql`insert into spsa_binary (sha256, size, content) values (${hash}, ${content.length}, ${content})
-            on conflict (sha256) do nothing`;
+  await insertBinary(sql, hash, content);
   return hash;
 }
 
@@ -39,7 +39,7 @@ export async function obtainBinary(sql: postgres.Sql, hash: string, preferredPat
   if (existsSync(preferredPath) && sha256OfFile(preferredPath) === hash) return preferredPath;
   const cached = join(cacheDir, hash, "engine");
   if (existsSync(cached) && sha256OfFile(cached) === hash) return cached;
-  const [row] = await sql<{ content: Buffer }[]>`select content from spsa_binary where sha256 = ${hash}`;
+  const row = await storedBinary(sql, hash);
   if (!row) throw new SpsaError(`engine binary ${hash.slice(0, 12)} is neither at ${preferredPath} nor in the database`);
   if (sha256(row.content) !== hash) throw new SpsaError(`engine binary ${hash.slice(0, 12)} in the database is corrupt`);
   mkdirSync(dirname(cached), { recursive: true });

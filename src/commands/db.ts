@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { applyMigrations, openDatabase, redactUrl, resolveDatabaseUrl } from "../db/connection.js";
 import { binaries, embeddedServer, embeddedState, ensureEmbeddedServer, stopEmbeddedServer, type EmbeddedServer } from "../db/embedded.js";
+import { databaseOverview } from "../db/overview.js";
 import { serverUser } from "../db/run-as.js";
 import { SpsaError } from "../errors.js";
 import { databaseOptionsFrom } from "./database-options.js";
@@ -22,16 +23,11 @@ export async function dbStatus(options: DbCommandOptions = {}): Promise<void> {
   const log = options.log ?? console.log;
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
-    const [server] = await database.sql<{ version: string }[]>`select current_setting('server_version') as version`;
-    const [migrations] = await database.sql<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;
-    const runs = await database.sql<{ name: string; status: string; iterations: number }[]>`
-      select r.name, r.status, count(i.id)::int as iterations
-      from spsa_run r left join spsa_iteration i on i.run_id = r.id
-      group by r.id order by r.id desc limit 5`;
-    log(`database:   ${database.embedded ? "embedded " : ""}Postgres ${server?.version ?? "?"}, running`);
+    const { version, migrations, runs } = await databaseOverview(database.sql);
+    log(`database:   ${database.embedded ? "embedded " : ""}Postgres ${version}, running`);
     log(`url:        ${redactUrl(database.url)}`);
     if (database.embedded) log(`data:       ${describeDataDir(embeddedServer())}`);
-    log(`migrations: ${migrations?.count ?? 0} applied`);
+    log(`migrations: ${migrations} applied`);
     log(`runs:       ${runs.length === 0 ? "none yet" : runs.map((r) => `${r.name} (${r.status}, ${r.iterations} iterations)`).join(", ")}`);
   } finally {
     await database.close();

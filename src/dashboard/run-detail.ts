@@ -1,5 +1,6 @@
 import type postgres from "postgres";
-import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type FaultRow, type RunRecord } from "../db/run-status.js";
+import { ENGINE_FAULT_KEYS } from "../db/fault-columns.js";
+import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type RunRecord } from "../db/run-status.js";
 import type { IterationSettings } from "../master/iteration-settings.js";
 import { eloFromPentanomial } from "../play/stats.js";
 import { readRunStatus, type RunStatus } from "../status/snapshot.js";
@@ -22,7 +23,8 @@ export interface RunDetail {
   status: RunStatus;
   elo: EloPoint[];
   gamesPerHour: { hour: string; games: number }[];
-  faults: FaultRow[];
+  /** The latest iterations with engine faults: a row per iteration, a column per counter and side. */
+  faults: { headers: string[]; rows: number[][] };
   config: Record<string, unknown>;
   settings: IterationSettings | null;
   verifications: Record<string, unknown>[];
@@ -45,7 +47,10 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
       return { first: b.first, last: b.last, elo: b.elo, error: Number.isFinite(error) ? error : null, games: b.games };
     }),
     gamesPerHour: hours.map((h) => ({ hour: h.hour.toISOString(), games: h.games })),
-    faults,
+    faults: {
+      headers: ["iteration", ...ENGINE_FAULT_KEYS.map((column) => column.words)],
+      rows: faults.map((row) => [row.iteration, ...ENGINE_FAULT_KEYS.map((column) => row[column.key])]),
+    },
     config: run.config,
     settings,
     verifications,

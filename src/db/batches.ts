@@ -1,4 +1,9 @@
 import type postgres from "postgres";
+import type { PairCounts } from "../play/match-tally.js";
+import type { RowOf } from "./columns.js";
+import { addToCounters, counterValues } from "./fault-columns.js";
+import { withRetry } from "./retry.js";
+import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
 
 /**
@@ -12,55 +17,16 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 export const PROGRESS_CHANNEL = "spsa_progress";
 export const WORK_CHANNEL = "spsa_work";
 
-export interface ClaimedBatch {
-  batchId: number;
-  iterationId: number;
-  iterationNumber: number;
-  runName: string;
-  games: number;
-  plusEnginePath: string;
-  minusEnginePath: string;
-  plusEngineSha256: string;
-  minusEngineSha256: string;
-  timelowMs: number;
-  timehighMs: number;
-}
+/** A claimed batch: its games, and what the worker needs of its iteration. */
+export type ClaimedBatch = RowOf<
+  typeof spsaIteration,
+  "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256" | "timelowMs" | "timehighMs"
+> & { batchId: number; iterationId: number; runName: string; games: number };
 
-/** Pentanomial pair counts from the plus engine's side: [LL, LD+DL, LW+DD+WL, DW+WD, WW]. */
-export type Pentanomial = [number, number, number, number, number];
-
-export interface FaultCounts {
-  plusCrashes: number;
-  minusCrashes: number;
-  plusTimeLosses: number;
-  minusTimeLosses: number;
-  plusIllegalMoves: number;
-  minusIllegalMoves: number;
-}
-
-/**
- * Time losses to a delay outside the engine (a busy machine, not the engine's overrun; these
- * are not in FaultCounts), games replayed for that reason, and pairs that ran out of replays.
- */
-export interface DelayCounts {
-  plusDelayLosses: number;
-  minusDelayLosses: number;
-  replays: number;
-  replayLimitPairs: number;
-}
-
-export const noDelays = (): DelayCounts => ({ plusDelayLosses: 0, minusDelayLosses: 0, replays: 0, replayLimitPairs: 0 });
-
-export interface BatchReport {
+/** A batch's games, counted from the plus engine's side (plus is each pair's first engine). */
+export interface BatchReport extends PairCounts {
   batchId: number;
   workerName: string;
-  plusWins: number;
-  minusWins: number;
-  draws: number;
-  pairs: Pentanomial;
-  faults: FaultCounts;
-  /** Default: none. */
-  delays?: DelayCounts;
 }
 
 export type ReportOutcome = "accepted" | "duplicate" | "refused";
@@ -68,6 +34,18 @@ export type ReportOutcome = "accepted" | "duplicate" | "refused";
 /** Returns batches whose lease ran out to the pool; their games become claimable again. */
 export async function expireLeases(sql: Sql): Promise<number> {
   return (await returnToPool(sql, sql`lease_expires_at < now()`)).batches;
+}
+
+/**
+ * `work` after expired leases are returned to the pool, retried through database outages:
+ * each round of a master or verification waiting for games and of a worker claiming them,
+ * so that a dead worker's games are handed out again whoever looks first.
+ */
+export async function afterExpiringLeases<T>(sql: postgres.Sql, log: (line: string) => void, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  return withRetry(log, signal, async () => {
+    await expireLeases(sql);
+    return work();
+  });
 }
 
 /**
@@ -149,12 +127,13 @@ export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: numbe
  * "duplicate", a report for a batch that expired (and may have been reclaimed) is "refused".
  */
 export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promise<ReportOutcome> {
-  const played = report.plusWins + report.minusWins + report.draws;
+  const played = report.wins + report.losses + report.draws;
+  const counters = counterValues(report.faults);
   return sql.begin(async (tx) => {
     const [batch] = await tx<{ iteration_id: number; games: number }[]>`
       update spsa_batch set status = 'done', reported_at = now(),
-        plus_wins = ${report.plusWins}, minus_wins = ${report.minusWins}, draws = ${report.draws},
-        pairs = ${tx.json(report.pairs)}, faults = ${tx.json({ ...report.faults })}
+        plus_wins = ${report.wins}, minus_wins = ${report.losses}, draws = ${report.draws},
+        pairs = ${tx.json(report.pairs)}, faults = ${tx.json(counters)}
       where id = ${report.batchId} and worker_name = ${report.workerName} and status = 'claimed' and games = ${played}
       returning iteration_id, games`;
     if (!batch) {
@@ -166,23 +145,19 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
       return existing?.status === "done" ? "duplicate" : "refused";
     }
     const [ll, ld, dd, dw, ww] = report.pairs;
-    const f = report.faults;
-    const d = report.delays ?? noDelays();
+    const delayLosses = report.faults[0].delay + report.faults[1].delay;
     await tx`
       update spsa_iteration set
         games_played = games_played + ${played},
-        plus_wins = plus_wins + ${report.plusWins}, minus_wins = minus_wins + ${report.minusWins}, draws = draws + ${report.draws},
+        plus_wins = plus_wins + ${report.wins}, minus_wins = minus_wins + ${report.losses}, draws = draws + ${report.draws},
         pairs_ll = pairs_ll + ${ll}, pairs_ld = pairs_ld + ${ld}, pairs_dd = pairs_dd + ${dd},
         pairs_dw = pairs_dw + ${dw}, pairs_ww = pairs_ww + ${ww},
-        plus_crashes = plus_crashes + ${f.plusCrashes}, minus_crashes = minus_crashes + ${f.minusCrashes},
-        plus_time_losses = plus_time_losses + ${f.plusTimeLosses}, minus_time_losses = minus_time_losses + ${f.minusTimeLosses},
-        plus_illegal_moves = plus_illegal_moves + ${f.plusIllegalMoves}, minus_illegal_moves = minus_illegal_moves + ${f.minusIllegalMoves},
-        plus_delay_losses = plus_delay_losses + ${d.plusDelayLosses}, minus_delay_losses = minus_delay_losses + ${d.minusDelayLosses},
-        replays = replays + ${d.replays}, replay_limit_pairs = replay_limit_pairs + ${d.replayLimitPairs}
+        ${addToCounters(tx, counters)},
+        replays = replays + ${report.replays}, replay_limit_pairs = replay_limit_pairs + ${report.replayLimitPairs}
       where id = ${batch.iteration_id}`;
     await tx`
       update spsa_worker set games_played = games_played + ${played}, last_seen_at = now(),
-        delay_losses = delay_losses + ${d.plusDelayLosses + d.minusDelayLosses}, replays = replays + ${d.replays}
+        delay_losses = delay_losses + ${delayLosses}, replays = replays + ${report.replays}
       where name = ${report.workerName}`;
     await tx`select pg_notify(${PROGRESS_CHANNEL}, ${String(batch.iteration_id)})`;
     return "accepted";

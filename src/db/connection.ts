@@ -10,7 +10,7 @@ export interface Database {
   /** True when the URL is the embedded server's (no DATABASE_URL, no [database].url). */
   embedded: boolean;
   /**
-   * Queries are plain SQL through postgres.js (see src/db/batches.ts, src/master/run-store.ts);
+   * Queries are plain SQL through postgres.js (all of it in src/db/, one module per concern);
    * the drizzle schema defines the tables and generates the migrations. The client is not
    * shared with a drizzle instance, which would replace postgres.js's JSON serializers.
    */

@@ -1,7 +1,10 @@
 import type postgres from "postgres";
 import type { IterationSettings } from "../master/iteration-settings.js";
+import type { Pentanomial } from "../play/stats.js";
 import type { Values } from "../spsa/math.js";
-import type { FaultCounts, Pentanomial } from "./batches.js";
+import { selectAll, type RowOf } from "./columns.js";
+import { engineFaultSum, selectEngineFaults, type EngineFaultColumns } from "./fault-columns.js";
+import { spsaRun, type spsaIteration, type spsaWorker } from "./schema.js";
 
 /**
  * Read-only SQL of `spsa status` and the dashboard. Every query is bounded by an index, so a
@@ -15,21 +18,9 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 /** The window over which games per minute are measured. */
 export const RATE_WINDOW_MINUTES = 10;
 
-export interface RunRecord {
-  id: number;
-  name: string;
-  status: "active" | "complete" | "stopped";
-  seed: string;
-  config: Record<string, unknown>;
-  initialParameters: Values;
-  currentParameters: Values;
-  createdAt: Date;
-  completedAt: Date | null;
-}
+export type RunRecord = typeof spsaRun.$inferSelect;
 
-const RUN_COLUMNS = (sql: Sql) => sql`
-  r.id, r.name, r.status, r.seed, r.config, r.initial_parameters as "initialParameters",
-  r.current_parameters as "currentParameters", r.created_at as "createdAt", r.completed_at as "completedAt"`;
+const RUN_COLUMNS = (sql: Sql) => selectAll(sql, spsaRun, "r");
 
 /** A verification's carrier run holds only its games; it is shown with its verification, not as a run. */
 const NOT_CARRIER = (sql: Sql) => sql`r.config->>'verifies' is null`;
@@ -47,14 +38,7 @@ export async function findRun(sql: Sql, name: string | undefined): Promise<RunRe
   return row;
 }
 
-export interface RunListRow {
-  name: string;
-  status: string;
-  iterations: number;
-  games: number;
-  createdAt: Date;
-  lastActivity: Date;
-}
+export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> & { iterations: number; games: number; lastActivity: Date };
 
 /** Every tuning run, most recently active first. */
 export async function listRuns(sql: Sql): Promise<RunListRow[]> {
@@ -78,13 +62,11 @@ export interface RunTotals {
   lastCompleted: Date | null;
 }
 
-const FAULTS = (sql: Sql) => sql`(plus_crashes + minus_crashes + plus_time_losses + minus_time_losses + plus_illegal_moves + minus_illegal_moves)`;
-
 /** Counts over all the run's iterations: one index range scan of small columns. */
 export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
   const [row] = await sql<RunTotals[]>`
     select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
-      coalesce(sum(games_played), 0)::int as games, coalesce(sum(${FAULTS(sql)}), 0)::int as faults,
+      coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
       min(created_at) as "firstStarted", max(completed_at) as "lastCompleted",
       (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
         where b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) and bi.run_id = ${runId}) as "recentGames"
@@ -93,26 +75,21 @@ export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
   return row;
 }
 
-export interface IterationSummary {
+export type IterationSummary = RowOf<
+  typeof spsaIteration,
+  "status" | "targetGames" | "gamesPlayed" | "plusWins" | "minusWins" | "draws" | "createdAt" | "completedAt"
+> & {
   iteration: number;
-  status: "pending" | "in_progress" | "complete";
-  targetGames: number;
-  gamesPlayed: number;
-  plusWins: number;
-  minusWins: number;
-  draws: number;
   pairs: Pentanomial;
   faults: number;
   /** The Elo the update used (capped), null until the iteration completes. */
   elo: number | null;
-  createdAt: Date;
-  completedAt: Date | null;
-}
+};
 
 const SUMMARY_COLUMNS = (sql: Sql) => sql`
   iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
-  json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${FAULTS(sql)}::int as faults,
+  json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${engineFaultSum(sql)}::int as faults,
   elo_diff as elo, created_at as "createdAt", completed_at as "completedAt"`;
 
 /** The run's last `count` iterations, newest first. */
@@ -138,16 +115,13 @@ export async function thetaAt(sql: Sql, runId: number, iterations: readonly numb
   return new Map(rows.map((r) => [r.iteration, r.theta]));
 }
 
-export interface WorkerRow {
-  name: string;
-  host: string;
-  concurrency: number;
+export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency"> & {
   games: number;
   recentGames: number;
   lastSeen: Date;
   /** Seconds since last seen, measured by the database's clock. */
   secondsAgo: number;
-}
+};
 
 /** The workers, most recently seen first, with the games they reported in the rate window. */
 export async function listWorkers(sql: Sql, limit: number): Promise<WorkerRow[]> {
@@ -195,17 +169,13 @@ export async function gamesPerHour(sql: Sql, runId: number): Promise<{ hour: Dat
     group by 1 order by 1`;
 }
 
-export interface FaultRow extends FaultCounts {
-  iteration: number;
-}
+export type FaultRow = EngineFaultColumns & { iteration: number };
 
 /** The run's iterations that had engine faults, newest first. */
 export async function faultyIterations(sql: Sql, runId: number, limit: number): Promise<FaultRow[]> {
   return sql<FaultRow[]>`
-    select iteration_number as iteration, plus_crashes as "plusCrashes", minus_crashes as "minusCrashes",
-      plus_time_losses as "plusTimeLosses", minus_time_losses as "minusTimeLosses",
-      plus_illegal_moves as "plusIllegalMoves", minus_illegal_moves as "minusIllegalMoves"
-    from spsa_iteration where run_id = ${runId} and ${FAULTS(sql)} > 0 order by iteration_number desc limit ${limit}`;
+    select iteration_number as iteration, ${selectEngineFaults(sql)}
+    from spsa_iteration where run_id = ${runId} and ${engineFaultSum(sql)} > 0 order by iteration_number desc limit ${limit}`;
 }
 
 /** The spsa_verification_result rows of a run. */

@@ -14,8 +14,13 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type { IterationSettings } from "../master/iteration-settings.js";
+import type { SprtBounds } from "../play/stats.js";
+import type { Values } from "../spsa/math.js";
 
-// Column names stay snake_case so that psql users read them directly.
+// Column names stay snake_case so that psql users read them directly. `$type` only narrows the
+// TypeScript type of a column (its status values, its JSON's shape): rows typed from these
+// tables (`$inferSelect`) match what the code writes.
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
 
@@ -26,13 +31,13 @@ const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull(
 export const spsaRun = pgTable("spsa_run", {
   id: serial("id").primaryKey(),
   name: text("name").notNull().unique(),
-  status: text("status").notNull().default("active"),
+  status: text("status").$type<"active" | "complete" | "stopped">().notNull().default("active"),
   /** Seeds every random draw, so an interrupted run replays the same perturbations. */
   seed: text("seed").notNull(),
-  config: jsonb("config").notNull(),
-  initialParameters: jsonb("initial_parameters").notNull(),
+  config: jsonb("config").$type<Record<string, unknown>>().notNull(),
+  initialParameters: jsonb("initial_parameters").$type<Values>().notNull(),
   /** θ after the last completed iteration; written in the same transaction that completes it. */
-  currentParameters: jsonb("current_parameters").notNull(),
+  currentParameters: jsonb("current_parameters").$type<Values>().notNull(),
   createdAt: createdAt(),
   completedAt: timestamp("completed_at", { withTimezone: true }),
 }, (t) => [check("spsa_run_status", sql`${t.status} in ('active', 'complete', 'stopped')`)]);
@@ -73,16 +78,16 @@ export const spsaIteration = pgTable("spsa_iteration", {
   minusDelayLosses: counter("minus_delay_losses"),
   replays: counter("replays"),
   replayLimitPairs: counter("replay_limit_pairs"),
-  status: text("status").notNull().default("pending"),
+  status: text("status").$type<"pending" | "in_progress" | "complete">().notNull().default("pending"),
   ck: doublePrecision("c_k"),
   ak: doublePrecision("a_k"),
-  baseParameters: jsonb("base_parameters"),
-  plusParameters: jsonb("plus_parameters"),
-  minusParameters: jsonb("minus_parameters"),
-  perturbationSigns: jsonb("perturbation_signs"),
+  baseParameters: jsonb("base_parameters").$type<Values>(),
+  plusParameters: jsonb("plus_parameters").$type<Values>(),
+  minusParameters: jsonb("minus_parameters").$type<Values>(),
+  perturbationSigns: jsonb("perturbation_signs").$type<Values>(),
   /** The config and parameter settings the iteration was played with; its update uses these. */
-  settings: jsonb("settings"),
-  gradientEstimate: jsonb("gradient_estimate"),
+  settings: jsonb("settings").$type<IterationSettings>(),
+  gradientEstimate: jsonb("gradient_estimate").$type<Values>(),
   eloDiff: doublePrecision("elo_diff"),
   createdAt: createdAt(),
   completedAt: timestamp("completed_at", { withTimezone: true }),
@@ -157,12 +162,12 @@ export const spsaVerification = pgTable("spsa_verification", {
   /** "start", "current" or "iteration K" (θ after iteration K). */
   fromLabel: text("from_label").notNull(),
   toLabel: text("to_label").notNull(),
-  fromParameters: jsonb("from_parameters").notNull(),
-  toParameters: jsonb("to_parameters").notNull(),
+  fromParameters: jsonb("from_parameters").$type<Values>().notNull(),
+  toParameters: jsonb("to_parameters").$type<Values>().notNull(),
   maxGames: integer("max_games").notNull(),
   /** SPRT bounds {elo0, elo1, alpha, beta}, or null for a fixed number of games. */
-  sprt: jsonb("sprt"),
-  status: text("status").notNull().default("running"),
+  sprt: jsonb("sprt").$type<SprtBounds>(),
+  status: text("status").$type<"running" | "complete">().notNull().default("running"),
   /** H1, H0 or undecided (SPRT), or null for a fixed number of games. */
   verdict: text("verdict"),
   /** The "to" engine against the "from" engine, from the pentanomial counts. */
@@ -181,13 +186,13 @@ export const texelRun = pgTable("texel_run", {
   positionsFile: text("positions_file").notNull(),
   positions: integer("positions").notNull(),
   /** "local" (the seed's ±1 search) or "adaptive". */
-  method: text("method").notNull(),
+  method: text("method").$type<"local" | "adaptive">().notNull(),
   /** The sigmoid's scaling, fitted on the start values. */
   k: doublePrecision("k").notNull(),
   errorBefore: doublePrecision("error_before").notNull(),
   errorAfter: doublePrecision("error_after").notNull(),
-  startParameters: jsonb("start_parameters").notNull(),
-  finalParameters: jsonb("final_parameters").notNull(),
+  startParameters: jsonb("start_parameters").$type<Values>().notNull(),
+  finalParameters: jsonb("final_parameters").$type<Values>().notNull(),
   evaluations: integer("evaluations").notNull(),
   passes: integer("passes").notNull(),
   /** Positions scored per second over the whole run, all engines together. */

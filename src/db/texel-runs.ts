@@ -1,22 +1,9 @@
 import type postgres from "postgres";
+import type { texelRun } from "./schema.js";
 
 /** SQL of `spsa texel`: a finished run is one row of texel_run. */
 
-export interface TexelRunRow {
-  paramsFile: string;
-  positionsFile: string;
-  positions: number;
-  method: "local" | "adaptive";
-  k: number;
-  errorBefore: number;
-  errorAfter: number;
-  startParameters: Record<string, number>;
-  finalParameters: Record<string, number>;
-  evaluations: number;
-  passes: number;
-  positionsPerSecond: number;
-  seconds: number;
-}
+export type TexelRunRow = Omit<typeof texelRun.$inferInsert, "id" | "createdAt">;
 
 export async function insertTexelRun(sql: postgres.Sql, row: TexelRunRow): Promise<number> {
   const [inserted] = await sql<{ id: number }[]>`

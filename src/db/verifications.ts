@@ -1,32 +1,23 @@
 import type postgres from "postgres";
-import type { SprtBounds } from "../play/stats.js";
+import type { Pentanomial, SprtBounds } from "../play/stats.js";
 import type { Values } from "../spsa/math.js";
+import { selectColumns, type RowOf } from "./columns.js";
+import { spsaIteration, spsaVerification } from "./schema.js";
 
 /** SQL of `spsa verify`: its row, and the carrier run whose one iteration holds the games. */
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-export interface VerificationRow {
-  id: number;
-  carrierRunId: number;
-  carrierName: string;
-  iterationId: number;
-  status: "running" | "complete";
-  maxGames: number;
-  sprt: SprtBounds | null;
-  gamesClaimed: number;
-  gamesPlayed: number;
-  targetGames: number;
-  plusWins: number;
-  minusWins: number;
-  draws: number;
-  pairs: [number, number, number, number, number];
-}
+const VERIFICATION_KEYS = ["id", "carrierRunId", "status", "maxGames", "sprt"] as const;
+const GAMES_KEYS = ["gamesClaimed", "gamesPlayed", "targetGames", "plusWins", "minusWins", "draws"] as const;
+
+/** A verification, with its carrier run's name and the games of the carrier's iteration. */
+export type VerificationRow = RowOf<typeof spsaVerification, (typeof VERIFICATION_KEYS)[number]> &
+  RowOf<typeof spsaIteration, (typeof GAMES_KEYS)[number]> & { carrierName: string; iterationId: number; pairs: Pentanomial };
 
 const COLUMNS = (sql: Sql) => sql`
-  v.id, v.carrier_run_id as "carrierRunId", c.name as "carrierName", i.id as "iterationId", v.status, v.max_games as "maxGames", v.sprt,
-  i.games_claimed as "gamesClaimed", i.games_played as "gamesPlayed", i.target_games as "targetGames",
-  i.plus_wins as "plusWins", i.minus_wins as "minusWins", i.draws,
+  ${selectColumns(sql, spsaVerification, VERIFICATION_KEYS, "v")}, c.name as "carrierName", i.id as "iterationId",
+  ${selectColumns(sql, spsaIteration, GAMES_KEYS, "i")},
   json_build_array(i.pairs_ll, i.pairs_ld, i.pairs_dd, i.pairs_dw, i.pairs_ww) as pairs`;
 
 export interface NewVerification {

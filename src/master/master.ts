@@ -6,28 +6,19 @@ import { updateParamValues } from "../config/params-update.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
 import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
-import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
+import { afterExpiringLeases, PROGRESS_CHANNEL } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
+import { engineFaultWords } from "../play/faults.js";
 import { createRng } from "../random/rng.js";
-import { perturb, update } from "../spsa/math.js";
+import { perturb, update, type Values } from "../spsa/math.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "./iteration-settings.js";
 import { formatProgress } from "./progress.js";
-import {
-  completeIteration,
-  insertIteration,
-  latestIteration,
-  markRunComplete,
-  openRun,
-  readIteration,
-  runParameters,
-  type IterationRow,
-  type RunRow,
-  type Values,
-} from "./run-store.js";
+import { completeIteration, insertIteration, latestIteration, readIteration, type IterationRow } from "../db/iterations.js";
+import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 
 export interface MasterOptions {
@@ -152,17 +143,14 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow, log
   try {
     for (;;) {
       options.signal?.throwIfAborted();
-      row = await withRetry(log, options.signal, async () => {
-        await expireLeases(database.sql);
-        return readIteration(database.sql, iteration.id);
-      });
+      row = await afterExpiringLeases(database.sql, log, options.signal, () => readIteration(database.sql, iteration.id));
       status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
       if (!warnedFaults && row.gamesPlayed >= 4 && row.faults > row.gamesPlayed / 4) {
         warnedFaults = true;
         status.done();
         log(
           `warning: iteration ${row.iterationNumber} has ${row.faults} engine faults in ${row.gamesPlayed} games ` +
-            `(crashes, time losses or illegal moves); see select * from spsa_progress`,
+            `(${engineFaultWords()}); see select * from spsa_progress`,
         );
       }
       if (row.gamesPlayed >= row.targetGames) break;

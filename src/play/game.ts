@@ -2,12 +2,10 @@ import { performance } from "node:perf_hooks";
 import { Adjudicator, type AdjudicationRules } from "./adjudication.js";
 import type { Opening } from "./book.js";
 import type { EngineProcess } from "./engine-process.js";
+import type { FaultKind } from "./faults.js";
 import { forfeitCause, type ForfeitCause } from "./forfeit-cause.js";
 import { Position, START_FEN, type GameEnd } from "./position.js";
 import { Clock, type SearchLimits, type Side } from "./time-control.js";
-
-/** What went wrong with a side, if anything. `startup`: no uciok/readyok, or the binary would not run. */
-export type FaultKind = "none" | "crash" | "timeout" | "illegal" | "garbage" | "startup";
 
 export type GameScore = "1-0" | "0-1" | "1/2-1/2";
 

@@ -4,12 +4,13 @@ export type { GameJob, OutsideDelayPolicy, PairJob, PairResult, Runner, RunnerOp
 export type { ForfeitCause } from "./forfeit-cause.js";
 export type { EngineSpec, EngineTimeouts } from "./engine-process.js";
 export { DEFAULT_ENGINE_TIMEOUTS } from "./engine-process.js";
-export type { FaultKind, GameResult, GameScore, PlayedMove } from "./game.js";
+export type { GameResult, GameScore, PlayedMove } from "./game.js";
+export * from "./faults.js";
 export { DEFAULT_ADJUDICATION, type AdjudicationRules } from "./adjudication.js";
 export { defaultBookPath, loadBook, pickOpening, sequentialOpenings, type BookOptions, type Opening } from "./book.js";
 export { START_FEN } from "./position.js";
 export { formatTimeControl, parseTimeControl, type SearchLimits, type TimeControl } from "./time-control.js";
 export { seededRng, uniform, type Rng } from "../random/rng.js";
 export * from "./stats.js";
-export { MatchTally, type FaultCounts } from "./match-tally.js";
+export { MatchTally, PairTally, type PairCounts } from "./match-tally.js";
 export { formatPgn, type PgnContext } from "./pgn.js";

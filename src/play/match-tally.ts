@@ -1,45 +1,69 @@
-import type { FaultKind } from "./game.js";
+import { countedFault, noFaults, type FaultCounts } from "./faults.js";
 import type { PairResult } from "./runner.js";
 import { eloFromPentanomial, los, sprt, type Pentanomial, type SprtBounds, type SprtState } from "./stats.js";
 
-/** Faults by kind; `timeout` is the engine's own overrun, `delay` a time loss to a delay outside the engine. */
-export type FaultCounts = Record<Exclude<FaultKind, "none"> | "delay", number>;
+/** Game pairs counted from the first engine's side (the plus engine's, in SPSA). */
+export interface PairCounts {
+  wins: number;
+  losses: number;
+  draws: number;
+  pairs: Pentanomial;
+  /** [first engine, second engine]. */
+  faults: [FaultCounts, FaultCounts];
+  /** Games played again after a delay outside the engine, and pairs that ran out of replays. */
+  replays: number;
+  replayLimitPairs: number;
+}
 
-const noFaults = (): FaultCounts => ({ crash: 0, timeout: 0, illegal: 0, garbage: 0, startup: 0, delay: 0 });
-
-/** Running totals of a match, from engine A's side (A is each pair's first engine). */
-export class MatchTally {
+/** Running counts of game pairs: what a worker reports for a batch, and the core of a match's tally. */
+export class PairTally implements PairCounts {
   wins = 0;
   losses = 0;
   draws = 0;
   pairs: Pentanomial = [0, 0, 0, 0, 0];
   readonly faults: [FaultCounts, FaultCounts] = [noFaults(), noFaults()];
-  readonly reasons = new Map<string, number>();
-  /** Games played again after a delay outside the engine, and pairs that ran out of replays. */
   replays = 0;
   replayLimitPairs = 0;
-
-  constructor(readonly names: [string, string]) {}
 
   get games(): number {
     return this.wins + this.losses + this.draws;
   }
 
+  /** Faults count as losses for the faulty side (the runner scored them so), and by kind. */
   add(pair: PairResult): void {
     for (const [index, view] of pair.first.entries()) {
       if (view.outcome === "win") this.wins++;
       else if (view.outcome === "loss") this.losses++;
       else this.draws++;
       const game = pair.games[index]!;
-      const kind = (fault: Exclude<FaultKind, "none">): keyof FaultCounts => (fault === "timeout" && game.timeForfeit?.cause === "outside" ? "delay" : fault);
-      if (view.fault !== "none") this.faults[0][kind(view.fault)]++;
-      if (view.opponentFault !== "none") this.faults[1][kind(view.opponentFault)]++;
-      const reason = game.reason;
-      this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
+      const own = countedFault(view.fault, game);
+      const opponent = countedFault(view.opponentFault, game);
+      if (own) this.faults[0][own]++;
+      if (opponent) this.faults[1][opponent]++;
     }
     this.pairs[pair.pentanomial]++;
     this.replays += pair.replays;
     if (pair.replayLimitReached) this.replayLimitPairs++;
+  }
+
+  /** The counts alone, as plain data. */
+  counts(): PairCounts {
+    const { wins, losses, draws, pairs, faults, replays, replayLimitPairs } = this;
+    return { wins, losses, draws, pairs: [...pairs], faults: [{ ...faults[0] }, { ...faults[1] }], replays, replayLimitPairs };
+  }
+}
+
+/** Running totals of a match, from engine A's side (A is each pair's first engine). */
+export class MatchTally extends PairTally {
+  readonly reasons = new Map<string, number>();
+
+  constructor(readonly names: [string, string]) {
+    super();
+  }
+
+  override add(pair: PairResult): void {
+    super.add(pair);
+    for (const { reason } of pair.games) this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
   }
 
   sprt(bounds: SprtBounds): SprtState {

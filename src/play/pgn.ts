@@ -1,3 +1,4 @@
+import { FAULTS } from "./faults.js";
 import type { GameResult } from "./game.js";
 import { START_FEN } from "./position.js";
 import { formatTimeControl } from "./time-control.js";
@@ -11,10 +12,9 @@ export interface PgnContext {
 
 /** The PGN Termination tag: what kind of ending `reason` describes. */
 function termination(game: GameResult): string {
-  const faults = [game.faults.white, game.faults.black];
-  if (faults.includes("timeout")) return "time forfeit";
-  if (faults.includes("illegal") || faults.includes("garbage")) return "rules infraction";
-  if (faults.includes("crash") || faults.includes("startup")) return "abandoned";
+  // A game ends at its first fault: both sides have one only when neither engine started.
+  const fault = [game.faults.white, game.faults.black].find((kind) => kind !== "none");
+  if (fault) return FAULTS[fault].termination;
   return game.reason.startsWith("adjudication") ? "adjudication" : "normal";
 }
 

@@ -3,8 +3,9 @@ import { DEFAULT_ADJUDICATION, type AdjudicationRules } from "./adjudication.js"
 import type { Opening } from "./book.js";
 import { DEFAULT_ENGINE_TIMEOUTS, type EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 import { EnginePool } from "./engine-pool.js";
+import type { FaultKind } from "./faults.js";
 import { LoopLag, machineOverloaded } from "./loop-lag.js";
-import { playGame, startFailure, type FaultKind, type GameOptions, type GameResult } from "./game.js";
+import { playGame, startFailure, type GameOptions, type GameResult } from "./game.js";
 import { Semaphore } from "./semaphore.js";
 import type { SearchLimits } from "./time-control.js";
 

@@ -1,4 +1,5 @@
 import { formatDuration } from "../master/progress.js";
+import { engineFaultWords } from "../play/faults.js";
 import { sparkline } from "./sparkline.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
 
@@ -14,7 +15,7 @@ export function renderStatus(status: RunStatus): string {
   const elos = status.recent.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
   lines.push(`Elo of the last iterations (plus vs minus): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
   const faulty = status.recent.find((it) => it.faults > 0);
-  lines.push(`faults: ${status.faults}${status.faults > 0 ? ` crashes, time losses or illegal moves${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}`);
+  lines.push(`faults: ${status.faults}${status.faults > 0 ? ` ${engineFaultWords()}${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}`);
   lines.push("");
   lines.push(...table(
     ["worker", "host", "conc", "games", "games/min", "last seen"],

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { thetaSources } from "../db/runs.js";
 import { InputError } from "../errors.js";
 import type { Values } from "../spsa/math.js";
 
@@ -18,11 +19,7 @@ export function describeTheta(label: ThetaLabel): string {
 
 /** θ of the run for a label; θ after iteration K is the base of K + 1, or the current θ after the last one. */
 export async function thetaOf(sql: postgres.Sql, run: { id: number; name: string }, label: ThetaLabel): Promise<Values> {
-  const [row] = await sql<{ initial: Values; current: Values; last: number | null; next: Values | null }[]>`
-    select r.initial_parameters as initial, r.current_parameters as current,
-      (select max(iteration_number) from spsa_iteration where run_id = r.id and status = 'complete') as last,
-      (select base_parameters from spsa_iteration where run_id = r.id and iteration_number = ${typeof label === "number" ? label + 1 : -1}) as next
-    from spsa_run r where r.id = ${run.id}`;
+  const row = await thetaSources(sql, run.id, typeof label === "number" ? label : undefined);
   if (!row) throw new InputError(`run "${run.name}"`, "not found");
   if (label === "start") return row.initial;
   if (label === "current") return row.current;

@@ -3,14 +3,15 @@ import type { TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
-import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
+import { afterExpiringLeases, PROGRESS_CHANNEL } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { createVerification, findRunningVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
 import { InputError } from "../errors.js";
 import { settingsOf } from "../master/iteration-settings.js";
-import { insertIteration } from "../master/run-store.js";
+import { insertIteration } from "../db/iterations.js";
+import { runNamed } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 import { eloFromPentanomial, los, sprt, type SprtBounds } from "../play/stats.js";
 import { builtValue, type Values } from "../spsa/math.js";
@@ -48,7 +49,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const { database } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sql = database.sql;
-  const [run] = await sql<{ id: number; name: string }[]>`select id, name from spsa_run where name = ${options.runName}`;
+  const run = await runNamed(sql, options.runName);
   if (!run) throw new InputError(`run "${options.runName}"`, "not found (see select name from spsa_run)");
   const fromLabel = describeTheta(options.from);
   const toLabel = describeTheta(options.to);
@@ -121,10 +122,7 @@ async function waitForOutcome(options: VerifyOptions, first: VerificationRow, lo
   try {
     for (;;) {
       options.signal?.throwIfAborted();
-      row = await withRetry(log, options.signal, async () => {
-        await expireLeases(database.sql);
-        return readVerification(database.sql, first.id);
-      });
+      row = await afterExpiringLeases(database.sql, log, options.signal, () => readVerification(database.sql, first.id));
       const outcome = outcomeOf(row);
       if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(database.sql, row.iterationId);
       const finished = row.gamesPlayed >= row.targetGames || (row.targetGames === 0 && row.gamesClaimed === 0);

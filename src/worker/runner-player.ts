@@ -1,28 +1,19 @@
-import {
-  createRunner,
-  defaultBookPath,
-  loadBook,
-  type FaultKind,
-  type GameResult,
-  type OutsideDelayPolicy,
-  type SideView,
-} from "../play/index.js";
-import type { PlayedPair, PlusGame } from "./tally.js";
+import { createRunner, defaultBookPath, loadBook, type Opening, type OutsideDelayPolicy, type PairResult } from "../play/index.js";
 
 /** One game pair of plus against minus, as the worker asks for it. */
 export interface PlusMinusJob {
   plusPath: string;
   minusPath: string;
-  /** FEN of the opening position; both games of the pair start from it. */
-  openingFen: string;
+  /** Both games of the pair start from it. */
+  opening: Opening;
   /** Both games of the pair use this time per move. */
   movetimeMs: number;
 }
 
 /** What the worker needs from the game runner (the loop's seam for its own tests). */
 export interface PairPlayer {
-  /** Plays plus as white then as black; results are from plus's side. Respects the concurrency limit itself. */
-  playPair(job: PlusMinusJob): Promise<PlayedPair>;
+  /** Plays plus as white then as black; plus is the pair's first engine. Respects the concurrency limit itself. */
+  playPair(job: PlusMinusJob): Promise<PairResult>;
   /** Games at once from now on. */
   setConcurrency(concurrency: number): void;
   /** Ends the engine processes of binaries no longer needed (an iteration is over). */
@@ -34,38 +25,20 @@ export interface PairPlayer {
 export function createRunnerPlayer(options: { concurrency: number; marginMs: number; outsideDelay: OutsideDelayPolicy }): PairPlayer {
   const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs, outsideDelay: options.outsideDelay });
   return {
-    async playPair(job) {
-      const result = await runner.playPair({
+    playPair: (job) =>
+      runner.playPair({
         first: { name: "plus", path: job.plusPath },
         second: { name: "minus", path: job.minusPath },
-        opening: { fen: job.openingFen },
+        opening: job.opening,
         limits: { movetimeMs: job.movetimeMs },
-      });
-      const games: PlayedPair["games"] = [plusGame(result.first[0], result.games[0]), plusGame(result.first[1], result.games[1])];
-      return { games, replays: result.replays, replayLimitReached: result.replayLimitReached };
-    },
+      }),
     retire: (keepPaths) => runner.retire(keepPaths),
     setConcurrency: (concurrency) => runner.setConcurrency(concurrency),
     close: () => runner.close(),
   };
 }
 
-/** The opening positions (FENs) of a book, or of the book shipped with the tool. */
-export function loadOpenings(book: string | undefined, plies: number): string[] {
-  return loadBook(book ?? defaultBookPath(), { plies }).map((opening) => opening.fen);
-}
-
-const FAULT_KINDS: Record<Exclude<FaultKind, "none">, NonNullable<PlusGame["fault"]>["kind"]> = {
-  crash: "crash",
-  startup: "crash",
-  timeout: "time",
-  illegal: "illegal",
-  garbage: "illegal",
-};
-
-function plusGame(view: SideView, game: GameResult): PlusGame {
-  const kind = (fault: Exclude<FaultKind, "none">) => (game.timeForfeit?.cause === "outside" ? "delay" : FAULT_KINDS[fault]);
-  if (view.fault !== "none") return { outcome: view.outcome, fault: { side: "plus", kind: kind(view.fault) } };
-  if (view.opponentFault !== "none") return { outcome: view.outcome, fault: { side: "minus", kind: kind(view.opponentFault) } };
-  return { outcome: view.outcome };
+/** The openings of a book, or of the book shipped with the tool. */
+export function loadOpenings(book: string | undefined, plies: number): Opening[] {
+  return loadBook(book ?? defaultBookPath(), { plies });
 }

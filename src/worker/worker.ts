@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { obtainBinary } from "../build/binary-store.js";
 import {
+  afterExpiringLeases,
   claimBatch,
-  expireLeases,
   heartbeat,
   reportBatch,
   WORK_CHANNEL,
@@ -15,11 +15,21 @@ import { withRetry } from "../db/retry.js";
 import { claimWorkerName, recordConcurrency, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../errors.js";
 import { StatusLine } from "../terminal/status-line.js";
-import { createRng, type Rng } from "../random/rng.js";
+import {
+  byCounter,
+  engineFaults,
+  ENGINE_FAULT_COUNTERS,
+  FAULT_COUNTERS,
+  PairTally,
+  pickOpening,
+  seededRng,
+  uniform,
+  type Opening,
+  type Rng,
+} from "../play/index.js";
 import { DelayGuard } from "./delay-guard.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./runner-player.js";
-import { addPair, addReplays, emptyTally, totalFaults, type BatchTally } from "./tally.js";
 
 export interface WorkerOptions {
   database: Database;
@@ -31,8 +41,8 @@ export interface WorkerOptions {
   /** Games per claim (even). */
   batchSize: number;
   leaseSeconds: number;
-  /** Opening positions (FEN) to draw from. */
-  openings: readonly string[];
+  /** Opening positions to draw from. */
+  openings: readonly Opening[];
   /** Where binaries fetched from the database are cached. */
   cacheDir: string;
   pollIntervalMs: number;
@@ -62,16 +72,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const { database, name } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const status = options.status ?? new StatusLine(process.stderr, 30_000);
-  const rng = createRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
+  const rng = seededRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
   const heartbeatMs = heartbeatInterval(options.leaseSeconds);
   const session = await takeName(options, heartbeatMs, log);
 
   const inFlight = new Map<number, Promise<void>>();
   let concurrency = options.concurrency;
   const guard = new DelayGuard(concurrency);
-  const guardGames = (tally: BatchTally, games: number) => {
-    const d = tally.delays;
-    const lowering = guard.observe(games + d.replays, d.replays + d.plusDelayLosses + d.minusDelayLosses);
+  const guardGames = (tally: PairTally, games: number) => {
+    const lowering = guard.observe(games + tally.replays, tally.replays + tally.faults[0].delay + tally.faults[1].delay);
     if (!lowering) return;
     concurrency = lowering.to;
     options.player.setConcurrency(concurrency);
@@ -114,10 +123,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       let claimed: ClaimedBatch | undefined;
       if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
-        claimed = await withRetry(log, options.signal, async () => {
-          await expireLeases(database.sql);
-          return claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds);
-        });
+        claimed = await afterExpiringLeases(database.sql, log, options.signal, () =>
+          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds),
+        );
       }
       if (claimed) {
         const batch = claimed;
@@ -131,7 +139,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           pendingGames -= 2;
         })
           .then(async (tally) => {
-            const outcome = await withRetry(log, options.signal, () => reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally }));
+            const outcome = await withRetry(log, options.signal, () => reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }));
             noteOutcome(log, batch, tally, outcome, summary);
             guardGames(tally, batch.games);
             showStatus(batch);
@@ -196,7 +204,7 @@ async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line:
   return identity;
 }
 
-async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, onPair: () => void): Promise<BatchTally> {
+async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, onPair: () => void): Promise<PairTally> {
   const { database } = options;
   const [plusPath, minusPath] = await withRetry(log, options.signal, () =>
     Promise.all([
@@ -205,24 +213,21 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
     ]),
   );
   await options.player.retire([plusPath, minusPath]);
-  const tally = emptyTally();
+  const tally = new PairTally();
   const pairs = Array.from({ length: batch.games / 2 }, () => ({
-    // Never undefined: next() < 1, and a book without openings is refused when loaded.
-    openingFen: options.openings[Math.floor(rng.next() * options.openings.length)]!,
-    movetimeMs: Math.round(batch.timelowMs + rng.next() * (batch.timehighMs - batch.timelowMs)),
+    opening: pickOpening(options.openings, rng),
+    movetimeMs: Math.round(uniform(rng, batch.timelowMs, batch.timehighMs)),
   }));
   await Promise.all(
     pairs.map(async (pair) => {
-      const played = await options.player.playPair({ plusPath, minusPath, ...pair });
-      addPair(tally, played.games);
-      addReplays(tally, played);
+      tally.add(await options.player.playPair({ plusPath, minusPath, ...pair }));
       onPair();
     }),
   );
   return tally;
 }
 
-function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: BatchTally, outcome: ReportOutcome, summary: WorkerSummary): void {
+function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: PairTally, outcome: ReportOutcome, summary: WorkerSummary): void {
   if (outcome === "refused") {
     summary.refused++;
     log(`batch ${batch.batchId} was refused: its lease expired and its games went back to the pool`);
@@ -230,21 +235,21 @@ function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: Ba
   }
   summary.games += batch.games;
   summary.batches++;
-  const faults = totalFaults(tally.faults);
+  const [plus, minus] = tally.faults;
+  const faults = engineFaults(plus) + engineFaults(minus);
   if (faults > 0) {
-    const f = tally.faults;
-    log(
-      `warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults ` +
-        `(plus: ${f.plusCrashes} crashes, ${f.plusTimeLosses} time losses, ${f.plusIllegalMoves} illegal moves; ` +
-        `minus: ${f.minusCrashes} crashes, ${f.minusTimeLosses} time losses, ${f.minusIllegalMoves} illegal moves)`,
-    );
+    const side = (counts: typeof plus) => {
+      const sums = byCounter(counts);
+      return ENGINE_FAULT_COUNTERS.map((counter) => `${sums[counter]} ${FAULT_COUNTERS[counter]}`).join(", ");
+    };
+    log(`warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults (plus: ${side(plus)}; minus: ${side(minus)})`);
   }
-  const d = tally.delays;
-  if (d.replays + d.plusDelayLosses + d.minusDelayLosses > 0) {
-    const limit = d.replayLimitPairs > 0 ? `; ${d.replayLimitPairs} pairs ran out of replays: the machine is overloaded, lower -c or its other load` : "";
+  const delayLosses = plus.delay + minus.delay;
+  if (tally.replays + delayLosses > 0) {
+    const limit = tally.replayLimitPairs > 0 ? `; ${tally.replayLimitPairs} pairs ran out of replays: the machine is overloaded, lower -c or its other load` : "";
     log(
-      `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ${d.replays} games replayed, ` +
-        `${d.plusDelayLosses + d.minusDelayLosses} scored as time losses (plus ${d.plusDelayLosses}, minus ${d.minusDelayLosses})${limit}`,
+      `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ${tally.replays} games replayed, ` +
+        `${delayLosses} scored as time losses (plus ${plus.delay}, minus ${minus.delay})${limit}`,
     );
   }
 }

@@ -12,6 +12,7 @@ import { applyMigrations } from "../../src/db/connection.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { ROOT, SPSA_BIN } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
+import { clean } from "../support/iterations.js";
 
 const TOKEN = "test-token-4f1c";
 const COMPLETED = 12;
@@ -19,7 +20,6 @@ const CHROMIUM_ARGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
-const noFaults = { plusCrashes: 0, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 };
 
 /** The dashboard as a real process, a real Chromium, and a run of 12 iterations with the 13th open. */
 describe("spsa dashboard in a browser", () => {
@@ -89,7 +89,7 @@ describe("spsa dashboard in a browser", () => {
     await page.evaluate("window.notReloaded = true");
     const batch = await claimBatch(sql, "w1", 8, 60);
     expect(batch).toBeDefined();
-    expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "w1", plusWins: 3, minusWins: 1, draws: 4, pairs: [0, 1, 1, 2, 0], faults: noFaults })).toBe("accepted");
+    expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 1, draws: 4, pairs: [0, 1, 1, 2, 0], ...clean() })).toBe("accepted");
     // The batch shows without a reload (pushed by NOTIFY → server-sent event). The bound is
     // generous so a busy CI machine cannot fail it; how fast it shows is for a benchmark.
     await page.locator("#progress", { hasText: "8/64 games" }).waitFor({ timeout: 10_000 });

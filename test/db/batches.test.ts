@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { noFaults, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 /** A report of `games` games: all draws, one DD pair per two games. */
 function drawsReport(batchId: number, workerName: string, games: number): BatchReport {
-  return { batchId, workerName, plusWins: 0, minusWins: 0, draws: games, pairs: [0, 0, games / 2, 0, 0], faults: noFaults };
+  return { batchId, workerName, wins: 0, losses: 0, draws: games, pairs: [0, 0, games / 2, 0, 0], ...clean() };
 }
 
 describe("claiming and reporting batches", () => {
@@ -37,7 +37,7 @@ describe("claiming and reporting batches", () => {
     const { iteration } = await seedIteration(sql, { runName: "replay", targetGames: 4 });
     const batch = await claimBatch(sql, "w1", 4, 60);
     expect(batch?.iterationId).toBe(iteration.id);
-    const report = { ...drawsReport(batch!.batchId, "w1", 4), plusWins: 1, draws: 3, pairs: [0, 0, 1, 1, 0] as BatchReport["pairs"] };
+    const report = { ...drawsReport(batch!.batchId, "w1", 4), wins: 1, draws: 3, pairs: [0, 0, 1, 1, 0] as BatchReport["pairs"] };
     expect(await reportBatch(sql, report)).toBe("accepted");
     expect(await reportBatch(sql, report)).toBe("duplicate");
     expect(await counters(iteration.id)).toMatchObject({ games_played: 4, plus_wins: 1, draws: 3, pairs_dd: 1 });

@@ -4,7 +4,7 @@ import { claimBatch, heartbeat, reportBatch, type BatchReport } from "../../src/
 import { claimWorkerName, type NameHolder } from "../../src/db/workers.js";
 import { holderAlive } from "../../src/worker/name-holder.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { noFaults, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 describe("taking a worker name", () => {
   const database = useMigratedDatabase(10);
@@ -29,7 +29,7 @@ describe("taking a worker name", () => {
     expect(await claimedGames(orphan!.iterationId)).toBe(0);
     const [batch] = await sql`select status from spsa_batch where id = ${orphan!.batchId}`;
     expect(batch?.status).toBe("expired");
-    const late: BatchReport = { batchId: orphan!.batchId, workerName: "restarted", plusWins: 0, minusWins: 0, draws: 4, pairs: [0, 0, 2, 0, 0], faults: noFaults };
+    const late: BatchReport = { batchId: orphan!.batchId, workerName: "restarted", wins: 0, losses: 0, draws: 4, pairs: [0, 0, 2, 0, 0], ...clean() };
     expect(await reportBatch(sql, late)).toBe("refused");
     // The old process, if it still ran, learns from its heartbeat that the name is gone.
     expect(await heartbeat(sql, { name: "restarted", sessionId: "restarted" }, [orphan!.batchId], 60)).toEqual({ held: [], ownsName: false });

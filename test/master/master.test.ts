@@ -10,7 +10,7 @@ import { recordedParams, settingsOf } from "../../src/master/iteration-settings.
 import { runMaster, type MasterOptions } from "../../src/master/master.js";
 import { update } from "../../src/spsa/math.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { noFaults, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
 import { waitFor } from "../support/processes.js";
 
 /**
@@ -45,7 +45,7 @@ describe("the master loop", () => {
     const draws = games - plusWins - minusWins;
     const pairs: [number, number, number, number, number] = [0, 0, 0, 0, 0];
     pairs[2] = games / 2; // the pentanomial is not what the master reads
-    expect(await reportBatch(database.sql, { batchId: batch!.batchId, workerName: worker, plusWins, minusWins, draws, pairs, faults: noFaults })).toBe("accepted");
+    expect(await reportBatch(database.sql, { batchId: batch!.batchId, workerName: worker, wins: plusWins, losses: minusWins, draws, pairs, ...clean() })).toBe("accepted");
   }
 
   /** θ after one SPSA step on these counts, from X = 1 perturbed to 2 and 0. */

@@ -5,11 +5,13 @@ import { loadParams } from "../../src/config/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { applyMigrations } from "../../src/db/connection.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
+import { noFaults, type FaultCounts } from "../../src/play/faults.js";
+import type { Pentanomial } from "../../src/play/stats.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 
-const noFaults = { plusCrashes: 0, minusCrashes: 1, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 };
+const oneMinusCrash = (): [FaultCounts, FaultCounts] => [noFaults(), { ...noFaults(), crash: 1 }];
 
 describe("spsa status", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -28,7 +30,7 @@ describe("spsa status", () => {
     const { open } = await writeSyntheticRun(sql, { name: "synthetic", config, params, iterations: 30, open: true, workerName: "w1" });
     const batch = await claimBatch(sql, "w1", 8, 60);
     expect(batch?.iterationId).toBe(open?.id);
-    const report = { batchId: batch!.batchId, workerName: "w1", plusWins: 3, minusWins: 2, draws: 3, pairs: [0, 1, 2, 1, 0] as [number, number, number, number, number], faults: noFaults };
+    const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 2, draws: 3, pairs: [0, 1, 2, 1, 0] as Pentanomial, faults: oneMinusCrash(), replays: 0, replayLimitPairs: 0 };
     expect(await reportBatch(sql, report)).toBe("accepted");
   });
   afterAll(async () => {

@@ -3,9 +3,16 @@ import { loadConfig, type TuningConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/config/params.js";
 import { settingsOf } from "../../src/master/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
-import { insertIteration, openRun } from "../../src/master/run-store.js";
+import { insertIteration } from "../../src/db/iterations.js";
+import { openRun } from "../../src/db/runs.js";
+import { noFaults, type FaultCounts } from "../../src/play/faults.js";
 
-export const noFaults = { plusCrashes: 0, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 0, plusIllegalMoves: 0, minusIllegalMoves: 0 };
+/** A batch report's counts besides the games: no faults, no replays. */
+export const clean = (): { faults: [FaultCounts, FaultCounts]; replays: number; replayLimitPairs: number } => ({
+  faults: [noFaults(), noFaults()],
+  replays: 0,
+  replayLimitPairs: 0,
+});
 
 /** Registers a worker whose session id is its name, taking the name whoever holds it. */
 export async function registerTestWorker(sql: postgres.Sql, name: string, host = "test") {

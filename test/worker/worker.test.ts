@@ -42,7 +42,7 @@ describe("the worker loop", () => {
       concurrency: 2,
       batchSize: 2,
       leaseSeconds: 30,
-      openings: [START_FEN],
+      openings: [{ fen: START_FEN }],
       cacheDir: join(dir, "cache"),
       pollIntervalMs: 50,
       // No work for this long ends the loop: how a test (or a script) stops a worker.

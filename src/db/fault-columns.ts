@@ -1,0 +1,59 @@
+import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type EngineFaultCounter, type FaultCounter, type FaultCounts } from "../play/faults.js";
+import { joinFragments as join, type Fragment, type Sql } from "./columns.js";
+import { spsaIteration } from "./schema.js";
+
+/**
+ * spsa_iteration's fault counters: two columns (plus, minus) per counter of src/play/faults.ts.
+ * The SQL that adds, sums and reads them is built from that list, so a new counter needs only
+ * its columns in schema.ts; without them, `spsaIteration[column]` below fails the typecheck.
+ */
+
+export type CounterColumn<C extends FaultCounter = FaultCounter> = `${"plus" | "minus"}${Capitalize<C>}`;
+
+interface Column<C extends FaultCounter> {
+  key: CounterColumn<C>;
+  /** 0 plus, 1 minus. */
+  side: 0 | 1;
+  counter: C;
+}
+
+/** Counter-major: plusCrashes, minusCrashes, plusTimeLosses, ... */
+function columnsOf<C extends FaultCounter>(counters: readonly C[]): Column<C>[] {
+  return counters.flatMap((counter) =>
+    ([0, 1] as const).map((side) => ({ key: `${side === 0 ? "plus" : "minus"}${counter[0]!.toUpperCase()}${counter.slice(1)}` as CounterColumn<C>, side, counter })),
+  );
+}
+
+const COUNTER_COLUMNS = columnsOf(Object.keys(FAULT_COUNTERS) as FaultCounter[]);
+const ENGINE_FAULT_COLUMNS = columnsOf(ENGINE_FAULT_COUNTERS);
+
+const sqlName = (column: Column<FaultCounter>): string => spsaIteration[column.key].name;
+
+/** The counters' values for the faults of the plus and the minus engine. */
+export function counterValues(faults: readonly [FaultCounts, FaultCounts]): Record<CounterColumn, number> {
+  const sums = faults.map(byCounter);
+  return Object.fromEntries(COUNTER_COLUMNS.map((column) => [column.key, sums[column.side]![column.counter]])) as Record<CounterColumn, number>;
+}
+
+/** `plus_crashes = plus_crashes + 1, minus_crashes = ...`: adds `values` to every counter, in an update's set list. */
+export function addToCounters(sql: Sql, values: Record<CounterColumn, number>): Fragment {
+  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} = ${sql(sqlName(column))} + ${values[column.key]}`), ",");
+}
+
+/** `(plus_crashes + minus_crashes + ...)`: the engine faults of an iteration row. */
+export function engineFaultSum(sql: Sql): Fragment {
+  return sql`(${join(sql, ENGINE_FAULT_COLUMNS.map((column) => sql`${sql(sqlName(column))}`), "+")})`;
+}
+
+export type EngineFaultColumns = Record<CounterColumn<EngineFaultCounter>, number>;
+
+/** The engine fault columns' keys and words ("plus crashes"), in their order in selectEngineFaults. */
+export const ENGINE_FAULT_KEYS = ENGINE_FAULT_COLUMNS.map((column) => ({
+  key: column.key,
+  words: `${column.side === 0 ? "plus" : "minus"} ${FAULT_COUNTERS[column.counter]}`,
+}));
+
+/** `plus_crashes as "plusCrashes", ...`: the engine fault columns, for a select list. */
+export function selectEngineFaults(sql: Sql): Fragment {
+  return join(sql, ENGINE_FAULT_COLUMNS.map((column) => sql`${sql(sqlName(column))} as ${sql(column.key)}`), ",");
+}

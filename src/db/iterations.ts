@@ -1,0 +1,99 @@
+import type postgres from "postgres";
+import type { IterationSettings } from "../master/iteration-settings.js";
+import type { Values } from "../spsa/math.js";
+import { WORK_CHANNEL } from "./batches.js";
+import { selectColumns, type RowOf, type Sql } from "./columns.js";
+import { engineFaultSum } from "./fault-columns.js";
+import { spsaIteration } from "./schema.js";
+
+/** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
+
+const ITERATION_KEYS = [
+  "id", "iterationNumber", "status", "targetGames", "gamesPlayed", "plusWins", "minusWins", "draws",
+  "ak", "baseParameters", "plusParameters", "minusParameters", "settings",
+] as const;
+
+/** Columns insertIteration always writes: not null in the rows the master reads. */
+type Written = "ak" | "baseParameters" | "plusParameters" | "minusParameters";
+
+export type IterationRow = Omit<RowOf<typeof spsaIteration, (typeof ITERATION_KEYS)[number]>, Written> & {
+  [K in Written]: NonNullable<(typeof spsaIteration.$inferSelect)[K]>;
+} & {
+  /** Engine faults of both sides, all kinds. */
+  faults: number;
+};
+
+const ITERATION_COLUMNS = (sql: Sql) => sql`${selectColumns(sql, spsaIteration, ITERATION_KEYS)}, ${engineFaultSum(sql)}::int as faults`;
+
+export async function latestIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {
+  const [row] = await sql<IterationRow[]>`
+    select ${ITERATION_COLUMNS(sql)} from spsa_iteration where run_id = ${runId} order by iteration_number desc limit 1`;
+  return row;
+}
+
+export async function readIteration(sql: Sql, id: number): Promise<IterationRow> {
+  const [row] = await sql<IterationRow[]>`select ${ITERATION_COLUMNS(sql)} from spsa_iteration where id = ${id}`;
+  if (!row) throw new Error(`iteration ${id} vanished`);
+  return row;
+}
+
+export interface NewIteration {
+  runId: number;
+  iterationNumber: number;
+  plus: { path: string; sha256: string };
+  minus: { path: string; sha256: string };
+  timelowMs: number;
+  timehighMs: number;
+  targetGames: number;
+  ck: number;
+  ak: number;
+  base: Values;
+  plusValues: Values;
+  minusValues: Values;
+  signs: Values;
+  settings: IterationSettings;
+}
+
+/**
+ * Inserts the iteration (once: a restarted master finds it) and wakes the workers. Each
+ * statement stands alone (inside a caller's transaction, the wake-up waits for its commit).
+ */
+export async function insertIteration(sql: Sql, it: NewIteration): Promise<IterationRow> {
+  await sql`
+    insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
+      minus_engine_sha256, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
+      minus_parameters, perturbation_signs, settings)
+    values (${it.runId}, ${it.iterationNumber}, ${it.plus.path}, ${it.minus.path}, ${it.plus.sha256}, ${it.minus.sha256},
+      ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
+      ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(JSON.parse(JSON.stringify(it.settings)))})
+    on conflict (run_id, iteration_number) do nothing`;
+  await sql`select pg_notify(${WORK_CHANNEL}, '')`;
+  const [row] = await sql<IterationRow[]>`
+    select ${ITERATION_COLUMNS(sql)} from spsa_iteration where run_id = ${it.runId} and iteration_number = ${it.iterationNumber}`;
+  if (!row) throw new Error("iteration insert returned nothing");
+  return row;
+}
+
+/**
+ * Completes an iteration and stores the new θ in ONE transaction; returns false if another
+ * master process completed it first (nothing is applied twice).
+ */
+export async function completeIteration(
+  sql: postgres.Sql,
+  options: { runId: number; iterationId: number; gradient: Values; elo: number; newValues: Values; finalIteration: boolean },
+): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    const [done] = await tx`
+      update spsa_iteration set status = 'complete', gradient_estimate = ${tx.json(options.gradient)},
+        elo_diff = ${options.elo}, completed_at = now()
+      where id = ${options.iterationId} and status <> 'complete' and games_played = target_games
+      returning id`;
+    if (!done) return false;
+    await tx`
+      update spsa_run set current_parameters = ${tx.json(options.newValues)},
+        status = ${options.finalIteration ? "complete" : "active"},
+        completed_at = ${options.finalIteration ? tx`now()` : null}
+      where id = ${options.runId}`;
+    return true;
+  });
+}

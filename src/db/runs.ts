@@ -1,0 +1,69 @@
+import { randomBytes } from "node:crypto";
+import type postgres from "postgres";
+import type { TuningConfig } from "../config/config.js";
+import type { Values } from "../spsa/math.js";
+import { selectColumns, type RowOf, type Sql } from "./columns.js";
+import { spsaRun } from "./schema.js";
+
+/** SQL of tuning runs (spsa_run): the master's run, and a run looked up by name. */
+
+const RUN_KEYS = ["id", "name", "status", "seed", "currentParameters"] as const;
+export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
+
+/**
+ * The run to work on: the active run of this name, or a new one. With `fresh`, an existing
+ * run of this name is kept under a new name (`name~id`) and marked stopped.
+ */
+export async function openRun(sql: postgres.Sql, options: { name: string; fresh: boolean; seed?: string; config: TuningConfig; values: Values }): Promise<{ run: RunRow; created: boolean }> {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext(${`spsa_run:${options.name}`}))`;
+    const [existing] = await tx<RunRow[]>`select ${selectColumns(tx, spsaRun, RUN_KEYS)} from spsa_run where name = ${options.name}`;
+    if (existing && !options.fresh) return { run: existing, created: false };
+    if (existing) {
+      await tx`update spsa_run set name = name || '~' || id, status = case when status = 'active' then 'stopped' else status end where id = ${existing.id}`;
+    }
+    const seed = options.seed ?? randomBytes(8).toString("hex");
+    const [run] = await tx<RunRow[]>`
+      insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
+      values (${options.name}, ${seed}, ${tx.json(JSON.parse(JSON.stringify(options.config)))}, ${tx.json(options.values)}, ${tx.json(options.values)})
+      returning ${selectColumns(tx, spsaRun, RUN_KEYS)}`;
+    if (!run) throw new Error("insert into spsa_run returned nothing");
+    return { run, created: true };
+  });
+}
+
+export async function markRunComplete(sql: Sql, runId: number): Promise<void> {
+  await sql`update spsa_run set status = 'complete', completed_at = coalesce(completed_at, now()) where id = ${runId}`;
+}
+
+/** The run of this name, if there is one. */
+export async function runNamed(sql: Sql, name: string): Promise<RowOf<typeof spsaRun, "id" | "name"> | undefined> {
+  const [run] = await sql<RowOf<typeof spsaRun, "id" | "name">[]>`select id, name from spsa_run where name = ${name}`;
+  return run;
+}
+
+export interface ThetaSources {
+  initial: Values;
+  current: Values;
+  /** The last completed iteration, if any. */
+  last: number | null;
+  /** θ at the start of iteration `after + 1`, if it exists. */
+  next: Values | null;
+}
+
+/** What θ after iteration `after` (or the start, or the current θ) is read from, in one query. */
+export async function thetaSources(sql: Sql, runId: number, after: number | undefined): Promise<ThetaSources | undefined> {
+  const [row] = await sql<ThetaSources[]>`
+    select r.initial_parameters as initial, r.current_parameters as current,
+      (select max(iteration_number) from spsa_iteration where run_id = r.id and status = 'complete') as last,
+      (select base_parameters from spsa_iteration where run_id = r.id and iteration_number = ${after === undefined ? -1 : after + 1}) as next
+    from spsa_run r where r.id = ${runId}`;
+  return row;
+}
+
+/** θ as the database holds it. */
+export async function runParameters(sql: Sql, runId: number): Promise<Values> {
+  const [row] = await sql<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${runId}`;
+  if (!row) throw new Error(`run ${runId} vanished`);
+  return row.theta;
+}

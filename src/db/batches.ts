@@ -24,7 +24,15 @@ export interface ClaimedBatch {
   minusEngineSha256: string;
   timelowMs: number;
   timehighMs: number;
+  /** UCI-option mode: the `setoption`s of the plus and minus engines (both run the same binary). */
+  plusOptions?: Record<string, number>;
+  minusOptions?: Record<string, number>;
 }
+
+/** Runs in the claim's transaction and may add to the batch (UCI-option mode draws its perturbation). */
+export type ClaimHook = (tx: postgres.TransactionSql, batch: ClaimedBatch, workerName: string) => Promise<ClaimedBatch>;
+/** Runs in the report's transaction once its games are counted, so once per batch. */
+export type ReportHook = (tx: postgres.TransactionSql, report: BatchReport) => Promise<void>;
 
 /** Pentanomial pair counts from the plus engine's side: [LL, LD+DL, LW+DD+WL, DW+WD, WW]. */
 export type Pentanomial = [number, number, number, number, number];
@@ -97,7 +105,7 @@ export async function returnToPool(sql: Sql, which: postgres.PendingQuery<postgr
  * the iteration row is locked, the grant is least(maxGames, target - claimed), and a batch
  * row with a lease records it — all in one transaction.
  */
-export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames: number, leaseSeconds: number): Promise<ClaimedBatch | undefined> {
+export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames: number, leaseSeconds: number, onClaim?: ClaimHook): Promise<ClaimedBatch | undefined> {
   return sql.begin(async (tx) => {
     const [iteration] = await tx<{ id: number; remaining: number }[]>`
       select i.id, i.target_games - i.games_claimed as remaining
@@ -124,7 +132,7 @@ export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
              g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs"
       from granted g, batch, spsa_run r where r.id = g.run_id`;
-    return claimed;
+    return claimed && onClaim ? onClaim(tx, claimed, workerName) : claimed;
   });
 }
 
@@ -148,7 +156,7 @@ export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: numbe
  * from claimed to done in this transaction; a replay of an accepted report is a
  * "duplicate", a report for a batch that expired (and may have been reclaimed) is "refused".
  */
-export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promise<ReportOutcome> {
+export async function reportBatch(sql: postgres.Sql, report: BatchReport, onReport?: ReportHook): Promise<ReportOutcome> {
   const played = report.plusWins + report.minusWins + report.draws;
   return sql.begin(async (tx) => {
     const [batch] = await tx<{ iteration_id: number; games: number }[]>`
@@ -184,6 +192,7 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
       update spsa_worker set games_played = games_played + ${played}, last_seen_at = now(),
         delay_losses = delay_losses + ${d.plusDelayLosses + d.minusDelayLosses}, replays = replays + ${d.replays}
       where name = ${report.workerName}`;
+    await onReport?.(tx, report);
     await tx`select pg_notify(${PROGRESS_CHANNEL}, ${String(batch.iteration_id)})`;
     return "accepted";
   });

@@ -4,6 +4,9 @@ import type { PlayedPair } from "./tally.js";
 export interface PairJob {
   plusPath: string;
   minusPath: string;
+  /** UCI options of each side (UCI-option mode), set with `setoption` before its games. */
+  plusOptions?: Readonly<Record<string, number>>;
+  minusOptions?: Readonly<Record<string, number>>;
   /** FEN of the opening position; both games of the pair start from it. */
   openingFen: string;
   /** Both games of the pair use this time per move. */

@@ -16,8 +16,8 @@ export function createRunnerPlayer(options: { concurrency: number; marginMs: num
   return {
     async playPair(job) {
       const result = await runner.playPair({
-        first: { name: "plus", path: job.plusPath },
-        second: { name: "minus", path: job.minusPath },
+        first: { name: "plus", path: job.plusPath, options: job.plusOptions },
+        second: { name: "minus", path: job.minusPath, options: job.minusOptions },
         opening: { fen: job.openingFen },
         limits: { movetimeMs: job.movetimeMs },
       });

@@ -16,6 +16,7 @@ import { claimWorkerName, recordConcurrency, type WorkerSession } from "../db/wo
 import { InputError } from "../errors.js";
 import { StatusLine } from "../master/terminal.js";
 import { createRng, type Rng } from "../spsa/rng.js";
+import { applyOnReport, drawOnClaim } from "../uci-tune/hooks.js";
 import { DelayGuard } from "./delay-guard.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./pair-player.js";
@@ -116,7 +117,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
         claimed = await withRetry(log, options.signal, async () => {
           await expireLeases(database.sql);
-          return claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds);
+          return claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds, drawOnClaim);
         });
       }
       if (claimed) {
@@ -131,7 +132,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           pendingGames -= 2;
         })
           .then(async (tally) => {
-            const outcome = await withRetry(log, options.signal, () => reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally }));
+            const outcome = await withRetry(log, options.signal, () => reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally }, applyOnReport));
             noteOutcome(log, batch, tally, outcome, summary);
             guardGames(tally, batch.games);
             showStatus(batch);
@@ -212,7 +213,7 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   }));
   await Promise.all(
     pairs.map(async (pair) => {
-      const played = await options.player.playPair({ plusPath, minusPath, ...pair });
+      const played = await options.player.playPair({ plusPath, minusPath, plusOptions: batch.plusOptions, minusOptions: batch.minusOptions, ...pair });
       addPair(tally, played.games);
       addReplays(tally, played);
       onPair();

@@ -4,7 +4,7 @@ import { loadParams, type Param } from "../config/params.js";
 import { openDatabase } from "../db/connection.js";
 import { runMaster, type MasterSummary } from "../master/master.js";
 import { optionParamsOf } from "../uci-tune/batch-math.js";
-import { runOptionsMaster } from "../uci-tune/master.js";
+import { refuseOptionRun, runOptionsMaster } from "../uci-tune/master.js";
 import { DEFAULT_CONFIG_FILE } from "./database-options.js";
 
 export interface MasterCommandOptions {
@@ -42,12 +42,14 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
   const { config, params, paramsFile } = loadRunInputs(options);
   const database = await openDatabase({ configUrl: config.database.url });
   try {
+    const runName = options.name ?? DEFAULT_RUN_NAME;
+    if (config.engine.mode === "build") await refuseOptionRun(database, runName, options.fresh ?? false);
     return await (config.engine.mode === "options" ? runOptionsMaster : runMaster)({
       database,
       config,
       params,
       paramsFile,
-      runName: options.name ?? DEFAULT_RUN_NAME,
+      runName,
       fresh: options.fresh,
       seed: options.seed,
       log: options.log,

@@ -141,3 +141,11 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
     await wakeups.close();
   }
 }
+
+/** The build-mode master must not take over a UCI-option run: its carrier iteration has no perturbation of its own. */
+export async function refuseOptionRun(database: Database, runName: string, fresh: boolean): Promise<void> {
+  if (fresh) return;
+  const [row] = await database.sql<{ id: number }[]>`
+    select r.id from spsa_run r join spsa_option_run o on o.run_id = r.id where r.name = ${runName}`;
+  if (row) throw new InputError(`run "${runName}"`, 'is a UCI-option run: set [engine] mode = "options" to resume it, or use another --name or --fresh');
+}

@@ -195,6 +195,9 @@ describe("UCI-option mode: master and workers killed with -9 and restarted", () 
       await Promise.all(workers);
     }
     const rows = await iterationsOf(sql, "uci-kill");
+    const [expired] = await sql<{ n: number }[]>`
+      select count(*)::int as n from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where b.status = 'expired'`;
+    expect(expired?.n).toBeGreaterThan(0);
     expectExactCounts(rows, expect);
     const final = await expectConsistentRun(fixture, "uci-kill", "k");
     const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));

@@ -22,6 +22,8 @@ export interface WorkerCommandOptions {
   /** Stop after this many seconds without work. */
   idleExit?: number;
   seed?: string;
+  /** UCI options of this machine's engines (`--option`): threads, tablebases, … */
+  engineOptions?: Readonly<Record<string, string>>;
   log?: (line: string) => void;
   signal?: AbortSignal;
 }
@@ -43,6 +45,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
     marginMs: config?.timeControl.marginMs ?? 50,
     // SPSA games lost only to a busy machine are noise: replayed unless config.toml says otherwise.
     outsideDelay: config?.outsideDelay ?? outsideDelayPolicy("replay", DEFAULT_MAX_REPLAYS),
+    engineOptions: options.engineOptions,
   });
   try {
     return await runWorker({

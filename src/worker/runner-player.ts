@@ -11,13 +11,19 @@ import type { PairPlayer } from "./pair-player.js";
 import type { PlayedPair, PlusGame } from "./tally.js";
 
 /** The worker's pair player on the built-in runner: engine processes are kept across batches. */
-export function createRunnerPlayer(options: { concurrency: number; marginMs: number; outsideDelay: OutsideDelayPolicy }): PairPlayer {
+export function createRunnerPlayer(options: {
+  concurrency: number;
+  marginMs: number;
+  outsideDelay: OutsideDelayPolicy;
+  /** This worker's own UCI options for both engines; a tuned option (UCI-option mode) overrides one of the same name. */
+  engineOptions?: Readonly<Record<string, string>>;
+}): PairPlayer {
   const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs, outsideDelay: options.outsideDelay });
   return {
     async playPair(job) {
       const result = await runner.playPair({
-        first: { name: "plus", path: job.plusPath, options: job.plusOptions },
-        second: { name: "minus", path: job.minusPath, options: job.minusOptions },
+        first: { name: "plus", path: job.plusPath, options: { ...options.engineOptions, ...job.plusOptions } },
+        second: { name: "minus", path: job.minusPath, options: { ...options.engineOptions, ...job.minusOptions } },
         opening: { fen: job.openingFen },
         limits: { movetimeMs: job.movetimeMs },
       });

@@ -132,7 +132,7 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
   it("runs end to end with two workers, builds once, and every report moves θ once", async () => {
     const { setup, env, sql } = fixture;
     writeFileSync(setup.paramsFile, OPTION_PARAMS);
-    const workers = [startWorker(setup, env, "u1"), startWorker(setup, env, "u2")];
+    const workers = [startWorker(setup, env, "u1"), startWorker(setup, env, "u2", ["--option", "Hash=8"])];
     const master = await startMaster(setup, env, "uci", ["--seed", "s"]);
     for (const worker of workers) worker.kill("SIGTERM");
     const workerOutput = (await Promise.all(workers)).map((w) => w.all).join("\n");

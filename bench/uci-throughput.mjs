@@ -36,7 +36,8 @@ writeFileSync(paramsFile, [
   ["LMR_MIN_DEPTH", 3, 1, 6, 1],
   ["ALPHA_PRUNE_MARGINS_1", 260, 100, 500, 20],
 ].map(([name, value, min, max, step]) => `[${name}]\nvalue = ${value}\nmin = ${min}\nmax = ${max}\nstep = ${step}\noption = "${name}"\n`).join("\n"));
-writeFileSync(configFile, `[time_control]\ntimelow = ${values.timelow}\ntimehigh = ${values.timehigh}\nmargin_ms = 100\n` +
+// Time losses to a busy machine are scored in both (match mode's default), not replayed: equal work per game.
+writeFileSync(configFile, `[time_control]\ntimelow = ${values.timelow}\ntimehigh = ${values.timehigh}\nmargin_ms = 100\noutside_delay = "loss"\n` +
   `[games]\ngames_per_iteration = ${games}\nbatch_size = ${values["batch-size"]}\n[spsa]\nmax_iterations = 1\n` +
   `[engine]\nmode = "options"\nbinary = "${engine}"\n[database]\npoll_interval = 0.2\n`);
 
@@ -50,9 +51,12 @@ const [run] = await database.sql`
   select count(*)::int as batches, sum(b.games)::int as games, extract(epoch from max(b.reported_at) - min(b.claimed_at))::float as seconds
   from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
   where r.name = ${name} and b.status = 'done'`;
-await database.close();
 const tuningPerHour = (run.games / run.seconds) * 3600;
-console.log(`UCI-option run: ${run.games} games in ${run.batches} batches, ${run.seconds.toFixed(1)} s: ${tuningPerHour.toFixed(0)} games/hour`);
+const [delays] = await database.sql`
+  select i.replays, i.plus_delay_losses + i.minus_delay_losses as delay_losses, w.concurrency
+  from spsa_iteration i join spsa_run r on r.id = i.run_id, spsa_worker w where r.name = ${name} and w.name = ${`${name}-worker`}`;
+console.log(`UCI-option run: ${run.games} games in ${run.batches} batches, ${run.seconds.toFixed(1)} s: ${tuningPerHour.toFixed(0)} games/hour (${delays.delay_losses} time losses to outside delays; the worker ended at -c ${delays.concurrency})`);
+await database.close();
 
 const started = performance.now();
 execFileSync("node", [join(root, "bin/compete.js"), engine, engine, "-g", String(games), "-c", "2",

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { parseInteger } from "./parsers.js";
+import { collect, parseInteger, parseOption } from "./parsers.js";
 import { abortOnSignals } from "./spsa.js";
 import { packageVersion } from "./version.js";
 
@@ -14,6 +14,7 @@ interface WorkerFlags {
   games?: number;
   idleExit?: number;
   seed?: string;
+  option: string[];
 }
 
 /** `compete --spsa`: the SPSA worker. */
@@ -31,6 +32,7 @@ export function buildWorkerProgram(): Command {
     .option("--games <n>", "stop after this many games", parseInteger)
     .option("--idle-exit <seconds>", "stop after this long without work", parseInteger)
     .option("--seed <seed>", "seed for openings and times")
+    .option("--option <name=value>", "UCI option of this worker's engines, e.g. Threads=1 or SyzygyPath=/tb (repeatable; a tuned option keeps the run's value)", collect, [])
     .showHelpAfterError()
     .exitOverride()
     .action(async (flags: WorkerFlags) => {
@@ -46,6 +48,7 @@ export function buildWorkerProgram(): Command {
         games: flags.games,
         idleExit: flags.idleExit,
         seed: flags.seed,
+        engineOptions: Object.fromEntries(flags.option.map(parseOption)),
         signal: abortOnSignals().signal,
       });
     });

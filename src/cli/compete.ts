@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import type { EngineSpec } from "../play/index.js";
 import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
 import { parseTimeControl } from "../play/time-control.js";
-import { parseInteger, parseNumber, parseSprt } from "./parsers.js";
+import { collect, parseInteger, parseNumber, parseOption, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { abortOnSignals } from "./spsa.js";
 import { packageVersion } from "./version.js";
@@ -89,15 +89,6 @@ export function buildCompeteProgram(): Command {
   return program;
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function parseOption(text: string): [string, string] {
-  const at = text.indexOf("=");
-  if (at < 1) throw new InvalidArgumentError(`UCI options are NAME=VALUE, got "${text}"`);
-  return [text.slice(0, at).trim(), text.slice(at + 1).trim()];
-}
 
 /**
  * `PATH` or `PATH:Hash=16,Threads=1`, plus repeated --option-a/--option-b. Names are the

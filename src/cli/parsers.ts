@@ -26,3 +26,15 @@ export function parseSprt(values: string[]): SprtBounds {
   }
   return { elo0, elo1, alpha, beta };
 }
+
+/** Commander's collector for a repeatable option. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** A UCI option as `NAME=VALUE`. */
+export function parseOption(text: string): [string, string] {
+  const at = text.indexOf("=");
+  if (at < 1) throw new InvalidArgumentError(`UCI options are NAME=VALUE, got "${text}"`);
+  return [text.slice(0, at).trim(), text.slice(at + 1).trim()];
+}

@@ -151,11 +151,12 @@ export function buildSpsaProgram(): Command {
 
   program
     .command("init")
-    .description("a starting params.toml from an engine's constants file: every number literal, with a proposed range and step")
-    .requiredOption("--constants <file>", "the engine's constants file, e.g. src/engine_constants.rs")
+    .description("a starting params.toml from an engine's constants file (every number literal) or from an engine's UCI spin options, with a proposed range and step")
+    .option("--constants <file>", "the engine's constants file, e.g. src/engine_constants.rs")
+    .option("--engine <path>", "an engine binary: its uci spin options, for [engine] mode = \"options\"")
     .option("--out <file>", "the params.toml to write", "params.toml")
     .option("--force", "replace --out if it exists")
-    .action(async (opts: { constants: string; out: string; force?: boolean }) => {
+    .action(async (opts: { constants?: string; engine?: string; out: string; force?: boolean }) => {
       const { initCommand } = await import("../commands/init.js");
       await initCommand(opts);
     });

@@ -3,6 +3,8 @@ import { loadConfig, type TuningConfig } from "../config/config.js";
 import { loadParams, type Param } from "../config/params.js";
 import { openDatabase } from "../db/connection.js";
 import { runMaster, type MasterSummary } from "../master/master.js";
+import { optionParamsOf } from "../uci-tune/batch-math.js";
+import { refuseOptionRun, runOptionsMaster } from "../uci-tune/master.js";
 import { DEFAULT_CONFIG_FILE } from "./database-options.js";
 
 export interface MasterCommandOptions {
@@ -29,7 +31,9 @@ export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "pa
   const config = options.adjust ? options.adjust(loaded) : loaded;
   const paramsFile = options.params ?? DEFAULT_PARAMS_FILE;
   const params = loadParams(paramsFile);
-  checkConstants(config.build, params);
+  // UCI-option mode needs no constants file: every parameter names its option instead.
+  if (config.engine.mode === "options") optionParamsOf(params, paramsFile);
+  else checkConstants(config.build, params);
   return { config, params, paramsFile };
 }
 
@@ -38,12 +42,14 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
   const { config, params, paramsFile } = loadRunInputs(options);
   const database = await openDatabase({ configUrl: config.database.url });
   try {
-    return await runMaster({
+    const runName = options.name ?? DEFAULT_RUN_NAME;
+    if (config.engine.mode === "build") await refuseOptionRun(database, runName, options.fresh ?? false);
+    return await (config.engine.mode === "options" ? runOptionsMaster : runMaster)({
       database,
       config,
       params,
       paramsFile,
-      runName: options.name ?? DEFAULT_RUN_NAME,
+      runName,
       fresh: options.fresh,
       seed: options.seed,
       log: options.log,

@@ -29,6 +29,8 @@ export interface WorkerCommandOptions {
   /** Stop after this many seconds without work. */
   idleExit?: number;
   seed?: string;
+  /** UCI options of this machine's engines (`--option`): threads, tablebases, … */
+  engineOptions?: Readonly<Record<string, string>>;
   log?: (line: string) => void;
   signal?: AbortSignal;
 }
@@ -49,6 +51,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
     concurrency: options.concurrency,
     marginMs: config?.timeControl.marginMs ?? DEFAULT_MARGIN_MS,
     outsideDelay: config?.outsideDelay ?? DEFAULT_OUTSIDE_DELAY,
+    engineOptions: options.engineOptions,
   });
   try {
     return await runWorker({

@@ -52,6 +52,17 @@ export interface BuildConfig {
   binaryName: string | undefined;
 }
 
+/**
+ * `[engine]`: how θ reaches the engine. "build" rewrites the constants file and builds plus
+ * and minus every iteration; "options" plays one binary and sets each parameter's UCI
+ * option (`option` in params.toml) with `setoption`, with asynchronous updates per batch.
+ */
+export interface EngineConfig {
+  mode: "build" | "options";
+  /** Options mode: the engine binary; undefined means [build].engine_dir built once at the master's start. */
+  binary: string | undefined;
+}
+
 export interface DatabaseConfig {
   url: string | undefined;
   pollIntervalMs: number;
@@ -68,6 +79,7 @@ export interface TuningConfig {
   games: GamesConfig;
   spsa: SpsaConfig;
   build: BuildConfig;
+  engine: EngineConfig;
   database: DatabaseConfig;
 }
 
@@ -85,7 +97,7 @@ export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_PO
 export const DEFAULT_C_END = 1.5;
 export const DEFAULT_R_END = 0.002;
 
-const SECTIONS = ["time_control", "games", "spsa", "build", "database"] as const;
+const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database"] as const;
 
 /** Loads and validates config.toml. Relative paths are resolved against the file's folder. */
 export function loadConfig(file: string): TuningConfig {
@@ -114,6 +126,12 @@ export function loadConfig(file: string): TuningConfig {
   if ((a === undefined) !== (c === undefined)) spsa.fail(a === undefined ? "c" : "a", "set both a and c, or neither (then c_end and r_end give them)");
   if (a !== undefined && (spsa.has("c_end") || spsa.has("r_end"))) spsa.fail(spsa.has("c_end") ? "c_end" : "r_end", "set either a and c, or c_end and r_end, not both");
   const build = section("build", ["engine_dir", "constants_file", "output_dir", "cargo_args", "binary_name"]);
+  const engine = section("engine", ["mode", "binary"]);
+  const binary = engine.optionalString("binary");
+  const engineBinary = binary === undefined ? undefined : resolve(base, binary);
+  if (engineBinary !== undefined && !existsSync(engineBinary)) engine.fail("binary", `file not found: ${engineBinary}`);
+  const engineMode = engine.oneOf("mode", ["build", "options"] as const, "build");
+  if (engineBinary !== undefined && engineMode === "build") engine.fail("binary", 'applies only with mode = "options" (the build mode builds its engines from [build])');
   const database = section("database", ["url", "poll_interval"]);
   const url = database.optionalString("url");
 
@@ -154,6 +172,7 @@ export function loadConfig(file: string): TuningConfig {
       cargoArgs: build.stringArray("cargo_args", ["build", "--release"]),
       binaryName: build.optionalString("binary_name"),
     },
+    engine: { mode: engineMode, binary: engineBinary },
     database: {
       url: url === "" ? undefined : url,
       pollIntervalMs: Math.round(database.number("poll_interval", { default: DEFAULT_POLL_INTERVAL_MS / 1000, above: 0 }) * 1000),

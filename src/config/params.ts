@@ -14,9 +14,14 @@ export interface Param extends SpsaParam {
   rustType: RustNumberType | undefined;
   /** The engine's UCI option for this parameter (`option` key), when the default name does not fit: for `spsa texel`. */
   option: string | undefined;
+  /**
+   * `option_scale`: the option holds value × scale, rounded (a float parameter as an
+   * integer spin, minnow's `_X100`). Undefined: 1, and a float is sent as a decimal string.
+   */
+  optionScale?: number;
 }
 
-const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index", "rust_type", "frozen", "option"] as const;
+const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index", "rust_type", "frozen", "option", "option_scale"] as const;
 
 /** Loads and validates params.toml: one table per parameter, the table name is the parameter name. */
 export function loadParams(file: string): Param[] {
@@ -61,5 +66,7 @@ function readParam(reader: TableReader, name: string): Param {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(constant)) reader.fail("constant", `"${constant}" is not a Rust identifier`);
   const option = reader.optionalString("option");
   if (option !== undefined && !/^\S(.*\S)?$/.test(option)) reader.fail("option", `"${option}" is not a UCI option name`);
-  return { name, value, min, max, step, type, constant, index: reader.indexPath("index"), rustType, frozen: reader.boolean("frozen", false), option };
+  const optionScale = reader.optionalNumber("option_scale", { above: 0 });
+  if (optionScale !== undefined && option === undefined) reader.fail("option_scale", "needs option = \"NAME\" (the option it scales)");
+  return { name, value, min, max, step, type, constant, index: reader.indexPath("index"), rustType, frozen: reader.boolean("frozen", false), option, optionScale };
 }

@@ -21,7 +21,20 @@ export const WORK_CHANNEL = "spsa_work";
 export type ClaimedBatch = RowOf<
   typeof spsaIteration,
   "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256" | "timelowMs" | "timehighMs"
-> & { batchId: number; iterationId: number; runName: string; games: number };
+> & {
+  batchId: number;
+  iterationId: number;
+  runName: string;
+  games: number;
+  /** UCI-option mode: the `setoption`s of the plus and minus engines (both run the same binary). */
+  plusOptions?: Record<string, number>;
+  minusOptions?: Record<string, number>;
+};
+
+/** Runs in the claim's transaction and may add to the batch (UCI-option mode draws its perturbation). */
+export type ClaimHook = (tx: postgres.TransactionSql, batch: ClaimedBatch, workerName: string) => Promise<ClaimedBatch>;
+/** Runs in the report's transaction once its games are counted, so once per batch. */
+export type ReportHook = (tx: postgres.TransactionSql, report: BatchReport) => Promise<void>;
 
 /** A batch's games, counted from the plus engine's side (plus is each pair's first engine). */
 export interface BatchReport extends PairCounts {
@@ -75,7 +88,7 @@ export async function returnToPool(sql: Sql, which: postgres.PendingQuery<postgr
  * the iteration row is locked, the grant is least(maxGames, target - claimed), and a batch
  * row with a lease records it — all in one transaction.
  */
-export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames: number, leaseSeconds: number): Promise<ClaimedBatch | undefined> {
+export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames: number, leaseSeconds: number, onClaim?: ClaimHook): Promise<ClaimedBatch | undefined> {
   return sql.begin(async (tx) => {
     const [iteration] = await tx<{ id: number; remaining: number }[]>`
       select i.id, i.target_games - i.games_claimed as remaining
@@ -102,7 +115,7 @@ export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
              g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs"
       from granted g, batch, spsa_run r where r.id = g.run_id`;
-    return claimed;
+    return claimed && onClaim ? onClaim(tx, claimed, workerName) : claimed;
   });
 }
 
@@ -126,7 +139,7 @@ export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: numbe
  * from claimed to done in this transaction; a replay of an accepted report is a
  * "duplicate", a report for a batch that expired (and may have been reclaimed) is "refused".
  */
-export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promise<ReportOutcome> {
+export async function reportBatch(sql: postgres.Sql, report: BatchReport, onReport?: ReportHook): Promise<ReportOutcome> {
   const played = report.wins + report.losses + report.draws;
   const counters = counterValues(report.faults);
   return sql.begin(async (tx) => {
@@ -159,6 +172,7 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
       update spsa_worker set games_played = games_played + ${played}, last_seen_at = now(),
         delay_losses = delay_losses + ${delayLosses}, replays = replays + ${report.replays}
       where name = ${report.workerName}`;
+    await onReport?.(tx, report);
     await tx`select pg_notify(${PROGRESS_CHANNEL}, ${String(batch.iteration_id)})`;
     return "accepted";
   });

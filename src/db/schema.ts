@@ -200,3 +200,55 @@ export const texelRun = pgTable("texel_run", {
   seconds: doublePrecision("seconds").notNull(),
   createdAt: createdAt(),
 }, (t) => [check("texel_run_method", sql`${t.method} in ('local', 'adaptive')`)]);
+
+/**
+ * UCI-option mode (`[engine] mode = "options"`): one binary, θ set with `setoption`. The
+ * run's games are one carrier iteration that workers claim in batches as usual; this row
+ * says how each batch's perturbation is drawn and its result applied.
+ */
+export const spsaOptionRun = pgTable("spsa_option_run", {
+  runId: integer("run_id").primaryKey().references(() => spsaRun.id),
+  iterationId: integer("iteration_id").notNull().unique().references(() => spsaIteration.id),
+  enginePath: text("engine_path").notNull(),
+  engineSha256: text("engine_sha256").notNull(),
+  /** Per parameter: min, max, step, type, frozen, option, option_scale. */
+  parameters: jsonb("parameters").notNull(),
+  /** The SPSA math's gains (a, c, A, alpha, gamma, max_iterations, elo_cap, max_step). */
+  gains: jsonb("gains").notNull(),
+  /** Games of one step of the gain schedule: a batch of n games moves θ n / this times as far. */
+  gamesPerIteration: integer("games_per_iteration").notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * One claimed batch of a UCI-option run: its perturbation, drawn at claim time from the θ
+ * of that moment, and once reported its result and the θ after it (written in the report's
+ * transaction). A batch that expired unreported keeps no result and changed nothing.
+ */
+export const spsaPerturbation = pgTable("spsa_perturbation", {
+  batchId: bigint("batch_id", { mode: "number" }).primaryKey().references(() => spsaBatch.id),
+  runId: integer("run_id").notNull().references(() => spsaRun.id),
+  /** 1, 2, … per run in claim order; with the run's seed it seeds the draw. */
+  batchNumber: integer("batch_number").notNull(),
+  workerName: text("worker_name").notNull(),
+  games: integer("games").notNull(),
+  /** The gain schedule's k: 1 + games drawn before this batch / games_per_iteration. */
+  k: integer("k").notNull(),
+  ck: doublePrecision("c_k").notNull(),
+  ak: doublePrecision("a_k").notNull(),
+  thetaBefore: jsonb("theta_before").notNull(),
+  signs: jsonb("signs").notNull(),
+  plusParameters: jsonb("plus_parameters").notNull(),
+  minusParameters: jsonb("minus_parameters").notNull(),
+  plusWins: integer("plus_wins"),
+  minusWins: integer("minus_wins"),
+  draws: integer("draws"),
+  /** [LL, LD, DD, DW, WW] from plus's side. */
+  pairs: jsonb("pairs"),
+  eloDiff: doublePrecision("elo_diff"),
+  /** θ of the run right before and right after this report (other batches may have moved it since the draw). */
+  thetaApplied: jsonb("theta_applied"),
+  thetaAfter: jsonb("theta_after"),
+  claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().defaultNow(),
+  reportedAt: timestamp("reported_at", { withTimezone: true }),
+}, (t) => [uniqueIndex("spsa_perturbation_run_number").on(t.runId, t.batchNumber)]);

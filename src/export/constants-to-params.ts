@@ -70,11 +70,7 @@ function proposeEntry(loc: LocatedTarget, literalText: string, file: string): Pa
   const { target } = loc;
   const value = literalValue(literalText, loc.literal.suffix);
   const int = target.type === "int";
-  const [low, high] = typeRange(loc.primitive);
-  let [min, max] = value === 0 ? (int ? [-20, 20] : [-1, 1]) : value > 0 ? [value / 2, value * 2] : [value * 2, value / 2];
-  if (int) [min, max] = [Math.floor(min), Math.ceil(max)];
-  [min, max] = [Math.max(min, low), Math.min(max, high)];
-  const step = int ? Math.max(1, Math.round((max - min) / 20)) : (max - min) / 20;
+  const { min, max, step } = proposeRange(value, int, typeRange(loc.primitive));
   const element = target.index.length > 0;
   return {
     name: target.param,
@@ -89,6 +85,17 @@ function proposeEntry(loc: LocatedTarget, literalText: string, file: string): Pa
     boundsNote: value === 0 ? `proposed: ${int ? "±20" : "±1"} around 0${min > -20 ? `, cut to ${loc.primitive}` : ""}; edit` : "proposed: half to twice the value; edit",
     stepNote: "proposed: 1/20 of [min, max]",
   };
+}
+
+/**
+ * Half to twice the value (the sign kept), ±20 for a zero int and ±1 for a zero float, cut
+ * to [low, high]; the step is 1/20 of the range (at least 1 for ints, so plus and minus differ).
+ */
+export function proposeRange(value: number, int: boolean, [low, high]: readonly [number, number]): { min: number; max: number; step: number } {
+  let [min, max] = value === 0 ? (int ? [-20, 20] : [-1, 1]) : value > 0 ? [value / 2, value * 2] : [value * 2, value / 2];
+  if (int) [min, max] = [Math.floor(min), Math.ceil(max)];
+  [min, max] = [Math.max(min, low), Math.min(max, high)];
+  return { min, max, step: int ? Math.max(1, Math.round((max - min) / 20)) : (max - min) / 20 };
 }
 
 /** The number a literal's text stands for: sign, `_` separators, 0x/0o/0b, exponent; suffix dropped. */

@@ -24,6 +24,8 @@ export interface ParamEntry {
   /** Set when the table name is not the constant's name. */
   constant?: string;
   index?: number[];
+  /** The engine's UCI option (UCI-option mode). */
+  option?: string;
   /** Comment lines above the table. */
   about?: string[];
   /** Trailing comments of the min and step lines. */
@@ -41,6 +43,7 @@ export function formatParamsToml(header: readonly string[], entries: readonly Pa
       `[${e.name}]`,
       ...(e.constant === undefined ? [] : [`constant = "${e.constant}"`]),
       ...(e.index === undefined || e.index.length === 0 ? [] : [`index = ${e.index.length === 1 ? e.index[0] : `[${e.index.join(", ")}]`}`]),
+      ...(e.option === undefined ? [] : [`option = "${e.option}"`]),
       `type = "${e.type}"`,
       `value = ${number(e, "value", e.value)}`,
       `min = ${number(e, "min", e.min)}${note(e.boundsNote)}`,

@@ -206,7 +206,7 @@ async function finishIteration(
  * in params.toml joins the run at its value; one removed from it is refused, since its constant
  * would silently fall back to the engine's default (freeze it instead).
  */
-function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
+export function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
   const stored = run.currentParameters;
   const removed = Object.keys(stored).filter((name) => !params.some((p) => p.name === name));
   if (removed.length > 0) {
@@ -221,7 +221,7 @@ function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line
 }
 
 /** Brings params.toml in line with θ, keeping its comments and layout; atomic. */
-function syncParamsFile(paramsFile: string, values: Values, log: (line: string) => void): void {
+export function syncParamsFile(paramsFile: string, values: Values, log: (line: string) => void): void {
   const text = readFileSync(paramsFile, "utf8");
   const updated = updateParamValues(text, values, paramsFile);
   if (updated === text) return;

@@ -5,6 +5,11 @@ function specKey(spec: EngineSpec): string {
   return JSON.stringify([spec.name, spec.path, spec.args ?? [], Object.entries(spec.options ?? {}).sort()]);
 }
 
+/** Engines that differ only in their options' values can be reconfigured into each other. */
+function shapeKey(spec: EngineSpec): string {
+  return JSON.stringify([spec.path, spec.args ?? [], Object.keys(spec.options ?? {}).sort()]);
+}
+
 /**
  * Idle engine processes by spec, reused across games and batches: a process is started
  * only when no idle one fits, and one that crashed or was killed is dropped on release,
@@ -20,9 +25,12 @@ export class EnginePool {
   async acquire(spec: EngineSpec): Promise<EngineProcess> {
     const idle = this.idle.get(specKey(spec));
     let engine = idle?.pop();
-    if (engine) {
+    const reused = engine ?? this.takeSameShape(spec);
+    if (reused) {
+      engine = reused;
       try {
         this.busy.add(engine);
+        if (engine.spec !== spec && specKey(engine.spec) !== specKey(spec)) await engine.reconfigure(spec);
         await engine.newGame();
         return engine;
       } catch {
@@ -40,6 +48,23 @@ export class EnginePool {
       throw error;
     }
     return engine;
+  }
+
+  /**
+   * An idle process of the same binary with other values of the same options (UCI-option
+   * tuning gives every batch its own values): reused with `setoption` instead of a restart.
+   */
+  private takeSameShape(spec: EngineSpec): EngineProcess | undefined {
+    const shape = shapeKey(spec);
+    if (Object.keys(spec.options ?? {}).length === 0) return undefined;
+    for (const [key, list] of this.idle) {
+      const engine = list[0];
+      if (!engine || shapeKey(engine.spec) !== shape) continue;
+      list.shift();
+      if (list.length === 0) this.idle.delete(key);
+      return engine;
+    }
+    return undefined;
   }
 
   release(engine: EngineProcess): void {

@@ -87,7 +87,7 @@ export class EngineProcess {
   private readonly quietReads = new QuietReads();
 
   private constructor(
-    readonly spec: EngineSpec,
+    private currentSpec: EngineSpec,
     private readonly timeouts: EngineTimeouts,
   ) {}
 
@@ -138,6 +138,21 @@ export class EngineProcess {
   /** Chunks read from the engine so far: each one is a wakeup of the runner. */
   get reads(): number {
     return this.chunks;
+  }
+
+  get spec(): EngineSpec {
+    return this.currentSpec;
+  }
+
+  /**
+   * Between games: sets every option of `spec` (same binary and arguments) and waits for
+   * `readyok`, so a process serves another option set without a restart. The caller makes
+   * sure `spec` sets every option the old one did, so nothing of the old set lingers.
+   */
+  async reconfigure(spec: EngineSpec): Promise<void> {
+    const options = Object.entries(spec.options ?? {}).map(([name, value]) => `setoption name ${name} value ${value}`);
+    await this.request([...options, "isready"].join("\n"), (line) => line.trim() === "readyok", this.timeouts.readyMs, "readyok");
+    this.currentSpec = spec;
   }
 
   /** `ucinewgame` then `isready`; throws EngineError if the engine does not answer. */

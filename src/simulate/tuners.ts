@@ -1,5 +1,6 @@
 import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
+import { applyBatch, drawBatch, type DrawnBatch } from "../uci-tune/batch-math.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames } from "./game-model.js";
 
@@ -46,6 +47,44 @@ export function masterTuner(name: string, gainsFor: (maxIterations: number) => S
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         record(trace, problem.model, k * gamesPerIteration, params);
       }
+      return trace;
+    },
+  };
+}
+
+/**
+ * UCI-option mode's asynchronous tuner, with the workers' own code (src/uci-tune/batch-math.ts):
+ * every batch of `batchGames` draws its perturbation from the θ of its claim, and its result
+ * moves the θ of its report. `inFlight` batches are out at once, so each result lands on a θ
+ * that the `inFlight − 1` batches claimed before it have already moved (1: no staleness).
+ */
+export function asyncTuner(name: string, gainsFor: (maxIterations: number) => SpsaMathConfig, gamesPerIteration: number, batchGames: number, inFlight: number): Tuner {
+  return {
+    name,
+    run(problem, budget, seed) {
+      const cfg = gainsFor(Math.floor(budget / gamesPerIteration));
+      const gameRng = createRng(`games:${seed}`);
+      let params = problem.params;
+      const trace = startTrace(problem);
+      const out: { drawn: DrawnBatch; games: number; result: ReturnType<typeof playGames> }[] = [];
+      let drawnGames = 0;
+      let appliedGames = 0;
+      const applyOldest = () => {
+        const batch = out.shift();
+        if (!batch) return;
+        const { newValues } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration);
+        params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
+        appliedGames += batch.games;
+        record(trace, problem.model, appliedGames, params);
+      };
+      for (let batchNumber = 1; drawnGames < budget; batchNumber++) {
+        const games = Math.min(batchGames, budget - drawnGames);
+        const drawn = drawBatch(params, cfg, { seed, batchNumber, gamesBefore: drawnGames, gamesPerIteration });
+        out.push({ drawn, games, result: playGames(eloBetween(problem.model, drawn.plus, drawn.minus), games, problem.drawRate, gameRng) });
+        drawnGames += games;
+        if (out.length >= inFlight) applyOldest();
+      }
+      while (out.length > 0) applyOldest();
       return trace;
     },
   };

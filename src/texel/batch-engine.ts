@@ -45,13 +45,17 @@ export class BatchEngine {
 
   /** The engine's UCI options (names as printed), read from its `uci` reply. */
   async optionNames(): Promise<string[]> {
+    return (await this.optionLines()).flatMap((line) => /^option name (.+?) type /.exec(line)?.[1] ?? []);
+  }
+
+  /** The `option …` lines of the engine's `uci` reply. */
+  async optionLines(): Promise<string[]> {
     this.write("uci\n");
-    const names: string[] = [];
+    const lines: string[] = [];
     for (;;) {
       const [line] = await this.read(1, "uciok", true);
-      if (line === "uciok") return names;
-      const match = /^option name (.+?) type /.exec(line ?? "");
-      if (match) names.push(match[1]!);
+      if (line === "uciok") return lines;
+      if (line?.startsWith("option ")) lines.push(line);
     }
   }
 

@@ -19,7 +19,7 @@ export interface OptionTarget {
 export function optionTargets(params: readonly Param[], constantsSource: string, constantsFile: string): OptionTarget[] {
   const constants = new Map(parseRustItems(constantsSource, constantsFile).constants.map((c) => [c.name, c.value]));
   return params.map((param) => {
-    if (param.option !== undefined) return { param: param.name, option: param.option, scale: 1 };
+    if (param.option !== undefined) return { param: param.name, option: param.option, scale: param.optionScale ?? 1 };
     let node = constants.get(param.constant);
     let option = param.constant;
     for (const i of param.index) {
@@ -39,7 +39,7 @@ function tupleSuffix(node: ValueNode & { items: ValueNode[] }, index: number): s
 }
 
 /** Each parameter's option value for θ: scaled and, for an int parameter, rounded as a build would. */
-export function optionValues(params: readonly Param[], targets: readonly OptionTarget[], values: Readonly<Record<string, number>>): Map<string, number> {
+export function optionValues(params: readonly Pick<Param, "name" | "type" | "value">[], targets: readonly OptionTarget[], values: Readonly<Record<string, number>>): Map<string, number> {
   const out = new Map<string, number>();
   params.forEach((param, i) => {
     const target = targets[i]!;

@@ -4,6 +4,9 @@ import { createRunner, defaultBookPath, loadBook, type Opening, type OutsideDela
 export interface PlusMinusJob {
   plusPath: string;
   minusPath: string;
+  /** UCI options of each side (UCI-option mode), set with `setoption` before its games. */
+  plusOptions?: Readonly<Record<string, number>>;
+  minusOptions?: Readonly<Record<string, number>>;
   /** Both games of the pair start from it. */
   opening: Opening;
   /** Both games of the pair use this time per move. */
@@ -22,13 +25,19 @@ export interface PairPlayer {
 }
 
 /** The worker's pair player on the built-in runner: engine processes are kept across batches. */
-export function createRunnerPlayer(options: { concurrency: number; marginMs: number; outsideDelay: OutsideDelayPolicy }): PairPlayer {
+export function createRunnerPlayer(options: {
+  concurrency: number;
+  marginMs: number;
+  outsideDelay: OutsideDelayPolicy;
+  /** This worker's own UCI options for both engines; a tuned option (UCI-option mode) overrides one of the same name. */
+  engineOptions?: Readonly<Record<string, string>>;
+}): PairPlayer {
   const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs, outsideDelay: options.outsideDelay });
   return {
     playPair: (job) =>
       runner.playPair({
-        first: { name: "plus", path: job.plusPath },
-        second: { name: "minus", path: job.minusPath },
+        first: { name: "plus", path: job.plusPath, options: { ...options.engineOptions, ...job.plusOptions } },
+        second: { name: "minus", path: job.minusPath, options: { ...options.engineOptions, ...job.minusOptions } },
         opening: job.opening,
         limits: { movetimeMs: job.movetimeMs },
       }),

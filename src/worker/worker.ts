@@ -27,6 +27,7 @@ import {
   type Opening,
   type Rng,
 } from "../play/index.js";
+import { applyOnReport, drawOnClaim } from "../uci-tune/hooks.js";
 import { DelayGuard } from "./delay-guard.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./runner-player.js";
@@ -124,7 +125,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
         claimed = await afterExpiringLeases(database.sql, log, options.signal, () =>
-          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds),
+          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds, drawOnClaim),
         );
       }
       if (claimed) {
@@ -139,7 +140,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           pendingGames -= 2;
         })
           .then(async (tally) => {
-            const outcome = await withRetry(log, options.signal, () => reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }));
+            const outcome = await withRetry(log, options.signal, () =>
+              reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, applyOnReport),
+            );
             noteOutcome(log, batch, tally, outcome, summary);
             guardGames(tally, batch.games);
             showStatus(batch);
@@ -220,7 +223,7 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   }));
   await Promise.all(
     pairs.map(async (pair) => {
-      tally.add(await options.player.playPair({ plusPath, minusPath, ...pair }));
+      tally.add(await options.player.playPair({ plusPath, minusPath, plusOptions: batch.plusOptions, minusOptions: batch.minusOptions, ...pair }));
       onPair();
     }),
   );

@@ -1,0 +1,121 @@
+import type postgres from "postgres";
+import type { SpsaMathConfig, Values } from "../spsa/math.js";
+import type { OptionParams } from "../uci-tune/batch-math.js";
+import type { Pentanomial } from "../play/stats.js";
+
+/** SQL of UCI-option mode: the run's option settings, and one spsa_perturbation row per claimed batch. */
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+
+export interface OptionRunRow {
+  runId: number;
+  iterationId: number;
+  enginePath: string;
+  engineSha256: string;
+  parameters: OptionParams;
+  gains: SpsaMathConfig;
+  gamesPerIteration: number;
+}
+
+const OPTION_RUN_COLUMNS = (sql: Sql) => sql`
+  run_id as "runId", iteration_id as "iterationId", engine_path as "enginePath", engine_sha256 as "engineSha256",
+  parameters, gains, games_per_iteration as "gamesPerIteration"`;
+
+export async function insertOptionRun(sql: Sql, row: OptionRunRow): Promise<void> {
+  await sql`
+    insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, gains, games_per_iteration)
+    values (${row.runId}, ${row.iterationId}, ${row.enginePath}, ${row.engineSha256}, ${sql.json(JSON.parse(JSON.stringify(row.parameters)))},
+      ${sql.json(JSON.parse(JSON.stringify(row.gains)))}, ${row.gamesPerIteration})`;
+}
+
+export async function optionRunOf(sql: Sql, runId: number): Promise<OptionRunRow | undefined> {
+  const [row] = await sql<OptionRunRow[]>`select ${OPTION_RUN_COLUMNS(sql)} from spsa_option_run where run_id = ${runId}`;
+  return row;
+}
+
+export async function optionRunOfIteration(sql: Sql, iterationId: number): Promise<OptionRunRow | undefined> {
+  const [row] = await sql<OptionRunRow[]>`select ${OPTION_RUN_COLUMNS(sql)} from spsa_option_run where iteration_id = ${iterationId}`;
+  return row;
+}
+
+/**
+ * Locks the run for a draw or an update (they are serialised per run) and returns its θ,
+ * seed, batches drawn so far, and the games of those not lost to an expired lease.
+ */
+export async function lockRunTheta(tx: postgres.TransactionSql, runId: number): Promise<{ seed: string; theta: Values; batchesDrawn: number; gamesDrawn: number }> {
+  const [run] = await tx<{ seed: string; theta: Values }[]>`select seed, current_parameters as theta from spsa_run where id = ${runId} for update`;
+  if (!run) throw new Error(`run ${runId} vanished`);
+  const [drawn] = await tx<{ batches: number; games: number }[]>`
+    select count(*)::int as batches, coalesce(sum(p.games) filter (where b.status <> 'expired'), 0)::int as games
+    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where p.run_id = ${runId}`;
+  return { ...run, batchesDrawn: drawn?.batches ?? 0, gamesDrawn: drawn?.games ?? 0 };
+}
+
+export interface NewPerturbation {
+  batchId: number;
+  runId: number;
+  batchNumber: number;
+  workerName: string;
+  games: number;
+  k: number;
+  ck: number;
+  ak: number;
+  thetaBefore: Values;
+  signs: Values;
+  plus: Values;
+  minus: Values;
+}
+
+export async function insertPerturbation(tx: postgres.TransactionSql, p: NewPerturbation): Promise<void> {
+  await tx`
+    insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters)
+    values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.workerName}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${tx.json(p.thetaBefore)},
+      ${tx.json(p.signs)}, ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
+}
+
+export interface PerturbationRow {
+  runId: number;
+  games: number;
+  ak: number;
+  plus: Values;
+  minus: Values;
+}
+
+/** The batch's perturbation, locked, if the batch belongs to a UCI-option run. */
+export async function lockPerturbation(tx: postgres.TransactionSql, batchId: number): Promise<PerturbationRow | undefined> {
+  const [row] = await tx<PerturbationRow[]>`
+    select run_id as "runId", games, a_k as ak, plus_parameters as plus, minus_parameters as minus
+    from spsa_perturbation where batch_id = ${batchId} for update`;
+  return row;
+}
+
+/** The report's result and the θ it moved, with the run's new θ: call inside the report's transaction. */
+export async function recordPerturbationResult(
+  tx: postgres.TransactionSql,
+  r: { batchId: number; runId: number; plusWins: number; minusWins: number; draws: number; pairs: Pentanomial; elo: number; thetaApplied: Values; thetaAfter: Values },
+): Promise<void> {
+  await tx`
+    update spsa_perturbation set plus_wins = ${r.plusWins}, minus_wins = ${r.minusWins}, draws = ${r.draws}, pairs = ${tx.json(r.pairs)},
+      elo_diff = ${r.elo}, theta_applied = ${tx.json(r.thetaApplied)}, theta_after = ${tx.json(r.thetaAfter)}, reported_at = now()
+    where batch_id = ${r.batchId}`;
+  await tx`update spsa_run set current_parameters = ${tx.json(r.thetaAfter)} where id = ${r.runId}`;
+}
+
+/** Ends the run once its carrier iteration has all its games: the last report already wrote θ. */
+export async function completeOptionRun(sql: postgres.Sql, run: { runId: number; iterationId: number }): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    const [done] = await tx`
+      update spsa_iteration set status = 'complete', completed_at = now()
+      where id = ${run.iterationId} and status <> 'complete' and games_played = target_games
+      returning id`;
+    if (!done) return false;
+    await tx`update spsa_run set status = 'complete', completed_at = now() where id = ${run.runId}`;
+    return true;
+  });
+}
+
+export async function runTheta(sql: Sql, runId: number): Promise<{ status: string; theta: Values }> {
+  const [row] = await sql<{ status: string; theta: Values }[]>`select status, current_parameters as theta from spsa_run where id = ${runId}`;
+  if (!row) throw new Error(`run ${runId} vanished`);
+  return row;
+}

@@ -1,0 +1,152 @@
+import { mkdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import { placeAtomically, storeBinary } from "../build/binary-store.js";
+import { binaryName, runCargo } from "../build/cargo.js";
+import { spsaMathConfig, type TuningConfig } from "../config/config.js";
+import type { Param } from "../config/params.js";
+import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
+import type { Database } from "../db/connection.js";
+import { completeOptionRun, insertOptionRun, optionRunOf, runTheta, type OptionRunRow } from "../db/perturbations.js";
+import { withRetry } from "../db/retry.js";
+import { listenForWakeups } from "../db/wakeups.js";
+import { InputError } from "../errors.js";
+import { settingsOf } from "../master/iteration-settings.js";
+import { syncParamsFile, valuesOf, withValues, type MasterOptions, type MasterSummary } from "../master/master.js";
+import { insertIteration, readIteration } from "../db/iterations.js";
+import { openRun, type RunRow } from "../db/runs.js";
+import { StatusLine, withSpinner } from "../terminal/status-line.js";
+import { optionParamsOf } from "./batch-math.js";
+
+/** params.toml follows θ at most this often while the run goes on, and once at its end. */
+const PARAMS_SYNC_MS = 10_000;
+
+/**
+ * The master of UCI-option mode: builds nothing after its start (the crate of [build], if
+ * no binary is named, once), opens the run's games as one carrier iteration of
+ * max_iterations × games_per_iteration games, and watches: workers draw and apply every
+ * batch's perturbation themselves (src/uci-tune/hooks.ts). It returns leases to the pool,
+ * writes params.toml from θ, and ends the run at its game budget. A restart resumes.
+ */
+export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
+  const { database, config, paramsFile } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const parameters = optionParamsOf(options.params, paramsFile);
+  const { run, created } = await openRun(database.sql, {
+    name: options.runName,
+    fresh: options.fresh ?? false,
+    seed: options.seed,
+    config,
+    values: valuesOf(options.params),
+  });
+  const params = withValues(options.params, run, paramsFile, log);
+  const initial = valuesOf(params);
+  let optionRun = await optionRunOf(database.sql, run.id);
+  if (!optionRun) {
+    if (!created && run.status === "active") {
+      const [{ n } = { n: 0 }] = await database.sql<{ n: number }[]>`select count(*)::int as n from spsa_iteration where run_id = ${run.id}`;
+      if (n > 0) throw new InputError(`run "${run.name}"`, 'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh');
+    }
+    optionRun = await openOptionRun(options, run, params, parameters, log);
+  }
+  log(`${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
+    `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`);
+  syncParamsFile(paramsFile, (await runTheta(database.sql, run.id)).theta, log);
+  const final = await watch(options, run, optionRun, log);
+  return { runName: run.name, iterations: config.spsa.maxIterations, initial, final };
+}
+
+/** The binary (built once from the crate if none is named), stored by hash; the carrier iteration and the option settings in one transaction. */
+async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[], parameters: OptionRunRow["parameters"], log: (line: string) => void): Promise<OptionRunRow> {
+  const { config, database } = options;
+  const enginePath = await engineBinary(config, run.name);
+  const sha256 = await withRetry(log, options.signal, () => storeBinary(database.sql, enginePath));
+  const gamesPerIteration = config.games.gamesPerIteration;
+  const row = (iterationId: number): OptionRunRow => ({
+    runId: run.id,
+    iterationId,
+    enginePath,
+    engineSha256: sha256,
+    parameters,
+    gains: spsaMathConfig(config.spsa, gamesPerIteration),
+    gamesPerIteration,
+  });
+  return withRetry(log, options.signal, () =>
+    database.sql.begin(async (tx) => {
+      const iteration = await insertIteration(tx, {
+        runId: run.id,
+        iterationNumber: 1,
+        plus: { path: enginePath, sha256 },
+        minus: { path: enginePath, sha256 },
+        timelowMs: config.timeControl.timelowMs,
+        timehighMs: config.timeControl.timehighMs,
+        targetGames: config.spsa.maxIterations * gamesPerIteration,
+        ck: 0,
+        ak: 0,
+        base: valuesOf(params),
+        plusValues: valuesOf(params),
+        minusValues: valuesOf(params),
+        signs: {},
+        settings: settingsOf(config, params),
+      });
+      await insertOptionRun(tx, row(iteration.id));
+      return row(iteration.id);
+    }),
+  );
+}
+
+/** `[engine] binary`, or [build].engine_dir built once with cargo and copied where the run keeps it. */
+async function engineBinary(config: TuningConfig, runName: string): Promise<string> {
+  if (config.engine.binary !== undefined) return config.engine.binary;
+  const { build } = config;
+  const name = binaryName(build.engineDir, build.binaryName);
+  mkdirSync(build.outputDir, { recursive: true });
+  await withSpinner(
+    `building ${basename(build.engineDir)} once for UCI-option tuning`,
+    runCargo({ treeDir: build.engineDir, args: build.cargoArgs, logFile: join(build.outputDir, `${runName}-options-build.log`), label: "UCI-option" }),
+  );
+  const placed = join(build.outputDir, runName, "options", name);
+  placeAtomically(join(build.engineDir, "target", "release", name), placed);
+  return placed;
+}
+
+/** Until the carrier iteration has all its games: progress, expired leases back to the pool, params.toml from θ. */
+async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRow, log: (line: string) => void): Promise<MasterSummary["final"]> {
+  const { database, paramsFile } = options;
+  const status = options.status ?? new StatusLine();
+  const wakeups = await listenForWakeups(database.sql, PROGRESS_CHANNEL);
+  let synced = Date.now();
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const iteration = await withRetry(log, options.signal, async () => {
+        await expireLeases(database.sql);
+        return readIteration(database.sql, optionRun.iterationId);
+      });
+      const finished = iteration.gamesPlayed >= iteration.targetGames;
+      if (finished) await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
+      const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
+      status.update(`run ${run.name}: ${iteration.gamesPlayed}/${iteration.targetGames} games, +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws} (plus vs minus)`);
+      if (finished || Date.now() - synced >= PARAMS_SYNC_MS) {
+        syncParamsFile(paramsFile, theta, () => {});
+        synced = Date.now();
+      }
+      if (finished) {
+        status.done();
+        log(`run "${run.name}" complete: ${iteration.gamesPlayed} games; ${paramsFile} holds the final θ`);
+        return theta;
+      }
+      await wakeups.wait(options.config.database.pollIntervalMs);
+    }
+  } finally {
+    status.done();
+    await wakeups.close();
+  }
+}
+
+/** The build-mode master must not take over a UCI-option run: its carrier iteration has no perturbation of its own. */
+export async function refuseOptionRun(database: Database, runName: string, fresh: boolean): Promise<void> {
+  if (fresh) return;
+  const [row] = await database.sql<{ id: number }[]>`
+    select r.id from spsa_run r join spsa_option_run o on o.run_id = r.id where r.name = ${runName}`;
+  if (row) throw new InputError(`run "${runName}"`, 'is a UCI-option run: set [engine] mode = "options" to resume it, or use another --name or --fresh');
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { spsaMathConfig } from "../../src/config/config.js";
+import { eloBetween } from "../../src/simulate/engine-model.js";
+import { cellProblem } from "../../src/simulate/family.js";
+import { playGames } from "../../src/simulate/game-model.js";
+import { asyncTuner } from "../../src/simulate/tuners.js";
+import { createRng } from "../../src/random/rng.js";
+import { applyBatch, drawBatch } from "../../src/uci-tune/batch-math.js";
+
+const gainsFor = (n: number) =>
+  spsaMathConfig({ maxIterations: n, cEnd: 1.5, rEnd: 0.002, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400, maxStep: 2 }, 64);
+
+describe("the simulator's asynchronous tuner", () => {
+  const problem = cellProblem({ parameters: 6, offset: 3, curvature: 1, type: "int" }, 0.4, "t");
+
+  it("is UCI-option mode's batch math replayed: draw, play, apply, batch after batch", () => {
+    const trace = asyncTuner("async", gainsFor, 64, 8, 1).run(problem, 800, "s");
+    const cfg = gainsFor(12);
+    const gameRng = createRng("games:s");
+    let params = problem.params;
+    for (let n = 1, drawn = 0; drawn < 800; n++, drawn += 8) {
+      const batch = drawBatch(params, cfg, { seed: "s", batchNumber: n, gamesBefore: drawn, gamesPerIteration: 64 });
+      const result = playGames(eloBetween(problem.model, batch.plus, batch.minus), 8, problem.drawRate, gameRng);
+      const { newValues } = applyBatch(params, { ...batch, games: 8 }, result, cfg, 64);
+      params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
+    }
+    expect(trace.final).toEqual(Object.fromEntries(params.map((p) => [p.name, p.value])));
+    expect(trace.games.at(-1)).toBe(800);
+  });
+
+  it("applies results late with batches in flight, and still spends exactly the budget", () => {
+    const inOrder = asyncTuner("async", gainsFor, 64, 8, 1).run(problem, 2000, "s");
+    const late = asyncTuner("async", gainsFor, 64, 8, 4).run(problem, 2000, "s");
+    expect(late.games.at(-1)).toBe(2000);
+    expect(late.final).not.toEqual(inOrder.final);
+    expect(late.eloLeft.at(-1)).toBeLessThan(late.eloLeft[0] ?? 0);
+  });
+});

@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import { loadParams } from "../../src/config/params.js";
+import { InputError } from "../../src/errors.js";
+import { update, type SpsaParam } from "../../src/spsa/math.js";
+import { applyBatch, drawBatch, engineOptions, optionParamsOf, scheduleStep, type OptionParams } from "../../src/uci-tune/batch-math.js";
+
+const dir = mkdtempSync(join(tmpdir(), "spsa-uci-"));
+let counter = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const write = (name: string, text: string) => {
+  const file = join(dir, `${counter++}-${name}`);
+  writeFileSync(file, text);
+  return file;
+};
+
+const gains = { a: 0.5, c: 2, A: 5, alpha: 0.602, gamma: 0.101, maxIterations: 50, eloCap: 400, maxStep: 2 };
+const params: SpsaParam[] = [
+  { name: "X", value: 10, min: 0, max: 20, step: 1, type: "int" },
+  { name: "F", value: 0.75, min: 0, max: 2, step: 0.1, type: "float" },
+];
+const settings: OptionParams = {
+  X: { min: 0, max: 20, step: 1, type: "int", frozen: false, option: "X_OPT", optionScale: undefined },
+  F: { min: 0, max: 2, step: 0.1, type: "float", frozen: false, option: "F_X100", optionScale: 100 },
+};
+
+describe("asynchronous SPSA math of UCI-option mode", () => {
+  it("counts the schedule in games: k moves by one per games_per_iteration games, up to N", () => {
+    expect(scheduleStep(0, 64, 50)).toBe(1);
+    expect(scheduleStep(63, 64, 50)).toBe(1);
+    expect(scheduleStep(64, 64, 50)).toBe(2);
+    expect(scheduleStep(64 * 1000, 64, 50)).toBe(50);
+  });
+
+  it("draws the same perturbation for the same seed and batch number, another for the next batch", () => {
+    const draw = (batchNumber: number) => drawBatch(params, gains, { seed: "s", batchNumber, gamesBefore: 128, gamesPerIteration: 64 });
+    expect(draw(3)).toEqual(draw(3));
+    expect(draw(3).k).toBe(3);
+    const signs = new Set(Array.from({ length: 12 }, (_, i) => JSON.stringify(draw(i + 1).signs)));
+    expect(signs.size).toBeGreaterThan(1);
+  });
+
+  it("scales a batch's step by its share of an iteration's games, from the θ of the report", () => {
+    const drawn = drawBatch(params, gains, { seed: "s", batchNumber: 1, gamesBefore: 0, gamesPerIteration: 64 });
+    const now = params.map((p) => ({ ...p, value: p.name === "X" ? 12 : p.value }));
+    const result = { plusWins: 5, minusWins: 2, draws: 1 };
+    const step = applyBatch(now, { ...drawn, games: 8 }, result, gains, 64);
+    const full = update(now, { ...drawn, ak: drawn.ak / 8 }, result, gains);
+    expect(step.newValues).toEqual(full.newValues);
+    // θ of the report, not of the draw: X started from 12.
+    expect(step.newValues.X).not.toBe(update(params, { ...drawn, ak: drawn.ak / 8 }, result, gains).newValues.X);
+  });
+
+  it("sends ints as integers and floats scaled and rounded, or as decimals without option_scale", () => {
+    expect(engineOptions(settings, { X: 11, F: 0.826 })).toEqual({ X_OPT: 11, F_X100: 83 });
+    const decimal: OptionParams = { X: settings.X!, F: { ...settings.F!, option: "F", optionScale: undefined } };
+    expect(engineOptions(decimal, { X: 11, F: 0.826 })).toEqual({ X_OPT: 11, F: 0.826 });
+  });
+
+  it("refuses a params.toml parameter without an option, naming it", () => {
+    const file = write("params.toml", `[A]\nvalue = 1\nmin = 0\nmax = 2\nstep = 1\noption = "A"\n\n[B]\nvalue = 1\nmin = 0\nmax = 2\nstep = 1\n`);
+    expect(() => optionParamsOf(loadParams(file), file)).toThrow(InputError);
+    expect(() => optionParamsOf(loadParams(file), file)).toThrow(/\[B\] has no option key/);
+    const scaled = write("scaled.toml", `[F]\ntype = "float"\nvalue = 1\nmin = 0\nmax = 2\nstep = 0.1\noption_scale = 100\n`);
+    expect(() => loadParams(scaled)).toThrow(/option_scale.*needs option/);
+  });
+
+  it("reads [engine] mode and binary from config.toml", () => {
+    const binary = write("engine", "");
+    expect(loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "${binary}"\n`)).engine).toEqual({ mode: "options", binary });
+    expect(loadConfig(write("config.toml", "")).engine).toEqual({ mode: "build", binary: undefined });
+    expect(() => loadConfig(write("config.toml", `[engine]\nbinary = "${binary}"\n`))).toThrow(/binary.*applies only with mode = "options"/);
+    expect(() => loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "/nonexistent/engine"\n`))).toThrow(/file not found/);
+    expect(() => loadConfig(write("config.toml", `[engine]\nmode = "uci"\n`))).toThrow(/mode/);
+  });
+});

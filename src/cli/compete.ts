@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import type { EngineSpec } from "../play/index.js";
 import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
 import { parseTimeControl } from "../play/time-control.js";
-import { parseInteger, parseNumber, parseSprt } from "./parsers.js";
+import { parseCount, parseNumber, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { abortOnSignals } from "./spsa.js";
 import { packageVersion } from "./version.js";
@@ -54,7 +54,7 @@ export function buildCompeteProgram(): Command {
         .choices(OUTSIDE_DELAY_POLICIES)
         .default("loss"),
     )
-    .option("--max-replays <n>", "with --outside-delay replay: replays per pair before such a loss is scored", parseInteger, DEFAULT_MAX_REPLAYS)
+    .option("--max-replays <n>", "with --outside-delay replay: replays per pair before such a loss is scored (0 or more)", parseCount, DEFAULT_MAX_REPLAYS)
     .option("--option-a <name=value>", "UCI option for engine A (repeatable)", collect, [])
     .option("--option-b <name=value>", "UCI option for engine B (repeatable)", collect, [])
     .showHelpAfterError()

@@ -33,7 +33,7 @@ export function buildSpsaProgram(): Command {
     .option("--params <file>", "parameters file to start from (it is copied, not changed)", "params.toml")
     .option("--iterations <n>", "iterations", parseInteger, 3)
     .option("--games <n>", "games per iteration", parseInteger, 16)
-    .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseInteger)
+    .option("-c, --concurrency <n>", "games at once (default: the cores not busy with the master or other work at start)", parseInteger)
     .action(async (opts: { params: string; iterations: number; games: number; concurrency?: number }) => {
       const { demoCommand } = await import("../commands/demo.js");
       await demoCommand({ config: config(), ...opts });

@@ -1,5 +1,4 @@
 import { copyFileSync, mkdirSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { loadParams } from "../config/params.js";
 import { embeddedServer } from "../db/embedded.js";
@@ -52,7 +51,8 @@ export async function demoCommand(options: DemoOptions = {}): Promise<void> {
     (signal) =>
       workerCommand({
         config: options.config,
-        concurrency: options.concurrency ?? availableParallelism(),
+        concurrency: options.concurrency,
+        masterBeside: true,
         name: `demo-worker-${process.pid}`,
         signal,
       }),

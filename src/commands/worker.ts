@@ -4,6 +4,7 @@ import { openDatabase } from "../db/connection.js";
 import { embeddedServer } from "../db/embedded.js";
 import { InputError } from "../errors.js";
 import { DEFAULT_MAX_REPLAYS, outsideDelayPolicy } from "../play/outside-delay.js";
+import { defaultConcurrency, measureLoad } from "../worker/default-concurrency.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
 import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
 import { optionalConfig } from "./database-options.js";
@@ -11,7 +12,10 @@ import { optionalConfig } from "./database-options.js";
 export interface WorkerCommandOptions {
   /** config.toml: optional on a worker machine (the database URL can come from DATABASE_URL). */
   config?: string;
-  concurrency: number;
+  /** Games at once; default: defaultConcurrency's rule on the load measured at start. */
+  concurrency?: number;
+  /** A master runs in this process (the demo): the default leaves a core for it. */
+  masterBeside?: boolean;
   batchSize?: number;
   name?: string;
   /** Take the name even from a live worker. */
@@ -29,7 +33,7 @@ export interface WorkerCommandOptions {
 /** `compete --spsa`: plays games for SPSA iterations until stopped. */
 export async function workerCommand(options: WorkerCommandOptions): Promise<WorkerSummary> {
   const config = optionalConfig(options.config);
-  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+  if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1)) {
     throw new InputError("-c/--concurrency", `must be a positive integer, got ${options.concurrency}`);
   }
   const batchSize = options.batchSize ?? config?.games.batchSize ?? 8;
@@ -37,9 +41,11 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
     throw new InputError("--batch-size", `must be an even integer >= 2, got ${batchSize}`);
   }
   const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? 8);
+  const chosen = options.concurrency === undefined ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false) : undefined;
+  const concurrency = options.concurrency ?? chosen!.concurrency;
   const database = await openDatabase({ configUrl: config?.database.url, max: 4 });
   const player = createRunnerPlayer({
-    concurrency: options.concurrency,
+    concurrency,
     marginMs: config?.timeControl.marginMs ?? 50,
     // SPSA games lost only to a busy machine are noise: replayed unless config.toml says otherwise.
     outsideDelay: config?.outsideDelay ?? outsideDelayPolicy("replay", DEFAULT_MAX_REPLAYS),
@@ -50,7 +56,8 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
       player,
       name: options.name ?? `${hostname()}-${process.pid}`,
       force: options.force,
-      concurrency: options.concurrency,
+      concurrency,
+      concurrencyNote: chosen?.note,
       batchSize,
       leaseSeconds: config?.games.leaseSeconds ?? 120,
       openings,

@@ -28,6 +28,8 @@ export interface WorkerOptions {
   /** Take the name even from a live worker (which stops at its next heartbeat). */
   force?: boolean;
   concurrency: number;
+  /** How a default concurrency was chosen, for the log and spsa_worker.concurrency_note. */
+  concurrencyNote?: string;
   /** Games per claim (even). */
   batchSize: number;
   leaseSeconds: number;
@@ -65,6 +67,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const rng = createRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
   const heartbeatMs = heartbeatInterval(options.leaseSeconds);
   const session = await takeName(options, heartbeatMs, log);
+  if (options.concurrencyNote) log(`worker ${name}: concurrency ${options.concurrencyNote}`);
 
   const inFlight = new Map<number, Promise<void>>();
   let concurrency = options.concurrency;
@@ -178,7 +181,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
  */
 async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line: string) => void): Promise<WorkerSession> {
   const { database, name } = options;
-  const identity = { name, sessionId: randomUUID(), host: hostname(), pid: process.pid, concurrency: options.concurrency };
+  const identity = {
+    name,
+    sessionId: randomUUID(),
+    host: hostname(),
+    pid: process.pid,
+    concurrency: options.concurrency,
+    concurrencyNote: options.concurrencyNote,
+  };
   const claim = await withRetry(log, options.signal, () =>
     claimWorkerName(database.sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs)),
   );

@@ -1,0 +1,33 @@
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { defaultConcurrency, measureLoad } from "../../src/worker/default-concurrency.js";
+
+describe("a worker's default concurrency", () => {
+  it("is one game per core on an idle machine, less a core for a master in the same process", () => {
+    expect(defaultConcurrency({ cores: 8, busyCores: 0.2 }, false).concurrency).toBe(8);
+    expect(defaultConcurrency({ cores: 8, busyCores: 0.2 }, true)).toEqual({
+      concurrency: 7,
+      note: "default 7 (8 cores, 1 left for the master, 0.2 busy with other work at start; -c to choose)",
+    });
+  });
+
+  it("leaves the cores other work keeps busy, a core counting once more than half busy, and never goes below one", () => {
+    expect(defaultConcurrency({ cores: 8, busyCores: 2.4 }, false).concurrency).toBe(6);
+    expect(defaultConcurrency({ cores: 8, busyCores: 2.6 }, true).concurrency).toBe(4);
+    expect(defaultConcurrency({ cores: 2, busyCores: 1 }, true).concurrency).toBe(1);
+    expect(defaultConcurrency({ cores: 2, busyCores: 9 }, false).concurrency).toBe(1);
+    expect(defaultConcurrency({ cores: 1, busyCores: 0 }, true).concurrency).toBe(1);
+  });
+
+  it("measures a process spinning on a core as a busy core", async () => {
+    const hog = spawn(process.execPath, ["-e", "const end = Date.now() + 60_000; while (Date.now() < end);"], { stdio: "ignore" });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const load = await measureLoad(500);
+      expect(load.busyCores).toBeGreaterThan(0.7);
+      expect(load.busyCores).toBeLessThanOrEqual(load.cores + 0.01);
+    } finally {
+      hog.kill("SIGKILL");
+    }
+  });
+});

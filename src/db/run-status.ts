@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { IterationSettings } from "../master/iteration-settings.js";
 import type { Values } from "../spsa/math.js";
-import type { FaultCounts, Pentanomial } from "./batches.js";
+import type { DelayCounts, FaultCounts, Pentanomial } from "./batches.js";
 
 /**
  * Read-only SQL of `spsa status` and the dashboard. Every query is bounded by an index, so a
@@ -72,6 +72,10 @@ export interface RunTotals {
   completed: number;
   games: number;
   faults: number;
+  /** Time losses scored for delays outside the engines, games replayed for them, pairs out of replays. */
+  delayLosses: number;
+  replays: number;
+  replayLimitPairs: number;
   /** Games reported for this run in the last RATE_WINDOW_MINUTES. */
   recentGames: number;
   firstStarted: Date | null;
@@ -79,12 +83,15 @@ export interface RunTotals {
 }
 
 const FAULTS = (sql: Sql) => sql`(plus_crashes + minus_crashes + plus_time_losses + minus_time_losses + plus_illegal_moves + minus_illegal_moves)`;
+const DELAY_LOSSES = (sql: Sql) => sql`(plus_delay_losses + minus_delay_losses)`;
 
 /** Counts over all the run's iterations: one index range scan of small columns. */
 export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
   const [row] = await sql<RunTotals[]>`
     select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
       coalesce(sum(games_played), 0)::int as games, coalesce(sum(${FAULTS(sql)}), 0)::int as faults,
+      coalesce(sum(${DELAY_LOSSES(sql)}), 0)::int as "delayLosses", coalesce(sum(replays), 0)::int as replays,
+      coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs",
       min(created_at) as "firstStarted", max(completed_at) as "lastCompleted",
       (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
         where b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) and bi.run_id = ${runId}) as "recentGames"
@@ -103,6 +110,9 @@ export interface IterationSummary {
   draws: number;
   pairs: Pentanomial;
   faults: number;
+  delayLosses: number;
+  replays: number;
+  replayLimitPairs: number;
   /** The Elo the update used (capped), null until the iteration completes. */
   elo: number | null;
   createdAt: Date;
@@ -113,6 +123,7 @@ const SUMMARY_COLUMNS = (sql: Sql) => sql`
   iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
   json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${FAULTS(sql)}::int as faults,
+  ${DELAY_LOSSES(sql)}::int as "delayLosses", replays, replay_limit_pairs as "replayLimitPairs",
   elo_diff as elo, created_at as "createdAt", completed_at as "completedAt"`;
 
 /** The run's last `count` iterations, newest first. */
@@ -142,7 +153,10 @@ export interface WorkerRow {
   name: string;
   host: string;
   concurrency: number;
+  concurrencyNote: string | null;
   games: number;
+  delayLosses: number;
+  replays: number;
   recentGames: number;
   lastSeen: Date;
   /** Seconds since last seen, measured by the database's clock. */
@@ -152,7 +166,8 @@ export interface WorkerRow {
 /** The workers, most recently seen first, with the games they reported in the rate window. */
 export async function listWorkers(sql: Sql, limit: number): Promise<WorkerRow[]> {
   return sql<WorkerRow[]>`
-    select w.name, w.host, w.concurrency, w.games_played::int as games, coalesce(r.games, 0)::int as "recentGames",
+    select w.name, w.host, w.concurrency, w.concurrency_note as "concurrencyNote", w.games_played::int as games,
+      w.delay_losses::int as "delayLosses", w.replays::int as replays, coalesce(r.games, 0)::int as "recentGames",
       w.last_seen_at as "lastSeen", extract(epoch from now() - w.last_seen_at)::float8 as "secondsAgo"
     from spsa_worker w
     left join (
@@ -195,17 +210,19 @@ export async function gamesPerHour(sql: Sql, runId: number): Promise<{ hour: Dat
     group by 1 order by 1`;
 }
 
-export interface FaultRow extends FaultCounts {
+export interface FaultRow extends FaultCounts, DelayCounts {
   iteration: number;
 }
 
-/** The run's iterations that had engine faults, newest first. */
+/** The run's iterations that had engine faults or delays outside the engines, newest first. */
 export async function faultyIterations(sql: Sql, runId: number, limit: number): Promise<FaultRow[]> {
   return sql<FaultRow[]>`
     select iteration_number as iteration, plus_crashes as "plusCrashes", minus_crashes as "minusCrashes",
       plus_time_losses as "plusTimeLosses", minus_time_losses as "minusTimeLosses",
-      plus_illegal_moves as "plusIllegalMoves", minus_illegal_moves as "minusIllegalMoves"
-    from spsa_iteration where run_id = ${runId} and ${FAULTS(sql)} > 0 order by iteration_number desc limit ${limit}`;
+      plus_illegal_moves as "plusIllegalMoves", minus_illegal_moves as "minusIllegalMoves",
+      plus_delay_losses as "plusDelayLosses", minus_delay_losses as "minusDelayLosses", replays, replay_limit_pairs as "replayLimitPairs"
+    from spsa_iteration where run_id = ${runId} and ${FAULTS(sql)} + ${DELAY_LOSSES(sql)} + replays > 0
+    order by iteration_number desc limit ${limit}`;
 }
 
 /** The spsa_verification_result rows of a run. */

@@ -15,7 +15,7 @@ import { createRng } from "../spsa/rng.js";
 import { perturb, update } from "../spsa/math.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "./iteration-settings.js";
-import { formatProgress } from "./progress.js";
+import { faultWarning, formatProgress } from "./progress.js";
 import {
   completeIteration,
   insertIteration,
@@ -157,13 +157,11 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow): Pr
         return readIteration(database.sql, iteration.id);
       });
       status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
-      if (!warnedFaults && row.gamesPlayed >= 4 && row.faults > row.gamesPlayed / 4) {
+      const warning = warnedFaults ? undefined : faultWarning(row);
+      if (warning) {
         warnedFaults = true;
         status.done();
-        log(
-          `warning: iteration ${row.iterationNumber} has ${row.faults} engine faults in ${row.gamesPlayed} games ` +
-            `(crashes, time losses or illegal moves); see select * from spsa_progress`,
-        );
+        log(warning);
       }
       if (row.gamesPlayed >= row.targetGames) break;
       if (row.gamesPlayed > 0) crashPoint("waiting");

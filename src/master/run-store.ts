@@ -57,6 +57,7 @@ const ITERATION_COLUMNS = (sql: Sql) => sql`
   id, iteration_number as "iterationNumber", status, target_games as "targetGames", games_played as "gamesPlayed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
   (plus_crashes + minus_crashes + plus_time_losses + minus_time_losses + plus_illegal_moves + minus_illegal_moves)::int as faults,
+  (plus_delay_losses + minus_delay_losses)::int as "delayLosses", replays, replay_limit_pairs as "replayLimitPairs",
   a_k as ak, base_parameters as "baseParameters", plus_parameters as "plusParameters", minus_parameters as "minusParameters", settings`;
 
 export async function latestIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {

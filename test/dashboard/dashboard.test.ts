@@ -89,11 +89,17 @@ describe("spsa dashboard in a browser", () => {
     await page.evaluate("window.notReloaded = true");
     const batch = await claimBatch(sql, "w1", 8, 60);
     expect(batch).toBeDefined();
-    expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "w1", plusWins: 3, minusWins: 1, draws: 4, pairs: [0, 1, 1, 2, 0], faults: noFaults })).toBe("accepted");
+    const delays = { plusDelayLosses: 1, minusDelayLosses: 2, replays: 4, replayLimitPairs: 1 };
+    expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "w1", plusWins: 3, minusWins: 1, draws: 4, pairs: [0, 1, 1, 2, 0], faults: noFaults, delays })).toBe("accepted");
     // The batch shows without a reload (pushed by NOTIFY → server-sent event). The bound is
     // generous so a busy CI machine cannot fail it; how fast it shows is for a benchmark.
     await page.locator("#progress", { hasText: "8/64 games" }).waitFor({ timeout: 10_000 });
     expect(await page.evaluate("window.notReloaded")).toBe(true);
+    // Delays outside the engines show apart from the engines' faults: run, iteration and worker.
+    expect(await page.locator("#progress").textContent()).toContain("delays outside the engines: 3 lost, 4 replayed");
+    const rows = await page.$$eval("tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(rows).toContainEqual(["13", "0", "0", "0", "0", "0", "0", "1", "2", "4", "1"]);
+    expect(rows.find((row) => row[0] === "w1")?.slice(1, 6)).toEqual(["synthetic", "2", expect.any(String), "3", "4"]);
     if (process.env.SPSA_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_SCREENSHOT });
   });
 });

@@ -31,6 +31,7 @@ export function buildWorkerProgram(): Command {
     .option("--games <n>", "stop after this many games", parseInteger)
     .option("--idle-exit <seconds>", "stop after this long without work", parseInteger)
     .option("--seed <seed>", "seed for openings and times")
+    .option("--verbose", "on an error, print its stack trace too")
     .showHelpAfterError()
     .exitOverride()
     .action(async (flags: WorkerFlags) => {

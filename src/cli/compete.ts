@@ -57,6 +57,7 @@ export function buildCompeteProgram(): Command {
     .option("--max-replays <n>", "with --outside-delay replay: replays per pair before such a loss is scored (0 or more)", parseCount, DEFAULT_MAX_REPLAYS)
     .option("--option-a <name=value>", "UCI option for engine A (repeatable)", collect, [])
     .option("--option-b <name=value>", "UCI option for engine B (repeatable)", collect, [])
+    .option("--verbose", "on an error, print its stack trace too")
     .showHelpAfterError()
     .exitOverride()
     .action(async (engineA: string, engineB: string, flags: MatchFlags) => {
@@ -125,5 +126,5 @@ export async function main(argv: string[]): Promise<void> {
   await runCommand(async () => {
     const program = argv.includes("--spsa") ? (await import("./compete-spsa.js")).buildWorkerProgram() : buildCompeteProgram();
     await program.parseAsync(argv);
-  });
+  }, argv);
 }

@@ -10,6 +10,7 @@ export function buildSpsaProgram(): Command {
     .description("SPSA tuning of chess engine constants, coordinated through Postgres")
     .version(packageVersion())
     .option("--config <file>", "config file (default: config.toml, optional for db commands)")
+    .option("--verbose", "on an error, print its stack trace too (as SPSA_DEBUG=1 or DEBUG do)")
     .showHelpAfterError()
     .exitOverride();
   const config = () => program.opts<{ config?: string }>().config;
@@ -196,5 +197,5 @@ export function abortOnSignals(): AbortController {
 export async function main(argv: string[]): Promise<void> {
   await runCommand(async () => {
     await buildSpsaProgram().parseAsync(argv);
-  });
+  }, argv);
 }

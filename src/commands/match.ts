@@ -1,4 +1,5 @@
-import { createWriteStream } from "node:fs";
+import { accessSync, constants, createWriteStream, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import { cpus } from "node:os";
 import { InputError } from "../errors.js";
 import { StatusLine } from "../master/terminal.js";
@@ -65,6 +66,8 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   }
   const concurrency = options.concurrency ?? cpus().length;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError("-c/--concurrency", `must be >= 1, got ${concurrency}`);
+  checkEngineFile("engine A", engineA.path);
+  checkEngineFile("engine B", engineB.path);
   const limitsFor = limitsChooser(options);
   const book = loadBook(options.book ?? defaultBookPath(), { plies: options.bookPlies });
   const rng = seededRng(options.seed ?? String(Date.now()));
@@ -124,4 +127,25 @@ function limitsChooser(options: MatchOptions): (rng: ReturnType<typeof seededRng
   const high = options.timehigh ?? Math.max(low, 0.2);
   if (!(low > 0) || !(high >= low)) throw new InputError("--timelow/--timehigh", `need 0 < timelow <= timehigh, got ${low} and ${high}`);
   return (rng) => ({ movetimeMs: Math.round(uniform(rng, low, high) * 1000) });
+}
+
+/**
+ * An engine that is not there is bad input, said before any game: otherwise every game
+ * would be lost to "engine failed to start". A bare name is looked up in PATH, as spawn does.
+ */
+function checkEngineFile(which: string, path: string): void {
+  const candidates = path.includes("/") ? [path] : (process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, path));
+  const found = candidates.find((file) => {
+    try {
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
+  if (found === undefined) throw new InputError(which, `${path}: ${path.includes("/") ? "no such file" : "not found in PATH"}`);
+  try {
+    accessSync(found, constants.X_OK);
+  } catch {
+    throw new InputError(which, `${found}: not executable (chmod +x?)`);
+  }
 }

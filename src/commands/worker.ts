@@ -1,7 +1,6 @@
 import { hostname } from "node:os";
-import { join } from "node:path";
 import { openDatabase } from "../db/connection.js";
-import { embeddedServer } from "../db/embedded.js";
+import { embeddedServer, homeFolder } from "../db/embedded.js";
 import { InputError } from "../errors.js";
 import { DEFAULT_MAX_REPLAYS, outsideDelayPolicy } from "../play/outside-delay.js";
 import { defaultConcurrency, measureLoad } from "../worker/default-concurrency.js";
@@ -43,6 +42,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? 8);
   const chosen = options.concurrency === undefined ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false) : undefined;
   const concurrency = options.concurrency ?? chosen!.concurrency;
+  const cacheDir = homeFolder(embeddedServer(), "binaries");
   const database = await openDatabase({ configUrl: config?.database.url, max: 4 });
   const player = createRunnerPlayer({
     concurrency,
@@ -61,7 +61,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
       batchSize,
       leaseSeconds: config?.games.leaseSeconds ?? 120,
       openings,
-      cacheDir: join(embeddedServer().home, "binaries"),
+      cacheDir,
       pollIntervalMs: config?.database.pollIntervalMs ?? 1000,
       maxGames: options.games,
       idleExitMs: options.idleExit === undefined ? undefined : options.idleExit * 1000,

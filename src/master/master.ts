@@ -111,6 +111,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     params,
     values: { plus: perturbation.plus, minus: perturbation.minus },
     destination: (variant, binary) => join(config.build.outputDir, run.name, String(k), variant, binary),
+    signal: options.signal,
   });
   // Cargo is running 200 ms after the builds start (a rebuild takes longer than that).
   const crashDuringBuild = setTimeout(() => crashPoint("build-started"), 200);

@@ -1,7 +1,8 @@
-import { accessSync, constants, createWriteStream, statSync } from "node:fs";
+import { accessSync, constants, createWriteStream, statSync, type WriteStream } from "node:fs";
+import { once } from "node:events";
 import { delimiter, join } from "node:path";
 import { cpus } from "node:os";
-import { InputError } from "../errors.js";
+import { InputError, SpsaError } from "../errors.js";
 import { StatusLine } from "../master/terminal.js";
 import {
   createRunner,
@@ -74,7 +75,10 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   const nextOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : () => pickOpening(book, rng);
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const status = options.status ?? new StatusLine(process.stderr, 10_000);
-  const pgn = options.pgn === undefined ? undefined : createWriteStream(options.pgn);
+  const pgn = options.pgn === undefined ? undefined : await openPgn(options.pgn);
+  // A write error later (a full disk) stops the match after the pairs being played, as one error.
+  let pgnFailure: Error | undefined;
+  pgn?.on("error", (error) => (pgnFailure ??= error));
 
   const tally = new MatchTally([engineA.name, engineB.name]);
   const runner = createRunner({
@@ -90,7 +94,8 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
     pair.games.forEach((game, g) => pgn?.write(formatPgn(game, { event: "compete match", round: 2 * index + g + 1, date: started })));
     status.update(tally.status(games, options.sprt));
   };
-  const decided = () => options.signal?.aborted === true || (options.sprt !== undefined && tally.sprt(options.sprt).decision !== undefined);
+  const decided = () =>
+    options.signal?.aborted === true || pgnFailure !== undefined || (options.sprt !== undefined && tally.sprt(options.sprt).decision !== undefined);
 
   // ceil(c/2) pairs in flight keep c games running without queueing games nobody may need after an SPRT stop.
   const inFlight = new Set<Promise<void>>();
@@ -108,8 +113,9 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   } finally {
     status.done();
     await runner.close();
-    if (pgn) await new Promise((resolve) => pgn.end(resolve));
+    if (pgn && !pgnFailure) await new Promise((resolve) => pgn.end(resolve));
   }
+  if (pgnFailure) throw new SpsaError(`--pgn ${options.pgn}: writing the games failed: ${pgnFailure.message}`);
   print(tally.summary(options.sprt));
   return { tally, stoppedEarly: tally.games < games };
 }
@@ -148,4 +154,15 @@ function checkEngineFile(which: string, path: string): void {
   } catch {
     throw new InputError(which, `${found}: not executable (chmod +x?)`);
   }
+}
+
+/** The PGN file, opened before any engine starts: a path that cannot be written is bad input. */
+async function openPgn(path: string): Promise<WriteStream> {
+  const stream = createWriteStream(path);
+  try {
+    await once(stream, "open");
+  } catch (error) {
+    throw new InputError("--pgn", `${path}: cannot write: ${(error as Error).message}`);
+  }
+  return stream;
 }

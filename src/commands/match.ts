@@ -89,7 +89,9 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
     san: pgn !== undefined,
   });
   const started = new Date();
+  let closed = false;
   const record = (pair: PairResult, index: number) => {
+    if (closed) return; // a pair abandoned after a failure or Ctrl-C
     tally.add(pair);
     pair.games.forEach((game, g) => pgn?.write(formatPgn(game, { event: "compete match", round: 2 * index + g + 1, date: started })));
     status.update(tally.status(games, options.sprt));
@@ -112,7 +114,10 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
     await Promise.all(inFlight);
   } finally {
     status.done();
+    closed = true;
     await runner.close();
+    // After a failure, the pairs still in flight end at once on the closed runner: none outlives the command.
+    await Promise.allSettled(inFlight);
     if (pgn && !pgnFailure) await new Promise((resolve) => pgn.end(resolve));
   }
   if (pgnFailure) throw new SpsaError(`--pgn ${options.pgn}: writing the games failed: ${pgnFailure.message}`);

@@ -1,3 +1,4 @@
+import { EngineError } from "../errors.js";
 import { EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 
 /** Engines with the same binary, arguments and options are interchangeable. */
@@ -13,11 +14,14 @@ function specKey(spec: EngineSpec): string {
 export class EnginePool {
   private readonly idle = new Map<string, EngineProcess[]>();
   private readonly busy = new Set<EngineProcess>();
+  /** After close no engine is started or kept: games still queued fail at once instead of outliving the runner. */
+  private closed = false;
 
   constructor(private readonly timeouts: EngineTimeouts) {}
 
   /** An engine ready for a new game (`ucinewgame` answered); throws EngineError if it cannot be had. */
   async acquire(spec: EngineSpec): Promise<EngineProcess> {
+    if (this.closed) throw new EngineError("the game runner was closed");
     const idle = this.idle.get(specKey(spec));
     let engine = idle?.pop();
     if (engine) {
@@ -33,6 +37,7 @@ export class EnginePool {
     engine = await EngineProcess.start(spec, this.timeouts);
     this.busy.add(engine);
     try {
+      if (this.closed) throw new EngineError("the game runner was closed while the engine started");
       await engine.newGame();
     } catch (error) {
       this.busy.delete(engine);
@@ -44,6 +49,7 @@ export class EnginePool {
 
   release(engine: EngineProcess): void {
     this.busy.delete(engine);
+    if (this.closed) engine.kill();
     if (!engine.alive) return;
     const key = specKey(engine.spec);
     const list = this.idle.get(key) ?? [];
@@ -65,6 +71,7 @@ export class EnginePool {
 
   /** Quits every idle engine and kills busy ones (their games are abandoned). */
   async close(): Promise<void> {
+    this.closed = true;
     for (const engine of this.busy) engine.kill();
     await this.retire([]);
   }

@@ -89,6 +89,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   let idleSince = Date.now();
   let wake: () => void = () => {};
   let nameLost = false;
+  let failed = false;
   const listener = await database.sql.listen(WORK_CHANNEL, () => wake()).catch(() => undefined);
   const beat = setInterval(() => {
     heartbeat(database.sql, session, [...inFlight.keys()], options.leaseSeconds)
@@ -134,6 +135,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           pendingGames -= 2;
         })
           .then(async (tally) => {
+            // Games cut short by a failure elsewhere are not results: the batch goes back to the pool.
+            if (failed) return;
             const outcome = await withRetry(log, options.signal, () => reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally }));
             noteOutcome(log, batch, tally, outcome, summary);
             guardGames(tally, batch.games);
@@ -141,7 +144,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           })
           .catch((error: unknown) => {
             // Its lease is no longer extended, so the batch returns to the pool for another try.
-            log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
+            if (!failed) log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
           })
           .finally(() => {
             pendingGames -= unplayed;
@@ -166,6 +169,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       });
     }
     await Promise.all(inFlight.values());
+  } catch (error) {
+    // The batches being played stop with the worker (their games go back to the pool when
+    // their leases expire), so no engine outlives the error and nothing is logged after it.
+    failed = true;
+    await options.player.close();
+    await Promise.allSettled(inFlight.values());
+    throw error;
   } finally {
     clearInterval(beat);
     status.done();

@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { defaultConcurrency, measureLoad } from "../../src/worker/default-concurrency.js";
+import { compete } from "../support/cli.js";
+import { useMigratedDatabase } from "../support/database.js";
 
 describe("a worker's default concurrency", () => {
   it("is one game per core on an idle machine, less a core for a master in the same process", () => {
@@ -29,5 +32,22 @@ describe("a worker's default concurrency", () => {
     } finally {
       hog.kill("SIGKILL");
     }
+  });
+});
+
+describe("a worker started without -c", () => {
+  const database = useMigratedDatabase(1);
+
+  it("logs the concurrency it chose and why, and records it in spsa_worker", async () => {
+    const result = await compete(["--spsa", "--name", "w-default", "--idle-exit", "1"], { env: { DATABASE_URL: database.url } });
+    expect(result.exitCode, result.all).toBe(0);
+    const note = /^default (\d+) \(\d+ cores, \d+\.\d busy with other work at start; -c to choose\)$/;
+    const [row] = await database.sql<{ concurrency: number; concurrency_note: string }[]>`
+      select concurrency, concurrency_note from spsa_worker where name = 'w-default'`;
+    expect(row?.concurrency_note).toMatch(note);
+    expect(row?.concurrency).toBe(Number(note.exec(row!.concurrency_note)![1]));
+    expect(row?.concurrency).toBeGreaterThanOrEqual(1);
+    expect(row?.concurrency).toBeLessThanOrEqual(availableParallelism());
+    expect(result.stderr).toContain(`worker w-default: concurrency ${row?.concurrency_note}`);
   });
 });

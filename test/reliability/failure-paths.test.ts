@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -181,6 +182,19 @@ describe("every other failure ends with one error line, the README's exit status
     expect(lines.at(-1)).toMatch(failure.message);
     expect(result.stderr, "no stack trace").not.toMatch(/^\s+at /m);
     expect(await strayProcesses(dir)).toEqual([]);
+  });
+
+  it("spsa dashboard on a port in use: one line, exit 2, and the process ends (no LISTEN keeps it up)", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const result = await spsa(["dashboard", "--port", String(port)], { env: { DATABASE_URL: database.url }, timeout: 60_000 });
+      expect(result.exitCode, result.all).toBe(2);
+      expect(result.stderr.trim()).toMatch(new RegExp(`^error: --host/--port: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+    } finally {
+      taken.close();
+    }
   });
 
   it("prints the stack too with --verbose", async () => {

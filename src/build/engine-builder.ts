@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BuildConfig } from "../config/config.js";
-import { InputError } from "../errors.js";
+import { BuildError, InputError } from "../errors.js";
+import { allOrNothing } from "../side-by-side.js";
 import type { Param } from "../config/params.js";
 import { syncTree } from "./build-tree.js";
 import { binaryName, runCargo } from "./cargo.js";
@@ -55,6 +56,7 @@ export async function buildVariants(options: {
   values: Record<Variant, Record<string, number>>;
   /** Where each variant's binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
   destination: (variant: Variant, binary: string) => string;
+  signal?: AbortSignal;
 }): Promise<Record<Variant, BuiltEngine>> {
   const { build, params } = options;
   const { file: constantsPath, source, aliases } = readConstants(build);
@@ -63,18 +65,23 @@ export async function buildVariants(options: {
   const logDir = join(build.outputDir, "logs");
   mkdirSync(logDir, { recursive: true });
 
-  const buildOne = async (variant: Variant): Promise<BuiltEngine> => {
+  const buildOne = async (variant: Variant, signal: AbortSignal): Promise<BuiltEngine> => {
     const tree = join(build.outputDir, "trees", variant);
     syncTree(build.engineDir, tree);
     const assignments = targets.map((target) => ({ target, value: options.values[variant][target.param] ?? Number.NaN }));
     writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
-    await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${variant}.log`), label: variant });
+    await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${variant}.log`), label: variant, signal });
+    const built = join(tree, "target", "release", binary);
+    if (!existsSync(built)) {
+      throw new BuildError(`cargo built no ${built} for the ${variant} engine (the crate's binary is named otherwise? set [build].binary_name)`);
+    }
     const dest = options.destination(variant, binary);
-    placeAtomically(join(tree, "target", "release", binary), dest);
+    placeAtomically(built, dest);
     return { path: dest, sha256: sha256OfFile(dest) };
   };
-  const [plus, minus] = await Promise.all([buildOne("plus"), buildOne("minus")]);
-  return { plus, minus };
+  // One failed build stops the other: its error is the one reported, and no cargo outlives it.
+  const [plus, minus] = await allOrNothing([(signal) => buildOne("plus", signal), (signal) => buildOne("minus", signal)], options.signal);
+  return { plus: plus!, minus: minus! };
 }
 
 function writeIfChanged(path: string, content: string): void {

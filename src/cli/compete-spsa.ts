@@ -5,7 +5,7 @@ import { packageVersion } from "./version.js";
 
 interface WorkerFlags {
   spsa: true;
-  concurrency: number;
+  concurrency?: number;
   batchSize?: number;
   name?: string;
   force?: boolean;
@@ -23,7 +23,7 @@ export function buildWorkerProgram(): Command {
     .description("Work for SPSA runs: claim batches of games, play them, report the results")
     .version(packageVersion())
     .requiredOption("--spsa", "worker mode")
-    .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseInteger)
+    .option("-c, --concurrency <n>", "games at once (default: the cores not busy with other work at start)", parseInteger)
     .option("--batch-size <n>", "games per claim, even (default: [games].batch_size of config.toml, else 8)", parseInteger)
     .option("--name <name>", "worker name shown in spsa_worker (default: host-pid)")
     .option("--force", "take --name over even from a live worker (it stops at its next heartbeat)")
@@ -33,14 +33,14 @@ export function buildWorkerProgram(): Command {
     .option("--idle-exit <seconds>", "stop after this long without work", parseInteger)
     .option("--seed <seed>", "seed for openings and times")
     .option("--option <name=value>", "UCI option of this worker's engines, e.g. Threads=1 or SyzygyPath=/tb (repeatable; a tuned option keeps the run's value)", collect, [])
+    .option("--verbose", "on an error, print its stack trace too")
     .showHelpAfterError()
     .exitOverride()
     .action(async (flags: WorkerFlags) => {
       const { workerCommand } = await import("../commands/worker.js");
-      const { availableParallelism } = await import("node:os");
       await workerCommand({
         config: flags.config,
-        concurrency: flags.concurrency ?? availableParallelism(),
+        concurrency: flags.concurrency,
         batchSize: flags.batchSize,
         name: flags.name,
         force: flags.force,

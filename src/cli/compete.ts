@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import type { EngineSpec } from "../play/index.js";
 import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
 import { parseTimeControl } from "../play/time-control.js";
-import { collect, parseInteger, parseNumber, parseOption, parseSprt } from "./parsers.js";
+import { collect, parseCount, parseNumber, parseOption, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { abortOnSignals } from "./spsa.js";
 import { packageVersion } from "./version.js";
@@ -54,9 +54,10 @@ export function buildCompeteProgram(): Command {
         .choices(OUTSIDE_DELAY_POLICIES)
         .default("loss"),
     )
-    .option("--max-replays <n>", "with --outside-delay replay: replays per pair before such a loss is scored", parseInteger, DEFAULT_MAX_REPLAYS)
+    .option("--max-replays <n>", "with --outside-delay replay: replays per pair before such a loss is scored (0 or more)", parseCount, DEFAULT_MAX_REPLAYS)
     .option("--option-a <name=value>", "UCI option for engine A (repeatable)", collect, [])
     .option("--option-b <name=value>", "UCI option for engine B (repeatable)", collect, [])
+    .option("--verbose", "on an error, print its stack trace too")
     .showHelpAfterError()
     .exitOverride()
     .action(async (engineA: string, engineB: string, flags: MatchFlags) => {
@@ -116,5 +117,5 @@ export async function main(argv: string[]): Promise<void> {
   await runCommand(async () => {
     const program = argv.includes("--spsa") ? (await import("./compete-spsa.js")).buildWorkerProgram() : buildCompeteProgram();
     await program.parseAsync(argv);
-  });
+  }, argv);
 }

@@ -5,7 +5,15 @@ import type { SprtBounds } from "../play/stats.js";
 
 export function parseInteger(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value)) throw new InvalidArgumentError(`expected an integer, got "${text}"`);
+  // Number("") is 0: an empty argument is no integer.
+  if (text.trim() === "" || !Number.isInteger(value)) throw new InvalidArgumentError(`expected an integer, got "${text}"`);
+  return value;
+}
+
+/** A count that may be 0 (e.g. --max-replays 0: never replay). */
+export function parseCount(text: string): number {
+  const value = parseInteger(text);
+  if (value < 0) throw new InvalidArgumentError(`expected 0 or more, got "${text}"`);
   return value;
 }
 

@@ -3,18 +3,18 @@ import { SpsaError } from "../errors.js";
 
 /**
  * The one place where errors become exit codes. Commands throw typed errors; this prints
- * a single line (the stack only with SPSA_DEBUG=1) and sets the exit status.
+ * a single line (the stack too with --verbose, SPSA_DEBUG=1 or DEBUG set) and sets the exit status.
  */
-export async function runCommand(action: () => Promise<void>): Promise<void> {
+export async function runCommand(action: () => Promise<void>, argv: readonly string[] = process.argv): Promise<void> {
   try {
     await action();
   } catch (error) {
-    process.exitCode = reportError(error);
+    process.exitCode = reportError(error, argv.includes("--verbose"));
   }
 }
 
-export function reportError(error: unknown): number {
-  const debug = process.env.SPSA_DEBUG === "1";
+export function reportError(error: unknown, verbose = false): number {
+  const debug = verbose || process.env.SPSA_DEBUG === "1" || Boolean(process.env.DEBUG);
   // Commander has already printed its message; a usage error is bad input, like a bad file.
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
   if (error instanceof Error && error.name === "AbortError") {

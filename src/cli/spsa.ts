@@ -10,6 +10,7 @@ export function buildSpsaProgram(): Command {
     .description("SPSA tuning of chess engine constants, coordinated through Postgres")
     .version(packageVersion())
     .option("--config <file>", "config file (default: config.toml, optional for db commands)")
+    .option("--verbose", "on an error, print its stack trace too (as SPSA_DEBUG=1 or DEBUG do)")
     .showHelpAfterError()
     .exitOverride();
   const config = () => program.opts<{ config?: string }>().config;
@@ -33,7 +34,7 @@ export function buildSpsaProgram(): Command {
     .option("--params <file>", "parameters file to start from (it is copied, not changed)", "params.toml")
     .option("--iterations <n>", "iterations", parseInteger, 3)
     .option("--games <n>", "games per iteration", parseInteger, 16)
-    .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseInteger)
+    .option("-c, --concurrency <n>", "games at once (default: the cores not busy with the master or other work at start)", parseInteger)
     .action(async (opts: { params: string; iterations: number; games: number; concurrency?: number }) => {
       const { demoCommand } = await import("../commands/demo.js");
       await demoCommand({ config: config(), ...opts });
@@ -197,5 +198,5 @@ export function abortOnSignals(): AbortController {
 export async function main(argv: string[]): Promise<void> {
   await runCommand(async () => {
     await buildSpsaProgram().parseAsync(argv);
-  });
+  }, argv);
 }

@@ -15,7 +15,9 @@ export interface DbCommandOptions {
 const externalNote = "DATABASE_URL (or [database].url) is set: the embedded server is not used";
 
 function usesExternal(options: DbCommandOptions): boolean {
-  return Boolean(process.env.DATABASE_URL || databaseOptionsFrom(options.config).configUrl);
+  // The config is read even when DATABASE_URL decides: a broken file given is reported, not skipped.
+  const { configUrl } = databaseOptionsFrom(options.config);
+  return Boolean(process.env.DATABASE_URL || configUrl);
 }
 
 /** `spsa db status`: brings the database up (embedded) and reports what it holds. */

@@ -1,10 +1,9 @@
-import { copyFileSync, mkdirSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadParams } from "../config/params.js";
-import { embeddedServer } from "../db/embedded.js";
+import { embeddedServer, homeFolder } from "../db/embedded.js";
 import { DEFAULT_PARAMS_FILE, loadRunInputs, masterCommand } from "./master.js";
-import { runSideBySide } from "./side-by-side.js";
+import { runSideBySide } from "../side-by-side.js";
 import { workerCommand } from "./worker.js";
 
 export interface DemoOptions {
@@ -25,8 +24,7 @@ export async function demoCommand(options: DemoOptions = {}): Promise<void> {
   const log = options.log ?? console.log;
   // Bad input stops the demo before it copies a file or starts a worker.
   loadRunInputs({ config: options.config, params: options.params });
-  const dir = join(embeddedServer().home, "demo");
-  mkdirSync(dir, { recursive: true });
+  const dir = homeFolder(embeddedServer(), "demo");
   const paramsFile = join(dir, "params.toml");
   copyFileSync(options.params ?? DEFAULT_PARAMS_FILE, paramsFile);
   const before = loadParams(paramsFile);
@@ -52,7 +50,8 @@ export async function demoCommand(options: DemoOptions = {}): Promise<void> {
     (signal) =>
       workerCommand({
         config: options.config,
-        concurrency: options.concurrency ?? availableParallelism(),
+        concurrency: options.concurrency,
+        masterBeside: true,
         name: `demo-worker-${process.pid}`,
         signal,
       }),

@@ -1,6 +1,8 @@
-import { createWriteStream } from "node:fs";
+import { accessSync, constants, createWriteStream, statSync, type WriteStream } from "node:fs";
+import { once } from "node:events";
+import { delimiter, join } from "node:path";
 import { cpus } from "node:os";
-import { InputError } from "../errors.js";
+import { InputError, SpsaError } from "../errors.js";
 import { StatusLine } from "../terminal/status-line.js";
 import {
   createRunner,
@@ -65,13 +67,18 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   }
   const concurrency = options.concurrency ?? cpus().length;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError("-c/--concurrency", `must be >= 1, got ${concurrency}`);
+  checkEngineFile("engine A", engineA.path);
+  checkEngineFile("engine B", engineB.path);
   const limitsFor = limitsChooser(options);
   const book = loadBook(options.book ?? defaultBookPath(), { plies: options.bookPlies });
   const rng = seededRng(options.seed ?? String(Date.now()));
   const nextOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : () => pickOpening(book, rng);
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const status = options.status ?? new StatusLine(process.stderr, 10_000);
-  const pgn = options.pgn === undefined ? undefined : createWriteStream(options.pgn);
+  const pgn = options.pgn === undefined ? undefined : await openPgn(options.pgn);
+  // A write error later (a full disk) stops the match after the pairs being played, as one error.
+  let pgnFailure: Error | undefined;
+  pgn?.on("error", (error) => (pgnFailure ??= error));
 
   const tally = new MatchTally([engineA.name, engineB.name]);
   const runner = createRunner({
@@ -82,12 +89,15 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
     san: pgn !== undefined,
   });
   const started = new Date();
+  let closed = false;
   const record = (pair: PairResult, index: number) => {
+    if (closed) return; // a pair abandoned after a failure or Ctrl-C
     tally.add(pair);
     pair.games.forEach((game, g) => pgn?.write(formatPgn(game, { event: "compete match", round: 2 * index + g + 1, date: started })));
     status.update(tally.status(games, options.sprt));
   };
-  const decided = () => options.signal?.aborted === true || (options.sprt !== undefined && tally.sprt(options.sprt).decision !== undefined);
+  const decided = () =>
+    options.signal?.aborted === true || pgnFailure !== undefined || (options.sprt !== undefined && tally.sprt(options.sprt).decision !== undefined);
 
   // ceil(c/2) pairs in flight keep c games running without queueing games nobody may need after an SPRT stop.
   const inFlight = new Set<Promise<void>>();
@@ -104,9 +114,13 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
     await Promise.all(inFlight);
   } finally {
     status.done();
+    closed = true;
     await runner.close();
-    if (pgn) await new Promise((resolve) => pgn.end(resolve));
+    // After a failure, the pairs still in flight end at once on the closed runner: none outlives the command.
+    await Promise.allSettled(inFlight);
+    if (pgn && !pgnFailure) await new Promise((resolve) => pgn.end(resolve));
   }
+  if (pgnFailure) throw new SpsaError(`--pgn ${options.pgn}: writing the games failed: ${pgnFailure.message}`);
   print(tally.summary(options.sprt));
   return { tally, stoppedEarly: tally.games < games };
 }
@@ -124,4 +138,36 @@ function limitsChooser(options: MatchOptions): (rng: ReturnType<typeof seededRng
   const high = options.timehigh ?? Math.max(low, 0.2);
   if (!(low > 0) || !(high >= low)) throw new InputError("--timelow/--timehigh", `need 0 < timelow <= timehigh, got ${low} and ${high}`);
   return (rng) => ({ movetimeMs: Math.round(uniform(rng, low, high) * 1000) });
+}
+
+/**
+ * An engine that is not there is bad input, said before any game: otherwise every game
+ * would be lost to "engine failed to start". A bare name is looked up in PATH, as spawn does.
+ */
+function checkEngineFile(which: string, path: string): void {
+  const candidates = path.includes("/") ? [path] : (process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, path));
+  const found = candidates.find((file) => {
+    try {
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
+  if (found === undefined) throw new InputError(which, `${path}: ${path.includes("/") ? "no such file" : "not found in PATH"}`);
+  try {
+    accessSync(found, constants.X_OK);
+  } catch {
+    throw new InputError(which, `${found}: not executable (chmod +x?)`);
+  }
+}
+
+/** The PGN file, opened before any engine starts: a path that cannot be written is bad input. */
+async function openPgn(path: string): Promise<WriteStream> {
+  const stream = createWriteStream(path);
+  try {
+    await once(stream, "open");
+  } catch (error) {
+    throw new InputError("--pgn", `${path}: cannot write: ${(error as Error).message}`);
+  }
+  return stream;
 }

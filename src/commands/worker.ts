@@ -1,7 +1,6 @@
 import { hostname } from "node:os";
-import { join } from "node:path";
 import { openDatabase } from "../db/connection.js";
-import { embeddedServer } from "../db/embedded.js";
+import { embeddedServer, homeFolder } from "../db/embedded.js";
 import {
   DEFAULT_BATCH_SIZE,
   DEFAULT_BOOK_PLIES,
@@ -11,6 +10,7 @@ import {
   DEFAULT_POLL_INTERVAL_MS,
 } from "../config/config.js";
 import { InputError } from "../errors.js";
+import { defaultConcurrency, measureLoad } from "../worker/default-concurrency.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
 import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
 import { optionalConfig } from "./database-options.js";
@@ -18,7 +18,10 @@ import { optionalConfig } from "./database-options.js";
 export interface WorkerCommandOptions {
   /** config.toml: optional on a worker machine (the database URL can come from DATABASE_URL). */
   config?: string;
-  concurrency: number;
+  /** Games at once; default: defaultConcurrency's rule on the load measured at start. */
+  concurrency?: number;
+  /** A master runs in this process (the demo): the default leaves a core for it. */
+  masterBeside?: boolean;
   batchSize?: number;
   name?: string;
   /** Take the name even from a live worker. */
@@ -38,7 +41,7 @@ export interface WorkerCommandOptions {
 /** `compete --spsa`: plays games for SPSA iterations until stopped. */
 export async function workerCommand(options: WorkerCommandOptions): Promise<WorkerSummary> {
   const config = optionalConfig(options.config);
-  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+  if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1)) {
     throw new InputError("-c/--concurrency", `must be a positive integer, got ${options.concurrency}`);
   }
   const batchSize = options.batchSize ?? config?.games.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -46,9 +49,12 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
     throw new InputError("--batch-size", `must be an even integer >= 2, got ${batchSize}`);
   }
   const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? DEFAULT_BOOK_PLIES);
+  const chosen = options.concurrency === undefined ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false) : undefined;
+  const concurrency = options.concurrency ?? chosen!.concurrency;
+  const cacheDir = homeFolder(embeddedServer(), "binaries");
   const database = await openDatabase({ configUrl: config?.database.url, max: 4 });
   const player = createRunnerPlayer({
-    concurrency: options.concurrency,
+    concurrency,
     marginMs: config?.timeControl.marginMs ?? DEFAULT_MARGIN_MS,
     outsideDelay: config?.outsideDelay ?? DEFAULT_OUTSIDE_DELAY,
     engineOptions: options.engineOptions,
@@ -59,11 +65,12 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
       player,
       name: options.name ?? `${hostname()}-${process.pid}`,
       force: options.force,
-      concurrency: options.concurrency,
+      concurrency,
+      concurrencyNote: chosen?.note,
       batchSize,
       leaseSeconds: config?.games.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
       openings,
-      cacheDir: join(embeddedServer().home, "binaries"),
+      cacheDir,
       pollIntervalMs: config?.database.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       maxGames: options.games,
       idleExitMs: options.idleExit === undefined ? undefined : options.idleExit * 1000,

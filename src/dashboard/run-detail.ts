@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { ENGINE_FAULT_KEYS } from "../db/fault-columns.js";
+import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type RunRecord } from "../db/run-status.js";
 import type { IterationSettings } from "../master/iteration-settings.js";
 import { eloFromPentanomial } from "../play/stats.js";
@@ -48,8 +48,8 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
     }),
     gamesPerHour: hours.map((h) => ({ hour: h.hour.toISOString(), games: h.games })),
     faults: {
-      headers: ["iteration", ...ENGINE_FAULT_KEYS.map((column) => column.words)],
-      rows: faults.map((row) => [row.iteration, ...ENGINE_FAULT_KEYS.map((column) => row[column.key])]),
+      headers: ["iteration", ...COUNTER_KEYS.map((column) => column.words), "replays", "pairs out of replays"],
+      rows: faults.map((row) => [row.iteration, ...COUNTER_KEYS.map((column) => row[column.key]), row.replays, row.replayLimitPairs]),
     },
     config: run.config,
     settings,

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type postgres from "postgres";
 import { findRun, listRuns } from "../db/run-status.js";
+import { InputError } from "../errors.js";
 import { EventHub } from "./events.js";
 import { readRunDetail } from "./run-detail.js";
 
@@ -48,10 +49,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       else response.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port, options.host, resolve);
+    });
+  } catch (error) {
+    // The hub's LISTENs and keep-alive timer would keep the process running behind the error.
+    await hub.close();
+    throw new InputError("--host/--port", `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+  }
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {

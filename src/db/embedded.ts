@@ -87,15 +87,41 @@ export async function embeddedState(server: EmbeddedServer): Promise<EmbeddedSta
 /** Starts the server (initialising it first if needed) unless it runs; returns its URL. */
 export async function ensureEmbeddedServer(server: EmbeddedServer): Promise<string> {
   if ((await embeddedState(server)) === "running") return embeddedUrl(server);
-  // The server's user enters home/pg only when its files are there.
-  mkdirSync(dirname(server.lockFile), { recursive: true, mode: server.outsideHome ? 0o700 : 0o755 });
-  await withFileLock(server.lockFile, 120_000, async () => {
-    // Another process may have started it while we waited for the lock.
-    const state = await embeddedState(server);
-    if (state === "absent") await initialise(server);
-    if (state !== "running") await start(server);
+  await asDatabaseError(server, async () => {
+    // The server's user enters home/pg only when its files are there.
+    mkdirSync(dirname(server.lockFile), { recursive: true, mode: server.outsideHome ? 0o700 : 0o755 });
+    await withFileLock(server.lockFile, 120_000, async () => {
+      // Another process may have started it while we waited for the lock.
+      const state = await embeddedState(server);
+      if (state === "absent") await initialise(server);
+      if (state !== "running") await start(server);
+    });
   });
   return embeddedUrl(server);
+}
+
+/** A folder of the tool's home (`.spsa` or $SPSA_HOME), made if needed; a home that cannot hold it fails like the server would. */
+export function homeFolder(server: EmbeddedServer, name: string): string {
+  const folder = join(server.home, name);
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (error) {
+    throw unusableHome(server, error);
+  }
+  return folder;
+}
+
+/** A file system error in the server's folders (not a folder, no permission, disk full) is the database's failure: exit 3, one line. */
+async function asDatabaseError<T>(server: EmbeddedServer, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw error instanceof DatabaseError ? error : unusableHome(server, error);
+  }
+}
+
+function unusableHome(server: EmbeddedServer, error: unknown): DatabaseError {
+  return new DatabaseError(`the embedded database cannot use ${server.home} (set SPSA_HOME, or DATABASE_URL for another server): ${(error as Error).message}`, { cause: error });
 }
 
 export async function stopEmbeddedServer(server: EmbeddedServer): Promise<boolean> {
@@ -155,7 +181,7 @@ async function start(server: EmbeddedServer): Promise<void> {
   } catch (error) {
     // A concurrent start outside our lock (another checkout's tool, a user's pg_ctl) may have won.
     if ((await pgCtlStatus(server)) === 0) return;
-    throw new DatabaseError(`the embedded Postgres did not start: ${lastLogLines(server)}`, { cause: error });
+    throw new DatabaseError(`the embedded Postgres in ${server.dataDir} did not start: ${lastLogLines(server) ?? (error as Error).message}`, { cause: error });
   }
 }
 
@@ -186,7 +212,7 @@ async function run(
 ): Promise<void> {
   const result = await execa(file, args, { reject: false, all: true, ...options, ...asUser(user) });
   if (result.exitCode !== 0) {
-    throw new DatabaseError(`${label} ${args[0] ?? ""} failed (exit ${result.exitCode}): ${String(result.all ?? "").trim()}`);
+    throw new DatabaseError(`${label} ${args[0] ?? ""} failed (exit ${result.exitCode}): ${String(result.all ?? "").trim().split("\n").join(" | ")}`);
   }
 }
 
@@ -217,10 +243,12 @@ function readConnectionFile(file: string): ConnectionInfo | undefined {
   }
 }
 
-function lastLogLines(server: EmbeddedServer): string {
+/** The server log's last lines on one line; undefined when it has none (pg_ctl's own output tells more then). */
+function lastLogLines(server: EmbeddedServer): string | undefined {
   try {
-    return readFileSync(server.logFile, "utf8").trim().split("\n").slice(-5).join(" | ");
+    const text = readFileSync(server.logFile, "utf8").trim();
+    return text === "" ? undefined : text.split("\n").slice(-5).join(" | ");
   } catch {
-    return "(no server log)";
+    return undefined;
   }
 }

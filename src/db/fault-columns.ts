@@ -1,4 +1,4 @@
-import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type EngineFaultCounter, type FaultCounter, type FaultCounts } from "../play/faults.js";
+import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounter, type FaultCounts } from "../play/faults.js";
 import { joinFragments as join, type Fragment, type Sql } from "./columns.js";
 import { spsaIteration } from "./schema.js";
 
@@ -26,6 +26,7 @@ function columnsOf<C extends FaultCounter>(counters: readonly C[]): Column<C>[] 
 
 const COUNTER_COLUMNS = columnsOf(Object.keys(FAULT_COUNTERS) as FaultCounter[]);
 const ENGINE_FAULT_COLUMNS = columnsOf(ENGINE_FAULT_COUNTERS);
+const DELAY_LOSS_COLUMNS = columnsOf(["delayLosses"] as const);
 
 const sqlName = (column: Column<FaultCounter>): string => spsaIteration[column.key].name;
 
@@ -40,20 +41,30 @@ export function addToCounters(sql: Sql, values: Record<CounterColumn, number>): 
   return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} = ${sql(sqlName(column))} + ${values[column.key]}`), ",");
 }
 
-/** `(plus_crashes + minus_crashes + ...)`: the engine faults of an iteration row. */
-export function engineFaultSum(sql: Sql): Fragment {
-  return sql`(${join(sql, ENGINE_FAULT_COLUMNS.map((column) => sql`${sql(sqlName(column))}`), "+")})`;
+/** `(plus_crashes + minus_crashes + ...)`: the sum of the given counters' columns in an iteration row. */
+function counterSum(sql: Sql, columns: readonly Column<FaultCounter>[]): Fragment {
+  return sql`(${join(sql, columns.map((column) => sql`${sql(sqlName(column))}`), "+")})`;
 }
 
-export type EngineFaultColumns = Record<CounterColumn<EngineFaultCounter>, number>;
+/** The engine faults of an iteration row. */
+export function engineFaultSum(sql: Sql): Fragment {
+  return counterSum(sql, ENGINE_FAULT_COLUMNS);
+}
 
-/** The engine fault columns' keys and words ("plus crashes"), in their order in selectEngineFaults. */
-export const ENGINE_FAULT_KEYS = ENGINE_FAULT_COLUMNS.map((column) => ({
+/** The time losses to delays outside the engines (a busy machine) of an iteration row, both sides. */
+export function delayLossSum(sql: Sql): Fragment {
+  return counterSum(sql, DELAY_LOSS_COLUMNS);
+}
+
+export type CounterColumns = Record<CounterColumn, number>;
+
+/** Every counter column's key and words ("plus crashes"), in their order in selectCounters. */
+export const COUNTER_KEYS = COUNTER_COLUMNS.map((column) => ({
   key: column.key,
   words: `${column.side === 0 ? "plus" : "minus"} ${FAULT_COUNTERS[column.counter]}`,
 }));
 
-/** `plus_crashes as "plusCrashes", ...`: the engine fault columns, for a select list. */
-export function selectEngineFaults(sql: Sql): Fragment {
-  return join(sql, ENGINE_FAULT_COLUMNS.map((column) => sql`${sql(sqlName(column))} as ${sql(column.key)}`), ",");
+/** `plus_crashes as "plusCrashes", ...`: every counter column, for a select list. */
+export function selectCounters(sql: Sql): Fragment {
+  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} as ${sql(column.key)}`), ",");
 }

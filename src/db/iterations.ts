@@ -3,14 +3,14 @@ import type { IterationSettings } from "../master/iteration-settings.js";
 import type { Values } from "../spsa/math.js";
 import { WORK_CHANNEL } from "./batches.js";
 import { selectColumns, type RowOf, type Sql } from "./columns.js";
-import { engineFaultSum } from "./fault-columns.js";
+import { delayLossSum, engineFaultSum } from "./fault-columns.js";
 import { spsaIteration } from "./schema.js";
 
 /** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
 
 const ITERATION_KEYS = [
   "id", "iterationNumber", "status", "targetGames", "gamesPlayed", "plusWins", "minusWins", "draws",
-  "ak", "baseParameters", "plusParameters", "minusParameters", "settings",
+  "replays", "replayLimitPairs", "ak", "baseParameters", "plusParameters", "minusParameters", "settings",
 ] as const;
 
 /** Columns insertIteration always writes: not null in the rows the master reads. */
@@ -21,9 +21,12 @@ export type IterationRow = Omit<RowOf<typeof spsaIteration, (typeof ITERATION_KE
 } & {
   /** Engine faults of both sides, all kinds. */
   faults: number;
+  /** Time losses to delays outside the engines, both sides. */
+  delayLosses: number;
 };
 
-const ITERATION_COLUMNS = (sql: Sql) => sql`${selectColumns(sql, spsaIteration, ITERATION_KEYS)}, ${engineFaultSum(sql)}::int as faults`;
+const ITERATION_COLUMNS = (sql: Sql) =>
+  sql`${selectColumns(sql, spsaIteration, ITERATION_KEYS)}, ${engineFaultSum(sql)}::int as faults, ${delayLossSum(sql)}::int as "delayLosses"`;
 
 export async function latestIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {
   const [row] = await sql<IterationRow[]>`

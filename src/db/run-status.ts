@@ -3,7 +3,7 @@ import type { IterationSettings } from "../master/iteration-settings.js";
 import type { Pentanomial } from "../play/stats.js";
 import type { Values } from "../spsa/math.js";
 import { selectAll, type RowOf } from "./columns.js";
-import { engineFaultSum, selectEngineFaults, type EngineFaultColumns } from "./fault-columns.js";
+import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
 import { spsaRun, type spsaIteration, type spsaWorker } from "./schema.js";
 
 /**
@@ -56,6 +56,10 @@ export interface RunTotals {
   completed: number;
   games: number;
   faults: number;
+  /** Time losses scored for delays outside the engines, games replayed for them, pairs out of replays. */
+  delayLosses: number;
+  replays: number;
+  replayLimitPairs: number;
   /** Games reported for this run in the last RATE_WINDOW_MINUTES. */
   recentGames: number;
   firstStarted: Date | null;
@@ -67,6 +71,8 @@ export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
   const [row] = await sql<RunTotals[]>`
     select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
       coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
+      coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses", coalesce(sum(replays), 0)::int as replays,
+      coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs",
       min(created_at) as "firstStarted", max(completed_at) as "lastCompleted",
       (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
         where b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) and bi.run_id = ${runId}) as "recentGames"
@@ -82,6 +88,9 @@ export type IterationSummary = RowOf<
   iteration: number;
   pairs: Pentanomial;
   faults: number;
+  delayLosses: number;
+  replays: number;
+  replayLimitPairs: number;
   /** The Elo the update used (capped), null until the iteration completes. */
   elo: number | null;
 };
@@ -90,6 +99,7 @@ const SUMMARY_COLUMNS = (sql: Sql) => sql`
   iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
   json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${engineFaultSum(sql)}::int as faults,
+  ${delayLossSum(sql)}::int as "delayLosses", replays, replay_limit_pairs as "replayLimitPairs",
   elo_diff as elo, created_at as "createdAt", completed_at as "completedAt"`;
 
 /** The run's last `count` iterations, newest first. */
@@ -115,8 +125,10 @@ export async function thetaAt(sql: Sql, runId: number, iterations: readonly numb
   return new Map(rows.map((r) => [r.iteration, r.theta]));
 }
 
-export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency"> & {
+export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency" | "concurrencyNote"> & {
   games: number;
+  delayLosses: number;
+  replays: number;
   recentGames: number;
   lastSeen: Date;
   /** Seconds since last seen, measured by the database's clock. */
@@ -126,7 +138,8 @@ export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency"
 /** The workers, most recently seen first, with the games they reported in the rate window. */
 export async function listWorkers(sql: Sql, limit: number): Promise<WorkerRow[]> {
   return sql<WorkerRow[]>`
-    select w.name, w.host, w.concurrency, w.games_played::int as games, coalesce(r.games, 0)::int as "recentGames",
+    select w.name, w.host, w.concurrency, w.concurrency_note as "concurrencyNote", w.games_played::int as games,
+      w.delay_losses::int as "delayLosses", w.replays::int as replays, coalesce(r.games, 0)::int as "recentGames",
       w.last_seen_at as "lastSeen", extract(epoch from now() - w.last_seen_at)::float8 as "secondsAgo"
     from spsa_worker w
     left join (
@@ -169,13 +182,15 @@ export async function gamesPerHour(sql: Sql, runId: number): Promise<{ hour: Dat
     group by 1 order by 1`;
 }
 
-export type FaultRow = EngineFaultColumns & { iteration: number };
+/** An iteration's counters of faults and of delays outside the engines, and its replays. */
+export type FaultRow = CounterColumns & RowOf<typeof spsaIteration, "replays" | "replayLimitPairs"> & { iteration: number };
 
-/** The run's iterations that had engine faults, newest first. */
+/** The run's iterations that had engine faults or delays outside the engines, newest first. */
 export async function faultyIterations(sql: Sql, runId: number, limit: number): Promise<FaultRow[]> {
   return sql<FaultRow[]>`
-    select iteration_number as iteration, ${selectEngineFaults(sql)}
-    from spsa_iteration where run_id = ${runId} and ${engineFaultSum(sql)} > 0 order by iteration_number desc limit ${limit}`;
+    select iteration_number as iteration, ${selectCounters(sql)}, replays, replay_limit_pairs as "replayLimitPairs"
+    from spsa_iteration where run_id = ${runId} and ${engineFaultSum(sql)} + ${delayLossSum(sql)} + replays > 0
+    order by iteration_number desc limit ${limit}`;
 }
 
 /** The spsa_verification_result rows of a run. */

@@ -138,7 +138,7 @@ export const spsaWorker = pgTable("spsa_worker", {
   /** Games scored as lost to a delay outside the engine, and games replayed for one. */
   delayLosses: bigint("delay_losses", { mode: "number" }).notNull().default(0),
   replays: bigint("replays", { mode: "number" }).notNull().default(0),
-  /** Why `concurrency` is below what the worker started with (it lowers it under outside delays), or null. */
+  /** How the default `concurrency` was chosen at start, or why it was lowered under outside delays; null when -c gave it. */
   concurrencyNote: text("concurrency_note"),
 });
 

@@ -7,7 +7,7 @@ type WorkerRow = typeof spsaWorker.$inferSelect;
 /** A worker process: its name, and the random id that tells it from an earlier process of that name. */
 export type WorkerSession = Pick<WorkerRow, "name"> & { sessionId: string };
 
-export type WorkerIdentity = WorkerSession & Pick<WorkerRow, "host" | "pid" | "concurrency">;
+export type WorkerIdentity = WorkerSession & Pick<WorkerRow, "host" | "pid" | "concurrency"> & { concurrencyNote?: string };
 
 /** The process holding a name, as its row tells; seconds are measured by the database's clock. */
 export type NameHolder = Pick<WorkerRow, "host" | "pid" | "sessionId"> & { secondsSinceSeen: number };
@@ -24,9 +24,12 @@ export type NameClaim =
  */
 export async function claimWorkerName(sql: postgres.Sql, identity: WorkerIdentity, isAlive: (holder: NameHolder) => boolean): Promise<NameClaim> {
   const { name, sessionId, host, pid, concurrency } = identity;
+  // A restarted worker's note replaces its predecessor's (none: the concurrency was given).
+  const concurrencyNote = identity.concurrencyNote ?? null;
   return sql.begin(async (tx) => {
     const inserted = await tx`
-      insert into spsa_worker (name, host, pid, session_id, concurrency) values (${name}, ${host}, ${pid}, ${sessionId}, ${concurrency})
+      insert into spsa_worker (name, host, pid, session_id, concurrency, concurrency_note)
+      values (${name}, ${host}, ${pid}, ${sessionId}, ${concurrency}, ${concurrencyNote})
       on conflict (name) do nothing`;
     const [holder] = await tx<NameHolder[]>`
       select host, pid, session_id as "sessionId", extract(epoch from now() - last_seen_at)::float8 as "secondsSinceSeen"
@@ -35,7 +38,7 @@ export async function claimWorkerName(sql: postgres.Sql, identity: WorkerIdentit
     if (previous && isAlive(previous)) return { taken: true, holder: previous };
     await tx`
       update spsa_worker set host = ${host}, pid = ${pid}, session_id = ${sessionId}, concurrency = ${concurrency},
-        started_at = now(), last_seen_at = now()
+        concurrency_note = ${concurrencyNote}, started_at = now(), last_seen_at = now()
       where name = ${name}`;
     const released = await returnToPool(tx, tx`worker_name = ${name}`);
     return { taken: false, holder: previous, released };

@@ -11,12 +11,11 @@ import type { Database } from "../db/connection.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
-import { engineFaultWords } from "../play/faults.js";
 import { createRng } from "../random/rng.js";
 import { perturb, update, type Values } from "../spsa/math.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "./iteration-settings.js";
-import { formatProgress } from "./progress.js";
+import { faultWarning, formatProgress } from "./progress.js";
 import { completeIteration, insertIteration, latestIteration, readIteration, type IterationRow } from "../db/iterations.js";
 import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
@@ -103,6 +102,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     params,
     values: { plus: perturbation.plus, minus: perturbation.minus },
     destination: (variant, binary) => join(config.build.outputDir, run.name, String(k), variant, binary),
+    signal: options.signal,
   });
   // Cargo is running 200 ms after the builds start (a rebuild takes longer than that).
   const crashDuringBuild = setTimeout(() => crashPoint("build-started"), 200);
@@ -145,13 +145,11 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow, log
       options.signal?.throwIfAborted();
       row = await afterExpiringLeases(database.sql, log, options.signal, () => readIteration(database.sql, iteration.id));
       status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
-      if (!warnedFaults && row.gamesPlayed >= 4 && row.faults > row.gamesPlayed / 4) {
+      const warning = warnedFaults ? undefined : faultWarning(row);
+      if (warning) {
         warnedFaults = true;
         status.done();
-        log(
-          `warning: iteration ${row.iterationNumber} has ${row.faults} engine faults in ${row.gamesPlayed} games ` +
-            `(${engineFaultWords()}); see select * from spsa_progress`,
-        );
+        log(warning);
       }
       if (row.gamesPlayed >= row.targetGames) break;
       if (row.gamesPlayed > 0) crashPoint("waiting");

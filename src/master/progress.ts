@@ -1,3 +1,5 @@
+import { engineFaultWords } from "../play/faults.js";
+
 /** The iteration counters the progress line shows. */
 export interface IterationCounts {
   iterationNumber: number;
@@ -7,6 +9,11 @@ export interface IterationCounts {
   minusWins: number;
   draws: number;
   faults: number;
+  /** Time losses scored for delays outside the engines (a busy machine), plus and minus. */
+  delayLosses: number;
+  /** Games replayed for such delays, and pairs that ran out of replays. */
+  replays: number;
+  replayLimitPairs: number;
 }
 
 /**
@@ -21,7 +28,7 @@ export function formatProgress(counts: IterationCounts, maxIterations: number, r
   const perMinute = minutes > 0 ? (counts.gamesPlayed - rate.baseGames) / minutes : 0;
   const remaining = counts.targetGames - counts.gamesPlayed;
   const eta = perMinute > 0 ? formatDuration((remaining / perMinute) * 60) : "?";
-  const faults = counts.faults > 0 ? `  faults ${counts.faults}` : "";
+  const faults = (counts.faults > 0 ? `  faults ${counts.faults}` : "") + (counts.delayLosses + counts.replays > 0 ? `  delays ${counts.delayLosses} lost, ${counts.replays} replayed` : "");
   return (
     `iteration ${counts.iterationNumber}/${maxIterations} [${bar}] ${counts.gamesPlayed}/${counts.targetGames} games  ` +
     `+${counts.plusWins} -${counts.minusWins} =${counts.draws}  ${perMinute.toFixed(1)} games/min  ETA ${eta}${faults}`
@@ -33,4 +40,20 @@ export function formatDuration(seconds: number): string {
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/**
+ * The master's warning once more than a quarter of an iteration's games were lost to engine
+ * faults or to delays outside the engines; both kinds are named, since the remedies differ
+ * (fix the engine, or give the workers' games more CPU).
+ */
+export function faultWarning(counts: IterationCounts): string | undefined {
+  const { gamesPlayed: games, faults, delayLosses, replays, replayLimitPairs } = counts;
+  if (games < 4 || faults + delayLosses <= games / 4) return undefined;
+  const limit = replayLimitPairs > 0 ? `, ${replayLimitPairs} pairs out of replays` : "";
+  const delays =
+    delayLosses + replays > 0
+      ? `; delays outside the engines: ${delayLosses} time losses scored, ${replays} games replayed${limit} (a busy machine: lower the workers' -c or their other load)`
+      : "";
+  return `warning: iteration ${counts.iterationNumber} has ${faults} engine faults in ${games} games (${engineFaultWords()})${delays}; see spsa status`;
 }

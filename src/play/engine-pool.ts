@@ -1,3 +1,4 @@
+import { EngineError } from "../errors.js";
 import { EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 
 /** Engines with the same name, binary, arguments and options are interchangeable (a game names its players after their processes, so self-play's two names never share one). */
@@ -18,11 +19,14 @@ function shapeKey(spec: EngineSpec): string {
 export class EnginePool {
   private readonly idle = new Map<string, EngineProcess[]>();
   private readonly busy = new Set<EngineProcess>();
+  /** After close no engine is started or kept: games still queued fail at once instead of outliving the runner. */
+  private closed = false;
 
   constructor(private readonly timeouts: EngineTimeouts) {}
 
   /** An engine ready for a new game (`ucinewgame` answered); throws EngineError if it cannot be had. */
   async acquire(spec: EngineSpec): Promise<EngineProcess> {
+    if (this.closed) throw new EngineError("the game runner was closed");
     const idle = this.idle.get(specKey(spec));
     let engine = idle?.pop();
     const reused = engine ?? this.takeSameShape(spec);
@@ -41,6 +45,7 @@ export class EnginePool {
     engine = await EngineProcess.start(spec, this.timeouts);
     this.busy.add(engine);
     try {
+      if (this.closed) throw new EngineError("the game runner was closed while the engine started");
       await engine.newGame();
     } catch (error) {
       this.busy.delete(engine);
@@ -69,6 +74,7 @@ export class EnginePool {
 
   release(engine: EngineProcess): void {
     this.busy.delete(engine);
+    if (this.closed) engine.kill();
     if (!engine.alive) return;
     const key = specKey(engine.spec);
     const list = this.idle.get(key) ?? [];
@@ -90,6 +96,7 @@ export class EnginePool {
 
   /** Quits every idle engine and kills busy ones (their games are abandoned). */
   async close(): Promise<void> {
+    this.closed = true;
     for (const engine of this.busy) engine.kill();
     await this.retire([]);
   }

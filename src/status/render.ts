@@ -16,12 +16,14 @@ export function renderStatus(status: RunStatus): string {
   lines.push(`Elo of the last iterations (plus vs minus): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
   const faulty = status.recent.find((it) => it.faults > 0);
   lines.push(`faults: ${status.faults}${status.faults > 0 ? ` ${engineFaultWords()}${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}`);
+  lines.push(delaysLine(status));
   lines.push("");
   lines.push(...table(
-    ["worker", "host", "conc", "games", "games/min", "last seen"],
-    status.workers.map((w) => [w.name, w.host, String(w.concurrency), String(w.games), w.gamesPerMinute.toFixed(1), `${formatDuration(w.secondsAgo)} ago`]),
+    ["worker", "host", "conc", "games", "delay losses", "replays", "games/min", "last seen"],
+    status.workers.map((w) => [w.name, w.host, String(w.concurrency), String(w.games), String(w.delayLosses), String(w.replays), w.gamesPerMinute.toFixed(1), `${formatDuration(w.secondsAgo)} ago`]),
     "no workers yet: start one with compete --spsa",
   ));
+  lines.push(...status.workers.filter((w) => w.concurrencyNote !== null).map((w) => `${w.name}: concurrency ${w.concurrencyNote}`));
   lines.push("");
   lines.push(...table(
     ["parameter", "start", "", "now", "Δ steps", "[min, max]", "step", "history"],
@@ -29,6 +31,15 @@ export function renderStatus(status: RunStatus): string {
     "no parameters",
   ));
   return lines.join("\n");
+}
+
+/** Games a busy machine cost, apart from the engines' own faults: its remedy is more CPU per game, not an engine fix. */
+function delaysLine(status: RunStatus): string {
+  const { losses, replays, replayLimitPairs } = status.delays;
+  if (losses + replays === 0) return "delays outside the engines: none";
+  const latest = status.recent.find((it) => it.delayLosses + it.replays > 0);
+  const limit = replayLimitPairs > 0 ? `, ${replayLimitPairs} pairs out of replays` : "";
+  return `delays outside the engines: ${losses} time losses scored, ${replays} games replayed${limit}${latest ? ` (latest in iteration ${latest.iteration})` : ""}`;
 }
 
 function parameterRow(p: ParameterStatus): string[] {

@@ -36,7 +36,12 @@ export interface WorkerStatus {
   name: string;
   host: string;
   concurrency: number;
+  /** How the default concurrency was chosen, or why it was lowered; null when -c gave it. */
+  concurrencyNote: string | null;
   games: number;
+  /** Time losses scored for delays outside the engines, and games replayed for them. */
+  delayLosses: number;
+  replays: number;
   gamesPerMinute: number;
   lastSeen: string;
   secondsAgo: number;
@@ -64,6 +69,8 @@ export interface RunStatus {
     etaSeconds: number | null;
   };
   faults: number;
+  /** Over the run: time losses scored for delays outside the engines (a busy machine), games replayed for them, pairs out of replays. */
+  delays: { losses: number; replays: number; replayLimitPairs: number };
   /** The latest iterations, newest first. */
   recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
   workers: WorkerStatus[];
@@ -112,12 +119,16 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       etaSeconds: run.status === "active" && perMinute > 0 ? (remaining / perMinute) * 60 : null,
     },
     faults: totals.faults,
+    delays: { losses: totals.delayLosses, replays: totals.replays, replayLimitPairs: totals.replayLimitPairs },
     recent: recent.map((it) => ({ ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null })),
     workers: workers.map((w) => ({
       name: w.name,
       host: w.host,
       concurrency: w.concurrency,
+      concurrencyNote: w.concurrencyNote,
       games: w.games,
+      delayLosses: w.delayLosses,
+      replays: w.replays,
       gamesPerMinute: w.recentGames / RATE_WINDOW_MINUTES,
       lastSeen: w.lastSeen.toISOString(),
       secondsAgo: w.secondsAgo,

@@ -1,4 +1,4 @@
-import { Chess } from "chess.js";
+import { Chess, validateFen } from "chess.js";
 import { InputError } from "../errors.js";
 import { splitPgnGames } from "../play/book.js";
 import type { Rng } from "../random/rng.js";
@@ -75,7 +75,10 @@ export function formatPositions(positions: readonly LabelledPosition[]): string 
 
 const LINE = /^(\S+ [wb] \S+ \S+(?: \d+ \d+)?)\s+\[(1\.0|0\.5|0\.0)\]$/;
 
-/** Reads `FEN [result]` lines (blank lines and `#` comments skipped); a bad line is an InputError naming it. */
+/**
+ * Reads `FEN [result]` lines (blank lines and `#` comments skipped); a bad line or a FEN
+ * chess.js rejects is an InputError naming it, so the engine never sees a bad position.
+ */
 export function parsePositions(text: string, file: string): LabelledPosition[] {
   const positions: LabelledPosition[] = [];
   text.split("\n").forEach((raw, index) => {
@@ -83,7 +86,10 @@ export function parsePositions(text: string, file: string): LabelledPosition[] {
     if (line === "" || line.startsWith("#")) return;
     const match = LINE.exec(line);
     if (!match) throw new InputError(`${file}:${index + 1}`, `expected "FEN [1.0|0.5|0.0]", got "${line.slice(0, 80)}"`);
-    positions.push({ fen: match[1]!, result: Number(match[2]) });
+    const fen = match[1]!;
+    const check = validateFen(fen);
+    if (!check.ok) throw new InputError(`${file}:${index + 1}`, `bad FEN "${fen}": ${check.error}`);
+    positions.push({ fen, result: Number(match[2]) });
   });
   if (positions.length === 0) throw new InputError(file, "has no positions");
   return positions;

@@ -82,6 +82,7 @@ async function startVerification(
       params: options.params,
       values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
       destination: (variant, binary) => join(build.outputDir, `${run.name}-${stamp}`, variant, binary),
+      signal: options.signal,
     }),
   );
   await storeBinary(database.sql, engines.plus.path);

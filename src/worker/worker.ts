@@ -39,6 +39,8 @@ export interface WorkerOptions {
   /** Take the name even from a live worker (which stops at its next heartbeat). */
   force?: boolean;
   concurrency: number;
+  /** How a default concurrency was chosen, for the log and spsa_worker.concurrency_note. */
+  concurrencyNote?: string;
   /** Games per claim (even). */
   batchSize: number;
   leaseSeconds: number;
@@ -76,6 +78,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const rng = seededRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
   const heartbeatMs = heartbeatInterval(options.leaseSeconds);
   const session = await takeName(options, heartbeatMs, log);
+  if (options.concurrencyNote) log(`worker ${name}: concurrency ${options.concurrencyNote}`);
 
   const inFlight = new Map<number, Promise<void>>();
   let concurrency = options.concurrency;
@@ -96,6 +99,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   let idleSince = Date.now();
   let wake: () => void = () => {};
   let nameLost = false;
+  let failed = false;
   const listener = await database.sql.listen(WORK_CHANNEL, () => wake()).catch(() => undefined);
   const beat = setInterval(() => {
     heartbeat(database.sql, session, [...inFlight.keys()], options.leaseSeconds)
@@ -140,6 +144,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           pendingGames -= 2;
         })
           .then(async (tally) => {
+            // Games cut short by a failure elsewhere are not results: the batch goes back to the pool.
+            if (failed) return;
             const outcome = await withRetry(log, options.signal, () =>
               reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, applyOnReport),
             );
@@ -149,7 +155,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           })
           .catch((error: unknown) => {
             // Its lease is no longer extended, so the batch returns to the pool for another try.
-            log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
+            if (!failed) log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
           })
           .finally(() => {
             pendingGames -= unplayed;
@@ -174,6 +180,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       });
     }
     await Promise.all(inFlight.values());
+  } catch (error) {
+    // The batches being played stop with the worker (their games go back to the pool when
+    // their leases expire), so no engine outlives the error and nothing is logged after it.
+    failed = true;
+    await options.player.close();
+    await Promise.allSettled(inFlight.values());
+    throw error;
   } finally {
     clearInterval(beat);
     status.done();
@@ -189,7 +202,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
  */
 async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line: string) => void): Promise<WorkerSession> {
   const { database, name } = options;
-  const identity = { name, sessionId: randomUUID(), host: hostname(), pid: process.pid, concurrency: options.concurrency };
+  const identity = {
+    name,
+    sessionId: randomUUID(),
+    host: hostname(),
+    pid: process.pid,
+    concurrency: options.concurrency,
+    concurrencyNote: options.concurrencyNote,
+  };
   const claim = await withRetry(log, options.signal, () =>
     claimWorkerName(database.sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs)),
   );

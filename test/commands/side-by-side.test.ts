@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runSideBySide } from "../../src/commands/side-by-side.js";
+import { allOrNothing, runSideBySide } from "../../src/side-by-side.js";
 
 /** Resolves when the signal aborts, rejecting with its reason, as the master and worker loops do. */
 const untilAborted = (signal: AbortSignal) =>
@@ -47,5 +47,33 @@ describe("runSideBySide", () => {
     );
     expect(result).toBe(42);
     expect(besideStopped).toBe(true);
+  });
+});
+
+describe("allOrNothing", () => {
+  it("returns every result in order", async () => {
+    expect(await allOrNothing([async () => 1, async () => 2])).toEqual([1, 2]);
+  });
+
+  it("aborts the other tasks on the first failure, waits for them, and throws that failure", async () => {
+    const ended: string[] = [];
+    const run = allOrNothing([
+      async () => {
+        throw new Error("plus failed");
+      },
+      async (signal) => {
+        await untilAborted(signal).catch(() => ended.push("minus stopped"));
+        return 0;
+      },
+    ]);
+    await expect(run).rejects.toThrow("plus failed");
+    expect(ended).toEqual(["minus stopped"]);
+  });
+
+  it("aborts every task when the caller's signal fires", async () => {
+    const caller = new AbortController();
+    const run = allOrNothing([(signal) => untilAborted(signal), (signal) => untilAborted(signal)], caller.signal);
+    caller.abort(new Error("Ctrl-C"));
+    await expect(run).rejects.toThrow("Ctrl-C");
   });
 });

@@ -12,7 +12,8 @@ import { applyMigrations } from "../../src/db/connection.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { ROOT, SPSA_BIN } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
-import { clean } from "../support/iterations.js";
+import { noFaults, type FaultCounts } from "../../src/play/faults.js";
+import type { Pentanomial } from "../../src/play/stats.js";
 
 const TOKEN = "test-token-4f1c";
 const COMPLETED = 12;
@@ -89,11 +90,19 @@ describe("spsa dashboard in a browser", () => {
     await page.evaluate("window.notReloaded = true");
     const batch = await claimBatch(sql, "w1", 8, 60);
     expect(batch).toBeDefined();
-    expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 1, draws: 4, pairs: [0, 1, 1, 2, 0], ...clean() })).toBe("accepted");
+    // Plus lost 1 game and minus 2 to delays outside the engines; 4 games were replayed.
+    const faults: [FaultCounts, FaultCounts] = [{ ...noFaults(), delay: 1 }, { ...noFaults(), delay: 2 }];
+    const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 1, draws: 4, pairs: [0, 1, 1, 2, 0] as Pentanomial, faults, replays: 4, replayLimitPairs: 1 };
+    expect(await reportBatch(sql, report)).toBe("accepted");
     // The batch shows without a reload (pushed by NOTIFY → server-sent event). The bound is
     // generous so a busy CI machine cannot fail it; how fast it shows is for a benchmark.
     await page.locator("#progress", { hasText: "8/64 games" }).waitFor({ timeout: 10_000 });
     expect(await page.evaluate("window.notReloaded")).toBe(true);
+    // Delays outside the engines show apart from the engines' faults: run, iteration and worker.
+    expect(await page.locator("#progress").textContent()).toContain("delays outside the engines: 3 lost, 4 replayed");
+    const rows = await page.$$eval("tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(rows).toContainEqual(["13", "0", "0", "0", "0", "0", "0", "1", "2", "4", "1"]);
+    expect(rows.find((row) => row[0] === "w1")?.slice(1, 6)).toEqual(["synthetic", "2", expect.any(String), "3", "4"]);
     if (process.env.SPSA_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_SCREENSHOT });
   });
 });

@@ -29,6 +29,18 @@ describe("runner", () => {
     }
   });
 
+  it("once closed, ends the games still queued or playing at once and starts no engine", async () => {
+    runner = createRunner({ concurrency: 1, timeMarginMs: 500 });
+    const running = runner.playPair({ first: mover("a"), second: mover("b"), opening, limits: { movetimeMs: 50 } });
+    const queued = runner.playPair({ first: mover("a"), second: mover("b"), opening, limits: { movetimeMs: 50 } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await runner.close();
+    const pairs = await Promise.all([running, queued]);
+    expect(runner.engineCount).toBe(0);
+    // The queued pair never got an engine: both its games failed to start on the closed runner.
+    expect(pairs[1].games.map((game) => game.reason)).toEqual(pairs[1].games.map(() => expect.stringContaining("the game runner was closed")));
+  });
+
   it("respects the concurrency limit, keeps processes across games and pairs, and retires old binaries", async () => {
     let peak = 0;
     const ends: number[] = [];

@@ -128,6 +128,9 @@ const CASES: Case[] = [
   flagCase("flag: unknown option", "spsa", ["master", "--iterations", "3"], /unknown option '--iterations'/),
   flagCase("flag: bad demo integer", "spsa", ["demo", "--games", "many"], /expected an integer, got "many"/),
   flagCase("flag: unknown command", "spsa", ["mastr"], /unknown command 'mastr'/),
+  ...["-1", "1.5", ""].map((bad) =>
+    flagCase(`flag: --max-replays "${bad}"`, "compete", ["a", "b", "-g", "2", "--outside-delay", "replay", "--max-replays", bad], /--max-replays <n>' argument '.*' is invalid. expected (0 or more|an integer)/),
+  ),
   flagCase("flag: missing config file", "spsa", ["--config", "/nonexistent/config.toml", "master"], /^error: \/nonexistent\/config\.toml: file not found/),
   flagCase("flag: worker concurrency 0", "compete", ["--spsa", "-c", "0"], /-c\/--concurrency: must be a positive integer/),
   flagCase("flag: odd batch size", "compete", ["--spsa", "-c", "1", "--batch-size", "3"], /--batch-size: must be an even integer/),

@@ -4,6 +4,7 @@ import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { applyMigrations } from "../../src/db/connection.js";
+import { recordConcurrency } from "../../src/db/workers.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
 import type { Pentanomial } from "../../src/play/stats.js";
@@ -30,15 +31,19 @@ describe("spsa status", () => {
     const { open } = await writeSyntheticRun(sql, { name: "synthetic", config, params, iterations: 30, open: true, workerName: "w1" });
     const batch = await claimBatch(sql, "w1", 8, 60);
     expect(batch?.iterationId).toBe(open?.id);
-    const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 2, draws: 3, pairs: [0, 1, 2, 1, 0] as Pentanomial, faults: oneMinusCrash(), replays: 0, replayLimitPairs: 0 };
+    const [plus, minus] = oneMinusCrash();
+    // Besides its crash, plus lost 1 game and minus 2 to delays outside the engines; 5 games were replayed.
+    const faults: [FaultCounts, FaultCounts] = [{ ...plus, delay: 1 }, { ...minus, delay: 2 }];
+    const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 2, draws: 3, pairs: [0, 1, 2, 1, 0] as Pentanomial, faults, replays: 5, replayLimitPairs: 1 };
     expect(await reportBatch(sql, report)).toBe("accepted");
+    await recordConcurrency(sql, { name: "w1", sessionId: "w1" }, 1, "lowered from 2 to 1: 5 of 40 games hit by delays outside the engines");
   });
   afterAll(async () => {
     await sql.end();
     await database.drop();
   });
 
-  it("--json: iteration, games, faults, workers and every parameter with its sampled history", async () => {
+  it("--json: iteration, games, faults, delays outside the engines, workers and every parameter with its sampled history", async () => {
     const result = await spsa(["status", "--json"], { env });
     expect(result.exitCode, result.all).toBe(0);
     const status = JSON.parse(result.stdout) as RunStatus;
@@ -51,7 +56,17 @@ describe("spsa status", () => {
     expect(status.faults).toBe(1);
     expect(status.recent.map((it) => it.iteration)).toEqual([31, 30, 29, 28, 27, 26, 25, 24]);
     expect(status.workers.map((w) => w.name)).toEqual(["w1", "w0"]);
-    expect(status.workers[0]).toMatchObject({ host: "synthetic", concurrency: 2 });
+    expect(status.delays).toEqual({ losses: 3, replays: 5, replayLimitPairs: 1 });
+    expect(status.recent[0]).toMatchObject({ iteration: 31, faults: 1, delayLosses: 3, replays: 5, replayLimitPairs: 1 });
+    expect(status.recent[1]).toMatchObject({ delayLosses: 0, replays: 0 });
+    expect(status.workers[0]).toMatchObject({
+      host: "synthetic",
+      concurrency: 1,
+      concurrencyNote: "lowered from 2 to 1: 5 of 40 games hit by delays outside the engines",
+      delayLosses: 3,
+      replays: 5,
+    });
+    expect(status.workers[1]).toMatchObject({ concurrency: 2, concurrencyNote: null, delayLosses: 0, replays: 0 });
 
     const [run] = await sql<{ current: Record<string, number> }[]>`select current_parameters as current from spsa_run where name = 'synthetic'`;
     const bases = await sql<{ k: number; base: Record<string, number> }[]>`
@@ -81,7 +96,9 @@ describe("spsa status", () => {
     expect(lines[2]).toMatch(/^games 1928 done, \d+\.\d\/min over the last 10 min \(\d+\.\d\/min overall\), ETA \S+$/);
     expect(lines[3]).toMatch(/^Elo of the last iterations \(plus vs minus\): (#\d+ [+-]\d+\.\d {2}){6}#24 [+-]\d+\.\d$/);
     expect(lines[4]).toBe("faults: 1 crashes, time losses or illegal moves (latest in iteration 31)");
-    expect(lines).toContainEqual(expect.stringMatching(/^w1 +synthetic +2 +\d+ +\d+\.\d +\S+ ago$/));
+    expect(lines[5]).toBe("delays outside the engines: 3 time losses scored, 5 games replayed, 1 pairs out of replays (latest in iteration 31)");
+    expect(lines).toContainEqual(expect.stringMatching(/^w1 +synthetic +1 +\d+ +3 +5 +\d+\.\d +\S+ ago$/));
+    expect(lines).toContain("w1: concurrency lowered from 2 to 1: 5 of 40 games hit by delays outside the engines");
     const row = lines.find((line) => line.startsWith("LMR_BASE "));
     expect(row).toMatch(/^LMR_BASE +0\.75 {2}→ +[\d.]+ +[+-]\d+\.\d\d +\[0, 2\] +0\.1 +[▁▂▃▄▅▆▇█]{24}$/);
     expect(lines.filter((line) => /[▁▂▃▄▅▆▇█]{24}$/.test(line))).toHaveLength(params.length);

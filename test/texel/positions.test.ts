@@ -62,5 +62,7 @@ describe("texel-data positions", () => {
     expect(parsePositions(text, "p.epd")).toEqual(positions);
     expect(() => parsePositions(`${text}8/8/8 w [2.0]\n`, "p.epd")).toThrow(InputError);
     expect(() => parsePositions(`${text}8/8/8 w [2.0]\n`, "p.epd")).toThrow(/^p\.epd:3: expected/);
+    // The line has the shape of a FEN but no board: refused here, not by the engine.
+    expect(() => parsePositions(`${text}\nrnbqkbnr/pppp/8 w KQkq - 0 1 [1.0]\n`, "p.epd")).toThrow(/^p\.epd:4: bad FEN "rnbqkbnr\/pppp\/8 w KQkq - 0 1": /);
   });
 });

@@ -112,6 +112,13 @@ describe("spsa texel on the real minnow", () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim()).toBe(`error: ${bad}:2: expected "FEN [1.0|0.5|0.0]", got "not a position"`);
 
+    // A line shaped like a FEN whose board chess.js rejects is bad input too, not an engine failure.
+    writeFileSync(bad, "8/8/8/8/8/8/8/K6k w - - 0 1 [0.5]\n\n8/8/8/8/8/8/K6k w - - 0 1 [1.0]\n");
+    const badFen = await spsa(["texel", "--positions", bad, "--engine", engine], { env });
+    expect(badFen.exitCode, badFen.all).toBe(2);
+    expect(badFen.stderr.trim().split("\n"), badFen.all).toHaveLength(1);
+    expect(badFen.stderr).toContain(`error: ${bad}:3: bad FEN "8/8/8/8/8/8/K6k w - - 0 1": `);
+
     const params = join(dir, "params-option.toml");
     writeFileSync(params, readFileSync(join(ROOT, "params.toml"), "utf8").replace("[KING_ATTACK_SCALE]\n", '[KING_ATTACK_SCALE]\noption = "KING_SCALE"\n'));
     const good = join(dir, "positions.epd");

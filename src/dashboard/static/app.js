@@ -59,6 +59,7 @@ function progressLine(status) {
     `${games.perMinute.toFixed(1)} games/min`,
     games.etaSeconds === null ? null : `ETA ${duration(games.etaSeconds)}`,
     `faults ${status.faults}`,
+    `delays outside the engines: ${status.delays.losses} lost, ${status.delays.replays} replayed`,
   ].filter((part) => part !== null).join(" · ");
 }
 
@@ -80,10 +81,10 @@ async function showRun(name) {
     h("h2", {}, "Games per hour"),
     detail.gamesPerHour.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
     h("h2", {}, "Workers"),
-    table(["worker", "host", "concurrency", "games", "games/min", "last seen"],
-      status.workers.map((w) => [w.name, w.host, w.concurrency, w.games, Number(w.gamesPerMinute.toFixed(1)), `${duration(w.secondsAgo)} ago`]), "No workers yet."),
-    h("h2", {}, "Faults"),
-    table(detail.faults.headers, detail.faults.rows, "No engine faults."),
+    table(["worker", "host", "concurrency", "games", "delay losses", "replays", "games/min", "last seen", "concurrency note"],
+      status.workers.map((w) => [w.name, w.host, w.concurrency, w.games, w.delayLosses, w.replays, Number(w.gamesPerMinute.toFixed(1)), `${duration(w.secondsAgo)} ago`, w.concurrencyNote ?? ""]), "No workers yet."),
+    h("h2", {}, "Faults and delays outside the engines"),
+    table(detail.faults.headers, detail.faults.rows, "No engine faults or delays."),
     h("h2", {}, "Verification results"),
     table(["comparison", "status", "games", "W", "L", "D", "Elo", "±", "LOS %", "verdict"],
       detail.verifications.map((v) => [v.comparison, v.status, v.games, v.wins, v.losses, v.draws, v.elo ?? "", v.elo_error ?? "", v.los_percent ?? "", v.verdict ?? ""]), "No verification yet: run spsa verify."),

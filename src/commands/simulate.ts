@@ -60,7 +60,7 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
   if (!(model.drawRate >= 0 && model.drawRate < 1)) throw new InputError("--draw-rate", `must be in [0, 1), got ${model.drawRate}`);
 
   const gainsFor = (maxIterations: number) => spsaMathConfig({ ...config.spsa, maxIterations }, perIteration);
-  const tuners: Tuner[] = [masterTuner(`your config (${describeGains(config.spsa)}, ${perIteration} games/iteration)`, gainsFor, perIteration)];
+  const tuners: Tuner[] = [masterTuner(`your config (${describeGains(config.spsa)}, ${perIteration} games/iteration)`, gainsFor, perIteration, config.spsa.averageTail)];
   if (options.anchors ?? true) tuners.push(fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: config.games.batchSize }), seedTuner());
   const summaries = tuners.map((tuner) => simulateSeeds(tuner, (seed) => userProblem(params, model, seed), iterations * perIteration, seeds));
 

@@ -92,5 +92,11 @@ function positive(flag: string, value: number): number {
 }
 
 function describeGains(spsa: SpsaConfig): string {
-  return spsa.a !== undefined ? `a ${spsa.a}, c ${spsa.c}` : `c_end ${spsa.cEnd}, r_end ${spsa.rEnd}`;
+  const gainsText = spsa.a !== undefined ? `a ${spsa.a}, c ${spsa.c}` : `c_end ${spsa.cEnd}, r_end ${spsa.rEnd}`;
+  const variants = [
+    spsa.schedule === "standard" ? "" : `schedule ${spsa.schedule}`,
+    spsa.momentum === 0 ? "" : `momentum ${spsa.momentum}`,
+    spsa.averageTail === 0 ? "" : `average_tail ${spsa.averageTail}`,
+  ];
+  return [gainsText, ...variants.filter(Boolean)].join(", ");
 }

@@ -77,7 +77,7 @@ export interface TuningConfig {
   database: DatabaseConfig;
 }
 
-/** Chosen with `spsa simulate` over the family of docs/tuning-defaults.md. */
+/** Chosen with `spsa simulate` over the family of src/simulate/family.ts (README, "Choosing the gains"). */
 export const DEFAULT_C_END = 1.5;
 export const DEFAULT_R_END = 0.002;
 

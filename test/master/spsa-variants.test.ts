@@ -21,13 +21,13 @@ interface Row {
 }
 
 describe("the master with the self-correcting schedule, momentum and tail averaging", () => {
-  const fixture = useRunFixture({ iterations: 3, games: 4, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
+  const fixture = useRunFixture({ iterations: 4, games: 8, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
 
   it("plays and updates from the recorded trajectory across a kill, and writes the averaged θ to params.toml", async () => {
     const { setup, env, sql } = fixture;
     writeFileSync(
       setup.configFile,
-      readFileSync(setup.configFile, "utf8").replace("max_iterations = 3", 'max_iterations = 3\nschedule = "self-correcting"\nmomentum = 0.5\naverage_tail = 0.5\nr_end = 0.02'),
+      readFileSync(setup.configFile, "utf8").replace("max_iterations = 4", 'max_iterations = 4\nschedule = "self-correcting"\nmomentum = 0.5\naverage_tail = 0.5\nr_end = 0.02'),
     );
     const workers = [startWorker(setup, env, "a")];
     let finished;
@@ -46,9 +46,11 @@ describe("the master with the self-correcting schedule, momentum and tail averag
       from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'variants' order by i.iteration_number`;
     const [run] = await sql<{ current_parameters: Record<string, number> }[]>`select current_parameters from spsa_run where name = 'variants'`;
     if (!run) throw new Error("no run");
-    expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3, 4]);
     const bases = rows.map((r) => r.base_parameters);
     const after = [...bases.slice(1), run.current_parameters];
+    // Momentum is exercised only if some iteration before the last moved θ (an even score moves nothing).
+    expect(bases.slice(1).some((theta, i) => Object.entries(theta).some(([name, value]) => value !== bases[i]?.[name])), "no iteration moved θ").toBe(true);
     for (const [i, row] of rows.entries()) {
       const k = row.iteration_number;
       const params = recordedParams(row.settings, row.base_parameters);
@@ -65,10 +67,10 @@ describe("the master with the self-correcting schedule, momentum and tail averag
       );
       for (const [name, value] of Object.entries(replayed.newValues)) expect(after[i]?.[name], `${name} after iteration ${k}`).toBeCloseTo(value, 12);
     }
-    // params.toml holds the mean of θ after iterations 2 and 3 (⌈0.5 · 3⌉ = 2); the run keeps its last θ.
+    // params.toml holds the mean of θ after iterations 3 and 4 (⌈0.5 · 4⌉ = 2); the run keeps its last θ.
     const averaged = tailAverage(after, 0.5);
     for (const p of loadParams(setup.paramsFile)) expect(p.value, p.name).toBeCloseTo(averaged[p.name] ?? Number.NaN, 9);
-    expect(finished.all).toContain("θ averaged over the last 2 of 3 iterations ([spsa] average_tail 0.5)");
-    // Six engine builds and two master starts: slower than most on a busy machine.
+    expect(finished.all).toContain("θ averaged over the last 2 of 4 iterations ([spsa] average_tail 0.5)");
+    // Eight engine builds and two master starts: slower than most on a busy machine.
   }, 300_000);
 });

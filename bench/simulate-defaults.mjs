@@ -6,7 +6,10 @@
 // prints a markdown table: mean Elo left over the family, and the cells that end worse than
 // they started (mean over seeds; "significantly" when by more than 2 standard errors).
 // Also, with --previous, the defaults before this table (a 1, c 1, elo_cap 100, run with
-// today's math), and with --no-anchors, without the anchors.
+// today's math), and with --no-anchors, without the anchors. --variants adds the default
+// gains with other [spsa] settings, one variant per `;`-separated list of key=value (keys as
+// in config.toml: schedule, momentum, average_tail, A, c_end, r_end), e.g. the README's comparison:
+//   node bench/simulate-defaults.mjs --no-anchors --variants "average_tail=0.25;average_tail=0.5;momentum=0.5;schedule=self-correcting"
 //   node bench/simulate-defaults.mjs [--seeds 16] [--candidates 1.5:0.002,2:0.0015] [--previous] [--draw-rate 0.4]
 import { parseArgs } from "node:util";
 import { DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
@@ -24,6 +27,7 @@ const { values } = parseArgs({
     details: { type: "boolean", default: false },
     previous: { type: "boolean", default: false },
     anchors: { type: "boolean", default: true },
+    variants: { type: "string", default: "" },
   },
 });
 const seeds = Number(values.seeds);
@@ -32,15 +36,31 @@ const perIteration = Number(values["games-per-iteration"]);
 const budgets = [5000, 20000, 60000];
 const cells = defaultFamily();
 
-const spsa = (cEnd, rEnd, maxIterations) => ({ maxIterations, cEnd, rEnd, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP });
+const spsa = (cEnd, rEnd, maxIterations) => ({
+  ...{ maxIterations, cEnd, rEnd, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP },
+  ...{ schedule: "standard", momentum: 0, averageTail: 0 },
+});
+const VARIANT_KEYS = { schedule: "schedule", momentum: "momentum", average_tail: "averageTail", A: "A", c_end: "cEnd", r_end: "rEnd" };
+const variant = (text) => {
+  const settings = {};
+  for (const pair of text.split(",")) {
+    const [key, value] = pair.split("=").map((s) => s.trim());
+    if (!(key in VARIANT_KEYS) || value === undefined) throw new Error(`--variants: expected key=value with key one of ${Object.keys(VARIANT_KEYS).join(", ")}, got "${pair}"`);
+    settings[VARIANT_KEYS[key]] = key === "schedule" ? value : Number(value);
+  }
+  // A is given as a share of max_iterations, as the default A = 0.1 × N is.
+  const forRun = (n) => ({ ...spsa(DEFAULT_C_END, DEFAULT_R_END, n), ...settings, ...(settings.A === undefined ? {} : { A: settings.A * n }) });
+  return masterTuner(`defaults + ${text}`, (n) => spsaMathConfig(forRun(n), perIteration), perIteration, settings.averageTail ?? 0);
+};
 const tuners = [
-  ...values.candidates.split(",").map((pair) => {
+  ...values.candidates.split(",").filter(Boolean).map((pair) => {
     const [cEnd, rEnd] = pair.split(":").map(Number);
     return masterTuner(`c_end ${cEnd}, r_end ${rEnd}`, (n) => spsaMathConfig(spsa(cEnd, rEnd, n), perIteration), perIteration);
   }),
   ...(values.previous
     ? [masterTuner("previous defaults (a 1, c 1, elo_cap 100)", (n) => ({ ...spsaMathConfig({ ...spsa(1, 1, n), a: 1, c: 1 }, perIteration), eloCap: 100 }), perIteration)]
     : []),
+  ...(values.variants === "" ? [] : values.variants.split(";").map(variant)),
   ...(values.anchors ? [fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: 8 }), seedTuner()] : []),
 ];
 

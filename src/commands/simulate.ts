@@ -60,7 +60,7 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
   if (!(model.drawRate >= 0 && model.drawRate < 1)) throw new InputError("--draw-rate", `must be in [0, 1), got ${model.drawRate}`);
 
   const gainsFor = (maxIterations: number) => spsaMathConfig({ ...config.spsa, maxIterations }, perIteration);
-  const tuners: Tuner[] = [masterTuner(`your config (${describeGains(config.spsa)}, ${perIteration} games/iteration)`, gainsFor, perIteration)];
+  const tuners: Tuner[] = [masterTuner(`your config (${describeGains(config.spsa)}, ${perIteration} games/iteration)`, gainsFor, perIteration, config.spsa.averageTail)];
   if (options.anchors ?? true) tuners.push(fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: config.games.batchSize }), seedTuner());
   const summaries = tuners.map((tuner) => simulateSeeds(tuner, (seed) => userProblem(params, model, seed), iterations * perIteration, seeds));
 
@@ -92,5 +92,11 @@ function positive(flag: string, value: number): number {
 }
 
 function describeGains(spsa: SpsaConfig): string {
-  return spsa.a !== undefined ? `a ${spsa.a}, c ${spsa.c}` : `c_end ${spsa.cEnd}, r_end ${spsa.rEnd}`;
+  const gainsText = spsa.a !== undefined ? `a ${spsa.a}, c ${spsa.c}` : `c_end ${spsa.cEnd}, r_end ${spsa.rEnd}`;
+  const variants = [
+    spsa.schedule === "standard" ? "" : `schedule ${spsa.schedule}`,
+    spsa.momentum === 0 ? "" : `momentum ${spsa.momentum}`,
+    spsa.averageTail === 0 ? "" : `average_tail ${spsa.averageTail}`,
+  ];
+  return [gainsText, ...variants.filter(Boolean)].join(", ");
 }

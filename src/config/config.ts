@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
 import type { OutsideDelayPolicy } from "../play/runner.js";
 import { dirname, resolve } from "node:path";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, type SpsaMathConfig } from "../spsa/math.js";
+import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, SCHEDULES, type Schedule, type SpsaMathConfig } from "../spsa/math.js";
 import { TableReader } from "./table-reader.js";
 import { readTomlFile } from "./toml-file.js";
 
@@ -38,6 +38,12 @@ export interface SpsaConfig {
   gamma: number;
   eloCap: number;
   maxStep: number;
+  /** "standard" (Spall's decaying gains) or "self-correcting" (SCSPSA; src/spsa/trajectory.ts). */
+  schedule: Schedule;
+  /** Heavy-ball momentum β in [0, 1); 0 is plain SPSA. */
+  momentum: number;
+  /** Share of the last iterations whose θ is averaged into the final values (0: the last θ). */
+  averageTail: number;
 }
 
 export interface BuildConfig {
@@ -120,11 +126,13 @@ export function loadConfig(file: string): TuningConfig {
   const book = bookSetting === undefined ? undefined : resolve(base, bookSetting);
   if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
 
-  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step"]);
+  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail"]);
   const a = spsa.optionalNumber("a", { above: 0 });
   const c = spsa.optionalNumber("c", { above: 0 });
   if ((a === undefined) !== (c === undefined)) spsa.fail(a === undefined ? "c" : "a", "set both a and c, or neither (then c_end and r_end give them)");
   if (a !== undefined && (spsa.has("c_end") || spsa.has("r_end"))) spsa.fail(spsa.has("c_end") ? "c_end" : "r_end", "set either a and c, or c_end and r_end, not both");
+  const momentum = spsa.number("momentum", { default: 0, min: 0 });
+  if (momentum >= 1) spsa.fail("momentum", `must be < 1 (at 1 a move is never forgotten), got ${momentum}`);
   const build = section("build", ["engine_dir", "constants_file", "output_dir", "cargo_args", "binary_name"]);
   const engine = section("engine", ["mode", "binary"]);
   const binary = engine.optionalString("binary");
@@ -132,6 +140,14 @@ export function loadConfig(file: string): TuningConfig {
   if (engineBinary !== undefined && !existsSync(engineBinary)) engine.fail("binary", `file not found: ${engineBinary}`);
   const engineMode = engine.oneOf("mode", ["build", "options"] as const, "build");
   if (engineBinary !== undefined && engineMode === "build") engine.fail("binary", 'applies only with mode = "options" (the build mode builds its engines from [build])');
+  const schedule = spsa.oneOf("schedule", SCHEDULES, "standard");
+  const averageTail = spsa.number("average_tail", { default: 0, min: 0, max: 1 });
+  // Options mode applies each batch as it arrives, with no iterations whose θ these read back.
+  if (engineMode === "options") {
+    if (schedule !== "standard") spsa.fail("schedule", 'applies only with [engine] mode = "build"');
+    if (momentum > 0) spsa.fail("momentum", 'applies only with [engine] mode = "build"');
+    if (averageTail > 0) spsa.fail("average_tail", 'applies only with [engine] mode = "build"');
+  }
   const database = section("database", ["url", "poll_interval"]);
   const url = database.optionalString("url");
 
@@ -164,6 +180,9 @@ export function loadConfig(file: string): TuningConfig {
       gamma: spsa.number("gamma", { default: 0.101, min: 0, max: 1 }),
       eloCap: spsa.number("elo_cap", { default: DEFAULT_ELO_CAP, above: 0 }),
       maxStep: spsa.number("max_step", { default: DEFAULT_MAX_STEP, above: 0 }),
+      schedule,
+      momentum,
+      averageTail,
     },
     build: {
       engineDir: resolve(base, build.string("engine_dir", "engines/minnow")),
@@ -187,5 +206,6 @@ export function spsaMathConfig(spsa: SpsaConfig, gamesPerIteration: number): Sps
     spsa.a !== undefined && spsa.c !== undefined
       ? { a: spsa.a, c: spsa.c }
       : deriveFromEnd({ cEnd: spsa.cEnd, rEnd: spsa.rEnd, N: spsa.maxIterations, A, alpha: spsa.alpha, gamma: spsa.gamma, gamesPerIteration });
-  return { a, c, A, alpha: spsa.alpha, gamma: spsa.gamma, maxIterations: spsa.maxIterations, eloCap: spsa.eloCap, maxStep: spsa.maxStep };
+  const { alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum } = spsa;
+  return { a, c, A, alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum };
 }

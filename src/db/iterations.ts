@@ -100,3 +100,16 @@ export async function completeIteration(
     return true;
   });
 }
+
+/**
+ * θ at the start of iterations 1..through of a run, from the recorded rows: the past that
+ * the self-correcting schedule, momentum and tail averaging need (src/spsa/trajectory.ts),
+ * so they keep no state of their own and a restarted master continues exactly.
+ */
+export async function readTrajectory(sql: Sql, runId: number, through: number): Promise<Values[]> {
+  const rows = await sql<{ base: Values | null }[]>`
+    select base_parameters as base from spsa_iteration
+    where run_id = ${runId} and iteration_number <= ${through} order by iteration_number`;
+  // Rows from before base θ was recorded have none: their parameters count as unmoved.
+  return rows.map((row) => row.base ?? {});
+}

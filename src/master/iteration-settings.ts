@@ -48,6 +48,9 @@ const SPSA_KEYS: Record<keyof SpsaConfig, string> = {
   gamma: "gamma",
   eloCap: "elo_cap",
   maxStep: "max_step",
+  schedule: "schedule",
+  momentum: "momentum",
+  averageTail: "average_tail",
 };
 
 /** One line per setting that differs, in the words of config.toml and params.toml. */

@@ -13,10 +13,11 @@ import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
 import { createRng } from "../random/rng.js";
 import { perturb, update, type Values } from "../spsa/math.js";
+import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "./iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
-import { completeIteration, insertIteration, latestIteration, readIteration, type IterationRow } from "../db/iterations.js";
+import { completeIteration, insertIteration, latestIteration, readIteration, readTrajectory, type IterationRow } from "../db/iterations.js";
 import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 
@@ -78,7 +79,8 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
     if (k > config.spsa.maxIterations) {
       await markRunComplete(database.sql, run.id);
       log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
-      return { runName: run.name, iterations: latest?.iterationNumber ?? 0, initial, final: valuesOf(current) };
+      const final = await finalValues(options, run, current, k - 1, log);
+      return { runName: run.name, iterations: latest?.iterationNumber ?? 0, initial, final };
     }
     await startIteration(options, run, current, k, log);
   }
@@ -95,7 +97,12 @@ async function reportChanges(options: MasterOptions, run: RunRow, params: Param[
 
 async function startIteration(options: MasterOptions, run: RunRow, params: Param[], k: number, log: (line: string) => void): Promise<void> {
   const { config, database } = options;
-  const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${run.seed}:${k}`));
+  // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
+  const trajectory =
+    config.spsa.schedule === "self-correcting"
+      ? [...(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k - 1))), valuesOf(params)]
+      : undefined;
+  const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${run.seed}:${k}`), trajectory);
   const started = Date.now();
   const building = buildVariants({
     build: config.build,
@@ -175,7 +182,8 @@ async function finishIteration(
   const settings = iteration.settings ?? settingsOf(config, params);
   const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters };
   const counts = { plusWins: iteration.plusWins, minusWins: iteration.minusWins, draws: iteration.draws };
-  const updated = update(recordedParams(settings, iteration.baseParameters), played, counts, settings.spsa);
+  const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k)), k) : undefined;
+  const updated = update(recordedParams(settings, iteration.baseParameters), played, counts, settings.spsa, previous);
   // Parameters added since the iteration started keep their value.
   const result = { ...updated, newValues: { ...valuesOf(params), ...updated.newValues } };
   const applied = await withRetry(log, options.signal, () =>
@@ -197,6 +205,22 @@ async function finishIteration(
   const next = params.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
   syncParamsFile(paramsFile, valuesOf(next), () => {});
   return next;
+}
+
+/**
+ * What the run hands back: its last θ, or with `[spsa] average_tail` the mean of θ over that
+ * share of the last iterations (Polyak–Ruppert), written to params.toml. The database keeps
+ * the last θ (spsa_run.current_parameters), so the run's history stays as it was played.
+ */
+async function finalValues(options: MasterOptions, run: RunRow, params: Param[], iterations: number, log: (line: string) => void): Promise<Values> {
+  const { averageTail } = options.config.spsa;
+  if (averageTail === 0 || iterations === 0) return valuesOf(params);
+  const bases = await withRetry(log, options.signal, () => readTrajectory(options.database.sql, run.id, iterations));
+  // θ after each iteration: the bases of iterations 2..N, then today's θ.
+  const averaged = tailAverage([...bases.slice(1), valuesOf(params)], averageTail);
+  syncParamsFile(options.paramsFile, averaged, () => {});
+  log(`${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`);
+  return averaged;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
+import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { applyBatch, drawBatch, type DrawnBatch } from "../uci-tune/batch-math.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames } from "./game-model.js";
@@ -27,11 +28,13 @@ export interface Tuner {
 
 /**
  * The project's master: barrier iterations of `gamesPerIteration` games, perturbed and
- * updated by src/spsa/math.ts exactly as `spsa master` does (draws seeded by run seed and k).
- * The budget's number of iterations is the run's max_iterations, as a user would set it;
- * `gainsFor` gives the math's config for it.
+ * updated by src/spsa/math.ts exactly as `spsa master` does (draws seeded by run seed and k,
+ * the trajectory of base θ for the self-correcting schedule and momentum). The budget's number
+ * of iterations is the run's max_iterations, as a user would set it; `gainsFor` gives the
+ * math's config for it. With `averageTail`, the final values (the trace's last point) are the
+ * master's final output: θ averaged over that share of the last iterations.
  */
-export function masterTuner(name: string, gainsFor: (maxIterations: number) => SpsaMathConfig, gamesPerIteration: number): Tuner {
+export function masterTuner(name: string, gainsFor: (maxIterations: number) => SpsaMathConfig, gamesPerIteration: number, averageTail = 0): Tuner {
   return {
     name,
     run(problem, budget, seed) {
@@ -39,13 +42,20 @@ export function masterTuner(name: string, gainsFor: (maxIterations: number) => S
       const cfg = gainsFor(iterations);
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
+      const trajectory = [valuesOf(params)];
       const trace = startTrace(problem);
       for (let k = 1; k <= iterations; k++) {
-        const played = perturb(params, cfg, k, createRng(`${seed}:${k}`));
+        const played = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
         const result = playGames(eloBetween(problem.model, played.plus, played.minus), gamesPerIteration, problem.drawRate, gameRng);
-        const { newValues } = update(params, played, result, cfg);
+        const { newValues } = update(params, played, result, cfg, previousMove(trajectory, k));
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
+        trajectory.push(valuesOf(params));
         record(trace, problem.model, k * gamesPerIteration, params);
+      }
+      if (averageTail > 0 && iterations > 0) {
+        const averaged = tailAverage(trajectory.slice(1), averageTail);
+        trace.eloLeft[trace.eloLeft.length - 1] = eloLeft(problem.model, averaged);
+        trace.final = averaged;
       }
       return trace;
     },
@@ -159,6 +169,10 @@ export function fishtestTuner(options: { cEnd: number; rEnd: number; batchGames:
   };
 }
 
+function valuesOf(params: readonly SpsaParam[]): Values {
+  return Object.fromEntries(params.map((p) => [p.name, p.value]));
+}
+
 function startTrace(problem: Problem): Trace {
   const trace: Trace = { games: [], eloLeft: [], final: {} };
   record(trace, problem.model, 0, problem.params);
@@ -166,7 +180,7 @@ function startTrace(problem: Problem): Trace {
 }
 
 function record(trace: Trace, model: EngineModel, games: number, params: readonly SpsaParam[]): void {
-  trace.final = Object.fromEntries(params.map((p) => [p.name, p.value]));
+  trace.final = valuesOf(params);
   trace.games.push(games);
   trace.eloLeft.push(eloLeft(model, trace.final));
 }

@@ -5,6 +5,7 @@
  * integer rule, a clamped score and capped Elo, a clipped step, a default A.
  */
 import type { Rng } from "../random/rng.js";
+import { selfCorrectingCk, selfCorrectingFactor, type Trajectory } from "./trajectory.js";
 
 export type ParamType = "int" | "float";
 
@@ -38,7 +39,18 @@ export interface SpsaMathConfig {
   eloCap?: number;
   /** |Δθ| per iteration is at most maxStep steps (default DEFAULT_MAX_STEP). */
   maxStep?: number;
+  /**
+   * "standard": c_k and a_k as below. "self-correcting": SCSPSA's gains (src/spsa/trajectory.ts),
+   * ending on the standard schedule's c_N, a_k starting at the mean of the standard a_k and
+   * corrected every A iterations from the third block on.
+   */
+  schedule?: Schedule;
+  /** Heavy-ball momentum β in [0, 1): Δθ_k = a_k·g·step + β·(θ_k − θ_{k−1}), clipped as a whole. */
+  momentum?: number;
 }
+
+export const SCHEDULES = ["standard", "self-correcting"] as const;
+export type Schedule = (typeof SCHEDULES)[number];
 
 /** High enough to leave real results alone (a 64-game iteration's error is about 35 Elo); it stops a sweep. */
 export const DEFAULT_ELO_CAP = 400;
@@ -90,11 +102,20 @@ export function defaultA(maxIterations: number): number {
   return 0.1 * maxIterations;
 }
 
-/** c_k = c / k^gamma and a_k = a / (k + A)^alpha, k 1-based. */
-export function gains(cfg: SpsaMathConfig, k: number): { ck: number; ak: number } {
+/**
+ * c_k = c / k^gamma and a_k = a / (k + A)^alpha, k 1-based. The self-correcting schedule
+ * also needs the parameters and θ of iterations 1..k (`past`); the standard one ignores them.
+ */
+export function gains(cfg: SpsaMathConfig, k: number, past?: { params: SpsaParams; trajectory: Trajectory }): { ck: number; ak: number } {
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`iteration number must be an integer >= 1, got ${k}`);
   const A = cfg.A ?? defaultA(cfg.maxIterations);
-  return { ck: cfg.c / k ** cfg.gamma, ak: cfg.a / (k + A) ** cfg.alpha };
+  if (cfg.schedule !== "self-correcting") return { ck: cfg.c / k ** cfg.gamma, ak: cfg.a / (k + A) ** cfg.alpha };
+  const N = cfg.maxIterations;
+  const factor = selfCorrectingFactor(past?.params ?? [], past?.trajectory ?? [], k, A);
+  // Starts at the standard a_k's mean over the run: the same total step before corrections.
+  let meanA = 0;
+  for (let j = 1; j <= N; j++) meanA += cfg.a / (j + A) ** cfg.alpha / N;
+  return { ck: selfCorrectingCk(cfg.c / N ** cfg.gamma, k, N), ak: factor * meanA };
 }
 
 /**
@@ -106,8 +127,8 @@ export function gains(cfg: SpsaMathConfig, k: number): { ck: number; ak: number 
  * [min + δ, max − δ]) rather than clipped at the bound, so plus and minus stay 2δ apart and
  * the iteration still measures a slope; only a range narrower than 2δ narrows the pair.
  */
-export function perturb(params: SpsaParams, cfg: SpsaMathConfig, k: number, rng: Rng): Perturbation {
-  const { ck, ak } = gains(cfg, k);
+export function perturb(params: SpsaParams, cfg: SpsaMathConfig, k: number, rng: Rng, trajectory?: Trajectory): Perturbation {
+  const { ck, ak } = gains(cfg, k, trajectory && { params, trajectory });
   const result: Perturbation = { ck, ak, signs: {}, delta: {}, plus: {}, minus: {} };
   for (const p of params) {
     const [lo, hi] = playableBounds(p);
@@ -156,10 +177,19 @@ export function scoreToElo(score: number): number {
  * actually played (which bounds or rounding may have made differ from 2δ). Δθ_i = a_k · g_i ·
  * step_i clipped to ±maxStep · step_i, θ_new = clip(θ + Δθ). A parameter whose plus equals
  * minus (frozen, or a range too narrow to perturb) learnt nothing and keeps its θ.
+ * With momentum β, β times the previous move (θ_k − θ_{k−1}, `previous`) is added before the clip.
  */
-export function update(params: SpsaParams, played: PlayedPerturbation, result: IterationResult, cfg: Pick<SpsaMathConfig, "eloCap" | "maxStep">): UpdateResult {
+export function update(
+  params: SpsaParams,
+  played: PlayedPerturbation,
+  result: IterationResult,
+  cfg: Pick<SpsaMathConfig, "eloCap" | "maxStep" | "momentum">,
+  previous?: Values,
+): UpdateResult {
   const { score, elo } = measuredElo(result, cfg.eloCap);
   const maxStep = cfg.maxStep ?? DEFAULT_MAX_STEP;
+  const momentum = cfg.momentum ?? 0;
+  if (momentum > 0 && previous === undefined) throw new RangeError("momentum needs the previous move (θ_k − θ_{k−1}; zeros at the first iteration)");
   const gradient: Values = {};
   const newValues: Values = {};
   for (const p of params) {
@@ -174,7 +204,7 @@ export function update(params: SpsaParams, played: PlayedPerturbation, result: I
     }
     const g = elo / spreadSteps;
     const limit = maxStep * p.step;
-    const move = clip(played.ak * g * p.step, -limit, limit);
+    const move = clip(played.ak * g * p.step + momentum * (previous?.[p.name] ?? 0), -limit, limit);
     gradient[p.name] = g;
     newValues[p.name] = clip(p.value + move, p.min, p.max);
   }

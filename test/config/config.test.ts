@@ -42,6 +42,7 @@ describe("config.toml", () => {
     expect(config.games.batchSize).toBe(8);
     expect(config.database.url).toBeUndefined();
     expect(config.database.pollIntervalMs).toBe(1000);
+    expect(config.spsa).toMatchObject({ schedule: "standard", momentum: 0, averageTail: 0 });
     expect(config.outsideDelay).toEqual({ policy: "replay", maxReplays: 4 });
   });
 
@@ -59,6 +60,13 @@ describe("config.toml", () => {
     ["a without c", "[spsa]\na = 0.1\n", /\[spsa\]\.a \(line 2\): set both a and c, or neither/],
     ["a and c with r_end", "[spsa]\na = 0.1\nc = 2\nr_end = 0.003\n", /\[spsa\]\.r_end \(line 4\): set either a and c, or c_end and r_end, not both/],
     ["a zero r_end", "[spsa]\nr_end = 0\n", /\[spsa\]\.r_end \(line 2\): must be > 0/],
+    ["an unknown schedule, with the choices", "[spsa]\nschedule = \"scspsa\"\n", /\[spsa\]\.schedule \(line 2\): must be one of "standard", "self-correcting", got "scspsa"/],
+    ["a momentum of 1", "[spsa]\nmomentum = 1\n", /\[spsa\]\.momentum \(line 2\): must be < 1 \(at 1 a move is never forgotten\), got 1/],
+    ["a negative momentum", "[spsa]\nmomentum = -0.1\n", /\[spsa\]\.momentum \(line 2\): must be >= 0/],
+    ["momentum in UCI-option mode", '[engine]\nmode = "options"\n[spsa]\nmomentum = 0.5\n', /\[spsa\]\.momentum \(line 4\): applies only with \[engine\] mode = "build"/],
+    ["tail averaging in UCI-option mode", '[engine]\nmode = "options"\n[spsa]\naverage_tail = 0.5\n', /\[spsa\]\.average_tail \(line 4\): applies only with \[engine\] mode = "build"/],
+    ["the self-correcting schedule in UCI-option mode", '[engine]\nmode = "options"\n[spsa]\nschedule = "self-correcting"\n', /\[spsa\]\.schedule \(line 4\): applies only with \[engine\] mode = "build"/],
+    ["an average_tail above 1", "[spsa]\naverage_tail = 1.5\n", /\[spsa\]\.average_tail \(line 2\): must be <= 1, got 1.5/],
     ["a fractional iteration count", "[spsa]\nmax_iterations = 2.5\n", /\[spsa\]\.max_iterations .*must be an integer/],
     ["timehigh below timelow", "[time_control]\ntimelow = 1.0\ntimehigh = 0.5\n", /\[time_control\]\.timehigh \(line 3\): must be >= timelow/],
     ["an unknown outside-delay policy", '[time_control]\noutside_delay = "forfeit"\n', /\[time_control\]\.outside_delay \(line 2\): must be one of "replay", "loss", got "forfeit"/],
@@ -80,6 +88,12 @@ describe("config.toml", () => {
     expect(gains(derived, 400).ck).toBeCloseTo(2, 12);
     expect(derived.A).toBe(40);
     expect(spsaMathConfig(loadConfig(write("[spsa]\na = 0.3\nc = 2.5\nA = 7\n")).spsa, 64)).toMatchObject({ a: 0.3, c: 2.5, A: 7 });
+  });
+
+  it("reads the alternatives to plain SPSA and hands schedule and momentum to the math", () => {
+    const config = loadConfig(write("[spsa]\nschedule = \"self-correcting\"\nmomentum = 0.5\naverage_tail = 0.25\n"));
+    expect(config.spsa).toMatchObject({ schedule: "self-correcting", momentum: 0.5, averageTail: 0.25 });
+    expect(spsaMathConfig(config.spsa, 64)).toMatchObject({ schedule: "self-correcting", momentum: 0.5 });
   });
 
   it("rejects a missing file by name", () => {

@@ -113,3 +113,9 @@ export async function readTrajectory(sql: Sql, runId: number, through: number): 
   // Rows from before base θ was recorded have none: their parameters count as unmoved.
   return rows.map((row) => row.base ?? {});
 }
+
+/** How many iterations a run has started. */
+export async function iterationCount(sql: Sql, runId: number): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from spsa_iteration where run_id = ${runId}`;
+  return row?.n ?? 0;
+}

@@ -119,3 +119,9 @@ export async function runTheta(sql: Sql, runId: number): Promise<{ status: strin
   if (!row) throw new Error(`run ${runId} vanished`);
   return row;
 }
+
+/** Whether the run of this name tunes UCI options (it has option settings). */
+export async function isOptionRun(sql: Sql, runName: string): Promise<boolean> {
+  const [row] = await sql<{ id: number }[]>`select r.id from spsa_run r join spsa_option_run o on o.run_id = r.id where r.name = ${runName}`;
+  return row !== undefined;
+}

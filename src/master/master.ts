@@ -52,15 +52,8 @@ export interface MasterSummary {
  */
 export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
   const { database, config, paramsFile } = options;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { run, created } = await openRun(database.sql, {
-    name: options.runName,
-    fresh: options.fresh ?? false,
-    seed: options.seed,
-    config,
-    values: valuesOf(options.params),
-  });
-  const params = withValues(options.params, run, paramsFile, log);
+  const log = masterLog(options);
+  const { run, created, params } = await openTuningRun(options, log);
   log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
   const initial = valuesOf(params);
   syncParamsFile(paramsFile, valuesOf(params), log);
@@ -223,12 +216,28 @@ async function finalValues(options: MasterOptions, run: RunRow, params: Param[],
   return averaged;
 }
 
+export function masterLog(options: MasterOptions): (line: string) => void {
+  return options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+}
+
+/** The run of this name, resumed or started from params.toml, and its parameters at the run's θ. */
+export async function openTuningRun(options: MasterOptions, log: (line: string) => void): Promise<{ run: RunRow; created: boolean; params: Param[] }> {
+  const { run, created } = await openRun(options.database.sql, {
+    name: options.runName,
+    fresh: options.fresh ?? false,
+    seed: options.seed,
+    config: options.config,
+    values: valuesOf(options.params),
+  });
+  return { run, created, params: withValues(options.params, run, options.paramsFile, log) };
+}
+
 /**
  * θ comes from the database; params.toml supplies bounds, steps and targets. A parameter new
  * in params.toml joins the run at its value; one removed from it is refused, since its constant
  * would silently fall back to the engine's default (freeze it instead).
  */
-export function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
+function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
   const stored = run.currentParameters;
   const removed = Object.keys(stored).filter((name) => !params.some((p) => p.name === name));
   if (removed.length > 0) {

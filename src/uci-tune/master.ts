@@ -6,14 +6,14 @@ import { spsaMathConfig, type TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
-import { completeOptionRun, insertOptionRun, optionRunOf, runTheta, type OptionRunRow } from "../db/perturbations.js";
+import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, type OptionRunRow } from "../db/perturbations.js";
 import { withRetry } from "../db/retry.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { InputError } from "../errors.js";
 import { settingsOf } from "../master/iteration-settings.js";
-import { syncParamsFile, valuesOf, withValues, type MasterOptions, type MasterSummary } from "../master/master.js";
-import { insertIteration, readIteration } from "../db/iterations.js";
-import { openRun, type RunRow } from "../db/runs.js";
+import { masterLog, openTuningRun, syncParamsFile, valuesOf, type MasterOptions, type MasterSummary } from "../master/master.js";
+import { insertIteration, iterationCount, readIteration } from "../db/iterations.js";
+import type { RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 import { optionParamsOf } from "./batch-math.js";
 
@@ -29,22 +29,14 @@ const PARAMS_SYNC_MS = 10_000;
  */
 export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
   const { database, config, paramsFile } = options;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = masterLog(options);
   const parameters = optionParamsOf(options.params, paramsFile);
-  const { run, created } = await openRun(database.sql, {
-    name: options.runName,
-    fresh: options.fresh ?? false,
-    seed: options.seed,
-    config,
-    values: valuesOf(options.params),
-  });
-  const params = withValues(options.params, run, paramsFile, log);
+  const { run, created, params } = await openTuningRun(options, log);
   const initial = valuesOf(params);
   let optionRun = await optionRunOf(database.sql, run.id);
   if (!optionRun) {
     if (!created && run.status === "active") {
-      const [{ n } = { n: 0 }] = await database.sql<{ n: number }[]>`select count(*)::int as n from spsa_iteration where run_id = ${run.id}`;
-      if (n > 0) throw new InputError(`run "${run.name}"`, 'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh');
+      if ((await iterationCount(database.sql, run.id)) > 0) throw new InputError(`run "${run.name}"`, 'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh');
     }
     optionRun = await openOptionRun(options, run, params, parameters, log);
   }
@@ -146,7 +138,5 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
 /** The build-mode master must not take over a UCI-option run: its carrier iteration has no perturbation of its own. */
 export async function refuseOptionRun(database: Database, runName: string, fresh: boolean): Promise<void> {
   if (fresh) return;
-  const [row] = await database.sql<{ id: number }[]>`
-    select r.id from spsa_run r join spsa_option_run o on o.run_id = r.id where r.name = ${runName}`;
-  if (row) throw new InputError(`run "${runName}"`, 'is a UCI-option run: set [engine] mode = "options" to resume it, or use another --name or --fresh');
+  if (await isOptionRun(database.sql, runName)) throw new InputError(`run "${runName}"`, 'is a UCI-option run: set [engine] mode = "options" to resume it, or use another --name or --fresh');
 }

@@ -1,22 +1,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadParams } from "../../src/config/params.js";
-import { recordedParams, type IterationSettings } from "../../src/master/iteration-settings.js";
+import { recordedParams } from "../../src/master/iteration-settings.js";
 import { update } from "../../src/spsa/math.js";
 import { startMaster, startWorker } from "../support/processes.js";
+import { recordedIterations } from "../support/iterations.js";
 import { useRunFixture } from "../support/run-fixture.js";
-
-interface Row {
-  iteration_number: number;
-  a_k: number;
-  base_parameters: Record<string, number>;
-  plus_parameters: Record<string, number>;
-  minus_parameters: Record<string, number>;
-  plus_wins: number;
-  minus_wins: number;
-  draws: number;
-  settings: IterationSettings;
-}
 
 describe("config.toml and params.toml edited between a kill and a restart", () => {
   const fixture = useRunFixture({ iterations: 2, games: 4, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
@@ -47,9 +36,7 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
       await Promise.all(workers);
     }
 
-    const rows = await sql<Row[]>`
-      select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.settings
-      from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'edits' order by i.iteration_number`;
+    const rows = await recordedIterations(sql, "edits");
     expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3]);
     const [first, second] = rows;
     if (!first || !second) throw new Error("missing iterations");

@@ -2,23 +2,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { spsaMathConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
-import { recordedParams, type IterationSettings } from "../../src/master/iteration-settings.js";
+import { recordedParams } from "../../src/master/iteration-settings.js";
 import { gains, update } from "../../src/spsa/math.js";
 import { previousMove, tailAverage } from "../../src/spsa/trajectory.js";
 import { startMaster, startWorker } from "../support/processes.js";
+import { recordedIterations } from "../support/iterations.js";
 import { useRunFixture } from "../support/run-fixture.js";
-
-interface Row {
-  iteration_number: number;
-  a_k: number;
-  base_parameters: Record<string, number>;
-  plus_parameters: Record<string, number>;
-  minus_parameters: Record<string, number>;
-  plus_wins: number;
-  minus_wins: number;
-  draws: number;
-  settings: IterationSettings;
-}
 
 describe("the master with the self-correcting schedule, momentum and tail averaging", () => {
   const fixture = useRunFixture({ iterations: 4, games: 8, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
@@ -41,9 +30,7 @@ describe("the master with the self-correcting schedule, momentum and tail averag
       await Promise.all(workers);
     }
 
-    const rows = await sql<Row[]>`
-      select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.settings
-      from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'variants' order by i.iteration_number`;
+    const rows = await recordedIterations(sql, "variants");
     const [run] = await sql<{ current_parameters: Record<string, number> }[]>`select current_parameters from spsa_run where name = 'variants'`;
     if (!run) throw new Error("no run");
     expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3, 4]);

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { loadConfig, type TuningConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/config/params.js";
-import { settingsOf } from "../../src/master/iteration-settings.js";
+import { settingsOf, type IterationSettings } from "../../src/master/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
@@ -48,4 +48,24 @@ export async function seedIteration(
     settings: settingsOf(config, options.params ?? []),
   });
   return { run, iteration };
+}
+
+/** An iteration's recorded row, as a replay of the formulas reads it. */
+export interface RecordedIteration {
+  iteration_number: number;
+  a_k: number;
+  base_parameters: Record<string, number>;
+  plus_parameters: Record<string, number>;
+  minus_parameters: Record<string, number>;
+  plus_wins: number;
+  minus_wins: number;
+  draws: number;
+  settings: IterationSettings;
+}
+
+/** The recorded iterations of a run, in order. */
+export async function recordedIterations(sql: postgres.Sql, runName: string): Promise<RecordedIteration[]> {
+  return sql<RecordedIteration[]>`
+    select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.settings
+    from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName} order by i.iteration_number`;
 }

@@ -38,7 +38,7 @@ export async function texelDataCommand(options: TexelDataCommandOptions): Promis
   if (!Number.isInteger(skipPlies) || skipPlies < 0) throw new InputError("--skip-plies", `must be a whole number of at least 0, got ${skipPlies}`);
   if (options.pgn.length === 0) throw new InputError("texel-data", "no PGN file given");
   // The engine is resolved before the PGNs are read, so a missing build fails at once.
-  const engine = options.quiet ? texelEngine(options.engine, loadConfig(options.config ?? DEFAULT_CONFIG_FILE).build) : undefined;
+  const engine = options.quiet ? texelEngine(options.engine, () => loadConfig(options.config ?? DEFAULT_CONFIG_FILE).build) : undefined;
   let games = 0;
   const all: LabelledPosition[] = [];
   for (const file of options.pgn) {

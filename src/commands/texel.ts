@@ -45,7 +45,7 @@ export async function texelCommand(options: TexelCommandOptions): Promise<TexelT
   const { file: constantsFile, source } = readConstants(config.build);
   const targets = optionTargets(params, source, constantsFile);
   const positions = parsePositions(readInputFile(options.positions, "positions file"), options.positions);
-  const engine = texelEngine(options.engine, config.build);
+  const engine = texelEngine(options.engine, () => config.build);
 
   const pool = await EnginePool.start(engine, positions.map((p) => p.fen), options.processes ?? availableParallelism());
   let result: TexelTuneResult;

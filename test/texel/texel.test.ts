@@ -49,7 +49,8 @@ describe("spsa texel on the real minnow", () => {
     const all = join(dir, "all.epd");
     const data = await spsa(["texel-data", PGN, "--out", all, "--skip-plies", "10"], { env });
     expect(data.exitCode, data.all).toBe(0);
-    const quiet = await spsa(["texel-data", PGN, "--out", positions, "--skip-plies", "10", "--quiet", "--engine", engine], { env });
+    // With --engine, a folder without config.toml will do.
+    const quiet = await spsa(["texel-data", PGN, "--out", positions, "--skip-plies", "10", "--quiet", "--engine", engine], { env, cwd: dir });
     expect(quiet.exitCode, quiet.all).toBe(0);
     const allCount = parsePositions(readFileSync(all, "utf8"), all).length;
     const quietCount = parsePositions(readFileSync(positions, "utf8"), positions).length;

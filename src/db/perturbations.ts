@@ -38,17 +38,19 @@ export async function optionRunOfIteration(sql: Sql, iterationId: number): Promi
   return row;
 }
 
-/**
- * Locks the run for a draw or an update (they are serialised per run) and returns its θ,
- * seed, batches drawn so far, and the games of those not lost to an expired lease.
- */
-export async function lockRunTheta(tx: postgres.TransactionSql, runId: number): Promise<{ seed: string; theta: Values; batchesDrawn: number; gamesDrawn: number }> {
+/** Locks the run for a draw or an update (they are serialised per run) and returns its θ and seed. */
+export async function lockRunTheta(tx: postgres.TransactionSql, runId: number): Promise<{ seed: string; theta: Values }> {
   const [run] = await tx<{ seed: string; theta: Values }[]>`select seed, current_parameters as theta from spsa_run where id = ${runId} for update`;
   if (!run) throw new Error(`run ${runId} vanished`);
+  return run;
+}
+
+/** The batches drawn so far, and the games of those not lost to an expired lease: where a new draw sits in the schedule. */
+export async function drawnSoFar(tx: postgres.TransactionSql, runId: number): Promise<{ batchesDrawn: number; gamesDrawn: number }> {
   const [drawn] = await tx<{ batches: number; games: number }[]>`
     select count(*)::int as batches, coalesce(sum(p.games) filter (where b.status <> 'expired'), 0)::int as games
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where p.run_id = ${runId}`;
-  return { ...run, batchesDrawn: drawn?.batches ?? 0, gamesDrawn: drawn?.games ?? 0 };
+  return { batchesDrawn: drawn?.batches ?? 0, gamesDrawn: drawn?.games ?? 0 };
 }
 
 export interface NewPerturbation {

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { BatchReport, ClaimedBatch } from "../db/batches.js";
-import { insertPerturbation, lockPerturbation, lockRunTheta, optionRunOf, optionRunOfIteration, recordPerturbationResult } from "../db/perturbations.js";
+import { drawnSoFar, insertPerturbation, lockPerturbation, lockRunTheta, optionRunOf, optionRunOfIteration, recordPerturbationResult } from "../db/perturbations.js";
 import { applyBatch, drawBatch, engineOptions, paramsAt } from "./batch-math.js";
 
 /**
@@ -12,7 +12,8 @@ import { applyBatch, drawBatch, engineOptions, paramsAt } from "./batch-math.js"
 export async function drawOnClaim(tx: postgres.TransactionSql, batch: ClaimedBatch, workerName: string): Promise<ClaimedBatch> {
   const run = await optionRunOfIteration(tx, batch.iterationId);
   if (!run) return batch;
-  const state = await lockRunTheta(tx, run.runId);
+  // The lock comes first: it serialises the draws, so two claims never count the same past.
+  const state = { ...(await lockRunTheta(tx, run.runId)), ...(await drawnSoFar(tx, run.runId)) };
   const batchNumber = state.batchesDrawn + 1;
   const drawn = drawBatch(paramsAt(run.parameters, state.theta), run.gains, {
     seed: state.seed,

@@ -19,6 +19,7 @@ interface MatchFlags {
   book?: string;
   bookPlies?: number;
   bookOrder: "random" | "sequential";
+  randomPlies?: number;
   pgn?: string;
   sprt?: string[];
   seed?: string;
@@ -45,6 +46,7 @@ export function buildCompeteProgram(): Command {
     .option("--book <file>", "opening book, EPD or PGN (default: the book shipped in books/)")
     .option("--book-plies <n>", "PGN books: play at most this many plies of each game", parseNumber)
     .option("--book-order <order>", "random or sequential", "random")
+    .option("--random-plies <n>", "after each opening, play this many random legal plies (varied games for Texel data)", parseCount)
     .option("--pgn <file>", "write the games to this PGN file")
     .option("--sprt <bounds...>", "stop when decided: elo0 elo1 alpha beta, e.g. --sprt 0 5 0.05 0.05")
     .option("--seed <seed>", "seed for openings and times (same seed, same schedule)")
@@ -79,6 +81,7 @@ export function buildCompeteProgram(): Command {
         book: flags.book,
         bookPlies: flags.bookPlies,
         bookOrder: flags.bookOrder,
+        randomPlies: flags.randomPlies,
         pgn: flags.pgn,
         sprt: flags.sprt === undefined ? undefined : parseSprt(flags.sprt),
         seed: flags.seed,

@@ -14,6 +14,7 @@ import {
   seededRng,
   sequentialOpenings,
   uniform,
+  withRandomPlies,
   type AdjudicationRules,
   type EngineSpec,
   type OutsideDelayPolicy,
@@ -40,6 +41,8 @@ export interface MatchOptions {
   book?: string;
   bookPlies?: number;
   bookOrder?: "random" | "sequential";
+  /** Random legal plies played after each opening (both games of a pair share them). */
+  randomPlies?: number;
   pgn?: string;
   sprt?: SprtBounds;
   seed?: string;
@@ -72,7 +75,10 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   const limitsFor = limitsChooser(options);
   const book = loadBook(options.book ?? defaultBookPath(), { plies: options.bookPlies });
   const rng = seededRng(options.seed ?? String(Date.now()));
-  const nextOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : () => pickOpening(book, rng);
+  const nextBookOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : () => pickOpening(book, rng);
+  const randomPlies = options.randomPlies ?? 0;
+  if (!Number.isInteger(randomPlies) || randomPlies < 0) throw new InputError("--random-plies", `must be a whole number >= 0, got ${randomPlies}`);
+  const nextOpening = randomPlies === 0 ? nextBookOpening : () => withRandomPlies(nextBookOpening(), randomPlies, rng);
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const status = options.status ?? new StatusLine(process.stderr, 10_000);
   const pgn = options.pgn === undefined ? undefined : await openPgn(options.pgn);

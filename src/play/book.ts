@@ -128,6 +128,27 @@ export function pickOpening(book: readonly Opening[], rng: Rng): Opening {
   return book[Math.floor(rng.next() * book.length)]!;
 }
 
+/**
+ * The opening followed by `plies` uniformly random legal moves, for varied games (Texel
+ * data: a deterministic engine replays the same game from the same position). A walk that
+ * ends the game is drawn again; after 100 such walks the opening is used as it is.
+ */
+export function withRandomPlies(opening: Opening, plies: number, rng: Rng): Opening {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const chess = new Chess(opening.fen);
+    for (let ply = 0; ply < plies && !chess.isGameOver(); ply++) {
+      const moves = chess.moves();
+      chess.move(moves[Math.floor(rng.next() * moves.length)]!);
+    }
+    const fen = chess.fen();
+    if (!new Position(fen).end()) {
+      const name = `${opening.name ?? "book"} + ${plies} random plies`;
+      return { fen, name };
+    }
+  }
+  return opening;
+}
+
 /** Openings in book order from `start`, wrapping around: for `--book-order sequential`. */
 export function sequentialOpenings(book: readonly Opening[], start = 0): () => Opening {
   let next = start;

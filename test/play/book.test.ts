@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { defaultBookPath, loadBook, pickOpening, seededRng, sequentialOpenings, START_FEN } from "../../src/play/index.js";
+import { defaultBookPath, loadBook, pickOpening, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
+import { Position } from "../../src/play/position.js";
 import { InputError } from "../../src/errors.js";
 
 const books = (name: string) => fileURLToPath(new URL(`../fixtures/books/${name}`, import.meta.url));
@@ -77,5 +78,22 @@ describe("opening books", () => {
     expect(draw("a")).not.toEqual(draw("b"));
     const next = sequentialOpenings(book.slice(0, 3));
     expect([next(), next(), next(), next()]).toEqual([book[0], book[1], book[2], book[0]]);
+  });
+
+  it("adds random legal plies after an opening: seeded, varied, never a finished game", () => {
+    const start = { fen: START_FEN, name: "start" };
+    const walk = (seed: string) => Array.from({ length: 50 }, ((rng) => () => withRandomPlies(start, 8, rng))(seededRng(seed)));
+    const openings = walk("x");
+    expect(openings).toEqual(walk("x"));
+    expect(new Set(openings.map((opening) => opening.fen)).size).toBeGreaterThan(45);
+    for (const opening of openings) {
+      expect(opening.fen.split(" ")[5]).toBe("5"); // 8 plies from move 1: white to move at move 5
+      expect(opening.name).toBe("start + 8 random plies");
+      expect(new Position(opening.fen).end()).toBeUndefined();
+    }
+    // Fool's mate is one random walk away here; a walk that mates is drawn again.
+    const nearMate = { fen: "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2" };
+    const rng = seededRng("m");
+    for (let i = 0; i < 200; i++) expect(new Position(withRandomPlies(nearMate, 1, rng).fen).end()).toBeUndefined();
   });
 });

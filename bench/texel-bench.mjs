@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // Texel tuning of the sample engine, end to end (not a test). Needs `npm run build` first.
 //   1. builds engines/minnow (cargo build --release) and copies the binary aside (the start engine);
-//   2. self-play games with `compete` at --nodes per move (or takes --pgn FILE);
-//   3. `spsa texel-data --quiet`: positions, and how long extraction took;
+//   2. varied self-play games with `compete` at --nodes per move, --random-plies after each
+//      opening and a one-unit difference in a search option between the two sides, so the
+//      two games of a pair differ (or takes --pgn FILE);
+//   3. `spsa texel-data --quiet`: positions, and how long extraction took (or takes --positions FILE);
 //   4. positions per second: full static evaluations of every position by one engine per core;
 //   5. `spsa init` gives a params.toml with every constant; `spsa texel` tunes its evaluation
-//      terms (the 56 from PAWN_VALUE on) with --method (adaptive), timed, error before/after;
+//      terms (the 56 from PAWN_VALUE on, or --only NAMES) with --method (adaptive), timed,
+//      error before/after;
 //   6. --elo-games N: `compete` of the tuned values (as UCI options of the same binary)
-//      against the start, Elo ± 95 %.
+//      against the start at --elo-nodes per move, Elo ± 95 %.
 // Everything goes to --dir (default a temp folder); the runs are stored in the database.
-//   node bench/texel-bench.mjs [--games 600] [--nodes 4000] [--pgn FILE] [--method adaptive] [--elo-games 400]
+//   node bench/texel-bench.mjs [--games 600] [--nodes 4000] [--random-plies 4] [--pgn FILE | --positions FILE]
+//                              [--only A,B,C] [--method adaptive] [--elo-games 400] [--elo-nodes 4000]
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -25,9 +29,13 @@ const { values: args } = parseArgs({
   options: {
     games: { type: "string", default: "600" },
     nodes: { type: "string", default: "4000" },
+    "random-plies": { type: "string", default: "4" },
     pgn: { type: "string" },
+    positions: { type: "string" },
+    only: { type: "string" },
     method: { type: "string", default: "adaptive" },
     "elo-games": { type: "string", default: "400" },
+    "elo-nodes": { type: "string" },
     dir: { type: "string" },
   },
 });
@@ -38,7 +46,7 @@ const run = (file, argv) => {
   const result = spawnSync("node", [join(root, "bin", file), ...argv], { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 });
   const output = `${result.stdout}${result.stderr}`;
   if (result.status !== 0) throw new Error(`${file} ${argv.join(" ")} failed (${result.status}):\n${output}`);
-  return { output, seconds: (performance.now() - started) / 1000 };
+  return { output, stdout: result.stdout, seconds: (performance.now() - started) / 1000 };
 };
 const lines = [];
 const report = (line) => {
@@ -52,22 +60,26 @@ const engine = join(dir, "minnow-start");
 copyFileSync(join(crate, "target", "release", "minnow"), engine);
 report(`folder ${dir}, ${availableParallelism()} cores`);
 
-let pgn = args.pgn;
-if (pgn === undefined) {
-  pgn = join(dir, "selfplay.pgn");
-  const games = run("compete.js", [engine, engine, "-g", args.games, "-c", String(availableParallelism()), "--nodes", args.nodes, "--seed", "14", "--pgn", pgn]);
-  report(`self-play: ${args.games} games at ${args.nodes} nodes per move in ${games.seconds.toFixed(0)} s`);
+let positionsFile = args.positions;
+if (positionsFile === undefined) {
+  let pgn = args.pgn;
+  if (pgn === undefined) {
+    pgn = join(dir, "selfplay.pgn");
+    // At fixed nodes the same engine on both sides replays a pair's first game as its second.
+    const other = `${engine}:ASPIRATION_WINDOWS_0=31`;
+    const games = run("compete.js", [engine, other, "-g", args.games, "-c", String(availableParallelism()), "--nodes", args.nodes, "--random-plies", args["random-plies"], "--seed", "14", "--pgn", pgn]);
+    report(`self-play: ${args.games} games at ${args.nodes} nodes per move, ${args["random-plies"]} random plies, in ${games.seconds.toFixed(0)} s`);
+  }
+  positionsFile = join(dir, "positions.epd");
+  const data = run("spsa.js", ["texel-data", pgn, "--out", positionsFile, "--quiet", "--engine", engine]);
+  report(`texel-data --quiet: ${data.output.trim().split("\n").pop()} in ${data.seconds.toFixed(1)} s`);
 }
-
-const positionsFile = join(dir, "positions.epd");
-const data = run("spsa.js", ["texel-data", pgn, "--out", positionsFile, "--quiet", "--engine", engine]);
 const positions = parsePositions(readFileSync(positionsFile, "utf8"), positionsFile);
-report(`texel-data --quiet: ${positions.length} positions in ${data.seconds.toFixed(1)} s`);
 
 const paramsFile = join(dir, "params.toml");
 run("spsa.js", ["init", "--constants", join(crate, "src", "engine_constants.rs"), "--out", paramsFile]);
 const params = loadParams(paramsFile);
-const evaluation = params.slice(params.findIndex((p) => p.name === "PAWN_VALUE_0"));
+const evaluation = args.only === undefined ? params.slice(params.findIndex((p) => p.name === "PAWN_VALUE_0")) : params.filter((p) => args.only.split(",").includes(p.name));
 const start = Object.fromEntries(params.map((p) => [p.name, p.value]));
 
 const targets = optionTargets(params, readFileSync(join(crate, "src", "engine_constants.rs"), "utf8"), "engine_constants.rs");
@@ -95,9 +107,11 @@ if (eloGames > 0) {
   const index = new Map(params.map((p, i) => [p.name, i]));
   const tunedOptions = optionValues(changed, changed.map((p) => targets[index.get(p.name)]), {});
   const spec = `${engine}:${[...tunedOptions].map(([name, value]) => `${name}=${value}`).join(",")}`;
-  const match = run("compete.js", [spec, engine, "-g", String(eloGames), "-c", String(availableParallelism()), "--nodes", args.nodes, "--seed", "15"]);
-  const elo = [...match.output.matchAll(/Elo ([+-]?[\d.]+) ± ([\d.]+|inf)/g)].pop();
-  const wld = [...match.output.matchAll(/\+(\d+) -(\d+) =(\d+)/g)].pop();
-  report(`tuned vs start: ${eloGames} games at ${args.nodes} nodes per move: ${wld?.[0] ?? "?"}, Elo ${elo?.[1] ?? "?"} ± ${elo?.[2] ?? "?"} (${match.seconds.toFixed(0)} s)`);
+  const eloNodes = args["elo-nodes"] ?? args.nodes;
+  const match = run("compete.js", [spec, engine, "-g", String(eloGames), "-c", String(availableParallelism()), "--nodes", eloNodes, "--seed", "15"]);
+  // The summary on stdout, not the live status lines on stderr.
+  const elo = /Elo ([+-]?[\d.]+) ± ([\d.]+|inf)/.exec(match.stdout);
+  const wld = /\+(\d+) -(\d+) =(\d+)/.exec(match.stdout);
+  report(`tuned vs start: ${eloGames} games at ${eloNodes} nodes per move: ${wld?.[0] ?? "?"}, Elo ${elo?.[1] ?? "?"} ± ${elo?.[2] ?? "?"} (${match.seconds.toFixed(0)} s)`);
 }
 console.log(`\n${lines.join("\n")}`);

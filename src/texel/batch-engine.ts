@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { EngineError } from "../errors.js";
 import { spawnEngine, type SpawnedEngine } from "../play/engine-spawn.js";
+import { START_FEN } from "../play/position.js";
 
 /** What `evalbatch` prints per position: static evaluation, quiescence score, or both. */
 export type EvalMode = "static" | "qsearch" | "both";
@@ -18,6 +19,10 @@ export class BatchEngine {
   private wake: (() => void) | undefined;
   private exited = false;
   private readonly sent = new Map<string, number>();
+  /** Whether the engine answers `evalbatch MODE again` (see `probeAgain`). */
+  private canRescore = false;
+  /** The FENs the engine holds from its last batch (by identity), for `again`. */
+  private held: readonly string[] | undefined;
 
   private constructor(
     private readonly path: string,
@@ -40,7 +45,30 @@ export class BatchEngine {
     } catch (error) {
       throw new EngineError(`${path}: cannot start the engine: ${(error as Error).message}`);
     }
+    await engine.probeAgain();
     return engine;
+  }
+
+  /**
+   * `evalbatch MODE again` re-scores the engine's last batch without reading FENs (minnow
+   * has it; it is optional). One FEN, then `again` and an empty line: an engine that has
+   * it answers twice before `readyok`, one that reads the empty line as an empty batch
+   * answers once.
+   */
+  private async probeAgain(): Promise<void> {
+    this.write(`evalbatch static\n${START_FEN}\nend\nevalbatch static again\n\nisready\n`);
+    let answers = 0;
+    for (;;) {
+      const [line] = await this.read(1, "the evalbatch probe", true);
+      if (line === "readyok") break;
+      answers++;
+    }
+    this.canRescore = answers === 2;
+  }
+
+  /** Whether the engine re-scores a batch it holds (the tuner's positions stay put). */
+  get rescores(): boolean {
+    return this.canRescore;
   }
 
   /** The engine's UCI options (names as printed), read from its `uci` reply. */
@@ -75,10 +103,13 @@ export class BatchEngine {
     const perLine = mode === "both" ? 2 : 1;
     const scores = new Int32Array(fens.length * perLine);
     if (fens.length === 0) return scores;
-    this.write(`evalbatch ${mode}\n${fens.join("\n")}\nend\n`);
+    if (this.canRescore && this.held === fens) this.write(`evalbatch ${mode} again\n`);
+    else this.write(`evalbatch ${mode}\n${fens.join("\n")}\nend\n`);
+    this.held = fens;
     const lines = await this.read(fens.length, "evalbatch", false);
     lines.forEach((line, i) => {
-      const parts = line.split(" ");
+      // One score per line is the tuner's hot path: Number() refuses "1 2" and "none" alike.
+      const parts = perLine === 1 ? [line] : line.split(" ");
       for (let k = 0; k < perLine; k++) {
         const value = Number(parts[k]);
         if (parts.length !== perLine || !Number.isInteger(value)) throw new EngineError(`${this.path}: evalbatch answered "${line}" for ${fens[i]}`);

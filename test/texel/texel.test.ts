@@ -44,6 +44,36 @@ describe("spsa texel on the real minnow", () => {
     }
   });
 
+  it("a batch the engine holds is scored again without its FENs, as a full batch would score it", async () => {
+    const batch = await BatchEngine.start(engine);
+    try {
+      expect(batch.rescores).toBe(true);
+      const fens = ["4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "r3k3/8/8/8/8/8/8/4K3 b - - 0 1"];
+      const first = await batch.evaluate(fens, "static");
+      batch.setOptions(new Map([["QUEEN_VALUE_MG", 1500], ["QUEEN_VALUE_EG", 1500], ["ROOK_VALUE_MG", 300], ["ROOK_VALUE_EG", 300]]));
+      const again = await batch.evaluate(fens, "static"); // the same array: `evalbatch static again`
+      const resent = await batch.evaluate([...fens], "static"); // a copy: the FENs are sent
+      expect([...again]).toEqual([...resent]);
+      expect(again[0]).toBeGreaterThan(first[0]! + 300);
+      expect(again[1]).toBeGreaterThan(first[1]! + 100); // black's rook is worth less
+    } finally {
+      await batch.close();
+    }
+  });
+
+  it("an engine without `again` gets its FENs every time", async () => {
+    const batch = await BatchEngine.start(join(ROOT, "test", "fixtures", "engines", "evalbatch-plain.mjs"));
+    try {
+      expect(batch.rescores).toBe(false);
+      const fens = ["4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "rn2k3/8/8/8/8/8/8/4K3 b - - 0 1"];
+      expect([...(await batch.evaluate(fens, "static"))]).toEqual([100, -200]);
+      batch.setOptions(new Map([["Bias", 7]]));
+      expect([...(await batch.evaluate(fens, "static"))]).toEqual([107, -193]);
+    } finally {
+      await batch.close();
+    }
+  });
+
   it("texel-data writes quiet, labelled positions; texel lowers the error, rewrites params.toml and stores the run", async () => {
     const positions = join(dir, "positions.epd");
     const all = join(dir, "all.epd");

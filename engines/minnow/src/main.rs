@@ -173,6 +173,7 @@ fn main() {
     let stdin = std::io::stdin();
     // One iterator over stdin: `evalbatch` reads its FEN lines from it too.
     let mut lines = stdin.lock().lines().map_while(Result::ok);
+    let mut batch = batch::Batch::default();
     while let Some(line) = lines.next() {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         if tokens.is_empty() {
@@ -235,7 +236,11 @@ fn main() {
             }
             "evalbatch" => match batch::Mode::parse(tokens.get(1).copied()) {
                 Some(mode) => {
-                    let reply = batch::eval_batch(mode, &mut lines, engine.searcher());
+                    let reply = if tokens.get(2) == Some(&"again") {
+                        batch.score(mode, engine.searcher())
+                    } else {
+                        batch.load(mode, &mut lines, engine.searcher())
+                    };
                     let _ = std::io::stdout().lock().write_all(reply.as_bytes());
                 }
                 None => println!("info string evalbatch takes static, qsearch or both"),

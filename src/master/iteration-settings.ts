@@ -67,8 +67,11 @@ export function describeChanges(before: IterationSettings, after: IterationSetti
   };
   for (const [key, name] of Object.entries(SPSA_KEYS) as [keyof SpsaConfig, string][]) compare(`[spsa] ${name}`, before.spsa[key], after.spsa[key]);
   compare("[games] games_per_iteration", before.gamesPerIteration, after.gamesPerIteration);
-  compare("[time_control] timelow", before.timelowMs / 1000, after.timelowMs / 1000);
-  compare("[time_control] timehigh", before.timehighMs / 1000, after.timehighMs / 1000);
+  // Under a node or depth limit timelow and timehigh are not used (config.toml may not set them).
+  if (!after.moveLimit) {
+    compare("[time_control] timelow", before.timelowMs / 1000, after.timelowMs / 1000);
+    compare("[time_control] timehigh", before.timehighMs / 1000, after.timehighMs / 1000);
+  }
   for (const key of ["nodes", "depth"] as const) compare(`[time_control] ${key}`, limitOf(before, key), limitOf(after, key));
   compare("[time_control] reference_nps", before.referenceNps, after.referenceNps);
   for (const [name, now] of Object.entries(after.parameters)) {

@@ -21,6 +21,13 @@ function table(headers, rows, empty) {
     h("tbody", {}, ...rows.map((r) => h("tr", {}, ...r.map((cell, i) => h("td", numeric[i] ? { class: "num" } : {}, cell))))));
 }
 
+/** What the latest iteration was played with, but its parameters (the table above shows those): gains and time per move or node limit. */
+function latestSettings(settings) {
+  if (!settings) return null;
+  const { spsa, timelowMs, timehighMs, moveLimit, referenceNps } = settings;
+  return moveLimit ? { spsa, moveLimit } : { spsa, timelowMs, timehighMs, referenceNps };
+}
+
 function duration(seconds) {
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return `${s}s`;
@@ -90,7 +97,7 @@ async function showRun(name) {
     table(["comparison", "status", "games", "W", "L", "D", "Elo", "±", "LOS %", "verdict"],
       detail.verifications.map((v) => [v.comparison, v.status, v.games, v.wins, v.losses, v.draws, v.elo ?? "", v.elo_error ?? "", v.los_percent ?? "", v.verdict ?? ""]), "No verification yet: run spsa verify."),
     h("h2", {}, "Configuration"),
-    h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: detail.settings?.spsa ?? null }, null, 2)),
+    h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
   );
 }
 

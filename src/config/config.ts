@@ -6,9 +6,16 @@ import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, SCHEDULES, 
 import { TableReader } from "./table-reader.js";
 import { readTomlFile } from "./toml-file.js";
 
+/** `[time_control] nodes` or `depth`: every move searched to it instead of a time per move. */
+export type MoveLimit = { nodes: number } | { depth: number };
+
 export interface TimeControlConfig {
   timelowMs: number;
   timehighMs: number;
+  /** When set, games are played at it and timelow/timehigh are not used (config.toml may not set them then). */
+  moveLimit: MoveLimit | undefined;
+  /** Workers scale their time per move by reference_nps / their engine's measured speed (src/worker/time-factor.ts). */
+  referenceNps: number | undefined;
   /** Extra time an engine may overrun `movetime` before it forfeits (engines overshoot: docs/design-notes.md). */
   marginMs: number;
 }
@@ -112,10 +119,19 @@ export function loadConfig(file: string): TuningConfig {
   const base = dirname(resolve(file));
   const section = (name: (typeof SECTIONS)[number], keys: readonly string[]) => new TableReader(doc, name, doc.data[name], keys);
 
-  const tc = section("time_control", ["timelow", "timehigh", "margin_ms", "outside_delay", "max_replays"]);
+  const tc = section("time_control", ["timelow", "timehigh", "nodes", "depth", "reference_nps", "margin_ms", "outside_delay", "max_replays"]);
   const timelow = tc.number("timelow", { default: 0.05, above: 0 });
   const timehigh = tc.number("timehigh", { default: 0.2, above: 0 });
   if (timehigh < timelow) tc.fail("timehigh", `must be >= timelow (${timelow}), got ${timehigh}`);
+  const moveLimit = readMoveLimit(tc);
+  const referenceNps = tc.optionalNumber("reference_nps", { above: 0 });
+  if (moveLimit !== undefined) {
+    const limitKey = "nodes" in moveLimit ? "nodes" : "depth";
+    // A limit that is silently not used would tune at another strength than the user thinks.
+    for (const key of ["timelow", "timehigh", "reference_nps"]) {
+      if (tc.has(key)) tc.fail(key, `applies only to timed games; remove it, or remove ${limitKey} (games are played at ${limitKey} = ${Object.values(moveLimit)[0]})`);
+    }
+  }
 
   const games = section("games", ["games_per_iteration", "batch_size", "book", "book_plies", "lease_seconds"]);
   const gamesPerIteration = games.number("games_per_iteration", { default: 64, integer: true, min: 2 });
@@ -156,6 +172,8 @@ export function loadConfig(file: string): TuningConfig {
     timeControl: {
       timelowMs: Math.round(timelow * 1000),
       timehighMs: Math.round(timehigh * 1000),
+      moveLimit,
+      referenceNps,
       marginMs: tc.number("margin_ms", { default: DEFAULT_MARGIN_MS, min: 0 }),
     },
     outsideDelay: outsideDelayPolicy(
@@ -197,6 +215,15 @@ export function loadConfig(file: string): TuningConfig {
       pollIntervalMs: Math.round(database.number("poll_interval", { default: DEFAULT_POLL_INTERVAL_MS / 1000, above: 0 }) * 1000),
     },
   };
+}
+
+/** `[time_control] nodes` or `depth`, at most one of them. */
+function readMoveLimit(tc: TableReader): MoveLimit | undefined {
+  const nodes = tc.optionalNumber("nodes", { integer: true, min: 1 });
+  const depth = tc.optionalNumber("depth", { integer: true, min: 1 });
+  if (nodes !== undefined && depth !== undefined) tc.fail("depth", "set either nodes or depth, not both");
+  if (nodes !== undefined) return { nodes };
+  return depth === undefined ? undefined : { depth };
 }
 
 /** The gains of the SPSA math: a and c as set, or derived from c_end and r_end for this run's length. */

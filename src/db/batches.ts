@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { MoveLimit } from "../config/config.js";
 import type { PairCounts } from "../play/match-tally.js";
 import type { RowOf } from "./columns.js";
 import { addToCounters, counterValues } from "./fault-columns.js";
@@ -26,6 +27,10 @@ export type ClaimedBatch = RowOf<
   iterationId: number;
   runName: string;
   games: number;
+  /** The iteration's `[time_control] nodes` or `depth` (its settings), or null: games are timed. */
+  moveLimit: MoveLimit | null;
+  /** The iteration's `[time_control] reference_nps`, or null: times per move are not scaled. */
+  referenceNps: number | null;
   /** UCI-option mode: the `setoption`s of the plus and minus engines (both run the same binary). */
   plusOptions?: Record<string, number>;
   minusOptions?: Record<string, number>;
@@ -113,7 +118,8 @@ export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames
              r.name as "runName", ${games}::int as games,
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
-             g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs"
+             g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs",
+             g.settings->'moveLimit' as "moveLimit", (g.settings->>'referenceNps')::float8 as "referenceNps"
       from granted g, batch, spsa_run r where r.id = g.run_id`;
     return claimed && onClaim ? onClaim(tx, claimed, workerName) : claimed;
   });

@@ -125,7 +125,7 @@ export async function thetaAt(sql: Sql, runId: number, iterations: readonly numb
   return new Map(rows.map((r) => [r.iteration, r.theta]));
 }
 
-export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency" | "concurrencyNote"> & {
+export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency" | "concurrencyNote" | "measuredNps" | "timeFactor"> & {
   games: number;
   delayLosses: number;
   replays: number;
@@ -140,6 +140,7 @@ export async function listWorkers(sql: Sql, limit: number): Promise<WorkerRow[]>
   return sql<WorkerRow[]>`
     select w.name, w.host, w.concurrency, w.concurrency_note as "concurrencyNote", w.games_played::int as games,
       w.delay_losses::int as "delayLosses", w.replays::int as replays, coalesce(r.games, 0)::int as "recentGames",
+      w.measured_nps as "measuredNps", w.time_factor as "timeFactor",
       w.last_seen_at as "lastSeen", extract(epoch from now() - w.last_seen_at)::float8 as "secondsAgo"
     from spsa_worker w
     left join (

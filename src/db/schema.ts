@@ -140,6 +140,13 @@ export const spsaWorker = pgTable("spsa_worker", {
   replays: bigint("replays", { mode: "number" }).notNull().default(0),
   /** How the default `concurrency` was chosen at start, or why it was lowered under outside delays; null when -c gave it. */
   concurrencyNote: text("concurrency_note"),
+  /**
+   * `[time_control] reference_nps`: the engine's speed this process measured (nodes per
+   * second, one engine alone) and the factor its times per move are multiplied by; null
+   * until it measured (runs without reference_nps never do).
+   */
+  measuredNps: doublePrecision("measured_nps"),
+  timeFactor: doublePrecision("time_factor"),
 });
 
 /** Engine binaries by sha256, so a worker on another machine needs only the database URL. */

@@ -38,7 +38,7 @@ export async function claimWorkerName(sql: postgres.Sql, identity: WorkerIdentit
     if (previous && isAlive(previous)) return { taken: true, holder: previous };
     await tx`
       update spsa_worker set host = ${host}, pid = ${pid}, session_id = ${sessionId}, concurrency = ${concurrency},
-        concurrency_note = ${concurrencyNote}, started_at = now(), last_seen_at = now()
+        concurrency_note = ${concurrencyNote}, started_at = now(), last_seen_at = now(), measured_nps = null, time_factor = null
       where name = ${name}`;
     const released = await returnToPool(tx, tx`worker_name = ${name}`);
     return { taken: false, holder: previous, released };
@@ -49,5 +49,12 @@ export async function claimWorkerName(sql: postgres.Sql, identity: WorkerIdentit
 export async function recordConcurrency(sql: postgres.Sql, session: WorkerSession, concurrency: number, note: string): Promise<void> {
   await sql`
     update spsa_worker set concurrency = ${concurrency}, concurrency_note = ${note}
+    where name = ${session.name} and session_id = ${session.sessionId}`;
+}
+
+/** Records the engine speed a worker measured and the time factor it plays with (spsa_worker.measured_nps, time_factor). */
+export async function recordSpeed(sql: postgres.Sql, session: WorkerSession, measuredNps: number, timeFactor: number): Promise<void> {
+  await sql`
+    update spsa_worker set measured_nps = ${measuredNps}, time_factor = ${timeFactor}
     where name = ${session.name} and session_id = ${session.sessionId}`;
 }

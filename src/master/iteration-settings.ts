@@ -1,4 +1,4 @@
-import type { SpsaConfig, TuningConfig } from "../config/config.js";
+import type { MoveLimit, SpsaConfig, TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import type { SpsaParam, Values } from "../spsa/math.js";
 
@@ -15,6 +15,10 @@ export interface IterationSettings {
   gamesPerIteration: number;
   timelowMs: number;
   timehighMs: number;
+  /** `[time_control] nodes` or `depth` (absent: timed games); workers read it from here. */
+  moveLimit?: MoveLimit;
+  /** `[time_control] reference_nps` (absent: no scaling); workers read it from here. */
+  referenceNps?: number;
   parameters: Record<string, ParamSettings>;
 }
 
@@ -24,6 +28,8 @@ export function settingsOf(config: TuningConfig, params: readonly Param[]): Iter
     gamesPerIteration: config.games.gamesPerIteration,
     timelowMs: config.timeControl.timelowMs,
     timehighMs: config.timeControl.timehighMs,
+    ...(config.timeControl.moveLimit && { moveLimit: config.timeControl.moveLimit }),
+    ...(config.timeControl.referenceNps !== undefined && { referenceNps: config.timeControl.referenceNps }),
     parameters: Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false }])),
   };
 }
@@ -61,8 +67,13 @@ export function describeChanges(before: IterationSettings, after: IterationSetti
   };
   for (const [key, name] of Object.entries(SPSA_KEYS) as [keyof SpsaConfig, string][]) compare(`[spsa] ${name}`, before.spsa[key], after.spsa[key]);
   compare("[games] games_per_iteration", before.gamesPerIteration, after.gamesPerIteration);
-  compare("[time_control] timelow", before.timelowMs / 1000, after.timelowMs / 1000);
-  compare("[time_control] timehigh", before.timehighMs / 1000, after.timehighMs / 1000);
+  // Under a node or depth limit timelow and timehigh are not used (config.toml may not set them).
+  if (!after.moveLimit) {
+    compare("[time_control] timelow", before.timelowMs / 1000, after.timelowMs / 1000);
+    compare("[time_control] timehigh", before.timehighMs / 1000, after.timehighMs / 1000);
+  }
+  for (const key of ["nodes", "depth"] as const) compare(`[time_control] ${key}`, limitOf(before, key), limitOf(after, key));
+  compare("[time_control] reference_nps", before.referenceNps, after.referenceNps);
   for (const [name, now] of Object.entries(after.parameters)) {
     const old = before.parameters[name];
     if (!old) {
@@ -72,6 +83,11 @@ export function describeChanges(before: IterationSettings, after: IterationSetti
     for (const key of ["min", "max", "step", "type", "frozen"] as const) compare(`[${name}] ${key}`, old[key], now[key]);
   }
   return changes;
+}
+
+function limitOf(settings: IterationSettings, key: "nodes" | "depth"): number | undefined {
+  const limit = settings.moveLimit;
+  return limit && key in limit ? (limit as Record<string, number>)[key] : undefined;
 }
 
 function show(value: unknown): string {

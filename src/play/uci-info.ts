@@ -5,6 +5,9 @@ export interface SearchInfo {
   /** The engine's own search time (`time`), for latency measurement. */
   timeMs?: number;
   depth?: number;
+  /** Nodes searched and the engine's speed (nodes per second), for a worker's speed measurement. */
+  nodes?: number;
+  nps?: number;
 }
 
 export const MATE_SCORE = 100_000;
@@ -30,9 +33,9 @@ export function parseInfo(line: string): SearchInfo {
       const value = Number(tokens[i + 1]);
       if (Number.isFinite(value)) info.timeMs = value;
       i++;
-    } else if (token === "depth") {
+    } else if (token === "depth" || token === "nodes" || token === "nps") {
       const value = Number(tokens[i + 1]);
-      if (Number.isFinite(value)) info.depth = value;
+      if (Number.isFinite(value)) info[token] = value;
       i++;
     } else if (token === "string") {
       break; // free text

@@ -19,8 +19,12 @@ export function renderStatus(status: RunStatus): string {
   lines.push(delaysLine(status));
   lines.push("");
   lines.push(...table(
-    ["worker", "host", "conc", "games", "delay losses", "replays", "games/min", "last seen"],
-    status.workers.map((w) => [w.name, w.host, String(w.concurrency), String(w.games), String(w.delayLosses), String(w.replays), w.gamesPerMinute.toFixed(1), `${formatDuration(w.secondsAgo)} ago`]),
+    ["worker", "host", "conc", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen"],
+    status.workers.map((w) => [
+      w.name, w.host, String(w.concurrency), String(w.games), String(w.delayLosses), String(w.replays),
+      w.measuredNps === null ? "-" : String(Math.round(w.measuredNps)), w.timeFactor === null ? "-" : w.timeFactor.toFixed(3),
+      w.gamesPerMinute.toFixed(1), `${formatDuration(w.secondsAgo)} ago`,
+    ]),
     "no workers yet: start one with compete --spsa",
   ));
   lines.push(...status.workers.filter((w) => w.concurrencyNote !== null).map((w) => `${w.name}: concurrency ${w.concurrencyNote}`));

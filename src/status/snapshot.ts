@@ -42,6 +42,9 @@ export interface WorkerStatus {
   /** Time losses scored for delays outside the engines, and games replayed for them. */
   delayLosses: number;
   replays: number;
+  /** `[time_control] reference_nps`: the engine speed this worker measured and its time factor; null until it measured. */
+  measuredNps: number | null;
+  timeFactor: number | null;
   gamesPerMinute: number;
   lastSeen: string;
   secondsAgo: number;
@@ -129,6 +132,8 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       games: w.games,
       delayLosses: w.delayLosses,
       replays: w.replays,
+      measuredNps: w.measuredNps,
+      timeFactor: w.timeFactor,
       gamesPerMinute: w.recentGames / RATE_WINDOW_MINUTES,
       lastSeen: w.lastSeen.toISOString(),
       secondsAgo: w.secondsAgo,

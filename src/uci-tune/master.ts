@@ -10,7 +10,7 @@ import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta,
 import { withRetry } from "../db/retry.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { InputError } from "../errors.js";
-import { settingsOf } from "../master/iteration-settings.js";
+import { describeChanges, settingsOf } from "../master/iteration-settings.js";
 import { masterLog, openTuningRun, syncParamsFile, valuesOf, type MasterOptions, type MasterSummary } from "../master/master.js";
 import { insertIteration, iterationCount, readIteration } from "../db/iterations.js";
 import type { RunRow } from "../db/runs.js";
@@ -39,6 +39,8 @@ export async function runOptionsMaster(options: MasterOptions): Promise<MasterSu
       if ((await iterationCount(database.sql, run.id)) > 0) throw new InputError(`run "${run.name}"`, 'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh');
     }
     optionRun = await openOptionRun(options, run, params, parameters, log);
+  } else {
+    await warnOfChanges(options, optionRun, params, log);
   }
   log(`${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
     `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`);
@@ -84,6 +86,19 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
       return row(iteration.id);
     }),
   );
+}
+
+/**
+ * A resumed run plays on with what it started with (the carrier iteration's settings: time
+ * per move or node limit, reference_nps; spsa_option_run: options and gains), so edits
+ * since are named as not applied rather than silently ignored.
+ */
+async function warnOfChanges(options: MasterOptions, optionRun: OptionRunRow, params: Param[], log: (line: string) => void): Promise<void> {
+  const { settings } = await withRetry(log, options.signal, () => readIteration(options.database.sql, optionRun.iterationId));
+  if (!settings) return;
+  for (const change of describeChanges(settings, settingsOf(options.config, params))) {
+    log(`changed since the run started: ${change} (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)`);
+  }
 }
 
 /** `[engine] binary`, or [build].engine_dir built once with cargo and copied where the run keeps it. */

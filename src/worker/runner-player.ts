@@ -1,4 +1,5 @@
-import { createRunner, defaultBookPath, loadBook, type Opening, type OutsideDelayPolicy, type PairResult } from "../play/index.js";
+import { createRunner, defaultBookPath, loadBook, type Opening, type OutsideDelayPolicy, type PairResult, type SearchLimits } from "../play/index.js";
+import { measureNps } from "./engine-speed.js";
 
 /** One game pair of plus against minus, as the worker asks for it. */
 export interface PlusMinusJob {
@@ -9,14 +10,16 @@ export interface PlusMinusJob {
   minusOptions?: Readonly<Record<string, number>>;
   /** Both games of the pair start from it. */
   opening: Opening;
-  /** Both games of the pair use this time per move. */
-  movetimeMs: number;
+  /** Both games of the pair search with these: a time per move, or the iteration's nodes or depth. */
+  limits: SearchLimits;
 }
 
 /** What the worker needs from the game runner (the loop's seam for its own tests). */
 export interface PairPlayer {
   /** Plays plus as white then as black; plus is the pair's first engine. Respects the concurrency limit itself. */
   playPair(job: PlusMinusJob): Promise<PairResult>;
+  /** The engine's speed in nodes per second, with this worker's options, measured alone (src/worker/engine-speed.ts). */
+  measureNps(path: string): Promise<number | undefined>;
   /** Games at once from now on. */
   setConcurrency(concurrency: number): void;
   /** Ends the engine processes of binaries no longer needed (an iteration is over). */
@@ -39,8 +42,9 @@ export function createRunnerPlayer(options: {
         first: { name: "plus", path: job.plusPath, options: { ...options.engineOptions, ...job.plusOptions } },
         second: { name: "minus", path: job.minusPath, options: { ...options.engineOptions, ...job.minusOptions } },
         opening: job.opening,
-        limits: { movetimeMs: job.movetimeMs },
+        limits: job.limits,
       }),
+    measureNps: (path) => measureNps({ name: "speed", path, options: options.engineOptions }),
     retire: (keepPaths) => runner.retire(keepPaths),
     setConcurrency: (concurrency) => runner.setConcurrency(concurrency),
     close: () => runner.close(),

@@ -12,7 +12,7 @@ import {
 } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
-import { claimWorkerName, recordConcurrency, type WorkerSession } from "../db/workers.js";
+import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../errors.js";
 import { StatusLine } from "../terminal/status-line.js";
 import {
@@ -26,11 +26,13 @@ import {
   uniform,
   type Opening,
   type Rng,
+  type SearchLimits,
 } from "../play/index.js";
 import { applyOnReport, drawOnClaim } from "../uci-tune/hooks.js";
 import { DelayGuard } from "./delay-guard.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./runner-player.js";
+import { MAX_TIME_FACTOR, MIN_TIME_FACTOR, scaledMovetime, timeFactor } from "./time-factor.js";
 
 export interface WorkerOptions {
   database: Database;
@@ -93,6 +95,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     // Best effort: the log has it too, and a database outage must not stop the games.
     recordConcurrency(database.sql, session, concurrency, note).catch(() => {});
   };
+  const factorFor = timeScaler(options, session, log);
   const summary: WorkerSummary = { games: 0, batches: 0, refused: 0 };
   let pendingGames = 0;
   let claimedGames = 0;
@@ -139,7 +142,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         pendingGames += batch.games;
         showStatus(batch);
         let unplayed = batch.games;
-        const play = playBatch(options, batch, rng, log, () => {
+        const play = playBatch(options, batch, rng, log, factorFor, () => {
           unplayed -= 2;
           pendingGames -= 2;
         })
@@ -227,7 +230,49 @@ async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line:
   return identity;
 }
 
-async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, onPair: () => void): Promise<PairTally> {
+/** Gives a batch the factor of its times per move (see timeScaler). */
+type FactorFor = (batch: ClaimedBatch, enginePath: string) => Promise<number>;
+
+/**
+ * Speed normalisation (`[time_control] reference_nps`): the engine's speed is measured
+ * once per worker process, on the plus binary of the first batch whose iteration asks for
+ * scaling (in build mode a binary of that iteration: its speed stands for the run's
+ * engines), and each such batch's times are multiplied by reference / measured.
+ */
+function timeScaler(options: WorkerOptions, session: WorkerSession, log: (line: string) => void): FactorFor {
+  let measured: Promise<number | undefined> | undefined;
+  let recorded: number | undefined;
+  return async (batch, enginePath) => {
+    if (batch.moveLimit !== null || batch.referenceNps === null) return 1;
+    // A failed measurement fails its batch, and the next batch measures again.
+    measured ??= options.player.measureNps(enginePath).catch((error: unknown) => {
+      measured = undefined;
+      throw error;
+    });
+    const nps = await measured;
+    if (nps === undefined) {
+      if (recorded === undefined) log(`worker ${options.name}: the engine reported no nps (nor nodes and time) while its speed was measured; times per move are not scaled`);
+      recorded = 1;
+      return 1;
+    }
+    const { factor, clamped } = timeFactor(batch.referenceNps, nps);
+    if (factor !== recorded) {
+      recorded = factor;
+      const limit = clamped ? ` (reference / measured is ${(batch.referenceNps / nps).toFixed(3)}, kept within [${MIN_TIME_FACTOR}, ${MAX_TIME_FACTOR}])` : "";
+      log(`worker ${options.name}: engine speed ${Math.round(nps)} nodes/s; times per move × ${factor.toFixed(3)} for reference_nps ${batch.referenceNps}${limit}`);
+      // Best effort, as recordConcurrency: the log has it too.
+      recordSpeed(options.database.sql, session, nps, factor).catch(() => {});
+    }
+    return factor;
+  };
+}
+
+/** A pair's search limits: the iteration's nodes or depth, or a time per move drawn in [timelow, timehigh] and scaled. */
+function pairLimits(batch: ClaimedBatch, rng: Rng, factor: number): SearchLimits {
+  return batch.moveLimit ?? { movetimeMs: scaledMovetime(uniform(rng, batch.timelowMs, batch.timehighMs), factor) };
+}
+
+async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, factorFor: FactorFor, onPair: () => void): Promise<PairTally> {
   const { database } = options;
   const [plusPath, minusPath] = await withRetry(log, options.signal, () =>
     Promise.all([
@@ -236,10 +281,11 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
     ]),
   );
   await options.player.retire([plusPath, minusPath]);
+  const factor = await factorFor(batch, plusPath);
   const tally = new PairTally();
   const pairs = Array.from({ length: batch.games / 2 }, () => ({
     opening: pickOpening(options.openings, rng),
-    movetimeMs: Math.round(uniform(rng, batch.timelowMs, batch.timehighMs)),
+    limits: pairLimits(batch, rng, factor),
   }));
   await Promise.all(
     pairs.map(async (pair) => {

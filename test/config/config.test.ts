@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
+import { describeChanges, settingsOf } from "../../src/master/iteration-settings.js";
 import { gains } from "../../src/spsa/math.js";
 import { InputError } from "../../src/errors.js";
 import { spsa } from "../support/cli.js";
@@ -49,6 +50,26 @@ describe("config.toml", () => {
   it("reads the policy for time losses to delays outside the engine", () => {
     expect(loadConfig(write('[time_control]\noutside_delay = "loss"\n')).outsideDelay).toEqual({ policy: "loss" });
     expect(loadConfig(write("[time_control]\nmax_replays = 0\n")).outsideDelay).toEqual({ policy: "replay", maxReplays: 0 });
+  });
+
+  it("reads a node or depth limit and a reference speed; an iteration's settings carry them and a resumed run names their changes", () => {
+    const nodes = loadConfig(write("[time_control]\nnodes = 3000\n"));
+    expect(nodes.timeControl.moveLimit).toEqual({ nodes: 3000 });
+    expect(loadConfig(write("[time_control]\ndepth = 7\n")).timeControl.moveLimit).toEqual({ depth: 7 });
+    const scaled = loadConfig(write("[time_control]\ntimelow = 0.1\ntimehigh = 0.3\nreference_nps = 1000000\n"));
+    expect(scaled.timeControl).toMatchObject({ moveLimit: undefined, referenceNps: 1_000_000, timelowMs: 100, timehighMs: 300 });
+
+    const timed = settingsOf(loadConfig(write("")), []);
+    expect(timed).not.toHaveProperty("moveLimit");
+    expect(timed).not.toHaveProperty("referenceNps");
+    expect(settingsOf(nodes, [])).toMatchObject({ moveLimit: { nodes: 3000 } });
+    expect(describeChanges(timed, settingsOf(nodes, []))).toEqual(["[time_control] nodes: (default) → 3000"]);
+    expect(describeChanges(settingsOf(nodes, []), settingsOf(scaled, []))).toEqual([
+      "[time_control] timelow: 0.05 → 0.1",
+      "[time_control] timehigh: 0.2 → 0.3",
+      "[time_control] nodes: 3000 → (default)",
+      "[time_control] reference_nps: (default) → 1000000",
+    ]);
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
-import { claimWorkerName, type NameHolder } from "../../src/db/workers.js";
+import { claimWorkerName, recordSpeed, type NameHolder } from "../../src/db/workers.js";
 import { holderAlive } from "../../src/worker/name-holder.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
@@ -34,6 +34,18 @@ describe("taking a worker name", () => {
     // The old process, if it still ran, learns from its heartbeat that the name is gone.
     expect(await heartbeat(sql, { name: "restarted", sessionId: "restarted" }, [orphan!.batchId], 60)).toEqual({ held: [], ownsName: false });
     expect(await heartbeat(sql, { name: "restarted", sessionId: "second" }, [], 60)).toEqual({ held: [], ownsName: true });
+  });
+
+  it("records a process's measured speed for its own session only, and a new process of the name starts unmeasured", async () => {
+    await registerTestWorker(sql, "measured");
+    const speedOf = async () => (await sql`select measured_nps, time_factor from spsa_worker where name = 'measured'`)[0];
+    await recordSpeed(sql, { name: "measured", sessionId: "measured" }, 812_000, 1.25);
+    expect(await speedOf()).toEqual({ measured_nps: 812_000, time_factor: 1.25 });
+    await claimWorkerName(sql, { name: "measured", sessionId: "next", host: "test", pid: null, concurrency: 1 }, () => false);
+    expect(await speedOf()).toEqual({ measured_nps: null, time_factor: null });
+    // The old process's late record does not land on the new one's row.
+    await recordSpeed(sql, { name: "measured", sessionId: "measured" }, 500_000, 2);
+    expect(await speedOf()).toEqual({ measured_nps: null, time_factor: null });
   });
 
   it("leaves a live holder's row and batches alone", async () => {

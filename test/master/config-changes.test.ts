@@ -16,8 +16,10 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
     try {
       const crashed = await startMaster(setup, { ...env, SPSA_CRASH_AT: "waiting" }, "edits", ["--seed", "e"]);
       expect(crashed.signal, crashed.all).toBe("SIGKILL");
-      // The edits: larger gains and one more iteration; LMR_BASE's step doubled, KING_ATTACK_SCALE frozen.
-      writeFileSync(setup.configFile, readFileSync(setup.configFile, "utf8").replace("max_iterations = 2", "max_iterations = 3\nc_end = 3\nr_end = 0.01"));
+      // The edits: larger gains and one more iteration, games at 2000 nodes a move; LMR_BASE's step doubled, KING_ATTACK_SCALE frozen.
+      const config = readFileSync(setup.configFile, "utf8");
+      expect(config).toContain("timelow = 0.005\ntimehigh = 0.01\n");
+      writeFileSync(setup.configFile, config.replace("max_iterations = 2", "max_iterations = 3\nc_end = 3\nr_end = 0.01").replace("timelow = 0.005\ntimehigh = 0.01\n", "nodes = 2000\n"));
       const params = readFileSync(setup.paramsFile, "utf8");
       writeFileSync(
         setup.paramsFile,
@@ -27,6 +29,8 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
       const finished = await startMaster(setup, env, "edits", ["--seed", "e"]);
       expect(finished.exitCode, finished.all).toBe(0);
       expect(finished.all).toContain("changed since iteration 1: [spsa] c_end: 1.5 → 3 (applies from iteration 2)");
+      expect(finished.all).toContain("changed since iteration 1: [time_control] nodes: (default) → 2000 (applies from iteration 2)");
+      expect(finished.all).not.toContain("[time_control] timelow");
       expect(finished.all).toContain("[LMR_BASE] step: 0.1 → 0.2");
       expect(finished.all).toContain("[KING_ATTACK_SCALE] frozen: false → true");
       expect(finished.all).toContain('DELTA_PRUNE_MARGIN joins run "edits" at 200');
@@ -53,6 +57,10 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
     // Iteration 2 records and plays the new settings: the frozen parameter is not perturbed.
     expect(second.settings.spsa.cEnd).toBe(3);
     expect(second.settings.parameters.LMR_BASE?.step).toBe(0.2);
+    // The running worker played iterations 2 and 3 at the node limit its claims carried (test/worker/worker.test.ts shows the `go nodes`).
+    expect(first.settings.moveLimit).toBeUndefined();
+    expect(rows.slice(1).map((r) => r.settings.moveLimit)).toEqual([{ nodes: 2000 }, { nodes: 2000 }]);
+    expect(rows.map((r) => r.games_played)).toEqual([4, 4, 4]);
     expect(second.settings.parameters.KING_ATTACK_SCALE?.frozen).toBe(true);
     expect(second.plus_parameters.KING_ATTACK_SCALE).toBe(second.minus_parameters.KING_ATTACK_SCALE);
     // The added parameter is played from iteration 2 on, starting at its value.

@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { applyMigrations } from "../../src/db/connection.js";
-import { recordConcurrency } from "../../src/db/workers.js";
+import { recordConcurrency, recordSpeed } from "../../src/db/workers.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
 import type { Pentanomial } from "../../src/play/stats.js";
@@ -37,6 +37,8 @@ describe("spsa status", () => {
     const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 2, draws: 3, pairs: [0, 1, 2, 1, 0] as Pentanomial, faults, replays: 5, replayLimitPairs: 1 };
     expect(await reportBatch(sql, report)).toBe("accepted");
     await recordConcurrency(sql, { name: "w1", sessionId: "w1" }, 1, "lowered from 2 to 1: 5 of 40 games hit by delays outside the engines");
+    // w1 measured its engine under reference_nps; w0 never did.
+    await recordSpeed(sql, { name: "w1", sessionId: "w1" }, 654_321.5, 1.52832);
   });
   afterAll(async () => {
     await sql.end();
@@ -65,8 +67,10 @@ describe("spsa status", () => {
       concurrencyNote: "lowered from 2 to 1: 5 of 40 games hit by delays outside the engines",
       delayLosses: 3,
       replays: 5,
+      measuredNps: 654_321.5,
+      timeFactor: 1.52832,
     });
-    expect(status.workers[1]).toMatchObject({ concurrency: 2, concurrencyNote: null, delayLosses: 0, replays: 0 });
+    expect(status.workers[1]).toMatchObject({ concurrency: 2, concurrencyNote: null, delayLosses: 0, replays: 0, measuredNps: null, timeFactor: null });
 
     const [run] = await sql<{ current: Record<string, number> }[]>`select current_parameters as current from spsa_run where name = 'synthetic'`;
     const bases = await sql<{ k: number; base: Record<string, number> }[]>`
@@ -97,7 +101,8 @@ describe("spsa status", () => {
     expect(lines[3]).toMatch(/^Elo of the last iterations \(plus vs minus\): (#\d+ [+-]\d+\.\d {2}){6}#24 [+-]\d+\.\d$/);
     expect(lines[4]).toBe("faults: 1 crashes, time losses or illegal moves (latest in iteration 31)");
     expect(lines[5]).toBe("delays outside the engines: 3 time losses scored, 5 games replayed, 1 pairs out of replays (latest in iteration 31)");
-    expect(lines).toContainEqual(expect.stringMatching(/^w1 +synthetic +1 +\d+ +3 +5 +\d+\.\d +\S+ ago$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^w1 +synthetic +1 +\d+ +3 +5 +654322 +1\.528 +\d+\.\d +\S+ ago$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^w0 +synthetic +2 +\d+ +0 +0 +- +- +\d+\.\d +\S+ ago$/));
     expect(lines).toContain("w1: concurrency lowered from 2 to 1: 5 of 40 games hit by delays outside the engines");
     const row = lines.find((line) => line.startsWith("LMR_BASE "));
     expect(row).toMatch(/^LMR_BASE +0\.75 {2}→ +[\d.]+ +[+-]\d+\.\d\d +\[0, 2\] +0\.1 +[▁▂▃▄▅▆▇█]{24}$/);

@@ -60,12 +60,13 @@ export interface RecordedIteration {
   plus_wins: number;
   minus_wins: number;
   draws: number;
+  games_played: number;
   settings: IterationSettings;
 }
 
 /** The recorded iterations of a run, in order. */
 export async function recordedIterations(sql: postgres.Sql, runName: string): Promise<RecordedIteration[]> {
   return sql<RecordedIteration[]>`
-    select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.settings
+    select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.games_played, i.settings
     from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName} order by i.iteration_number`;
 }

@@ -20,6 +20,8 @@ export interface TuningSetupOptions {
   leaseSeconds?: number;
   timelow?: number;
   timehigh?: number;
+  /** e.g. "nodes = 1500": games at a node or depth limit instead of timelow and timehigh. */
+  moveLimit?: string;
   extraConfig?: string;
 }
 
@@ -30,8 +32,7 @@ export function tuningSetup(options: TuningSetupOptions): TuningSetup {
   copyFileSync(join(ROOT, "params.toml"), paramsFile);
   writeFileSync(configFile, `
 [time_control]
-timelow = ${options.timelow ?? 0.01}
-timehigh = ${options.timehigh ?? 0.03}
+${options.moveLimit ?? `timelow = ${options.timelow ?? 0.01}\ntimehigh = ${options.timehigh ?? 0.03}`}
 margin_ms = 100
 
 [games]

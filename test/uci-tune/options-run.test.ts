@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
@@ -122,15 +122,16 @@ async function expectConsistentRun(fixture: RunFixture, runName: string, seed: s
   return theta;
 }
 
-function optionsFixture(extra: { leaseSeconds?: number; iterations: number; games: number; batchSize: number }): RunFixture {
+function optionsFixture(extra: { leaseSeconds?: number; iterations: number; games: number; batchSize: number; moveLimit?: string }): RunFixture {
   const fixture = useRunFixture({ ...extra, timelow: 0.005, timehigh: 0.015, extraConfig: OPTIONS_MODE });
   return fixture;
 }
 
 describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchronous updates", () => {
-  const fixture = optionsFixture({ iterations: 4, games: 8, batchSize: 4 });
+  // Games at a node limit: the carrier iteration's settings carry it to every claim.
+  const fixture = optionsFixture({ iterations: 4, games: 8, batchSize: 4, moveLimit: "nodes = 1500" });
 
-  it("runs end to end with two workers, builds once, and every report moves θ once", async () => {
+  it("runs end to end with two workers at a node limit, builds once, and every report moves θ once", async () => {
     const { setup, env, sql } = fixture;
     writeFileSync(setup.paramsFile, OPTION_PARAMS);
     const workers = [startWorker(setup, env, "u1"), startWorker(setup, env, "u2", ["--option", "Hash=8"])];
@@ -143,6 +144,8 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
     expect(rows).toHaveLength(1);
     expectExactCounts(rows, expect);
     expect(rows[0]?.target_games).toBe(32);
+    const [carrier] = await sql<{ settings: { moveLimit?: unknown } }[]>`select settings from spsa_iteration`;
+    expect(carrier?.settings.moveLimit).toEqual({ nodes: 1500 });
     const perturbations = await perturbationsOf(sql, "uci");
     expect(perturbations.filter((p) => p.status === "done").reduce((n, p) => n + p.games, 0)).toBe(32);
     expect(new Set(perturbations.map((p) => p.worker_name))).toEqual(new Set(["u1", "u2"]));
@@ -193,9 +196,15 @@ describe("UCI-option mode: master and workers killed with -9 and restarted", () 
       // A worker dies mid-batch too: its batch's lease expires and its perturbation changes nothing.
       workers[0]?.kill("SIGKILL");
       workers[0] = startWorker(setup, env, `k${serial++}`);
+      // An edit the resumed run does not apply is named, not silently ignored.
+      const config = readFileSync(setup.configFile, "utf8");
+      writeFileSync(setup.configFile, config.replace(/timelow = [\d.]+\ntimehigh = [\d.]+\n/, "nodes = 1500\n"));
       const second = await startMaster(setup, env, "uci-kill", ["--seed", "k"]);
       expect(second.exitCode, second.all).toBe(0);
       expect(second.all).toContain("resumed run");
+      expect(second.all).toContain(
+        "changed since the run started: [time_control] nodes: (default) → 1500 (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)",
+      );
     } finally {
       for (const worker of workers) worker.kill("SIGTERM");
       await Promise.all(workers);

@@ -21,6 +21,13 @@ function table(headers, rows, empty) {
     h("tbody", {}, ...rows.map((r) => h("tr", {}, ...r.map((cell, i) => h("td", numeric[i] ? { class: "num" } : {}, cell))))));
 }
 
+/** What the latest iteration was played with, but its parameters (the table above shows those): gains and time per move or node limit. */
+function latestSettings(settings) {
+  if (!settings) return null;
+  const { spsa, timelowMs, timehighMs, moveLimit, referenceNps } = settings;
+  return moveLimit ? { spsa, moveLimit } : { spsa, timelowMs, timehighMs, referenceNps };
+}
+
 function duration(seconds) {
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return `${s}s`;
@@ -81,15 +88,16 @@ async function showRun(name) {
     h("h2", {}, "Games per hour"),
     detail.gamesPerHour.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
     h("h2", {}, "Workers"),
-    table(["worker", "host", "concurrency", "games", "delay losses", "replays", "games/min", "last seen", "concurrency note"],
-      status.workers.map((w) => [w.name, w.host, w.concurrency, w.games, w.delayLosses, w.replays, Number(w.gamesPerMinute.toFixed(1)), `${duration(w.secondsAgo)} ago`, w.concurrencyNote ?? ""]), "No workers yet."),
+    table(["worker", "host", "concurrency", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen", "concurrency note"],
+      status.workers.map((w) => [w.name, w.host, w.concurrency, w.games, w.delayLosses, w.replays, w.measuredNps === null ? "" : Math.round(w.measuredNps),
+        w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)), Number(w.gamesPerMinute.toFixed(1)), `${duration(w.secondsAgo)} ago`, w.concurrencyNote ?? ""]), "No workers yet."),
     h("h2", {}, "Faults and delays outside the engines"),
     table(detail.faults.headers, detail.faults.rows, "No engine faults or delays."),
     h("h2", {}, "Verification results"),
     table(["comparison", "status", "games", "W", "L", "D", "Elo", "±", "LOS %", "verdict"],
       detail.verifications.map((v) => [v.comparison, v.status, v.games, v.wins, v.losses, v.draws, v.elo ?? "", v.elo_error ?? "", v.los_percent ?? "", v.verdict ?? ""]), "No verification yet: run spsa verify."),
     h("h2", {}, "Configuration"),
-    h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: detail.settings?.spsa ?? null }, null, 2)),
+    h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
   );
 }
 

@@ -127,3 +127,38 @@ export async function isOptionRun(sql: Sql, runName: string): Promise<boolean> {
   const [row] = await sql<{ id: number }[]>`select r.id from spsa_run r join spsa_option_run o on o.run_id = r.id where r.name = ${runName}`;
   return row !== undefined;
 }
+
+export interface PerturbationProgress {
+  /** Batches whose report moved θ (or left it, on equal results). */
+  applied: number;
+  /** Batches claimed and not yet reported or expired. */
+  inFlight: number;
+  /** The last applied batches, newest first. */
+  recent: { batchNumber: number; games: number; elo: number }[];
+}
+
+/** A UCI-option run's batches, for `spsa status`; undefined for a run that is not one. */
+export async function perturbationProgress(sql: Sql, runId: number, recentCount: number): Promise<PerturbationProgress | undefined> {
+  const [counts] = await sql<{ runs: number; applied: number; inFlight: number }[]>`
+    select (select count(*) from spsa_option_run where run_id = ${runId})::int as runs,
+      count(*) filter (where p.reported_at is not null)::int as applied,
+      count(*) filter (where p.reported_at is null and b.status = 'claimed')::int as "inFlight"
+    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where p.run_id = ${runId}`;
+  if (!counts || counts.runs === 0) return undefined;
+  const recent = await sql<{ batchNumber: number; games: number; elo: number }[]>`
+    select batch_number as "batchNumber", games, elo_diff as elo from spsa_perturbation
+    where run_id = ${runId} and reported_at is not null order by reported_at desc, batch_number desc limit ${recentCount}`;
+  return { applied: counts.applied, inFlight: counts.inFlight, recent };
+}
+
+/** θ after the n-th applied batch (1-based, in the order the reports moved θ), for the given n. */
+export async function thetaAfterApplied(sql: Sql, runId: number, ns: readonly number[]): Promise<Map<number, Values>> {
+  if (ns.length === 0) return new Map();
+  const rows = await sql<{ n: number; theta: Values }[]>`
+    select n::int, theta from (
+      select row_number() over (order by reported_at, batch_number) as n, theta_after as theta
+      from spsa_perturbation where run_id = ${runId} and reported_at is not null) applied
+    where n = any(${sql.array(ns as number[])}::int[])`;
+  return new Map(rows.map((r) => [r.n, r.theta]));
+}
+

@@ -8,12 +8,22 @@ export function renderStatus(status: RunStatus): string {
   const { run, iteration, games } = status;
   const lines: string[] = [];
   lines.push(`run ${run.name} (${run.status}, seed ${run.seed}, started ${shortTime(run.createdAt)})`);
-  const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete" ? `, ${iteration.gamesPlayed}/${iteration.targetGames} games played` : "";
-  lines.push(`iteration ${iteration.latest} of ${iteration.max} (${iteration.completed} complete${open})`);
+  const { perturbations } = status;
+  if (perturbations) {
+    lines.push(`UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in flight (${iteration.gamesPlayed}/${iteration.targetGames} games played)`);
+  } else {
+    const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete" ? `, ${iteration.gamesPlayed}/${iteration.targetGames} games played` : "";
+    lines.push(`iteration ${iteration.latest} of ${iteration.max} (${iteration.completed} complete${open})`);
+  }
   const eta = games.etaSeconds === null ? "" : `, ETA ${formatDuration(games.etaSeconds)}`;
   lines.push(`games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last 10 min (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`);
-  const elos = status.recent.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
-  lines.push(`Elo of the last iterations (plus vs minus): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
+  if (perturbations) {
+    const elos = perturbations.recent.map((b) => `#${b.batchNumber} ${signed(b.elo, 1)}`);
+    lines.push(`Elo of the last batches (plus vs minus): ${elos.length === 0 ? "none reported yet" : elos.join("  ")}`);
+  } else {
+    const elos = status.recent.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
+    lines.push(`Elo of the last iterations (plus vs minus): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
+  }
   const faulty = status.recent.find((it) => it.faults > 0);
   lines.push(`faults: ${status.faults}${status.faults > 0 ? ` ${engineFaultWords()}${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}`);
   lines.push(delaysLine(status));

@@ -9,6 +9,7 @@ import {
   type IterationSummary,
   type RunRecord,
 } from "../db/run-status.js";
+import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } from "../db/perturbations.js";
 import type { IterationSettings } from "../master/iteration-settings.js";
 import { builtValue, type Values } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
@@ -77,6 +78,12 @@ export interface RunStatus {
   /** The latest iterations, newest first. */
   recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
   workers: WorkerStatus[];
+  /**
+   * A UCI-option run's batches (null for a rebuild-mode run): its one iteration only
+   * carries the games, θ moves with every report. Its parameters' history is then θ after
+   * 0, 1, … applied batches.
+   */
+  perturbations: PerturbationProgress | null;
   parameters: ParameterStatus[];
 }
 
@@ -90,15 +97,18 @@ export interface SnapshotOptions {
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers] = await Promise.all([
+  const [totals, recent, settings, workers, perturbations] = await Promise.all([
     runTotals(sql, run.id),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
     listWorkers(sql, options.workerCount ?? 20),
+    perturbationProgress(sql, run.id, options.recentCount ?? 8),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
-  const history = await thetaHistory(sql, run, latest, options.samples);
+  const history = perturbations
+    ? await appliedThetaHistory(sql, run, perturbations.applied, options.samples)
+    : await thetaHistory(sql, run, latest, options.samples);
   const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = totals.recentGames / RATE_WINDOW_MINUTES;
   const now = options.now ?? new Date();
@@ -138,6 +148,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       lastSeen: w.lastSeen.toISOString(),
       secondsAgo: w.secondsAgo,
     })),
+    perturbations: perturbations ?? null,
     parameters: parameterStatus(run, settings, history),
   };
 }
@@ -169,6 +180,13 @@ export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIter
   const positions = samplePositions(points, samples);
   const bases = await thetaAt(sql, run.id, positions.filter((x) => x < latest).map((x) => x + 1));
   return positions.map((x) => ({ iteration: x, theta: (x < latest ? bases.get(x + 1) : undefined) ?? run.currentParameters }));
+}
+
+/** θ after 0, 1, … applied batches of a UCI-option run, sampled; 0 is the run's initial θ. */
+async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number): Promise<ThetaPoint[]> {
+  const positions = samplePositions(applied + 1, samples);
+  const thetas = await thetaAfterApplied(sql, run.id, positions.filter((x) => x > 0));
+  return positions.map((x) => ({ iteration: x, theta: (x === 0 ? run.initialParameters : thetas.get(x)) ?? run.currentParameters }));
 }
 
 /** By name: jsonb keeps no key order, so params.toml's order is lost in the database. */

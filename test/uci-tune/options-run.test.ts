@@ -9,6 +9,8 @@ import { perturb } from "../../src/spsa/math.js";
 import { createRng } from "../../src/random/rng.js";
 import { applyBatch, paramsAt } from "../../src/uci-tune/batch-math.js";
 import { applyOnReport } from "../../src/uci-tune/hooks.js";
+import type { RunStatus } from "../../src/status/snapshot.js";
+import { spsa } from "../support/cli.js";
 import { clean } from "../support/iterations.js";
 import { expectExactCounts, iterationsOf, startMaster, startWorker, waitFor } from "../support/processes.js";
 import { useRunFixture, type RunFixture } from "../support/run-fixture.js";
@@ -158,6 +160,22 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
     const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
     expect(written).toEqual(final);
     expect(final).not.toEqual({ LMR_BASE: 0.75, LMR_MIN_DEPTH: 3, KNIGHT_VALUE_MG: 320, ALPHA_PRUNE_MARGINS_1: 260 });
+
+    // spsa status counts batches, not the carrier iteration, and charts θ after each one.
+    const reported = perturbations.filter((p) => p.status === "done");
+    const status = await spsa(["status", "--name", "uci", "--json"], { env, cwd: setup.dir });
+    expect(status.exitCode, status.all).toBe(0);
+    const json = JSON.parse(status.stdout) as RunStatus;
+    expect(json.perturbations?.applied).toBe(reported.length);
+    expect(json.perturbations?.inFlight).toBe(0);
+    expect(json.perturbations?.recent.map((b) => b.games).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(32);
+    const knight = json.parameters.find((p) => p.name === "KNIGHT_VALUE_MG");
+    expect(knight?.history.map((h) => h.iteration)).toEqual(Array.from({ length: reported.length + 1 }, (_, i) => i));
+    expect(knight?.history[0]?.value).toBe(320);
+    expect(knight?.history.at(-1)?.value).toBe(final.KNIGHT_VALUE_MG);
+    const text = await spsa(["status", "--name", "uci"], { env, cwd: setup.dir });
+    expect(text.stdout).toContain(`UCI-option run: ${reported.length} batches applied, 0 in flight (32/32 games played)`);
+    expect(text.stdout).toMatch(/Elo of the last batches \(plus vs minus\): #\d+ [+-]/);
 
     // A replayed report is a duplicate: no game counted twice, θ not moved twice.
     const done = perturbations.find((p) => p.status === "done");

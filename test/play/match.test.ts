@@ -7,7 +7,7 @@ import { engineSpecs } from "../../src/cli/compete.js";
 import { matchCommand, type MatchOptions } from "../../src/commands/match.js";
 import { InputError } from "../../src/errors.js";
 import { StatusLine } from "../../src/terminal/status-line.js";
-import { splitPgnGames } from "../../src/play/book.js";
+import { loadBook, splitPgnGames } from "../../src/play/book.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/engines/${name}.mjs`, import.meta.url));
 const quietStatus = new StatusLine({ isTTY: false, write: () => true } as unknown as NodeJS.WriteStream, Number.POSITIVE_INFINITY);
@@ -55,6 +55,18 @@ describe("compete match mode", () => {
     expect(tally.sprt({ elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }).decision).toBe("H1");
     expect(tally.games).toBeLessThan(40);
     expect(tally.faults[1].crash).toBe(tally.games);
+  });
+
+  it("--random-plies: each pair starts from its book line plus random moves, the same for both games", async () => {
+    const pgn = join(mkdtempSync(join(tmpdir(), "match-")), "out.pgn");
+    const book = loadBook(options({}).book ?? "").map((opening) => opening.fen.split(" ").slice(0, 4).join(" "));
+    await matchCommand(options({ pgn, games: 8, randomPlies: 3 }));
+    const starts = splitPgnGames(readFileSync(pgn, "utf8")).map((g) => /\[FEN "([^"]+)"\]/.exec(g.text)?.[1] ?? "");
+    expect(starts).toHaveLength(8);
+    for (let pair = 0; pair < 4; pair++) expect(starts[2 * pair + 1]).toBe(starts[2 * pair]);
+    // Three random plies later, no start is a book position any more.
+    for (const fen of starts) expect(book).not.toContain(fen.split(" ").slice(0, 4).join(" "));
+    await expect(matchCommand(options({ randomPlies: -1 }))).rejects.toThrow("--random-plies");
   });
 
   it("refuses an odd number of games, two limits, and bad times", async () => {

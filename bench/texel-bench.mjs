@@ -17,7 +17,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { loadParams } from "../dist/config/params.js";
@@ -60,9 +60,10 @@ const engine = join(dir, "minnow-start");
 copyFileSync(join(crate, "target", "release", "minnow"), engine);
 report(`folder ${dir}, ${availableParallelism()} cores`);
 
-let positionsFile = args.positions;
+// The spsa and compete runs below run in the repository's folder: paths given here are made absolute.
+let positionsFile = args.positions && resolve(args.positions);
 if (positionsFile === undefined) {
-  let pgn = args.pgn;
+  let pgn = args.pgn && resolve(args.pgn);
   if (pgn === undefined) {
     pgn = join(dir, "selfplay.pgn");
     // At fixed nodes the same engine on both sides replays a pair's first game as its second.
@@ -77,7 +78,7 @@ if (positionsFile === undefined) {
 const positions = parsePositions(readFileSync(positionsFile, "utf8"), positionsFile);
 
 const paramsFile = join(dir, "params.toml");
-run("spsa.js", ["init", "--constants", join(crate, "src", "engine_constants.rs"), "--out", paramsFile]);
+run("spsa.js", ["init", "--constants", join(crate, "src", "engine_constants.rs"), "--out", paramsFile, "--force"]);
 const params = loadParams(paramsFile);
 const evaluation = args.only === undefined ? params.slice(params.findIndex((p) => p.name === "PAWN_VALUE_0")) : params.filter((p) => args.only.split(",").includes(p.name));
 const start = Object.fromEntries(params.map((p) => [p.name, p.value]));

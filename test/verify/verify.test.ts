@@ -26,11 +26,13 @@ interface ResultRow {
 }
 
 describe("spsa verify: start against current θ, played by compete --spsa workers", () => {
-  const fixture = useRunFixture({ iterations: 2, games: 4, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
+  // Node-limited games from seeded workers: the run's results, and so whether its θ moved
+  // away from the start (checked below through the engines' hashes), are the same every time.
+  const fixture = useRunFixture({ iterations: 2, games: 4, batchSize: 2, moveLimit: "nodes = 1000" });
 
   it("builds both engines, has a worker play a fixed number of games, and stores the outcome", async () => {
     const { setup, env, sql } = fixture;
-    const worker = startWorker(setup, env, "v1");
+    const worker = startWorker(setup, env, "v1", ["--seed", "w"]);
     try {
       const master = await startMaster(setup, env, "tuned", ["--seed", "v"]);
       expect(master.exitCode, master.all).toBe(0);
@@ -58,7 +60,7 @@ describe("spsa verify: start against current θ, played by compete --spsa worker
 
   it("stops handing out games once the SPRT decides", async () => {
     const { setup, env, sql } = fixture;
-    const worker = startWorker(setup, env, "v2");
+    const worker = startWorker(setup, env, "v2", ["--seed", "w"]);
     try {
       // alpha = beta = 0.5 puts both SPRT bounds at 0: the first reported pair decides.
       const result = await verify(setup, env, ["--from", "1", "--to", "2", "--games", "200", "--sprt", "0", "5", "0.5", "0.5"]);

@@ -17,6 +17,13 @@ export function parseCount(text: string): number {
   return value;
 }
 
+/** An id or a count that starts at 1. */
+export function parsePositiveInteger(text: string): number {
+  const value = parseInteger(text);
+  if (value < 1) throw new InvalidArgumentError(`expected a positive integer, got "${text}"`);
+  return value;
+}
+
 export function parseNumber(text: string): number {
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value)) throw new InvalidArgumentError(`expected a number, got "${text}"`);

@@ -1,5 +1,5 @@
-import { Command } from "commander";
-import { parseInteger, parseNumber, parseSprt } from "./parsers.js";
+import { Command, Option } from "commander";
+import { parseInteger, parseNumber, parsePositiveInteger, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { packageVersion } from "./version.js";
 
@@ -77,8 +77,14 @@ export function buildSpsaProgram(): Command {
     .command("status")
     .description("one screen about a run: iteration, games, ETA, Elo, faults, workers, every parameter with a sparkline")
     .option("--name <name>", "the run (default: the run that started an iteration last)")
+    .addOption(new Option("--texel [id]", "the latest Texel run of spsa texel instead (or the one with this id): K, error before and after, every changed parameter").argParser(parsePositiveInteger).conflicts("name"))
     .option("--json", "the same data as JSON")
-    .action(async (opts: { name?: string; json?: boolean }) => {
+    .action(async (opts: { name?: string; texel?: true | number; json?: boolean }) => {
+      if (opts.texel !== undefined) {
+        const { texelStatusCommand } = await import("../commands/texel-status.js");
+        await texelStatusCommand({ config: config(), id: opts.texel === true ? undefined : opts.texel, json: opts.json });
+        return;
+      }
       const { statusCommand } = await import("../commands/status.js");
       await statusCommand({ config: config(), ...opts });
     });

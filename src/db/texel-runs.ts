@@ -1,9 +1,15 @@
 import type postgres from "postgres";
-import type { texelRun } from "./schema.js";
+import { selectAll, type Sql } from "./columns.js";
+import { texelRun } from "./schema.js";
 
-/** SQL of `spsa texel`: a finished run is one row of texel_run. */
+/** SQL of `spsa texel` and `spsa status --texel`: a finished run is one row of texel_run. */
 
 export type TexelRunRow = Omit<typeof texelRun.$inferInsert, "id" | "createdAt">;
+
+export type TexelRunRecord = typeof texelRun.$inferSelect;
+
+/** texel_run.id is a serial (int4): a larger id matches no row, and Postgres would refuse it as a parameter. */
+const MAX_ID = 2 ** 31 - 1;
 
 export async function insertTexelRun(sql: postgres.Sql, row: TexelRunRow): Promise<number> {
   const [inserted] = await sql<{ id: number }[]>`
@@ -13,4 +19,14 @@ export async function insertTexelRun(sql: postgres.Sql, row: TexelRunRow): Promi
       ${sql.json(row.startParameters)}, ${sql.json(row.finalParameters)}, ${row.evaluations}, ${row.passes}, ${row.positionsPerSecond}, ${row.seconds})
     returning id`;
   return inserted!.id;
+}
+
+/** The run with this id, or without one the latest stored (ids only grow). */
+export async function findTexelRun(sql: Sql, id: number | undefined): Promise<TexelRunRecord | undefined> {
+  if (id !== undefined && id > MAX_ID) return undefined;
+  const [row] =
+    id === undefined
+      ? await sql<TexelRunRecord[]>`select ${selectAll(sql, texelRun)} from texel_run order by id desc limit 1`
+      : await sql<TexelRunRecord[]>`select ${selectAll(sql, texelRun)} from texel_run where id = ${id}`;
+  return row;
 }

@@ -1,6 +1,7 @@
 import { formatDuration } from "../master/progress.js";
 import { engineFaultWords } from "../play/faults.js";
 import { sparkline } from "./sparkline.js";
+import { short, shortTime, signed, table } from "./text-format.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
 
 /** `spsa status` as text for one terminal screen. */
@@ -68,27 +69,4 @@ function parameterRow(p: ParameterStatus): string[] {
     p.step === null ? "?" : String(p.step),
     sparkline(p.history.map((h) => h.value)),
   ];
-}
-
-/** Left-aligned columns, numbers right-aligned, two spaces apart. */
-function table(header: string[], rows: string[][], empty: string): string[] {
-  if (rows.length === 0) return [empty];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const numeric = header.map((_, i) => rows.every((r) => /^[-+]?[\d.?]+$/.test(r[i] ?? "")));
-  const format = (row: string[]) =>
-    row.map((cell, i) => (numeric[i] ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd();
-  return [format(header), ...rows.map(format)];
-}
-
-/** Up to 4 decimals, trailing zeros dropped: θ of an int parameter is fractional. */
-function short(x: number): string {
-  return String(Number(x.toFixed(4)));
-}
-
-function signed(x: number, digits: number): string {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
-}
-
-function shortTime(iso: string): string {
-  return iso.slice(0, 16).replace("T", " ");
 }

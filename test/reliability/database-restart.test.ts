@@ -5,9 +5,14 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spsa } from "../support/cli.js";
 import { expectExactCounts, iterationsOf, outputSoFar, startMaster, startWorker, waitFor } from "../support/processes.js";
+import { expectConsistentRun } from "../support/options-run.js";
 import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 
-describe("Postgres stopped and restarted in the middle of a run", () => {
+// The build mode's iterations, and the UCI-option mode's batches that move θ as they report.
+describe.each([
+  { mode: "build" as const, iterations: 2 },
+  { mode: "options" as const, iterations: 1 },
+])("Postgres stopped and restarted in the middle of a run ($mode mode)", ({ mode, iterations }) => {
   let home: string;
   let setup: TuningSetup;
   let env: Record<string, string>;
@@ -18,7 +23,7 @@ describe("Postgres stopped and restarted in the middle of a run", () => {
     chmodSync(home, 0o755);
     env = { SPSA_HOME: home, DATABASE_URL: "" };
     expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
-    setup = tuningSetup({ iterations: 2, games: 16, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
+    setup = tuningSetup({ iterations: 2, games: 16, batchSize: 2, timelow: 0.005, timehigh: 0.01, mode });
   });
   afterAll(async () => {
     await spsa(["db", "stop"], { env });
@@ -51,9 +56,13 @@ describe("Postgres stopped and restarted in the middle of a run", () => {
       await Promise.all(workers);
     }
     const sql = postgres(url, { max: 1, onnotice: () => {} });
-    const rows = await iterationsOf(sql, "outage");
-    await sql.end();
-    expect(rows).toHaveLength(2);
-    expectExactCounts(rows, expect);
+    try {
+      const rows = await iterationsOf(sql, "outage");
+      expect(rows).toHaveLength(iterations);
+      expectExactCounts(rows, expect);
+      if (mode === "options") await expectConsistentRun(sql, "outage", "o");
+    } finally {
+      await sql.end();
+    }
   });
 });

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { compete } from "../support/cli.js";
 import { expectExactCounts, iterationsOf, startMaster, startWorker, waitFor } from "../support/processes.js";
+import { expectConsistentRun } from "../support/options-run.js";
 import { useRunFixture } from "../support/run-fixture.js";
 
 const LEASE_SECONDS = 120;
 
-describe("a worker restarted under its name", () => {
+describe.each(["build", "options"] as const)("a worker restarted under its name (%s mode)", (mode) => {
   // A long lease: games the dead worker held could come back only through the restart.
-  const fixture = useRunFixture({ iterations: 1, games: 4, batchSize: 4, leaseSeconds: LEASE_SECONDS, timelow: 0.02, timehigh: 0.04 });
+  const fixture = useRunFixture({ iterations: 1, games: 4, batchSize: 4, leaseSeconds: LEASE_SECONDS, timelow: 0.02, timehigh: 0.04, mode });
 
   it("after kill -9 gets its predecessor's games replayed well before the lease runs out", async () => {
     const { setup, env, sql } = fixture;
@@ -35,7 +36,13 @@ describe("a worker restarted under its name", () => {
     const [killed] = await sql<{ status: string }[]>`select status from spsa_batch where id = ${held!}`;
     expect(killed?.status).toBe("expired");
     expectExactCounts(await iterationsOf(sql, "restarted-worker"), expect);
+    // A UCI-option batch that expired moved nothing; the replayed games' batch did.
+    if (mode === "options") await expectConsistentRun(sql, "restarted-worker", "r");
   });
+});
+
+describe("a worker name held by a live process", () => {
+  const fixture = useRunFixture({ iterations: 1, games: 4, batchSize: 4 });
 
   it("is refused while the first process of that name is alive, and takes the name over with --force", async () => {
     const { setup, env, sql } = fixture;

@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./cli.js";
+import { OPTION_PARAMS, OPTIONS_MODE } from "./options-run.js";
 
 export interface TuningSetup {
   dir: string;
@@ -23,13 +24,16 @@ export interface TuningSetupOptions {
   /** e.g. "nodes = 1500": games at a node or depth limit instead of timelow and timehigh. */
   moveLimit?: string;
   extraConfig?: string;
+  /** "options": a UCI-option run of four of minnow's tunables (default: the build mode on params.toml). */
+  mode?: "build" | "options";
 }
 
 export function tuningSetup(options: TuningSetupOptions): TuningSetup {
   const dir = mkdtempSync(join(tmpdir(), "spsa-run-"));
   const configFile = join(dir, "config.toml");
   const paramsFile = join(dir, "params.toml");
-  copyFileSync(join(ROOT, "params.toml"), paramsFile);
+  if (options.mode === "options") writeFileSync(paramsFile, OPTION_PARAMS);
+  else copyFileSync(join(ROOT, "params.toml"), paramsFile);
   writeFileSync(configFile, `
 [time_control]
 ${options.moveLimit ?? `timelow = ${options.timelow ?? 0.01}\ntimehigh = ${options.timehigh ?? 0.03}`}
@@ -49,6 +53,7 @@ output_dir = "${join(dir, "builds")}"
 
 [database]
 poll_interval = 0.2
+${options.mode === "options" ? OPTIONS_MODE : ""}
 ${options.extraConfig ?? ""}`);
   return { dir, configFile, paramsFile };
 }

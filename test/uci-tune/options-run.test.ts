@@ -1,132 +1,18 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { loadParams } from "../../src/config/params.js";
 import { reportBatch } from "../../src/db/batches.js";
-import { optionRunOf } from "../../src/db/perturbations.js";
-import { perturb } from "../../src/spsa/math.js";
-import { createRng } from "../../src/random/rng.js";
-import { applyBatch, paramsAt } from "../../src/uci-tune/batch-math.js";
 import { applyOnReport } from "../../src/uci-tune/hooks.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
 import { clean } from "../support/iterations.js";
+import { expectConsistentRun, perturbationsOf, type Theta } from "../support/options-run.js";
 import { expectExactCounts, iterationsOf, startMaster, startWorker, waitFor } from "../support/processes.js";
 import { useRunFixture, type RunFixture } from "../support/run-fixture.js";
 
-/** Four of minnow's tunables as UCI options: ints, an array element, a float held as value × 100. */
-const OPTION_PARAMS = `
-[LMR_BASE]
-type = "float"
-value = 0.75
-min = 0.0
-max = 2.0
-step = 0.1
-option = "LMR_BASE_X100"
-option_scale = 100
-
-[LMR_MIN_DEPTH]
-value = 3
-min = 1
-max = 6
-step = 1
-option = "LMR_MIN_DEPTH"
-
-[KNIGHT_VALUE_MG]
-value = 320
-min = 250
-max = 400
-step = 8
-option = "KNIGHT_VALUE_MG"
-
-[ALPHA_PRUNE_MARGINS_1]
-value = 260
-min = 100
-max = 500
-step = 20
-option = "ALPHA_PRUNE_MARGINS_1"
-`;
-
-const OPTIONS_MODE = `
-[engine]
-mode = "options"
-`;
-
-type Theta = Record<string, number>;
-
-interface PerturbationCheck {
-  batch_id: number;
-  batch_number: number;
-  status: string;
-  games: number;
-  k: number;
-  a_k: number;
-  theta_before: Theta;
-  signs: Theta;
-  plus_parameters: Theta;
-  minus_parameters: Theta;
-  plus_wins: number | null;
-  minus_wins: number | null;
-  draws: number | null;
-  theta_applied: Theta | null;
-  theta_after: Theta | null;
-  worker_name: string;
-}
-
-async function perturbationsOf(sql: postgres.Sql, runName: string): Promise<PerturbationCheck[]> {
-  return sql<PerturbationCheck[]>`
-    select p.batch_id::int as batch_id, p.batch_number, b.status, p.games, p.k, p.a_k, p.theta_before, p.signs, p.plus_parameters, p.minus_parameters,
-      p.plus_wins, p.minus_wins, p.draws, p.theta_applied, p.theta_after, p.worker_name
-    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id join spsa_run r on r.id = p.run_id
-    where r.name = ${runName} order by p.batch_number`;
-}
-
-/**
- * Every perturbation as the formulas draw it from its θ before, and the reported ones
- * chained: each moved the θ of its report by exactly its own result, starting at the
- * initial θ, each used once, and the last θ is the run's. Returns the final θ.
- */
-async function expectConsistentRun(fixture: RunFixture, runName: string, seed: string): Promise<Theta> {
-  const { sql } = fixture;
-  const [run] = await sql<{ id: number; initial_parameters: Theta; current_parameters: Theta; status: string }[]>`
-    select id, initial_parameters, current_parameters, status from spsa_run where name = ${runName}`;
-  if (!run) throw new Error("no run");
-  const optionRun = await optionRunOf(sql, run.id);
-  if (!optionRun) throw new Error("no option run");
-  const rows = await perturbationsOf(sql, runName);
-  for (const row of rows) {
-    const drawn = perturb(paramsAt(optionRun.parameters, row.theta_before), optionRun.gains, row.k, createRng(`${seed}:batch:${row.batch_number}`));
-    expect(row.signs, `signs of batch ${row.batch_number}`).toEqual(drawn.signs);
-    expect(row.plus_parameters).toEqual(drawn.plus);
-    expect(row.a_k).toBe(drawn.ak);
-    // Only reported batches have a result; an expired one changed nothing.
-    expect(row.theta_after !== null, `batch ${row.batch_number} (${row.status})`).toBe(row.status === "done");
-  }
-  const reported = rows.filter((r) => r.status === "done");
-  const stepOf = (row: PerturbationCheck, from: Theta) => {
-    const counts = { plusWins: row.plus_wins ?? 0, minusWins: row.minus_wins ?? 0, draws: row.draws ?? 0 };
-    const played = { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, games: row.games };
-    return { ...from, ...applyBatch(paramsAt(optionRun.parameters, from), played, counts, optionRun.gains, optionRun.gamesPerIteration).newValues };
-  };
-  for (const row of reported) expect(row.theta_after, `θ after batch ${row.batch_number}`).toEqual(stepOf(row, row.theta_applied ?? {}));
-  // A batch of equal results leaves θ as it was; the others form one chain from the initial θ.
-  const key = (theta: Theta | null) => JSON.stringify(theta);
-  const unused = new Set(reported.filter((r) => key(r.theta_applied) !== key(r.theta_after)));
-  let theta = run.initial_parameters;
-  while (unused.size > 0) {
-    const next = [...unused].find((r) => key(r.theta_applied) === key(theta));
-    if (!next) throw new Error(`no reported batch moved θ ${key(theta)}`);
-    theta = next.theta_after ?? theta;
-    unused.delete(next);
-  }
-  expect(run.current_parameters).toEqual(theta);
-  return theta;
-}
-
 function optionsFixture(extra: { leaseSeconds?: number; iterations: number; games: number; batchSize: number; moveLimit?: string }): RunFixture {
-  const fixture = useRunFixture({ ...extra, timelow: 0.005, timehigh: 0.015, extraConfig: OPTIONS_MODE });
-  return fixture;
+  return useRunFixture({ ...extra, timelow: 0.005, timehigh: 0.015, mode: "options" });
 }
 
 describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchronous updates", () => {
@@ -135,7 +21,6 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
 
   it("runs end to end with two workers at a node limit, builds once, and every report moves θ once", async () => {
     const { setup, env, sql } = fixture;
-    writeFileSync(setup.paramsFile, OPTION_PARAMS);
     const workers = [startWorker(setup, env, "u1"), startWorker(setup, env, "u2", ["--option", "Hash=8"])];
     const master = await startMaster(setup, env, "uci", ["--seed", "s"]);
     for (const worker of workers) worker.kill("SIGTERM");
@@ -156,7 +41,7 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
     expect(binaries?.n).toBe(1);
     expect(readdirSync(join(setup.dir, "builds", "uci", "options"))).toEqual(["minnow"]);
 
-    const final = await expectConsistentRun(fixture, "uci", "s");
+    const final = await expectConsistentRun(sql, "uci", "s");
     const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
     expect(written).toEqual(final);
     expect(final).not.toEqual({ LMR_BASE: 0.75, LMR_MIN_DEPTH: 3, KNIGHT_VALUE_MG: 320, ALPHA_PRUNE_MARGINS_1: 260 });
@@ -202,7 +87,6 @@ describe("UCI-option mode: master and workers killed with -9 and restarted", () 
 
   it("loses no game, counts none twice, and θ stays the chain of the reported batches", async () => {
     const { setup, env, sql } = fixture;
-    writeFileSync(setup.paramsFile, OPTION_PARAMS);
     let serial = 0;
     const workers = [startWorker(setup, env, `k${serial++}`), startWorker(setup, env, `k${serial++}`)];
     const played = async () => (await sql<{ n: number }[]>`select coalesce(sum(games_played), 0)::int as n from spsa_iteration`)[0]?.n ?? 0;
@@ -232,7 +116,7 @@ describe("UCI-option mode: master and workers killed with -9 and restarted", () 
       select count(*)::int as n from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where b.status = 'expired'`;
     expect(expired?.n).toBeGreaterThan(0);
     expectExactCounts(rows, expect);
-    const final = await expectConsistentRun(fixture, "uci-kill", "k");
+    const final = await expectConsistentRun(sql, "uci-kill", "k");
     const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
     expect(written).toEqual(final);
   }, 300_000);

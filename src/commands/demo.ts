@@ -62,7 +62,10 @@ export async function demoCommand(options: DemoOptions = {}): Promise<void> {
   const width = Math.max(...before.map((p) => p.name.length));
   for (const p of before) {
     const now = after.get(p.name) ?? p.value;
-    const change = now - p.value;
-    log(`  ${p.name.padEnd(width)}  ${String(p.value).padStart(8)} -> ${now.toFixed(2).padStart(8)}  (${change >= 0 ? "+" : ""}${change.toFixed(2)})`);
+    // A float with a step of 0.1 moves by thousandths in a demo: show the digits that moved.
+    const decimals = Math.max(2, 2 - Math.floor(Math.log10(p.step)));
+    const change = Number((now - p.value).toFixed(decimals));
+    const signed = change === 0 ? "0" : `${change > 0 ? "+" : ""}${change.toFixed(decimals)}`;
+    log(`  ${p.name.padEnd(width)}  ${String(p.value).padStart(8)} -> ${now.toFixed(decimals).padStart(8)}  (${signed})`);
   }
 }

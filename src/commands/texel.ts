@@ -12,6 +12,8 @@ import { texelEngine } from "../texel/engine-path.js";
 import type { TexelMethod } from "../texel/local-search.js";
 import { optionTargets } from "../texel/options.js";
 import { parsePositions } from "../texel/positions.js";
+import { formatImprovement, formatSearchPosition } from "../texel/progress.js";
+import { StatusLine } from "../terminal/status-line.js";
 import { texelTune, type TexelTuneResult } from "../texel/tune.js";
 import { loadRunInputs } from "./master.js";
 
@@ -55,10 +57,20 @@ export async function texelCommand(options: TexelCommandOptions): Promise<TexelT
       if (!known.has(target.option.toLowerCase())) throw new InputError(`${paramsFile}: [${target.param}]`, `${engine} has no UCI option ${target.option}; set option = "NAME"`);
     }
     log(`${positions.length} positions, ${pool.size} engines, ${tuned.length} parameters (${method})`);
-    result = await texelTune({
-      pool, positions, params, targets, tuned, method, maxPasses, signal: options.signal,
-      onProgress: (p) => log(`pass ${p.pass} · ${p.evaluations} evaluations · ${p.param} = ${p.value} · error ${p.error.toFixed(6)} · ${Math.round(p.positionsPerSecond)} positions/s`),
-    });
+    // A live bar between improvements: a pass over many terms can go a minute without one.
+    const status = new StatusLine();
+    try {
+      result = await texelTune({
+        pool, positions, params, targets, tuned, method, maxPasses, signal: options.signal,
+        onProgress: (p) => {
+          status.clear();
+          log(formatImprovement(p));
+        },
+        onEvaluation: (p) => status.update(formatSearchPosition(p)),
+      });
+    } finally {
+      status.clear();
+    }
   } finally {
     await pool.close();
   }

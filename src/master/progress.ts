@@ -1,4 +1,5 @@
 import { engineFaultWords } from "../play/faults.js";
+import { progressBar } from "../terminal/progress-bar.js";
 
 /** The iteration counters the progress line shows. */
 export interface IterationCounts {
@@ -21,16 +22,13 @@ export interface IterationCounts {
  * Speed is measured from `sinceMs` (when this process started watching) and `baseGames`.
  */
 export function formatProgress(counts: IterationCounts, maxIterations: number, rate: { sinceMs: number; baseGames: number; nowMs: number }): string {
-  const width = 20;
-  const filled = Math.round((counts.gamesPlayed / counts.targetGames) * width);
-  const bar = "#".repeat(filled) + ".".repeat(width - filled);
   const minutes = (rate.nowMs - rate.sinceMs) / 60_000;
   const perMinute = minutes > 0 ? (counts.gamesPlayed - rate.baseGames) / minutes : 0;
   const remaining = counts.targetGames - counts.gamesPlayed;
   const eta = perMinute > 0 ? formatDuration((remaining / perMinute) * 60) : "?";
   const faults = (counts.faults > 0 ? `  faults ${counts.faults}` : "") + (counts.delayLosses + counts.replays > 0 ? `  delays ${counts.delayLosses} lost, ${counts.replays} replayed` : "");
   return (
-    `iteration ${counts.iterationNumber}/${maxIterations} [${bar}] ${counts.gamesPlayed}/${counts.targetGames} games  ` +
+    `iteration ${counts.iterationNumber}/${maxIterations} ${progressBar(counts.gamesPlayed, counts.targetGames)} ${counts.gamesPlayed}/${counts.targetGames} games  ` +
     `+${counts.plusWins} -${counts.minusWins} =${counts.draws}  ${perMinute.toFixed(1)} games/min  ETA ${eta}${faults}`
   );
 }

@@ -21,6 +21,12 @@ export class StatusLine {
     }
   }
 
+  /** Erases the live line, so that a message takes its place and the next update follows it. */
+  clear(): void {
+    if (this.shown) this.stream.write("\r\x1b[2K");
+    this.shown = false;
+  }
+
   /** Ends the live line so that the next message starts on a fresh line. */
   done(): void {
     if (this.shown) this.stream.write("\n");

@@ -10,6 +10,17 @@ export interface SearchProgress {
   value: number;
 }
 
+/** Where the search is after an evaluation: for a live progress line. */
+export interface SearchPosition {
+  pass: number;
+  /** Parameters of this pass tried so far (the current one included), of `params`. */
+  tried: number;
+  params: number;
+  evaluations: number;
+  /** The lowest error so far. */
+  error: number;
+}
+
 export interface SearchOptions {
   params: readonly Param[];
   start: Readonly<Record<string, number>>;
@@ -18,7 +29,10 @@ export interface SearchOptions {
   maxPasses: number;
   /** The error of a full set of values (all positions scored by the engines). */
   error: (values: Readonly<Record<string, number>>) => Promise<number>;
+  /** After every improvement. */
   onProgress?: (progress: SearchProgress) => void;
+  /** After every evaluation. */
+  onEvaluation?: (position: SearchPosition) => void;
   signal?: AbortSignal;
 }
 
@@ -54,7 +68,7 @@ export async function coordinateSearch(options: SearchOptions): Promise<SearchRe
     let improved = false;
     // Converged only when a pass at the unit step everywhere moved nothing (steps change during the pass).
     const atUnit = params.every((p) => steps.get(p.name) === unit(p));
-    for (const param of params) {
+    for (const [index, param] of params.entries()) {
       if (options.signal?.aborted) break;
       const step = steps.get(param.name)!;
       let moved = false;
@@ -64,13 +78,15 @@ export async function coordinateSearch(options: SearchOptions): Promise<SearchRe
         const error = await evaluateUnlessStopped(options, { ...values, [param.name]: candidate });
         if (error === undefined) return { values, error: best, evaluations, passes };
         evaluations++;
-        if (error < best) {
+        const improves = error < best;
+        if (improves) {
           best = error;
           values[param.name] = candidate;
           moved = true;
           options.onProgress?.({ pass: passes, evaluations, error, param: param.name, value: candidate });
-          break;
         }
+        options.onEvaluation?.({ pass: passes, tried: index + 1, params: params.length, evaluations, error: best });
+        if (improves) break;
       }
       improved ||= moved;
       if (method === "adaptive") steps.set(param.name, moved ? Math.min(roundStep(param, step * 2), 16 * param.step) : Math.max(unit(param), roundStep(param, step / 2)));

@@ -1,7 +1,7 @@
 import type { Param } from "../config/params.js";
 import type { EnginePool } from "./engine-pool.js";
 import { fitK, meanSquaredError } from "./error.js";
-import { coordinateSearch, type SearchProgress, type TexelMethod } from "./local-search.js";
+import { coordinateSearch, type SearchPosition, type SearchProgress, type TexelMethod } from "./local-search.js";
 import { optionValues, type OptionTarget } from "./options.js";
 import type { LabelledPosition } from "./positions.js";
 
@@ -15,6 +15,7 @@ export interface TexelTuneOptions {
   method: TexelMethod;
   maxPasses: number;
   onProgress?: (progress: SearchProgress & { positionsPerSecond: number }) => void;
+  onEvaluation?: (position: SearchPosition & { positionsPerSecond: number }) => void;
   signal?: AbortSignal;
 }
 
@@ -56,6 +57,7 @@ export async function texelTune(options: TexelTuneOptions): Promise<TexelTuneRes
     maxPasses: options.maxPasses,
     error: async (values) => meanSquaredError(await scores(values), results, k),
     onProgress: (progress) => options.onProgress?.({ ...progress, positionsPerSecond: rate() }),
+    onEvaluation: (position) => options.onEvaluation?.({ ...position, positionsPerSecond: rate() }),
     signal: options.signal,
   });
   return {

@@ -50,8 +50,7 @@ describe("spsa status --texel", () => {
     expect(result.exitCode, result.all).toBe(0);
     const status = JSON.parse(result.stdout) as TexelStatus;
     // Every stored field as inserted, plus what the status derives.
-    const { startParameters, finalParameters, ...stored } = latest;
-    expect(Object.keys(startParameters)).toEqual(Object.keys(finalParameters));
+    const stored = Object.fromEntries(Object.entries(latest).filter(([key]) => !key.endsWith("Parameters")));
     expect(status).toMatchObject({ id: ids[1], ...stored, unchanged: 3 });
     expect(status.errorDrop).toBeCloseTo((0.083919 - 0.083851) / 0.083919, 12);
     expect(status.changed).toEqual([

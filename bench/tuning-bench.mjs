@@ -18,7 +18,7 @@ import { claimBatch, reportBatch } from "../dist/db/batches.js";
 import { claimWorkerName } from "../dist/db/workers.js";
 import { insertIteration } from "../dist/db/iterations.js";
 import { openRun } from "../dist/db/runs.js";
-import { settingsOf } from "../dist/master/iteration-settings.js";
+import { settingsOf } from "../dist/config/iteration-settings.js";
 import { noFaults } from "../dist/play/faults.js";
 import { loadConfig } from "../dist/config/config.js";
 

@@ -1,5 +1,5 @@
 import { InputError } from "../errors.js";
-import type { SpsaParam } from "../spsa/math.js";
+import type { SpsaParam, Values } from "../spsa/math.js";
 import { isFloatType, RUST_NUMBER_TYPES, type RustNumberType } from "../build/rust-types.js";
 import { isTable, TableReader } from "./table-reader.js";
 import { describeKey, readTomlFile, type TomlDocument } from "./toml-file.js";
@@ -69,4 +69,8 @@ function readParam(reader: TableReader, name: string): Param {
   const optionScale = reader.optionalNumber("option_scale", { above: 0 });
   if (optionScale !== undefined && option === undefined) reader.fail("option_scale", "needs option = \"NAME\" (the option it scales)");
   return { name, value, min, max, step, type, constant, index: reader.indexPath("index"), rustType, frozen: reader.boolean("frozen", false), option, optionScale };
+}
+
+export function valuesOf(params: readonly Param[]): Values {
+  return Object.fromEntries(params.map((p) => [p.name, p.value]));
 }

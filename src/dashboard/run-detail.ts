@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type RunRecord } from "../db/run-status.js";
-import type { IterationSettings } from "../master/iteration-settings.js";
+import type { IterationSettings } from "../config/iteration-settings.js";
 import { eloFromPentanomial } from "../play/stats.js";
 import { readRunStatus, type RunStatus } from "../status/snapshot.js";
 

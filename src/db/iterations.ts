@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { IterationSettings } from "../master/iteration-settings.js";
+import type { IterationSettings } from "../config/iteration-settings.js";
 import type { Values } from "../spsa/math.js";
 import { WORK_CHANNEL } from "./batches.js";
 import { selectColumns, type RowOf, type Sql } from "./columns.js";

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { IterationSettings } from "../master/iteration-settings.js";
+import type { IterationSettings } from "../config/iteration-settings.js";
 import type { Pentanomial } from "../play/stats.js";
 import type { Values } from "../spsa/math.js";
 import { selectAll, type RowOf } from "./columns.js";

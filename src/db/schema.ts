@@ -14,7 +14,7 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import type { IterationSettings } from "../master/iteration-settings.js";
+import type { IterationSettings } from "../config/iteration-settings.js";
 import type { SprtBounds } from "../play/stats.js";
 import type { Values } from "../spsa/math.js";
 

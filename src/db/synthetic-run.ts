@@ -1,10 +1,10 @@
 import type postgres from "postgres";
 import { spsaMathConfig, type TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
-import { settingsOf } from "../master/iteration-settings.js";
+import { settingsOf } from "../config/iteration-settings.js";
 import { insertIteration, type IterationRow } from "./iterations.js";
 import { openRun } from "./runs.js";
-import { valuesOf } from "../master/master.js";
+import { valuesOf } from "../config/params.js";
 import { perturb, update } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
 import { claimWorkerName } from "./workers.js";

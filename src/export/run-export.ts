@@ -2,7 +2,7 @@ import type { BuildConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { readConstants, targetsOf } from "../build/engine-builder.js";
 import { rewriteConstants } from "../build/constants-rewriter.js";
-import type { IterationSettings } from "../master/iteration-settings.js";
+import type { IterationSettings } from "../config/iteration-settings.js";
 import { builtValue, type Values } from "../spsa/math.js";
 import type { ThetaPoint } from "../status/snapshot.js";
 import { formatToolLine, type ToolFormat } from "./tool-formats.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spsaMathConfig, type TuningConfig } from "../config/config.js";
-import type { Param } from "../config/params.js";
+import { valuesOf, type Param } from "../config/params.js";
 import { updateParamValues } from "../config/params-update.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
 import { buildVariants } from "../build/engine-builder.js";
@@ -15,7 +15,7 @@ import { createRng } from "../random/rng.js";
 import { perturb, update, type Values } from "../spsa/math.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { crashPoint } from "./crash-points.js";
-import { describeChanges, recordedParams, settingsOf } from "./iteration-settings.js";
+import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
 import { completeIteration, insertIteration, latestIteration, readIteration, readTrajectory, type IterationRow } from "../db/iterations.js";
 import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
@@ -258,9 +258,5 @@ export function syncParamsFile(paramsFile: string, values: Values, log: (line: s
   if (updated === text) return;
   writeFileAtomic(paramsFile, updated);
   log(`${paramsFile} updated from the database`);
-}
-
-export function valuesOf(params: readonly Param[]): Values {
-  return Object.fromEntries(params.map((p) => [p.name, p.value]));
 }
 

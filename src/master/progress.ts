@@ -1,5 +1,6 @@
 import { engineFaultWords } from "../play/faults.js";
 import { progressBar } from "../terminal/progress-bar.js";
+import { formatDuration } from "../text/duration.js";
 
 /** The iteration counters the progress line shows. */
 export interface IterationCounts {
@@ -31,13 +32,6 @@ export function formatProgress(counts: IterationCounts, maxIterations: number, r
     `iteration ${counts.iterationNumber}/${maxIterations} ${progressBar(counts.gamesPlayed, counts.targetGames)} ${counts.gamesPlayed}/${counts.targetGames} games  ` +
     `+${counts.plusWins} -${counts.minusWins} =${counts.draws}  ${perMinute.toFixed(1)} games/min  ETA ${eta}${faults}`
   );
-}
-
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
 /**

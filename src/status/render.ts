@@ -1,4 +1,4 @@
-import { formatDuration } from "../master/progress.js";
+import { formatDuration } from "../text/duration.js";
 import { engineFaultWords } from "../play/faults.js";
 import { sparkline } from "./sparkline.js";
 import { short, shortTime, signed, table } from "./text-format.js";

@@ -10,7 +10,7 @@ import {
   type RunRecord,
 } from "../db/run-status.js";
 import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } from "../db/perturbations.js";
-import type { IterationSettings } from "../master/iteration-settings.js";
+import type { IterationSettings } from "../config/iteration-settings.js";
 import { builtValue, type Values } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 

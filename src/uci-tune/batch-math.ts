@@ -1,6 +1,6 @@
 import type { Param } from "../config/params.js";
 import { InputError } from "../errors.js";
-import type { ParamSettings } from "../master/iteration-settings.js";
+import type { ParamSettings } from "../config/iteration-settings.js";
 import { optionValues } from "../texel/options.js";
 import { perturb, update, type IterationResult, type Perturbation, type SpsaMathConfig, type SpsaParam, type UpdateResult, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";

@@ -10,8 +10,9 @@ import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta,
 import { withRetry } from "../db/retry.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { InputError } from "../errors.js";
-import { describeChanges, settingsOf } from "../master/iteration-settings.js";
-import { masterLog, openTuningRun, syncParamsFile, valuesOf, type MasterOptions, type MasterSummary } from "../master/master.js";
+import { describeChanges, settingsOf } from "../config/iteration-settings.js";
+import { valuesOf } from "../config/params.js";
+import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "../master/master.js";
 import { insertIteration, iterationCount, readIteration } from "../db/iterations.js";
 import type { RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";

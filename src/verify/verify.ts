@@ -9,7 +9,7 @@ import { withRetry } from "../db/retry.js";
 import { listenForWakeups } from "../db/wakeups.js";
 import { createVerification, findRunningVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
 import { InputError } from "../errors.js";
-import { settingsOf } from "../master/iteration-settings.js";
+import { settingsOf } from "../config/iteration-settings.js";
 import { insertIteration } from "../db/iterations.js";
 import { runNamed } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
-import { describeChanges, settingsOf } from "../../src/master/iteration-settings.js";
+import { describeChanges, settingsOf } from "../../src/config/iteration-settings.js";
 import { gains } from "../../src/spsa/math.js";
 import { InputError } from "../../src/errors.js";
 import { spsa } from "../support/cli.js";

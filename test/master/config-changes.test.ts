@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadParams } from "../../src/config/params.js";
-import { recordedParams } from "../../src/master/iteration-settings.js";
+import { recordedParams } from "../../src/config/iteration-settings.js";
 import { update } from "../../src/spsa/math.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import { recordedIterations } from "../support/iterations.js";

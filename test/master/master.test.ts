@@ -6,7 +6,7 @@ import { loadConfig, type TuningConfig } from "../../src/config/config.js";
 import { loadParams, type Param } from "../../src/config/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import type { Database } from "../../src/db/connection.js";
-import { recordedParams, settingsOf } from "../../src/master/iteration-settings.js";
+import { recordedParams, settingsOf } from "../../src/config/iteration-settings.js";
 import { runMaster, type MasterOptions } from "../../src/master/master.js";
 import { update } from "../../src/spsa/math.js";
 import { useMigratedDatabase } from "../support/database.js";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
-import { settingsOf } from "../../src/master/iteration-settings.js";
+import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
 import { ROOT } from "../support/cli.js";

@@ -4,7 +4,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { applyMigrations } from "../../src/db/connection.js";
-import { settingsOf } from "../../src/master/iteration-settings.js";
+import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
 import { loadConfig } from "../../src/config/config.js";

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { loadConfig, type TuningConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/config/params.js";
-import { settingsOf, type IterationSettings } from "../../src/master/iteration-settings.js";
+import { settingsOf, type IterationSettings } from "../../src/config/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";

@@ -1,5 +1,5 @@
-import type { MoveLimit, SpsaConfig, TuningConfig } from "../config/config.js";
-import type { Param } from "../config/params.js";
+import type { MoveLimit, SpsaConfig, TuningConfig } from "./config.js";
+import type { Param } from "./params.js";
 import type { SpsaParam, Values } from "../spsa/math.js";
 
 /** One parameter's settings as an iteration played them. */

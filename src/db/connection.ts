@@ -46,8 +46,28 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   return { url, embedded, sql, close: () => sql.end({ timeout: 5 }) };
 }
 
-export function connect(url: string, max: number): postgres.Sql {
-  return postgres(url, { max, onnotice: () => {}, connect_timeout: 10 });
+/** A client of `max` connections. */
+export function connect(url: string, max: number, options: postgres.Options<Record<string, postgres.PostgresType>> = {}): postgres.Sql {
+  const [plain, socket] = socketAware(url);
+  return postgres(plain, { max, onnotice: () => {}, connect_timeout: 10, ...socket, ...options });
+}
+
+/**
+ * postgres.js takes a Unix socket folder only as its `host` option, and would send a `host`
+ * query parameter to the server as a setting; libpq (psql) reads `?host=/folder` in the URL,
+ * which is how the embedded server's URL names its socket. This moves it to the option.
+ */
+function socketAware(url: string): [string, { host?: string }] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [url, {}];
+  }
+  const host = parsed.searchParams.get("host");
+  if (!host?.startsWith("/")) return [url, {}];
+  parsed.searchParams.delete("host");
+  return [parsed.toString(), { host }];
 }
 
 /**

@@ -87,6 +87,30 @@ export async function applyMigrations(url: string): Promise<void> {
   }
 }
 
+/** The URL with no password at all: safe to print, and psql takes the password from its environment or PGPASSFILE. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return redactUrl(url);
+  }
+}
+
+/** libpq's variables for a URL (PGHOST, PGPORT, PGUSER, PGDATABASE, PGSSLMODE), without the password. */
+export function libpqVariables(url: string): Record<string, string> {
+  const parsed = new URL(url);
+  const entries: [string, string | null][] = [
+    ["PGHOST", parsed.searchParams.get("host") ?? parsed.hostname],
+    ["PGPORT", parsed.searchParams.get("port") ?? parsed.port],
+    ["PGUSER", decodeURIComponent(parsed.username)],
+    ["PGDATABASE", decodeURIComponent(parsed.pathname.slice(1))],
+    ["PGSSLMODE", parsed.searchParams.get("sslmode")],
+  ];
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => Boolean(entry[1])));
+}
+
 /** The URL with its password hidden, for messages and status output. */
 export function redactUrl(url: string): string {
   return url.replace(/(\/\/[^:/@]+:)[^@]*@/, "$1***@");

@@ -93,6 +93,26 @@ export function embeddedUrl(server: EmbeddedServer): string {
   return `postgres://${info.user}:${password}@localhost:${info.port}/${info.database}?host=${encodeURIComponent(socketDir)}`;
 }
 
+/**
+ * A libpq password file for the server (`spsa db env` points PGPASSFILE at it): mode 0600
+ * in the 0700 `home/pg`, written when missing or out of date. libpq matches a connection
+ * to a socket outside its default folder by that folder.
+ */
+export function embeddedPassFile(server: EmbeddedServer): string {
+  const info = connectionInfo(server);
+  const file = join(dirname(server.connectionFile), "pgpass");
+  const escape = (text: string) => text.replace(/[\\:]/g, "\\$&");
+  const line = `${escape(endpointOf(server, info).socketDir)}:${info.port}:*:${escape(info.user)}:${escape(info.password)}\n`;
+  let current: string | undefined;
+  try {
+    current = readFileSync(file, "utf8");
+  } catch {
+    current = undefined;
+  }
+  if (current !== line) writeFileAtomic(file, line, { mode: 0o600 });
+  return file;
+}
+
 /** Where the server listens. */
 export function embeddedEndpoint(server: EmbeddedServer): EmbeddedEndpoint {
   return endpointOf(server, connectionInfo(server));
@@ -254,8 +274,12 @@ function writeConnection(server: EmbeddedServer, info: ConnectionInfo): void {
  */
 async function start(server: EmbeddedServer): Promise<void> {
   const { socketDir, port, listen } = embeddedEndpoint(server);
-  if (socketDir !== server.serverDir) preparePrivateDir(socketDir, serverUser());
+  const user = serverUser();
+  if (socketDir !== server.serverDir) preparePrivateDir(socketDir, user);
+  const hbaFile = join(server.serverDir, "spsa_hba.conf");
+  await writeAsServerUser(hbaFile, HBA, user);
   const settings = {
+    hba_file: `${hbaFile}`,
     listen_addresses: listen ?? "",
     port: String(port),
     unix_socket_directories: `"${socketDir}"`,
@@ -271,6 +295,29 @@ async function start(server: EmbeddedServer): Promise<void> {
     if ((await pgCtlStatus(server)) === 0) return;
     throw new DatabaseError(`the embedded Postgres in ${server.dataDir} did not start: ${lastLogLines(server) ?? (error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * Who may connect, and how: everyone with the password, from anywhere the server listens
+ * (only the socket, unless `--listen` opened TCP on purpose for other machines).
+ */
+const HBA = [
+  "# Written by spsa at each start of the embedded Postgres.",
+  "local all all scram-sha-256",
+  "host all all 0.0.0.0/0 scram-sha-256",
+  "host all all ::/0 scram-sha-256",
+  "",
+].join("\n");
+
+/** Writes a file in the server's user's folder as that user (atomically, mode 0600), so root opens nothing there by path. */
+async function writeAsServerUser(path: string, content: string, user: ServiceUser | undefined): Promise<void> {
+  if (!user) {
+    writeFileAtomic(path, content, { mode: 0o600 });
+    return;
+  }
+  const script = 'umask 077 && cat > "$1.tmp" && mv -f "$1.tmp" "$1"';
+  const result = await execa("sh", ["-c", script, "sh", path], { input: content, reject: false, all: true, ...asUser(user) });
+  if (result.exitCode !== 0) throw new DatabaseError(`cannot write ${path} as user "${user.name}": ${String(result.all ?? "").trim()}`);
 }
 
 /** pg_ctl hands -o to /bin/sh. */

@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { copyFileAtomic, writeFileAtomic } from "../../src/fs/write-atomic.js";
+import { canSwitchUser, findings, nodeAs, notRootReason } from "../support/other-user.js";
 
 const folder = () => mkdtempSync(join(tmpdir(), "write-atomic-"));
 
@@ -73,5 +75,57 @@ describe("writeFileAtomic", () => {
     expect(await exited).toBe(0);
     expect(reads).toBeGreaterThan(0);
     expect(readdirSync(dir)).toEqual(["shared"]);
+  });
+
+  it.skipIf(!canSwitchUser)(`creates a secret 0600 from the start: a watcher as another user on a 0755 folder never reads it (skipped unless ${notRootReason})`, async () => {
+    const dir = folder();
+    chmodSync(dir, 0o755);
+    const secret = "secret-".concat(randomBytes(8).toString("hex"));
+    // The other user lists the folder and reads every file in it as fast as it can, until told to stop.
+    // The other user opens every file in the folder as soon as it appears (the mode is checked at open
+    // only), keeps it open a while and reads it again and again, until told to stop.
+    const watcher = nodeAs(`
+      import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
+      const [dir, secret, stop] = process.argv.slice(1);
+      let leaks = 0, publicReads = 0;
+      let open = [];
+      const head = Buffer.alloc(64);
+      console.log("ready");
+      while (!existsSync(stop)) {
+        for (const name of readdirSync(dir)) {
+          try { open.push({ fd: openSync(dir + "/" + name, "r"), age: 0 }); } catch {}
+        }
+        for (const file of open) {
+          const text = head.toString("utf8", 0, readSync(file.fd, head, 0, 64, 0));
+          if (text.includes(secret)) leaks++;
+          else if (text.includes("public")) publicReads++;
+          if (++file.age > 20) closeSync(file.fd);
+        }
+        open = open.filter((file) => file.age <= 20);
+      }
+      console.log(JSON.stringify({ leaks, publicReads }));`, [dir, secret, join(dir, "stop")]);
+    await new Promise<void>((ready) => watcher.stdout?.once("data", () => ready()));
+    // Large, so that each write lasts long enough for the watcher to try the file while it is written.
+    const padding = "x".repeat(4 << 20);
+    for (let i = 0; i < 60; i++) {
+      writeFileAtomic(join(dir, "connection.json"), `${secret} ${padding} ${i}`, { mode: 0o600 });
+      // The control: the watcher does read what it may read (a 0644 file written the same way).
+      writeFileAtomic(join(dir, "params.toml"), `public ${i}`, { mode: 0o644 });
+    }
+    writeFileSync(join(dir, "stop"), "");
+    const result = await watcher;
+    const { leaks, publicReads } = findings<{ leaks: number; publicReads: number }>(result);
+    expect(publicReads).toBeGreaterThan(0);
+    expect(leaks).toBe(0);
+  });
+
+  it("replaces a symlink planted at the target instead of writing through it", () => {
+    const dir = folder();
+    writeFileSync(join(dir, "canary"), "canary");
+    symlinkSync(join(dir, "canary"), join(dir, "connection.json"));
+    writeFileAtomic(join(dir, "connection.json"), "new");
+    expect(readFileSync(join(dir, "canary"), "utf8")).toBe("canary");
+    expect(lstatSync(join(dir, "connection.json")).isFile()).toBe(true);
+    expect(statSync(join(dir, "connection.json")).mode & 0o777).toBe(0o600);
   });
 });

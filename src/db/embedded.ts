@@ -277,9 +277,8 @@ async function start(server: EmbeddedServer): Promise<void> {
   const user = serverUser();
   if (socketDir !== server.serverDir) preparePrivateDir(socketDir, user);
   const hbaFile = join(server.serverDir, "spsa_hba.conf");
-  await writeAsServerUser(hbaFile, HBA, user);
   const settings = {
-    hba_file: `${hbaFile}`,
+    hba_file: hbaFile,
     listen_addresses: listen ?? "",
     port: String(port),
     unix_socket_directories: `"${socketDir}"`,
@@ -288,6 +287,7 @@ async function start(server: EmbeddedServer): Promise<void> {
   };
   const options = Object.entries(settings).map(([key, value]) => `-c ${shellQuote(`${key}=${value}`)}`).join(" ");
   try {
+    await writeAsServerUser(hbaFile, HBA, user);
     // Detached: the server gets its own session, so a Ctrl-C in the starter's terminal does not reach it.
     await pgCtl(server, ["start", "-D", server.dataDir, "-l", server.logFile, "-o", options, "-w", "-t", "60", "-s"], { detached: true });
   } catch (error) {

@@ -1,0 +1,125 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { compete, ROOT, spsa } from "../support/cli.js";
+import { brokenLinks, headingAnchors, relativeLinks, tableRows } from "../support/markdown.js";
+
+const README = join(ROOT, "README.md");
+const DOCS = join(ROOT, "docs");
+const pages = [README, ...readdirSync(DOCS).filter((name) => name.endsWith(".md")).map((name) => join(DOCS, name))];
+
+describe("links in README.md and docs/", () => {
+  it("every relative link and #anchor resolves", () => {
+    expect(pages.length).toBeGreaterThan(10);
+    expect(pages.flatMap(brokenLinks)).toEqual([]);
+  });
+
+  const scratch = mkdtempSync(join(tmpdir(), "spsa-links-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("reports a missing file and a missing anchor, and leaves code and web links alone", () => {
+    writeFileSync(join(scratch, "b.md"), "# Page B\n\n## How it works: `spsa master`\n\n## How it works: `spsa master`\n");
+    const a = join(scratch, "a.md");
+    writeFileSync(
+      a,
+      [
+        "See [b](b.md#how-it-works-spsa-master), [again](b.md#how-it-works-spsa-master-1) and [top](#a).",
+        "# A",
+        "A [gone](missing.md) page and a [wrong anchor](b.md#how-it-works).",
+        "Not links: `[x](nowhere.md)`, [web](https://example.org/x.md).",
+        "```",
+        "[y](nowhere-either.md)",
+        "```",
+      ].join("\n"),
+    );
+    expect(brokenLinks(a)).toEqual([`${a}:3: missing.md (no such file)`, `${a}:3: b.md#how-it-works (no heading with this anchor)`]);
+  });
+
+  it("makes GitHub's anchors of headings", () => {
+    expect([...headingAnchors("# Choosing the gains: `spsa simulate`\n## Mixed machines: node limits\n## θ and k, again\n## θ and k, again")]).toEqual([
+      "choosing-the-gains-spsa-simulate",
+      "mixed-machines-node-limits",
+      "θ-and-k-again",
+      "θ-and-k-again-1",
+    ]);
+    expect(relativeLinks("![pic](docs/dashboard.png) [x](mailto:a@b)")).toEqual([{ line: 1, target: "docs/dashboard.png" }]);
+  });
+});
+
+/** A program's help: its subcommands and its options' flags. */
+interface Help {
+  commands: Set<string>;
+  flags: Set<string>;
+  /** Its arguments go to another program (`spsa db psql [args...]`), whose flags its help does not list. */
+  passesArguments: boolean;
+}
+
+function parseHelp(text: string): Help {
+  const commands = new Set<string>();
+  const flags = new Set<string>();
+  let section = "";
+  for (const line of text.split("\n")) {
+    if (/^\S.*:$/.test(line)) section = line;
+    const entry = /^ {2}(\S+)/.exec(line)?.[1];
+    if (entry === undefined) continue;
+    if (section === "Commands:") commands.add(entry);
+    if (section === "Options:") for (const flag of line.match(/(?<=^ {2}|, )--?[\w-]+/g) ?? []) flags.add(flag);
+  }
+  return { commands, flags, passesArguments: /^Usage: .*\[args\.\.\.\]/m.test(text) };
+}
+
+const helps = new Map<string, Help>();
+
+async function helpOf(program: "spsa" | "compete", args: string[]): Promise<Help> {
+  const key = [program, ...args].join(" ");
+  const known = helps.get(key);
+  if (known) return known;
+  const result = await (program === "spsa" ? spsa : compete)([...args, "--help"]);
+  expect(result.exitCode, result.all).toBe(0);
+  const help = parseHelp(result.stdout);
+  helps.set(key, help);
+  return help;
+}
+
+describe("the README's command table", () => {
+  const rows = tableRows(readFileSync(README, "utf8"), "Commands");
+
+  it("names every command and subcommand of spsa and compete, each with options their --help lists", async () => {
+    expect(rows.length).toBeGreaterThan(10);
+    const problems: string[] = [];
+    const named = new Set<string>();
+    for (const { command, description } of rows) {
+      const words = command.split(/\s+/);
+      const program = words[1];
+      if (words[0] !== "npx" || (program !== "spsa" && program !== "compete")) {
+        problems.push(`${command}: not an npx spsa or npx compete command`);
+        continue;
+      }
+      // `compete --spsa` is the worker, whose options have a help of their own.
+      const path = program === "compete" && words.includes("--spsa") ? ["--spsa"] : [];
+      const top = await helpOf(program, []);
+      let help = path.length > 0 ? await helpOf(program, path) : top;
+      for (const word of words.slice(2)) {
+        if (!help.commands.has(word)) break;
+        path.push(word);
+        help = await helpOf(program, path);
+      }
+      named.add([program, ...path].join(" "));
+      if (help.passesArguments) continue;
+      const flags = [...`${command} ${description}`.matchAll(/(?<=^|[\s`(])--?[a-z][\w-]*/g)].map((match) => match[0]);
+      for (const flag of flags) {
+        if (!help.flags.has(flag) && !top.flags.has(flag)) problems.push(`${command}: ${flag} is not in \`${[program, ...path].join(" ")} --help\``);
+      }
+    }
+    const expected = ["compete", "compete --spsa"];
+    for (const name of (await helpOf("spsa", [])).commands) {
+      if (name === "help") continue;
+      const subcommands = [...(await helpOf("spsa", [name])).commands].filter((c) => c !== "help");
+      if (subcommands.length === 0) expected.push(`spsa ${name}`);
+      for (const subcommand of subcommands) expected.push(`spsa ${name} ${subcommand}`);
+    }
+    for (const name of expected) if (!named.has(name)) problems.push(`${name}: in --help, but no row of the table`);
+    expect(problems).toEqual([]);
+  });
+});

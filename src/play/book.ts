@@ -119,28 +119,56 @@ export function parsePgnBook(text: string, file: string, plies?: number): Openin
   });
 }
 
-/** Splits a PGN file into games, each with the line it starts on (1-based). */
+/**
+ * Splits a PGN file into games, each with the line it starts on (1-based), comments in the
+ * moves cut to `MAX_PGN_COMMENT` characters (nothing here reads them; chess.js's parser took
+ * 460 MB for one 20 MB comment).
+ */
 export function splitPgnGames(text: string): { text: string; line: number }[] {
   const games: { text: string; line: number }[] = [];
-  let current: string[] = [];
+  let tags: string[] = [];
+  let moves: string[] = [];
   let startLine = 0;
-  let inMoves = false;
   const flush = () => {
-    if (startLine !== 0) games.push({ text: current.join("\n"), line: startLine });
-    current = [];
+    if (startLine !== 0) games.push({ text: [...tags, boundComments(moves.join("\n"))].join("\n"), line: startLine });
+    tags = [];
+    moves = [];
     startLine = 0;
-    inMoves = false;
   };
   text.split("\n").forEach((line, index) => {
     const isTag = line.startsWith("[");
     const blank = line.trim() === "";
-    if (isTag && inMoves) flush();
+    if (isTag && moves.length > 0) flush();
     if (!blank && startLine === 0) startLine = index + 1;
-    if (!blank && !isTag) inMoves = true;
-    current.push(line);
+    if (moves.length > 0 || (!blank && !isTag)) moves.push(line);
+    else tags.push(line);
   });
   flush();
   return games;
+}
+
+/** Longest PGN comment kept; the rest of a longer one is dropped. */
+export const MAX_PGN_COMMENT = 4096;
+
+/** PGN move text with each `{…}` and `; …` comment cut to `MAX_PGN_COMMENT` characters, in one pass. */
+export function boundComments(moves: string): string {
+  const parts: string[] = [];
+  // The next `{` and `;` at or after i (-1: none left), searched again only once passed.
+  let brace = moves.indexOf("{");
+  let semicolon = moves.indexOf(";");
+  let i = 0;
+  for (;;) {
+    if (brace !== -1 && brace < i) brace = moves.indexOf("{", i);
+    if (semicolon !== -1 && semicolon < i) semicolon = moves.indexOf(";", i);
+    const open = brace === -1 ? semicolon : semicolon === -1 ? brace : Math.min(brace, semicolon);
+    if (open === -1) break;
+    const close = moves.indexOf(moves[open] === "{" ? "}" : "\n", open);
+    const end = close === -1 ? moves.length : close;
+    parts.push(moves.slice(i, Math.min(end, open + 1 + MAX_PGN_COMMENT)));
+    i = end;
+  }
+  parts.push(moves.slice(i));
+  return parts.join("");
 }
 
 /** Picks a random opening. */

@@ -160,7 +160,7 @@ export function eloChart(points) {
   for (const p of points) {
     const cx = x((p.first + p.last) / 2);
     if (p.error !== null) svg.append(el("line", { class: "error", x1: cx, x2: cx, y1: y(clamp(p.elo - p.error)), y2: y(clamp(p.elo + p.error)) }));
-    const dot = el("circle", { class: "elo", cx, cy: y(p.elo), r: 2 });
+    const dot = el("circle", { class: "elo", cx, cy: y(p.elo), r: 3 });
     dot.append(el("title", {}, `iteration ${p.first === p.last ? p.first : `${p.first}–${p.last}`}: ${short(p.elo)} ± ${p.error === null ? "?" : short(p.error)}`));
     svg.append(dot);
   }

@@ -50,13 +50,14 @@ describe("links in README.md and docs/", () => {
 /** A program's help: its subcommands and its options' flags. */
 interface Help {
   commands: Set<string>;
+  /** Subcommands whose arguments go to another program (`psql [args...]`): their flags are that program's, and so is their --help. */
+  passThrough: Set<string>;
   flags: Set<string>;
-  /** Its arguments go to another program (`spsa db psql [args...]`), whose flags its help does not list. */
-  passesArguments: boolean;
 }
 
 function parseHelp(text: string): Help {
   const commands = new Set<string>();
+  const passThrough = new Set<string>();
   const flags = new Set<string>();
   let section = "";
   for (const line of text.split("\n")) {
@@ -64,9 +65,10 @@ function parseHelp(text: string): Help {
     const entry = /^ {2}(\S+)/.exec(line)?.[1];
     if (entry === undefined) continue;
     if (section === "Commands:") commands.add(entry);
+    if (section === "Commands:" && /^ {2}\S+ .*\[args\.\.\.\]/.test(line)) passThrough.add(entry);
     if (section === "Options:") for (const flag of line.match(/(?<=^ {2}|, )--?[\w-]+/g) ?? []) flags.add(flag);
   }
-  return { commands, flags, passesArguments: /^Usage: .*\[args\.\.\.\]/m.test(text) };
+  return { commands, passThrough, flags };
 }
 
 const helps = new Map<string, Help>();
@@ -100,13 +102,16 @@ describe("the README's command table", () => {
       const path = program === "compete" && words.includes("--spsa") ? ["--spsa"] : [];
       const top = await helpOf(program, []);
       let help = path.length > 0 ? await helpOf(program, path) : top;
+      let passesThrough = false;
       for (const word of words.slice(2)) {
         if (!help.commands.has(word)) break;
         path.push(word);
+        passesThrough = help.passThrough.has(word);
+        if (passesThrough) break;
         help = await helpOf(program, path);
       }
       named.add([program, ...path].join(" "));
-      if (help.passesArguments) continue;
+      if (passesThrough) continue;
       const flags = [...`${command} ${description}`.matchAll(/(?<=^|[\s`(])--?[a-z][\w-]*/g)].map((match) => match[0]);
       for (const flag of flags) {
         if (!help.flags.has(flag) && !top.flags.has(flag)) problems.push(`${command}: ${flag} is not in \`${[program, ...path].join(" ")} --help\``);

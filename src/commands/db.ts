@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { execa } from "execa";
 import { applyMigrations, libpqVariables, openDatabase, redactUrl, resolveDatabaseUrl, withoutPassword } from "../db/connection.js";
 import { binaries, embeddedPassFile, embeddedServer, embeddedState, ensureEmbeddedServer, setEmbeddedListen, embeddedEndpoint, stopEmbeddedServer, type EmbeddedServer } from "../db/embedded.js";

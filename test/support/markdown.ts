@@ -75,14 +75,14 @@ export interface TableRow {
   description: string;
 }
 
-/** The rows of the table under the `## heading` of a Markdown text whose first cell is inline code. */
+/** The rows whose first cell is inline code, of the tables between a Markdown text's heading `heading` and its next heading. */
 export function tableRows(markdown: string, heading: string): TableRow[] {
   const lines = markdown.split("\n");
-  const start = lines.findIndex((line) => line.trim() === `## ${heading}`);
+  const start = lines.findIndex((line) => /^#{1,6} /.test(line) && line.replace(/^#+ /, "").trim() === heading);
   if (start < 0) return [];
   const rows: TableRow[] = [];
   for (const line of lines.slice(start + 1)) {
-    if (line.startsWith("## ")) break;
+    if (/^#{1,6} /.test(line)) break;
     const row = /^\|\s*`([^`]+)`\s*\|(.*)\|\s*$/.exec(line);
     if (row?.[1] !== undefined && row[2] !== undefined) rows.push({ command: row[1], description: row[2] });
   }

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
+import { clearInterval, setInterval } from "node:timers";
 import { parseEpdBook } from "../dist/play/book.js";
 
 const { values } = parseArgs({

@@ -38,12 +38,12 @@ describe("spsa dashboard in a browser", () => {
     await applyMigrations(database.url);
     sql = postgres(database.url, { max: 2, onnotice: () => {} });
     await writeSyntheticRun(sql, { name: "live", config: loadConfig("config.toml"), params, iterations: COMPLETED, open: true, workerName: "w1" });
-    server = execa("node", [SPSA_BIN, "dashboard", "--port", "0", "--token", TOKEN], { cwd: ROOT, env: { DATABASE_URL: database.url }, reject: false, all: true });
+    server = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], { cwd: ROOT, env: { DATABASE_URL: database.url, SPSA_DASHBOARD_TOKEN: TOKEN }, reject: false, all: true });
     url = await new Promise<string>((resolve, reject) => {
       let output = "";
       server.stdout?.on("data", (chunk: Buffer) => {
         output += chunk.toString();
-        const match = /dashboard at (http:\/\/127\.0\.0\.1:\d+\/)\?token=/.exec(output);
+        const match = /dashboard at (http:\/\/127\.0\.0\.1:\d+\/) /.exec(output);
         if (match?.[1]) resolve(match[1]);
       });
       server.then((result) => reject(new Error(`the dashboard exited: ${result.all}`)), reject);
@@ -64,9 +64,10 @@ describe("spsa dashboard in a browser", () => {
   it("refuses data without the token, and anything but GET", async () => {
     expect((await fetch(`${url}api/runs`)).status).toBe(401);
     expect((await fetch(`${url}events`)).status).toBe(401);
-    expect((await fetch(`${url}api/runs?token=${TOKEN}`)).status).toBe(200);
-    expect((await fetch(`${url}api/runs?token=${TOKEN}`, { method: "POST" })).status).toBe(405);
-    expect((await fetch(`${url}static/..%2f..%2fpackage.json?token=${TOKEN}`)).status).toBe(404);
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    expect((await fetch(`${url}api/runs`, { headers })).status).toBe(200);
+    expect((await fetch(`${url}api/runs`, { method: "POST", headers })).status).toBe(405);
+    expect((await fetch(`${url}static/..%2f..%2fpackage.json`, { headers })).status).toBe(404);
   });
 
   it("lists the run, draws one chart per parameter with a point per completed iteration, and shows a batch reported meanwhile without a reload", async () => {
@@ -74,7 +75,7 @@ describe("spsa dashboard in a browser", () => {
     const link = page.locator("a.run-link");
     await expect.poll(() => link.allTextContents()).toEqual(["live"]);
     await link.click();
-    await page.waitForURL(/\/run\/live\?token=/);
+    await page.waitForURL(/\/run\/live$/);
     const charts = page.locator("figure.param-chart");
     await charts.first().waitFor();
     expect(await charts.count()).toBe(params.length);

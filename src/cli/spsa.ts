@@ -94,11 +94,16 @@ export function buildSpsaProgram(): Command {
     .description("a read-only live web page about the runs, served from the database (127.0.0.1 only unless --host)")
     .option("--port <port>", "port (0: any free one)", parseInteger, 8080)
     .option("--host <host>", "address to listen on", "127.0.0.1")
-    .option("--token <token>", "require ?token=TOKEN on every request (for viewing from another machine)")
-    .action(async (opts: { port: number; host: string; token?: string }) => {
+    .option("--token-file <file>", "require the token in this file (one line, mode 600) on every request; default: $SPSA_DASHBOARD_TOKEN if set")
+    .option("--allow-host <name>", "also answer requests addressed to this host name (repeatable; e.g. the machine's DNS name)", (name: string, names: string[]) => [...names, name], [])
+    .option("--max-clients <n>", "live pages (event streams) open at once (default: 16)", parsePositiveInteger)
+    // Refused with a message saying why: a token on the command line is in every user's `ps`.
+    .addOption(new Option("--token <token>").hideHelp())
+    .action(async (opts: { port: number; host: string; tokenFile?: string; allowHost: string[]; maxClients?: number; token?: string }) => {
       const { dashboardCommand } = await import("../commands/dashboard.js");
       const abort = abortOnSignals();
-      await dashboardCommand({ config: config(), ...opts, signal: abort.signal });
+      const { allowHost, token, ...rest } = opts;
+      await dashboardCommand({ config: config(), ...rest, allowHosts: allowHost, tokenOnCommandLine: token !== undefined, signal: abort.signal });
     });
 
   program

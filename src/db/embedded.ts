@@ -143,9 +143,10 @@ export async function ensureEmbeddedServer(server: EmbeddedServer): Promise<stri
         // Another process may have started it while we waited for the lock.
         const state = await embeddedState(server);
         if (state === "absent") await initialise(server);
+        if (state === "running" && socketExists(server)) return;
         // A server started by an older version listens on TCP only: restarted on its socket.
-        if (state === "running" && !(await serving(server))) await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
-        if (!(await serving(server))) await start(server);
+        if (state === "running") await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
+        await start(server);
       });
     });
   }
@@ -171,7 +172,10 @@ function ownPrivateFolder(dir: string): void {
 
 /** True when the server runs and its socket is where clients look for it. */
 async function serving(server: EmbeddedServer): Promise<boolean> {
-  if ((await embeddedState(server)) !== "running") return false;
+  return (await embeddedState(server)) === "running" && socketExists(server);
+}
+
+function socketExists(server: EmbeddedServer): boolean {
   const { socketDir, port } = embeddedEndpoint(server);
   return existsSync(join(socketDir, `.s.PGSQL.${port}`));
 }

@@ -7,6 +7,7 @@ import { expectExactCounts, iterationsOf, outputSoFar, startMaster, startWorker,
 import { expectConsistentRun } from "../support/options-run.js";
 import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 import { connect } from "../../src/db/connection.js";
+import { embeddedServer, embeddedUrl } from "../../src/db/embedded.js";
 
 // The build mode's iterations, and the UCI-option mode's batches that move θ as they report.
 describe.each([
@@ -27,13 +28,16 @@ describe.each([
   });
   afterAll(async () => {
     await spsa(["db", "stop"], { env });
+    // As root the server's files are in a private folder under /var/tmp.
+    const server = embeddedServer(home);
+    if (server.outsideHome) rmSync(server.serverDir, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
     rmSync(setup.dir, { recursive: true, force: true });
   });
 
   // The bound covers cargo building the engines twice on a busy machine; nothing waits for it.
   it("master and workers reconnect, and every report is counted once", { timeout: 600_000 }, async () => {
-    const url = (await spsa(["db", "url"], { env })).stdout.trim();
+    const url = embeddedUrl(embeddedServer(home));
     const master = startMaster(setup, env, "outage", ["--seed", "o"]);
     const workers = [startWorker(setup, env, "a"), startWorker(setup, env, "b")];
     const outputs = [master, ...workers].map(outputSoFar);

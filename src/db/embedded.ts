@@ -40,9 +40,9 @@ export interface EmbeddedEndpoint {
 
 export interface EmbeddedServer {
   home: string;
-  /** The data folder, the log and any copy of the binaries: `home/pg`, or a private folder of the server's user. */
+  /** The data folder, the log, the socket and any copy of the binaries: `home/pg`, or (as root) a private folder of the server's user. */
   serverDir: string;
-  /** True when serverDir is that private folder, because the server's user cannot reach `home/pg`. */
+  /** True when serverDir is that private folder under /var/tmp. */
   outsideHome: boolean;
   dataDir: string;
   logFile: string;
@@ -201,12 +201,15 @@ export async function setEmbeddedListen(server: EmbeddedServer, listen: string |
   });
 }
 
-function parseListen(listen: string): { addresses: string; port: number | undefined } {
-  const match = /^(.*?)(?::(\d+))?$/.exec(listen.trim());
+/** `--listen`: Postgres's listen_addresses, and a port if given. */
+export function parseListen(listen: string): { addresses: string; port: number | undefined } {
+  const text = listen.trim();
+  // ADDR:PORT, [IPV6]:PORT, or addresses alone (an IPv6 address without brackets has several colons).
+  const match = text.startsWith("[") ? /^\[(.+)\](?::(\d+))?$/.exec(text) : text.split(":").length > 2 ? [text, text] : /^(.*?)(?::(\d+))?$/.exec(text);
   const addresses = match?.[1] ?? "";
   const port = match?.[2] === undefined ? undefined : Number(match[2]);
   if (addresses === "" || /['"\s]/.test(addresses) || (port !== undefined && (port < 1 || port > 65535))) {
-    throw new DatabaseError(`--listen ${listen}: expected ADDR or ADDR:PORT, e.g. 0.0.0.0:5433`);
+    throw new DatabaseError(`--listen ${listen}: expected ADDR or ADDR:PORT, e.g. 0.0.0.0:5433 or [::]:5433`);
   }
   return { addresses, port };
 }

@@ -66,6 +66,9 @@ describe("a fresh clone in a folder only root can enter", () => {
     expect(statSync(first.dataDir).uid).toBe(user?.uid);
     const native = readdirSync(serverDir).find((name) => name.startsWith("native-")) ?? "";
     expect(first.stdout).toContain(`binaries in ${join(serverDir, native)}`);
+    // Unpacked by the server's user itself: root wrote nothing inside its folder.
+    expect(lstatSync(join(serverDir, native, "bin", "postgres")).uid).toBe(user?.uid);
+    expect(lstatSync(join(serverDir, "server.log")).uid).toBe(user?.uid);
     // The library symlinks were copied as links that resolve inside the copy.
     const lib = join(serverDir, native, "lib");
     expect(readlinkSync(join(lib, "libicuuc.so.60"))).toBe("libicuuc.so.60.2");

@@ -16,7 +16,9 @@ export async function withRetry<T>(log: (line: string) => void, signal: AbortSig
 }
 
 function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: string }).code ?? "";
+  const { code = "", syscall } = error as { code?: string; syscall?: string };
+  // A stopped embedded server removes its Unix socket: connecting then fails with ENOENT.
+  if (code === "ENOENT" && syscall === "connect") return true;
   return (
     ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "EPIPE", "57P01", "57P02", "57P03", "08006", "08001", "08003"].includes(code)
   );

@@ -147,6 +147,12 @@ export const spsaWorker = pgTable("spsa_worker", {
    */
   measuredNps: doublePrecision("measured_nps"),
   timeFactor: doublePrecision("time_factor"),
+  /**
+   * The database login role that registered the name: only that role's sessions claim,
+   * heartbeat and report under it (docs/worker-role.md), so one worker machine's role
+   * cannot touch another's rows or batches.
+   */
+  loginRole: text("login_role").notNull().default(sql`session_user`),
 });
 
 /** Engine binaries by sha256, so a worker on another machine needs only the database URL. */

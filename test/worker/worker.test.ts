@@ -112,7 +112,11 @@ describe("the worker loop", () => {
       return batchId > 0;
     }, 60_000, "the worker's first claim");
     // What expiry or another process of the name does: the games go back to the pool.
-    expect(await returnToPool(database.sql, database.sql`id = ${batchId}`)).toEqual({ batches: 1, games: 2 });
+    const released = await database.sql.begin(async (tx) => {
+      await tx`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batchId}`;
+      return returnToPool(tx, null);
+    });
+    expect(released).toEqual({ batches: 1, games: 2 });
 
     expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 1 });
     expect(lines).toContain(`batch ${batchId} was refused: its lease expired and its games went back to the pool`);

@@ -181,6 +181,15 @@ export function buildSpsaProgram(): Command {
   db.command("url")
     .description('print the database URL, e.g. psql "$(spsa db url)"')
     .action(async () => (await import("../commands/db.js")).dbUrl({ config: config() }));
+  db.command("worker-url")
+    .description("create (or give a new password to) a worker machine's database role, which can only claim, play and report games; prints its URL")
+    .requiredOption("--name <name>", "the worker machine, e.g. box1: its role is spsa_worker_<name>")
+    .option("--host <addr>", "the database host as workers reach it (default: this machine's URL's host)")
+    .option("--output <file>", "write the URL to this file (created mode 0600) instead of stdout")
+    .option("--revoke", "drop the machine's role instead: its URL stops working and its sessions end")
+    .action(async (opts: { name: string; host?: string; output?: string; revoke?: boolean }) =>
+      (await import("../commands/db.js")).dbWorkerUrl({ config: config(), ...opts }),
+    );
   db.command("psql")
     .description("open psql on the database; extra arguments go to psql")
     .argument("[args...]", "arguments for psql, e.g. -- -c 'select * from spsa_progress'")

@@ -4,7 +4,9 @@ import { applyMigrations, openDatabase, redactUrl, resolveDatabaseUrl } from "..
 import { binaries, embeddedServer, embeddedState, ensureEmbeddedServer, stopEmbeddedServer, type EmbeddedServer } from "../db/embedded.js";
 import { databaseOverview } from "../db/overview.js";
 import { serverUser } from "../db/run-as.js";
+import { issueWorkerLogin, revokeWorkerLogin, workerLoginRole } from "../db/worker-role.js";
 import { SpsaError } from "../errors.js";
+import { writeFileAtomic } from "../fs/write-atomic.js";
 import { databaseOptionsFrom } from "./database-options.js";
 
 export interface DbCommandOptions {
@@ -81,4 +83,69 @@ export async function dbPsql(options: DbCommandOptions & { args?: string[] } = {
     throw new SpsaError("psql is not installed: install the PostgreSQL client (apt-get install postgresql-client)");
   }
   process.exitCode = result.exitCode ?? 1;
+}
+
+export interface WorkerUrlOptions extends DbCommandOptions {
+  /** The worker machine: its login role is spsa_worker_NAME. */
+  name: string;
+  /** The database's host as workers reach it (default: the host of this machine's URL). */
+  host?: string;
+  /** Write the URL to this file (mode 0600) instead of stdout. */
+  output?: string;
+  /** Drop the machine's role instead (its URL stops working, its sessions end). */
+  revoke?: boolean;
+  /** Notes for the user (stderr): stdout carries only the URL. */
+  note?: (line: string) => void;
+}
+
+/**
+ * `spsa db worker-url --name NAME`: a database URL for one worker machine, whose login role can
+ * claim, play and report games and nothing else (docs/worker-role.md). Each run gives the role a
+ * new random password: the URL is printed (or written to --output) once and stored nowhere.
+ */
+export async function dbWorkerUrl(options: WorkerUrlOptions): Promise<void> {
+  const log = options.log ?? console.log;
+  const note = options.note ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const role = workerLoginRole(options.name);
+  const database = await openDatabase(databaseOptionsFrom(options.config));
+  try {
+    if (options.revoke) {
+      const { dropped, sessionsEnded } = await revokeWorkerLogin(database.sql, options.name);
+      note(!dropped ? `no database role ${role}: nothing to revoke` : `dropped database role ${role}: its URL no longer connects`);
+      if (!sessionsEnded) note(`this database role may not end ${role}'s open sessions: stop that worker, or end them as a superuser (pg_terminate_backend)`);
+      return;
+    }
+    const { password, created } = await issueWorkerLogin(database.sql, options.name);
+    const url = workerUrl(database.url, role, password, options.host);
+    if (options.output) writeFileAtomic(options.output, `${url}\n`, { mode: 0o600 });
+    else log(url);
+    const where = options.output ? `written to ${options.output} (mode 0600)` : "printed above";
+    note(`${created ? "created database role" : "new password for database role"} ${role}: the worker URL is ${where}; ` +
+      `give it to that machine only (DATABASE_URL=... compete --spsa)${created ? "" : "; its previous URL no longer connects"}`);
+    const reach = reachNote(database.embedded, new URL(url).hostname);
+    if (reach) note(reach);
+  } finally {
+    await database.close();
+  }
+}
+
+/** The owner's URL with the worker's login role and password, and the host workers reach. */
+export function workerUrl(ownerUrl: string, role: string, password: string, host: string | undefined): string {
+  const url = new URL(ownerUrl);
+  url.username = encodeURIComponent(role);
+  url.password = encodeURIComponent(password);
+  if (host !== undefined) url.hostname = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return url.href;
+}
+
+/**
+ * What the user must do so that workers reach the embedded server at `host`: it listens on
+ * 127.0.0.1 only until started with --listen (the seam for `spsa db start --listen ADDR`).
+ */
+function reachNote(embedded: boolean, host: string): string | undefined {
+  if (!embedded) return undefined;
+  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(host);
+  return loopback
+    ? "the URL reaches the embedded server from this machine only: for workers elsewhere, give --host ADDR and start the server with `spsa db start --listen ADDR`"
+    : `the embedded server listens on 127.0.0.1 only: run \`spsa db start --listen ${host}\` so that workers reach it at ${host}`;
 }

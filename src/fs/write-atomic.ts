@@ -15,7 +15,8 @@ export interface AtomicWriteOptions {
  */
 export function writeFileAtomic(path: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   replaceFile(path, options, (temp) => {
-    const fd = openSync(temp, "w");
+    // Created with its final mode when new (the umask may narrow it; fchmod below makes it exact).
+    const fd = openSync(temp, "w", options.mode ?? 0o666);
     try {
       const bytes = typeof content === "string" ? Buffer.from(content) : content;
       for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, heartbeat, reportBatch } from "../../src/db/batches.js";
+import { insertOptionRun } from "../../src/db/perturbations.js";
+import { issueWorkerLogin, revokeWorkerLogin } from "../../src/db/worker-role.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { DEFAULT_MAX_STEP } from "../../src/spsa/math.js";
 import { spsa } from "../support/cli.js";
@@ -85,6 +87,14 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     expect(run?.theta).toEqual({ X: 1 });
   });
 
+  it("reads what it plays with: iterations, binaries, option runs", async () => {
+    await database.sql`insert into spsa_binary (sha256, size, content) values ('readable', 1, '\\x01') on conflict do nothing`;
+    expect(await worker`select size from spsa_binary where sha256 = 'readable'`).toEqual([{ size: 1 }]);
+    const [iteration] = await worker<{ target: number }[]>`select target_games as target from spsa_iteration`;
+    expect(iteration?.target).toBe(8);
+    expect(await worker`select count(*)::int as n from spsa_option_run`).toEqual([{ n: 0 }]);
+  });
+
   it("cannot read a run's config (which may name a database URL)", async () => {
     await expect(worker`select config from spsa_run`).rejects.toMatchObject(DENIED);
     const [run] = await worker<{ name: string }[]>`select name, status, current_parameters from spsa_run`;
@@ -162,5 +172,44 @@ describe("spsa db worker-url: a worker machine's database role", () => {
   it("bounds option-mode θ steps by the default max_step of src/spsa/math.ts (spsa_record_option_result)", async () => {
     const [fn] = await database.sql<{ body: string }[]>`select prosrc as body from pg_proc where proname = 'spsa_record_option_result'`;
     expect(fn?.body).toContain(`(v_option.gains->>'maxStep')::float8, ${DEFAULT_MAX_STEP})`);
+  });
+});
+
+describe("the worker role in UCI-option mode", () => {
+  const database = useMigratedDatabase(2);
+  const machine = `u${randomBytes(4).toString("hex")}`;
+  let worker: postgres.Sql;
+  beforeAll(async () => {
+    const { role, password } = await issueWorkerLogin(database.sql, machine);
+    const url = new URL(database.url);
+    url.username = role;
+    url.password = password;
+    worker = postgres(url.href, { max: 1, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await worker?.end();
+    await revokeWorkerLogin(database.sql, machine);
+  });
+
+  it("moves θ only by its own reported batch, once, within the parameters' bounds and max_step", async () => {
+    const { run, iteration } = await seedIteration(database.sql, { runName: "opt", targetGames: 4 });
+    const parameters = { X: { min: 0, max: 10, step: 1, type: "int" as const, frozen: false, option: "X", optionScale: undefined } };
+    await insertOptionRun(database.sql, { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains: {} as never, gamesPerIteration: 4 });
+    const name = `${machine}-1`;
+    await claimWorkerName(worker, { name, sessionId: "s", host: "box", pid: 1, concurrency: 1 }, () => false);
+    const batch = await claimBatch(worker, name, 2, 600);
+    await worker`select spsa_record_draw(${batch!.batchId}, ${run.id}, 1, ${name}, 2, 1, 1, 0.5, '{"X": 1}', '{"X": 1}', '{"X": 2}', '{"X": 0}')`;
+    expect(await reportBatch(worker, { batchId: batch!.batchId, workerName: name, wins: 2, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 1], ...clean() })).toBe("accepted");
+    const apply = (applied: Record<string, number>, after: Record<string, number>, wins = 2) =>
+      worker`select spsa_record_option_result(${batch!.batchId}, ${run.id}, ${wins}, 0, 0, '[0,0,0,0,1]', 100, ${worker.json(applied)}, ${worker.json(after)})`;
+    await expect(apply({ X: 1 }, { X: 4 })).rejects.toMatchObject({ code: "22023", message: expect.stringContaining("parameter X") });
+    await expect(apply({ X: 1 }, { X: -1 })).rejects.toMatchObject({ code: "22023" });
+    await expect(apply({ X: 1 }, { X: 2, Y: 5 })).rejects.toMatchObject({ code: "22023", message: expect.stringContaining("parameter Y") });
+    await expect(apply({ X: 5 }, { X: 5 })).rejects.toMatchObject({ code: "22023", message: expect.stringContaining("θ of now") });
+    await expect(apply({ X: 1 }, { X: 2 }, 1)).rejects.toMatchObject(DENIED);
+    await apply({ X: 1 }, { X: 3 });
+    await expect(apply({ X: 3 }, { X: 4 })).rejects.toMatchObject(DENIED);
+    const [after] = await database.sql<{ theta: unknown }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`;
+    expect(after?.theta).toEqual({ X: 3 });
   });
 });

@@ -4,7 +4,7 @@ import { applyMigrations, openDatabase, redactUrl, resolveDatabaseUrl } from "..
 import { binaries, embeddedServer, embeddedState, ensureEmbeddedServer, stopEmbeddedServer, type EmbeddedServer } from "../db/embedded.js";
 import { databaseOverview } from "../db/overview.js";
 import { serverUser } from "../db/run-as.js";
-import { issueWorkerLogin, revokeWorkerLogin, workerLoginRole } from "../db/worker-role.js";
+import { inheritedFromPublic, issueWorkerLogin, revokeWorkerLogin, workerLoginRole } from "../db/worker-role.js";
 import { SpsaError } from "../errors.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
 import { databaseOptionsFrom } from "./database-options.js";
@@ -116,6 +116,7 @@ export async function dbWorkerUrl(options: WorkerUrlOptions): Promise<void> {
       return;
     }
     const { password, created } = await issueWorkerLogin(database.sql, options.name);
+    for (const extra of await inheritedFromPublic(database.sql, role)) note(`warning: ${role} can ${extra}`);
     const url = workerUrl(database.url, role, password, options.host);
     if (options.output) writeFileAtomic(options.output, `${url}\n`, { mode: 0o600 });
     else log(url);

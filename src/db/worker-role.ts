@@ -41,6 +41,19 @@ export async function canGrantWorkerPrivileges(sql: Sql): Promise<boolean> {
   return row?.can ?? false;
 }
 
+/**
+ * What the role may do beyond WORKER_PRIVILEGES because PUBLIC may: on PostgreSQL 14 and
+ * older, PUBLIC creates tables in schema public unless the owner revoked it.
+ */
+export async function inheritedFromPublic(sql: Sql, role: string): Promise<string[]> {
+  const [row] = await sql<{ schema: boolean; database: boolean }[]>`
+    select has_schema_privilege(${role}, 'public', 'CREATE') as schema, has_database_privilege(${role}, current_database(), 'CREATE') as database`;
+  return [
+    ...(row?.schema ? ["create tables in schema public (revoke with: revoke create on schema public from public)"] : []),
+    ...(row?.database ? ["create schemas (revoke with: revoke create on database <name> from public)"] : []),
+  ];
+}
+
 /** Gives spsa_workers exactly WORKER_PRIVILEGES (idempotent; one transaction, so a worker never sees a gap). */
 export async function grantWorkerPrivileges(sql: postgres.Sql): Promise<void> {
   await sql.begin(async (tx) => {

@@ -215,7 +215,11 @@ async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line:
   };
   const claim = await withRetry(log, options.signal, () =>
     claimWorkerName(database.sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs)),
-  );
+  ).catch((error: unknown) => {
+    // The name was registered by another database role (another worker machine's URL).
+    if ((error as { code?: string }).code === "42501") throw new InputError("--name", (error as Error).message);
+    throw error;
+  });
   if (claim.taken) {
     throw new InputError(
       "--name",

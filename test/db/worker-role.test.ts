@@ -9,7 +9,7 @@ import { insertOptionRun } from "../../src/db/perturbations.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/db/worker-role.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { DEFAULT_MAX_STEP } from "../../src/spsa/math.js";
-import { spsa } from "../support/cli.js";
+import { compete, spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
 
@@ -131,7 +131,11 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     const [row] = await database.sql<{ host: string; status: string }[]>`
       select w.host, b.status from spsa_worker w join spsa_batch b on b.worker_name = w.name where w.name = 'master-box'`;
     expect(row).toEqual({ host: "test", status: "claimed" });
-  });
+    // A real worker process given that name stops with one line, before any game.
+    const intruder = await compete(["--spsa", "-c", "1", "--name", "master-box", "--games", "2"], { env: { DATABASE_URL: firstUrl } });
+    expect(intruder.exitCode, intruder.all).toBe(2);
+    expect(intruder.stderr).toContain('--name: worker name "master-box" belongs to database role');
+  }, 60_000);
 
   it("claims and reports under its own name, once, never beyond its claim", async () => {
     const name = `${machine}-1`;

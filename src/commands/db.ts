@@ -1,7 +1,7 @@
-import { join } from "node:path";
+import { hostname } from "node:os";
 import { execa } from "execa";
-import { applyMigrations, openDatabase, redactUrl, resolveDatabaseUrl } from "../db/connection.js";
-import { binaries, embeddedServer, embeddedState, ensureEmbeddedServer, stopEmbeddedServer, type EmbeddedServer } from "../db/embedded.js";
+import { applyMigrations, libpqVariables, openDatabase, redactUrl, resolveDatabaseUrl, withoutPassword } from "../db/connection.js";
+import { binaries, embeddedPassFile, embeddedServer, embeddedState, ensureEmbeddedServer, setEmbeddedListen, embeddedEndpoint, stopEmbeddedServer, type EmbeddedServer } from "../db/embedded.js";
 import { databaseOverview } from "../db/overview.js";
 import { serverUser } from "../db/run-as.js";
 import { inheritedFromPublic, issueWorkerLogin, revokeWorkerLogin, workerLoginRole } from "../db/worker-role.js";
@@ -40,20 +40,26 @@ export async function dbStatus(options: DbCommandOptions = {}): Promise<void> {
 
 function describeDataDir(server: EmbeddedServer): string {
   if (!server.outsideHome) return server.dataDir;
-  return `${server.dataDir} (private to user "${serverUser()?.name ?? "?"}", who cannot reach ${join(server.home, "pg")}; ` +
-    `binaries in ${binaries(server).native})`;
+  return `${server.dataDir} (private to user "${serverUser()?.name ?? "?"}"; binaries in ${binaries(server).native})`;
 }
 
-/** `spsa db start`: starts the embedded server (and migrates it). */
-export async function dbStart(options: DbCommandOptions = {}): Promise<void> {
+/**
+ * `spsa db start`: starts the embedded server (and migrates it). `listen` (`--listen
+ * ADDR[:PORT]`) makes it accept TCP connections too, for workers on other machines;
+ * `false` (`--no-listen`) goes back to the socket only. Both are kept for later starts.
+ */
+export async function dbStart(options: DbCommandOptions & { listen?: string | false } = {}): Promise<void> {
   const log = options.log ?? console.log;
   if (usesExternal(options)) {
     log(`${externalNote}; nothing to start`);
     return;
   }
-  const url = await ensureEmbeddedServer(embeddedServer());
+  const server = embeddedServer();
+  if (options.listen !== undefined) await setEmbeddedListen(server, options.listen === false ? undefined : options.listen);
+  const url = await ensureEmbeddedServer(server);
   await applyMigrations(url);
-  log(`embedded Postgres running at ${redactUrl(url)}`);
+  const { listen, port } = embeddedEndpoint(server);
+  log(`embedded Postgres running at ${redactUrl(url)}${listen ? `, and on TCP ${listen} port ${port}` : ""}`);
 }
 
 /** `spsa db stop`: stops the embedded server; workers and masters using it will wait and reconnect. */
@@ -67,22 +73,46 @@ export async function dbStop(options: DbCommandOptions = {}): Promise<void> {
   log((await stopEmbeddedServer(server)) ? "embedded Postgres stopped" : `embedded Postgres was not running (${await embeddedState(server)})`);
 }
 
-/** `spsa db url`: the full URL (with password), for `psql "$(spsa db url)"` and for workers elsewhere. */
+/** `spsa db url`: the URL without its password (psql and other tools take it from `spsa db env`'s PGPASSFILE). */
 export async function dbUrl(options: DbCommandOptions = {}): Promise<void> {
   const log = options.log ?? console.log;
   const { url } = await resolveDatabaseUrl(databaseOptionsFrom(options.config));
-  log(url);
+  log(withoutPassword(url));
 }
 
-/** `spsa db psql [args…]`: opens psql on the configured database. */
+/**
+ * `spsa db env`: libpq's variables for the database, as `export` lines for `eval`, so that
+ * any Postgres tool finds it; the password is in a 0600 file (PGPASSFILE), never printed.
+ */
+export async function dbEnv(options: DbCommandOptions = {}): Promise<void> {
+  const log = options.log ?? console.log;
+  const { url, embedded } = await resolveDatabaseUrl(databaseOptionsFrom(options.config));
+  const variables = libpqVariables(url);
+  if (embedded) variables.PGPASSFILE = embeddedPassFile(embeddedServer());
+  for (const [key, value] of Object.entries(variables)) log(`export ${key}=${shellQuote(value)}`);
+}
+
+/** `spsa db psql [args…]`: opens psql on the configured database, the password in psql's environment only. */
 export async function dbPsql(options: DbCommandOptions & { args?: string[] } = {}): Promise<void> {
   const { url } = await resolveDatabaseUrl(databaseOptionsFrom(options.config));
   await applyMigrations(url);
-  const result = await execa("psql", [url, ...(options.args ?? [])], { stdio: "inherit", reject: false });
+  const password = decodeURIComponent(new URL(url).password);
+  // A process's environment is readable by its user only; its command line by everyone (ps).
+  const env = { ...cleanLibpqEnv(), ...(password === "" ? {} : { PGPASSWORD: password }) };
+  const result = await execa("psql", [withoutPassword(url), ...(options.args ?? [])], { stdio: "inherit", reject: false, env, extendEnv: false });
   if (result.failed && result.exitCode === undefined) {
     throw new SpsaError("psql is not installed: install the PostgreSQL client (apt-get install postgresql-client)");
   }
   process.exitCode = result.exitCode ?? 1;
+}
+
+/** Our environment without libpq's variables, so that psql sees only the ones we give it. */
+function cleanLibpqEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !entry[0].startsWith("PG") && entry[0] !== "DATABASE_URL"));
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 export interface WorkerUrlOptions extends DbCommandOptions {
@@ -117,36 +147,58 @@ export async function dbWorkerUrl(options: WorkerUrlOptions): Promise<void> {
     }
     const { password, created } = await issueWorkerLogin(database.sql, options.name);
     for (const extra of await inheritedFromPublic(database.sql, role)) note(`warning: ${role} can ${extra}`);
-    const url = workerUrl(database.url, role, password, options.host);
+    const reach = database.embedded ? embeddedReach(options.host) : externalReach(database.url, options.host);
+    const url = workerUrl(database.url, role, password, reach.tcp);
     if (options.output) writeFileAtomic(options.output, `${url}\n`, { mode: 0o600 });
     else log(url);
     const where = options.output ? `written to ${options.output} (mode 0600)` : "printed above";
     note(`${created ? "created database role" : "new password for database role"} ${role}: the worker URL is ${where}; ` +
       `give it to that machine only (DATABASE_URL=... compete --spsa)${created ? "" : "; its previous URL no longer connects"}`);
-    const reach = reachNote(database.embedded, new URL(url).hostname);
-    if (reach) note(reach);
+    if (reach.note) note(reach.note);
   } finally {
     await database.close();
   }
 }
 
-/** The owner's URL with the worker's login role and password, and the host workers reach. */
-export function workerUrl(ownerUrl: string, role: string, password: string, host: string | undefined): string {
+interface Reach {
+  /** The TCP host and port workers connect to; undefined: the owner's URL's. */
+  tcp: { host?: string; port?: number };
+  /** What the user must know or do so that workers get there. */
+  note?: string;
+}
+
+/** The owner's URL with the worker's login role and password, at the host and port workers reach. */
+export function workerUrl(ownerUrl: string, role: string, password: string, tcp: Reach["tcp"]): string {
   const url = new URL(ownerUrl);
   url.username = encodeURIComponent(role);
   url.password = encodeURIComponent(password);
-  if (host !== undefined) url.hostname = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  if (tcp.host !== undefined) {
+    url.hostname = tcp.host.includes(":") && !tcp.host.startsWith("[") ? `[${tcp.host}]` : tcp.host;
+    // A Unix socket folder (`?host=/…`) is this machine's: the worker connects over TCP.
+    url.searchParams.delete("host");
+  }
+  if (tcp.port !== undefined) url.port = String(tcp.port);
   return url.href;
 }
 
-/**
- * What the user must do so that workers reach the embedded server at `host`: it listens on
- * 127.0.0.1 only until started with --listen (the seam for `spsa db start --listen ADDR`).
- */
-function reachNote(embedded: boolean, host: string): string | undefined {
-  if (!embedded) return undefined;
-  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(host);
-  return loopback
-    ? "the URL reaches the embedded server from this machine only: for workers elsewhere, give --host ADDR and start the server with `spsa db start --listen ADDR`"
-    : `the embedded server listens on 127.0.0.1 only: run \`spsa db start --listen ${host}\` so that workers reach it at ${host}`;
+const ANY_ADDRESS = new Set(["0.0.0.0", "::", "*"]);
+
+/** The embedded server as workers reach it: over TCP (`spsa db start --listen`), at --host or the address it listens on. */
+function embeddedReach(host: string | undefined): Reach {
+  const { listen, port } = embeddedEndpoint(embeddedServer());
+  if (!listen) {
+    return {
+      tcp: { host: host ?? "localhost", port },
+      note: "the embedded server listens on its Unix socket only: run `spsa db start --listen ADDR` (an address of this machine that the workers reach) before they connect",
+    };
+  }
+  const specific = listen.split(",").map((address) => address.trim()).find((address) => !ANY_ADDRESS.has(address));
+  if (host !== undefined || specific !== undefined) return { tcp: { host: host ?? specific, port } };
+  return { tcp: { host: hostname(), port }, note: `the embedded server listens on every address (${listen}): the URL names this machine ${hostname()}; give --host ADDR for another name` };
+}
+
+/** A server of DATABASE_URL: its own host, or --host; a Unix socket URL reaches this machine only. */
+function externalReach(ownerUrl: string, host: string | undefined): Reach {
+  const socket = new URL(ownerUrl).searchParams.get("host")?.startsWith("/") ?? false;
+  return { tcp: { host }, note: socket && host === undefined ? "the URL names a Unix socket of this machine: give --host ADDR for workers elsewhere" : undefined };
 }

@@ -51,7 +51,9 @@ export class TableReader {
   number(key: string, rule: NumberRule = {}): number {
     const value = this.table[key] ?? rule.default;
     if (value === undefined) this.fail(key, "is required");
-    if (typeof value !== "number" || Number.isNaN(value)) this.fail(key, `must be a number, got ${show(value)}`);
+    if (typeof value !== "number") this.fail(key, `must be a number, got ${show(value)}`);
+    // TOML has inf and nan; no setting or parameter means them (a bound of inf made simulate print NaN).
+    if (!Number.isFinite(value)) this.fail(key, `must be a finite number, got ${Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf"}`);
     if (rule.integer && !Number.isInteger(value)) this.fail(key, `must be an integer, got ${value}`);
     if (rule.min !== undefined && value < rule.min) this.fail(key, `must be >= ${rule.min}, got ${value}`);
     if (rule.above !== undefined && value <= rule.above) this.fail(key, `must be > ${rule.above}, got ${value}`);

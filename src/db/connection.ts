@@ -48,8 +48,28 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   return { url, embedded, sql, close: () => sql.end({ timeout: 5 }) };
 }
 
-export function connect(url: string, max: number): postgres.Sql {
-  return postgres(url, { max, onnotice: () => {}, connect_timeout: 10 });
+/** A client of `max` connections. */
+export function connect(url: string, max: number, options: postgres.Options<Record<string, postgres.PostgresType>> = {}): postgres.Sql {
+  const [plain, socket] = socketAware(url);
+  return postgres(plain, { max, onnotice: () => {}, connect_timeout: 10, ...socket, ...options });
+}
+
+/**
+ * postgres.js takes a Unix socket folder only as its `host` option, and would send a `host`
+ * query parameter to the server as a setting; libpq (psql) reads `?host=/folder` in the URL,
+ * which is how the embedded server's URL names its socket. This moves it to the option.
+ */
+function socketAware(url: string): [string, { host?: string }] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [url, {}];
+  }
+  const host = parsed.searchParams.get("host");
+  if (!host?.startsWith("/")) return [url, {}];
+  parsed.searchParams.delete("host");
+  return [parsed.toString(), { host }];
 }
 
 /**
@@ -79,6 +99,30 @@ async function migrationsPending(sql: postgres.Sql): Promise<boolean> {
   if (!table?.exists) return true;
   const [last] = await sql<{ at: string | null }[]>`select max(created_at)::text as at from drizzle.__drizzle_migrations`;
   return Number(last?.at ?? 0) < newest;
+}
+
+/** The URL with no password at all: safe to print, and psql takes the password from its environment or PGPASSFILE. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return redactUrl(url);
+  }
+}
+
+/** libpq's variables for a URL (PGHOST, PGPORT, PGUSER, PGDATABASE, PGSSLMODE), without the password. */
+export function libpqVariables(url: string): Record<string, string> {
+  const parsed = new URL(url);
+  const entries: [string, string | null][] = [
+    ["PGHOST", parsed.searchParams.get("host") ?? parsed.hostname],
+    ["PGPORT", parsed.searchParams.get("port") ?? parsed.port],
+    ["PGUSER", decodeURIComponent(parsed.username)],
+    ["PGDATABASE", decodeURIComponent(parsed.pathname.slice(1))],
+    ["PGSSLMODE", parsed.searchParams.get("sslmode")],
+  ];
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => Boolean(entry[1])));
 }
 
 /** The URL with its password hidden, for messages and status output. */

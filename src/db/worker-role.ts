@@ -16,7 +16,7 @@ const LOGIN_PREFIX = "spsa_worker_";
  * Applied after every migration (grantWorkerPrivileges), after revoking all else, so this list
  * is the whole truth: a worker-written table or column added later is one line here, e.g.
  * `grant execute on function spsa_record_fault` for a SECURITY DEFINER function that writes it.
- * Writes go only through the functions of migrations/0010_worker_role.sql, which check in the
+ * Writes go only through the functions of migrations/0011_worker_role.sql, which check in the
  * database what a worker may write; reads are what a worker plays with.
  */
 const WORKER_PRIVILEGES = [

@@ -60,8 +60,7 @@ export function parseEpdBook(text: string, file: string): Opening[] {
       halfMoves = counters[1]!;
       fullMoves = counters[2]!;
     }
-    for (const [, opcode, operand] of rest.matchAll(/(\w+)\s+("[^"]*"|[^;]*);/g)) {
-      const value = operand!.trim().replace(/^"|"$/g, "");
+    for (const [opcode, value] of epdOperations(rest)) {
       if (opcode === "hmvc") halfMoves = value;
       else if (opcode === "fmvn") fullMoves = value;
       else if (opcode === "id") name = value;
@@ -71,6 +70,27 @@ export function parseEpdBook(text: string, file: string): Opening[] {
     openings.push(name === undefined ? { fen } : { fen, name });
   });
   return openings;
+}
+
+/**
+ * The `opcode operand;` operations of an EPD line's tail, operands unquoted. One pass over
+ * the text: a `;` inside quotes does not end an operation, text after the last `;` is not
+ * one. (A regex did this in time quadratic in the line: 80,000 words took minutes.)
+ */
+export function epdOperations(rest: string): [string, string][] {
+  const operations: [string, string][] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < rest.length; i++) {
+    const c = rest[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === ";" && !quoted) {
+      const operation = /^(\w+)\s+(.*)$/s.exec(rest.slice(start, i).trim());
+      if (operation) operations.push([operation[1]!, operation[2]!.trim().replace(/^"|"$/g, "")]);
+      start = i + 1;
+    }
+  }
+  return operations;
 }
 
 function checkPlayable(fen: string, where: string): void {
@@ -99,28 +119,56 @@ export function parsePgnBook(text: string, file: string, plies?: number): Openin
   });
 }
 
-/** Splits a PGN file into games, each with the line it starts on (1-based). */
+/**
+ * Splits a PGN file into games, each with the line it starts on (1-based), comments in the
+ * moves cut to `MAX_PGN_COMMENT` characters (nothing here reads them; chess.js's parser took
+ * 460 MB for one 20 MB comment).
+ */
 export function splitPgnGames(text: string): { text: string; line: number }[] {
   const games: { text: string; line: number }[] = [];
-  let current: string[] = [];
+  let tags: string[] = [];
+  let moves: string[] = [];
   let startLine = 0;
-  let inMoves = false;
   const flush = () => {
-    if (startLine !== 0) games.push({ text: current.join("\n"), line: startLine });
-    current = [];
+    if (startLine !== 0) games.push({ text: [...tags, boundComments(moves.join("\n"))].join("\n"), line: startLine });
+    tags = [];
+    moves = [];
     startLine = 0;
-    inMoves = false;
   };
   text.split("\n").forEach((line, index) => {
     const isTag = line.startsWith("[");
     const blank = line.trim() === "";
-    if (isTag && inMoves) flush();
+    if (isTag && moves.length > 0) flush();
     if (!blank && startLine === 0) startLine = index + 1;
-    if (!blank && !isTag) inMoves = true;
-    current.push(line);
+    if (moves.length > 0 || (!blank && !isTag)) moves.push(line);
+    else tags.push(line);
   });
   flush();
   return games;
+}
+
+/** Longest PGN comment kept; the rest of a longer one is dropped. */
+export const MAX_PGN_COMMENT = 4096;
+
+/** PGN move text with each `{…}` and `; …` comment cut to `MAX_PGN_COMMENT` characters, in one pass. */
+export function boundComments(moves: string): string {
+  const parts: string[] = [];
+  // The next `{` and `;` at or after i (-1: none left), searched again only once passed.
+  let brace = moves.indexOf("{");
+  let semicolon = moves.indexOf(";");
+  let i = 0;
+  for (;;) {
+    if (brace !== -1 && brace < i) brace = moves.indexOf("{", i);
+    if (semicolon !== -1 && semicolon < i) semicolon = moves.indexOf(";", i);
+    const open = brace === -1 ? semicolon : semicolon === -1 ? brace : Math.min(brace, semicolon);
+    if (open === -1) break;
+    const close = moves.indexOf(moves[open] === "{" ? "}" : "\n", open);
+    const end = close === -1 ? moves.length : close;
+    parts.push(moves.slice(i, Math.min(end, open + 1 + MAX_PGN_COMMENT)));
+    i = end;
+  }
+  parts.push(moves.slice(i));
+  return parts.join("");
 }
 
 /** Picks a random opening. */

@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, heartbeat, reportBatch } from "../../src/db/batches.js";
+import { connect } from "../../src/db/connection.js";
 import { insertOptionRun } from "../../src/db/perturbations.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/db/worker-role.js";
 import { claimWorkerName } from "../../src/db/workers.js";
@@ -33,7 +34,7 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     const first = await spsa(["db", "worker-url", "--name", machine, "--output", urlFile], { env: env() });
     expect(first.exitCode, first.all).toBe(0);
     firstUrl = readFileSync(urlFile, "utf8").trim();
-    worker = postgres(firstUrl, { max: 2, onnotice: () => {} });
+    worker = connect(firstUrl, 2);
     await seedIteration(database.sql, { runName: "guarded", targetGames: 8 });
   }, 60_000);
   afterAll(async () => {
@@ -163,12 +164,13 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     expect(url.hostname).toBe("10.1.2.3");
     expect(url.password).not.toBe(new URL(firstUrl).password);
     expect(second.stderr).not.toContain(url.password);
-    const stale = postgres(firstUrl, { max: 1, onnotice: () => {} });
+    const stale = connect(firstUrl, 1);
     await expect(stale`select 1`).rejects.toMatchObject({ code: "28P01" });
     await stale.end();
-    const local = new URL(url);
-    local.hostname = new URL(firstUrl).hostname;
-    const fresh = postgres(local.href, { max: 1, onnotice: () => {} });
+    // The same server through this machine's socket, with the new password.
+    const local = new URL(firstUrl);
+    local.password = url.password;
+    const fresh = connect(local.href, 1);
     expect(await fresh`select current_user as me`).toEqual([{ me: `spsa_worker_${machine}` }]);
     await fresh.end();
   });
@@ -188,7 +190,7 @@ describe("the worker role in UCI-option mode", () => {
     const url = new URL(database.url);
     url.username = role;
     url.password = password;
-    worker = postgres(url.href, { max: 1, onnotice: () => {} });
+    worker = connect(url.href, 1);
   });
   afterAll(async () => {
     await worker?.end();

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { defaultBookPath, loadBook, pickOpening, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
+import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook } from "../../src/play/book.js";
 import { Position } from "../../src/play/position.js";
 import { InputError } from "../../src/errors.js";
 
@@ -20,6 +21,21 @@ describe("opening books", () => {
     const book = loadBook(books("chess-compete-openings-50.epd"));
     expect(book).toHaveLength(50);
     expect(book[0]).toEqual({ fen: "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R b KQkq - 1 5", name: "Sicilian Open" });
+  });
+
+  it("reads EPD operations in one pass: a quoted ';' stays in its operand, text after the last ';' is none", () => {
+    expect(epdOperations('hmvc 3; id "a; b";  fmvn  7 ; c0 "x"; trailing words')).toEqual([["hmvc", "3"], ["id", "a; b"], ["fmvn", "7"], ["c0", "x"]]);
+    // 80,000 words and no ';' (minutes with the old regex, see bench/hostile-inputs.mjs): no operation, the counters default.
+    const line = `${START_FEN.split(" ").slice(0, 4).join(" ")} ${"word ".repeat(80_000)}\n`;
+    expect(parseEpdBook(line, "long.epd")).toEqual([{ fen: START_FEN }]);
+  });
+
+  it("cuts PGN comments to MAX_PGN_COMMENT characters, braces and ';' alike, and the game still reads", () => {
+    const long = "x".repeat(MAX_PGN_COMMENT + 10);
+    const cut = "x".repeat(MAX_PGN_COMMENT);
+    expect(boundComments(`1. e4 {${long}} e5 {short} 2. Nf3 ; ${long}\nNc6 {; not a line comment}`)).toBe(`1. e4 {${cut}} e5 {short} 2. Nf3 ; ${cut.slice(1)}\nNc6 {; not a line comment}`);
+    const file = write("long-comment.pgn", `[Event "{x"]\n[Result "*"]\n\n1. e4 {${long}} e5 2. Nf3 *\n`);
+    expect(loadBook(file)[0]!.fen).toBe("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
   });
 
   it("reads EPD with move counters (fastchess) and with neither (noob 3 moves)", () => {

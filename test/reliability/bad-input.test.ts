@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/db/connection.js";
 import { compete, ROOT, spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 
@@ -56,6 +56,8 @@ const CASES: Case[] = [
   configCase("config: unknown section", "[spssa]\n", /config\.toml: \[spssa\] \(line 1\): unknown key \(did you mean `spsa`\?\)/),
   configCase("config: unknown key", "[games]\nbatch_sise = 4\n", /\[games\]\.batch_sise \(line 2\): unknown key \(did you mean `batch_size`\?\)/),
   configCase("config: wrong type", "[spsa]\nalpha = \"fast\"\n", /\[spsa\]\.alpha \(line 2\): must be a number/),
+  configCase("config: c = inf", "[spsa]\nc = inf\n", /config\.toml: \[spsa\]\.c \(line 2\): must be a finite number, got inf/),
+  configCase("config: alpha = nan", "[spsa]\nalpha = nan\n", /config\.toml: \[spsa\]\.alpha \(line 2\): must be a finite number, got nan/),
   configCase("config: negative c", "[spsa]\nc = -0.5\n", /\[spsa\]\.c \(line 2\): must be > 0/),
   configCase("config: alpha above 1", "[spsa]\nalpha = 2\n", /\[spsa\]\.alpha \(line 2\): must be <= 1/),
   configCase("config: zero iterations", "[spsa]\nmax_iterations = 0\n", /\[spsa\]\.max_iterations \(line 2\): must be >= 1/),
@@ -75,6 +77,10 @@ const CASES: Case[] = [
   paramsCase("params: min > max", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 6\nmax = 1\nstep = 1\n", /params\.toml: \[LMR_MIN_DEPTH\]\.min \(line 3\): min \(6\) is greater than max \(1\)/),
   paramsCase("params: value out of bounds", "[LMR_MIN_DEPTH]\nvalue = 9\nmin = 1\nmax = 6\nstep = 1\n", /\[LMR_MIN_DEPTH\]\.value \(line 2\): 9 is outside \[1, 6\]/),
   paramsCase("params: zero step", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 0\n", /\[LMR_MIN_DEPTH\]\.step \(line 5\): must be > 0/),
+  paramsCase("params: min = -inf", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = -inf\nmax = 6\nstep = 1\n", /params\.toml: \[LMR_MIN_DEPTH\]\.min \(line 3\): must be a finite number, got -inf/),
+  paramsCase("params: max = inf", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = inf\nstep = 1\n", /params\.toml: \[LMR_MIN_DEPTH\]\.max \(line 4\): must be a finite number, got inf/),
+  paramsCase("params: step = inf", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = 6\nstep = +inf\n", /params\.toml: \[LMR_MIN_DEPTH\]\.step \(line 5\): must be a finite number, got inf/),
+  paramsCase("params: value = nan", "[LMR_MIN_DEPTH]\nvalue = nan\nmin = 1\nmax = 6\nstep = 1\n", /params\.toml: \[LMR_MIN_DEPTH\]\.value \(line 2\): must be a finite number, got nan/),
   paramsCase("params: unknown key", `${GOOD_PARAMS}vlaue = 2\n`, /\[LMR_MIN_DEPTH\]\.vlaue \(line 7\): unknown key \(did you mean `value`\?\)/),
   paramsCase("params: wrong type", "[LMR_MIN_DEPTH]\nvalue = [3]\nmin = 1\nmax = 6\nstep = 1\n", /\[LMR_MIN_DEPTH\]\.value \(line 2\): must be a number/),
   paramsCase("params: duplicate target", `${GOOD_PARAMS}[AGAIN]\nconstant = "LMR_MIN_DEPTH"\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\n`, /\[AGAIN\] \(line 7\): targets LMR_MIN_DEPTH, which parameter LMR_MIN_DEPTH already targets/),
@@ -154,7 +160,7 @@ describe("bad input", () => {
   beforeAll(async () => {
     database = await freshDatabase();
     await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    sql = connect(database.url, 1);
   });
   afterAll(async () => {
     await sql.end();

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, heartbeat, reportBatch } from "../../src/db/batches.js";
 import { connect } from "../../src/db/connection.js";
+import { embeddedEndpoint, embeddedServer } from "../../src/db/embedded.js";
 import { insertOptionRun } from "../../src/db/perturbations.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/db/worker-role.js";
 import { claimWorkerName } from "../../src/db/workers.js";
@@ -218,4 +219,35 @@ describe("the worker role in UCI-option mode", () => {
     const [after] = await database.sql<{ theta: unknown }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`;
     expect(after?.theta).toEqual({ X: 3 });
   });
+});
+
+describe("spsa db worker-url on the embedded server", () => {
+  const home = mkdtempSync(join(tmpdir(), "spsa-home-"));
+  const env = { SPSA_HOME: home, DATABASE_URL: "" };
+  afterAll(async () => {
+    await spsa(["db", "stop"], { env });
+    const server = embeddedServer(home);
+    if (server.outsideHome) rmSync(server.serverDir, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("says how to open TCP while the server is on its socket only, then names the address it listens on", async () => {
+    chmodSync(home, 0o755);
+    const before = await spsa(["db", "worker-url", "--name", "box1"], { env });
+    expect(before.exitCode, before.all).toBe(0);
+    expect(before.stderr).toContain("listens on its Unix socket only: run `spsa db start --listen ADDR`");
+    expect(new URL(before.stdout.trim()).searchParams.get("host")).toBeNull();
+
+    const start = await spsa(["db", "start", "--listen", "127.0.0.1"], { env });
+    expect(start.exitCode, start.all).toBe(0);
+    const after = await spsa(["db", "worker-url", "--name", "box1"], { env });
+    expect(after.exitCode, after.all).toBe(0);
+    expect(after.stderr).not.toContain("--listen");
+    const url = new URL(after.stdout.trim());
+    expect(url.hostname).toBe("127.0.0.1");
+    expect(Number(url.port)).toBe(embeddedEndpoint(embeddedServer(home)).port);
+    const sql = connect(url.href, 1);
+    expect(await sql`select current_user as me`).toEqual([{ me: "spsa_worker_box1" }]);
+    await sql.end();
+  }, 120_000);
 });

@@ -173,6 +173,13 @@ export function buildSpsaProgram(): Command {
       await initCommand(opts);
     });
 
+  program
+    .command("key")
+    .description("print the master's public key (made on first use); a worker on another machine pins it with --trust or [worker] trusted_keys")
+    .action(async () => {
+      (await import("../commands/key.js")).keyCommand({ config: config() });
+    });
+
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
   db.command("status")
     .description("start the database if needed and report it")

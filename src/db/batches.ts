@@ -21,10 +21,12 @@ export const WORK_CHANNEL = "spsa_work";
 /** A claimed batch: its games, and what the worker needs of its iteration. */
 export type ClaimedBatch = RowOf<
   typeof spsaIteration,
-  "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256" | "timelowMs" | "timehighMs"
+  | "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256"
+  | "plusEngineSignature" | "minusEngineSignature" | "timelowMs" | "timehighMs"
 > & {
   batchId: number;
   iterationId: number;
+  runId: number;
   runName: string;
   games: number;
   /** The iteration's `[time_control] nodes` or `depth` (its settings), or null: games are timed. */
@@ -91,14 +93,23 @@ export async function returnToPool(sql: Sql, which: postgres.PendingQuery<postgr
 /**
  * Claims up to `maxGames` games of the oldest open iteration, never beyond its target:
  * the iteration row is locked, the grant is least(maxGames, target - claimed), and a batch
- * row with a lease records it — all in one transaction.
+ * row with a lease records it — all in one transaction. Iterations in `skip` (whose
+ * binaries this worker refused) are passed over.
  */
-export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames: number, leaseSeconds: number, onClaim?: ClaimHook): Promise<ClaimedBatch | undefined> {
+export async function claimBatch(
+  sql: postgres.Sql,
+  workerName: string,
+  maxGames: number,
+  leaseSeconds: number,
+  onClaim?: ClaimHook,
+  skip: readonly number[] = [],
+): Promise<ClaimedBatch | undefined> {
   return sql.begin(async (tx) => {
     const [iteration] = await tx<{ id: number; remaining: number }[]>`
       select i.id, i.target_games - i.games_claimed as remaining
       from spsa_iteration i join spsa_run r on r.id = i.run_id
       where i.status <> 'complete' and i.games_claimed < i.target_games and r.status = 'active'
+        and i.id <> all(${skip as number[]}::int[])
       order by i.id
       limit 1
       for update of i`;
@@ -115,13 +126,29 @@ export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames
         returning id
       )
       select batch.id::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
-             r.name as "runName", ${games}::int as games,
+             g.run_id as "runId", r.name as "runName", ${games}::int as games,
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
+             g.plus_engine_signature as "plusEngineSignature", g.minus_engine_signature as "minusEngineSignature",
              g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs",
              g.settings->'moveLimit' as "moveLimit", (g.settings->>'referenceNps')::float8 as "referenceNps"
       from granted g, batch, spsa_run r where r.id = g.run_id`;
     return claimed && onClaim ? onClaim(tx, claimed, workerName) : claimed;
+  });
+}
+
+/**
+ * A worker refused the batch's binaries (unsigned, or not signed by a key it trusts): the
+ * batch returns to the pool at once and its iteration counts the refusal, in one
+ * transaction, so a retry after a lost answer counts nothing twice.
+ */
+export async function refuseBatch(sql: postgres.Sql, batchId: number, workerName: string): Promise<void> {
+  await sql.begin(async (tx) => {
+    const { batches } = await returnToPool(tx, tx`id = ${batchId} and worker_name = ${workerName}`);
+    if (batches > 0) {
+      await tx`update spsa_iteration set binaries_refused = binaries_refused + 1
+               where id = (select iteration_id from spsa_batch where id = ${batchId})`;
+    }
   });
 }
 

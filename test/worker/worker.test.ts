@@ -16,6 +16,7 @@ import { timeFactor } from "../../src/worker/time-factor.js";
 import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { seedIteration } from "../support/iterations.js";
+import { localTrust } from "../support/signing.js";
 import { buildMinnow } from "../support/minnow.js";
 import { waitFor } from "../support/processes.js";
 
@@ -66,6 +67,7 @@ describe("the worker loop", () => {
       leaseSeconds: 30,
       openings: [{ fen: START_FEN }],
       cacheDir: join(dir, "cache"),
+      trustedKeys: localTrust,
       pollIntervalMs: 50,
       // No work for this long ends the loop: how a test (or a script) stops a worker.
       idleExitMs: 1000,

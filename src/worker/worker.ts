@@ -103,9 +103,6 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   };
   const factorFor = timeScaler(options, session, log);
   const summary: WorkerSummary = { games: 0, batches: 0, refused: 0, binariesRefused: 0 };
-  // Iterations whose binaries this worker refused: not claimed again, as the refusal would repeat.
-  const refusedIterations: number[] = [];
-  let untrusted: UntrustedBinaryError | undefined;
   let pendingGames = 0;
   let claimedGames = 0;
   let idleSince = Date.now();
@@ -124,6 +121,20 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       .catch(() => {});
   }, heartbeatMs);
   const started = Date.now();
+  // Iterations whose binaries this worker refused: not claimed again, as the refusal would repeat.
+  const refusedIterations: number[] = [];
+  let untrusted: UntrustedBinaryError | undefined;
+  const refuse = async (batch: ClaimedBatch, error: UntrustedBinaryError) => {
+    refusedIterations.push(batch.iterationId);
+    summary.binariesRefused++;
+    // Not played: they do not count toward --games.
+    claimedGames -= batch.games;
+    // With no key at all the worker stops, and its error is the one line said.
+    if (error.noTrustedKey) untrusted = error;
+    else log(`worker ${name}: ${error.message}; batch ${batch.batchId} goes back to the pool`);
+    // If even the retries fail, the batch's lease expires and it returns to the pool uncounted.
+    await withRetry(log, options.signal, () => refuseBatch(database.sql, batch.batchId, name)).catch(() => {});
+  };
 
   const showStatus = (batch?: ClaimedBatch) => {
     const minutes = (Date.now() - started) / 60_000;
@@ -167,15 +178,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
             showStatus(batch);
           })
           .catch(async (error: unknown) => {
-            if (error instanceof UntrustedBinaryError && !failed) {
-              refusedIterations.push(batch.iterationId);
-              summary.binariesRefused++;
-              // With no key at all the worker stops, and its error is the one line said.
-              if (error.noTrustedKey) untrusted = error;
-              else log(`worker ${name}: ${error.message}; batch ${batch.batchId} goes back to the pool`);
-              await withRetry(log, options.signal, () => refuseBatch(database.sql, batch.batchId, name)).catch(() => {});
-              return;
-            }
+            if (error instanceof UntrustedBinaryError && !failed) return refuse(batch, error);
             // Its lease is no longer extended, so the batch returns to the pool for another try.
             if (!failed) log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
           })

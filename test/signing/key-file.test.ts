@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
 import { parsePublicKey, signedMessage, signerFor, verifyBinary, type BinarySubject } from "../../src/signing/binary-signature.js";
 import { loadOrCreateSigningKey, publicKeyPath } from "../../src/signing/key-file.js";
 
@@ -64,5 +65,20 @@ describe("the master's key file", () => {
     loadOrCreateSigningKey(path);
     chmodSync(path, 0o644);
     expect(() => loadOrCreateSigningKey(path)).toThrow(`${path}: the signing key is readable by other users (mode 644)`);
+  });
+});
+
+describe("config.toml keys of signing", () => {
+  const dir = mkdtempSync(join(tmpdir(), "spsa-key-config-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("[master] signing_key is relative to the file; [worker] trusted_keys are checked at load, naming file and line", () => {
+    const good = loadOrCreateSigningKey(join(dir, "k")).publicKey;
+    const file = join(dir, "config.toml");
+    writeFileSync(file, `[master]\nsigning_key = "keys/master"\n\n[worker]\ntrusted_keys = ["${good}"]\n`);
+    expect(loadConfig(file).master.signingKey).toBe(join(dir, "keys", "master"));
+    expect(loadConfig(file).worker.trustedKeys).toEqual([good]);
+    writeFileSync(file, `[worker]\ntrusted_keys = ["${good}", "ed25519:nope"]\n`);
+    expect(() => loadConfig(file)).toThrow(/config\.toml: \[worker\]\.trusted_keys \(line 2\): "ed25519:nope" is not a public key/);
   });
 });

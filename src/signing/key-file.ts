@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
-import { closeSync, constants, existsSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { embeddedServer } from "../db/embedded.js";
 import { InputError } from "../errors.js";
@@ -26,6 +26,7 @@ export function publicKeyPath(signingKeyPath: string): string {
 
 /** The master's key, created on first use; its public file is (re)written from it. */
 export function loadOrCreateSigningKey(path: string): SigningKey {
+  checkKeyFolder(path);
   const privateKey = createPrivateKey(readPrivateKey(path) ?? createKeyFile(path));
   if (privateKey.asymmetricKeyType !== "ed25519") throw new InputError(path, `holds a ${privateKey.asymmetricKeyType} key; the signing key must be Ed25519 (remove the file to have a new one made)`);
   const publicKey = formatPublicKey(createPublicKey(privateKey));
@@ -39,6 +40,23 @@ export function readLocalPublicKey(signingKeyPath: string): KeyObject | undefine
   const file = publicKeyPath(signingKeyPath);
   if (!existsSync(file)) return undefined;
   return parsePublicKey(readFileSync(file, "utf8"), file);
+}
+
+/**
+ * The key's folder, made 0700 if missing, must be ours and writable by no one else: in a
+ * folder another user can write, they could swap the files (or plant links) beside the key.
+ */
+function checkKeyFolder(path: string): void {
+  const folder = dirname(path);
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new InputError(path, `cannot make the signing key's folder: ${(error as Error).message}`);
+  }
+  const stat = lstatSync(folder);
+  if (!stat.isDirectory()) throw new InputError(path, `${folder} is not a folder`);
+  if (process.getuid && stat.uid !== process.getuid()) throw new InputError(path, `the signing key's folder ${folder} belongs to another user (uid ${stat.uid})`);
+  if ((stat.mode & 0o022) !== 0) throw new InputError(path, `the signing key's folder ${folder} is writable by other users (mode ${(stat.mode & 0o777).toString(8)}); use a private folder (0700)`);
 }
 
 /** The private key's PEM, or undefined if there is no file; a file others can read, or not ours, is refused. */
@@ -66,7 +84,6 @@ function readPrivateKey(path: string): string | undefined {
  * processes making the key at once agree on the first one, and no reader sees half a file.
  */
 function createKeyFile(path: string): string {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const pem = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" });
   const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);

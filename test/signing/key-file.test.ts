@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -58,6 +58,14 @@ describe("the master's key file", () => {
     writeFileSync(publicKeyPath(path), "ed25519:tampered\n");
     expect(loadOrCreateSigningKey(path).publicKey).toBe(key.publicKey);
     expect(readFileSync(publicKeyPath(path), "utf8")).toBe(`${key.publicKey}\n`);
+  });
+
+  it("a key folder other users can write is refused with one line, before any file is made in it", () => {
+    const folder = join(dir, "shared");
+    mkdirSync(folder);
+    chmodSync(folder, 0o777);
+    expect(() => loadOrCreateSigningKey(join(folder, "signing-key"))).toThrow(`the signing key's folder ${folder} is writable by other users (mode 777)`);
+    expect(readdirSync(folder)).toEqual([]);
   });
 
   it("a key file other users can read is refused with one line", () => {

@@ -1,6 +1,6 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { request, type IncomingMessage } from "node:http";
-import { connect as netConnect, createServer, type Server, type Socket } from "node:net";
+import { connect as netConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
@@ -13,6 +13,7 @@ import { applyMigrations } from "../../src/db/connection.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { DEFAULT_MAX_CLIENTS } from "../../src/dashboard/events.js";
 import { ROOT, SPSA_BIN, spsa } from "../support/cli.js";
+import { startCutProxy } from "../support/cut-proxy.js";
 import { freshDatabase } from "../support/database.js";
 
 const TOKEN = "secret-dashboard-token-7d1e";
@@ -268,37 +269,17 @@ describe("spsa dashboard under attack", () => {
     }
   });
 
-  it("backs off while the database is gone: a few attempts in 6 s, not thousands, and reconnects once it is back", async () => {
-    // A proxy in front of the database: cut, it accepts and closes each connection (as a stand-in on the port would) and counts them.
-    const target = new URL(database.url);
-    let cut = false;
-    let attempts = 0;
-    const open = new Set<Socket>();
-    const proxy: Server = createServer((client) => {
-      attempts++;
-      if (cut) return void client.destroy();
-      const upstream = netConnect(Number(target.port), target.hostname);
-      for (const socket of [client, upstream]) {
-        open.add(socket);
-        socket.on("error", () => {});
-        socket.on("close", () => open.delete(socket));
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const viaProxy = new URL(database.url);
-    viaProxy.port = String((proxy.address() as { port: number }).port);
-    const dashboard = await startDashboard([], { DATABASE_URL: viaProxy.toString() });
+  it("backs off while the database is gone: a few attempts in 6 s, and reconnects once it is back", async () => {
+    const proxy = await startCutProxy(database.url);
+    const dashboard = await startDashboard([], { DATABASE_URL: proxy.url });
     try {
       const reader = await openStream(dashboard.port);
-      cut = true;
-      for (const socket of open) socket.destroy();
-      attempts = 0;
+      proxy.cut();
       await new Promise((resolve) => setTimeout(resolve, 6000));
-      const whileCut = attempts;
-      // 250 ms doubling, jittered: at most some 6 in 6 s (postgres.js alone made about 2,000 in 10 s).
+      const whileCut = proxy.attempts();
+      // 250 ms doubling, jittered: some 5 in 6 s (postgres.js alone retries a LISTEN at once: test/db/reconnect-backoff.test.ts).
       expect(whileCut).toBeLessThan(20);
-      cut = false;
+      proxy.restore();
       // Back: the LISTEN is made again (within the capped backoff) and events flow.
       await expect.poll(async () => {
         await sql`select pg_notify(${PROGRESS_CHANNEL}, 'back')`;
@@ -308,7 +289,6 @@ describe("spsa dashboard under attack", () => {
       reader.close();
     } finally {
       await stop(dashboard.child);
-      for (const socket of open) socket.destroy();
       proxy.close();
     }
   });

@@ -8,7 +8,7 @@
 // Also, with --previous, the defaults before this table (a 1, c 1, elo_cap 100, run with
 // today's math), and with --no-anchors, without the anchors. --variants adds the default
 // gains with other [spsa] settings, one variant per `;`-separated list of key=value (keys as
-// in config.toml: schedule, momentum, average_tail, A, c_end, r_end), e.g. the README's comparison:
+// in config.toml: schedule, momentum, average_tail, A, c_end, r_end), e.g. the comparison in docs/choosing-gains.md:
 //   node bench/simulate-defaults.mjs --no-anchors --variants "average_tail=0.25;average_tail=0.5;momentum=0.5;schedule=self-correcting"
 //   node bench/simulate-defaults.mjs [--seeds 16] [--candidates 1.5:0.002,2:0.0015] [--previous] [--draw-rate 0.4]
 import { parseArgs } from "node:util";

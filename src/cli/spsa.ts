@@ -178,17 +178,24 @@ export function buildSpsaProgram(): Command {
     .description("start the database if needed and report it")
     .action(async () => (await import("../commands/db.js")).dbStatus({ config: config() }));
   db.command("start")
-    .description("start the embedded Postgres (it keeps running between commands)")
-    .action(async () => (await import("../commands/db.js")).dbStart({ config: config() }));
+    .description("start the embedded Postgres (it keeps running between commands); it listens on a Unix socket only unless --listen")
+    .option("--listen <addr[:port]>", "also accept TCP connections there, e.g. 0.0.0.0:5433 for workers on other machines (kept for later starts)")
+    .option("--no-listen", "back to the Unix socket only")
+    .action(async (opts: { listen?: string | false }) => (await import("../commands/db.js")).dbStart({ config: config(), ...opts }));
   db.command("stop")
     .description("stop the embedded Postgres")
     .action(async () => (await import("../commands/db.js")).dbStop({ config: config() }));
   db.command("url")
-    .description('print the database URL, e.g. psql "$(spsa db url)"')
+    .description("print the database URL without its password (for psql use `spsa db psql` or `spsa db env`)")
     .action(async () => (await import("../commands/db.js")).dbUrl({ config: config() }));
+  db.command("env")
+    .description('print PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSFILE for other Postgres tools: eval "$(spsa db env)"')
+    .action(async () => (await import("../commands/db.js")).dbEnv({ config: config() }));
   db.command("psql")
-    .description("open psql on the database; extra arguments go to psql")
-    .argument("[args...]", "arguments for psql, e.g. -- -c 'select * from spsa_progress'")
+    .description("open psql on the database (the password never on its command line); other arguments go to psql")
+    .argument("[args...]", "arguments for psql, e.g. -c 'select * from spsa_progress'")
+    .allowUnknownOption()
+    .helpOption(false)
     .action(async (args: string[]) => (await import("../commands/db.js")).dbPsql({ config: config(), args }));
   return program;
 }

@@ -40,7 +40,7 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
     const run = await requireRun(database.sql, options.name);
     if (forConstants && options.constants !== undefined) {
       const { file, text } = constantsWithTheta(forConstants.config.build, forConstants.params, run.currentParameters);
-      writeFileAtomic(options.constants, text);
+      writeFileAtomic(options.constants, text, { mode: 0o644 });
       log(`${options.constants}: ${file} with the θ of run "${run.name}" (${forConstants.params.length} parameters, ints rounded as built)`);
     } else if (format === "csv") {
       const [latest] = await recentIterations(database.sql, run.id, 1);

@@ -38,7 +38,7 @@ function fromConstants(file: string): Proposal {
   const header = [
     `Starting parameters for the SPSA tuner, written by spsa init from ${file}.`,
     "Every number literal of the file is here: delete what should not be tuned, and set each min, max and step",
-    "to a range you believe in (the proposals only follow the value). Keys are explained in the README (params.toml).",
+    "to a range you believe in (the proposals only follow the value). Keys are explained in docs/configuration.md (params.toml).",
   ];
   return { entries, skipped, header, skippedTitle: "Skipped: not a number literal the tuner can rewrite." };
 }

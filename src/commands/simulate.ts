@@ -80,7 +80,7 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
     out(distanceTable(yours));
   }
   if (options.svg) {
-    writeFileAtomic(options.svg, svgChart(summaries, `Elo left, ${params.length} parameters of ${paramsFile}, ${seeds} seeds`));
+    writeFileAtomic(options.svg, svgChart(summaries, `Elo left, ${params.length} parameters of ${paramsFile}, ${seeds} seeds`), { mode: 0o644 });
     out(`\nchart written to ${options.svg}`);
   }
   return { games: iterations * perIteration, iterations, summaries };

@@ -49,7 +49,7 @@ export async function texelDataCommand(options: TexelDataCommandOptions): Promis
   const unique = deduplicate(all);
   const kept = engine === undefined ? unique : await quietPositions(engine, unique, options.processes);
   shuffle(kept, seededRng(options.seed ?? "texel-data"));
-  writeFileAtomic(options.out, formatPositions(kept));
+  writeFileAtomic(options.out, formatPositions(kept), { mode: 0o644 });
   log(`${options.out}: ${kept.length} positions from ${games} games (${all.length} after skipping ${skipPlies} plies and checks, ${unique.length} unique${engine === undefined ? "" : `, ${kept.length} quiet`})`);
   return { games, extracted: all.length, unique: unique.length, written: kept.length };
 }

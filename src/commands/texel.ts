@@ -80,7 +80,7 @@ export async function texelCommand(options: TexelCommandOptions): Promise<TexelT
   }
   if (!options.dryRun) {
     const changed = Object.fromEntries(tuned.map((p) => [p.name, result.values[p.name]!]));
-    writeFileAtomic(paramsFile, updateParamValues(readInputFile(paramsFile, "params file"), changed, paramsFile));
+    writeFileAtomic(paramsFile, updateParamValues(readInputFile(paramsFile, "params file"), changed, paramsFile), { mode: 0o644 });
   }
   const database = await openDatabase({ configUrl: config.database.url });
   try {

@@ -106,7 +106,7 @@ export const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_OUTSIDE_DELAY_POLICY = "replay";
 export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_POLICY, DEFAULT_MAX_REPLAYS);
 
-/** Chosen with `spsa simulate` over the family of src/simulate/family.ts (README: "Choosing the gains"). */
+/** Chosen with `spsa simulate` over the family of src/simulate/family.ts (docs/choosing-gains.md). */
 export const DEFAULT_C_END = 1.5;
 export const DEFAULT_R_END = 0.002;
 

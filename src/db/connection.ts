@@ -45,14 +45,34 @@ export async function resolveDatabaseUrl(options: DatabaseOptions): Promise<{ ur
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const { url, embedded } = await resolveDatabaseUrl(options);
   await applyMigrations(url);
-  const sql = connect(url, options.max ?? 4, options.socket);
+  const sql = connect(url, options.max ?? 4, {}, options.socket);
   return { url, embedded, sql, close: () => sql.end({ timeout: 5 }) };
 }
 
-export function connect(url: string, max: number, socket?: SocketFactory): postgres.Sql {
-  const options: postgres.Options<Record<string, postgres.PostgresType>> = { max, onnotice: () => {}, connect_timeout: 10 };
+/** A client of `max` connections; `socket` as in DatabaseOptions. */
+export function connect(url: string, max: number, options: postgres.Options<Record<string, postgres.PostgresType>> = {}, socket?: SocketFactory): postgres.Sql {
+  const [plain, folder] = socketAware(url);
+  const all = { max, onnotice: () => {}, connect_timeout: 10, ...folder, ...options };
   // postgres.js takes a socket factory; its types do not list the option.
-  return postgres(url, socket === undefined ? options : Object.assign(options, { socket }));
+  return postgres(plain, socket === undefined ? all : Object.assign(all, { socket }));
+}
+
+/**
+ * postgres.js takes a Unix socket folder only as its `host` option, and would send a `host`
+ * query parameter to the server as a setting; libpq (psql) reads `?host=/folder` in the URL,
+ * which is how the embedded server's URL names its socket. This moves it to the option.
+ */
+function socketAware(url: string): [string, { host?: string }] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [url, {}];
+  }
+  const host = parsed.searchParams.get("host");
+  if (!host?.startsWith("/")) return [url, {}];
+  parsed.searchParams.delete("host");
+  return [parsed.toString(), { host }];
 }
 
 /**
@@ -70,6 +90,30 @@ export async function applyMigrations(url: string): Promise<void> {
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/** The URL with no password at all: safe to print, and psql takes the password from its environment or PGPASSFILE. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return redactUrl(url);
+  }
+}
+
+/** libpq's variables for a URL (PGHOST, PGPORT, PGUSER, PGDATABASE, PGSSLMODE), without the password. */
+export function libpqVariables(url: string): Record<string, string> {
+  const parsed = new URL(url);
+  const entries: [string, string | null][] = [
+    ["PGHOST", parsed.searchParams.get("host") ?? parsed.hostname],
+    ["PGPORT", parsed.searchParams.get("port") ?? parsed.port],
+    ["PGUSER", decodeURIComponent(parsed.username)],
+    ["PGDATABASE", decodeURIComponent(parsed.pathname.slice(1))],
+    ["PGSSLMODE", parsed.searchParams.get("sslmode")],
+  ];
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => Boolean(entry[1])));
 }
 
 /** The URL with its password hidden, for messages and status output. */

@@ -1,4 +1,5 @@
-import { cpSync, existsSync, lchownSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { DatabaseError } from "../errors.js";
@@ -41,35 +42,27 @@ export function findPostgresBinaries(user?: ServiceUser, copyParent?: string): P
 
 /**
  * Copies the server's parts of native/ to `copyParent/native-<version>`, owned by `user`.
- * The copy is made under a temporary name and renamed, so a copy cut short by a kill is
- * never used; symlinks are copied as links (and recreated from the package's list).
+ * `copyParent` is the server's user's folder, so root writes nothing in it: root packs the
+ * files (tar to a pipe) and the server's user unpacks them under a temporary name and renames
+ * it, so a copy cut short by a kill is never used. Symlinks are copied as links (the package's
+ * were repaired before).
  */
 function copyNative(native: string, packageDir: string, copyParent: string, user: ServiceUser): string {
   const { version } = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string };
   const target = join(copyParent, `native-${version}`);
   if (existsSync(target)) return target;
-  const temp = `${target}.tmp-${process.pid}`;
-  rmSync(temp, { recursive: true, force: true });
-  for (const part of NATIVE_PARTS) {
-    if (existsSync(join(native, part))) cpSync(join(native, part), join(temp, part), { recursive: true, verbatimSymlinks: true });
-  }
-  repairSymlinks(temp);
-  chownTree(temp, user);
-  try {
-    renameSync(temp, target);
-  } catch (error) {
-    // Another process finished its copy first: use that one.
-    rmSync(temp, { recursive: true, force: true });
-    if (!existsSync(target)) throw error;
-  }
+  const parts = NATIVE_PARTS.filter((part) => existsSync(join(native, part)));
+  const archive = execFileSync("tar", ["-c", "-C", native, "-f", "-", ...parts], { maxBuffer: 1 << 30 });
+  // Another process may finish its copy first: then its copy is used and ours removed.
+  const unpack = 'rm -rf "$1" && mkdir -m 700 "$1" && tar -x -C "$1" -f - && { mv -T "$1" "$2" || { rm -rf "$1"; test -d "$2"; }; }';
+  execFileSync("sh", ["-c", unpack, "sh", `${target}.tmp-${process.pid}`, target], {
+    input: archive,
+    stdio: ["pipe", "ignore", "pipe"],
+    uid: user.uid,
+    gid: user.gid,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  });
   return target;
-}
-
-function chownTree(path: string, user: ServiceUser): void {
-  lchownSync(path, user.uid, user.gid);
-  for (const entry of readdirSync(path, { withFileTypes: true, recursive: true })) {
-    lchownSync(join(entry.parentPath, entry.name), user.uid, user.gid);
-  }
 }
 
 /** Recreates the library symlinks listed in `native/pg-symlinks.json` that are missing. */

@@ -25,11 +25,30 @@ export async function openRun(sql: postgres.Sql, options: { name: string; fresh:
     const seed = options.seed ?? randomBytes(8).toString("hex");
     const [run] = await tx<RunRow[]>`
       insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
-      values (${options.name}, ${seed}, ${tx.json(JSON.parse(JSON.stringify(options.config)))}, ${tx.json(options.values)}, ${tx.json(options.values)})
+      values (${options.name}, ${seed}, ${tx.json(storedRunConfig(options.config))}, ${tx.json(options.values)}, ${tx.json(options.values)})
       returning ${selectColumns(tx, spsaRun, RUN_KEYS)}`;
     if (!run) throw new Error("insert into spsa_run returned nothing");
     return { run, created: true };
   });
+}
+
+/** Keys that may hold a credential, at any depth: a URL (user:password@), a password, a token, a key. */
+const SECRET_KEY = /url$|pass(word|wd|phrase)?$|secret|token|credential|private_?key/i;
+
+/**
+ * The config as spsa_run stores it (the dashboard serves it): without [database] (its url may
+ * carry a password) and without any other key that looks like it holds a secret. The
+ * migration 0010 scrubbed rows stored before, with the same rules for [database].
+ */
+export function storedRunConfig(config: TuningConfig): postgres.JSONValue {
+  const { database: _database, ...rest } = config;
+  return withoutSecrets(JSON.parse(JSON.stringify(rest))) as postgres.JSONValue;
+}
+
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !SECRET_KEY.test(key)).map(([key, inner]) => [key, withoutSecrets(inner)]));
 }
 
 export async function markRunComplete(sql: Sql, runId: number): Promise<void> {

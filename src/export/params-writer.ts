@@ -62,6 +62,6 @@ export function formatParamsToml(header: readonly string[], entries: readonly Pa
 export function writeParamsFile(file: string, text: string, force: boolean): Param[] {
   if (!force && existsSync(file)) throw new InputError(file, "already exists; choose another --out or pass --force to replace it");
   const params = parseParams({ file, text, data: parseToml(file, text) });
-  writeFileAtomic(file, text);
+  writeFileAtomic(file, text, { mode: 0o644 });
   return params;
 }

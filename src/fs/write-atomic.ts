@@ -1,10 +1,13 @@
-import { closeSync, copyFileSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, fchmodSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
 export interface AtomicWriteOptions {
-  /** The file's permissions, exactly (the umask does not apply). Default: as the umask gives. */
+  /** The file's permissions, exactly (the umask does not apply). Default 0600: say 0644 for a file others may read. */
   mode?: number;
 }
+
+const DEFAULT_MODE = 0o600;
 
 /**
  * Writes a file so that no reader, crash or power cut ever sees it half-written: the content
@@ -12,38 +15,49 @@ export interface AtomicWriteOptions {
  * target; the folder is flushed too, so the rename itself survives a power cut. A file in use
  * (a running engine binary) is replaced, never overwritten. On failure the temp file is removed
  * and the target keeps its old content.
+ *
+ * The temp file is created with O_EXCL|O_NOFOLLOW and its final mode, so nobody else ever
+ * opens it (no window between create and chmod) and a planted name or symlink is never
+ * followed.
  */
 export function writeFileAtomic(path: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): void {
-  replaceFile(path, options, (temp) => {
-    const fd = openSync(temp, "w");
-    try {
-      const bytes = typeof content === "string" ? Buffer.from(content) : content;
-      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
-    } finally {
-      closeSync(fd);
-    }
-  });
+  const bytes = typeof content === "string" ? Buffer.from(content) : content;
+  replaceFile(path, options, (fd) => writeAll(fd, bytes, bytes.length));
 }
 
 /** Copies `source` to `dest` with the guarantees of writeFileAtomic. */
 export function copyFileAtomic(source: string, dest: string, options: AtomicWriteOptions = {}): void {
-  replaceFile(dest, options, (temp) => copyFileSync(source, temp));
+  const input = openSync(source, "r");
+  try {
+    replaceFile(dest, options, (fd) => {
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      for (let read; (read = readSync(input, chunk, 0, chunk.length, null)) > 0; ) writeAll(fd, chunk, read);
+    });
+  } finally {
+    closeSync(input);
+  }
 }
 
-function replaceFile(path: string, options: AtomicWriteOptions, fill: (temp: string) => void): void {
-  // Unique per process; a write is synchronous, so one process never has two under way.
-  const temp = `${path}.${process.pid}.tmp`;
+function writeAll(fd: number, bytes: Uint8Array, length: number): void {
+  for (let written = 0; written < length; ) written += writeSync(fd, bytes, written, length - written);
+}
+
+function replaceFile(path: string, options: AtomicWriteOptions, fill: (fd: number) => void): void {
+  const mode = options.mode ?? DEFAULT_MODE;
+  // Random, so a temp file left by a killed writer (or planted by someone else) never blocks O_EXCL.
+  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  let open = true;
   try {
-    fill(temp);
-    const fd = openSync(temp, "r+");
-    try {
-      if (options.mode !== undefined) fchmodSync(fd, options.mode);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    // The umask can only have narrowed the mode at creation; this sets it exactly (widening only).
+    fchmodSync(fd, mode);
+    fill(fd);
+    fsyncSync(fd);
+    open = false;
+    closeSync(fd);
     renameSync(temp, path);
   } catch (error) {
+    if (open) closeSync(fd);
     rmSync(temp, { force: true });
     throw error;
   }

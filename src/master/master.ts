@@ -256,7 +256,7 @@ export function syncParamsFile(paramsFile: string, values: Values, log: (line: s
   const text = readFileSync(paramsFile, "utf8");
   const updated = updateParamValues(text, values, paramsFile);
   if (updated === text) return;
-  writeFileAtomic(paramsFile, updated);
+  writeFileAtomic(paramsFile, updated, { mode: 0o644 });
   log(`${paramsFile} updated from the database`);
 }
 

@@ -22,6 +22,14 @@ export interface OutputSink {
 /** One read buffer for every engine: each chunk is decoded before its callback returns. */
 const readBuffer = Buffer.allocUnsafe(64 * 1024);
 
+/** Variables an engine never gets: the database's (libpq's PG*, DATABASE_URL), this tool's, and anything named like a secret. */
+const WITHHELD = /^(DATABASE_URL$|PG|SPSA_)|TOKEN|PASSW|SECRET|CREDENTIAL/i;
+
+/** The environment an engine runs with: ours without what could reach the database or another secret (an engine is someone else's code). */
+export function engineEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && !WITHHELD.test(entry[0])));
+}
+
 /**
  * Spawns an engine with its stdout on a FIFO that is read through a socket with `onread`.
  * A child's own stdout stream would do, but it cannot stop reading (pausing it only stops
@@ -42,7 +50,7 @@ export async function spawnEngine(path: string, args: readonly string[], sink: O
     try {
       const writeFd = openSync(fifo, constants.O_WRONLY);
       try {
-        child = spawn(path, args, { stdio: ["pipe", writeFd, "ignore"] });
+        child = spawn(path, args, { stdio: ["pipe", writeFd, "ignore"], env: engineEnvironment(process.env) });
       } finally {
         closeSync(writeFd); // the child has its own copy: EOF comes when it exits
       }

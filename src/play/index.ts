@@ -1,4 +1,4 @@
-/** The built-in UCI game runner: engines, games, openings, match statistics. See README.md. */
+/** The built-in UCI game runner: engines, games, openings, match statistics. See docs/match-mode.md. */
 export { createRunner, pairResult, viewOf } from "./runner.js";
 export type { GameJob, OutsideDelayPolicy, PairJob, PairResult, Runner, RunnerOptions, SideView } from "./runner.js";
 export type { ForfeitCause } from "./forfeit-cause.js";

@@ -12,7 +12,7 @@ export interface OptionTarget {
 
 /**
  * The UCI option of each parameter: its `option` key, or the name minnow derives from the
- * constant (README "Option names"): `NAME`, `NAME_<i>` for an array element, `NAME_MG` /
+ * constant (engines/minnow/README.md, "Option names"): `NAME`, `NAME_<i>` for an array element, `NAME_MG` /
  * `NAME_EG` for a tuple's two members, and `_X100` (value × 100) for a float. The
  * constants file tells an array from a tuple; a parameter it cannot place needs `option`.
  */

@@ -2,29 +2,37 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
-import { applyMigrations } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/db/connection.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { ROOT, SPSA_BIN } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
+import { startMaster, startWorker } from "../support/processes.js";
+import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
 import type { Pentanomial } from "../../src/play/stats.js";
 
 const TOKEN = "test-token-4f1c";
 const COMPLETED = 12;
+/** The real run's iterations: minnow's games at a node limit, so θ moves the same way every time. */
+const REAL_ITERATIONS = 4;
 const CHROMIUM_ARGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
 
-/** The dashboard as a real process, a real Chromium, and a run of 12 iterations with the 13th open. */
+/**
+ * The dashboard as a real process, a real Chromium, a synthetic run of 12 iterations with
+ * the 13th open, and a real run of minnow played by a seeded worker.
+ */
 describe("spsa dashboard in a browser", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let real: TuningSetup;
   let sql: postgres.Sql;
   let server: ReturnType<typeof execa>;
   let url: string;
@@ -36,7 +44,18 @@ describe("spsa dashboard in a browser", () => {
   beforeAll(async () => {
     database = await freshDatabase();
     await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    sql = connect(database.url, 2);
+    real = tuningSetup({ iterations: REAL_ITERATIONS, games: 8, batchSize: 2, moveLimit: "nodes = 1000" });
+    const env = { DATABASE_URL: database.url };
+    const worker = startWorker(real, env, "real-worker", ["--seed", "w"]);
+    try {
+      const master = await startMaster(real, env, "tuned", ["--seed", "v"]);
+      if (master.exitCode !== 0) throw new Error(`the real run's master failed: ${master.all}`);
+    } finally {
+      worker.kill("SIGTERM");
+      await worker;
+    }
+    // Written after the real run, whose worker would otherwise take the open iteration's games.
     await writeSyntheticRun(sql, { name: "live", config: loadConfig("config.toml"), params, iterations: COMPLETED, open: true, workerName: "w1" });
     server = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], { cwd: ROOT, env: { DATABASE_URL: database.url, SPSA_DASHBOARD_TOKEN: TOKEN }, reject: false, all: true });
     url = await new Promise<string>((resolve, reject) => {
@@ -59,6 +78,7 @@ describe("spsa dashboard in a browser", () => {
     await sql.end();
     await database.drop();
     rmSync(profile, { recursive: true, force: true });
+    if (real) rmSync(real.dir, { recursive: true, force: true });
   });
 
   it("refuses data without the token, and anything but GET", async () => {
@@ -72,9 +92,9 @@ describe("spsa dashboard in a browser", () => {
 
   it("lists the run, draws one chart per parameter with a point per completed iteration, and shows a batch reported meanwhile without a reload", async () => {
     await page.goto(`${url}?token=${TOKEN}`);
-    const link = page.locator("a.run-link");
-    await expect.poll(() => link.allTextContents()).toEqual(["live"]);
-    await link.click();
+    const links = page.locator("a.run-link");
+    await expect.poll(async () => (await links.allTextContents()).sort()).toEqual(["live", "tuned"]);
+    await links.filter({ hasText: "live" }).click();
     await page.waitForURL(/\/run\/live$/);
     const charts = page.locator("figure.param-chart");
     await charts.first().waitFor();
@@ -82,7 +102,8 @@ describe("spsa dashboard in a browser", () => {
     // θ after 0, 1, …, 12 iterations: 13 points in each chart's line.
     const points = await page.$$eval("figure.param-chart polyline.theta", (lines) => lines.map((l) => l.getAttribute("points")?.trim().split(/\s+/).length));
     expect(points).toEqual(params.map(() => COMPLETED + 1));
-    expect(await page.locator("figure.param-chart").evaluateAll((figures) => figures.map((f) => f.querySelectorAll("line.bound").length))).toEqual(params.map(() => 2));
+    // Twelve iterations moved no parameter near its bounds: none drawn.
+    expect(await page.locator("figure.param-chart line.bound").count()).toBe(0);
     expect(await page.locator("#elo-chart circle.elo").count()).toBe(COMPLETED);
     await expect.poll(() => page.locator("#live").textContent()).toBe("live");
     expect(await page.locator("#progress").textContent()).toContain("iteration 13 of 100 · 0/64 games");
@@ -104,6 +125,68 @@ describe("spsa dashboard in a browser", () => {
     const rows = await page.$$eval("tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
     expect(rows).toContainEqual(["13", "0", "0", "0", "0", "0", "0", "1", "2", "4", "1"]);
     expect(rows.find((row) => row[0] === "w1")?.slice(1, 6)).toEqual(["synthetic", "2", expect.any(String), "3", "4"]);
+  });
+
+  it("draws a real run's moving parameters as lines that climb or fall across the chart, from a marked start, with a scale in steps", async () => {
+    const detail = (await (await fetch(`${url}api/runs/tuned`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      status: { parameters: { name: string; step: number; history: { value: number }[] }[] };
+    };
+    // Four iterations at the default gains move θ by hundredths of a step (an even score moves
+    // nothing; the seeded games are not even): that must show as movement.
+    const moved = detail.status.parameters.filter((p) => {
+      const values = p.history.map((h) => h.value);
+      return (Math.max(...values) - Math.min(...values)) / p.step >= 0.01;
+    });
+    expect(moved.length, "no parameter of the real run moved a hundredth of a step").toBeGreaterThan(0);
+
+    await page.goto(`${url}run/tuned`);
+    await page.locator("figure.param-chart").first().waitFor();
+    for (const { name } of moved) {
+      const drawn = await page.locator(`figure.param-chart[data-parameter="${name}"] svg`).evaluate((svg) => {
+        const ys = (svg.querySelector("polyline.theta")?.getAttribute("points") ?? "").trim().split(/\s+/).map((point: string) => Number(point.split(",")[1]));
+        const axis = svg.querySelector("line.y-axis");
+        const start = svg.querySelector("line.start");
+        return {
+          span: Math.max(...ys) - Math.min(...ys),
+          height: Math.abs(Number(axis?.getAttribute("y2")) - Number(axis?.getAttribute("y1"))),
+          firstY: ys[0],
+          startY: start === null ? null : Number(start.getAttribute("y1")),
+          steps: [...svg.querySelectorAll(".right-axis text.right-label")].map((label) => label.textContent),
+        };
+      });
+      // The line spans at least a quarter of the plot's height (over [min, max] it was a flat line).
+      expect(drawn.span / drawn.height, `${name}: drawn ${drawn.span.toFixed(2)} of ${drawn.height}`).toBeGreaterThanOrEqual(0.25);
+      // The start is marked where the line begins, and the right scale reads steps from it.
+      expect(drawn.startY, name).toBeCloseTo(drawn.firstY ?? Number.NaN, 1);
+      expect(drawn.steps, name).toContain("0");
+      expect(drawn.steps.length, name).toBeGreaterThanOrEqual(2);
+      for (const label of drawn.steps) expect(label, name).toMatch(/^(0|[+−]\d+(\.\d+)?)$/);
+    }
+    expect(await page.locator("#elo-chart circle.elo").count()).toBe(REAL_ITERATIONS);
+    expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(REAL_ITERATIONS);
     if (process.env.SPSA_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_SCREENSHOT });
+  });
+
+  it("fits the θ axis to the path, widened to a bound only when the path comes near it, and averages Elo over the latest points", async () => {
+    // The page's own module, as the browser runs it (a string: vitest would rewrite an import() in a function).
+    const results = (await page.evaluate(`import("/static/charts.js").then((charts) => ({
+      nearMin: charts.thetaAxis([0.1, 0.3, 0.2], { start: 0.1, min: 0.05, max: 2, step: 0.1 }),
+      farFromBoth: charts.thetaAxis([1, 1.2], { start: 1, min: 0, max: 2, step: 0.1 }),
+      unmoved: charts.thetaAxis([5, 5], { start: 5, min: 1, max: 10, step: 1 }),
+      ticks: charts.niceTicks(-0.024, 0.324, 4).map((tick) => tick.label),
+      mean: charts.runningMean([{ elo: 10, games: 2 }, { elo: -20, games: 6 }, { elo: 40, games: 4 }], 2),
+    }))`)) as Record<"nearMin" | "farFromBoth" | "unmoved", { domain: [number, number]; bounds: unknown[] }> & { ticks: string[]; mean: number[] };
+    // min is 0.05 below a path 0.2 tall: drawn, and the axis reaches it (with 8 % margins); max is far.
+    expect(results.nearMin.bounds).toEqual([{ label: "min", value: 0.05 }]);
+    expect(results.nearMin.domain[0]).toBeCloseTo(0.03, 9);
+    expect(results.nearMin.domain[1]).toBeCloseTo(0.32, 9);
+    expect(results.farFromBoth.bounds).toEqual([]);
+    expect(results.farFromBoth.domain[0]).toBeCloseTo(0.984, 9);
+    // An unmoved parameter: a hundredth of a step around it, its line flat in the middle.
+    expect(results.unmoved.bounds).toEqual([]);
+    expect(results.unmoved.domain[0]).toBeCloseTo(5 - 0.005 - 0.0008, 9);
+    expect(results.ticks).toEqual(["0", "0.1", "0.2", "0.3"]);
+    // Games-weighted, over the last two points.
+    expect(results.mean).toEqual([10, -12.5, 4]);
   });
 });

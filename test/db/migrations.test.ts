@@ -1,6 +1,5 @@
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/db/connection.js";
 import { spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 
@@ -12,7 +11,7 @@ const SEED_COLUMNS = [
 ];
 
 async function columnsOf(url: string, table: string): Promise<string[]> {
-  const sql = postgres(url, { max: 1 });
+  const sql = connect(url, 1);
   const rows = await sql<{ column_name: string }[]>`
     select column_name from information_schema.columns where table_name = ${table} order by ordinal_position`;
   await sql.end();
@@ -20,7 +19,7 @@ async function columnsOf(url: string, table: string): Promise<string[]> {
 }
 
 async function migrationCount(url: string): Promise<number> {
-  const sql = postgres(url, { max: 1 });
+  const sql = connect(url, 1);
   const [row] = await sql<{ n: number }[]>`select count(*)::int as n from drizzle.__drizzle_migrations`;
   await sql.end();
   return row?.n ?? -1;

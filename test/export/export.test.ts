@@ -2,11 +2,11 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
-import { applyMigrations } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/db/connection.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { ROOT, spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
@@ -26,7 +26,7 @@ describe("spsa export and spsa import", () => {
   beforeAll(async () => {
     database = await freshDatabase();
     await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    sql = connect(database.url, 2);
     env = { DATABASE_URL: database.url };
     dir = mkdtempSync(join(tmpdir(), "spsa-export-"));
     await writeSyntheticRun(sql, { name: "tuned", config: loadConfig("config.toml"), params, iterations: 30, open: true, workerName: "w" });

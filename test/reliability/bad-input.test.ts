@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/db/connection.js";
 import { compete, ROOT, spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 
@@ -160,7 +160,7 @@ describe("bad input", () => {
   beforeAll(async () => {
     database = await freshDatabase();
     await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    sql = connect(database.url, 1);
   });
   afterAll(async () => {
     await sql.end();

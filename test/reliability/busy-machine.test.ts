@@ -58,7 +58,7 @@ describe("a worker on a machine busy with a CPU hog", () => {
     const strict = await play("loss");
     const fair = await play("replay");
     for (const child of hog) child.kill("SIGKILL");
-    // The numbers for the README's benchmark section.
+    // The numbers for docs/benchmarks.md ("Busy machine").
     console.log(`busy machine, ${GAMES} games: strict ${JSON.stringify(strict.row)}; replay ${JSON.stringify(fair.row)}`);
 
     // The fixture reports its time truthfully: every time loss the hog causes is a delay outside

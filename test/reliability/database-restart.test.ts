@@ -1,12 +1,12 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spsa } from "../support/cli.js";
 import { expectExactCounts, iterationsOf, outputSoFar, startMaster, startWorker, waitFor } from "../support/processes.js";
 import { expectConsistentRun } from "../support/options-run.js";
 import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
+import { connect } from "../../src/db/connection.js";
 
 // The build mode's iterations, and the UCI-option mode's batches that move θ as they report.
 describe.each([
@@ -38,7 +38,7 @@ describe.each([
     const workers = [startWorker(setup, env, "a"), startWorker(setup, env, "b")];
     const outputs = [master, ...workers].map(outputSoFar);
     try {
-      const sql = postgres(url, { max: 1, onnotice: () => {} });
+      const sql = connect(url, 1);
       await waitFor(async () => {
         const [row] = await sql<{ n: number }[]>`select coalesce(sum(games_played), 0)::int as n from spsa_iteration`.catch(() => [{ n: 0 }]);
         return (row?.n ?? 0) > 0;
@@ -55,7 +55,7 @@ describe.each([
       for (const worker of workers) worker.kill("SIGTERM");
       await Promise.all(workers);
     }
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    const sql = connect(url, 1);
     try {
       const rows = await iterationsOf(sql, "outage");
       expect(rows).toHaveLength(iterations);

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { execa } from "execa";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
-import { applyMigrations } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/db/connection.js";
 import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
@@ -18,7 +18,7 @@ describe("32 worker processes claiming from one iteration", () => {
   beforeAll(async () => {
     database = await freshDatabase();
     await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    sql = connect(database.url, 2);
   });
   afterAll(async () => {
     await sql.end();

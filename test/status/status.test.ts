@@ -1,9 +1,9 @@
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
-import { applyMigrations } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/db/connection.js";
 import { recordConcurrency, recordSpeed } from "../../src/db/workers.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
@@ -23,7 +23,7 @@ describe("spsa status", () => {
   beforeAll(async () => {
     database = await freshDatabase();
     await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    sql = connect(database.url, 2);
     env = { DATABASE_URL: database.url };
     const config = loadConfig("config.toml");
     // An older run, so that the default (no --name) has to choose.

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
-import { applyMigrations } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/db/connection.js";
 import { embeddedServer, ensureEmbeddedServer } from "../../src/db/embedded.js";
 import { ROOT } from "./cli.js";
 
@@ -16,14 +16,16 @@ export const TEST_HOME = join(ROOT, ".spsa-test");
 export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const serverUrl = await ensureEmbeddedServer(embeddedServer(TEST_HOME));
   const name = `test_${randomBytes(6).toString("hex")}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const admin = connect(serverUrl, 1);
   await admin.unsafe(`create database ${name}`);
   await admin.end();
-  const url = serverUrl.replace(/\/[^/]*$/, `/${name}`);
+  const parsed = new URL(serverUrl);
+  parsed.pathname = `/${name}`;
+  const url = parsed.toString();
   return {
     url,
     drop: async () => {
-      const sql = postgres(serverUrl, { max: 1, onnotice: () => {} });
+      const sql = connect(serverUrl, 1);
       await sql.unsafe(`drop database if exists ${name} with (force)`);
       await sql.end();
     },
@@ -47,7 +49,7 @@ export function useMigratedDatabase(max: number): MigratedDatabase {
     drop = fresh.drop;
     await applyMigrations(fresh.url);
     database.url = fresh.url;
-    database.sql = postgres(fresh.url, { max, onnotice: () => {} });
+    database.sql = connect(fresh.url, max);
   });
   afterAll(async () => {
     await database.sql?.end();

@@ -1,13 +1,13 @@
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BatchEngine } from "../../src/texel/batch-engine.js";
 import { parsePositions } from "../../src/texel/positions.js";
 import { ROOT, spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 import { buildMinnow } from "../support/minnow.js";
+import { connect } from "../../src/db/connection.js";
 
 const PGN = join(ROOT, "test", "fixtures", "books", "rusty-rival-match.pgn");
 
@@ -104,7 +104,7 @@ describe("spsa texel on the real minnow", () => {
     // Only those two value lines changed: comments and every other line are kept.
     expect(after.replace(/(\[KNIGHT_VALUE_MG\][^[]*value = )\d+/, "$1260").replace(/(\[ROOK_VALUE_MG\][^[]*value = )\d+/, "$1420")).toBe(text);
 
-    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    const sql = connect(database.url, 1);
     try {
       const rows = await sql`select method, k, error_before, error_after, positions, start_parameters, final_parameters from texel_run`;
       expect(rows).toHaveLength(1);

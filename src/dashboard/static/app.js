@@ -1,6 +1,6 @@
 // The dashboard page: the runs list at /, one run at /run/NAME; re-read whenever the server
 // forwards a database notification (a reported batch, a new iteration), without a reload.
-import { barChart, eloChart, parameterChart, short } from "./charts.js";
+import { barChart, ELO_MEAN_POINTS, eloChart, parameterChart, short } from "./charts.js";
 
 // No token in any address: the server swapped it for an HttpOnly cookie, which fetch and EventSource send.
 const app = document.getElementById("app");
@@ -82,7 +82,7 @@ async function showRun(name) {
     h("p", { id: "progress", class: "progress" }, progressLine(status)),
     h("h2", {}, "Parameters"),
     h("div", { class: "charts", id: "parameter-charts" }, ...charts),
-    h("h2", {}, "Elo per iteration (plus vs minus, 95 % error bars)"),
+    h("h2", {}, `Elo per iteration (plus vs minus, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),
     detail.elo.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "elo-chart" }, eloChart(detail.elo)),
     h("h2", {}, "Games per hour"),
     detail.gamesPerHour.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),

@@ -1,8 +1,21 @@
 // Small SVG charts drawn with DOM calls (no library, no inline markup from data).
 const NS = "http://www.w3.org/2000/svg";
-const WIDTH = 320;
-const HEIGHT = 160;
-const PAD = { left: 44, right: 8, top: 8, bottom: 18 };
+/** A parameter's chart, one of a grid; the Elo and games charts are wider, their text the same size on the page. */
+const SMALL = { width: 320, height: 160 };
+const WIDE = { width: 640, height: 200 };
+const PAD = { left: 44, right: 40, top: 20, bottom: 18 };
+/**
+ * The least span of a θ axis, in steps: an unmoved parameter draws a flat line mid-chart
+ * rather than rounding noise blown up to the chart's height; a real move of a few
+ * hundredths of a step (a run's first iterations) fills it, read on the steps scale.
+ */
+const LEAST_SPAN_STEPS = 0.01;
+/** Space above and below the trajectory, as a share of its span. */
+const MARGIN = 0.08;
+/** A bound is drawn (and the axis widened to it) when it lies within this share of the trajectory's span. */
+const NEAR_BOUND = 0.5;
+/** The Elo chart's mean line: the mean of the last this many points. */
+export const ELO_MEAN_POINTS = 10;
 
 function el(name, attributes = {}, text) {
   const node = document.createElementNS(NS, name);
@@ -16,21 +29,95 @@ function scale(domain, range) {
   return (v) => range[0] + ((v - d0) / (d1 - d0)) * (range[1] - range[0]);
 }
 
-function frame(xDomain, yDomain) {
-  const svg = el("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img" });
-  const x = scale(xDomain, [PAD.left, WIDTH - PAD.right]);
-  const y = scale(yDomain, [HEIGHT - PAD.bottom, PAD.top]);
-  svg.append(el("line", { class: "axis", x1: PAD.left, x2: WIDTH - PAD.right, y1: HEIGHT - PAD.bottom, y2: HEIGHT - PAD.bottom }));
-  svg.append(el("line", { class: "axis", x1: PAD.left, x2: PAD.left, y1: PAD.top, y2: HEIGHT - PAD.bottom }));
-  svg.append(el("text", { x: PAD.left - 4, y: PAD.top + 8, "text-anchor": "end" }, short(yDomain[1])));
-  svg.append(el("text", { x: PAD.left - 4, y: HEIGHT - PAD.bottom, "text-anchor": "end" }, short(yDomain[0])));
-  svg.append(el("text", { x: PAD.left, y: HEIGHT - 4 }, String(xDomain[0])));
-  svg.append(el("text", { x: WIDTH - PAD.right, y: HEIGHT - 4, "text-anchor": "end" }, String(xDomain[1])));
-  return { svg, x, y };
-}
-
 export function short(v) {
   return String(Number(Number(v).toPrecision(4)));
+}
+
+/**
+ * Round values (1, 2 or 5 times a power of ten apart) inside [lo, hi], about `count` of them,
+ * labelled with as many decimals as their spacing needs (320.05 next to 320.1, not 320.1 twice).
+ */
+export function niceTicks(lo, hi, count = 4) {
+  if (!(hi > lo)) return [{ value: lo, label: short(lo) }];
+  const raw = (hi - lo) / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  // The round spacing nearest the wanted one (by ratio): between 0.6 and 1.6 times `count` ticks.
+  const spacing = [1, 2, 5, 10].map((m) => m * power).reduce((best, s) => (Math.abs(Math.log(s / raw)) < Math.abs(Math.log(best / raw)) ? s : best));
+  const decimals = Math.max(0, -Math.floor(Math.log10(spacing) + 1e-9));
+  const ticks = [];
+  for (let i = Math.ceil(lo / spacing - 1e-9); i * spacing <= hi + spacing * 1e-9; i++) {
+    const value = i * spacing;
+    ticks.push({ value, label: String(Number(value.toFixed(decimals))) });
+  }
+  return ticks;
+}
+
+/**
+ * The y-axis of a θ chart: the trajectory and its start with a margin, at least
+ * LEAST_SPAN_STEPS tall, widened to a bound only when the bound is near (within half the
+ * trajectory's span); `bounds` are the ones to draw.
+ */
+export function thetaAxis(values, { start, min, max, step }) {
+  let lo = Math.min(start, ...values);
+  let hi = Math.max(start, ...values);
+  const least = step ? LEAST_SPAN_STEPS * step : Math.max(Math.abs(start) * 1e-3, 1e-9);
+  if (hi - lo < least) {
+    const middle = (lo + hi) / 2;
+    [lo, hi] = [middle - least / 2, middle + least / 2];
+  }
+  const span = hi - lo;
+  const bounds = [];
+  if (min !== null && min !== undefined && min >= lo - NEAR_BOUND * span) {
+    bounds.push({ label: "min", value: min });
+    lo = Math.min(lo, min);
+  }
+  if (max !== null && max !== undefined && max <= hi + NEAR_BOUND * span) {
+    bounds.push({ label: "max", value: max });
+    hi = Math.max(hi, max);
+  }
+  const margin = MARGIN * (hi - lo);
+  return { domain: [lo - margin, hi + margin], bounds };
+}
+
+/** Games-weighted mean of each point's Elo with the points before it, `window` points in all. */
+export function runningMean(points, window = ELO_MEAN_POINTS) {
+  return points.map((_, i) => {
+    const recent = points.slice(Math.max(0, i - window + 1), i + 1);
+    const games = recent.reduce((sum, p) => sum + p.games, 0);
+    return games === 0 ? 0 : recent.reduce((sum, p) => sum + p.elo * p.games, 0) / games;
+  });
+}
+
+/** Axes, the x labels at both ends and the left scale's ticks; `right` adds a second scale. */
+function frame({ width, height }, xDomain, yDomain, right) {
+  const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
+  const [x0, x1, y0, y1] = [PAD.left, width - PAD.right, height - PAD.bottom, PAD.top];
+  const x = scale(xDomain, [x0, x1]);
+  const y = scale(yDomain, [y0, y1]);
+  svg.append(el("line", { class: "axis", x1: x0, x2: x1, y1: y0, y2: y0 }));
+  svg.append(el("line", { class: "axis y-axis", x1: x0, x2: x0, y1: y1, y2: y0 }));
+  const left = el("g", { class: "ticks" });
+  for (const tick of niceTicks(yDomain[0], yDomain[1], 4)) {
+    left.append(el("line", { class: "axis", x1: x0 - 3, x2: x0, y1: y(tick.value), y2: y(tick.value) }));
+    left.append(el("text", { x: x0 - 5, y: y(tick.value) + 3, "text-anchor": "end" }, tick.label));
+  }
+  svg.append(left);
+  if (right) {
+    // A second scale, in `right.unit`s from `right.origin`: grid lines across, labels on the right.
+    const axis = el("g", { class: "right-axis" });
+    const toUnits = (v) => (v - right.origin) / right.unit;
+    axis.append(el("line", { class: "axis", x1: x1, x2: x1, y1: y1, y2: y0 }));
+    for (const tick of niceTicks(toUnits(yDomain[0]), toUnits(yDomain[1]), 4)) {
+      const at = y(right.origin + tick.value * right.unit);
+      axis.append(el("line", { class: "grid", x1: x0, x2: x1, y1: at, y2: at }));
+      axis.append(el("text", { class: "right-label", x: x1 + 4, y: at + 3 }, tick.label === "0" ? "0" : `${tick.value > 0 ? "+" : "−"}${tick.label.replace("-", "")}`));
+    }
+    axis.append(el("text", { x: x1 + 4, y: y1 - 8 }, right.name));
+    svg.append(axis);
+  }
+  svg.append(el("text", { x: x0, y: height - 4 }, String(xDomain[0])));
+  svg.append(el("text", { x: x1, y: height - 4, "text-anchor": "end" }, String(xDomain[1])));
+  return { svg, x, y };
 }
 
 function horizontal(svg, x, y, xDomain, value, className, label) {
@@ -39,40 +126,53 @@ function horizontal(svg, x, y, xDomain, value, className, label) {
   svg.append(line);
 }
 
-/** θ of one parameter over the iterations, with its start value and bounds marked (as fishtest's SPSA charts). */
-export function parameterChart(history, { start, min, max }) {
+/**
+ * θ of one parameter over the iterations on an axis fitted to its path, the start marked,
+ * its bounds when near, and a right scale in steps from the start (fishtest's SPSA charts
+ * span [min, max], where a move of a tenth of a step is a flat line).
+ */
+export function parameterChart(history, { start, min, max, step }) {
   const xs = history.map((p) => p.iteration);
-  const values = history.map((p) => p.value);
-  const marks = [start, min, max].filter((v) => v !== null && v !== undefined);
+  const { domain, bounds } = thetaAxis(history.map((p) => p.value), { start, min, max, step });
   const xDomain = [Math.min(...xs), Math.max(...xs, 1)];
-  const { svg, x, y } = frame(xDomain, [Math.min(...values, ...marks), Math.max(...values, ...marks)]);
-  if (min !== null) horizontal(svg, x, y, xDomain, min, "bound", "min");
-  if (max !== null) horizontal(svg, x, y, xDomain, max, "bound", "max");
+  const { svg, x, y } = frame(SMALL, xDomain, domain, step ? { origin: start, unit: step, name: "steps" } : undefined);
+  for (const bound of bounds) horizontal(svg, x, y, xDomain, bound.value, "bound", bound.label);
   horizontal(svg, x, y, xDomain, start, "start", "start");
   svg.append(el("polyline", { class: "theta", points: history.map((p) => `${x(p.iteration).toFixed(1)},${y(p.value).toFixed(2)}`).join(" ") }));
   return svg;
 }
 
-/** Elo per iteration (or per group of iterations on long runs) with 95 % error bars. */
+/**
+ * Elo of plus against minus per iteration (or per group of iterations on long runs) with
+ * 95 % error bars, cut at the chart's edge so one noisy iteration does not squash the rest,
+ * and the running mean as a line.
+ */
 export function eloChart(points) {
-  const lows = points.map((p) => p.elo - (p.error ?? 0));
-  const highs = points.map((p) => p.elo + (p.error ?? 0));
+  const mean = runningMean(points);
   const xDomain = [Math.min(...points.map((p) => p.first)), Math.max(...points.map((p) => p.last))];
-  const { svg, x, y } = frame(xDomain, [Math.min(0, ...lows), Math.max(0, ...highs)]);
+  const lo = Math.min(0, ...points.map((p) => p.elo));
+  const hi = Math.max(0, ...points.map((p) => p.elo));
+  const margin = MARGIN * Math.max(hi - lo, 1);
+  const yDomain = [lo - margin, hi + margin];
+  const clamp = (v) => Math.min(yDomain[1], Math.max(yDomain[0], v));
+  const { svg, x, y } = frame(WIDE, xDomain, yDomain);
   svg.append(el("line", { class: "zero", x1: x(xDomain[0]), x2: x(xDomain[1]), y1: y(0), y2: y(0) }));
   for (const p of points) {
     const cx = x((p.first + p.last) / 2);
-    if (p.error !== null) svg.append(el("line", { class: "error", x1: cx, x2: cx, y1: y(p.elo - p.error), y2: y(p.elo + p.error) }));
-    const dot = el("circle", { class: "elo", cx, cy: y(p.elo), r: 2 });
+    if (p.error !== null) svg.append(el("line", { class: "error", x1: cx, x2: cx, y1: y(clamp(p.elo - p.error)), y2: y(clamp(p.elo + p.error)) }));
+    const dot = el("circle", { class: "elo", cx, cy: y(p.elo), r: 3 });
     dot.append(el("title", {}, `iteration ${p.first === p.last ? p.first : `${p.first}–${p.last}`}: ${short(p.elo)} ± ${p.error === null ? "?" : short(p.error)}`));
     svg.append(dot);
   }
+  const line = el("polyline", { class: "mean", points: points.map((p, i) => `${x((p.first + p.last) / 2).toFixed(1)},${y(mean[i]).toFixed(2)}`).join(" ") });
+  line.append(el("title", {}, `running mean (last ${ELO_MEAN_POINTS} points): ${short(mean.at(-1) ?? 0)}`));
+  svg.append(line);
   return svg;
 }
 
 /** Games per hour as bars. */
 export function barChart(bars) {
-  const { svg, x, y } = frame([0, bars.length], [0, Math.max(1, ...bars.map((b) => b.value))]);
+  const { svg, x, y } = frame(WIDE, [0, bars.length], [0, Math.max(1, ...bars.map((b) => b.value))]);
   const width = (x(1) - x(0)) * 0.8;
   bars.forEach((b, i) => {
     const rect = el("rect", { class: "bar", x: x(i), width: Math.max(1, width), y: y(b.value), height: y(0) - y(b.value) });

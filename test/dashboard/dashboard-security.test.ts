@@ -4,12 +4,12 @@ import { connect as netConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { PROGRESS_CHANNEL } from "../../src/db/batches.js";
-import { applyMigrations } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/db/connection.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { DEFAULT_MAX_CLIENTS } from "../../src/dashboard/events.js";
 import { ROOT, SPSA_BIN, spsa } from "../support/cli.js";
@@ -91,7 +91,7 @@ describe("spsa dashboard under attack", () => {
   beforeAll(async () => {
     database = await freshDatabase();
     await applyMigrations(database.url);
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    sql = connect(database.url, 2);
     await writeSyntheticRun(sql, { name: "live", config: loadConfig("config.toml"), params: loadParams("params.toml"), iterations: 2, open: true, workerName: "w1" });
     // A run stored by a master that kept the database URL in its config (before it stopped doing so).
     await sql`update spsa_run set config = config || ${sql.json({ database: { url: `postgres://spsa:${PLANTED_PASSWORD}@127.0.0.1:5432/spsa`, pollIntervalMs: 1000 } })}`;

@@ -43,7 +43,7 @@ describe("a LISTEN client while its server is gone", () => {
 
   it("retries at once without the factory (hundreds of attempts), a few times with it", async () => {
     const plain = await attemptsWhileCut(connect(proxy.url, 4));
-    const spaced = await attemptsWhileCut(connect(proxy.url, 4, backoffSocketFactory()));
+    const spaced = await attemptsWhileCut(connect(proxy.url, 4, {}, backoffSocketFactory()));
     console.log(`LISTEN client, server gone for 3 s: ${plain} connection attempts without backoff, ${spaced} with`);
     expect(plain).toBeGreaterThan(100);
     expect(spaced).toBeLessThan(12);

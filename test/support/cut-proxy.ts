@@ -14,13 +14,16 @@ export interface CutProxy {
 /** A TCP proxy in front of a database, to take the server away and count the clients' attempts. */
 export async function startCutProxy(databaseUrl: string): Promise<CutProxy> {
   const target = new URL(databaseUrl);
+  // The embedded server's URL names its Unix socket folder as libpq does (?host=/folder).
+  const folder = target.searchParams.get("host");
+  const upstreamAt = (): Socket => (folder?.startsWith("/") ? netConnect(`${folder}/.s.PGSQL.${target.port}`) : netConnect(Number(target.port), target.hostname));
   let cut = false;
   let attempts = 0;
   const open = new Set<Socket>();
   const proxy = createServer((client) => {
     attempts++;
     if (cut) return void client.destroy();
-    const upstream = netConnect(Number(target.port), target.hostname);
+    const upstream = upstreamAt();
     for (const socket of [client, upstream]) {
       open.add(socket);
       socket.on("error", () => {});
@@ -30,6 +33,8 @@ export async function startCutProxy(databaseUrl: string): Promise<CutProxy> {
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const url = new URL(databaseUrl);
+  url.searchParams.delete("host");
+  url.hostname = "127.0.0.1";
   url.port = String((proxy.address() as { port: number }).port);
   return {
     url: url.toString(),

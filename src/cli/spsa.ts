@@ -94,11 +94,16 @@ export function buildSpsaProgram(): Command {
     .description("a read-only live web page about the runs, served from the database (127.0.0.1 only unless --host)")
     .option("--port <port>", "port (0: any free one)", parseInteger, 8080)
     .option("--host <host>", "address to listen on", "127.0.0.1")
-    .option("--token <token>", "require ?token=TOKEN on every request (for viewing from another machine)")
-    .action(async (opts: { port: number; host: string; token?: string }) => {
+    .option("--token-file <file>", "require the token in this file (one line, mode 600) on every request; default: $SPSA_DASHBOARD_TOKEN if set")
+    .option("--allow-host <name>", "also answer requests addressed to this host name (repeatable; e.g. the machine's DNS name)", (name: string, names: string[]) => [...names, name], [])
+    .option("--max-clients <n>", "live pages (event streams) open at once (default: 16)", parsePositiveInteger)
+    // Refused with a message saying why: a token on the command line is in every user's `ps`.
+    .addOption(new Option("--token <token>").hideHelp())
+    .action(async (opts: { port: number; host: string; tokenFile?: string; allowHost: string[]; maxClients?: number; token?: string }) => {
       const { dashboardCommand } = await import("../commands/dashboard.js");
       const abort = abortOnSignals();
-      await dashboardCommand({ config: config(), ...opts, signal: abort.signal });
+      const { allowHost, token, ...rest } = opts;
+      await dashboardCommand({ config: config(), ...rest, allowHosts: allowHost, tokenOnCommandLine: token !== undefined, signal: abort.signal });
     });
 
   program
@@ -166,6 +171,13 @@ export function buildSpsaProgram(): Command {
     .action(async (opts: { constants?: string; engine?: string; out: string; force?: boolean }) => {
       const { initCommand } = await import("../commands/init.js");
       await initCommand(opts);
+    });
+
+  program
+    .command("key")
+    .description("print the master's public key (made on first use); a worker on another machine pins it with --trust or [worker] trusted_keys")
+    .action(async () => {
+      (await import("../commands/key.js")).keyCommand({ config: config() });
     });
 
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");

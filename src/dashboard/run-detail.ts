@@ -4,6 +4,7 @@ import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificatio
 import type { IterationSettings } from "../config/iteration-settings.js";
 import { eloFromPentanomial } from "../play/stats.js";
 import { readRunStatus, type RunStatus } from "../status/snapshot.js";
+import { publicConfig } from "./public-config.js";
 
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
 export const CHART_POINTS = 400;
@@ -51,7 +52,7 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
       headers: ["iteration", ...COUNTER_KEYS.map((column) => column.words), "replays", "pairs out of replays"],
       rows: faults.map((row) => [row.iteration, ...COUNTER_KEYS.map((column) => row[column.key]), row.replays, row.replayLimitPairs]),
     },
-    config: run.config,
+    config: publicConfig(run.config),
     settings,
     verifications,
   };

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -6,12 +5,14 @@ import { fileURLToPath } from "node:url";
 import type postgres from "postgres";
 import { findRun, listRuns } from "../db/run-status.js";
 import { InputError } from "../errors.js";
-import { EventHub } from "./events.js";
+import { allowedHosts, authorised, hostAllowed, sameText, setCookieHeader } from "./access.js";
+import { DEFAULT_CLIENT_BUFFER_BYTES, DEFAULT_MAX_CLIENTS, EventHub } from "./events.js";
 import { readRunDetail } from "./run-detail.js";
 
 /**
  * The dashboard's HTTP server, node:http only: a page, three static files and a JSON API,
- * all read-only, plus the event stream. The files are read from the package (works from
+ * all read-only, plus the event stream. docs/dashboard-security.md: the token, the Host
+ * check and the caps. The files are read from the package (works from
  * src/ and dist/ alike: both are two folders below the root), so nothing comes from a CDN.
  */
 const STATIC_DIR = fileURLToPath(new URL("../../src/dashboard/static/", import.meta.url));
@@ -20,6 +21,7 @@ const STATIC_FILES: Record<string, string> = {
   "charts.js": "text/javascript; charset=utf-8",
   "style.css": "text/css; charset=utf-8",
 };
+const TEXT = "text/plain; charset=utf-8";
 const HEADERS = {
   // Only this server's own scripts and styles, no inline code, no framing.
   "content-security-policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
@@ -31,8 +33,14 @@ export interface DashboardOptions {
   sql: postgres.Sql;
   host: string;
   port: number;
-  /** Required as ?token=… (or a Bearer header) for the data (API and events) when set. */
+  /** When set, every request needs it (Authorization: Bearer) or the cookie it is exchanged for (`?token=` once). */
   token?: string;
+  /** Host names, besides this machine's, that requests may be addressed to (e.g. a DNS name or a proxy's). */
+  allowHosts?: readonly string[];
+  /** Open event streams at most (default DEFAULT_MAX_CLIENTS). */
+  maxClients?: number;
+  /** Unsent bytes per event stream at most (default DEFAULT_CLIENT_BUFFER_BYTES). */
+  maxBufferedBytes?: number;
 }
 
 export interface Dashboard {
@@ -41,11 +49,13 @@ export interface Dashboard {
 }
 
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
-  const hub = new EventHub();
+  const hub = new EventHub({ maxClients: options.maxClients ?? DEFAULT_MAX_CLIENTS, maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_CLIENT_BUFFER_BYTES });
   await hub.start(options.sql);
+  // Known once listening (port 0 picks one).
+  let hosts = new Set<string>();
   const server = createServer((request, response) => {
-    handle(request, response, options, hub).catch((error: unknown) => {
-      if (!response.headersSent) send(response, 500, "text/plain; charset=utf-8", `error: ${(error as Error).message}\n`);
+    handle(request, response, options, hub, hosts).catch((error: unknown) => {
+      if (!response.headersSent) send(response, 500, TEXT, `error: ${(error as Error).message}\n`);
       else response.end();
     });
   });
@@ -60,6 +70,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     throw new InputError("--host/--port", `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
   }
   const { port } = server.address() as AddressInfo;
+  hosts = allowedHosts(options.host, port, options.allowHosts);
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `http://${host}:${port}/`,
@@ -71,19 +82,24 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   };
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, options: DashboardOptions, hub: EventHub): Promise<void> {
+async function handle(request: IncomingMessage, response: ServerResponse, options: DashboardOptions, hub: EventHub, hosts: ReadonlySet<string>): Promise<void> {
+  // Before anything else, so that a rebound name or a misdirected request learns nothing.
+  if (!hostAllowed(request, hosts)) return send(response, 421, TEXT, "this dashboard does not answer to that Host\n");
+  if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, TEXT, "read-only\n");
   const url = new URL(request.url ?? "/", "http://dashboard");
-  if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, "text/plain; charset=utf-8", "read-only\n");
+  if (options.token !== undefined) {
+    const given = url.searchParams.get("token");
+    if (given !== null) return exchangeToken(response, url, given, options.token);
+    if (!authorised(request, options.token)) return send(response, 401, TEXT, "a token is required: open /?token=TOKEN once (it becomes a cookie), or send Authorization: Bearer TOKEN\n");
+  }
   const path = url.pathname;
-  // The page and its scripts hold no data and load without the token; the data needs it.
   if (path === "/" || path.startsWith("/run/")) return send(response, 200, "text/html; charset=utf-8", readStatic("index.html"));
   if (path.startsWith("/static/")) {
     const name = path.slice("/static/".length);
     const type = STATIC_FILES[name];
     return type === undefined ? notFound(response) : send(response, 200, type, readStatic(name));
   }
-  if (options.token !== undefined && !authorised(request, url, options.token)) return send(response, 401, "text/plain; charset=utf-8", "a valid ?token= is required\n");
-  if (path === "/events") return hub.add(response);
+  if (path === "/events") return hub.add(response) ? undefined : tooManyStreams(response);
   if (path === "/api/runs") return sendJson(response, await listRuns(options.sql));
   if (path.startsWith("/api/runs/")) {
     const run = await findRun(options.sql, decodeURIComponent(path.slice("/api/runs/".length)));
@@ -92,12 +108,23 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   return notFound(response);
 }
 
-function authorised(request: IncomingMessage, url: URL, token: string): boolean {
-  const header = request.headers.authorization;
-  const given = url.searchParams.get("token") ?? (header?.startsWith("Bearer ") ? header.slice(7) : "");
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+/**
+ * A first visit with `?token=`: the token becomes an HttpOnly, SameSite=Strict cookie and
+ * the browser is sent to the same address without it, so that the token stays out of the
+ * history, the address bar and every link the page builds.
+ */
+function exchangeToken(response: ServerResponse, url: URL, given: string, token: string): void {
+  if (!sameText(given, token)) return send(response, 401, TEXT, "wrong token\n");
+  url.searchParams.delete("token");
+  // One leading slash: "//host" would send the browser to another site.
+  const location = `/${url.pathname.replace(/^\/+/, "")}${url.search}`;
+  response.writeHead(303, { ...HEADERS, location, "set-cookie": setCookieHeader(token), "cache-control": "no-store" });
+  response.end();
+}
+
+function tooManyStreams(response: ServerResponse): void {
+  response.writeHead(503, { ...HEADERS, "content-type": TEXT, "cache-control": "no-store", "retry-after": "30" });
+  response.end("too many live pages open: close one\n");
 }
 
 function readStatic(name: string): string {
@@ -109,7 +136,7 @@ function sendJson(response: ServerResponse, data: unknown): void {
 }
 
 function notFound(response: ServerResponse): void {
-  send(response, 404, "text/plain; charset=utf-8", "not found\n");
+  send(response, 404, TEXT, "not found\n");
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string): void {

@@ -21,10 +21,12 @@ export const WORK_CHANNEL = "spsa_work";
 /** A claimed batch: its games, and what the worker needs of its iteration. */
 export type ClaimedBatch = RowOf<
   typeof spsaIteration,
-  "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256" | "timelowMs" | "timehighMs"
+  | "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256"
+  | "plusEngineSignature" | "minusEngineSignature" | "timelowMs" | "timehighMs"
 > & {
   batchId: number;
   iterationId: number;
+  runId: number;
   runName: string;
   games: number;
   /** The iteration's `[time_control] nodes` or `depth` (its settings), or null: games are timed. */
@@ -81,24 +83,43 @@ export async function returnToPool(sql: Sql, workerName: string | null): Promise
 /**
  * Claims up to `maxGames` games of the oldest open iteration, never beyond its target:
  * spsa_claim_batch locks the iteration row, grants least(maxGames, target - claimed) and
- * records a batch row with a lease, in the transaction that also runs `onClaim`.
+ * records a batch row with a lease, in the transaction that also runs `onClaim`. Iterations
+ * in `skip` (whose binaries this worker refused) are passed over.
  */
-export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames: number, leaseSeconds: number, onClaim?: ClaimHook): Promise<ClaimedBatch | undefined> {
+export async function claimBatch(
+  sql: postgres.Sql,
+  workerName: string,
+  maxGames: number,
+  leaseSeconds: number,
+  onClaim?: ClaimHook,
+  skip: readonly number[] = [],
+): Promise<ClaimedBatch | undefined> {
   return sql.begin(async (tx) => {
     const [granted] = await tx<{ batchId: number; iterationId: number; games: number }[]>`
       select batch_id::int as "batchId", iteration_id as "iterationId", games
-      from spsa_claim_batch(${workerName}, ${maxGames}, ${leaseSeconds})`;
+      from spsa_claim_batch(${workerName}, ${maxGames}, ${leaseSeconds}, ${skip as number[]}::int[])`;
     if (!granted) return undefined;
     const [claimed] = await tx<ClaimedBatch[]>`
       select ${granted.batchId}::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
-             r.name as "runName", ${granted.games}::int as games,
+             g.run_id as "runId", r.name as "runName", ${granted.games}::int as games,
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
+             g.plus_engine_signature as "plusEngineSignature", g.minus_engine_signature as "minusEngineSignature",
              g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs",
              g.settings->'moveLimit' as "moveLimit", (g.settings->>'referenceNps')::float8 as "referenceNps"
       from spsa_iteration g join spsa_run r on r.id = g.run_id where g.id = ${granted.iterationId}`;
     return claimed && onClaim ? onClaim(tx, claimed, workerName) : claimed;
   });
+}
+
+/**
+ * A worker refused the batch's binaries (unsigned, or not signed by a key it trusts): the
+ * batch returns to the pool at once and its iteration counts the refusal, in one
+ * transaction, so a retry after a lost answer counts nothing twice.
+ */
+export async function refuseBatch(sql: postgres.Sql, batchId: number, workerName: string): Promise<void> {
+  const [row] = await sql<{ batches: number }[]>`select spsa_refuse_batch(${batchId}, ${workerName}) as batches`;
+  if ((row?.batches ?? 0) > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
 }
 
 /**

@@ -5,6 +5,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { DatabaseError } from "../errors.js";
 import { embeddedServer, ensureEmbeddedServer } from "./embedded.js";
+import type { SocketFactory } from "./reconnect-backoff.js";
 import { canGrantWorkerPrivileges, grantWorkerPrivileges } from "./worker-role.js";
 
 export interface Database {
@@ -27,6 +28,8 @@ export interface DatabaseOptions {
   home?: string | undefined;
   /** Connections in the pool. */
   max?: number;
+  /** A postgres.js socket factory (e.g. `backoffSocketFactory()`, for a client that must not hammer a missing server). */
+  socket?: SocketFactory;
 }
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../migrations", import.meta.url));
@@ -44,14 +47,16 @@ export async function resolveDatabaseUrl(options: DatabaseOptions): Promise<{ ur
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const { url, embedded } = await resolveDatabaseUrl(options);
   await applyMigrations(url);
-  const sql = connect(url, options.max ?? 4);
+  const sql = connect(url, options.max ?? 4, {}, options.socket);
   return { url, embedded, sql, close: () => sql.end({ timeout: 5 }) };
 }
 
-/** A client of `max` connections. */
-export function connect(url: string, max: number, options: postgres.Options<Record<string, postgres.PostgresType>> = {}): postgres.Sql {
-  const [plain, socket] = socketAware(url);
-  return postgres(plain, { max, onnotice: () => {}, connect_timeout: 10, ...socket, ...options });
+/** A client of `max` connections; `socket` as in DatabaseOptions. */
+export function connect(url: string, max: number, options: postgres.Options<Record<string, postgres.PostgresType>> = {}, socket?: SocketFactory): postgres.Sql {
+  const [plain, folder] = socketAware(url);
+  const all = { max, onnotice: () => {}, connect_timeout: 10, ...folder, ...options };
+  // postgres.js takes a socket factory; its types do not list the option.
+  return postgres(plain, socket === undefined ? all : Object.assign(all, { socket }));
 }
 
 /**

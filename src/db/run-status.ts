@@ -60,6 +60,8 @@ export interface RunTotals {
   delayLosses: number;
   replays: number;
   replayLimitPairs: number;
+  /** Batches given back by workers that refused the binaries as unsigned or not signed by a key they trust. */
+  binariesRefused: number;
   /** Games reported for this run in the last RATE_WINDOW_MINUTES. */
   recentGames: number;
   firstStarted: Date | null;
@@ -72,7 +74,7 @@ export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
     select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
       coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
       coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses", coalesce(sum(replays), 0)::int as replays,
-      coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs",
+      coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs", coalesce(sum(binaries_refused), 0)::int as "binariesRefused",
       min(created_at) as "firstStarted", max(completed_at) as "lastCompleted",
       (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
         where b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) and bi.run_id = ${runId}) as "recentGames"

@@ -51,6 +51,10 @@ export const spsaIteration = pgTable("spsa_iteration", {
   minusEnginePath: text("minus_engine_path").notNull(),
   plusEngineSha256: text("plus_engine_sha256").notNull(),
   minusEngineSha256: text("minus_engine_sha256").notNull(),
+  // The master's Ed25519 signatures of the binaries for this run, iteration and side
+  // (src/signing); workers run nothing without one. Null in rows of older versions.
+  plusEngineSignature: text("plus_engine_signature"),
+  minusEngineSignature: text("minus_engine_signature"),
   timelowMs: integer("timelow_ms").notNull(),
   timehighMs: integer("timehigh_ms").notNull(),
   targetGames: integer("target_games").notNull().default(150),
@@ -78,6 +82,8 @@ export const spsaIteration = pgTable("spsa_iteration", {
   minusDelayLosses: counter("minus_delay_losses"),
   replays: counter("replays"),
   replayLimitPairs: counter("replay_limit_pairs"),
+  /** Batches whose worker refused a binary as unsigned or not signed by a key it trusts. */
+  binariesRefused: counter("binaries_refused"),
   status: text("status").$type<"pending" | "in_progress" | "complete">().notNull().default("pending"),
   ck: doublePrecision("c_k"),
   ak: doublePrecision("a_k"),

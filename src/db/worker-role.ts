@@ -16,7 +16,7 @@ const LOGIN_PREFIX = "spsa_worker_";
  * Applied after every migration (grantWorkerPrivileges), after revoking all else, so this list
  * is the whole truth: a worker-written table or column added later is one line here, e.g.
  * `grant execute on function spsa_record_fault` for a SECURITY DEFINER function that writes it.
- * Writes go only through the functions of migrations/0011_worker_role.sql, which check in the
+ * Writes go only through the functions of migrations/0012_worker_role.sql, which check in the
  * database what a worker may write; reads are what a worker plays with.
  */
 const WORKER_PRIVILEGES = [
@@ -30,6 +30,7 @@ const WORKER_PRIVILEGES = [
   "grant select on drizzle.__drizzle_migrations",
   "grant execute on function spsa_return_to_pool, spsa_lock_worker_name, spsa_take_worker_name, spsa_record_worker",
   "grant execute on function spsa_claim_batch, spsa_heartbeat, spsa_report_batch",
+  "grant execute on function spsa_refuse_batch",
   "grant execute on function spsa_lock_option_run, spsa_record_draw, spsa_record_option_result",
 ] as const;
 

@@ -28,6 +28,7 @@ export function renderStatus(status: RunStatus): string {
   const faulty = status.recent.find((it) => it.faults > 0);
   lines.push(`faults: ${status.faults}${status.faults > 0 ? ` ${engineFaultWords()}${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}`);
   lines.push(delaysLine(status));
+  if (status.binariesRefused > 0) lines.push(`binaries refused by workers: ${status.binariesRefused} batches (unsigned, or not signed by a key they trust; see the workers' logs and docs/signing.md)`);
   lines.push("");
   lines.push(...table(
     ["worker", "host", "conc", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen"],

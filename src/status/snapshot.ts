@@ -75,6 +75,8 @@ export interface RunStatus {
   faults: number;
   /** Over the run: time losses scored for delays outside the engines (a busy machine), games replayed for them, pairs out of replays. */
   delays: { losses: number; replays: number; replayLimitPairs: number };
+  /** Over the run: batches workers gave back because a binary was unsigned or not signed by a key they trust (docs/signing.md). */
+  binariesRefused: number;
   /** The latest iterations, newest first. */
   recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
   workers: WorkerStatus[];
@@ -133,6 +135,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     },
     faults: totals.faults,
     delays: { losses: totals.delayLosses, replays: totals.replays, replayLimitPairs: totals.replayLimitPairs },
+    binariesRefused: totals.binariesRefused,
     recent: recent.map((it) => ({ ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null })),
     workers: workers.map((w) => ({
       name: w.name,

@@ -6,6 +6,15 @@ import { START_FEN } from "../play/position.js";
 /** What `evalbatch` prints per position: static evaluation, quiescence score, or both. */
 export type EvalMode = "static" | "qsearch" | "both";
 
+/** The game runner's cap (src/play/engine-process.ts): a longer line is an engine gone wrong. */
+const MAX_LINE = 1 << 20;
+/** Answer lines held beyond those being waited for; past this, reading stops until they are taken. */
+const QUEUE_SLACK = 4096;
+/** Lines of a `uci` reply read before giving up on its `uciok` (minnow prints a few hundred). */
+const MAX_UCI_LINES = 100_000;
+/** Longest wait for the next answer line: a batch is answered line by line, each in milliseconds. */
+export const DEFAULT_READ_TIMEOUT_MS = 60_000;
+
 /**
  * One engine process speaking the `evalbatch` protocol (engines/minnow/README.md, "Batch
  * evaluation"): `setoption` lines, then `evalbatch MODE`, one FEN per line and `end`; the
@@ -18,6 +27,9 @@ export class BatchEngine {
   private wanted = 0;
   private wake: (() => void) | undefined;
   private exited = false;
+  /** Why the engine was stopped (a line too long), for the read that is waiting. */
+  private failure: string | undefined;
+  private paused = false;
   private readonly sent = new Map<string, number>();
   /** Whether the engine answers `evalbatch MODE again` (see `probeAgain`). */
   private canRescore = false;
@@ -27,18 +39,21 @@ export class BatchEngine {
   private constructor(
     private readonly path: string,
     private readonly spawned: SpawnedEngine,
+    private readonly readTimeoutMs: number,
   ) {
+    // An engine that closed its input (or died) fails the write: the read that follows reports it.
+    spawned.child.stdin?.on("error", () => {});
     spawned.output.on("close", () => {
       this.exited = true;
       this.wake?.();
     });
   }
 
-  static async start(path: string): Promise<BatchEngine> {
+  static async start(path: string, readTimeoutMs = DEFAULT_READ_TIMEOUT_MS): Promise<BatchEngine> {
     // Output can only arrive after this function returns to the event loop, by then the engine exists.
     const holder: { engine?: BatchEngine } = {};
     const spawned = await spawnEngine(path, [], { onText: (text) => holder.engine?.receive(text) });
-    const engine = new BatchEngine(path, spawned);
+    const engine = new BatchEngine(path, spawned, readTimeoutMs);
     holder.engine = engine;
     try {
       await once(spawned.child, "spawn"); // rejects with the child's 'error' (no such file, not executable)
@@ -61,7 +76,8 @@ export class BatchEngine {
     for (;;) {
       const [line] = await this.read(1, "the evalbatch probe", true);
       if (line === "readyok") break;
-      answers++;
+      // Two answers at most: more is an engine printing without end (the loop would never stop).
+      if (++answers > 2) throw this.fail(`answered the evalbatch probe's one FEN with more than two lines ("${line?.slice(0, 80)}")`);
     }
     this.canRescore = answers === 2;
   }
@@ -80,10 +96,12 @@ export class BatchEngine {
   async optionLines(): Promise<string[]> {
     this.write("uci\n");
     const lines: string[] = [];
+    let seen = 0;
     for (;;) {
       const [line] = await this.read(1, "uciok", true);
       if (line === "uciok") return lines;
       if (line?.startsWith("option ")) lines.push(line);
+      if (++seen > MAX_UCI_LINES) throw this.fail(`printed more than ${MAX_UCI_LINES} lines without uciok`);
     }
   }
 
@@ -127,30 +145,74 @@ export class BatchEngine {
   }
 
   private write(text: string): void {
+    if (this.failure !== undefined) throw new EngineError(`${this.path}: ${this.failure}`);
     if (this.exited) throw new EngineError(`${this.path}: the engine exited`);
     this.spawned.child.stdin?.write(text);
   }
 
   private receive(text: string): void {
-    const parts = (this.pending + text).split("\n");
-    this.pending = parts.pop() ?? "";
-    for (const raw of parts) {
-      const line = raw.trimEnd();
+    if (this.failure !== undefined) return;
+    const before = this.lines.length;
+    // Only the new text is searched for newlines: a long line costs its length once, not once per chunk.
+    let start = 0;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      const line = (this.pending + text.slice(start, end)).trimEnd();
+      this.pending = "";
+      start = end + 1;
       if (line !== "" && !line.startsWith("info ")) this.lines.push(line);
     }
-    if (this.lines.length >= this.wanted) this.wake?.();
+    this.pending += text.slice(start);
+    if (this.pending.length > MAX_LINE) return this.stop(`printed a line longer than ${MAX_LINE / (1 << 20)} MiB`);
+    this.flow();
+    if (this.lines.length > before) this.wake?.();
   }
 
-  /** Waits for `count` answer lines (or, `untilLine`, one line at a time). */
+  /** Reading stops while the queue is full, so an engine that floods lines blocks instead of growing it. */
+  private flow(): void {
+    const full = this.lines.length >= this.wanted + QUEUE_SLACK;
+    if (full !== this.paused) {
+      this.paused = full;
+      if (full) this.spawned.output.pause();
+      else this.spawned.output.resume();
+    }
+  }
+
+  /** Kills the engine for `reason` and returns the error to throw. */
+  private fail(reason: string): EngineError {
+    this.stop(reason);
+    return new EngineError(`${this.path}: ${reason}`);
+  }
+
+  /** Kills the engine for `reason`; the waiting read (or the next one) throws it. */
+  private stop(reason: string): void {
+    this.failure = reason;
+    this.pending = "";
+    this.lines = [];
+    this.paused = false;
+    this.spawned.output.resume(); // flowing again, so that EOF is seen and close() returns
+    this.spawned.child.kill("SIGKILL");
+    this.wake?.();
+  }
+
+  /** Waits for `count` answer lines (or, `untilLine`, one line at a time), each within the read timeout. */
   private async read(count: number, what: string, untilLine: boolean): Promise<string[]> {
     this.wanted = count;
+    this.flow();
     while (this.lines.length < count) {
+      if (this.failure !== undefined) throw new EngineError(`${this.path}: ${this.failure} during ${what}`);
       if (this.exited) throw new EngineError(`${this.path}: the engine exited during ${what}`);
-      await new Promise<void>((resolve) => (this.wake = resolve));
+      let timer: NodeJS.Timeout | undefined;
+      const answered = await new Promise<boolean>((resolve) => {
+        this.wake = () => resolve(true);
+        timer = setTimeout(() => resolve(false), this.readTimeoutMs);
+      });
+      clearTimeout(timer);
       this.wake = undefined;
+      if (!answered) this.stop(`answered nothing for ${this.readTimeoutMs / 1000} s`);
     }
     const out = untilLine ? this.lines.splice(0, 1) : this.lines.splice(0, count);
     this.wanted = 0;
+    this.flow();
     return out;
   }
 }

@@ -12,6 +12,7 @@ import { InputError } from "../errors.js";
 import { settingsOf } from "../config/iteration-settings.js";
 import { insertIteration } from "../db/iterations.js";
 import { runNamed } from "../db/runs.js";
+import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 import { eloFromPentanomial, los, sprt, type SprtBounds } from "../play/stats.js";
 import { builtValue, type Values } from "../spsa/math.js";
@@ -23,6 +24,8 @@ export interface VerifyOptions {
   /** params.toml: which constants the values go to. */
   params: Param[];
   runName: string;
+  /** Signs the two binaries, as the master signs its iterations' (docs/signing.md). */
+  signingKey: SigningKey;
   from: ThetaLabel;
   to: ThetaLabel;
   /** Fixed number of games, or the most an SPRT may play. */
@@ -110,6 +113,7 @@ async function startVerification(
         minusValues: compared.fromValues,
         signs: {},
         settings: settingsOf(config, options.params),
+        sign: options.signingKey.sign,
       });
     },
   });

@@ -57,12 +57,12 @@ describe("spsa dashboard in a browser", () => {
     }
     // Written after the real run, whose worker would otherwise take the open iteration's games.
     await writeSyntheticRun(sql, { name: "live", config: loadConfig("config.toml"), params, iterations: COMPLETED, open: true, workerName: "w1" });
-    server = execa("node", [SPSA_BIN, "dashboard", "--port", "0", "--token", TOKEN], { cwd: ROOT, env: { DATABASE_URL: database.url }, reject: false, all: true });
+    server = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], { cwd: ROOT, env: { DATABASE_URL: database.url, SPSA_DASHBOARD_TOKEN: TOKEN }, reject: false, all: true });
     url = await new Promise<string>((resolve, reject) => {
       let output = "";
       server.stdout?.on("data", (chunk: Buffer) => {
         output += chunk.toString();
-        const match = /dashboard at (http:\/\/127\.0\.0\.1:\d+\/)\?token=/.exec(output);
+        const match = /dashboard at (http:\/\/127\.0\.0\.1:\d+\/) /.exec(output);
         if (match?.[1]) resolve(match[1]);
       });
       server.then((result) => reject(new Error(`the dashboard exited: ${result.all}`)), reject);
@@ -84,9 +84,10 @@ describe("spsa dashboard in a browser", () => {
   it("refuses data without the token, and anything but GET", async () => {
     expect((await fetch(`${url}api/runs`)).status).toBe(401);
     expect((await fetch(`${url}events`)).status).toBe(401);
-    expect((await fetch(`${url}api/runs?token=${TOKEN}`)).status).toBe(200);
-    expect((await fetch(`${url}api/runs?token=${TOKEN}`, { method: "POST" })).status).toBe(405);
-    expect((await fetch(`${url}static/..%2f..%2fpackage.json?token=${TOKEN}`)).status).toBe(404);
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    expect((await fetch(`${url}api/runs`, { headers })).status).toBe(200);
+    expect((await fetch(`${url}api/runs`, { method: "POST", headers })).status).toBe(405);
+    expect((await fetch(`${url}static/..%2f..%2fpackage.json`, { headers })).status).toBe(404);
   });
 
   it("lists the run, draws one chart per parameter with a point per completed iteration, and shows a batch reported meanwhile without a reload", async () => {
@@ -94,7 +95,7 @@ describe("spsa dashboard in a browser", () => {
     const links = page.locator("a.run-link");
     await expect.poll(async () => (await links.allTextContents()).sort()).toEqual(["live", "tuned"]);
     await links.filter({ hasText: "live" }).click();
-    await page.waitForURL(/\/run\/live\?token=/);
+    await page.waitForURL(/\/run\/live$/);
     const charts = page.locator("figure.param-chart");
     await charts.first().waitFor();
     expect(await charts.count()).toBe(params.length);
@@ -127,7 +128,7 @@ describe("spsa dashboard in a browser", () => {
   });
 
   it("draws a real run's moving parameters as lines that climb or fall across the chart, from a marked start, with a scale in steps", async () => {
-    const detail = (await (await fetch(`${url}api/runs/tuned?token=${TOKEN}`)).json()) as {
+    const detail = (await (await fetch(`${url}api/runs/tuned`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
       status: { parameters: { name: string; step: number; history: { value: number }[] }[] };
     };
     // Four iterations at the default gains move θ by hundredths of a step (an even score moves
@@ -138,7 +139,7 @@ describe("spsa dashboard in a browser", () => {
     });
     expect(moved.length, "no parameter of the real run moved a hundredth of a step").toBeGreaterThan(0);
 
-    await page.goto(`${url}run/tuned?token=${TOKEN}`);
+    await page.goto(`${url}run/tuned`);
     await page.locator("figure.param-chart").first().waitFor();
     for (const { name } of moved) {
       const drawn = await page.locator(`figure.param-chart[data-parameter="${name}"] svg`).evaluate((svg) => {

@@ -16,6 +16,7 @@ import { timeFactor } from "../../src/worker/time-factor.js";
 import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { seedIteration } from "../support/iterations.js";
+import { localTrust } from "../support/signing.js";
 import { buildMinnow } from "../support/minnow.js";
 import { waitFor } from "../support/processes.js";
 
@@ -66,6 +67,7 @@ describe("the worker loop", () => {
       leaseSeconds: 30,
       openings: [{ fen: START_FEN }],
       cacheDir: join(dir, "cache"),
+      trustedKeys: localTrust,
       pollIntervalMs: 50,
       // No work for this long ends the loop: how a test (or a script) stops a worker.
       idleExitMs: 1000,
@@ -94,7 +96,7 @@ describe("the worker loop", () => {
   it("claims an iteration's games in batches, reports each once, and stops when no work is left", async () => {
     await seedIteration(database.sql, { runName: "plain", targetGames: 4, engine });
     const { done, lines } = worker("w-plain");
-    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0, binariesRefused: 0 });
     expect(await iterationOf("plain")).toEqual({ games_played: 4, games_claimed: 4, results: 4 });
     const batches = await batchesOf("plain");
     expect(batches.map(({ worker_name, games, status, reported, pairs }) => ({ worker_name, games, status, reported, pairs }))).toEqual([
@@ -118,7 +120,7 @@ describe("the worker loop", () => {
     });
     expect(released).toEqual({ batches: 1, games: 2 });
 
-    expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 1 });
+    expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 1, binariesRefused: 0 });
     expect(lines).toContain(`batch ${batchId} was refused: its lease expired and its games went back to the pool`);
     expect(await iterationOf("taken")).toEqual({ games_played: 2, games_claimed: 2, results: 2 });
     const batches = await batchesOf("taken");
@@ -137,7 +139,7 @@ describe("the worker loop", () => {
     const logging = script(`logging-${runName}`, `node ${LOGGING} ${log}`);
     await seedIteration(database.sql, { runName, targetGames: 4, engine: logging, config: configWith(limit) });
     const { done, lines } = worker(`w-${runName}`);
-    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0, binariesRefused: 0 });
     const sent = goCommands(log);
     // Four games of random moves: dozens of moves, each searched at the limit.
     expect(sent.length).toBeGreaterThan(8);
@@ -151,7 +153,7 @@ describe("the worker loop", () => {
     const config = configWith("timelow = 0.01\ntimehigh = 0.02\nreference_nps = 2000");
     await seedIteration(database.sql, { runName: "scaled", targetGames: 4, engine: logging, config });
     const { done, lines } = worker("w-scaled");
-    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0, binariesRefused: 0 });
     expect(lines).toContain("worker w-scaled: engine speed 1000 nodes/s; times per move × 2.000 for reference_nps 2000");
     const sent = goCommands(log);
     // The measurement's three searches come first, then the games at 2 × [10, 20] ms (the iteration's timelow and timehigh).
@@ -173,7 +175,7 @@ describe("the worker loop", () => {
     const config = configWith(`timelow = 0.01\ntimehigh = 0.02\nreference_nps = ${referenceNps}`);
     await seedIteration(database.sql, { runName: "minnow-speed", targetGames: 2, engine, config });
     const { done, lines } = worker("w-minnow");
-    expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 0, binariesRefused: 0 });
 
     const result = await spsa(["status", "--name", "minnow-speed", "--json"], { env: { DATABASE_URL: database.url } });
     expect(result.exitCode, result.all).toBe(0);

@@ -2,8 +2,7 @@
 // forwards a database notification (a reported batch, a new iteration), without a reload.
 import { barChart, ELO_MEAN_POINTS, eloChart, parameterChart, short } from "./charts.js";
 
-const token = new URLSearchParams(location.search).get("token");
-const withToken = (path) => (token === null ? path : `${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`);
+// No token in any address: the server swapped it for an HttpOnly cookie, which fetch and EventSource send.
 const app = document.getElementById("app");
 
 function h(tag, attributes = {}, ...children) {
@@ -38,7 +37,7 @@ function duration(seconds) {
 const runName = location.pathname.startsWith("/run/") ? decodeURIComponent(location.pathname.slice(5)) : undefined;
 
 async function fetchJson(path) {
-  const response = await fetch(withToken(path));
+  const response = await fetch(path);
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
 }
@@ -50,7 +49,7 @@ async function showRuns() {
     h("h1", {}, "Runs"),
     table(
       ["run", "status", "iterations", "games", "last activity"],
-      runs.map((r) => [h("a", { href: withToken(`/run/${encodeURIComponent(r.name)}`), class: "run-link" }, r.name), r.status, r.iterations, r.games, new Date(r.lastActivity).toLocaleString()]),
+      runs.map((r) => [h("a", { href: `/run/${encodeURIComponent(r.name)}`, class: "run-link" }, r.name), r.status, r.iterations, r.games, new Date(r.lastActivity).toLocaleString()]),
       "No runs yet: start one with spsa master or spsa demo.",
     ),
   );
@@ -121,7 +120,7 @@ async function refresh() {
   }
 }
 
-const events = new EventSource(withToken("/events"));
+const events = new EventSource("/events");
 events.addEventListener("open", () => (live.textContent = "live"));
 events.addEventListener("error", () => (live.textContent = "reconnecting…"));
 events.addEventListener("progress", () => refresh());

@@ -73,7 +73,8 @@ BEGIN
 END $$;
 --> statement-breakpoint
 -- Grants least(p_max_games, target - claimed) games of the oldest open iteration, with a lease.
-CREATE FUNCTION spsa_claim_batch(p_worker text, p_max_games int, p_lease_seconds float8)
+-- Iterations in p_skip (whose binaries the worker refused) are passed over.
+CREATE FUNCTION spsa_claim_batch(p_worker text, p_max_games int, p_lease_seconds float8, p_skip int[])
 RETURNS TABLE (batch_id bigint, iteration_id int, games int)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
@@ -88,6 +89,7 @@ BEGIN
   SELECT i.id, least(p_max_games, i.target_games - i.games_claimed) INTO v_iteration, v_games
   FROM spsa_iteration i JOIN spsa_run r ON r.id = i.run_id
   WHERE i.status <> 'complete' AND i.games_claimed < i.target_games AND r.status = 'active'
+    AND i.id <> ALL(coalesce(p_skip, '{}'))
   ORDER BY i.id LIMIT 1
   FOR UPDATE OF i;
   IF NOT FOUND THEN RETURN; END IF;
@@ -96,6 +98,22 @@ BEGIN
   VALUES (v_iteration, p_worker, v_games, now() + make_interval(secs => p_lease_seconds))
   RETURNING id INTO v_batch;
   RETURN QUERY SELECT v_batch, v_iteration, v_games;
+END $$;
+--> statement-breakpoint
+-- A worker refused the batch's binaries (unsigned, or not signed by a key it trusts): the batch
+-- returns to the pool and its iteration counts the refusal, once. Returns the batches released.
+CREATE FUNCTION spsa_refuse_batch(p_batch bigint, p_worker text) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+  v_iteration int;
+  v_games int;
+BEGIN
+  PERFORM spsa_own_worker(p_worker);
+  UPDATE spsa_batch SET status = 'expired' WHERE id = p_batch AND worker_name = p_worker AND status = 'claimed'
+  RETURNING iteration_id, games INTO v_iteration, v_games;
+  IF NOT FOUND THEN RETURN 0; END IF;
+  UPDATE spsa_iteration SET games_claimed = games_claimed - v_games, binaries_refused = binaries_refused + 1 WHERE id = v_iteration;
+  RETURN 1;
 END $$;
 --> statement-breakpoint
 -- Marks the session's worker seen and extends the leases of its batches still claimed.
@@ -237,7 +255,7 @@ END $$;
 --> statement-breakpoint
 REVOKE EXECUTE ON FUNCTION spsa_own_worker(text), spsa_return_to_pool(text), spsa_lock_worker_name(text, text, int, text, int, text),
   spsa_take_worker_name(text, text, int, text, int, text), spsa_record_worker(text, text, int, text, float8, float8),
-  spsa_claim_batch(text, int, float8), spsa_heartbeat(text, text, bigint[], float8),
+  spsa_claim_batch(text, int, float8, int[]), spsa_refuse_batch(bigint, text), spsa_heartbeat(text, text, bigint[], float8),
   spsa_report_batch(bigint, text, int, int, int, int[], jsonb, int, int), spsa_lock_option_run(int),
   spsa_record_draw(bigint, int, int, text, int, int, float8, float8, jsonb, jsonb, jsonb, jsonb),
   spsa_record_option_result(bigint, int, int, int, int, jsonb, float8, jsonb, jsonb) FROM PUBLIC;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, heartbeat, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, heartbeat, refuseBatch, reportBatch } from "../../src/db/batches.js";
 import { connect } from "../../src/db/connection.js";
 import { embeddedEndpoint, embeddedServer } from "../../src/db/embedded.js";
 import { insertOptionRun } from "../../src/db/perturbations.js";
@@ -154,6 +154,22 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     expect(iteration).toEqual({ played: 4, wins: 2 });
     const [mine] = await database.sql<{ role: string }[]>`select login_role as role from spsa_worker where name = ${name}`;
     expect(mine?.role).toBe(`spsa_worker_${machine}`);
+  });
+
+  it("counts a refusal of its own batch's binaries once, and cannot refuse another worker's batch", async () => {
+    const name = `${machine}-2`;
+    await claimWorkerName(worker, { name, sessionId: "s2", host: "box", pid: 2, concurrency: 1 }, () => false);
+    const batch = await claimBatch(worker, name, 2, 600);
+    const refused = async () => {
+      const [row] = await database.sql<{ n: number }[]>`select binaries_refused as n from spsa_iteration where id = ${batch!.iterationId}`;
+      return row?.n;
+    };
+    await refuseBatch(worker, batch!.batchId, name);
+    await refuseBatch(worker, batch!.batchId, name);
+    expect(await refused()).toBe(1);
+    const [theirs] = await database.sql<{ id: number }[]>`select id::int from spsa_batch where worker_name = 'master-box' and status = 'claimed'`;
+    await expect(refuseBatch(worker, theirs!.id, "master-box")).rejects.toMatchObject(DENIED);
+    expect(await refused()).toBe(1);
   });
 
   it("a second run prints the URL alone on stdout with a new password; the old URL no longer connects", async () => {

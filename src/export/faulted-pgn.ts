@@ -24,9 +24,10 @@ export function faultedGamesPgn(runName: string, rows: readonly FaultedGameRow[]
         ["FaultReason", row.reason],
         ["PlusTheta", theta(row.plusParameters)],
         ["MinusTheta", theta(row.minusParameters)],
-        ["PlusSha256", row.plusEngineSha256],
-        ["MinusSha256", row.minusEngineSha256],
+        ["PlusHash", row.plusEngineSha256],
+        ["MinusHash", row.minusEngineSha256],
       ];
+      // Tag names are letters only: chess.js, for one, reads no others.
       const added = tags.map(([name, value]) => `[${name} "${escape(value)}"]`).join("\n");
       // A stored game is its tag section, a blank line, then its moves: the tags go at the section's end.
       const split = row.pgn.indexOf("\n\n");

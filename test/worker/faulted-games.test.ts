@@ -7,9 +7,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import type { Database } from "../../src/db/connection.js";
+import { readRunDetail } from "../../src/dashboard/run-detail.js";
 import { storeFaultedGames, type FaultedGame } from "../../src/db/faulted-games.js";
 import { outsideDelayPolicy } from "../../src/play/outside-delay.js";
 import { START_FEN } from "../../src/play/index.js";
+import { requireRun } from "../../src/status/run-lookup.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { createRunnerPlayer } from "../../src/worker/runner-player.js";
 import { runWorker, type WorkerOptions } from "../../src/worker/worker.js";
@@ -98,6 +100,12 @@ describe("faulted games kept", () => {
     expect((JSON.parse(status.stdout) as RunStatus).faultedGamesKept).toBe(3);
     const text = await spsa(["status", "--name", "crashy"], { env });
     expect(text.stdout).toMatch(/; 3 faulted games kept \(spsa export --faulted\)/);
+
+    // The dashboard's run page lists them (without their moves).
+    const detail = await readRunDetail(database.sql, await requireRun(database.sql, "crashy"));
+    expect(detail.faultedGames.map((g) => ({ iteration: g.iteration, worker: g.workerName, fault: g.fault }))).toEqual(
+      Array.from({ length: 3 }, () => ({ iteration: 1, worker: "w-crash", fault: "crash" })),
+    );
 
     const file = join(dir, "faulted.pgn");
     const exported = await spsa(["export", "--name", "crashy", "--faulted", "--out", file], { env });

@@ -9,9 +9,10 @@ import {
   verificationResults,
   type IterationSummary,
   type RunRecord,
+  type VerificationResult,
 } from "../db/run-status.js";
 import { countFaultedGames } from "../db/faulted-games.js";
-import { describeLimits, type PlayLimits } from "../play/time-control.js";
+import { describeLimits } from "../play/time-control.js";
 import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } from "../db/perturbations.js";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import { builtValue, type Values } from "../spsa/math.js";
@@ -94,22 +95,12 @@ export interface RunStatus {
   verifications: VerificationStatus[];
 }
 
-export interface VerificationStatus {
-  id: number;
-  comparison: string;
-  status: string;
-  /** "8/400": played / most. */
-  games: string;
-  wins: number;
-  losses: number;
-  draws: number;
+/** A verification as the status shows it: the view's row, its numbers as numbers, and its limits in words ("tc 10+0.1"). */
+export type VerificationStatus = Pick<VerificationResult, "id" | "comparison" | "status" | "games" | "wins" | "losses" | "draws" | "verdict" | "limits"> & {
   elo: number | null;
   eloError: number | null;
-  verdict: string | null;
-  /** What both engines searched with, and the same in words ("tc 10+0.1"). */
-  limits: PlayLimits;
   limitsText: string;
-}
+};
 
 export interface SnapshotOptions {
   /** History points per parameter. */

@@ -6,17 +6,13 @@ import { Chess } from "chess.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
-import type { Database } from "../../src/db/connection.js";
 import { readRunDetail } from "../../src/dashboard/run-detail.js";
 import { storeFaultedGames, type FaultedGame } from "../../src/db/faulted-games.js";
-import { outsideDelayPolicy } from "../../src/play/outside-delay.js";
-import { START_FEN } from "../../src/play/index.js";
 import { requireRun } from "../../src/status/run-lookup.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
-import { createRunnerPlayer } from "../../src/worker/runner-player.js";
-import { runWorker, type WorkerOptions } from "../../src/worker/worker.js";
 import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
+import { inProcessWorker } from "../support/worker-loop.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 const engines = (name: string) => fileURLToPath(new URL(`../fixtures/engines/${name}.mjs`, import.meta.url));
@@ -50,27 +46,7 @@ describe("faulted games kept", () => {
     return { path, sha256: sha256OfFile(path) };
   }
 
-  function worker(name: string) {
-    const lines: string[] = [];
-    const db: Database = { url: database.url, embedded: false, sql: database.sql, close: async () => {} };
-    const player = createRunnerPlayer({ concurrency: 2, marginMs: 500, outsideDelay: outsideDelayPolicy("replay", 4) });
-    const options: WorkerOptions = {
-      database: db,
-      player,
-      name,
-      concurrency: 2,
-      batchSize: 2,
-      leaseSeconds: 30,
-      openings: [{ fen: START_FEN }],
-      cacheDir: join(dir, "cache"),
-      pollIntervalMs: 50,
-      idleExitMs: 1000,
-      log: (line) => lines.push(line),
-      status: { update: () => {}, done: () => {} } as unknown as WorkerOptions["status"],
-      seed: name,
-    };
-    return { done: runWorker(options).finally(() => player.close()), lines };
-  }
+  const worker = (name: string) => inProcessWorker(database, dir, name);
 
   const keptOf = (runName: string) =>
     database.sql<KeptRow[]>`

@@ -61,7 +61,8 @@ function delaysLine(status: RunStatus): string {
 
 /** "verification 2: current vs start at tc 10+0.1, complete, 8/8 games +3 -2 =3, Elo +43.5 ± 120.1 (95%)". */
 function verificationLine(v: RunStatus["verifications"][number]): string {
-  const elo = v.elo === null ? "" : `, Elo ${signed(v.elo, 1)}${v.eloError === null ? "" : ` ± ${v.eloError.toFixed(1)} (95%)`}`;
+  // No error bar yet (too few pairs): no Elo either.
+  const elo = v.elo === null || v.eloError === null ? "" : `, Elo ${signed(v.elo, 1)} ± ${v.eloError.toFixed(1)} (95%)`;
   return `verification ${v.id}: ${v.comparison} at ${v.limitsText}, ${v.status}, ${v.games} games +${v.wins} -${v.losses} =${v.draws}${elo}${v.verdict ? `, ${v.verdict}` : ""}`;
 }
 

@@ -1,5 +1,6 @@
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import type { VerificationResult } from "../../src/db/run-status.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { ROOT, SPSA_BIN, spsa } from "../support/cli.js";
 import { startMaster, startWorker } from "../support/processes.js";
@@ -15,16 +16,8 @@ function verify(setup: TuningSetup, env: Record<string, string>, args: string[])
   });
 }
 
-interface ResultRow {
-  comparison: string;
-  status: string;
-  games: string;
-  wins: number;
-  losses: number;
-  draws: number;
-  elo: string | null;
-  verdict: string | null;
-}
+/** A row of spsa_verification_result. */
+type ResultRow = VerificationResult;
 
 describe("spsa verify: start against current θ, played by compete --spsa workers", () => {
   // Node-limited games from seeded workers: the run's results, and so whether its θ moved

@@ -52,3 +52,45 @@ FROM spsa_verification v
 JOIN spsa_run r ON r.id = v.run_id
 JOIN spsa_iteration i ON i.run_id = v.carrier_run_id
 ORDER BY v.id DESC;
+--> statement-breakpoint
+-- Keeps a reported batch's faulted games (docs/faulted-games.md), called in the report's transaction
+-- once the batch is done: only for the batch's own worker, with the θ of its iteration (or, in
+-- UCI-option mode, of its perturbation), at most 3 per iteration and worker and 200 per run
+-- (FAULTED_GAME_LIMITS of src/db/faulted-games.ts). Reports of one run count under one lock, so
+-- the cap holds exactly; a game already kept is not kept twice. SECURITY DEFINER so that a
+-- worker's database role needs only EXECUTE on it.
+CREATE FUNCTION spsa_keep_faulted_games(p_batch bigint, p_worker text, p_games jsonb) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+  v_iteration int;
+  v_run int;
+  v_plus jsonb;
+  v_minus jsonb;
+  v_plus_sha text;
+  v_minus_sha text;
+  v_mine int;
+  v_all int;
+  v_kept int;
+BEGIN
+  SELECT i.id, i.run_id, coalesce(p.plus_parameters, i.plus_parameters, '{}'), coalesce(p.minus_parameters, i.minus_parameters, '{}'),
+    i.plus_engine_sha256, i.minus_engine_sha256
+  INTO v_iteration, v_run, v_plus, v_minus, v_plus_sha, v_minus_sha
+  FROM spsa_batch b JOIN spsa_iteration i ON i.id = b.iteration_id LEFT JOIN spsa_perturbation p ON p.batch_id = b.id
+  WHERE b.id = p_batch AND b.worker_name = p_worker AND b.status = 'done';
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'batch % is not a reported batch of worker "%"', p_batch, p_worker USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  PERFORM pg_advisory_xact_lock(hashtext('spsa_faulted_game:' || v_run));
+  SELECT count(*) FILTER (WHERE f.iteration_id = v_iteration AND f.worker_name = p_worker), count(*) INTO v_mine, v_all
+  FROM spsa_faulted_game f WHERE f.run_id = v_run;
+  INSERT INTO spsa_faulted_game (run_id, iteration_id, batch_id, game_index, worker_name, side, fault, reason, pgn,
+    plus_parameters, minus_parameters, plus_engine_sha256, minus_engine_sha256)
+  SELECT v_run, v_iteration, p_batch, g."gameIndex", p_worker, g.side, g.fault, g.reason, g.pgn, v_plus, v_minus, v_plus_sha, v_minus_sha
+  FROM jsonb_to_recordset(p_games) AS g("gameIndex" int, side text, fault text, reason text, pgn text)
+  ORDER BY g."gameIndex" LIMIT greatest(0, least(3 - v_mine, 200 - v_all))
+  ON CONFLICT (batch_id, game_index) DO NOTHING;
+  GET DIAGNOSTICS v_kept = ROW_COUNT;
+  RETURN v_kept;
+END $$;
+--> statement-breakpoint
+REVOKE ALL ON FUNCTION spsa_keep_faulted_games(bigint, text, jsonb) FROM PUBLIC;

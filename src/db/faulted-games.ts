@@ -1,5 +1,4 @@
 import type postgres from "postgres";
-import type { Values } from "../spsa/math.js";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaFaultedGame } from "./schema.js";
 
@@ -10,7 +9,11 @@ import { spsaFaultedGame } from "./schema.js";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-/** A crashing engine faults every game: only the first few per iteration and worker, and so many per run, are kept. */
+/**
+ * A crashing engine faults every game: only the first few per iteration and worker, and so
+ * many per run, are kept. The database function spsa_keep_faulted_games (migration
+ * 0010_verify_limits_faulted_games) holds the same numbers and enforces them.
+ */
 export const FAULTED_GAME_LIMITS = { perIterationAndWorker: 3, perRun: 200 };
 
 /** A faulted game as the worker hands it over. */
@@ -23,51 +26,17 @@ export interface FaultedGame {
   pgn: string;
 }
 
-export interface FaultedBatch {
-  batchId: number;
-  workerName: string;
-  games: readonly FaultedGame[];
-  /** UCI-option mode: the engines' tuned options (build mode: the iteration's θ is taken). */
-  plusOptions?: Values;
-  minusOptions?: Values;
-}
-
 /**
- * Keeps a reported batch's faulted games, within FAULTED_GAME_LIMITS. Runs in the report's
- * transaction once the batch turned from claimed to done, so a retried report stores nothing
- * twice (and the unique (batch, game) index would refuse it). Returns the games kept.
+ * Keeps a reported batch's faulted games, within FAULTED_GAME_LIMITS, with the θ of its
+ * iteration (UCI-option mode: of its perturbation). Runs in the report's transaction once
+ * the batch turned from claimed to done, so a retried report stores nothing twice (and the
+ * unique (batch, game) index would refuse it). Returns the games kept.
  */
-export async function storeFaultedGames(tx: postgres.TransactionSql, batch: FaultedBatch, limits = FAULTED_GAME_LIMITS): Promise<number> {
+export async function storeFaultedGames(tx: postgres.TransactionSql, batch: { batchId: number; workerName: string; games: readonly FaultedGame[] }): Promise<number> {
   if (batch.games.length === 0) return 0;
-  const [it] = await tx<{ iterationId: number; runId: number; plus: Values; minus: Values; plusSha: string; minusSha: string }[]>`
-    select i.id as "iterationId", i.run_id as "runId", i.plus_parameters as plus, i.minus_parameters as minus,
-      i.plus_engine_sha256 as "plusSha", i.minus_engine_sha256 as "minusSha"
-    from spsa_batch b join spsa_iteration i on i.id = b.iteration_id where b.id = ${batch.batchId}`;
-  if (!it) throw new Error(`batch ${batch.batchId} vanished while it was reported`);
-  // Reports of one run count its kept games one at a time, so the cap holds exactly.
-  await tx`select pg_advisory_xact_lock(hashtext(${`spsa_faulted_game:${it.runId}`}))`;
-  const [kept] = await tx<{ mine: number; all: number }[]>`
-    select count(*) filter (where iteration_id = ${it.iterationId} and worker_name = ${batch.workerName})::int as mine, count(*)::int as all
-    from spsa_faulted_game where run_id = ${it.runId}`;
-  const room = Math.max(0, Math.min(limits.perIterationAndWorker - (kept?.mine ?? 0), limits.perRun - (kept?.all ?? 0)));
-  const rows = batch.games.slice(0, room).map((game) => ({
-    run_id: it.runId,
-    iteration_id: it.iterationId,
-    batch_id: batch.batchId,
-    game_index: game.gameIndex,
-    worker_name: batch.workerName,
-    side: game.side,
-    fault: game.fault,
-    reason: game.reason,
-    pgn: game.pgn,
-    plus_parameters: tx.json(batch.plusOptions ?? it.plus ?? {}),
-    minus_parameters: tx.json(batch.minusOptions ?? it.minus ?? {}),
-    plus_engine_sha256: it.plusSha,
-    minus_engine_sha256: it.minusSha,
-  }));
-  if (rows.length === 0) return 0;
-  const inserted = await tx`insert into spsa_faulted_game ${tx(rows)} on conflict (batch_id, game_index) do nothing`;
-  return inserted.count;
+  const games = batch.games.map(({ gameIndex, side, fault, reason, pgn }) => ({ gameIndex, side, fault, reason, pgn }));
+  const [row] = await tx<{ kept: number }[]>`select spsa_keep_faulted_games(${batch.batchId}, ${batch.workerName}, ${tx.json(games)}) as kept`;
+  return row?.kept ?? 0;
 }
 
 export async function countFaultedGames(sql: Sql, runId: number): Promise<number> {

@@ -154,7 +154,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
             const outcome = await withRetry(log, options.signal, () =>
               reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, async (tx, report) => {
                 await applyOnReport(tx, report);
-                await storeFaultedGames(tx, { batchId: batch.batchId, workerName: name, games: faulted, plusOptions: batch.plusOptions, minusOptions: batch.minusOptions });
+                await storeFaultedGames(tx, { batchId: batch.batchId, workerName: name, games: faulted });
               }),
             );
             noteOutcome(log, batch, tally, outcome, summary);

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { readRunDetail } from "../../src/dashboard/run-detail.js";
-import { storeFaultedGames, type FaultedGame } from "../../src/db/faulted-games.js";
+import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../../src/db/faulted-games.js";
 import { requireRun } from "../../src/status/run-lookup.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
@@ -103,18 +103,20 @@ describe("faulted games kept", () => {
     expect(await keptOf("clean")).toEqual([]);
   });
 
-  it("holds the cap per run across iterations, and a retried report keeps nothing twice", async () => {
-    const limits = { perIterationAndWorker: 3, perRun: 5 };
+  it("holds the caps per iteration and worker and per run, refuses another worker's batch, and a retried report keeps nothing twice", async () => {
+    const { perIterationAndWorker, perRun } = FAULTED_GAME_LIMITS;
     const game = (gameIndex: number): FaultedGame => ({ gameIndex, side: "minus", fault: "illegal", reason: "black: illegal move", pgn: `[Event "t"]\n\n1. e4 *\n\n` });
     await registerTestWorker(database.sql, "w-cap");
+    const batchIds: number[] = [];
     const report = async (iterationNumber: number) => {
       await seedIteration(database.sql, { runName: "capped", targetGames: 8, iterationNumber });
       const batch = await claimBatch(database.sql, "w-cap", 8, 30);
       if (!batch) throw new Error("nothing to claim");
-      // Four crashed games reported, of which the iteration keeps 3 at most and the run 5.
+      batchIds.push(batch.batchId);
+      // Four faulted games reported: more than an iteration keeps of one worker.
       const counts = { batchId: batch.batchId, workerName: "w-cap", wins: 8, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 4] as [number, number, number, number, number], ...clean() };
       const hook = async (tx: Parameters<typeof storeFaultedGames>[0]) => {
-        await storeFaultedGames(tx, { batchId: batch.batchId, workerName: "w-cap", games: [0, 1, 2, 3].map(game) }, limits);
+        await storeFaultedGames(tx, { batchId: batch.batchId, workerName: "w-cap", games: [0, 1, 2, 3].map(game) });
       };
       expect(await reportBatch(database.sql, counts, hook)).toBe("accepted");
       // The worker retries a report whose answer it lost: counted once, kept once.
@@ -126,9 +128,26 @@ describe("faulted games kept", () => {
         from spsa_faulted_game f join spsa_iteration i on i.id = f.iteration_id join spsa_run r on r.id = f.run_id
         where r.name = 'capped' group by 1 order by 1`;
     await report(1);
-    expect(await perIteration()).toEqual([{ iteration: 1, kept: 3 }]);
+    expect(await perIteration()).toEqual([{ iteration: 1, kept: perIterationAndWorker }]);
+
+    // Other workers' games fill the run to 2 below its cap.
+    const filler = perRun - perIterationAndWorker - 2;
+    await database.sql`
+      insert into spsa_faulted_game (run_id, iteration_id, batch_id, game_index, worker_name, side, fault, reason, pgn,
+        plus_parameters, minus_parameters, plus_engine_sha256, minus_engine_sha256)
+      select f.run_id, f.iteration_id, f.batch_id, 100 + n, 'w-other', f.side, f.fault, f.reason, f.pgn,
+        f.plus_parameters, f.minus_parameters, f.plus_engine_sha256, f.minus_engine_sha256
+      from spsa_faulted_game f, generate_series(1, ${filler}) n where f.batch_id = ${batchIds[0] ?? 0} and f.game_index = 0`;
     await report(2);
     await report(3);
-    expect(await perIteration()).toEqual([{ iteration: 1, kept: 3 }, { iteration: 2, kept: 2 }]);
+    const [total] = await database.sql<{ n: number }[]>`select count(*)::int as n from spsa_faulted_game f join spsa_run r on r.id = f.run_id where r.name = 'capped'`;
+    expect(total?.n).toBe(perRun);
+    expect((await perIteration()).map((row) => row.iteration)).toEqual([1, 2]);
+
+    // A worker cannot keep games under another worker's batch.
+    await registerTestWorker(database.sql, "w-thief");
+    await expect(database.sql.begin((tx) => storeFaultedGames(tx, { batchId: batchIds[0] ?? 0, workerName: "w-thief", games: [game(9)] }))).rejects.toThrow(
+      `batch ${batchIds[0]} is not a reported batch of worker "w-thief"`,
+    );
   });
 });

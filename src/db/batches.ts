@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { MoveLimit } from "../config/config.js";
+import type { IterationMoveLimit } from "../config/iteration-settings.js";
 import type { PairCounts } from "../play/match-tally.js";
 import type { RowOf } from "./columns.js";
 import { counterValues } from "./fault-columns.js";
@@ -29,8 +29,8 @@ export type ClaimedBatch = RowOf<
   runId: number;
   runName: string;
   games: number;
-  /** The iteration's `[time_control] nodes` or `depth` (its settings), or null: games are timed. */
-  moveLimit: MoveLimit | null;
+  /** The iteration's `[time_control] nodes` or `depth`, or a verification's clock (its settings), or null: a time per move. */
+  moveLimit: IterationMoveLimit | null;
   /** The iteration's `[time_control] reference_nps`, or null: times per move are not scaled. */
   referenceNps: number | null;
   /** UCI-option mode: the `setoption`s of the plus and minus engines (both run the same binary). */

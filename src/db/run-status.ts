@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import type { Pentanomial } from "../play/stats.js";
+import type { PlayLimits } from "../play/time-control.js";
 import type { Values } from "../spsa/math.js";
 import { selectAll, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
@@ -196,7 +197,24 @@ export async function faultyIterations(sql: Sql, runId: number, limit: number): 
     order by iteration_number desc limit ${limit}`;
 }
 
-/** The spsa_verification_result rows of a run. */
-export async function verificationResults(sql: Sql, runName: string): Promise<Record<string, unknown>[]> {
-  return sql<Record<string, unknown>[]>`select * from spsa_verification_result where run = ${runName}`;
+/** A row of the spsa_verification_result view (rounded numbers come as strings). */
+export interface VerificationResult {
+  id: number;
+  comparison: string;
+  status: string;
+  games: string;
+  wins: number;
+  losses: number;
+  draws: number;
+  elo: string | null;
+  elo_error: string | null;
+  los_percent: string | null;
+  verdict: string | null;
+  limits: PlayLimits;
+  [column: string]: unknown;
+}
+
+/** The spsa_verification_result rows of a run, newest first. */
+export async function verificationResults(sql: Sql, runName: string, limit = 100): Promise<VerificationResult[]> {
+  return sql<VerificationResult[]>`select * from spsa_verification_result where run = ${runName} limit ${limit}`;
 }

@@ -31,6 +31,7 @@ const WORKER_PRIVILEGES = [
   "grant execute on function spsa_return_to_pool, spsa_lock_worker_name, spsa_take_worker_name, spsa_record_worker",
   "grant execute on function spsa_claim_batch, spsa_heartbeat, spsa_report_batch",
   "grant execute on function spsa_refuse_batch",
+  "grant execute on function spsa_keep_faulted_games",
   "grant execute on function spsa_lock_option_run, spsa_record_draw, spsa_record_option_result",
 ] as const;
 

@@ -12,6 +12,7 @@ import {
   type ReportOutcome,
 } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
+import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../db/faulted-games.js";
 import { withRetry } from "../db/retry.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../errors.js";
@@ -31,6 +32,7 @@ import {
 } from "../play/index.js";
 import { applyOnReport, drawOnClaim } from "../uci-tune/hooks.js";
 import { DelayGuard } from "./delay-guard.js";
+import { faultedGames } from "./faulted-games.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./runner-player.js";
 import { MAX_TIME_FACTOR, MIN_TIME_FACTOR, scaledMovetime, timeFactor } from "./time-factor.js";
@@ -167,11 +169,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           unplayed -= 2;
           pendingGames -= 2;
         })
-          .then(async (tally) => {
+          .then(async ({ tally, faulted }) => {
             // Games cut short by a failure elsewhere are not results: the batch goes back to the pool.
             if (failed) return;
             const outcome = await withRetry(log, options.signal, () =>
-              reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, applyOnReport),
+              reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, async (tx, report) => {
+                await applyOnReport(tx, report);
+                await storeFaultedGames(tx, { batchId: batch.batchId, workerName: name, games: faulted });
+              }),
             );
             noteOutcome(log, batch, tally, outcome, summary);
             guardGames(tally, batch.games);
@@ -307,7 +312,13 @@ function binariesOf(batch: ClaimedBatch): [SignedBinary, SignedBinary] {
   ];
 }
 
-async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, factorFor: FactorFor, onPair: () => void): Promise<PairTally> {
+/** A played batch: its counts, and the first of its games that an engine fault decided (to be kept). */
+interface PlayedBatch {
+  tally: PairTally;
+  faulted: FaultedGame[];
+}
+
+async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, factorFor: FactorFor, onPair: () => void): Promise<PlayedBatch> {
   const { database } = options;
   const keys = options.trustedKeys();
   const [plus, minus] = binariesOf(batch);
@@ -317,17 +328,22 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   await options.player.retire([plusPath, minusPath]);
   const factor = await factorFor(batch, plusPath);
   const tally = new PairTally();
+  const faulted: FaultedGame[] = [];
+  const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;
   const pairs = Array.from({ length: batch.games / 2 }, () => ({
     opening: pickOpening(options.openings, rng),
     limits: pairLimits(batch, rng, factor),
   }));
   await Promise.all(
-    pairs.map(async (pair) => {
-      tally.add(await options.player.playPair({ plusPath, minusPath, plusOptions: batch.plusOptions, minusOptions: batch.minusOptions, ...pair }));
+    pairs.map(async (pair, index) => {
+      const result = await options.player.playPair({ plusPath, minusPath, plusOptions: batch.plusOptions, minusOptions: batch.minusOptions, ...pair });
+      tally.add(result);
+      // A crashing engine faults every game: hold no more than the database keeps of one worker per iteration.
+      if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker) faulted.push(...faultedGames(result, index, event, new Date()));
       onPair();
     }),
   );
-  return tally;
+  return { tally, faulted: faulted.slice(0, FAULTED_GAME_LIMITS.perIterationAndWorker) };
 }
 
 function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: PairTally, outcome: ReportOutcome, summary: WorkerSummary): void {

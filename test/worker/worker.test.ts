@@ -6,15 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { loadConfig } from "../../src/config/config.js";
 import { returnToPool } from "../../src/db/batches.js";
-import type { Database } from "../../src/db/connection.js";
-import { outsideDelayPolicy } from "../../src/play/outside-delay.js";
-import { START_FEN } from "../../src/play/index.js";
-import { createRunnerPlayer } from "../../src/worker/runner-player.js";
-import { runWorker, type WorkerOptions } from "../../src/worker/worker.js";
+import type { WorkerOptions } from "../../src/worker/worker.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { timeFactor } from "../../src/worker/time-factor.js";
 import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
+import { inProcessWorker } from "../support/worker-loop.js";
 import { seedIteration } from "../support/iterations.js";
 import { localTrust } from "../support/signing.js";
 import { buildMinnow } from "../support/minnow.js";
@@ -54,31 +51,7 @@ describe("the worker loop", () => {
   /** The `go` commands a logging engine was sent (every process of it appends to the same file). */
   const goCommands = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line.startsWith("go ")) : []);
 
-  function worker(name: string, extra: Partial<WorkerOptions> = {}) {
-    const lines: string[] = [];
-    const db: Database = { url: database.url, embedded: false, sql: database.sql, close: async () => {} };
-    const player = createRunnerPlayer({ concurrency: 2, marginMs: 500, outsideDelay: outsideDelayPolicy("replay", 4) });
-    const options: WorkerOptions = {
-      database: db,
-      player,
-      name,
-      concurrency: 2,
-      batchSize: 2,
-      leaseSeconds: 30,
-      openings: [{ fen: START_FEN }],
-      cacheDir: join(dir, "cache"),
-      trustedKeys: localTrust,
-      pollIntervalMs: 50,
-      // No work for this long ends the loop: how a test (or a script) stops a worker.
-      idleExitMs: 1000,
-      log: (line) => lines.push(line),
-      status: { update: () => {}, done: () => {} } as unknown as WorkerOptions["status"],
-      seed: name,
-      ...extra,
-    };
-    const done = runWorker(options).finally(() => player.close());
-    return { done, lines };
-  }
+  const worker = (name: string, extra: Partial<WorkerOptions> = {}) => inProcessWorker(database, dir, name, extra);
 
   const iterationOf = async (runName: string) => {
     const [row] = await database.sql<{ games_played: number; games_claimed: number; results: number }[]>`

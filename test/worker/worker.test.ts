@@ -13,7 +13,6 @@ import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { inProcessWorker } from "../support/worker-loop.js";
 import { seedIteration } from "../support/iterations.js";
-import { localTrust } from "../support/signing.js";
 import { buildMinnow } from "../support/minnow.js";
 import { waitFor } from "../support/processes.js";
 

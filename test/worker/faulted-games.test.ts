@@ -58,7 +58,7 @@ describe("faulted games kept", () => {
     await seedIteration(database.sql, { runName: "crashy", targetGames: 8, engine: crash });
     const { done, lines } = worker("w-crash");
     // Every game ends in a crash, and every game is still counted.
-    expect(await done, lines.join("\n")).toEqual({ games: 8, batches: 4, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 8, batches: 4, refused: 0, binariesRefused: 0 });
     const kept = await keptOf("crashy");
     expect(kept).toHaveLength(3);
     for (const row of kept) {
@@ -99,7 +99,7 @@ describe("faulted games kept", () => {
   it("keeps no game of a clean iteration", async () => {
     await seedIteration(database.sql, { runName: "clean", targetGames: 4, engine: binary("timed") });
     const { done, lines } = worker("w-clean");
-    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0, binariesRefused: 0 });
     expect(await keptOf("clean")).toEqual([]);
   });
 

@@ -15,6 +15,7 @@ interface WorkerFlags {
   idleExit?: number;
   seed?: string;
   option: string[];
+  trust: string[];
 }
 
 /** `compete --spsa`: the SPSA worker. */
@@ -33,6 +34,7 @@ export function buildWorkerProgram(): Command {
     .option("--idle-exit <seconds>", "stop after this long without work", parseInteger)
     .option("--seed <seed>", "seed for openings and times")
     .option("--option <name=value>", "UCI option of this worker's engines, e.g. Threads=1 or SyzygyPath=/tb (repeatable; a tuned option keeps the run's value)", collect, [])
+    .option("--trust <key>", "public key of a master whose signed binaries this worker runs, as `spsa key` prints it (repeatable; this machine's master is trusted already)", collect, [])
     .option("--verbose", "on an error, print its stack trace too")
     .showHelpAfterError()
     .exitOverride()
@@ -49,6 +51,7 @@ export function buildWorkerProgram(): Command {
         idleExit: flags.idleExit,
         seed: flags.seed,
         engineOptions: Object.fromEntries(flags.option.map(parseOption)),
+        trust: flags.trust,
         signal: abortOnSignals().signal,
       });
     });

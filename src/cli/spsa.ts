@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { parseInteger, parseNumber, parsePositiveInteger, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { packageVersion } from "./version.js";
+import type { LimitFlags } from "../verify/limits.js";
 
 // Command modules are imported lazily so that `--help` does not load drizzle and postgres.
 
@@ -67,7 +68,12 @@ export function buildSpsaProgram(): Command {
     .option("--to <theta>", "as --from", "current")
     .option("--games <n>", "games to play, or the most an SPRT may play (even)", parseInteger, 400)
     .option("--sprt <bounds...>", "stop when decided: elo0 elo1 alpha beta, e.g. --sprt 0 5 0.05 0.05")
-    .action(async (opts: { params: string; name: string; from: string; to: string; games: number; sprt?: string[] }) => {
+    .option("--tc <tc>", "play at this clock instead of the run's limits: SECONDS[+INC] or MOVES/SECONDS[+INC], e.g. 10+0.1")
+    .option("--timelow <s>", "lowest time per move in seconds; each pair draws one in [timelow, timehigh]", parseNumber)
+    .option("--timehigh <s>", "highest time per move in seconds (default: --timelow)", parseNumber)
+    .option("--nodes <n>", "search a fixed number of nodes per move", parseNumber)
+    .option("--depth <n>", "search to a fixed depth per move", parseNumber)
+    .action(async (opts: { params: string; name: string; from: string; to: string; games: number; sprt?: string[] } & LimitFlags) => {
       const { verifyCommand } = await import("../commands/verify.js");
       const abort = abortOnSignals();
       await verifyCommand({ config: config(), ...opts, sprt: opts.sprt === undefined ? undefined : parseSprt(opts.sprt), signal: abort.signal });
@@ -108,12 +114,14 @@ export function buildSpsaProgram(): Command {
 
   program
     .command("export")
-    .description("a run's θ as the engine's constants file (--constants FILE), or --format csv (history), openbench or fishtest (SPSA input lines)")
+    .description("a run's θ as the engine's constants file (--constants FILE), --format csv (history), openbench or fishtest (SPSA input lines), or --faulted games as PGN")
     .option("--name <name>", "the run (default: the run that started an iteration last)")
     .option("--params <file>", "parameters file (gives the constants the values go to)", "params.toml")
     .option("--constants <file>", "write the engine's constants file with the run's θ (ints rounded as built) to this path")
     .option("--format <format>", "csv, openbench or fishtest, to stdout")
-    .action(async (opts: { name?: string; params: string; constants?: string; format?: string }) => {
+    .option("--faulted", "the games an engine fault decided that the run kept, as PGN (to stdout, or --out)")
+    .option("--out <file>", "with --faulted: write the PGN to this file")
+    .action(async (opts: { name?: string; params: string; constants?: string; format?: string; faulted?: boolean; out?: string }) => {
       const { exportCommand } = await import("../commands/export.js");
       await exportCommand({ config: config(), ...opts });
     });
@@ -173,6 +181,13 @@ export function buildSpsaProgram(): Command {
       await initCommand(opts);
     });
 
+  program
+    .command("key")
+    .description("print the master's public key (made on first use); a worker on another machine pins it with --trust or [worker] trusted_keys")
+    .action(async () => {
+      (await import("../commands/key.js")).keyCommand({ config: config() });
+    });
+
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
   db.command("status")
     .description("start the database if needed and report it")
@@ -188,6 +203,15 @@ export function buildSpsaProgram(): Command {
   db.command("url")
     .description("print the database URL without its password (for psql use `spsa db psql` or `spsa db env`)")
     .action(async () => (await import("../commands/db.js")).dbUrl({ config: config() }));
+  db.command("worker-url")
+    .description("create (or give a new password to) a worker machine's database role, which can only claim, play and report games; prints its URL")
+    .requiredOption("--name <name>", "the worker machine, e.g. box1: its role is spsa_worker_<name>")
+    .option("--host <addr>", "the database host as workers reach it (default: this machine's URL's host)")
+    .option("--output <file>", "write the URL to this file (created mode 0600) instead of stdout")
+    .option("--revoke", "drop the machine's role instead: its URL stops working and its sessions end")
+    .action(async (opts: { name: string; host?: string; output?: string; revoke?: boolean }) =>
+      (await import("../commands/db.js")).dbWorkerUrl({ config: config(), ...opts }),
+    );
   db.command("env")
     .description('print PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSFILE for other Postgres tools: eval "$(spsa db env)"')
     .action(async () => (await import("../commands/db.js")).dbEnv({ config: config() }));

@@ -1,9 +1,12 @@
+import { hostname } from "node:os";
 import { execa } from "execa";
 import { applyMigrations, libpqVariables, openDatabase, redactUrl, resolveDatabaseUrl, withoutPassword } from "../db/connection.js";
 import { binaries, embeddedPassFile, embeddedServer, embeddedState, ensureEmbeddedServer, setEmbeddedListen, embeddedEndpoint, stopEmbeddedServer, type EmbeddedServer } from "../db/embedded.js";
 import { databaseOverview } from "../db/overview.js";
 import { serverUser } from "../db/run-as.js";
+import { inheritedFromPublic, issueWorkerLogin, revokeWorkerLogin, workerLoginRole } from "../db/worker-role.js";
 import { SpsaError } from "../errors.js";
+import { writeFileAtomic } from "../fs/write-atomic.js";
 import { databaseOptionsFrom } from "./database-options.js";
 
 export interface DbCommandOptions {
@@ -110,4 +113,92 @@ function cleanLibpqEnv(): Record<string, string> {
 
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+export interface WorkerUrlOptions extends DbCommandOptions {
+  /** The worker machine: its login role is spsa_worker_NAME. */
+  name: string;
+  /** The database's host as workers reach it (default: the host of this machine's URL). */
+  host?: string;
+  /** Write the URL to this file (mode 0600) instead of stdout. */
+  output?: string;
+  /** Drop the machine's role instead (its URL stops working, its sessions end). */
+  revoke?: boolean;
+  /** Notes for the user (stderr): stdout carries only the URL. */
+  note?: (line: string) => void;
+}
+
+/**
+ * `spsa db worker-url --name NAME`: a database URL for one worker machine, whose login role can
+ * claim, play and report games and nothing else (docs/worker-role.md). Each run gives the role a
+ * new random password: the URL is printed (or written to --output) once and stored nowhere.
+ */
+export async function dbWorkerUrl(options: WorkerUrlOptions): Promise<void> {
+  const log = options.log ?? console.log;
+  const note = options.note ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const role = workerLoginRole(options.name);
+  const database = await openDatabase(databaseOptionsFrom(options.config));
+  try {
+    if (options.revoke) {
+      const { dropped, sessionsEnded } = await revokeWorkerLogin(database.sql, options.name);
+      note(!dropped ? `no database role ${role}: nothing to revoke` : `dropped database role ${role}: its URL no longer connects`);
+      if (!sessionsEnded) note(`this database role may not end ${role}'s open sessions: stop that worker, or end them as a superuser (pg_terminate_backend)`);
+      return;
+    }
+    const { password, created } = await issueWorkerLogin(database.sql, options.name);
+    for (const extra of await inheritedFromPublic(database.sql, role)) note(`warning: ${role} can ${extra}`);
+    const reach = database.embedded ? embeddedReach(options.host) : externalReach(database.url, options.host);
+    const url = workerUrl(database.url, role, password, reach.tcp);
+    if (options.output) writeFileAtomic(options.output, `${url}\n`, { mode: 0o600 });
+    else log(url);
+    const where = options.output ? `written to ${options.output} (mode 0600)` : "printed above";
+    note(`${created ? "created database role" : "new password for database role"} ${role}: the worker URL is ${where}; ` +
+      `give it to that machine only (DATABASE_URL=... compete --spsa)${created ? "" : "; its previous URL no longer connects"}`);
+    if (reach.note) note(reach.note);
+  } finally {
+    await database.close();
+  }
+}
+
+interface Reach {
+  /** The TCP host and port workers connect to; undefined: the owner's URL's. */
+  tcp: { host?: string; port?: number };
+  /** What the user must know or do so that workers get there. */
+  note?: string;
+}
+
+/** The owner's URL with the worker's login role and password, at the host and port workers reach. */
+export function workerUrl(ownerUrl: string, role: string, password: string, tcp: Reach["tcp"]): string {
+  const url = new URL(ownerUrl);
+  url.username = encodeURIComponent(role);
+  url.password = encodeURIComponent(password);
+  if (tcp.host !== undefined) {
+    url.hostname = tcp.host.includes(":") && !tcp.host.startsWith("[") ? `[${tcp.host}]` : tcp.host;
+    // A Unix socket folder (`?host=/…`) is this machine's: the worker connects over TCP.
+    url.searchParams.delete("host");
+  }
+  if (tcp.port !== undefined) url.port = String(tcp.port);
+  return url.href;
+}
+
+const ANY_ADDRESS = new Set(["0.0.0.0", "::", "*"]);
+
+/** The embedded server as workers reach it: over TCP (`spsa db start --listen`), at --host or the address it listens on. */
+function embeddedReach(host: string | undefined): Reach {
+  const { listen, port } = embeddedEndpoint(embeddedServer());
+  if (!listen) {
+    return {
+      tcp: { host: host ?? "localhost", port },
+      note: "the embedded server listens on its Unix socket only: run `spsa db start --listen ADDR` (an address of this machine that the workers reach) before they connect",
+    };
+  }
+  const specific = listen.split(",").map((address) => address.trim()).find((address) => !ANY_ADDRESS.has(address));
+  if (host !== undefined || specific !== undefined) return { tcp: { host: host ?? specific, port } };
+  return { tcp: { host: hostname(), port }, note: `the embedded server listens on every address (${listen}): the URL names this machine ${hostname()}; give --host ADDR for another name` };
+}
+
+/** A server of DATABASE_URL: its own host, or --host; a Unix socket URL reaches this machine only. */
+function externalReach(ownerUrl: string, host: string | undefined): Reach {
+  const socket = new URL(ownerUrl).searchParams.get("host")?.startsWith("/") ?? false;
+  return { tcp: { host }, note: socket && host === undefined ? "the URL names a Unix socket of this machine: give --host ADDR for workers elsewhere" : undefined };
 }

@@ -2,8 +2,10 @@ import { loadConfig } from "../config/config.js";
 import { loadParams } from "../config/params.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
 import { openDatabase } from "../db/connection.js";
+import { faultedGamesOf } from "../db/faulted-games.js";
 import { latestSettings, recentIterations } from "../db/run-status.js";
 import { InputError, SpsaError } from "../errors.js";
+import { faultedGamesPgn } from "../export/faulted-pgn.js";
 import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
 import { requireRun } from "../status/run-lookup.js";
 import { thetaHistory } from "../status/snapshot.js";
@@ -20,16 +22,22 @@ export interface ExportCommandOptions {
   /** Write the engine's constants file with the run's θ to this path. */
   constants?: string;
   format?: string;
-  out?: (text: string) => void;
+  /** Write the run's kept faulted games as PGN (to `out`, or stdout). */
+  faulted?: boolean;
+  /** --faulted: the PGN file to write. */
+  out?: string;
+  write?: (text: string) => void;
   log?: (line: string) => void;
 }
 
-/** `spsa export`: a run's θ as the engine's constants file, or its history and parameters in other tools' formats. */
+/** `spsa export`: a run's θ as the engine's constants file, its history and parameters in other tools' formats, or its faulted games. */
 export async function exportCommand(options: ExportCommandOptions): Promise<void> {
-  const out = options.out ?? ((text: string) => process.stdout.write(text));
+  const out = options.write ?? ((text: string) => process.stdout.write(text));
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const format = options.format;
-  if ((options.constants === undefined) === (format === undefined)) throw new InputError("spsa export", "give either --constants FILE or --format csv|openbench|fishtest");
+  const given = [options.constants !== undefined, format !== undefined, options.faulted === true].filter(Boolean).length;
+  if (given !== 1) throw new InputError("spsa export", "give one of --constants FILE, --format csv|openbench|fishtest or --faulted");
+  if (options.out !== undefined && !options.faulted) throw new InputError("--out", "goes with --faulted");
   if (format !== undefined && !(EXPORT_FORMATS as readonly string[]).includes(format)) {
     throw new InputError("--format", `must be one of ${EXPORT_FORMATS.join(", ")}, got "${format}"`);
   }
@@ -42,6 +50,12 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
       const { file, text } = constantsWithTheta(forConstants.config.build, forConstants.params, run.currentParameters);
       writeFileAtomic(options.constants, text, { mode: 0o644 });
       log(`${options.constants}: ${file} with the θ of run "${run.name}" (${forConstants.params.length} parameters, ints rounded as built)`);
+    } else if (options.faulted) {
+      const rows = await faultedGamesOf(database.sql, run.id);
+      const pgn = faultedGamesPgn(run.name, rows);
+      if (options.out === undefined) out(pgn);
+      else writeFileAtomic(options.out, pgn);
+      log(`${rows.length} faulted games of run "${run.name}"${options.out === undefined ? "" : ` written to ${options.out}`}`);
     } else if (format === "csv") {
       const [latest] = await recentIterations(database.sql, run.id, 1);
       out(historyCsv(await thetaHistory(database.sql, run, latest, Number.POSITIVE_INFINITY)));

@@ -3,6 +3,7 @@ import { loadConfig, type TuningConfig } from "../config/config.js";
 import { loadParams, type Param } from "../config/params.js";
 import { openDatabase } from "../db/connection.js";
 import { runMaster, type MasterSummary } from "../master/master.js";
+import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { optionParamsOf } from "../uci-tune/batch-math.js";
 import { refuseOptionRun, runOptionsMaster } from "../uci-tune/master.js";
 import { DEFAULT_CONFIG_FILE } from "./database-options.js";
@@ -40,6 +41,7 @@ export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "pa
 /** `spsa master`: runs (or resumes) a tuning run until max_iterations. */
 export async function masterCommand(options: MasterCommandOptions = {}): Promise<MasterSummary> {
   const { config, params, paramsFile } = loadRunInputs(options);
+  const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
   const database = await openDatabase({ configUrl: config.database.url });
   try {
     const runName = options.name ?? DEFAULT_RUN_NAME;
@@ -50,6 +52,7 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
       params,
       paramsFile,
       runName,
+      signingKey,
       fresh: options.fresh,
       seed: options.seed,
       log: options.log,

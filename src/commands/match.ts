@@ -139,6 +139,9 @@ function limitsChooser(options: MatchOptions): (rng: ReturnType<typeof seededRng
   if (options.depth !== undefined) given.push({ depth: options.depth });
   if (given.length > 1) throw new InputError("--tc/--nodes/--depth", "give at most one of them");
   const limits = given[0];
+  if (limits && (options.timelow !== undefined || options.timehigh !== undefined)) {
+    throw new InputError("--timelow/--timehigh", "a time per move does not go with --tc, --nodes or --depth");
+  }
   if (limits) return () => limits;
   const low = options.timelow ?? 0.05;
   const high = options.timehigh ?? Math.max(low, 0.2);

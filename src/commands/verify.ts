@@ -1,11 +1,13 @@
 import type { SprtBounds } from "../play/stats.js";
 import { openDatabase } from "../db/connection.js";
 import { InputError } from "../errors.js";
+import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { parseThetaLabel } from "../verify/theta.js";
+import { verifyLimits, type LimitFlags } from "../verify/limits.js";
 import { runVerify, type VerifyResult } from "../verify/verify.js";
 import { DEFAULT_RUN_NAME, loadRunInputs } from "./master.js";
 
-export interface VerifyCommandOptions {
+export interface VerifyCommandOptions extends LimitFlags {
   config?: string;
   params?: string;
   name?: string;
@@ -26,9 +28,11 @@ export async function verifyCommand(options: VerifyCommandOptions = {}): Promise
   const from = parseThetaLabel(options.from ?? "start", "--from");
   const to = parseThetaLabel(options.to ?? "current", "--to");
   const { config, params } = loadRunInputs(options);
+  const limits = verifyLimits(options, config.timeControl);
+  const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
   const database = await openDatabase({ configUrl: config.database.url });
   try {
-    return await runVerify({ database, config, params, runName: options.name ?? DEFAULT_RUN_NAME, from, to, games, sprt: options.sprt, log: options.log, signal: options.signal });
+    return await runVerify({ database, config, params, runName: options.name ?? DEFAULT_RUN_NAME, signingKey, from, to, games, sprt: options.sprt, limits, log: options.log, signal: options.signal });
   } finally {
     await database.close();
   }

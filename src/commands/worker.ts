@@ -13,6 +13,8 @@ import { InputError } from "../errors.js";
 import { defaultConcurrency, measureLoad } from "../worker/default-concurrency.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
 import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
+import { parsePublicKey } from "../signing/binary-signature.js";
+import { signingKeyPath, trustedKeys } from "../signing/key-file.js";
 import { optionalConfig } from "./database-options.js";
 
 export interface WorkerCommandOptions {
@@ -34,6 +36,8 @@ export interface WorkerCommandOptions {
   seed?: string;
   /** UCI options of this machine's engines (`--option`): threads, tablebases, … */
   engineOptions?: Readonly<Record<string, string>>;
+  /** Master public keys given with --trust, besides [worker] trusted_keys and this machine's master's key. */
+  trust?: readonly string[];
   log?: (line: string) => void;
   signal?: AbortSignal;
 }
@@ -52,6 +56,10 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   const chosen = options.concurrency === undefined ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false) : undefined;
   const concurrency = options.concurrency ?? chosen!.concurrency;
   const cacheDir = homeFolder(embeddedServer(), "binaries");
+  const pinned = [
+    ...(options.trust ?? []).map((key) => parsePublicKey(key, "--trust")),
+    ...(config?.worker.trustedKeys ?? []).map((key) => parsePublicKey(key, `${config?.file}: [worker].trusted_keys`)),
+  ];
   const database = await openDatabase({ configUrl: config?.database.url, max: 4 });
   const player = createRunnerPlayer({
     concurrency,
@@ -71,6 +79,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
       leaseSeconds: config?.games.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
       openings,
       cacheDir,
+      trustedKeys: trustedKeys(pinned, signingKeyPath(config)),
       pollIntervalMs: config?.database.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       maxGames: options.games,
       idleExitMs: options.idleExit === undefined ? undefined : options.idleExit * 1000,

@@ -3,6 +3,7 @@ import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from 
 import type { OutsideDelayPolicy } from "../play/runner.js";
 import { dirname, resolve } from "node:path";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, SCHEDULES, type Schedule, type SpsaMathConfig } from "../spsa/math.js";
+import { parsePublicKey } from "../signing/binary-signature.js";
 import { TableReader } from "./table-reader.js";
 import { readTomlFile } from "./toml-file.js";
 
@@ -81,6 +82,16 @@ export interface DatabaseConfig {
   pollIntervalMs: number;
 }
 
+/** `[master]`: where the key that signs the binaries is (undefined: in the tool's home, see src/signing/key-file.ts). */
+export interface MasterConfig {
+  signingKey: string | undefined;
+}
+
+/** `[worker]`: the masters' public keys whose signed binaries this worker runs. */
+export interface WorkerConfig {
+  trustedKeys: string[];
+}
+
 export interface TuningConfig {
   file: string;
   timeControl: TimeControlConfig;
@@ -94,6 +105,8 @@ export interface TuningConfig {
   build: BuildConfig;
   engine: EngineConfig;
   database: DatabaseConfig;
+  master: MasterConfig;
+  worker: WorkerConfig;
 }
 
 /** Defaults that a worker without a config.toml uses too. */
@@ -110,7 +123,7 @@ export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_PO
 export const DEFAULT_C_END = 1.5;
 export const DEFAULT_R_END = 0.002;
 
-const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database"] as const;
+const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker"] as const;
 
 /** Loads and validates config.toml. Relative paths are resolved against the file's folder. */
 export function loadConfig(file: string): TuningConfig {
@@ -166,6 +179,11 @@ export function loadConfig(file: string): TuningConfig {
   }
   const database = section("database", ["url", "poll_interval"]);
   const url = database.optionalString("url");
+  const signingKey = section("master", ["signing_key"]).optionalString("signing_key");
+  const worker = section("worker", ["trusted_keys"]);
+  const trustedKeys = worker.stringArray("trusted_keys", []);
+  // Checked here, so a mistyped key fails at start naming the file and line.
+  trustedKeys.forEach((key) => parsePublicKey(key, worker.where("trusted_keys")));
 
   return {
     file: resolve(file),
@@ -214,6 +232,8 @@ export function loadConfig(file: string): TuningConfig {
       url: url === "" ? undefined : url,
       pollIntervalMs: Math.round(database.number("poll_interval", { default: DEFAULT_POLL_INTERVAL_MS / 1000, above: 0 }) * 1000),
     },
+    master: { signingKey: signingKey === undefined ? undefined : resolve(base, signingKey) },
+    worker: { trustedKeys },
   };
 }
 

@@ -1,6 +1,10 @@
 import type { MoveLimit, SpsaConfig, TuningConfig } from "./config.js";
 import type { Param } from "./params.js";
 import type { SpsaParam, Values } from "../spsa/math.js";
+import type { TimeControl } from "../play/time-control.js";
+
+/** A limit that replaces the time per move: config.toml's nodes or depth, or a verification's clock. */
+export type IterationMoveLimit = MoveLimit | { tc: TimeControl };
 
 /** One parameter's settings as an iteration played them. */
 export type ParamSettings = Pick<SpsaParam, "min" | "max" | "step" | "type"> & { frozen: boolean };
@@ -15,8 +19,11 @@ export interface IterationSettings {
   gamesPerIteration: number;
   timelowMs: number;
   timehighMs: number;
-  /** `[time_control] nodes` or `depth` (absent: timed games); workers read it from here. */
-  moveLimit?: MoveLimit;
+  /**
+   * `[time_control] nodes` or `depth`, or `spsa verify --tc`'s clock (absent: a time per move
+   * in [timelow, timehigh]); workers read it from here.
+   */
+  moveLimit?: IterationMoveLimit;
   /** `[time_control] reference_nps` (absent: no scaling); workers read it from here. */
   referenceNps?: number;
   parameters: Record<string, ParamSettings>;

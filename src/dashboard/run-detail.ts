@@ -1,8 +1,10 @@
 import type postgres from "postgres";
 import { COUNTER_KEYS } from "../db/fault-columns.js";
-import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type RunRecord } from "../db/run-status.js";
+import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games.js";
+import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type RunRecord, type VerificationResult } from "../db/run-status.js";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import { eloFromPentanomial } from "../play/stats.js";
+import { describeLimits } from "../play/time-control.js";
 import { readRunStatus, type RunStatus } from "../status/snapshot.js";
 import { publicConfig } from "./public-config.js";
 
@@ -28,18 +30,25 @@ export interface RunDetail {
   faults: { headers: string[]; rows: number[][] };
   config: Record<string, unknown>;
   settings: IterationSettings | null;
-  verifications: Record<string, unknown>[];
+  /** spsa_verification_result rows, with their limits in words (limits_text). */
+  verifications: (VerificationResult & { limits_text: string })[];
+  /** The latest kept games an engine fault decided (spsa export --faulted has their moves). */
+  faultedGames: FaultedGameSummary[];
 }
+
+/** Kept faulted games listed on the run page. */
+const FAULTED_GAMES_LISTED = 20;
 
 export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<RunDetail> {
   const status = await readRunStatus(sql, run, { samples: CHART_POINTS });
   const bucket = Math.max(1, Math.ceil(status.iteration.completed / CHART_POINTS));
-  const [buckets, hours, faults, settings, verifications] = await Promise.all([
+  const [buckets, hours, faults, settings, verifications, faultedGames] = await Promise.all([
     eloBuckets(sql, run.id, bucket),
     gamesPerHour(sql, run.id),
     faultyIterations(sql, run.id, 20),
     latestSettings(sql, run.id),
     verificationResults(sql, run.name),
+    latestFaultedGames(sql, run.id, FAULTED_GAMES_LISTED),
   ]);
   return {
     status,
@@ -54,6 +63,7 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
     },
     config: publicConfig(run.config),
     settings,
-    verifications,
+    verifications: verifications.map((v) => ({ ...v, limits_text: describeLimits(v.limits) })),
+    faultedGames,
   };
 }

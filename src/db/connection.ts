@@ -1,10 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { drizzle } from "drizzle-orm/postgres-js";
+import { readMigrationFiles } from "drizzle-orm/migrator";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { DatabaseError } from "../errors.js";
 import { embeddedServer, ensureEmbeddedServer } from "./embedded.js";
 import type { SocketFactory } from "./reconnect-backoff.js";
+import { canGrantWorkerPrivileges, grantWorkerPrivileges } from "./worker-role.js";
 
 export interface Database {
   url: string;
@@ -83,13 +85,25 @@ export async function applyMigrations(url: string): Promise<void> {
   const sql = connect(url, 1);
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    await migrate(drizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER });
+    // A worker role may not migrate (docs/worker-role.md), and needs not when the owner did.
+    if (await migrationsPending(sql)) await migrate(drizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER });
+    if (await canGrantWorkerPrivileges(sql)) await grantWorkerPrivileges(sql);
     await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
   } catch (error) {
-    throw new DatabaseError(`cannot prepare the database at ${redactUrl(url)}: ${(error as Error).message}`, { cause: error });
+    const hint = (error as { code?: string }).code === "42501" ? " (a worker role cannot migrate: run `spsa db start` or the master with the owner's URL first)" : "";
+    throw new DatabaseError(`cannot prepare the database at ${redactUrl(url)}: ${(error as Error).message}${hint}`, { cause: error });
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/** Whether the newest migration is newer than the last one applied (drizzle's own test). */
+async function migrationsPending(sql: postgres.Sql): Promise<boolean> {
+  const newest = Math.max(...readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((m) => m.folderMillis));
+  const [table] = await sql<{ exists: boolean }[]>`select to_regclass('drizzle.__drizzle_migrations') is not null as exists`;
+  if (!table?.exists) return true;
+  const [last] = await sql<{ at: string | null }[]>`select max(created_at)::text as at from drizzle.__drizzle_migrations`;
+  return Number(last?.at ?? 0) < newest;
 }
 
 /** The URL with no password at all: safe to print, and psql takes the password from its environment or PGPASSFILE. */

@@ -4,8 +4,9 @@ import { spsaIteration } from "./schema.js";
 
 /**
  * spsa_iteration's fault counters: two columns (plus, minus) per counter of src/play/faults.ts.
- * The SQL that adds, sums and reads them is built from that list, so a new counter needs only
- * its columns in schema.ts; without them, `spsaIteration[column]` below fails the typecheck.
+ * The SQL that sums and reads them is built from that list; a new counter needs its columns in
+ * schema.ts (without them, `spsaIteration[column]` below fails the typecheck) and its line in
+ * spsa_report_batch (a migration), which refuses reports with counters it does not know.
  */
 
 export type CounterColumn<C extends FaultCounter = FaultCounter> = `${"plus" | "minus"}${Capitalize<C>}`;
@@ -34,11 +35,6 @@ const sqlName = (column: Column<FaultCounter>): string => spsaIteration[column.k
 export function counterValues(faults: readonly [FaultCounts, FaultCounts]): Record<CounterColumn, number> {
   const sums = faults.map(byCounter);
   return Object.fromEntries(COUNTER_COLUMNS.map((column) => [column.key, sums[column.side]![column.counter]])) as Record<CounterColumn, number>;
-}
-
-/** `plus_crashes = plus_crashes + 1, minus_crashes = ...`: adds `values` to every counter, in an update's set list. */
-export function addToCounters(sql: Sql, values: Record<CounterColumn, number>): Fragment {
-  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} = ${sql(sqlName(column))} + ${values[column.key]}`), ",");
 }
 
 /** `(plus_crashes + minus_crashes + ...)`: the sum of the given counters' columns in an iteration row. */

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { IterationSettings } from "../config/iteration-settings.js";
+import type { BinarySigner } from "../signing/binary-signature.js";
 import type { Values } from "../spsa/math.js";
 import { WORK_CHANNEL } from "./batches.js";
 import { selectColumns, type RowOf, type Sql } from "./columns.js";
@@ -55,6 +56,8 @@ export interface NewIteration {
   minusValues: Values;
   signs: Values;
   settings: IterationSettings;
+  /** The master's key: signs each binary for this run, iteration and side (workers check it); null for synthetic rows with no binaries. */
+  sign: BinarySigner | null;
 }
 
 /**
@@ -62,12 +65,15 @@ export interface NewIteration {
  * statement stands alone (inside a caller's transaction, the wake-up waits for its commit).
  */
 export async function insertIteration(sql: Sql, it: NewIteration): Promise<IterationRow> {
+  const subject = { runId: it.runId, iterationNumber: it.iterationNumber };
+  const plusSignature = it.sign?.({ ...subject, variant: "plus", sha256: it.plus.sha256 }) ?? null;
+  const minusSignature = it.sign?.({ ...subject, variant: "minus", sha256: it.minus.sha256 }) ?? null;
   await sql`
     insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
-      minus_engine_sha256, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
+      minus_engine_sha256, plus_engine_signature, minus_engine_signature, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
       minus_parameters, perturbation_signs, settings)
     values (${it.runId}, ${it.iterationNumber}, ${it.plus.path}, ${it.minus.path}, ${it.plus.sha256}, ${it.minus.sha256},
-      ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
+      ${plusSignature}, ${minusSignature}, ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
       ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(JSON.parse(JSON.stringify(it.settings)))})
     on conflict (run_id, iteration_number) do nothing`;
   await sql`select pg_notify(${WORK_CHANNEL}, '')`;

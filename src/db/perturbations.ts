@@ -40,7 +40,7 @@ export async function optionRunOfIteration(sql: Sql, iterationId: number): Promi
 
 /** Locks the run for a draw or an update (they are serialised per run) and returns its θ and seed. */
 export async function lockRunTheta(tx: postgres.TransactionSql, runId: number): Promise<{ seed: string; theta: Values }> {
-  const [run] = await tx<{ seed: string; theta: Values }[]>`select seed, current_parameters as theta from spsa_run where id = ${runId} for update`;
+  const [run] = await tx<{ seed: string; theta: Values }[]>`select seed, theta from spsa_lock_option_run(${runId})`;
   if (!run) throw new Error(`run ${runId} vanished`);
   return run;
 }
@@ -68,11 +68,11 @@ export interface NewPerturbation {
   minus: Values;
 }
 
+/** Records a claimed batch's draw (spsa_record_draw: only the worker holding the batch, once). */
 export async function insertPerturbation(tx: postgres.TransactionSql, p: NewPerturbation): Promise<void> {
   await tx`
-    insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters)
-    values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.workerName}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${tx.json(p.thetaBefore)},
-      ${tx.json(p.signs)}, ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
+    select spsa_record_draw(${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.workerName}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak},
+      ${tx.json(p.thetaBefore)}, ${tx.json(p.signs)}, ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
 }
 
 export interface PerturbationRow {
@@ -83,24 +83,29 @@ export interface PerturbationRow {
   minus: Values;
 }
 
-/** The batch's perturbation, locked, if the batch belongs to a UCI-option run. */
-export async function lockPerturbation(tx: postgres.TransactionSql, batchId: number): Promise<PerturbationRow | undefined> {
+/**
+ * The batch's perturbation, if the batch belongs to a UCI-option run. Read in the report's
+ * transaction after the batch row went to done, which serialises reports of one batch.
+ */
+export async function perturbationOfBatch(tx: postgres.TransactionSql, batchId: number): Promise<PerturbationRow | undefined> {
   const [row] = await tx<PerturbationRow[]>`
     select run_id as "runId", games, a_k as ak, plus_parameters as plus, minus_parameters as minus
-    from spsa_perturbation where batch_id = ${batchId} for update`;
+    from spsa_perturbation where batch_id = ${batchId}`;
   return row;
 }
 
-/** The report's result and the θ it moved, with the run's new θ: call inside the report's transaction. */
+/**
+ * The report's result and the θ it moved, with the run's new θ: call inside the report's
+ * transaction. spsa_record_option_result takes it once per batch, from the batch's worker, and
+ * only a θ within the parameters' bounds and max_step of the run's θ of now.
+ */
 export async function recordPerturbationResult(
   tx: postgres.TransactionSql,
   r: { batchId: number; runId: number; plusWins: number; minusWins: number; draws: number; pairs: Pentanomial; elo: number; thetaApplied: Values; thetaAfter: Values },
 ): Promise<void> {
   await tx`
-    update spsa_perturbation set plus_wins = ${r.plusWins}, minus_wins = ${r.minusWins}, draws = ${r.draws}, pairs = ${tx.json(r.pairs)},
-      elo_diff = ${r.elo}, theta_applied = ${tx.json(r.thetaApplied)}, theta_after = ${tx.json(r.thetaAfter)}, reported_at = now()
-    where batch_id = ${r.batchId}`;
-  await tx`update spsa_run set current_parameters = ${tx.json(r.thetaAfter)} where id = ${r.runId}`;
+    select spsa_record_option_result(${r.batchId}, ${r.runId}, ${r.plusWins}, ${r.minusWins}, ${r.draws}, ${tx.json(r.pairs)}, ${r.elo},
+      ${tx.json(r.thetaApplied)}, ${tx.json(r.thetaAfter)})`;
 }
 
 /** Ends the run once its carrier iteration has all its games: the last report already wrote θ. */

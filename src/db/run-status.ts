@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import type { Pentanomial } from "../play/stats.js";
+import type { PlayLimits } from "../play/time-control.js";
 import type { Values } from "../spsa/math.js";
 import { selectAll, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
@@ -60,6 +61,8 @@ export interface RunTotals {
   delayLosses: number;
   replays: number;
   replayLimitPairs: number;
+  /** Batches given back by workers that refused the binaries as unsigned or not signed by a key they trust. */
+  binariesRefused: number;
   /** Games reported for this run in the last RATE_WINDOW_MINUTES. */
   recentGames: number;
   firstStarted: Date | null;
@@ -72,7 +75,7 @@ export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
     select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
       coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
       coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses", coalesce(sum(replays), 0)::int as replays,
-      coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs",
+      coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs", coalesce(sum(binaries_refused), 0)::int as "binariesRefused",
       min(created_at) as "firstStarted", max(completed_at) as "lastCompleted",
       (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
         where b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) and bi.run_id = ${runId}) as "recentGames"
@@ -194,7 +197,24 @@ export async function faultyIterations(sql: Sql, runId: number, limit: number): 
     order by iteration_number desc limit ${limit}`;
 }
 
-/** The spsa_verification_result rows of a run. */
-export async function verificationResults(sql: Sql, runName: string): Promise<Record<string, unknown>[]> {
-  return sql<Record<string, unknown>[]>`select * from spsa_verification_result where run = ${runName}`;
+/** A row of the spsa_verification_result view (rounded numbers come as strings). */
+export interface VerificationResult {
+  id: number;
+  comparison: string;
+  status: string;
+  games: string;
+  wins: number;
+  losses: number;
+  draws: number;
+  elo: string | null;
+  elo_error: string | null;
+  los_percent: string | null;
+  verdict: string | null;
+  limits: PlayLimits;
+  [column: string]: unknown;
+}
+
+/** The spsa_verification_result rows of a run, newest first. */
+export async function verificationResults(sql: Sql, runName: string, limit = 100): Promise<VerificationResult[]> {
+  return sql<VerificationResult[]>`select * from spsa_verification_result where run = ${runName} limit ${limit}`;
 }

@@ -16,6 +16,7 @@ import {
 } from "drizzle-orm/pg-core";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import type { SprtBounds } from "../play/stats.js";
+import type { PlayLimits } from "../play/time-control.js";
 import type { Values } from "../spsa/math.js";
 
 // Column names stay snake_case so that psql users read them directly. `$type` only narrows the
@@ -51,6 +52,10 @@ export const spsaIteration = pgTable("spsa_iteration", {
   minusEnginePath: text("minus_engine_path").notNull(),
   plusEngineSha256: text("plus_engine_sha256").notNull(),
   minusEngineSha256: text("minus_engine_sha256").notNull(),
+  // The master's Ed25519 signatures of the binaries for this run, iteration and side
+  // (src/signing); workers run nothing without one. Null in rows of older versions.
+  plusEngineSignature: text("plus_engine_signature"),
+  minusEngineSignature: text("minus_engine_signature"),
   timelowMs: integer("timelow_ms").notNull(),
   timehighMs: integer("timehigh_ms").notNull(),
   targetGames: integer("target_games").notNull().default(150),
@@ -78,6 +83,8 @@ export const spsaIteration = pgTable("spsa_iteration", {
   minusDelayLosses: counter("minus_delay_losses"),
   replays: counter("replays"),
   replayLimitPairs: counter("replay_limit_pairs"),
+  /** Batches whose worker refused a binary as unsigned or not signed by a key it trusts. */
+  binariesRefused: counter("binaries_refused"),
   status: text("status").$type<"pending" | "in_progress" | "complete">().notNull().default("pending"),
   ck: doublePrecision("c_k"),
   ak: doublePrecision("a_k"),
@@ -147,6 +154,12 @@ export const spsaWorker = pgTable("spsa_worker", {
    */
   measuredNps: doublePrecision("measured_nps"),
   timeFactor: doublePrecision("time_factor"),
+  /**
+   * The database login role that registered the name: only that role's sessions claim,
+   * heartbeat and report under it (docs/worker-role.md), so one worker machine's role
+   * cannot touch another's rows or batches.
+   */
+  loginRole: text("login_role").notNull().default(sql`session_user`),
 });
 
 /** Engine binaries by sha256, so a worker on another machine needs only the database URL. */
@@ -172,6 +185,11 @@ export const spsaVerification = pgTable("spsa_verification", {
   fromParameters: jsonb("from_parameters").$type<Values>().notNull(),
   toParameters: jsonb("to_parameters").$type<Values>().notNull(),
   maxGames: integer("max_games").notNull(),
+  /**
+   * What both engines searched with: a time per move drawn in [timelowMs, timehighMs], a
+   * clock `{tc}`, `{nodes}` or `{depth}`; by default the run's (src/verify/limits.ts).
+   */
+  limits: jsonb("limits").$type<PlayLimits>().notNull(),
   /** SPRT bounds {elo0, elo1, alpha, beta}, or null for a fixed number of games. */
   sprt: jsonb("sprt").$type<SprtBounds>(),
   status: text("status").$type<"running" | "complete">().notNull().default("running"),
@@ -259,3 +277,35 @@ export const spsaPerturbation = pgTable("spsa_perturbation", {
   claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().defaultNow(),
   reportedAt: timestamp("reported_at", { withTimezone: true }),
 }, (t) => [uniqueIndex("spsa_perturbation_run_number").on(t.runId, t.batchNumber)]);
+
+/**
+ * Games that ended in an engine fault (crash, illegal or unparsable move, the engine's own
+ * time loss, a failed start), kept so the position and θ that broke the engine can be
+ * replayed. Written by the worker in its batch's report transaction, so a retried report
+ * stores nothing twice; bounded per iteration and worker and per run (src/db/faulted-games.ts).
+ */
+export const spsaFaultedGame = pgTable("spsa_faulted_game", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  runId: integer("run_id").notNull().references(() => spsaRun.id),
+  iterationId: integer("iteration_id").notNull().references(() => spsaIteration.id),
+  batchId: bigint("batch_id", { mode: "number" }).notNull().references(() => spsaBatch.id),
+  /** The game's place in its batch (pair × 2 + game): with batch_id, what makes a game unique. */
+  gameIndex: integer("game_index").notNull(),
+  workerName: text("worker_name").notNull(),
+  /** The engine at fault, and its fault (src/play/faults.ts). */
+  side: text("side").$type<"plus" | "minus">().notNull(),
+  fault: text("fault").notNull(),
+  /** The game's own words for its end, e.g. "white: engine crashed (exit code 1)". */
+  reason: text("reason").notNull(),
+  pgn: text("pgn").notNull(),
+  /** θ of each engine (build mode) or its tuned UCI options (UCI-option mode). */
+  plusParameters: jsonb("plus_parameters").$type<Values>().notNull(),
+  minusParameters: jsonb("minus_parameters").$type<Values>().notNull(),
+  plusEngineSha256: text("plus_engine_sha256").notNull(),
+  minusEngineSha256: text("minus_engine_sha256").notNull(),
+  createdAt: createdAt(),
+}, (t) => [
+  uniqueIndex("spsa_faulted_game_batch_game").on(t.batchId, t.gameIndex),
+  index("spsa_faulted_game_run").on(t.runId, t.iterationId, t.workerName),
+  check("spsa_faulted_game_side", sql`${t.side} in ('plus', 'minus')`),
+]);

@@ -81,6 +81,8 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
     runId: run.id, iterationNumber: next, plus: engine, minus: engine, timelowMs: config.timeControl.timelowMs,
     timehighMs: config.timeControl.timehighMs, targetGames: perIteration, ck: played.ck, ak: played.ak, base: valuesOf(params),
     plusValues: played.plus, minusValues: played.minus, signs: played.signs, settings: settingsOf(config, params),
+    // Its binaries do not exist: unsigned, so no worker would run anything of it.
+    sign: null,
   });
   return { runId: run.id, open };
 }

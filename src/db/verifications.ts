@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import type { Pentanomial, SprtBounds } from "../play/stats.js";
+import type { PlayLimits } from "../play/time-control.js";
 import type { Values } from "../spsa/math.js";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaIteration, spsaVerification } from "./schema.js";
@@ -8,7 +9,7 @@ import { spsaIteration, spsaVerification } from "./schema.js";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-const VERIFICATION_KEYS = ["id", "carrierRunId", "status", "maxGames", "sprt"] as const;
+const VERIFICATION_KEYS = ["id", "carrierRunId", "status", "maxGames", "sprt", "limits"] as const;
 const GAMES_KEYS = ["gamesClaimed", "gamesPlayed", "targetGames", "plusWins", "minusWins", "draws"] as const;
 
 /** A verification, with its carrier run's name and the games of the carrier's iteration. */
@@ -29,15 +30,17 @@ export interface NewVerification {
   toValues: Values;
   maxGames: number;
   sprt: SprtBounds | undefined;
+  limits: PlayLimits;
   /** Inserts the carrier's iteration, given the carrier run's id. */
   insertGames: (tx: postgres.TransactionSql, carrierRunId: number) => Promise<void>;
 }
 
-/** The running verification of this run comparing the same two θ, to resume after a kill. */
-export async function findRunningVerification(sql: Sql, runId: number, fromLabel: string, toLabel: string): Promise<VerificationRow | undefined> {
+/** The running verification of this run comparing the same two θ at the same limits, to resume after a kill. */
+export async function findRunningVerification(sql: Sql, runId: number, fromLabel: string, toLabel: string, limits: PlayLimits): Promise<VerificationRow | undefined> {
   const [row] = await sql<VerificationRow[]>`
     select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
     where v.run_id = ${runId} and v.from_label = ${fromLabel} and v.to_label = ${toLabel} and v.status = 'running'
+      and v.limits = ${sql.json(asJson(limits))}
     order by v.id desc limit 1`;
   return row;
 }
@@ -54,9 +57,9 @@ export async function createVerification(sql: postgres.Sql, it: NewVerification)
     if (!carrier) throw new Error("insert into spsa_run returned nothing");
     await it.insertGames(tx, carrier.id);
     const [row] = await tx<{ id: number }[]>`
-      insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt)
+      insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits)
       values (${it.runId}, ${carrier.id}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)}, ${tx.json(it.toValues)}, ${it.maxGames},
-        ${it.sprt ? tx.json({ ...it.sprt }) : null})
+        ${it.sprt ? tx.json({ ...it.sprt }) : null}, ${tx.json(asJson(it.limits))})
       returning id`;
     if (!row) throw new Error("insert into spsa_verification returned nothing");
     return readVerification(tx, row.id);
@@ -102,4 +105,9 @@ export async function recordOutcome(sql: postgres.Sql, row: VerificationRow, out
 /** Postgres takes Infinity in double precision, but psql readers are better served by null. */
 function finite(x: number): number | null {
   return Number.isFinite(x) ? x : null;
+}
+
+/** Limits as plain JSON (a clock's optional `moves` is dropped when absent, as jsonb stores it). */
+function asJson(limits: PlayLimits): postgres.JSONValue {
+  return JSON.parse(JSON.stringify(limits)) as postgres.JSONValue;
 }

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { returnToPool } from "./batches.js";
+import { WORK_CHANNEL } from "./batches.js";
 import type { spsaWorker } from "./schema.js";
 
 type WorkerRow = typeof spsaWorker.$inferSelect;
@@ -17,44 +17,35 @@ export type NameClaim =
   | { taken: false; holder: NameHolder | undefined; released: { batches: number; games: number } };
 
 /**
- * Takes the worker name for this process, in one transaction: the name's row is locked,
- * and unless `isAlive` says its holder still runs, the row becomes this process's and the
- * batches still claimed under the name go back to the pool at once (their holder is dead,
- * and its games would otherwise wait out their leases). A live holder is left alone.
+ * Takes the worker name for this process, in one transaction: the name's row is locked
+ * (registered for this session's login role if new; a name another role registered is
+ * refused), and unless `isAlive` says its holder still runs, the row becomes this process's
+ * and the batches still claimed under the name go back to the pool at once (their holder is
+ * dead, and its games would otherwise wait out their leases). A live holder is left alone.
  */
 export async function claimWorkerName(sql: postgres.Sql, identity: WorkerIdentity, isAlive: (holder: NameHolder) => boolean): Promise<NameClaim> {
   const { name, sessionId, host, pid, concurrency } = identity;
   // A restarted worker's note replaces its predecessor's (none: the concurrency was given).
   const concurrencyNote = identity.concurrencyNote ?? null;
   return sql.begin(async (tx) => {
-    const inserted = await tx`
-      insert into spsa_worker (name, host, pid, session_id, concurrency, concurrency_note)
-      values (${name}, ${host}, ${pid}, ${sessionId}, ${concurrency}, ${concurrencyNote})
-      on conflict (name) do nothing`;
-    const [holder] = await tx<NameHolder[]>`
-      select host, pid, session_id as "sessionId", extract(epoch from now() - last_seen_at)::float8 as "secondsSinceSeen"
-      from spsa_worker where name = ${name} for update`;
-    const previous = inserted.count === 0 ? holder : undefined;
+    const [row] = await tx<(NameHolder & { inserted: boolean })[]>`
+      select inserted, host, pid, session_id as "sessionId", seconds_since_seen as "secondsSinceSeen"
+      from spsa_lock_worker_name(${name}, ${host}, ${pid}, ${sessionId}, ${concurrency}, ${concurrencyNote})`;
+    const previous = row && !row.inserted ? { host: row.host, pid: row.pid, sessionId: row.sessionId, secondsSinceSeen: row.secondsSinceSeen } : undefined;
     if (previous && isAlive(previous)) return { taken: true, holder: previous };
-    await tx`
-      update spsa_worker set host = ${host}, pid = ${pid}, session_id = ${sessionId}, concurrency = ${concurrency},
-        concurrency_note = ${concurrencyNote}, started_at = now(), last_seen_at = now(), measured_nps = null, time_factor = null
-      where name = ${name}`;
-    const released = await returnToPool(tx, tx`worker_name = ${name}`);
-    return { taken: false, holder: previous, released };
+    const [released] = await tx<{ batches: number; games: number }[]>`
+      select batches, games from spsa_take_worker_name(${name}, ${host}, ${pid}, ${sessionId}, ${concurrency}, ${concurrencyNote})`;
+    if (released && released.batches > 0) await tx`select pg_notify(${WORK_CHANNEL}, '')`;
+    return { taken: false, holder: previous, released: released ?? { batches: 0, games: 0 } };
   });
 }
 
 /** Records a worker's lowered concurrency and why (spsa_worker.concurrency, concurrency_note). */
 export async function recordConcurrency(sql: postgres.Sql, session: WorkerSession, concurrency: number, note: string): Promise<void> {
-  await sql`
-    update spsa_worker set concurrency = ${concurrency}, concurrency_note = ${note}
-    where name = ${session.name} and session_id = ${session.sessionId}`;
+  await sql`select spsa_record_worker(${session.name}, ${session.sessionId}, ${concurrency}, ${note}, null, null)`;
 }
 
 /** Records the engine speed a worker measured and the time factor it plays with (spsa_worker.measured_nps, time_factor). */
 export async function recordSpeed(sql: postgres.Sql, session: WorkerSession, measuredNps: number, timeFactor: number): Promise<void> {
-  await sql`
-    update spsa_worker set measured_nps = ${measuredNps}, time_factor = ${timeFactor}
-    where name = ${session.name} and session_id = ${session.sessionId}`;
+  await sql`select spsa_record_worker(${session.name}, ${session.sessionId}, null, null, ${measuredNps}, ${timeFactor})`;
 }

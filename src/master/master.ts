@@ -19,6 +19,7 @@ import { describeChanges, recordedParams, settingsOf } from "../config/iteration
 import { faultWarning, formatProgress } from "./progress.js";
 import { completeIteration, insertIteration, latestIteration, readIteration, readTrajectory, type IterationRow } from "../db/iterations.js";
 import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
+import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 
 export interface MasterOptions {
@@ -28,6 +29,8 @@ export interface MasterOptions {
   params: Param[];
   paramsFile: string;
   runName: string;
+  /** Signs every binary the run stores (docs/signing.md). */
+  signingKey: SigningKey;
   /** Start a new run even if one of this name exists (the old one keeps its history). */
   fresh?: boolean;
   /** Seed of a new run's random draws (default: random); the same seed replays the same perturbations. */
@@ -127,6 +130,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     minusValues: perturbation.minus,
     signs: perturbation.signs,
     settings: settingsOf(config, params),
+    sign: options.signingKey.sign,
   }));
   crashPoint("iteration-inserted");
 }

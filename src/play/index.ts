@@ -13,4 +13,4 @@ export { formatTimeControl, parseTimeControl, type SearchLimits, type TimeContro
 export { seededRng, uniform, type Rng } from "../random/rng.js";
 export * from "./stats.js";
 export { MatchTally, PairTally, type PairCounts } from "./match-tally.js";
-export { formatPgn, type PgnContext } from "./pgn.js";
+export { formatPgn, withSan, type PgnContext } from "./pgn.js";

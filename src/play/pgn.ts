@@ -1,6 +1,6 @@
 import { FAULTS } from "./faults.js";
 import type { GameResult } from "./game.js";
-import { START_FEN } from "./position.js";
+import { Position, START_FEN } from "./position.js";
 import { formatTimeControl } from "./time-control.js";
 import { formatScore } from "./uci-info.js";
 
@@ -69,4 +69,21 @@ export function formatPgn(game: GameResult, context: PgnContext): string {
   }
   lines.push(line);
   return `${tags.map(([name, value]) => `[${name} "${escape(value)}"]`).join("\n")}\n\n${lines.join("\n")}\n\n`;
+}
+
+/**
+ * The game with SAN for each move, replayed from its opening: a runner that recorded only
+ * UCI moves (the SPSA worker's) can still write a game as PGN that other tools read.
+ */
+export function withSan(game: GameResult): GameResult {
+  if (game.moves.every((move) => move.san !== undefined)) return game;
+  const position = new Position(game.opening.fen);
+  // The runner played only legal moves; should one not replay, it and the rest stay in UCI.
+  let replayed = true;
+  const moves = game.moves.map((move) => {
+    const san = replayed ? position.play(move.uci, true) : undefined;
+    replayed = san !== undefined;
+    return san === undefined ? move : { ...move, san };
+  });
+  return { ...game, moves };
 }

@@ -11,6 +11,21 @@ export interface TimeControl {
 /** What an engine is told to search with. */
 export type SearchLimits = { movetimeMs: number } | { tc: TimeControl } | { nodes: number } | { depth: number };
 
+/**
+ * Limits as a run or a verification records them: a time per move drawn per pair in
+ * [timelowMs, timehighMs], a clock, or a node or depth limit per move.
+ */
+export type PlayLimits = { timelowMs: number; timehighMs: number } | { tc: TimeControl } | { nodes: number } | { depth: number };
+
+/** "10–30 ms per move", "tc 10+0.1", "1000 nodes per move", "depth 8". */
+export function describeLimits(limits: PlayLimits): string {
+  if ("tc" in limits) return `tc ${formatTimeControl(limits.tc)}`;
+  if ("nodes" in limits) return `${limits.nodes} nodes per move`;
+  if ("depth" in limits) return `depth ${limits.depth}`;
+  const range = limits.timelowMs === limits.timehighMs ? `${limits.timelowMs}` : `${limits.timelowMs}–${limits.timehighMs}`;
+  return `${range} ms per move`;
+}
+
 const TC_PATTERN = /^(?:(\d+)\/)?(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?$/;
 
 /** Parses `10+0.1`, `60`, `40/60+0.5` (seconds) as cutechess and fastchess write them. */

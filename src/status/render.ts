@@ -26,8 +26,11 @@ export function renderStatus(status: RunStatus): string {
     lines.push(`Elo of the last iterations (plus vs minus): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
   }
   const faulty = status.recent.find((it) => it.faults > 0);
-  lines.push(`faults: ${status.faults}${status.faults > 0 ? ` ${engineFaultWords()}${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}`);
+  const kept = status.faultedGamesKept > 0 ? `; ${status.faultedGamesKept} faulted games kept (spsa export --faulted)` : "";
+  lines.push(`faults: ${status.faults}${status.faults > 0 ? ` ${engineFaultWords()}${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}${kept}`);
   lines.push(delaysLine(status));
+  if (status.binariesRefused > 0) lines.push(`binaries refused by workers: ${status.binariesRefused} batches (unsigned, or not signed by a key they trust; see the workers' logs and docs/signing.md)`);
+  lines.push(...status.verifications.map(verificationLine));
   lines.push("");
   lines.push(...table(
     ["worker", "host", "conc", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen"],
@@ -55,6 +58,13 @@ function delaysLine(status: RunStatus): string {
   const latest = status.recent.find((it) => it.delayLosses + it.replays > 0);
   const limit = replayLimitPairs > 0 ? `, ${replayLimitPairs} pairs out of replays` : "";
   return `delays outside the engines: ${losses} time losses scored, ${replays} games replayed${limit}${latest ? ` (latest in iteration ${latest.iteration})` : ""}`;
+}
+
+/** "verification 2: current vs start at tc 10+0.1, complete, 8/8 games +3 -2 =3, Elo +43.5 ± 120.1 (95%)". */
+function verificationLine(v: RunStatus["verifications"][number]): string {
+  // No error bar yet (too few pairs): no Elo either.
+  const elo = v.elo === null || v.eloError === null ? "" : `, Elo ${signed(v.elo, 1)} ± ${v.eloError.toFixed(1)} (95%)`;
+  return `verification ${v.id}: ${v.comparison} at ${v.limitsText}, ${v.status}, ${v.games} games +${v.wins} -${v.losses} =${v.draws}${elo}${v.verdict ? `, ${v.verdict}` : ""}`;
 }
 
 function parameterRow(p: ParameterStatus): string[] {

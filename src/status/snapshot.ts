@@ -6,9 +6,13 @@ import {
   recentIterations,
   runTotals,
   thetaAt,
+  verificationResults,
   type IterationSummary,
   type RunRecord,
+  type VerificationResult,
 } from "../db/run-status.js";
+import { countFaultedGames } from "../db/faulted-games.js";
+import { describeLimits } from "../play/time-control.js";
 import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } from "../db/perturbations.js";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import { builtValue, type Values } from "../spsa/math.js";
@@ -73,8 +77,12 @@ export interface RunStatus {
     etaSeconds: number | null;
   };
   faults: number;
+  /** Games an engine fault decided that were kept (spsa export --faulted writes them). */
+  faultedGamesKept: number;
   /** Over the run: time losses scored for delays outside the engines (a busy machine), games replayed for them, pairs out of replays. */
   delays: { losses: number; replays: number; replayLimitPairs: number };
+  /** Over the run: batches workers gave back because a binary was unsigned or not signed by a key they trust (docs/signing.md). */
+  binariesRefused: number;
   /** The latest iterations, newest first. */
   recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
   workers: WorkerStatus[];
@@ -85,7 +93,16 @@ export interface RunStatus {
    */
   perturbations: PerturbationProgress | null;
   parameters: ParameterStatus[];
+  /** The run's latest verifications (spsa verify), newest first. */
+  verifications: VerificationStatus[];
 }
+
+/** A verification as the status shows it: the view's row, its numbers as numbers, and its limits in words ("tc 10+0.1"). */
+export type VerificationStatus = Pick<VerificationResult, "id" | "comparison" | "status" | "games" | "wins" | "losses" | "draws" | "verdict" | "limits"> & {
+  elo: number | null;
+  eloError: number | null;
+  limitsText: string;
+};
 
 export interface SnapshotOptions {
   /** History points per parameter. */
@@ -97,12 +114,14 @@ export interface SnapshotOptions {
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations] = await Promise.all([
+  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications] = await Promise.all([
     runTotals(sql, run.id),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
     listWorkers(sql, options.workerCount ?? 20),
     perturbationProgress(sql, run.id, options.recentCount ?? 8),
+    countFaultedGames(sql, run.id),
+    verificationResults(sql, run.name, options.recentCount ?? 8),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -132,7 +151,9 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       etaSeconds: run.status === "active" && perMinute > 0 ? (remaining / perMinute) * 60 : null,
     },
     faults: totals.faults,
+    faultedGamesKept,
     delays: { losses: totals.delayLosses, replays: totals.replays, replayLimitPairs: totals.replayLimitPairs },
+    binariesRefused: totals.binariesRefused,
     recent: recent.map((it) => ({ ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null })),
     workers: workers.map((w) => ({
       name: w.name,
@@ -150,6 +171,20 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     })),
     perturbations: perturbations ?? null,
     parameters: parameterStatus(run, settings, history),
+    verifications: verifications.map((v) => ({
+      id: v.id,
+      comparison: v.comparison,
+      status: v.status,
+      games: v.games,
+      wins: v.wins,
+      losses: v.losses,
+      draws: v.draws,
+      elo: v.elo === null ? null : Number(v.elo),
+      eloError: v.elo_error === null ? null : Number(v.elo_error),
+      verdict: v.verdict,
+      limits: v.limits,
+      limitsText: describeLimits(v.limits),
+    })),
   };
 }
 

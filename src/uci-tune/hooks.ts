@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { BatchReport, ClaimedBatch } from "../db/batches.js";
-import { drawnSoFar, insertPerturbation, lockPerturbation, lockRunTheta, optionRunOf, optionRunOfIteration, recordPerturbationResult } from "../db/perturbations.js";
+import { drawnSoFar, insertPerturbation, lockRunTheta, optionRunOf, optionRunOfIteration, perturbationOfBatch, recordPerturbationResult } from "../db/perturbations.js";
 import { applyBatch, drawBatch, engineOptions, paramsAt } from "./batch-math.js";
 
 /**
@@ -43,7 +43,7 @@ export async function drawOnClaim(tx: postgres.TransactionSql, batch: ClaimedBat
  * moves the run's θ by the batch's result.
  */
 export async function applyOnReport(tx: postgres.TransactionSql, report: BatchReport): Promise<void> {
-  const perturbation = await lockPerturbation(tx, report.batchId);
+  const perturbation = await perturbationOfBatch(tx, report.batchId);
   if (!perturbation) return;
   const run = await optionRunOf(tx, perturbation.runId);
   if (!run) throw new Error(`batch ${report.batchId} has a perturbation but run ${perturbation.runId} no option settings`);

@@ -82,6 +82,7 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
         minusValues: valuesOf(params),
         signs: {},
         settings: settingsOf(config, params),
+        sign: options.signingKey.sign,
       });
       await insertOptionRun(tx, row(iteration.id));
       return row(iteration.id);

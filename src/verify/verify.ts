@@ -12,8 +12,10 @@ import { InputError } from "../errors.js";
 import { settingsOf } from "../config/iteration-settings.js";
 import { insertIteration } from "../db/iterations.js";
 import { runNamed } from "../db/runs.js";
+import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 import { eloFromPentanomial, los, sprt, type SprtBounds } from "../play/stats.js";
+import { describeLimits, type PlayLimits } from "../play/time-control.js";
 import { builtValue, type Values } from "../spsa/math.js";
 import { describeTheta, thetaOf, type ThetaLabel } from "./theta.js";
 
@@ -23,11 +25,15 @@ export interface VerifyOptions {
   /** params.toml: which constants the values go to. */
   params: Param[];
   runName: string;
+  /** Signs the two binaries, as the master signs its iterations' (docs/signing.md). */
+  signingKey: SigningKey;
   from: ThetaLabel;
   to: ThetaLabel;
   /** Fixed number of games, or the most an SPRT may play. */
   games: number;
   sprt: SprtBounds | undefined;
+  /** What both engines search with (src/verify/limits.ts; the run's own by default). */
+  limits: PlayLimits;
   log?: (line: string) => void;
   signal?: AbortSignal;
 }
@@ -53,14 +59,15 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   if (!run) throw new InputError(`run "${options.runName}"`, "not found (see select name from spsa_run)");
   const fromLabel = describeTheta(options.from);
   const toLabel = describeTheta(options.to);
-  let row = await findRunningVerification(sql, run.id, fromLabel, toLabel);
+  const limitsText = describeLimits(options.limits);
+  let row = await findRunningVerification(sql, run.id, fromLabel, toLabel, options.limits);
   if (row) {
-    log(`resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel}, ${row.gamesPlayed} games played`);
+    log(`resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, ${row.gamesPlayed} games played`);
   } else {
     const fromValues = await thetaOf(sql, run, options.from);
     const toValues = await thetaOf(sql, run, options.to);
     row = await startVerification(options, run, { fromLabel, toLabel, fromValues, toValues });
-    log(`verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`);
+    log(`verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`);
   }
   return waitForOutcome(options, row, log);
 }
@@ -70,7 +77,11 @@ async function startVerification(
   run: { id: number; name: string },
   compared: { fromLabel: string; toLabel: string; fromValues: Values; toValues: Values },
 ): Promise<VerificationRow> {
-  const { config, database } = options;
+  const { config, database, limits } = options;
+  // Timed per move: the iteration's [timelow, timehigh]; otherwise its settings' moveLimit
+  // (timelow and timehigh are then unused, and kept as the run's).
+  const timeRange = "timelowMs" in limits ? limits : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
+  const moveLimit = "timelowMs" in limits ? undefined : limits;
   const built = (values: Values) => Object.fromEntries(options.params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
   const stamp = Date.now();
   // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
@@ -93,14 +104,14 @@ async function startVerification(
     ...compared,
     maxGames: options.games,
     sprt: options.sprt,
+    limits: options.limits,
     insertGames: async (tx, carrierRunId) => {
       await insertIteration(tx, {
         runId: carrierRunId,
         iterationNumber: 1,
         plus: engines.plus,
         minus: engines.minus,
-        timelowMs: config.timeControl.timelowMs,
-        timehighMs: config.timeControl.timehighMs,
+        ...timeRange,
         targetGames: options.games,
         // Not an SPSA step: no gains, and the "base" is the θ on the plus side.
         ck: 0,
@@ -109,7 +120,8 @@ async function startVerification(
         plusValues: compared.toValues,
         minusValues: compared.fromValues,
         signs: {},
-        settings: settingsOf(config, options.params),
+        settings: { ...settingsOf(config, options.params), moveLimit },
+        sign: options.signingKey.sign,
       });
     },
   });

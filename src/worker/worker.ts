@@ -1,16 +1,18 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID, type KeyObject } from "node:crypto";
 import { hostname } from "node:os";
-import { obtainBinary } from "../build/binary-store.js";
+import { obtainBinary, UntrustedBinaryError, type SignedBinary } from "../build/binary-store.js";
 import {
   afterExpiringLeases,
   claimBatch,
   heartbeat,
+  refuseBatch,
   reportBatch,
   WORK_CHANNEL,
   type ClaimedBatch,
   type ReportOutcome,
 } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
+import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../db/faulted-games.js";
 import { withRetry } from "../db/retry.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../errors.js";
@@ -30,6 +32,7 @@ import {
 } from "../play/index.js";
 import { applyOnReport, drawOnClaim } from "../uci-tune/hooks.js";
 import { DelayGuard } from "./delay-guard.js";
+import { faultedGames } from "./faulted-games.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
 import type { PairPlayer } from "./runner-player.js";
 import { MAX_TIME_FACTOR, MIN_TIME_FACTOR, scaledMovetime, timeFactor } from "./time-factor.js";
@@ -50,6 +53,8 @@ export interface WorkerOptions {
   openings: readonly Opening[];
   /** Where binaries fetched from the database are cached. */
   cacheDir: string;
+  /** The master keys whose signed binaries this worker runs (read at each batch: a local master may make its key later). */
+  trustedKeys: () => KeyObject[];
   pollIntervalMs: number;
   /** Stop after this many games (for scripts and tests). */
   maxGames?: number;
@@ -65,7 +70,10 @@ export interface WorkerOptions {
 export interface WorkerSummary {
   games: number;
   batches: number;
+  /** Reports refused because the batch's lease had expired. */
   refused: number;
+  /** Batches given back because their binaries were not signed by a trusted key. */
+  binariesRefused: number;
 }
 
 /**
@@ -96,7 +104,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     recordConcurrency(database.sql, session, concurrency, note).catch(() => {});
   };
   const factorFor = timeScaler(options, session, log);
-  const summary: WorkerSummary = { games: 0, batches: 0, refused: 0 };
+  const summary: WorkerSummary = { games: 0, batches: 0, refused: 0, binariesRefused: 0 };
   let pendingGames = 0;
   let claimedGames = 0;
   let idleSince = Date.now();
@@ -115,6 +123,20 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       .catch(() => {});
   }, heartbeatMs);
   const started = Date.now();
+  // Iterations whose binaries this worker refused: not claimed again, as the refusal would repeat.
+  const refusedIterations: number[] = [];
+  let untrusted: UntrustedBinaryError | undefined;
+  const refuse = async (batch: ClaimedBatch, error: UntrustedBinaryError) => {
+    refusedIterations.push(batch.iterationId);
+    summary.binariesRefused++;
+    // Not played: they do not count toward --games.
+    claimedGames -= batch.games;
+    // With no key at all the worker stops, and its error is the one line said.
+    if (error.noTrustedKey) untrusted = error;
+    else log(`worker ${name}: ${error.message}; batch ${batch.batchId} goes back to the pool`);
+    // If even the retries fail, the batch's lease expires and it returns to the pool uncounted.
+    await withRetry(log, options.signal, () => refuseBatch(database.sql, batch.batchId, name)).catch(() => {});
+  };
 
   const showStatus = (batch?: ClaimedBatch) => {
     const minutes = (Date.now() - started) / 60_000;
@@ -127,12 +149,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   try {
     for (;;) {
       if (options.signal?.aborted || nameLost) break;
+      if (untrusted) throw untrusted;
       const wantMore = options.maxGames === undefined || claimedGames < options.maxGames;
       let claimed: ClaimedBatch | undefined;
       if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
         claimed = await afterExpiringLeases(database.sql, log, options.signal, () =>
-          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds, drawOnClaim),
+          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds, drawOnClaim, refusedIterations),
         );
       }
       if (claimed) {
@@ -146,17 +169,21 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           unplayed -= 2;
           pendingGames -= 2;
         })
-          .then(async (tally) => {
+          .then(async ({ tally, faulted }) => {
             // Games cut short by a failure elsewhere are not results: the batch goes back to the pool.
             if (failed) return;
             const outcome = await withRetry(log, options.signal, () =>
-              reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, applyOnReport),
+              reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, async (tx, report) => {
+                await applyOnReport(tx, report);
+                await storeFaultedGames(tx, { batchId: batch.batchId, workerName: name, games: faulted });
+              }),
             );
             noteOutcome(log, batch, tally, outcome, summary);
             guardGames(tally, batch.games);
             showStatus(batch);
           })
-          .catch((error: unknown) => {
+          .catch(async (error: unknown) => {
+            if (error instanceof UntrustedBinaryError && !failed) return refuse(batch, error);
             // Its lease is no longer extended, so the batch returns to the pool for another try.
             if (!failed) log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
           })
@@ -215,7 +242,11 @@ async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line:
   };
   const claim = await withRetry(log, options.signal, () =>
     claimWorkerName(database.sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs)),
-  );
+  ).catch((error: unknown) => {
+    // The name was registered by another database role (another worker machine's URL).
+    if ((error as { code?: string }).code === "42501") throw new InputError("--name", (error as Error).message);
+    throw error;
+  });
   if (claim.taken) {
     throw new InputError(
       "--name",
@@ -272,28 +303,47 @@ function pairLimits(batch: ClaimedBatch, rng: Rng, factor: number): SearchLimits
   return batch.moveLimit ?? { movetimeMs: scaledMovetime(uniform(rng, batch.timelowMs, batch.timehighMs), factor) };
 }
 
-async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, factorFor: FactorFor, onPair: () => void): Promise<PairTally> {
+/** The batch's two binaries, as their iteration names and the master signed them. */
+function binariesOf(batch: ClaimedBatch): [SignedBinary, SignedBinary] {
+  const subject = { runId: batch.runId, iterationNumber: batch.iterationNumber };
+  return [
+    { ...subject, variant: "plus", sha256: batch.plusEngineSha256, signature: batch.plusEngineSignature, path: batch.plusEnginePath },
+    { ...subject, variant: "minus", sha256: batch.minusEngineSha256, signature: batch.minusEngineSignature, path: batch.minusEnginePath },
+  ];
+}
+
+/** A played batch: its counts, and the first of its games that an engine fault decided (to be kept). */
+interface PlayedBatch {
+  tally: PairTally;
+  faulted: FaultedGame[];
+}
+
+async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, factorFor: FactorFor, onPair: () => void): Promise<PlayedBatch> {
   const { database } = options;
+  const keys = options.trustedKeys();
+  const [plus, minus] = binariesOf(batch);
   const [plusPath, minusPath] = await withRetry(log, options.signal, () =>
-    Promise.all([
-      obtainBinary(database.sql, batch.plusEngineSha256, batch.plusEnginePath, options.cacheDir),
-      obtainBinary(database.sql, batch.minusEngineSha256, batch.minusEnginePath, options.cacheDir),
-    ]),
+    Promise.all([obtainBinary(database.sql, plus, keys, options.cacheDir), obtainBinary(database.sql, minus, keys, options.cacheDir)]),
   );
   await options.player.retire([plusPath, minusPath]);
   const factor = await factorFor(batch, plusPath);
   const tally = new PairTally();
+  const faulted: FaultedGame[] = [];
+  const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;
   const pairs = Array.from({ length: batch.games / 2 }, () => ({
     opening: pickOpening(options.openings, rng),
     limits: pairLimits(batch, rng, factor),
   }));
   await Promise.all(
-    pairs.map(async (pair) => {
-      tally.add(await options.player.playPair({ plusPath, minusPath, plusOptions: batch.plusOptions, minusOptions: batch.minusOptions, ...pair }));
+    pairs.map(async (pair, index) => {
+      const result = await options.player.playPair({ plusPath, minusPath, plusOptions: batch.plusOptions, minusOptions: batch.minusOptions, ...pair });
+      tally.add(result);
+      // A crashing engine faults every game: hold no more than the database keeps of one worker per iteration.
+      if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker) faulted.push(...faultedGames(result, index, event, new Date()));
       onPair();
     }),
   );
-  return tally;
+  return { tally, faulted: faulted.slice(0, FAULTED_GAME_LIMITS.perIterationAndWorker) };
 }
 
 function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: PairTally, outcome: ReportOutcome, summary: WorkerSummary): void {

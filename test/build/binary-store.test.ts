@@ -2,8 +2,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { obtainBinary, sha256, storeBinary } from "../../src/build/binary-store.js";
+import { obtainBinary, sha256, storeBinary, type SignedBinary } from "../../src/build/binary-store.js";
 import { useMigratedDatabase } from "../support/database.js";
+import { localSigningKey, localTrust } from "../support/signing.js";
+
+/** The binary with this hash at `path`, signed as the master signs run 1's iteration 1. */
+function signed(hash: string, path: string): [SignedBinary, ReturnType<typeof localTrust>] {
+  const subject = { runId: 1, iterationNumber: 1, variant: "plus" as const, sha256: hash };
+  return [{ ...subject, path, signature: localSigningKey().sign(subject) }, localTrust()];
+}
 
 describe("a stored binary whose hash does not match", () => {
   const database = useMigratedDatabase(2);
@@ -27,16 +34,16 @@ describe("a stored binary whose hash does not match", () => {
     freshCache();
     const path = join(dir, "rebuilt");
     writeFileSync(path, "#!/bin/sh\necho another build\n");
-    expect(await obtainBinary(database.sql, hash, path, cacheDir)).toBe(cached());
+    expect(await obtainBinary(database.sql, ...signed(hash, path), cacheDir)).toBe(cached());
     expect(readFileSync(cached())).toEqual(content);
     expect(readFileSync(path, "utf8")).toBe("#!/bin/sh\necho another build\n");
   });
 
   it("in the worker's cache (damaged): is fetched again from the database and replaced", async () => {
     freshCache();
-    expect(await obtainBinary(database.sql, hash, built, cacheDir)).toBe(cached());
+    expect(await obtainBinary(database.sql, ...signed(hash, built), cacheDir)).toBe(cached());
     writeFileSync(cached(), "truncated");
-    expect(await obtainBinary(database.sql, hash, built, cacheDir)).toBe(cached());
+    expect(await obtainBinary(database.sql, ...signed(hash, built), cacheDir)).toBe(cached());
     expect(sha256(readFileSync(cached()))).toBe(hash);
   });
 
@@ -44,7 +51,7 @@ describe("a stored binary whose hash does not match", () => {
     freshCache();
     await database.sql`update spsa_binary set content = ${Buffer.from("corrupt")} where sha256 = ${hash}`;
     try {
-      await expect(obtainBinary(database.sql, hash, built, cacheDir)).rejects.toThrow(`engine binary ${hash.slice(0, 12)} in the database is corrupt`);
+      await expect(obtainBinary(database.sql, ...signed(hash, built), cacheDir)).rejects.toThrow(`engine binary ${hash.slice(0, 12)} in the database is corrupt`);
       expect(existsSync(cacheDir) ? readdirSync(cacheDir, { recursive: true }) : []).toEqual([]);
     } finally {
       await database.sql`update spsa_binary set content = ${content} where sha256 = ${hash}`;
@@ -54,7 +61,7 @@ describe("a stored binary whose hash does not match", () => {
   it("anywhere (unknown hash): is refused with both places named", async () => {
     freshCache();
     const unknown = sha256(Buffer.from("never stored"));
-    await expect(obtainBinary(database.sql, unknown, built, cacheDir)).rejects.toThrow(
+    await expect(obtainBinary(database.sql, ...signed(unknown, built), cacheDir)).rejects.toThrow(
       `engine binary ${unknown.slice(0, 12)} is neither at ${built} nor in the database`,
     );
   });

@@ -115,7 +115,7 @@ describe("spsa export and spsa import", () => {
 
     const neither = await spsa(["export"], { env });
     expect(neither.exitCode).toBe(2);
-    expect(neither.stderr.trim()).toBe("error: spsa export: give either --constants FILE or --format csv|openbench|fishtest");
+    expect(neither.stderr.trim()).toBe("error: spsa export: give one of --constants FILE, --format csv|openbench|fishtest or --faulted");
     const format = await spsa(["export", "--format", "json"], { env });
     expect(format.stderr.trim()).toBe('error: --format: must be one of csv, openbench, fishtest, got "json"');
   });

@@ -11,6 +11,7 @@ import { runMaster, type MasterOptions } from "../../src/master/master.js";
 import { update } from "../../src/spsa/math.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { localSigningKey } from "../support/signing.js";
 import { waitFor } from "../support/processes.js";
 
 /**
@@ -36,7 +37,7 @@ describe("the master loop", () => {
     writeFileSync(paramsFile, `# θ of ${runName}\n[X]\ntype = "float"\nvalue = 1\nmin = -10\nmax = 10\nstep = 1\n`);
     const db: Database = { url: database.url, embedded: false, sql: database.sql, close: async () => {} };
     const lines: string[] = [];
-    return { database: db, config, params, paramsFile, runName, lines, log: (line) => lines.push(line), status: silentStatus(), ...extra };
+    return { database: db, config, params, paramsFile, runName, signingKey: localSigningKey(), lines, log: (line) => lines.push(line), status: silentStatus(), ...extra };
   }
 
   /** Plays `games` of the run's open iteration as a worker would report them: plus wins, minus wins, draws. */

@@ -73,6 +73,7 @@ describe("compete match mode", () => {
     await expect(matchCommand(options({ games: 3 }))).rejects.toThrow(InputError);
     await expect(matchCommand(options({ depth: 3 }))).rejects.toThrow("--tc/--nodes/--depth");
     await expect(matchCommand(options({ nodes: undefined, timelow: 0.2, timehigh: 0.1 }))).rejects.toThrow("--timelow/--timehigh");
+    await expect(matchCommand(options({ timelow: 0.1 }))).rejects.toThrow("--timelow/--timehigh: a time per move does not go with --tc, --nodes or --depth");
   });
 });
 

@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration } from "../../src/db/iterations.js";
+import { localSigningKey } from "../support/signing.js";
 import { openRun } from "../../src/db/runs.js";
 import { ROOT } from "../support/cli.js";
 import { startMaster, startWorker } from "../support/processes.js";
@@ -44,6 +45,7 @@ describe("broken plus engines inside a tuning run", () => {
       minusValues: values,
       signs: Object.fromEntries(Object.keys(values).map((k) => [k, 1])),
       settings: settingsOf(config, params),
+      sign: localSigningKey().sign,
     });
 
     const worker = startWorker(setup, env, `w-${column}`, ["--games", "4"]);

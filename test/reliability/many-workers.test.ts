@@ -6,6 +6,7 @@ import { sha256OfFile } from "../../src/build/binary-store.js";
 import { applyMigrations, connect } from "../../src/db/connection.js";
 import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration } from "../../src/db/iterations.js";
+import { localSigningKey } from "../support/signing.js";
 import { openRun } from "../../src/db/runs.js";
 import { loadConfig } from "../../src/config/config.js";
 import { COMPETE_BIN, ROOT } from "../support/cli.js";
@@ -34,7 +35,7 @@ describe("32 worker processes claiming from one iteration", () => {
     const binary = { path: engine, sha256: sha256OfFile(engine) };
     const iteration = await insertIteration(sql, {
       runId: run.id, iterationNumber: 1, plus: binary, minus: binary, timelowMs: 10, timehighMs: 10, targetGames: target,
-      ck: 1, ak: 0.1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig("config.toml"), []),
+      ck: 1, ak: 0.1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig("config.toml"), []), sign: localSigningKey().sign,
     });
 
     const workers = Array.from({ length: 32 }, (_, i) =>

@@ -6,6 +6,7 @@ import { claimWorkerName } from "../../src/db/workers.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
+import { localSigningKey } from "./signing.js";
 
 /** A batch report's counts besides the games: no faults, no replays. */
 export const clean = (): { faults: [FaultCounts, FaultCounts]; replays: number; replayLimitPairs: number } => ({
@@ -46,6 +47,7 @@ export async function seedIteration(
     minusValues: { X: 0 },
     signs: { X: 1 },
     settings: settingsOf(config, options.params ?? []),
+    sign: localSigningKey().sign,
   });
   return { run, iteration };
 }

@@ -1,6 +1,8 @@
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { ROOT, SPSA_BIN } from "../support/cli.js";
+import type { VerificationResult } from "../../src/db/run-status.js";
+import type { RunStatus } from "../../src/status/snapshot.js";
+import { ROOT, SPSA_BIN, spsa } from "../support/cli.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
 import type { TuningSetup } from "../support/tuning-setup.js";
@@ -14,16 +16,8 @@ function verify(setup: TuningSetup, env: Record<string, string>, args: string[])
   });
 }
 
-interface ResultRow {
-  comparison: string;
-  status: string;
-  games: string;
-  wins: number;
-  losses: number;
-  draws: number;
-  elo: string | null;
-  verdict: string | null;
-}
+/** A row of spsa_verification_result. */
+type ResultRow = VerificationResult;
 
 describe("spsa verify: start against current θ, played by compete --spsa workers", () => {
   // Node-limited games from seeded workers: the run's results, and so whether its θ moved
@@ -38,7 +32,7 @@ describe("spsa verify: start against current θ, played by compete --spsa worker
       expect(master.exitCode, master.all).toBe(0);
       const result = await verify(setup, env, ["--games", "8"]);
       expect(result.exitCode, result.all).toBe(0);
-      expect(result.all).toMatch(/verification 1 of run "tuned": current vs start, up to 8 games; workers play it as tuned\/verify-1/);
+      expect(result.all).toMatch(/verification 1 of run "tuned": current vs start at 1000 nodes per move, up to 8 games; workers play it as tuned\/verify-1/);
       expect(result.all).toMatch(/games 8\/8 {2}\+\d+ -\d+ =\d+ {2}Elo [+-]\d+\.\d ± (\d+\.\d|inf) \(95%\), LOS \d+\.\d%/);
 
       const [row] = await sql<ResultRow[]>`select * from spsa_verification_result`;
@@ -75,6 +69,52 @@ describe("spsa verify: start against current θ, played by compete --spsa worker
       worker.kill("SIGTERM");
       await worker;
     }
+  });
+
+  it("plays at a node limit other than the run's, and records and shows it", async () => {
+    const { setup, env, sql } = fixture;
+    const worker = startWorker(setup, env, "v3", ["--seed", "w"]);
+    try {
+      const result = await verify(setup, env, ["--games", "4", "--nodes", "300"]);
+      expect(result.exitCode, result.all).toBe(0);
+      expect(result.all).toMatch(/: current vs start at 300 nodes per move, up to 4 games/);
+      const [row] = await sql<{ limits: unknown; move_limit: unknown; status: string; games_played: number }[]>`
+        select v.limits, i.settings->'moveLimit' as move_limit, v.status, i.games_played
+        from spsa_verification v join spsa_iteration i on i.run_id = v.carrier_run_id order by v.id desc limit 1`;
+      // The run plays 1000 nodes per move (its config); its workers played this one at 300.
+      expect(row).toEqual({ limits: { nodes: 300 }, move_limit: { nodes: 300 }, status: "complete", games_played: 4 });
+      const [view] = await sql<{ limits: unknown }[]>`select limits from spsa_verification_result order by id desc limit 1`;
+      expect(view?.limits).toEqual({ nodes: 300 });
+
+      const text = await spsa(["status", "--name", "tuned"], { env });
+      expect(text.stdout).toMatch(/^verification \d+: current vs start at 300 nodes per move, complete, 4\/4 games \+\d+ -\d+ =\d+/m);
+      const json = JSON.parse((await spsa(["status", "--name", "tuned", "--json"], { env })).stdout) as RunStatus;
+      expect(json.verifications[0]).toMatchObject({ limits: { nodes: 300 }, limitsText: "300 nodes per move", games: "4/4", status: "complete" });
+    } finally {
+      worker.kill("SIGTERM");
+      await worker;
+    }
+  });
+
+  it("plays at a clock (--tc) through the workers", async () => {
+    const { setup, env, sql } = fixture;
+    const worker = startWorker(setup, env, "v4", ["--seed", "w"]);
+    try {
+      const result = await verify(setup, env, ["--games", "2", "--tc", "1+0.01"]);
+      expect(result.exitCode, result.all).toBe(0);
+      const [row] = await sql<{ limits: unknown; games_played: number }[]>`
+        select v.limits, i.games_played from spsa_verification v join spsa_iteration i on i.run_id = v.carrier_run_id order by v.id desc limit 1`;
+      expect(row).toEqual({ limits: { tc: { baseMs: 1000, incMs: 10 } }, games_played: 2 });
+    } finally {
+      worker.kill("SIGTERM");
+      await worker;
+    }
+  });
+
+  it("refuses two kinds of limit in one line, before building anything", async () => {
+    const result = await verify(fixture.setup, fixture.env, ["--nodes", "300", "--depth", "4"]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe("error: --nodes, --depth: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth");
   });
 
   it("refuses an iteration the run has not completed, before building anything", async () => {

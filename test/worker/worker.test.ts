@@ -6,15 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { loadConfig } from "../../src/config/config.js";
 import { returnToPool } from "../../src/db/batches.js";
-import type { Database } from "../../src/db/connection.js";
-import { outsideDelayPolicy } from "../../src/play/outside-delay.js";
-import { START_FEN } from "../../src/play/index.js";
-import { createRunnerPlayer } from "../../src/worker/runner-player.js";
-import { runWorker, type WorkerOptions } from "../../src/worker/worker.js";
+import type { WorkerOptions } from "../../src/worker/worker.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { timeFactor } from "../../src/worker/time-factor.js";
 import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
+import { inProcessWorker } from "../support/worker-loop.js";
 import { seedIteration } from "../support/iterations.js";
 import { buildMinnow } from "../support/minnow.js";
 import { waitFor } from "../support/processes.js";
@@ -53,30 +50,7 @@ describe("the worker loop", () => {
   /** The `go` commands a logging engine was sent (every process of it appends to the same file). */
   const goCommands = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line.startsWith("go ")) : []);
 
-  function worker(name: string, extra: Partial<WorkerOptions> = {}) {
-    const lines: string[] = [];
-    const db: Database = { url: database.url, embedded: false, sql: database.sql, close: async () => {} };
-    const player = createRunnerPlayer({ concurrency: 2, marginMs: 500, outsideDelay: outsideDelayPolicy("replay", 4) });
-    const options: WorkerOptions = {
-      database: db,
-      player,
-      name,
-      concurrency: 2,
-      batchSize: 2,
-      leaseSeconds: 30,
-      openings: [{ fen: START_FEN }],
-      cacheDir: join(dir, "cache"),
-      pollIntervalMs: 50,
-      // No work for this long ends the loop: how a test (or a script) stops a worker.
-      idleExitMs: 1000,
-      log: (line) => lines.push(line),
-      status: { update: () => {}, done: () => {} } as unknown as WorkerOptions["status"],
-      seed: name,
-      ...extra,
-    };
-    const done = runWorker(options).finally(() => player.close());
-    return { done, lines };
-  }
+  const worker = (name: string, extra: Partial<WorkerOptions> = {}) => inProcessWorker(database, dir, name, extra);
 
   const iterationOf = async (runName: string) => {
     const [row] = await database.sql<{ games_played: number; games_claimed: number; results: number }[]>`
@@ -94,7 +68,7 @@ describe("the worker loop", () => {
   it("claims an iteration's games in batches, reports each once, and stops when no work is left", async () => {
     await seedIteration(database.sql, { runName: "plain", targetGames: 4, engine });
     const { done, lines } = worker("w-plain");
-    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0, binariesRefused: 0 });
     expect(await iterationOf("plain")).toEqual({ games_played: 4, games_claimed: 4, results: 4 });
     const batches = await batchesOf("plain");
     expect(batches.map(({ worker_name, games, status, reported, pairs }) => ({ worker_name, games, status, reported, pairs }))).toEqual([
@@ -112,9 +86,13 @@ describe("the worker loop", () => {
       return batchId > 0;
     }, 60_000, "the worker's first claim");
     // What expiry or another process of the name does: the games go back to the pool.
-    expect(await returnToPool(database.sql, database.sql`id = ${batchId}`)).toEqual({ batches: 1, games: 2 });
+    const released = await database.sql.begin(async (tx) => {
+      await tx`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batchId}`;
+      return returnToPool(tx, null);
+    });
+    expect(released).toEqual({ batches: 1, games: 2 });
 
-    expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 1 });
+    expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 1, binariesRefused: 0 });
     expect(lines).toContain(`batch ${batchId} was refused: its lease expired and its games went back to the pool`);
     expect(await iterationOf("taken")).toEqual({ games_played: 2, games_claimed: 2, results: 2 });
     const batches = await batchesOf("taken");
@@ -133,7 +111,7 @@ describe("the worker loop", () => {
     const logging = script(`logging-${runName}`, `node ${LOGGING} ${log}`);
     await seedIteration(database.sql, { runName, targetGames: 4, engine: logging, config: configWith(limit) });
     const { done, lines } = worker(`w-${runName}`);
-    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0, binariesRefused: 0 });
     const sent = goCommands(log);
     // Four games of random moves: dozens of moves, each searched at the limit.
     expect(sent.length).toBeGreaterThan(8);
@@ -147,7 +125,7 @@ describe("the worker loop", () => {
     const config = configWith("timelow = 0.01\ntimehigh = 0.02\nreference_nps = 2000");
     await seedIteration(database.sql, { runName: "scaled", targetGames: 4, engine: logging, config });
     const { done, lines } = worker("w-scaled");
-    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0, binariesRefused: 0 });
     expect(lines).toContain("worker w-scaled: engine speed 1000 nodes/s; times per move × 2.000 for reference_nps 2000");
     const sent = goCommands(log);
     // The measurement's three searches come first, then the games at 2 × [10, 20] ms (the iteration's timelow and timehigh).
@@ -169,7 +147,7 @@ describe("the worker loop", () => {
     const config = configWith(`timelow = 0.01\ntimehigh = 0.02\nreference_nps = ${referenceNps}`);
     await seedIteration(database.sql, { runName: "minnow-speed", targetGames: 2, engine, config });
     const { done, lines } = worker("w-minnow");
-    expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 0 });
+    expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 0, binariesRefused: 0 });
 
     const result = await spsa(["status", "--name", "minnow-speed", "--json"], { env: { DATABASE_URL: database.url } });
     expect(result.exitCode, result.all).toBe(0);

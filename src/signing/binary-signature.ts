@@ -1,0 +1,59 @@
+import { createPublicKey, sign, verify, type KeyObject } from "node:crypto";
+import { InputError } from "../errors.js";
+
+/**
+ * Ed25519 signatures over engine binaries (docs/signing.md). The sha256 in the database
+ * catches corruption, not tampering: a worker runs a binary only if the master's key signed
+ * its hash for this run, iteration and side, so a signature is never valid elsewhere.
+ */
+
+export type Variant = "plus" | "minus";
+
+/** What a signature vouches for: this binary, on this side of this iteration of this run. */
+export interface BinarySubject {
+  runId: number;
+  iterationNumber: number;
+  variant: Variant;
+  sha256: string;
+}
+
+/** Signs a subject with the master's key: base64 of the 64-byte Ed25519 signature. */
+export type BinarySigner = (subject: BinarySubject) => string;
+
+const PREFIX = "ed25519:";
+/** DER header of an Ed25519 SubjectPublicKeyInfo; the raw 32-byte key follows it. */
+const SPKI_HEADER = Buffer.from("302a300506032b6570032100", "hex");
+
+/** The signed bytes: a JSON array, so no field can run into the next one. */
+export function signedMessage(subject: BinarySubject): Buffer {
+  return Buffer.from(JSON.stringify(["spsa-binary-v1", subject.runId, subject.iterationNumber, subject.variant, subject.sha256]));
+}
+
+export function signerFor(privateKey: KeyObject): BinarySigner {
+  return (subject) => sign(null, signedMessage(subject), privateKey).toString("base64");
+}
+
+/** The public key as one printable line (`ed25519:` and the raw key in base64), for config.toml and --trust. */
+export function formatPublicKey(key: KeyObject): string {
+  const der = key.export({ format: "der", type: "spki" });
+  return PREFIX + der.subarray(SPKI_HEADER.length).toString("base64");
+}
+
+/** Reads a key as formatPublicKey writes it; `where` names its origin for the message. */
+export function parsePublicKey(text: string, where: string): KeyObject {
+  const trimmed = text.trim();
+  const raw = trimmed.startsWith(PREFIX) ? Buffer.from(trimmed.slice(PREFIX.length), "base64") : undefined;
+  if (raw?.length !== 32 || raw.toString("base64") !== trimmed.slice(PREFIX.length)) {
+    throw new InputError(where, `"${trimmed.slice(0, 60)}" is not a public key (expected ed25519: and 44 base64 characters, as \`spsa key\` prints)`);
+  }
+  return createPublicKey({ key: Buffer.concat([SPKI_HEADER, raw]), format: "der", type: "spki" });
+}
+
+/** True when one of the keys signed this subject; a missing or malformed signature is false. */
+export function verifyBinary(keys: readonly KeyObject[], subject: BinarySubject, signature: string | null): boolean {
+  if (!signature) return false;
+  const bytes = Buffer.from(signature, "base64");
+  if (bytes.length !== 64) return false;
+  const message = signedMessage(subject);
+  return keys.some((key) => verify(null, message, key, bytes));
+}

@@ -1,0 +1,24 @@
+import { countedFault, formatPgn, withSan, type PairResult } from "../play/index.js";
+import type { FaultedGame } from "../db/faulted-games.js";
+
+/**
+ * The games of a pair that an engine fault decided (crash, illegal or unparsable move, its
+ * own time loss, a failed start), as kept in spsa_faulted_game. A time loss to a delay
+ * outside the engine is no engine fault and is not kept. Plus is white in the pair's first
+ * game and black in its second; `pairIndex` numbers the pair in its batch.
+ */
+export function faultedGames(pair: PairResult, pairIndex: number, event: string, date: Date): FaultedGame[] {
+  return pair.games.flatMap((game, g) => {
+    const plusColor = g === 0 ? "white" : "black";
+    const minusColor = g === 0 ? "black" : "white";
+    const sides = [
+      { side: "plus" as const, fault: countedFault(game.faults[plusColor], game) },
+      { side: "minus" as const, fault: countedFault(game.faults[minusColor], game) },
+    ];
+    const at = sides.find((s) => s.fault !== undefined && s.fault !== "delay");
+    if (!at?.fault) return [];
+    const gameIndex = 2 * pairIndex + g;
+    const pgn = formatPgn(withSan(game), { event, round: gameIndex + 1, date });
+    return [{ gameIndex, side: at.side, fault: at.fault, reason: game.reason, pgn }];
+  });
+}

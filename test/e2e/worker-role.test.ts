@@ -1,0 +1,52 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { spsa } from "../support/cli.js";
+import { expectConsistentRun, perturbationsOf } from "../support/options-run.js";
+import { expectExactCounts, iterationsOf, startMaster, startWorker } from "../support/processes.js";
+import { useRunFixture, type RunFixture } from "../support/run-fixture.js";
+
+/**
+ * Runs the master with the owner's URL and one worker with a worker URL of its own until the
+ * master finishes; returns the worker machine's name. Revokes the role afterwards.
+ */
+async function runWithWorkerUrl(fixture: RunFixture, runName: string): Promise<string> {
+  const machine = `m${randomBytes(4).toString("hex")}`;
+  const issued = await spsa(["db", "worker-url", "--name", machine], { env: fixture.env });
+  expect(issued.exitCode, issued.all).toBe(0);
+  const worker = startWorker(fixture.setup, { DATABASE_URL: issued.stdout.trim() }, `${machine}-w`);
+  const master = await startMaster(fixture.setup, fixture.env, runName, ["--seed", "s"]);
+  worker.kill("SIGTERM");
+  const workerOutput = (await worker).all;
+  expect(master.exitCode, `${master.all}\n${workerOutput}`).toBe(0);
+  const revoked = await spsa(["db", "worker-url", "--name", machine, "--revoke"], { env: fixture.env });
+  expect(revoked.exitCode, revoked.all).toBe(0);
+  return machine;
+}
+
+/**
+ * A worker machine given only its URL from `spsa db worker-url` plays real games with the
+ * sample engine for a real master (which holds the owner's URL), in both modes.
+ */
+describe("a worker with only its worker URL", () => {
+  const build = useRunFixture({ iterations: 1, games: 4, batchSize: 2 });
+  const options = useRunFixture({ iterations: 1, games: 4, batchSize: 2, timelow: 0.005, timehigh: 0.015, mode: "options", moveLimit: "nodes = 1500" });
+
+  it("plays and reports a build-mode iteration that the master completes", async () => {
+    const machine = await runWithWorkerUrl(build, "guarded-build");
+    const rows = await iterationsOf(build.sql, "guarded-build");
+    expect(rows).toHaveLength(1);
+    expectExactCounts(rows, expect);
+    const batches = await build.sql<{ worker_name: string; role: string }[]>`
+      select distinct b.worker_name, w.login_role as role from spsa_batch b join spsa_worker w on w.name = b.worker_name where b.status = 'done'`;
+    expect(batches).toEqual([{ worker_name: `${machine}-w`, role: `spsa_worker_${machine}` }]);
+  }, 300_000);
+
+  it("plays and reports UCI-option batches, each moving θ once within its bounds", async () => {
+    const machine = await runWithWorkerUrl(options, "guarded-uci");
+    expectExactCounts(await iterationsOf(options.sql, "guarded-uci"), expect);
+    const perturbations = await perturbationsOf(options.sql, "guarded-uci");
+    expect(perturbations.filter((p) => p.status === "done").reduce((n, p) => n + p.games, 0)).toBe(4);
+    expect(new Set(perturbations.map((p) => p.worker_name))).toEqual(new Set([`${machine}-w`]));
+    await expectConsistentRun(options.sql, "guarded-uci", "s");
+  }, 300_000);
+});

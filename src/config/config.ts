@@ -3,6 +3,7 @@ import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from 
 import type { OutsideDelayPolicy } from "../play/runner.js";
 import { dirname, resolve } from "node:path";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, SCHEDULES, type Schedule, type SpsaMathConfig } from "../spsa/math.js";
+import { ADAPT_MODES, type AdaptiveGains } from "../spsa/adaptive.js";
 import { TableReader } from "./table-reader.js";
 import { readTomlFile } from "./toml-file.js";
 
@@ -51,6 +52,8 @@ export interface SpsaConfig {
   momentum: number;
   /** Share of the last iterations whose θ is averaged into the final values (0: the last θ). */
   averageTail: number;
+  /** Per-parameter step scales from what the run measures (src/spsa/adaptive.ts); mode "off": plain a_k. */
+  adaptive: AdaptiveGains;
 }
 
 export interface BuildConfig {
@@ -109,6 +112,7 @@ export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_PO
 /** Chosen with `spsa simulate` over the family of src/simulate/family.ts (README: "Choosing the gains"). */
 export const DEFAULT_C_END = 1.5;
 export const DEFAULT_R_END = 0.002;
+export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "off", window: 16, floor: 0.1 };
 
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database"] as const;
 
@@ -142,7 +146,7 @@ export function loadConfig(file: string): TuningConfig {
   const book = bookSetting === undefined ? undefined : resolve(base, bookSetting);
   if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
 
-  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail"]);
+  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "adapt", "adapt_window", "adapt_floor"]);
   const a = spsa.optionalNumber("a", { above: 0 });
   const c = spsa.optionalNumber("c", { above: 0 });
   if ((a === undefined) !== (c === undefined)) spsa.fail(a === undefined ? "c" : "a", "set both a and c, or neither (then c_end and r_end give them)");
@@ -201,6 +205,11 @@ export function loadConfig(file: string): TuningConfig {
       schedule,
       momentum,
       averageTail,
+      adaptive: {
+        mode: spsa.oneOf("adapt", ADAPT_MODES, DEFAULT_ADAPTIVE.mode),
+        window: spsa.number("adapt_window", { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
+        floor: spsa.number("adapt_floor", { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
+      },
     },
     build: {
       engineDir: resolve(base, build.string("engine_dir", "engines/minnow")),

@@ -1,9 +1,13 @@
 import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
+import type { MeasuredIteration } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { applyBatch, drawBatch, type DrawnBatch } from "../uci-tune/batch-math.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames } from "./game-model.js";
+
+/** Per-parameter factors on a_k from the completed iterations (src/spsa/adaptive.ts), for a run of `maxIterations`. */
+export type StepScales = (history: readonly MeasuredIteration[], names: readonly string[], maxIterations: number) => Values;
 
 /** A tuning problem: the parameters as params.toml gives them (θ₀, bounds, steps) and the engine. */
 export interface Problem {
@@ -34,7 +38,13 @@ export interface Tuner {
  * math's config for it. With `averageTail`, the final values (the trace's last point) are the
  * master's final output: θ averaged over that share of the last iterations.
  */
-export function masterTuner(name: string, gainsFor: (maxIterations: number) => SpsaMathConfig, gamesPerIteration: number, averageTail = 0): Tuner {
+export function masterTuner(
+  name: string,
+  gainsFor: (maxIterations: number) => SpsaMathConfig,
+  gamesPerIteration: number,
+  averageTail = 0,
+  scalesFor?: StepScales,
+): Tuner {
   return {
     name,
     run(problem, budget, seed) {
@@ -43,11 +53,15 @@ export function masterTuner(name: string, gainsFor: (maxIterations: number) => S
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trajectory = [valuesOf(params)];
+      const history: MeasuredIteration[] = [];
+      const names = params.map((p) => p.name);
       const trace = startTrace(problem);
       for (let k = 1; k <= iterations; k++) {
-        const played = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
+        const perturbation = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
+        const played = scalesFor ? { ...perturbation, scale: scalesFor(history, names, iterations) } : perturbation;
         const result = playGames(eloBetween(problem.model, played.plus, played.minus), gamesPerIteration, problem.drawRate, gameRng);
-        const { newValues } = update(params, played, result, cfg, previousMove(trajectory, k));
+        const { newValues, elo, gradient } = update(params, played, result, cfg, previousMove(trajectory, k));
+        if (scalesFor) history.push({ elo, result, gradient });
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         trajectory.push(valuesOf(params));
         record(trace, problem.model, k * gamesPerIteration, params);

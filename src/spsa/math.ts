@@ -68,6 +68,8 @@ export interface PlayedPerturbation {
   plus: Values;
   /** Values of the minus engine. */
   minus: Values;
+  /** Per-parameter factor on a_k (adaptive gains, src/spsa/adaptive.ts); absent: 1. */
+  scale?: Values;
 }
 
 export interface Perturbation extends PlayedPerturbation {
@@ -204,7 +206,7 @@ export function update(
     }
     const g = elo / spreadSteps;
     const limit = maxStep * p.step;
-    const move = clip(played.ak * g * p.step + momentum * (previous?.[p.name] ?? 0), -limit, limit);
+    const move = clip(played.ak * (played.scale?.[p.name] ?? 1) * g * p.step + momentum * (previous?.[p.name] ?? 0), -limit, limit);
     gradient[p.name] = g;
     newValues[p.name] = clip(p.value + move, p.min, p.max);
   }

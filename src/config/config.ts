@@ -242,6 +242,6 @@ export function spsaMathConfig(spsa: SpsaConfig, gamesPerIteration: number): Sps
     spsa.a !== undefined && spsa.c !== undefined
       ? { a: spsa.a, c: spsa.c }
       : deriveFromEnd({ cEnd: spsa.cEnd, rEnd: spsa.rEnd, N: spsa.maxIterations, A, alpha: spsa.alpha, gamma: spsa.gamma, gamesPerIteration });
-  const { alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum } = spsa;
-  return { a, c, A, alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum };
+  const { alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum, adaptive } = spsa;
+  return { a, c, A, alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum, adaptive };
 }

@@ -91,6 +91,27 @@ export async function lockPerturbation(tx: postgres.TransactionSql, batchId: num
   return row;
 }
 
+/** A reported batch as the adaptive gains read it. */
+export interface ReportedBatch {
+  elo: number;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  plus: Values;
+  minus: Values;
+}
+
+/** The last `count` batches of a run that were reported, in the order their results moved θ (oldest first). */
+export async function lastReportedBatches(sql: Sql, runId: number, count: number): Promise<ReportedBatch[]> {
+  return sql<ReportedBatch[]>`
+    select * from (
+      select reported_at, batch_number, elo_diff as elo, plus_wins as "plusWins", minus_wins as "minusWins", draws,
+        plus_parameters as plus, minus_parameters as minus
+      from spsa_perturbation where run_id = ${runId} and reported_at is not null
+      order by reported_at desc, batch_number desc limit ${count}
+    ) recent order by reported_at, batch_number`;
+}
+
 /** The report's result and the θ it moved, with the run's new θ: call inside the report's transaction. */
 export async function recordPerturbationResult(
   tx: postgres.TransactionSql,

@@ -2,7 +2,8 @@ import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam
 import { createRng } from "../random/rng.js";
 import type { MeasuredIteration } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
-import { applyBatch, drawBatch, type DrawnBatch } from "../uci-tune/batch-math.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch } from "../uci-tune/batch-math.js";
+import type { ReportedBatch } from "../db/perturbations.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames } from "./game-model.js";
 
@@ -87,16 +88,21 @@ export function asyncTuner(name: string, gainsFor: (maxIterations: number) => Sp
     name,
     run(problem, budget, seed) {
       const cfg = gainsFor(Math.floor(budget / gamesPerIteration));
+      const optionParams = Object.fromEntries(problem.params.map((p) => [p.name, { ...p, frozen: p.frozen ?? false, option: p.name, optionScale: undefined }]));
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trace = startTrace(problem);
       const out: { drawn: DrawnBatch; games: number; result: ReturnType<typeof playGames> }[] = [];
       let drawnGames = 0;
       let appliedGames = 0;
+      const reported: ReportedBatch[] = [];
       const applyOldest = () => {
         const batch = out.shift();
         if (!batch) return;
-        const { newValues } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration);
+        const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
+        const scale = batchStepScales(optionParams, recent, cfg);
+        const { newValues, elo } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration, scale);
+        reported.push({ elo, ...batch.result, plus: batch.drawn.plus, minus: batch.drawn.minus });
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         appliedGames += batch.games;
         record(trace, problem.model, appliedGames, params);

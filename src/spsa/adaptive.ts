@@ -70,8 +70,7 @@ export function parameterShare(recent: readonly MeasuredIteration[], name: strin
   const gs = recent.map((it) => it.gradient[name] ?? 0).filter((g) => g !== 0);
   if (gs.length < 2) return 0;
   const mean = gs.reduce((s, g) => s + g, 0) / gs.length;
-  const meanSquare = gs.reduce((s, g) => s + g * g, 0) / gs.length;
-  const standardErrorSquared = meanSquare / gs.length;
+  const standardErrorSquared = gs.reduce((s, g) => s + (g - mean) ** 2, 0) / (gs.length - 1) / gs.length;
   return mean === 0 ? 0 : clip(1 - standardErrorSquared / (mean * mean), 0, 1);
 }
 

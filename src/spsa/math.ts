@@ -5,6 +5,7 @@
  * integer rule, a clamped score and capped Elo, a clipped step, a default A.
  */
 import type { Rng } from "../random/rng.js";
+import type { AdaptiveGains } from "./adaptive.js";
 import { selfCorrectingCk, selfCorrectingFactor, type Trajectory } from "./trajectory.js";
 
 export type ParamType = "int" | "float";
@@ -47,6 +48,8 @@ export interface SpsaMathConfig {
   schedule?: Schedule;
   /** Heavy-ball momentum β in [0, 1): Δθ_k = a_k·g·step + β·(θ_k − θ_{k−1}), clipped as a whole. */
   momentum?: number;
+  /** Per-parameter factors on a_k from what the run measured (src/spsa/adaptive.ts); absent: off. */
+  adaptive?: AdaptiveGains;
 }
 
 export const SCHEDULES = ["standard", "self-correcting"] as const;

@@ -4,6 +4,8 @@ import type { ParamSettings } from "../config/iteration-settings.js";
 import { optionValues } from "../texel/options.js";
 import { perturb, update, type IterationResult, type Perturbation, type SpsaMathConfig, type SpsaParam, type UpdateResult, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
+import { stepScales } from "../spsa/adaptive.js";
+import type { ReportedBatch } from "../db/perturbations.js";
 
 /**
  * The asynchronous SPSA of UCI-option mode, pure: every batch draws its own perturbation
@@ -57,8 +59,34 @@ export function applyBatch(
   result: IterationResult,
   gains: SpsaMathConfig,
   gamesPerIteration: number,
+  scale?: Values,
 ): UpdateResult {
-  return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus }, result, gains);
+  return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) }, result, gains);
+}
+
+/**
+ * The adaptive gains of a batch about to be applied, from the batches reported before it
+ * (oldest first): the window counts iterations' worth of games, so it covers as many games as
+ * in build mode whatever the batch size. Undefined when the run has no adaptive gains.
+ */
+export function batchStepScales(parameters: OptionParams, reported: readonly ReportedBatch[], gains: SpsaMathConfig): Values | undefined {
+  if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
+  const measured = reported.map((b) => ({
+    elo: b.elo,
+    result: { plusWins: b.plusWins, minusWins: b.minusWins, draws: b.draws },
+    gradient: Object.fromEntries(
+      Object.entries(parameters).map(([name, s]) => {
+        const spread = ((b.plus[name] ?? 0) - (b.minus[name] ?? 0)) / s.step;
+        return [name, spread === 0 ? 0 : b.elo / spread];
+      }),
+    ),
+  }));
+  return stepScales(measured, Object.keys(parameters), { ...gains.adaptive, window: measured.length });
+}
+
+/** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size. */
+export function batchWindow(gains: SpsaMathConfig, gamesPerIteration: number, batchGames: number): number {
+  return Math.max(1, Math.ceil(((gains.adaptive?.window ?? 1) * gamesPerIteration) / Math.max(1, batchGames)));
 }
 
 /** The `setoption` values of an engine playing `values` (ints rounded as built; see optionValues). */

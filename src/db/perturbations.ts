@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { SpsaMathConfig, Values } from "../spsa/math.js";
-import type { OptionParams } from "../uci-tune/batch-math.js";
+import type { OptionParams, ReportedBatch } from "../uci-tune/batch-math.js";
 import type { Pentanomial } from "../play/stats.js";
 
 /** SQL of UCI-option mode: the run's option settings, and one spsa_perturbation row per claimed batch. */
@@ -89,16 +89,6 @@ export async function lockPerturbation(tx: postgres.TransactionSql, batchId: num
     select run_id as "runId", games, a_k as ak, plus_parameters as plus, minus_parameters as minus
     from spsa_perturbation where batch_id = ${batchId} for update`;
   return row;
-}
-
-/** A reported batch as the adaptive gains read it. */
-export interface ReportedBatch {
-  elo: number;
-  plusWins: number;
-  minusWins: number;
-  draws: number;
-  plus: Values;
-  minus: Values;
 }
 
 /** The last `count` batches of a run that were reported, in the order their results moved θ (oldest first). */

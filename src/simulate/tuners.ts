@@ -2,8 +2,7 @@ import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam
 import { createRng } from "../random/rng.js";
 import type { MeasuredIteration } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
-import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch } from "../uci-tune/batch-math.js";
-import type { ReportedBatch } from "../db/perturbations.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, type ReportedBatch } from "../uci-tune/batch-math.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames } from "./game-model.js";
 

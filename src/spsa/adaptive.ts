@@ -5,7 +5,8 @@
  * back from the database; the scales an iteration uses are recorded in its settings, so a
  * resumed master replays them exactly.
  *
- * - The run's signal share ρ over the last `window` iterations: 1 − Σ noise variance / Σ Elo²,
+ * - The run's signal share ρ over the last `window` iterations: 1 − m · Σ noise variance / Σ Elo²
+ *   (m a two-standard-error margin, so pure noise reads as ρ = 0),
  *   where an iteration's noise variance follows from its game counts. Far from the optimum
  *   plus and minus differ by much more than the noise (ρ near 1); near it, or when nothing is
  *   left to gain, the measured Elo is the noise (ρ near 0) and the steps only wander.
@@ -62,7 +63,10 @@ export function signalShare(recent: readonly MeasuredIteration[]): number {
     squares += it.elo * it.elo;
     noise += eloNoiseVariance(it.result);
   }
-  return squares === 0 ? 0 : clip(1 - noise / squares, 0, 1);
+  // Σ Elo² / Σ noise is about 1 ± √(2/n) when there is no signal: ask for two of those above 1,
+  // or a run with nothing left to gain would read its noise as signal about half the time.
+  const margin = 1 + 2 * Math.sqrt(2 / recent.length);
+  return squares === 0 ? 0 : clip(1 - (margin * noise) / squares, 0, 1);
 }
 
 /** φ_i: James–Stein shrinkage of one parameter's mean gradient over the recent iterations, in [0, 1]. */

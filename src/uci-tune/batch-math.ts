@@ -5,7 +5,6 @@ import { optionValues } from "../texel/options.js";
 import { perturb, update, type IterationResult, type Perturbation, type SpsaMathConfig, type SpsaParam, type UpdateResult, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
 import { stepScales } from "../spsa/adaptive.js";
-import type { ReportedBatch } from "../db/perturbations.js";
 
 /**
  * The asynchronous SPSA of UCI-option mode, pure: every batch draws its own perturbation
@@ -62,6 +61,13 @@ export function applyBatch(
   scale?: Values,
 ): UpdateResult {
   return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) }, result, gains);
+}
+
+/** A reported batch as the adaptive gains read it. */
+export interface ReportedBatch extends IterationResult {
+  elo: number;
+  plus: Values;
+  minus: Values;
 }
 
 /**

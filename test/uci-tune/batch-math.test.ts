@@ -6,7 +6,8 @@ import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { InputError } from "../../src/errors.js";
 import { update, type SpsaParam } from "../../src/spsa/math.js";
-import { applyBatch, drawBatch, engineOptions, optionParamsOf, scheduleStep, type OptionParams } from "../../src/uci-tune/batch-math.js";
+import { stepScales } from "../../src/spsa/adaptive.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch, engineOptions, optionParamsOf, scheduleStep, type OptionParams } from "../../src/uci-tune/batch-math.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-uci-"));
 let counter = 0;
@@ -75,5 +76,32 @@ describe("asynchronous SPSA math of UCI-option mode", () => {
     expect(() => loadConfig(write("config.toml", `[engine]\nbinary = "${binary}"\n`))).toThrow(/binary.*applies only with mode = "options"/);
     expect(() => loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "/nonexistent/engine"\n`))).toThrow(/file not found/);
     expect(() => loadConfig(write("config.toml", `[engine]\nmode = "uci"\n`))).toThrow(/mode/);
+  });
+});
+
+describe("adaptive gains in UCI-option mode", () => {
+  const adaptive = { mode: "signal" as const, window: 4, floor: 0.2 };
+  // X moved +2 steps (plus above minus), F −0.2 = −2 steps: their gradients are Elo/2 and −Elo/2.
+  const batch = (plusWins: number, minusWins: number, elo: number) => ({ plusWins, minusWins, draws: 16 - plusWins - minusWins, elo, plus: { X: 11, F: 0.65 }, minus: { X: 9, F: 0.85 } });
+
+  it("count the window in iterations' worth of games, and are off unless configured", () => {
+    expect(batchWindow({ ...gains, adaptive }, 64, 16)).toBe(16);
+    expect(batchWindow({ ...gains, adaptive }, 64, 6)).toBe(43);
+    expect(batchStepScales(settings, [batch(12, 2, 200)], gains)).toBeUndefined();
+    expect(batchStepScales(settings, [batch(12, 2, 200)], { ...gains, adaptive: { ...adaptive, mode: "off" } })).toBeUndefined();
+  });
+
+  it("are the build mode's scales over the reported batches, each gradient from its own plus and minus", () => {
+    const reported = [batch(12, 2, 190), batch(13, 1, 250), batch(11, 3, 150)];
+    const measured = reported.map((b) => ({ elo: b.elo, result: b, gradient: { X: b.elo / 2, F: b.elo / -2 } }));
+    const scales = batchStepScales(settings, reported, { ...gains, adaptive });
+    expect(scales).toEqual(stepScales(measured, ["X", "F"], { ...adaptive, window: 3 }));
+    expect(scales?.X).toBeGreaterThan(adaptive.floor);
+    // applied: a parameter's step is its scale times the plain one.
+    const drawn = { ak: 0.02, plus: { X: 11, F: 0.85 }, minus: { X: 9, F: 0.65 }, games: 16 };
+    const plain = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64);
+    const scaled = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64, { X: 0.5, F: 0.25 });
+    expect((scaled.newValues.X ?? 0) - 10).toBeCloseTo(0.5 * ((plain.newValues.X ?? 0) - 10), 12);
+    expect((scaled.newValues.F ?? 0) - 0.75).toBeCloseTo(0.25 * ((plain.newValues.F ?? 0) - 0.75), 12);
   });
 });

@@ -18,7 +18,7 @@
 //   rprop:r,c,up,down  Rprop-like: a parameter's scale ×up while its gradient keeps its sign, ×down when it flips (within [0.1, 4])
 //   budget:r,c,n0      r_end = R·√(n0 / N): a larger learning rate for a shorter run
 import { parseArgs } from "node:util";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, DEFAULT_R_END_PLAIN, spsaMathConfig } from "../dist/config/config.js";
 import { defaultFamily, describeCell, newRows, runFamily } from "../dist/simulate/family.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
@@ -47,7 +47,7 @@ const spsa = (cEnd, rEnd, maxIterations) => ({
 
 const window = (history, w) => history.slice(Math.max(0, history.length - w));
 const KINDS = {
-  old: () => [DEFAULT_C_END === 1.5 ? 1.5 : 1.5, 0.002, undefined],
+  old: () => [1.5, DEFAULT_R_END_PLAIN, undefined],
   new: () => [DEFAULT_C_END, DEFAULT_R_END, DEFAULT_ADAPTIVE.mode === "off" ? undefined : (h, names) => stepScales(h, names, DEFAULT_ADAPTIVE)],
   plain: (o) => [o.c ?? 1.5, o.r ?? 0.002, undefined],
   signal: (o) => [o.c ?? 1.5, o.r, (h, names) => stepScales(h, names, { mode: "signal", window: o.w ?? 16, floor: o.f ?? 0.1 })],
@@ -92,7 +92,7 @@ for (const text of values.candidates.split(";").filter(Boolean)) {
       const worse = results.filter((r) => r.end > r.start);
       const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
       out.push(`${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`);
-      results.forEach((r, i) => perCell[i].push(`${r.end.toFixed(1)}${r.cell.far !== undefined || r.cell.offset <= 2 ? ` w${r.wander.toFixed(1)}` : ""}`));
+      results.forEach((r, i) => perCell[i].push(`${r.end.toFixed(1)}${r.cell.far === undefined ? "" : `, others ${r.wander.toFixed(1)} steps`}`));
       if (values.details) for (const r of significant) console.error(`  ${text}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`);
     }
     console.log(`| ${text} | ${row} rows | ${out.join(" | ")} |`);

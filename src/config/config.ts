@@ -111,8 +111,10 @@ export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_PO
 
 /** Chosen with `spsa simulate` over the family of src/simulate/family.ts (README: "Choosing the gains"). */
 export const DEFAULT_C_END = 1.5;
-export const DEFAULT_R_END = 0.002;
-export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "off", window: 16, floor: 0.1 };
+export const DEFAULT_R_END = 0.008;
+/** With `adapt = "off"` the default r_end is the plain-SPSA one these defaults replaced. */
+export const DEFAULT_R_END_PLAIN = 0.002;
+export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 16, floor: 0.25 };
 
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database"] as const;
 
@@ -162,6 +164,7 @@ export function loadConfig(file: string): TuningConfig {
   if (engineBinary !== undefined && engineMode === "build") engine.fail("binary", 'applies only with mode = "options" (the build mode builds its engines from [build])');
   const schedule = spsa.oneOf("schedule", SCHEDULES, "standard");
   const averageTail = spsa.number("average_tail", { default: 0, min: 0, max: 1 });
+  const adaptMode = spsa.oneOf("adapt", ADAPT_MODES, DEFAULT_ADAPTIVE.mode);
   // Options mode applies each batch as it arrives, with no iterations whose θ these read back.
   if (engineMode === "options") {
     if (schedule !== "standard") spsa.fail("schedule", 'applies only with [engine] mode = "build"');
@@ -194,7 +197,7 @@ export function loadConfig(file: string): TuningConfig {
     spsa: {
       maxIterations: spsa.number("max_iterations", { default: 100, integer: true, min: 1 }),
       cEnd: spsa.number("c_end", { default: DEFAULT_C_END, above: 0 }),
-      rEnd: spsa.number("r_end", { default: DEFAULT_R_END, above: 0 }),
+      rEnd: spsa.number("r_end", { default: adaptMode === "off" ? DEFAULT_R_END_PLAIN : DEFAULT_R_END, above: 0 }),
       a,
       c,
       A: spsa.optionalNumber("A", { min: 0 }),
@@ -206,7 +209,7 @@ export function loadConfig(file: string): TuningConfig {
       momentum,
       averageTail,
       adaptive: {
-        mode: spsa.oneOf("adapt", ADAPT_MODES, DEFAULT_ADAPTIVE.mode),
+        mode: adaptMode,
         window: spsa.number("adapt_window", { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
         floor: spsa.number("adapt_floor", { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
       },

@@ -1,6 +1,6 @@
 import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
-import type { MeasuredIteration } from "../spsa/adaptive.js";
+import { stepScales, type MeasuredIteration } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, type ReportedBatch } from "../uci-tune/batch-math.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
@@ -35,7 +35,7 @@ export interface Tuner {
  * updated by src/spsa/math.ts exactly as `spsa master` does (draws seeded by run seed and k,
  * the trajectory of base θ for the self-correcting schedule and momentum). The budget's number
  * of iterations is the run's max_iterations, as a user would set it; `gainsFor` gives the
- * math's config for it. With `averageTail`, the final values (the trace's last point) are the
+ * math's config for it, whose adaptive gains (or `scalesFor`, for a study) scale each step. With `averageTail`, the final values (the trace's last point) are the
  * master's final output: θ averaged over that share of the last iterations.
  */
 export function masterTuner(
@@ -50,6 +50,8 @@ export function masterTuner(
     run(problem, budget, seed) {
       const iterations = Math.floor(budget / gamesPerIteration);
       const cfg = gainsFor(iterations);
+      const adaptive = cfg.adaptive;
+      const scales = scalesFor ?? (adaptive && adaptive.mode !== "off" ? (h: readonly MeasuredIteration[], names: readonly string[]) => stepScales(h, names, adaptive) : undefined);
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trajectory = [valuesOf(params)];
@@ -58,10 +60,10 @@ export function masterTuner(
       const trace = startTrace(problem);
       for (let k = 1; k <= iterations; k++) {
         const perturbation = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
-        const played = scalesFor ? { ...perturbation, scale: scalesFor(history, names, iterations) } : perturbation;
+        const played = scales ? { ...perturbation, scale: scales(history, names, iterations) } : perturbation;
         const result = playGames(eloBetween(problem.model, played.plus, played.minus), gamesPerIteration, problem.drawRate, gameRng);
         const { newValues, elo, gradient } = update(params, played, result, cfg, previousMove(trajectory, k));
-        if (scalesFor) history.push({ elo, result, gradient });
+        if (scales) history.push({ elo, result, gradient });
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         trajectory.push(valuesOf(params));
         record(trace, problem.model, k * gamesPerIteration, params);

@@ -7,13 +7,13 @@
 // errors), and for the new rows each cell's Elo left and how far the parameters that started
 // at their optimum ended (the largest distance, steps, mean over seeds).
 //   node bench/adaptive-gains.mjs [--seeds 16] [--rows old,new] [--budgets 2000,5000,20000,60000]
-//        [--candidates "old;new;signal:r=0.008,w=16,f=0.1;global:r=0.004;param:r=0.008;rprop:r=0.004;budget:r=0.002"]
+//        [--candidates "old;new;signal:r=0.008,w=16,f=0.25;perparam:r=0.012,f=0.2;param:r=0.008;rprop:r=0.002;budget:r=0.002,n0=300"]
 // A candidate is a kind and comma-separated settings:
 //   old                the defaults before this study (c_end 1.5, r_end 0.002, no adaptation)
 //   new                today's defaults (src/config/config.ts)
 //   plain:r=R,c=C      plain SPSA with r_end R and c_end C
-//   signal:r,c,w,f     adaptive gains (src/spsa/adaptive.ts): scale = f + (1 − f)·ρ·φ_i over the last w iterations
-//   global:r,c,w,f     only the run's signal share ρ (every parameter the same scale)
+//   signal:r,c,w,f     the adaptive gains (src/spsa/adaptive.ts): scale = f + (1 − f)·ρ, ρ the run's signal share over the last w iterations
+//   perparam:r,c,w,f   ρ times each parameter's share φ_i (James–Stein shrinkage of its mean gradient over the window)
 //   param:r,c,w,f      only each parameter's share φ_i
 //   rprop:r,c,up,down  Rprop-like: a parameter's scale ×up while its gradient keeps its sign, ×down when it flips (within [0.1, 4])
 //   budget:r,c,n0      r_end = R·√(n0 / N): a larger learning rate for a shorter run
@@ -22,7 +22,7 @@ import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, DEFAULT_R_END_PLAIN, sp
 import { defaultFamily, describeCell, newRows, runFamily } from "../dist/simulate/family.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
-import { parameterShare, signalShare, stepScales } from "../dist/spsa/adaptive.js";
+import { signalShare, stepScales } from "../dist/spsa/adaptive.js";
 
 const { values } = parseArgs({
   options: {
@@ -46,14 +46,23 @@ const spsa = (cEnd, rEnd, maxIterations) => ({
 });
 
 const window = (history, w) => history.slice(Math.max(0, history.length - w));
+/** φ_i, tried and dropped: James–Stein shrinkage of a parameter's mean gradient over the window, in [0, 1]. */
+const parameterShare = (recent, name) => {
+  const gs = recent.map((it) => it.gradient[name] ?? 0).filter((g) => g !== 0);
+  if (gs.length < 2) return 0;
+  const mean = gs.reduce((s, g) => s + g, 0) / gs.length;
+  const se2 = gs.reduce((s, g) => s + (g - mean) ** 2, 0) / (gs.length - 1) / gs.length;
+  return mean === 0 ? 0 : Math.min(1, Math.max(0, 1 - se2 / (mean * mean)));
+};
 const KINDS = {
   old: () => [1.5, DEFAULT_R_END_PLAIN, undefined],
   new: () => [DEFAULT_C_END, DEFAULT_R_END, DEFAULT_ADAPTIVE.mode === "off" ? undefined : (h, names) => stepScales(h, names, DEFAULT_ADAPTIVE)],
   plain: (o) => [o.c ?? 1.5, o.r ?? 0.002, undefined],
-  signal: (o) => [o.c ?? 1.5, o.r, (h, names) => stepScales(h, names, { mode: "signal", window: o.w ?? 16, floor: o.f ?? 0.1 })],
-  global: (o) => [o.c ?? 1.5, o.r, (h, names) => {
-    const rho = h.length === 0 ? 0 : signalShare(window(h, o.w ?? 16));
-    return Object.fromEntries(names.map((n) => [n, (o.f ?? 0.1) + (1 - (o.f ?? 0.1)) * rho]));
+  signal: (o) => [o.c ?? 1.5, o.r, (h, names) => stepScales(h, names, { mode: "signal", window: o.w ?? 32, floor: o.f ?? 0.25 })],
+  perparam: (o) => [o.c ?? 1.5, o.r, (h, names) => {
+    const recent = window(h, o.w ?? 16);
+    const rho = signalShare(recent);
+    return Object.fromEntries(names.map((n) => [n, (o.f ?? 0.1) + (1 - (o.f ?? 0.1)) * rho * parameterShare(recent, n)]));
   }],
   param: (o) => [o.c ?? 1.5, o.r, (h, names) => Object.fromEntries(names.map((n) => [n, (o.f ?? 0.1) + (1 - (o.f ?? 0.1)) * parameterShare(window(h, o.w ?? 16), n)]))],
   rprop: (o) => [o.c ?? 1.5, o.r, (h, names) => {

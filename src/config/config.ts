@@ -111,10 +111,10 @@ export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_PO
 
 /** Chosen with `spsa simulate` over the family of src/simulate/family.ts (README: "Choosing the gains"). */
 export const DEFAULT_C_END = 1.5;
-export const DEFAULT_R_END = 0.008;
+export const DEFAULT_R_END = 0.012;
 /** With `adapt = "off"` the default r_end is the plain-SPSA one these defaults replaced. */
 export const DEFAULT_R_END_PLAIN = 0.002;
-export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 16, floor: 0.25 };
+export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 32, floor: 0.1667 };
 
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database"] as const;
 

@@ -120,14 +120,14 @@ export async function readTrajectory(sql: Sql, runId: number, through: number): 
  * adaptive gains' input (src/spsa/adaptive.ts).
  */
 export async function readMeasuredIterations(sql: Sql, runId: number, through: number, count: number): Promise<MeasuredIteration[]> {
-  const rows = await sql<{ elo: number; plusWins: number; minusWins: number; draws: number; gradient: Values }[]>`
+  const rows = await sql<{ elo: number; plusWins: number; minusWins: number; draws: number }[]>`
     select * from (
-      select iteration_number, elo_diff as elo, plus_wins as "plusWins", minus_wins as "minusWins", draws, gradient_estimate as gradient
+      select iteration_number, elo_diff as elo, plus_wins as "plusWins", minus_wins as "minusWins", draws
       from spsa_iteration
-      where run_id = ${runId} and iteration_number <= ${through} and status = 'complete' and elo_diff is not null and gradient_estimate is not null
+      where run_id = ${runId} and iteration_number <= ${through} and status = 'complete' and elo_diff is not null
       order by iteration_number desc limit ${count}
     ) recent order by iteration_number`;
-  return rows.map((r) => ({ elo: r.elo, result: { plusWins: r.plusWins, minusWins: r.minusWins, draws: r.draws }, gradient: r.gradient }));
+  return rows.map((r) => ({ elo: r.elo, result: { plusWins: r.plusWins, minusWins: r.minusWins, draws: r.draws } }));
 }
 
 /** How many iterations a run has started. */

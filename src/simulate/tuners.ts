@@ -6,8 +6,11 @@ import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, t
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames } from "./game-model.js";
 
-/** Per-parameter factors on a_k from the completed iterations (src/spsa/adaptive.ts), for a run of `maxIterations`. */
-export type StepScales = (history: readonly MeasuredIteration[], names: readonly string[], maxIterations: number) => Values;
+/** A completed iteration as a study of other adaptations sees it: also each parameter's gradient. */
+export type StudiedIteration = MeasuredIteration & { gradient: Values };
+
+/** Per-parameter factors on a_k from the completed iterations, for a run of `maxIterations` (a study's alternative to src/spsa/adaptive.ts). */
+export type StepScales = (history: readonly StudiedIteration[], names: readonly string[], maxIterations: number) => Values;
 
 /** A tuning problem: the parameters as params.toml gives them (θ₀, bounds, steps) and the engine. */
 export interface Problem {
@@ -55,7 +58,7 @@ export function masterTuner(
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trajectory = [valuesOf(params)];
-      const history: MeasuredIteration[] = [];
+      const history: StudiedIteration[] = [];
       const names = params.map((p) => p.name);
       const trace = startTrace(problem);
       for (let k = 1; k <= iterations; k++) {
@@ -103,7 +106,7 @@ export function asyncTuner(name: string, gainsFor: (maxIterations: number) => Sp
         const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
         const scale = batchStepScales(optionParams, recent, cfg);
         const { newValues, elo } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration, scale);
-        reported.push({ elo, ...batch.result, plus: batch.drawn.plus, minus: batch.drawn.minus });
+        reported.push({ elo, ...batch.result });
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         appliedGames += batch.games;
         record(trace, problem.model, appliedGames, params);

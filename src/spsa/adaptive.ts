@@ -1,21 +1,16 @@
 /**
- * Adaptive gains, pure: each parameter's step is scaled by how much of what the run has
- * measured about it lately is signal rather than noise. Computed from the run's completed
- * iterations (their Elo, game counts and per-parameter gradients), which the master reads
- * back from the database; the scales an iteration uses are recorded in its settings, so a
- * resumed master replays them exactly.
+ * Adaptive gains, pure: every step is scaled by how much of what the run has measured lately
+ * is signal rather than noise. Computed from the run's completed iterations (their Elo and
+ * game counts), which the master reads back from the database; the scales an iteration uses
+ * are recorded in its settings, so a resumed master replays them exactly.
  *
- * - The run's signal share ρ over the last `window` iterations: 1 − m · Σ noise variance / Σ Elo²
- *   (m a two-standard-error margin, so pure noise reads as ρ = 0),
- *   where an iteration's noise variance follows from its game counts. Far from the optimum
- *   plus and minus differ by much more than the noise (ρ near 1); near it, or when nothing is
- *   left to gain, the measured Elo is the noise (ρ near 0) and the steps only wander.
- * - Each parameter's share φ_i: a James–Stein shrinkage of its mean gradient over the window,
- *   1 − (standard error)² / (mean)², kept within [0, 1]. A parameter that the others' signal
- *   moves at random (its gradient's sign flips with the noise) gets φ_i near 0; one whose
- *   gradient keeps its sign gets φ_i near 1.
- *
- * The scale is floor + (1 − floor) · ρ · φ_i, so a parameter never stops for good.
+ * The run's signal share ρ over the last `window` iterations is 1 − m · Σ noise variance / Σ Elo²,
+ * where an iteration's noise variance follows from its game counts and m is a two-standard-error
+ * margin (so pure noise reads as ρ = 0). Far from the optimum plus and minus differ by much more
+ * than the noise (ρ near 1) and steps of r_end's full size pay; near it, or when nothing is left
+ * to gain, the measured Elo is the noise (ρ near 0) and large steps would only wander. The scale
+ * is floor + (1 − floor) · ρ, the same for every parameter (docs/adaptive-gains.md: a
+ * per-parameter share from each gradient's sign history was tried and lost).
  */
 import type { IterationResult, Values } from "./math.js";
 
@@ -35,8 +30,6 @@ export interface MeasuredIteration {
   elo: number;
   /** Plus-vs-minus game counts, for the noise of `elo`. */
   result: IterationResult;
-  /** g_i, Elo per step; absent or 0 for a parameter that was not perturbed. */
-  gradient: Values;
 }
 
 /**
@@ -69,15 +62,6 @@ export function signalShare(recent: readonly MeasuredIteration[]): number {
   return squares === 0 ? 0 : clip(1 - (margin * noise) / squares, 0, 1);
 }
 
-/** φ_i: James–Stein shrinkage of one parameter's mean gradient over the recent iterations, in [0, 1]. */
-export function parameterShare(recent: readonly MeasuredIteration[], name: string): number {
-  const gs = recent.map((it) => it.gradient[name] ?? 0).filter((g) => g !== 0);
-  if (gs.length < 2) return 0;
-  const mean = gs.reduce((s, g) => s + g, 0) / gs.length;
-  const standardErrorSquared = gs.reduce((s, g) => s + (g - mean) ** 2, 0) / (gs.length - 1) / gs.length;
-  return mean === 0 ? 0 : clip(1 - standardErrorSquared / (mean * mean), 0, 1);
-}
-
 /**
  * The step scale of each named parameter for the next iteration, from the completed
  * iterations before it (oldest first). With mode "off" every scale is 1. Before any
@@ -87,8 +71,8 @@ export function parameterShare(recent: readonly MeasuredIteration[], name: strin
 export function stepScales(history: readonly MeasuredIteration[], names: readonly string[], options: AdaptiveGains): Values {
   if (options.mode === "off") return Object.fromEntries(names.map((n) => [n, 1]));
   const recent = history.slice(Math.max(0, history.length - Math.max(1, Math.round(options.window))));
-  const rho = recent.length === 0 ? 0 : signalShare(recent);
-  return Object.fromEntries(names.map((n) => [n, options.floor + (1 - options.floor) * rho * parameterShare(recent, n)]));
+  const scale = options.floor + (1 - options.floor) * signalShare(recent);
+  return Object.fromEntries(names.map((n) => [n, scale]));
 }
 
 function clip(x: number, lo: number, hi: number): number {

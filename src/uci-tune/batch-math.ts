@@ -63,34 +63,22 @@ export function applyBatch(
   return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) }, result, gains);
 }
 
-/** A reported batch as the adaptive gains read it. */
+/** A reported batch as the adaptive gains read it: its Elo and game counts. */
 export interface ReportedBatch extends IterationResult {
   elo: number;
-  plus: Values;
-  minus: Values;
 }
 
 /**
  * The adaptive gains of a batch about to be applied, from the batches reported before it
- * (oldest first): the window counts iterations' worth of games, so it covers as many games as
- * in build mode whatever the batch size. Undefined when the run has no adaptive gains.
+ * (oldest first; see batchWindow). Undefined when the run has no adaptive gains.
  */
 export function batchStepScales(parameters: OptionParams, reported: readonly ReportedBatch[], gains: SpsaMathConfig): Values | undefined {
   if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
-  const measured = reported.map((b) => ({
-    elo: b.elo,
-    result: { plusWins: b.plusWins, minusWins: b.minusWins, draws: b.draws },
-    gradient: Object.fromEntries(
-      Object.entries(parameters).map(([name, s]) => {
-        const spread = ((b.plus[name] ?? 0) - (b.minus[name] ?? 0)) / s.step;
-        return [name, spread === 0 ? 0 : b.elo / spread];
-      }),
-    ),
-  }));
+  const measured = reported.map((b) => ({ elo: b.elo, result: { plusWins: b.plusWins, minusWins: b.minusWins, draws: b.draws } }));
   return stepScales(measured, Object.keys(parameters), { ...gains.adaptive, window: measured.length });
 }
 
-/** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size. */
+/** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size, as in build mode. */
 export function batchWindow(gains: SpsaMathConfig, gamesPerIteration: number, batchGames: number): number {
   return Math.max(1, Math.ceil(((gains.adaptive?.window ?? 1) * gamesPerIteration) / Math.max(1, batchGames)));
 }

@@ -81,8 +81,7 @@ describe("asynchronous SPSA math of UCI-option mode", () => {
 
 describe("adaptive gains in UCI-option mode", () => {
   const adaptive = { mode: "signal" as const, window: 4, floor: 0.2 };
-  // X moved +2 steps (plus above minus), F −0.2 = −2 steps: their gradients are Elo/2 and −Elo/2.
-  const batch = (plusWins: number, minusWins: number, elo: number) => ({ plusWins, minusWins, draws: 16 - plusWins - minusWins, elo, plus: { X: 11, F: 0.65 }, minus: { X: 9, F: 0.85 } });
+  const batch = (plusWins: number, minusWins: number, elo: number) => ({ plusWins, minusWins, draws: 16 - plusWins - minusWins, elo });
 
   it("count the window in iterations' worth of games, and are off unless configured", () => {
     expect(batchWindow({ ...gains, adaptive }, 64, 16)).toBe(16);
@@ -91,9 +90,9 @@ describe("adaptive gains in UCI-option mode", () => {
     expect(batchStepScales(settings, [batch(12, 2, 200)], { ...gains, adaptive: { ...adaptive, mode: "off" } })).toBeUndefined();
   });
 
-  it("are the build mode's scales over the reported batches, each gradient from its own plus and minus", () => {
+  it("are the build mode's scales over the reported batches", () => {
     const reported = [batch(12, 2, 190), batch(13, 1, 250), batch(11, 3, 150)];
-    const measured = reported.map((b) => ({ elo: b.elo, result: b, gradient: { X: b.elo / 2, F: b.elo / -2 } }));
+    const measured = reported.map((b) => ({ elo: b.elo, result: { plusWins: b.plusWins, minusWins: b.minusWins, draws: b.draws } }));
     const scales = batchStepScales(settings, reported, { ...gains, adaptive });
     expect(scales).toEqual(stepScales(measured, ["X", "F"], { ...adaptive, window: 3 }));
     expect(scales?.X).toBeGreaterThan(adaptive.floor);

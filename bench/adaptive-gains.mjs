@@ -19,7 +19,7 @@
 //   budget:r,c,n0      r_end = R·√(n0 / N): a larger learning rate for a shorter run
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, DEFAULT_R_END_PLAIN, spsaMathConfig } from "../dist/config/config.js";
-import { defaultFamily, describeCell, newRows, runFamily } from "../dist/simulate/family.js";
+import { defaultFamily, describeCell, familyLine, newRows, runFamily } from "../dist/simulate/family.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 import { signalShare, stepScales } from "../dist/spsa/adaptive.js";
@@ -97,10 +97,8 @@ for (const text of values.candidates.split(";").filter(Boolean)) {
     const perCell = cells.map(() => []);
     for (const budget of budgets) {
       const results = runFamily(t, cells, budget, seeds, drawRate);
-      const mean = (f) => results.reduce((s, r) => s + f(r), 0) / results.length;
-      const worse = results.filter((r) => r.end > r.start);
-      const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
-      out.push(`${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`);
+      const { text, worse, significant } = familyLine(results);
+      out.push(text);
       results.forEach((r, i) => perCell[i].push(`${r.end.toFixed(1)}${r.cell.far === undefined ? "" : `, others ${r.wander.toFixed(1)} steps`}`));
       if (values.details) for (const r of significant) console.error(`  ${text}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`);
     }

@@ -13,7 +13,7 @@
 //   node bench/simulate-defaults.mjs [--seeds 16] [--candidates 1.5:0.002,2:0.0015] [--previous] [--draw-rate 0.4]
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
-import { defaultFamily, describeCell, runFamily } from "../dist/simulate/family.js";
+import { defaultFamily, describeCell, familyLine, runFamily } from "../dist/simulate/family.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
@@ -73,10 +73,8 @@ for (const tuner of tuners) {
   const cellsOut = [];
   for (const budget of budgets) {
     const results = runFamily(tuner, cells, budget, seeds, drawRate);
-    const mean = (f) => results.reduce((s, r) => s + f(r), 0) / results.length;
-    const worse = results.filter((r) => r.end > r.start);
-    const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
-    cellsOut.push(`${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`);
+    const { text, worse } = familyLine(results);
+    cellsOut.push(text);
     if (values.details) for (const r of worse) console.error(`  ${tuner.name}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`);
   }
   console.log(`| ${tuner.name} | ${cellsOut.join(" | ")} |`);

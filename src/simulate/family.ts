@@ -113,3 +113,14 @@ export function runFamily(tuner: Tuner, cells: readonly FamilyCell[], budget: nu
     return { cell, budget, start, end, changeError: Math.sqrt(variance / seeds), wander };
   });
 }
+
+/**
+ * One budget's line of the defaults' tables: mean Elo left (of the mean start) · cells that
+ * ended worse than they started / significantly worse (by more than 2 standard errors).
+ */
+export function familyLine(results: readonly CellResult[]): { text: string; worse: CellResult[]; significant: CellResult[] } {
+  const mean = (f: (r: CellResult) => number) => results.reduce((s, r) => s + f(r), 0) / results.length;
+  const worse = results.filter((r) => r.end > r.start);
+  const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
+  return { text: `${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`, worse, significant };
+}

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { simulateCommand } from "../../src/commands/simulate.js";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { curvatureFor, eloBetween, eloLeft } from "../../src/simulate/engine-model.js";
-import { cellProblem, newRows, runFamily } from "../../src/simulate/family.js";
+import { cellProblem, familyLine, newRows, runFamily } from "../../src/simulate/family.js";
 import { playGames } from "../../src/simulate/game-model.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../../src/simulate/tuners.js";
 import { perturb, update, type SpsaMathConfig } from "../../src/spsa/math.js";
@@ -50,6 +50,14 @@ describe("the synthetic engine and its games", () => {
       },
     };
     expect(runFamily(nudge, [cell], 64, 2, 0.4)[0]?.wander).toBeCloseTo(1, 9);
+  });
+
+  it("summarises a budget's results: mean left, cells worse and significantly worse", () => {
+    const cell = { parameters: 5, offset: 1, curvature: 1, type: "int" as const };
+    const r = (start: number, end: number, changeError: number) => ({ cell, budget: 1, start, end, changeError, wander: 0 });
+    const line = familyLine([r(10, 2, 1), r(1, 1.5, 1), r(1, 4, 1)]);
+    expect(line.text).toBe("2.5 (of 4.0) · 2 / 1");
+    expect(line.significant.map((x) => x.end)).toEqual([4]);
   });
 
   it("gives the logistic expected score and the draw rate at equal strength", () => {

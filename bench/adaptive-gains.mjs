@@ -97,7 +97,7 @@ for (const text of values.candidates.split(";").filter(Boolean)) {
     const perCell = cells.map(() => []);
     for (const budget of budgets) {
       const results = runFamily(t, cells, budget, seeds, drawRate);
-      const { text, worse, significant } = familyLine(results);
+      const { text, significant } = familyLine(results);
       out.push(text);
       results.forEach((r, i) => perCell[i].push(`${r.end.toFixed(1)}${r.cell.far === undefined ? "" : `, others ${r.wander.toFixed(1)} steps`}`));
       if (values.details) for (const r of significant) console.error(`  ${text}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`);

@@ -9,7 +9,7 @@
 //   node bench/simulate-async.mjs [--seeds 4] [--draw-rate 0.4]
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
-import { defaultFamily, runFamily } from "../dist/simulate/family.js";
+import { defaultFamily, familyLine, runFamily } from "../dist/simulate/family.js";
 import { asyncTuner, masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
@@ -41,11 +41,7 @@ console.log(`| --- | ${budgets.map(() => "---").join(" | ")} |`);
 for (const tuner of tuners) {
   const started = Date.now();
   const out = budgets.map((budget) => {
-    const results = runFamily(tuner, cells, budget, seeds, drawRate);
-    const mean = (f) => results.reduce((s, r) => s + f(r), 0) / results.length;
-    const worse = results.filter((r) => r.end > r.start);
-    const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
-    return `${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`;
+    return familyLine(runFamily(tuner, cells, budget, seeds, drawRate)).text;
   });
   console.log(`| ${tuner.name} | ${out.join(" | ")} |`);
   console.error(`  (${tuner.name}: ${((Date.now() - started) / 1000).toFixed(0)} s)`);

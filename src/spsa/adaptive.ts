@@ -52,14 +52,19 @@ export function eloNoiseVariance(result: IterationResult): number {
 export function signalShare(recent: readonly MeasuredIteration[]): number {
   let squares = 0;
   let noise = 0;
+  let counted = 0;
   for (const it of recent) {
+    // A batch whose games were all voided measured nothing.
+    if (it.result.plusWins + it.result.minusWins + it.result.draws === 0) continue;
     squares += it.elo * it.elo;
     noise += eloNoiseVariance(it.result);
+    counted++;
   }
   // Σ Elo² / Σ noise is about 1 ± √(2/n) when there is no signal: ask for two of those above 1,
   // or a run with nothing left to gain would read its noise as signal about half the time.
-  const margin = 1 + 2 * Math.sqrt(2 / recent.length);
-  return squares === 0 ? 0 : clip(1 - (margin * noise) / squares, 0, 1);
+  if (counted === 0 || squares === 0) return 0;
+  const margin = 1 + 2 * Math.sqrt(2 / counted);
+  return clip(1 - (margin * noise) / squares, 0, 1);
 }
 
 /**

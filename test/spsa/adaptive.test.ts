@@ -30,6 +30,10 @@ describe("the run's signal share ρ", () => {
     expect(signalShare(signal)).toBeGreaterThan(0.8);
     expect(signalShare(signal)).toBeLessThanOrEqual(1);
     expect(signalShare([])).toBe(0);
+    // A UCI-mode batch whose games were all voided measured nothing (and must not throw in the report's transaction).
+    const voided = { elo: 0, result: result(0, 0, 0) };
+    expect(signalShare([...signal, voided])).toBe(signalShare(signal));
+    expect(signalShare([voided])).toBe(0);
   });
 });
 

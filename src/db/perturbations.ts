@@ -95,7 +95,7 @@ export async function lockPerturbation(tx: postgres.TransactionSql, batchId: num
 export async function lastReportedBatches(sql: Sql, runId: number, count: number): Promise<ReportedBatch[]> {
   return sql<ReportedBatch[]>`
     select * from (
-      select reported_at, batch_number, elo_diff as elo, plus_wins as "plusWins", minus_wins as "minusWins", draws
+      select reported_at, batch_number, plus_wins as "plusWins", minus_wins as "minusWins", draws
       from spsa_perturbation where run_id = ${runId} and reported_at is not null
       order by reported_at desc, batch_number desc limit ${count}
     ) recent order by reported_at, batch_number`;

@@ -104,9 +104,9 @@ export function asyncTuner(name: string, gainsFor: (maxIterations: number) => Sp
         const batch = out.shift();
         if (!batch) return;
         const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
-        const scale = batchStepScales(optionParams, recent, cfg);
-        const { newValues, elo } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration, scale);
-        reported.push({ elo, ...batch.result });
+        const scale = batchStepScales(optionParams, recent, cfg, gamesPerIteration);
+        const { newValues } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration, scale);
+        reported.push(batch.result);
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         appliedGames += batch.games;
         record(trace, problem.model, appliedGames, params);

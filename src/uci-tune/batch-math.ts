@@ -2,7 +2,7 @@ import type { Param } from "../config/params.js";
 import { InputError } from "../errors.js";
 import type { ParamSettings } from "../config/iteration-settings.js";
 import { optionValues } from "../texel/options.js";
-import { perturb, update, type IterationResult, type Perturbation, type SpsaMathConfig, type SpsaParam, type UpdateResult, type Values } from "../spsa/math.js";
+import { measuredElo, perturb, update, type IterationResult, type Perturbation, type SpsaMathConfig, type SpsaParam, type UpdateResult, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
 import { stepScales } from "../spsa/adaptive.js";
 
@@ -63,18 +63,35 @@ export function applyBatch(
   return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) }, result, gains);
 }
 
-/** A reported batch as the adaptive gains read it: its Elo and game counts. */
-export interface ReportedBatch extends IterationResult {
-  elo: number;
-}
+/** A reported batch as the adaptive gains read it: its game counts. */
+export type ReportedBatch = IterationResult;
 
 /**
  * The adaptive gains of a batch about to be applied, from the batches reported before it
- * (oldest first; see batchWindow). Undefined when the run has no adaptive gains.
+ * (oldest first; see batchWindow). The batches are pooled into groups of an iteration's games
+ * (the last group may be smaller) and each group counts as one iteration, its Elo from the
+ * pooled counts: a batch of a few games often ends at the clamped score, whose Elo the noise
+ * formula would underrate, and the pooled Elo keeps the ratio of signal to noise. Undefined
+ * when the run has no adaptive gains.
  */
-export function batchStepScales(parameters: OptionParams, reported: readonly ReportedBatch[], gains: SpsaMathConfig): Values | undefined {
+export function batchStepScales(parameters: OptionParams, reported: readonly ReportedBatch[], gains: SpsaMathConfig, gamesPerIteration: number): Values | undefined {
   if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
-  const measured = reported.map((b) => ({ elo: b.elo, result: { plusWins: b.plusWins, minusWins: b.minusWins, draws: b.draws } }));
+  const groups: IterationResult[] = [];
+  let open: IterationResult | undefined;
+  for (const b of reported) {
+    open ??= { plusWins: 0, minusWins: 0, draws: 0 };
+    open.plusWins += b.plusWins;
+    open.minusWins += b.minusWins;
+    open.draws += b.draws;
+    if (open.plusWins + open.minusWins + open.draws >= gamesPerIteration) {
+      groups.push(open);
+      open = undefined;
+    }
+  }
+  if (open) groups.push(open);
+  const measured = groups
+    .filter((r) => r.plusWins + r.minusWins + r.draws > 0)
+    .map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
   return stepScales(measured, Object.keys(parameters), { ...gains.adaptive, window: measured.length });
 }
 

@@ -51,7 +51,7 @@ export async function applyOnReport(tx: postgres.TransactionSql, report: BatchRe
   const counts = { plusWins: report.wins, minusWins: report.losses, draws: report.draws };
   // Adaptive gains from the batches reported before this one (the θ lock orders the reports).
   const reported = run.gains.adaptive && run.gains.adaptive.mode !== "off" ? await lastReportedBatches(tx, run.runId, batchWindow(run.gains, run.gamesPerIteration, perturbation.games)) : [];
-  const scale = batchStepScales(run.parameters, reported, run.gains);
+  const scale = batchStepScales(run.parameters, reported, run.gains, run.gamesPerIteration);
   const result = applyBatch(paramsAt(run.parameters, theta), perturbation, counts, run.gains, run.gamesPerIteration, scale);
   await recordPerturbationResult(tx, {
     batchId: report.batchId,

@@ -64,7 +64,6 @@ export interface PerturbationCheck {
   theta_applied: Theta | null;
   theta_after: Theta | null;
   worker_name: string;
-  elo_diff: number | null;
   /** 1, 2, … in the order the reports moved θ (null: not reported). */
   report_order: number | null;
 }
@@ -72,7 +71,7 @@ export interface PerturbationCheck {
 export async function perturbationsOf(sql: postgres.Sql, runName: string): Promise<PerturbationCheck[]> {
   return sql<PerturbationCheck[]>`
     select p.batch_id::int as batch_id, p.batch_number, b.status, p.games, p.k, p.a_k, p.theta_before, p.signs, p.plus_parameters, p.minus_parameters,
-      p.plus_wins, p.minus_wins, p.draws, p.theta_applied, p.theta_after, p.worker_name, p.elo_diff,
+      p.plus_wins, p.minus_wins, p.draws, p.theta_applied, p.theta_after, p.worker_name,
       case when p.reported_at is null then null
         else (row_number() over (partition by p.reported_at is null order by p.reported_at, p.batch_number))::int end as report_order
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id join spsa_run r on r.id = p.run_id
@@ -105,9 +104,9 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
   const stepOf = (row: PerturbationCheck, from: Theta) => {
     const played = { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, games: row.games };
     // Adaptive gains: the scale comes from the batches reported before this one.
-    const before = inReportOrder.slice(0, inReportOrder.indexOf(row)).map((r) => ({ elo: r.elo_diff ?? 0, ...countsOf(r) }));
+    const before = inReportOrder.slice(0, inReportOrder.indexOf(row)).map(countsOf);
     const window = batchWindow(optionRun.gains, optionRun.gamesPerIteration, row.games);
-    const scale = batchStepScales(optionRun.parameters, before.slice(Math.max(0, before.length - window)), optionRun.gains);
+    const scale = batchStepScales(optionRun.parameters, before.slice(Math.max(0, before.length - window)), optionRun.gains, optionRun.gamesPerIteration);
     return { ...from, ...applyBatch(paramsAt(optionRun.parameters, from), played, countsOf(row), optionRun.gains, optionRun.gamesPerIteration, scale).newValues };
   };
   for (const row of reported) expect(row.theta_after, `θ after batch ${row.batch_number}`).toEqual(stepOf(row, row.theta_applied ?? {}));

@@ -8,8 +8,8 @@
 // Prints a markdown table: mean Elo left over the family, cells ending worse than they started.
 //   node bench/simulate-async.mjs [--seeds 4] [--draw-rate 0.4]
 import { parseArgs } from "node:util";
-import { DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
-import { defaultFamily, runFamily } from "../dist/simulate/family.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { defaultFamily, familyLine, runFamily } from "../dist/simulate/family.js";
 import { asyncTuner, masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
@@ -26,7 +26,7 @@ const perIteration = 64;
 const budgets = [5000, 20000, 60000];
 const cells = defaultFamily();
 const gainsFor = (n) =>
-  spsaMathConfig({ maxIterations: n, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP }, perIteration);
+  spsaMathConfig({ maxIterations: n, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP, adaptive: DEFAULT_ADAPTIVE }, perIteration);
 const tuners = [
   masterTuner(`barrier: iterations of ${perIteration} games (build mode)`, gainsFor, perIteration),
   ...values.variants.split(",").map((v) => {
@@ -35,17 +35,13 @@ const tuners = [
   }),
 ];
 
-console.log(`${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, gains c_end ${DEFAULT_C_END}, r_end ${DEFAULT_R_END} per ${perIteration} games\n`);
+console.log(`${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, gains c_end ${DEFAULT_C_END}, r_end ${DEFAULT_R_END}, adapt ${DEFAULT_ADAPTIVE.mode} per ${perIteration} games\n`);
 console.log(`| tuner | ${budgets.map((b) => `${b} games: Elo left · worse / significantly worse`).join(" | ")} |`);
 console.log(`| --- | ${budgets.map(() => "---").join(" | ")} |`);
 for (const tuner of tuners) {
   const started = Date.now();
   const out = budgets.map((budget) => {
-    const results = runFamily(tuner, cells, budget, seeds, drawRate);
-    const mean = (f) => results.reduce((s, r) => s + f(r), 0) / results.length;
-    const worse = results.filter((r) => r.end > r.start);
-    const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
-    return `${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`;
+    return familyLine(runFamily(tuner, cells, budget, seeds, drawRate)).text;
   });
   console.log(`| ${tuner.name} | ${out.join(" | ")} |`);
   console.error(`  (${tuner.name}: ${((Date.now() - started) / 1000).toFixed(0)} s)`);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Chooses and checks the SPSA defaults in the simulator (not a test). Needs `npm run build`.
-// Runs the master's math with each candidate (c_end, r_end) and the two anchors (fishtest,
+// Runs the master's math (with the default adaptive gains) with each candidate (c_end, r_end) and the two anchors (fishtest,
 // the seed design) over the family of src/simulate/family.ts (5–40 parameters, 1–6 steps
-// off, ¼–4× the reference curvature, int and float) at 5,000, 20,000 and 60,000 games, and
+// off, ¼–4× the reference curvature, int and float) at 2,000, 5,000, 20,000 and 60,000 games, and
 // prints a markdown table: mean Elo left over the family, and the cells that end worse than
 // they started (mean over seeds; "significantly" when by more than 2 standard errors).
 // Also, with --previous, the defaults before this table (a 1, c 1, elo_cap 100, run with
@@ -12,8 +12,8 @@
 //   node bench/simulate-defaults.mjs --no-anchors --variants "average_tail=0.25;average_tail=0.5;momentum=0.5;schedule=self-correcting"
 //   node bench/simulate-defaults.mjs [--seeds 16] [--candidates 1.5:0.002,2:0.0015] [--previous] [--draw-rate 0.4]
 import { parseArgs } from "node:util";
-import { DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
-import { defaultFamily, describeCell, runFamily } from "../dist/simulate/family.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { defaultFamily, describeCell, familyLine, runFamily } from "../dist/simulate/family.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
@@ -33,20 +33,21 @@ const { values } = parseArgs({
 const seeds = Number(values.seeds);
 const drawRate = Number(values["draw-rate"]);
 const perIteration = Number(values["games-per-iteration"]);
-const budgets = [5000, 20000, 60000];
+const budgets = [2000, 5000, 20000, 60000];
 const cells = defaultFamily();
 
 const spsa = (cEnd, rEnd, maxIterations) => ({
   ...{ maxIterations, cEnd, rEnd, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP },
-  ...{ schedule: "standard", momentum: 0, averageTail: 0 },
+  ...{ schedule: "standard", momentum: 0, averageTail: 0, adaptive: DEFAULT_ADAPTIVE },
 });
-const VARIANT_KEYS = { schedule: "schedule", momentum: "momentum", average_tail: "averageTail", A: "A", c_end: "cEnd", r_end: "rEnd" };
+const VARIANT_KEYS = { schedule: "schedule", momentum: "momentum", average_tail: "averageTail", A: "A", c_end: "cEnd", r_end: "rEnd", adapt: "adapt" };
 const variant = (text) => {
   const settings = {};
   for (const pair of text.split(",")) {
     const [key, value] = pair.split("=").map((s) => s.trim());
     if (!(key in VARIANT_KEYS) || value === undefined) throw new Error(`--variants: expected key=value with key one of ${Object.keys(VARIANT_KEYS).join(", ")}, got "${pair}"`);
-    settings[VARIANT_KEYS[key]] = key === "schedule" ? value : Number(value);
+    if (key === "adapt") settings.adaptive = { ...DEFAULT_ADAPTIVE, mode: value };
+    else settings[VARIANT_KEYS[key]] = key === "schedule" ? value : Number(value);
   }
   // A is given as a share of max_iterations, as the default A = 0.1 × N is.
   const forRun = (n) => ({ ...spsa(DEFAULT_C_END, DEFAULT_R_END, n), ...settings, ...(settings.A === undefined ? {} : { A: settings.A * n }) });
@@ -58,7 +59,7 @@ const tuners = [
     return masterTuner(`c_end ${cEnd}, r_end ${rEnd}`, (n) => spsaMathConfig(spsa(cEnd, rEnd, n), perIteration), perIteration);
   }),
   ...(values.previous
-    ? [masterTuner("previous defaults (a 1, c 1, elo_cap 100)", (n) => ({ ...spsaMathConfig({ ...spsa(1, 1, n), a: 1, c: 1 }, perIteration), eloCap: 100 }), perIteration)]
+    ? [masterTuner("previous defaults (a 1, c 1, elo_cap 100)", (n) => ({ ...spsaMathConfig({ ...spsa(1, 1, n), a: 1, c: 1, adaptive: { ...DEFAULT_ADAPTIVE, mode: "off" } }, perIteration), eloCap: 100 }), perIteration)]
     : []),
   ...(values.variants === "" ? [] : values.variants.split(";").map(variant)),
   ...(values.anchors ? [fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: 8 }), seedTuner()] : []),
@@ -72,10 +73,8 @@ for (const tuner of tuners) {
   const cellsOut = [];
   for (const budget of budgets) {
     const results = runFamily(tuner, cells, budget, seeds, drawRate);
-    const mean = (f) => results.reduce((s, r) => s + f(r), 0) / results.length;
-    const worse = results.filter((r) => r.end > r.start);
-    const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
-    cellsOut.push(`${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`);
+    const { text, worse } = familyLine(results);
+    cellsOut.push(text);
     if (values.details) for (const r of worse) console.error(`  ${tuner.name}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`);
   }
   console.log(`| ${tuner.name} | ${cellsOut.join(" | ")} |`);

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Proof on a real engine (not a test; about an hour on 2 cores). Needs `npm run build`.
-//   1. Detunes the sample engine on purpose: every parameter of params.toml is moved --steps
-//      of its own steps away from its default value (direction drawn from --seed, kept in bounds).
+//   1. Detunes the sample engine on purpose: every parameter of params.toml (or, with --subset N,
+//      N of them drawn from --seed; the others stay at their default) is moved --steps of its own
+//      steps away from its default value (direction drawn from --seed, kept in bounds).
 //   2. Measures the gap: a match of the detuned engine against the default one.
 //   3. Runs a real tuning run from the detuned values with the repository's default SPSA
 //      settings (config.toml's [spsa] section): `spsa master` and a `compete --spsa -c 2`
 //      worker on the embedded database (or DATABASE_URL), --iterations × --games games.
-//   4. Matches tuned against default and tuned against detuned, and prints the Elo recovered.
+//   4. Matches tuned against default and tuned against detuned, and prints the Elo recovered
+//      and, with --subset, how far the untouched parameters ended from their defaults.
 //   node bench/tune-recovery.mjs [--steps 3] [--iterations 60] [--games 64] [--timelow 0.01]
-//     [--timehigh 0.03] [--match-games 600] [--seed recovery-1] [--margin 300] [--r-end R]
+//     [--timehigh 0.03] [--match-games 600] [--seed recovery-1] [--margin 300] [--r-end R] [--subset N]
 // --r-end replaces config.toml's r_end, e.g. with the one `spsa simulate` picks for this
 // engine's measured gap and the run's budget.
 // The margin (ms a move may overrun) is generous so that a busy machine does not turn the
@@ -36,6 +38,7 @@ const { values: opts } = parseArgs({
     "match-games": { type: "string", default: "600" },
     seed: { type: "string", default: "recovery-1" },
     margin: { type: "string", default: "300" },
+    subset: { type: "string" },
     "r-end": { type: "string" },
   },
 });
@@ -49,7 +52,11 @@ const log = (line) => console.log(`[${elapsed()}] ${line}`);
 const params = loadParams(join(root, "params.toml"));
 const defaults = Object.fromEntries(params.map((p) => [p.name, p.value]));
 const rng = createRng(opts.seed);
+// With --subset, a seeded shuffle picks the parameters to move (without, the draws are as before).
+const shuffled = () => params.map((p) => [rng.next(), p.name]).sort((x, y) => x[0] - y[0]).map(([, n]) => n);
+const moved = new Set(opts.subset === undefined ? params.map((p) => p.name) : shuffled().slice(0, Number(opts.subset)));
 const detuned = Object.fromEntries(params.map((p) => {
+  if (!moved.has(p.name)) return [p.name, p.value];
   const move = Number(opts.steps) * p.step * (rng.next() < 0.5 ? -1 : 1);
   const inBounds = (v) => v >= p.min && v <= p.max;
   const value = inBounds(p.value + move) ? p.value + move : inBounds(p.value - move) ? p.value - move : Math.min(p.max, Math.max(p.min, p.value + move));
@@ -64,7 +71,7 @@ writeFileSync(configFile, `[time_control]\ntimelow = ${opts.timelow}\ntimehigh =
   `[games]\ngames_per_iteration = ${opts.games}\nbatch_size = 8\n${spsaSection}\n` +
   `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`);
 const config = loadConfig(configFile);
-log(`[spsa] ${spsaSection.split("\n").filter((l) => /^(c_end|r_end|max_iterations) /.test(l)).map((l) => l.replace(/\s*#.*/, "")).join(", ")}`);
+log(`[spsa] ${spsaSection.split("\n").filter((l) => /^(c_end|r_end|max_iterations|adapt|adapt_window|adapt_floor) /.test(l)).map((l) => l.replace(/\s*#.*/, "")).join(", ")}`);
 log(`detuned by ${opts.steps} steps: ${params.map((p) => `${p.name} ${defaults[p.name]} → ${detuned[p.name]}`).join(", ")}`);
 
 const build = async (label, plus, minus) => {
@@ -98,6 +105,11 @@ log(`tuning run "${name}": ${Number(opts.iterations) * Number(opts.games)} games
 log(`tuned: ${params.map((p) => `${p.name} ${detuned[p.name]} → ${Number(tuned[p.name].toPrecision(4))} (default ${defaults[p.name]})`).join(", ")}`);
 const stepsOff = (values) => params.reduce((s, p) => s + Math.abs(values[p.name] - defaults[p.name]) / p.step, 0) / params.length;
 log(`mean distance to the defaults: detuned ${stepsOff(detuned).toFixed(2)} steps, tuned ${stepsOff(tuned).toFixed(2)} steps`);
+const untouched = params.filter((p) => !moved.has(p.name)).map((p) => ({ name: p.name, steps: Math.abs(tuned[p.name] - defaults[p.name]) / p.step }));
+if (untouched.length > 0) {
+  const worst = untouched.reduce((a, b) => (b.steps > a.steps ? b : a));
+  log(`untouched parameters: ${untouched.filter((u) => u.steps <= 1).length} of ${untouched.length} within 1 step of their default; the farthest ${worst.name} ${worst.steps.toFixed(2)} steps`);
+}
 
 // 4. Tuned against default and against detuned.
 const [tunedEngine] = await build("end", Object.fromEntries(tunedParams.map((p) => [p.name, builtValue(p)])), defaults);

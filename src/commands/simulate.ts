@@ -97,6 +97,7 @@ function describeGains(spsa: SpsaConfig): string {
     spsa.schedule === "standard" ? "" : `schedule ${spsa.schedule}`,
     spsa.momentum === 0 ? "" : `momentum ${spsa.momentum}`,
     spsa.averageTail === 0 ? "" : `average_tail ${spsa.averageTail}`,
+    spsa.adaptive.mode === "off" ? "" : `adapt ${spsa.adaptive.mode} (window ${spsa.adaptive.window}, floor ${spsa.adaptive.floor})`,
   ];
   return [gainsText, ...variants.filter(Boolean)].join(", ");
 }

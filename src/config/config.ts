@@ -4,6 +4,7 @@ import type { OutsideDelayPolicy } from "../play/runner.js";
 import { dirname, resolve } from "node:path";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, SCHEDULES, type Schedule, type SpsaMathConfig } from "../spsa/math.js";
 import { parsePublicKey } from "../signing/binary-signature.js";
+import { ADAPT_MODES, type AdaptiveGains } from "../spsa/adaptive.js";
 import { TableReader } from "./table-reader.js";
 import { readTomlFile } from "./toml-file.js";
 
@@ -52,6 +53,8 @@ export interface SpsaConfig {
   momentum: number;
   /** Share of the last iterations whose θ is averaged into the final values (0: the last θ). */
   averageTail: number;
+  /** Per-parameter step scales from what the run measures (src/spsa/adaptive.ts); mode "off": plain a_k. */
+  adaptive: AdaptiveGains;
 }
 
 export interface BuildConfig {
@@ -121,7 +124,10 @@ export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_PO
 
 /** Chosen with `spsa simulate` over the family of src/simulate/family.ts (docs/choosing-gains.md). */
 export const DEFAULT_C_END = 1.5;
-export const DEFAULT_R_END = 0.002;
+export const DEFAULT_R_END = 0.012;
+/** With `adapt = "off"` the default r_end is the plain-SPSA one these defaults replaced. */
+export const DEFAULT_R_END_PLAIN = 0.002;
+export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 32, floor: 0.1667 };
 
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker"] as const;
 
@@ -155,7 +161,7 @@ export function loadConfig(file: string): TuningConfig {
   const book = bookSetting === undefined ? undefined : resolve(base, bookSetting);
   if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
 
-  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail"]);
+  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "adapt", "adapt_window", "adapt_floor"]);
   const a = spsa.optionalNumber("a", { above: 0 });
   const c = spsa.optionalNumber("c", { above: 0 });
   if ((a === undefined) !== (c === undefined)) spsa.fail(a === undefined ? "c" : "a", "set both a and c, or neither (then c_end and r_end give them)");
@@ -171,6 +177,7 @@ export function loadConfig(file: string): TuningConfig {
   if (engineBinary !== undefined && engineMode === "build") engine.fail("binary", 'applies only with mode = "options" (the build mode builds its engines from [build])');
   const schedule = spsa.oneOf("schedule", SCHEDULES, "standard");
   const averageTail = spsa.number("average_tail", { default: 0, min: 0, max: 1 });
+  const adaptMode = spsa.oneOf("adapt", ADAPT_MODES, DEFAULT_ADAPTIVE.mode);
   // Options mode applies each batch as it arrives, with no iterations whose θ these read back.
   if (engineMode === "options") {
     if (schedule !== "standard") spsa.fail("schedule", 'applies only with [engine] mode = "build"');
@@ -208,7 +215,7 @@ export function loadConfig(file: string): TuningConfig {
     spsa: {
       maxIterations: spsa.number("max_iterations", { default: 100, integer: true, min: 1 }),
       cEnd: spsa.number("c_end", { default: DEFAULT_C_END, above: 0 }),
-      rEnd: spsa.number("r_end", { default: DEFAULT_R_END, above: 0 }),
+      rEnd: spsa.number("r_end", { default: adaptMode === "off" ? DEFAULT_R_END_PLAIN : DEFAULT_R_END, above: 0 }),
       a,
       c,
       A: spsa.optionalNumber("A", { min: 0 }),
@@ -219,6 +226,11 @@ export function loadConfig(file: string): TuningConfig {
       schedule,
       momentum,
       averageTail,
+      adaptive: {
+        mode: adaptMode,
+        window: spsa.number("adapt_window", { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
+        floor: spsa.number("adapt_floor", { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
+      },
     },
     build: {
       engineDir: resolve(base, build.string("engine_dir", "engines/minnow")),
@@ -253,6 +265,6 @@ export function spsaMathConfig(spsa: SpsaConfig, gamesPerIteration: number): Sps
     spsa.a !== undefined && spsa.c !== undefined
       ? { a: spsa.a, c: spsa.c }
       : deriveFromEnd({ cEnd: spsa.cEnd, rEnd: spsa.rEnd, N: spsa.maxIterations, A, alpha: spsa.alpha, gamma: spsa.gamma, gamesPerIteration });
-  const { alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum } = spsa;
-  return { a, c, A, alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum };
+  const { alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum, adaptive } = spsa;
+  return { a, c, A, alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum, adaptive };
 }

@@ -27,9 +27,14 @@ export interface IterationSettings {
   /** `[time_control] reference_nps` (absent: no scaling); workers read it from here. */
   referenceNps?: number;
   parameters: Record<string, ParamSettings>;
+  /**
+   * The factor on a_k of each parameter that this iteration's update uses, chosen by the
+   * adaptive gains when it started (src/spsa/adaptive.ts); absent: 1 for every parameter.
+   */
+  stepScale?: Values;
 }
 
-export function settingsOf(config: TuningConfig, params: readonly Param[]): IterationSettings {
+export function settingsOf(config: TuningConfig, params: readonly Param[], stepScale?: Values): IterationSettings {
   return {
     spsa: config.spsa,
     gamesPerIteration: config.games.gamesPerIteration,
@@ -38,6 +43,7 @@ export function settingsOf(config: TuningConfig, params: readonly Param[]): Iter
     ...(config.timeControl.moveLimit && { moveLimit: config.timeControl.moveLimit }),
     ...(config.timeControl.referenceNps !== undefined && { referenceNps: config.timeControl.referenceNps }),
     parameters: Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false }])),
+    ...(stepScale && { stepScale }),
   };
 }
 
@@ -50,7 +56,7 @@ export function recordedParams(settings: IterationSettings, base: Values): SpsaP
   });
 }
 
-const SPSA_KEYS: Record<keyof SpsaConfig, string> = {
+const SPSA_KEYS: Record<Exclude<keyof SpsaConfig, "adaptive">, string> = {
   maxIterations: "max_iterations",
   cEnd: "c_end",
   rEnd: "r_end",
@@ -72,7 +78,11 @@ export function describeChanges(before: IterationSettings, after: IterationSetti
   const compare = (label: string, old: unknown, now: unknown) => {
     if (old !== now) changes.push(`${label}: ${show(old)} → ${show(now)}`);
   };
-  for (const [key, name] of Object.entries(SPSA_KEYS) as [keyof SpsaConfig, string][]) compare(`[spsa] ${name}`, before.spsa[key], after.spsa[key]);
+  for (const [key, name] of Object.entries(SPSA_KEYS) as [Exclude<keyof SpsaConfig, "adaptive">, string][]) compare(`[spsa] ${name}`, before.spsa[key], after.spsa[key]);
+  // Settings recorded before adaptive gains existed have none: those iterations were played without.
+  compare("[spsa] adapt", before.spsa.adaptive?.mode ?? "off", after.spsa.adaptive?.mode ?? "off");
+  compare("[spsa] adapt_window", before.spsa.adaptive?.window, after.spsa.adaptive?.window);
+  compare("[spsa] adapt_floor", before.spsa.adaptive?.floor, after.spsa.adaptive?.floor);
   compare("[games] games_per_iteration", before.gamesPerIteration, after.gamesPerIteration);
   // Under a node or depth limit timelow and timehigh are not used (config.toml may not set them).
   if (!after.moveLimit) {

@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import type { BinarySigner } from "../signing/binary-signature.js";
+import type { MeasuredIteration } from "../spsa/adaptive.js";
 import type { Values } from "../spsa/math.js";
 import { WORK_CHANNEL } from "./batches.js";
 import { selectColumns, type RowOf, type Sql } from "./columns.js";
@@ -118,6 +119,21 @@ export async function readTrajectory(sql: Sql, runId: number, through: number): 
     where run_id = ${runId} and iteration_number <= ${through} order by iteration_number`;
   // Rows from before base θ was recorded have none: their parameters count as unmoved.
   return rows.map((row) => row.base ?? {});
+}
+
+/**
+ * What the last `count` completed iterations up to `through` measured (oldest first): the
+ * adaptive gains' input (src/spsa/adaptive.ts).
+ */
+export async function readMeasuredIterations(sql: Sql, runId: number, through: number, count: number): Promise<MeasuredIteration[]> {
+  const rows = await sql<{ elo: number; plusWins: number; minusWins: number; draws: number }[]>`
+    select * from (
+      select iteration_number, elo_diff as elo, plus_wins as "plusWins", minus_wins as "minusWins", draws
+      from spsa_iteration
+      where run_id = ${runId} and iteration_number <= ${through} and status = 'complete' and elo_diff is not null
+      order by iteration_number desc limit ${count}
+    ) recent order by iteration_number`;
+  return rows.map((r) => ({ elo: r.elo, result: { plusWins: r.plusWins, minusWins: r.minusWins, draws: r.draws } }));
 }
 
 /** How many iterations a run has started. */

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { SpsaMathConfig, Values } from "../spsa/math.js";
-import type { OptionParams } from "../uci-tune/batch-math.js";
+import type { OptionParams, ReportedBatch } from "../uci-tune/batch-math.js";
 import type { Pentanomial } from "../play/stats.js";
 
 /** SQL of UCI-option mode: the run's option settings, and one spsa_perturbation row per claimed batch. */
@@ -92,6 +92,16 @@ export async function perturbationOfBatch(tx: postgres.TransactionSql, batchId: 
     select run_id as "runId", games, a_k as ak, plus_parameters as plus, minus_parameters as minus
     from spsa_perturbation where batch_id = ${batchId}`;
   return row;
+}
+
+/** The last `count` batches of a run that were reported, in the order their results moved θ (oldest first). */
+export async function lastReportedBatches(sql: Sql, runId: number, count: number): Promise<ReportedBatch[]> {
+  return sql<ReportedBatch[]>`
+    select * from (
+      select reported_at, batch_number, plus_wins as "plusWins", minus_wins as "minusWins", draws
+      from spsa_perturbation where run_id = ${runId} and reported_at is not null
+      order by reported_at desc, batch_number desc limit ${count}
+    ) recent order by reported_at, batch_number`;
 }
 
 /**

@@ -14,10 +14,11 @@ import { InputError } from "../errors.js";
 import { createRng } from "../random/rng.js";
 import { perturb, update, type Values } from "../spsa/math.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
+import { stepScales } from "../spsa/adaptive.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
-import { completeIteration, insertIteration, latestIteration, readIteration, readTrajectory, type IterationRow } from "../db/iterations.js";
+import { completeIteration, insertIteration, latestIteration, readIteration, readMeasuredIterations, readTrajectory, type IterationRow } from "../db/iterations.js";
 import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
@@ -99,6 +100,12 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
       ? [...(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k - 1))), valuesOf(params)]
       : undefined;
   const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${run.seed}:${k}`), trajectory);
+  // Adaptive gains: each parameter's factor on a_k from what the last iterations measured, recorded in the settings.
+  const adaptive = config.spsa.adaptive;
+  const stepScale =
+    adaptive.mode === "off"
+      ? undefined
+      : stepScales(await withRetry(log, options.signal, () => readMeasuredIterations(database.sql, run.id, k - 1, adaptive.window)), params.map((p) => p.name), adaptive);
   const started = Date.now();
   const building = buildVariants({
     build: config.build,
@@ -129,7 +136,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     plusValues: perturbation.plus,
     minusValues: perturbation.minus,
     signs: perturbation.signs,
-    settings: settingsOf(config, params),
+    settings: settingsOf(config, params, stepScale),
     sign: options.signingKey.sign,
   }));
   crashPoint("iteration-inserted");
@@ -177,7 +184,7 @@ async function finishIteration(
   const k = iteration.iterationNumber;
   // The update uses only what the iteration recorded: today's files may differ from what was played.
   const settings = iteration.settings ?? settingsOf(config, params);
-  const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters };
+  const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters, ...(settings.stepScale && { scale: settings.stepScale }) };
   const counts = { plusWins: iteration.plusWins, minusWins: iteration.minusWins, draws: iteration.draws };
   const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k)), k) : undefined;
   const updated = update(recordedParams(settings, iteration.baseParameters), played, counts, settings.spsa, previous);

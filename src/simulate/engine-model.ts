@@ -2,8 +2,8 @@ import type { SpsaParam, Values } from "../spsa/math.js";
 
 /**
  * A synthetic engine: each parameter costs curvature × (distance to its optimum in steps)²
- * Elo, independently of the others. Quadratic near an optimum is what real Elo curves look
- * like over the few steps SPSA explores, and it makes "Elo left" exact.
+ * Elo, independently of the others. Quadratic by default (what real Elo curves look like
+ * near an optimum), or a non-quadratic shape; either way "Elo left" is exact.
  */
 export interface ParamModel {
   name: string;
@@ -12,7 +12,16 @@ export interface ParamModel {
   curvature: number;
   step: number;
   type: SpsaParam["type"];
+  /** Absent: quadratic on both sides. */
+  shape?: LossShape;
 }
+
+/**
+ * Non-quadratic curves: "asymmetric" costs `ratio` times the curvature above the optimum
+ * (a steep side and a shallow one); "flat" costs nothing within `halfWidth` steps of the
+ * optimum and is quadratic beyond (a plateau where the Elo does not change).
+ */
+export type LossShape = { kind: "asymmetric"; ratio: number } | { kind: "flat"; halfWidth: number };
 
 export type EngineModel = readonly ParamModel[];
 
@@ -23,10 +32,16 @@ export function eloLeft(model: EngineModel, values: Values): number {
     const value = values[p.name];
     if (value === undefined) throw new RangeError(`no value for parameter ${p.name}`);
     const built = p.type === "int" ? Math.round(value) : value;
-    const steps = (built - p.optimum) / p.step;
-    loss += p.curvature * steps * steps;
+    loss += p.curvature * shapedSquare((built - p.optimum) / p.step, p.shape);
   }
   return loss;
+}
+
+/** The loss in units of curvature at `steps` (signed) from the optimum. */
+function shapedSquare(steps: number, shape: LossShape | undefined): number {
+  if (shape?.kind === "asymmetric") return steps > 0 ? shape.ratio * steps * steps : steps * steps;
+  if (shape?.kind === "flat") return Math.max(0, Math.abs(steps) - shape.halfWidth) ** 2;
+  return steps * steps;
 }
 
 /** Elo of the plus engine against the minus engine. */

@@ -1,6 +1,6 @@
 import type { SpsaParam } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
-import type { ParamModel } from "./engine-model.js";
+import { stepsFromOptimum, type LossShape, type ParamModel } from "./engine-model.js";
 import type { Problem, Tuner } from "./tuners.js";
 
 /**
@@ -16,6 +16,10 @@ export interface FamilyCell {
   /** Times the reference curvature. */
   curvature: number;
   type: SpsaParam["type"];
+  /** Only the first `far` parameters start `offset` steps off; the others start at their optimum. Absent: all. */
+  far?: number;
+  /** Absent: quadratic. */
+  shape?: LossShape;
 }
 
 /** The family the defaults are chosen on: 5–40 parameters, 1–6 steps off, ¼–4× curvature, int and float. */
@@ -26,6 +30,23 @@ export function defaultFamily(): FamilyCell[] {
       for (const curvature of [0.25, 1, 4])
         for (const type of ["float", "int"] as const) cells.push({ parameters, offset, curvature, type });
   return cells;
+}
+
+/**
+ * The rows the default family lacks: a few parameters far off and the rest at their optimum
+ * (which must not wander), and non-quadratic curves: asymmetric (8× steeper above the
+ * optimum; θ₀ on either side) and flat-topped (no loss within 2 steps), started off the
+ * plateau and on it.
+ */
+export function newRows(): FamilyCell[] {
+  const rows: Omit<FamilyCell, "type">[] = [
+    { parameters: 20, far: 3, offset: 6, curvature: 1 },
+    { parameters: 10, far: 2, offset: 3, curvature: 4 },
+    { parameters: 10, offset: 3, curvature: 1, shape: { kind: "asymmetric", ratio: 8 } },
+    { parameters: 10, offset: 5, curvature: 1, shape: { kind: "flat", halfWidth: 2 } },
+    { parameters: 10, offset: 1, curvature: 1, shape: { kind: "flat", halfWidth: 2 } },
+  ];
+  return rows.flatMap((row) => (["float", "int"] as const).map((type) => ({ ...row, type })));
 }
 
 /**
@@ -43,14 +64,17 @@ export function cellProblem(cell: FamilyCell, drawRate: number, seed: string): P
     const optimum = range / 4 + rng.next() * (range / 2);
     const direction = rng.next() < 0.5 ? -1 : 1;
     const name = `P${i}`;
-    params.push({ name, value: optimum + direction * cell.offset * step, min: 0, max: range, step, type: cell.type });
-    model.push({ name, optimum, curvature: cell.curvature * REFERENCE_CURVATURE, step, type: cell.type });
+    const offset = i < (cell.far ?? cell.parameters) ? cell.offset : 0;
+    params.push({ name, value: optimum + direction * offset * step, min: 0, max: range, step, type: cell.type });
+    model.push({ name, optimum, curvature: cell.curvature * REFERENCE_CURVATURE, step, type: cell.type, ...(cell.shape && { shape: cell.shape }) });
   }
   return { params, model, drawRate };
 }
 
 export function describeCell(cell: FamilyCell): string {
-  return `${cell.parameters} ${cell.type}s, ${cell.offset} steps off, ${cell.curvature}× curvature`;
+  const off = cell.far === undefined ? `${cell.offset} steps off` : `${cell.far} of them ${cell.offset} steps off, the rest at their optimum`;
+  const shape = cell.shape === undefined ? "" : cell.shape.kind === "flat" ? `, flat within ${cell.shape.halfWidth} steps` : `, ${cell.shape.ratio}× steeper above`;
+  return `${cell.parameters} ${cell.type}s, ${off}, ${cell.curvature}× curvature${shape}`;
 }
 
 export interface CellResult {
@@ -61,6 +85,8 @@ export interface CellResult {
   end: number;
   /** Standard error of the mean of (end − start) over seeds. */
   changeError: number;
+  /** Mean over seeds of the largest |θ − optimum| (steps) at the end among the parameters that started at their optimum; 0 without such. */
+  wander: number;
 }
 
 /** Runs a tuner on every cell of the family at one budget, `seeds` problems per cell. */
@@ -69,8 +95,13 @@ export function runFamily(tuner: Tuner, cells: readonly FamilyCell[], budget: nu
     const changes: number[] = [];
     let start = 0;
     let end = 0;
+    let wander = 0;
     for (let s = 0; s < seeds; s++) {
-      const trace = tuner.run(cellProblem(cell, drawRate, String(s)), budget, `run${s}`);
+      const problem = cellProblem(cell, drawRate, String(s));
+      const trace = tuner.run(problem, budget, `run${s}`);
+      const distances = stepsFromOptimum(problem.model, trace.final);
+      const still = problem.model.slice(cell.far ?? cell.parameters).map((p) => distances[p.name] ?? 0);
+      wander += Math.max(0, ...still) / seeds;
       const first = trace.eloLeft[0] ?? Number.NaN;
       const last = trace.eloLeft.at(-1) ?? Number.NaN;
       start += first / seeds;
@@ -79,6 +110,17 @@ export function runFamily(tuner: Tuner, cells: readonly FamilyCell[], budget: nu
     }
     const meanChange = end - start;
     const variance = changes.reduce((sum, x) => sum + (x - meanChange) ** 2, 0) / Math.max(1, seeds - 1);
-    return { cell, budget, start, end, changeError: Math.sqrt(variance / seeds) };
+    return { cell, budget, start, end, changeError: Math.sqrt(variance / seeds), wander };
   });
+}
+
+/**
+ * One budget's line of the defaults' tables: mean Elo left (of the mean start) · cells that
+ * ended worse than they started / significantly worse (by more than 2 standard errors).
+ */
+export function familyLine(results: readonly CellResult[]): { text: string; worse: CellResult[]; significant: CellResult[] } {
+  const mean = (f: (r: CellResult) => number) => results.reduce((s, r) => s + f(r), 0) / results.length;
+  const worse = results.filter((r) => r.end > r.start);
+  const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
+  return { text: `${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`, worse, significant };
 }

@@ -1,9 +1,16 @@
 import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
+import { stepScales, type MeasuredIteration } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
-import { applyBatch, drawBatch, type DrawnBatch } from "../uci-tune/batch-math.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, type ReportedBatch } from "../uci-tune/batch-math.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames } from "./game-model.js";
+
+/** A completed iteration as a study of other adaptations sees it: also each parameter's gradient. */
+export type StudiedIteration = MeasuredIteration & { gradient: Values };
+
+/** Per-parameter factors on a_k from the completed iterations, for a run of `maxIterations` (a study's alternative to src/spsa/adaptive.ts). */
+export type StepScales = (history: readonly StudiedIteration[], names: readonly string[], maxIterations: number) => Values;
 
 /** A tuning problem: the parameters as params.toml gives them (θ₀, bounds, steps) and the engine. */
 export interface Problem {
@@ -31,23 +38,35 @@ export interface Tuner {
  * updated by src/spsa/math.ts exactly as `spsa master` does (draws seeded by run seed and k,
  * the trajectory of base θ for the self-correcting schedule and momentum). The budget's number
  * of iterations is the run's max_iterations, as a user would set it; `gainsFor` gives the
- * math's config for it. With `averageTail`, the final values (the trace's last point) are the
+ * math's config for it, whose adaptive gains (or `scalesFor`, for a study) scale each step. With `averageTail`, the final values (the trace's last point) are the
  * master's final output: θ averaged over that share of the last iterations.
  */
-export function masterTuner(name: string, gainsFor: (maxIterations: number) => SpsaMathConfig, gamesPerIteration: number, averageTail = 0): Tuner {
+export function masterTuner(
+  name: string,
+  gainsFor: (maxIterations: number) => SpsaMathConfig,
+  gamesPerIteration: number,
+  averageTail = 0,
+  scalesFor?: StepScales,
+): Tuner {
   return {
     name,
     run(problem, budget, seed) {
       const iterations = Math.floor(budget / gamesPerIteration);
       const cfg = gainsFor(iterations);
+      const adaptive = cfg.adaptive;
+      const scales = scalesFor ?? (adaptive && adaptive.mode !== "off" ? (h: readonly MeasuredIteration[], names: readonly string[]) => stepScales(h, names, adaptive) : undefined);
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trajectory = [valuesOf(params)];
+      const history: StudiedIteration[] = [];
+      const names = params.map((p) => p.name);
       const trace = startTrace(problem);
       for (let k = 1; k <= iterations; k++) {
-        const played = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
+        const perturbation = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
+        const played = scales ? { ...perturbation, scale: scales(history, names, iterations) } : perturbation;
         const result = playGames(eloBetween(problem.model, played.plus, played.minus), gamesPerIteration, problem.drawRate, gameRng);
-        const { newValues } = update(params, played, result, cfg, previousMove(trajectory, k));
+        const { newValues, elo, gradient } = update(params, played, result, cfg, previousMove(trajectory, k));
+        if (scales) history.push({ elo, result, gradient });
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         trajectory.push(valuesOf(params));
         record(trace, problem.model, k * gamesPerIteration, params);
@@ -73,16 +92,21 @@ export function asyncTuner(name: string, gainsFor: (maxIterations: number) => Sp
     name,
     run(problem, budget, seed) {
       const cfg = gainsFor(Math.floor(budget / gamesPerIteration));
+      const optionParams = Object.fromEntries(problem.params.map((p) => [p.name, { ...p, frozen: p.frozen ?? false, option: p.name, optionScale: undefined }]));
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trace = startTrace(problem);
       const out: { drawn: DrawnBatch; games: number; result: ReturnType<typeof playGames> }[] = [];
       let drawnGames = 0;
       let appliedGames = 0;
+      const reported: ReportedBatch[] = [];
       const applyOldest = () => {
         const batch = out.shift();
         if (!batch) return;
-        const { newValues } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration);
+        const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
+        const scale = batchStepScales(optionParams, recent, cfg, gamesPerIteration);
+        const { newValues } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration, scale);
+        reported.push(batch.result);
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         appliedGames += batch.games;
         record(trace, problem.model, appliedGames, params);

@@ -5,6 +5,7 @@
  * integer rule, a clamped score and capped Elo, a clipped step, a default A.
  */
 import type { Rng } from "../random/rng.js";
+import type { AdaptiveGains } from "./adaptive.js";
 import { selfCorrectingCk, selfCorrectingFactor, type Trajectory } from "./trajectory.js";
 
 export type ParamType = "int" | "float";
@@ -47,6 +48,8 @@ export interface SpsaMathConfig {
   schedule?: Schedule;
   /** Heavy-ball momentum β in [0, 1): Δθ_k = a_k·g·step + β·(θ_k − θ_{k−1}), clipped as a whole. */
   momentum?: number;
+  /** Per-parameter factors on a_k from what the run measured (src/spsa/adaptive.ts); absent: off. */
+  adaptive?: AdaptiveGains;
 }
 
 export const SCHEDULES = ["standard", "self-correcting"] as const;
@@ -68,6 +71,8 @@ export interface PlayedPerturbation {
   plus: Values;
   /** Values of the minus engine. */
   minus: Values;
+  /** Per-parameter factor on a_k (adaptive gains, src/spsa/adaptive.ts); absent: 1. */
+  scale?: Values;
 }
 
 export interface Perturbation extends PlayedPerturbation {
@@ -204,7 +209,7 @@ export function update(
     }
     const g = elo / spreadSteps;
     const limit = maxStep * p.step;
-    const move = clip(played.ak * g * p.step + momentum * (previous?.[p.name] ?? 0), -limit, limit);
+    const move = clip(played.ak * (played.scale?.[p.name] ?? 1) * g * p.step + momentum * (previous?.[p.name] ?? 0), -limit, limit);
     gradient[p.name] = g;
     newValues[p.name] = clip(p.value + move, p.min, p.max);
   }

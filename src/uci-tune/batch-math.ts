@@ -2,8 +2,9 @@ import type { Param } from "../config/params.js";
 import { InputError } from "../errors.js";
 import type { ParamSettings } from "../config/iteration-settings.js";
 import { optionValues } from "../texel/options.js";
-import { perturb, update, type IterationResult, type Perturbation, type SpsaMathConfig, type SpsaParam, type UpdateResult, type Values } from "../spsa/math.js";
+import { measuredElo, perturb, update, type IterationResult, type Perturbation, type SpsaMathConfig, type SpsaParam, type UpdateResult, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
+import { stepScales } from "../spsa/adaptive.js";
 
 /**
  * The asynchronous SPSA of UCI-option mode, pure: every batch draws its own perturbation
@@ -57,8 +58,46 @@ export function applyBatch(
   result: IterationResult,
   gains: SpsaMathConfig,
   gamesPerIteration: number,
+  scale?: Values,
 ): UpdateResult {
-  return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus }, result, gains);
+  return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) }, result, gains);
+}
+
+/** A reported batch as the adaptive gains read it: its game counts. */
+export type ReportedBatch = IterationResult;
+
+/**
+ * The adaptive gains of a batch about to be applied, from the batches reported before it
+ * (oldest first; see batchWindow). The batches are pooled into groups of an iteration's games
+ * (the last group may be smaller) and each group counts as one iteration, its Elo from the
+ * pooled counts: a batch of a few games often ends at the clamped score, whose Elo the noise
+ * formula would underrate, and the pooled Elo keeps the ratio of signal to noise. Undefined
+ * when the run has no adaptive gains.
+ */
+export function batchStepScales(parameters: OptionParams, reported: readonly ReportedBatch[], gains: SpsaMathConfig, gamesPerIteration: number): Values | undefined {
+  if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
+  const groups: IterationResult[] = [];
+  let open: IterationResult | undefined;
+  for (const b of reported) {
+    open ??= { plusWins: 0, minusWins: 0, draws: 0 };
+    open.plusWins += b.plusWins;
+    open.minusWins += b.minusWins;
+    open.draws += b.draws;
+    if (open.plusWins + open.minusWins + open.draws >= gamesPerIteration) {
+      groups.push(open);
+      open = undefined;
+    }
+  }
+  if (open) groups.push(open);
+  const measured = groups
+    .filter((r) => r.plusWins + r.minusWins + r.draws > 0)
+    .map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
+  return stepScales(measured, Object.keys(parameters), { ...gains.adaptive, window: measured.length });
+}
+
+/** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size, as in build mode. */
+export function batchWindow(gains: SpsaMathConfig, gamesPerIteration: number, batchGames: number): number {
+  return Math.max(1, Math.ceil(((gains.adaptive?.window ?? 1) * gamesPerIteration) / Math.max(1, batchGames)));
 }
 
 /** The `setoption` values of an engine playing `values` (ints rounded as built; see optionValues). */

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { BatchReport, ClaimedBatch } from "../db/batches.js";
-import { drawnSoFar, insertPerturbation, lockRunTheta, optionRunOf, optionRunOfIteration, perturbationOfBatch, recordPerturbationResult } from "../db/perturbations.js";
-import { applyBatch, drawBatch, engineOptions, paramsAt } from "./batch-math.js";
+import { drawnSoFar, insertPerturbation, lastReportedBatches, lockRunTheta, optionRunOf, optionRunOfIteration, perturbationOfBatch, recordPerturbationResult } from "../db/perturbations.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch, engineOptions, paramsAt } from "./batch-math.js";
 
 /**
  * The worker's hooks into claiming and reporting (src/db/batches.ts) for UCI-option runs;
@@ -49,7 +49,10 @@ export async function applyOnReport(tx: postgres.TransactionSql, report: BatchRe
   if (!run) throw new Error(`batch ${report.batchId} has a perturbation but run ${perturbation.runId} no option settings`);
   const { theta } = await lockRunTheta(tx, run.runId);
   const counts = { plusWins: report.wins, minusWins: report.losses, draws: report.draws };
-  const result = applyBatch(paramsAt(run.parameters, theta), perturbation, counts, run.gains, run.gamesPerIteration);
+  // Adaptive gains from the batches reported before this one (the θ lock orders the reports).
+  const reported = run.gains.adaptive && run.gains.adaptive.mode !== "off" ? await lastReportedBatches(tx, run.runId, batchWindow(run.gains, run.gamesPerIteration, perturbation.games)) : [];
+  const scale = batchStepScales(run.parameters, reported, run.gains, run.gamesPerIteration);
+  const result = applyBatch(paramsAt(run.parameters, theta), perturbation, counts, run.gains, run.gamesPerIteration, scale);
   await recordPerturbationResult(tx, {
     batchId: report.batchId,
     runId: run.runId,

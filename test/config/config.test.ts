@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_R_END, DEFAULT_R_END_PLAIN, loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { describeChanges, settingsOf } from "../../src/config/iteration-settings.js";
 import { gains } from "../../src/spsa/math.js";
 import { InputError } from "../../src/errors.js";
@@ -33,7 +33,8 @@ describe("config.toml", () => {
     const config = loadConfig("config.toml");
     expect(config.timeControl).toEqual({ timelowMs: 50, timehighMs: 200, marginMs: 50 });
     expect(config.games.gamesPerIteration).toBe(64);
-    expect(config.spsa).toMatchObject({ cEnd: 1.5, rEnd: 0.002, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400 });
+    expect(config.spsa).toMatchObject({ cEnd: 1.5, rEnd: 0.012, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400 });
+    expect(config.spsa.adaptive).toEqual({ mode: "signal", window: 32, floor: 0.1667 });
     expect(config.build.engineDir).toMatch(/engines\/minnow$/);
     expect(config.build.cargoArgs).toEqual(["build", "--release"]);
   });
@@ -115,6 +116,23 @@ describe("config.toml", () => {
     const config = loadConfig(write("[spsa]\nschedule = \"self-correcting\"\nmomentum = 0.5\naverage_tail = 0.25\n"));
     expect(config.spsa).toMatchObject({ schedule: "self-correcting", momentum: 0.5, averageTail: 0.25 });
     expect(spsaMathConfig(config.spsa, 64)).toMatchObject({ schedule: "self-correcting", momentum: 0.5 });
+  });
+
+  it("reads the adaptive gains, hands them to the math, and with adapt off defaults r_end to plain SPSA's", () => {
+    expect(loadConfig(write("")).spsa).toMatchObject({ rEnd: DEFAULT_R_END, adaptive: DEFAULT_ADAPTIVE });
+    const off = loadConfig(write('[spsa]\nadapt = "off"\n')).spsa;
+    expect(off).toMatchObject({ rEnd: DEFAULT_R_END_PLAIN, adaptive: { mode: "off" } });
+    const set = loadConfig(write('[spsa]\nadapt_window = 8\nadapt_floor = 0.5\nr_end = 0.004\n')).spsa;
+    expect(spsaMathConfig(set, 64).adaptive).toEqual({ mode: "signal", window: 8, floor: 0.5 });
+    expect(set.rEnd).toBe(0.004);
+    expect(errorOf("[spsa]\nadapt = \"rprop\"\n").message).toMatch(/adapt/);
+    expect(errorOf("[spsa]\nadapt_floor = 0\n").message).toMatch(/adapt_floor/);
+    expect(errorOf("[spsa]\nadapt_window = 2.5\n").message).toMatch(/adapt_window/);
+    // A resumed run says so when the adaptation changes, also against rows recorded before it existed.
+    const plain = settingsOf(loadConfig(write('[spsa]\nadapt = "off"\n')), []);
+    const { adaptive: _, ...legacySpsa } = plain.spsa;
+    expect(describeChanges(plain, settingsOf(loadConfig(write("")), []))).toEqual(["[spsa] r_end: 0.002 → 0.012", "[spsa] adapt: off → signal"]);
+    expect(describeChanges({ ...plain, spsa: legacySpsa as typeof plain.spsa }, plain)).toEqual(["[spsa] adapt_window: (default) → 32", "[spsa] adapt_floor: (default) → 0.1667"]);
   });
 
   it("rejects a missing file by name", () => {

@@ -49,7 +49,7 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
     expect(first.settings.parameters.LMR_BASE?.step).toBe(0.1);
     const replayed = update(
       recordedParams(first.settings, first.base_parameters),
-      { ak: first.a_k, plus: first.plus_parameters, minus: first.minus_parameters },
+      { ak: first.a_k, plus: first.plus_parameters, minus: first.minus_parameters, ...(first.settings.stepScale && { scale: first.settings.stepScale }) },
       { plusWins: first.plus_wins, minusWins: first.minus_wins, draws: first.draws },
       first.settings.spsa,
     );

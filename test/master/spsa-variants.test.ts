@@ -49,7 +49,7 @@ describe("the master with the self-correcting schedule, momentum and tail averag
       // The update adds half the previous move, which the master took from the recorded rows.
       const replayed = update(
         params,
-        { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters },
+        { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, ...(row.settings.stepScale && { scale: row.settings.stepScale }) },
         { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws },
         row.settings.spsa,
         previousMove(bases, k),

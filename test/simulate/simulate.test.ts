@@ -5,11 +5,12 @@ import { describe, expect, it } from "vitest";
 import { simulateCommand } from "../../src/commands/simulate.js";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { curvatureFor, eloBetween, eloLeft } from "../../src/simulate/engine-model.js";
-import { cellProblem, runFamily } from "../../src/simulate/family.js";
+import { cellProblem, familyLine, newRows, runFamily } from "../../src/simulate/family.js";
 import { playGames } from "../../src/simulate/game-model.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../../src/simulate/tuners.js";
 import { perturb, update, type SpsaMathConfig } from "../../src/spsa/math.js";
 import { createRng } from "../../src/random/rng.js";
+import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
 import { spsa } from "../support/cli.js";
 
 const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
@@ -23,6 +24,40 @@ describe("the synthetic engine and its games", () => {
     // F: 2 steps off at 5/16 Elo per step² = 1.25; I: 10.6 builds as 11, half a step off = 0.25.
     expect(eloLeft(model, { F: 2, I: 10.6 })).toBeCloseTo(1.5, 12);
     expect(eloBetween(model, { F: 1, I: 10 }, { F: 2, I: 10.6 })).toBeCloseTo(1.5, 12);
+  });
+
+  it("has asymmetric and flat-topped curves besides the quadratic one", () => {
+    const asymmetric = [{ name: "A", optimum: 0, curvature: 1, step: 1, type: "float" as const, shape: { kind: "asymmetric" as const, ratio: 8 } }];
+    expect(eloLeft(asymmetric, { A: -2 })).toBeCloseTo(4, 12);
+    expect(eloLeft(asymmetric, { A: 2 })).toBeCloseTo(32, 12);
+    const flat = [{ name: "F", optimum: 0, curvature: 1, step: 0.5, type: "float" as const, shape: { kind: "flat" as const, halfWidth: 2 } }];
+    expect(eloLeft(flat, { F: 0.9 })).toBe(0);
+    expect(eloLeft(flat, { F: -1.5 })).toBeCloseTo(1, 12);
+  });
+
+  it("new rows start only the first `far` parameters off, and a cell reports how far the others end", () => {
+    expect(newRows()).toHaveLength(10);
+    const cell = { parameters: 5, far: 2, offset: 3, curvature: 1, type: "float" as const };
+    const problem = cellProblem(cell, 0.4, "x");
+    const off = problem.params.map((p, i) => Math.abs(p.value - (problem.model[i]?.optimum ?? Number.NaN)) / p.step);
+    off.forEach((steps, i) => expect(steps, `P${i}`).toBeCloseTo(i < 2 ? 3 : 0, 9));
+    // A tuner that moves the third parameter one step and nothing else.
+    const nudge = {
+      name: "nudge",
+      run: (p: typeof problem) => {
+        const final = Object.fromEntries(p.params.map((q) => [q.name, q.name === "P2" ? q.value + q.step : q.value]));
+        return { games: [0], eloLeft: [eloLeft(p.model, final)], final };
+      },
+    };
+    expect(runFamily(nudge, [cell], 64, 2, 0.4)[0]?.wander).toBeCloseTo(1, 9);
+  });
+
+  it("summarises a budget's results: mean left, cells worse and significantly worse", () => {
+    const cell = { parameters: 5, offset: 1, curvature: 1, type: "int" as const };
+    const r = (start: number, end: number, changeError: number) => ({ cell, budget: 1, start, end, changeError, wander: 0 });
+    const line = familyLine([r(10, 2, 1), r(1, 1.5, 1), r(1, 4, 1)]);
+    expect(line.text).toBe("2.5 (of 4.0) · 2 / 1");
+    expect(line.significant.map((x) => x.end)).toEqual([4]);
   });
 
   it("gives the logistic expected score and the draw rate at equal strength", () => {
@@ -44,10 +79,15 @@ describe("the master tuner", () => {
     const cfg = gains(10);
     const gameRng = createRng("games:s");
     let params = problem.params;
+    const history: MeasuredIteration[] = [];
+    const names = params.map((p) => p.name);
+    if (!cfg.adaptive) throw new Error("config.toml has no adaptive gains");
     for (let k = 1; k <= 10; k++) {
-      const played = perturb(params, cfg, k, createRng(`s:${k}`));
+      // The adaptive gains' scales from the iterations before (the floor at the first).
+      const played = { ...perturb(params, cfg, k, createRng(`s:${k}`)), scale: stepScales(history, names, cfg.adaptive) };
       const result = playGames(eloBetween(problem.model, played.plus, played.minus), 64, 0.4, gameRng);
-      const { newValues } = update(params, played, result, cfg);
+      const { newValues, elo } = update(params, played, result, cfg);
+      history.push({ elo, result });
       params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
       expect(trace.eloLeft[k], `iteration ${k}`).toBeCloseTo(eloLeft(problem.model, newValues), 12);
     }
@@ -72,7 +112,7 @@ describe("spsa simulate", () => {
     const svg = join(mkdtempSync(join(tmpdir(), "spsa-sim-")), "chart.svg");
     const result = await simulateCommand({ seeds: 4, games: 3200, offset: 3, svg, out: (text) => lines.push(text) });
     expect(result.iterations).toBe(50);
-    expect(result.summaries.map((s) => s.tuner)).toEqual([expect.stringContaining("your config (c_end 1.5, r_end 0.002"), expect.stringContaining("fishtest"), expect.stringContaining("seed design")]);
+    expect(result.summaries.map((s) => s.tuner)).toEqual([expect.stringContaining("your config (c_end 1.5, r_end 0.012, adapt signal (window 32, floor 0.1667)"), expect.stringContaining("fishtest"), expect.stringContaining("seed design")]);
     const [ours] = result.summaries;
     expect(ours?.checkpoints.at(-1)).toBe(3200);
     expect(ours?.mean.at(-1)).toBeLessThan(ours?.mean[0] ?? 0);

@@ -64,11 +64,13 @@ export interface RecordedIteration {
   draws: number;
   games_played: number;
   settings: IterationSettings;
+  elo_diff: number | null;
 }
 
 /** The recorded iterations of a run, in order. */
 export async function recordedIterations(sql: postgres.Sql, runName: string): Promise<RecordedIteration[]> {
   return sql<RecordedIteration[]>`
-    select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.games_played, i.settings
+    select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.games_played, i.settings,
+      i.elo_diff
     from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName} order by i.iteration_number`;
 }

@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import { optionRunOf } from "../../src/db/perturbations.js";
 import { perturb } from "../../src/spsa/math.js";
 import { createRng } from "../../src/random/rng.js";
-import { applyBatch, paramsAt } from "../../src/uci-tune/batch-math.js";
+import { applyBatch, batchStepScales, batchWindow, paramsAt } from "../../src/uci-tune/batch-math.js";
 
 /** A UCI-option run of the sample engine in tests: its params, its config section, and the check of its θ chain. */
 
@@ -64,12 +64,16 @@ export interface PerturbationCheck {
   theta_applied: Theta | null;
   theta_after: Theta | null;
   worker_name: string;
+  /** 1, 2, … in the order the reports moved θ (null: not reported). */
+  report_order: number | null;
 }
 
 export async function perturbationsOf(sql: postgres.Sql, runName: string): Promise<PerturbationCheck[]> {
   return sql<PerturbationCheck[]>`
     select p.batch_id::int as batch_id, p.batch_number, b.status, p.games, p.k, p.a_k, p.theta_before, p.signs, p.plus_parameters, p.minus_parameters,
-      p.plus_wins, p.minus_wins, p.draws, p.theta_applied, p.theta_after, p.worker_name
+      p.plus_wins, p.minus_wins, p.draws, p.theta_applied, p.theta_after, p.worker_name,
+      case when p.reported_at is null then null
+        else (row_number() over (partition by p.reported_at is null order by p.reported_at, p.batch_number))::int end as report_order
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id join spsa_run r on r.id = p.run_id
     where r.name = ${runName} order by p.batch_number`;
 }
@@ -95,10 +99,15 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
     expect(row.theta_after !== null, `batch ${row.batch_number} (${row.status})`).toBe(row.status === "done");
   }
   const reported = rows.filter((r) => r.status === "done");
+  const countsOf = (row: PerturbationCheck) => ({ plusWins: row.plus_wins ?? 0, minusWins: row.minus_wins ?? 0, draws: row.draws ?? 0 });
+  const inReportOrder = [...reported].sort((x, y) => (x.report_order ?? 0) - (y.report_order ?? 0));
   const stepOf = (row: PerturbationCheck, from: Theta) => {
-    const counts = { plusWins: row.plus_wins ?? 0, minusWins: row.minus_wins ?? 0, draws: row.draws ?? 0 };
     const played = { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, games: row.games };
-    return { ...from, ...applyBatch(paramsAt(optionRun.parameters, from), played, counts, optionRun.gains, optionRun.gamesPerIteration).newValues };
+    // Adaptive gains: the scale comes from the batches reported before this one.
+    const before = inReportOrder.slice(0, inReportOrder.indexOf(row)).map(countsOf);
+    const window = batchWindow(optionRun.gains, optionRun.gamesPerIteration, row.games);
+    const scale = batchStepScales(optionRun.parameters, before.slice(Math.max(0, before.length - window)), optionRun.gains, optionRun.gamesPerIteration);
+    return { ...from, ...applyBatch(paramsAt(optionRun.parameters, from), played, countsOf(row), optionRun.gains, optionRun.gamesPerIteration, scale).newValues };
   };
   for (const row of reported) expect(row.theta_after, `θ after batch ${row.batch_number}`).toEqual(stepOf(row, row.theta_applied ?? {}));
   // A batch of equal results leaves θ as it was; the others form one chain from the initial θ.

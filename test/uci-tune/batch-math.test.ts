@@ -5,8 +5,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { InputError } from "../../src/errors.js";
-import { update, type SpsaParam } from "../../src/spsa/math.js";
-import { applyBatch, drawBatch, engineOptions, optionParamsOf, scheduleStep, type OptionParams } from "../../src/uci-tune/batch-math.js";
+import { measuredElo, update, type SpsaParam } from "../../src/spsa/math.js";
+import { stepScales } from "../../src/spsa/adaptive.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch, engineOptions, optionParamsOf, scheduleStep, type OptionParams } from "../../src/uci-tune/batch-math.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-uci-"));
 let counter = 0;
@@ -75,5 +76,38 @@ describe("asynchronous SPSA math of UCI-option mode", () => {
     expect(() => loadConfig(write("config.toml", `[engine]\nbinary = "${binary}"\n`))).toThrow(/binary.*applies only with mode = "options"/);
     expect(() => loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "/nonexistent/engine"\n`))).toThrow(/file not found/);
     expect(() => loadConfig(write("config.toml", `[engine]\nmode = "uci"\n`))).toThrow(/mode/);
+  });
+});
+
+describe("adaptive gains in UCI-option mode", () => {
+  const adaptive = { mode: "signal" as const, window: 4, floor: 0.2 };
+  const batch = (plusWins: number, minusWins: number) => ({ plusWins, minusWins, draws: 16 - plusWins - minusWins });
+
+  it("count the window in iterations' worth of games, and are off unless configured", () => {
+    expect(batchWindow({ ...gains, adaptive }, 64, 16)).toBe(16);
+    expect(batchWindow({ ...gains, adaptive }, 64, 6)).toBe(43);
+    expect(batchStepScales(settings, [batch(12, 2)], gains, 64)).toBeUndefined();
+    expect(batchStepScales(settings, [batch(12, 2)], { ...gains, adaptive: { ...adaptive, mode: "off" } }, 64)).toBeUndefined();
+  });
+
+  it("are the build mode's scales over the reported batches pooled into iterations' worth of games", () => {
+    // Batches of 16 games, iterations of 32: three groups, the last of one batch.
+    const reported = [batch(12, 2), batch(13, 1), batch(2, 12), batch(1, 13), batch(11, 3)];
+    const pooled = [
+      { plusWins: 25, minusWins: 3, draws: 4 },
+      { plusWins: 3, minusWins: 25, draws: 4 },
+      { plusWins: 11, minusWins: 3, draws: 2 },
+    ].map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
+    const scales = batchStepScales(settings, reported, { ...gains, adaptive }, 32);
+    expect(scales).toEqual(stepScales(pooled, ["X", "F"], { ...adaptive, window: 3 }));
+    expect(scales?.X).toBeGreaterThan(adaptive.floor);
+    // A batch whose games were all voided adds nothing.
+    expect(batchStepScales(settings, [...reported, { plusWins: 0, minusWins: 0, draws: 0 }], { ...gains, adaptive }, 32)).toEqual(scales);
+    // applied: a parameter's step is its scale times the plain one.
+    const drawn = { ak: 0.02, plus: { X: 11, F: 0.85 }, minus: { X: 9, F: 0.65 }, games: 16 };
+    const plain = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64);
+    const scaled = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64, { X: 0.5, F: 0.25 });
+    expect((scaled.newValues.X ?? 0) - 10).toBeCloseTo(0.5 * ((plain.newValues.X ?? 0) - 10), 12);
+    expect((scaled.newValues.F ?? 0) - 0.75).toBeCloseTo(0.25 * ((plain.newValues.F ?? 0) - 0.75), 12);
   });
 });

@@ -1,0 +1,85 @@
+/**
+ * Adaptive gains, pure: every step is scaled by how much of what the run has measured lately
+ * is signal rather than noise. Computed from the run's completed iterations (their Elo and
+ * game counts), which the master reads back from the database; the scales an iteration uses
+ * are recorded in its settings, so a resumed master replays them exactly.
+ *
+ * The run's signal share ρ over the last `window` iterations is 1 − m · Σ noise variance / Σ Elo²,
+ * where an iteration's noise variance follows from its game counts and m is a two-standard-error
+ * margin (so pure noise reads as ρ = 0). Far from the optimum plus and minus differ by much more
+ * than the noise (ρ near 1) and steps of r_end's full size pay; near it, or when nothing is left
+ * to gain, the measured Elo is the noise (ρ near 0) and large steps would only wander. The scale
+ * is floor + (1 − floor) · ρ, the same for every parameter (docs/adaptive-gains.md: a
+ * per-parameter share from each gradient's sign history was tried and lost).
+ */
+import type { IterationResult, Values } from "./math.js";
+
+export const ADAPT_MODES = ["off", "signal"] as const;
+export type AdaptMode = (typeof ADAPT_MODES)[number];
+
+export interface AdaptiveGains {
+  mode: AdaptMode;
+  /** Completed iterations looked back over. */
+  window: number;
+  /** The least scale, in (0, 1]. */
+  floor: number;
+}
+
+/** What a completed iteration left that the scales need. */
+export interface MeasuredIteration {
+  elo: number;
+  /** Plus-vs-minus game counts, for the noise of `elo`. */
+  result: IterationResult;
+}
+
+/**
+ * Variance of an iteration's measured Elo from its game counts (delta method on the score,
+ * with the per-game variance of a win/draw/loss result). The score is clamped as measuredElo
+ * clamps it, so a sweep gives a large, finite variance.
+ */
+export function eloNoiseVariance(result: IterationResult): number {
+  const games = result.plusWins + result.minusWins + result.draws;
+  if (games <= 0) throw new RangeError("cannot estimate the noise of zero games");
+  const margin = 1 / (2 * games);
+  const mean = (result.plusWins + result.draws / 2) / games;
+  const perGame = Math.max((result.plusWins + result.draws / 4) / games - mean * mean, 1 / (4 * games));
+  const score = Math.min(1 - margin, Math.max(margin, mean));
+  const eloPerScore = 400 / (Math.LN10 * score * (1 - score));
+  return (perGame / games) * eloPerScore * eloPerScore;
+}
+
+/** ρ: the share of the recent iterations' Elo² that is not noise, in [0, 1]. */
+export function signalShare(recent: readonly MeasuredIteration[]): number {
+  let squares = 0;
+  let noise = 0;
+  let counted = 0;
+  for (const it of recent) {
+    // A batch whose games were all voided measured nothing.
+    if (it.result.plusWins + it.result.minusWins + it.result.draws === 0) continue;
+    squares += it.elo * it.elo;
+    noise += eloNoiseVariance(it.result);
+    counted++;
+  }
+  // Σ Elo² / Σ noise is about 1 ± √(2/n) when there is no signal: ask for two of those above 1,
+  // or a run with nothing left to gain would read its noise as signal about half the time.
+  if (counted === 0 || squares === 0) return 0;
+  const margin = 1 + 2 * Math.sqrt(2 / counted);
+  return clip(1 - (margin * noise) / squares, 0, 1);
+}
+
+/**
+ * The step scale of each named parameter for the next iteration, from the completed
+ * iterations before it (oldest first). With mode "off" every scale is 1. Before any
+ * iteration has completed the scales are the floor: the run starts carefully and speeds up
+ * as soon as what it measures stands above the noise.
+ */
+export function stepScales(history: readonly MeasuredIteration[], names: readonly string[], options: AdaptiveGains): Values {
+  if (options.mode === "off") return Object.fromEntries(names.map((n) => [n, 1]));
+  const recent = history.slice(Math.max(0, history.length - Math.max(1, Math.round(options.window))));
+  const scale = options.floor + (1 - options.floor) * signalShare(recent);
+  return Object.fromEntries(names.map((n) => [n, scale]));
+}
+
+function clip(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { eloNoiseVariance, signalShare, stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
+import { measuredElo, update, type SpsaParam } from "../../src/spsa/math.js";
+
+const result = (plusWins: number, minusWins: number, draws: number) => ({ plusWins, minusWins, draws });
+/** An iteration of 64 games whose Elo is what its counts give. */
+const iteration = (plusWins: number, minusWins: number): MeasuredIteration => {
+  const counts = result(plusWins, minusWins, 64 - plusWins - minusWins);
+  return { elo: measuredElo(counts).elo, result: counts };
+};
+
+describe("the noise of an iteration's Elo", () => {
+  it("is the delta-method variance of the score: 64 games at equal strength without draws give about 43² Elo²", () => {
+    // Per-game variance ¼, score 0.5: (0.25 / 64) · (400 / (ln 10 · ¼))² = 47.8 Elo² · … ≈ 1877.
+    expect(Math.sqrt(eloNoiseVariance(result(32, 32, 0)))).toBeCloseTo(Math.sqrt(0.25 / 64) * (1600 / Math.LN10), 9);
+  });
+
+  it("falls with draws (less spread per game) and is finite for a sweep", () => {
+    expect(eloNoiseVariance(result(16, 16, 32))).toBeLessThan(eloNoiseVariance(result(32, 32, 0)));
+    expect(Number.isFinite(eloNoiseVariance(result(64, 0, 0)))).toBe(true);
+    expect(() => eloNoiseVariance(result(0, 0, 0))).toThrow(/zero games/);
+  });
+});
+
+describe("the run's signal share ρ", () => {
+  it("is near 0 when the measured Elo is the size of the noise and near 1 when it is far above", () => {
+    const noise = [iteration(34, 30), iteration(29, 35), iteration(33, 31), iteration(30, 34)];
+    expect(signalShare(noise)).toBe(0);
+    const signal = [iteration(50, 8), iteration(8, 50), iteration(52, 6)];
+    expect(signalShare(signal)).toBeGreaterThan(0.8);
+    expect(signalShare(signal)).toBeLessThanOrEqual(1);
+    expect(signalShare([])).toBe(0);
+    // A UCI-mode batch whose games were all voided measured nothing (and must not throw in the report's transaction).
+    const voided = { elo: 0, result: result(0, 0, 0) };
+    expect(signalShare([...signal, voided])).toBe(signalShare(signal));
+    expect(signalShare([voided])).toBe(0);
+  });
+});
+
+describe("step scales", () => {
+  const options = { mode: "signal" as const, window: 4, floor: 0.1 };
+
+  it("are 1 with mode off, and the floor before anything was measured", () => {
+    expect(stepScales([], ["X"], { ...options, mode: "off" })).toEqual({ X: 1 });
+    expect(stepScales([], ["X", "Y"], options)).toEqual({ X: 0.1, Y: 0.1 });
+  });
+
+  it("are the same for every parameter: near 1 while the Elo stands far above the noise, the floor when it is noise, looking back only `window` iterations", () => {
+    const noise = [iteration(34, 30), iteration(29, 35), iteration(33, 31), iteration(30, 34)];
+    const signal = [iteration(50, 8), iteration(8, 50), iteration(52, 6), iteration(6, 52)];
+    const far = stepScales([...noise, ...signal], ["X", "Y"], options);
+    expect(far.X).toBeGreaterThan(0.8);
+    expect(far.Y).toBe(far.X);
+    expect(stepScales([...signal, ...noise], ["X"], options)).toEqual({ X: 0.1 });
+    // A window of 8 sees both: a scale in between.
+    const both = stepScales([...noise, ...signal], ["X"], { ...options, window: 8 }).X ?? 0;
+    expect(both).toBeGreaterThan(0.1);
+    expect(both).toBeLessThan(far.X ?? 0);
+  });
+
+  it("multiply a_k per parameter in the update", () => {
+    const params: SpsaParam[] = ["X", "Y"].map((name) => ({ name, value: 5, min: 0, max: 10, step: 1, type: "float" }));
+    const played = { ak: 0.01, plus: { X: 6, Y: 6 }, minus: { X: 4, Y: 4 }, scale: { X: 1, Y: 0.25 } };
+    const { newValues } = update(params, played, result(40, 20, 4), {});
+    expect((newValues.Y ?? 0) - 5).toBeCloseTo(0.25 * ((newValues.X ?? 0) - 5), 12);
+    expect(newValues.X).toBeGreaterThan(5);
+  });
+});

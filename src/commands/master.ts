@@ -41,9 +41,10 @@ export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "pa
 /** `spsa master`: runs (or resumes) a tuning run until max_iterations. */
 export async function masterCommand(options: MasterCommandOptions = {}): Promise<MasterSummary> {
   const { config, params, paramsFile } = loadRunInputs(options);
-  const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
   const database = await openDatabase({ configUrl: config.database.url });
   try {
+    // After the database: an unusable home is reported as the database's failure (exit 3).
+    const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
     const runName = options.name ?? DEFAULT_RUN_NAME;
     if (config.engine.mode === "build") await refuseOptionRun(database, runName, options.fresh ?? false);
     return await (config.engine.mode === "options" ? runOptionsMaster : runMaster)({

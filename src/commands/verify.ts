@@ -29,9 +29,9 @@ export async function verifyCommand(options: VerifyCommandOptions = {}): Promise
   const to = parseThetaLabel(options.to ?? "current", "--to");
   const { config, params } = loadRunInputs(options);
   const limits = verifyLimits(options, config.timeControl);
-  const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
   const database = await openDatabase({ configUrl: config.database.url });
   try {
+    const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
     return await runVerify({ database, config, params, runName: options.name ?? DEFAULT_RUN_NAME, signingKey, from, to, games, sprt: options.sprt, limits, log: options.log, signal: options.signal });
   } finally {
     await database.close();

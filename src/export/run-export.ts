@@ -37,7 +37,17 @@ export function toolLines(format: ToolFormat, settings: IterationSettings, theta
     const value = theta[name];
     if (s === undefined || value === undefined) return [];
     const p = { name, value, ...s };
-    return [formatToolLine(format, { name, type: s.type, value: builtValue(p), min: s.min, max: s.max, cEnd: s.step * settings.spsa.cEnd, rEnd: settings.spsa.rEnd })];
+    return [formatToolLine(format, { name, type: s.type, value: builtValue(p), min: s.min, max: s.max, cEnd: s.step * settings.spsa.cEnd, rEnd: plainRate(settings) })];
   });
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The r_end for a tool without adaptive gains: an adaptive run's floor rate, which is where its
+ * step settles once what it measures is mostly noise (near the end of a run); the full-signal
+ * r_end, held constant, would make θ wander there.
+ */
+function plainRate(settings: IterationSettings): number {
+  const adaptive = settings.spsa.adaptive;
+  return adaptive && adaptive.mode !== "off" ? settings.spsa.rEnd * adaptive.floor : settings.spsa.rEnd;
 }

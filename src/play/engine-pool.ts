@@ -74,7 +74,8 @@ export class EnginePool {
 
   release(engine: EngineProcess): void {
     this.busy.delete(engine);
-    if (this.closed) engine.kill();
+    // A killed engine is alive until its exit is seen: after close it is never kept, alive or not.
+    if (this.closed) return engine.kill();
     if (!engine.alive) return;
     const key = specKey(engine.spec);
     const list = this.idle.get(key) ?? [];

@@ -12,6 +12,7 @@ const MAX_LINE = 1 << 20;
 const QUEUE_SLACK = 4096;
 /** Lines of a `uci` reply read before giving up on its `uciok` (minnow prints a few hundred). */
 const MAX_UCI_LINES = 100_000;
+const MAX_PROBE_LINES = 64;
 /** Longest wait for the next answer line: a batch is answered line by line, each in milliseconds. */
 export const DEFAULT_READ_TIMEOUT_MS = 60_000;
 
@@ -76,8 +77,9 @@ export class BatchEngine {
     for (;;) {
       const [line] = await this.read(1, "the evalbatch probe", true);
       if (line === "readyok") break;
-      // Two answers at most: more is an engine printing without end (the loop would never stop).
-      if (++answers > 2) throw this.fail(`answered the evalbatch probe's one FEN with more than two lines ("${line?.slice(0, 80)}")`);
+      // minnow answers twice (once without `again`); an engine without evalbatch may answer each of the
+      // probe's lines ("Unknown command", as Stockfish does). More is an engine printing without end.
+      if (++answers > MAX_PROBE_LINES) throw this.fail(`answered the evalbatch probe with more than ${MAX_PROBE_LINES} lines ("${line?.slice(0, 80)}")`);
     }
     this.canRescore = answers === 2;
   }

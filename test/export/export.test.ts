@@ -78,9 +78,11 @@ describe("spsa export and spsa import", () => {
       const lines = result.stdout.trim().split("\n");
       expect(lines).toHaveLength(params.length);
       const knight = params.find((p) => p.name === "KNIGHT_VALUE_MG")!;
+      // An adaptive run exports its floor rate (r_end × adapt_floor) for tools without adaptation.
+      const rEnd = Number((0.012 * 0.1667).toPrecision(6));
       const expected = format === "openbench"
-        ? `KNIGHT_VALUE_MG, int, ${builtOf("KNIGHT_VALUE_MG")}, ${knight.min}, ${knight.max}, ${knight.step * 1.5}, 0.002`
-        : `KNIGHT_VALUE_MG,${builtOf("KNIGHT_VALUE_MG")},${knight.min},${knight.max},${knight.step * 1.5},0.002`;
+        ? `KNIGHT_VALUE_MG, int, ${builtOf("KNIGHT_VALUE_MG")}, ${knight.min}, ${knight.max}, ${knight.step * 1.5}, ${rEnd}`
+        : `KNIGHT_VALUE_MG,${builtOf("KNIGHT_VALUE_MG")},${knight.min},${knight.max},${knight.step * 1.5},${rEnd}`;
       expect(lines).toContain(expected);
 
       const file = join(dir, `${format}.txt`);

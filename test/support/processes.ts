@@ -2,6 +2,7 @@ import { execa, type ResultPromise } from "execa";
 import postgres from "postgres";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
+import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
 import { perturb, update, type SpsaParam } from "../../src/spsa/math.js";
 import { createRng } from "../../src/random/rng.js";
 import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
@@ -64,17 +65,22 @@ export function expectExactCounts(rows: IterationCheck[], expect: (value: unknow
 /**
  * Replays the SPSA formulas on the recorded results from the initial params: the θ of
  * every iteration, its signs and the final params.toml must be what an uninterrupted run
- * with the same game results gives. Returns the final θ.
+ * with the same game results gives, with each iteration's adaptive step scale recomputed
+ * from the results before it. Returns the final θ.
  */
 export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed: string, rows: IterationCheck[], expect: (value: unknown, message?: string) => { toEqual(v: unknown): void }): Record<string, number> {
   const config = loadConfig(setup.configFile);
   let params: SpsaParam[] = loadParams(initialParamsFile).map(({ name, value, min, max, step, type }) => ({ name, value, min, max, step, type }));
+  const measured: MeasuredIteration[] = [];
   for (const row of rows) {
     const k = row.iteration_number;
     expect(row.base_parameters, `θ of iteration ${k}`).toEqual(Object.fromEntries(params.map((p) => [p.name, p.value])));
     const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${seed}:${k}`));
     expect(row.perturbation_signs, `signs of iteration ${k}`).toEqual(perturbation.signs);
-    const result = update(params, perturbation, { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws }, config.spsa);
+    const counts = { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
+    const scale = config.spsa.adaptive.mode === "off" ? undefined : stepScales(measured, params.map((p) => p.name), config.spsa.adaptive);
+    const result = update(params, { ...perturbation, ...(scale && { scale }) }, counts, config.spsa);
+    measured.push({ elo: result.elo, result: counts });
     params = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));
   }
   return Object.fromEntries(params.map((p) => [p.name, p.value]));

@@ -36,6 +36,6 @@ describe("texel batch engine reader against hostile engines", () => {
 
   it("lines without end: an engine error, not a loop that never stops", async () => {
     const started = BatchEngine.start(fake("endless-lines.sh"));
-    await expect(started).rejects.toThrow(`${fake("endless-lines.sh")}: answered the evalbatch probe's one FEN with more than two lines ("0")`);
+    await expect(started).rejects.toThrow(`${fake("endless-lines.sh")}: answered the evalbatch probe with more than 64 lines ("0")`);
   });
 });

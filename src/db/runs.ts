@@ -4,6 +4,7 @@ import type { TuningConfig } from "../config/config.js";
 import type { Values } from "../spsa/math.js";
 import { selectColumns, type RowOf, type Sql } from "./columns.js";
 import { spsaRun } from "./schema.js";
+import { withoutSecrets } from "../config/secrets.js";
 
 /** SQL of tuning runs (spsa_run): the master's run, and a run looked up by name. */
 
@@ -32,23 +33,13 @@ export async function openRun(sql: postgres.Sql, options: { name: string; fresh:
   });
 }
 
-/** Keys that may hold a credential, at any depth: a URL (user:password@), a password, a token, a key. */
-const SECRET_KEY = /url$|pass(word|wd|phrase)?$|secret|token|credential|private_?key/i;
-
 /**
  * The config as spsa_run stores it (the dashboard serves it): without [database] (its url may
- * carry a password) and without any other key that looks like it holds a secret. The
- * migration 0010 scrubbed rows stored before, with the same rules for [database].
+ * carry a password) and any other key that looks like it holds a secret. The migration 0010
+ * scrubbed [database] from rows stored before.
  */
 export function storedRunConfig(config: TuningConfig): postgres.JSONValue {
-  const { database: _database, ...rest } = config;
-  return withoutSecrets(JSON.parse(JSON.stringify(rest))) as postgres.JSONValue;
-}
-
-function withoutSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutSecrets);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !SECRET_KEY.test(key)).map(([key, inner]) => [key, withoutSecrets(inner)]));
+  return withoutSecrets(JSON.parse(JSON.stringify(config))) as postgres.JSONValue;
 }
 
 export async function markRunComplete(sql: Sql, runId: number): Promise<void> {

@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { InputError } from "../errors.js";
+import { readPrivateFile } from "../fs/read-private.js";
 
 /** The environment variable that holds the dashboard's token (a command line is visible to every local user in `ps`). */
 export const TOKEN_ENV = "SPSA_DASHBOARD_TOKEN";
@@ -12,29 +12,13 @@ export function readDashboardToken(tokenFile: string | undefined, env: NodeJS.Pr
   return value === undefined || value === "" ? undefined : checked(value, TOKEN_ENV);
 }
 
-/**
- * One line, from a regular file of this user that no one else can read. Opened without
- * following a symbolic link, and checked on the open descriptor, so that what is checked is
- * what is read.
- */
+/** One line, from a file of this user that no one else can read. */
 function readTokenFile(file: string): string {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    throw new InputError(file, `cannot open the token file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new InputError(file, "the token file is not a regular file");
-    if (process.getuid !== undefined && stat.uid !== process.getuid()) throw new InputError(file, "the token file belongs to another user");
-    if ((stat.mode & 0o077) !== 0) throw new InputError(file, `others can read the token file (mode ${(stat.mode & 0o777).toString(8)}): chmod 600 ${file}`);
-    const lines = readFileSync(fd, "utf8").replace(/\r?\n$/, "").split(/\r?\n/);
-    if (lines.length !== 1) throw new InputError(file, "the token file must hold one line: the token");
-    return lines[0]!;
-  } finally {
-    closeSync(fd);
-  }
+  const content = readPrivateFile(file, "token file");
+  if (content === undefined) throw new InputError(file, "cannot open the token file: ENOENT");
+  const lines = content.replace(/\r?\n$/, "").split(/\r?\n/);
+  if (lines.length !== 1) throw new InputError(file, "the token file must hold one line: the token");
+  return lines[0]!;
 }
 
 function checked(token: string, where: string): string {

@@ -1,8 +1,9 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
-import { closeSync, constants, existsSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { embeddedServer } from "../db/embedded.js";
 import { InputError } from "../errors.js";
+import { readPrivateFile } from "../fs/read-private.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
 import { formatPublicKey, parsePublicKey, signerFor, type BinarySigner } from "./binary-signature.js";
 
@@ -61,21 +62,7 @@ function checkKeyFolder(path: string): void {
 
 /** The private key's PEM, or undefined if there is no file; a file others can read, or not ours, is refused. */
 function readPrivateKey(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new InputError(path, `cannot read the signing key: ${(error as Error).message}`);
-  }
-  try {
-    const stat = fstatSync(fd);
-    if ((stat.mode & 0o077) !== 0) throw new InputError(path, `the signing key is readable by other users (mode ${(stat.mode & 0o777).toString(8)}); make a new one (remove the file) or chmod 600 it`);
-    if (process.getuid && stat.uid !== process.getuid()) throw new InputError(path, `the signing key belongs to another user (uid ${stat.uid})`);
-    return readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
+  return readPrivateFile(path, "signing key");
 }
 
 /**

@@ -246,7 +246,7 @@ describe("spsa dashboard under attack", () => {
     const link = join(scratch, "link-token");
     symlinkSync(twoLines, link);
     for (const [file, message] of [
-      [readable, `others can read the token file (mode 644): chmod 600 ${readable}`],
+      [readable, `others can read the token file (mode 644): chmod 600 ${readable}, or make a new one`],
       [twoLines, "the token file must hold one line: the token"],
       [link, "cannot open the token file: ELOOP"],
     ] as const) {

@@ -72,7 +72,7 @@ describe("the master's key file", () => {
     const path = join(dir, "loose");
     loadOrCreateSigningKey(path);
     chmodSync(path, 0o644);
-    expect(() => loadOrCreateSigningKey(path)).toThrow(`${path}: the signing key is readable by other users (mode 644)`);
+    expect(() => loadOrCreateSigningKey(path)).toThrow(`${path}: others can read the signing key (mode 644): chmod 600 ${path}, or make a new one`);
   });
 });
 

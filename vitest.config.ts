@@ -1,13 +1,28 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/**
+ * Files that run alone, each after all the others: the CPU hog of busy-machine would make
+ * every other file's games late; stockfish's check of its measured overshoot and
+ * outside-delay's count of replays (a 100 ms margin) must not share the two cores with
+ * another file's games. Everything else shares them (docs/development.md, "Test speed").
+ */
+const ALONE = ["test/reliability/busy-machine.test.ts", "test/play/stockfish.test.ts", "test/play/outside-delay.test.ts"];
+
+/** What every project runs with (not `extends: true`: that would run the global setup once per project). */
+const common = { testTimeout: 120_000, hookTimeout: 180_000, pool: "forks" as const };
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 120_000,
-    hookTimeout: 180_000,
-    // Files run one at a time: they start real engines, cargo and Postgres, and the timed
-    // ones (clocks, forfeits) must not share two cores with a tuning run of another file.
-    pool: "forks",
-    fileParallelism: false,
+    // Two files at a time: most of a file's time is spent waiting on real engines, cargo and
+    // Postgres, and the timed tests allow for a busy machine (margins, outside delays).
+    maxWorkers: 2,
+    minWorkers: 1,
+    // Starts the shared test server and migrates the template every file's database copies.
+    globalSetup: ["test/support/global-setup.ts"],
+    projects: [
+      { test: { ...common, name: "shared", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...ALONE] } },
+      // One project per file, each its own group: groups run one after another.
+      ...ALONE.map((file, index) => ({ test: { ...common, name: `alone-${index + 1}`, include: [file], sequence: { groupOrder: index + 1 } } })),
+    ],
   },
 });

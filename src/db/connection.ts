@@ -102,7 +102,7 @@ export async function applyMigrations(url: string, applicationName?: string): Pr
     await sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
       // A worker role may not migrate (docs/worker-role.md), and needs not when the owner did.
-      if (await migrationsPending(tx)) await migrate(drizzle(nestable(tx)), { migrationsFolder: MIGRATIONS_FOLDER });
+      if (await migrationsPending(tx)) await migrate(drizzle(nestable(tx, sql)), { migrationsFolder: MIGRATIONS_FOLDER });
       if (await canGrantWorkerPrivileges(tx)) await grantWorkerPrivileges(tx);
     });
   } catch (error) {
@@ -115,11 +115,13 @@ export async function applyMigrations(url: string, applicationName?: string): Pr
 
 /**
  * A transaction as drizzle's migrator wants a client: it opens its own transaction with
- * `begin`, which inside ours becomes a savepoint, so the migrations run under our lock.
+ * `begin`, which inside ours becomes a savepoint, so the migrations run under our lock; it
+ * reads (and changes) the client's `options`, those of the migration-only client.
  */
-function nestable(tx: postgres.TransactionSql): postgres.Sql {
+function nestable(tx: postgres.TransactionSql, client: postgres.Sql): postgres.Sql {
   const begin = (fn: (inner: postgres.TransactionSql) => unknown) => tx.savepoint(fn);
-  return new Proxy(tx, { get: (target, key) => (key === "begin" ? begin : Reflect.get(target, key)) }) as unknown as postgres.Sql;
+  const own: Record<PropertyKey, unknown> = { begin, options: client.options };
+  return new Proxy(tx, { get: (target, key) => (key in own ? own[key] : Reflect.get(target, key)) }) as unknown as postgres.Sql;
 }
 
 /** Whether the newest migration is newer than the last one applied (drizzle's own test). */

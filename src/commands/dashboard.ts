@@ -34,7 +34,7 @@ export async function dashboardCommand(options: DashboardCommandOptions = {}): P
     throw new InputError("--host", `${host} is reachable from other machines: set a token first ($${TOKEN_ENV} or --token-file FILE)`);
   }
   // The reconnect loop spaces its attempts out: a stopped server is not hammered, nor a stand-in on its port.
-  const database = await openDatabase({ ...databaseOptionsFrom(options.config), socket: backoffSocketFactory() });
+  const database = await openDatabase({ ...databaseOptionsFrom(options.config), socket: backoffSocketFactory(), applicationName: "spsa-dashboard" });
   try {
     const dashboard = await startDashboard({ sql: database.sql, host, port, token, allowHosts: options.allowHosts, maxClients: options.maxClients });
     const access = token === undefined ? "" : "; open it once as ?token=TOKEN (then a cookie) or send Authorization: Bearer TOKEN";

@@ -41,7 +41,8 @@ export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "pa
 /** `spsa master`: runs (or resumes) a tuning run until max_iterations. */
 export async function masterCommand(options: MasterCommandOptions = {}): Promise<MasterSummary> {
   const { config, params, paramsFile } = loadRunInputs(options);
-  const database = await openDatabase({ configUrl: config.database.url });
+  // One connection, no session state: the master may go through a pooler like the workers (docs/scaling-out.md).
+  const database = await openDatabase({ configUrl: config.database.url, max: 1, applicationName: "spsa-master" });
   try {
     // After the database: an unusable home is reported as the database's failure (exit 3).
     const signingKey = loadOrCreateSigningKey(signingKeyPath(config));

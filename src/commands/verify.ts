@@ -29,7 +29,7 @@ export async function verifyCommand(options: VerifyCommandOptions = {}): Promise
   const to = parseThetaLabel(options.to ?? "current", "--to");
   const { config, params } = loadRunInputs(options);
   const limits = verifyLimits(options, config.timeControl);
-  const database = await openDatabase({ configUrl: config.database.url });
+  const database = await openDatabase({ configUrl: config.database.url, max: 1, applicationName: "spsa-verify" });
   try {
     const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
     return await runVerify({ database, config, params, runName: options.name ?? DEFAULT_RUN_NAME, signingKey, from, to, games, sprt: options.sprt, limits, log: options.log, signal: options.signal });

@@ -7,8 +7,8 @@ import {
   DEFAULT_LEASE_SECONDS,
   DEFAULT_MARGIN_MS,
   DEFAULT_OUTSIDE_DELAY,
-  DEFAULT_POLL_INTERVAL_MS,
 } from "../config/config.js";
+import { WORKER_IDLE_POLL_CAP_MS } from "../db/poll-backoff.js";
 import { InputError } from "../errors.js";
 import { defaultConcurrency, measureLoad } from "../worker/default-concurrency.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
@@ -60,7 +60,8 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
     ...(options.trust ?? []).map((key) => parsePublicKey(key, "--trust")),
     ...(config?.worker.trustedKeys ?? []).map((key) => parsePublicKey(key, `${config?.file}: [worker].trusted_keys`)),
   ];
-  const database = await openDatabase({ configUrl: config?.database.url, max: 4 });
+  // One connection: a fleet's count is its process count (docs/scaling-out.md).
+  const database = await openDatabase({ configUrl: config?.database.url, max: 1, applicationName: "spsa-worker" });
   const player = createRunnerPlayer({
     concurrency,
     marginMs: config?.timeControl.marginMs ?? DEFAULT_MARGIN_MS,
@@ -80,7 +81,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
       openings,
       cacheDir,
       trustedKeys: trustedKeys(pinned, signingKeyPath(config)),
-      pollIntervalMs: config?.database.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+      pollIntervalMs: WORKER_IDLE_POLL_CAP_MS,
       maxGames: options.games,
       idleExitMs: options.idleExit === undefined ? undefined : options.idleExit * 1000,
       seed: options.seed,

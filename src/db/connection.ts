@@ -30,6 +30,8 @@ export interface DatabaseOptions {
   max?: number;
   /** A postgres.js socket factory (e.g. `backoffSocketFactory()`, for a client that must not hammer a missing server). */
   socket?: SocketFactory;
+  /** Shown in pg_stat_activity.application_name (e.g. `spsa-worker`), so operators can count connections per kind of process. */
+  applicationName?: string;
 }
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../migrations", import.meta.url));
@@ -46,15 +48,21 @@ export async function resolveDatabaseUrl(options: DatabaseOptions): Promise<{ ur
 /** Connects and applies pending migrations: every command that needs the database calls this. */
 export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
   const { url, embedded } = await resolveDatabaseUrl(options);
-  await applyMigrations(url);
-  const sql = connect(url, options.max ?? 4, {}, options.socket);
+  await applyMigrations(url, options.applicationName);
+  const sql = connect(url, options.max ?? 4, named(options.applicationName), options.socket);
   return { url, embedded, sql, close: () => sql.end({ timeout: 5 }) };
 }
 
-/** A client of `max` connections; `socket` as in DatabaseOptions. */
+/**
+ * A client of `max` connections; `socket` as in DatabaseOptions. Statements are never
+ * prepared (named): a named statement lives in one server session, and behind a pooler in
+ * transaction mode (PgBouncer before 1.21) the next transaction may run on another, which
+ * fails with "prepared statement does not exist". Always, not per URL: a forgotten option
+ * would fail only once a pooler is put in front, and the saving is small (docs/scaling-out.md).
+ */
 export function connect(url: string, max: number, options: postgres.Options<Record<string, postgres.PostgresType>> = {}, socket?: SocketFactory): postgres.Sql {
   const [plain, folder] = socketAware(url);
-  const all = { max, onnotice: () => {}, connect_timeout: 10, ...folder, ...options };
+  const all = { max, onnotice: () => {}, connect_timeout: 10, prepare: false, ...folder, ...options };
   // postgres.js takes a socket factory; its types do not list the option.
   return postgres(plain, socket === undefined ? all : Object.assign(all, { socket }));
 }
@@ -77,18 +85,26 @@ function socketAware(url: string): [string, { host?: string }] {
   return [parsed.toString(), { host }];
 }
 
+function named(applicationName: string | undefined): postgres.Options<Record<string, postgres.PostgresType>> {
+  return applicationName === undefined ? {} : { connection: { application_name: applicationName } };
+}
+
 /**
  * drizzle's migrator takes no lock, and several processes migrating at once failed
- * (docs/design-notes.md); a session advisory lock on a dedicated connection serialises them.
+ * (docs/design-notes.md); a transaction-level advisory lock serialises them. Not a session
+ * lock: behind a pooler in transaction mode its unlock could run in another server session
+ * and leave the lock held for good. The client is closed before the caller opens its own,
+ * so a process never holds two connections.
  */
-export async function applyMigrations(url: string): Promise<void> {
-  const sql = connect(url, 1);
+export async function applyMigrations(url: string, applicationName?: string): Promise<void> {
+  const sql = connect(url, 1, named(applicationName));
   try {
-    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    // A worker role may not migrate (docs/worker-role.md), and needs not when the owner did.
-    if (await migrationsPending(sql)) await migrate(drizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER });
-    if (await canGrantWorkerPrivileges(sql)) await grantWorkerPrivileges(sql);
-    await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+    await sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+      // A worker role may not migrate (docs/worker-role.md), and needs not when the owner did.
+      if (await migrationsPending(tx)) await migrate(drizzle(nestable(tx, sql)), { migrationsFolder: MIGRATIONS_FOLDER });
+      if (await canGrantWorkerPrivileges(tx)) await grantWorkerPrivileges(tx);
+    });
   } catch (error) {
     const hint = (error as { code?: string }).code === "42501" ? " (a worker role cannot migrate: run `spsa db start` or the master with the owner's URL first)" : "";
     throw new DatabaseError(`cannot prepare the database at ${redactUrl(url)}: ${(error as Error).message}${hint}`, { cause: error });
@@ -97,8 +113,19 @@ export async function applyMigrations(url: string): Promise<void> {
   }
 }
 
+/**
+ * A transaction as drizzle's migrator wants a client: it opens its own transaction with
+ * `begin`, which inside ours becomes a savepoint, so the migrations run under our lock; it
+ * reads (and changes) the client's `options`, those of the migration-only client.
+ */
+function nestable(tx: postgres.TransactionSql, client: postgres.Sql): postgres.Sql {
+  const begin = (fn: (inner: postgres.TransactionSql) => unknown) => tx.savepoint(fn);
+  const own: Record<PropertyKey, unknown> = { begin, options: client.options };
+  return new Proxy(tx, { get: (target, key) => (key in own ? own[key] : Reflect.get(target, key)) }) as unknown as postgres.Sql;
+}
+
 /** Whether the newest migration is newer than the last one applied (drizzle's own test). */
-async function migrationsPending(sql: postgres.Sql): Promise<boolean> {
+async function migrationsPending(sql: postgres.TransactionSql): Promise<boolean> {
   const newest = Math.max(...readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((m) => m.folderMillis));
   const [table] = await sql<{ exists: boolean }[]>`select to_regclass('drizzle.__drizzle_migrations') is not null as exists`;
   if (!table?.exists) return true;

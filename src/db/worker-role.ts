@@ -56,16 +56,14 @@ export async function inheritedFromPublic(sql: Sql, role: string): Promise<strin
   ];
 }
 
-/** Gives spsa_workers exactly WORKER_PRIVILEGES (idempotent; one transaction, so a worker never sees a gap). */
-export async function grantWorkerPrivileges(sql: postgres.Sql): Promise<void> {
-  await sql.begin(async (tx) => {
-    for (const schema of ["public", "drizzle"]) {
-      // Revoking a table's privileges revokes its column privileges too.
-      for (const kind of ["tables", "sequences", "functions"]) await tx.unsafe(`revoke all on all ${kind} in schema ${schema} from ${WORKER_GROUP}`);
-      await tx.unsafe(`revoke all on schema ${schema} from ${WORKER_GROUP}`);
-    }
-    for (const privilege of WORKER_PRIVILEGES) await tx.unsafe(`${privilege} to ${WORKER_GROUP}`);
-  });
+/** Gives spsa_workers exactly WORKER_PRIVILEGES (idempotent; in the caller's transaction, so a worker never sees a gap). */
+export async function grantWorkerPrivileges(tx: postgres.TransactionSql): Promise<void> {
+  for (const schema of ["public", "drizzle"]) {
+    // Revoking a table's privileges revokes its column privileges too.
+    for (const kind of ["tables", "sequences", "functions"]) await tx.unsafe(`revoke all on all ${kind} in schema ${schema} from ${WORKER_GROUP}`);
+    await tx.unsafe(`revoke all on schema ${schema} from ${WORKER_GROUP}`);
+  }
+  for (const privilege of WORKER_PRIVILEGES) await tx.unsafe(`${privilege} to ${WORKER_GROUP}`);
 }
 
 /** The login role of a worker machine called `machine` (lower-case letters, digits, `_`, `-`). */
@@ -93,9 +91,9 @@ export async function issueWorkerLogin(sql: postgres.Sql, machine: string): Prom
     const options = `login nosuperuser nocreatedb nocreaterole noreplication nobypassrls password ${literal(verifier)}`;
     if (existing) await tx.unsafe(`alter role ${identifier(role)} ${options}`);
     else await tx.unsafe(`create role ${identifier(role)} ${options} in role ${WORKER_GROUP}`);
+    await grantWorkerPrivileges(tx);
     return !existing;
   });
-  await grantWorkerPrivileges(sql);
   return { role, password, created };
 }
 

@@ -6,9 +6,9 @@ import { updateParamValues } from "../config/params-update.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
 import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
-import { afterExpiringLeases, PROGRESS_CHANNEL } from "../db/batches.js";
+import { afterExpiringLeases } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
-import { listenForWakeups } from "../db/wakeups.js";
+import { PollBackoff } from "../db/poll-backoff.js";
 import { withRetry } from "../db/retry.js";
 import { InputError } from "../errors.js";
 import { createRng } from "../random/rng.js";
@@ -146,7 +146,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
 async function waitForGames(options: MasterOptions, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
-  const wakeups = await listenForWakeups(database.sql, PROGRESS_CHANNEL);
+  const poll = new PollBackoff(config.database.pollIntervalMs);
   const sinceMs = Date.now();
   let row = iteration;
   const baseGames = row.gamesPlayed;
@@ -154,7 +154,10 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow, log
   try {
     for (;;) {
       options.signal?.throwIfAborted();
+      const seen = row.gamesPlayed;
       row = await afterExpiringLeases(database.sql, log, options.signal, () => readIteration(database.sql, iteration.id));
+      // Reports arriving: look again soon, as the iteration may be about to finish.
+      if (row.gamesPlayed !== seen) poll.reset();
       status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
       const warning = warnedFaults ? undefined : faultWarning(row);
       if (warning) {
@@ -164,11 +167,10 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow, log
       }
       if (row.gamesPlayed >= row.targetGames) break;
       if (row.gamesPlayed > 0) crashPoint("waiting");
-      await wakeups.wait(config.database.pollIntervalMs);
+      await poll.wait();
     }
   } finally {
     status.done();
-    await wakeups.close();
   }
   return row;
 }

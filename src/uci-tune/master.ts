@@ -4,11 +4,11 @@ import { placeAtomically, storeBinary } from "../build/binary-store.js";
 import { binaryName, runCargo } from "../build/cargo.js";
 import { spsaMathConfig, type TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
-import { expireLeases, PROGRESS_CHANNEL } from "../db/batches.js";
+import { expireLeases } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, type OptionRunRow } from "../db/perturbations.js";
 import { withRetry } from "../db/retry.js";
-import { listenForWakeups } from "../db/wakeups.js";
+import { PollBackoff } from "../db/poll-backoff.js";
 import { InputError } from "../errors.js";
 import { describeChanges, settingsOf } from "../config/iteration-settings.js";
 import { valuesOf } from "../config/params.js";
@@ -122,7 +122,8 @@ async function engineBinary(config: TuningConfig, runName: string): Promise<stri
 async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRow, log: (line: string) => void): Promise<MasterSummary["final"]> {
   const { database, paramsFile } = options;
   const status = options.status ?? new StatusLine();
-  const wakeups = await listenForWakeups(database.sql, PROGRESS_CHANNEL);
+  const poll = new PollBackoff(options.config.database.pollIntervalMs);
+  let seen = -1;
   let synced = Date.now();
   try {
     for (;;) {
@@ -131,6 +132,8 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
         await expireLeases(database.sql);
         return readIteration(database.sql, optionRun.iterationId);
       });
+      if (iteration.gamesPlayed !== seen) poll.reset();
+      seen = iteration.gamesPlayed;
       const finished = iteration.gamesPlayed >= iteration.targetGames;
       if (finished) await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
       const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
@@ -144,11 +147,10 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
         log(`run "${run.name}" complete: ${iteration.gamesPlayed} games; ${paramsFile} holds the final θ`);
         return theta;
       }
-      await wakeups.wait(options.config.database.pollIntervalMs);
+      await poll.wait();
     }
   } finally {
     status.done();
-    await wakeups.close();
   }
 }
 

@@ -3,10 +3,10 @@ import type { TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
-import { afterExpiringLeases, PROGRESS_CHANNEL } from "../db/batches.js";
+import { afterExpiringLeases } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
-import { listenForWakeups } from "../db/wakeups.js";
+import { PollBackoff } from "../db/poll-backoff.js";
 import { createVerification, findRunningVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
 import { InputError } from "../errors.js";
 import { settingsOf } from "../config/iteration-settings.js";
@@ -130,12 +130,14 @@ async function startVerification(
 async function waitForOutcome(options: VerifyOptions, first: VerificationRow, log: (line: string) => void): Promise<VerifyResult> {
   const { database } = options;
   const status = new StatusLine();
-  const wakeups = await listenForWakeups(database.sql, PROGRESS_CHANNEL);
+  const poll = new PollBackoff(options.config.database.pollIntervalMs);
   let row = first;
   try {
     for (;;) {
       options.signal?.throwIfAborted();
+      const seen = row.gamesPlayed;
       row = await afterExpiringLeases(database.sql, log, options.signal, () => readVerification(database.sql, first.id));
+      if (row.gamesPlayed !== seen) poll.reset();
       const outcome = outcomeOf(row);
       if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(database.sql, row.iterationId);
       const finished = row.gamesPlayed >= row.targetGames || (row.targetGames === 0 && row.gamesClaimed === 0);
@@ -147,11 +149,10 @@ async function waitForOutcome(options: VerifyOptions, first: VerificationRow, lo
         log(describe(row, final));
         return { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final };
       }
-      await wakeups.wait(options.config.database.pollIntervalMs);
+      await poll.wait();
     }
   } finally {
     status.done();
-    await wakeups.close();
   }
 }
 

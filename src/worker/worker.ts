@@ -7,12 +7,12 @@ import {
   heartbeat,
   refuseBatch,
   reportBatch,
-  WORK_CHANNEL,
   type ClaimedBatch,
   type ReportOutcome,
 } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../db/faulted-games.js";
+import { PollBackoff } from "../db/poll-backoff.js";
 import { withRetry } from "../db/retry.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../errors.js";
@@ -55,6 +55,7 @@ export interface WorkerOptions {
   cacheDir: string;
   /** The master keys whose signed binaries this worker runs (read at each batch: a local master may make its key later). */
   trustedKeys: () => KeyObject[];
+  /** The longest wait between claims while idle (the cap of the polling backoff). */
   pollIntervalMs: number;
   /** Stop after this many games (for scripts and tests). */
   maxGames?: number;
@@ -79,7 +80,8 @@ export interface WorkerSummary {
 /**
  * A worker: claims batches of games, plays them as pairs through the runner, and reports
  * each batch once. It keeps enough batches in flight to keep `concurrency` games running,
- * heartbeats their leases, and waits for work (LISTEN/NOTIFY, polling as the fallback).
+ * heartbeats their leases, and waits for work by polling with a backoff (no LISTEN: one
+ * connection, no session state, so it can go through a pooler in transaction mode).
  */
 export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> {
   const { database, name } = options;
@@ -111,7 +113,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   let wake: () => void = () => {};
   let nameLost = false;
   let failed = false;
-  const listener = await database.sql.listen(WORK_CHANNEL, () => wake()).catch(() => undefined);
+  const poll = new PollBackoff(options.pollIntervalMs);
   const beat = setInterval(() => {
     heartbeat(database.sql, session, [...inFlight.keys()], options.leaseSeconds)
       .then(({ ownsName }) => {
@@ -161,6 +163,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       if (claimed) {
         const batch = claimed;
         idleSince = Date.now();
+        poll.reset();
         claimedGames += batch.games;
         pendingGames += batch.games;
         showStatus(batch);
@@ -200,9 +203,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         if (options.idleExitMs !== undefined && Date.now() - idleSince >= options.idleExitMs) break;
         showStatus();
       }
-      // Sleep until a batch finishes, new work is announced, or the poll interval passes.
+      // Sleep until a batch finishes or the next poll: soon after work was seen, up to the cap while there is none.
+      const waitMs = poll.next();
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.pollIntervalMs);
+        const timer = setTimeout(resolve, waitMs);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -220,7 +224,6 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   } finally {
     clearInterval(beat);
     status.done();
-    await listener?.unlisten().catch(() => {});
   }
   return summary;
 }

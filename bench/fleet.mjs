@@ -1,0 +1,321 @@
+#!/usr/bin/env node
+// Fleet benchmark (not a test). Needs `npm run build` first. N simulated workers, each on a
+// real connection of its own (a worker process holds one), each registering a worker name
+// and looping claim → zero-time "game" → report with the project's own claim and report
+// code (src/db/batches.ts; in UCI-option mode with the worker's hooks, which draw and apply
+// each batch's perturbation), heartbeating every 10 s; a master loop returns expired leases
+// every second and, in build mode, inserts iterations as the master does.
+//   node bench/fleet.mjs [--mode build|options|both] [--workers 10,50,200,600,1000]
+//     [--seconds 20] [--batch 8] [--games-per-iteration 2000] [--prefill 0]
+// The database: DATABASE_URL, else the embedded one. It must hold no other active run (the
+// simulated workers would claim its games). For N above the server's max_connections the
+// workers go through a pooler: POOLER_URL in the environment (PgBouncer in transaction mode
+// in front of the same database, docs/scaling-out.md), never on the command line.
+// --prefill P (UCI-option mode): batches/s at the run's start, then after P batches.
+// Prints per call p50 / p99 / max for claim and report, batches per second, errors, the
+// wait events sampled from pg_stat_activity and the machine's CPU, and checks exact counts
+// after every N (games_played = the sum of accepted reports, nothing accepted twice, no
+// claim over target); exits 1 if any check fails.
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { performance } from "node:perf_hooks";
+import { clearTimeout, setTimeout } from "node:timers";
+import { setTimeout as sleep } from "node:timers/promises";
+import { loadConfig, spsaMathConfig } from "../dist/config/config.js";
+import { settingsOf } from "../dist/config/iteration-settings.js";
+import { loadParams, valuesOf } from "../dist/config/params.js";
+import { claimBatch, expireLeases, heartbeat, reportBatch } from "../dist/db/batches.js";
+import { connect, openDatabase } from "../dist/db/connection.js";
+import { insertIteration, readIteration } from "../dist/db/iterations.js";
+import { insertOptionRun } from "../dist/db/perturbations.js";
+import { openRun } from "../dist/db/runs.js";
+import { claimWorkerName } from "../dist/db/workers.js";
+import { PairTally } from "../dist/play/match-tally.js";
+import { optionParamsOf } from "../dist/uci-tune/batch-math.js";
+import { applyOnReport, drawOnClaim } from "../dist/uci-tune/hooks.js";
+
+const { values } = parseArgs({
+  options: {
+    mode: { type: "string", default: "both" },
+    workers: { type: "string", default: "10,50,200,600,1000" },
+    seconds: { type: "string", default: "20" },
+    batch: { type: "string", default: "8" },
+    "games-per-iteration": { type: "string", default: "2000" },
+    prefill: { type: "string", default: "0" },
+  },
+});
+const modes = values.mode === "both" ? ["build", "options"] : [values.mode];
+if (!modes.every((m) => m === "build" || m === "options")) fail(`--mode: build, options or both, got ${values.mode}`);
+const sizes = values.workers.split(",").map(Number);
+if (!sizes.every((n) => Number.isInteger(n) && n > 0)) fail(`--workers: a comma-separated list of positive integers, got ${values.workers}`);
+const seconds = Number(values.seconds);
+const batchGames = Number(values.batch);
+const gamesPerIteration = Number(values["games-per-iteration"]);
+const prefill = Number(values.prefill);
+const LEASE_SECONDS = 3600;
+const HEARTBEAT_MS = 10_000;
+const root = new URL("..", import.meta.url).pathname;
+
+function fail(message) {
+  console.error(`fleet.mjs: ${message}`);
+  process.exit(2);
+}
+
+const database = await openDatabase({ applicationName: "spsa-fleet-bench" });
+const [{ max_connections: maxConnections }] = await database.sql`select current_setting('max_connections')::int as max_connections`;
+const [{ n: active }] = await database.sql`select count(*)::int as n from spsa_run where status = 'active'`;
+if (active > 0) fail(`the database holds ${active} active runs; their games would be claimed: use another database (DATABASE_URL)`);
+const poolerUrl = process.env.POOLER_URL;
+const dir = mkdtempSync(join(tmpdir(), "spsa-fleet-"));
+
+/** config.toml and params.toml of a run of the mode: minnow's crate is never built, the binary path is never run. */
+function runFiles(mode) {
+  const configFile = join(dir, `${mode}.toml`);
+  const paramsFile = join(dir, `${mode}-params.toml`);
+  writeFileSync(paramsFile, mode === "options" ? OPTION_PARAMS : readFileSync(join(root, "params.toml"), "utf8"));
+  writeFileSync(configFile, `[time_control]\ntimelow = 0.01\ntimehigh = 0.02\n[games]\ngames_per_iteration = ${gamesPerIteration}\nbatch_size = ${batchGames}\n` +
+    `[spsa]\nmax_iterations = 1000000\n[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n` +
+    (mode === "options" ? `[engine]\nmode = "options"\n` : ""));
+  return { config: loadConfig(configFile), params: loadParams(paramsFile), paramsFile };
+}
+
+/** Two of minnow's tunables as UCI options (the binary is never run). */
+const OPTION_PARAMS = `[KNIGHT_VALUE_MG]\nvalue = 320\nmin = 250\nmax = 400\nstep = 8\noption = "KNIGHT_VALUE_MG"\n
+[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\noption = "LMR_MIN_DEPTH"\n`;
+
+const ENGINE = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
+
+/** A run as the master opens it; `more()` inserts the next iteration (build mode). */
+async function openBenchRun(mode, label) {
+  const { config, params, paramsFile } = runFiles(mode);
+  const { run } = await openRun(database.sql, { name: `fleet-${label}-${randomUUID().slice(0, 8)}`, fresh: true, config, values: valuesOf(params) });
+  const iteration = (iterationNumber, targetGames) => ({
+    runId: run.id, iterationNumber, plus: ENGINE, minus: ENGINE, timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs,
+    targetGames, ck: 1, ak: 1, base: valuesOf(params), plusValues: valuesOf(params), minusValues: valuesOf(params), signs: {},
+    settings: settingsOf(config, params), sign: null,
+  });
+  const targets = new Map();
+  if (mode === "options") {
+    // As runOptionsMaster: the carrier iteration of max_iterations × games_per_iteration games and its option run, in one transaction.
+    await database.sql.begin(async (tx) => {
+      const carrier = await insertIteration(tx, iteration(1, config.spsa.maxIterations * gamesPerIteration));
+      await insertOptionRun(tx, {
+        runId: run.id, iterationId: carrier.id, enginePath: ENGINE.path, engineSha256: ENGINE.sha256,
+        parameters: optionParamsOf(params, paramsFile), gains: spsaMathConfig(config.spsa, gamesPerIteration), gamesPerIteration,
+      });
+      targets.set(carrier.id, carrier.targetGames);
+    });
+  }
+  let next = 1;
+  return {
+    run,
+    targets,
+    // What the simulated workers were granted and had accepted, over all phases on this run.
+    claimedByIteration: new Map(),
+    acceptedByIteration: new Map(),
+    accepted: new Set(),
+    claimedIds: new Set(),
+    async more() {
+      const row = await insertIteration(database.sql, iteration(next++, gamesPerIteration));
+      targets.set(row.id, row.targetGames);
+    },
+    async stop() {
+      await database.sql`update spsa_run set status = 'stopped' where id = ${run.id}`;
+    },
+  };
+}
+
+function quantile(sorted, q) {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+function latency(list) {
+  const sorted = [...list].sort((a, b) => a - b);
+  const s = (ms) => (Number.isNaN(ms) ? "-" : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`);
+  return `${s(quantile(sorted, 0.5))} / ${s(quantile(sorted, 0.99))} / ${s(sorted.at(-1) ?? NaN)}`;
+}
+
+function cpuTimes() {
+  const [line] = readFileSync("/proc/stat", "utf8").split("\n");
+  const fields = line.split(/\s+/).slice(1).map(Number);
+  const idle = fields[3] + fields[4];
+  return { idle, total: fields.reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * N simulated workers for `ms` (then each finishes its claim and report): latencies, counts,
+ * errors, wait events. `stopAfter` ends the phase once that many batches were accepted.
+ */
+async function phase(mode, bench, n, ms, stopAfter = Infinity) {
+  const url = n + 10 > maxConnections ? poolerUrl : database.url;
+  if (!url) fail(`N = ${n} is above the server's max_connections (${maxConnections}): set POOLER_URL to a PgBouncer in transaction mode in front of the database`);
+  const via = url === database.url ? "direct" : "pooler";
+  const claims = [];
+  const reports = [];
+  const errors = new Map();
+  const { claimedByIteration, acceptedByIteration, accepted, claimedIds } = bench;
+  let acceptedHere = 0;
+  let duplicateClaims = 0;
+  let duplicateAccepts = 0;
+  const noteError = (what, error) => {
+    const key = `${what}: ${String(error?.message ?? error).split("\n")[0].slice(0, 80)}`;
+    errors.set(key, (errors.get(key) ?? 0) + 1);
+  };
+  const clients = Array.from({ length: n }, () => connect(url, 1, { connection: { application_name: "spsa-fleet-worker" } }));
+  let stopping = false;
+  let started = 0;
+  const onClaim = mode === "options" ? drawOnClaim : undefined;
+  const onReport = mode === "options" ? applyOnReport : undefined;
+  const register = async (sql, index) => {
+    const session = { name: `fleet-${bench.run.id}-${n}-${index}`, sessionId: randomUUID() };
+    await claimWorkerName(sql, { ...session, host: "fleet", pid: process.pid, concurrency: 1 }, () => false);
+    return session;
+  };
+  const worker = async (sql, session) => {
+    let lastBeat = Date.now();
+    while (!stopping) {
+      if (Date.now() - lastBeat > HEARTBEAT_MS) {
+        lastBeat = Date.now();
+        await heartbeat(sql, session, [], LEASE_SECONDS).catch((error) => noteError("heartbeat", error));
+      }
+      const t0 = performance.now();
+      let batch;
+      try {
+        batch = await claimBatch(sql, session.name, batchGames, LEASE_SECONDS, onClaim);
+      } catch (error) {
+        noteError("claim", error);
+        await sleep(50);
+        continue;
+      }
+      claims.push(performance.now() - t0);
+      if (!batch) {
+        await sleep(20 + Math.random() * 30);
+        continue;
+      }
+      if (claimedIds.has(batch.batchId)) duplicateClaims++;
+      claimedIds.add(batch.batchId);
+      claimedByIteration.set(batch.iterationId, (claimedByIteration.get(batch.iterationId) ?? 0) + batch.games);
+      // The zero-time game: every pair a draw.
+      const counts = { ...new PairTally().counts(), draws: batch.games, pairs: [0, 0, batch.games / 2, 0, 0] };
+      for (let attempt = 1; ; attempt++) {
+        const t1 = performance.now();
+        try {
+          const outcome = await reportBatch(sql, { batchId: batch.batchId, workerName: session.name, ...counts }, onReport);
+          reports.push(performance.now() - t1);
+          // A retry after a lost answer finds its own report done: "duplicate" then means accepted once.
+          if (outcome === "accepted" || (outcome === "duplicate" && attempt > 1 && !accepted.has(batch.batchId))) {
+            if (accepted.has(batch.batchId)) duplicateAccepts++;
+            accepted.add(batch.batchId);
+            acceptedByIteration.set(batch.iterationId, (acceptedByIteration.get(batch.iterationId) ?? 0) + batch.games);
+            if (++acceptedHere >= stopAfter) stopping = true;
+          } else noteError("report", new Error(outcome));
+          break;
+        } catch (error) {
+          noteError("report", error);
+          if (attempt >= 5) break;
+          await sleep(100 * attempt);
+        }
+      }
+    }
+  };
+  // The master's part: leases back to the pool each second, and iterations ahead of the claims (build mode).
+  const master = async () => {
+    while (!stopping) {
+      await expireLeases(database.sql).catch((error) => noteError("expire", error));
+      if (mode === "build") {
+        const claimable = [...bench.targets].reduce((sum, [id, target]) => sum + target - (claimedByIteration.get(id) ?? 0), 0);
+        if (claimable < n * batchGames * 4) await bench.more();
+      }
+      await sleep(mode === "build" ? 100 : 1000);
+    }
+  };
+  const waits = new Map();
+  let samples = 0;
+  const sampler = async () => {
+    while (!stopping) {
+      const rows = await database.sql`
+        select coalesce(wait_event_type || ':' || wait_event, 'CPU (no wait)') as event, count(*)::int as n
+        from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid() group by 1`;
+      samples++;
+      for (const row of rows) waits.set(row.event, (waits.get(row.event) ?? 0) + row.n);
+      await sleep(250);
+    }
+  };
+  if (mode === "build") await bench.more();
+  // Every client connected and registered before the clock starts.
+  const sessions = await Promise.all(clients.map((sql, i) => register(sql, i)));
+  const cpuBefore = cpuTimes();
+  started = performance.now();
+  const timer = setTimeout(() => (stopping = true), ms);
+  await Promise.all([...clients.map((sql, i) => worker(sql, sessions[i])), master(), sampler()]);
+  clearTimeout(timer);
+  const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = cpuTimes();
+  await Promise.all(clients.map((sql) => sql.end({ timeout: 5 })));
+
+  // Exact counts: the database's games_played against the accepted reports, per iteration.
+  const problems = [];
+  if (duplicateClaims) problems.push(`${duplicateClaims} batches claimed twice`);
+  if (duplicateAccepts) problems.push(`${duplicateAccepts} batches accepted twice`);
+  for (const [id, target] of bench.targets) {
+    const row = await readIteration(database.sql, id);
+    const acceptedGames = acceptedByIteration.get(id) ?? 0;
+    const claimedGames = claimedByIteration.get(id) ?? 0;
+    if (row.gamesPlayed !== acceptedGames) problems.push(`iteration ${row.iterationNumber}: games_played ${row.gamesPlayed}, accepted reports ${acceptedGames}`);
+    if (claimedGames > target || row.gamesPlayed > target) problems.push(`iteration ${row.iterationNumber}: ${claimedGames} games claimed, ${row.gamesPlayed} played, target ${target}`);
+    if (row.draws !== row.gamesPlayed) problems.push(`iteration ${row.iterationNumber}: ${row.draws} draws of ${row.gamesPlayed} games`);
+  }
+  const busy = 1 - (cpuAfter.idle - cpuBefore.idle) / Math.max(1, cpuAfter.total - cpuBefore.total);
+  const topWaits = [...waits].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([event, count]) => `${event} ${(count / Math.max(1, samples)).toFixed(1)}`);
+  return {
+    mode, n, via, elapsed, batches: acceptedHere, perSecond: acceptedHere / elapsed, claim: latency(claims), report: latency(reports),
+    errors: [...errors.values()].reduce((a, b) => a + b, 0), errorKinds: [...errors].map(([k, v]) => `${v}× ${k}`),
+    cpu: `${Math.round(busy * 100)} %`, waits: topWaits.join(", "), problems,
+  };
+}
+
+const results = [];
+let failed = false;
+const show = (r, label = "") => {
+  console.log(`${r.mode.padEnd(7)} N=${String(r.n).padEnd(5)}${label} ${r.via.padEnd(6)} ${r.perSecond.toFixed(1).padStart(7)} batches/s  ` +
+    `claim p50/p99/max ${r.claim}  report ${r.report}  errors ${r.errors}  machine CPU ${r.cpu}  active backends by wait (mean): ${r.waits}  ` +
+    (r.problems.length ? `COUNTS WRONG: ${r.problems.join("; ")}` : "counts exact"));
+  for (const kind of r.errorKinds.slice(0, 3)) console.log(`    ${kind}`);
+  if (r.problems.length) failed = true;
+};
+try {
+  for (const mode of modes) {
+    for (const n of sizes) {
+      const bench = await openBenchRun(mode, `${mode}-${n}`);
+      const result = await phase(mode, bench, n, seconds * 1000);
+      await bench.stop();
+      results.push(result);
+      show(result);
+    }
+    if (mode === "options" && prefill > 0) {
+      const n = sizes[0];
+      const bench = await openBenchRun(mode, `${mode}-prefill`);
+      const start = await phase(mode, bench, n, seconds * 1000);
+      show(start, " start");
+      const filled = await phase(mode, bench, Math.min(50, maxConnections - 20), 24 * 3600_000, prefill - start.batches);
+      console.log(`options prefill: ${filled.batches} more batches at ${filled.perSecond.toFixed(1)}/s${filled.problems.length ? `; COUNTS WRONG: ${filled.problems.join("; ")}` : ""}`);
+      if (filled.problems.length) failed = true;
+      const after = await phase(mode, bench, n, seconds * 1000);
+      show(after, ` after ${start.batches + filled.batches} batches`);
+      await bench.stop();
+    }
+  }
+} finally {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log("\n| mode | N | via | batches/s | claim p50 / p99 / max | report p50 / p99 / max | errors | exact counts |");
+console.log("|---|---:|---|---:|---|---|---:|---|");
+for (const r of results) console.log(`| ${r.mode} | ${r.n} | ${r.via} | ${r.perSecond.toFixed(1)} | ${r.claim} | ${r.report} | ${r.errors} | ${r.problems.length ? "NO" : "yes"} |`);
+if (failed) {
+  console.error("fleet.mjs: exact counts FAILED (above)");
+  process.exit(1);
+}

@@ -7,7 +7,7 @@ import { connect } from "../../src/db/connection.js";
 import { embeddedServer, embeddedUrl } from "../../src/db/embedded.js";
 import { ROOT, SPSA_BIN } from "../support/cli.js";
 import { createNetwork, killMachine, namespacesUnavailable, onMachine, removeNetwork, type Machine, type Network } from "../support/netns.js";
-import { expectExactCounts, iterationsOf, waitFor } from "../support/processes.js";
+import { expectExactCounts, iterationsOf, outputSoFar, waitFor } from "../support/processes.js";
 import { privateClone, type PrivateClone } from "../support/private-clone.js";
 import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 
@@ -116,7 +116,9 @@ describe("a run across machines (network namespaces)", () => {
 
     // Mid-batch: once w1 holds a claimed batch, its machine loses power.
     let killed: { id: number; iteration_id: number; games: number } | undefined;
+    const masterSoFar = outputSoFar(master);
     await waitFor(async () => {
+      if (master.exitCode !== null) throw new Error(`the master ended before w1 claimed a batch:\n${masterSoFar()}`);
       [killed] = await sql<{ id: number; iteration_id: number; games: number }[]>`
         select id::int, iteration_id, games from spsa_batch where worker_name = 'w1' and status = 'claimed' order by id limit 1`;
       return killed !== undefined;

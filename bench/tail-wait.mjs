@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+// Tail wait in build mode (not a test): a discrete-event simulation of W game slots playing one
+// iteration after another, for the old batch rows (every claim least(batch_size, remaining):
+// fixed rows of batch_size) and src/spsa/batch-plan.ts's shrinking rows. Needs `npm run build`.
+//
+// Model. Slots belong to workers of -c 2 (W / 2 processes), as src/worker/worker.ts: a worker
+// claims the next row (in order) whenever its pending games (queued + playing) are ≤ its
+// concurrency, and its free slots take its queued games. A game lasts a duration drawn from
+// GAME_SECONDS below; an iteration ends when its last game ends, and the next one starts
+// REBUILD_SECONDS later (both plus and minus rebuilt in parallel). Claim round trips (about
+// 1 ms, docs/benchmarks.md) are counted, not timed.
+// Printed: claims per iteration, the idle share of slot time at iteration ends (a slot with
+// nothing left to play before its iteration's last game ends; the rebuild gap is the same for
+// every policy and is left out), and games per hour; mean ± sd over seeds.
+//
+// GAME_SECONDS: 80 games of minnow against itself (engines/minnow, release build) at 10–30 ms
+// per move (drawn per game), the default adjudication, the project's runner at -c 2, margin
+// 1 s so the loaded machine caused no time forfeits, measured on 2026-11-25 on the 2-core
+// machine shared with other jobs (load average about 7): `node bench/tail-wait.mjs --measure 80`.
+// REBUILD_SECONDS: minnow's idle gap between iterations, 0.44–0.67 s (docs/benchmarks.md,
+// "Tuning run"); a large engine's rebuild is 35 s (rusty-rival), which lowers games per hour
+// for every policy alike and does not change the tail.
+//   node bench/tail-wait.mjs [--seeds 8] [--iterations 40] [--slots 2,8,16,64] [--games 64,256] [--batch 8]
+//   node bench/tail-wait.mjs --measure 80 [--engine engines/minnow/target/release/minnow]
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { planBatchSizes } from "../dist/spsa/batch-plan.js";
+import { createRng } from "../dist/random/rng.js";
+
+const GAME_SECONDS = [];
+const REBUILD_SECONDS = 0.6;
+const PER_WORKER = 2;
+
+const { values } = parseArgs({
+  options: {
+    seeds: { type: "string", default: "8" },
+    iterations: { type: "string", default: "40" },
+    slots: { type: "string", default: "2,8,16,64" },
+    games: { type: "string", default: "64,256" },
+    batch: { type: "string", default: "8" },
+    measure: { type: "string" },
+    engine: { type: "string", default: ".spsa-test/minnow-target/release/minnow" },
+  },
+});
+
+/** Plays `games` games of the engine against itself at 10–30 ms per move on two slots; prints each game's seconds. */
+async function measure(games, path) {
+  const { createRunner, defaultBookPath, loadBook, pickOpening } = await import("../dist/play/index.js");
+  const book = loadBook(defaultBookPath());
+  const rng = createRng("tail-wait");
+  const runner = createRunner({ concurrency: 2, timeMarginMs: 1000 });
+  const seconds = [];
+  let left = games;
+  const slot = async () => {
+    while (left-- > 0) {
+      const movetimeMs = 10 + Math.floor(rng.next() * 21);
+      const started = performance.now();
+      await runner.playGame({ white: { name: "a", path }, black: { name: "b", path }, opening: pickOpening(book, rng), limits: { movetimeMs } });
+      seconds.push(Number(((performance.now() - started) / 1000).toFixed(2)));
+    }
+  };
+  await Promise.all([slot(), slot()]);
+  await runner.close();
+  console.log(JSON.stringify(seconds));
+  console.error(summary(seconds));
+}
+
+function summary(xs) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1));
+  const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  return `${xs.length} games: mean ${mean.toFixed(2)} s, sd ${sd.toFixed(2)} s, median ${q(0.5)}, p90 ${q(0.9)}, max ${sorted.at(-1)}`;
+}
+
+const POLICIES = {
+  old: (games, batch) => Array.from({ length: Math.ceil(games / batch) }, (_, i) => Math.min(batch, games - i * batch)),
+  new: (games, batch, slots) => planBatchSizes(games, batch, slots),
+  "new, slots unknown": (games, batch) => planBatchSizes(games, batch, 0),
+};
+
+/**
+ * One run of `iterations` iterations: claims, and slot-seconds idle inside iterations. Within an
+ * iteration a slot idles only when every row is claimed and its worker has nothing queued, so all
+ * of it is tail wait (slots that got no game at all included).
+ */
+function simulate(plan, slots, iterations, rng) {
+  const concurrency = Math.min(PER_WORKER, slots);
+  const workers = Array.from({ length: Math.ceil(slots / concurrency) }, () => ({ queued: 0, playing: 0 }));
+  let now = 0;
+  let idle = 0;
+  let claims = 0;
+  let games = 0;
+  for (let k = 0; k < iterations; k++) {
+    const rows = [...plan];
+    const started = now;
+    let busy = 0;
+    // Game ends as [time, worker]; a sorted array is enough at these sizes.
+    const running = [];
+    const fill = (w) => {
+      const worker = workers[w];
+      while (worker.queued + worker.playing <= concurrency && rows.length > 0) {
+        worker.queued += rows.shift();
+        claims++;
+      }
+      while (worker.playing < concurrency && worker.queued > 0) {
+        const seconds = GAME_SECONDS[Math.floor(rng.next() * GAME_SECONDS.length)];
+        worker.queued--;
+        worker.playing++;
+        busy += seconds;
+        games++;
+        running.push([now + seconds, w]);
+      }
+    };
+    workers.forEach((_, w) => fill(w));
+    while (running.length > 0) {
+      running.sort((a, b) => a[0] - b[0]);
+      const [end, w] = running.shift();
+      now = end;
+      workers[w].playing--;
+      fill(w);
+    }
+    idle += slots * (now - started) - busy;
+    now += REBUILD_SECONDS;
+  }
+  return { claims: claims / iterations, idle, games, elapsed: now };
+}
+
+function simulateAll() {
+  const seeds = Number(values.seeds);
+  const iterations = Number(values.iterations);
+  const batch = Number(values.batch);
+  const meanSd = (xs, digits) => {
+    const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+    const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
+    return `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
+  };
+  console.log(`game seconds: ${summary(GAME_SECONDS)}; rebuild ${REBUILD_SECONDS} s; workers of -c ${PER_WORKER}; batch_size ${batch}; ${iterations} iterations × ${seeds} seeds\n`);
+  console.log("| slots | games per iteration | rows | claims per iteration | idle share at iteration ends | games per hour |");
+  console.log("| ---: | ---: | --- | ---: | ---: | ---: |");
+  for (const slots of values.slots.split(",").map(Number)) {
+    for (const games of values.games.split(",").map(Number)) {
+      for (const [name, policy] of Object.entries(POLICIES)) {
+        const runs = Array.from({ length: seeds }, (_, seed) => simulate(policy(games, batch, slots), slots, iterations, createRng(`tail-wait:${seed}`)));
+        const idleShare = runs.map((r) => (100 * r.idle) / (slots * r.elapsed));
+        const perHour = runs.map((r) => (3600 * r.games) / r.elapsed);
+        console.log(`| ${slots} | ${games} | ${name} | ${runs[0].claims} | ${meanSd(idleShare, 1)} % | ${meanSd(perHour, 0)} |`);
+      }
+    }
+  }
+}
+
+if (values.measure) await measure(Number(values.measure), values.engine);
+else simulateAll();

@@ -15,8 +15,11 @@
 //
 // GAME_SECONDS: 80 games of minnow against itself (engines/minnow, release build) at 10–30 ms
 // per move (drawn per game), the default adjudication, the project's runner at -c 2, margin
-// 1 s so the loaded machine caused no time forfeits, measured on 2026-11-25 on the 2-core
-// machine shared with other jobs (load average about 7): `node bench/tail-wait.mjs --measure 80`.
+// 1 s so the loaded machine caused no time forfeits (`node bench/tail-wait.mjs --measure 80`),
+// measured on 2026-11-25 on the 2-core machine shared with other jobs, load average 7–9:
+// mean 4.25 s, sd 3.49 s, median 3.13 s, p90 9.29 s, max 18.51 s, 0 to 159 plies. A second
+// measurement at load average 13–20 gave mean 7.23 s, sd 5.70 s: the load stretches every game
+// alike, and the tail depends on the spread relative to the mean (sd/mean 0.82 and 0.79).
 // REBUILD_SECONDS: minnow's idle gap between iterations, 0.44–0.67 s (docs/benchmarks.md,
 // "Tuning run"); a large engine's rebuild is 35 s (rusty-rival), which lowers games per hour
 // for every policy alike and does not change the tail.
@@ -27,7 +30,7 @@ import { parseArgs } from "node:util";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";
 import { createRng } from "../dist/random/rng.js";
 
-const GAME_SECONDS = [];
+const GAME_SECONDS = [0.83,3.28,4.39,2.84,1.21,0.72,2.24,2.63,1.95,1.01,3.13,3.19,4.25,2.11,0.23,3.5,2.6,4.04,0.73,1.8,3.06,1.72,1.3,1.83,4.17,2.14,2.31,2.69,3.01,3.77,4.17,2.82,3.89,2.46,2.04,3.42,3.63,2.84,3.23,2.64,2.05,5.04,1.6,2.55,2.23,2.1,4.92,5.07,9.29,10.92,7.66,17.87,11.79,6.83,5.57,7.72,8.61,9.53,7.08,4.86,8.5,10.14,5.66,8.9,18.51,8.7,9.52,2.15,1.99,4.89,2.59,3.9,0.92,1.85,3.24,0.84,1.75,2.77,2.7,3.51];
 const REBUILD_SECONDS = 0.6;
 const PER_WORKER = 2;
 
@@ -73,10 +76,21 @@ function summary(xs) {
   return `${xs.length} games: mean ${mean.toFixed(2)} s, sd ${sd.toFixed(2)} s, median ${q(0.5)}, p90 ${q(0.9)}, max ${sorted.at(-1)}`;
 }
 
+// Rows per policy, and whether a worker claims while its pending games are ≤ its concurrency
+// (today's worker: one row ahead, to hide the claim) or only when a slot is free (< concurrency).
+// "factoring" is the alternative planBatchSizes was chosen against: rows of half its size.
+const factoring = (games, batch, slots) => {
+  const sizes = [];
+  for (let pairs = games / 2; pairs > 0; pairs -= sizes.at(-1) / 2) sizes.push(2 * Math.min(Math.floor(batch / 2), pairs, Math.ceil(pairs / (2 * slots))));
+  return sizes;
+};
 const POLICIES = {
-  old: (games, batch) => Array.from({ length: Math.ceil(games / batch) }, (_, i) => Math.min(batch, games - i * batch)),
-  new: (games, batch, slots) => planBatchSizes(games, batch, slots),
-  "new, slots unknown": (games, batch) => planBatchSizes(games, batch, 0),
+  old: { rows: (games, batch) => Array.from({ length: Math.ceil(games / batch) }, (_, i) => Math.min(batch, games - i * batch)), ahead: true },
+  new: { rows: (games, batch, slots) => planBatchSizes(games, batch, slots), ahead: true },
+  "factoring (rows of half the new size)": { rows: factoring, ahead: true },
+  "new, slots unknown (0)": { rows: (games, batch) => planBatchSizes(games, batch, 0), ahead: true },
+  "new, claim for a free slot only": { rows: (games, batch, slots) => planBatchSizes(games, batch, slots), ahead: false },
+  "bound: one game per claim, for a free slot": { rows: (games) => Array(games).fill(1), ahead: false },
 };
 
 /**
@@ -84,7 +98,7 @@ const POLICIES = {
  * iteration a slot idles only when every row is claimed and its worker has nothing queued, so all
  * of it is tail wait (slots that got no game at all included).
  */
-function simulate(plan, slots, iterations, rng) {
+function simulate(plan, ahead, slots, iterations, rng) {
   const concurrency = Math.min(PER_WORKER, slots);
   const workers = Array.from({ length: Math.ceil(slots / concurrency) }, () => ({ queued: 0, playing: 0 }));
   let now = 0;
@@ -99,7 +113,7 @@ function simulate(plan, slots, iterations, rng) {
     const running = [];
     const fill = (w) => {
       const worker = workers[w];
-      while (worker.queued + worker.playing <= concurrency && rows.length > 0) {
+      while (worker.queued + worker.playing < concurrency + (ahead ? 1 : 0) && rows.length > 0) {
         worker.queued += rows.shift();
         claims++;
       }
@@ -140,8 +154,8 @@ function simulateAll() {
   console.log("| ---: | ---: | --- | ---: | ---: | ---: |");
   for (const slots of values.slots.split(",").map(Number)) {
     for (const games of values.games.split(",").map(Number)) {
-      for (const [name, policy] of Object.entries(POLICIES)) {
-        const runs = Array.from({ length: seeds }, (_, seed) => simulate(policy(games, batch, slots), slots, iterations, createRng(`tail-wait:${seed}`)));
+      for (const [name, { rows, ahead }] of Object.entries(POLICIES)) {
+        const runs = Array.from({ length: seeds }, (_, seed) => simulate(rows(games, batch, slots), ahead, slots, iterations, createRng(`tail-wait:${seed}`)));
         const idleShare = runs.map((r) => (100 * r.idle) / (slots * r.elapsed));
         const perHour = runs.map((r) => (3600 * r.games) / r.elapsed);
         console.log(`| ${slots} | ${games} | ${name} | ${runs[0].claims} | ${meanSd(idleShare, 1)} % | ${meanSd(perHour, 0)} |`);

@@ -1,9 +1,10 @@
 /**
  * The sizes of an iteration's batch rows, in the order workers claim them (docs/tail-wait.md).
- * Full `batchSize` rows while much of the iteration is left, then rows of about half the
- * remaining games spread over the game slots ("factoring", Hummel, Schonberg & Flynn 1992):
- * the last rows are small, so the iteration's last games run on many slots at once instead
- * of one slot playing a whole batch while the others idle. Measured in bench/tail-wait.mjs.
+ * Full `batchSize` rows while much of the iteration is left, then rows of the remaining games
+ * shared out over the game slots (guided self-scheduling, Polychronopoulos & Kuck 1987): the
+ * last rows are small, so the iteration's last games run on many slots at once instead of one
+ * worker playing a whole batch while the others idle. bench/tail-wait.mjs measured it against
+ * rows of half that ("factoring"): the same idle share with fewer claims.
  */
 
 /** Assumed game slots when the master has seen no worker: one worker at -c 2 (the rows still shrink at the very end). */
@@ -14,7 +15,7 @@ export const UNKNOWN_SLOTS = 2;
  * at least 2 and at most `batchSize`, summing to `targetGames`. `workers` is the number of game
  * slots the master sees: the sum of the concurrency of the workers alive within a lease (a
  * worker at -c N plays N games at once and claims rows until its slots are busy); 0 when
- * unknown. Each row is ⌈remaining pairs / (2·slots)⌉ pairs, at most batchSize / 2.
+ * unknown. Each row is ⌈remaining pairs / slots⌉ pairs, at most batchSize / 2.
  */
 export function planBatchSizes(targetGames: number, batchSize: number, workers: number): number[] {
   if (!Number.isInteger(targetGames) || targetGames < 0 || targetGames % 2 !== 0) throw new RangeError(`targetGames must be an even count of games, not ${targetGames}`);
@@ -24,7 +25,7 @@ export function planBatchSizes(targetGames: number, batchSize: number, workers: 
   const maxPairs = Math.floor(batchSize / 2);
   const sizes: number[] = [];
   for (let pairsLeft = targetGames / 2; pairsLeft > 0; ) {
-    const pairs = Math.min(maxPairs, pairsLeft, Math.ceil(pairsLeft / (2 * slots)));
+    const pairs = Math.min(maxPairs, pairsLeft, Math.ceil(pairsLeft / slots));
     sizes.push(2 * pairs);
     pairsLeft -= pairs;
   }

@@ -24,18 +24,20 @@ describe("planBatchSizes", () => {
       for (const workers of [1, 2, 8, 64]) {
         const sizes = planBatchSizes(target, 8, workers);
         expect(sizes.length).toBeLessThanOrEqual(target / 2);
-        // While at least 2·slots full rows remain, a row is a full batch.
-        const fullRows = Math.max(0, Math.floor((target - 2 * workers * 8) / 8));
+        // While a full row for every slot remains, a row is a full batch.
+        const fullRows = target >= 8 * workers ? Math.floor((target - 8 * workers) / 8) + 1 : 0;
         expect(sizes.slice(0, fullRows).every((s) => s === 8)).toBe(true);
       }
     }
   });
 
   it("gives exact plans: shrinking at the end, small rows for many slots", () => {
-    expect(planBatchSizes(64, 8, 2)).toEqual([8, 8, 8, 8, 8, 6, 6, 4, 2, 2, 2, 2]);
-    expect(planBatchSizes(16, 8, 2)).toEqual([4, 4, 2, 2, 2, 2]);
+    expect(planBatchSizes(64, 8, 2)).toEqual([8, 8, 8, 8, 8, 8, 8, 4, 2, 2]);
+    expect(planBatchSizes(64, 8, 8)).toEqual([8, 8, 6, 6, 6, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2]);
+    expect(planBatchSizes(16, 8, 2)).toEqual([8, 4, 2, 2]);
     expect(planBatchSizes(64, 8, 64)).toEqual(Array<number>(32).fill(2));
-    expect(planBatchSizes(8, 8, 1)).toEqual([4, 2, 2]);
+    // One slot has no tail to spread.
+    expect(planBatchSizes(64, 8, 1)).toEqual(Array<number>(8).fill(8));
     expect(planBatchSizes(0, 8, 4)).toEqual([]);
   });
 

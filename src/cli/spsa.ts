@@ -54,7 +54,8 @@ export function buildSpsaProgram(): Command {
     .option("--model <file>", "TOML with per-parameter optimum, loss_elo, loss_steps")
     .option("--no-anchors", "leave out the fishtest and seed-design comparisons")
     .option("--svg <file>", "also write the chart as SVG")
-    .action(async (opts: { params: string; games?: number; seeds: number; drawRate: number; lossElo: number; lossSteps: number; offset?: number; model?: string; anchors: boolean; svg?: string }) => {
+    .option("--reference <ref>", "also your config in reference mode: θ+ and θ− each against θ₀ (start) or an engine ELO stronger than θ₀ (negative: weaker)")
+    .action(async (opts: { params: string; games?: number; seeds: number; drawRate: number; lossElo: number; lossSteps: number; offset?: number; model?: string; anchors: boolean; svg?: string; reference?: string }) => {
       const { simulateCommand } = await import("../commands/simulate.js");
       await simulateCommand({ config: config(), ...opts });
     });

@@ -3,9 +3,11 @@ import { loadParams } from "../config/params.js";
 import { readTomlFile } from "../config/toml-file.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
 import { InputError } from "../errors.js";
+import { DEFAULT_ELO_CAP } from "../spsa/math.js";
 import { simulateSeeds, type Summary } from "../simulate/aggregate.js";
 import { svgChart, terminalChart } from "../simulate/chart.js";
 import { distanceTable, eloLeftTable } from "../simulate/report.js";
+import { describeReference, referencePlay, type Reference } from "../simulate/reference-mode.js";
 import { fishtestTuner, masterTuner, seedTuner, type Tuner } from "../simulate/tuners.js";
 import { parseModelFile, userProblem, type ModelOptions } from "../simulate/user-model.js";
 import { DEFAULT_CONFIG_FILE } from "./database-options.js";
@@ -26,6 +28,8 @@ export interface SimulateCommandOptions {
   /** Also run the fishtest and seed-design anchors. */
   anchors?: boolean;
   svg?: string;
+  /** Also your config in reference mode: "start" (θ₀) or the reference's Elo over θ₀. */
+  reference?: string;
   out?: (text: string) => void;
 }
 
@@ -60,7 +64,13 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
   if (!(model.drawRate >= 0 && model.drawRate < 1)) throw new InputError("--draw-rate", `must be in [0, 1), got ${model.drawRate}`);
 
   const gainsFor = (maxIterations: number) => spsaMathConfig({ ...config.spsa, maxIterations }, perIteration);
-  const tuners: Tuner[] = [masterTuner(`your config (${describeGains(config.spsa)}, ${perIteration} games/iteration)`, gainsFor, perIteration, config.spsa.averageTail)];
+  const yours = `your config (${describeGains(config.spsa)}, ${perIteration} games/iteration)`;
+  const tuners: Tuner[] = [masterTuner(yours, gainsFor, perIteration, config.spsa.averageTail)];
+  const reference = options.reference === undefined ? undefined : parseReference(options.reference);
+  if (reference) {
+    const play = referencePlay(reference, gainsFor(iterations).eloCap ?? DEFAULT_ELO_CAP);
+    tuners.push(masterTuner(`your config in reference mode (${describeReference(reference)})`, gainsFor, perIteration, config.spsa.averageTail, undefined, play));
+  }
   if (options.anchors ?? true) tuners.push(fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: config.games.batchSize }), seedTuner());
   const summaries = tuners.map((tuner) => simulateSeeds(tuner, (seed) => userProblem(params, model, seed), iterations * perIteration, seeds));
 
@@ -74,16 +84,24 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
   out(eloLeftTable(summaries));
   out("");
   out(terminalChart(summaries));
-  const [yours] = summaries;
-  if (yours) {
+  const [first] = summaries;
+  if (first) {
     out("");
-    out(distanceTable(yours));
+    out(distanceTable(first));
   }
   if (options.svg) {
     writeFileAtomic(options.svg, svgChart(summaries, `Elo left, ${params.length} parameters of ${paramsFile}, ${seeds} seeds`), { mode: 0o644 });
     out(`\nchart written to ${options.svg}`);
   }
   return { games: iterations * perIteration, iterations, summaries };
+}
+
+/** "start", or the reference's Elo over θ₀ (a number; negative for a weaker engine). */
+function parseReference(text: string): Reference {
+  if (text === "start") return { kind: "start" };
+  const elo = Number(text);
+  if (text.trim() === "" || !Number.isFinite(elo)) throw new InputError("--reference", `must be "start" or an Elo over θ₀ (e.g. 100 or -100), got "${text}"`);
+  return { kind: "fixed", elo };
 }
 
 function positive(flag: string, value: number): number {

@@ -1,5 +1,17 @@
-import type { IterationResult } from "../spsa/math.js";
+import type { IterationResult, Values } from "../spsa/math.js";
 import type { Rng } from "../random/rng.js";
+import { eloBetween } from "./engine-model.js";
+import type { Problem } from "./tuners.js";
+
+/**
+ * How an iteration's games are played, as the master's update sees them: a plus-vs-minus
+ * result (plus's wins, minus's wins, draws). The default is plusVsMinus; reference mode is in
+ * reference-mode.ts.
+ */
+export type IterationPlay = (problem: Problem, plus: Values, minus: Values, games: number, rng: Rng) => IterationResult;
+
+/** Every game is θ+ against θ−. */
+export const plusVsMinus: IterationPlay = (problem, plus, minus, games, rng) => playGames(eloBetween(problem.model, plus, minus), games, problem.drawRate, rng);
 
 /**
  * Games between two engines whose true Elo difference is known: the expected score is the

@@ -4,7 +4,7 @@ import { stepScales, type MeasuredIteration } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, type ReportedBatch } from "../uci-tune/batch-math.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
-import { playGames } from "./game-model.js";
+import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
 
 /** A completed iteration as a study of other adaptations sees it: also each parameter's gradient. */
 export type StudiedIteration = MeasuredIteration & { gradient: Values };
@@ -39,7 +39,8 @@ export interface Tuner {
  * the trajectory of base θ for the self-correcting schedule and momentum). The budget's number
  * of iterations is the run's max_iterations, as a user would set it; `gainsFor` gives the
  * math's config for it, whose adaptive gains (or `scalesFor`, for a study) scale each step. With `averageTail`, the final values (the trace's last point) are the
- * master's final output: θ averaged over that share of the last iterations.
+ * master's final output: θ averaged over that share of the last iterations. `play` plays an
+ * iteration's games (reference mode: src/simulate/reference-mode.ts).
  */
 export function masterTuner(
   name: string,
@@ -47,6 +48,7 @@ export function masterTuner(
   gamesPerIteration: number,
   averageTail = 0,
   scalesFor?: StepScales,
+  play: IterationPlay = plusVsMinus,
 ): Tuner {
   return {
     name,
@@ -64,7 +66,7 @@ export function masterTuner(
       for (let k = 1; k <= iterations; k++) {
         const perturbation = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
         const played = scales ? { ...perturbation, scale: scales(history, names, iterations) } : perturbation;
-        const result = playGames(eloBetween(problem.model, played.plus, played.minus), gamesPerIteration, problem.drawRate, gameRng);
+        const result = play(problem, played.plus, played.minus, gamesPerIteration, gameRng);
         const { newValues, elo, gradient } = update(params, played, result, cfg, previousMove(trajectory, k));
         if (scales) history.push({ elo, result, gradient });
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));

@@ -1,0 +1,49 @@
+import { eloNoiseVariance } from "../spsa/adaptive.js";
+import { measuredElo, type IterationResult, type Values } from "../spsa/math.js";
+import { eloLeft } from "./engine-model.js";
+import { playGames, type IterationPlay } from "./game-model.js";
+
+/**
+ * The reference engine of a reference-mode run: θ₀ as built ("start"), or an engine `elo`
+ * stronger (positive) or weaker than θ₀, fixed for the whole run.
+ */
+export type Reference = { kind: "start" } | { kind: "fixed"; elo: number };
+
+export function describeReference(reference: Reference): string {
+  if (reference.kind === "start") return "reference θ₀";
+  return `reference ${Math.abs(reference.elo)} Elo ${reference.elo >= 0 ? "stronger" : "weaker"} than θ₀`;
+}
+
+/**
+ * Reference mode at equal games: of an iteration's games, half are θ+ against the reference and
+ * half θ− against it (a game pair is one game of each), drawn from the same logistic model with
+ * draws. The Elo the update sees is Elo(θ+ vs ref) − Elo(θ− vs ref), each measured as
+ * measuredElo measures a score, and its noise is the sum of their noises. The master's update
+ * and adaptive gains read Elo and noise from a plus-vs-minus result, so this returns the
+ * plus-vs-minus result with the same Elo and the same noise (see equivalentResult).
+ */
+export function referencePlay(reference: Reference, eloCap: number): IterationPlay {
+  return (problem, plus, minus, games, rng) => {
+    const start = Object.fromEntries(problem.params.map((p) => [p.name, p.value]));
+    // Strength is −(Elo left); the reference is θ₀'s strength plus its offset.
+    const referenceStrength = -eloLeft(problem.model, start) + (reference.kind === "fixed" ? reference.elo : 0);
+    const against = (values: Values, count: number) => playGames(-eloLeft(problem.model, values) - referenceStrength, count, problem.drawRate, rng);
+    const half = games / 2;
+    const plusGames = Math.ceil(half);
+    const plusResult = against(plus, plusGames);
+    const minusResult = against(minus, games - plusGames);
+    const elo = measuredElo(plusResult, eloCap).elo - measuredElo(minusResult, eloCap).elo;
+    return equivalentResult(elo, eloNoiseVariance(plusResult) + eloNoiseVariance(minusResult));
+  };
+}
+
+/**
+ * A plus-vs-minus result (fractional counts, no draws) whose measured Elo is `elo` and whose
+ * eloNoiseVariance is `noise`: with score s and no draws the noise is (400/ln 10)² / (n·s·(1 − s)),
+ * which gives the count n.
+ */
+export function equivalentResult(elo: number, noise: number): IterationResult {
+  const score = 1 / (1 + 10 ** (-elo / 400));
+  const games = (400 / Math.LN10) ** 2 / (noise * score * (1 - score));
+  return { plusWins: score * games, minusWins: (1 - score) * games, draws: 0 };
+}

@@ -7,9 +7,9 @@
 //   3. Runs a real tuning run from the detuned values with the repository's default SPSA
 //      settings (config.toml's [spsa] section): `spsa master` and a `compete --spsa -c 2`
 //      worker on the embedded database (or DATABASE_URL), --iterations × --games games.
-//   4. `spsa verify` of the run (tuned θ against its start, through the run's worker), a match
-//      of tuned against default and one of tuned against detuned; prints the Elo recovered and,
-//      with --subset, how far the untouched parameters ended from their defaults.
+//   4. `spsa verify` of the run (tuned θ against its start, the detuned values, through the run's
+//      worker) and a match of tuned against default; prints the Elo recovered as a share of the gap
+//      both ways and, with --subset, how far the untouched parameters ended from their defaults.
 //   node bench/tune-recovery.mjs [--steps 3] [--iterations 60] [--games 64] [--timelow 0.01]
 //     [--timehigh 0.03] [--nodes N] [--match-games 600] [--seed recovery-1] [--margin 300] [--r-end R]
 //     [--subset N] [-c 2]
@@ -146,12 +146,15 @@ if (untouched.length > 0) {
   log(`untouched parameters: ${untouched.filter((u) => u.steps <= 1).length} of ${untouched.length} within 1 step of their default; the farthest ${worst.name} ${worst.steps.toFixed(2)} steps`);
 }
 
-// 4. Tuned against default and against detuned.
+// 4. Tuned against default (the verification above was tuned against detuned).
 const [tunedEngine] = await build("end", Object.fromEntries(tunedParams.map((p) => [p.name, builtValue(p)])), defaults);
 const vsDefault = match(tunedEngine, defaultEngine, "tuned vs default");
-const vsDetuned = match(tunedEngine, detunedEngine, "tuned vs detuned");
-const recovered = vsDetuned.elo / gap.elo;
-// Error of a ratio: both matches' errors, combined to first order.
-const recoveredError = Math.abs(recovered) * Math.sqrt((vsDetuned.error / vsDetuned.elo) ** 2 + (gap.error / gap.elo) ** 2);
-log(`gap ${gap.elo.toFixed(1)} ± ${gap.error.toFixed(1)} Elo; recovered ${vsDetuned.elo.toFixed(1)} ± ${vsDetuned.error.toFixed(1)} Elo = ${(100 * recovered).toFixed(0)} ± ${(100 * recoveredError).toFixed(0)} % of the gap; tuned vs default ${vsDefault.elo.toFixed(1)} ± ${vsDefault.error.toFixed(1)}`);
+// Share of the gap, two ways: what the run gained over its start, and what is left to the default (1 + tuned vs default / gap).
+// Errors of a ratio: both matches' errors, combined to first order.
+const share = (elo, error) => ({ value: elo / gap.elo, error: Math.sqrt(error ** 2 + ((elo / gap.elo) * gap.error) ** 2) / Math.abs(gap.elo) });
+const gained = share(verified.elo, verified.error);
+const left = share(-vsDefault.elo, vsDefault.error);
+const percent = (x) => `${(100 * x.value).toFixed(0)} ± ${(100 * x.error).toFixed(0)} %`;
+log(`gap ${gap.elo.toFixed(1)} ± ${gap.error.toFixed(1)} Elo; recovered (spsa verify) ${verified.elo.toFixed(1)} ± ${verified.error.toFixed(1)} Elo = ${percent(gained)} of the gap; ` +
+  `tuned vs default ${vsDefault.elo.toFixed(1)} ± ${vsDefault.error.toFixed(1)} Elo = ${(100 * (1 - left.value)).toFixed(0)} ± ${(100 * left.error).toFixed(0)} % of the gap recovered`);
 log(`files in ${dir}`);

@@ -119,7 +119,8 @@ export function fitLossModel(input: FitInput): FittedModel {
     parameters: p,
     iterations: data.elo.length,
     games: data.games,
-    bounded: !edge(best.i, best.j),
+    // The slope at its lower edge is a run with nothing to gain, a fit all the same; κ at an edge is no fit.
+    bounded: best.i > 0 && best.i < cells - 1,
     slope: profile(0, 1, LN_MIN),
     curvature: profile(1, 0, LN_MIN),
     // S = g / κ: ln S = (j − i)·step; Elo left = p·g²/κ: ln = ln p + ln κ_min + (2j − i)·step.

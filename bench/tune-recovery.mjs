@@ -7,15 +7,23 @@
 //   3. Runs a real tuning run from the detuned values with the repository's default SPSA
 //      settings (config.toml's [spsa] section): `spsa master` and a `compete --spsa -c 2`
 //      worker on the embedded database (or DATABASE_URL), --iterations × --games games.
-//   4. Matches tuned against default and tuned against detuned, and prints the Elo recovered
-//      and, with --subset, how far the untouched parameters ended from their defaults.
+//   4. `spsa verify` of the run (tuned θ against its start, the detuned values, through the run's
+//      worker) and a match of tuned against default; prints the Elo recovered as a share of the gap
+//      both ways and, with --subset, how far the untouched parameters ended from their defaults.
 //   node bench/tune-recovery.mjs [--steps 3] [--iterations 60] [--games 64] [--timelow 0.01]
-//     [--timehigh 0.03] [--match-games 600] [--seed recovery-1] [--margin 300] [--r-end R] [--subset N]
+//     [--timehigh 0.03] [--nodes N] [--match-games 600] [--seed recovery-1] [--margin 300] [--r-end R]
+//     [--subset N] [-c 2]
+// --nodes N plays every game of the run, the matches and the verification at N nodes per move
+// instead of a time per move: the result then does not depend on how busy the machine is.
+// -c: games at once, in the worker and in each match.
+// Without DATABASE_URL the script starts its own embedded Postgres ($SPSA_HOME in its temp
+// folder: its own data folder, free port and socket) and stops it at the end, so two runs of
+// the script, or a run and the tests, never share a database.
 // --r-end replaces config.toml's r_end, e.g. with the one `spsa simulate` picks for this
 // engine's measured gap and the run's budget.
 // The margin (ms a move may overrun) is generous so that a busy machine does not turn the
 // comparison into a count of time forfeits; the forfeits are printed with each match.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +43,8 @@ const { values: opts } = parseArgs({
     games: { type: "string", default: "64" },
     timelow: { type: "string", default: "0.01" },
     timehigh: { type: "string", default: "0.03" },
+    nodes: { type: "string" },
+    concurrency: { type: "string", short: "c", default: "2" },
     "match-games": { type: "string", default: "600" },
     seed: { type: "string", default: "recovery-1" },
     margin: { type: "string", default: "300" },
@@ -44,6 +54,15 @@ const { values: opts } = parseArgs({
 });
 const root = new URL("..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "spsa-recovery-"));
+const ownDatabase = process.env.DATABASE_URL === undefined;
+// Every child (master, worker, verify) sees it; this process opens no database itself.
+if (ownDatabase) process.env.SPSA_HOME = join(dir, "home");
+// The worker and the server outlive this script unless stopped: stopped however it ends.
+const workers = [];
+process.on("exit", () => {
+  for (const child of workers) child.kill("SIGTERM");
+  if (ownDatabase) spawnSync("node", [join(root, "bin/spsa.js"), "db", "stop"], { stdio: "ignore" });
+});
 const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 60000).toFixed(1)} min`;
 const log = (line) => console.log(`[${elapsed()}] ${line}`);
@@ -67,26 +86,34 @@ writeFileSync(paramsFile, updateParamValues(readFileSync(join(root, "params.toml
 const configFile = join(dir, "config.toml");
 const spsaSection = readFileSync(join(root, "config.toml"), "utf8").match(/\[spsa\][\s\S]*?(?=\n\[)/)[0].replace(/max_iterations = \d+/, `max_iterations = ${opts.iterations}`)
   .replace(/r_end = [\d.]+/, (line) => (opts["r-end"] === undefined ? line : `r_end = ${opts["r-end"]}`));
-writeFileSync(configFile, `[time_control]\ntimelow = ${opts.timelow}\ntimehigh = ${opts.timehigh}\nmargin_ms = ${opts.margin}\n` +
+const timeControl = opts.nodes === undefined ? `timelow = ${opts.timelow}\ntimehigh = ${opts.timehigh}\n` : `nodes = ${opts.nodes}\n`;
+const limitFlags = opts.nodes === undefined ? ["--timelow", opts.timelow, "--timehigh", opts.timehigh] : ["--nodes", opts.nodes];
+writeFileSync(configFile, `[time_control]\n${timeControl}margin_ms = ${opts.margin}\n` +
   `[games]\ngames_per_iteration = ${opts.games}\nbatch_size = 8\n${spsaSection}\n` +
   `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`);
 const config = loadConfig(configFile);
 log(`[spsa] ${spsaSection.split("\n").filter((l) => /^(c_end|r_end|max_iterations|adapt|adapt_window|adapt_floor) /.test(l)).map((l) => l.replace(/\s*#.*/, "")).join(", ")}`);
+log(`moves at ${opts.nodes === undefined ? `${opts.timelow}–${opts.timehigh} s` : `${opts.nodes} nodes`}, ${opts.concurrency} games at once, database ${ownDatabase ? `embedded in ${process.env.SPSA_HOME}` : "DATABASE_URL"}`);
 log(`detuned by ${opts.steps} steps: ${params.map((p) => `${p.name} ${defaults[p.name]} → ${detuned[p.name]}`).join(", ")}`);
 
 const build = async (label, plus, minus) => {
   const built = await buildVariants({ build: config.build, params, values: { plus, minus }, destination: (variant, binary) => join(dir, label, variant, binary) });
   return [built.plus.path, built.minus.path];
 };
+const eloOf = (out) => {
+  // The last one: progress lines before the summary may hold "± inf".
+  const [, elo, error] = [...out.matchAll(/Elo ([+-][\d.]+|[+-]inf) ± ([\d.]+|inf) \(95%\)/g)].at(-1) ?? [];
+  return { elo: Number(elo), error: Number(error) };
+};
 const match = (a, b, label) => {
-  const out = execFileSync("node", [join(root, "bin/compete.js"), a, b, "-g", opts["match-games"], "-c", "2", "--timelow", opts.timelow,
-    "--timehigh", opts.timehigh, "--margin", opts.margin, "--seed", `${opts.seed}:${label}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-  const [, elo, error] = out.match(/Elo ([+-][\d.]+|[+-]inf) ± ([\d.]+|inf) \(95%\)/) ?? [];
+  const out = execFileSync("node", [join(root, "bin/compete.js"), a, b, "-g", opts["match-games"], "-c", opts.concurrency, ...limitFlags,
+    "--margin", opts.margin, "--seed", `${opts.seed}:${label}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  const { elo, error } = eloOf(out);
   const lines = out.split("\n");
   const faultsAt = lines.findIndex((l) => l.startsWith("faults"));
   const faults = lines.slice(faultsAt, faultsAt + 3).map((l) => l.trim().replace(/\s+/g, " ")).join("; ");
   log(`${label}: Elo ${elo} ± ${error} (${out.split("\n")[0]}) ${faults}`);
-  return { elo: Number(elo), error: Number(error) };
+  return { elo, error };
 };
 
 // 2. The gap.
@@ -95,13 +122,21 @@ const gap = match(defaultEngine, detunedEngine, "default vs detuned");
 
 // 3. The tuning run.
 const name = `recovery-${Date.now()}`;
-const worker = spawn("node", [join(root, "bin/compete.js"), "--spsa", "-c", "2", "--config", configFile, "--name", `${name}-worker`], { stdio: "ignore" });
+const worker = spawn("node", [join(root, "bin/compete.js"), "--spsa", "-c", opts.concurrency, "--config", configFile, "--name", `${name}-worker`], { stdio: "ignore" });
+workers.push(worker);
 const tuneStart = performance.now();
 execFileSync("node", [join(root, "bin/spsa.js"), "--config", configFile, "master", "--params", paramsFile, "--name", name, "--seed", opts.seed], { stdio: ["ignore", "ignore", "ignore"] });
-worker.kill("SIGTERM");
 const tunedParams = loadParams(paramsFile);
 const tuned = Object.fromEntries(tunedParams.map((p) => [p.name, p.value]));
 log(`tuning run "${name}": ${Number(opts.iterations) * Number(opts.games)} games in ${((performance.now() - tuneStart) / 60000).toFixed(1)} min`);
+// The run's own verification, played by its worker (verify logs to stderr).
+const verifying = spawnSync("node", [join(root, "bin/spsa.js"), "--config", configFile, "verify", "--params", paramsFile, "--name", name,
+  "--games", opts["match-games"], ...limitFlags], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+if (verifying.status !== 0) throw new Error(`spsa verify failed: ${verifying.stderr}`);
+const verifyOut = verifying.stderr;
+const verified = eloOf(verifyOut);
+log(`spsa verify (tuned vs start): Elo ${verified.elo} ± ${verified.error} (${verifyOut.trim().split("\n").filter((l) => l.startsWith("games ")).at(-1)})`);
+worker.kill("SIGTERM");
 log(`tuned: ${params.map((p) => `${p.name} ${detuned[p.name]} → ${Number(tuned[p.name].toPrecision(4))} (default ${defaults[p.name]})`).join(", ")}`);
 const stepsOff = (values) => params.reduce((s, p) => s + Math.abs(values[p.name] - defaults[p.name]) / p.step, 0) / params.length;
 log(`mean distance to the defaults: detuned ${stepsOff(detuned).toFixed(2)} steps, tuned ${stepsOff(tuned).toFixed(2)} steps`);
@@ -111,12 +146,15 @@ if (untouched.length > 0) {
   log(`untouched parameters: ${untouched.filter((u) => u.steps <= 1).length} of ${untouched.length} within 1 step of their default; the farthest ${worst.name} ${worst.steps.toFixed(2)} steps`);
 }
 
-// 4. Tuned against default and against detuned.
+// 4. Tuned against default (the verification above was tuned against detuned).
 const [tunedEngine] = await build("end", Object.fromEntries(tunedParams.map((p) => [p.name, builtValue(p)])), defaults);
 const vsDefault = match(tunedEngine, defaultEngine, "tuned vs default");
-const vsDetuned = match(tunedEngine, detunedEngine, "tuned vs detuned");
-const recovered = vsDetuned.elo / gap.elo;
-// Error of a ratio: both matches' errors, combined to first order.
-const recoveredError = Math.abs(recovered) * Math.sqrt((vsDetuned.error / vsDetuned.elo) ** 2 + (gap.error / gap.elo) ** 2);
-log(`gap ${gap.elo.toFixed(1)} ± ${gap.error.toFixed(1)} Elo; recovered ${vsDetuned.elo.toFixed(1)} ± ${vsDetuned.error.toFixed(1)} Elo = ${(100 * recovered).toFixed(0)} ± ${(100 * recoveredError).toFixed(0)} % of the gap; tuned vs default ${vsDefault.elo.toFixed(1)} ± ${vsDefault.error.toFixed(1)}`);
+// Share of the gap, two ways: what the run gained over its start, and what is left to the default (1 + tuned vs default / gap).
+// Errors of a ratio: both matches' errors, combined to first order.
+const share = (elo, error) => ({ value: elo / gap.elo, error: Math.sqrt(error ** 2 + ((elo / gap.elo) * gap.error) ** 2) / Math.abs(gap.elo) });
+const gained = share(verified.elo, verified.error);
+const left = share(-vsDefault.elo, vsDefault.error);
+const percent = (x) => `${(100 * x.value).toFixed(0)} ± ${(100 * x.error).toFixed(0)} %`;
+log(`gap ${gap.elo.toFixed(1)} ± ${gap.error.toFixed(1)} Elo; recovered (spsa verify) ${verified.elo.toFixed(1)} ± ${verified.error.toFixed(1)} Elo = ${percent(gained)} of the gap; ` +
+  `tuned vs default ${vsDefault.elo.toFixed(1)} ± ${vsDefault.error.toFixed(1)} Elo = ${(100 * (1 - left.value)).toFixed(0)} ± ${(100 * left.error).toFixed(0)} % of the gap recovered`);
 log(`files in ${dir}`);

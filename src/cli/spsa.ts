@@ -52,10 +52,14 @@ export function buildSpsaProgram(): Command {
     .option("--loss-steps <steps>", "see --loss-elo", parseNumber, 4)
     .option("--offset <steps>", "put each optimum this many steps from the current value (default: uniform in the bounds)", parseNumber)
     .option("--model <file>", "TOML with per-parameter optimum, loss_elo, loss_steps")
+    .addOption(
+      new Option("--from-run <name>", "fit --loss-elo, --offset and --draw-rate to this run's recorded iterations, print the fit, and simulate with it")
+        .conflicts(["lossElo", "lossSteps", "offset", "drawRate"]),
+    )
     .option("--no-anchors", "leave out the fishtest and seed-design comparisons")
     .option("--svg <file>", "also write the chart as SVG")
     .option("--reference <ref>", "also your config in reference mode: θ+ and θ− each against θ₀ (start) or an engine ELO stronger than θ₀ (negative: weaker)")
-    .action(async (opts: { params: string; games?: number; seeds: number; drawRate: number; lossElo: number; lossSteps: number; offset?: number; model?: string; anchors: boolean; svg?: string; reference?: string }) => {
+    .action(async (opts: { params: string; games?: number; seeds: number; drawRate: number; lossElo: number; lossSteps: number; offset?: number; model?: string; fromRun?: string; anchors: boolean; svg?: string; reference?: string }) => {
       const { simulateCommand } = await import("../commands/simulate.js");
       await simulateCommand({ config: config(), ...opts });
     });

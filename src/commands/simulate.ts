@@ -1,5 +1,10 @@
 import { loadConfig, spsaMathConfig, type SpsaConfig } from "../config/config.js";
-import { loadParams } from "../config/params.js";
+import { loadParams, type Param } from "../config/params.js";
+import { openDatabase } from "../db/connection.js";
+import { readPlayedIterations } from "../db/iterations.js";
+import { fitLossModel, type FittedModel } from "../simulate/fit-model.js";
+import { fitReport, simulateFlags } from "../simulate/fit-report.js";
+import { requireRun } from "../status/run-lookup.js";
 import { readTomlFile } from "../config/toml-file.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
 import { InputError } from "../errors.js";
@@ -10,7 +15,7 @@ import { distanceTable, eloLeftTable } from "../simulate/report.js";
 import { describeReference, referencePlay, type Reference } from "../simulate/reference-mode.js";
 import { fishtestTuner, masterTuner, seedTuner, type Tuner } from "../simulate/tuners.js";
 import { parseModelFile, userProblem, type ModelOptions } from "../simulate/user-model.js";
-import { DEFAULT_CONFIG_FILE } from "./database-options.js";
+import { databaseOptionsFrom, DEFAULT_CONFIG_FILE } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 
 export interface SimulateCommandOptions {
@@ -25,6 +30,8 @@ export interface SimulateCommandOptions {
   offset?: number;
   /** TOML file with per-parameter optimum, loss_elo, loss_steps. */
   model?: string;
+  /** Fit the loss model (loss_elo, offset, draw rate) to this run's recorded iterations instead. */
+  fromRun?: string;
   /** Also run the fishtest and seed-design anchors. */
   anchors?: boolean;
   svg?: string;
@@ -37,6 +44,8 @@ export interface SimulateResult {
   games: number;
   iterations: number;
   summaries: Summary[];
+  /** With fromRun: the fitted model. */
+  fit?: FittedModel;
 }
 
 /**
@@ -54,11 +63,20 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
   if (iterations < 1) throw new InputError("--games", `must be at least games_per_iteration (${perIteration}), got ${games}`);
   const seeds = options.seeds ?? 8;
   if (!Number.isInteger(seeds) || seeds < 1) throw new InputError("--seeds", `must be a positive integer, got ${seeds}`);
+  let fit: FittedModel | undefined;
+  if (options.fromRun !== undefined) {
+    fit = await fitRun(options.config, options.fromRun, params);
+    const extra = `${paramsFile === DEFAULT_PARAMS_FILE ? "" : ` --params ${paramsFile}`}${options.config === undefined ? "" : ` --config ${options.config}`}`;
+    out(fitReport(options.fromRun, fit, extra));
+    if (!fit.bounded) return { games: 0, iterations: 0, summaries: [], fit };
+    out("");
+  }
+  const fitted = fit && simulateFlags(fit, fit.offsetAtEnd);
   const model: ModelOptions = {
-    lossElo: positive("--loss-elo", options.lossElo ?? 5),
-    lossSteps: positive("--loss-steps", options.lossSteps ?? 4),
-    offsetSteps: options.offset,
-    drawRate: options.drawRate ?? 0.4,
+    lossElo: positive("--loss-elo", fitted?.lossElo ?? options.lossElo ?? 5),
+    lossSteps: positive("--loss-steps", fitted?.lossSteps ?? options.lossSteps ?? 4),
+    offsetSteps: fitted?.offset ?? options.offset,
+    drawRate: fitted?.drawRate ?? options.drawRate ?? 0.4,
     overrides: options.model ? parseModelFile(readTomlFile(options.model), params) : {},
   };
   if (!(model.drawRate >= 0 && model.drawRate < 1)) throw new InputError("--draw-rate", `must be in [0, 1), got ${model.drawRate}`);
@@ -93,7 +111,27 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
     writeFileAtomic(options.svg, svgChart(summaries, `Elo left, ${params.length} parameters of ${paramsFile}, ${seeds} seeds`), { mode: 0o644 });
     out(`\nchart written to ${options.svg}`);
   }
-  return { games: iterations * perIteration, iterations, summaries };
+  return { games: iterations * perIteration, iterations, summaries, ...(fit && { fit }) };
+}
+
+/** The loss model fitted to a run's completed iterations; its parameters' steps and types from the parameters file. */
+async function fitRun(configFile: string | undefined, runName: string, params: readonly Param[]): Promise<FittedModel> {
+  const database = await openDatabase(databaseOptionsFrom(configFile));
+  try {
+    const run = await requireRun(database.sql, runName);
+    const played = await readPlayedIterations(database.sql, run.id);
+    const missing = Object.keys(played.start).filter((name) => !params.some((p) => p.name === name));
+    if (missing.length > 0) throw new InputError("--params", `has no parameter ${missing.join(", ")} of run "${runName}": give the parameters file the run was started with`);
+    if (played.iterations.length < 2) throw new InputError("--from-run", `run "${runName}" has ${played.iterations.length} completed iteration(s); a fit needs at least 2`);
+    return fitLossModel({
+      params: params.filter((p) => p.name in played.start),
+      start: played.start,
+      end: played.current,
+      iterations: played.iterations.map((it) => ({ plus: it.plus, minus: it.minus, elo: it.elo, result: { plusWins: it.plusWins, minusWins: it.minusWins, draws: it.draws } })),
+    });
+  } finally {
+    await database.close();
+  }
 }
 
 /** "start", or the reference's Elo over θ₀ (a number; negative for a weaker engine). */

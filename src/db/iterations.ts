@@ -141,3 +141,26 @@ export async function iterationCount(sql: Sql, runId: number): Promise<number> {
   const [row] = await sql<{ n: number }[]>`select count(*)::int as n from spsa_iteration where run_id = ${runId}`;
   return row?.n ?? 0;
 }
+
+/** A completed iteration as `spsa simulate --from-run` fits it: the values played and what the games measured. */
+export interface PlayedIteration {
+  plus: Values;
+  minus: Values;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  elo: number;
+}
+
+/** The completed iterations of a run, in order, with the run's start and current θ. */
+export async function readPlayedIterations(sql: Sql, runId: number): Promise<{ start: Values; current: Values; iterations: PlayedIteration[] }> {
+  const [run] = await sql<{ start: Values; current: Values }[]>`
+    select initial_parameters as start, current_parameters as current from spsa_run where id = ${runId}`;
+  if (!run) throw new Error(`run ${runId} vanished`);
+  const iterations = await sql<PlayedIteration[]>`
+    select plus_parameters as plus, minus_parameters as minus, plus_wins as "plusWins", minus_wins as "minusWins", draws, elo_diff as elo
+    from spsa_iteration
+    where run_id = ${runId} and status = 'complete' and elo_diff is not null and plus_parameters is not null and minus_parameters is not null
+    order by iteration_number`;
+  return { start: run.start, current: run.current, iterations };
+}

@@ -8,6 +8,8 @@ import { valuesOf } from "../config/params.js";
 import { perturb, update } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
 import { claimWorkerName } from "./workers.js";
+import { eloBetween, type EngineModel } from "../simulate/engine-model.js";
+import { playGames } from "../simulate/game-model.js";
 
 /**
  * A run written straight into the database as if a master and a worker had played it: the
@@ -28,6 +30,8 @@ export interface SyntheticRunOptions {
   workerName: string;
   /** When the last completed iteration ended (default now); iterations are a minute apart. */
   endedAt?: Date;
+  /** Games drawn from this engine (draw rate 0.4 at equal strength), so a fit of the run has a known answer; absent: plus and minus are equal. */
+  engine?: EngineModel;
 }
 
 const ROWS_PER_INSERT = 500;
@@ -50,14 +54,20 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
     const rng = createRng(`${options.name}:${k}`);
     const played = perturb(params, math, k, rng);
     const pairs = [0, 0, 0, 0, 0];
+    let [plusWins, minusWins, draws] = [0, 0, 0];
+    const elo = options.engine && eloBetween(options.engine, played.plus, played.minus);
+    // Per game from the plus engine's side: 0 loss, 1 draw, 2 win (the simulator's game model); or a pair outcome of equal engines.
+    const game = (e: number) => {
+      const one = playGames(e, 1, 0.4, rng);
+      return 2 * one.plusWins + one.draws;
+    };
     for (let p = 0; p < perIteration / 2; p++) {
-      const outcome = pick(rng.next());
+      const games = elo === undefined ? undefined : [game(elo), game(elo)];
+      const outcome = games ? games[0]! + games[1]! : pick(rng.next());
       pairs[outcome] = (pairs[outcome] ?? 0) + 1;
+      const [w, l, d] = games ? [games.filter((g) => g === 2).length, games.filter((g) => g === 0).length, games.filter((g) => g === 1).length] : PAIR_POINTS[outcome]!;
+      [plusWins, minusWins, draws] = [plusWins + w, minusWins + l, draws + d];
     }
-    const [plusWins, minusWins, draws] = PAIR_POINTS.reduce(
-      (sum, points, i) => sum.map((s, j) => s + (points[j] ?? 0) * (pairs[i] ?? 0)) as [number, number, number],
-      [0, 0, 0],
-    );
     const result = update(params, played, { plusWins, minusWins, draws }, config.spsa);
     const completedAt = ended - (iterations - k) * 60_000;
     rows.push({

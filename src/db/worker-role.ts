@@ -85,7 +85,7 @@ export async function issueWorkerLogin(sql: postgres.Sql, machine: string): Prom
   const verifier = scramVerifier(password);
   const created = await sql.begin(async (tx) => {
     const [group] = await tx`select 1 from pg_roles where rolname = ${WORKER_GROUP}`;
-    if (!group) await tx.unsafe(`create role ${WORKER_GROUP} nologin`);
+    if (!group) await createGroupUnlessRaced(tx);
     const existing = await loginRoleState(tx, role);
     if (existing === "other") throw new InputError("--name", `database role "${role}" exists and is not a worker role (not in ${WORKER_GROUP}); choose another name`);
     const options = `login nosuperuser nocreatedb nocreaterole noreplication nobypassrls password ${literal(verifier)}`;
@@ -95,6 +95,19 @@ export async function issueWorkerLogin(sql: postgres.Sql, machine: string): Prom
     return !existing;
   });
   return { role, password, created };
+}
+
+/**
+ * Roles belong to the whole server: two databases of one server (or two owners issuing logins at
+ * once) may both find the group missing; the loser of that race finds it made.
+ */
+async function createGroupUnlessRaced(tx: postgres.TransactionSql): Promise<void> {
+  try {
+    await tx.savepoint((sp) => sp.unsafe(`create role ${WORKER_GROUP} nologin`));
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== "42710" && code !== "23505") throw error;
+  }
 }
 
 /**

@@ -34,7 +34,7 @@ describe("32 worker processes claiming from one iteration", () => {
     const { run } = await openRun(sql, { name: "crowd", fresh: false, config: loadConfig("config.toml"), values: { X: 1 } });
     const binary = { path: engine, sha256: sha256OfFile(engine) };
     const iteration = await insertIteration(sql, {
-      runId: run.id, iterationNumber: 1, plus: binary, minus: binary, timelowMs: 10, timehighMs: 10, targetGames: target,
+      runId: run.id, iterationNumber: 1, plus: binary, minus: binary, timelowMs: 10, timehighMs: 10, targetGames: target, batchSize: 2,
       ck: 1, ak: 0.1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig("config.toml"), []), sign: localSigningKey().sign,
     });
 

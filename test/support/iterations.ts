@@ -27,7 +27,7 @@ export async function registerTestWorker(sql: postgres.Sql, name: string, host =
  */
 export async function seedIteration(
   sql: postgres.Sql,
-  options: { runName: string; targetGames: number; iterationNumber?: number; engine?: { path: string; sha256: string }; config?: TuningConfig; params?: Param[] },
+  options: { runName: string; targetGames: number; batchSize?: number; iterationNumber?: number; engine?: { path: string; sha256: string }; config?: TuningConfig; params?: Param[] },
 ) {
   const config = options.config ?? loadConfig("config.toml");
   const { run } = await openRun(sql, { name: options.runName, fresh: false, config, values: { X: 1 } });
@@ -40,6 +40,7 @@ export async function seedIteration(
     timelowMs: 10,
     timehighMs: 20,
     targetGames: options.targetGames,
+    batchSize: options.batchSize ?? config.games.batchSize,
     ck: 1,
     ak: 0.1,
     base: { X: 1 },

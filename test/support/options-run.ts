@@ -64,7 +64,7 @@ export interface PerturbationCheck {
   theta_applied: Theta | null;
   theta_after: Theta | null;
   worker_name: string;
-  /** 1, 2, … in the order the reports moved θ (null: not reported). */
+  /** 1, 2, … in the order the master applied the reports to θ (null: not applied). */
   report_order: number | null;
 }
 
@@ -72,8 +72,7 @@ export async function perturbationsOf(sql: postgres.Sql, runName: string): Promi
   return sql<PerturbationCheck[]>`
     select p.batch_id::int as batch_id, p.batch_number, b.status, p.games, p.k, p.a_k, p.theta_before, p.signs, p.plus_parameters, p.minus_parameters,
       p.plus_wins, p.minus_wins, p.draws, p.theta_applied, p.theta_after, p.worker_name,
-      case when p.reported_at is null then null
-        else (row_number() over (partition by p.reported_at is null order by p.reported_at, p.batch_number))::int end as report_order
+      p.applied_number as report_order
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id join spsa_run r on r.id = p.run_id
     where r.name = ${runName} order by p.batch_number`;
 }

@@ -9,6 +9,7 @@ ALTER TABLE "spsa_batch" ADD COLUMN "replays" integer;--> statement-breakpoint
 ALTER TABLE "spsa_batch" ADD COLUMN "replay_limit_pairs" integer;--> statement-breakpoint
 ALTER TABLE "spsa_batch" ADD COLUMN "refused" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "spsa_perturbation" ADD COLUMN "applied_number" integer;--> statement-breakpoint
+CREATE INDEX "spsa_batch_leases" ON "spsa_batch" USING btree ("lease_expires_at") WHERE "spsa_batch"."status" = 'claimed';--> statement-breakpoint
 CREATE INDEX "spsa_batch_open" ON "spsa_batch" USING btree ("iteration_id","id") WHERE "spsa_batch"."status" = 'open';--> statement-breakpoint
 CREATE UNIQUE INDEX "spsa_perturbation_run_applied" ON "spsa_perturbation" USING btree ("run_id","applied_number");--> statement-breakpoint
 CREATE INDEX "spsa_perturbation_unapplied" ON "spsa_perturbation" USING btree ("run_id") WHERE "spsa_perturbation"."applied_number" is null;--> statement-breakpoint
@@ -46,6 +47,7 @@ CREATE OR REPLACE FUNCTION spsa_claim_batch(p_worker text, p_max_games int, p_le
 RETURNS TABLE (batch_id bigint, iteration_id int, games int)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
+  v_iteration int;
   v_open spsa_batch%ROWTYPE;
   v_games int;
 BEGIN
@@ -53,12 +55,17 @@ BEGIN
   IF p_max_games IS NULL OR p_max_games < 1 THEN
     RAISE EXCEPTION 'a claim needs at least one game, got %', p_max_games USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  SELECT b.* INTO v_open
-  FROM spsa_batch b JOIN spsa_iteration i ON i.id = b.iteration_id JOIN spsa_run r ON r.id = i.run_id
-  WHERE b.status = 'open' AND i.status <> 'complete' AND r.status = 'active' AND b.iteration_id <> ALL(coalesce(p_skip, '{}'))
-  ORDER BY b.iteration_id, b.id LIMIT 1
-  FOR UPDATE OF b SKIP LOCKED;
-  IF NOT FOUND THEN RETURN; END IF;
+  -- Iteration by iteration (there are few open ones), so that the batch is the first unlocked
+  -- entry of spsa_batch_open in order, not a sort of every open row of a long UCI-option run.
+  FOR v_iteration IN
+    SELECT i.id FROM spsa_iteration i JOIN spsa_run r ON r.id = i.run_id
+    WHERE i.status <> 'complete' AND r.status = 'active' AND i.id <> ALL(coalesce(p_skip, '{}')) ORDER BY i.id
+  LOOP
+    SELECT b.* INTO v_open FROM spsa_batch b WHERE b.iteration_id = v_iteration AND b.status = 'open'
+    ORDER BY b.iteration_id, b.id LIMIT 1 FOR UPDATE SKIP LOCKED;
+    EXIT WHEN FOUND;
+  END LOOP;
+  IF v_open.id IS NULL THEN RETURN; END IF;
   v_games := least(p_max_games, v_open.games);
   IF v_games < v_open.games THEN
     INSERT INTO spsa_batch (iteration_id, games, games_before, status)

@@ -137,6 +137,8 @@ export const spsaBatch = pgTable("spsa_batch", {
   refused: boolean("refused").notNull().default(false),
 }, (t) => [
   index("spsa_batch_iteration_status").on(t.iterationId, t.status),
+  // Every claim first returns the batches whose lease ran out: only claimed rows are read.
+  index("spsa_batch_leases").on(t.leaseExpiresAt).where(sql`${t.status} = 'claimed'`),
   // Claims take the oldest open row of the oldest iteration.
   index("spsa_batch_open").on(t.iterationId, t.id).where(sql`${t.status} = 'open'`),
   // Games per minute (spsa status, the dashboard) read only the batches of the last minutes.

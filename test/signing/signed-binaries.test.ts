@@ -8,6 +8,7 @@ import { sha256OfFile, storeBinary } from "../../src/build/binary-store.js";
 import { signerFor } from "../../src/signing/binary-signature.js";
 import { compete, spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
+import { foldIteration } from "../../src/db/batches.js";
 import { seedIteration } from "../support/iterations.js";
 import { localSigningKey } from "../support/signing.js";
 
@@ -37,7 +38,9 @@ describe("signed binaries on real workers", () => {
     return { path, sha256: sha256OfFile(path), marker };
   }
 
+  /** The iteration's counters as its master sees them: folded from the batches first. */
   async function iterationRow(id: number) {
+    await foldIteration(database.sql, id);
     const [row] = await database.sql<{ games_claimed: number; games_played: number; binaries_refused: number }[]>`
       select games_claimed, games_played, binaries_refused from spsa_iteration where id = ${id}`;
     return row;

@@ -3,6 +3,7 @@ import { loadConfig, type TuningConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/config/params.js";
 import { settingsOf, type IterationSettings } from "../../src/config/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
+import { foldIteration } from "../../src/db/batches.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
@@ -51,6 +52,12 @@ export async function seedIteration(
     sign: localSigningKey().sign,
   });
   return { run, iteration };
+}
+
+/** Folds every open iteration of the run, as its master does on each poll (for tests that run workers without one). */
+export async function foldRun(sql: postgres.Sql, runName: string): Promise<void> {
+  const iterations = await sql<{ id: number }[]>`select i.id from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName}`;
+  for (const { id } of iterations) await foldIteration(sql, id);
 }
 
 /** An iteration's recorded row, as a replay of the formulas reads it. */

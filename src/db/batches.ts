@@ -155,11 +155,17 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport, onRepo
  * The iteration's counters from its batches: claimed from the claimed and done rows, results
  * and faults from the done ones, refusals from the refused ones. One statement by one writer
  * (the iteration's master, each poll), so reports never queue on the iteration's row; the
- * counters lag the reports by at most a poll. A complete iteration is left as it is.
+ * counters lag the reports by at most a poll. A complete iteration is left as it is. When
+ * they moved, pages that watch (the dashboard) are told once; true then.
  */
-export async function foldIteration(sql: Sql, iterationId: number): Promise<void> {
-  await sql`update spsa_iteration i set ${foldedCounters(sql)} from (${batchSums(sql, iterationId)}) s
-            where i.id = ${iterationId} and i.status <> 'complete'`;
+export async function foldIteration(sql: Sql, iterationId: number): Promise<boolean> {
+  const moved = await sql`
+    update spsa_iteration i set ${foldedCounters(sql)} from (${batchSums(sql, iterationId)}) s
+    where i.id = ${iterationId} and i.status <> 'complete'
+      and (i.games_claimed, i.games_played, i.binaries_refused) is distinct from (s.claimed, s.played, s.binaries_refused)
+    returning i.id`;
+  if (moved.length > 0) await sql`select pg_notify(${PROGRESS_CHANNEL}, ${String(iterationId)})`;
+  return moved.length > 0;
 }
 
 /**

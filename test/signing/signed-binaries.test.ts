@@ -67,7 +67,8 @@ describe("signed binaries on real workers", () => {
     expect(result.exitCode, result.all).toBe(0);
     expect(existsSync(marker), "the planted binary ran").toBe(false);
     expect(refusals(result.stderr), result.all).toHaveLength(1);
-    expect(await batchStatuses(iterationId)).toEqual(["expired"]);
+    // The refused batch expired and its games are open again, for a worker that trusts the binary.
+    expect(await batchStatuses(iterationId)).toEqual(["expired", "open"]);
     expect(await iterationRow(iterationId)).toEqual({ games_claimed: 0, games_played: 0, binaries_refused: 1 });
     const status = await spsa(["status", "--name", runName, "--json"], { env: env() });
     expect(status.exitCode, status.all).toBe(0);
@@ -115,7 +116,7 @@ describe("signed binaries on real workers", () => {
     const said = result.stderr.trim().split("\n").filter((line) => !/^worker w-no-key: \d+ games in/.test(line));
     expect(said, result.all).toEqual([expect.stringMatching(/^error: no trusted master key .*`spsa key` .*--trust KEY.*\[worker\] trusted_keys in config.toml$/)]);
     expect(existsSync(engine.marker)).toBe(false);
-    expect(await batchStatuses(iteration.id)).toEqual(["expired"]);
+    expect(await batchStatuses(iteration.id)).toEqual(["expired", "open"]);
     expect(await iterationRow(iteration.id)).toEqual({ games_claimed: 0, games_played: 0, binaries_refused: 1 });
   });
 

@@ -84,7 +84,7 @@ describe("the worker loop", () => {
     const { done, lines } = worker("w-taken");
     let batchId = 0;
     await waitFor(async () => {
-      batchId = (await batchesOf("taken"))[0]?.id ?? 0;
+      batchId = (await batchesOf("taken")).find((b) => b.status === "claimed")?.id ?? 0;
       return batchId > 0;
     }, 60_000, "the worker's first claim");
     // What expiry or another process of the name does: the games go back to the pool.

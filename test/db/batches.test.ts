@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, foldIteration, heartbeat, refuseBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
-import { connect } from "../../src/db/connection.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { clean, crowdOfWorkers, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 /** A report of `games` games: all draws, one DD pair per two games. */
 function drawsReport(batchId: number, workerName: string, games: number): BatchReport {
@@ -118,7 +117,6 @@ describe("claiming and reporting batches", () => {
     const { iteration } = await seedIteration(sql, { runName: "storm", targetGames: target, batchSize: 6 });
     const names = Array.from({ length: 20 }, (_, i) => `storm-${i}`);
     for (const name of names) await registerTestWorker(sql, name);
-    const connections = names.map(() => connect(database.url, 1));
     const accepted = new Map<number, number>();
     const late: { batchId: number; name: string; games: number }[] = [];
     let folding = true;
@@ -132,42 +130,35 @@ describe("claiming and reporting batches", () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
+    const w = (name: string) => names.indexOf(name);
     try {
-      await Promise.all(
-        names.map(async (name, w) => {
-          const db = connections[w]!;
-          for (let round = 0; ; round++) {
-            await expireLeases(db);
-            // Some claims ask for more than a planned batch, some for less (the row is split).
-            const batch = await claimBatch(db, name, 2 + 2 * ((w + round) % 4), 60);
-            if (!batch) {
-              const [open] = await db<{ n: number }[]>`select count(*)::int as n from spsa_batch where iteration_id = ${iteration.id} and status in ('open', 'claimed')`;
-              if (open!.n === 0) return;
-              await new Promise((resolve) => setTimeout(resolve, 2));
-              continue;
-            }
-            const kind = (w * 7 + round) % 10;
-            if (kind === 0) {
-              // Refused binaries: the games go back at once, and a report after it is refused.
-              await refuseBatch(db, batch.batchId, name);
-              late.push({ batchId: batch.batchId, name, games: batch.games });
-            } else if (kind === 1) {
-              // A dead worker: its lease runs out, and its report comes late.
-              await db`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batch.batchId}`;
-              late.push({ batchId: batch.batchId, name, games: batch.games });
-            } else {
-              const report = drawsReport(batch.batchId, name, batch.games);
-              expect(await reportBatch(db, report)).toBe("accepted");
-              expect(await reportBatch(db, report)).toBe("duplicate");
-              accepted.set(batch.batchId, batch.games);
-            }
+      await crowdOfWorkers(
+        database.url,
+        names,
+        iteration.id,
+        // Some claims ask for more than a planned batch, some for less (the row is split).
+        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 4), 60),
+        async (db, name, batch, round) => {
+          const kind = (w(name) * 7 + round) % 10;
+          if (kind === 0) {
+            // Refused binaries: the games go back at once, and a report after it is refused.
+            await refuseBatch(db, batch.batchId, name);
+            late.push({ batchId: batch.batchId, name, games: batch.games });
+          } else if (kind === 1) {
+            // A dead worker: its lease runs out, and its report comes late.
+            await db`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batch.batchId}`;
+            late.push({ batchId: batch.batchId, name, games: batch.games });
+          } else {
+            const report = drawsReport(batch.batchId, name, batch.games);
+            expect(await reportBatch(db, report)).toBe("accepted");
+            expect(await reportBatch(db, report)).toBe("duplicate");
+            accepted.set(batch.batchId, batch.games);
           }
-        }),
+        },
       );
     } finally {
       folding = false;
       await master;
-      await Promise.all(connections.map((c) => c.end()));
     }
     for (const l of late) expect(await reportBatch(sql, drawsReport(l.batchId, l.name, l.games))).toBe("refused");
     const reported = [...accepted.values()].reduce((a, b) => a + b, 0);

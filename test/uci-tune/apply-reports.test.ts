@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, reportBatch, type BatchReport } from "../../src/db/batches.js";
-import { connect } from "../../src/db/connection.js";
 import { insertOptionRun } from "../../src/db/perturbations.js";
 import { applyReports } from "../../src/uci-tune/apply-reports.js";
 import { scheduleStep } from "../../src/uci-tune/batch-math.js";
 import { drawOnClaim } from "../../src/uci-tune/hooks.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { clean, crowdOfWorkers, registerTestWorker, seedIteration } from "../support/iterations.js";
 import { expectConsistentRun } from "../support/options-run.js";
 
 describe("UCI-option mode: draws without a lock, θ moved by the master alone", () => {
@@ -22,7 +21,6 @@ describe("UCI-option mode: draws without a lock, θ moved by the master alone", 
     await insertOptionRun(sql, { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration });
     const names = Array.from({ length: 20 }, (_, i) => `async-${i}`);
     for (const name of names) await registerTestWorker(sql, name);
-    const connections = names.map(() => connect(database.url, 1));
     let applying = true;
     const master = (async () => {
       while (applying) {
@@ -31,38 +29,32 @@ describe("UCI-option mode: draws without a lock, θ moved by the master alone", 
       }
     })();
     let late = 0;
+    const w = (name: string) => names.indexOf(name);
     try {
-      await Promise.all(
-        names.map(async (name, w) => {
-          const db = connections[w]!;
-          for (let round = 0; ; round++) {
+      await crowdOfWorkers(
+        database.url,
+        names,
+        iteration.id,
+        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 3), 60, drawOnClaim),
+        async (db, name, batch, round) => {
+          expect(batch.plusOptions).toBeDefined();
+          const kind = (w(name) + round) % 3;
+          const wins = kind === 0 ? batch.games : kind === 1 ? 0 : batch.games / 2;
+          const report: BatchReport = { batchId: batch.batchId, workerName: name, wins, losses: batch.games - wins, draws: 0, pairs: [0, 0, batch.games / 2, 0, 0], ...clean() };
+          if ((w(name) * 5 + round) % 9 === 0) {
+            // A dead worker: its lease runs out, its draw is dropped and its late report refused.
+            await db`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batch.batchId}`;
             await expireLeases(db);
-            const batch = await claimBatch(db, name, 2 + 2 * ((w + round) % 3), 60, drawOnClaim);
-            if (!batch) {
-              const [left] = await db<{ n: number }[]>`select count(*)::int as n from spsa_batch where iteration_id = ${iteration.id} and status in ('open', 'claimed')`;
-              if (left!.n === 0) return;
-              await new Promise((resolve) => setTimeout(resolve, 2));
-              continue;
-            }
-            expect(batch.plusOptions).toBeDefined();
-            const wins = (w + round) % 3 === 0 ? batch.games : (w + round) % 3 === 1 ? 0 : batch.games / 2;
-            const report: BatchReport = { batchId: batch.batchId, workerName: name, wins, losses: batch.games - wins, draws: 0, pairs: [0, 0, batch.games / 2, 0, 0], ...clean() };
-            if ((w * 5 + round) % 9 === 0) {
-              // A dead worker: its lease runs out, its draw is dropped and its late report refused.
-              await db`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batch.batchId}`;
-              await expireLeases(db);
-              expect(await reportBatch(db, report)).toBe("refused");
-              late++;
-            } else {
-              expect(await reportBatch(db, report)).toBe("accepted");
-            }
+            expect(await reportBatch(db, report)).toBe("refused");
+            late++;
+          } else {
+            expect(await reportBatch(db, report)).toBe("accepted");
           }
-        }),
+        },
       );
     } finally {
       applying = false;
       await master;
-      await Promise.all(connections.map((c) => c.end()));
     }
     await applyReports(sql, run.id);
     expect(late).toBeGreaterThan(0);

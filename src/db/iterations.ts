@@ -7,7 +7,7 @@ import { WORK_CHANNEL } from "./batches.js";
 import { selectColumns, type RowOf, type Sql } from "./columns.js";
 import { delayLossSum, engineFaultSum } from "./fault-columns.js";
 import { spsaIteration } from "./schema.js";
-import { activeWorkerCount } from "./workers.js";
+import { activeGameSlots } from "./workers.js";
 import { planBatchSizes } from "../spsa/batch-plan.js";
 
 /** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
@@ -74,7 +74,7 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
   const subject = { runId: it.runId, iterationNumber: it.iterationNumber };
   const plusSignature = it.sign?.({ ...subject, variant: "plus", sha256: it.plus.sha256 }) ?? null;
   const minusSignature = it.sign?.({ ...subject, variant: "minus", sha256: it.minus.sha256 }) ?? null;
-  const sizes = planBatchSizes(it.targetGames, it.batchSize, await activeWorkerCount(sql));
+  const sizes = planBatchSizes(it.targetGames, it.batchSize, await activeGameSlots(sql));
   const before = sizes.map((_, i) => sizes.slice(0, i).reduce((sum, n) => sum + n, 0));
   await sql`
     with iteration as (

@@ -1,6 +1,6 @@
 /**
  * The batches an iteration's games are made into when it starts (open spsa_batch rows that
- * workers claim): `batchSize` games each, the remainder last. `workers` (those seen lately)
+ * workers claim): `batchSize` games each, the remainder last. `workers` (the game slots of the workers seen lately)
  * is for plans that shrink the batches at an iteration's end; this one does not use it.
  */
 export function planBatchSizes(targetGames: number, batchSize: number, workers: number): number[] {

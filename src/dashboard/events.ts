@@ -14,7 +14,7 @@ export interface EventHubLimits {
 
 /**
  * Postgres notifications as server-sent events: one LISTEN per channel for the whole
- * server, fanned out to every open page. A reported batch (PROGRESS_CHANNEL) and a new
+ * server, fanned out to every open page. Counters folded by a master (PROGRESS_CHANNEL) and a new
  * iteration (WORK_CHANNEL) both mean "read again"; the page does, at once.
  * Bounded: at most `maxClients` streams, each with at most `maxBufferedBytes` unsent.
  */

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import type { IterationMoveLimit } from "../config/iteration-settings.js";
 import type { PairCounts } from "../play/match-tally.js";
 import type { RowOf } from "./columns.js";
-import { counterValues } from "./fault-columns.js";
+import { assignCounters, counterValues, sumBatchCounters } from "./fault-columns.js";
 import { withRetry } from "./retry.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
@@ -82,9 +82,10 @@ export async function returnToPool(sql: Sql, workerName: string | null): Promise
 
 /**
  * Claims up to `maxGames` games of the oldest open iteration, never beyond its target:
- * spsa_claim_batch locks the iteration row, grants least(maxGames, target - claimed) and
- * records a batch row with a lease, in the transaction that also runs `onClaim`. Iterations
- * in `skip` (whose binaries this worker refused) are passed over.
+ * spsa_claim_batch takes its oldest open batch row that no other claim holds (FOR UPDATE
+ * SKIP LOCKED), splitting off what is beyond `maxGames`, and gives it a lease, in the
+ * transaction that also runs `onClaim`. Iterations in `skip` (whose binaries this worker
+ * refused) are passed over.
  */
 export async function claimBatch(
   sql: postgres.Sql,
@@ -134,9 +135,10 @@ export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: numbe
 }
 
 /**
- * Adds a batch's results to its iteration, once (spsa_report_batch): the counters move only
- * if the batch goes from claimed to done in this transaction; a replay of an accepted report
- * is a "duplicate", a report for a batch that expired (and may have been reclaimed) is "refused".
+ * Records a batch's results, once (spsa_report_batch): on its row and its worker's, only if
+ * the batch goes from claimed to done in this transaction; a replay of an accepted report is
+ * a "duplicate", a report for a batch that expired (and may have been reclaimed) is "refused".
+ * The iteration's counters follow at its master's next foldIteration.
  */
 export async function reportBatch(sql: postgres.Sql, report: BatchReport, onReport?: ReportHook): Promise<ReportOutcome> {
   return sql.begin(async (tx) => {
@@ -147,4 +149,57 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport, onRepo
     if (outcome === "accepted") await onReport?.(tx, report);
     return outcome;
   });
+}
+
+/**
+ * The iteration's counters from its batches: claimed from the claimed and done rows, results
+ * and faults from the done ones, refusals from the refused ones. One statement by one writer
+ * (the iteration's master, each poll), so reports never queue on the iteration's row; the
+ * counters lag the reports by at most a poll. A complete iteration is left as it is. When
+ * they moved, pages that watch (the dashboard) are told once; true then.
+ */
+export async function foldIteration(sql: Sql, iterationId: number): Promise<boolean> {
+  const moved = await sql`
+    update spsa_iteration i set ${foldedCounters(sql)} from (${batchSums(sql, iterationId)}) s
+    where i.id = ${iterationId} and i.status <> 'complete'
+      and (i.games_claimed, i.games_played, i.binaries_refused) is distinct from (s.claimed, s.played, s.binaries_refused)
+    returning i.id`;
+  if (moved.length > 0) await sql`select pg_notify(${PROGRESS_CHANNEL}, ${String(iterationId)})`;
+  return moved.length > 0;
+}
+
+/**
+ * Stops handing out the iteration's games: its open batches go, its target drops to the games
+ * claimed or played, and its counters are folded in the same statement (so they stay within
+ * the new target). Returns the games taken back.
+ */
+export async function closeOpenBatches(sql: Sql, iterationId: number): Promise<number> {
+  const [row] = await sql<{ games: number }[]>`
+    with gone as (delete from spsa_batch where iteration_id = ${iterationId} and status = 'open' returning games)
+    update spsa_iteration i set target_games = i.target_games - (select coalesce(sum(games), 0)::int from gone), ${foldedCounters(sql)}
+    from (${batchSums(sql, iterationId)}) s
+    where i.id = ${iterationId} and i.status <> 'complete'
+    returning (select coalesce(sum(games), 0)::int from gone) as games`;
+  return row?.games ?? 0;
+}
+
+function batchSums(sql: Sql, iterationId: number) {
+  return sql`
+    select coalesce(sum(games) filter (where status in ('claimed', 'done')), 0)::int as claimed,
+      coalesce(sum(games) filter (where status = 'done'), 0)::int as played,
+      coalesce(sum(plus_wins), 0)::int as plus_wins, coalesce(sum(minus_wins), 0)::int as minus_wins, coalesce(sum(draws), 0)::int as draws,
+      coalesce(sum((pairs->>0)::int), 0)::int as pairs_ll, coalesce(sum((pairs->>1)::int), 0)::int as pairs_ld,
+      coalesce(sum((pairs->>2)::int), 0)::int as pairs_dd, coalesce(sum((pairs->>3)::int), 0)::int as pairs_dw,
+      coalesce(sum((pairs->>4)::int), 0)::int as pairs_ww, ${sumBatchCounters(sql)},
+      coalesce(sum(replays), 0)::int as replays, coalesce(sum(replay_limit_pairs), 0)::int as replay_limit_pairs,
+      (count(*) filter (where refused))::int as binaries_refused
+    from spsa_batch where iteration_id = ${iterationId}`;
+}
+
+function foldedCounters(sql: Sql) {
+  return sql`
+    games_claimed = s.claimed, games_played = s.played, plus_wins = s.plus_wins, minus_wins = s.minus_wins, draws = s.draws,
+    pairs_ll = s.pairs_ll, pairs_ld = s.pairs_ld, pairs_dd = s.pairs_dd, pairs_dw = s.pairs_dw, pairs_ww = s.pairs_ww,
+    ${assignCounters(sql)}, replays = s.replays, replay_limit_pairs = s.replay_limit_pairs, binaries_refused = s.binaries_refused,
+    status = case when i.status = 'pending' and s.claimed > 0 then 'in_progress' else i.status end`;
 }

@@ -6,7 +6,8 @@ import { spsaIteration } from "./schema.js";
  * spsa_iteration's fault counters: two columns (plus, minus) per counter of src/play/faults.ts.
  * The SQL that sums and reads them is built from that list; a new counter needs its columns in
  * schema.ts (without them, `spsaIteration[column]` below fails the typecheck) and its line in
- * spsa_report_batch (a migration), which refuses reports with counters it does not know.
+ * spsa_report_batch (a migration), which refuses reports with counters it does not know. Reports
+ * keep them in spsa_batch.faults by key; the master folds them into the iteration's columns.
  */
 
 export type CounterColumn<C extends FaultCounter = FaultCounter> = `${"plus" | "minus"}${Capitalize<C>}`;
@@ -63,4 +64,14 @@ export const COUNTER_KEYS = COUNTER_COLUMNS.map((column) => ({
 /** `plus_crashes as "plusCrashes", ...`: every counter column, for a select list. */
 export function selectCounters(sql: Sql): Fragment {
   return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} as ${sql(column.key)}`), ",");
+}
+
+/** `coalesce(sum((faults->>'plusCrashes')::int), 0)::int as plus_crashes, ...`: spsa_batch rows' reported counters, summed as the iteration's columns. */
+export function sumBatchCounters(sql: Sql): Fragment {
+  return join(sql, COUNTER_COLUMNS.map((column) => sql`coalesce(sum((faults->>${column.key})::int), 0)::int as ${sql(sqlName(column))}`), ",");
+}
+
+/** `plus_crashes = s.plus_crashes, ...`: every counter column set from a row `s` of sumBatchCounters. */
+export function assignCounters(sql: Sql): Fragment {
+  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} = s.${sql(sqlName(column))}`), ",");
 }

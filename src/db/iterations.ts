@@ -7,6 +7,8 @@ import { WORK_CHANNEL } from "./batches.js";
 import { selectColumns, type RowOf, type Sql } from "./columns.js";
 import { delayLossSum, engineFaultSum } from "./fault-columns.js";
 import { spsaIteration } from "./schema.js";
+import { activeGameSlots } from "./workers.js";
+import { planBatchSizes } from "../spsa/batch-plan.js";
 
 /** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
 
@@ -50,6 +52,8 @@ export interface NewIteration {
   timelowMs: number;
   timehighMs: number;
   targetGames: number;
+  /** `[games] batch_size`: the size of the open batches the games are made into (src/spsa/batch-plan.ts). */
+  batchSize: number;
   ck: number;
   ak: number;
   base: Values;
@@ -62,21 +66,31 @@ export interface NewIteration {
 }
 
 /**
- * Inserts the iteration (once: a restarted master finds it) and wakes the workers. Each
- * statement stands alone (inside a caller's transaction, the wake-up waits for its commit).
+ * Inserts the iteration with its games as open batches (once: a restarted master finds it;
+ * one statement, so never one without the other) and wakes the workers. Each statement
+ * stands alone (inside a caller's transaction, the wake-up waits for its commit).
  */
 export async function insertIteration(sql: Sql, it: NewIteration): Promise<IterationRow> {
   const subject = { runId: it.runId, iterationNumber: it.iterationNumber };
   const plusSignature = it.sign?.({ ...subject, variant: "plus", sha256: it.plus.sha256 }) ?? null;
   const minusSignature = it.sign?.({ ...subject, variant: "minus", sha256: it.minus.sha256 }) ?? null;
+  const sizes = planBatchSizes(it.targetGames, it.batchSize, await activeGameSlots(sql));
+  const before = sizes.map((_, i) => sizes.slice(0, i).reduce((sum, n) => sum + n, 0));
   await sql`
-    insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
-      minus_engine_sha256, plus_engine_signature, minus_engine_signature, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
-      minus_parameters, perturbation_signs, settings)
-    values (${it.runId}, ${it.iterationNumber}, ${it.plus.path}, ${it.minus.path}, ${it.plus.sha256}, ${it.minus.sha256},
-      ${plusSignature}, ${minusSignature}, ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
-      ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(JSON.parse(JSON.stringify(it.settings)))})
-    on conflict (run_id, iteration_number) do nothing`;
+    with iteration as (
+      insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
+        minus_engine_sha256, plus_engine_signature, minus_engine_signature, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
+        minus_parameters, perturbation_signs, settings)
+      values (${it.runId}, ${it.iterationNumber}, ${it.plus.path}, ${it.minus.path}, ${it.plus.sha256}, ${it.minus.sha256},
+        ${plusSignature}, ${minusSignature}, ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
+        ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(JSON.parse(JSON.stringify(it.settings)))})
+      on conflict (run_id, iteration_number) do nothing
+      returning id
+    )
+    insert into spsa_batch (iteration_id, games, games_before, status)
+    select iteration.id, plan.games, plan.before, 'open'
+    from iteration, unnest(${sizes}::int[], ${before}::int[]) with ordinality as plan(games, before, n)
+    order by plan.n`;
   await sql`select pg_notify(${WORK_CHANNEL}, '')`;
   const [row] = await sql<IterationRow[]>`
     select ${ITERATION_COLUMNS(sql)} from spsa_iteration where run_id = ${it.runId} and iteration_number = ${it.iterationNumber}`;

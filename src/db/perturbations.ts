@@ -38,19 +38,18 @@ export async function optionRunOfIteration(sql: Sql, iterationId: number): Promi
   return row;
 }
 
-/** Locks the run for a draw or an update (they are serialised per run) and returns its θ and seed. */
-export async function lockRunTheta(tx: postgres.TransactionSql, runId: number): Promise<{ seed: string; theta: Values }> {
-  const [run] = await tx<{ seed: string; theta: Values }[]>`select seed, theta from spsa_lock_option_run(${runId})`;
+/** The run's seed and θ of now, read without a lock: a draw records the θ it was drawn from, so the chain stays replayable. */
+export async function runSeedAndTheta(tx: Sql, runId: number): Promise<{ seed: string; theta: Values }> {
+  const [run] = await tx<{ seed: string; theta: Values }[]>`select seed, current_parameters as theta from spsa_run where id = ${runId}`;
   if (!run) throw new Error(`run ${runId} vanished`);
   return run;
 }
 
-/** The batches drawn so far, and the games of those not lost to an expired lease: where a new draw sits in the schedule. */
-export async function drawnSoFar(tx: postgres.TransactionSql, runId: number): Promise<{ batchesDrawn: number; gamesDrawn: number }> {
-  const [drawn] = await tx<{ batches: number; games: number }[]>`
-    select count(*)::int as batches, coalesce(sum(p.games) filter (where b.status <> 'expired'), 0)::int as games
-    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where p.run_id = ${runId}`;
-  return { batchesDrawn: drawn?.batches ?? 0, gamesDrawn: drawn?.games ?? 0 };
+/** Where a claimed batch's games sit in its iteration's plan (src/spsa/batch-plan.ts): the games planned before it. */
+export async function gamesBeforeBatch(tx: Sql, batchId: number): Promise<number> {
+  const [row] = await tx<{ gamesBefore: number | null }[]>`select games_before as "gamesBefore" from spsa_batch where id = ${batchId}`;
+  if (row?.gamesBefore == null) throw new Error(`batch ${batchId} has no place in its iteration's plan`);
+  return row.gamesBefore;
 }
 
 export interface NewPerturbation {
@@ -75,50 +74,65 @@ export async function insertPerturbation(tx: postgres.TransactionSql, p: NewPert
       ${tx.json(p.thetaBefore)}, ${tx.json(p.signs)}, ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
 }
 
-export interface PerturbationRow {
-  runId: number;
+/** A reported batch of a UCI-option run that has not moved θ yet: its draw and its results. */
+export interface UnappliedReport {
+  batchId: number;
   games: number;
   ak: number;
   plus: Values;
   minus: Values;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  pairs: Pentanomial;
+  reportedAt: Date;
 }
 
 /**
- * The batch's perturbation, if the batch belongs to a UCI-option run. Read in the report's
- * transaction after the batch row went to done, which serialises reports of one batch.
+ * Locks the run for the master's fold (only the master takes this lock; draws read θ without
+ * it) and returns its θ, the number of reports applied so far, and up to `limit` reports not
+ * applied yet, in the order they are to be applied: the order they were reported.
  */
-export async function perturbationOfBatch(tx: postgres.TransactionSql, batchId: number): Promise<PerturbationRow | undefined> {
-  const [row] = await tx<PerturbationRow[]>`
-    select run_id as "runId", games, a_k as ak, plus_parameters as plus, minus_parameters as minus
-    from spsa_perturbation where batch_id = ${batchId}`;
-  return row;
+export async function lockUnappliedReports(tx: postgres.TransactionSql, runId: number, limit: number): Promise<{ theta: Values; applied: number; reports: UnappliedReport[] }> {
+  const [run] = await tx<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${runId} for update`;
+  if (!run) throw new Error(`run ${runId} vanished`);
+  const [last] = await tx<{ n: number }[]>`select coalesce(max(applied_number), 0)::int as n from spsa_perturbation where run_id = ${runId}`;
+  const reports = await tx<UnappliedReport[]>`
+    select p.batch_id::int as "batchId", p.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
+      b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
+    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
+    where p.run_id = ${runId} and p.applied_number is null and b.status = 'done'
+    order by b.reported_at, b.id limit ${limit}`;
+  return { theta: run.theta, applied: last?.n ?? 0, reports };
 }
 
-/** The last `count` batches of a run that were reported, in the order their results moved θ (oldest first). */
+/** The report's result and the θ it moved, as the `appliedNumber`-th to move θ: inside the fold's transaction. */
+export async function recordApplied(
+  tx: postgres.TransactionSql,
+  r: { batchId: number; appliedNumber: number; report: UnappliedReport; elo: number; thetaApplied: Values; thetaAfter: Values },
+): Promise<void> {
+  await tx`
+    update spsa_perturbation set plus_wins = ${r.report.plusWins}, minus_wins = ${r.report.minusWins}, draws = ${r.report.draws},
+      pairs = ${tx.json(r.report.pairs)}, elo_diff = ${r.elo}, theta_applied = ${tx.json(r.thetaApplied)}, theta_after = ${tx.json(r.thetaAfter)},
+      reported_at = ${r.report.reportedAt}, applied_number = ${r.appliedNumber}
+    where batch_id = ${r.batchId} and applied_number is null`;
+}
+
+export async function setRunTheta(tx: postgres.TransactionSql, runId: number, theta: Values): Promise<void> {
+  await tx`update spsa_run set current_parameters = ${tx.json(theta)} where id = ${runId}`;
+}
+
+/** The last `count` batches of a run that moved θ, in the order they moved it (oldest first). */
 export async function lastReportedBatches(sql: Sql, runId: number, count: number): Promise<ReportedBatch[]> {
   return sql<ReportedBatch[]>`
     select * from (
-      select reported_at, batch_number, plus_wins as "plusWins", minus_wins as "minusWins", draws
-      from spsa_perturbation where run_id = ${runId} and reported_at is not null
-      order by reported_at desc, batch_number desc limit ${count}
-    ) recent order by reported_at, batch_number`;
+      select applied_number, plus_wins as "plusWins", minus_wins as "minusWins", draws
+      from spsa_perturbation where run_id = ${runId} and applied_number is not null
+      order by applied_number desc limit ${count}
+    ) recent order by applied_number`;
 }
 
-/**
- * The report's result and the θ it moved, with the run's new θ: call inside the report's
- * transaction. spsa_record_option_result takes it once per batch, from the batch's worker, and
- * only a θ within the parameters' bounds and max_step of the run's θ of now.
- */
-export async function recordPerturbationResult(
-  tx: postgres.TransactionSql,
-  r: { batchId: number; runId: number; plusWins: number; minusWins: number; draws: number; pairs: Pentanomial; elo: number; thetaApplied: Values; thetaAfter: Values },
-): Promise<void> {
-  await tx`
-    select spsa_record_option_result(${r.batchId}, ${r.runId}, ${r.plusWins}, ${r.minusWins}, ${r.draws}, ${tx.json(r.pairs)}, ${r.elo},
-      ${tx.json(r.thetaApplied)}, ${tx.json(r.thetaAfter)})`;
-}
-
-/** Ends the run once its carrier iteration has all its games: the last report already wrote θ. */
+/** Ends the run once its carrier iteration has all its games: call after the fold that applied the last report. */
 export async function completeOptionRun(sql: postgres.Sql, run: { runId: number; iterationId: number }): Promise<boolean> {
   return sql.begin(async (tx) => {
     const [done] = await tx`
@@ -144,7 +158,7 @@ export async function isOptionRun(sql: Sql, runName: string): Promise<boolean> {
 }
 
 export interface PerturbationProgress {
-  /** Batches whose report moved θ (or left it, on equal results). */
+  /** Batches whose report the master applied to θ (moving it, or leaving it on equal results). */
   applied: number;
   /** Batches claimed and not yet reported or expired. */
   inFlight: number;
@@ -156,13 +170,13 @@ export interface PerturbationProgress {
 export async function perturbationProgress(sql: Sql, runId: number, recentCount: number): Promise<PerturbationProgress | undefined> {
   const [counts] = await sql<{ runs: number; applied: number; inFlight: number }[]>`
     select (select count(*) from spsa_option_run where run_id = ${runId})::int as runs,
-      count(*) filter (where p.reported_at is not null)::int as applied,
-      count(*) filter (where p.reported_at is null and b.status = 'claimed')::int as "inFlight"
+      count(*) filter (where p.applied_number is not null)::int as applied,
+      count(*) filter (where b.status = 'claimed')::int as "inFlight"
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where p.run_id = ${runId}`;
   if (!counts || counts.runs === 0) return undefined;
   const recent = await sql<{ batchNumber: number; games: number; elo: number }[]>`
     select batch_number as "batchNumber", games, elo_diff as elo from spsa_perturbation
-    where run_id = ${runId} and reported_at is not null order by reported_at desc, batch_number desc limit ${recentCount}`;
+    where run_id = ${runId} and applied_number is not null order by applied_number desc limit ${recentCount}`;
   return { applied: counts.applied, inFlight: counts.inFlight, recent };
 }
 
@@ -171,8 +185,8 @@ export async function thetaAfterApplied(sql: Sql, runId: number, ns: readonly nu
   if (ns.length === 0) return new Map();
   const rows = await sql<{ n: number; theta: Values }[]>`
     select n::int, theta from (
-      select row_number() over (order by reported_at, batch_number) as n, theta_after as theta
-      from spsa_perturbation where run_id = ${runId} and reported_at is not null) applied
+      select applied_number as n, theta_after as theta
+      from spsa_perturbation where run_id = ${runId} and applied_number is not null) applied
     where n = any(${sql.array(ns as number[])}::int[])`;
   return new Map(rows.map((r) => [r.n, r.theta]));
 }

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
+  boolean,
   check,
   customType,
   doublePrecision,
@@ -106,15 +107,23 @@ export const spsaIteration = pgTable("spsa_iteration", {
   check("spsa_iteration_results", sql`${t.plusWins} + ${t.minusWins} + ${t.draws} = ${t.gamesPlayed}`),
 ]);
 
-/** A batch of games claimed by one worker, under a lease. */
+/**
+ * A batch of games: made `open` with its iteration (the iteration's games, planned by
+ * src/spsa/batch-plan.ts), then claimed by one worker under a lease, and done or expired
+ * (an expired batch's games come back as a new open row, so a late report is refused).
+ * The iteration's counters are folded from the done rows by its master (docs/scaling-out.md).
+ */
 export const spsaBatch = pgTable("spsa_batch", {
   id: bigserial("id", { mode: "number" }).primaryKey(),
   iterationId: integer("iteration_id").notNull().references(() => spsaIteration.id),
-  workerName: text("worker_name").notNull(),
+  /** Null while open. */
+  workerName: text("worker_name"),
   games: integer("games").notNull(),
-  status: text("status").notNull().default("claimed"),
-  claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().defaultNow(),
-  leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }).notNull(),
+  /** The games planned before this batch in its iteration: a UCI-option draw's place in the gain schedule. Null in rows of older versions. */
+  gamesBefore: integer("games_before"),
+  status: text("status").$type<"open" | "claimed" | "done" | "expired">().notNull().default("open"),
+  claimedAt: timestamp("claimed_at", { withTimezone: true }),
+  leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
   reportedAt: timestamp("reported_at", { withTimezone: true }),
   plusWins: integer("plus_wins"),
   minusWins: integer("minus_wins"),
@@ -122,12 +131,21 @@ export const spsaBatch = pgTable("spsa_batch", {
   /** Pentanomial counts [LL, LD, DD, DW, WW] and fault counts, as reported. */
   pairs: jsonb("pairs"),
   faults: jsonb("faults"),
+  replays: integer("replays"),
+  replayLimitPairs: integer("replay_limit_pairs"),
+  /** Expired because its worker refused the binaries (the iteration's binaries_refused counts these). */
+  refused: boolean("refused").notNull().default(false),
 }, (t) => [
   index("spsa_batch_iteration_status").on(t.iterationId, t.status),
+  // Every claim first returns the batches whose lease ran out: only claimed rows are read.
+  index("spsa_batch_leases").on(t.leaseExpiresAt).where(sql`${t.status} = 'claimed'`),
+  // Claims take the oldest open row of the oldest iteration.
+  index("spsa_batch_open").on(t.iterationId, t.id).where(sql`${t.status} = 'open'`),
   // Games per minute (spsa status, the dashboard) read only the batches of the last minutes.
   index("spsa_batch_reported").on(t.reportedAt).where(sql`${t.status} = 'done'`),
-  check("spsa_batch_status", sql`${t.status} in ('claimed', 'done', 'expired')`),
+  check("spsa_batch_status", sql`${t.status} in ('open', 'claimed', 'done', 'expired')`),
   check("spsa_batch_games", sql`${t.games} > 0`),
+  check("spsa_batch_claimed", sql`${t.status} = 'open' or (${t.workerName} is not null and ${t.claimedAt} is not null and ${t.leaseExpiresAt} is not null)`),
 ]);
 
 export const spsaWorker = pgTable("spsa_worker", {
@@ -253,7 +271,7 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
 export const spsaPerturbation = pgTable("spsa_perturbation", {
   batchId: bigint("batch_id", { mode: "number" }).primaryKey().references(() => spsaBatch.id),
   runId: integer("run_id").notNull().references(() => spsaRun.id),
-  /** 1, 2, … per run in claim order; with the run's seed it seeds the draw. */
+  /** Unique per run (the batch row's id since migration 0014; 1, 2, … in claim order before); with the run's seed it seeds the draw. */
   batchNumber: integer("batch_number").notNull(),
   workerName: text("worker_name").notNull(),
   games: integer("games").notNull(),
@@ -276,7 +294,14 @@ export const spsaPerturbation = pgTable("spsa_perturbation", {
   thetaAfter: jsonb("theta_after"),
   claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().defaultNow(),
   reportedAt: timestamp("reported_at", { withTimezone: true }),
-}, (t) => [uniqueIndex("spsa_perturbation_run_number").on(t.runId, t.batchNumber)]);
+  /** 1, 2, … per run in the order the master applied the reports to θ (null: not applied yet). */
+  appliedNumber: integer("applied_number"),
+}, (t) => [
+  uniqueIndex("spsa_perturbation_run_number").on(t.runId, t.batchNumber),
+  uniqueIndex("spsa_perturbation_run_applied").on(t.runId, t.appliedNumber),
+  // The master's fold reads the reports not yet applied.
+  index("spsa_perturbation_unapplied").on(t.runId).where(sql`${t.appliedNumber} is null`),
+]);
 
 /**
  * Games that ended in an engine fault (crash, illegal or unparsable move, the engine's own

@@ -89,7 +89,7 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
   const played = perturb(params, math, next, createRng(`${options.name}:${next}`));
   const open = await insertIteration(sql, {
     runId: run.id, iterationNumber: next, plus: engine, minus: engine, timelowMs: config.timeControl.timelowMs,
-    timehighMs: config.timeControl.timehighMs, targetGames: perIteration, ck: played.ck, ak: played.ak, base: valuesOf(params),
+    timehighMs: config.timeControl.timehighMs, targetGames: perIteration, batchSize: config.games.batchSize, ck: played.ck, ak: played.ak, base: valuesOf(params),
     plusValues: played.plus, minusValues: played.minus, signs: played.signs, settings: settingsOf(config, params),
     // Its binaries do not exist: unsigned, so no worker would run anything of it.
     sign: null,

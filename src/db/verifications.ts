@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { Pentanomial, SprtBounds } from "../play/stats.js";
 import type { PlayLimits } from "../play/time-control.js";
 import type { Values } from "../spsa/math.js";
+import { closeOpenBatches } from "./batches.js";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaIteration, spsaVerification } from "./schema.js";
 
@@ -76,7 +77,7 @@ export async function readVerification(sql: Sql, id: number): Promise<Verificati
 
 /** Once the SPRT has decided, no new games are handed out: the target drops to what is claimed. */
 export async function stopHandingOut(sql: Sql, iterationId: number): Promise<void> {
-  await sql`update spsa_iteration set target_games = games_claimed where id = ${iterationId} and games_claimed < target_games`;
+  await closeOpenBatches(sql, iterationId);
 }
 
 export interface VerificationOutcome {

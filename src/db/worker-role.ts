@@ -32,7 +32,8 @@ const WORKER_PRIVILEGES = [
   "grant execute on function spsa_claim_batch, spsa_heartbeat, spsa_report_batch",
   "grant execute on function spsa_refuse_batch",
   "grant execute on function spsa_keep_faulted_games",
-  "grant execute on function spsa_lock_option_run, spsa_record_draw, spsa_record_option_result",
+  // UCI-option mode: a worker records its batch's draw; θ is the master's alone to move.
+  "grant execute on function spsa_record_draw",
 ] as const;
 
 /** Whether this session may grant the worker privileges: spsa_workers exists and it owns the tables. */

@@ -49,3 +49,9 @@ export async function recordConcurrency(sql: postgres.Sql, session: WorkerSessio
 export async function recordSpeed(sql: postgres.Sql, session: WorkerSession, measuredNps: number, timeFactor: number): Promise<void> {
   await sql`select spsa_record_worker(${session.name}, ${session.sessionId}, null, null, ${measuredNps}, ${timeFactor})`;
 }
+
+/** The game slots of the workers seen in the last `minutes` minutes (the sum of their concurrency): what an iteration's batches are planned for. */
+export async function activeGameSlots(sql: postgres.Sql | postgres.TransactionSql, minutes = 5): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select coalesce(sum(concurrency), 0)::int as n from spsa_worker where last_seen_at > now() - make_interval(mins => ${minutes})`;
+  return row?.n ?? 0;
+}

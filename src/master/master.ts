@@ -6,7 +6,7 @@ import { updateParamValues } from "../config/params-update.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
 import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
-import { afterExpiringLeases } from "../db/batches.js";
+import { afterExpiringLeases, foldIteration } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { PollBackoff } from "../db/poll-backoff.js";
 import { withRetry } from "../db/retry.js";
@@ -130,6 +130,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     timelowMs: config.timeControl.timelowMs,
     timehighMs: config.timeControl.timehighMs,
     targetGames: config.games.gamesPerIteration,
+    batchSize: config.games.batchSize,
     ck: perturbation.ck,
     ak: perturbation.ak,
     base: valuesOf(params),
@@ -155,7 +156,10 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow, log
     for (;;) {
       options.signal?.throwIfAborted();
       const seen = row.gamesPlayed;
-      row = await afterExpiringLeases(database.sql, log, options.signal, () => readIteration(database.sql, iteration.id));
+      row = await afterExpiringLeases(database.sql, log, options.signal, async () => {
+        await foldIteration(database.sql, iteration.id);
+        return readIteration(database.sql, iteration.id);
+      });
       // Reports arriving: look again soon, as the iteration may be about to finish.
       if (row.gamesPlayed !== seen) poll.reset();
       status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));

@@ -4,7 +4,7 @@ import { placeAtomically, storeBinary } from "../build/binary-store.js";
 import { binaryName, runCargo } from "../build/cargo.js";
 import { spsaMathConfig, type TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
-import { expireLeases } from "../db/batches.js";
+import { expireLeases, foldIteration } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, type OptionRunRow } from "../db/perturbations.js";
 import { withRetry } from "../db/retry.js";
@@ -16,6 +16,7 @@ import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type Mast
 import { insertIteration, iterationCount, readIteration } from "../db/iterations.js";
 import type { RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
+import { applyReports } from "./apply-reports.js";
 import { optionParamsOf } from "./batch-math.js";
 
 /** params.toml follows θ at most this often while the run goes on, and once at its end. */
@@ -24,9 +25,10 @@ const PARAMS_SYNC_MS = 10_000;
 /**
  * The master of UCI-option mode: builds nothing after its start (the crate of [build], if
  * no binary is named, once), opens the run's games as one carrier iteration of
- * max_iterations × games_per_iteration games, and watches: workers draw and apply every
- * batch's perturbation themselves (src/uci-tune/hooks.ts). It returns leases to the pool,
- * writes params.toml from θ, and ends the run at its game budget. A restart resumes.
+ * max_iterations × games_per_iteration games, and watches: workers draw every batch's
+ * perturbation as they claim it (src/uci-tune/hooks.ts), the master applies the reports to
+ * θ in report order (src/uci-tune/apply-reports.ts). It returns leases to the pool, writes
+ * params.toml from θ, and ends the run at its game budget. A restart resumes.
  */
 export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
   const { database, config, paramsFile } = options;
@@ -75,6 +77,7 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
         timelowMs: config.timeControl.timelowMs,
         timehighMs: config.timeControl.timehighMs,
         targetGames: config.spsa.maxIterations * gamesPerIteration,
+        batchSize: config.games.batchSize,
         ck: 0,
         ak: 0,
         base: valuesOf(params),
@@ -118,7 +121,7 @@ async function engineBinary(config: TuningConfig, runName: string): Promise<stri
   return placed;
 }
 
-/** Until the carrier iteration has all its games: progress, expired leases back to the pool, params.toml from θ. */
+/** Until the carrier iteration has all its games: progress, expired leases back to the pool, reports into θ, params.toml from θ. */
 async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRow, log: (line: string) => void): Promise<MasterSummary["final"]> {
   const { database, paramsFile } = options;
   const status = options.status ?? new StatusLine();
@@ -130,6 +133,9 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
       options.signal?.throwIfAborted();
       const iteration = await withRetry(log, options.signal, async () => {
         await expireLeases(database.sql);
+        // Counters first: every report they count is then in θ too, by the fold that follows.
+        await foldIteration(database.sql, optionRun.iterationId);
+        await applyReports(database.sql, run.id);
         return readIteration(database.sql, optionRun.iterationId);
       });
       if (iteration.gamesPlayed !== seen) poll.reset();

@@ -3,7 +3,7 @@ import type { TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { buildVariants } from "../build/engine-builder.js";
 import { storeBinary } from "../build/binary-store.js";
-import { afterExpiringLeases } from "../db/batches.js";
+import { afterExpiringLeases, foldIteration } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { withRetry } from "../db/retry.js";
 import { PollBackoff } from "../db/poll-backoff.js";
@@ -113,6 +113,7 @@ async function startVerification(
         minus: engines.minus,
         ...timeRange,
         targetGames: options.games,
+        batchSize: config.games.batchSize,
         // Not an SPSA step: no gains, and the "base" is the θ on the plus side.
         ck: 0,
         ak: 0,
@@ -136,7 +137,10 @@ async function waitForOutcome(options: VerifyOptions, first: VerificationRow, lo
     for (;;) {
       options.signal?.throwIfAborted();
       const seen = row.gamesPlayed;
-      row = await afterExpiringLeases(database.sql, log, options.signal, () => readVerification(database.sql, first.id));
+      row = await afterExpiringLeases(database.sql, log, options.signal, async () => {
+        await foldIteration(database.sql, first.iterationId);
+        return readVerification(database.sql, first.id);
+      });
       if (row.gamesPlayed !== seen) poll.reset();
       const outcome = outcomeOf(row);
       if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(database.sql, row.iterationId);

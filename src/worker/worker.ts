@@ -30,7 +30,7 @@ import {
   type Rng,
   type SearchLimits,
 } from "../play/index.js";
-import { applyOnReport, drawOnClaim } from "../uci-tune/hooks.js";
+import { drawOnClaim } from "../uci-tune/hooks.js";
 import { DelayGuard } from "./delay-guard.js";
 import { faultedGames } from "./faulted-games.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
@@ -176,8 +176,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
             // Games cut short by a failure elsewhere are not results: the batch goes back to the pool.
             if (failed) return;
             const outcome = await withRetry(log, options.signal, () =>
-              reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, async (tx, report) => {
-                await applyOnReport(tx, report);
+              reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, async (tx) => {
                 await storeFaultedGames(tx, { batchId: batch.batchId, workerName: name, games: faulted });
               }),
             );

@@ -7,7 +7,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
-import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
 import { applyMigrations, connect } from "../../src/db/connection.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
 import { ROOT, SPSA_BIN } from "../support/cli.js";
@@ -116,6 +116,8 @@ describe("spsa dashboard in a browser", () => {
     const faults: [FaultCounts, FaultCounts] = [{ ...noFaults(), delay: 1 }, { ...noFaults(), delay: 2 }];
     const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 1, draws: 4, pairs: [0, 1, 1, 2, 0] as Pentanomial, faults, replays: 4, replayLimitPairs: 1 };
     expect(await reportBatch(sql, report)).toBe("accepted");
+    // The master folds it into the iteration on its next poll.
+    expect(await foldIteration(sql, batch!.iterationId)).toBe(true);
     // The batch shows without a reload (pushed by NOTIFY → server-sent event). The bound is
     // generous so a busy CI machine cannot fail it; how fast it shows is for a benchmark.
     await page.locator("#progress", { hasText: "8/64 games" }).waitFor({ timeout: 10_000 });

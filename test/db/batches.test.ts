@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, expireLeases, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
+import { claimBatch, expireLeases, foldIteration, heartbeat, refuseBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { clean, crowdOfWorkers, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 /** A report of `games` games: all draws, one DD pair per two games. */
 function drawsReport(batchId: number, workerName: string, games: number): BatchReport {
@@ -18,19 +18,28 @@ describe("claiming and reporting batches", () => {
     await registerTestWorker(sql, "w2");
   });
 
+  /** The iteration's counters as its master sees them: folded from the batches first. */
   async function counters(iterationId: number) {
-    const [row] = await sql`select games_claimed, games_played, plus_wins, minus_wins, draws, pairs_dd, status
+    await foldIteration(sql, iterationId);
+    const [row] = await sql`select games_claimed, games_played, plus_wins, minus_wins, draws, pairs_dd, binaries_refused, status
                             from spsa_iteration where id = ${iterationId}`;
     return row;
   }
 
-  it("never grants more than target - claimed", async () => {
-    const { iteration } = await seedIteration(sql, { runName: "claims", targetGames: 10 });
+  it("makes the iteration's games into open batches and never grants beyond them", async () => {
+    const { iteration } = await seedIteration(sql, { runName: "claims", targetGames: 10, batchSize: 4 });
+    const planned = await sql`select games, games_before from spsa_batch where iteration_id = ${iteration.id} order by id`;
+    expect(planned).toEqual([{ games: 4, games_before: 0 }, { games: 4, games_before: 4 }, { games: 2, games_before: 8 }]);
+    expect(await counters(iteration.id)).toMatchObject({ games_claimed: 0, status: "pending" });
+    // A claim of 3 splits the first batch; its last game stays open after the rest.
     const grants = [];
-    for (let i = 0; i < 4; i++) grants.push((await claimBatch(sql, "w1", 4, 60))?.games);
-    expect(grants).toEqual([4, 4, 2, undefined]);
+    for (let i = 0; i < 5; i++) grants.push((await claimBatch(sql, "w1", 3, 60))?.games);
+    expect(grants).toEqual([3, 3, 2, 1, 1]);
+    expect(await claimBatch(sql, "w1", 3, 60)).toBeUndefined();
+    const rows = await sql`select games, games_before from spsa_batch where iteration_id = ${iteration.id} order by games_before`;
+    expect(rows.map((r) => [r.games_before, r.games])).toEqual([[0, 3], [3, 1], [4, 3], [7, 1], [8, 2]]);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 10, games_played: 0, status: "in_progress" });
-    await sql`update spsa_iteration set status = 'complete', games_claimed = 0 where id = ${iteration.id}`;
+    await sql`update spsa_iteration set status = 'complete' where id = ${iteration.id}`;
   });
 
   it("counts a report once: a replay is a duplicate and changes nothing", async () => {
@@ -58,6 +67,7 @@ describe("claiming and reporting batches", () => {
     const { iteration } = await seedIteration(sql, { runName: "lease", targetGames: 4 });
     const dead = await claimBatch(sql, "w1", 4, 60);
     expect(await claimBatch(sql, "w2", 4, 60)).toBeUndefined();
+    expect(await counters(iteration.id)).toMatchObject({ games_claimed: 4 });
     // The worker died: age its lease by hand instead of waiting for it.
     await sql`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${dead!.batchId}`;
     expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [], 60)).toEqual({ held: [], ownsName: true });
@@ -100,5 +110,76 @@ describe("claiming and reporting batches", () => {
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: target, games_played: target, draws: target });
     const [sum] = await sql`select sum(games)::int as games, count(*)::int as batches from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
     expect(sum?.games).toBe(target);
+  });
+
+  it("stays exact with 20 connections claiming, reporting, replaying, refusing and expiring while the master folds", async () => {
+    const target = 400;
+    const { iteration } = await seedIteration(sql, { runName: "storm", targetGames: target, batchSize: 6 });
+    const names = Array.from({ length: 20 }, (_, i) => `storm-${i}`);
+    for (const name of names) await registerTestWorker(sql, name);
+    const accepted = new Map<number, number>();
+    const late: { batchId: number; name: string; games: number }[] = [];
+    let folding = true;
+    // The master: folds the batches into the iteration every few milliseconds, so the
+    // iteration's CHECK constraints are tested against every state the workers leave.
+    const master = (async () => {
+      while (folding) {
+        await foldIteration(sql, iteration.id);
+        const [row] = await sql<{ claimed: number; played: number }[]>`select games_claimed as claimed, games_played as played from spsa_iteration where id = ${iteration.id}`;
+        expect(row!.claimed).toBeLessThanOrEqual(target);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const w = (name: string) => names.indexOf(name);
+    try {
+      await crowdOfWorkers(
+        database.url,
+        names,
+        iteration.id,
+        // Some claims ask for more than a planned batch, some for less (the row is split).
+        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 4), 60),
+        async (db, name, batch, round) => {
+          const kind = (w(name) * 7 + round) % 10;
+          if (kind === 0) {
+            // Refused binaries: the games go back at once, and a report after it is refused.
+            await refuseBatch(db, batch.batchId, name);
+            late.push({ batchId: batch.batchId, name, games: batch.games });
+          } else if (kind === 1) {
+            // A dead worker: its lease runs out, and its report comes late.
+            await db`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batch.batchId}`;
+            late.push({ batchId: batch.batchId, name, games: batch.games });
+          } else {
+            const report = drawsReport(batch.batchId, name, batch.games);
+            expect(await reportBatch(db, report)).toBe("accepted");
+            expect(await reportBatch(db, report)).toBe("duplicate");
+            accepted.set(batch.batchId, batch.games);
+          }
+        },
+      );
+    } finally {
+      folding = false;
+      await master;
+    }
+    for (const l of late) expect(await reportBatch(sql, drawsReport(l.batchId, l.name, l.games))).toBe("refused");
+    const reported = [...accepted.values()].reduce((a, b) => a + b, 0);
+    expect(reported).toBe(target);
+    const refusals = late.length - (await sql`select count(*)::int as n from spsa_batch where iteration_id = ${iteration.id} and status = 'expired' and not refused`)[0]!.n;
+    expect(await counters(iteration.id)).toMatchObject({ games_claimed: target, games_played: target, draws: target, binaries_refused: refusals });
+    const [sum] = await sql`select sum(games)::int as games, count(*)::int as batches from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
+    expect(sum).toEqual({ games: target, batches: accepted.size });
+    expect(late.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("takes a worker's claimed batches back when it restarts, and their games are claimable again", async () => {
+    const { iteration } = await seedIteration(sql, { runName: "restart", targetGames: 8, batchSize: 4 });
+    await registerTestWorker(sql, "w3");
+    const held = await claimBatch(sql, "w3", 4, 60);
+    expect(await returnToPool(sql, "w3")).toEqual({ batches: 1, games: 4 });
+    expect(await reportBatch(sql, drawsReport(held!.batchId, "w3", 4))).toBe("refused");
+    for (let i = 0; i < 2; i++) {
+      const batch = await claimBatch(sql, "w2", 8, 60);
+      expect(await reportBatch(sql, drawsReport(batch!.batchId, "w2", batch!.games))).toBe("accepted");
+    }
+    expect(await counters(iteration.id)).toMatchObject({ games_claimed: 8, games_played: 8 });
   });
 });

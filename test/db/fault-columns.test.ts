@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
 import { readIteration } from "../../src/db/iterations.js";
 import { faultyIterations } from "../../src/db/run-status.js";
 import { noFaults } from "../../src/play/faults.js";
@@ -33,6 +33,7 @@ describe("fault counters in the database, built from the list of fault kinds", (
       replayLimitPairs: 1,
     });
     expect(accepted).toBe("accepted");
+    await foldIteration(sql, iteration.id);
     const [row] = await sql`
       select plus_crashes, minus_crashes, plus_time_losses, minus_time_losses, plus_illegal_moves, minus_illegal_moves,
         plus_delay_losses, minus_delay_losses, replays, replay_limit_pairs

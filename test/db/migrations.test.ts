@@ -1,5 +1,13 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
 import { applyMigrations, connect } from "../../src/db/connection.js";
+import { clean } from "../support/iterations.js";
+import { ROOT } from "../support/cli.js";
 import { spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 
@@ -56,6 +64,55 @@ describe("migrations", () => {
       expect(await migrationCount(other.url)).toBe(journal);
     } finally {
       await other.drop();
+    }
+  });
+
+  it("0014 lets an iteration in flight when it is applied finish, with the counters its older reports made", async () => {
+    const old = await freshDatabase();
+    const folder = mkdtempSync(join(tmpdir(), "spsa-migrations-"));
+    const sql = connect(old.url, 1);
+    const connections = [sql];
+    try {
+      // The schema as of migration 0013, and an iteration in flight the way that version left it.
+      cpSync(join(ROOT, "migrations"), folder, { recursive: true });
+      const journalFile = join(folder, "meta", "_journal.json");
+      const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { idx: number }[] };
+      writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.filter((e) => e.idx <= 13) }));
+      await migrate(drizzle(sql), { migrationsFolder: folder });
+      const [run] = await sql<{ id: number }[]>`
+        insert into spsa_run (name, seed, config, initial_parameters, current_parameters) values ('old', 's', '{}', '{"X": 1}', '{"X": 1}') returning id`;
+      const [iteration] = await sql<{ id: number }[]>`
+        insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256, minus_engine_sha256,
+          timelow_ms, timehigh_ms, target_games, games_claimed, games_played, plus_wins, draws, pairs_ww, replays, binaries_refused, status)
+        values (${run!.id}, 1, '/p', '/m', 'a', 'b', 10, 20, 10, 6, 2, 2, 0, 1, 1, 1, 'in_progress') returning id`;
+      await sql`insert into spsa_worker (name, host) values ('w', 'box')`;
+      const [claimed] = await sql<{ id: number }[]>`
+        insert into spsa_batch (iteration_id, worker_name, games, status, lease_expires_at, reported_at, plus_wins, minus_wins, draws, pairs, faults)
+        values (${iteration!.id}, 'w', 2, 'done', now() + interval '1 hour', now(), 2, 0, 0, '[0,0,0,0,1]', '{}'),
+               (${iteration!.id}, 'w', 2, 'expired', now() - interval '1 hour', null, null, null, null, null, null),
+               (${iteration!.id}, 'w', 4, 'claimed', now() + interval '1 hour', null, null, null, null, null, null)
+        returning id`.then((rows) => rows.slice(2));
+
+      await applyMigrations(old.url);
+      // A process of the new version, on a connection of its own.
+      const db = connect(old.url, 2);
+      connections.push(db);
+      const open = await db`select games, games_before from spsa_batch where iteration_id = ${iteration!.id} and status = 'open'`;
+      expect(open).toEqual([{ games: 4, games_before: 6 }]);
+      // The claim made before the upgrade is reported after it, and the rest is claimed and played.
+      const draws = (batchId: number, games: number) => ({ batchId, workerName: "w", wins: 0, losses: 0, draws: games, pairs: [0, 0, games / 2, 0, 0] as [number, number, number, number, number], ...clean() });
+      expect(await reportBatch(db, draws(claimed!.id, 4))).toBe("accepted");
+      const rest = await claimBatch(db, "w", 8, 60);
+      expect(rest?.games).toBe(4);
+      expect(await reportBatch(db, draws(rest!.batchId, 4))).toBe("accepted");
+      await foldIteration(db, iteration!.id);
+      const [row] = await db`
+        select games_claimed, games_played, plus_wins, draws, pairs_ww, pairs_dd, replays, binaries_refused from spsa_iteration where id = ${iteration!.id}`;
+      expect(row).toEqual({ games_claimed: 10, games_played: 10, plus_wins: 2, draws: 8, pairs_ww: 1, pairs_dd: 4, replays: 1, binaries_refused: 1 });
+    } finally {
+      for (const connection of connections) await connection.end();
+      rmSync(folder, { recursive: true, force: true });
+      await old.drop();
     }
   });
 });

@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, heartbeat, refuseBatch, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, foldIteration, heartbeat, refuseBatch, reportBatch } from "../../src/db/batches.js";
 import { connect } from "../../src/db/connection.js";
 import { embeddedEndpoint, embeddedServer } from "../../src/db/embedded.js";
 import { insertOptionRun } from "../../src/db/perturbations.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/db/worker-role.js";
 import { claimWorkerName } from "../../src/db/workers.js";
-import { DEFAULT_MAX_STEP } from "../../src/spsa/math.js";
+import { applyReports } from "../../src/uci-tune/apply-reports.js";
 import { compete, spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
@@ -80,11 +80,12 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     await expect(worker`update spsa_run set status = 'stopped'`).rejects.toMatchObject(DENIED);
   });
 
-  it("cannot change θ, directly or through the option-mode report of a batch it does not hold", async () => {
+  it("cannot change θ: not directly, and no function it may call writes spsa_run", async () => {
     await expect(worker`update spsa_run set current_parameters = '{"X": 99}'`).rejects.toMatchObject(DENIED);
-    await expect(
-      worker`select spsa_record_option_result(1, 1, 0, 0, 0, '[0,0,0,0,0]', 0, '{"X": 1}', '{"X": 99}')`,
-    ).rejects.toMatchObject(DENIED);
+    const writers = await database.sql<{ name: string }[]>`
+      select proname as name from pg_proc
+      where prosrc ilike '%update spsa_run%' and has_function_privilege('spsa_workers', oid, 'execute')`;
+    expect(writers).toEqual([]);
     const [run] = await database.sql<{ theta: unknown }[]>`select current_parameters as theta from spsa_run where name = 'guarded'`;
     expect(run?.theta).toEqual({ X: 1 });
   });
@@ -149,6 +150,7 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     await expect(reportBatch(worker, { ...report, wins: 40 })).rejects.toThrow(`batch ${batch!.batchId} has 4 games, the report has 42`);
     expect(await reportBatch(worker, report)).toBe("accepted");
     expect(await reportBatch(worker, report)).toBe("duplicate");
+    await foldIteration(database.sql, batch!.iterationId);
     const [iteration] = await database.sql<{ played: number; wins: number }[]>`
       select games_played as played, plus_wins as wins from spsa_iteration where id = ${batch!.iterationId}`;
     expect(iteration).toEqual({ played: 4, wins: 2 });
@@ -161,6 +163,7 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     await claimWorkerName(worker, { name, sessionId: "s2", host: "box", pid: 2, concurrency: 1 }, () => false);
     const batch = await claimBatch(worker, name, 2, 600);
     const refused = async () => {
+      await foldIteration(database.sql, batch!.iterationId);
       const [row] = await database.sql<{ n: number }[]>`select binaries_refused as n from spsa_iteration where id = ${batch!.iterationId}`;
       return row?.n;
     };
@@ -192,10 +195,6 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     await fresh.end();
   });
 
-  it("bounds option-mode θ steps by the default max_step of src/spsa/math.ts (spsa_record_option_result)", async () => {
-    const [fn] = await database.sql<{ body: string }[]>`select prosrc as body from pg_proc where proname = 'spsa_record_option_result'`;
-    expect(fn?.body).toContain(`(v_option.gains->>'maxStep')::float8, ${DEFAULT_MAX_STEP})`);
-  });
 });
 
 describe("the worker role in UCI-option mode", () => {
@@ -214,26 +213,29 @@ describe("the worker role in UCI-option mode", () => {
     await revokeWorkerLogin(database.sql, machine);
   });
 
-  it("moves θ only by its own reported batch, once, within the parameters' bounds and max_step", async () => {
+  it("draws only for its own claimed batch and reports it; the master moves θ by it once", async () => {
     const { run, iteration } = await seedIteration(database.sql, { runName: "opt", targetGames: 4 });
     const parameters = { X: { min: 0, max: 10, step: 1, type: "int" as const, frozen: false, option: "X", optionScale: undefined } };
-    await insertOptionRun(database.sql, { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains: {} as never, gamesPerIteration: 4 });
+    const gains = { a: 1, c: 1, A: 1, alpha: 0.602, gamma: 0.101, maxIterations: 1 };
+    await insertOptionRun(database.sql, { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration: 4 });
     const name = `${machine}-1`;
     await claimWorkerName(worker, { name, sessionId: "s", host: "box", pid: 1, concurrency: 1 }, () => false);
     const batch = await claimBatch(worker, name, 2, 600);
-    await worker`select spsa_record_draw(${batch!.batchId}, ${run.id}, 1, ${name}, 2, 1, 1, 0.5, '{"X": 1}', '{"X": 1}', '{"X": 2}', '{"X": 0}')`;
+    const draw = (batchId: number) =>
+      worker`select spsa_record_draw(${batchId}, ${run.id}, ${batchId}, ${name}, 2, 1, 1, 0.5, '{"X": 1}', '{"X": 1}', '{"X": 2}', '{"X": 0}')`;
+    const [open] = await database.sql<{ id: number }[]>`select id::int from spsa_batch where iteration_id = ${iteration.id} and status = 'open'`;
+    await expect(draw(open!.id)).rejects.toMatchObject(DENIED);
+    await draw(batch!.batchId);
     expect(await reportBatch(worker, { batchId: batch!.batchId, workerName: name, wins: 2, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 1], ...clean() })).toBe("accepted");
-    const apply = (applied: Record<string, number>, after: Record<string, number>, wins = 2) =>
-      worker`select spsa_record_option_result(${batch!.batchId}, ${run.id}, ${wins}, 0, 0, '[0,0,0,0,1]', 100, ${worker.json(applied)}, ${worker.json(after)})`;
-    await expect(apply({ X: 1 }, { X: 4 })).rejects.toMatchObject({ code: "22023", message: expect.stringContaining("parameter X") });
-    await expect(apply({ X: 1 }, { X: -1 })).rejects.toMatchObject({ code: "22023" });
-    await expect(apply({ X: 1 }, { X: 2, Y: 5 })).rejects.toMatchObject({ code: "22023", message: expect.stringContaining("parameter Y") });
-    await expect(apply({ X: 5 }, { X: 5 })).rejects.toMatchObject({ code: "22023", message: expect.stringContaining("θ of now") });
-    await expect(apply({ X: 1 }, { X: 2 }, 1)).rejects.toMatchObject(DENIED);
-    await apply({ X: 1 }, { X: 3 });
-    await expect(apply({ X: 3 }, { X: 4 })).rejects.toMatchObject(DENIED);
-    const [after] = await database.sql<{ theta: unknown }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`;
-    expect(after?.theta).toEqual({ X: 3 });
+    const theta = async () => (await database.sql<{ theta: Record<string, number> }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`)[0]?.theta;
+    expect(await theta()).toEqual({ X: 1 });
+    expect(await applyReports(database.sql, run.id)).toBe(1);
+    const moved = await theta();
+    expect(moved?.X).toBeGreaterThan(1);
+    expect(await applyReports(database.sql, run.id)).toBe(0);
+    expect(await theta()).toEqual(moved);
+    const [applied] = await database.sql`select applied_number, theta_applied, theta_after from spsa_perturbation where batch_id = ${batch!.batchId}`;
+    expect(applied).toEqual({ applied_number: 1, theta_applied: { X: 1 }, theta_after: moved });
   });
 });
 

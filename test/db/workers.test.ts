@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
+import { claimBatch, foldIteration, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
 import { claimWorkerName, recordSpeed, type NameHolder } from "../../src/db/workers.js";
 import { holderAlive } from "../../src/worker/name-holder.js";
 import { useMigratedDatabase } from "../support/database.js";
@@ -14,6 +14,7 @@ describe("taking a worker name", () => {
   });
 
   async function claimedGames(iterationId: number): Promise<number> {
+    await foldIteration(sql, iterationId);
     const [row] = await sql<{ n: number }[]>`select games_claimed as n from spsa_iteration where id = ${iterationId}`;
     return row?.n ?? -1;
   }

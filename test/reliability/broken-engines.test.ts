@@ -38,6 +38,7 @@ describe("broken plus engines inside a tuning run", () => {
       timelowMs: 20,
       timehighMs: 30,
       targetGames: 4,
+      batchSize: config.games.batchSize,
       ck: 1,
       ak: 0.1,
       base: values,

@@ -6,7 +6,7 @@ import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
 import { COMPETE_BIN, ROOT } from "../support/cli.js";
-import { seedIteration } from "../support/iterations.js";
+import { foldRun, seedIteration } from "../support/iterations.js";
 import { useRunFixture } from "../support/run-fixture.js";
 
 const GAMES = 16;
@@ -44,6 +44,7 @@ describe("a worker on a machine busy with a CPU hog", () => {
       timeout: 240_000,
     });
     expect(worker.exitCode, worker.all).toBe(0);
+    await foldRun(sql, `busy-${policy}`);
     const [row] = await sql<{ played: number; own: number; delays: number; replays: number; out_of_replays: number }[]>`
       select games_played as played, plus_time_losses + minus_time_losses as own, plus_delay_losses + minus_delay_losses as delays,
         replays, replay_limit_pairs as out_of_replays

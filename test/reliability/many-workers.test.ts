@@ -1,3 +1,4 @@
+import { foldIteration } from "../../src/db/batches.js";
 import { join } from "node:path";
 import { execa } from "execa";
 import type postgres from "postgres";
@@ -34,7 +35,7 @@ describe("32 worker processes claiming from one iteration", () => {
     const { run } = await openRun(sql, { name: "crowd", fresh: false, config: loadConfig("config.toml"), values: { X: 1 } });
     const binary = { path: engine, sha256: sha256OfFile(engine) };
     const iteration = await insertIteration(sql, {
-      runId: run.id, iterationNumber: 1, plus: binary, minus: binary, timelowMs: 10, timehighMs: 10, targetGames: target,
+      runId: run.id, iterationNumber: 1, plus: binary, minus: binary, timelowMs: 10, timehighMs: 10, targetGames: target, batchSize: 2,
       ck: 1, ak: 0.1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig("config.toml"), []), sign: localSigningKey().sign,
     });
 
@@ -49,6 +50,7 @@ describe("32 worker processes claiming from one iteration", () => {
     const results = await Promise.all(workers);
     for (const result of results) expect(result.exitCode, result.all).toBe(0);
 
+    await foldIteration(sql, iteration.id);
     const [row] = await sql<{ games_claimed: number; games_played: number; wins: number }[]>`
       select games_claimed, games_played, plus_wins + minus_wins + draws as wins from spsa_iteration where id = ${iteration.id}`;
     expect(row).toEqual({ games_claimed: target, games_played: target, wins: target });

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
-import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
 import { applyMigrations, connect } from "../../src/db/connection.js";
 import { recordConcurrency, recordSpeed } from "../../src/db/workers.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
@@ -36,6 +36,8 @@ describe("spsa status", () => {
     const faults: [FaultCounts, FaultCounts] = [{ ...plus, delay: 1 }, { ...minus, delay: 2 }];
     const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 2, draws: 3, pairs: [0, 1, 2, 1, 0] as Pentanomial, faults, replays: 5, replayLimitPairs: 1 };
     expect(await reportBatch(sql, report)).toBe("accepted");
+    // What the run's master does on its next poll: status reads the folded counters.
+    await foldIteration(sql, batch!.iterationId);
     await recordConcurrency(sql, { name: "w1", sessionId: "w1" }, 1, "lowered from 2 to 1: 5 of 40 games hit by delays outside the engines");
     // w1 measured its engine under reference_nps; w0 never did.
     await recordSpeed(sql, { name: "w1", sessionId: "w1" }, 654_321.5, 1.52832);

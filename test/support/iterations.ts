@@ -3,6 +3,8 @@ import { loadConfig, type TuningConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/config/params.js";
 import { settingsOf, type IterationSettings } from "../../src/config/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
+import { expireLeases, foldIteration, type ClaimedBatch } from "../../src/db/batches.js";
+import { connect } from "../../src/db/connection.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
@@ -27,7 +29,7 @@ export async function registerTestWorker(sql: postgres.Sql, name: string, host =
  */
 export async function seedIteration(
   sql: postgres.Sql,
-  options: { runName: string; targetGames: number; iterationNumber?: number; engine?: { path: string; sha256: string }; config?: TuningConfig; params?: Param[] },
+  options: { runName: string; targetGames: number; batchSize?: number; iterationNumber?: number; engine?: { path: string; sha256: string }; config?: TuningConfig; params?: Param[] },
 ) {
   const config = options.config ?? loadConfig("config.toml");
   const { run } = await openRun(sql, { name: options.runName, fresh: false, config, values: { X: 1 } });
@@ -40,6 +42,7 @@ export async function seedIteration(
     timelowMs: 10,
     timehighMs: 20,
     targetGames: options.targetGames,
+    batchSize: options.batchSize ?? config.games.batchSize,
     ck: 1,
     ak: 0.1,
     base: { X: 1 },
@@ -50,6 +53,12 @@ export async function seedIteration(
     sign: localSigningKey().sign,
   });
   return { run, iteration };
+}
+
+/** Folds every open iteration of the run, as its master does on each poll (for tests that run workers without one). */
+export async function foldRun(sql: postgres.Sql, runName: string): Promise<void> {
+  const iterations = await sql<{ id: number }[]>`select i.id from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName}`;
+  for (const { id } of iterations) await foldIteration(sql, id);
 }
 
 /** An iteration's recorded row, as a replay of the formulas reads it. */
@@ -73,4 +82,38 @@ export async function recordedIterations(sql: postgres.Sql, runName: string): Pr
     select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.games_played, i.settings,
       i.elo_diff
     from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName} order by i.iteration_number`;
+}
+
+/**
+ * Workers on a connection each: every round sweeps expired leases, claims with `claim` and
+ * hands the batch to `play`; a worker stops once the iteration has no open or claimed games.
+ */
+export async function crowdOfWorkers(
+  url: string,
+  names: readonly string[],
+  iterationId: number,
+  claim: (db: postgres.Sql, name: string, round: number) => Promise<ClaimedBatch | undefined>,
+  play: (db: postgres.Sql, name: string, batch: ClaimedBatch, round: number) => Promise<void>,
+): Promise<void> {
+  const connections = names.map(() => connect(url, 1));
+  try {
+    await Promise.all(
+      names.map(async (name, w) => {
+        const db = connections[w]!;
+        for (let round = 0; ; round++) {
+          await expireLeases(db);
+          const batch = await claim(db, name, round);
+          if (batch) {
+            await play(db, name, batch, round);
+            continue;
+          }
+          const [left] = await db<{ n: number }[]>`select count(*)::int as n from spsa_batch where iteration_id = ${iterationId} and status in ('open', 'claimed')`;
+          if (left!.n === 0) return;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      }),
+    );
+  } finally {
+    await Promise.all(connections.map((c) => c.end()));
+  }
 }

@@ -64,7 +64,7 @@ export interface PerturbationCheck {
   theta_applied: Theta | null;
   theta_after: Theta | null;
   worker_name: string;
-  /** 1, 2, … in the order the reports moved θ (null: not reported). */
+  /** 1, 2, … in the order the master applied the reports to θ (null: not applied). */
   report_order: number | null;
 }
 
@@ -72,16 +72,16 @@ export async function perturbationsOf(sql: postgres.Sql, runName: string): Promi
   return sql<PerturbationCheck[]>`
     select p.batch_id::int as batch_id, p.batch_number, b.status, p.games, p.k, p.a_k, p.theta_before, p.signs, p.plus_parameters, p.minus_parameters,
       p.plus_wins, p.minus_wins, p.draws, p.theta_applied, p.theta_after, p.worker_name,
-      case when p.reported_at is null then null
-        else (row_number() over (partition by p.reported_at is null order by p.reported_at, p.batch_number))::int end as report_order
+      p.applied_number as report_order
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id join spsa_run r on r.id = p.run_id
     where r.name = ${runName} order by p.batch_number`;
 }
 
 /**
  * Every perturbation as the formulas draw it from its θ before, and the reported ones
- * chained: each moved the θ of its report by exactly its own result, starting at the
- * initial θ, each used once, and the last θ is the run's. Returns the final θ.
+ * chained in the order the master applied them: each moved the θ the one before left by
+ * exactly its own result, starting at the initial θ, each once, and the last θ is the
+ * run's. Returns the final θ.
  */
 export async function expectConsistentRun(sql: postgres.Sql, runName: string, seed: string): Promise<Theta> {
   const [run] = await sql<{ id: number; initial_parameters: Theta; current_parameters: Theta; status: string }[]>`
@@ -110,16 +110,13 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
     return { ...from, ...applyBatch(paramsAt(optionRun.parameters, from), played, countsOf(row), optionRun.gains, optionRun.gamesPerIteration, scale).newValues };
   };
   for (const row of reported) expect(row.theta_after, `θ after batch ${row.batch_number}`).toEqual(stepOf(row, row.theta_applied ?? {}));
-  // A batch of equal results leaves θ as it was; the others form one chain from the initial θ.
-  const key = (theta: Theta | null) => JSON.stringify(theta);
-  const unused = new Set(reported.filter((r) => key(r.theta_applied) !== key(r.theta_after)));
+  // In the order the master applied them, each report starts from the θ the one before left: one chain from the initial θ.
   let theta = run.initial_parameters;
-  while (unused.size > 0) {
-    const next = [...unused].find((r) => key(r.theta_applied) === key(theta));
-    if (!next) throw new Error(`no reported batch moved θ ${key(theta)}`);
-    theta = next.theta_after ?? theta;
-    unused.delete(next);
+  for (const row of inReportOrder) {
+    expect(row.theta_applied, `θ applied by batch ${row.batch_number} (applied ${row.report_order})`).toEqual(theta);
+    theta = row.theta_after ?? theta;
   }
+  expect(inReportOrder.map((r) => r.report_order)).toEqual(inReportOrder.map((_, i) => i + 1));
   expect(run.current_parameters).toEqual(theta);
   return theta;
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadParams } from "../../src/config/params.js";
 import { reportBatch } from "../../src/db/batches.js";
-import { applyOnReport } from "../../src/uci-tune/hooks.js";
+import { applyReports } from "../../src/uci-tune/apply-reports.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
 import { clean } from "../support/iterations.js";
@@ -74,8 +74,9 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
       pairs: [0, 0, done.games / 2, 0, 0] as [number, number, number, number, number],
       ...clean(),
     };
-    const [before] = await sql<{ theta: Theta }[]>`select current_parameters as theta from spsa_run where name = 'uci'`;
-    expect(await reportBatch(sql, replay, applyOnReport)).toBe("duplicate");
+    const [before] = await sql<{ id: number; theta: Theta }[]>`select id, current_parameters as theta from spsa_run where name = 'uci'`;
+    expect(await reportBatch(sql, replay)).toBe("duplicate");
+    expect(await applyReports(sql, before?.id ?? 0)).toBe(0);
     const [after] = await sql<{ theta: Theta }[]>`select current_parameters as theta from spsa_run where name = 'uci'`;
     expect(after?.theta).toEqual(before?.theta);
     expectExactCounts(await iterationsOf(sql, "uci"), expect);

@@ -12,7 +12,7 @@ import { timeFactor } from "../../src/worker/time-factor.js";
 import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { inProcessWorker } from "../support/worker-loop.js";
-import { seedIteration } from "../support/iterations.js";
+import { foldRun, seedIteration } from "../support/iterations.js";
 import { buildMinnow } from "../support/minnow.js";
 import { waitFor } from "../support/processes.js";
 
@@ -52,7 +52,9 @@ describe("the worker loop", () => {
 
   const worker = (name: string, extra: Partial<WorkerOptions> = {}) => inProcessWorker(database, dir, name, extra);
 
+  /** The run's iteration as its master sees it: folded from the batches first. */
   const iterationOf = async (runName: string) => {
+    await foldRun(database.sql, runName);
     const [row] = await database.sql<{ games_played: number; games_claimed: number; results: number }[]>`
       select games_played, games_claimed, plus_wins + minus_wins + draws as results
       from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName}`;
@@ -82,7 +84,7 @@ describe("the worker loop", () => {
     const { done, lines } = worker("w-taken");
     let batchId = 0;
     await waitFor(async () => {
-      batchId = (await batchesOf("taken"))[0]?.id ?? 0;
+      batchId = (await batchesOf("taken")).find((b) => b.status === "claimed")?.id ?? 0;
       return batchId > 0;
     }, 60_000, "the worker's first claim");
     // What expiry or another process of the name does: the games go back to the pool.

@@ -2,9 +2,10 @@
 // Fleet benchmark (not a test). Needs `npm run build` first. N simulated workers, each on a
 // real connection of its own (a worker process holds one), each registering a worker name
 // and looping claim → zero-time "game" → report with the project's own claim and report
-// code (src/db/batches.ts; in UCI-option mode with the worker's hooks, which draw and apply
-// each batch's perturbation), heartbeating every 10 s; a master loop returns expired leases
-// every second and, in build mode, inserts iterations as the master does.
+// code (src/db/batches.ts; in UCI-option mode with the worker's hook that draws each batch's
+// perturbation), heartbeating every 10 s; a master loop returns expired leases, folds the
+// counters (and in UCI-option mode applies the reports to θ) and, in build mode, inserts
+// iterations as the master does.
 //   node bench/fleet.mjs [--mode build|options|both] [--workers 10,50,200,600,1000]
 //     [--seconds 20] [--batch 8] [--games-per-iteration 2000] [--prefill 0]
 // The database: DATABASE_URL, else the embedded one. It must hold no other active run (the
@@ -27,7 +28,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig, spsaMathConfig } from "../dist/config/config.js";
 import { settingsOf } from "../dist/config/iteration-settings.js";
 import { loadParams, valuesOf } from "../dist/config/params.js";
-import { claimBatch, expireLeases, heartbeat, reportBatch } from "../dist/db/batches.js";
+import { claimBatch, expireLeases, foldIteration, heartbeat, reportBatch } from "../dist/db/batches.js";
 import { connect, openDatabase } from "../dist/db/connection.js";
 import { insertIteration, readIteration } from "../dist/db/iterations.js";
 import { insertOptionRun } from "../dist/db/perturbations.js";
@@ -35,7 +36,8 @@ import { openRun } from "../dist/db/runs.js";
 import { claimWorkerName } from "../dist/db/workers.js";
 import { PairTally } from "../dist/play/match-tally.js";
 import { optionParamsOf } from "../dist/uci-tune/batch-math.js";
-import { applyOnReport, drawOnClaim } from "../dist/uci-tune/hooks.js";
+import { applyReports } from "../dist/uci-tune/apply-reports.js";
+import { drawOnClaim } from "../dist/uci-tune/hooks.js";
 
 const { values } = parseArgs({
   options: {
@@ -56,6 +58,9 @@ const batchGames = Number(values.batch);
 const gamesPerIteration = Number(values["games-per-iteration"]);
 const prefill = Number(values.prefill);
 const LEASE_SECONDS = 3600;
+// UCI-option mode: the carrier iteration holds the whole run's games as open rows; enough for
+// the phases at a few hundred batches per second, and the prefill.
+const optionIterations = Math.ceil(((prefill + 300 * seconds * 3) * batchGames) / gamesPerIteration);
 const HEARTBEAT_MS = 10_000;
 const root = new URL("..", import.meta.url).pathname;
 
@@ -77,7 +82,7 @@ function runFiles(mode) {
   const paramsFile = join(dir, `${mode}-params.toml`);
   writeFileSync(paramsFile, mode === "options" ? OPTION_PARAMS : readFileSync(join(root, "params.toml"), "utf8"));
   writeFileSync(configFile, `[time_control]\ntimelow = 0.01\ntimehigh = 0.02\n[games]\ngames_per_iteration = ${gamesPerIteration}\nbatch_size = ${batchGames}\n` +
-    `[spsa]\nmax_iterations = 1000000\n[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n` +
+    `[spsa]\nmax_iterations = ${mode === "options" ? optionIterations : 1000000}\n[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n` +
     (mode === "options" ? `[engine]\nmode = "options"\n` : ""));
   return { config: loadConfig(configFile), params: loadParams(paramsFile), paramsFile };
 }
@@ -95,7 +100,7 @@ async function openBenchRun(mode, label) {
   const iteration = (iterationNumber, targetGames) => ({
     runId: run.id, iterationNumber, plus: ENGINE, minus: ENGINE, timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs,
     targetGames, ck: 1, ak: 1, base: valuesOf(params), plusValues: valuesOf(params), minusValues: valuesOf(params), signs: {},
-    settings: settingsOf(config, params), sign: null,
+    settings: settingsOf(config, params), sign: null, batchSize: batchGames,
   });
   const targets = new Map();
   if (mode === "options") {
@@ -126,6 +131,12 @@ async function openBenchRun(mode, label) {
       await database.sql`update spsa_run set status = 'stopped' where id = ${run.id}`;
     },
   };
+}
+
+/** As the masters do on each poll: the iterations' counters from their batches; UCI-option mode applies the reports to θ. */
+async function fold(mode, bench) {
+  for (const id of bench.targets.keys()) await foldIteration(database.sql, id);
+  if (mode === "options") await applyReports(database.sql, bench.run.id);
 }
 
 function quantile(sorted, q) {
@@ -168,7 +179,6 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
   let stopping = false;
   let started = 0;
   const onClaim = mode === "options" ? drawOnClaim : undefined;
-  const onReport = mode === "options" ? applyOnReport : undefined;
   const register = async (sql, index) => {
     const session = { name: `fleet-${bench.run.id}-${n}-${index}`, sessionId: randomUUID() };
     await claimWorkerName(sql, { ...session, host: "fleet", pid: process.pid, concurrency: 1 }, () => false);
@@ -203,7 +213,7 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
       for (let attempt = 1; ; attempt++) {
         const t1 = performance.now();
         try {
-          const outcome = await reportBatch(sql, { batchId: batch.batchId, workerName: session.name, ...counts }, onReport);
+          const outcome = await reportBatch(sql, { batchId: batch.batchId, workerName: session.name, ...counts });
           reports.push(performance.now() - t1);
           // A retry after a lost answer finds its own report done: "duplicate" then means accepted once.
           if (outcome === "accepted" || (outcome === "duplicate" && attempt > 1 && !accepted.has(batch.batchId))) {
@@ -221,10 +231,12 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
       }
     }
   };
-  // The master's part: leases back to the pool each second, and iterations ahead of the claims (build mode).
+  // The master's part: leases back to the pool, the counters folded (and in UCI-option mode θ
+  // moved by the reports), and iterations ahead of the claims (build mode).
   const master = async () => {
     while (!stopping) {
       await expireLeases(database.sql).catch((error) => noteError("expire", error));
+      await fold(mode, bench).catch((error) => noteError("fold", error));
       if (mode === "build") {
         const claimable = [...bench.targets].reduce((sum, [id, target]) => sum + target - (claimedByIteration.get(id) ?? 0), 0);
         if (claimable < n * batchGames * 4) await bench.more();
@@ -257,6 +269,7 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
   await Promise.all(clients.map((sql) => sql.end({ timeout: 5 })));
 
   // Exact counts: the database's games_played against the accepted reports, per iteration.
+  await fold(mode, bench);
   const problems = [];
   if (duplicateClaims) problems.push(`${duplicateClaims} batches claimed twice`);
   if (duplicateAccepts) problems.push(`${duplicateAccepts} batches accepted twice`);

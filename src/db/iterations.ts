@@ -75,7 +75,8 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
   const plusSignature = it.sign?.({ ...subject, variant: "plus", sha256: it.plus.sha256 }) ?? null;
   const minusSignature = it.sign?.({ ...subject, variant: "minus", sha256: it.minus.sha256 }) ?? null;
   const sizes = planBatchSizes(it.targetGames, it.batchSize, await activeGameSlots(sql));
-  const before = sizes.map((_, i) => sizes.slice(0, i).reduce((sum, n) => sum + n, 0));
+  let sum = 0;
+  const before = sizes.map((games) => (sum += games) - games);
   await sql`
     with iteration as (
       insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,

@@ -90,11 +90,12 @@ export interface UnappliedReport {
 
 /**
  * Locks the run for the master's fold (only the master takes this lock; draws read θ without
- * it) and returns its θ, the number of reports applied so far, and up to `limit` reports not
+ * it; `no key update`, so that a draw's foreign key to the run, a key-share lock, does not
+ * wait for the fold) and returns its θ, the number of reports applied so far, and up to `limit` reports not
  * applied yet, in the order they are to be applied: the order they were reported.
  */
 export async function lockUnappliedReports(tx: postgres.TransactionSql, runId: number, limit: number): Promise<{ theta: Values; applied: number; reports: UnappliedReport[] }> {
-  const [run] = await tx<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${runId} for update`;
+  const [run] = await tx<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${runId} for no key update`;
   if (!run) throw new Error(`run ${runId} vanished`);
   const [last] = await tx<{ n: number }[]>`select coalesce(max(applied_number), 0)::int as n from spsa_perturbation where run_id = ${runId}`;
   const reports = await tx<UnappliedReport[]>`

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, foldIteration, heartbeat, refuseBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
+import { claimWorkerName } from "../../src/db/workers.js";
+import { planBatchSizes } from "../../src/spsa/batch-plan.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, crowdOfWorkers, registerTestWorker, seedIteration } from "../support/iterations.js";
 
@@ -43,41 +45,42 @@ describe("claiming and reporting batches", () => {
   });
 
   it("counts a report once: a replay is a duplicate and changes nothing", async () => {
-    const { iteration } = await seedIteration(sql, { runName: "replay", targetGames: 4 });
+    // An iteration of one pair is one batch, whatever the workers' game slots (planBatchSizes).
+    const { iteration } = await seedIteration(sql, { runName: "replay", targetGames: 2 });
     const batch = await claimBatch(sql, "w1", 4, 60);
     expect(batch?.iterationId).toBe(iteration.id);
-    const report = { ...drawsReport(batch!.batchId, "w1", 4), wins: 1, draws: 3, pairs: [0, 0, 1, 1, 0] as BatchReport["pairs"] };
+    const report = { ...drawsReport(batch!.batchId, "w1", 2), wins: 1, draws: 1, pairs: [0, 0, 0, 1, 0] as BatchReport["pairs"] };
     expect(await reportBatch(sql, report)).toBe("accepted");
     expect(await reportBatch(sql, report)).toBe("duplicate");
-    expect(await counters(iteration.id)).toMatchObject({ games_played: 4, plus_wins: 1, draws: 3, pairs_dd: 1 });
+    expect(await counters(iteration.id)).toMatchObject({ games_played: 2, plus_wins: 1, draws: 1, pairs_dd: 0 });
     const [worker] = await sql`select games_played::int as games_played from spsa_worker where name = 'w1'`;
-    expect(worker?.games_played).toBe(4);
+    expect(worker?.games_played).toBe(2);
   });
 
   it("refuses a report from another worker or with the wrong number of games", async () => {
-    const { iteration } = await seedIteration(sql, { runName: "wrong", targetGames: 4 });
+    const { iteration } = await seedIteration(sql, { runName: "wrong", targetGames: 2 });
     const batch = await claimBatch(sql, "w1", 4, 60);
-    expect(await reportBatch(sql, drawsReport(batch!.batchId, "w2", 4))).toBe("refused");
-    await expect(reportBatch(sql, drawsReport(batch!.batchId, "w1", 2))).rejects.toThrow(/has 4 games, the report has 2/);
+    expect(await reportBatch(sql, drawsReport(batch!.batchId, "w2", 2))).toBe("refused");
+    await expect(reportBatch(sql, drawsReport(batch!.batchId, "w1", 4))).rejects.toThrow(/has 2 games, the report has 4/);
     expect(await counters(iteration.id)).toMatchObject({ games_played: 0 });
-    expect(await reportBatch(sql, drawsReport(batch!.batchId, "w1", 4))).toBe("accepted");
+    expect(await reportBatch(sql, drawsReport(batch!.batchId, "w1", 2))).toBe("accepted");
   });
 
   it("returns an expired lease to the pool and refuses the late report", async () => {
-    const { iteration } = await seedIteration(sql, { runName: "lease", targetGames: 4 });
-    const dead = await claimBatch(sql, "w1", 4, 60);
-    expect(await claimBatch(sql, "w2", 4, 60)).toBeUndefined();
-    expect(await counters(iteration.id)).toMatchObject({ games_claimed: 4 });
+    const { iteration } = await seedIteration(sql, { runName: "lease", targetGames: 2 });
+    const dead = await claimBatch(sql, "w1", 2, 60);
+    expect(await claimBatch(sql, "w2", 2, 60)).toBeUndefined();
+    expect(await counters(iteration.id)).toMatchObject({ games_claimed: 2 });
     // The worker died: age its lease by hand instead of waiting for it.
     await sql`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${dead!.batchId}`;
     expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [], 60)).toEqual({ held: [], ownsName: true });
     expect(await expireLeases(sql)).toBe(1);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 0 });
-    const again = await claimBatch(sql, "w2", 4, 60);
-    expect(again?.games).toBe(4);
-    expect(await reportBatch(sql, drawsReport(dead!.batchId, "w1", 4))).toBe("refused");
-    expect(await reportBatch(sql, drawsReport(again!.batchId, "w2", 4))).toBe("accepted");
-    expect(await counters(iteration.id)).toMatchObject({ games_claimed: 4, games_played: 4, draws: 4 });
+    const again = await claimBatch(sql, "w2", 2, 60);
+    expect(again?.games).toBe(2);
+    expect(await reportBatch(sql, drawsReport(dead!.batchId, "w1", 2))).toBe("refused");
+    expect(await reportBatch(sql, drawsReport(again!.batchId, "w2", 2))).toBe("accepted");
+    expect(await counters(iteration.id)).toMatchObject({ games_claimed: 2, games_played: 2, draws: 2 });
   });
 
   it("keeps a lease alive with heartbeats", async () => {
@@ -174,12 +177,40 @@ describe("claiming and reporting batches", () => {
     const { iteration } = await seedIteration(sql, { runName: "restart", targetGames: 8, batchSize: 4 });
     await registerTestWorker(sql, "w3");
     const held = await claimBatch(sql, "w3", 4, 60);
-    expect(await returnToPool(sql, "w3")).toEqual({ batches: 1, games: 4 });
-    expect(await reportBatch(sql, drawsReport(held!.batchId, "w3", 4))).toBe("refused");
-    for (let i = 0; i < 2; i++) {
-      const batch = await claimBatch(sql, "w2", 8, 60);
-      expect(await reportBatch(sql, drawsReport(batch!.batchId, "w2", batch!.games))).toBe("accepted");
+    expect(await returnToPool(sql, "w3")).toEqual({ batches: 1, games: held!.games });
+    expect(await reportBatch(sql, drawsReport(held!.batchId, "w3", held!.games))).toBe("refused");
+    for (let batch = await claimBatch(sql, "w2", 8, 60); batch; batch = await claimBatch(sql, "w2", 8, 60)) {
+      expect(await reportBatch(sql, drawsReport(batch.batchId, "w2", batch.games))).toBe("accepted");
     }
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 8, games_played: 8 });
+  });
+});
+
+describe("batch sizes at an iteration's end", () => {
+  const database = useMigratedDatabase(4);
+
+  it("shrinks the open rows over the game slots of the workers seen, and counts every game once", async () => {
+    const { sql } = database;
+    for (const name of ["a", "b"]) await claimWorkerName(sql, { name, sessionId: name, host: "test", pid: null, concurrency: 4 }, () => false);
+    const { iteration } = await seedIteration(sql, { runName: "tail", targetGames: 64, batchSize: 8 });
+    const planned = (await sql<{ games: number }[]>`select games from spsa_batch where iteration_id = ${iteration.id} order by games_before`).map((r) => r.games);
+    // 8 slots: full batches first, pairs for the last games.
+    expect(planned).toEqual(planBatchSizes(64, 8, 8));
+    expect(planned.slice(0, 2)).toEqual([8, 8]);
+    expect(planned.slice(-4)).toEqual([2, 2, 2, 2]);
+    const granted: number[] = [];
+    for (let turn = 0; ; turn++) {
+      const name = turn % 2 === 0 ? "a" : "b";
+      const batch = await claimBatch(sql, name, 8, 60);
+      if (!batch) break;
+      granted.push(batch.games);
+      expect(await reportBatch(sql, drawsReport(batch.batchId, name, batch.games))).toBe("accepted");
+    }
+    expect(granted).toEqual(planned);
+    await foldIteration(sql, iteration.id);
+    const [row] = await sql`select games_played, games_claimed, draws from spsa_iteration where id = ${iteration.id}`;
+    expect(row).toEqual({ games_played: 64, games_claimed: 64, draws: 64 });
+    const [done] = await sql`select count(*)::int as n, sum(games)::int as games from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
+    expect(done).toEqual({ n: planned.length, games: 64 });
   });
 });

@@ -107,6 +107,8 @@ describe("faulted games kept", () => {
     const { perIterationAndWorker, perRun } = FAULTED_GAME_LIMITS;
     const game = (gameIndex: number): FaultedGame => ({ gameIndex, side: "minus", fault: "illegal", reason: "black: illegal move", pgn: `[Event "t"]\n\n1. e4 *\n\n` });
     await registerTestWorker(database.sql, "w-cap");
+    // w-cap the only worker seen, one game slot: each iteration is one batch of all its games (planBatchSizes).
+    await database.sql`update spsa_worker set last_seen_at = now() - interval '1 hour' where name <> 'w-cap'`;
     const batchIds: number[] = [];
     const report = async (iterationNumber: number) => {
       await seedIteration(database.sql, { runName: "capped", targetGames: 8, iterationNumber });

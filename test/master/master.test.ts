@@ -41,12 +41,18 @@ describe("the master loop", () => {
   }
 
   /** Plays `games` of the run's open iteration as a worker would report them: plus wins, minus wins, draws. */
+  /** A worker plays `games` and reports them; the iteration's plan may hand them out in several batches, the results go out in order. */
   async function report(worker: string, games: number, plusWins: number, minusWins: number) {
-    const batch = await claimBatch(database.sql, worker, games, 60);
-    const draws = games - plusWins - minusWins;
-    const pairs: [number, number, number, number, number] = [0, 0, 0, 0, 0];
-    pairs[2] = games / 2; // the pentanomial is not what the master reads
-    expect(await reportBatch(database.sql, { batchId: batch!.batchId, workerName: worker, wins: plusWins, losses: minusWins, draws, pairs, ...clean() })).toBe("accepted");
+    let left = { games, plusWins, minusWins };
+    while (left.games > 0) {
+      const batch = await claimBatch(database.sql, worker, left.games, 60);
+      const n = batch!.games;
+      const wins = Math.min(left.plusWins, n);
+      const losses = Math.min(left.minusWins, n - wins);
+      const pairs: [number, number, number, number, number] = [0, 0, n / 2, 0, 0]; // the pentanomial is not what the master reads
+      expect(await reportBatch(database.sql, { batchId: batch!.batchId, workerName: worker, wins, losses, draws: n - wins - losses, pairs, ...clean() })).toBe("accepted");
+      left = { games: left.games - n, plusWins: left.plusWins - wins, minusWins: left.minusWins - losses };
+    }
   }
 
   /** θ after one SPSA step on these counts, from X = 1 perturbed to 2 and 0. */

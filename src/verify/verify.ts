@@ -162,7 +162,8 @@ async function waitForOutcome(options: VerifyOptions, first: VerificationRow, lo
 
 function outcomeOf(row: VerificationRow): VerificationOutcome {
   const { elo, error } = eloFromPentanomial(row.pairs);
-  const state = row.sprt ? sprt(row.pairs, row.sprt) : undefined;
+  // No verdict before a game is in: bounds at 0 (alpha = beta = 0.5) would otherwise decide on nothing.
+  const state = row.sprt && row.gamesPlayed > 0 ? sprt(row.pairs, row.sprt) : undefined;
   return { elo, eloError: error, los: los(row.plusWins, row.minusWins), llr: state?.llr ?? null, verdict: state?.decision ?? null };
 }
 

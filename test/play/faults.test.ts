@@ -11,10 +11,14 @@ const opening = { fen: START_FEN };
 // Fixed nodes: the fake engines answer at once, and no game here can be lost on time by a
 // busy machine; a search without bestmove is stopped after `untimedStallMs`.
 const limits = { nodes: 1 };
+// The start-up cases wait this long for uciok; slow-start answers after 7 s. Other cases keep
+// the default (10 s): a fake engine is a Node process, and two test files at once on two cores
+// have seen one take over 2 s to start.
+const STARTUP_TIMEOUT_MS = 5000;
 
 /** Plays the misbehaving engine as white, then a normal game with the same runner. */
 async function misbehave(name: string, options: Parameters<typeof createRunner>[0] = {}): Promise<[GameResult, GameResult]> {
-  const runner = createRunner({ concurrency: 1, untimedStallMs: 2000, stopGraceMs: 300, timeouts: { uciMs: 2000 }, ...options });
+  const runner = createRunner({ concurrency: 1, untimedStallMs: 2000, stopGraceMs: 300, ...options });
   try {
     const bad = await runner.playGame({ white: fixture(name), black: good, opening, limits });
     const next = await runner.playGame({ white: good, black: good, opening, limits });
@@ -33,17 +37,17 @@ describe("misbehaving engines", () => {
     ["hang", "timeout", "white: time forfeit (no bestmove after stop, engine killed)", 4],
     ["illegal", "illegal", "white: illegal move a1a1", 4],
     ["garbage", "garbage", 'white: unparsable move "banana"', 4],
-    ["no-uciok", "startup", "white: engine failed to start (no-uciok: no uciok within 2000 ms)", 0],
-    ["slow-start", "startup", "white: engine failed to start (slow-start: no uciok within 2000 ms)", 0],
+    ["no-uciok", "startup", `white: engine failed to start (no-uciok: no uciok within ${STARTUP_TIMEOUT_MS} ms)`, 0],
+    ["slow-start", "startup", `white: engine failed to start (slow-start: no uciok within ${STARTUP_TIMEOUT_MS} ms)`, 0],
   ] as const)("%s: loses with fault %s, and the next game is played", async (name, kind, reason, plies) => {
-    const [bad, next] = await misbehave(name);
+    const [bad, next] = await misbehave(name, kind === "startup" ? { timeouts: { uciMs: STARTUP_TIMEOUT_MS } } : {});
     expect(bad).toMatchObject({ result: "0-1", reason, plies, faults: { white: kind, black: "none" } });
     expect(next.faults).toEqual({ white: "none", black: "none" });
     expect(next.plies).toBeGreaterThan(0);
   });
 
   it("a slow start is fine within the uci timeout", async () => {
-    const [game] = await misbehave("slow-start", { timeouts: { uciMs: 6000 } });
+    const [game] = await misbehave("slow-start", { timeouts: { uciMs: 12_000 } });
     expect(game.faults).toEqual({ white: "none", black: "none" });
   });
 

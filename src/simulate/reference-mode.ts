@@ -1,5 +1,5 @@
-import { eloNoiseVariance } from "../spsa/adaptive.js";
-import { measuredElo, type IterationResult, type Values } from "../spsa/math.js";
+import { iterationNoise } from "../spsa/adaptive.js";
+import { iterationElo, type IterationResult, type Values } from "../spsa/math.js";
 import { eloLeft } from "./engine-model.js";
 import { playGames, type IterationPlay } from "./game-model.js";
 
@@ -17,10 +17,10 @@ export function describeReference(reference: Reference): string {
 /**
  * Reference mode at equal games: of an iteration's games, half are θ+ against the reference and
  * half θ− against it (a game pair is one game of each), drawn from the same logistic model with
- * draws. The Elo the update sees is Elo(θ+ vs ref) − Elo(θ− vs ref), each measured as
- * measuredElo measures a score, and its noise is the sum of their noises. The master's update
- * and adaptive gains read Elo and noise from a plus-vs-minus result, so this returns the
- * plus-vs-minus result with the same Elo and the same noise (see equivalentResult).
+ * draws. The Elo the update sees is Elo(θ+ vs ref) − Elo(θ− vs ref) and its noise the sum of
+ * their noises, as the master computes them (iterationElo, iterationNoise). A simulated
+ * iteration is played as one plus-vs-minus result, so this returns the plus-vs-minus result
+ * with the same Elo and the same noise (see equivalentResult).
  */
 export function referencePlay(reference: Reference, eloCap: number): IterationPlay {
   return (problem, plus, minus, games, rng) => {
@@ -30,10 +30,8 @@ export function referencePlay(reference: Reference, eloCap: number): IterationPl
     const against = (values: Values, count: number) => playGames(-eloLeft(problem.model, values) - referenceStrength, count, problem.drawRate, rng);
     const half = games / 2;
     const plusGames = Math.ceil(half);
-    const plusResult = against(plus, plusGames);
-    const minusResult = against(minus, games - plusGames);
-    const elo = measuredElo(plusResult, eloCap).elo - measuredElo(minusResult, eloCap).elo;
-    return equivalentResult(elo, eloNoiseVariance(plusResult) + eloNoiseVariance(minusResult));
+    const outcome = { plus: against(plus, plusGames), minus: against(minus, games - plusGames) };
+    return equivalentResult(iterationElo(outcome, eloCap).elo, iterationNoise(outcome));
   };
 }
 

@@ -12,7 +12,7 @@
  * is floor + (1 − floor) · ρ, the same for every parameter (docs/adaptive-gains.md: a
  * per-parameter share from each gradient's sign history was tried and lost).
  */
-import type { IterationResult, Values } from "./math.js";
+import { resultsOf, type IterationOutcome, type IterationResult, type Values } from "./math.js";
 
 export const ADAPT_MODES = ["off", "signal"] as const;
 export type AdaptMode = (typeof ADAPT_MODES)[number];
@@ -28,8 +28,8 @@ export interface AdaptiveGains {
 /** What a completed iteration left that the scales need. */
 export interface MeasuredIteration {
   elo: number;
-  /** Plus-vs-minus game counts, for the noise of `elo`. */
-  result: IterationResult;
+  /** Its game counts, for the noise of `elo`: plus against minus, or (reference mode) both sides' against the reference. */
+  result: IterationOutcome;
 }
 
 /**
@@ -48,6 +48,15 @@ export function eloNoiseVariance(result: IterationResult): number {
   return (perGame / games) * eloPerScore * eloPerScore;
 }
 
+/**
+ * Variance of the Elo an iteration's update saw (iterationElo): eloNoiseVariance of its
+ * plus-vs-minus counts, or in reference mode the sum of both sides' (their Elo are measured on
+ * separate games, so the variance of the difference is the sum).
+ */
+export function iterationNoise(outcome: IterationOutcome): number {
+  return resultsOf(outcome).reduce((sum, result) => sum + eloNoiseVariance(result), 0);
+}
+
 /** ρ: the share of the recent iterations' Elo² that is not noise, in [0, 1]. */
 export function signalShare(recent: readonly MeasuredIteration[]): number {
   let squares = 0;
@@ -55,9 +64,9 @@ export function signalShare(recent: readonly MeasuredIteration[]): number {
   let counted = 0;
   for (const it of recent) {
     // A batch whose games were all voided measured nothing.
-    if (it.result.plusWins + it.result.minusWins + it.result.draws === 0) continue;
+    if (resultsOf(it.result).some((r) => r.plusWins + r.minusWins + r.draws === 0)) continue;
     squares += it.elo * it.elo;
-    noise += eloNoiseVariance(it.result);
+    noise += iterationNoise(it.result);
     counted++;
   }
   // Σ Elo² / Σ noise is about 1 ± √(2/n) when there is no signal: ask for two of those above 1,

@@ -31,3 +31,16 @@ export function planBatchSizes(targetGames: number, batchSize: number, workers: 
   }
   return sizes;
 }
+
+/**
+ * Reference mode's rows (docs/reference-mode.md): its games come in units of four on one
+ * opening (θ+ as white and as black against the reference, θ− the same), so the rows are
+ * planBatchSizes's over units, times four: each a multiple of 4, at most `batchSize`, summing
+ * to `targetGames` (a multiple of 4). planBatchSizes plans pairs; on half the games its pairs
+ * are units.
+ */
+export function planReferenceBatchSizes(targetGames: number, batchSize: number, workers: number): number[] {
+  if (!Number.isInteger(targetGames) || targetGames % 4 !== 0) throw new RangeError(`targetGames must be a multiple of 4 in reference mode, not ${targetGames}`);
+  if (!Number.isInteger(batchSize) || batchSize < 4) throw new RangeError(`batchSize must be an integer of at least 4 games in reference mode, not ${batchSize}`);
+  return planBatchSizes(targetGames / 2, Math.floor(batchSize / 2), workers).map((games) => 2 * games);
+}

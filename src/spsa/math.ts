@@ -91,10 +91,32 @@ export interface IterationResult {
   draws: number;
 }
 
+/**
+ * Reference mode (docs/reference-mode.md): θ+'s and θ−'s games against the reference engine,
+ * each counted from the tuned engine's side as an IterationResult (its wins as plusWins, the
+ * reference's as minusWins), so that each side's Elo is measured as measuredElo measures one.
+ */
+export interface ReferenceResult {
+  plus: IterationResult;
+  minus: IterationResult;
+}
+
+/** What an iteration's games measured: plus against minus, or each of them against the reference. */
+export type IterationOutcome = IterationResult | ReferenceResult;
+
+export function isReferenceResult(outcome: IterationOutcome): outcome is ReferenceResult {
+  return "plus" in outcome;
+}
+
+/** The outcome's results, each measured on its own: one for plus against minus, θ+'s and θ−'s in reference mode. */
+export function resultsOf(outcome: IterationOutcome): IterationResult[] {
+  return isReferenceResult(outcome) ? [outcome.plus, outcome.minus] : [outcome];
+}
+
 export interface UpdateResult {
-  /** Plus-vs-minus Elo after clamping the score and capping. */
+  /** Plus-vs-minus Elo after clamping the score and capping (reference mode: iterationElo's difference). */
   elo: number;
-  /** Plus engine's score after clamping, in (0, 1). */
+  /** Plus engine's score after clamping, in (0, 1) (reference mode: the logistic score of that Elo). */
   score: number;
   /** g_i, Elo per step; 0 for a parameter whose plus and minus were equal. */
   gradient: Values;
@@ -172,6 +194,18 @@ export function measuredElo(result: IterationResult, eloCap = DEFAULT_ELO_CAP): 
   return { score, elo: clip(scoreToElo(score), -eloCap, eloCap) };
 }
 
+/**
+ * The Elo an iteration's update sees. Plus against minus: measuredElo. Reference mode:
+ * Elo(θ+ vs reference) − Elo(θ− vs reference), each measured and capped as measuredElo does,
+ * the difference capped at ±eloCap too; its score is the logistic score of that Elo (what plus
+ * would score against minus), so that both kinds read the same.
+ */
+export function iterationElo(outcome: IterationOutcome, eloCap = DEFAULT_ELO_CAP): { score: number; elo: number } {
+  if (!isReferenceResult(outcome)) return measuredElo(outcome, eloCap);
+  const elo = clip(measuredElo(outcome.plus, eloCap).elo - measuredElo(outcome.minus, eloCap).elo, -eloCap, eloCap);
+  return { score: 1 / (1 + 10 ** (-elo / 400)), elo };
+}
+
 /** Logistic Elo difference of a score in (0, 1): −400·log10(1/score − 1), written so 0.5 gives +0. */
 export function scoreToElo(score: number): number {
   return 400 * Math.log10(score / (1 - score));
@@ -183,15 +217,17 @@ export function scoreToElo(score: number): number {
  * step_i clipped to ±maxStep · step_i, θ_new = clip(θ + Δθ). A parameter whose plus equals
  * minus (frozen, or a range too narrow to perturb) learnt nothing and keeps its θ.
  * With momentum β, β times the previous move (θ_k − θ_{k−1}, `previous`) is added before the clip.
+ * The Elo is iterationElo's: plus against minus, or in reference mode the difference of both
+ * sides' Elo against the reference; the step is the same for either.
  */
 export function update(
   params: SpsaParams,
   played: PlayedPerturbation,
-  result: IterationResult,
+  result: IterationOutcome,
   cfg: Pick<SpsaMathConfig, "eloCap" | "maxStep" | "momentum">,
   previous?: Values,
 ): UpdateResult {
-  const { score, elo } = measuredElo(result, cfg.eloCap);
+  const { score, elo } = iterationElo(result, cfg.eloCap);
   const maxStep = cfg.maxStep ?? DEFAULT_MAX_STEP;
   const momentum = cfg.momentum ?? 0;
   if (momentum > 0 && previous === undefined) throw new RangeError("momentum needs the previous move (θ_k − θ_{k−1}; zeros at the first iteration)");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planBatchSizes, UNKNOWN_SLOTS } from "../../src/spsa/batch-plan.js";
+import { planBatchSizes, planReferenceBatchSizes, UNKNOWN_SLOTS } from "../../src/spsa/batch-plan.js";
 
 const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
 
@@ -50,5 +50,33 @@ describe("planBatchSizes", () => {
     expect(() => planBatchSizes(64, 1, 2)).toThrow(/batchSize .* 1/);
     expect(() => planBatchSizes(64, 8, -1)).toThrow(/workers .* -1/);
     expect(() => planBatchSizes(64, 8, 1.5)).toThrow(/workers .* 1.5/);
+  });
+});
+
+describe("planReferenceBatchSizes", () => {
+  it("plans whole units of four games: multiples of 4, 4..batchSize, summing to the target, never growing", () => {
+    const broken: string[] = [];
+    for (let target = 0; target <= 400; target += 4) {
+      for (const batchSize of [4, 6, 8, 16, 64]) {
+        for (const workers of [0, 1, 2, 3, 8, 64]) {
+          const sizes = planReferenceBatchSizes(target, batchSize, workers);
+          const ok = sum(sizes) === target && sizes.every((size, i) => size % 4 === 0 && size >= 4 && size <= batchSize && (i === 0 || size <= (sizes[i - 1] ?? 0)));
+          if (!ok) broken.push(`target ${target}, batch ${batchSize}, slots ${workers}: ${sizes.join(",")}`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("is planBatchSizes over units, times four", () => {
+    // 16 units of 4 for 2 slots: as 16 pairs of 2 (planBatchSizes(32, 4, 2)), doubled.
+    expect(planReferenceBatchSizes(64, 8, 2)).toEqual(planBatchSizes(32, 4, 2).map((g) => 2 * g));
+    expect(planReferenceBatchSizes(64, 8, 2)).toEqual([8, 8, 8, 8, 8, 8, 8, 4, 4]);
+    expect(planReferenceBatchSizes(16, 8, 64)).toEqual([4, 4, 4, 4]);
+  });
+
+  it("refuses a target that is not whole units and a batch below one unit", () => {
+    expect(() => planReferenceBatchSizes(66, 8, 2)).toThrow(/multiple of 4 .* 66/);
+    expect(() => planReferenceBatchSizes(64, 2, 2)).toThrow(/at least 4 .* 2/);
   });
 });

@@ -3,6 +3,7 @@ import {
   defaultA,
   deriveFromEnd,
   gains,
+  iterationElo,
   measuredElo,
   perturb,
   scoreToElo,
@@ -234,5 +235,47 @@ describe("deriveFromEnd", () => {
     const played = { ak: g.ak, plus: { P: 10 + g.ck }, minus: { P: 10 - g.ck } };
     const moved = update([p], played, result(20, 17.44, 26.56), { eloCap: 400 }).newValues.P ?? 0;
     expect((moved - 10) / 0.00768).toBeCloseTo(1, 2);
+  });
+});
+
+describe("reference mode's Elo and update", () => {
+  const sides = (plus: ReturnType<typeof result>, minus: ReturnType<typeof result>) => ({ plus, minus });
+  const params: SpsaParam[] = [{ name: "X", value: 5, min: 0, max: 10, step: 1, type: "float" }];
+  const played = { ak: 0.01, plus: { X: 6 }, minus: { X: 4 } };
+
+  it("is plus-vs-minus's measuredElo for a plus-vs-minus result, to the bit", () => {
+    for (const counts of [result(6, 4, 0), result(10, 0, 0), result(3, 3, 4), result(17, 29, 18)]) {
+      expect(iterationElo(counts)).toEqual(measuredElo(counts));
+      expect(iterationElo(counts, 50)).toEqual(measuredElo(counts, 50));
+    }
+  });
+
+  it("is the difference of both sides' Elo against the reference, each measured as measuredElo measures it", () => {
+    // θ+ scores 6/10 against the reference (+70.4), θ− 5/10 (0): θ+ is 70.4 Elo better than θ−.
+    const outcome = sides(result(6, 4, 0), result(3, 3, 4));
+    expect(iterationElo(outcome).elo).toBeCloseTo(measuredElo(result(6, 4, 0)).elo, 12);
+    expect(iterationElo(sides(result(3, 3, 4), result(6, 4, 0))).elo).toBeCloseTo(-70.437, 3);
+    // The score is what plus would score against minus at that Elo.
+    expect(iterationElo(outcome).score).toBeCloseTo(0.6, 12);
+  });
+
+  it("caps each side and the difference at elo_cap", () => {
+    // A sweep for θ+ (+400 capped) and for the reference against θ− (−400): 800, capped to 400.
+    expect(iterationElo(sides(result(10, 0, 0), result(0, 10, 0))).elo).toBe(400);
+    expect(iterationElo(sides(result(0, 10, 0), result(10, 0, 0)), 50).elo).toBe(-50);
+    expect(iterationElo(sides(result(7, 3, 0), result(3, 7, 0)), 100).elo).toBe(100);
+  });
+
+  it("moves θ as plus-vs-minus does for the same Elo", () => {
+    const outcome = sides(result(6, 4, 0), result(3, 3, 4));
+    const fromReference = update(params, played, outcome, {});
+    const fromPair = update(params, played, result(6, 4, 0), {});
+    expect(fromReference.elo).toBeCloseTo(fromPair.elo, 12);
+    expect(fromReference.newValues.X).toBeCloseTo(fromPair.newValues.X ?? Number.NaN, 12);
+    // g = Elo / spread in steps (2), Δθ = a_k · g · step.
+    expect(fromReference.gradient.X).toBeCloseTo(fromReference.elo / 2, 12);
+    expect(fromReference.newValues.X).toBeCloseTo(5 + 0.01 * (fromReference.elo / 2), 12);
+    // Equal results against the reference measure no difference: θ stays.
+    expect(update(params, played, sides(result(4, 4, 2), result(4, 4, 2)), {}).newValues.X).toBe(5);
   });
 });

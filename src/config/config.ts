@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
 import type { OutsideDelayPolicy } from "../play/runner.js";
 import { dirname, resolve } from "node:path";
@@ -55,6 +55,12 @@ export interface SpsaConfig {
   averageTail: number;
   /** Per-parameter step scales from what the run measures (src/spsa/adaptive.ts); mode "off": plain a_k. */
   adaptive: AdaptiveGains;
+  /**
+   * Reference mode (docs/reference-mode.md): θ+ and θ− each play this engine instead of each
+   * other: "start" (θ₀ built once when the run starts) or an engine binary's absolute path.
+   * Undefined: plus against minus.
+   */
+  reference?: string;
 }
 
 export interface BuildConfig {
@@ -161,7 +167,7 @@ export function loadConfig(file: string): TuningConfig {
   const book = bookSetting === undefined ? undefined : resolve(base, bookSetting);
   if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
 
-  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "adapt", "adapt_window", "adapt_floor"]);
+  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "adapt", "adapt_window", "adapt_floor", "reference"]);
   const a = spsa.optionalNumber("a", { above: 0 });
   const c = spsa.optionalNumber("c", { above: 0 });
   if ((a === undefined) !== (c === undefined)) spsa.fail(a === undefined ? "c" : "a", "set both a and c, or neither (then c_end and r_end give them)");
@@ -183,6 +189,14 @@ export function loadConfig(file: string): TuningConfig {
     if (schedule !== "standard") spsa.fail("schedule", 'applies only with [engine] mode = "build"');
     if (momentum > 0) spsa.fail("momentum", 'applies only with [engine] mode = "build"');
     if (averageTail > 0) spsa.fail("average_tail", 'applies only with [engine] mode = "build"');
+  }
+  const reference = readReference(spsa, base);
+  if (reference !== undefined) {
+    if (engineMode === "options") spsa.fail("reference", 'applies only with [engine] mode = "build" (UCI-option mode applies each batch on its own; see docs/reference-mode.md)');
+    // Each opening is a unit of four games: θ+ and θ− each a pair against the reference.
+    for (const [key, value] of [["games_per_iteration", gamesPerIteration], ["batch_size", batchSize]] as const) {
+      if (value % 4 !== 0) games.fail(key, `must be a multiple of 4 with [spsa] reference (θ+ and θ− each play a game pair against the reference on every opening), got ${value}`);
+    }
   }
   const database = section("database", ["url", "poll_interval"]);
   const url = database.optionalString("url");
@@ -231,6 +245,7 @@ export function loadConfig(file: string): TuningConfig {
         window: spsa.number("adapt_window", { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
         floor: spsa.number("adapt_floor", { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
       },
+      ...(reference !== undefined && { reference }),
     },
     build: {
       engineDir: resolve(base, build.string("engine_dir", "engines/minnow")),
@@ -256,6 +271,21 @@ function readMoveLimit(tc: TableReader): MoveLimit | undefined {
   if (nodes !== undefined && depth !== undefined) tc.fail("depth", "set either nodes or depth, not both");
   if (nodes !== undefined) return { nodes };
   return depth === undefined ? undefined : { depth };
+}
+
+/** `[spsa] reference`: "start", or an engine binary (relative to config.toml) that exists and may be run. */
+function readReference(spsa: TableReader, base: string): string | undefined {
+  const setting = spsa.optionalString("reference");
+  if (setting === undefined || setting === "start") return setting;
+  const path = resolve(base, setting);
+  if (!existsSync(path)) spsa.fail("reference", `file not found: ${path} (write "start" for θ₀ built when the run starts, or an engine binary's path)`);
+  if (!statSync(path).isFile()) spsa.fail("reference", `is not a file: ${path}`);
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    spsa.fail("reference", `is not executable: ${path}`);
+  }
+  return path;
 }
 
 /** The gains of the SPSA math: a and c as set, or derived from c_end and r_end for this run's length. */

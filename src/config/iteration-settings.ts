@@ -70,6 +70,7 @@ const SPSA_KEYS: Record<Exclude<keyof SpsaConfig, "adaptive">, string> = {
   schedule: "schedule",
   momentum: "momentum",
   averageTail: "average_tail",
+  reference: "reference",
 };
 
 /** One line per setting that differs, in the words of config.toml and params.toml. */

@@ -98,6 +98,11 @@ describe("config.toml", () => {
     ["a missing book", "[games]\nbook = \"nope.epd\"\n", /\[games\]\.book \(line 2\): file not found/],
     ["cargo args that are not strings", "[build]\ncargo_args = [\"build\", 3]\n", /\[build\]\.cargo_args .*array of strings/],
     ["a section that is not a table", "spsa = 3\n", /spsa \(line 1\): must be a table/],
+    ["a reference engine that does not exist", '[spsa]\nreference = "no-such-engine"\n', /\[spsa\]\.reference \(line 2\): file not found: .*no-such-engine/],
+    ["a reference that is a folder", '[spsa]\nreference = "."\n', /\[spsa\]\.reference \(line 2\): is not a file/],
+    ["a reference in UCI-option mode", '[engine]\nmode = "options"\n[spsa]\nreference = "start"\n', /\[spsa\]\.reference \(line 4\): applies only with \[engine\] mode = "build"/],
+    ["reference-mode games that are not units of four", '[games]\ngames_per_iteration = 18\n[spsa]\nreference = "start"\n', /\[games\]\.games_per_iteration \(line 2\): must be a multiple of 4 with \[spsa\] reference .*got 18/],
+    ["a reference-mode batch that is not units of four", '[games]\nbatch_size = 6\n[spsa]\nreference = "start"\n', /\[games\]\.batch_size \(line 2\): must be a multiple of 4 with \[spsa\] reference .*got 6/],
   ])("rejects %s", (_label, text, message) => {
     const error = errorOf(text);
     expect(error.exitCode).toBe(2);
@@ -133,6 +138,21 @@ describe("config.toml", () => {
     const { adaptive: _, ...legacySpsa } = plain.spsa;
     expect(describeChanges(plain, settingsOf(loadConfig(write("")), []))).toEqual(["[spsa] r_end: 0.002 → 0.012", "[spsa] adapt: off → signal"]);
     expect(describeChanges({ ...plain, spsa: legacySpsa as typeof plain.spsa }, plain)).toEqual(["[spsa] adapt_window: (default) → 32", "[spsa] adapt_floor: (default) → 0.1667"]);
+  });
+
+  it("reads a reference engine: start, or a binary relative to the file; iterations record it and a change is named", () => {
+    const engine = join(dir, "reference-engine");
+    writeFileSync(engine, "#!/bin/sh\n", { mode: 0o755 });
+    expect(loadConfig(write('[spsa]\nreference = "start"\n')).spsa.reference).toBe("start");
+    const file = loadConfig(write('[games]\ngames_per_iteration = 16\nbatch_size = 4\n[spsa]\nreference = "reference-engine"\n'));
+    expect(file.spsa.reference).toBe(engine);
+    // Absent, it is plus against minus and the settings have no key.
+    const plain = settingsOf(loadConfig(write("")), []);
+    expect(plain.spsa).not.toHaveProperty("reference");
+    expect(settingsOf(file, []).spsa.reference).toBe(engine);
+    expect(describeChanges(plain, settingsOf(loadConfig(write('[spsa]\nreference = "start"\n')), []))).toEqual(["[spsa] reference: (default) → start"]);
+    writeFileSync(join(dir, "not-executable"), "", { mode: 0o644 });
+    expect(errorOf('[spsa]\nreference = "not-executable"\n').message).toMatch(/\[spsa\]\.reference \(line 2\): is not executable: .*not-executable/);
   });
 
   it("rejects a missing file by name", () => {

@@ -127,7 +127,7 @@ async function fitRun(configFile: string | undefined, runName: string, params: r
       params: params.filter((p) => p.name in played.start),
       start: played.start,
       end: played.current,
-      iterations: played.iterations.map((it) => ({ plus: it.plus, minus: it.minus, elo: it.elo, result: { plusWins: it.plusWins, minusWins: it.minusWins, draws: it.draws } })),
+      iterations: played.iterations,
     });
   } finally {
     await database.close();

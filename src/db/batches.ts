@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import type { IterationMoveLimit } from "../config/iteration-settings.js";
 import type { PairCounts } from "../play/match-tally.js";
-import type { RowOf } from "./columns.js";
-import { assignCounters, counterValues, sumBatchCounters } from "./fault-columns.js";
+import { joinFragments, type RowOf } from "./columns.js";
+import { assignCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
 import { withRetry } from "./retry.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
@@ -23,6 +23,7 @@ export type ClaimedBatch = RowOf<
   typeof spsaIteration,
   | "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256"
   | "plusEngineSignature" | "minusEngineSignature" | "timelowMs" | "timehighMs"
+  | "referenceEnginePath" | "referenceEngineSha256" | "referenceEngineSignature"
 > & {
   batchId: number;
   iterationId: number;
@@ -43,10 +44,24 @@ export type ClaimHook = (tx: postgres.TransactionSql, batch: ClaimedBatch, worke
 /** Runs in the report's transaction once its games are counted, so once per batch. */
 export type ReportHook = (tx: postgres.TransactionSql, report: BatchReport) => Promise<void>;
 
-/** A batch's games, counted from the plus engine's side (plus is each pair's first engine). */
-export interface BatchReport extends PairCounts {
+/** Wins, draws and losses of a tuned engine against the reference, from its own side. */
+export interface SideCounts {
+  wins: number;
+  draws: number;
+  losses: number;
+}
+
+/**
+ * A batch's games, counted from the plus engine's side (plus is each pair's first engine). In
+ * reference mode its games are θ+'s and θ−'s against the reference (`reference`): wins, losses
+ * and draws are then 0, `pairs` holds both sides' pairs against the reference from their side,
+ * and `faults` a third entry, the reference engine's.
+ */
+export interface BatchReport extends Omit<PairCounts, "faults"> {
   batchId: number;
   workerName: string;
+  faults: SideFaults;
+  reference?: { plus: SideCounts; minus: SideCounts };
 }
 
 export type ReportOutcome = "accepted" | "duplicate" | "refused";
@@ -106,6 +121,8 @@ export async function claimBatch(
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
              g.plus_engine_signature as "plusEngineSignature", g.minus_engine_signature as "minusEngineSignature",
+             g.reference_engine_path as "referenceEnginePath", g.reference_engine_sha256 as "referenceEngineSha256",
+             g.reference_engine_signature as "referenceEngineSignature",
              g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs",
              g.settings->'moveLimit' as "moveLimit", (g.settings->>'referenceNps')::float8 as "referenceNps"
       from spsa_iteration g join spsa_run r on r.id = g.run_id where g.id = ${granted.iterationId}`;
@@ -141,10 +158,13 @@ export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: numbe
  * The iteration's counters follow at its master's next foldIteration.
  */
 export async function reportBatch(sql: postgres.Sql, report: BatchReport, onReport?: ReportHook): Promise<ReportOutcome> {
+  const { reference } = report;
+  const sides = reference && [reference.plus, reference.minus].flatMap((side) => [side.wins, side.draws, side.losses]);
   return sql.begin(async (tx) => {
     const [row] = await tx<{ outcome: ReportOutcome }[]>`
       select spsa_report_batch(${report.batchId}, ${report.workerName}, ${report.wins}, ${report.losses}, ${report.draws},
-        ${report.pairs as number[]}::int[], ${tx.json(counterValues(report.faults))}, ${report.replays}, ${report.replayLimitPairs}) as outcome`;
+        ${report.pairs as number[]}::int[], ${tx.json(counterValues(report.faults))}, ${report.replays}, ${report.replayLimitPairs},
+        ${sides ?? null}::int[]) as outcome`;
     const outcome = row?.outcome ?? "refused";
     if (outcome === "accepted") await onReport?.(tx, report);
     return outcome;
@@ -183,6 +203,9 @@ export async function closeOpenBatches(sql: Sql, iterationId: number): Promise<n
   return row?.games ?? 0;
 }
 
+/** Reference mode's results, the same columns in spsa_batch (as reported) and spsa_iteration (summed). */
+const REFERENCE_COUNTERS = ["ref_plus_wins", "ref_plus_draws", "ref_plus_losses", "ref_minus_wins", "ref_minus_draws", "ref_minus_losses"] as const;
+
 function batchSums(sql: Sql, iterationId: number) {
   return sql`
     select coalesce(sum(games) filter (where status in ('claimed', 'done')), 0)::int as claimed,
@@ -191,6 +214,7 @@ function batchSums(sql: Sql, iterationId: number) {
       coalesce(sum((pairs->>0)::int), 0)::int as pairs_ll, coalesce(sum((pairs->>1)::int), 0)::int as pairs_ld,
       coalesce(sum((pairs->>2)::int), 0)::int as pairs_dd, coalesce(sum((pairs->>3)::int), 0)::int as pairs_dw,
       coalesce(sum((pairs->>4)::int), 0)::int as pairs_ww, ${sumBatchCounters(sql)},
+      ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`coalesce(sum(${sql(column)}), 0)::int as ${sql(column)}`), ",")},
       coalesce(sum(replays), 0)::int as replays, coalesce(sum(replay_limit_pairs), 0)::int as replay_limit_pairs,
       (count(*) filter (where refused))::int as binaries_refused
     from spsa_batch where iteration_id = ${iterationId}`;
@@ -200,6 +224,6 @@ function foldedCounters(sql: Sql) {
   return sql`
     games_claimed = s.claimed, games_played = s.played, plus_wins = s.plus_wins, minus_wins = s.minus_wins, draws = s.draws,
     pairs_ll = s.pairs_ll, pairs_ld = s.pairs_ld, pairs_dd = s.pairs_dd, pairs_dw = s.pairs_dw, pairs_ww = s.pairs_ww,
-    ${assignCounters(sql)}, replays = s.replays, replay_limit_pairs = s.replay_limit_pairs, binaries_refused = s.binaries_refused,
+    ${assignCounters(sql)}, ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`${sql(column)} = s.${sql(column)}`), ",")}, replays = s.replays, replay_limit_pairs = s.replay_limit_pairs, binaries_refused = s.binaries_refused,
     status = case when i.status = 'pending' and s.claimed > 0 then 'in_progress' else i.status end`;
 }

@@ -3,26 +3,31 @@ import { joinFragments as join, type Fragment, type Sql } from "./columns.js";
 import { spsaIteration } from "./schema.js";
 
 /**
- * spsa_iteration's fault counters: two columns (plus, minus) per counter of src/play/faults.ts.
- * The SQL that sums and reads them is built from that list; a new counter needs its columns in
- * schema.ts (without them, `spsaIteration[column]` below fails the typecheck) and its line in
- * spsa_report_batch (a migration), which refuses reports with counters it does not know. Reports
- * keep them in spsa_batch.faults by key; the master folds them into the iteration's columns.
+ * spsa_iteration's fault counters: three columns (plus, minus, and the reference engine of
+ * reference mode) per counter of src/play/faults.ts. The SQL that sums and reads them is built
+ * from that list; a new counter needs its columns in schema.ts (without them,
+ * `spsaIteration[column]` below fails the typecheck) and its line in spsa_report_batch (a
+ * migration), which refuses reports with counters it does not know. Reports keep them in
+ * spsa_batch.faults by key; the master folds them into the iteration's columns.
  */
 
-export type CounterColumn<C extends FaultCounter = FaultCounter> = `${"plus" | "minus"}${Capitalize<C>}`;
+/** The engines of a game: plus and minus, or in reference mode θ+ or θ− and the reference. */
+export const SIDES = ["plus", "minus", "reference"] as const;
+export type Side = (typeof SIDES)[number];
+
+export type CounterColumn<C extends FaultCounter = FaultCounter> = `${Side}${Capitalize<C>}`;
 
 interface Column<C extends FaultCounter> {
   key: CounterColumn<C>;
-  /** 0 plus, 1 minus. */
-  side: 0 | 1;
+  /** Its index in SIDES. */
+  side: 0 | 1 | 2;
   counter: C;
 }
 
-/** Counter-major: plusCrashes, minusCrashes, plusTimeLosses, ... */
+/** Counter-major: plusCrashes, minusCrashes, referenceCrashes, plusTimeLosses, ... */
 function columnsOf<C extends FaultCounter>(counters: readonly C[]): Column<C>[] {
   return counters.flatMap((counter) =>
-    ([0, 1] as const).map((side) => ({ key: `${side === 0 ? "plus" : "minus"}${counter[0]!.toUpperCase()}${counter.slice(1)}` as CounterColumn<C>, side, counter })),
+    ([0, 1, 2] as const).map((side) => ({ key: `${SIDES[side]}${counter[0]!.toUpperCase()}${counter.slice(1)}` as CounterColumn<C>, side, counter })),
   );
 }
 
@@ -32,10 +37,13 @@ const DELAY_LOSS_COLUMNS = columnsOf(["delayLosses"] as const);
 
 const sqlName = (column: Column<FaultCounter>): string => spsaIteration[column.key].name;
 
-/** The counters' values for the faults of the plus and the minus engine. */
-export function counterValues(faults: readonly [FaultCounts, FaultCounts]): Record<CounterColumn, number> {
+/** The faults of each engine of a batch: plus and minus, and in reference mode the reference engine. */
+export type SideFaults = readonly [FaultCounts, FaultCounts] | readonly [FaultCounts, FaultCounts, FaultCounts];
+
+/** The counters' values for the faults of the plus, the minus and (if given) the reference engine. */
+export function counterValues(faults: SideFaults): Record<CounterColumn, number> {
   const sums = faults.map(byCounter);
-  return Object.fromEntries(COUNTER_COLUMNS.map((column) => [column.key, sums[column.side]![column.counter]])) as Record<CounterColumn, number>;
+  return Object.fromEntries(COUNTER_COLUMNS.map((column) => [column.key, sums[column.side]?.[column.counter] ?? 0])) as Record<CounterColumn, number>;
 }
 
 /** `(plus_crashes + minus_crashes + ...)`: the sum of the given counters' columns in an iteration row. */
@@ -55,10 +63,11 @@ export function delayLossSum(sql: Sql): Fragment {
 
 export type CounterColumns = Record<CounterColumn, number>;
 
-/** Every counter column's key and words ("plus crashes"), in their order in selectCounters. */
+/** Every counter column's key, engine and words ("plus crashes"), in their order in selectCounters. */
 export const COUNTER_KEYS = COUNTER_COLUMNS.map((column) => ({
   key: column.key,
-  words: `${column.side === 0 ? "plus" : "minus"} ${FAULT_COUNTERS[column.counter]}`,
+  side: SIDES[column.side],
+  words: `${SIDES[column.side]} ${FAULT_COUNTERS[column.counter]}`,
 }));
 
 /** `plus_crashes as "plusCrashes", ...`: every counter column, for a select list. */

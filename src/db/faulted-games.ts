@@ -20,7 +20,8 @@ export const FAULTED_GAME_LIMITS = { perIterationAndWorker: 3, perRun: 200 };
 export interface FaultedGame {
   /** Pair × 2 + game, within its batch. */
   gameIndex: number;
-  side: "plus" | "minus";
+  /** The engine at fault: plus, minus, or reference mode's reference engine. */
+  side: "plus" | "minus" | "reference";
   fault: string;
   reason: string;
   pgn: string;

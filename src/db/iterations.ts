@@ -2,18 +2,37 @@ import type postgres from "postgres";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import type { BinarySigner } from "../signing/binary-signature.js";
 import type { MeasuredIteration } from "../spsa/adaptive.js";
-import type { Values } from "../spsa/math.js";
+import type { IterationOutcome, Values } from "../spsa/math.js";
 import { WORK_CHANNEL } from "./batches.js";
 import { selectColumns, type RowOf, type Sql } from "./columns.js";
 import { delayLossSum, engineFaultSum } from "./fault-columns.js";
 import { spsaIteration } from "./schema.js";
 import { activeGameSlots } from "./workers.js";
-import { planBatchSizes } from "../spsa/batch-plan.js";
+import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
 
 /** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
 
+/** What an iteration's games measured: plus against minus, or (a reference engine named) each side against it. */
+export const OUTCOME_KEYS = [
+  "referenceEngineSha256", "plusWins", "minusWins", "draws",
+  "refPlusWins", "refPlusDraws", "refPlusLosses", "refMinusWins", "refMinusDraws", "refMinusLosses",
+] as const;
+export type OutcomeColumns = RowOf<typeof spsaIteration, (typeof OUTCOME_KEYS)[number]>;
+
+/**
+ * An iteration's recorded counts as the math reads them (src/spsa/math.ts): plus against minus,
+ * or in reference mode each side's games against the reference from its own side.
+ */
+export function outcomeOf(row: OutcomeColumns): IterationOutcome {
+  if (row.referenceEngineSha256 === null) return { plusWins: row.plusWins, minusWins: row.minusWins, draws: row.draws };
+  return {
+    plus: { plusWins: row.refPlusWins, minusWins: row.refPlusLosses, draws: row.refPlusDraws },
+    minus: { plusWins: row.refMinusWins, minusWins: row.refMinusLosses, draws: row.refMinusDraws },
+  };
+}
+
 const ITERATION_KEYS = [
-  "id", "iterationNumber", "status", "targetGames", "gamesPlayed", "plusWins", "minusWins", "draws",
+  "id", "iterationNumber", "status", "targetGames", "gamesPlayed", ...OUTCOME_KEYS,
   "replays", "replayLimitPairs", "ak", "baseParameters", "plusParameters", "minusParameters", "settings",
 ] as const;
 
@@ -49,6 +68,8 @@ export interface NewIteration {
   iterationNumber: number;
   plus: { path: string; sha256: string };
   minus: { path: string; sha256: string };
+  /** Reference mode: the run's reference engine, which θ+ and θ− each play (docs/reference-mode.md); absent: plus against minus. */
+  reference?: { path: string; sha256: string };
   timelowMs: number;
   timehighMs: number;
   targetGames: number;
@@ -74,16 +95,19 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
   const subject = { runId: it.runId, iterationNumber: it.iterationNumber };
   const plusSignature = it.sign?.({ ...subject, variant: "plus", sha256: it.plus.sha256 }) ?? null;
   const minusSignature = it.sign?.({ ...subject, variant: "minus", sha256: it.minus.sha256 }) ?? null;
-  const sizes = planBatchSizes(it.targetGames, it.batchSize, await activeGameSlots(sql));
+  const reference = it.reference && { ...it.reference, signature: it.sign?.({ ...subject, variant: "reference", sha256: it.reference.sha256 }) ?? null };
+  const sizes = (reference ? planReferenceBatchSizes : planBatchSizes)(it.targetGames, it.batchSize, await activeGameSlots(sql));
   let sum = 0;
   const before = sizes.map((games) => (sum += games) - games);
   await sql`
     with iteration as (
       insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
-        minus_engine_sha256, plus_engine_signature, minus_engine_signature, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
+        minus_engine_sha256, plus_engine_signature, minus_engine_signature, reference_engine_path, reference_engine_sha256,
+        reference_engine_signature, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
         minus_parameters, perturbation_signs, settings)
       values (${it.runId}, ${it.iterationNumber}, ${it.plus.path}, ${it.minus.path}, ${it.plus.sha256}, ${it.minus.sha256},
-        ${plusSignature}, ${minusSignature}, ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
+        ${plusSignature}, ${minusSignature}, ${reference?.path ?? null}, ${reference?.sha256 ?? null}, ${reference?.signature ?? null},
+        ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
         ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(JSON.parse(JSON.stringify(it.settings)))})
       on conflict (run_id, iteration_number) do nothing
       returning id
@@ -141,14 +165,14 @@ export async function readTrajectory(sql: Sql, runId: number, through: number): 
  * adaptive gains' input (src/spsa/adaptive.ts).
  */
 export async function readMeasuredIterations(sql: Sql, runId: number, through: number, count: number): Promise<MeasuredIteration[]> {
-  const rows = await sql<{ elo: number; plusWins: number; minusWins: number; draws: number }[]>`
+  const rows = await sql<(OutcomeColumns & { elo: number })[]>`
     select * from (
-      select iteration_number, elo_diff as elo, plus_wins as "plusWins", minus_wins as "minusWins", draws
+      select iteration_number, elo_diff as elo, ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
       from spsa_iteration
       where run_id = ${runId} and iteration_number <= ${through} and status = 'complete' and elo_diff is not null
       order by iteration_number desc limit ${count}
     ) recent order by iteration_number`;
-  return rows.map((r) => ({ elo: r.elo, result: { plusWins: r.plusWins, minusWins: r.minusWins, draws: r.draws } }));
+  return rows.map((r) => ({ elo: r.elo, result: outcomeOf(r) }));
 }
 
 /** How many iterations a run has started. */
@@ -161,9 +185,7 @@ export async function iterationCount(sql: Sql, runId: number): Promise<number> {
 export interface PlayedIteration {
   plus: Values;
   minus: Values;
-  plusWins: number;
-  minusWins: number;
-  draws: number;
+  result: IterationOutcome;
   elo: number;
 }
 
@@ -172,10 +194,10 @@ export async function readPlayedIterations(sql: Sql, runId: number): Promise<{ s
   const [run] = await sql<{ start: Values; current: Values }[]>`
     select initial_parameters as start, current_parameters as current from spsa_run where id = ${runId}`;
   if (!run) throw new Error(`run ${runId} vanished`);
-  const iterations = await sql<PlayedIteration[]>`
-    select plus_parameters as plus, minus_parameters as minus, plus_wins as "plusWins", minus_wins as "minusWins", draws, elo_diff as elo
+  const rows = await sql<(OutcomeColumns & Omit<PlayedIteration, "result">)[]>`
+    select plus_parameters as plus, minus_parameters as minus, ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}, elo_diff as elo
     from spsa_iteration
     where run_id = ${runId} and status = 'complete' and elo_diff is not null and plus_parameters is not null and minus_parameters is not null
     order by iteration_number`;
-  return { start: run.start, current: run.current, iterations };
+  return { start: run.start, current: run.current, iterations: rows.map((r) => ({ plus: r.plus, minus: r.minus, result: outcomeOf(r), elo: r.elo })) };
 }

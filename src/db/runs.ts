@@ -8,7 +8,7 @@ import { withoutSecrets } from "../config/secrets.js";
 
 /** SQL of tuning runs (spsa_run): the master's run, and a run looked up by name. */
 
-const RUN_KEYS = ["id", "name", "status", "seed", "currentParameters"] as const;
+const RUN_KEYS = ["id", "name", "status", "seed", "initialParameters", "currentParameters", "reference", "referencePath", "referenceSha256"] as const;
 export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
 
 /**
@@ -25,8 +25,9 @@ export async function openRun(sql: postgres.Sql, options: { name: string; fresh:
     }
     const seed = options.seed ?? randomBytes(8).toString("hex");
     const [run] = await tx<RunRow[]>`
-      insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
-      values (${options.name}, ${seed}, ${tx.json(storedRunConfig(options.config))}, ${tx.json(options.values)}, ${tx.json(options.values)})
+      insert into spsa_run (name, seed, config, initial_parameters, current_parameters, reference)
+      values (${options.name}, ${seed}, ${tx.json(storedRunConfig(options.config))}, ${tx.json(options.values)}, ${tx.json(options.values)},
+        ${options.config.spsa.reference ?? null})
       returning ${selectColumns(tx, spsaRun, RUN_KEYS)}`;
     if (!run) throw new Error("insert into spsa_run returned nothing");
     return { run, created: true };
@@ -40,6 +41,17 @@ export async function openRun(sql: postgres.Sql, options: { name: string; fresh:
  */
 export function storedRunConfig(config: TuningConfig): postgres.JSONValue {
   return withoutSecrets(JSON.parse(JSON.stringify(config))) as postgres.JSONValue;
+}
+
+/**
+ * Records the run's reference engine once it is built or taken (reference mode), unless a
+ * master of this run recorded one first; returns the one recorded.
+ */
+export async function recordReference(sql: Sql, runId: number, engine: { path: string; sha256: string }): Promise<{ path: string; sha256: string }> {
+  await sql`update spsa_run set reference_path = ${engine.path}, reference_sha256 = ${engine.sha256} where id = ${runId} and reference_sha256 is null`;
+  const [row] = await sql<{ path: string; sha256: string }[]>`select reference_path as path, reference_sha256 as sha256 from spsa_run where id = ${runId}`;
+  if (!row) throw new Error(`run ${runId} vanished`);
+  return row;
 }
 
 export async function markRunComplete(sql: Sql, runId: number): Promise<void> {

@@ -42,7 +42,19 @@ export const spsaRun = pgTable("spsa_run", {
   currentParameters: jsonb("current_parameters").$type<Values>().notNull(),
   createdAt: createdAt(),
   completedAt: timestamp("completed_at", { withTimezone: true }),
-}, (t) => [check("spsa_run_status", sql`${t.status} in ('active', 'complete', 'stopped')`)]);
+  /**
+   * Reference mode (docs/reference-mode.md): `[spsa] reference` as the run was started with it,
+   * "start" or the engine's path; null: plus against minus. The engine itself (where the master
+   * put it, and its sha256 in spsa_binary) is recorded once it is built or taken, for the whole
+   * run: a resumed run with another reference is refused.
+   */
+  reference: text("reference"),
+  referencePath: text("reference_path"),
+  referenceSha256: text("reference_sha256"),
+}, (t) => [
+  check("spsa_run_status", sql`${t.status} in ('active', 'complete', 'stopped')`),
+  check("spsa_run_reference", sql`${t.referenceSha256} is null or (${t.reference} is not null and ${t.referencePath} is not null)`),
+]);
 
 /** One SPSA iteration: the seed's columns, plus run, claims, binaries' hashes, pairs and faults. */
 export const spsaIteration = pgTable("spsa_iteration", {
@@ -86,6 +98,23 @@ export const spsaIteration = pgTable("spsa_iteration", {
   replayLimitPairs: counter("replay_limit_pairs"),
   /** Batches whose worker refused a binary as unsigned or not signed by a key it trusts. */
   binariesRefused: counter("binaries_refused"),
+  // Reference mode: the run's reference engine, signed for this iteration like plus and minus;
+  // null: plus against minus. Its games are θ+'s and θ−'s against it, each side's wins, draws
+  // and losses from its own side; plus_wins, minus_wins and draws are then 0.
+  referenceEnginePath: text("reference_engine_path"),
+  referenceEngineSha256: text("reference_engine_sha256"),
+  referenceEngineSignature: text("reference_engine_signature"),
+  refPlusWins: counter("ref_plus_wins"),
+  refPlusDraws: counter("ref_plus_draws"),
+  refPlusLosses: counter("ref_plus_losses"),
+  refMinusWins: counter("ref_minus_wins"),
+  refMinusDraws: counter("ref_minus_draws"),
+  refMinusLosses: counter("ref_minus_losses"),
+  // The reference engine's own faults (plus_* and minus_* are θ+'s and θ−'s).
+  referenceCrashes: counter("reference_crashes"),
+  referenceTimeLosses: counter("reference_time_losses"),
+  referenceIllegalMoves: counter("reference_illegal_moves"),
+  referenceDelayLosses: counter("reference_delay_losses"),
   status: text("status").$type<"pending" | "in_progress" | "complete">().notNull().default("pending"),
   ck: doublePrecision("c_k"),
   ak: doublePrecision("a_k"),
@@ -104,7 +133,10 @@ export const spsaIteration = pgTable("spsa_iteration", {
   index("spsa_iteration_open").on(t.status).where(sql`${t.status} <> 'complete'`),
   check("spsa_iteration_status", sql`${t.status} in ('pending', 'in_progress', 'complete')`),
   check("spsa_iteration_claims", sql`${t.gamesClaimed} <= ${t.targetGames} and ${t.gamesPlayed} <= ${t.gamesClaimed}`),
-  check("spsa_iteration_results", sql`${t.plusWins} + ${t.minusWins} + ${t.draws} = ${t.gamesPlayed}`),
+  check("spsa_iteration_results", sql`${t.plusWins} + ${t.minusWins} + ${t.draws} + ${t.refPlusWins} + ${t.refPlusDraws} + ${t.refPlusLosses} + ${t.refMinusWins} + ${t.refMinusDraws} + ${t.refMinusLosses} = ${t.gamesPlayed}`),
+  // Every unit of four games is two of θ+'s and two of θ−'s.
+  check("spsa_iteration_reference_sides", sql`${t.refPlusWins} + ${t.refPlusDraws} + ${t.refPlusLosses} = ${t.refMinusWins} + ${t.refMinusDraws} + ${t.refMinusLosses}`),
+  check("spsa_iteration_one_kind", sql`case when ${t.referenceEngineSha256} is null then ${t.refPlusWins} + ${t.refPlusDraws} + ${t.refPlusLosses} = 0 else ${t.plusWins} + ${t.minusWins} + ${t.draws} = 0 end`),
 ]);
 
 /**
@@ -133,6 +165,13 @@ export const spsaBatch = pgTable("spsa_batch", {
   faults: jsonb("faults"),
   replays: integer("replays"),
   replayLimitPairs: integer("replay_limit_pairs"),
+  /** Reference mode, as reported: θ+'s and θ−'s wins, draws and losses against the reference (null: plus against minus). */
+  refPlusWins: integer("ref_plus_wins"),
+  refPlusDraws: integer("ref_plus_draws"),
+  refPlusLosses: integer("ref_plus_losses"),
+  refMinusWins: integer("ref_minus_wins"),
+  refMinusDraws: integer("ref_minus_draws"),
+  refMinusLosses: integer("ref_minus_losses"),
   /** Expired because its worker refused the binaries (the iteration's binaries_refused counts these). */
   refused: boolean("refused").notNull().default(false),
 }, (t) => [
@@ -317,8 +356,8 @@ export const spsaFaultedGame = pgTable("spsa_faulted_game", {
   /** The game's place in its batch (pair × 2 + game): with batch_id, what makes a game unique. */
   gameIndex: integer("game_index").notNull(),
   workerName: text("worker_name").notNull(),
-  /** The engine at fault, and its fault (src/play/faults.ts). */
-  side: text("side").$type<"plus" | "minus">().notNull(),
+  /** The engine at fault (the reference engine in reference mode), and its fault (src/play/faults.ts). */
+  side: text("side").$type<"plus" | "minus" | "reference">().notNull(),
   fault: text("fault").notNull(),
   /** The game's own words for its end, e.g. "white: engine crashed (exit code 1)". */
   reason: text("reason").notNull(),
@@ -332,5 +371,5 @@ export const spsaFaultedGame = pgTable("spsa_faulted_game", {
 }, (t) => [
   uniqueIndex("spsa_faulted_game_batch_game").on(t.batchId, t.gameIndex),
   index("spsa_faulted_game_run").on(t.runId, t.iterationId, t.workerName),
-  check("spsa_faulted_game_side", sql`${t.side} in ('plus', 'minus')`),
+  check("spsa_faulted_game_side", sql`${t.side} in ('plus', 'minus', 'reference')`),
 ]);

@@ -4,10 +4,12 @@ import { InputError } from "../errors.js";
 /**
  * Ed25519 signatures over engine binaries (docs/signing.md). The sha256 in the database
  * catches corruption, not tampering: a worker runs a binary only if the master's key signed
- * its hash for this run, iteration and side, so a signature is never valid elsewhere.
+ * its hash for this run, iteration and side (plus, minus, or reference mode's reference engine,
+ * signed for each iteration it plays in), so a signature is never valid elsewhere.
  */
 
-export type Variant = "plus" | "minus";
+/** The engines an iteration names: plus and minus, and in reference mode the run's reference engine. */
+export type Variant = "plus" | "minus" | "reference";
 
 /** What a signature vouches for: this binary, on this side of this iteration of this run. */
 export interface BinarySubject {

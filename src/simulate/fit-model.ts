@@ -1,5 +1,5 @@
-import { eloNoiseVariance } from "../spsa/adaptive.js";
-import type { IterationResult, SpsaParam, Values } from "../spsa/math.js";
+import { iterationNoise } from "../spsa/adaptive.js";
+import { resultsOf, type IterationOutcome, type SpsaParam, type Values } from "../spsa/math.js";
 import { symmetricEigen } from "./eigen.js";
 
 /**
@@ -22,8 +22,9 @@ export interface RecordedIteration {
   /** The values the plus and minus engines were built with. */
   plus: Values;
   minus: Values;
-  result: IterationResult;
-  /** The plus-vs-minus Elo the master measured (elo_diff). */
+  /** Plus against minus, or in reference mode both sides' games against the reference. */
+  result: IterationOutcome;
+  /** The plus-vs-minus Elo the master measured (elo_diff; reference mode: θ+'s against the reference minus θ−'s). */
   elo: number;
 }
 
@@ -152,7 +153,7 @@ function designOf(input: FitInput): Design {
     if (v === undefined || s === undefined) throw new RangeError(`${which} has no value for ${p.name}`);
     return ((p.type === "int" ? Math.round(v) : v) - s) / p.step;
   };
-  const completed = input.iterations.filter((it) => it.result.plusWins + it.result.minusWins + it.result.draws > 0);
+  const completed = input.iterations.filter((it) => resultsOf(it.result).every((r) => r.plusWins + r.minusWins + r.draws > 0));
   // A parameter never played apart (frozen) has B = 0 in every row: it is no unknown of the fit.
   const moved = input.params.filter((p) => completed.some((it) => it.plus[p.name] !== it.minus[p.name]));
   if (moved.length === 0 || completed.length < 2) throw new RangeError("the run has too few completed iterations to fit a model (at least 2 with games)");
@@ -166,11 +167,13 @@ function designOf(input: FitInput): Design {
       return 2 * (plus - minus);
     });
     design.elo.push(it.elo);
-    design.noise.push(eloNoiseVariance(it.result));
+    design.noise.push(iterationNoise(it.result));
     design.a.push(a);
     design.b.push(row);
-    design.games += it.result.plusWins + it.result.minusWins + it.result.draws;
-    design.draws += it.result.draws;
+    for (const r of resultsOf(it.result)) {
+      design.games += r.plusWins + r.minusWins + r.draws;
+      design.draws += r.draws;
+    }
   }
   return design;
 }

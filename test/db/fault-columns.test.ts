@@ -48,9 +48,43 @@ describe("fault counters in the database, built from the list of fault kinds", (
         iteration: 1,
         plusCrashes: 2, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 2, plusIllegalMoves: 1, minusIllegalMoves: 1,
         plusDelayLosses: 0, minusDelayLosses: 1, replays: 2, replayLimitPairs: 1,
+        referenceCrashes: 0, referenceTimeLosses: 0, referenceIllegalMoves: 0, referenceDelayLosses: 0,
       },
     ]);
     const [worker] = await sql`select delay_losses::int as delay_losses, replays::int as replays from spsa_worker where name = 'faulty'`;
     expect(worker).toEqual({ delay_losses: 1, replays: 2 });
+  });
+});
+
+describe("fault counters of reference mode's three engines", () => {
+  const database = useMigratedDatabase(2);
+
+  it("counts the reference engine's faults in columns of its own, as engine faults and delay losses", async () => {
+    const sql = database.sql;
+    await registerTestWorker(sql, "faulty-ref");
+    const reference = { path: "/nonexistent/reference", sha256: "1".repeat(64) };
+    const { run, iteration } = await seedIteration(sql, { runName: "reference-faults", targetGames: 8, reference });
+    const batch = await claimBatch(sql, "faulty-ref", 8, 60);
+    expect(batch?.games).toBe(8);
+    const accepted = await reportBatch(sql, {
+      batchId: batch!.batchId,
+      workerName: "faulty-ref",
+      wins: 0,
+      losses: 0,
+      draws: 0,
+      pairs: [0, 1, 2, 1, 0],
+      faults: [{ ...noFaults(), crash: 1 }, noFaults(), { ...noFaults(), illegal: 2, delay: 1 }],
+      replays: 0,
+      replayLimitPairs: 0,
+      reference: { plus: { wins: 2, draws: 1, losses: 1 }, minus: { wins: 1, draws: 1, losses: 2 } },
+    });
+    expect(accepted).toBe("accepted");
+    await foldIteration(sql, iteration.id);
+    expect(await readIteration(sql, iteration.id)).toMatchObject({ faults: 3, delayLosses: 1 });
+    expect(await faultyIterations(sql, run.id, 5)).toEqual([
+      expect.objectContaining({ plusCrashes: 1, minusCrashes: 0, referenceCrashes: 0, referenceIllegalMoves: 2, referenceDelayLosses: 1 }),
+    ]);
+    const [worker] = await sql`select delay_losses::int as delay_losses from spsa_worker where name = 'faulty-ref'`;
+    expect(worker).toEqual({ delay_losses: 1 });
   });
 });

@@ -24,12 +24,22 @@ export async function registerTestWorker(sql: postgres.Sql, name: string, host =
 
 /**
  * Creates a run with one open iteration of `targetGames`, as the master would, with stand-in
- * binaries unless `engine` is given (both sides). θ is X = 1, perturbed to 2 and 0; with
+ * binaries unless `engine` is given (both sides), against `reference` if given. θ is X = 1, perturbed to 2 and 0; with
  * `params` (one parameter X) the iteration records X's bounds, so the master can update it.
  */
 export async function seedIteration(
   sql: postgres.Sql,
-  options: { runName: string; targetGames: number; batchSize?: number; iterationNumber?: number; engine?: { path: string; sha256: string }; config?: TuningConfig; params?: Param[] },
+  options: {
+    runName: string;
+    targetGames: number;
+    batchSize?: number;
+    iterationNumber?: number;
+    engine?: { path: string; sha256: string };
+    /** Reference mode: the reference engine both sides play. */
+    reference?: { path: string; sha256: string };
+    config?: TuningConfig;
+    params?: Param[];
+  },
 ) {
   const config = options.config ?? loadConfig("config.toml");
   const { run } = await openRun(sql, { name: options.runName, fresh: false, config, values: { X: 1 } });
@@ -39,6 +49,7 @@ export async function seedIteration(
     iterationNumber: options.iterationNumber ?? 1,
     plus: engine,
     minus: engine,
+    ...(options.reference && { reference: options.reference }),
     timelowMs: 10,
     timehighMs: 20,
     targetGames: options.targetGames,

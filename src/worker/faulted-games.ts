@@ -4,16 +4,17 @@ import type { FaultedGame } from "../db/faulted-games.js";
 /**
  * The games of a pair that an engine fault decided (crash, illegal or unparsable move, its
  * own time loss, a failed start), as kept in spsa_faulted_game. A time loss to a delay
- * outside the engine is no engine fault and is not kept. Plus is white in the pair's first
- * game and black in its second; `pairIndex` numbers the pair in its batch.
+ * outside the engine is no engine fault and is not kept. The pair's first engine (`engines`:
+ * plus and minus, or in reference mode θ+ or θ− and the reference) is white in its first game
+ * and black in its second; `pairIndex` numbers the pair in its batch.
  */
-export function faultedGames(pair: PairResult, pairIndex: number, event: string, date: Date): FaultedGame[] {
+export function faultedGames(pair: PairResult, pairIndex: number, event: string, date: Date, engines: readonly [FaultedGame["side"], FaultedGame["side"]] = ["plus", "minus"]): FaultedGame[] {
   return pair.games.flatMap((game, g) => {
-    const plusColor = g === 0 ? "white" : "black";
-    const minusColor = g === 0 ? "black" : "white";
+    const firstColor = g === 0 ? "white" : "black";
+    const secondColor = g === 0 ? "black" : "white";
     const sides = [
-      { side: "plus" as const, fault: countedFault(game.faults[plusColor], game) },
-      { side: "minus" as const, fault: countedFault(game.faults[minusColor], game) },
+      { side: engines[0], fault: countedFault(game.faults[firstColor], game) },
+      { side: engines[1], fault: countedFault(game.faults[secondColor], game) },
     ];
     const at = sides.find((s) => s.fault !== undefined && s.fault !== "delay");
     if (!at?.fault) return [];

@@ -1,10 +1,15 @@
 import { createRunner, defaultBookPath, loadBook, type Opening, type OutsideDelayPolicy, type PairResult, type SearchLimits } from "../play/index.js";
 import { measureNps } from "./engine-speed.js";
 
-/** One game pair of plus against minus, as the worker asks for it. */
+/**
+ * One game pair of plus against minus, as the worker asks for it; in reference mode of θ+ or θ−
+ * (as plus) against the reference engine (as minus), named by `names`.
+ */
 export interface PlusMinusJob {
   plusPath: string;
   minusPath: string;
+  /** The engines' names in the games (default "plus" and "minus"). */
+  names?: readonly [string, string];
   /** UCI options of each side (UCI-option mode), set with `setoption` before its games. */
   plusOptions?: Readonly<Record<string, number>>;
   minusOptions?: Readonly<Record<string, number>>;
@@ -39,8 +44,8 @@ export function createRunnerPlayer(options: {
   return {
     playPair: (job) =>
       runner.playPair({
-        first: { name: "plus", path: job.plusPath, options: { ...options.engineOptions, ...job.plusOptions } },
-        second: { name: "minus", path: job.minusPath, options: { ...options.engineOptions, ...job.minusOptions } },
+        first: { name: job.names?.[0] ?? "plus", path: job.plusPath, options: { ...options.engineOptions, ...job.plusOptions } },
+        second: { name: job.names?.[1] ?? "minus", path: job.minusPath, options: { ...options.engineOptions, ...job.minusOptions } },
         opening: job.opening,
         limits: job.limits,
       }),

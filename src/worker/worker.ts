@@ -22,14 +22,16 @@ import {
   engineFaults,
   ENGINE_FAULT_COUNTERS,
   FAULT_COUNTERS,
-  PairTally,
   pickOpening,
   seededRng,
   uniform,
+  type FaultCounts,
   type Opening,
   type Rng,
   type SearchLimits,
 } from "../play/index.js";
+import { SIDES } from "../db/fault-columns.js";
+import { BatchTally } from "./batch-tally.js";
 import { drawOnClaim } from "../uci-tune/hooks.js";
 import { DelayGuard } from "./delay-guard.js";
 import { faultedGames } from "./faulted-games.js";
@@ -95,8 +97,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const inFlight = new Map<number, Promise<void>>();
   let concurrency = options.concurrency;
   const guard = new DelayGuard(concurrency);
-  const guardGames = (tally: PairTally, games: number) => {
-    const lowering = guard.observe(games + tally.replays, tally.replays + tally.faults[0].delay + tally.faults[1].delay);
+  const guardGames = (tally: BatchTally, games: number) => {
+    const lowering = guard.observe(games + tally.replays, tally.replays + tally.delayLosses);
     if (!lowering) return;
     concurrency = lowering.to;
     options.player.setConcurrency(concurrency);
@@ -305,50 +307,81 @@ function pairLimits(batch: ClaimedBatch, rng: Rng, factor: number): SearchLimits
   return batch.moveLimit ?? { movetimeMs: scaledMovetime(uniform(rng, batch.timelowMs, batch.timehighMs), factor) };
 }
 
-/** The batch's two binaries, as their iteration names and the master signed them. */
-function binariesOf(batch: ClaimedBatch): [SignedBinary, SignedBinary] {
+/**
+ * The batch's binaries, as their iteration names and the master signed them: plus and minus,
+ * and in reference mode the run's reference engine (signed for this iteration too: a worker
+ * runs no reference that the master did not sign).
+ */
+function binariesOf(batch: ClaimedBatch): SignedBinary[] {
   const subject = { runId: batch.runId, iterationNumber: batch.iterationNumber };
+  const reference: SignedBinary[] =
+    batch.referenceEngineSha256 === null
+      ? []
+      : [{ ...subject, variant: "reference", sha256: batch.referenceEngineSha256, signature: batch.referenceEngineSignature, path: batch.referenceEnginePath ?? "" }];
   return [
     { ...subject, variant: "plus", sha256: batch.plusEngineSha256, signature: batch.plusEngineSignature, path: batch.plusEnginePath },
     { ...subject, variant: "minus", sha256: batch.minusEngineSha256, signature: batch.minusEngineSignature, path: batch.minusEnginePath },
+    ...reference,
+  ];
+}
+
+/** One game pair of a unit: its first engine (plus, or in reference mode θ+ or θ−) against the second, with their names and options. */
+interface Pairing {
+  side: "plus" | "minus";
+  paths: [string, string];
+  names: [FaultedGame["side"], FaultedGame["side"]];
+  options: [Record<string, number> | undefined, Record<string, number> | undefined];
+}
+
+/**
+ * The game pairs of one unit, all on one opening at one time per move: plus against minus, or
+ * in reference mode (four games) θ+ against the reference and θ− against the reference.
+ */
+function pairingsOf(batch: ClaimedBatch, [plus, minus, reference]: string[]): Pairing[] {
+  if (reference === undefined) return [{ side: "plus", paths: [plus!, minus!], names: ["plus", "minus"], options: [batch.plusOptions, batch.minusOptions] }];
+  return [
+    { side: "plus", paths: [plus!, reference], names: ["plus", "reference"], options: [undefined, undefined] },
+    { side: "minus", paths: [minus!, reference], names: ["minus", "reference"], options: [undefined, undefined] },
   ];
 }
 
 /** A played batch: its counts, and the first of its games that an engine fault decided (to be kept). */
 interface PlayedBatch {
-  tally: PairTally;
+  tally: BatchTally;
   faulted: FaultedGame[];
 }
 
 async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, factorFor: FactorFor, onPair: () => void): Promise<PlayedBatch> {
   const { database } = options;
   const keys = options.trustedKeys();
-  const [plus, minus] = binariesOf(batch);
-  const [plusPath, minusPath] = await withRetry(log, options.signal, () =>
-    Promise.all([obtainBinary(database.sql, plus, keys, options.cacheDir), obtainBinary(database.sql, minus, keys, options.cacheDir)]),
-  );
-  await options.player.retire([plusPath, minusPath]);
-  const factor = await factorFor(batch, plusPath);
-  const tally = new PairTally();
+  const paths = await withRetry(log, options.signal, () => Promise.all(binariesOf(batch).map((binary) => obtainBinary(database.sql, binary, keys, options.cacheDir))));
+  await options.player.retire(paths);
+  const factor = await factorFor(batch, paths[0]!);
+  const pairings = pairingsOf(batch, paths);
+  const tally = new BatchTally(pairings.length > 1);
   const faulted: FaultedGame[] = [];
   const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;
-  const pairs = Array.from({ length: batch.games / 2 }, () => ({
+  const units = Array.from({ length: batch.games / (2 * pairings.length) }, () => ({
     opening: pickOpening(options.openings, rng),
     limits: pairLimits(batch, rng, factor),
   }));
   await Promise.all(
-    pairs.map(async (pair, index) => {
-      const result = await options.player.playPair({ plusPath, minusPath, plusOptions: batch.plusOptions, minusOptions: batch.minusOptions, ...pair });
-      tally.add(result);
-      // A crashing engine faults every game: hold no more than the database keeps of one worker per iteration.
-      if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker) faulted.push(...faultedGames(result, index, event, new Date()));
-      onPair();
-    }),
+    units.flatMap((unit, u) =>
+      pairings.map(async (pairing, p) => {
+        const [plusPath, minusPath] = pairing.paths;
+        const [plusOptions, minusOptions] = pairing.options;
+        const result = await options.player.playPair({ plusPath, minusPath, names: pairing.names, ...(plusOptions && { plusOptions }), ...(minusOptions && { minusOptions }), ...unit });
+        tally.add(result, pairing.side);
+        // A crashing engine faults every game: hold no more than the database keeps of one worker per iteration.
+        if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker) faulted.push(...faultedGames(result, u * pairings.length + p, event, new Date(), pairing.names));
+        onPair();
+      }),
+    ),
   );
   return { tally, faulted: faulted.slice(0, FAULTED_GAME_LIMITS.perIterationAndWorker) };
 }
 
-function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: PairTally, outcome: ReportOutcome, summary: WorkerSummary): void {
+function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: BatchTally, outcome: ReportOutcome, summary: WorkerSummary): void {
   if (outcome === "refused") {
     summary.refused++;
     log(`batch ${batch.batchId} was refused: its lease expired and its games went back to the pool`);
@@ -356,21 +389,21 @@ function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: Pa
   }
   summary.games += batch.games;
   summary.batches++;
-  const [plus, minus] = tally.faults;
-  const faults = engineFaults(plus) + engineFaults(minus);
+  // Plus and minus, and in reference mode the reference engine.
+  const engines = tally.faults.map((counts: FaultCounts, i) => ({ name: SIDES[i]!, counts }));
+  const faults = engines.reduce((sum, e) => sum + engineFaults(e.counts), 0);
   if (faults > 0) {
-    const side = (counts: typeof plus) => {
+    const side = (counts: FaultCounts) => {
       const sums = byCounter(counts);
       return ENGINE_FAULT_COUNTERS.map((counter) => `${sums[counter]} ${FAULT_COUNTERS[counter]}`).join(", ");
     };
-    log(`warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults (plus: ${side(plus)}; minus: ${side(minus)})`);
+    log(`warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults (${engines.map((e) => `${e.name}: ${side(e.counts)}`).join("; ")})`);
   }
-  const delayLosses = plus.delay + minus.delay;
-  if (tally.replays + delayLosses > 0) {
+  if (tally.replays + tally.delayLosses > 0) {
     const limit = tally.replayLimitPairs > 0 ? `; ${tally.replayLimitPairs} pairs ran out of replays: the machine is overloaded, lower -c or its other load` : "";
     log(
       `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ${tally.replays} games replayed, ` +
-        `${delayLosses} scored as time losses (plus ${plus.delay}, minus ${minus.delay})${limit}`,
+        `${tally.delayLosses} scored as time losses (${engines.map((e) => `${e.name} ${e.counts.delay}`).join(", ")})${limit}`,
     );
   }
 }

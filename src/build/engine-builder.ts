@@ -46,9 +46,43 @@ export function checkConstants(build: BuildConfig, params: readonly Param[]): vo
 }
 
 /**
- * Builds the plus and minus engines: copies the user's crate into one build tree per
- * variant (never editing the user's tree), writes each tree's constants, runs both cargo
- * builds in parallel, and places each binary at its own path (temp name, then rename).
+ * Builds one engine: copies the user's crate into the build tree `tree` (never editing the
+ * user's tree; a tree keeps its target folder, so a rebuild is incremental), writes its
+ * constants with `values`, runs cargo, and places the binary at its destination (temp name,
+ * then rename). `label` names it in messages and its cargo log.
+ */
+export async function buildEngine(options: {
+  build: BuildConfig;
+  params: readonly Param[];
+  values: Record<string, number>;
+  tree: Variant;
+  label: string;
+  /** Where the binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
+  destination: (binary: string) => string;
+  signal: AbortSignal | undefined;
+}): Promise<BuiltEngine> {
+  const { build, label } = options;
+  const { file: constantsPath, source, aliases } = readConstants(build);
+  const binary = binaryName(build.engineDir, build.binaryName);
+  const logDir = join(build.outputDir, "logs");
+  mkdirSync(logDir, { recursive: true });
+  const tree = join(build.outputDir, "trees", options.tree);
+  syncTree(build.engineDir, tree);
+  const assignments = targetsOf(options.params).map((target) => ({ target, value: options.values[target.param] ?? Number.NaN }));
+  writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
+  await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${label}.log`), label, signal: options.signal });
+  const built = join(tree, "target", "release", binary);
+  if (!existsSync(built)) {
+    throw new BuildError(`cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? set [build].binary_name)`);
+  }
+  const dest = options.destination(binary);
+  placeAtomically(built, dest);
+  return { path: dest, sha256: sha256OfFile(dest) };
+}
+
+/**
+ * Builds the plus and minus engines, each in a build tree of its own, both cargo builds in
+ * parallel (buildEngine).
  */
 export async function buildVariants(options: {
   build: BuildConfig;
@@ -58,27 +92,16 @@ export async function buildVariants(options: {
   destination: (variant: Variant, binary: string) => string;
   signal?: AbortSignal;
 }): Promise<Record<Variant, BuiltEngine>> {
-  const { build, params } = options;
-  const { file: constantsPath, source, aliases } = readConstants(build);
-  const targets = targetsOf(params);
-  const binary = binaryName(build.engineDir, build.binaryName);
-  const logDir = join(build.outputDir, "logs");
-  mkdirSync(logDir, { recursive: true });
-
-  const buildOne = async (variant: Variant, signal: AbortSignal): Promise<BuiltEngine> => {
-    const tree = join(build.outputDir, "trees", variant);
-    syncTree(build.engineDir, tree);
-    const assignments = targets.map((target) => ({ target, value: options.values[variant][target.param] ?? Number.NaN }));
-    writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
-    await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${variant}.log`), label: variant, signal });
-    const built = join(tree, "target", "release", binary);
-    if (!existsSync(built)) {
-      throw new BuildError(`cargo built no ${built} for the ${variant} engine (the crate's binary is named otherwise? set [build].binary_name)`);
-    }
-    const dest = options.destination(variant, binary);
-    placeAtomically(built, dest);
-    return { path: dest, sha256: sha256OfFile(dest) };
-  };
+  const buildOne = (variant: Variant, signal: AbortSignal) =>
+    buildEngine({
+      build: options.build,
+      params: options.params,
+      values: options.values[variant],
+      tree: variant,
+      label: variant,
+      destination: (binary) => options.destination(variant, binary),
+      signal,
+    });
   // One failed build stops the other: its error is the one reported, and no cargo outlives it.
   const [plus, minus] = await allOrNothing([(signal) => buildOne("plus", signal), (signal) => buildOne("minus", signal)], options.signal);
   return { plus: plus!, minus: minus! };

@@ -18,10 +18,13 @@ import { stepScales } from "../spsa/adaptive.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
-import { completeIteration, insertIteration, latestIteration, readIteration, readMeasuredIterations, readTrajectory, type IterationRow } from "../db/iterations.js";
+import { completeIteration, insertIteration, latestIteration, outcomeOf, readIteration, readMeasuredIterations, readTrajectory, type IterationRow } from "../db/iterations.js";
 import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
+import { outcomeText } from "../text/outcome.js";
+import type { BuiltEngine } from "../build/engine-builder.js";
+import { runReference } from "./reference.js";
 
 export interface MasterOptions {
   database: Database;
@@ -59,6 +62,7 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
   const log = masterLog(options);
   const { run, created, params } = await openTuningRun(options, log);
   log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
+  const reference = await runReference(options, run, params, log);
   const initial = valuesOf(params);
   syncParamsFile(paramsFile, valuesOf(params), log);
   await reportChanges(options, run, params, log);
@@ -79,7 +83,7 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
       const final = await finalValues(options, run, current, k - 1, log);
       return { runName: run.name, iterations: latest?.iterationNumber ?? 0, initial, final };
     }
-    await startIteration(options, run, current, k, log);
+    await startIteration(options, run, current, k, log, reference);
   }
 }
 
@@ -92,7 +96,8 @@ async function reportChanges(options: MasterOptions, run: RunRow, params: Param[
   }
 }
 
-async function startIteration(options: MasterOptions, run: RunRow, params: Param[], k: number, log: (line: string) => void): Promise<void> {
+/** Builds plus and minus and opens iteration k; in reference mode they each play `reference`. */
+async function startIteration(options: MasterOptions, run: RunRow, params: Param[], k: number, log: (line: string) => void, reference: BuiltEngine | undefined): Promise<void> {
   const { config, database } = options;
   // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
   const trajectory =
@@ -127,6 +132,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     iterationNumber: k,
     plus: built.plus,
     minus: built.minus,
+    ...(reference && { reference }),
     timelowMs: config.timeControl.timelowMs,
     timehighMs: config.timeControl.timehighMs,
     targetGames: config.games.gamesPerIteration,
@@ -191,7 +197,8 @@ async function finishIteration(
   // The update uses only what the iteration recorded: today's files may differ from what was played.
   const settings = iteration.settings ?? settingsOf(config, params);
   const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters, ...(settings.stepScale && { scale: settings.stepScale }) };
-  const counts = { plusWins: iteration.plusWins, minusWins: iteration.minusWins, draws: iteration.draws };
+  // Plus against minus, or (its row names a reference engine) both sides against the reference.
+  const counts = outcomeOf(iteration);
   const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k)), k) : undefined;
   const updated = update(recordedParams(settings, iteration.baseParameters), played, counts, settings.spsa, previous);
   // Parameters added since the iteration started keep their value.
@@ -207,7 +214,7 @@ async function finishIteration(
     }),
   );
   crashPoint("iteration-committed");
-  log(`iteration ${k}: +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws}, Elo ${result.elo.toFixed(1)} (plus vs minus)`);
+  log(`iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`);
   // Not applied: the iteration was completed already (a commit retried after its answer was
   // lost, or another master on this run). θ is then what the database holds.
   const theta = applied ? result.newValues : await withRetry(log, options.signal, () => runParameters(database.sql, run.id));

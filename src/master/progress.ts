@@ -1,15 +1,14 @@
+import { outcomeOf, type OutcomeColumns } from "../db/iterations.js";
 import { engineFaultWords } from "../play/faults.js";
+import { outcomeText } from "../text/outcome.js";
 import { progressBar } from "../terminal/progress-bar.js";
 import { formatDuration } from "../text/duration.js";
 
-/** The iteration counters the progress line shows. */
-export interface IterationCounts {
+/** The iteration counters the progress line shows: its results are plus-vs-minus or (reference mode) both sides' against the reference. */
+export interface IterationCounts extends OutcomeColumns {
   iterationNumber: number;
   targetGames: number;
   gamesPlayed: number;
-  plusWins: number;
-  minusWins: number;
-  draws: number;
   faults: number;
   /** Time losses scored for delays outside the engines (a busy machine), plus and minus. */
   delayLosses: number;
@@ -19,7 +18,7 @@ export interface IterationCounts {
 }
 
 /**
- * `iteration 3/100 [#######.......] 24/64 games  +9 -8 =7  31.2 games/min  ETA 1m17s`.
+ * `iteration 3/100 [#######.......] 24/64 games  +9 -8 =7  31.2 games/min  ETA 1m17s` (outcomeText's results).
  * Speed is measured from `sinceMs` (when this process started watching) and `baseGames`.
  */
 export function formatProgress(counts: IterationCounts, maxIterations: number, rate: { sinceMs: number; baseGames: number; nowMs: number }): string {
@@ -30,7 +29,7 @@ export function formatProgress(counts: IterationCounts, maxIterations: number, r
   const faults = (counts.faults > 0 ? `  faults ${counts.faults}` : "") + (counts.delayLosses + counts.replays > 0 ? `  delays ${counts.delayLosses} lost, ${counts.replays} replayed` : "");
   return (
     `iteration ${counts.iterationNumber}/${maxIterations} ${progressBar(counts.gamesPlayed, counts.targetGames)} ${counts.gamesPlayed}/${counts.targetGames} games  ` +
-    `+${counts.plusWins} -${counts.minusWins} =${counts.draws}  ${perMinute.toFixed(1)} games/min  ETA ${eta}${faults}`
+    `${outcomeText(outcomeOf(counts))}  ${perMinute.toFixed(1)} games/min  ETA ${eta}${faults}`
   );
 }
 

@@ -4,6 +4,7 @@
  * parameters of any scale. The seed's formulas plus the fixes of docs/design-notes.md (SPSA): OpenBench's
  * integer rule, a clamped score and capped Elo, a clipped step, a default A.
  */
+import { scoreFromElo } from "../play/stats.js";
 import type { Rng } from "../random/rng.js";
 import type { AdaptiveGains } from "./adaptive.js";
 import { selfCorrectingCk, selfCorrectingFactor, type Trajectory } from "./trajectory.js";
@@ -203,7 +204,7 @@ export function measuredElo(result: IterationResult, eloCap = DEFAULT_ELO_CAP): 
 export function iterationElo(outcome: IterationOutcome, eloCap = DEFAULT_ELO_CAP): { score: number; elo: number } {
   if (!isReferenceResult(outcome)) return measuredElo(outcome, eloCap);
   const elo = clip(measuredElo(outcome.plus, eloCap).elo - measuredElo(outcome.minus, eloCap).elo, -eloCap, eloCap);
-  return { score: 1 / (1 + 10 ** (-elo / 400)), elo };
+  return { score: scoreFromElo(elo), elo };
 }
 
 /** Logistic Elo difference of a score in (0, 1): −400·log10(1/score − 1), written so 0.5 gives +0. */

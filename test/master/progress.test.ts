@@ -9,6 +9,8 @@ const counts = (over: Partial<IterationCounts>): IterationCounts => ({
   plusWins: 6,
   minusWins: 5,
   draws: 5,
+  referenceEngineSha256: null,
+  ...{ refPlusWins: 0, refPlusDraws: 0, refPlusLosses: 0, refMinusWins: 0, refMinusDraws: 0, refMinusLosses: 0 },
   faults: 0,
   delayLosses: 0,
   replays: 0,
@@ -30,6 +32,12 @@ describe("the master's progress line", () => {
     );
     expect(line).toContain("ETA ?");
     expect(line).toContain("faults 2  delays 1 lost, 3 replayed");
+  });
+
+  it("shows both sides' results against the reference in reference mode", () => {
+    const reference = { referenceEngineSha256: "ab".repeat(32), plusWins: 0, minusWins: 0, draws: 0, refPlusWins: 4, refPlusDraws: 3, refPlusLosses: 1, refMinusWins: 2, refMinusDraws: 2, refMinusLosses: 4 };
+    const line = formatProgress(counts(reference), 100, { sinceMs: 0, baseGames: 0, nowMs: 60_000 });
+    expect(line).toBe("iteration 3/100 [#####...............] 16/64 games  θ+ +4 -1 =3, θ− +2 -4 =2 vs reference  16.0 games/min  ETA 3m00s");
   });
 
   it("formats durations", () => {

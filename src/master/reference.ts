@@ -1,0 +1,81 @@
+import { join } from "node:path";
+import { sha256OfFile, storeBinary } from "../build/binary-store.js";
+import { buildEngine, type BuiltEngine } from "../build/engine-builder.js";
+import type { Param } from "../config/params.js";
+import { withRetry } from "../db/retry.js";
+import { recordReference, type RunRow } from "../db/runs.js";
+import { InputError } from "../errors.js";
+import { builtValue } from "../spsa/math.js";
+import { withSpinner } from "../terminal/status-line.js";
+import type { MasterOptions } from "./master.js";
+
+/**
+ * Reference mode's engine (docs/reference-mode.md): the one engine θ+ and θ− each play for the
+ * whole run. `[spsa] reference = "start"` builds θ₀ (the run's starting values) once; a path is
+ * taken as is. Either is stored in spsa_binary and recorded on the run before its first
+ * iteration; each iteration names it and the master signs it for that iteration.
+ */
+
+/** What the run recorded of its reference: the setting it was started with and, once there, the engine's sha256. */
+export type RecordedReference = Pick<RunRow, "name" | "reference" | "referenceSha256">;
+
+const describe = (reference: string) => (reference === "start" ? "θ₀ built at the run's start (reference = \"start\")" : reference);
+
+/**
+ * Why `[spsa] reference` as configured now cannot continue the run, or undefined: a different
+ * reference is a different run. A path's engine is compared by its bytes (`sha256`, of the
+ * file now), so a moved copy of the same engine continues the run.
+ */
+export function referenceConflict(run: RecordedReference, configured: string | undefined, sha256: string | undefined): string | undefined {
+  const fresh = "; a different reference is a different run: start it over with --fresh, or use another --name";
+  if (run.reference === null) return configured === undefined ? undefined : `run "${run.name}" plays plus against minus, without a reference engine${fresh}`;
+  if (configured === undefined) return `run "${run.name}" plays against a reference engine (${describe(run.reference)}); set it again${fresh}`;
+  if ((run.reference === "start") !== (configured === "start")) return `run "${run.name}" plays against ${describe(run.reference)}, not ${describe(configured)}${fresh}`;
+  if (configured !== "start" && run.referenceSha256 !== null && sha256 !== run.referenceSha256) {
+    return `run "${run.name}" plays against the engine of sha256 ${run.referenceSha256.slice(0, 12)}, and ${configured} now has sha256 ${sha256?.slice(0, 12)}${fresh}`;
+  }
+  return undefined;
+}
+
+/**
+ * The run's reference engine (undefined: plus against minus), after checking that the config
+ * names the run's own: recorded already, or built or taken now and recorded (a master killed
+ * before recording it does it again, from the same θ₀ or file).
+ */
+export async function runReference(options: MasterOptions, run: RunRow, params: readonly Param[], log: (line: string) => void): Promise<BuiltEngine | undefined> {
+  const { config, database } = options;
+  const configured = config.spsa.reference;
+  const fileSha256 = configured === undefined || configured === "start" ? undefined : sha256OfFile(configured);
+  const conflict = referenceConflict(run, configured, fileSha256);
+  if (conflict) throw new InputError(`${config.file}: [spsa] reference`, conflict);
+  if (configured === undefined) return undefined;
+  if (run.referencePath !== null && run.referenceSha256 !== null) return { path: run.referencePath, sha256: run.referenceSha256 };
+  const engine = configured === "start" ? await buildStart(options, run, params) : { path: configured, sha256: fileSha256 ?? sha256OfFile(configured) };
+  const recorded = await withRetry(log, options.signal, async () => {
+    await storeBinary(database.sql, engine.path);
+    return recordReference(database.sql, run.id, engine);
+  });
+  log(`run "${run.name}": reference engine ${recorded.path} (sha256 ${recorded.sha256.slice(0, 12)}); θ+ and θ− each play it`);
+  return recorded;
+}
+
+/**
+ * θ₀ as an engine: the run's initial values (ints rounded, as every build rounds them), built
+ * in the plus engine's tree, whose next build then only recompiles the constants.
+ */
+async function buildStart(options: MasterOptions, run: RunRow, params: readonly Param[]): Promise<BuiltEngine> {
+  const { config } = options;
+  const values = Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: run.initialParameters[p.name] ?? p.value })]));
+  return withSpinner(
+    `run ${run.name}: building the reference engine (θ₀)`,
+    buildEngine({
+      build: config.build,
+      params,
+      values,
+      tree: "plus",
+      label: "reference",
+      destination: (binary) => join(config.build.outputDir, run.name, "reference", binary),
+      signal: options.signal,
+    }),
+  );
+}

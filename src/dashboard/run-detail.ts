@@ -1,9 +1,10 @@
 import type postgres from "postgres";
 import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games.js";
-import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type RunRecord, type VerificationResult } from "../db/run-status.js";
+import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type EloBucket, type RunRecord, type SideCounts, type VerificationResult } from "../db/run-status.js";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import { eloFromPentanomial } from "../play/stats.js";
+import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { readRunStatus, type RunStatus } from "../status/snapshot.js";
 import { publicConfig } from "./public-config.js";
@@ -16,7 +17,7 @@ export interface EloPoint {
   last: number;
   /** Mean of the iterations' Elo as the updates used it. */
   elo: number;
-  /** Half width of the 95 % interval from the pentanomial counts; null below two pairs. */
+  /** Half width of the 95 % interval from the pentanomial counts (reference mode: from both sides' results); null below two pairs. */
   error: number | null;
   games: number;
 }
@@ -26,7 +27,7 @@ export interface RunDetail {
   status: RunStatus;
   elo: EloPoint[];
   gamesPerHour: { hour: string; games: number }[];
-  /** The latest iterations with engine faults: a row per iteration, a column per counter and side. */
+  /** The latest iterations with engine faults: a row per iteration, a column per counter and engine (the reference's in reference mode only). */
   faults: { headers: string[]; rows: number[][] };
   config: Record<string, unknown>;
   settings: IterationSettings | null;
@@ -50,20 +51,33 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
     verificationResults(sql, run.name),
     latestFaultedGames(sql, run.id, FAULTED_GAMES_LISTED),
   ]);
+  const counters = COUNTER_KEYS.filter((column) => column.side !== "reference" || status.reference !== null);
   return {
     status,
     elo: buckets.map((b) => {
-      const { error } = eloFromPentanomial(b.pairs);
+      const error = eloError(b);
       return { first: b.first, last: b.last, elo: b.elo, error: Number.isFinite(error) ? error : null, games: b.games };
     }),
     gamesPerHour: hours.map((h) => ({ hour: h.hour.toISOString(), games: h.games })),
     faults: {
-      headers: ["iteration", ...COUNTER_KEYS.map((column) => column.words), "replays", "pairs out of replays"],
-      rows: faults.map((row) => [row.iteration, ...COUNTER_KEYS.map((column) => row[column.key]), row.replays, row.replayLimitPairs]),
+      headers: ["iteration", ...counters.map((column) => column.words), "replays", "pairs out of replays"],
+      rows: faults.map((row) => [row.iteration, ...counters.map((column) => row[column.key]), row.replays, row.replayLimitPairs]),
     },
     config: publicConfig(run.config),
     settings,
     verifications: verifications.map((v) => ({ ...v, limits_text: describeLimits(v.limits) })),
     faultedGames,
   };
+}
+
+/**
+ * The 95 % half width of a bucket's Elo: from its pentanomial counts, or in reference mode
+ * from the noise of θ+'s Elo against the reference minus θ−'s (both sides' results summed).
+ */
+function eloError(bucket: EloBucket): number {
+  if (!bucket.reference) return eloFromPentanomial(bucket.pairs).error;
+  const result = (side: SideCounts) => ({ plusWins: side.wins, minusWins: side.losses, draws: side.draws });
+  const { plus, minus } = bucket.reference;
+  if ([plus, minus].some((side) => side.wins + side.draws + side.losses === 0)) return Number.NaN;
+  return 1.96 * Math.sqrt(iterationNoise({ plus: result(plus), minus: result(minus) }));
 }

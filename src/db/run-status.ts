@@ -3,7 +3,7 @@ import type { IterationSettings } from "../config/iteration-settings.js";
 import type { Pentanomial } from "../play/stats.js";
 import type { PlayLimits } from "../play/time-control.js";
 import type { Values } from "../spsa/math.js";
-import { selectAll, type RowOf } from "./columns.js";
+import { selectAll, type Fragment, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
 import { spsaRun, type spsaIteration, type spsaWorker } from "./schema.js";
 
@@ -84,11 +84,20 @@ export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
   return row;
 }
 
+/** A tuned engine's wins, draws and losses against the reference engine. */
+export interface SideCounts {
+  wins: number;
+  draws: number;
+  losses: number;
+}
+
 export type IterationSummary = RowOf<
   typeof spsaIteration,
   "status" | "targetGames" | "gamesPlayed" | "plusWins" | "minusWins" | "draws" | "createdAt" | "completedAt"
 > & {
   iteration: number;
+  /** Reference mode: θ+'s and θ−'s results against the reference; null for plus against minus. */
+  reference: { plus: SideCounts; minus: SideCounts } | null;
   pairs: Pentanomial;
   faults: number;
   delayLosses: number;
@@ -98,9 +107,17 @@ export type IterationSummary = RowOf<
   elo: number | null;
 };
 
+/** Reference mode's results as JSON, `{plus: {wins, draws, losses}, minus: …}`, each column read through `of` (e.g. summed). */
+const REFERENCE_RESULTS = (sql: Sql, of: (column: string) => Fragment = (column) => sql`${sql(column)}`) => {
+  const side = (name: "plus" | "minus") =>
+    sql`json_build_object('wins', ${of(`ref_${name}_wins`)}, 'draws', ${of(`ref_${name}_draws`)}, 'losses', ${of(`ref_${name}_losses`)})`;
+  return sql`json_build_object('plus', ${side("plus")}, 'minus', ${side("minus")})`;
+};
+
 const SUMMARY_COLUMNS = (sql: Sql) => sql`
   iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
+  case when reference_engine_sha256 is null then null else ${REFERENCE_RESULTS(sql)} end as reference,
   json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${engineFaultSum(sql)}::int as faults,
   ${delayLossSum(sql)}::int as "delayLosses", replays, replay_limit_pairs as "replayLimitPairs",
   elo_diff as elo, created_at as "createdAt", completed_at as "completedAt"`;
@@ -159,17 +176,21 @@ export interface EloBucket {
   /** Mean of the iterations' (capped) Elo. */
   elo: number;
   pairs: Pentanomial;
+  /** Reference mode: both sides' results against the reference, summed (null for plus against minus). */
+  reference: { plus: SideCounts; minus: SideCounts } | null;
   games: number;
 }
 
 /**
  * Completed iterations' Elo, `bucket` iterations per row (1: one row per iteration), with
- * the pentanomial counts summed for an error bar. Reads the run's rows once, in the index.
+ * the pentanomial counts (in reference mode both sides' results) summed for an error bar.
+ * Reads the run's rows once, in the index.
  */
 export async function eloBuckets(sql: Sql, runId: number, bucket: number): Promise<EloBucket[]> {
   return sql<EloBucket[]>`
     select min(iteration_number) as first, max(iteration_number) as last, avg(elo_diff)::float8 as elo,
       json_build_array(sum(pairs_ll), sum(pairs_ld), sum(pairs_dd), sum(pairs_dw), sum(pairs_ww)) as pairs,
+      case when bool_or(reference_engine_sha256 is not null) then ${REFERENCE_RESULTS(sql, (column) => sql`sum(${sql(column)})::int`)} end as reference,
       sum(games_played)::int as games
     from spsa_iteration where run_id = ${runId} and status = 'complete'
     group by (iteration_number - 1) / ${bucket} order by first`;

@@ -7,6 +7,7 @@ import { recordReference, type RunRow } from "../db/runs.js";
 import { InputError } from "../errors.js";
 import { builtValue } from "../spsa/math.js";
 import { withSpinner } from "../terminal/status-line.js";
+import { crashPoint } from "./crash-points.js";
 import type { MasterOptions } from "./master.js";
 
 /**
@@ -51,6 +52,7 @@ export async function runReference(options: MasterOptions, run: RunRow, params: 
   if (configured === undefined) return undefined;
   if (run.referencePath !== null && run.referenceSha256 !== null) return { path: run.referencePath, sha256: run.referenceSha256 };
   const engine = configured === "start" ? await buildStart(options, run, params) : { path: configured, sha256: fileSha256 ?? sha256OfFile(configured) };
+  crashPoint("reference-built");
   const recorded = await withRetry(log, options.signal, async () => {
     await storeBinary(database.sql, engine.path);
     return recordReference(database.sql, run.id, engine);

@@ -3,12 +3,14 @@ import { engineFaultWords } from "../play/faults.js";
 import { sparkline } from "./sparkline.js";
 import { short, shortTime, signed, table } from "./text-format.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
+import type { SideCounts } from "../db/run-status.js";
 
 /** `spsa status` as text for one terminal screen. */
 export function renderStatus(status: RunStatus): string {
   const { run, iteration, games } = status;
   const lines: string[] = [];
   lines.push(`run ${run.name} (${run.status}, seed ${run.seed}, started ${shortTime(run.createdAt)})`);
+  if (status.reference) lines.push(referenceLine(status.reference));
   const { perturbations } = status;
   if (perturbations) {
     lines.push(`UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in flight (${iteration.gamesPlayed}/${iteration.targetGames} games played)`);
@@ -23,7 +25,9 @@ export function renderStatus(status: RunStatus): string {
     lines.push(`Elo of the last batches (plus vs minus): ${elos.length === 0 ? "none reported yet" : elos.join("  ")}`);
   } else {
     const elos = status.recent.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
-    lines.push(`Elo of the last iterations (plus vs minus): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
+    const measured = status.reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
+    lines.push(`Elo of the last iterations (${measured}): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
+    if (status.reference) lines.push(scoresLine(status.recent));
   }
   const faulty = status.recent.find((it) => it.faults > 0);
   const kept = status.faultedGamesKept > 0 ? `; ${status.faultedGamesKept} faulted games kept (spsa export --faulted)` : "";
@@ -49,6 +53,22 @@ export function renderStatus(status: RunStatus): string {
     "no parameters",
   ));
   return lines.join("\n");
+}
+
+/** Which engine a reference-mode run's θ+ and θ− each play. */
+function referenceLine(reference: NonNullable<RunStatus["reference"]>): string {
+  const engine = reference.engine === "start" ? "θ₀, built at the run's start" : reference.engine;
+  return `reference mode: θ+ and θ− each play the reference engine (${engine}${reference.sha256 ? `, sha256 ${reference.sha256.slice(0, 12)}` : ", not built yet"})`;
+}
+
+/** "scores against the reference (θ+ / θ−): #3 56.2% / 50.0%  #2 …": each side's score in the iterations that have games. */
+function scoresLine(recent: RunStatus["recent"]): string {
+  const score = (side: SideCounts) => {
+    const games = side.wins + side.draws + side.losses;
+    return `${(((side.wins + side.draws / 2) / games) * 100).toFixed(1)}%`;
+  };
+  const scores = recent.flatMap((it) => (it.reference && it.gamesPlayed > 0 ? [`#${it.iteration} ${score(it.reference.plus)} / ${score(it.reference.minus)}`] : []));
+  return `scores against the reference (θ+ / θ−): ${scores.length === 0 ? "no games yet" : scores.join("  ")}`;
 }
 
 /** Games a busy machine cost, apart from the engines' own faults: its remedy is more CPU per game, not an engine fix. */

@@ -58,6 +58,12 @@ export interface WorkerStatus {
 /** What `spsa status` shows and `--json` prints; the dashboard's run page starts from it too. */
 export interface RunStatus {
   run: { name: string; status: string; seed: string; createdAt: string; completedAt: string | null };
+  /**
+   * Reference mode (docs/reference-mode.md): the engine θ+ and θ− each play, "start" (θ₀) or
+   * its path as configured, and once built or taken where it is and its sha256; null: plus
+   * against minus. Each of `recent` then has both sides' results against it.
+   */
+  reference: { engine: string; path: string | null; sha256: string | null } | null;
   iteration: {
     /** The latest iteration started (0: none yet). */
     latest: number;
@@ -136,6 +142,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
   const remaining = remainingGames(latest, latestNumber, maxIterations, settings);
   return {
     run: { name: run.name, status: run.status, seed: run.seed, createdAt: run.createdAt.toISOString(), completedAt: run.completedAt?.toISOString() ?? null },
+    reference: run.reference === null ? null : { engine: run.reference, path: run.referencePath, sha256: run.referenceSha256 },
     iteration: {
       latest: latestNumber,
       completed: totals.completed,

@@ -105,6 +105,29 @@ describe("signed binaries on real workers", () => {
     await expectRefused("replayed", iteration.id, old.marker, result);
   });
 
+  it("a reference engine planted in a reference-mode iteration never runs: unsigned, signed by another key or as another side, the batch goes back", async () => {
+    const other = signerFor(generateKeyPairSync("ed25519").privateKey);
+    for (const [name, signature] of [
+      ["planted-reference", (): string | null => null],
+      ["foreign-reference", (runId: number, sha256: string): string | null => other({ runId, iterationNumber: 1, variant: "reference", sha256 })],
+      // The master's own key, but signed as this iteration's plus engine: not valid as its reference.
+      ["plus-as-reference", (runId: number, sha256: string): string | null => localSigningKey().sign({ runId, iterationNumber: 1, variant: "plus", sha256 })],
+    ] as const) {
+      const genuine = markedEngine(`${name}-genuine`);
+      const planted = markedEngine(name);
+      // The master's iteration against a reference of its own; the database writer then swaps the reference.
+      const { run, iteration } = await seedIteration(database.sql, { runName: name, targetGames: 4, engine: genuine, reference: genuine });
+      await storeBinary(database.sql, planted.path);
+      await database.sql`update spsa_iteration set reference_engine_path = ${planted.path}, reference_engine_sha256 = ${planted.sha256},
+        reference_engine_signature = ${signature(run.id, planted.sha256)} where id = ${iteration.id}`;
+      const result = await worker(`w-${name}`);
+      expect(refusals(result.stderr)[0]).toMatch(/refused the reference binary of iteration 1 .*: (it is not signed|its signature is not from a trusted master key)/);
+      await expectRefused(name, iteration.id, planted.marker, result);
+      expect(existsSync(genuine.marker), "plus or minus ran without the reference").toBe(false);
+      await database.sql`update spsa_run set status = 'stopped' where id = ${run.id}`;
+    }
+  });
+
   it("a worker with no trusted key, against a database not its own, refuses with one line naming how to pin one", async () => {
     const engine = markedEngine("no-key");
     const { iteration } = await seedIteration(database.sql, { runName: "no-key", targetGames: 2, engine });

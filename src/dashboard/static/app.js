@@ -69,6 +69,16 @@ function progressLine(status) {
   ].filter((part) => part !== null).join(" · ");
 }
 
+/** An iteration's results: "+9 -8 =7" (plus against minus), or in reference mode each side's against the reference with its score. */
+function results(it) {
+  if (!it.reference) return `+${it.plusWins} -${it.minusWins} =${it.draws}`;
+  const side = (label, s) => {
+    const games = s.wins + s.draws + s.losses;
+    return `${label} +${s.wins} -${s.losses} =${s.draws}${games > 0 ? ` (${((100 * (s.wins + s.draws / 2)) / games).toFixed(1)}%)` : ""}`;
+  };
+  return `${side("θ+", it.reference.plus)} · ${side("θ−", it.reference.minus)}`;
+}
+
 async function showRun(name) {
   const detail = await fetchJson(`/api/runs/${encodeURIComponent(name)}`);
   const { status } = detail;
@@ -77,13 +87,19 @@ async function showRun(name) {
     h("figure", { class: "param-chart", "data-parameter": p.name, "data-points": p.history.length },
       h("figcaption", {}, p.name, " ", h("span", {}, `${short(p.start)} → ${short(p.now)}${p.steps === null ? "" : ` (${p.steps >= 0 ? "+" : ""}${p.steps.toFixed(2)} steps)`}${p.min === null ? "" : ` in [${p.min}, ${p.max}]`}`)),
       parameterChart(p.history, p)));
+  const reference = status.reference;
+  const measured = reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
   app.replaceChildren(
     h("h1", {}, `Run ${status.run.name} `, h("small", {}, `(${status.run.status}, seed ${status.run.seed})`)),
     h("p", { id: "progress", class: "progress" }, progressLine(status)),
+    reference ? h("p", { id: "reference" }, `Reference mode: θ+ and θ− each play ${reference.engine === "start" ? "θ₀, built at the run's start" : reference.engine}${reference.sha256 ? ` (sha256 ${reference.sha256.slice(0, 12)})` : ""}.`) : null,
     h("h2", {}, "Parameters"),
     h("div", { class: "charts", id: "parameter-charts" }, ...charts),
-    h("h2", {}, `Elo per iteration (plus vs minus, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),
+    h("h2", {}, `Elo per iteration (${measured}, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),
     detail.elo.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "elo-chart" }, eloChart(detail.elo)),
+    h("h2", {}, "Latest iterations"),
+    h("div", { id: "iterations" }, table(["iteration", "status", "games", reference ? "results against the reference" : "plus +W -L =D", `Elo (${measured})`],
+      status.recent.map((it) => [it.iteration, it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet.")),
     h("h2", {}, "Games per hour"),
     detail.gamesPerHour.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
     h("h2", {}, "Workers"),

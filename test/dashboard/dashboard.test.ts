@@ -16,6 +16,7 @@ import { startMaster, startWorker } from "../support/processes.js";
 import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
 import type { Pentanomial } from "../../src/play/stats.js";
+import { registerTestWorker, seedIteration } from "../support/iterations.js";
 
 const TOKEN = "test-token-4f1c";
 const COMPLETED = 12;
@@ -190,5 +191,30 @@ describe("spsa dashboard in a browser", () => {
     expect(results.ticks).toEqual(["0", "0.1", "0.2", "0.3"]);
     // Games-weighted, over the last two points.
     expect(results.mean).toEqual([10, -12.5, 4]);
+  });
+
+  it("shows a reference-mode run: its reference engine, each side's results and score against it, the reference's faults", async () => {
+    await registerTestWorker(sql, "w-versus");
+    const reference = { path: "/nonexistent/reference", sha256: "3".repeat(64) };
+    const { run, iteration } = await seedIteration(sql, { runName: "versus", targetGames: 4, reference });
+    await sql`update spsa_run set reference = 'start', reference_path = ${reference.path}, reference_sha256 = ${reference.sha256} where id = ${run.id}`;
+    const others = await sql<{ id: number }[]>`select id from spsa_iteration where id <> ${iteration.id} and status <> 'complete'`;
+    const batch = await claimBatch(sql, "w-versus", 4, 60, undefined, others.map((o) => o.id));
+    expect(batch?.iterationId).toBe(iteration.id);
+    const report = {
+      batchId: batch!.batchId, workerName: "w-versus", wins: 0, losses: 0, draws: 0, pairs: [0, 1, 0, 1, 0] as Pentanomial,
+      faults: [noFaults(), noFaults(), { ...noFaults(), crash: 1 }] as const, replays: 0, replayLimitPairs: 0,
+      reference: { plus: { wins: 1, draws: 1, losses: 0 }, minus: { wins: 0, draws: 1, losses: 1 } },
+    };
+    expect(await reportBatch(sql, report)).toBe("accepted");
+    await foldIteration(sql, iteration.id);
+    await page.goto(`${url}run/versus`);
+    await page.locator("#iterations").waitFor();
+    expect(await page.locator("#reference").textContent()).toBe("Reference mode: θ+ and θ− each play θ₀, built at the run's start (sha256 333333333333).");
+    const rows = await page.$$eval("#iterations tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(rows).toEqual([["1", "in_progress", "4/4", "θ+ +1 -0 =1 (75.0%) · θ− +0 -1 =1 (25.0%)", ""]]);
+    expect(await page.locator("h2", { hasText: "Elo per iteration (θ+ vs reference − θ− vs reference" }).count()).toBe(1);
+    const headers = await page.$$eval("th", (ths) => ths.map((th) => th.textContent));
+    expect(headers).toContain("reference crashes");
   });
 });

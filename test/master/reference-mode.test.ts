@@ -6,7 +6,9 @@ import { recordedParams, type IterationSettings } from "../../src/config/iterati
 import { reportBatch } from "../../src/db/batches.js";
 import { noFaults } from "../../src/play/faults.js";
 import { verifyBinary } from "../../src/signing/binary-signature.js";
-import { stepScales } from "../../src/spsa/adaptive.js";
+import { iterationNoise, stepScales } from "../../src/spsa/adaptive.js";
+import { readRunDetail } from "../../src/dashboard/run-detail.js";
+import { findRun } from "../../src/db/run-status.js";
 import { update, type ReferenceResult } from "../../src/spsa/math.js";
 import { spsa } from "../support/cli.js";
 import { buildMinnow } from "../support/minnow.js";
@@ -165,6 +167,9 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
     expect(text.stdout).toContain(`reference mode: θ+ and θ− each play the reference engine (θ₀, built at the run's start, sha256 ${run.reference_sha256.slice(0, 12)})`);
     expect(text.stdout).toContain("Elo of the last iterations (θ+ vs reference − θ− vs reference): #2 ");
     expect(text.stdout).toMatch(/scores against the reference \(θ\+ \/ θ−\): #2 \d+\.\d% \/ \d+\.\d% {2}#1 \d+\.\d% \/ \d+\.\d%/);
+    // The dashboard's Elo error bars: 95 % of the noise of both sides' Elo against the reference.
+    const detail = await readRunDetail(sql, (await findRun(sql, "ref"))!);
+    expect(detail.elo.map((point) => point.error)).toEqual(rows.map((r) => expect.closeTo(1.96 * Math.sqrt(iterationNoise(outcome(r))), 9)));
     const progress = await sql`select iteration, vs_reference from spsa_progress where run = 'ref' order by iteration`;
     expect(progress.map((p) => p.vs_reference)).toEqual(
       rows.map((r) => `θ+ +${r.ref_plus_wins} -${r.ref_plus_losses} =${r.ref_plus_draws}, θ− +${r.ref_minus_wins} -${r.ref_minus_losses} =${r.ref_minus_draws}`),

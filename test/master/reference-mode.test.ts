@@ -2,7 +2,7 @@ import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
-import { recordedParams, type IterationSettings } from "../../src/config/iteration-settings.js";
+import { recordedParams } from "../../src/config/iteration-settings.js";
 import { reportBatch } from "../../src/db/batches.js";
 import { noFaults } from "../../src/play/faults.js";
 import { verifyBinary } from "../../src/signing/binary-signature.js";
@@ -13,18 +13,15 @@ import { update, type ReferenceResult } from "../../src/spsa/math.js";
 import { spsa } from "../support/cli.js";
 import { buildMinnow } from "../support/minnow.js";
 import { startMaster, startWorker } from "../support/processes.js";
+import type { RecordedIteration } from "../support/iterations.js";
 import { useRunFixture } from "../support/run-fixture.js";
 import { localTrust } from "../support/signing.js";
 
-interface ReferenceRow {
+/** A recorded iteration with its reference-mode columns and its done batches' games (all, θ+'s and θ−'s). */
+interface ReferenceRow extends RecordedIteration {
   id: number;
-  iteration_number: number;
   status: string;
   target_games: number;
-  games_played: number;
-  plus_wins: number;
-  minus_wins: number;
-  draws: number;
   ref_plus_wins: number;
   ref_plus_draws: number;
   ref_plus_losses: number;
@@ -33,12 +30,7 @@ interface ReferenceRow {
   ref_minus_losses: number;
   reference_engine_sha256: string | null;
   reference_engine_signature: string | null;
-  a_k: number;
   elo_diff: number;
-  base_parameters: Record<string, number>;
-  plus_parameters: Record<string, number>;
-  minus_parameters: Record<string, number>;
-  settings: IterationSettings;
   batch_games: number;
   batch_plus: number;
   batch_minus: number;

@@ -1,30 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { byCounter, engineFaults, engineFaultWords, noFaults } from "../../src/play/faults.js";
-import type { GameResult } from "../../src/play/game.js";
 import { PairTally } from "../../src/play/match-tally.js";
-import { START_FEN } from "../../src/play/position.js";
 import { pairResult } from "../../src/play/runner.js";
-
-type Outcome = "win" | "loss" | "draw";
-
-/** A game of the pair's first engine, as white (first game) or black (second game). */
-function game(asWhite: boolean, outcome: Outcome, faults: Partial<GameResult["faults"]> = {}, outside = false): GameResult {
-  const whiteWins = (outcome === "win") === asWhite;
-  return {
-    white: asWhite ? "plus" : "minus",
-    black: asWhite ? "minus" : "plus",
-    opening: { fen: START_FEN },
-    limits: { movetimeMs: 10 },
-    result: outcome === "draw" ? "1/2-1/2" : whiteWins ? "1-0" : "0-1",
-    reason: "test",
-    plies: 2,
-    faults: { white: "none", black: "none", ...faults },
-    moves: [],
-    ...(outside && { timeForfeit: { elapsedMs: 90, allowedMs: 60, cause: "outside" as const } }),
-  };
-}
-
-const pair = (first: Outcome, second: Outcome) => pairResult([game(true, first), game(false, second)]);
+import { game, pair } from "../support/pairs.js";
 
 describe("counting game pairs from the first engine's side", () => {
   it("puts each pair in its pentanomial bucket and counts W/L/D per game", () => {

@@ -1,30 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { noFaults } from "../../src/play/faults.js";
-import type { GameResult } from "../../src/play/game.js";
-import { START_FEN } from "../../src/play/position.js";
-import { pairResult } from "../../src/play/runner.js";
 import { BatchTally } from "../../src/worker/batch-tally.js";
-
-type Outcome = "win" | "loss" | "draw";
-
-/** A game of the pair's first engine, as white (first game) or black (second game). */
-function game(asWhite: boolean, outcome: Outcome, faults: Partial<GameResult["faults"]> = {}): GameResult {
-  const whiteWins = (outcome === "win") === asWhite;
-  return {
-    white: asWhite ? "first" : "second",
-    black: asWhite ? "second" : "first",
-    opening: { fen: START_FEN },
-    limits: { nodes: 100 },
-    result: outcome === "draw" ? "1/2-1/2" : whiteWins ? "1-0" : "0-1",
-    reason: "test",
-    plies: 2,
-    faults: { white: "none", black: "none", ...faults },
-    moves: [],
-  };
-}
-
-const pair = (first: Outcome, second: Outcome, faults: [Partial<GameResult["faults"]>, Partial<GameResult["faults"]>] = [{}, {}]) =>
-  pairResult([game(true, first, faults[0]), game(false, second, faults[1])]);
+import { pair } from "../support/pairs.js";
 
 describe("a batch's counts", () => {
   it("are a plus-vs-minus PairTally's, unchanged, without a reference", () => {

@@ -1,24 +1,26 @@
 #!/usr/bin/env node
 // The study behind the adaptive gains (docs/adaptive-gains.md; not a test). Needs `npm run build`.
 // Runs the master's math with each candidate over the README's family (src/simulate/family.ts,
-// 72 cells) and the new rows (a few parameters far off and the rest at their optimum;
-// asymmetric and flat-topped curves), at 2,000, 5,000, 20,000 and 60,000 games, and prints
+// 72 cells), the new rows (a few parameters far off and the rest at their optimum;
+// asymmetric and flat-topped curves) and, with --rows minnow, the two real-engine detunes of
+// minnow as the simulator sees them, at 2,000, 5,000, 20,000 and 60,000 games, and prints
 // mean Elo left · cells ending worse than their start / significantly worse (2 standard
-// errors), and for the new rows each cell's Elo left and how far the parameters that started
-// at their optimum ended (the largest distance, steps, mean over seeds).
-//   node bench/adaptive-gains.mjs [--seeds 16] [--rows old,new] [--budgets 2000,5000,20000,60000]
+// errors), and for the new and minnow rows each cell's Elo left and how far the parameters that
+// started at their optimum ended (the largest distance, steps, mean over seeds).
+//   node bench/adaptive-gains.mjs [--seeds 16] [--rows old,new,minnow] [--budgets 2000,5000,20000,60000]
 //        [--candidates "old;new;signal:r=0.008,w=16,f=0.25;perparam:r=0.012,f=0.2;param:r=0.008;rprop:r=0.002;budget:r=0.002,n0=300"]
 // A candidate is a kind and comma-separated settings:
 //   old                the defaults before this study (c_end 1.5, r_end 0.002, no adaptation)
 //   new                today's defaults (src/config/config.ts)
 //   plain:r=R,c=C      plain SPSA with r_end R and c_end C
-//   signal:r,c,w,f     the adaptive gains (src/spsa/adaptive.ts): scale = f + (1 − f)·ρ, ρ the run's signal share over the last w iterations
+//   signal:r,c,w,f     the adaptive gains (src/spsa/adaptive.ts): scale = f + (1 − f)·ρ, ρ the run's signal share over the last w iterations;
+//                      ms=M: max_step M; n0=N,p=P: the scale times (N / parameters)^P
 //   perparam:r,c,w,f   ρ times each parameter's share φ_i (James–Stein shrinkage of its mean gradient over the window)
 //   param:r,c,w,f      only each parameter's share φ_i
 //   rprop:r,c,up,down  Rprop-like: a parameter's scale ×up while its gradient keeps its sign, ×down when it flips (within [0.1, 4])
 //   budget:r,c,n0      r_end = R·√(n0 / N): a larger learning rate for a shorter run
 import { parseArgs } from "node:util";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, DEFAULT_R_END_PLAIN, spsaMathConfig } from "../dist/config/config.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { defaultFamily, describeCell, familyLine, newRows, runFamily } from "../dist/simulate/family.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
@@ -40,8 +42,8 @@ const perIteration = 64;
 const budgets = values.budgets.split(",").map(Number);
 const rows = values.rows.split(",");
 
-const spsa = (cEnd, rEnd, maxIterations) => ({
-  ...{ maxIterations, cEnd, rEnd, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP },
+const spsa = (cEnd, rEnd, maxIterations, maxStep = DEFAULT_MAX_STEP) => ({
+  ...{ maxIterations, cEnd, rEnd, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep },
   ...{ schedule: "standard", momentum: 0, averageTail: 0, adaptive: { mode: "off", window: 16, floor: 1 } },
 });
 
@@ -55,10 +57,14 @@ const parameterShare = (recent, name) => {
   return mean === 0 ? 0 : Math.min(1, Math.max(0, 1 - se2 / (mean * mean)));
 };
 const KINDS = {
-  old: () => [1.5, DEFAULT_R_END_PLAIN, undefined],
+  old: () => [1.5, 0.002, undefined],
   new: () => [DEFAULT_C_END, DEFAULT_R_END, DEFAULT_ADAPTIVE.mode === "off" ? undefined : (h, names) => stepScales(h, names, DEFAULT_ADAPTIVE)],
   plain: (o) => [o.c ?? 1.5, o.r ?? 0.002, undefined],
-  signal: (o) => [o.c ?? 1.5, o.r, (h, names) => stepScales(h, names, { mode: "signal", window: o.w ?? 32, floor: o.f ?? 0.25 })],
+  signal: (o) => [o.c ?? 1.5, o.r, (h, names) => {
+    const scales = stepScales(h, names, { mode: "signal", window: o.w ?? 32, floor: o.f ?? 0.25 });
+    // n0: a rate inversely proportional to the number of parameters, (n0 / n)^p.
+    return o.n0 === undefined ? scales : Object.fromEntries(names.map((n) => [n, scales[n] * (o.n0 / names.length) ** (o.p ?? 1)]));
+  }, undefined, o.ms],
   perparam: (o) => [o.c ?? 1.5, o.r, (h, names) => {
     const recent = window(h, o.w ?? 16);
     const rho = signalShare(recent);
@@ -82,11 +88,17 @@ const tuner = (text) => {
   const [kind, settings = ""] = text.split(":");
   if (!(kind in KINDS)) throw new Error(`unknown candidate kind "${kind}"`);
   const o = Object.fromEntries(settings.split(",").filter(Boolean).map((kv) => kv.split("=")).map(([k, v]) => [k, Number(v)]));
-  const [cEnd, rEnd, scales, rEndFor] = KINDS[kind](o);
-  return masterTuner(text, (n) => spsaMathConfig(spsa(cEnd, rEndFor ? rEndFor(n) : rEnd, n), perIteration), perIteration, 0, scales);
+  const [cEnd, rEnd, scales, rEndFor, maxStep] = KINDS[kind](o);
+  return masterTuner(text, (n) => spsaMathConfig(spsa(cEnd, rEndFor ? rEndFor(n) : rEnd, n, maxStep), perIteration), perIteration, 0, scales);
 };
 
-const families = { old: defaultFamily(), new: newRows() };
+// The two detunes of minnow in docs/adaptive-gains.md ("Real engine") as the simulator sees them:
+// 18 parameters; 6 of them 6 steps off, or 12 of them 3 steps off, at the curvature their
+// measured gaps give (46 and 47 Elo).
+const minnowRows = () => [
+  ...[{ parameters: 18, far: 6, offset: 6, curvature: 0.68 }, { parameters: 18, far: 12, offset: 3, curvature: 1.4 }].flatMap((row) => ["int", "float"].map((type) => ({ ...row, type }))),
+];
+const families = { old: defaultFamily(), new: newRows(), minnow: minnowRows() };
 console.log(`${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration; Elo left (of start) · worse / significantly worse\n`);
 for (const text of values.candidates.split(";").filter(Boolean)) {
   const t = tuner(text);
@@ -103,7 +115,7 @@ for (const text of values.candidates.split(";").filter(Boolean)) {
       if (values.details) for (const r of significant) console.error(`  ${text}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`);
     }
     console.log(`| ${text} | ${row} rows | ${out.join(" | ")} |`);
-    if (row === "new") cells.forEach((cell, i) => console.log(`|   | ${describeCell(cell)} | ${perCell[i].join(" | ")} |`));
+    if (row !== "old") cells.forEach((cell, i) => console.log(`|   | ${describeCell(cell)} | ${perCell[i].join(" | ")} |`));
   }
   console.error(`  (${text}: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }

@@ -128,12 +128,16 @@ export const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_OUTSIDE_DELAY_POLICY = "replay";
 export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_POLICY, DEFAULT_MAX_REPLAYS);
 
-/** Chosen with `spsa simulate` over the family of src/simulate/family.ts (docs/choosing-gains.md). */
-export const DEFAULT_C_END = 1.5;
-export const DEFAULT_R_END = 0.012;
-/** With `adapt = "off"` the default r_end is the plain-SPSA one these defaults replaced. */
-export const DEFAULT_R_END_PLAIN = 0.002;
-export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 32, floor: 0.1667 };
+/**
+ * Chosen with the simulator over the family of src/simulate/family.ts (docs/adaptive-gains.md):
+ * a perturbation twice as wide as fishtest's usual 1.5 steps at the same step per Elo (a ∝ r·c²),
+ * so the same drift with half the noise.
+ */
+export const DEFAULT_C_END = 3;
+export const DEFAULT_R_END = 0.003;
+/** With `adapt = "off"` the default r_end gives the steps per Elo of the plain-SPSA defaults these replaced (r 0.002 at c 1.5). */
+export const DEFAULT_R_END_PLAIN = 0.0005;
+export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667 };
 
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker"] as const;
 

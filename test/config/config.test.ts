@@ -33,8 +33,8 @@ describe("config.toml", () => {
     const config = loadConfig("config.toml");
     expect(config.timeControl).toEqual({ timelowMs: 50, timehighMs: 200, marginMs: 50 });
     expect(config.games.gamesPerIteration).toBe(64);
-    expect(config.spsa).toMatchObject({ cEnd: 1.5, rEnd: 0.012, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400 });
-    expect(config.spsa.adaptive).toEqual({ mode: "signal", window: 32, floor: 0.1667 });
+    expect(config.spsa).toMatchObject({ cEnd: 3, rEnd: 0.003, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400 });
+    expect(config.spsa.adaptive).toEqual({ mode: "signal", window: 256, floor: 0.1667 });
     expect(config.build.engineDir).toMatch(/engines\/minnow$/);
     expect(config.build.cargoArgs).toEqual(["build", "--release"]);
   });
@@ -136,8 +136,8 @@ describe("config.toml", () => {
     // A resumed run says so when the adaptation changes, also against rows recorded before it existed.
     const plain = settingsOf(loadConfig(write('[spsa]\nadapt = "off"\n')), []);
     const { adaptive: _, ...legacySpsa } = plain.spsa;
-    expect(describeChanges(plain, settingsOf(loadConfig(write("")), []))).toEqual(["[spsa] r_end: 0.002 → 0.012", "[spsa] adapt: off → signal"]);
-    expect(describeChanges({ ...plain, spsa: legacySpsa as typeof plain.spsa }, plain)).toEqual(["[spsa] adapt_window: (default) → 32", "[spsa] adapt_floor: (default) → 0.1667"]);
+    expect(describeChanges(plain, settingsOf(loadConfig(write("")), []))).toEqual(["[spsa] r_end: 0.0005 → 0.003", "[spsa] adapt: off → signal"]);
+    expect(describeChanges({ ...plain, spsa: legacySpsa as typeof plain.spsa }, plain)).toEqual(["[spsa] adapt_window: (default) → 256", "[spsa] adapt_floor: (default) → 0.1667"]);
   });
 
   it("reads a reference engine: start, or a binary relative to the file; iterations record it and a change is named", () => {

@@ -112,7 +112,7 @@ describe("spsa simulate", () => {
     const svg = join(mkdtempSync(join(tmpdir(), "spsa-sim-")), "chart.svg");
     const result = await simulateCommand({ seeds: 4, games: 3200, offset: 3, svg, out: (text) => lines.push(text) });
     expect(result.iterations).toBe(50);
-    expect(result.summaries.map((s) => s.tuner)).toEqual([expect.stringContaining("your config (c_end 1.5, r_end 0.012, adapt signal (window 32, floor 0.1667)"), expect.stringContaining("fishtest"), expect.stringContaining("seed design")]);
+    expect(result.summaries.map((s) => s.tuner)).toEqual([expect.stringContaining("your config (c_end 3, r_end 0.003, adapt signal (window 256, floor 0.1667)"), expect.stringContaining("fishtest"), expect.stringContaining("seed design")]);
     const [ours] = result.summaries;
     expect(ours?.checkpoints.at(-1)).toBe(3200);
     expect(ours?.mean.at(-1)).toBeLessThan(ours?.mean[0] ?? 0);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/config.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { applyMigrations, connect } from "../../src/db/connection.js";
 import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
@@ -79,10 +79,10 @@ describe("spsa export and spsa import", () => {
       expect(lines).toHaveLength(params.length);
       const knight = params.find((p) => p.name === "KNIGHT_VALUE_MG")!;
       // An adaptive run exports its floor rate (r_end × adapt_floor) for tools without adaptation.
-      const rEnd = Number((0.012 * 0.1667).toPrecision(6));
+      const rEnd = Number((DEFAULT_R_END * DEFAULT_ADAPTIVE.floor).toPrecision(6));
       const expected = format === "openbench"
-        ? `KNIGHT_VALUE_MG, int, ${builtOf("KNIGHT_VALUE_MG")}, ${knight.min}, ${knight.max}, ${knight.step * 1.5}, ${rEnd}`
-        : `KNIGHT_VALUE_MG,${builtOf("KNIGHT_VALUE_MG")},${knight.min},${knight.max},${knight.step * 1.5},${rEnd}`;
+        ? `KNIGHT_VALUE_MG, int, ${builtOf("KNIGHT_VALUE_MG")}, ${knight.min}, ${knight.max}, ${knight.step * DEFAULT_C_END}, ${rEnd}`
+        : `KNIGHT_VALUE_MG,${builtOf("KNIGHT_VALUE_MG")},${knight.min},${knight.max},${knight.step * DEFAULT_C_END},${rEnd}`;
       expect(lines).toContain(expected);
 
       const file = join(dir, `${format}.txt`);

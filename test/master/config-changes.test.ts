@@ -19,7 +19,7 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
       // The edits: larger gains and one more iteration, games at 2000 nodes a move; LMR_BASE's step doubled, KING_ATTACK_SCALE frozen.
       const config = readFileSync(setup.configFile, "utf8");
       expect(config).toContain("timelow = 0.005\ntimehigh = 0.01\n");
-      writeFileSync(setup.configFile, config.replace("max_iterations = 2", "max_iterations = 3\nc_end = 3\nr_end = 0.01").replace("timelow = 0.005\ntimehigh = 0.01\n", "nodes = 2000\n"));
+      writeFileSync(setup.configFile, config.replace("max_iterations = 2", "max_iterations = 3\nc_end = 2\nr_end = 0.01").replace("timelow = 0.005\ntimehigh = 0.01\n", "nodes = 2000\n"));
       const params = readFileSync(setup.paramsFile, "utf8");
       writeFileSync(
         setup.paramsFile,
@@ -28,7 +28,7 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
       );
       const finished = await startMaster(setup, env, "edits", ["--seed", "e"]);
       expect(finished.exitCode, finished.all).toBe(0);
-      expect(finished.all).toContain("changed since iteration 1: [spsa] c_end: 1.5 → 3 (applies from iteration 2)");
+      expect(finished.all).toContain("changed since iteration 1: [spsa] c_end: 3 → 2 (applies from iteration 2)");
       expect(finished.all).toContain("changed since iteration 1: [time_control] nodes: (default) → 2000 (applies from iteration 2)");
       expect(finished.all).not.toContain("[time_control] timelow");
       expect(finished.all).toContain("[LMR_BASE] step: 0.1 → 0.2");
@@ -45,7 +45,7 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
     const [first, second] = rows;
     if (!first || !second) throw new Error("missing iterations");
     // Iteration 1 was played with the old settings, and its update used exactly those.
-    expect(first.settings.spsa.cEnd).toBe(1.5);
+    expect(first.settings.spsa.cEnd).toBe(3);
     expect(first.settings.parameters.LMR_BASE?.step).toBe(0.1);
     const replayed = update(
       recordedParams(first.settings, first.base_parameters),
@@ -55,7 +55,7 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
     );
     for (const [name, value] of Object.entries(replayed.newValues)) expect(second.base_parameters[name], name).toBeCloseTo(value, 12);
     // Iteration 2 records and plays the new settings: the frozen parameter is not perturbed.
-    expect(second.settings.spsa.cEnd).toBe(3);
+    expect(second.settings.spsa.cEnd).toBe(2);
     expect(second.settings.parameters.LMR_BASE?.step).toBe(0.2);
     // The running worker played iterations 2 and 3 at the node limit its claims carried (test/worker/worker.test.ts shows the `go nodes`).
     expect(first.settings.moveLimit).toBeUndefined();

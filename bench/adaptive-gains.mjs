@@ -2,12 +2,13 @@
 // The study behind the adaptive gains (docs/adaptive-gains.md; not a test). Needs `npm run build`.
 // Runs the master's math with each candidate over the README's family (src/simulate/family.ts,
 // 72 cells), the new rows (a few parameters far off and the rest at their optimum;
-// asymmetric and flat-topped curves) and, with --rows minnow, the two real-engine detunes of
-// minnow as the simulator sees them, at 2,000, 5,000, 20,000 and 60,000 games, and prints
-// mean Elo left · cells ending worse than their start / significantly worse (2 standard
-// errors), and for the new and minnow rows each cell's Elo left and how far the parameters that
-// started at their optimum ended (the largest distance, steps, mean over seeds).
-//   node bench/adaptive-gains.mjs [--seeds 16] [--rows old,new,minnow] [--budgets 2000,5000,20000,60000]
+// asymmetric and flat-topped curves), with --rows minnow the two real-engine detunes of
+// minnow as the simulator sees them, with --rows bound parameters that start at a bound; at
+// 2,000, 5,000, 20,000 and 60,000 games. Prints mean Elo left · cells ending worse than their
+// start / significantly worse (2 standard errors), and for the rows other than the family
+// each cell's Elo left and how far the parameters that started at their optimum ended (the
+// largest distance, steps, mean over seeds).
+//   node bench/adaptive-gains.mjs [--seeds 16] [--rows old,new,minnow,bound] [--budgets 2000,5000,20000,60000]
 //        [--candidates "old;new;signal:r=0.008,w=16,f=0.25;perparam:r=0.012,f=0.2;param:r=0.008;rprop:r=0.002;budget:r=0.002,n0=300"]
 // A candidate is a kind and comma-separated settings:
 //   old                the defaults before this study (c_end 1.5, r_end 0.002, no adaptation)
@@ -21,7 +22,7 @@
 //   budget:r,c,n0      r_end = R·√(n0 / N): a larger learning rate for a shorter run
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
-import { defaultFamily, describeCell, familyLine, newRows, runFamily } from "../dist/simulate/family.js";
+import { boundRows, defaultFamily, describeCell, familyLine, newRows, runFamily } from "../dist/simulate/family.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 import { signalShare, stepScales } from "../dist/spsa/adaptive.js";
@@ -98,7 +99,7 @@ const tuner = (text) => {
 const minnowRows = () => [
   ...[{ parameters: 18, far: 6, offset: 6, curvature: 0.68 }, { parameters: 18, far: 12, offset: 3, curvature: 1.4 }].flatMap((row) => ["int", "float"].map((type) => ({ ...row, type }))),
 ];
-const families = { old: defaultFamily(), new: newRows(), minnow: minnowRows() };
+const families = { old: defaultFamily(), new: newRows(), minnow: minnowRows(), bound: boundRows() };
 console.log(`${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration; Elo left (of start) · worse / significantly worse\n`);
 for (const text of values.candidates.split(";").filter(Boolean)) {
   const t = tuner(text);

@@ -18,6 +18,8 @@ export interface FamilyCell {
   type: SpsaParam["type"];
   /** Only the first `far` parameters start `offset` steps off; the others start at their optimum. Absent: all. */
   far?: number;
+  /** The parameters that start off start at their lower bound, their optimum `offset` steps inside. */
+  atBound?: boolean;
   /** Absent: quadratic. */
   shape?: LossShape;
 }
@@ -50,9 +52,24 @@ export function newRows(): FamilyCell[] {
 }
 
 /**
+ * Parameters that start at a bound of their range with the optimum a few steps inside (a
+ * parameter at its minimum, as two of minnow's detunes were): the perturbation pair must not
+ * measure the slope beyond the optimum and pin θ to the bound.
+ */
+export function boundRows(): FamilyCell[] {
+  const rows: Omit<FamilyCell, "type">[] = [
+    { parameters: 10, far: 3, offset: 3, curvature: 1, atBound: true },
+    { parameters: 18, far: 6, offset: 4, curvature: 0.68, atBound: true },
+    { parameters: 10, offset: 2, curvature: 1, atBound: true },
+  ];
+  return rows.flatMap((row) => (["float", "int"] as const).map((type) => ({ ...row, type })));
+}
+
+/**
  * One problem of a cell: parameters with a range of 20 steps (step 1 for ints, 0.05 of the
  * range for floats), optima drawn in the middle half of the range, θ₀ `offset` steps from the
- * optimum in a random direction.
+ * optimum in a random direction (atBound: θ₀ at the lower bound 0, the optimum `offset` steps
+ * above it).
  */
 export function cellProblem(cell: FamilyCell, drawRate: number, seed: string): Problem {
   const rng = createRng(`problem:${seed}`);
@@ -61,18 +78,21 @@ export function cellProblem(cell: FamilyCell, drawRate: number, seed: string): P
   for (let i = 0; i < cell.parameters; i++) {
     const step = cell.type === "int" ? 1 : 0.05;
     const range = 20 * step;
-    const optimum = range / 4 + rng.next() * (range / 2);
+    const middle = range / 4 + rng.next() * (range / 2);
     const direction = rng.next() < 0.5 ? -1 : 1;
     const name = `P${i}`;
-    const offset = i < (cell.far ?? cell.parameters) ? cell.offset : 0;
-    params.push({ name, value: optimum + direction * offset * step, min: 0, max: range, step, type: cell.type });
+    const off = i < (cell.far ?? cell.parameters);
+    const offset = off ? cell.offset : 0;
+    const optimum = off && cell.atBound ? offset * step : middle;
+    params.push({ name, value: off && cell.atBound ? 0 : optimum + direction * offset * step, min: 0, max: range, step, type: cell.type });
     model.push({ name, optimum, curvature: cell.curvature * REFERENCE_CURVATURE, step, type: cell.type, ...(cell.shape && { shape: cell.shape }) });
   }
   return { params, model, drawRate };
 }
 
 export function describeCell(cell: FamilyCell): string {
-  const off = cell.far === undefined ? `${cell.offset} steps off` : `${cell.far} of them ${cell.offset} steps off, the rest at their optimum`;
+  const where = cell.atBound ? " at their lower bound" : "";
+  const off = cell.far === undefined ? `${cell.offset} steps off${where}` : `${cell.far} of them ${cell.offset} steps off${where}, the rest at their optimum`;
   const shape = cell.shape === undefined ? "" : cell.shape.kind === "flat" ? `, flat within ${cell.shape.halfWidth} steps` : `, ${cell.shape.ratio}× steeper above`;
   return `${cell.parameters} ${cell.type}s, ${off}, ${cell.curvature}× curvature${shape}`;
 }

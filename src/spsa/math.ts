@@ -151,9 +151,13 @@ export function gains(cfg: SpsaMathConfig, k: number, past?: { params: SpsaParam
  * parameter that is not frozen, in order: the sign, then u for int parameters) so the same
  * rng seed gives the same perturbation.
  *
- * Near a bound the pair θ ± δ is moved inward as a whole (its centre clipped to
- * [min + δ, max − δ]) rather than clipped at the bound, so plus and minus stay 2δ apart and
- * the iteration still measures a slope; only a range narrower than 2δ narrows the pair.
+ * Near a bound δ shrinks to the room θ has left, so that the pair stays centred on θ and
+ * measures the slope there (a wide pair moved inward would measure it up to δ away, where the
+ * optimum may already lie behind it, and pin θ to the bound: docs/adaptive-gains.md), but never
+ * below one step (or MIN_INT_DELTA): within that last step the pair is moved inward as a whole
+ * (its centre clipped to [min + δ, max − δ]) rather than clipped at the bound, so plus and minus
+ * stay apart and the iteration still measures a slope. Only a range narrower than 2δ narrows
+ * the pair further.
  */
 export function perturb(params: SpsaParams, cfg: SpsaMathConfig, k: number, rng: Rng, trajectory?: Trajectory): Perturbation {
   const { ck, ak } = gains(cfg, k, trajectory && { params, trajectory });
@@ -167,7 +171,8 @@ export function perturb(params: SpsaParams, cfg: SpsaMathConfig, k: number, rng:
     }
     const sign = rng.next() < 0.5 ? 1 : -1;
     const delta = perturbationSteps(p, ck) * p.step;
-    const half = Math.min(delta, (hi - lo) / 2);
+    const room = Math.min(p.value - lo, hi - p.value);
+    const half = Math.min(delta, (hi - lo) / 2, Math.max(room, perturbationSteps(p, 1) * p.step));
     const centre = clip(p.value, lo + half, hi - half);
     let plus = centre + sign * half;
     let minus = centre - sign * half;

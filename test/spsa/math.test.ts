@@ -78,6 +78,22 @@ describe("perturb: integer rule", () => {
     expect([low.plus.P, low.minus.P]).toEqual([1, 0]);
   });
 
+  it("shrinks a wide pair near a bound so it stays centred on θ, never below one step", () => {
+    const wide = { ...cfg, c: 4 }; // c_1 = 4 steps
+    // θ = 3, 2 steps above min 1: δ 4 shrinks to 2, plus and minus 5 and 1 around θ (u 0, s +1).
+    const near = perturb([int({ value: 3, min: 1 })], wide, 1, scripted(0.2, 0));
+    expect([near.plus.P, near.minus.P]).toEqual([5, 1]);
+    // Far from the bounds the full δ: θ = 10 → 14 and 6.
+    expect(perturb([int({ value: 10 })], wide, 1, scripted(0.2, 0))).toMatchObject({ plus: { P: 14 }, minus: { P: 6 } });
+    // At the bound one step is left: the pair is moved inward by it (min 1 → 3 and 1).
+    const at = perturb([int({ value: 1, min: 1 })], wide, 1, scripted(0.2, 0));
+    expect([at.plus.P, at.minus.P]).toEqual([3, 1]);
+    // A float 0.05 from its top 1 with step 0.1: one step around a centre moved to 0.9.
+    const top = perturb([{ name: "F", value: 0.95, min: 0, max: 1, step: 0.1, type: "float" }], wide, 1, scripted(0.2));
+    expect(top.plus.F).toBe(1);
+    expect(top.minus.F).toBeCloseTo(0.8, 12);
+  });
+
   it("narrows the pair only when the integer range is narrower than 2δ", () => {
     const p = perturb([int({ value: 1, min: 0.5, max: 3.5, step: 4 })], cfg, 1, scripted(0.9, 0.99));
     // Integers 1..3, δ = 4 > 1: centre 2, half-width 1 → plus 1, minus 3 (s = −1).

@@ -15,6 +15,7 @@
 //   new                today's defaults (src/config/config.ts)
 //   plain:r=R,c=C      plain SPSA with r_end R and c_end C
 //   signal:r,c,w,f     the adaptive gains (src/spsa/adaptive.ts): scale = f + (1 − f)·ρ, ρ the run's signal share over the last w iterations;
+//                      pilot=P: P iterations of the curvature pilot (src/spsa/pilot.ts);
 //                      ms=M: max_step M; n0=N,p=P: the scale times (N / parameters)^P
 //   perparam:r,c,w,f   ρ times each parameter's share φ_i (James–Stein shrinkage of its mean gradient over the window)
 //   param:r,c,w,f      only each parameter's share φ_i
@@ -43,9 +44,9 @@ const perIteration = 64;
 const budgets = values.budgets.split(",").map(Number);
 const rows = values.rows.split(",");
 
-const spsa = (cEnd, rEnd, maxIterations, maxStep = DEFAULT_MAX_STEP) => ({
+const spsa = (cEnd, rEnd, maxIterations, maxStep = DEFAULT_MAX_STEP, adaptive = { mode: "off", window: 16, floor: 1 }) => ({
   ...{ maxIterations, cEnd, rEnd, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep },
-  ...{ schedule: "standard", momentum: 0, averageTail: 0, adaptive: { mode: "off", window: 16, floor: 1 } },
+  ...{ schedule: "standard", momentum: 0, averageTail: 0, adaptive },
 });
 
 const window = (history, w) => history.slice(Math.max(0, history.length - w));
@@ -59,13 +60,18 @@ const parameterShare = (recent, name) => {
 };
 const KINDS = {
   old: () => [1.5, 0.002, undefined],
-  new: () => [DEFAULT_C_END, DEFAULT_R_END, DEFAULT_ADAPTIVE.mode === "off" ? undefined : (h, names) => stepScales(h, names, DEFAULT_ADAPTIVE)],
+  // A kind's sixth entry, the adaptive gains as config.toml gives them, lets the master's own math choose the scales (and run the curvature pilot).
+  new: () => [DEFAULT_C_END, DEFAULT_R_END, undefined, undefined, undefined, DEFAULT_ADAPTIVE],
   plain: (o) => [o.c ?? 1.5, o.r ?? 0.002, undefined],
-  signal: (o) => [o.c ?? 1.5, o.r, (h, names) => {
-    const scales = stepScales(h, names, { mode: "signal", window: o.w ?? 32, floor: o.f ?? 0.25 });
+  signal: (o) => {
+    const adaptive = { mode: "signal", window: o.w ?? 32, floor: o.f ?? 0.25, pilot: o.pilot ?? 0 };
+    if (o.n0 === undefined) return [o.c ?? 1.5, o.r, undefined, undefined, o.ms, adaptive];
     // n0: a rate inversely proportional to the number of parameters, (n0 / n)^p.
-    return o.n0 === undefined ? scales : Object.fromEntries(names.map((n) => [n, scales[n] * (o.n0 / names.length) ** (o.p ?? 1)]));
-  }, undefined, o.ms],
+    return [o.c ?? 1.5, o.r, (h, names) => {
+      const scales = stepScales(h, names, adaptive);
+      return Object.fromEntries(names.map((n) => [n, scales[n] * (o.n0 / names.length) ** (o.p ?? 1)]));
+    }, undefined, o.ms];
+  },
   perparam: (o) => [o.c ?? 1.5, o.r, (h, names) => {
     const recent = window(h, o.w ?? 16);
     const rho = signalShare(recent);
@@ -89,8 +95,8 @@ const tuner = (text) => {
   const [kind, settings = ""] = text.split(":");
   if (!(kind in KINDS)) throw new Error(`unknown candidate kind "${kind}"`);
   const o = Object.fromEntries(settings.split(",").filter(Boolean).map((kv) => kv.split("=")).map(([k, v]) => [k, Number(v)]));
-  const [cEnd, rEnd, scales, rEndFor, maxStep] = KINDS[kind](o);
-  return masterTuner(text, (n) => spsaMathConfig(spsa(cEnd, rEndFor ? rEndFor(n) : rEnd, n, maxStep), perIteration), perIteration, 0, scales);
+  const [cEnd, rEnd, scales, rEndFor, maxStep, adaptive] = KINDS[kind](o);
+  return masterTuner(text, (n) => spsaMathConfig(spsa(cEnd, rEndFor ? rEndFor(n) : rEnd, n, maxStep, adaptive), perIteration), perIteration, 0, scales);
 };
 
 // The two detunes of minnow in docs/adaptive-gains.md ("Real engine") as the simulator sees them:

@@ -137,7 +137,7 @@ export const DEFAULT_C_END = 3;
 export const DEFAULT_R_END = 0.003;
 /** With `adapt = "off"` the default r_end gives the steps per Elo of the plain-SPSA defaults these replaced (r 0.002 at c 1.5). */
 export const DEFAULT_R_END_PLAIN = 0.0005;
-export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667 };
+export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667, pilot: 1 };
 
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker"] as const;
 
@@ -171,7 +171,7 @@ export function loadConfig(file: string): TuningConfig {
   const book = bookSetting === undefined ? undefined : resolve(base, bookSetting);
   if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
 
-  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "adapt", "adapt_window", "adapt_floor", "reference"]);
+  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "adapt", "adapt_window", "adapt_floor", "adapt_pilot", "reference"]);
   const a = spsa.optionalNumber("a", { above: 0 });
   const c = spsa.optionalNumber("c", { above: 0 });
   if ((a === undefined) !== (c === undefined)) spsa.fail(a === undefined ? "c" : "a", "set both a and c, or neither (then c_end and r_end give them)");
@@ -248,6 +248,7 @@ export function loadConfig(file: string): TuningConfig {
         mode: adaptMode,
         window: spsa.number("adapt_window", { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
         floor: spsa.number("adapt_floor", { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
+        pilot: spsa.number("adapt_pilot", { default: DEFAULT_ADAPTIVE.pilot ?? 0, integer: true, min: 0 }),
       },
       ...(reference !== undefined && { reference }),
     },

@@ -1,6 +1,7 @@
 import type { MoveLimit, SpsaConfig, TuningConfig } from "./config.js";
 import type { Param } from "./params.js";
 import type { SpsaParam, Values } from "../spsa/math.js";
+import type { PilotMeasure } from "../spsa/pilot.js";
 import type { TimeControl } from "../play/time-control.js";
 
 /** A limit that replaces the time per move: config.toml's nodes or depth, or a verification's clock. */
@@ -32,9 +33,11 @@ export interface IterationSettings {
    * adaptive gains when it started (src/spsa/adaptive.ts); absent: 1 for every parameter.
    */
   stepScale?: Values;
+  /** What the curvature pilot measured, when it sped this iteration's steps (stepScale includes its factor). */
+  pilot?: PilotMeasure;
 }
 
-export function settingsOf(config: TuningConfig, params: readonly Param[], stepScale?: Values): IterationSettings {
+export function settingsOf(config: TuningConfig, params: readonly Param[], stepScale?: Values, pilot?: PilotMeasure): IterationSettings {
   return {
     spsa: config.spsa,
     gamesPerIteration: config.games.gamesPerIteration,
@@ -44,6 +47,7 @@ export function settingsOf(config: TuningConfig, params: readonly Param[], stepS
     ...(config.timeControl.referenceNps !== undefined && { referenceNps: config.timeControl.referenceNps }),
     parameters: Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false }])),
     ...(stepScale && { stepScale }),
+    ...(pilot && { pilot }),
   };
 }
 
@@ -84,6 +88,7 @@ export function describeChanges(before: IterationSettings, after: IterationSetti
   compare("[spsa] adapt", before.spsa.adaptive?.mode ?? "off", after.spsa.adaptive?.mode ?? "off");
   compare("[spsa] adapt_window", before.spsa.adaptive?.window, after.spsa.adaptive?.window);
   compare("[spsa] adapt_floor", before.spsa.adaptive?.floor, after.spsa.adaptive?.floor);
+  compare("[spsa] adapt_pilot", before.spsa.adaptive?.pilot ?? 0, after.spsa.adaptive?.pilot ?? 0);
   compare("[games] games_per_iteration", before.gamesPerIteration, after.gamesPerIteration);
   // Under a node or depth limit timelow and timehigh are not used (config.toml may not set them).
   if (!after.moveLimit) {

@@ -2,7 +2,8 @@ import type postgres from "postgres";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import type { BinarySigner } from "../signing/binary-signature.js";
 import type { MeasuredIteration } from "../spsa/adaptive.js";
-import type { IterationOutcome, Values } from "../spsa/math.js";
+import { isReferenceResult, type IterationOutcome, type Values } from "../spsa/math.js";
+import { spreadSquared, type PilotIteration } from "../spsa/pilot.js";
 import { WORK_CHANNEL } from "./batches.js";
 import { selectColumns, type RowOf, type Sql } from "./columns.js";
 import { delayLossSum, engineFaultSum } from "./fault-columns.js";
@@ -200,4 +201,22 @@ export async function readPlayedIterations(sql: Sql, runId: number): Promise<{ s
     where run_id = ${runId} and status = 'complete' and elo_diff is not null and plus_parameters is not null and minus_parameters is not null
     order by iteration_number`;
   return { start: run.start, current: run.current, iterations: rows.map((r) => ({ plus: r.plus, minus: r.minus, result: outcomeOf(r), elo: r.elo })) };
+}
+
+/**
+ * The run's completed curvature-pilot iterations among its first `count`: those that played θ+
+ * and θ− each against a reference (θ₀), with what the pilot's measure needs of them.
+ */
+export async function readPilotIterations(sql: Sql, runId: number, count: number): Promise<PilotIteration[]> {
+  const rows = await sql<(OutcomeColumns & { plus: Values; minus: Values; settings: IterationSettings })[]>`
+    select plus_parameters as plus, minus_parameters as minus, settings, ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
+    from spsa_iteration
+    where run_id = ${runId} and iteration_number <= ${count} and status = 'complete' and reference_engine_sha256 is not null
+    order by iteration_number`;
+  return rows.flatMap((r) => {
+    const outcome = outcomeOf(r);
+    if (!isReferenceResult(outcome)) return [];
+    const steps = Object.fromEntries(Object.entries(r.settings.parameters).map(([name, p]) => [name, p.step]));
+    return [{ outcome, spreadSquared: spreadSquared(steps, r.plus, r.minus) }];
+  });
 }

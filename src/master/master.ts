@@ -25,6 +25,7 @@ import { StatusLine, withSpinner } from "../terminal/status-line.js";
 import { outcomeText } from "../text/outcome.js";
 import type { BuiltEngine } from "../build/engine-builder.js";
 import { runReference } from "./reference.js";
+import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped } from "./pilot.js";
 
 export interface MasterOptions {
   database: Database;
@@ -63,6 +64,11 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
   const { run, created, params } = await openTuningRun(options, log);
   log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
   const reference = await runReference(options, run, params, log);
+  const skipped = pilotSkipped(options.config);
+  if (skipped) log(skipped);
+  // θ₀ for the pilot iterations: built once, when the first of them starts.
+  let theta0: Promise<BuiltEngine> | undefined;
+  const opponentOf = (k: number) => (k <= pilotIterations(options.config) ? (theta0 ??= pilotEngine(options, run, params, log)) : Promise.resolve(reference));
   const initial = valuesOf(params);
   syncParamsFile(paramsFile, valuesOf(params), log);
   await reportChanges(options, run, params, log);
@@ -83,7 +89,7 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
       const final = await finalValues(options, run, current, k - 1, log);
       return { runName: run.name, iterations: latest?.iterationNumber ?? 0, initial, final };
     }
-    await startIteration(options, run, current, k, log, reference);
+    await startIteration(options, run, current, k, log, await opponentOf(k));
   }
 }
 
@@ -96,7 +102,7 @@ async function reportChanges(options: MasterOptions, run: RunRow, params: Param[
   }
 }
 
-/** Builds plus and minus and opens iteration k; in reference mode they each play `reference`. */
+/** Builds plus and minus and opens iteration k; in reference mode and the curvature pilot they each play `reference`. */
 async function startIteration(options: MasterOptions, run: RunRow, params: Param[], k: number, log: (line: string) => void, reference: BuiltEngine | undefined): Promise<void> {
   const { config, database } = options;
   // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
@@ -107,10 +113,13 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
   const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${run.seed}:${k}`), trajectory);
   // Adaptive gains: each parameter's factor on a_k from what the last iterations measured, recorded in the settings.
   const adaptive = config.spsa.adaptive;
-  const stepScale =
+  const measured =
     adaptive.mode === "off"
       ? undefined
       : stepScales(await withRetry(log, options.signal, () => readMeasuredIterations(database.sql, run.id, k - 1, adaptive.window)), params.map((p) => p.name), adaptive);
+  // After the curvature pilot, its factor on every scale (src/master/pilot.ts).
+  const { stepScale, pilot } = k > pilotIterations(config) ? await pilotScaled(options, run, measured, log) : { stepScale: measured, pilot: undefined };
+  if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
   const started = Date.now();
   const building = buildVariants({
     build: config.build,
@@ -143,7 +152,7 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     plusValues: perturbation.plus,
     minusValues: perturbation.minus,
     signs: perturbation.signs,
-    settings: settingsOf(config, params, stepScale),
+    settings: settingsOf(config, params, stepScale, pilot),
     sign: options.signingKey.sign,
   }));
   crashPoint("iteration-inserted");

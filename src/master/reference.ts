@@ -51,7 +51,7 @@ export async function runReference(options: MasterOptions, run: RunRow, params: 
   if (conflict) throw new InputError(`${config.file}: [spsa] reference`, conflict);
   if (configured === undefined) return undefined;
   if (run.referencePath !== null && run.referenceSha256 !== null) return { path: run.referencePath, sha256: run.referenceSha256 };
-  const engine = configured === "start" ? await buildStart(options, run, params) : { path: configured, sha256: fileSha256 ?? sha256OfFile(configured) };
+  const engine = configured === "start" ? await buildStartEngine(options, run, params) : { path: configured, sha256: fileSha256 ?? sha256OfFile(configured) };
   crashPoint("reference-built");
   const recorded = await withRetry(log, options.signal, async () => {
     await storeBinary(database.sql, engine.path);
@@ -63,9 +63,10 @@ export async function runReference(options: MasterOptions, run: RunRow, params: 
 
 /**
  * θ₀ as an engine: the run's initial values (ints rounded, as every build rounds them), built
- * in the plus engine's tree, whose next build then only recompiles the constants.
+ * in the plus engine's tree, whose next build then only recompiles the constants. Reference
+ * mode's "start" and the curvature pilot (src/master/pilot.ts) play it.
  */
-async function buildStart(options: MasterOptions, run: RunRow, params: readonly Param[]): Promise<BuiltEngine> {
+export async function buildStartEngine(options: MasterOptions, run: RunRow, params: readonly Param[]): Promise<BuiltEngine> {
   const { config } = options;
   const values = Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: run.initialParameters[p.name] ?? p.value })]));
   return withSpinner(

@@ -1,5 +1,7 @@
 import { iterationNoise } from "../spsa/adaptive.js";
-import { iterationElo, type IterationResult, type Values } from "../spsa/math.js";
+import { iterationElo, type IterationResult, type ReferenceResult, type Values } from "../spsa/math.js";
+import type { Rng } from "../random/rng.js";
+import type { Problem } from "./tuners.js";
 import { eloLeft } from "./engine-model.js";
 import { playGames, type IterationPlay } from "./game-model.js";
 
@@ -24,15 +26,19 @@ export function describeReference(reference: Reference): string {
  */
 export function referencePlay(reference: Reference, eloCap: number): IterationPlay {
   return (problem, plus, minus, games, rng) => {
-    const start = Object.fromEntries(problem.params.map((p) => [p.name, p.value]));
-    // Strength is −(Elo left); the reference is θ₀'s strength plus its offset.
-    const referenceStrength = -eloLeft(problem.model, start) + (reference.kind === "fixed" ? reference.elo : 0);
-    const against = (values: Values, count: number) => playGames(-eloLeft(problem.model, values) - referenceStrength, count, problem.drawRate, rng);
-    const half = games / 2;
-    const plusGames = Math.ceil(half);
-    const outcome = { plus: against(plus, plusGames), minus: against(minus, games - plusGames) };
+    const outcome = referenceOutcome(reference, problem, plus, minus, games, rng);
     return equivalentResult(iterationElo(outcome, eloCap).elo, iterationNoise(outcome));
   };
+}
+
+/** An iteration's games in reference mode, half θ+ and half θ− against the reference, each side's result from its own side. */
+export function referenceOutcome(reference: Reference, problem: Problem, plus: Values, minus: Values, games: number, rng: Rng): ReferenceResult {
+  const start = Object.fromEntries(problem.params.map((p) => [p.name, p.value]));
+  // Strength is −(Elo left); the reference is θ₀'s strength plus its offset.
+  const referenceStrength = -eloLeft(problem.model, start) + (reference.kind === "fixed" ? reference.elo : 0);
+  const against = (values: Values, count: number) => playGames(-eloLeft(problem.model, values) - referenceStrength, count, problem.drawRate, rng);
+  const plusGames = Math.ceil(games / 2);
+  return { plus: against(plus, plusGames), minus: against(minus, games - plusGames) };
 }
 
 /**

@@ -1,10 +1,12 @@
-import { gains, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
+import { gains, isReferenceResult, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
 import { createRng } from "../random/rng.js";
 import { stepScales, type MeasuredIteration } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, type ReportedBatch } from "../uci-tune/batch-math.js";
+import { pilotMeasure, pilotScale, spreadSquared, type PilotIteration } from "../spsa/pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
+import { referenceOutcome } from "./reference-mode.js";
 
 /** A completed iteration as a study of other adaptations sees it: also each parameter's gradient. */
 export type StudiedIteration = MeasuredIteration & { gradient: Values };
@@ -40,7 +42,9 @@ export interface Tuner {
  * of iterations is the run's max_iterations, as a user would set it; `gainsFor` gives the
  * math's config for it, whose adaptive gains (or `scalesFor`, for a study) scale each step. With `averageTail`, the final values (the trace's last point) are the
  * master's final output: θ averaged over that share of the last iterations. `play` plays an
- * iteration's games (reference mode: src/simulate/reference-mode.ts).
+ * iteration's games (reference mode: src/simulate/reference-mode.ts). With plus-vs-minus games
+ * the adaptive gains' curvature pilot runs as the master runs it (src/master/pilot.ts): its
+ * iterations play θ+ and θ− each against θ₀, and its factor scales the later steps.
  */
 export function masterTuner(
   name: string,
@@ -62,11 +66,19 @@ export function masterTuner(
       const trajectory = [valuesOf(params)];
       const history: StudiedIteration[] = [];
       const names = params.map((p) => p.name);
+      const steps = Object.fromEntries(params.map((p) => [p.name, p.step]));
+      const pilots = play === plusVsMinus && adaptive && adaptive.mode !== "off" && gamesPerIteration % 4 === 0 ? (adaptive.pilot ?? 0) : 0;
+      const pilotIterations: PilotIteration[] = [];
       const trace = startTrace(problem);
       for (let k = 1; k <= iterations; k++) {
         const perturbation = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
-        const played = scales ? { ...perturbation, scale: scales(history, names, iterations) } : perturbation;
-        const result = play(problem, played.plus, played.minus, gamesPerIteration, gameRng);
+        const factor = k > pilots && pilotIterations.length > 0 ? pilotMeasure(pilotIterations).factor : 1;
+        const played = scales ? { ...perturbation, scale: afterPilot(scales(history, names, iterations), adaptive?.floor ?? 1, factor) } : perturbation;
+        const pilot = k <= pilots;
+        const result = pilot
+          ? referenceOutcome({ kind: "start" }, problem, played.plus, played.minus, gamesPerIteration, gameRng)
+          : play(problem, played.plus, played.minus, gamesPerIteration, gameRng);
+        if (pilot && isReferenceResult(result)) pilotIterations.push({ outcome: result, spreadSquared: spreadSquared(steps, played.plus, played.minus) });
         const { newValues, elo, gradient } = update(params, played, result, cfg, previousMove(trajectory, k));
         if (scales) history.push({ elo, result, gradient });
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
@@ -193,6 +205,10 @@ export function fishtestTuner(options: { cEnd: number; rEnd: number; batchGames:
       return trace;
     },
   };
+}
+
+function afterPilot(scale: Values, floor: number, factor: number): Values {
+  return factor === 1 ? scale : Object.fromEntries(Object.entries(scale).map(([name, s]) => [name, pilotScale(s, floor, factor)]));
 }
 
 function valuesOf(params: readonly SpsaParam[]): Values {

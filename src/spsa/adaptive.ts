@@ -23,6 +23,8 @@ export interface AdaptiveGains {
   window: number;
   /** The least scale, in (0, 1]. */
   floor: number;
+  /** Iterations of the curvature pilot at the run's start (src/spsa/pilot.ts); absent or 0: none. */
+  pilot?: number;
 }
 
 /** What a completed iteration left that the scales need. */

@@ -1,0 +1,73 @@
+import { storeBinary } from "../build/binary-store.js";
+import type { BuiltEngine } from "../build/engine-builder.js";
+import type { TuningConfig } from "../config/config.js";
+import type { Param } from "../config/params.js";
+import { readPilotIterations } from "../db/iterations.js";
+import { withRetry } from "../db/retry.js";
+import type { RunRow } from "../db/runs.js";
+import type { Values } from "../spsa/math.js";
+import { pilotMeasure, pilotScale, type PilotMeasure } from "../spsa/pilot.js";
+import type { MasterOptions } from "./master.js";
+import { buildStartEngine } from "./reference.js";
+
+/**
+ * The curvature pilot in the build mode (src/spsa/pilot.ts, docs/adaptive-gains.md): the
+ * run's first `[spsa] adapt_pilot` iterations play θ+ and θ− each against θ₀ (as reference
+ * mode does), and every later iteration's step scales reach up to the factor their results
+ * give instead of 1 (pilotScale), recorded in its settings.
+ */
+
+/**
+ * How many of the run's first iterations are pilots: none with adapt = "off", in reference mode
+ * (its iterations play a reference already), or when an iteration's games cannot be split into
+ * units of four (θ+ and θ− each a game pair against θ₀ on one opening).
+ */
+export function pilotIterations(config: TuningConfig): number {
+  const { adaptive, reference } = config.spsa;
+  if (adaptive.mode === "off" || reference !== undefined || !fitsUnitsOfFour(config)) return 0;
+  return adaptive.pilot ?? 0;
+}
+
+/** Why a configured pilot does not run, or undefined (said once when the master starts). */
+export function pilotSkipped(config: TuningConfig): string | undefined {
+  const { adaptive, reference } = config.spsa;
+  if (adaptive.mode === "off" || reference !== undefined || (adaptive.pilot ?? 0) === 0 || fitsUnitsOfFour(config)) return undefined;
+  return "no curvature pilot: [games] games_per_iteration and batch_size must be multiples of 4 for it (θ+ and θ− each play a game pair against θ₀ on every opening); steps keep the default rate";
+}
+
+function fitsUnitsOfFour(config: TuningConfig): boolean {
+  return config.games.gamesPerIteration % 4 === 0 && config.games.batchSize % 4 === 0;
+}
+
+/** θ₀ as the pilot iterations' opponent: built from the run's starting values and stored for the workers. */
+export async function pilotEngine(options: MasterOptions, run: RunRow, params: readonly Param[], log: (line: string) => void): Promise<BuiltEngine> {
+  const engine = await buildStartEngine(options, run, params);
+  await withRetry(log, options.signal, () => storeBinary(options.database.sql, engine.path));
+  log(`run "${run.name}": curvature pilot: θ+ and θ− of its first ${pilotIterations(options.config)} iteration(s) each play θ₀ (sha256 ${engine.sha256.slice(0, 12)})`);
+  return engine;
+}
+
+/**
+ * An iteration after the pilot: its step scales raised by the pilot's factor, and the measure to
+ * record. Unchanged when no pilot iteration completed (a run started before the pilot existed).
+ */
+export async function pilotScaled(
+  options: MasterOptions,
+  run: RunRow,
+  stepScale: Values | undefined,
+  log: (line: string) => void,
+): Promise<{ stepScale: Values | undefined; pilot: PilotMeasure | undefined }> {
+  const pilots = pilotIterations(options.config);
+  if (stepScale === undefined || pilots === 0) return { stepScale, pilot: undefined };
+  const iterations = await withRetry(log, options.signal, () => readPilotIterations(options.database.sql, run.id, pilots));
+  if (iterations.length === 0) return { stepScale, pilot: undefined };
+  const pilot = pilotMeasure(iterations);
+  const { floor } = options.config.spsa.adaptive;
+  return { stepScale: Object.fromEntries(Object.entries(stepScale).map(([name, scale]) => [name, pilotScale(scale, floor, pilot.factor)])), pilot };
+}
+
+/** The pilot's result in words, for the master's log. */
+export function describePilot(pilot: PilotMeasure): string {
+  const curvature = pilot.saturated ? "beyond what its games measure" : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`;
+  return `curvature pilot: total curvature ${curvature}; steps × ${pilot.factor.toFixed(2)} from here on`;
+}

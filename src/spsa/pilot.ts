@@ -1,0 +1,83 @@
+/**
+ * The curvature pilot, pure (docs/adaptive-gains.md, "The curvature pilot"). Plus-vs-minus games
+ * measure the slope and never the curvature (the centred difference cancels it), yet the step
+ * an engine can take depends on it: many sharp parameters make a large step unstable, flat ones
+ * want a larger step than one default can give. So the first `pilot` iterations play θ+ and θ−
+ * each against θ₀ (reference mode): what they lose to θ₀ is what the perturbation costs, for a
+ * quadratic loss Σ h_i·d_i² per side (d_i the half-spread in steps), which measures the total
+ * curvature T = Σ h_i. A run whose perturbation costs little steps up to PILOT_MAX_FACTOR times
+ * faster at full signal; one whose cost is large, or beyond what the games can measure, keeps
+ * the default. The floor (the step when the run measures only noise) stays as it is, so a run
+ * with nothing to gain wanders no more than without the pilot.
+ */
+import { eloNoiseVariance } from "./adaptive.js";
+import { measuredElo, type ReferenceResult, type Values } from "./math.js";
+
+/** The total curvature (Elo per step², all parameters) the default rate is safe for: the simulator family's sharpest cell, 40 parameters at 1.25. */
+export const PILOT_SAFE_CURVATURE = 50;
+/** The most the pilot speeds a run up: beyond 4× a step wanders where there is little to gain. */
+export const PILOT_MAX_FACTOR = 4;
+/** A side that loses more than this to θ₀ is near the clamped score, where its Elo understates the cost: too sharp to measure. */
+export const PILOT_SATURATION_ELO = 250;
+
+/** A pilot iteration as its measure needs it. */
+export interface PilotIteration {
+  /** θ+'s and θ−'s results against θ₀. */
+  outcome: ReferenceResult;
+  /** Mean over the perturbed parameters of (half the plus–minus spread, in steps)². */
+  spreadSquared: number;
+}
+
+export interface PilotMeasure {
+  /** Estimated total curvature T, Elo per step², and its standard error. */
+  curvature: number;
+  error: number;
+  /** A side lost beyond PILOT_SATURATION_ELO: T is only known to be large. */
+  saturated: boolean;
+  /** The factor on every step scale: min(PILOT_MAX_FACTOR, PILOT_SAFE_CURVATURE / (T + 2 errors)), at least 1. */
+  factor: number;
+}
+
+/**
+ * A step scale after the pilot: the adaptive scale floor + (1 − floor)·ρ becomes
+ * floor + (factor − floor)·ρ, the factor raising its full-signal end only.
+ */
+export function pilotScale(scale: number, floor: number, factor: number): number {
+  const rho = floor >= 1 ? 1 : (scale - floor) / (1 - floor);
+  return floor + (factor - floor) * rho;
+}
+
+/** Mean of d_i² over the parameters whose plus and minus differ, d_i = (plus_i − minus_i) / (2·step_i). */
+export function spreadSquared(steps: Readonly<Record<string, number>>, plus: Values, minus: Values): number {
+  const squares = Object.entries(steps)
+    .map(([name, step]) => ((plus[name] ?? 0) - (minus[name] ?? 0)) / (2 * step))
+    .filter((d) => d !== 0)
+    .map((d) => d * d);
+  return squares.length === 0 ? 0 : squares.reduce((sum, x) => sum + x, 0) / squares.length;
+}
+
+/**
+ * T from the pilot iterations: each gives −(E₊ + E₋) / (2·d̄²) with the variance of its two
+ * measured Elo, pooled by inverse variance. The factor uses T's upper 2-error bound, so a noisy
+ * pilot errs toward the default step.
+ */
+export function pilotMeasure(pilots: readonly PilotIteration[]): PilotMeasure {
+  let weighted = 0;
+  let weights = 0;
+  let saturated = false;
+  for (const { outcome, spreadSquared: d2 } of pilots) {
+    if (d2 <= 0) continue;
+    const plus = measuredElo(outcome.plus).elo;
+    const minus = measuredElo(outcome.minus).elo;
+    if (Math.min(plus, minus) < -PILOT_SATURATION_ELO) saturated = true;
+    const variance = (eloNoiseVariance(outcome.plus) + eloNoiseVariance(outcome.minus)) / (4 * d2 * d2);
+    weighted += -(plus + minus) / (2 * d2) / variance;
+    weights += 1 / variance;
+  }
+  if (weights === 0) return { curvature: Number.NaN, error: Number.NaN, saturated, factor: 1 };
+  const curvature = weighted / weights;
+  const error = Math.sqrt(1 / weights);
+  const upper = curvature + 2 * error;
+  const factor = saturated ? 1 : upper <= 0 ? PILOT_MAX_FACTOR : Math.min(PILOT_MAX_FACTOR, Math.max(1, PILOT_SAFE_CURVATURE / upper));
+  return { curvature, error, saturated, factor };
+}

@@ -144,10 +144,10 @@ async function openBenchRun(mode, label) {
   };
 }
 
-/** As the masters do on each poll: the iterations' counters from their batches; UCI-option mode applies the reports to θ. */
+/** As the masters do on each poll: the iterations' counters from their batches; UCI-option mode applies the reports to θ as it counts them. */
 async function fold(mode, bench) {
-  for (const id of bench.targets.keys()) await foldIteration(database.sql, id);
   if (mode === "options") await applyReports(database.sql, bench.run.id);
+  else for (const id of bench.targets.keys()) await foldIteration(database.sql, id);
 }
 
 /** Real-path batches after each SQL prefill (--sql-prefill). */

@@ -134,6 +134,8 @@ async function openBenchRun(mode, label) {
     acceptedByIteration: new Map(),
     accepted: new Set(),
     claimedIds: new Set(),
+    // Iterations whose games are all in: a master folds them no more.
+    folded: new Set(),
     async more() {
       const row = await insertIteration(database.sql, iteration(next++, gamesPerIteration));
       targets.set(row.id, row.targetGames);
@@ -147,7 +149,14 @@ async function openBenchRun(mode, label) {
 /** As the masters do on each poll: the iterations' counters from their batches; UCI-option mode applies the reports to θ as it counts them. */
 async function fold(mode, bench) {
   if (mode === "options") await applyReports(database.sql, bench.run.id);
-  else for (const id of bench.targets.keys()) await foldIteration(database.sql, id);
+  else for (const id of bench.targets.keys()) await foldOpen(bench, id);
+}
+
+/** An iteration's fold until all its games are in, as its master, which then completes it and folds the next. */
+async function foldOpen(bench, id) {
+  if (bench.folded.has(id)) return;
+  await foldIteration(database.sql, id);
+  if ((await readIteration(database.sql, id)).gamesPlayed === bench.targets.get(id)) bench.folded.add(id);
 }
 
 /** Real-path batches after each SQL prefill (--sql-prefill). */
@@ -352,6 +361,7 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
 async function resetStats() {
   if (!values.stats) return;
   await database.sql`select pg_stat_statements_reset()`.catch(() => {});
+  await database.sql`select pg_stat_reset_shared('wal')`;
 }
 
 /**
@@ -368,6 +378,8 @@ async function printStats(bench, label) {
   for (const s of statements) {
     console.log(`  ${String(s.calls).padStart(7)} calls ${s.total.toFixed(0).padStart(7)} ms ${s.mean.toFixed(3).padStart(8)} ms/call ${s.blocks.toFixed(1).padStart(8)} blocks/call ${s.toplevel ? "top " : "nest"} ${s.query.replace(/\s+/g, " ").slice(0, 150)}`);
   }
+  const [wal] = await database.sql`select wal_records, wal_fpi, wal_bytes from pg_stat_wal`;
+  console.log(`  WAL: ${wal.wal_records} records, ${wal.wal_fpi} full pages, ${(Number(wal.wal_bytes) / 1e6).toFixed(1)} MB`);
   const tables = await database.sql`
     select relname, n_live_tup as live, n_dead_tup as dead, autovacuum_count as vacuums, pg_relation_size(relid) / 8192 as pages
     from pg_stat_user_tables where relname in ('spsa_batch', 'spsa_perturbation', 'spsa_iteration', 'spsa_run') order by relname`;
@@ -399,10 +411,12 @@ try {
   for (const mode of modes) {
     for (const n of sizes) {
       const bench = await openBenchRun(mode, `${mode}-${n}`);
+      await resetStats();
       const result = await phase(mode, bench, n, seconds * 1000);
       await bench.stop();
       results.push(result);
       show(result);
+      await printStats(bench, `${mode} N = ${n}`);
     }
     if (mode === "options" && prefill > 0) {
       const n = sizes[0];

@@ -184,11 +184,11 @@ export interface PerturbationProgress {
 
 /** A UCI-option run's batches, for `spsa status`; undefined for a run that is not one. */
 export async function perturbationProgress(sql: Sql, runId: number, recentCount: number): Promise<PerturbationProgress | undefined> {
+  // Applied numbers run 1, 2, …: the last is the count. In flight: the claimed batches, through the leases index.
   const [counts] = await sql<{ runs: number; applied: number; inFlight: number }[]>`
     select (select count(*) from spsa_option_run where run_id = ${runId})::int as runs,
-      count(*) filter (where p.applied_number is not null)::int as applied,
-      count(*) filter (where b.status = 'claimed')::int as "inFlight"
-    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where p.run_id = ${runId}`;
+      (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied,
+      (select count(*) from spsa_batch b join spsa_perturbation p on p.batch_id = b.id where b.status = 'claimed' and p.run_id = ${runId})::int as "inFlight"`;
   if (!counts || counts.runs === 0) return undefined;
   const recent = await sql<{ batchNumber: number; games: number; elo: number }[]>`
     select batch_number as "batchNumber", games, elo_diff as elo from spsa_perturbation

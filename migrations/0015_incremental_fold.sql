@@ -18,7 +18,7 @@ UPDATE "spsa_iteration" SET "games_claimed" = 0, "games_played" = 0, "plus_wins"
   "minus_illegal_moves" = 0, "plus_delay_losses" = 0, "minus_delay_losses" = 0, "replays" = 0, "replay_limit_pairs" = 0, "binaries_refused" = 0
 WHERE "status" <> 'complete';--> statement-breakpoint
 CREATE INDEX "spsa_batch_unfolded" ON "spsa_batch" USING btree ("iteration_id","reported_at","id") WHERE not "spsa_batch"."folded" and ("spsa_batch"."status" = 'done' or "spsa_batch"."refused");--> statement-breakpoint
--- A claim, report or refusal names its batch: found by its primary key alone, then checked. With
+-- A report, a draw, a refusal or a heartbeat names its batch: found by its primary key alone, then checked. With
 -- status = 'claimed' in the condition the planner took the partial index of leases instead, whose
 -- dead entries (every batch's claimed version, until a vacuum) each such statement then walked.
 CREATE OR REPLACE FUNCTION spsa_report_batch(p_batch bigint, p_worker text, p_wins int, p_losses int, p_draws int, p_pairs int[],

@@ -120,8 +120,10 @@ describe("UCI-option mode: draws without a lock, θ moved by the master alone", 
     expect((await countsAndSums(sql, iteration.id)).counted.games).toBe(0);
     expect(await applyReports(sql, run.id)).toBe(6);
     expect(await applyReports(sql, run.id)).toBe(0);
-    const final = await expectConsistentRun(sql, "killed-fold", seed);
-    expect(final.X).not.toBe(1);
+    await expectConsistentRun(sql, "killed-fold", seed);
+    // The all-wins batches moved θ (their moves may cancel out over the run).
+    const [moved] = await sql`select count(*)::int as n from spsa_perturbation where run_id = ${run.id} and theta_after <> theta_applied`;
+    expect(moved?.n).toBeGreaterThan(0);
     const { counted, done: doneSums } = await countsAndSums(sql, iteration.id);
     expect(counted).toEqual(doneSums);
     expect(counted.games).toBeGreaterThan(0);

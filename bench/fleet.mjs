@@ -7,12 +7,18 @@
 // counters (and in UCI-option mode applies the reports to θ) and, in build mode, inserts
 // iterations as the master does.
 //   node bench/fleet.mjs [--mode build|options|both] [--workers 10,50,200,600,1000]
-//     [--seconds 20] [--batch 8] [--games-per-iteration 2000] [--prefill 0]
+//     [--seconds 20] [--batch 8] [--games-per-iteration 2000] [--prefill 0] [--sql-prefill] [--stats]
 // The database: DATABASE_URL, else the embedded one. It must hold no other active run (the
 // simulated workers would claim its games). For N above the server's max_connections the
 // workers go through a pooler: POOLER_URL in the environment (PgBouncer in transaction mode
 // in front of the same database, docs/scaling-out.md), never on the command line.
-// --prefill P (UCI-option mode): batches/s at the run's start, then after P batches.
+// --prefill P[,P2,…] (UCI-option mode): batches/s at the run's start, then after P batches (and
+// after P2, …), the batches between made by 50 simulated workers. With --sql-prefill all but the
+// last 5,000 of them are made done and applied to θ by one SQL statement, then VACUUM ANALYZE
+// (as autovacuum would have by then), so 10^5 batches take seconds; the last 5,000 go through
+// the real claim, draw, report and fold, leaving the dead rows a live run leaves. --stats prints
+// after each phase the statements that took the server's time (pg_stat_statements, when the
+// server preloads it), the queue's dead rows and the plan of the claim's scan of open rows.
 // Prints per call p50 / p99 / max for claim and report, batches per second, errors, the
 // wait events sampled from pg_stat_activity and the machine's CPU, and checks exact counts
 // after every N (games_played = the sum of accepted reports, nothing accepted twice, no
@@ -47,6 +53,8 @@ const { values } = parseArgs({
     batch: { type: "string", default: "8" },
     "games-per-iteration": { type: "string", default: "2000" },
     prefill: { type: "string", default: "0" },
+    stats: { type: "boolean", default: false },
+    "sql-prefill": { type: "boolean", default: false },
   },
 });
 const modes = values.mode === "both" ? ["build", "options"] : [values.mode];
@@ -56,11 +64,14 @@ if (!sizes.every((n) => Number.isInteger(n) && n > 0)) fail(`--workers: a comma-
 const seconds = Number(values.seconds);
 const batchGames = Number(values.batch);
 const gamesPerIteration = Number(values["games-per-iteration"]);
-const prefill = Number(values.prefill);
+// Checkpoints: batches/s at the run's start, then after each of these totals of batches.
+const checkpoints = values.prefill.split(",").map(Number).filter((p) => p > 0);
+if (!checkpoints.every((p, i) => Number.isInteger(p) && p > (checkpoints[i - 1] ?? 0))) fail(`--prefill: increasing batch counts, got ${values.prefill}`);
+const prefill = checkpoints.at(-1) ?? 0;
 const LEASE_SECONDS = 3600;
 // UCI-option mode: the carrier iteration holds the whole run's games as open rows; enough for
 // the phases at a few hundred batches per second, and the prefill.
-const optionIterations = Math.ceil(((prefill + 300 * seconds * 3) * batchGames) / gamesPerIteration);
+const optionIterations = Math.ceil(((prefill + 300 * seconds * (checkpoints.length + 2)) * batchGames) / gamesPerIteration);
 const HEARTBEAT_MS = 10_000;
 const root = new URL("..", import.meta.url).pathname;
 
@@ -123,6 +134,8 @@ async function openBenchRun(mode, label) {
     acceptedByIteration: new Map(),
     accepted: new Set(),
     claimedIds: new Set(),
+    // Iterations whose games are all in: a master folds them no more.
+    folded: new Set(),
     async more() {
       const row = await insertIteration(database.sql, iteration(next++, gamesPerIteration));
       targets.set(row.id, row.targetGames);
@@ -133,10 +146,64 @@ async function openBenchRun(mode, label) {
   };
 }
 
-/** As the masters do on each poll: the iterations' counters from their batches; UCI-option mode applies the reports to θ. */
+/** As the masters do on each poll: the iterations' counters from their batches; UCI-option mode applies the reports to θ as it counts them. */
 async function fold(mode, bench) {
-  for (const id of bench.targets.keys()) await foldIteration(database.sql, id);
   if (mode === "options") await applyReports(database.sql, bench.run.id);
+  else for (const id of bench.targets.keys()) await foldOpen(bench, id);
+}
+
+/** An iteration's fold until all its games are in, as its master, which then completes it and folds the next. */
+async function foldOpen(bench, id) {
+  if (bench.folded.has(id)) return;
+  await foldIteration(database.sql, id);
+  if ((await readIteration(database.sql, id)).gamesPlayed === bench.targets.get(id)) bench.folded.add(id);
+}
+
+/** Real-path batches after each SQL prefill (--sql-prefill). */
+const REAL_TAIL = 5000;
+
+/**
+ * --sql-prefill: the carrier iteration's next `count` open batches made done (all draws) and
+ * applied to θ as the master would leave them (θ unmoved: every batch a draw), in its
+ * counters, in one statement; then VACUUM ANALYZE of the queue. Not the code under test.
+ */
+async function sqlPrefill(bench, count) {
+  const [carrier] = bench.targets.keys();
+  const [{ folded }] = await database.sql`
+    select exists (select 1 from information_schema.columns where table_name = 'spsa_batch' and column_name = 'folded') as folded`;
+  const t0 = performance.now();
+  // The next open rows are consecutive ids (made with the iteration); bounds first, so the statement is one range.
+  const [{ last, applied }] = await database.sql`
+    select (select id from spsa_batch where iteration_id = ${carrier} and status = 'open' order by id offset ${count - 1} limit 1) as last,
+      (select coalesce(max(applied_number), 0)::int from spsa_perturbation where run_id = ${bench.run.id}) as applied`;
+  const worker = `fleet-${bench.run.id}-prefill`;
+  const [row] = await database.sql`
+    with done as (
+      update spsa_batch b set status = 'done', worker_name = ${worker}, claimed_at = now(), lease_expires_at = now(),
+        reported_at = now(), plus_wins = 0, minus_wins = 0, draws = b.games, pairs = jsonb_build_array(0, 0, b.games / 2, 0, 0),
+        faults = '{}', replays = 0, replay_limit_pairs = 0 ${folded ? database.sql`, folded = true` : database.sql``}
+      where b.iteration_id = ${carrier} and b.status = 'open' and b.id <= ${last}
+      returning b.id, b.games
+    ), theta as (select current_parameters as t from spsa_run where id = ${bench.run.id}), applied as (
+      insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs,
+        plus_parameters, minus_parameters, plus_wins, minus_wins, draws, pairs, elo_diff, theta_applied, theta_after, reported_at, applied_number)
+      select d.id, ${bench.run.id}, d.id, ${worker}, d.games, 1, 1, 1, theta.t, '{}', theta.t, theta.t,
+        0, 0, d.games, jsonb_build_array(0, 0, d.games / 2, 0, 0), 0, theta.t, theta.t, now(), ${applied} + row_number() over (order by d.id)
+      from done d, theta
+      returning games
+    ), counted as (
+      update spsa_iteration set games_claimed = games_claimed + (select sum(games) from applied), games_played = games_played + (select sum(games) from applied),
+        draws = draws + (select sum(games) from applied), pairs_dd = pairs_dd + (select sum(games) / 2 from applied)
+      where id = ${carrier} returning id
+    )
+    select count(*)::int as batches, sum(games)::int as games from applied`;
+  const t1 = performance.now();
+  await database.sql`vacuum analyze spsa_batch`;
+  await database.sql`vacuum analyze spsa_perturbation`;
+  bench.acceptedByIteration.set(carrier, (bench.acceptedByIteration.get(carrier) ?? 0) + row.games);
+  bench.claimedByIteration.set(carrier, (bench.claimedByIteration.get(carrier) ?? 0) + row.games);
+  console.log(`options prefill: ${row.batches} batches in SQL in ${((t1 - t0) / 1000).toFixed(1)} s, VACUUM ANALYZE in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+  return row.batches;
 }
 
 function quantile(sorted, q) {
@@ -290,6 +357,47 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
   };
 }
 
+/** --stats: pg_stat_statements (when the server preloads it) counts from here. */
+async function resetStats() {
+  if (!values.stats) return;
+  await database.sql`select pg_stat_statements_reset()`.catch(() => {});
+  await database.sql`select pg_stat_reset_shared('wal')`;
+}
+
+/**
+ * --stats: where the server's time went since resetStats (pg_stat_statements, nested
+ * statements too with pg_stat_statements.track = all), how many dead rows the queue holds,
+ * and what the claim's scan of the open rows reads.
+ */
+async function printStats(bench, label) {
+  if (!values.stats) return;
+  console.log(`  --- ${label}: statements by total time`);
+  const statements = await database.sql`
+    select calls, total_exec_time as total, mean_exec_time as mean, (shared_blks_hit + shared_blks_read)::float8 / greatest(calls, 1) as blocks, toplevel, query
+    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc limit 15`.catch((error) => (console.log(`  (no pg_stat_statements: ${error.message})`), []));
+  for (const s of statements) {
+    console.log(`  ${String(s.calls).padStart(7)} calls ${s.total.toFixed(0).padStart(7)} ms ${s.mean.toFixed(3).padStart(8)} ms/call ${s.blocks.toFixed(1).padStart(8)} blocks/call ${s.toplevel ? "top " : "nest"} ${s.query.replace(/\s+/g, " ").slice(0, 150)}`);
+  }
+  const [wal] = await database.sql`select wal_records, wal_fpi, wal_bytes from pg_stat_wal`;
+  console.log(`  WAL: ${wal.wal_records} records, ${wal.wal_fpi} full pages, ${(Number(wal.wal_bytes) / 1e6).toFixed(1)} MB`);
+  const tables = await database.sql`
+    select relname, n_live_tup as live, n_dead_tup as dead, autovacuum_count as vacuums, pg_relation_size(relid) / 8192 as pages
+    from pg_stat_user_tables where relname in ('spsa_batch', 'spsa_perturbation', 'spsa_iteration', 'spsa_run') order by relname`;
+  console.log(`  tables: ${tables.map((t) => `${t.relname} ${t.live} live ${t.dead} dead ${t.pages} pages ${t.vacuums} autovacuums`).join("; ")}`);
+  const indexes = await database.sql`
+    select indexrelname as name, pg_relation_size(indexrelid) / 8192 as pages from pg_stat_user_indexes
+    where relname in ('spsa_batch', 'spsa_perturbation') order by indexrelname`;
+  console.log(`  index pages: ${indexes.map((i) => `${i.name} ${i.pages}`).join(", ")}`);
+  const [carrier] = bench.targets.keys();
+  const plan = await database.sql.begin(async (tx) => {
+    const rows = await tx.unsafe(`explain (analyze, buffers, costs off, timing off) select b.* from spsa_batch b
+      where b.iteration_id = ${Number(carrier)} and b.status = 'open' order by b.iteration_id, b.id limit 1 for update skip locked`);
+    await tx`rollback and chain`;
+    return rows;
+  });
+  console.log(`  the claim's scan of the open rows:\n${plan.map((r) => `    ${r["QUERY PLAN"]}`).join("\n")}`);
+}
+
 const results = [];
 let failed = false;
 const show = (r, label = "") => {
@@ -303,21 +411,33 @@ try {
   for (const mode of modes) {
     for (const n of sizes) {
       const bench = await openBenchRun(mode, `${mode}-${n}`);
+      await resetStats();
       const result = await phase(mode, bench, n, seconds * 1000);
       await bench.stop();
       results.push(result);
       show(result);
+      await printStats(bench, `${mode} N = ${n}`);
     }
     if (mode === "options" && prefill > 0) {
       const n = sizes[0];
       const bench = await openBenchRun(mode, `${mode}-prefill`);
+      await resetStats();
       const start = await phase(mode, bench, n, seconds * 1000);
       show(start, " start");
-      const filled = await phase(mode, bench, Math.min(50, maxConnections - 20), 24 * 3600_000, prefill - start.batches);
-      console.log(`options prefill: ${filled.batches} more batches at ${filled.perSecond.toFixed(1)}/s${filled.problems.length ? `; COUNTS WRONG: ${filled.problems.join("; ")}` : ""}`);
-      if (filled.problems.length) failed = true;
-      const after = await phase(mode, bench, n, seconds * 1000);
-      show(after, ` after ${start.batches + filled.batches} batches`);
+      await printStats(bench, "start");
+      let total = start.batches;
+      for (const checkpoint of checkpoints) {
+        if (values["sql-prefill"] && checkpoint - total > REAL_TAIL) total += await sqlPrefill(bench, checkpoint - total - REAL_TAIL);
+        const filled = await phase(mode, bench, Math.min(50, maxConnections - 20), 24 * 3600_000, checkpoint - total);
+        total += filled.batches;
+        console.log(`options prefill: ${filled.batches} more batches at ${filled.perSecond.toFixed(1)}/s${filled.problems.length ? `; COUNTS WRONG: ${filled.problems.join("; ")}` : ""}`);
+        if (filled.problems.length) failed = true;
+        await resetStats();
+        const after = await phase(mode, bench, n, seconds * 1000);
+        total += after.batches;
+        show(after, ` after ${total - after.batches} batches`);
+        await printStats(bench, `after ${total - after.batches} batches`);
+      }
       await bench.stop();
     }
   }

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import type { IterationMoveLimit } from "../config/iteration-settings.js";
 import type { PairCounts } from "../play/match-tally.js";
 import { joinFragments, type RowOf } from "./columns.js";
-import { assignCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
+import { addCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
 import { withRetry } from "./retry.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
@@ -172,44 +172,93 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport, onRepo
 }
 
 /**
- * The iteration's counters from its batches: claimed from the claimed and done rows, results
- * and faults from the done ones, refusals from the refused ones. One statement by one writer
- * (the iteration's master, each poll), so reports never queue on the iteration's row; the
- * counters lag the reports by at most a poll. A complete iteration is left as it is. When
- * they moved, pages that watch (the dashboard) are told once; true then.
+ * Adds to the iteration's counters the batches reported (or refused) since its last fold,
+ * each once: the statement that adds a batch marks it `folded`, so a fold killed midway
+ * rolls back whole and one run twice adds nothing. Claimed games are the played ones plus
+ * the games of the batches in flight. One writer (the iteration's master, each poll), so
+ * reports never queue on the iteration's row; the counters lag the reports by at most a poll.
+ * Batches with a UCI-option draw are left to the option master, which folds them as it
+ * applies them to θ (src/uci-tune/apply-reports.ts). A complete iteration is left as it is.
+ * When they moved, pages that watch (the dashboard) are told once; true then.
  */
-export async function foldIteration(sql: Sql, iterationId: number): Promise<boolean> {
-  const moved = await sql`
-    update spsa_iteration i set ${foldedCounters(sql)} from (${batchSums(sql, iterationId)}) s
-    where i.id = ${iterationId} and i.status <> 'complete'
-      and (i.games_claimed, i.games_played, i.binaries_refused) is distinct from (s.claimed, s.played, s.binaries_refused)
-    returning i.id`;
-  if (moved.length > 0) await sql`select pg_notify(${PROGRESS_CHANNEL}, ${String(iterationId)})`;
-  return moved.length > 0;
+export async function foldIteration(sql: postgres.Sql, iterationId: number): Promise<boolean> {
+  const moved = await sql.begin(async (tx) => (await lockOpenIteration(tx, iterationId)) && foldBatches(tx, iterationId, "undrawn"));
+  if (moved) await tellWatchers(sql, iterationId);
+  return moved;
+}
+
+/** Tells pages that watch (the dashboard) that the iteration's counters moved: after the fold's commit, as it is read then. */
+export async function tellWatchers(sql: postgres.Sql, iterationId: number): Promise<void> {
+  await sql`select pg_notify(${PROGRESS_CHANNEL}, ${String(iterationId)})`;
+}
+
+/**
+ * Folds of one iteration take turns (so a claimed count and the played games it adds to come
+ * from one moment), under an advisory lock rather than the iteration row's: a poll that finds
+ * nothing to fold then writes nothing, not even a lock. False if the iteration is complete.
+ */
+export async function lockOpenIteration(tx: postgres.TransactionSql, iterationId: number): Promise<boolean> {
+  await tx`select pg_advisory_xact_lock(hashtext(${`spsa_fold:${iterationId}`}))`;
+  const [row] = await tx<{ status: string }[]>`select status from spsa_iteration where id = ${iterationId}`;
+  return row !== undefined && row.status !== "complete";
+}
+
+/**
+ * The fold itself, inside the transaction holding the iteration's lock: marks the batches
+ * folded and adds their sums, in one statement. `batches`: these ids (each must be a done or
+ * refused batch not folded yet, or the transaction fails), or every such batch of the
+ * iteration that has no UCI-option draw. Its cost is that of the batches it adds and of
+ * those in flight, however long the iteration. True if the counters moved.
+ */
+export async function foldBatches(tx: postgres.TransactionSql, iterationId: number, batches: readonly number[] | "undrawn"): Promise<boolean> {
+  const which = batches === "undrawn"
+    ? tx`not exists (select 1 from spsa_perturbation p where p.batch_id = b.id)`
+    : tx`b.id = any(${tx.array(batches as number[])}::bigint[])`;
+  const [row] = await tx<{ folded: number; moved: boolean }[]>`
+    with folded as (
+      update spsa_batch b set folded = true
+      where b.iteration_id = ${iterationId} and not b.folded and (b.status = 'done' or b.refused) and ${which}
+      returning b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused
+    ), s as (${batchSums(tx)}), flight as (
+      select coalesce(sum(games), 0)::int as games from spsa_batch where iteration_id = ${iterationId} and status = 'claimed'
+    ), moved as (
+      update spsa_iteration i set ${addedCounters(tx)}, games_claimed = i.games_played + s.played + flight.games,
+        status = case when i.status = 'pending' and i.games_played + s.played + flight.games > 0 then 'in_progress' else i.status end
+      from s, flight
+      where i.id = ${iterationId} and i.status <> 'complete' and (s.batches > 0 or i.games_claimed <> i.games_played + flight.games)
+      returning i.id
+    )
+    select (select batches from s) as folded, exists (select 1 from moved) as moved`;
+  if (batches !== "undrawn" && row?.folded !== batches.length) {
+    throw new Error(`iteration ${iterationId}: ${row?.folded ?? 0} of ${batches.length} batches folded; another fold took the rest`);
+  }
+  return row?.moved ?? false;
 }
 
 /**
  * Stops handing out the iteration's games: its open batches go, its target drops to the games
- * claimed or played, and its counters are folded in the same statement (so they stay within
+ * claimed or played, and its counters are folded in the same transaction (so they stay within
  * the new target). Returns the games taken back.
  */
-export async function closeOpenBatches(sql: Sql, iterationId: number): Promise<number> {
-  const [row] = await sql<{ games: number }[]>`
-    with gone as (delete from spsa_batch where iteration_id = ${iterationId} and status = 'open' returning games)
-    update spsa_iteration i set target_games = i.target_games - (select coalesce(sum(games), 0)::int from gone), ${foldedCounters(sql)}
-    from (${batchSums(sql, iterationId)}) s
-    where i.id = ${iterationId} and i.status <> 'complete'
-    returning (select coalesce(sum(games), 0)::int from gone) as games`;
-  return row?.games ?? 0;
+export async function closeOpenBatches(sql: postgres.Sql, iterationId: number): Promise<number> {
+  return sql.begin(async (tx) => {
+    if (!(await lockOpenIteration(tx, iterationId))) return 0;
+    const [row] = await tx<{ games: number }[]>`
+      with gone as (delete from spsa_batch where iteration_id = ${iterationId} and status = 'open' returning games)
+      update spsa_iteration set target_games = target_games - (select coalesce(sum(games), 0)::int from gone) where id = ${iterationId}
+      returning (select coalesce(sum(games), 0)::int from gone) as games`;
+    await foldBatches(tx, iterationId, "undrawn");
+    return row?.games ?? 0;
+  });
 }
 
 /** Reference mode's results, the same columns in spsa_batch (as reported) and spsa_iteration (summed). */
 const REFERENCE_COUNTERS = ["ref_plus_wins", "ref_plus_draws", "ref_plus_losses", "ref_minus_wins", "ref_minus_draws", "ref_minus_losses"] as const;
 
-function batchSums(sql: Sql, iterationId: number) {
+/** The sums of the batches being folded (`folded`), as the iteration's columns. */
+function batchSums(sql: Sql) {
   return sql`
-    select coalesce(sum(games) filter (where status in ('claimed', 'done')), 0)::int as claimed,
-      coalesce(sum(games) filter (where status = 'done'), 0)::int as played,
+    select count(*)::int as batches, coalesce(sum(games) filter (where status = 'done'), 0)::int as played,
       coalesce(sum(plus_wins), 0)::int as plus_wins, coalesce(sum(minus_wins), 0)::int as minus_wins, coalesce(sum(draws), 0)::int as draws,
       coalesce(sum((pairs->>0)::int), 0)::int as pairs_ll, coalesce(sum((pairs->>1)::int), 0)::int as pairs_ld,
       coalesce(sum((pairs->>2)::int), 0)::int as pairs_dd, coalesce(sum((pairs->>3)::int), 0)::int as pairs_dw,
@@ -217,13 +266,15 @@ function batchSums(sql: Sql, iterationId: number) {
       ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`coalesce(sum(${sql(column)}), 0)::int as ${sql(column)}`), ",")},
       coalesce(sum(replays), 0)::int as replays, coalesce(sum(replay_limit_pairs), 0)::int as replay_limit_pairs,
       (count(*) filter (where refused))::int as binaries_refused
-    from spsa_batch where iteration_id = ${iterationId}`;
+    from folded`;
 }
 
-function foldedCounters(sql: Sql) {
+function addedCounters(sql: Sql) {
   return sql`
-    games_claimed = s.claimed, games_played = s.played, plus_wins = s.plus_wins, minus_wins = s.minus_wins, draws = s.draws,
-    pairs_ll = s.pairs_ll, pairs_ld = s.pairs_ld, pairs_dd = s.pairs_dd, pairs_dw = s.pairs_dw, pairs_ww = s.pairs_ww,
-    ${assignCounters(sql)}, ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`${sql(column)} = s.${sql(column)}`), ",")}, replays = s.replays, replay_limit_pairs = s.replay_limit_pairs, binaries_refused = s.binaries_refused,
-    status = case when i.status = 'pending' and s.claimed > 0 then 'in_progress' else i.status end`;
+    games_played = i.games_played + s.played, plus_wins = i.plus_wins + s.plus_wins, minus_wins = i.minus_wins + s.minus_wins,
+    draws = i.draws + s.draws, pairs_ll = i.pairs_ll + s.pairs_ll, pairs_ld = i.pairs_ld + s.pairs_ld, pairs_dd = i.pairs_dd + s.pairs_dd,
+    pairs_dw = i.pairs_dw + s.pairs_dw, pairs_ww = i.pairs_ww + s.pairs_ww, ${addCounters(sql)},
+    ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`${sql(column)} = i.${sql(column)} + s.${sql(column)}`), ",")},
+    replays = i.replays + s.replays, replay_limit_pairs = i.replay_limit_pairs + s.replay_limit_pairs,
+    binaries_refused = i.binaries_refused + s.binaries_refused`;
 }

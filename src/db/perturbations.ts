@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { SpsaMathConfig, Values } from "../spsa/math.js";
 import type { OptionParams, ReportedBatch } from "../uci-tune/batch-math.js";
 import type { Pentanomial } from "../play/stats.js";
+import { lockOpenIteration } from "./batches.js";
 
 /** SQL of UCI-option mode: the run's option settings, and one spsa_perturbation row per claimed batch. */
 
@@ -74,13 +75,20 @@ export async function insertPerturbation(tx: postgres.TransactionSql, p: NewPert
       ${tx.json(p.thetaBefore)}, ${tx.json(p.signs)}, ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
 }
 
-/** A reported batch of a UCI-option run that has not moved θ yet: its draw and its results. */
-export interface UnappliedReport {
+/**
+ * A batch of a UCI-option run's carrier iteration not in its counters yet: done (reported) or
+ * refused, with its draw when it has one. Only a done batch whose draw has not moved θ yet
+ * (`applied` false) is applied; the others are only counted.
+ */
+export interface UnfoldedBatch {
   batchId: number;
+  status: "done" | "expired";
   games: number;
-  ak: number;
-  plus: Values;
-  minus: Values;
+  /** Null without a draw (a batch claimed without the option hook). */
+  ak: number | null;
+  plus: Values | null;
+  minus: Values | null;
+  applied: boolean;
   plusWins: number;
   minusWins: number;
   draws: number;
@@ -89,28 +97,34 @@ export interface UnappliedReport {
 }
 
 /**
- * Locks the run for the master's fold (only the master takes this lock; draws read θ without
- * it; `no key update`, so that a draw's foreign key to the run, a key-share lock, does not
- * wait for the fold) and returns its θ, the number of reports applied so far, and up to `limit` reports not
- * applied yet, in the order they are to be applied: the order they were reported.
+ * Locks the run and its carrier iteration for the master's fold (only the master takes these
+ * locks; draws read θ without them; `no key update`, so that a draw's foreign key to the run,
+ * a key-share lock, does not wait for the fold) and returns its θ, the number of reports
+ * applied so far, and up to `limit` batches not folded yet in the order they are to be
+ * applied: the order they were reported. Nothing (`open` false) once the iteration is complete.
  */
-export async function lockUnappliedReports(tx: postgres.TransactionSql, runId: number, limit: number): Promise<{ theta: Values; applied: number; reports: UnappliedReport[] }> {
-  const [run] = await tx<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${runId} for no key update`;
-  if (!run) throw new Error(`run ${runId} vanished`);
-  const [last] = await tx<{ n: number }[]>`select coalesce(max(applied_number), 0)::int as n from spsa_perturbation where run_id = ${runId}`;
-  const reports = await tx<UnappliedReport[]>`
-    select p.batch_id::int as "batchId", p.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
-      b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
-    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
-    where p.run_id = ${runId} and p.applied_number is null and b.status = 'done'
+export async function lockUnfoldedBatches(
+  tx: postgres.TransactionSql,
+  run: { runId: number; iterationId: number },
+  limit: number,
+): Promise<{ open: boolean; theta: Values; applied: number; batches: UnfoldedBatch[] }> {
+  const [row] = await tx<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${run.runId} for no key update`;
+  if (!row) throw new Error(`run ${run.runId} vanished`);
+  const open = await lockOpenIteration(tx, run.iterationId);
+  const [last] = await tx<{ n: number }[]>`select coalesce(max(applied_number), 0)::int as n from spsa_perturbation where run_id = ${run.runId}`;
+  const batches = !open ? [] : await tx<UnfoldedBatch[]>`
+    select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
+      p.applied_number is not null as applied, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
+    from spsa_batch b left join spsa_perturbation p on p.batch_id = b.id
+    where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused)
     order by b.reported_at, b.id limit ${limit}`;
-  return { theta: run.theta, applied: last?.n ?? 0, reports };
+  return { open, theta: row.theta, applied: last?.n ?? 0, batches };
 }
 
 /** The report's result and the θ it moved, as the `appliedNumber`-th to move θ: inside the fold's transaction. */
 export async function recordApplied(
   tx: postgres.TransactionSql,
-  r: { batchId: number; appliedNumber: number; report: UnappliedReport; elo: number; thetaApplied: Values; thetaAfter: Values },
+  r: { batchId: number; appliedNumber: number; report: UnfoldedBatch; elo: number; thetaApplied: Values; thetaAfter: Values },
 ): Promise<void> {
   await tx`
     update spsa_perturbation set plus_wins = ${r.report.plusWins}, minus_wins = ${r.report.minusWins}, draws = ${r.report.draws},
@@ -123,14 +137,15 @@ export async function setRunTheta(tx: postgres.TransactionSql, runId: number, th
   await tx`update spsa_run set current_parameters = ${tx.json(theta)} where id = ${runId}`;
 }
 
-/** The last `count` batches of a run that moved θ, in the order they moved it (oldest first). */
-export async function lastReportedBatches(sql: Sql, runId: number, count: number): Promise<ReportedBatch[]> {
+/**
+ * The last `count` of the `applied` batches of a run that moved θ, in the order they moved it
+ * (oldest first): a range of the run's applied numbers, read through their index.
+ */
+export async function lastReportedBatches(sql: Sql, runId: number, applied: number, count: number): Promise<ReportedBatch[]> {
   return sql<ReportedBatch[]>`
-    select * from (
-      select applied_number, plus_wins as "plusWins", minus_wins as "minusWins", draws
-      from spsa_perturbation where run_id = ${runId} and applied_number is not null
-      order by applied_number desc limit ${count}
-    ) recent order by applied_number`;
+    select plus_wins as "plusWins", minus_wins as "minusWins", draws
+    from spsa_perturbation where run_id = ${runId} and applied_number > ${applied - count} and applied_number <= ${applied}
+    order by applied_number`;
 }
 
 /** Ends the run once its carrier iteration has all its games: call after the fold that applied the last report. */
@@ -169,11 +184,11 @@ export interface PerturbationProgress {
 
 /** A UCI-option run's batches, for `spsa status`; undefined for a run that is not one. */
 export async function perturbationProgress(sql: Sql, runId: number, recentCount: number): Promise<PerturbationProgress | undefined> {
+  // Applied numbers run 1, 2, …: the last is the count. In flight: the claimed batches, through the leases index.
   const [counts] = await sql<{ runs: number; applied: number; inFlight: number }[]>`
     select (select count(*) from spsa_option_run where run_id = ${runId})::int as runs,
-      count(*) filter (where p.applied_number is not null)::int as applied,
-      count(*) filter (where b.status = 'claimed')::int as "inFlight"
-    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where p.run_id = ${runId}`;
+      (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied,
+      (select count(*) from spsa_batch b join spsa_perturbation p on p.batch_id = b.id where b.status = 'claimed' and p.run_id = ${runId})::int as "inFlight"`;
   if (!counts || counts.runs === 0) return undefined;
   const recent = await sql<{ batchNumber: number; games: number; elo: number }[]>`
     select batch_number as "batchNumber", games, elo_diff as elo from spsa_perturbation

@@ -174,8 +174,14 @@ export const spsaBatch = pgTable("spsa_batch", {
   refMinusLosses: integer("ref_minus_losses"),
   /** Expired because its worker refused the binaries (the iteration's binaries_refused counts these). */
   refused: boolean("refused").notNull().default(false),
+  /**
+   * In its iteration's counters (a done or refused batch; in UCI-option mode also applied to θ),
+   * set by the master in the transaction that adds it, so no batch is counted twice.
+   */
+  folded: boolean("folded").notNull().default(false),
 }, (t) => [
-  index("spsa_batch_iteration_status").on(t.iterationId, t.status),
+  // The master's fold reads only the batches not in the counters yet, in report order.
+  index("spsa_batch_unfolded").on(t.iterationId, t.reportedAt, t.id).where(sql`not ${t.folded} and (${t.status} = 'done' or ${t.refused})`),
   // Every claim first returns the batches whose lease ran out: only claimed rows are read.
   index("spsa_batch_leases").on(t.leaseExpiresAt).where(sql`${t.status} = 'claimed'`),
   // Claims take the oldest open row of the oldest iteration.
@@ -338,8 +344,6 @@ export const spsaPerturbation = pgTable("spsa_perturbation", {
 }, (t) => [
   uniqueIndex("spsa_perturbation_run_number").on(t.runId, t.batchNumber),
   uniqueIndex("spsa_perturbation_run_applied").on(t.runId, t.appliedNumber),
-  // The master's fold reads the reports not yet applied.
-  index("spsa_perturbation_unapplied").on(t.runId).where(sql`${t.appliedNumber} is null`),
 ]);
 
 /**

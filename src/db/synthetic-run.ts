@@ -119,11 +119,11 @@ async function insertCompleted(sql: postgres.Sql, runId: number, games: number, 
       created_at timestamptz, completed_at timestamptz)`;
 }
 
-/** The games of every completed iteration as done batches, reported evenly over its minute. */
+/** The games of every completed iteration as done batches (in its counters already), reported evenly over its minute. */
 async function insertBatches(sql: postgres.Sql, runId: number, workerName: string, batchSize: number): Promise<void> {
   await sql`
-    insert into spsa_batch (iteration_id, worker_name, games, status, claimed_at, lease_expires_at, reported_at)
-    select i.id, ${workerName}, ${batchSize}, 'done', i.created_at, i.completed_at,
+    insert into spsa_batch (iteration_id, worker_name, games, status, folded, claimed_at, lease_expires_at, reported_at)
+    select i.id, ${workerName}, ${batchSize}, 'done', true, i.created_at, i.completed_at,
       i.created_at + (i.completed_at - i.created_at) * (b + 1) / (i.target_games / ${batchSize})
     from spsa_iteration i cross join lateral generate_series(0, i.target_games / ${batchSize} - 1) as b
     where i.run_id = ${runId} and i.status = 'complete'`;

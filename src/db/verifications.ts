@@ -76,7 +76,7 @@ export async function readVerification(sql: Sql, id: number): Promise<Verificati
 }
 
 /** Once the SPRT has decided, no new games are handed out: the target drops to what is claimed. */
-export async function stopHandingOut(sql: Sql, iterationId: number): Promise<void> {
+export async function stopHandingOut(sql: postgres.Sql, iterationId: number): Promise<void> {
   await closeOpenBatches(sql, iterationId);
 }
 

@@ -4,7 +4,7 @@ import { placeAtomically, storeBinary } from "../build/binary-store.js";
 import { binaryName, runCargo } from "../build/cargo.js";
 import { spsaMathConfig, type TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
-import { expireLeases, foldIteration } from "../db/batches.js";
+import { expireLeases } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
 import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, type OptionRunRow } from "../db/perturbations.js";
 import { withRetry } from "../db/retry.js";
@@ -27,8 +27,9 @@ const PARAMS_SYNC_MS = 10_000;
  * no binary is named, once), opens the run's games as one carrier iteration of
  * max_iterations × games_per_iteration games, and watches: workers draw every batch's
  * perturbation as they claim it (src/uci-tune/hooks.ts), the master applies the reports to
- * θ in report order (src/uci-tune/apply-reports.ts). It returns leases to the pool, writes
- * params.toml from θ, and ends the run at its game budget. A restart resumes.
+ * θ in report order and counts them in the carrier iteration as it does
+ * (src/uci-tune/apply-reports.ts). It returns leases to the pool, writes params.toml from θ,
+ * and ends the run at its game budget. A restart resumes.
  */
 export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
   const { database, config, paramsFile } = options;
@@ -133,8 +134,7 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
       options.signal?.throwIfAborted();
       const iteration = await withRetry(log, options.signal, async () => {
         await expireLeases(database.sql);
-        // Counters first: every report they count is then in θ too, by the fold that follows.
-        await foldIteration(database.sql, optionRun.iterationId);
+        // θ and the carrier's counters move together: a batch is counted as it is applied.
         await applyReports(database.sql, run.id);
         return readIteration(database.sql, optionRun.iterationId);
       });

@@ -3,7 +3,7 @@ import { claimBatch, expireLeases, foldIteration, heartbeat, refuseBatch, report
 import { claimWorkerName } from "../../src/db/workers.js";
 import { planBatchSizes } from "../../src/spsa/batch-plan.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, crowdOfWorkers, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { clean, crowdOfWorkers, killWhileWaitingOnBatch, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 /** A report of `games` games: all draws, one DD pair per two games. */
 function drawsReport(batchId: number, workerName: string, games: number): BatchReport {
@@ -172,6 +172,62 @@ describe("claiming and reporting batches", () => {
     expect(sum).toEqual({ games: target, batches: accepted.size });
     expect(late.length).toBeGreaterThan(0);
   }, 120_000);
+
+  it("adds each reported batch to the counters once: not when its fold is killed midway, not again by a second fold or a second master", async () => {
+    const target = 96;
+    const { iteration } = await seedIteration(sql, { runName: "folds", targetGames: target, batchSize: 4 });
+    // Mixed results, so that every counter's sum tells which batches were added.
+    const report = (batchId: number, name: string, games: number, k: number): BatchReport => {
+      const kind = k % 3;
+      return {
+        batchId, workerName: name, wins: kind === 0 ? games : 0, losses: kind === 1 ? games : 0, draws: kind === 2 ? games : 0,
+        pairs: [kind === 1 ? games / 2 : 0, 0, kind === 2 ? games / 2 : 0, 0, kind === 0 ? games / 2 : 0], ...clean(), replays: k % 2,
+      };
+    };
+    const doneSums = async () => (await sql`
+      select coalesce(sum(games), 0)::int as games_played, coalesce(sum(plus_wins), 0)::int as plus_wins, coalesce(sum(minus_wins), 0)::int as minus_wins,
+        coalesce(sum(draws), 0)::int as draws, coalesce(sum((pairs->>0)::int), 0)::int as pairs_ll, coalesce(sum((pairs->>4)::int), 0)::int as pairs_ww,
+        coalesce(sum(replays), 0)::int as replays
+      from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`)[0];
+    const counted = async () => (await sql`
+      select games_played, plus_wins, minus_wins, draws, pairs_ll, pairs_ww, replays from spsa_iteration where id = ${iteration.id}`)[0];
+    let k = 0;
+    const playSome = async (name: string, games: number) => {
+      for (let left = games; left > 0; ) {
+        const batch = await claimBatch(sql, name, 4, 60);
+        expect(await reportBatch(sql, report(batch!.batchId, name, batch!.games, k++))).toBe("accepted");
+        left -= batch!.games;
+      }
+    };
+    await playSome("w1", 32);
+    const [last] = await sql<{ id: number }[]>`select max(id)::int as id from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
+    // The fold waits for the last batch's lock with the others marked; its connection dies there.
+    await killWhileWaitingOnBatch(database.url, last!.id, { module: "db/batches.js", fn: "foldIteration", args: [iteration.id] });
+    expect(await counted()).toMatchObject({ games_played: 0, draws: 0 });
+    expect((await sql`select count(*)::int as n from spsa_batch where iteration_id = ${iteration.id} and folded`)[0]?.n).toBe(0);
+    expect(await foldIteration(sql, iteration.id)).toBe(true);
+    expect(await foldIteration(sql, iteration.id)).toBe(false);
+    expect(await counted()).toEqual({ ...(await doneSums()), games_played: 32 });
+
+    // Two masters fold at once while the rest is reported: each batch is still added once.
+    let folding = true;
+    const master = async () => {
+      while (folding) {
+        await foldIteration(sql, iteration.id);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    };
+    const masters = [master(), master()];
+    try {
+      await Promise.all([playSome("w1", 32), playSome("w2", 32)]);
+    } finally {
+      folding = false;
+      await Promise.all(masters);
+    }
+    await foldIteration(sql, iteration.id);
+    expect(await counted()).toEqual({ ...(await doneSums()), games_played: target });
+    expect(await counters(iteration.id)).toMatchObject({ games_claimed: target, games_played: target });
+  }, 60_000);
 
   it("takes a worker's claimed batches back when it restarts, and their games are claimable again", async () => {
     const { iteration } = await seedIteration(sql, { runName: "restart", targetGames: 8, batchSize: 4 });

@@ -5,6 +5,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
+import { applyReports } from "../../src/uci-tune/apply-reports.js";
 import { applyMigrations, connect } from "../../src/db/connection.js";
 import { clean } from "../support/iterations.js";
 import { ROOT } from "../support/cli.js";
@@ -68,17 +69,9 @@ describe("migrations", () => {
   });
 
   it("0014 lets an iteration in flight when it is applied finish, with the counters its older reports made", async () => {
-    const old = await freshDatabase();
-    const folder = mkdtempSync(join(tmpdir(), "spsa-migrations-"));
-    const sql = connect(old.url, 1);
-    const connections = [sql];
+    const { old, sql, connections, done } = await schemaThrough(13);
     try {
-      // The schema as of migration 0013, and an iteration in flight the way that version left it.
-      cpSync(join(ROOT, "migrations"), folder, { recursive: true });
-      const journalFile = join(folder, "meta", "_journal.json");
-      const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { idx: number }[] };
-      writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.filter((e) => e.idx <= 13) }));
-      await migrate(drizzle(sql), { migrationsFolder: folder });
+      // An iteration in flight the way that version left it.
       const [run] = await sql<{ id: number }[]>`
         insert into spsa_run (name, seed, config, initial_parameters, current_parameters) values ('old', 's', '{}', '{"X": 1}', '{"X": 1}') returning id`;
       const [iteration] = await sql<{ id: number }[]>`
@@ -110,9 +103,98 @@ describe("migrations", () => {
         select games_claimed, games_played, plus_wins, draws, pairs_ww, pairs_dd, replays, binaries_refused from spsa_iteration where id = ${iteration!.id}`;
       expect(row).toEqual({ games_claimed: 10, games_played: 10, plus_wins: 2, draws: 8, pairs_ww: 1, pairs_dd: 4, replays: 1, binaries_refused: 1 });
     } finally {
-      for (const connection of connections) await connection.end();
-      rmSync(folder, { recursive: true, force: true });
-      await old.drop();
+      await done();
+    }
+  });
+
+  it("0016 counts the iterations in flight afresh, each batch once, and applies no UCI-option report to θ twice", async () => {
+    const { old, sql, connections, done } = await schemaThrough(14);
+    try {
+      // As version 0014 left them: a build-mode iteration folded in full at its last poll, a
+      // UCI-option carrier whose master applied two of its three reports, and a complete iteration.
+      await sql`insert into spsa_worker (name, host) values ('w', 'box')`;
+      const [build, options, complete] = await sql<{ id: number }[]>`
+        insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
+        values ('build', 's', '{}', '{"X": 1}', '{"X": 1}'), ('options', 's', '{}', '{"X": 1}', '{"X": 3}'), ('old', 's', '{}', '{"X": 1}', '{"X": 1}')
+        returning id`;
+      const [buildIteration, carrier, completed] = await sql<{ id: number }[]>`
+        insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256, minus_engine_sha256,
+          timelow_ms, timehigh_ms, target_games, games_claimed, games_played, draws, pairs_dd, status)
+        values (${build!.id}, 1, '/p', '/m', 'a', 'b', 10, 20, 8, 6, 4, 4, 2, 'in_progress'),
+               (${options!.id}, 1, '/p', '/p', 'a', 'a', 10, 20, 8, 6, 6, 6, 3, 'in_progress'),
+               (${complete!.id}, 1, '/p', '/m', 'a', 'b', 10, 20, 2, 2, 2, 2, 1, 'complete')
+        returning id`;
+      const parameters = { X: { min: 0, max: 10, step: 1, type: "float", frozen: false, option: "X" } };
+      const gains = { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: 2 };
+      await sql`insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, gains, games_per_iteration)
+        values (${options!.id}, ${carrier!.id}, '/p', 'a', ${JSON.stringify(parameters)}::jsonb, ${JSON.stringify(gains)}::jsonb, 4)`;
+      const batch = (iteration: number, status: string, before: number) => sql<{ id: number }[]>`
+        insert into spsa_batch (iteration_id, worker_name, games, games_before, status, claimed_at, lease_expires_at, reported_at,
+          plus_wins, minus_wins, draws, pairs, faults, replays, replay_limit_pairs)
+        select ${iteration}, ${status === "open" ? null : "w"}, 2, ${before}, ${status}, ${status === "open" ? null : sql`now()`},
+          ${status === "open" ? null : sql`now() + interval '1 hour'`}, ${status === "done" ? sql`now() + make_interval(secs => ${before})` : null},
+          ${status === "done" ? 0 : null}, ${status === "done" ? 0 : null}, ${status === "done" ? 2 : null}, ${status === "done" ? sql`'[0,0,1,0,0]'::jsonb` : null},
+          ${status === "done" ? sql`'{}'::jsonb` : null}, ${status === "done" ? 0 : null}, ${status === "done" ? 0 : null}
+        returning id::int`.then(([row]) => row!.id);
+      for (const [status, before] of [["done", 0], ["done", 2], ["claimed", 4], ["open", 6]] as const) await batch(buildIteration!.id, status, before);
+      const drawn = [];
+      for (const [status, before] of [["done", 0], ["done", 2], ["done", 4], ["claimed", 6]] as const) drawn.push(await batch(carrier!.id, status, before));
+      await batch(completed!.id, "done", 0);
+      for (const [i, batchId] of drawn.entries()) {
+        const applied = i < 2 ? i + 1 : null;
+        await sql`insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs, plus_parameters,
+            minus_parameters, plus_wins, minus_wins, draws, theta_applied, theta_after, applied_number)
+          values (${batchId}, ${options!.id}, ${batchId}, 'w', 2, 1, 1, 1, '{"X": 1}', '{"X": 1}', '{"X": 2}', '{"X": 0}',
+            ${applied && 0}, ${applied && 0}, ${applied && 2}, ${applied && JSON.stringify({ X: applied })}::jsonb, ${applied && JSON.stringify({ X: applied + 1 })}::jsonb, ${applied})`;
+      }
+
+      await applyMigrations(old.url);
+      const db = connect(old.url, 2);
+      connections.push(db);
+      const counted = async (id: number) => (await db`select games_claimed, games_played, draws, pairs_dd from spsa_iteration where id = ${id}`)[0];
+      expect(await foldIteration(db, buildIteration!.id)).toBe(true);
+      expect(await counted(buildIteration!.id)).toEqual({ games_claimed: 6, games_played: 4, draws: 4, pairs_dd: 2 });
+      expect(await foldIteration(db, buildIteration!.id)).toBe(false);
+      // Only the report the old master had not applied moves θ, as the third; all three are counted.
+      expect(await applyReports(db, options!.id)).toBe(1);
+      expect(await counted(carrier!.id)).toEqual({ games_claimed: 8, games_played: 6, draws: 6, pairs_dd: 3 });
+      const chain = await db`select applied_number, theta_applied from spsa_perturbation where run_id = ${options!.id} order by batch_id`;
+      expect(chain).toEqual([{ applied_number: 1, theta_applied: { X: 1 } }, { applied_number: 2, theta_applied: { X: 2 } },
+        { applied_number: 3, theta_applied: { X: 3 } }, { applied_number: null, theta_applied: null }]);
+      expect(await applyReports(db, options!.id)).toBe(0);
+      expect(await counted(carrier!.id)).toMatchObject({ games_played: 6 });
+      // A complete iteration keeps its counters, its batches counted in them.
+      expect(await counted(completed!.id)).toEqual({ games_claimed: 2, games_played: 2, draws: 2, pairs_dd: 1 });
+      expect((await db`select folded from spsa_batch where iteration_id = ${completed!.id}`)[0]).toEqual({ folded: true });
+    } finally {
+      await done();
     }
   });
 });
+
+/**
+ * A fresh database migrated through migration `idx` only (a copy of the migrations folder
+ * whose journal stops there), on a connection of its own; `done` closes and drops it all.
+ */
+async function schemaThrough(idx: number) {
+  const old = await freshDatabase();
+  const folder = mkdtempSync(join(tmpdir(), "spsa-migrations-"));
+  const sql = connect(old.url, 1);
+  const connections = [sql];
+  const done = async () => {
+    for (const connection of connections) await connection.end();
+    rmSync(folder, { recursive: true, force: true });
+    await old.drop();
+  };
+  try {
+    cpSync(join(ROOT, "migrations"), folder, { recursive: true });
+    const journalFile = join(folder, "meta", "_journal.json");
+    const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { idx: number }[] };
+    writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.filter((e) => e.idx <= idx) }));
+    await migrate(drizzle(sql), { migrationsFolder: folder });
+  } catch (error) {
+    await done();
+    throw error;
+  }
+  return { old, sql, connections, done };
+}

@@ -8,6 +8,10 @@ import { connect } from "../../src/db/connection.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
+import { join } from "node:path";
+import { execa } from "execa";
+import { ROOT } from "./cli.js";
+import { waitFor } from "./processes.js";
 import { localSigningKey } from "./signing.js";
 
 /** A batch report's counts besides the games: no faults, no replays. */
@@ -126,5 +130,49 @@ export async function crowdOfWorkers(
     );
   } finally {
     await Promise.all(connections.map((c) => c.end()));
+  }
+}
+
+/**
+ * Runs `fn(sql, ...args)` of the built module `dist/<module>` (npm test builds dist/) in a
+ * child process and kills it with -9 while its transaction waits for the lock another
+ * transaction holds on batch `batchId`, i.e. midway, after its earlier statements. The lock is
+ * released then; returns once the server has ended the dead process's session (its
+ * transaction, never committed, rolled back).
+ */
+export async function killWhileWaitingOnBatch(url: string, batchId: number, work: { module: string; fn: string; args: unknown[] }): Promise<void> {
+  const name = `spsa-kill-${process.pid}-${batchId}`;
+  const script = `const { connect } = await import(${JSON.stringify(join(ROOT, "dist/db/connection.js"))});
+    const m = await import(${JSON.stringify(join(ROOT, "dist", work.module))});
+    const sql = connect(process.env.URL, 1, { connection: { application_name: ${JSON.stringify(name)} } });
+    await m[${JSON.stringify(work.fn)}](sql, ...${JSON.stringify(work.args)});
+    await sql.end();`;
+  const [holder, watcher] = [connect(url, 1), connect(url, 1)];
+  let release = () => {};
+  const child = execa("node", ["--input-type=module", "-e", script], { env: { URL: url }, reject: false, all: true });
+  try {
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holding = holder.begin(async (tx) => {
+      await tx`select id from spsa_batch where id = ${batchId} for update`;
+      locked();
+      await released;
+    });
+    await isLocked;
+    const sessions = (wait: boolean) => watcher<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity where application_name = ${name} and (not ${wait} or wait_event_type = 'Lock')`;
+    await waitFor(async () => (await sessions(true))[0]?.n === 1, 30_000, `the child to wait for batch ${batchId}'s lock`);
+    child.kill("SIGKILL");
+    const result = await child;
+    if (result.signal !== "SIGKILL") throw new Error(`the child ended before it was killed: ${result.all ?? ""}`);
+    release();
+    await holding;
+    // The server ends the session at its next read from the dead client, its transaction aborted.
+    await waitFor(async () => (await sessions(false))[0]?.n === 0, 30_000, "the server to end the killed child's session");
+  } finally {
+    release();
+    child.kill("SIGKILL");
+    await Promise.all([holder, watcher].map((c) => c.end()));
   }
 }

@@ -218,7 +218,8 @@ export async function foldBatches(tx: postgres.TransactionSql, iterationId: numb
     with folded as (
       update spsa_batch b set folded = true
       where b.iteration_id = ${iterationId} and not b.folded and (b.status = 'done' or b.refused) and ${which}
-      returning b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused
+      returning b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused,
+        ${joinFragments(tx, REFERENCE_COUNTERS.map((column) => tx`b.${tx(column)}`), ",")}
     ), s as (${batchSums(tx)}), flight as (
       select coalesce(sum(games), 0)::int as games from spsa_batch where iteration_id = ${iterationId} and status = 'claimed'
     ), moved as (

@@ -51,7 +51,7 @@ function withSpsaLines(configFile: string, lines: string): void {
 describe("reference mode on real engines: θ+ and θ− each play θ₀ through a real worker", () => {
   // Games at a node limit from a seeded worker: the same results every time, so the check
   // below that an iteration measured a difference cannot fail by chance.
-  const fixture = useRunFixture({ iterations: 2, games: 8, batchSize: 4, moveLimit: "nodes = 1000" });
+  const fixture = useRunFixture({ iterations: 2, games: 16, batchSize: 4, moveLimit: "nodes = 1000" });
 
   it("builds θ₀ once across kills, counts every game once, and moves θ by the difference of both sides' Elo", async () => {
     const { setup, env, sql } = fixture;

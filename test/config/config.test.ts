@@ -34,7 +34,7 @@ describe("config.toml", () => {
     expect(config.timeControl).toEqual({ timelowMs: 50, timehighMs: 200, marginMs: 50 });
     expect(config.games.gamesPerIteration).toBe(64);
     expect(config.spsa).toMatchObject({ cEnd: 3, rEnd: 0.003, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400 });
-    expect(config.spsa.adaptive).toEqual({ mode: "signal", window: 256, floor: 0.1667 });
+    expect(config.spsa.adaptive).toEqual({ mode: "signal", window: 256, floor: 0.1667, pilot: 1 });
     expect(config.build.engineDir).toMatch(/engines\/minnow$/);
     expect(config.build.cargoArgs).toEqual(["build", "--release"]);
   });
@@ -127,17 +127,18 @@ describe("config.toml", () => {
     expect(loadConfig(write("")).spsa).toMatchObject({ rEnd: DEFAULT_R_END, adaptive: DEFAULT_ADAPTIVE });
     const off = loadConfig(write('[spsa]\nadapt = "off"\n')).spsa;
     expect(off).toMatchObject({ rEnd: DEFAULT_R_END_PLAIN, adaptive: { mode: "off" } });
-    const set = loadConfig(write('[spsa]\nadapt_window = 8\nadapt_floor = 0.5\nr_end = 0.004\n')).spsa;
-    expect(spsaMathConfig(set, 64).adaptive).toEqual({ mode: "signal", window: 8, floor: 0.5 });
+    const set = loadConfig(write('[spsa]\nadapt_window = 8\nadapt_floor = 0.5\nadapt_pilot = 2\nr_end = 0.004\n')).spsa;
+    expect(spsaMathConfig(set, 64).adaptive).toEqual({ mode: "signal", window: 8, floor: 0.5, pilot: 2 });
     expect(set.rEnd).toBe(0.004);
     expect(errorOf("[spsa]\nadapt = \"rprop\"\n").message).toMatch(/adapt/);
     expect(errorOf("[spsa]\nadapt_floor = 0\n").message).toMatch(/adapt_floor/);
     expect(errorOf("[spsa]\nadapt_window = 2.5\n").message).toMatch(/adapt_window/);
+    expect(errorOf("[spsa]\nadapt_pilot = -1\n").message).toMatch(/adapt_pilot/);
     // A resumed run says so when the adaptation changes, also against rows recorded before it existed.
     const plain = settingsOf(loadConfig(write('[spsa]\nadapt = "off"\n')), []);
     const { adaptive: _, ...legacySpsa } = plain.spsa;
     expect(describeChanges(plain, settingsOf(loadConfig(write("")), []))).toEqual(["[spsa] r_end: 0.0005 → 0.003", "[spsa] adapt: off → signal"]);
-    expect(describeChanges({ ...plain, spsa: legacySpsa as typeof plain.spsa }, plain)).toEqual(["[spsa] adapt_window: (default) → 256", "[spsa] adapt_floor: (default) → 0.1667"]);
+    expect(describeChanges({ ...plain, spsa: legacySpsa as typeof plain.spsa }, plain)).toEqual(["[spsa] adapt_window: (default) → 256", "[spsa] adapt_floor: (default) → 0.1667", "[spsa] adapt_pilot: 0 → 1"]);
   });
 
   it("reads a reference engine: start, or a binary relative to the file; iterations record it and a change is named", () => {

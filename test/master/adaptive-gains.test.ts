@@ -15,7 +15,7 @@ describe("the master with adaptive gains", () => {
     const { setup, env, sql } = fixture;
     writeFileSync(
       setup.configFile,
-      readFileSync(setup.configFile, "utf8").replace("max_iterations = 4", 'max_iterations = 4\nadapt = "signal"\nadapt_window = 2\nadapt_floor = 0.5\nr_end = 0.02'),
+      readFileSync(setup.configFile, "utf8").replace("max_iterations = 4", 'max_iterations = 4\nadapt = "signal"\nadapt_window = 2\nadapt_floor = 0.5\nadapt_pilot = 0\nr_end = 0.02'),
     );
     const workers = [startWorker(setup, env, "a", ["--seed", "w"])];
     try {
@@ -40,7 +40,7 @@ describe("the master with adaptive gains", () => {
       // The scales are those of the last two completed iterations (the floor at the first), as recorded.
       const expected = stepScales(measured.slice(Math.max(0, i - 2), i), names, { mode: "signal", window: 2, floor: 0.5 });
       expect(row.settings.stepScale, `step scales of iteration ${k}`).toEqual(expected);
-      expect(row.settings.spsa.adaptive).toEqual({ mode: "signal", window: 2, floor: 0.5 });
+      expect(row.settings.spsa.adaptive).toEqual({ mode: "signal", window: 2, floor: 0.5, pilot: 0 });
       const replayed = update(
         recordedParams(row.settings, row.base_parameters),
         { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: expected },

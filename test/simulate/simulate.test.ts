@@ -7,8 +7,10 @@ import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { curvatureFor, eloBetween, eloLeft } from "../../src/simulate/engine-model.js";
 import { cellProblem, familyLine, newRows, runFamily } from "../../src/simulate/family.js";
 import { playGames } from "../../src/simulate/game-model.js";
+import { referenceOutcome } from "../../src/simulate/reference-mode.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../../src/simulate/tuners.js";
-import { perturb, update, type SpsaMathConfig } from "../../src/spsa/math.js";
+import { isReferenceResult, perturb, update, type IterationOutcome, type SpsaMathConfig } from "../../src/spsa/math.js";
+import { pilotMeasure, pilotScale, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
 import { createRng } from "../../src/random/rng.js";
 import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
 import { spsa } from "../support/cli.js";
@@ -81,11 +83,23 @@ describe("the master tuner", () => {
     let params = problem.params;
     const history: MeasuredIteration[] = [];
     const names = params.map((p) => p.name);
-    if (!cfg.adaptive) throw new Error("config.toml has no adaptive gains");
+    const { adaptive } = cfg;
+    if (!adaptive) throw new Error("config.toml has no adaptive gains");
+    const pilots = adaptive.pilot ?? 0;
+    expect(pilots).toBeGreaterThan(0);
+    const steps = Object.fromEntries(params.map((p) => [p.name, p.step]));
+    const pilotIterations: PilotIteration[] = [];
     for (let k = 1; k <= 10; k++) {
-      // The adaptive gains' scales from the iterations before (the floor at the first).
-      const played = { ...perturb(params, cfg, k, createRng(`s:${k}`)), scale: stepScales(history, names, cfg.adaptive) };
-      const result = playGames(eloBetween(problem.model, played.plus, played.minus), 64, 0.4, gameRng);
+      // The adaptive gains' scales from the iterations before (the floor at the first), raised by the curvature pilot's factor after it.
+      const factor = k > pilots ? pilotMeasure(pilotIterations).factor : 1;
+      const scale = Object.fromEntries(Object.entries(stepScales(history, names, adaptive)).map(([n, s]) => [n, pilotScale(s, adaptive.floor, factor)]));
+      const played = { ...perturb(params, cfg, k, createRng(`s:${k}`)), scale };
+      // The pilot's iterations play θ+ and θ− each against θ₀.
+      const result: IterationOutcome =
+        k <= pilots
+          ? referenceOutcome({ kind: "start" }, problem, played.plus, played.minus, 64, gameRng)
+          : playGames(eloBetween(problem.model, played.plus, played.minus), 64, 0.4, gameRng);
+      if (isReferenceResult(result)) pilotIterations.push({ outcome: result, spreadSquared: spreadSquared(steps, played.plus, played.minus) });
       const { newValues, elo } = update(params, played, result, cfg);
       history.push({ elo, result });
       params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));

@@ -3,7 +3,9 @@ import postgres from "postgres";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
-import { perturb, update, type SpsaParam } from "../../src/spsa/math.js";
+import { pilotIterations } from "../../src/master/pilot.js";
+import { isReferenceResult, perturb, update, type IterationOutcome, type SpsaParam } from "../../src/spsa/math.js";
+import { pilotMeasure, pilotScale, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
 import { createRng } from "../../src/random/rng.js";
 import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
 import type { TuningSetup } from "./tuning-setup.js";
@@ -37,6 +39,13 @@ export interface IterationCheck {
   plus_wins: number;
   minus_wins: number;
   draws: number;
+  /** θ+'s and θ−'s games against θ₀ or a reference engine (curvature pilot, reference mode), counted from their side. */
+  ref_plus_wins: number;
+  ref_plus_draws: number;
+  ref_plus_losses: number;
+  ref_minus_wins: number;
+  ref_minus_draws: number;
+  ref_minus_losses: number;
   batch_games: number;
   base_parameters: Record<string, number>;
   perturbation_signs: Record<string, number>;
@@ -46,6 +55,7 @@ export interface IterationCheck {
 export async function iterationsOf(sql: postgres.Sql, runName: string): Promise<IterationCheck[]> {
   return sql<IterationCheck[]>`
     select i.iteration_number, i.status, i.target_games, i.games_played, i.games_claimed, i.plus_wins, i.minus_wins, i.draws,
+      i.ref_plus_wins, i.ref_plus_draws, i.ref_plus_losses, i.ref_minus_wins, i.ref_minus_draws, i.ref_minus_losses,
       i.base_parameters, i.perturbation_signs,
       (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done') as batch_games
     from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName} order by i.iteration_number`;
@@ -58,29 +68,52 @@ export function expectExactCounts(rows: IterationCheck[], expect: (value: unknow
     expect(row.status, label).toBe("complete");
     expect(row.games_played, label).toBe(row.target_games);
     expect(row.batch_games, label).toBe(row.target_games);
-    expect(row.plus_wins + row.minus_wins + row.draws, label).toBe(row.games_played);
+    const referenceGames = row.ref_plus_wins + row.ref_plus_draws + row.ref_plus_losses + row.ref_minus_wins + row.ref_minus_draws + row.ref_minus_losses;
+    expect(row.plus_wins + row.minus_wins + row.draws + referenceGames, label).toBe(row.games_played);
   }
+}
+
+/** Plus against minus, or (a curvature pilot's iteration) θ+ and θ− each against θ₀. */
+export function outcomeOf(row: IterationCheck, againstReference: boolean): IterationOutcome {
+  return againstReference
+    ? {
+        plus: { plusWins: row.ref_plus_wins, minusWins: row.ref_plus_losses, draws: row.ref_plus_draws },
+        minus: { plusWins: row.ref_minus_wins, minusWins: row.ref_minus_losses, draws: row.ref_minus_draws },
+      }
+    : { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
 }
 
 /**
  * Replays the SPSA formulas on the recorded results from the initial params: the θ of
  * every iteration, its signs and the final params.toml must be what an uninterrupted run
  * with the same game results gives, with each iteration's adaptive step scale recomputed
- * from the results before it. Returns the final θ.
+ * from the results before it and raised by the curvature pilot's factor once its iterations
+ * are in. Returns the final θ.
  */
 export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed: string, rows: IterationCheck[], expect: (value: unknown, message?: string) => { toEqual(v: unknown): void }): Record<string, number> {
   const config = loadConfig(setup.configFile);
   let params: SpsaParam[] = loadParams(initialParamsFile).map(({ name, value, min, max, step, type }) => ({ name, value, min, max, step, type }));
   const measured: MeasuredIteration[] = [];
+  const pilots: PilotIteration[] = [];
+  const pilotCount = pilotIterations(config);
+  const { adaptive } = config.spsa;
   for (const row of rows) {
     const k = row.iteration_number;
     expect(row.base_parameters, `θ of iteration ${k}`).toEqual(Object.fromEntries(params.map((p) => [p.name, p.value])));
     const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${seed}:${k}`));
     expect(row.perturbation_signs, `signs of iteration ${k}`).toEqual(perturbation.signs);
-    const counts = { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
-    const scale = config.spsa.adaptive.mode === "off" ? undefined : stepScales(measured, params.map((p) => p.name), config.spsa.adaptive);
-    const result = update(params, { ...perturbation, ...(scale && { scale }) }, counts, config.spsa);
-    measured.push({ elo: result.elo, result: counts });
+    const outcome = outcomeOf(row, k <= pilotCount);
+    let scale = adaptive.mode === "off" ? undefined : stepScales(measured, params.map((p) => p.name), adaptive);
+    if (scale && pilots.length > 0) {
+      const { factor } = pilotMeasure(pilots);
+      scale = Object.fromEntries(Object.entries(scale).map(([name, s]) => [name, pilotScale(s, adaptive.floor, factor)]));
+    }
+    const result = update(params, { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
+    measured.push({ elo: result.elo, result: outcome });
+    if (isReferenceResult(outcome)) {
+      const steps = Object.fromEntries(params.map((p) => [p.name, p.step]));
+      pilots.push({ outcome, spreadSquared: spreadSquared(steps, perturbation.plus, perturbation.minus) });
+    }
     params = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));
   }
   return Object.fromEntries(params.map((p) => [p.name, p.value]));

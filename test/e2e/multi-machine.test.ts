@@ -68,6 +68,9 @@ async function workerMachine(setup: TuningSetup, home: string, name: string, add
  * database, reaches it only over its veth at the database's address, and sees neither the
  * engine sources nor the master's folder: its binaries come from the database.
  */
+/** Games per iteration: with batches of 2, enough that w1 holds one while w2 plays others. */
+const GAMES = 16;
+
 describe("a run across machines (network namespaces)", () => {
   it("completes with exact counts after one worker machine is killed mid-batch", async (context) => {
     const unavailable = await namespacesUnavailable();
@@ -76,7 +79,7 @@ describe("a run across machines (network namespaces)", () => {
     const network = await createNetwork(2);
     made.network = network;
     const [w1, w2] = network.workers as [Machine, Machine];
-    const setup = tuningSetup({ iterations: 2, games: 8, batchSize: 2, moveLimit: "nodes = 1500" });
+    const setup = tuningSetup({ iterations: 2, games: GAMES, batchSize: 2, moveLimit: "nodes = 1500" });
     made.setup = setup;
     // The server's user (postgres, as root) must reach the home; the folder stays hidden from the workers.
     chmodSync(setup.dir, 0o755);
@@ -112,6 +115,12 @@ describe("a run across machines (network namespaces)", () => {
       const command = ["node", join(clone.root, "bin", "compete.js"), "--spsa", "-c", "1", "--config", "worker.toml", "--name", name, "--trust", publicKey];
       workers.push({ clone, child: spawnOn(machine, hidden, command, env, clone.root) });
     }
+    // Both workers connected before there is work, so w1 is not still starting while w2 plays every game.
+    await waitFor(async () => {
+      const [{ connected }] = await sql<{ connected: number }[]>`
+        select count(distinct usename)::int as connected from pg_stat_activity where usename in ('spsa_worker_w1', 'spsa_worker_w2')`;
+      return connected === 2;
+    }, 60_000, "both workers to connect");
     const master = spsaOnDb(["master", "--params", setup.paramsFile, "--name", RUN, "--seed", "netns"]);
 
     // Mid-batch: once w1 holds a claimed batch, its machine loses power.
@@ -145,7 +154,7 @@ describe("a run across machines (network namespaces)", () => {
     const played = await sql<{ worker_name: string; games: number }[]>`
       select worker_name, sum(games)::int as games from spsa_batch where iteration_id = ${killed!.iteration_id} and status = 'done' group by 1`;
     const by = (name: string) => played.find((row) => row.worker_name === name)?.games ?? 0;
-    expect(by("w1") + by("w2")).toBe(8);
+    expect(by("w1") + by("w2")).toBe(GAMES);
     expect(by("w2")).toBeGreaterThanOrEqual(killed!.games);
 
     // The binaries the survivor ran came from the database, into its own clone's cache.

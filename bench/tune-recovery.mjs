@@ -92,7 +92,7 @@ writeFileSync(configFile, `[time_control]\n${timeControl}margin_ms = ${opts.marg
   `[games]\ngames_per_iteration = ${opts.games}\nbatch_size = 8\n${spsaSection}\n` +
   `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`);
 const config = loadConfig(configFile);
-log(`[spsa] ${spsaSection.split("\n").filter((l) => /^(c_end|r_end|max_iterations|adapt|adapt_window|adapt_floor) /.test(l)).map((l) => l.replace(/\s*#.*/, "")).join(", ")}`);
+log(`[spsa] ${spsaSection.split("\n").filter((l) => /^(c_end|r_end|max_iterations|adapt|adapt_window|adapt_floor|adapt_pilot) /.test(l)).map((l) => l.replace(/\s*#.*/, "")).join(", ")}`);
 log(`moves at ${opts.nodes === undefined ? `${opts.timelow}–${opts.timehigh} s` : `${opts.nodes} nodes`}, ${opts.concurrency} games at once, database ${ownDatabase ? `embedded in ${process.env.SPSA_HOME}` : "DATABASE_URL"}`);
 log(`detuned by ${opts.steps} steps: ${params.map((p) => `${p.name} ${defaults[p.name]} → ${detuned[p.name]}`).join(", ")}`);
 

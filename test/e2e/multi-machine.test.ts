@@ -117,9 +117,9 @@ describe("a run across machines (network namespaces)", () => {
     }
     // Both workers connected before there is work, so w1 is not still starting while w2 plays every game.
     await waitFor(async () => {
-      const [{ connected }] = await sql<{ connected: number }[]>`
+      const [row] = await sql<{ connected: number }[]>`
         select count(distinct usename)::int as connected from pg_stat_activity where usename in ('spsa_worker_w1', 'spsa_worker_w2')`;
-      return connected === 2;
+      return row?.connected === 2;
     }, 60_000, "both workers to connect");
     const master = spsaOnDb(["master", "--params", setup.paramsFile, "--name", RUN, "--seed", "netns"]);
 

@@ -7,29 +7,18 @@ import { update, type IterationOutcome, type ReferenceResult } from "../../src/s
 import { pilotMeasure, pilotScale, spreadSquared } from "../../src/spsa/pilot.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import type { RecordedIteration } from "../support/iterations.js";
+import { outcomeOf as outcomeAgainst, type ReferenceCounts } from "../support/reference-counts.js";
 import { useRunFixture } from "../support/run-fixture.js";
 import { localTrust } from "../support/signing.js";
 
-interface PilotRow extends RecordedIteration {
+interface PilotRow extends RecordedIteration, ReferenceCounts {
   reference_engine_path: string | null;
   reference_engine_sha256: string | null;
   reference_engine_signature: string | null;
-  ref_plus_wins: number;
-  ref_plus_draws: number;
-  ref_plus_losses: number;
-  ref_minus_wins: number;
-  ref_minus_draws: number;
-  ref_minus_losses: number;
   run_id: number;
 }
 
-const outcomeOf = (row: PilotRow): IterationOutcome =>
-  row.reference_engine_sha256 === null
-    ? { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws }
-    : {
-        plus: { plusWins: row.ref_plus_wins, minusWins: row.ref_plus_losses, draws: row.ref_plus_draws },
-        minus: { plusWins: row.ref_minus_wins, minusWins: row.ref_minus_losses, draws: row.ref_minus_draws },
-      };
+const outcomeOf = (row: PilotRow): IterationOutcome => outcomeAgainst(row, row.reference_engine_sha256 !== null);
 
 describe("the curvature pilot on real engines", () => {
   // Games at a node limit from a seeded worker: the same results every time.

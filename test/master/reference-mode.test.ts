@@ -9,25 +9,20 @@ import { verifyBinary } from "../../src/signing/binary-signature.js";
 import { iterationNoise, stepScales } from "../../src/spsa/adaptive.js";
 import { readRunDetail } from "../../src/dashboard/run-detail.js";
 import { findRun } from "../../src/db/run-status.js";
-import { update, type ReferenceResult } from "../../src/spsa/math.js";
+import { update } from "../../src/spsa/math.js";
 import { spsa } from "../support/cli.js";
 import { buildMinnow } from "../support/minnow.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import type { RecordedIteration } from "../support/iterations.js";
 import { useRunFixture } from "../support/run-fixture.js";
+import { referenceOutcome, type ReferenceCounts } from "../support/reference-counts.js";
 import { localTrust } from "../support/signing.js";
 
 /** A recorded iteration with its reference-mode columns and its done batches' games (all, θ+'s and θ−'s). */
-interface ReferenceRow extends RecordedIteration {
+interface ReferenceRow extends RecordedIteration, ReferenceCounts {
   id: number;
   status: string;
   target_games: number;
-  ref_plus_wins: number;
-  ref_plus_draws: number;
-  ref_plus_losses: number;
-  ref_minus_wins: number;
-  ref_minus_draws: number;
-  ref_minus_losses: number;
   reference_engine_sha256: string | null;
   reference_engine_signature: string | null;
   elo_diff: number;
@@ -35,12 +30,6 @@ interface ReferenceRow extends RecordedIteration {
   batch_plus: number;
   batch_minus: number;
 }
-
-/** θ+'s and θ−'s results against the reference as the row recorded them. */
-const outcome = (row: ReferenceRow): ReferenceResult => ({
-  plus: { plusWins: row.ref_plus_wins, minusWins: row.ref_plus_losses, draws: row.ref_plus_draws },
-  minus: { plusWins: row.ref_minus_wins, minusWins: row.ref_minus_losses, draws: row.ref_minus_draws },
-});
 
 /** Sets `key = value` lines in the config's [spsa] section (after max_iterations), or none. */
 function withSpsaLines(configFile: string, lines: string): void {
@@ -116,10 +105,10 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
       expect(verifyBinary(localTrust(), { ...subject, variant: "plus" }, row.reference_engine_signature), label).toBe(false);
       expect(row.settings.spsa.reference, label).toBe("start");
       // The adaptive step scale from the iterations before, with reference mode's noise; then the update, replayed from the counts.
-      const history = rows.slice(0, i).map((r) => ({ elo: r.elo_diff, result: outcome(r) }));
+      const history = rows.slice(0, i).map((r) => ({ elo: r.elo_diff, result: referenceOutcome(r) }));
       const scale = stepScales(history, names, row.settings.spsa.adaptive);
       expect(row.settings.stepScale, label).toEqual(scale);
-      const replayed = update(recordedParams(row.settings, row.base_parameters), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale }, outcome(row), row.settings.spsa);
+      const replayed = update(recordedParams(row.settings, row.base_parameters), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale }, referenceOutcome(row), row.settings.spsa);
       expect(row.elo_diff, label).toBeCloseTo(replayed.elo, 12);
       for (const [name, value] of Object.entries(replayed.newValues)) expect(after[i]?.[name], `${name} after ${label}`).toBeCloseTo(value, 12);
     }
@@ -161,7 +150,7 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
     expect(text.stdout).toMatch(/scores against the reference \(θ\+ \/ θ−\): #2 \d+\.\d% \/ \d+\.\d% {2}#1 \d+\.\d% \/ \d+\.\d%/);
     // The dashboard's Elo error bars: 95 % of the noise of both sides' Elo against the reference.
     const detail = await readRunDetail(sql, (await findRun(sql, "ref"))!);
-    expect(detail.elo.map((point) => point.error)).toEqual(rows.map((r) => expect.closeTo(1.96 * Math.sqrt(iterationNoise(outcome(r))), 9)));
+    expect(detail.elo.map((point) => point.error)).toEqual(rows.map((r) => expect.closeTo(1.96 * Math.sqrt(iterationNoise(referenceOutcome(r))), 9)));
     const progress = await sql`select iteration, vs_reference from spsa_progress where run = 'ref' order by iteration`;
     expect(progress.map((p) => p.vs_reference)).toEqual(
       rows.map((r) => `θ+ +${r.ref_plus_wins} -${r.ref_plus_losses} =${r.ref_plus_draws}, θ− +${r.ref_minus_wins} -${r.ref_minus_losses} =${r.ref_minus_draws}`),

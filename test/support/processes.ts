@@ -4,10 +4,11 @@ import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/config/params.js";
 import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
 import { pilotIterations } from "../../src/master/pilot.js";
-import { isReferenceResult, perturb, update, type IterationOutcome, type SpsaParam } from "../../src/spsa/math.js";
+import { isReferenceResult, perturb, update, type SpsaParam } from "../../src/spsa/math.js";
 import { pilotMeasure, pilotScale, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
 import { createRng } from "../../src/random/rng.js";
 import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
+import { outcomeOf, referenceGames, type ReferenceCounts } from "./reference-counts.js";
 import type { TuningSetup } from "./tuning-setup.js";
 
 type Child = ResultPromise<{ reject: false; all: true }>;
@@ -30,7 +31,7 @@ export function startWorker(setup: TuningSetup, env: Record<string, string>, nam
   });
 }
 
-export interface IterationCheck {
+export interface IterationCheck extends ReferenceCounts {
   iteration_number: number;
   status: string;
   target_games: number;
@@ -39,13 +40,6 @@ export interface IterationCheck {
   plus_wins: number;
   minus_wins: number;
   draws: number;
-  /** θ+'s and θ−'s games against θ₀ or a reference engine (curvature pilot, reference mode), counted from their side. */
-  ref_plus_wins: number;
-  ref_plus_draws: number;
-  ref_plus_losses: number;
-  ref_minus_wins: number;
-  ref_minus_draws: number;
-  ref_minus_losses: number;
   batch_games: number;
   base_parameters: Record<string, number>;
   perturbation_signs: Record<string, number>;
@@ -68,20 +62,10 @@ export function expectExactCounts(rows: IterationCheck[], expect: (value: unknow
     expect(row.status, label).toBe("complete");
     expect(row.games_played, label).toBe(row.target_games);
     expect(row.batch_games, label).toBe(row.target_games);
-    const referenceGames = row.ref_plus_wins + row.ref_plus_draws + row.ref_plus_losses + row.ref_minus_wins + row.ref_minus_draws + row.ref_minus_losses;
-    expect(row.plus_wins + row.minus_wins + row.draws + referenceGames, label).toBe(row.games_played);
+    expect(row.plus_wins + row.minus_wins + row.draws + referenceGames(row), label).toBe(row.games_played);
   }
 }
 
-/** Plus against minus, or (a curvature pilot's iteration) θ+ and θ− each against θ₀. */
-export function outcomeOf(row: IterationCheck, againstReference: boolean): IterationOutcome {
-  return againstReference
-    ? {
-        plus: { plusWins: row.ref_plus_wins, minusWins: row.ref_plus_losses, draws: row.ref_plus_draws },
-        minus: { plusWins: row.ref_minus_wins, minusWins: row.ref_minus_losses, draws: row.ref_minus_draws },
-      }
-    : { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
-}
 
 /**
  * Replays the SPSA formulas on the recorded results from the initial params: the θ of

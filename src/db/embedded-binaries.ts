@@ -55,13 +55,19 @@ function copyNative(native: string, packageDir: string, copyParent: string, user
   const archive = execFileSync("tar", ["-c", "-C", native, "-f", "-", ...parts], { maxBuffer: 1 << 30 });
   // Another process may finish its copy first: then its copy is used and ours removed.
   const unpack = 'rm -rf "$1" && mkdir -m 700 "$1" && tar -x -C "$1" -f - && { mv -T "$1" "$2" || { rm -rf "$1"; test -d "$2"; }; }';
-  execFileSync("sh", ["-c", unpack, "sh", `${target}.tmp-${process.pid}`, target], {
-    input: archive,
-    stdio: ["pipe", "ignore", "pipe"],
-    uid: user.uid,
-    gid: user.gid,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-  });
+  try {
+    execFileSync("sh", ["-c", unpack, "sh", `${target}.tmp-${process.pid}`, target], {
+      input: archive,
+      stdio: ["pipe", "ignore", "pipe"],
+      uid: user.uid,
+      gid: user.gid,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    });
+  } catch (error) {
+    // A folder the user cannot write ends the shell before it reads the archive (EPIPE): its stderr says why.
+    const stderr = String((error as { stderr?: Buffer | string }).stderr ?? "").trim();
+    throw new DatabaseError(`the server's user ${user.name} cannot copy the Postgres binaries into ${copyParent}: ${stderr || (error as Error).message}`, { cause: error });
+  }
   return target;
 }
 

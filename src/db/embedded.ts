@@ -347,7 +347,12 @@ async function pgCtl(server: EmbeddedServer, args: string[], options: { detached
 
 /** The server's binaries, copied next to its data when its user cannot reach node_modules. */
 export function binaries(server: EmbeddedServer): PostgresBinaries {
-  return findPostgresBinaries(serverUser(), server.serverDir);
+  try {
+    return findPostgresBinaries(serverUser(), server.serverDir);
+  } catch (error) {
+    if (!(error instanceof DatabaseError) || !existsSync(server.dataDir)) throw error;
+    throw new DatabaseError(`the embedded Postgres in ${server.dataDir} did not start: ${error.message}`, { cause: error });
+  }
 }
 
 async function run(

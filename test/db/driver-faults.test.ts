@@ -6,8 +6,9 @@ import { freshDatabase } from "../support/database.js";
 /**
  * The Postgres driver as scripts/patch-postgres.mjs leaves it: connections killed by the server
  * (a restart, a failover, pg_terminate_backend) fail their queries, which the project retries,
- * and never take the process down. The unpatched postgres.js 3.4.9 exits in both cases below
- * (an unhandled rejection of its array-type fetch; a TypeError writing to a closed socket).
+ * and never take the process down. The unpatched postgres.js 3.4.9 fails both cases below: an
+ * unhandled rejection of its array-type fetch (which the client records; Node's default ends
+ * the process) and a TypeError writing to a closed socket (exit 1).
  */
 const CLIENT = fileURLToPath(new URL("../fixtures/driver/kill-connections.mjs", import.meta.url));
 

@@ -6,7 +6,7 @@ import { readPilotIterations } from "../db/iterations.js";
 import { withRetry } from "../db/retry.js";
 import type { RunRow } from "../db/runs.js";
 import type { Values } from "../spsa/math.js";
-import { pilotMeasure, pilotScale, type PilotMeasure } from "../spsa/pilot.js";
+import { pilotMeasure, pilotScales, type PilotMeasure } from "../spsa/pilot.js";
 import type { MasterOptions } from "./master.js";
 import { buildStartEngine } from "./reference.js";
 
@@ -23,16 +23,19 @@ import { buildStartEngine } from "./reference.js";
  * units of four (θ+ and θ− each a game pair against θ₀ on one opening).
  */
 export function pilotIterations(config: TuningConfig): number {
-  const { adaptive, reference } = config.spsa;
-  if (adaptive.mode === "off" || reference !== undefined || !fitsUnitsOfFour(config)) return 0;
-  return adaptive.pilot ?? 0;
+  return fitsUnitsOfFour(config) ? configuredPilots(config) : 0;
 }
 
 /** Why a configured pilot does not run, or undefined (said once when the master starts). */
 export function pilotSkipped(config: TuningConfig): string | undefined {
-  const { adaptive, reference } = config.spsa;
-  if (adaptive.mode === "off" || reference !== undefined || (adaptive.pilot ?? 0) === 0 || fitsUnitsOfFour(config)) return undefined;
+  if (configuredPilots(config) === 0 || fitsUnitsOfFour(config)) return undefined;
   return "no curvature pilot: [games] games_per_iteration and batch_size must be multiples of 4 for it (θ+ and θ− each play a game pair against θ₀ on every opening); steps keep the default rate";
+}
+
+/** The pilot iterations asked for, where the run's gains have a pilot at all. */
+function configuredPilots(config: TuningConfig): number {
+  const { adaptive, reference } = config.spsa;
+  return adaptive.mode === "off" || reference !== undefined ? 0 : (adaptive.pilot ?? 0);
 }
 
 function fitsUnitsOfFour(config: TuningConfig): boolean {
@@ -62,8 +65,7 @@ export async function pilotScaled(
   const iterations = await withRetry(log, options.signal, () => readPilotIterations(options.database.sql, run.id, pilots));
   if (iterations.length === 0) return { stepScale, pilot: undefined };
   const pilot = pilotMeasure(iterations);
-  const { floor } = options.config.spsa.adaptive;
-  return { stepScale: Object.fromEntries(Object.entries(stepScale).map(([name, scale]) => [name, pilotScale(scale, floor, pilot.factor)])), pilot };
+  return { stepScale: pilotScales(stepScale, options.config.spsa.adaptive.floor, pilot.factor), pilot };
 }
 
 /** The pilot's result in words, for the master's log. */

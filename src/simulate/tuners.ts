@@ -3,7 +3,7 @@ import { createRng } from "../random/rng.js";
 import { stepScales, type MeasuredIteration } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, type ReportedBatch } from "../uci-tune/batch-math.js";
-import { pilotMeasure, pilotScale, spreadSquared, type PilotIteration } from "../spsa/pilot.js";
+import { pilotMeasure, pilotScales, spreadSquared, type PilotIteration } from "../spsa/pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
 import { referenceOutcome } from "./reference-mode.js";
@@ -73,7 +73,7 @@ export function masterTuner(
       for (let k = 1; k <= iterations; k++) {
         const perturbation = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
         const factor = k > pilots && pilotIterations.length > 0 ? pilotMeasure(pilotIterations).factor : 1;
-        const played = scales ? { ...perturbation, scale: afterPilot(scales(history, names, iterations), adaptive?.floor ?? 1, factor) } : perturbation;
+        const played = scales ? { ...perturbation, scale: pilotScales(scales(history, names, iterations), adaptive?.floor ?? 1, factor) } : perturbation;
         const pilot = k <= pilots;
         const result = pilot
           ? referenceOutcome({ kind: "start" }, problem, played.plus, played.minus, gamesPerIteration, gameRng)
@@ -205,10 +205,6 @@ export function fishtestTuner(options: { cEnd: number; rEnd: number; batchGames:
       return trace;
     },
   };
-}
-
-function afterPilot(scale: Values, floor: number, factor: number): Values {
-  return factor === 1 ? scale : Object.fromEntries(Object.entries(scale).map(([name, s]) => [name, pilotScale(s, floor, factor)]));
 }
 
 function valuesOf(params: readonly SpsaParam[]): Values {

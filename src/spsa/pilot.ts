@@ -47,6 +47,11 @@ export function pilotScale(scale: number, floor: number, factor: number): number
   return floor + (factor - floor) * rho;
 }
 
+/** Every parameter's step scale after the pilot (pilotScale); unchanged with a factor of 1. */
+export function pilotScales(scales: Values, floor: number, factor: number): Values {
+  return factor === 1 ? scales : Object.fromEntries(Object.entries(scales).map(([name, scale]) => [name, pilotScale(scale, floor, factor)]));
+}
+
 /** Mean of d_i² over the parameters whose plus and minus differ, d_i = (plus_i − minus_i) / (2·step_i). */
 export function spreadSquared(steps: Readonly<Record<string, number>>, plus: Values, minus: Values): number {
   const squares = Object.entries(steps)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PILOT_MAX_FACTOR, PILOT_SAFE_CURVATURE, pilotMeasure, pilotScale, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
+import { PILOT_MAX_FACTOR, PILOT_SAFE_CURVATURE, pilotMeasure, pilotScale, pilotScales, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
 import { measuredElo, type IterationResult } from "../../src/spsa/math.js";
 
 /** `games` games at `score` for the tuned side, no draws (wins rounded). */
@@ -66,5 +66,11 @@ describe("the curvature pilot", () => {
     expect(pilotScale(0.625, 0.25, 1)).toBeCloseTo(0.625, 12);
     // With a floor of 1 there is no ρ: the factor itself.
     expect(pilotScale(1, 1, 3)).toBe(3);
+  });
+
+  it("scales every parameter's step scale alike, and none with a factor of 1", () => {
+    expect(pilotScales({ A: 0.25, B: 1 }, 0.25, 4)).toEqual({ A: 0.25, B: 4 });
+    const scales = { A: 0.5 };
+    expect(pilotScales(scales, 0.25, 1)).toBe(scales);
   });
 });

@@ -5,7 +5,7 @@ import { loadParams } from "../../src/config/params.js";
 import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
 import { pilotIterations } from "../../src/master/pilot.js";
 import { isReferenceResult, perturb, update, type SpsaParam } from "../../src/spsa/math.js";
-import { pilotMeasure, pilotScale, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
+import { pilotMeasure, pilotScales, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
 import { createRng } from "../../src/random/rng.js";
 import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
 import { outcomeOf, referenceGames, type ReferenceCounts } from "./reference-counts.js";
@@ -87,11 +87,8 @@ export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed:
     const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${seed}:${k}`));
     expect(row.perturbation_signs, `signs of iteration ${k}`).toEqual(perturbation.signs);
     const outcome = outcomeOf(row, k <= pilotCount);
-    let scale = adaptive.mode === "off" ? undefined : stepScales(measured, params.map((p) => p.name), adaptive);
-    if (scale && pilots.length > 0) {
-      const { factor } = pilotMeasure(pilots);
-      scale = Object.fromEntries(Object.entries(scale).map(([name, s]) => [name, pilotScale(s, adaptive.floor, factor)]));
-    }
+    const adaptiveScale = adaptive.mode === "off" ? undefined : stepScales(measured, params.map((p) => p.name), adaptive);
+    const scale = adaptiveScale && pilots.length > 0 ? pilotScales(adaptiveScale, adaptive.floor, pilotMeasure(pilots).factor) : adaptiveScale;
     const result = update(params, { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
     measured.push({ elo: result.elo, result: outcome });
     if (isReferenceResult(outcome)) {

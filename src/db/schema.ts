@@ -14,6 +14,7 @@ import {
   text,
   timestamp,
   uniqueIndex,
+  uuid,
 } from "drizzle-orm/pg-core";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import type { SprtBounds } from "../play/stats.js";
@@ -36,6 +37,11 @@ export const spsaRun = pgTable("spsa_run", {
   status: text("status").$type<"active" | "complete" | "stopped">().notNull().default("active"),
   /** Seeds every random draw, so an interrupted run replays the same perturbations. */
   seed: text("seed").notNull(),
+  /**
+   * Random and unique to this run in every database: signatures of the run's binaries and
+   * option settings name it (src/signing), so they cannot be replayed into another database.
+   */
+  uid: uuid("uid").notNull().defaultRandom(),
   config: jsonb("config").$type<Record<string, unknown>>().notNull(),
   initialParameters: jsonb("initial_parameters").$type<Values>().notNull(),
   /** θ after the last completed iteration; written in the same transaction that completes it. */

@@ -1,0 +1,1 @@
+ALTER TABLE "spsa_run" ADD COLUMN "uid" uuid DEFAULT gen_random_uuid() NOT NULL;

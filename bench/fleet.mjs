@@ -43,7 +43,7 @@ import { claimWorkerName } from "../dist/db/workers.js";
 import { PairTally } from "../dist/play/match-tally.js";
 import { optionParamsOf } from "../dist/uci-tune/batch-math.js";
 import { applyReports } from "../dist/uci-tune/apply-reports.js";
-import { drawOnClaim } from "../dist/uci-tune/hooks.js";
+import { optionsOnClaim } from "../dist/uci-tune/hooks.js";
 
 const { values } = parseArgs({
   options: {
@@ -245,7 +245,7 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
   const clients = Array.from({ length: n }, () => connect(url, 1, { connection: { application_name: "spsa-fleet-worker" } }));
   let stopping = false;
   let started = 0;
-  const onClaim = mode === "options" ? drawOnClaim : undefined;
+  const onClaim = mode === "options" ? optionsOnClaim : undefined;
   const register = async (sql, index) => {
     const session = { name: `fleet-${bench.run.id}-${n}-${index}`, sessionId: randomUUID() };
     await claimWorkerName(sql, { ...session, host: "fleet", pid: process.pid, concurrency: 1 }, () => false);
@@ -256,12 +256,12 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
     while (!stopping) {
       if (Date.now() - lastBeat > HEARTBEAT_MS) {
         lastBeat = Date.now();
-        await heartbeat(sql, session, [], LEASE_SECONDS).catch((error) => noteError("heartbeat", error));
+        await heartbeat(sql, session, []).catch((error) => noteError("heartbeat", error));
       }
       const t0 = performance.now();
       let batch;
       try {
-        batch = await claimBatch(sql, session.name, batchGames, LEASE_SECONDS, onClaim);
+        batch = await claimBatch(sql, session.name, batchGames, onClaim);
       } catch (error) {
         noteError("claim", error);
         await sleep(50);

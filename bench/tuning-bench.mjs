@@ -51,7 +51,7 @@ const claims = [];
 const reports = [];
 for (;;) {
   let t = performance.now();
-  const batch = await claimBatch(database.sql, "bench", 2, 60);
+  const batch = await claimBatch(database.sql, "bench", 2);
   if (!batch) break;
   claims.push(performance.now() - t);
   t = performance.now();

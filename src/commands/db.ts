@@ -140,8 +140,8 @@ export async function dbWorkerUrl(options: WorkerUrlOptions): Promise<void> {
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
     if (options.revoke) {
-      const { dropped, sessionsEnded } = await revokeWorkerLogin(database.sql, options.name);
-      note(!dropped ? `no database role ${role}: nothing to revoke` : `dropped database role ${role}: its URL no longer connects`);
+      const { dropped, sessionsEnded, released } = await revokeWorkerLogin(database.sql, options.name);
+      note(!dropped ? `no database role ${role}: nothing to revoke` : `dropped database role ${role}: its URL no longer connects, ${released} claimed batches went back to the pool and its worker names are free`);
       if (!sessionsEnded) note(`this database role may not end ${role}'s open sessions: stop that worker, or end them as a superuser (pg_terminate_backend)`);
       return;
     }

@@ -27,6 +27,8 @@ export interface IterationSettings {
   moveLimit?: IterationMoveLimit;
   /** `[time_control] reference_nps` (absent: no scaling); workers read it from here. */
   referenceNps?: number;
+  /** `[games] lease_seconds`: the lease of the iteration's batches, set in the database from here, never by a worker (absent in older rows: 120). */
+  leaseSeconds?: number;
   parameters: Record<string, ParamSettings>;
   /**
    * The factor on a_k of each parameter that this iteration's update uses, chosen by the
@@ -45,6 +47,7 @@ export function settingsOf(config: TuningConfig, params: readonly Param[], stepS
     timehighMs: config.timeControl.timehighMs,
     ...(config.timeControl.moveLimit && { moveLimit: config.timeControl.moveLimit }),
     ...(config.timeControl.referenceNps !== undefined && { referenceNps: config.timeControl.referenceNps }),
+    leaseSeconds: config.games.leaseSeconds,
     parameters: Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false }])),
     ...(stepScale && { stepScale }),
     ...(pilot && { pilot }),

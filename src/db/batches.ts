@@ -30,6 +30,8 @@ export type ClaimedBatch = RowOf<
   runId: number;
   runName: string;
   games: number;
+  /** The batch's lease, as its iteration's settings set it (the master's [games] lease_seconds): heartbeats keep it. */
+  leaseSeconds: number;
   /** The iteration's `[time_control] nodes` or `depth`, or a verification's clock (its settings), or null: a time per move. */
   moveLimit: IterationMoveLimit | null;
   /** The iteration's `[time_control] reference_nps`, or null: times per move are not scaled. */
@@ -39,8 +41,8 @@ export type ClaimedBatch = RowOf<
   minusOptions?: Record<string, number>;
 };
 
-/** Runs in the claim's transaction and may add to the batch (UCI-option mode draws its perturbation). */
-export type ClaimHook = (tx: postgres.TransactionSql, batch: ClaimedBatch, workerName: string) => Promise<ClaimedBatch>;
+/** Runs in the claim's transaction and may add to the batch (UCI-option mode reads the master's draw). */
+export type ClaimHook = (tx: postgres.TransactionSql, batch: ClaimedBatch) => Promise<ClaimedBatch>;
 /** Runs in the report's transaction once its games are counted, so once per batch. */
 export type ReportHook = (tx: postgres.TransactionSql, report: BatchReport) => Promise<void>;
 
@@ -98,26 +100,25 @@ export async function returnToPool(sql: Sql, workerName: string | null): Promise
 /**
  * Claims up to `maxGames` games of the oldest open iteration, never beyond its target:
  * spsa_claim_batch takes its oldest open batch row that no other claim holds (FOR UPDATE
- * SKIP LOCKED), splitting off what is beyond `maxGames`, and gives it a lease, in the
- * transaction that also runs `onClaim`. Iterations in `skip` (whose binaries this worker
- * refused) are passed over.
+ * SKIP LOCKED), splitting off what is beyond `maxGames` (a UCI-option batch, drawn by the
+ * master, is taken whole), and gives it the iteration's lease, in the transaction that also
+ * runs `onClaim`. Iterations in `skip` (whose binaries this worker refused) are passed over.
  */
 export async function claimBatch(
   sql: postgres.Sql,
   workerName: string,
   maxGames: number,
-  leaseSeconds: number,
   onClaim?: ClaimHook,
   skip: readonly number[] = [],
 ): Promise<ClaimedBatch | undefined> {
   return sql.begin(async (tx) => {
-    const [granted] = await tx<{ batchId: number; iterationId: number; games: number }[]>`
-      select batch_id::int as "batchId", iteration_id as "iterationId", games
-      from spsa_claim_batch(${workerName}, ${maxGames}, ${leaseSeconds}, ${skip as number[]}::int[])`;
+    const [granted] = await tx<{ batchId: number; iterationId: number; games: number; leaseSeconds: number }[]>`
+      select batch_id::int as "batchId", iteration_id as "iterationId", games, lease_seconds as "leaseSeconds"
+      from spsa_claim_batch(${workerName}, ${maxGames}, null, ${skip as number[]}::int[])`;
     if (!granted) return undefined;
     const [claimed] = await tx<ClaimedBatch[]>`
       select ${granted.batchId}::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
-             g.run_id as "runId", r.name as "runName", ${granted.games}::int as games,
+             g.run_id as "runId", r.name as "runName", ${granted.games}::int as games, ${granted.leaseSeconds}::float8 as "leaseSeconds",
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
              g.plus_engine_signature as "plusEngineSignature", g.minus_engine_signature as "minusEngineSignature",
@@ -126,7 +127,7 @@ export async function claimBatch(
              g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs",
              g.settings->'moveLimit' as "moveLimit", (g.settings->>'referenceNps')::float8 as "referenceNps"
       from spsa_iteration g join spsa_run r on r.id = g.run_id where g.id = ${granted.iterationId}`;
-    return claimed && onClaim ? onClaim(tx, claimed, workerName) : claimed;
+    return claimed && onClaim ? onClaim(tx, claimed) : claimed;
   });
 }
 
@@ -141,13 +142,13 @@ export async function refuseBatch(sql: postgres.Sql, batchId: number, workerName
 }
 
 /**
- * Extends the leases of a worker's batches that are still claimed and marks the worker
- * seen. Returns the batches it still holds, and whether its name is still its own (another
- * process takes it over with `--force`).
+ * Extends the leases of a worker's batches that are still claimed (each by its iteration's
+ * lease) and marks the worker seen. Returns the batches it still holds, and whether its name
+ * is still its own (another process takes it over with `--force`).
  */
-export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: number[], leaseSeconds: number): Promise<{ held: number[]; ownsName: boolean }> {
+export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: number[]): Promise<{ held: number[]; ownsName: boolean }> {
   const [row] = await sql<{ held: number[]; ownsName: boolean }[]>`
-    select held::int[] as held, owns_name as "ownsName" from spsa_heartbeat(${worker.name}, ${worker.sessionId}, ${batchIds}::bigint[], ${leaseSeconds})`;
+    select held::int[] as held, owns_name as "ownsName" from spsa_heartbeat(${worker.name}, ${worker.sessionId}, ${batchIds}::bigint[], null)`;
   return row ?? { held: [], ownsName: false };
 }
 

@@ -76,6 +76,8 @@ export interface NewIteration {
   targetGames: number;
   /** `[games] batch_size`: the size of the open batches the games are made into (src/spsa/batch-plan.ts). */
   batchSize: number;
+  /** False: no open batches are made (a UCI-option run's master makes them with their draws, src/uci-tune/draw-pool.ts). */
+  openBatches?: boolean;
   ck: number;
   ak: number;
   base: Values;
@@ -97,7 +99,7 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
   const plusSignature = it.sign?.({ ...subject, variant: "plus", sha256: it.plus.sha256 }) ?? null;
   const minusSignature = it.sign?.({ ...subject, variant: "minus", sha256: it.minus.sha256 }) ?? null;
   const reference = it.reference && { ...it.reference, signature: it.sign?.({ ...subject, variant: "reference", sha256: it.reference.sha256 }) ?? null };
-  const sizes = (reference ? planReferenceBatchSizes : planBatchSizes)(it.targetGames, it.batchSize, await activeGameSlots(sql));
+  const sizes = it.openBatches === false ? [] : (reference ? planReferenceBatchSizes : planBatchSizes)(it.targetGames, it.batchSize, await activeGameSlots(sql));
   let sum = 0;
   const before = sizes.map((games) => (sum += games) - games);
   await sql`

@@ -39,25 +39,27 @@ export async function optionRunOfIteration(sql: Sql, iterationId: number): Promi
   return row;
 }
 
-/** The run's seed and θ of now, read without a lock: a draw records the θ it was drawn from, so the chain stays replayable. */
-export async function runSeedAndTheta(tx: Sql, runId: number): Promise<{ seed: string; theta: Values }> {
-  const [run] = await tx<{ seed: string; theta: Values }[]>`select seed, current_parameters as theta from spsa_run where id = ${runId}`;
-  if (!run) throw new Error(`run ${runId} vanished`);
-  return run;
+/** What the master's pool of drawn batches stands at (src/uci-tune/draw-pool.ts): drawn batches not claimed yet, and games given out in batches. */
+export async function drawPoolState(tx: Sql, iterationId: number): Promise<{ open: number; allocated: number }> {
+  const [row] = await tx<{ open: number; allocated: number }[]>`
+    select (count(*) filter (where status = 'open'))::int as open,
+      coalesce(sum(games) filter (where status in ('open', 'claimed', 'done')), 0)::int as allocated
+    from spsa_batch where iteration_id = ${iterationId} and status in ('open', 'claimed', 'done')`;
+  return row ?? { open: 0, allocated: 0 };
 }
 
-/** Where a claimed batch's games sit in its iteration's plan (src/spsa/batch-plan.ts): the games planned before it. */
-export async function gamesBeforeBatch(tx: Sql, batchId: number): Promise<number> {
-  const [row] = await tx<{ gamesBefore: number | null }[]>`select games_before as "gamesBefore" from spsa_batch where id = ${batchId}`;
-  if (row?.gamesBefore == null) throw new Error(`batch ${batchId} has no place in its iteration's plan`);
-  return row.gamesBefore;
+/** A new open batch of the carrier iteration, its games the `gamesBefore`-th onward of the run's plan; returns its id. */
+export async function insertOpenBatch(tx: Sql, iterationId: number, games: number, gamesBefore: number): Promise<number> {
+  const [row] = await tx<{ id: number }[]>`
+    insert into spsa_batch (iteration_id, games, games_before, status) values (${iterationId}, ${games}, ${gamesBefore}, 'open') returning id::int`;
+  if (!row) throw new Error("batch insert returned nothing");
+  return row.id;
 }
 
 export interface NewPerturbation {
   batchId: number;
   runId: number;
   batchNumber: number;
-  workerName: string;
   games: number;
   k: number;
   ck: number;
@@ -68,11 +70,19 @@ export interface NewPerturbation {
   minus: Values;
 }
 
-/** Records a claimed batch's draw (spsa_record_draw: only the worker holding the batch, once). */
-export async function insertPerturbation(tx: postgres.TransactionSql, p: NewPerturbation): Promise<void> {
+/** Records the master's draw for an open batch (the worker that claims it is filled in by spsa_claim_batch). */
+export async function insertPerturbation(tx: Sql, p: NewPerturbation): Promise<void> {
   await tx`
-    select spsa_record_draw(${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.workerName}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak},
-      ${tx.json(p.thetaBefore)}, ${tx.json(p.signs)}, ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
+    insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters)
+    values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${tx.json(p.thetaBefore)}, ${tx.json(p.signs)},
+      ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
+}
+
+/** The values a claimed batch's plus and minus engines play, as the master drew them; undefined for a batch without a draw. */
+export async function drawOfBatch(sql: Sql, batchId: number): Promise<{ plus: Values; minus: Values } | undefined> {
+  const [row] = await sql<{ plus: Values; minus: Values }[]>`
+    select plus_parameters as plus, minus_parameters as minus from spsa_perturbation where batch_id = ${batchId}`;
+  return row;
 }
 
 /**

@@ -324,7 +324,8 @@ export const spsaPerturbation = pgTable("spsa_perturbation", {
   runId: integer("run_id").notNull().references(() => spsaRun.id),
   /** Unique per run (the batch row's id since migration 0014; 1, 2, … in claim order before); with the run's seed it seeds the draw. */
   batchNumber: integer("batch_number").notNull(),
-  workerName: text("worker_name").notNull(),
+  /** The worker that claimed the batch (null: drawn by the master, not claimed yet). */
+  workerName: text("worker_name"),
   games: integer("games").notNull(),
   /** The gain schedule's k: 1 + games drawn before this batch / games_per_iteration. */
   k: integer("k").notNull(),
@@ -343,7 +344,7 @@ export const spsaPerturbation = pgTable("spsa_perturbation", {
   /** θ of the run right before and right after this report (other batches may have moved it since the draw). */
   thetaApplied: jsonb("theta_applied"),
   thetaAfter: jsonb("theta_after"),
-  claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().defaultNow(),
+  claimedAt: timestamp("claimed_at", { withTimezone: true }),
   reportedAt: timestamp("reported_at", { withTimezone: true }),
   /** 1, 2, … per run in the order the master applied the reports to θ (null: not applied yet). */
   appliedNumber: integer("applied_number"),

@@ -1,6 +1,7 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { InputError } from "../errors.js";
+import { WORK_CHANNEL } from "./batches.js";
 import type { Sql } from "./columns.js";
 
 /**
@@ -21,10 +22,10 @@ const LOGIN_PREFIX = "spsa_worker_";
  */
 const WORKER_PRIVILEGES = [
   "grant usage on schema public",
-  // What it plays with: the iterations' settings, binaries, option runs and their draws.
+  // What it plays with: the iterations' settings, binaries, option runs and the master's draws.
   "grant select on spsa_iteration, spsa_binary, spsa_option_run, spsa_perturbation, spsa_batch, spsa_worker",
   // Not spsa_run.config: the run's config as the master read it (it may name a database URL).
-  "grant select (id, name, status, seed, initial_parameters, current_parameters, created_at, completed_at) on spsa_run",
+  "grant select (id, name, status, seed, uid, initial_parameters, current_parameters, created_at, completed_at) on spsa_run",
   // A worker checks that the schema is current; it never migrates (applyMigrations).
   "grant usage on schema drizzle",
   "grant select on drizzle.__drizzle_migrations",
@@ -32,8 +33,7 @@ const WORKER_PRIVILEGES = [
   "grant execute on function spsa_claim_batch, spsa_heartbeat, spsa_report_batch",
   "grant execute on function spsa_refuse_batch",
   "grant execute on function spsa_keep_faulted_games",
-  // UCI-option mode: a worker records its batch's draw; θ is the master's alone to move.
-  "grant execute on function spsa_record_draw",
+  // Nothing of UCI-option mode: the master draws every batch and moves θ; a worker reads its draw.
 ] as const;
 
 /** Whether this session may grant the worker privileges: spsa_workers exists and it owns the tables. */
@@ -112,21 +112,30 @@ async function createGroupUnlessRaced(tx: postgres.TransactionSql): Promise<void
 }
 
 /**
- * Drops the machine's login role and ends its sessions (a pool would otherwise keep working).
- * Returns whether there was one, and whether its sessions could be ended by this role.
+ * Drops the machine's login role and ends its sessions (a pool would otherwise keep working);
+ * in the same transaction its claimed batches go back to the pool and its worker names become
+ * free (a name belongs to a role only while the role exists: spsa_lock_worker_name). Returns
+ * whether there was one, the batches released, and whether its sessions could be ended by this role.
  */
-export async function revokeWorkerLogin(sql: postgres.Sql, machine: string): Promise<{ dropped: boolean; sessionsEnded: boolean }> {
+export async function revokeWorkerLogin(sql: postgres.Sql, machine: string): Promise<{ dropped: boolean; sessionsEnded: boolean; released: number }> {
   const role = workerLoginRole(machine);
   const existing = await loginRoleState(sql, role);
-  if (existing === undefined) return { dropped: false, sessionsEnded: true };
+  if (existing === undefined) return { dropped: false, sessionsEnded: true, released: 0 };
   if (existing === "other") throw new InputError("--name", `database role "${role}" is not a worker role (not in ${WORKER_GROUP}); it is left alone`);
-  await sql.unsafe(`drop role ${identifier(role)}`);
+  const released = await sql.begin(async (tx) => {
+    const [row] = await tx<{ batches: number }[]>`select batches from spsa_release_role(${role})`;
+    await tx.unsafe(`drop role ${identifier(role)}`);
+    return row?.batches ?? 0;
+  });
   // Needs superuser or pg_signal_backend: an owner with only CREATEROLE is told to restart the worker's server side.
   const sessionsEnded = await sql`select pg_terminate_backend(pid) from pg_stat_activity where usename = ${role}`.then(
     () => true,
     () => false,
   );
-  return { dropped: true, sessionsEnded };
+  // A session that was still claiming until it was ended: what it claimed goes back too.
+  const [late] = await sql<{ batches: number }[]>`select batches from spsa_release_role(${role})`;
+  await sql`select pg_notify(${WORK_CHANNEL}, '')`;
+  return { dropped: true, sessionsEnded, released: released + (late?.batches ?? 0) };
 }
 
 /** Whether the role is absent, a worker login (a member of spsa_workers), or some other role. */

@@ -50,8 +50,14 @@ export async function recordSpeed(sql: postgres.Sql, session: WorkerSession, mea
   await sql`select spsa_record_worker(${session.name}, ${session.sessionId}, null, null, ${measuredNps}, ${timeFactor})`;
 }
 
-/** The game slots of the workers seen in the last `minutes` minutes (the sum of their concurrency): what an iteration's batches are planned for. */
+/**
+ * The game slots of the workers seen in the last `minutes` minutes (the sum of their
+ * concurrency): what an iteration's batches are planned for. Each row counts within the
+ * bounds spsa_record_worker enforces, so no row can make the plan fail.
+ */
 export async function activeGameSlots(sql: postgres.Sql | postgres.TransactionSql, minutes = 5): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select coalesce(sum(concurrency), 0)::int as n from spsa_worker where last_seen_at > now() - make_interval(mins => ${minutes})`;
+  const [row] = await sql<{ n: number }[]>`
+    select coalesce(sum(least(greatest(concurrency, 1), spsa_limit('concurrency'))), 0)::int as n
+    from spsa_worker where last_seen_at > now() - make_interval(mins => ${minutes})`;
   return row?.n ?? 0;
 }

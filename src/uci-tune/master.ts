@@ -17,6 +17,7 @@ import { insertIteration, iterationCount, readIteration } from "../db/iterations
 import type { RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 import { applyReports } from "./apply-reports.js";
+import { topUpDraws } from "./draw-pool.js";
 import { optionParamsOf } from "./batch-math.js";
 
 /** params.toml follows θ at most this often while the run goes on, and once at its end. */
@@ -25,9 +26,9 @@ const PARAMS_SYNC_MS = 10_000;
 /**
  * The master of UCI-option mode: builds nothing after its start (the crate of [build], if
  * no binary is named, once), opens the run's games as one carrier iteration of
- * max_iterations × games_per_iteration games, and watches: workers draw every batch's
- * perturbation as they claim it (src/uci-tune/hooks.ts), the master applies the reports to
- * θ in report order and counts them in the carrier iteration as it does
+ * max_iterations × games_per_iteration games, and watches: it draws every batch's
+ * perturbation ahead of the workers (src/uci-tune/draw-pool.ts), they claim and play the
+ * batches and report results only, and the master applies the reports to θ in report order and counts them in the carrier iteration as it does
  * (src/uci-tune/apply-reports.ts). It returns leases to the pool, writes params.toml from θ,
  * and ends the run at its game budget. A restart resumes.
  */
@@ -79,6 +80,7 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
         timehighMs: config.timeControl.timehighMs,
         targetGames: config.spsa.maxIterations * gamesPerIteration,
         batchSize: config.games.batchSize,
+        openBatches: false,
         ck: 0,
         ak: 0,
         base: valuesOf(params),
@@ -136,7 +138,10 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
         await expireLeases(database.sql);
         // θ and the carrier's counters move together: a batch is counted as it is applied.
         await applyReports(database.sql, run.id);
-        return readIteration(database.sql, optionRun.iterationId);
+        const carrier = await readIteration(database.sql, optionRun.iterationId);
+        // New draws from the θ just moved, for the batches the workers claim next.
+        await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize);
+        return carrier;
       });
       if (iteration.gamesPlayed !== seen) poll.reset();
       seen = iteration.gamesPlayed;

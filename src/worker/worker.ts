@@ -32,7 +32,7 @@ import {
 } from "../play/index.js";
 import { SIDES } from "../db/fault-columns.js";
 import { BatchTally } from "./batch-tally.js";
-import { drawOnClaim } from "../uci-tune/hooks.js";
+import { optionsOnClaim } from "../uci-tune/hooks.js";
 import { DelayGuard } from "./delay-guard.js";
 import { faultedGames } from "./faulted-games.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
@@ -92,6 +92,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const rng = seededRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
   const heartbeatMs = heartbeatInterval(options.leaseSeconds);
   const session = await takeName(options, heartbeatMs, log);
+  // Leases are the master's (each iteration's settings): beat a third of the shortest one claimed.
+  let beatMs = heartbeatMs;
   if (options.concurrencyNote) log(`worker ${name}: concurrency ${options.concurrencyNote}`);
 
   const inFlight = new Map<number, Promise<void>>();
@@ -116,8 +118,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   let nameLost = false;
   let failed = false;
   const poll = new PollBackoff(options.pollIntervalMs);
-  const beat = setInterval(() => {
-    heartbeat(database.sql, session, [...inFlight.keys()], options.leaseSeconds)
+  const beatOnce = () => {
+    heartbeat(database.sql, session, [...inFlight.keys()])
       .then(({ ownsName }) => {
         if (ownsName || nameLost) return;
         nameLost = true;
@@ -125,7 +127,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         wake();
       })
       .catch(() => {});
-  }, heartbeatMs);
+  };
+  let beat = setInterval(beatOnce, beatMs);
+  const beatFor = (batch: ClaimedBatch) => {
+    const ms = heartbeatInterval(batch.leaseSeconds);
+    if (ms >= beatMs) return;
+    beatMs = ms;
+    clearInterval(beat);
+    beat = setInterval(beatOnce, beatMs);
+  };
   const started = Date.now();
   // Iterations whose binaries this worker refused: not claimed again, as the refusal would repeat.
   const refusedIterations: number[] = [];
@@ -159,11 +169,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
         claimed = await afterExpiringLeases(database.sql, log, options.signal, () =>
-          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), options.leaseSeconds, drawOnClaim, refusedIterations),
+          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), optionsOnClaim, refusedIterations),
         );
       }
       if (claimed) {
         const batch = claimed;
+        beatFor(batch);
         idleSince = Date.now();
         poll.reset();
         claimedGames += batch.games;

@@ -35,9 +35,9 @@ describe("claiming and reporting batches", () => {
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 0, status: "pending" });
     // A claim of 3 splits the first batch; its last game stays open after the rest.
     const grants = [];
-    for (let i = 0; i < 5; i++) grants.push((await claimBatch(sql, "w1", 3, 60))?.games);
+    for (let i = 0; i < 5; i++) grants.push((await claimBatch(sql, "w1", 3))?.games);
     expect(grants).toEqual([3, 3, 2, 1, 1]);
-    expect(await claimBatch(sql, "w1", 3, 60)).toBeUndefined();
+    expect(await claimBatch(sql, "w1", 3)).toBeUndefined();
     const rows = await sql`select games, games_before from spsa_batch where iteration_id = ${iteration.id} order by games_before`;
     expect(rows.map((r) => [r.games_before, r.games])).toEqual([[0, 3], [3, 1], [4, 3], [7, 1], [8, 2]]);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 10, games_played: 0, status: "in_progress" });
@@ -47,7 +47,7 @@ describe("claiming and reporting batches", () => {
   it("counts a report once: a replay is a duplicate and changes nothing", async () => {
     // An iteration of one pair is one batch, whatever the workers' game slots (planBatchSizes).
     const { iteration } = await seedIteration(sql, { runName: "replay", targetGames: 2 });
-    const batch = await claimBatch(sql, "w1", 4, 60);
+    const batch = await claimBatch(sql, "w1", 4);
     expect(batch?.iterationId).toBe(iteration.id);
     const report = { ...drawsReport(batch!.batchId, "w1", 2), wins: 1, draws: 1, pairs: [0, 0, 0, 1, 0] as BatchReport["pairs"] };
     expect(await reportBatch(sql, report)).toBe("accepted");
@@ -59,7 +59,7 @@ describe("claiming and reporting batches", () => {
 
   it("refuses a report from another worker or with the wrong number of games", async () => {
     const { iteration } = await seedIteration(sql, { runName: "wrong", targetGames: 2 });
-    const batch = await claimBatch(sql, "w1", 4, 60);
+    const batch = await claimBatch(sql, "w1", 4);
     expect(await reportBatch(sql, drawsReport(batch!.batchId, "w2", 2))).toBe("refused");
     await expect(reportBatch(sql, drawsReport(batch!.batchId, "w1", 4))).rejects.toThrow(/has 2 games, the report has 4/);
     expect(await counters(iteration.id)).toMatchObject({ games_played: 0 });
@@ -68,15 +68,15 @@ describe("claiming and reporting batches", () => {
 
   it("returns an expired lease to the pool and refuses the late report", async () => {
     const { iteration } = await seedIteration(sql, { runName: "lease", targetGames: 2 });
-    const dead = await claimBatch(sql, "w1", 2, 60);
-    expect(await claimBatch(sql, "w2", 2, 60)).toBeUndefined();
+    const dead = await claimBatch(sql, "w1", 2);
+    expect(await claimBatch(sql, "w2", 2)).toBeUndefined();
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 2 });
     // The worker died: age its lease by hand instead of waiting for it.
     await sql`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${dead!.batchId}`;
-    expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [], 60)).toEqual({ held: [], ownsName: true });
+    expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [])).toEqual({ held: [], ownsName: true });
     expect(await expireLeases(sql)).toBe(1);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 0 });
-    const again = await claimBatch(sql, "w2", 2, 60);
+    const again = await claimBatch(sql, "w2", 2);
     expect(again?.games).toBe(2);
     expect(await reportBatch(sql, drawsReport(dead!.batchId, "w1", 2))).toBe("refused");
     expect(await reportBatch(sql, drawsReport(again!.batchId, "w2", 2))).toBe("accepted");
@@ -85,9 +85,9 @@ describe("claiming and reporting batches", () => {
 
   it("keeps a lease alive with heartbeats", async () => {
     await seedIteration(sql, { runName: "heartbeat", targetGames: 2 });
-    const batch = await claimBatch(sql, "w1", 2, 1);
+    const batch = await claimBatch(sql, "w1", 2);
     await sql`update spsa_batch set lease_expires_at = now() + interval '100 milliseconds' where id = ${batch!.batchId}`;
-    expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [batch!.batchId], 60)).toEqual({ held: [batch!.batchId], ownsName: true });
+    expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [batch!.batchId])).toEqual({ held: [batch!.batchId], ownsName: true });
     const [row] = await sql`select lease_expires_at > now() + interval '30 seconds' as extended from spsa_batch where id = ${batch!.batchId}`;
     expect(row?.extended).toBe(true);
     expect(await reportBatch(sql, drawsReport(batch!.batchId, "w1", 2))).toBe("accepted");
@@ -102,7 +102,7 @@ describe("claiming and reporting batches", () => {
       names.map(async (name) => {
         let games = 0;
         for (;;) {
-          const batch = await claimBatch(sql, name, 6, 60);
+          const batch = await claimBatch(sql, name, 6);
           if (!batch) return games;
           expect(await reportBatch(sql, drawsReport(batch.batchId, name, batch.games))).toBe("accepted");
           games += batch.games;
@@ -140,7 +140,7 @@ describe("claiming and reporting batches", () => {
         names,
         iteration.id,
         // Some claims ask for more than a planned batch, some for less (the row is split).
-        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 4), 60),
+        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 4)),
         async (db, name, batch, round) => {
           const kind = (w(name) * 7 + round) % 10;
           if (kind === 0) {
@@ -194,7 +194,7 @@ describe("claiming and reporting batches", () => {
     let k = 0;
     const playSome = async (name: string, games: number) => {
       for (let left = games; left > 0; ) {
-        const batch = await claimBatch(sql, name, 4, 60);
+        const batch = await claimBatch(sql, name, 4);
         expect(await reportBatch(sql, report(batch!.batchId, name, batch!.games, k++))).toBe("accepted");
         left -= batch!.games;
       }
@@ -232,10 +232,10 @@ describe("claiming and reporting batches", () => {
   it("takes a worker's claimed batches back when it restarts, and their games are claimable again", async () => {
     const { iteration } = await seedIteration(sql, { runName: "restart", targetGames: 8, batchSize: 4 });
     await registerTestWorker(sql, "w3");
-    const held = await claimBatch(sql, "w3", 4, 60);
+    const held = await claimBatch(sql, "w3", 4);
     expect(await returnToPool(sql, "w3")).toEqual({ batches: 1, games: held!.games });
     expect(await reportBatch(sql, drawsReport(held!.batchId, "w3", held!.games))).toBe("refused");
-    for (let batch = await claimBatch(sql, "w2", 8, 60); batch; batch = await claimBatch(sql, "w2", 8, 60)) {
+    for (let batch = await claimBatch(sql, "w2", 8); batch; batch = await claimBatch(sql, "w2", 8)) {
       expect(await reportBatch(sql, drawsReport(batch.batchId, "w2", batch.games))).toBe("accepted");
     }
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 8, games_played: 8 });
@@ -257,7 +257,7 @@ describe("batch sizes at an iteration's end", () => {
     const granted: number[] = [];
     for (let turn = 0; ; turn++) {
       const name = turn % 2 === 0 ? "a" : "b";
-      const batch = await claimBatch(sql, name, 8, 60);
+      const batch = await claimBatch(sql, name, 8);
       if (!batch) break;
       granted.push(batch.games);
       expect(await reportBatch(sql, drawsReport(batch.batchId, name, batch.games))).toBe("accepted");

@@ -17,7 +17,7 @@ describe("fault counters in the database, built from the list of fault kinds", (
 
   it("adds each kind to its side's counter column, delay losses apart from engine faults", async () => {
     const { run, iteration } = await seedIteration(sql, { runName: "fault-columns", targetGames: 8 });
-    const batch = await claimBatch(sql, "faulty", 8, 60);
+    const batch = await claimBatch(sql, "faulty", 8);
     const accepted = await reportBatch(sql, {
       batchId: batch!.batchId,
       workerName: "faulty",
@@ -64,7 +64,7 @@ describe("fault counters of reference mode's three engines", () => {
     await registerTestWorker(sql, "faulty-ref");
     const reference = { path: "/nonexistent/reference", sha256: "1".repeat(64) };
     const { run, iteration } = await seedIteration(sql, { runName: "reference-faults", targetGames: 8, reference });
-    const batch = await claimBatch(sql, "faulty-ref", 8, 60);
+    const batch = await claimBatch(sql, "faulty-ref", 8);
     expect(batch?.games).toBe(8);
     const accepted = await reportBatch(sql, {
       batchId: batch!.batchId,

@@ -95,7 +95,7 @@ describe("migrations", () => {
       // The claim made before the upgrade is reported after it, and the rest is claimed and played.
       const draws = (batchId: number, games: number) => ({ batchId, workerName: "w", wins: 0, losses: 0, draws: games, pairs: [0, 0, games / 2, 0, 0] as [number, number, number, number, number], ...clean() });
       expect(await reportBatch(db, draws(claimed!.id, 4))).toBe("accepted");
-      const rest = await claimBatch(db, "w", 8, 60);
+      const rest = await claimBatch(db, "w", 8);
       expect(rest?.games).toBe(4);
       expect(await reportBatch(db, draws(rest!.batchId, 4))).toBe("accepted");
       await foldIteration(db, iteration!.id);

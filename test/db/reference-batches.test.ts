@@ -2,15 +2,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, foldIteration, reportBatch, type BatchReport } from "../../src/db/batches.js";
 import { outcomeOf, readIteration } from "../../src/db/iterations.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/iterations.js";
 
 const REFERENCE = { path: "/nonexistent/reference", sha256: "2".repeat(64) };
 
 /** A reference-mode report of `units` units: θ+ and θ− each win, draw and lose as given per unit's pair. */
 function referenceReport(batchId: number, workerName: string, plus: [number, number, number], minus: [number, number, number]): BatchReport {
   const side = ([wins, draws, losses]: [number, number, number]) => ({ wins, draws, losses });
-  const pairs = (plus[0] + plus[1] + plus[2] + minus[0] + minus[1] + minus[2]) / 2;
-  return { batchId, workerName, wins: 0, losses: 0, draws: 0, pairs: [0, 0, pairs, 0, 0], ...clean(), reference: { plus: side(plus), minus: side(minus) } };
+  const pairs = pairsOf(plus[0] + minus[0], plus[2] + minus[2], plus[1] + minus[1]);
+  return { batchId, workerName, wins: 0, losses: 0, draws: 0, pairs, ...clean(), reference: { plus: side(plus), minus: side(minus) } };
 }
 
 describe("reference mode's batches", () => {
@@ -35,20 +35,20 @@ describe("reference mode's batches", () => {
     const rows = await sql`select games from spsa_batch where iteration_id = ${iteration.id} order by id`;
     expect(rows.map((r) => r.games)).toEqual([8, 4]);
     // Two games asked: one unit of four granted, the row's other unit stays open after it.
-    const first = await claimBatch(sql, "r1", 2, 60);
+    const first = await claimBatch(sql, "r1", 2);
     expect(first?.games).toBe(4);
     expect(first).toMatchObject({ referenceEnginePath: REFERENCE.path, referenceEngineSha256: REFERENCE.sha256 });
     expect(first?.referenceEngineSignature).toMatch(/^[A-Za-z0-9+/]+=*$/);
     // Seven asked: one unit (whole units only).
-    expect((await claimBatch(sql, "r1", 7, 60))?.games).toBe(4);
-    expect((await claimBatch(sql, "r1", 8, 60))?.games).toBe(4);
-    expect(await claimBatch(sql, "r1", 8, 60)).toBeUndefined();
+    expect((await claimBatch(sql, "r1", 7))?.games).toBe(4);
+    expect((await claimBatch(sql, "r1", 8))?.games).toBe(4);
+    expect(await claimBatch(sql, "r1", 8)).toBeUndefined();
     await sql`update spsa_iteration set status = 'complete' where id = ${iteration.id}`;
   });
 
   it("counts both sides' results against the reference once: a retried report is a duplicate", async () => {
     const { iteration } = await seedIteration(sql, { runName: "counted", targetGames: 8, reference: REFERENCE });
-    const batch = await claimBatch(sql, "r1", 8, 60);
+    const batch = await claimBatch(sql, "r1", 8);
     const report = referenceReport(batch!.batchId, "r1", [2, 1, 1], [0, 3, 1]);
     expect(await reportBatch(sql, report)).toBe("accepted");
     expect(await reportBatch(sql, report)).toBe("duplicate");
@@ -67,7 +67,7 @@ describe("reference mode's batches", () => {
 
   it("refuses a report of the other kind, uneven sides or plus-against-minus games, counting nothing", async () => {
     const { iteration } = await seedIteration(sql, { runName: "kinds", targetGames: 8, reference: REFERENCE });
-    const batch = await claimBatch(sql, "r1", 8, 60);
+    const batch = await claimBatch(sql, "r1", 8);
     const plain = { batchId: batch!.batchId, workerName: "r1", wins: 4, losses: 2, draws: 2, pairs: [0, 0, 4, 0, 0] as BatchReport["pairs"], ...clean() };
     await expect(reportBatch(sql, plain)).rejects.toThrow(/its iteration plays θ\+ and θ− against a reference engine, the report is of plus against minus/);
     await expect(reportBatch(sql, referenceReport(batch!.batchId, "r1", [3, 1, 1], [1, 1, 1]))).rejects.toThrow(/as many games of θ\+ as of θ− \(here 5 and 3\)/);
@@ -76,7 +76,7 @@ describe("reference mode's batches", () => {
     expect(await reportBatch(sql, referenceReport(batch!.batchId, "r1", [1, 2, 1], [2, 2, 0]))).toBe("accepted");
     // A plus-against-minus iteration refuses a reference report.
     const pvm = await seedIteration(sql, { runName: "plain", targetGames: 2 });
-    const pair = await claimBatch(sql, "r1", 2, 60);
+    const pair = await claimBatch(sql, "r1", 2);
     expect(pair?.iterationId).toBe(pvm.iteration.id);
     expect(pair?.referenceEngineSha256).toBeNull();
     await expect(reportBatch(sql, referenceReport(pair!.batchId, "r1", [1, 0, 0], [0, 1, 0]))).rejects.toThrow(/its iteration plays plus against minus, the report is of games against a reference engine/);
@@ -84,7 +84,7 @@ describe("reference mode's batches", () => {
 
   it("still takes a plus-vs-minus report in the nine arguments of the version before (a worker not upgraded yet)", async () => {
     const { iteration } = await seedIteration(sql, { runName: "older-worker", targetGames: 2 });
-    const batch = await claimBatch(sql, "r1", 2, 60);
+    const batch = await claimBatch(sql, "r1", 2);
     const [row] = await sql`select spsa_report_batch(${batch!.batchId}, 'r1', 1, 0, 1, '{0,0,0,1,0}'::int[], '{}'::jsonb, 0, 0) as outcome`;
     expect(row?.outcome).toBe("accepted");
     expect(await counters(iteration.id)).toMatchObject({ games_played: 2, plus_wins: 1, draws: 1, ref_plus_wins: 0 });

@@ -11,6 +11,8 @@ import { insertOptionRun } from "../../src/db/perturbations.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/db/worker-role.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/uci-tune/apply-reports.js";
+import { topUpDraws } from "../../src/uci-tune/draw-pool.js";
+import { optionsOnClaim } from "../../src/uci-tune/hooks.js";
 import { compete, spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
@@ -119,15 +121,15 @@ describe("spsa db worker-url: a worker machine's database role", () => {
 
   it("cannot touch another worker's row, name or batches", async () => {
     await registerTestWorker(database.sql, "master-box");
-    const theirs = await claimBatch(database.sql, "master-box", 2, 600);
+    const theirs = await claimBatch(database.sql, "master-box", 2);
     expect(theirs).toBeDefined();
     await expect(worker`update spsa_worker set games_played = 0 where name = 'master-box'`).rejects.toMatchObject(DENIED);
     await expect(worker`delete from spsa_worker where name = 'master-box'`).rejects.toMatchObject(DENIED);
     // Through the functions every worker runs: the name was registered by another login role.
     const identity = { name: "master-box", sessionId: "intruder", host: "evil", pid: null, concurrency: 1 };
     await expect(claimWorkerName(worker, identity, () => false)).rejects.toMatchObject({ ...DENIED, message: expect.stringContaining("belongs to database role") });
-    await expect(claimBatch(worker, "master-box", 2, 600)).rejects.toMatchObject(DENIED);
-    expect(await heartbeat(worker, { name: "master-box", sessionId: "master-box" }, [theirs!.batchId], 600)).toEqual({ held: [], ownsName: false });
+    await expect(claimBatch(worker, "master-box", 2)).rejects.toMatchObject(DENIED);
+    expect(await heartbeat(worker, { name: "master-box", sessionId: "master-box" }, [theirs!.batchId])).toEqual({ held: [], ownsName: false });
     const report = { batchId: theirs!.batchId, workerName: "master-box", wins: 2, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 1] as const, ...clean() };
     await expect(reportBatch(worker, { ...report, pairs: [...report.pairs] as [number, number, number, number, number] })).rejects.toMatchObject(DENIED);
     await expect(worker`select * from spsa_return_to_pool('master-box')`).rejects.toMatchObject(DENIED);
@@ -144,7 +146,7 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     const name = `${machine}-1`;
     const claim = await claimWorkerName(worker, { name, sessionId: "s1", host: "box", pid: 1, concurrency: 1 }, () => false);
     expect(claim.taken).toBe(false);
-    const batch = await claimBatch(worker, name, 2, 600);
+    const batch = await claimBatch(worker, name, 2);
     expect(batch?.games).toBe(2);
     const report = { batchId: batch!.batchId, workerName: name, wins: 1, losses: 0, draws: 1, pairs: [0, 0, 0, 1, 0] as [number, number, number, number, number], ...clean() };
     await expect(reportBatch(worker, { ...report, wins: 40 })).rejects.toThrow(`batch ${batch!.batchId} has 2 games, the report has 41`);
@@ -161,7 +163,7 @@ describe("spsa db worker-url: a worker machine's database role", () => {
   it("counts a refusal of its own batch's binaries once, and cannot refuse another worker's batch", async () => {
     const name = `${machine}-2`;
     await claimWorkerName(worker, { name, sessionId: "s2", host: "box", pid: 2, concurrency: 1 }, () => false);
-    const batch = await claimBatch(worker, name, 2, 600);
+    const batch = await claimBatch(worker, name, 2);
     const refused = async () => {
       await foldIteration(database.sql, batch!.iterationId);
       const [row] = await database.sql<{ n: number }[]>`select binaries_refused as n from spsa_iteration where id = ${batch!.iterationId}`;
@@ -213,25 +215,32 @@ describe("the worker role in UCI-option mode", () => {
     await revokeWorkerLogin(database.sql, machine);
   });
 
-  it("draws only for its own claimed batch and reports it; the master moves θ by it once", async () => {
-    const { run, iteration } = await seedIteration(database.sql, { runName: "opt", targetGames: 4 });
+  it("claims a batch the master drew, reads its draw, writes none, and reports results only; the master moves θ by it once", async () => {
+    const { run, iteration } = await seedIteration(database.sql, { runName: "opt", targetGames: 4, openBatches: false });
     const parameters = { X: { min: 0, max: 10, step: 1, type: "int" as const, frozen: false, option: "X", optionScale: undefined } };
     const gains = { a: 1, c: 1, A: 1, alpha: 0.602, gamma: 0.101, maxIterations: 1 };
-    await insertOptionRun(database.sql, { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration: 4 });
+    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration: 4 };
+    await insertOptionRun(database.sql, optionRun);
     const name = `${machine}-1`;
     await claimWorkerName(worker, { name, sessionId: "s", host: "box", pid: 1, concurrency: 1 }, () => false);
-    const batch = await claimBatch(worker, name, 2, 600);
-    const draw = (batchId: number) =>
-      worker`select spsa_record_draw(${batchId}, ${run.id}, ${batchId}, ${name}, 2, 1, 1, 0.5, '{"X": 1}', '{"X": 1}', '{"X": 2}', '{"X": 0}')`;
-    const [open] = await database.sql<{ id: number }[]>`select id::int from spsa_batch where iteration_id = ${iteration.id} and status = 'open'`;
-    await expect(draw(open!.id)).rejects.toMatchObject(DENIED);
-    await draw(batch!.batchId);
+    expect(await claimBatch(worker, name, 2, optionsOnClaim)).toBeUndefined();
+    expect(await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, 4, 2)).toBe(2);
+    const batch = await claimBatch(worker, name, 2, optionsOnClaim);
+    const [drawn] = await database.sql<{ plus: { X: number } }[]>`select plus_parameters as plus from spsa_perturbation where batch_id = ${batch!.batchId}`;
+    expect(batch?.plusOptions).toEqual({ X: drawn!.plus.X });
+    await expect(worker`update spsa_perturbation set a_k = 'NaN' where batch_id = ${batch!.batchId}`).rejects.toMatchObject(DENIED);
+    await expect(worker`insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters)
+      values (${batch!.batchId}, ${run.id}, 999, 2, 1, 1, 1e6, '{}', '{}', '{}', '{}')`).rejects.toMatchObject(DENIED);
+    const writers = await database.sql<{ name: string }[]>`
+      select proname as name from pg_proc where prosrc ilike '%spsa_perturbation (%' and has_function_privilege('spsa_workers', oid, 'execute')`;
+    expect(writers).toEqual([]);
     expect(await reportBatch(worker, { batchId: batch!.batchId, workerName: name, wins: 2, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 1], ...clean() })).toBe("accepted");
     const theta = async () => (await database.sql<{ theta: Record<string, number> }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`)[0]?.theta;
     expect(await theta()).toEqual({ X: 1 });
     expect(await applyReports(database.sql, run.id)).toBe(1);
     const moved = await theta();
-    expect(moved?.X).toBeGreaterThan(1);
+    // Toward the plus engine, which won both games.
+    expect(Math.sign(moved!.X! - 1)).toBe(Math.sign(drawn!.plus.X - 1));
     expect(await applyReports(database.sql, run.id)).toBe(0);
     expect(await theta()).toEqual(moved);
     const [applied] = await database.sql`select applied_number, theta_applied, theta_after from spsa_perturbation where batch_id = ${batch!.batchId}`;

@@ -22,7 +22,7 @@ describe("taking a worker name", () => {
   it("returns a dead holder's claimed batches to the pool at once, and refuses their late report", async () => {
     await seedIteration(sql, { runName: "dead-holder", targetGames: 8 });
     await registerTestWorker(sql, "restarted");
-    const orphan = await claimBatch(sql, "restarted", 4, 600);
+    const orphan = await claimBatch(sql, "restarted", 4);
     expect(await claimedGames(orphan!.iterationId)).toBe(4);
 
     const claim = await claimWorkerName(sql, { name: "restarted", sessionId: "second", host: "test", pid: null, concurrency: 1 }, () => false);
@@ -33,8 +33,8 @@ describe("taking a worker name", () => {
     const late: BatchReport = { batchId: orphan!.batchId, workerName: "restarted", wins: 0, losses: 0, draws: 4, pairs: [0, 0, 2, 0, 0], ...clean() };
     expect(await reportBatch(sql, late)).toBe("refused");
     // The old process, if it still ran, learns from its heartbeat that the name is gone.
-    expect(await heartbeat(sql, { name: "restarted", sessionId: "restarted" }, [orphan!.batchId], 60)).toEqual({ held: [], ownsName: false });
-    expect(await heartbeat(sql, { name: "restarted", sessionId: "second" }, [], 60)).toEqual({ held: [], ownsName: true });
+    expect(await heartbeat(sql, { name: "restarted", sessionId: "restarted" }, [orphan!.batchId])).toEqual({ held: [], ownsName: false });
+    expect(await heartbeat(sql, { name: "restarted", sessionId: "second" }, [])).toEqual({ held: [], ownsName: true });
   });
 
   it("records a process's measured speed for its own session only, and a new process of the name starts unmeasured", async () => {
@@ -52,7 +52,7 @@ describe("taking a worker name", () => {
   it("leaves a live holder's row and batches alone", async () => {
     await seedIteration(sql, { runName: "live-holder", targetGames: 8 });
     await registerTestWorker(sql, "busy");
-    const held = await claimBatch(sql, "busy", 4, 600);
+    const held = await claimBatch(sql, "busy", 4);
     const claimedBefore = await claimedGames(held!.iterationId);
     let seen: NameHolder | undefined;
     const claim = await claimWorkerName(sql, { name: "busy", sessionId: "intruder", host: "test", pid: null, concurrency: 1 }, (holder) => {

@@ -29,12 +29,12 @@ describe("spsa status", () => {
     // An older run, so that the default (no --name) has to choose.
     await writeSyntheticRun(sql, { name: "older", config, params, iterations: 3, workerName: "w0", endedAt: new Date(Date.now() - 86_400_000) });
     const { open } = await writeSyntheticRun(sql, { name: "synthetic", config, params, iterations: 30, open: true, workerName: "w1" });
-    const batch = await claimBatch(sql, "w1", 8, 60);
+    const batch = await claimBatch(sql, "w1", 8);
     expect(batch?.iterationId).toBe(open?.id);
     const [plus, minus] = oneMinusCrash();
     // Besides its crash, plus lost 1 game and minus 2 to delays outside the engines; 5 games were replayed.
     const faults: [FaultCounts, FaultCounts] = [{ ...plus, delay: 1 }, { ...minus, delay: 2 }];
-    const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 2, draws: 3, pairs: [0, 1, 2, 1, 0] as Pentanomial, faults, replays: 5, replayLimitPairs: 1 };
+    const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 2, draws: 3, pairs: [0, 1, 1, 2, 0] as Pentanomial, faults, replays: 5, replayLimitPairs: 1 };
     expect(await reportBatch(sql, report)).toBe("accepted");
     // What the run's master does on its next poll: status reads the folded counters.
     await foldIteration(sql, batch!.iterationId);

@@ -21,6 +21,18 @@ export const clean = (): { faults: [FaultCounts, FaultCounts]; replays: number; 
   replayLimitPairs: 0,
 });
 
+/**
+ * Game pairs that hold `wins`, `losses` and `draws` (an even number of games in all), as a
+ * report must give them (spsa_report_batch checks that the pairs score what the games score):
+ * a win with a loss, then wins, losses and draws by twos, an odd win or loss with a draw.
+ */
+export function pairsOf(wins: number, losses: number, draws: number): [number, number, number, number, number] {
+  const split = Math.min(wins, losses);
+  const [w, l] = [wins - split, losses - split];
+  const [oddWin, oddLoss] = [w % 2, l % 2];
+  return [(l - oddLoss) / 2, oddLoss, split + (draws - oddWin - oddLoss) / 2, oddWin, (w - oddWin) / 2];
+}
+
 /** Registers a worker whose session id is its name, taking the name whoever holds it. */
 export async function registerTestWorker(sql: postgres.Sql, name: string, host = "test") {
   return claimWorkerName(sql, { name, sessionId: name, host, pid: null, concurrency: 1 }, () => false);
@@ -43,6 +55,8 @@ export async function seedIteration(
     reference?: { path: string; sha256: string };
     config?: TuningConfig;
     params?: Param[];
+    /** False: no open batches (a UCI-option carrier, whose batches the master draws). */
+    openBatches?: boolean;
   },
 ) {
   const config = options.config ?? loadConfig("config.toml");
@@ -58,6 +72,7 @@ export async function seedIteration(
     timehighMs: 20,
     targetGames: options.targetGames,
     batchSize: options.batchSize ?? config.games.batchSize,
+    ...(options.openBatches === false && { openBatches: false }),
     ck: 1,
     ak: 0.1,
     base: { X: 1 },
@@ -122,7 +137,10 @@ export async function crowdOfWorkers(
             await play(db, name, batch, round);
             continue;
           }
-          const [left] = await db<{ n: number }[]>`select count(*)::int as n from spsa_batch where iteration_id = ${iterationId} and status in ('open', 'claimed')`;
+          // Games not reported yet (a UCI-option run's master draws more as the pool empties).
+          const [left] = await db<{ n: number }[]>`
+            select (select target_games from spsa_iteration where id = ${iterationId}) - coalesce(sum(games), 0)::int as n
+            from spsa_batch where iteration_id = ${iterationId} and status = 'done'`;
           if (left!.n === 0) return;
           await new Promise((resolve) => setTimeout(resolve, 2));
         }

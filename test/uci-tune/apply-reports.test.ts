@@ -4,7 +4,8 @@ import { claimBatch, expireLeases, reportBatch, type BatchReport } from "../../s
 import { insertOptionRun } from "../../src/db/perturbations.js";
 import { applyReports } from "../../src/uci-tune/apply-reports.js";
 import { scheduleStep } from "../../src/uci-tune/batch-math.js";
-import { drawOnClaim } from "../../src/uci-tune/hooks.js";
+import { topUpDraws } from "../../src/uci-tune/draw-pool.js";
+import { optionsOnClaim } from "../../src/uci-tune/hooks.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, crowdOfWorkers, killWhileWaitingOnBatch, registerTestWorker, seedIteration } from "../support/iterations.js";
 import { expectConsistentRun } from "../support/options-run.js";
@@ -24,24 +25,33 @@ async function countsAndSums(sql: postgres.Sql, iterationId: number) {
   };
 }
 
-/** A UCI-option run of one float parameter X over `target` games, as the master opens it. */
-async function seedOptionRun(sql: postgres.Sql, runName: string, target: number, gamesPerIteration: number) {
-  const { run, iteration } = await seedIteration(sql, { runName, targetGames: target, batchSize: 4 });
-  const parameters = { X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined } };
-  const gains = { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: target / gamesPerIteration };
-  await insertOptionRun(sql, { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration });
-  const [{ seed } = { seed: "" }] = await sql<{ seed: string }[]>`select seed from spsa_run where id = ${run.id}`;
-  return { run, iteration, gains, seed };
+/** The pairs of `games` games without draws of which plus won all, none or half (each pair split). */
+function pairsOf(wins: number, games: number): BatchReport["pairs"] {
+  const pairs = games / 2;
+  return wins === games ? [0, 0, 0, 0, pairs] : wins === 0 ? [pairs, 0, 0, 0, 0] : [0, 0, pairs, 0, 0];
 }
 
-describe("UCI-option mode: draws without a lock, θ moved by the master alone", () => {
+/** A UCI-option run of one float parameter X over `target` games, as the master opens it; `draw` tops its pool of drawn batches of 4 games up, as the master's polls do. */
+async function seedOptionRun(sql: postgres.Sql, runName: string, target: number, gamesPerIteration: number) {
+  const { run, iteration } = await seedIteration(sql, { runName, targetGames: target, batchSize: 4, openBatches: false });
+  const parameters = { X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined } };
+  const gains = { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: target / gamesPerIteration };
+  const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration };
+  await insertOptionRun(sql, optionRun);
+  const [{ seed } = { seed: "" }] = await sql<{ seed: string }[]>`select seed from spsa_run where id = ${run.id}`;
+  const draw = () => topUpDraws(sql, { ...optionRun, seed }, target, 4);
+  await draw();
+  return { run, iteration, gains, seed, draw };
+}
+
+describe("UCI-option mode: the master draws and moves θ, workers only play and report", () => {
   const database = useMigratedDatabase(4);
 
-  it("keeps θ one replayable chain with 20 connections drawing, reporting and expiring while two masters apply", async () => {
+  it("keeps θ one replayable chain with 20 connections claiming, reporting and expiring while two masters draw and apply", async () => {
     const sql = database.sql;
     const target = 240;
     const gamesPerIteration = 16;
-    const { run, iteration, gains, seed } = await seedOptionRun(sql, "async", target, gamesPerIteration);
+    const { run, iteration, gains, seed, draw } = await seedOptionRun(sql, "async", target, gamesPerIteration);
     const names = Array.from({ length: 20 }, (_, i) => `async-${i}`);
     for (const name of names) await registerTestWorker(sql, name);
     let applying = true;
@@ -49,6 +59,7 @@ describe("UCI-option mode: draws without a lock, θ moved by the master alone", 
     const master = async () => {
       while (applying) {
         await applyReports(sql, run.id);
+        await draw();
         await new Promise((resolve) => setTimeout(resolve, 3));
       }
     };
@@ -60,12 +71,12 @@ describe("UCI-option mode: draws without a lock, θ moved by the master alone", 
         database.url,
         names,
         iteration.id,
-        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 3), 60, drawOnClaim),
+        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 3), optionsOnClaim),
         async (db, name, batch, round) => {
           expect(batch.plusOptions).toBeDefined();
           const kind = (w(name) + round) % 3;
           const wins = kind === 0 ? batch.games : kind === 1 ? 0 : batch.games / 2;
-          const report: BatchReport = { batchId: batch.batchId, workerName: name, wins, losses: batch.games - wins, draws: 0, pairs: [0, 0, batch.games / 2, 0, 0], ...clean() };
+          const report: BatchReport = { batchId: batch.batchId, workerName: name, wins, losses: batch.games - wins, draws: 0, pairs: pairsOf(wins, batch.games), ...clean() };
           if ((w(name) * 5 + round) % 9 === 0) {
             // A dead worker: its lease runs out, its draw is dropped and its late report refused.
             await db`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batch.batchId}`;
@@ -103,12 +114,13 @@ describe("UCI-option mode: draws without a lock, θ moved by the master alone", 
 
   it("applies and counts each batch once: not when the master is killed midway through its fold, not again when it folds twice", async () => {
     const sql = database.sql;
-    const { run, iteration, seed } = await seedOptionRun(sql, "killed-fold", 64, 16);
+    const { run, iteration, seed, draw } = await seedOptionRun(sql, "killed-fold", 64, 16);
     await registerTestWorker(sql, "kf");
     for (let k = 0; k < 6; k++) {
-      const batch = await claimBatch(sql, "kf", 4, 60, drawOnClaim);
+      await draw();
+      const batch = await claimBatch(sql, "kf", 4, optionsOnClaim);
       const wins = [batch!.games, 0, batch!.games / 2][k % 3]!;
-      const report: BatchReport = { batchId: batch!.batchId, workerName: "kf", wins, losses: batch!.games - wins, draws: 0, pairs: [0, 0, batch!.games / 2, 0, 0], ...clean() };
+      const report: BatchReport = { batchId: batch!.batchId, workerName: "kf", wins, losses: batch!.games - wins, draws: 0, pairs: pairsOf(wins, batch!.games), ...clean() };
       expect(await reportBatch(sql, report)).toBe("accepted");
     }
     const [last] = await sql<{ id: number }[]>`select max(id)::int as id from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;

@@ -112,7 +112,7 @@ describe("faulted games kept", () => {
     const batchIds: number[] = [];
     const report = async (iterationNumber: number) => {
       await seedIteration(database.sql, { runName: "capped", targetGames: 8, iterationNumber });
-      const batch = await claimBatch(database.sql, "w-cap", 8, 30);
+      const batch = await claimBatch(database.sql, "w-cap", 8);
       if (!batch) throw new Error("nothing to claim");
       batchIds.push(batch.batchId);
       // Four faulted games reported: more than an iteration keeps of one worker.

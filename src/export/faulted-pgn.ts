@@ -1,7 +1,9 @@
 import type { FaultedGameRow } from "../db/faulted-games.js";
 import type { Values } from "../spsa/math.js";
+import { printable, printableLines } from "../text/printable.js";
 
-const escape = (text: string) => text.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+// A tag value is one line: its control characters (a worker's text) are shown as \xNN first, so the file is safe to print.
+const escape = (text: string) => printable(text).replace(/\\/g, "\\\\").replace(/"/g, '\\"');
 const theta = (values: Values) =>
   Object.keys(values)
     .sort()
@@ -30,8 +32,9 @@ export function faultedGamesPgn(runName: string, rows: readonly FaultedGameRow[]
       // Tag names are letters only: chess.js, for one, reads no others.
       const added = tags.map(([name, value]) => `[${name} "${escape(value)}"]`).join("\n");
       // A stored game is its tag section, a blank line, then its moves: the tags go at the section's end.
-      const split = row.pgn.indexOf("\n\n");
-      return split < 0 ? `${added}\n${row.pgn}` : `${row.pgn.slice(0, split)}\n${added}${row.pgn.slice(split)}`;
+      const pgn = printableLines(row.pgn);
+      const split = pgn.indexOf("\n\n");
+      return split < 0 ? `${added}\n${pgn}` : `${pgn.slice(0, split)}\n${added}${pgn.slice(split)}`;
     })
     .join("");
 }

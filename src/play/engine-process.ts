@@ -5,6 +5,7 @@ import { EngineError } from "../errors.js";
 import { spawnEngine, type OutputSink, type SpawnedEngine } from "./engine-spawn.js";
 import { MIN_QUIET_MS, QuietReads, SLICE_BYTES, type QuietPlan } from "./quiet-reads.js";
 import { isScoredInfo, parseInfo, type SearchInfo } from "./uci-info.js";
+import { setoptionLine } from "./uci-lines.js";
 
 /** An engine to run: a binary, its arguments, and UCI options sent with `setoption`. */
 export interface EngineSpec {
@@ -102,7 +103,7 @@ export class EngineProcess {
     }
     try {
       await engine.request("uci", (line) => line.trim() === "uciok", timeouts.uciMs, "uciok");
-      const options = Object.entries(spec.options ?? {}).map(([name, value]) => `setoption name ${name} value ${value}`);
+      const options = Object.entries(spec.options ?? {}).map(([name, value]) => setoptionLine(name, value));
       await engine.request([...options, "isready"].join("\n"), (line) => line.trim() === "readyok", timeouts.readyMs, "readyok");
     } catch (error) {
       engine.kill();
@@ -150,7 +151,7 @@ export class EngineProcess {
    * sure `spec` sets every option the old one did, so nothing of the old set lingers.
    */
   async reconfigure(spec: EngineSpec): Promise<void> {
-    const options = Object.entries(spec.options ?? {}).map(([name, value]) => `setoption name ${name} value ${value}`);
+    const options = Object.entries(spec.options ?? {}).map(([name, value]) => setoptionLine(name, value));
     await this.request([...options, "isready"].join("\n"), (line) => line.trim() === "readyok", this.timeouts.readyMs, "readyok");
     this.currentSpec = spec;
   }

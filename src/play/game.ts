@@ -6,6 +6,7 @@ import type { FaultKind } from "./faults.js";
 import { forfeitCause, type ForfeitCause } from "./forfeit-cause.js";
 import { Position, START_FEN, type GameEnd } from "./position.js";
 import { Clock, type SearchLimits, type Side } from "./time-control.js";
+import { goLine } from "./uci-lines.js";
 
 export type GameScore = "1-0" | "0-1" | "1/2-1/2";
 
@@ -137,12 +138,12 @@ export async function playGame(
     if ("movetimeMs" in limits) {
       movetimeMs = limits.movetimeMs;
       allowedMs = limits.movetimeMs + options.timeMarginMs;
-      go = `go movetime ${limits.movetimeMs}`;
+      go = goLine(limits);
     } else if (clock) {
       allowedMs = clock.allowedMs(side);
       go = clock.goCommand(side);
     } else {
-      go = "nodes" in limits ? `go nodes ${limits.nodes}` : `go depth ${(limits as { depth: number }).depth}`;
+      go = goLine(limits as Exclude<SearchLimits, { tc: unknown }>);
     }
     const stallMs = Number.isFinite(allowedMs) ? allowedMs + options.stallMs : options.untimedStallMs;
     const timing = { stallMs, graceMs: options.stopGraceMs, movetimeMs };

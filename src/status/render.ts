@@ -4,6 +4,7 @@ import { sparkline } from "./sparkline.js";
 import { short, shortTime, signed, table } from "./text-format.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
 import type { SideCounts } from "../db/run-status.js";
+import { printable } from "../text/printable.js";
 
 /** `spsa status` as text for one terminal screen. */
 export function renderStatus(status: RunStatus): string {
@@ -39,13 +40,13 @@ export function renderStatus(status: RunStatus): string {
   lines.push(...table(
     ["worker", "host", "conc", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen"],
     status.workers.map((w) => [
-      w.name, w.host, String(w.concurrency), String(w.games), String(w.delayLosses), String(w.replays),
+      printable(w.name), printable(w.host), String(w.concurrency), String(w.games), String(w.delayLosses), String(w.replays),
       w.measuredNps === null ? "-" : String(Math.round(w.measuredNps)), w.timeFactor === null ? "-" : w.timeFactor.toFixed(3),
       w.gamesPerMinute.toFixed(1), `${formatDuration(w.secondsAgo)} ago`,
     ]),
     "no workers yet: start one with compete --spsa",
   ));
-  lines.push(...status.workers.filter((w) => w.concurrencyNote !== null).map((w) => `${w.name}: concurrency ${w.concurrencyNote}`));
+  lines.push(...status.workers.filter((w) => w.concurrencyNote !== null).map((w) => `${printable(w.name)}: concurrency ${printable(w.concurrencyNote ?? "")}`));
   lines.push("");
   lines.push(...table(
     ["parameter", "start", "", "now", "Δ steps", "[min, max]", "step", "history"],

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { EngineError } from "../errors.js";
 import { spawnEngine, type SpawnedEngine } from "../play/engine-spawn.js";
 import { START_FEN } from "../play/position.js";
+import { setoptionLine } from "../play/uci-lines.js";
 
 /** What `evalbatch` prints per position: static evaluation, quiescence score, or both. */
 export type EvalMode = "static" | "qsearch" | "both";
@@ -113,7 +114,7 @@ export class BatchEngine {
     for (const [name, value] of values) {
       if (this.sent.get(name) === value) continue;
       this.sent.set(name, value);
-      text += `setoption name ${name} value ${value}\n`;
+      text += `${setoptionLine(name, value)}\n`;
     }
     if (text !== "") this.write(text);
   }

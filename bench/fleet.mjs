@@ -2,9 +2,10 @@
 // Fleet benchmark (not a test). Needs `npm run build` first. N simulated workers, each on a
 // real connection of its own (a worker process holds one), each registering a worker name
 // and looping claim → zero-time "game" → report with the project's own claim and report
-// code (src/db/batches.ts; in UCI-option mode with the worker's hook that draws each batch's
-// perturbation), heartbeating every 10 s; a master loop returns expired leases, folds the
-// counters (and in UCI-option mode applies the reports to θ) and, in build mode, inserts
+// code (src/db/batches.ts; in UCI-option mode with the worker's hook that reads each batch's
+// draw), heartbeating every 10 s; a master loop returns expired leases, folds the counters (and
+// in UCI-option mode applies the reports to θ and draws the next batches, every 20 ms: the
+// games take no time here, so the pool empties between polls) and, in build mode, inserts
 // iterations as the master does.
 //   node bench/fleet.mjs [--mode build|options|both] [--workers 10,50,200,600,1000]
 //     [--seconds 20] [--batch 8] [--games-per-iteration 2000] [--prefill 0] [--sql-prefill] [--stats]
@@ -43,6 +44,7 @@ import { claimWorkerName } from "../dist/db/workers.js";
 import { PairTally } from "../dist/play/match-tally.js";
 import { optionParamsOf } from "../dist/uci-tune/batch-math.js";
 import { applyReports } from "../dist/uci-tune/apply-reports.js";
+import { topUpDraws } from "../dist/uci-tune/draw-pool.js";
 import { optionsOnClaim } from "../dist/uci-tune/hooks.js";
 
 const { values } = parseArgs({
@@ -111,17 +113,19 @@ async function openBenchRun(mode, label) {
   const iteration = (iterationNumber, targetGames) => ({
     runId: run.id, iterationNumber, plus: ENGINE, minus: ENGINE, timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs,
     targetGames, ck: 1, ak: 1, base: valuesOf(params), plusValues: valuesOf(params), minusValues: valuesOf(params), signs: {},
-    settings: settingsOf(config, params), sign: null, batchSize: batchGames,
+    settings: settingsOf(config, params), sign: null, batchSize: batchGames, openBatches: mode !== "options",
   });
   const targets = new Map();
+  let optionRun;
   if (mode === "options") {
     // As runOptionsMaster: the carrier iteration of max_iterations × games_per_iteration games and its option run, in one transaction.
     await database.sql.begin(async (tx) => {
       const carrier = await insertIteration(tx, iteration(1, config.spsa.maxIterations * gamesPerIteration));
-      await insertOptionRun(tx, {
+      optionRun = {
         runId: run.id, iterationId: carrier.id, enginePath: ENGINE.path, engineSha256: ENGINE.sha256,
         parameters: optionParamsOf(params, paramsFile), gains: spsaMathConfig(config.spsa, gamesPerIteration), gamesPerIteration,
-      });
+      };
+      await insertOptionRun(tx, optionRun);
       targets.set(carrier.id, carrier.targetGames);
     });
   }
@@ -129,6 +133,8 @@ async function openBenchRun(mode, label) {
   return {
     run,
     targets,
+    // UCI-option mode: the master's draws for the batches claimed next.
+    draw: () => (optionRun ? topUpDraws(database.sql, { ...optionRun, seed: run.seed }, config.spsa.maxIterations * gamesPerIteration, batchGames) : 0),
     // What the simulated workers were granted and had accepted, over all phases on this run.
     claimedByIteration: new Map(),
     acceptedByIteration: new Map(),
@@ -163,7 +169,7 @@ async function foldOpen(bench, id) {
 const REAL_TAIL = 5000;
 
 /**
- * --sql-prefill: the carrier iteration's next `count` open batches made done (all draws) and
+ * --sql-prefill: `count` more batches of the carrier iteration made done (all draws) and
  * applied to θ as the master would leave them (θ unmoved: every batch a draw), in its
  * counters, in one statement; then VACUUM ANALYZE of the queue. Not the code under test.
  */
@@ -172,18 +178,19 @@ async function sqlPrefill(bench, count) {
   const [{ folded }] = await database.sql`
     select exists (select 1 from information_schema.columns where table_name = 'spsa_batch' and column_name = 'folded') as folded`;
   const t0 = performance.now();
-  // The next open rows are consecutive ids (made with the iteration); bounds first, so the statement is one range.
-  const [{ last, applied }] = await database.sql`
-    select (select id from spsa_batch where iteration_id = ${carrier} and status = 'open' order by id offset ${count - 1} limit 1) as last,
+  // New done rows after every batch given out so far (the master makes the carrier's rows as it draws them).
+  const [{ before, applied }] = await database.sql`
+    select (select coalesce(sum(games), 0)::int from spsa_batch where iteration_id = ${carrier} and status in ('open', 'claimed', 'done')) as before,
       (select coalesce(max(applied_number), 0)::int from spsa_perturbation where run_id = ${bench.run.id}) as applied`;
   const worker = `fleet-${bench.run.id}-prefill`;
   const [row] = await database.sql`
     with done as (
-      update spsa_batch b set status = 'done', worker_name = ${worker}, claimed_at = now(), lease_expires_at = now(),
-        reported_at = now(), plus_wins = 0, minus_wins = 0, draws = b.games, pairs = jsonb_build_array(0, 0, b.games / 2, 0, 0),
-        faults = '{}', replays = 0, replay_limit_pairs = 0 ${folded ? database.sql`, folded = true` : database.sql``}
-      where b.iteration_id = ${carrier} and b.status = 'open' and b.id <= ${last}
-      returning b.id, b.games
+      insert into spsa_batch (iteration_id, games, games_before, status, worker_name, claimed_at, lease_expires_at, reported_at,
+        plus_wins, minus_wins, draws, pairs, faults, replays, replay_limit_pairs ${folded ? database.sql`, folded` : database.sql``})
+      select ${carrier}, ${batchGames}, ${before} + (n - 1) * ${batchGames}, 'done', ${worker}, now(), now(), now(),
+        0, 0, ${batchGames}, jsonb_build_array(0, 0, ${batchGames / 2}, 0, 0), '{}', 0, 0 ${folded ? database.sql`, true` : database.sql``}
+      from generate_series(1, ${count}) n
+      returning id, games
     ), theta as (select current_parameters as t from spsa_run where id = ${bench.run.id}), applied as (
       insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs,
         plus_parameters, minus_parameters, plus_wins, minus_wins, draws, pairs, elo_diff, theta_applied, theta_after, reported_at, applied_number)
@@ -304,11 +311,12 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
     while (!stopping) {
       await expireLeases(database.sql).catch((error) => noteError("expire", error));
       await fold(mode, bench).catch((error) => noteError("fold", error));
+      await bench.draw().catch((error) => noteError("draw", error));
       if (mode === "build") {
         const claimable = [...bench.targets].reduce((sum, [id, target]) => sum + target - (claimedByIteration.get(id) ?? 0), 0);
         if (claimable < n * batchGames * 4) await bench.more();
       }
-      await sleep(mode === "build" ? 100 : 1000);
+      await sleep(mode === "build" ? 100 : 20);
     }
   };
   const waits = new Map();

@@ -49,7 +49,7 @@ async function workerMachine(setup: TuningSetup, home: string, name: string, add
   const clone = privateClone();
   made.clones.push(clone);
   rmSync(join(clone.root, "engines"), { recursive: true, force: true });
-  writeFileSync(join(clone.root, "worker.toml"), "[games]\nbatch_size = 2\nlease_seconds = 5\n\n[database]\npoll_interval = 0.2\n");
+  writeFileSync(join(clone.root, "worker.toml"), "[games]\nbatch_size = 2\n\n[database]\npoll_interval = 0.2\n");
   const urlFile = join(clone.root, "worker.url");
   const issued = await execa("node", [SPSA_BIN, "--config", setup.configFile, "db", "worker-url", "--name", name, "--host", address, "--output", urlFile], {
     env: { ...cleanEnv(), SPSA_HOME: home },
@@ -79,7 +79,7 @@ describe("a run across machines (network namespaces)", () => {
     const network = await createNetwork(2);
     made.network = network;
     const [w1, w2] = network.workers as [Machine, Machine];
-    const setup = tuningSetup({ iterations: 2, games: GAMES, batchSize: 2, moveLimit: "nodes = 1500" });
+    const setup = tuningSetup({ iterations: 2, games: GAMES, batchSize: 2, leaseSeconds: 5, moveLimit: "nodes = 1500" });
     made.setup = setup;
     // The server's user (postgres, as root) must reach the home; the folder stays hidden from the workers.
     chmodSync(setup.dir, 0o755);

@@ -9,6 +9,10 @@ ALTER TABLE "spsa_perturbation" ALTER COLUMN "claimed_at" DROP DEFAULT;--> state
 DROP FUNCTION IF EXISTS spsa_record_draw(bigint, int, int, text, int, int, float8, float8, jsonb, jsonb, jsonb, jsonb);--> statement-breakpoint
 DROP FUNCTION IF EXISTS spsa_record_option_result(bigint, int, int, int, int, jsonb, float8, jsonb, jsonb);--> statement-breakpoint
 DROP FUNCTION IF EXISTS spsa_lock_option_run(int);--> statement-breakpoint
+-- Draws a worker made and the master has not applied are not trusted: their batches end
+-- unapplied (claimed ones are refused when reported) and the master gives their games out again.
+UPDATE spsa_batch b SET status = 'expired' FROM spsa_perturbation p
+WHERE p.batch_id = b.id AND p.applied_number IS NULL AND b.status IN ('claimed', 'done') AND NOT b.folded;--> statement-breakpoint
 -- Open batches of a UCI-option run without a draw were made for draws at claim: the master draws
 -- for the open batches it wants in its pool (a batch that ran out of its lease is drawn anew).
 DELETE FROM spsa_batch b USING spsa_option_run o

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { openDatabase } from "../db/connection.js";
-import { embeddedServer, homeFolder } from "../db/embedded.js";
+import { embeddedServer } from "../db/embedded.js";
 import {
   DEFAULT_BATCH_SIZE,
   DEFAULT_BOOK_PLIES,
@@ -55,7 +56,8 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? DEFAULT_BOOK_PLIES);
   const chosen = options.concurrency === undefined ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false) : undefined;
   const concurrency = options.concurrency ?? chosen!.concurrency;
-  const cacheDir = homeFolder(embeddedServer(), "binaries");
+  // Made 0700 and checked at each use (src/fs/private-folder.ts); older versions' `binaries` folder is no longer used.
+  const cacheDir = join(embeddedServer().home, "engine-cache");
   const pinned = [
     ...(options.trust ?? []).map((key) => parsePublicKey(key, "--trust")),
     ...(config?.worker.trustedKeys ?? []).map((key) => parsePublicKey(key, `${config?.file}: [worker].trusted_keys`)),

@@ -54,12 +54,12 @@ describe("signed binaries on real workers", () => {
   const refusals = (stderr: string) => stderr.split("\n").filter((line) => line.includes("refused the"));
 
   /** An open iteration whose plus binary is `planted`, with `signature` beside it (the minus side is genuine). */
-  async function plantedIteration(runName: string, planted: { path: string; sha256: string }, signature: (runId: number) => string | null, iterationNumber = 1) {
+  async function plantedIteration(runName: string, planted: { path: string; sha256: string }, signature: (runUid: string) => string | null, iterationNumber = 1) {
     const genuine = markedEngine(`${runName}-genuine`);
     const { run, iteration } = await seedIteration(database.sql, { runName, targetGames: 2, iterationNumber, engine: genuine });
     await storeBinary(database.sql, planted.path);
     await database.sql`update spsa_iteration set plus_engine_path = ${planted.path}, plus_engine_sha256 = ${planted.sha256},
-      plus_engine_signature = ${signature(run.id)} where id = ${iteration.id}`;
+      plus_engine_signature = ${signature(run.uid)} where id = ${iteration.id}`;
     return { run, iteration };
   }
 
@@ -88,7 +88,7 @@ describe("signed binaries on real workers", () => {
   it("a binary signed by another key is refused", async () => {
     const planted = markedEngine("planted-other-key");
     const other = signerFor(generateKeyPairSync("ed25519").privateKey);
-    const { iteration } = await plantedIteration("planted-other-key", planted, (runId) => other({ runId, iterationNumber: 1, variant: "plus", sha256: planted.sha256 }));
+    const { iteration } = await plantedIteration("planted-other-key", planted, (runUid) => other({ runUid, iterationNumber: 1, variant: "plus", sha256: planted.sha256 }));
     const result = await worker("w-other-key");
     expect(refusals(result.stderr)[0]).toMatch(/its signature is not from a trusted master key/);
     await expectRefused("planted-other-key", iteration.id, planted.marker, result);
@@ -109,9 +109,9 @@ describe("signed binaries on real workers", () => {
     const other = signerFor(generateKeyPairSync("ed25519").privateKey);
     for (const [name, signature] of [
       ["planted-reference", (): string | null => null],
-      ["foreign-reference", (runId: number, sha256: string): string | null => other({ runId, iterationNumber: 1, variant: "reference", sha256 })],
+      ["foreign-reference", (runUid: string, sha256: string): string | null => other({ runUid, iterationNumber: 1, variant: "reference", sha256 })],
       // The master's own key, but signed as this iteration's plus engine: not valid as its reference.
-      ["plus-as-reference", (runId: number, sha256: string): string | null => localSigningKey().sign({ runId, iterationNumber: 1, variant: "plus", sha256 })],
+      ["plus-as-reference", (runUid: string, sha256: string): string | null => localSigningKey().sign({ runUid, iterationNumber: 1, variant: "plus", sha256 })],
     ] as const) {
       const genuine = markedEngine(`${name}-genuine`);
       const planted = markedEngine(name);
@@ -119,7 +119,7 @@ describe("signed binaries on real workers", () => {
       const { run, iteration } = await seedIteration(database.sql, { runName: name, targetGames: 4, engine: genuine, reference: genuine });
       await storeBinary(database.sql, planted.path);
       await database.sql`update spsa_iteration set reference_engine_path = ${planted.path}, reference_engine_sha256 = ${planted.sha256},
-        reference_engine_signature = ${signature(run.id, planted.sha256)} where id = ${iteration.id}`;
+        reference_engine_signature = ${signature(run.uid, planted.sha256)} where id = ${iteration.id}`;
       const result = await worker(`w-${name}`);
       expect(refusals(result.stderr)[0]).toMatch(/refused the reference binary of iteration 1 .*: (it is not signed|its signature is not from a trusted master key)/);
       await expectRefused(name, iteration.id, planted.marker, result);

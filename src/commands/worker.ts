@@ -11,6 +11,7 @@ import {
 } from "../config/config.js";
 import { WORKER_IDLE_POLL_CAP_MS } from "../db/poll-backoff.js";
 import { InputError } from "../errors.js";
+import { privateFolder } from "../fs/private-folder.js";
 import { defaultConcurrency, measureLoad } from "../worker/default-concurrency.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
 import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
@@ -56,8 +57,9 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? DEFAULT_BOOK_PLIES);
   const chosen = options.concurrency === undefined ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false) : undefined;
   const concurrency = options.concurrency ?? chosen!.concurrency;
-  // Made 0700 and checked at each use (src/fs/private-folder.ts); older versions' `binaries` folder is no longer used.
-  const cacheDir = join(embeddedServer().home, "engine-cache");
+  // Checked here, so a planted folder stops the worker before it claims, and again at each use (obtainBinary).
+  // Older versions' `binaries` folder is no longer used.
+  const cacheDir = privateFolder(join(embeddedServer().home, "engine-cache"), "engine cache");
   const pinned = [
     ...(options.trust ?? []).map((key) => parsePublicKey(key, "--trust")),
     ...(config?.worker.trustedKeys ?? []).map((key) => parsePublicKey(key, `${config?.file}: [worker].trusted_keys`)),

@@ -1,5 +1,5 @@
 import { createHash, type KeyObject } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type postgres from "postgres";
 import { insertBinary, storedBinary } from "../db/binaries.js";
@@ -71,10 +71,7 @@ export async function obtainBinary(sql: postgres.Sql, binary: SignedBinary, trus
   if (!verifyBinary(trustedKeys, binary, binary.signature)) throw new UntrustedBinaryError(binary, trustedKeys.length === 0);
   const { sha256: hash, path: masterPath } = binary;
   const cached = join(privateFolder(cacheDir, "engine cache"), hash);
-  // The folder's privacy is what closes the race: no one else can write between this hash and
-  // the exec. The hash before each use catches a file damaged on disk or by hand (it would
-  // fault every game); it costs about 5 ms per 10 MB binary per batch (bench/signing-bench.mjs).
-  if (isIntact(readRegularFile(cached, true), hash)) return cached;
+  if (cachedIntact(cached, hash)) return cached;
   let content = readRegularFile(masterPath, false);
   if (!isIntact(content, hash)) {
     const row = await storedBinary(sql, hash);
@@ -85,6 +82,30 @@ export async function obtainBinary(sql: postgres.Sql, binary: SignedBinary, trus
   // The bytes just hashed, never a second read: created O_EXCL|O_NOFOLLOW with mode 0700, fsync'd, renamed into place.
   writeFileAtomic(cached, content, { mode: 0o700 });
   return cached;
+}
+
+/** Files of the engine cache this process hashed, by path: what they were then (inode, size, times). */
+const hashedCache = new Map<string, string>();
+
+/**
+ * The folder's privacy is what closes the race: no one else can write between a hash and the
+ * exec, so a cached file need not be hashed before each use. It is hashed once per process
+ * and again whenever it changed since, which catches a file damaged by hand or replaced (it
+ * would fault every game). Hashing before each use would cost 30 to 50 ms per 10 MB binary
+ * per batch on a busy machine, this a stat (bench/signing-bench.mjs, docs/signing.md).
+ */
+function cachedIntact(path: string, hash: string): boolean {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return false;
+  }
+  const seen = `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  if (stat.isFile() && hashedCache.get(path) === seen) return true;
+  if (!isIntact(readRegularFile(path, true), hash)) return false;
+  hashedCache.set(path, seen);
+  return true;
 }
 
 function isIntact(content: Buffer | undefined, hash: string): content is Buffer {

@@ -39,8 +39,10 @@ describe("a stored binary whose hash does not match", () => {
     expect(readFileSync(path, "utf8")).toBe("#!/bin/sh\necho another build\n");
   });
 
-  it("in the worker's cache (damaged): is fetched again from the database and replaced", async () => {
+  it("in the worker's cache (damaged, after it was hashed and used): is fetched again from the database and replaced", async () => {
     freshCache();
+    expect(await obtainBinary(database.sql, ...signed(hash, built), cacheDir)).toBe(cached());
+    // Used again: hashed, and from then on trusted while it stays the same file.
     expect(await obtainBinary(database.sql, ...signed(hash, built), cacheDir)).toBe(cached());
     writeFileSync(cached(), "truncated");
     expect(await obtainBinary(database.sql, ...signed(hash, built), cacheDir)).toBe(cached());

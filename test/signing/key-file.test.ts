@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { binaryMessage, parsePublicKey, signedMessage, signerFor, verifyBinary, verifyMessage, type BinarySubject } from "../../src/signing/binary-signature.js";
+import { binaryMessage, messageSignerFor, parsePublicKey, signedMessage, signerFor, verifyBinary, verifyMessage, type BinarySubject } from "../../src/signing/binary-signature.js";
 import { loadOrCreateSigningKey, publicKeyPath } from "../../src/signing/key-file.js";
 
 const subject: BinarySubject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 7, variant: "plus", sha256: "ab".repeat(32) };
@@ -25,6 +25,17 @@ describe("binary signatures", () => {
     expect(verifyBinary([], subject, signature)).toBe(false);
     expect(verifyBinary([publicKey], subject, null)).toBe(false);
     expect(verifyBinary([publicKey], subject, "AAAA")).toBe(false);
+  });
+
+  it("sign other subjects with the same key (as the master signs a UCI-option run's parameters): valid for their kind, run uid and fields only, never as a binary", () => {
+    const message = signedMessage("spsa-test-subject-v1", [subject.runUid, '{"X":1}']);
+    const other = messageSignerFor(privateKey)(message);
+    expect(verifyMessage([publicKey], message, other)).toBe(true);
+    expect(verifyMessage([publicKey], signedMessage("spsa-test-subject-v1", ["0b5e8a9e-7d51-4c44-8e0f-2f6f3c1a9b22", '{"X":1}']), other)).toBe(false);
+    expect(verifyMessage([publicKey], signedMessage("spsa-test-subject-v2", [subject.runUid, '{"X":1}']), other)).toBe(false);
+    // A binary's signature is one of these messages, of its own kind; the run's serial id (v1) is not signed.
+    expect(verifyMessage([publicKey], binaryMessage(subject), signature)).toBe(true);
+    expect(verifyMessage([publicKey], signedMessage("spsa-binary-v1", [3, 7, "plus", subject.sha256]), signature)).toBe(false);
   });
 
   it("sign a message no two subjects share (fields cannot run into each other)", () => {

@@ -72,7 +72,7 @@ export async function obtainBinary(sql: postgres.Sql, binary: SignedBinary, trus
   const { sha256: hash, path: masterPath } = binary;
   const cached = join(privateFolder(cacheDir, "engine cache"), hash);
   if (cachedIntact(cached, hash)) return cached;
-  let content = readRegularFile(masterPath, false);
+  let content = readRegularFile(masterPath, false, MAX_BINARY_BYTES);
   if (!isIntact(content, hash)) {
     const row = await storedBinary(sql, hash);
     if (!row) throw new SpsaError(`engine binary ${hash.slice(0, 12)} is neither at ${masterPath} nor in the database`);
@@ -83,6 +83,9 @@ export async function obtainBinary(sql: postgres.Sql, binary: SignedBinary, trus
   writeFileAtomic(cached, content, { mode: 0o700 });
   return cached;
 }
+
+/** A binary larger cannot be in spsa_binary (a bytea holds at most 1 GiB): a larger file at the master's path is not read. */
+const MAX_BINARY_BYTES = 1024 ** 3;
 
 /** Files of the engine cache this process hashed, by path: what they were then (inode, size, times). */
 const hashedCache = new Map<string, string>();
@@ -103,7 +106,7 @@ function cachedIntact(path: string, hash: string): boolean {
   }
   const seen = `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   if (stat.isFile() && hashedCache.get(path) === seen) return true;
-  if (!isIntact(readRegularFile(path, true), hash)) return false;
+  if (!isIntact(readRegularFile(path, true, MAX_BINARY_BYTES), hash)) return false;
   hashedCache.set(path, seen);
   return true;
 }

@@ -35,10 +35,11 @@ export function privateFolder(folder: string, what: string): string {
 }
 
 /**
- * The whole content of a regular file, read once (undefined if there is none): not through a
- * symbolic link when `noFollow`, and never blocking on a FIFO or device planted in its place.
+ * The whole content of a regular file of at most `maxBytes`, read once (undefined if there is
+ * none): not through a symbolic link when `noFollow`, and never blocking on a FIFO or device
+ * planted in its place.
  */
-export function readRegularFile(path: string, noFollow: boolean): Buffer | undefined {
+export function readRegularFile(path: string, noFollow: boolean, maxBytes: number): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (noFollow ? constants.O_NOFOLLOW : 0));
@@ -46,7 +47,8 @@ export function readRegularFile(path: string, noFollow: boolean): Buffer | undef
     return undefined;
   }
   try {
-    return fstatSync(fd).isFile() ? readFileSync(fd) : undefined;
+    const stat = fstatSync(fd);
+    return stat.isFile() && stat.size <= maxBytes ? readFileSync(fd) : undefined;
   } finally {
     closeSync(fd);
   }

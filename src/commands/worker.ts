@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { openDatabase } from "../db/connection.js";
-import { embeddedServer, homeFolder } from "../db/embedded.js";
+import { embeddedServer } from "../db/embedded.js";
 import {
   DEFAULT_BATCH_SIZE,
   DEFAULT_BOOK_PLIES,
@@ -10,6 +11,7 @@ import {
 } from "../config/config.js";
 import { WORKER_IDLE_POLL_CAP_MS } from "../db/poll-backoff.js";
 import { InputError } from "../errors.js";
+import { privateFolder } from "../fs/private-folder.js";
 import { defaultConcurrency, measureLoad } from "../worker/default-concurrency.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
 import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
@@ -55,7 +57,9 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? DEFAULT_BOOK_PLIES);
   const chosen = options.concurrency === undefined ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false) : undefined;
   const concurrency = options.concurrency ?? chosen!.concurrency;
-  const cacheDir = homeFolder(embeddedServer(), "binaries");
+  // Checked here, so a planted folder stops the worker before it claims, and again at each use (obtainBinary).
+  // Older versions' `binaries` folder is no longer used.
+  const cacheDir = privateFolder(join(embeddedServer().home, "engine-cache"), "engine cache");
   const pinned = [
     ...(options.trust ?? []).map((key) => parsePublicKey(key, "--trust")),
     ...(config?.worker.trustedKeys ?? []).map((key) => parsePublicKey(key, `${config?.file}: [worker].trusted_keys`)),

@@ -28,6 +28,8 @@ export type ClaimedBatch = RowOf<
   batchId: number;
   iterationId: number;
   runId: number;
+  /** The run's random uid, which the binaries' signatures name. */
+  runUid: string;
   runName: string;
   games: number;
   /** The batch's lease, as its iteration's settings set it (the master's [games] lease_seconds): heartbeats keep it. */
@@ -118,7 +120,7 @@ export async function claimBatch(
     if (!granted) return undefined;
     const [claimed] = await tx<ClaimedBatch[]>`
       select ${granted.batchId}::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
-             g.run_id as "runId", r.name as "runName", ${granted.games}::int as games, ${granted.leaseSeconds}::float8 as "leaseSeconds",
+             g.run_id as "runId", r.uid as "runUid", r.name as "runName", ${granted.games}::int as games, ${granted.leaseSeconds}::float8 as "leaseSeconds",
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
              g.plus_engine_signature as "plusEngineSignature", g.minus_engine_signature as "minusEngineSignature",

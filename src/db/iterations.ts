@@ -85,7 +85,7 @@ export interface NewIteration {
   minusValues: Values;
   signs: Values;
   settings: IterationSettings;
-  /** The master's key: signs each binary for this run, iteration and side (workers check it); null for synthetic rows with no binaries. */
+  /** The master's key: signs each binary for this run (its uid), iteration and side (workers check it); null for synthetic rows with no binaries. */
   sign: BinarySigner | null;
 }
 
@@ -95,7 +95,10 @@ export interface NewIteration {
  * stands alone (inside a caller's transaction, the wake-up waits for its commit).
  */
 export async function insertIteration(sql: Sql, it: NewIteration): Promise<IterationRow> {
-  const subject = { runId: it.runId, iterationNumber: it.iterationNumber };
+  // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
+  const [run] = await sql<{ uid: string }[]>`select uid from spsa_run where id = ${it.runId}`;
+  if (!run) throw new Error(`run ${it.runId} vanished`);
+  const subject = { runUid: run.uid, iterationNumber: it.iterationNumber };
   const plusSignature = it.sign?.({ ...subject, variant: "plus", sha256: it.plus.sha256 }) ?? null;
   const minusSignature = it.sign?.({ ...subject, variant: "minus", sha256: it.minus.sha256 }) ?? null;
   const reference = it.reference && { ...it.reference, signature: it.sign?.({ ...subject, variant: "reference", sha256: it.reference.sha256 }) ?? null };

@@ -8,7 +8,7 @@ import { withoutSecrets } from "../config/secrets.js";
 
 /** SQL of tuning runs (spsa_run): the master's run, and a run looked up by name. */
 
-const RUN_KEYS = ["id", "name", "status", "seed", "initialParameters", "currentParameters", "reference", "referencePath", "referenceSha256"] as const;
+const RUN_KEYS = ["id", "uid", "name", "status", "seed", "initialParameters", "currentParameters", "reference", "referencePath", "referenceSha256"] as const;
 export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
 
 /**

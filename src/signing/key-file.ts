@@ -5,11 +5,13 @@ import { embeddedServer } from "../db/embedded.js";
 import { InputError } from "../errors.js";
 import { readPrivateFile } from "../fs/read-private.js";
 import { writeFileAtomic } from "../fs/write-atomic.js";
-import { formatPublicKey, parsePublicKey, signerFor, type BinarySigner } from "./binary-signature.js";
+import { formatPublicKey, messageSignerFor, parsePublicKey, signerFor, type BinarySigner, type MessageSigner } from "./binary-signature.js";
 
 /** The master's signing key: its private half stays in a 0600 file, never in the database. */
 export interface SigningKey {
   sign: BinarySigner;
+  /** Signs another subject (a message made by signedMessage, naming the run's uid) with the same key. */
+  signMessage: MessageSigner;
   /** As `spsa key` prints it and workers pin it. */
   publicKey: string;
   path: string;
@@ -33,7 +35,7 @@ export function loadOrCreateSigningKey(path: string): SigningKey {
   const publicKey = formatPublicKey(createPublicKey(privateKey));
   const pubFile = publicKeyPath(path);
   if (!existsSync(pubFile) || readFileSync(pubFile, "utf8") !== `${publicKey}\n`) writeFileAtomic(pubFile, `${publicKey}\n`, { mode: 0o644 });
-  return { sign: signerFor(privateKey), publicKey, path };
+  return { sign: signerFor(privateKey), signMessage: messageSignerFor(privateKey), publicKey, path };
 }
 
 /** The public key beside the master's key file on this machine, if a master made one. */

@@ -53,7 +53,7 @@ export interface WorkerOptions {
   leaseSeconds: number;
   /** Opening positions to draw from. */
   openings: readonly Opening[];
-  /** Where binaries fetched from the database are cached. */
+  /** The only folder whose files it executes: its own, 0700, the binaries it hashed written there by sha256. */
   cacheDir: string;
   /** The master keys whose signed binaries this worker runs (read at each batch: a local master may make its key later). */
   trustedKeys: () => KeyObject[];
@@ -324,7 +324,7 @@ function pairLimits(batch: ClaimedBatch, rng: Rng, factor: number): SearchLimits
  * runs no reference that the master did not sign).
  */
 function binariesOf(batch: ClaimedBatch): SignedBinary[] {
-  const subject = { runId: batch.runId, iterationNumber: batch.iterationNumber };
+  const subject = { runUid: batch.runUid, iterationNumber: batch.iterationNumber };
   const reference: SignedBinary[] =
     batch.referenceEngineSha256 === null
       ? []

@@ -6,9 +6,9 @@ import { obtainBinary, sha256, storeBinary, type SignedBinary } from "../../src/
 import { useMigratedDatabase } from "../support/database.js";
 import { localSigningKey, localTrust } from "../support/signing.js";
 
-/** The binary with this hash at `path`, signed as the master signs run 1's iteration 1. */
+/** The binary with this hash at `path`, signed as the master signs a run's iteration 1. */
 function signed(hash: string, path: string): [SignedBinary, ReturnType<typeof localTrust>] {
-  const subject = { runId: 1, iterationNumber: 1, variant: "plus" as const, sha256: hash };
+  const subject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 1, variant: "plus" as const, sha256: hash };
   return [{ ...subject, path, signature: localSigningKey().sign(subject) }, localTrust()];
 }
 
@@ -20,7 +20,7 @@ describe("a stored binary whose hash does not match", () => {
   const hash = sha256(content);
   let cacheDir: string;
   let n = 0;
-  const cached = () => join(cacheDir, hash, "engine");
+  const cached = () => join(cacheDir, hash);
 
   beforeAll(async () => {
     writeFileSync(join(dir, "original"), content);
@@ -39,8 +39,10 @@ describe("a stored binary whose hash does not match", () => {
     expect(readFileSync(path, "utf8")).toBe("#!/bin/sh\necho another build\n");
   });
 
-  it("in the worker's cache (damaged): is fetched again from the database and replaced", async () => {
+  it("in the worker's cache (damaged, after it was hashed and used): is fetched again from the database and replaced", async () => {
     freshCache();
+    expect(await obtainBinary(database.sql, ...signed(hash, built), cacheDir)).toBe(cached());
+    // Used again: hashed, and from then on trusted while it stays the same file.
     expect(await obtainBinary(database.sql, ...signed(hash, built), cacheDir)).toBe(cached());
     writeFileSync(cached(), "truncated");
     expect(await obtainBinary(database.sql, ...signed(hash, built), cacheDir)).toBe(cached());

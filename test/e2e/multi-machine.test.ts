@@ -159,6 +159,6 @@ describe("a run across machines (network namespaces)", () => {
 
     // The binaries the survivor ran came from the database, into its own clone's cache.
     const binaries = await sql<{ sha: string }[]>`select distinct plus_engine_sha256 as sha from spsa_iteration union select distinct minus_engine_sha256 from spsa_iteration`;
-    for (const { sha } of binaries) expect(existsSync(join(workers[1]!.clone.root, ".spsa", "binaries", sha, "engine")), sha).toBe(true);
+    for (const { sha } of binaries) expect(existsSync(join(workers[1]!.clone.root, ".spsa", "engine-cache", sha)), sha).toBe(true);
   }, 300_000);
 });

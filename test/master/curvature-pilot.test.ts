@@ -47,8 +47,8 @@ describe("the curvature pilot on real engines", () => {
         i.games_played, i.settings, i.elo_diff, i.reference_engine_path, i.reference_engine_sha256, i.reference_engine_signature,
         i.ref_plus_wins, i.ref_plus_draws, i.ref_plus_losses, i.ref_minus_wins, i.ref_minus_draws, i.ref_minus_losses, i.run_id
       from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'pilot' order by i.iteration_number`;
-    const [run] = await sql<{ id: number; initial_parameters: Record<string, number>; current_parameters: Record<string, number> }[]>`
-      select id, initial_parameters, current_parameters from spsa_run where name = 'pilot'`;
+    const [run] = await sql<{ id: number; uid: string; initial_parameters: Record<string, number>; current_parameters: Record<string, number> }[]>`
+      select id, uid, initial_parameters, current_parameters from spsa_run where name = 'pilot'`;
     if (!run) throw new Error("no run");
     expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3]);
     const [pilot, ...after] = rows;
@@ -56,7 +56,7 @@ describe("the curvature pilot on real engines", () => {
 
     // Iteration 1 is the pilot: both sides played a signed θ₀, four games each, and no plus-vs-minus game.
     expect(pilot.reference_engine_sha256).not.toBeNull();
-    expect(verifyBinary(localTrust(), { runId: run.id, iterationNumber: 1, variant: "reference", sha256: pilot.reference_engine_sha256 ?? "" }, pilot.reference_engine_signature)).toBe(true);
+    expect(verifyBinary(localTrust(), { runUid: run.uid, iterationNumber: 1, variant: "reference", sha256: pilot.reference_engine_sha256 ?? "" }, pilot.reference_engine_signature)).toBe(true);
     expect([pilot.ref_plus_wins + pilot.ref_plus_draws + pilot.ref_plus_losses, pilot.ref_minus_wins + pilot.ref_minus_draws + pilot.ref_minus_losses]).toEqual([4, 4]);
     expect(pilot.plus_wins + pilot.minus_wins + pilot.draws).toBe(0);
     expect(pilot.settings.pilot).toBeUndefined();

@@ -66,8 +66,8 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
       await worker;
     }
 
-    const [run] = await sql<{ id: number; reference: string; reference_path: string; reference_sha256: string; current_parameters: Record<string, number> }[]>`
-      select id, reference, reference_path, reference_sha256, current_parameters from spsa_run where name = 'ref'`;
+    const [run] = await sql<{ id: number; uid: string; reference: string; reference_path: string; reference_sha256: string; current_parameters: Record<string, number> }[]>`
+      select id, uid, reference, reference_path, reference_sha256, current_parameters from spsa_run where name = 'ref'`;
     if (!run) throw new Error("no run");
     expect(run.reference).toBe("start");
     expect(sha256OfFile(run.reference_path)).toBe(run.reference_sha256);
@@ -100,7 +100,7 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
       expect([row.batch_games, row.batch_plus, row.batch_minus], label).toEqual([row.target_games, row.target_games / 2, row.target_games / 2]);
       // The run's reference, signed for this iteration as the reference (and for nothing else).
       expect(row.reference_engine_sha256, label).toBe(run.reference_sha256);
-      const subject = { runId: run.id, iterationNumber: k, sha256: run.reference_sha256 };
+      const subject = { runUid: run.uid, iterationNumber: k, sha256: run.reference_sha256 };
       expect(verifyBinary(localTrust(), { ...subject, variant: "reference" }, row.reference_engine_signature), label).toBe(true);
       expect(verifyBinary(localTrust(), { ...subject, variant: "plus" }, row.reference_engine_signature), label).toBe(false);
       expect(row.settings.spsa.reference, label).toBe("start");

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { parsePublicKey, signedMessage, signerFor, verifyBinary, type BinarySubject } from "../../src/signing/binary-signature.js";
+import { binaryMessage, messageSignerFor, parsePublicKey, signedMessage, signerFor, verifyBinary, verifyMessage, type BinarySubject } from "../../src/signing/binary-signature.js";
 import { loadOrCreateSigningKey, publicKeyPath } from "../../src/signing/key-file.js";
 
-const subject: BinarySubject = { runId: 3, iterationNumber: 7, variant: "plus", sha256: "ab".repeat(32) };
+const subject: BinarySubject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 7, variant: "plus", sha256: "ab".repeat(32) };
 
 describe("binary signatures", () => {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
@@ -15,7 +15,7 @@ describe("binary signatures", () => {
 
   it("verify for the signed subject only: another run, iteration, side or hash fails", () => {
     expect(verifyBinary([publicKey], subject, signature)).toBe(true);
-    for (const other of [{ runId: 4 }, { iterationNumber: 8 }, { variant: "minus" as const }, { sha256: "cd".repeat(32) }]) {
+    for (const other of [{ runUid: "0b5e8a9e-7d51-4c44-8e0f-2f6f3c1a9b22" }, { iterationNumber: 8 }, { variant: "minus" as const }, { sha256: "cd".repeat(32) }]) {
       expect(verifyBinary([publicKey], { ...subject, ...other }, signature)).toBe(false);
     }
   });
@@ -27,8 +27,20 @@ describe("binary signatures", () => {
     expect(verifyBinary([publicKey], subject, "AAAA")).toBe(false);
   });
 
+  it("sign other subjects with the same key (as the master signs a UCI-option run's parameters): valid for their kind, run uid and fields only, never as a binary", () => {
+    const message = signedMessage("spsa-test-subject-v1", [subject.runUid, '{"X":1}']);
+    const other = messageSignerFor(privateKey)(message);
+    expect(verifyMessage([publicKey], message, other)).toBe(true);
+    expect(verifyMessage([publicKey], signedMessage("spsa-test-subject-v1", ["0b5e8a9e-7d51-4c44-8e0f-2f6f3c1a9b22", '{"X":1}']), other)).toBe(false);
+    expect(verifyMessage([publicKey], signedMessage("spsa-test-subject-v2", [subject.runUid, '{"X":1}']), other)).toBe(false);
+    // A binary's signature is one of these messages, of its own kind; the run's serial id (v1) is not signed.
+    expect(verifyMessage([publicKey], binaryMessage(subject), signature)).toBe(true);
+    expect(verifyMessage([publicKey], signedMessage("spsa-binary-v1", [3, 7, "plus", subject.sha256]), signature)).toBe(false);
+  });
+
   it("sign a message no two subjects share (fields cannot run into each other)", () => {
-    expect(signedMessage({ ...subject, runId: 1, iterationNumber: 23 }).equals(signedMessage({ ...subject, runId: 12, iterationNumber: 3 }))).toBe(false);
+    expect(signedMessage("k", ["1", 23]).equals(signedMessage("k", ["12", 3]))).toBe(false);
+    expect(signedMessage("k", ["a\",\"b"]).equals(signedMessage("k", ["a", "b"]))).toBe(false);
   });
 
   it("public keys: a malformed one names where it came from", () => {

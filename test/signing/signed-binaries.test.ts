@@ -21,6 +21,8 @@ const RANDOM_MOVER = fileURLToPath(new URL("../fixtures/engines/random-mover.mjs
  */
 describe("signed binaries on real workers", () => {
   const database = useMigratedDatabase(2);
+  /** Another database the same master signs for (the same key): its signatures must not be valid in the first. */
+  const other = useMigratedDatabase(1);
   const dir = mkdtempSync(join(tmpdir(), "spsa-signed-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   // Each case's workers see only its own run: the runs before it are stopped.
@@ -54,12 +56,17 @@ describe("signed binaries on real workers", () => {
   const refusals = (stderr: string) => stderr.split("\n").filter((line) => line.includes("refused the"));
 
   /** An open iteration whose plus binary is `planted`, with `signature` beside it (the minus side is genuine). */
-  async function plantedIteration(runName: string, planted: { path: string; sha256: string }, signature: (runId: number) => string | null, iterationNumber = 1) {
+  async function plantedIteration(
+    runName: string,
+    planted: { path: string; sha256: string },
+    signature: (run: { id: number; uid: string }) => string | null | Promise<string | null>,
+    iterationNumber = 1,
+  ) {
     const genuine = markedEngine(`${runName}-genuine`);
     const { run, iteration } = await seedIteration(database.sql, { runName, targetGames: 2, iterationNumber, engine: genuine });
     await storeBinary(database.sql, planted.path);
     await database.sql`update spsa_iteration set plus_engine_path = ${planted.path}, plus_engine_sha256 = ${planted.sha256},
-      plus_engine_signature = ${signature(run.id)} where id = ${iteration.id}`;
+      plus_engine_signature = ${await signature(run)} where id = ${iteration.id}`;
     return { run, iteration };
   }
 
@@ -88,7 +95,7 @@ describe("signed binaries on real workers", () => {
   it("a binary signed by another key is refused", async () => {
     const planted = markedEngine("planted-other-key");
     const other = signerFor(generateKeyPairSync("ed25519").privateKey);
-    const { iteration } = await plantedIteration("planted-other-key", planted, (runId) => other({ runId, iterationNumber: 1, variant: "plus", sha256: planted.sha256 }));
+    const { iteration } = await plantedIteration("planted-other-key", planted, ({ uid }) => other({ runUid: uid, iterationNumber: 1, variant: "plus", sha256: planted.sha256 }));
     const result = await worker("w-other-key");
     expect(refusals(result.stderr)[0]).toMatch(/its signature is not from a trusted master key/);
     await expectRefused("planted-other-key", iteration.id, planted.marker, result);
@@ -105,13 +112,30 @@ describe("signed binaries on real workers", () => {
     await expectRefused("replayed", iteration.id, old.marker, result);
   });
 
+  it("a binary and its genuine signature, copied from a run of another database with the same run id and iteration, are refused", async () => {
+    // The master's key signed this binary for run N, iteration 1 of database A; database B's run N borrows it.
+    const planted = markedEngine("other-database");
+    const { run, iteration } = await plantedIteration("other-database", planted, async ({ id }) => {
+      await other.sql`select setval(pg_get_serial_sequence('spsa_run', 'id'), ${id}, false)`;
+      const there = await seedIteration(other.sql, { runName: "other-database", targetGames: 2, engine: planted });
+      expect(there.run.id).toBe(id);
+      const [row] = await other.sql<{ sig: string }[]>`select plus_engine_signature as sig from spsa_iteration where id = ${there.iteration.id}`;
+      return row!.sig;
+    });
+    const [there] = await other.sql<{ uid: string }[]>`select uid from spsa_run where id = ${run.id}`;
+    expect(there!.uid).not.toBe(run.uid);
+    const result = await worker("w-other-database");
+    expect(refusals(result.stderr)[0]).toMatch(new RegExp(`refused the plus binary of iteration 1 \\(run ${run.uid}, .*its signature is not from a trusted master key`));
+    await expectRefused("other-database", iteration.id, planted.marker, result);
+  });
+
   it("a reference engine planted in a reference-mode iteration never runs: unsigned, signed by another key or as another side, the batch goes back", async () => {
     const other = signerFor(generateKeyPairSync("ed25519").privateKey);
     for (const [name, signature] of [
       ["planted-reference", (): string | null => null],
-      ["foreign-reference", (runId: number, sha256: string): string | null => other({ runId, iterationNumber: 1, variant: "reference", sha256 })],
+      ["foreign-reference", (runUid: string, sha256: string): string | null => other({ runUid, iterationNumber: 1, variant: "reference", sha256 })],
       // The master's own key, but signed as this iteration's plus engine: not valid as its reference.
-      ["plus-as-reference", (runId: number, sha256: string): string | null => localSigningKey().sign({ runId, iterationNumber: 1, variant: "plus", sha256 })],
+      ["plus-as-reference", (runUid: string, sha256: string): string | null => localSigningKey().sign({ runUid, iterationNumber: 1, variant: "plus", sha256 })],
     ] as const) {
       const genuine = markedEngine(`${name}-genuine`);
       const planted = markedEngine(name);
@@ -119,7 +143,7 @@ describe("signed binaries on real workers", () => {
       const { run, iteration } = await seedIteration(database.sql, { runName: name, targetGames: 4, engine: genuine, reference: genuine });
       await storeBinary(database.sql, planted.path);
       await database.sql`update spsa_iteration set reference_engine_path = ${planted.path}, reference_engine_sha256 = ${planted.sha256},
-        reference_engine_signature = ${signature(run.id, planted.sha256)} where id = ${iteration.id}`;
+        reference_engine_signature = ${signature(run.uid, planted.sha256)} where id = ${iteration.id}`;
       const result = await worker(`w-${name}`);
       expect(refusals(result.stderr)[0]).toMatch(/refused the reference binary of iteration 1 .*: (it is not signed|its signature is not from a trusted master key)/);
       await expectRefused(name, iteration.id, planted.marker, result);

@@ -123,7 +123,7 @@ async function openBenchRun(mode, label) {
       const carrier = await insertIteration(tx, iteration(1, config.spsa.maxIterations * gamesPerIteration));
       optionRun = {
         runId: run.id, iterationId: carrier.id, enginePath: ENGINE.path, engineSha256: ENGINE.sha256,
-        parameters: optionParamsOf(params, paramsFile), gains: spsaMathConfig(config.spsa, gamesPerIteration), gamesPerIteration,
+        parameters: optionParamsOf(params, paramsFile), gains: spsaMathConfig(config.spsa, gamesPerIteration), gamesPerIteration, parametersSignature: null,
       };
       await insertOptionRun(tx, optionRun);
       targets.set(carrier.id, carrier.targetGames);

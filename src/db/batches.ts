@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { IterationMoveLimit } from "../config/iteration-settings.js";
 import type { PairCounts } from "../play/match-tally.js";
+import type { OptionDraw } from "./perturbations.js";
 import { joinFragments, type RowOf } from "./columns.js";
 import { addCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
 import { withRetry } from "./retry.js";
@@ -38,9 +39,8 @@ export type ClaimedBatch = RowOf<
   moveLimit: IterationMoveLimit | null;
   /** The iteration's `[time_control] reference_nps`, or null: times per move are not scaled. */
   referenceNps: number | null;
-  /** UCI-option mode: the `setoption`s of the plus and minus engines (both run the same binary). */
-  plusOptions?: Record<string, number>;
-  minusOptions?: Record<string, number>;
+  /** UCI-option mode: the master's draw and the run's signed parameter list, from which the worker sets the plus and minus engines' options (both run the same binary). */
+  optionDraw?: OptionDraw;
 };
 
 /** Runs in the claim's transaction and may add to the batch (UCI-option mode reads the master's draw). */

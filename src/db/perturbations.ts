@@ -16,17 +16,24 @@ export interface OptionRunRow {
   parameters: OptionParams;
   gains: SpsaMathConfig;
   gamesPerIteration: number;
+  /** The master's signature of `parameters` for the run (src/uci-tune/options-signature.ts); null in older rows until their master resumes. */
+  parametersSignature: string | null;
 }
 
 const OPTION_RUN_COLUMNS = (sql: Sql) => sql`
   run_id as "runId", iteration_id as "iterationId", engine_path as "enginePath", engine_sha256 as "engineSha256",
-  parameters, gains, games_per_iteration as "gamesPerIteration"`;
+  parameters, gains, games_per_iteration as "gamesPerIteration", parameters_signature as "parametersSignature"`;
 
 export async function insertOptionRun(sql: Sql, row: OptionRunRow): Promise<void> {
   await sql`
-    insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, gains, games_per_iteration)
+    insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, gains, games_per_iteration, parameters_signature)
     values (${row.runId}, ${row.iterationId}, ${row.enginePath}, ${row.engineSha256}, ${sql.json(JSON.parse(JSON.stringify(row.parameters)))},
-      ${sql.json(JSON.parse(JSON.stringify(row.gains)))}, ${row.gamesPerIteration})`;
+      ${sql.json(JSON.parse(JSON.stringify(row.gains)))}, ${row.gamesPerIteration}, ${row.parametersSignature})`;
+}
+
+/** Signs an older run's parameters when its master resumes it (rows made before signatures have none). */
+export async function setParametersSignature(sql: Sql, runId: number, signature: string): Promise<void> {
+  await sql`update spsa_option_run set parameters_signature = ${signature} where run_id = ${runId}`;
 }
 
 export async function optionRunOf(sql: Sql, runId: number): Promise<OptionRunRow | undefined> {
@@ -78,10 +85,19 @@ export async function insertPerturbation(tx: Sql, p: NewPerturbation): Promise<v
       ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
 }
 
-/** The values a claimed batch's plus and minus engines play, as the master drew them; undefined for a batch without a draw. */
-export async function drawOfBatch(sql: Sql, batchId: number): Promise<{ plus: Values; minus: Values } | undefined> {
-  const [row] = await sql<{ plus: Values; minus: Values }[]>`
-    select plus_parameters as plus, minus_parameters as minus from spsa_perturbation where batch_id = ${batchId}`;
+/** What a worker checks and plays of a UCI-option batch: the run's signed parameter list and the values the master drew. */
+export interface OptionDraw {
+  parameters: OptionParams;
+  signature: string | null;
+  plus: Values;
+  minus: Values;
+}
+
+/** A claimed batch's draw with its run's parameters; undefined for a batch without a draw. */
+export async function drawOfBatch(sql: Sql, batchId: number): Promise<OptionDraw | undefined> {
+  const [row] = await sql<OptionDraw[]>`
+    select o.parameters, o.parameters_signature as signature, p.plus_parameters as plus, p.minus_parameters as minus
+    from spsa_perturbation p join spsa_option_run o on o.run_id = p.run_id where p.batch_id = ${batchId}`;
   return row;
 }
 

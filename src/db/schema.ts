@@ -311,12 +311,17 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
   gains: jsonb("gains").notNull(),
   /** Games of one step of the gain schedule: a batch of n games moves θ n / this times as far. */
   gamesPerIteration: integer("games_per_iteration").notNull(),
+  /**
+   * The master's signature of `parameters` for this run's uid (src/uci-tune/options-signature.ts):
+   * a worker sets no option the master did not sign. Null in rows of older versions until their master resumes.
+   */
+  parametersSignature: text("parameters_signature"),
   createdAt: createdAt(),
 });
 
 /**
- * One claimed batch of a UCI-option run: its perturbation, drawn at claim time from the θ
- * of that moment, and once reported its result and the θ after it (written in the report's
+ * One batch of a UCI-option run: its perturbation, drawn by the master ahead of the workers
+ * from the θ of that moment, and once reported its result and the θ after it (written in the report's
  * transaction). A batch that expired unreported keeps no result and changed nothing.
  */
 export const spsaPerturbation = pgTable("spsa_perturbation", {

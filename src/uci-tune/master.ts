@@ -6,7 +6,7 @@ import { spsaMathConfig, type TuningConfig } from "../config/config.js";
 import type { Param } from "../config/params.js";
 import { expireLeases } from "../db/batches.js";
 import type { Database } from "../db/connection.js";
-import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, type OptionRunRow } from "../db/perturbations.js";
+import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/perturbations.js";
 import { withRetry } from "../db/retry.js";
 import { PollBackoff } from "../db/poll-backoff.js";
 import { InputError } from "../errors.js";
@@ -18,6 +18,7 @@ import type { RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 import { applyReports } from "./apply-reports.js";
 import { topUpDraws } from "./draw-pool.js";
+import { optionsMessage, signOptions } from "./options-signature.js";
 import { optionParamsOf } from "./batch-math.js";
 
 /** params.toml follows θ at most this often while the run goes on, and once at its end. */
@@ -46,6 +47,7 @@ export async function runOptionsMaster(options: MasterOptions): Promise<MasterSu
     optionRun = await openOptionRun(options, run, params, parameters, log);
   } else {
     await warnOfChanges(options, optionRun, params, log);
+    if (optionRun.parametersSignature === null) optionRun = await signOlderRun(options, run, optionRun, parameters);
   }
   log(`${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
     `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`);
@@ -68,6 +70,7 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
     parameters,
     gains: spsaMathConfig(config.spsa, gamesPerIteration),
     gamesPerIteration,
+    parametersSignature: signOptions(options.signingKey.signMessage, run.uid, parameters),
   });
   return withRetry(log, options.signal, () =>
     database.sql.begin(async (tx) => {
@@ -94,6 +97,19 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
       return row(iteration.id);
     }),
   );
+}
+
+/**
+ * A run opened before option lists were signed: its master signs the stored list once, if it
+ * is the list params.toml gives (a list changed in the database is not signed into trust).
+ */
+async function signOlderRun(options: MasterOptions, run: RunRow, optionRun: OptionRunRow, parameters: OptionRunRow["parameters"]): Promise<OptionRunRow> {
+  if (!optionsMessage(run.uid, optionRun.parameters).equals(optionsMessage(run.uid, parameters))) {
+    throw new InputError(`run "${run.name}"`, `its stored UCI options differ from ${options.paramsFile} and were never signed: restart it with --fresh, or tune under another --name`);
+  }
+  const signature = signOptions(options.signingKey.signMessage, run.uid, parameters);
+  await withRetry(masterLog(options), options.signal, () => setParametersSignature(options.database.sql, run.id, signature));
+  return { ...optionRun, parametersSignature: signature };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID, type KeyObject } from "node:crypto";
 import { hostname } from "node:os";
 import { obtainBinary, UntrustedBinaryError, type SignedBinary } from "../build/binary-store.js";
+import { UntrustedOptionsError, verifiedOptions } from "../uci-tune/options-signature.js";
 import {
   afterExpiringLeases,
   claimBatch,
@@ -139,8 +140,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const started = Date.now();
   // Iterations whose binaries this worker refused: not claimed again, as the refusal would repeat.
   const refusedIterations: number[] = [];
-  let untrusted: UntrustedBinaryError | undefined;
-  const refuse = async (batch: ClaimedBatch, error: UntrustedBinaryError) => {
+  let untrusted: Untrusted | undefined;
+  const refuse = async (batch: ClaimedBatch, error: Untrusted) => {
     refusedIterations.push(batch.iterationId);
     summary.binariesRefused++;
     // Not played: they do not count toward --games.
@@ -198,7 +199,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
             showStatus(batch);
           })
           .catch(async (error: unknown) => {
-            if (error instanceof UntrustedBinaryError && !failed) return refuse(batch, error);
+            if ((error instanceof UntrustedBinaryError || error instanceof UntrustedOptionsError) && !failed) return refuse(batch, error);
             // Its lease is no longer extended, so the batch returns to the pool for another try.
             if (!failed) log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
           })
@@ -336,6 +337,9 @@ function binariesOf(batch: ClaimedBatch): SignedBinary[] {
   ];
 }
 
+/** What the master did not sign for the worker to run or send its engines: the batch goes back to the pool. */
+type Untrusted = UntrustedBinaryError | UntrustedOptionsError;
+
 /** One game pair of a unit: its first engine (plus, or in reference mode θ+ or θ−) against the second, with their names and options. */
 interface Pairing {
   side: "plus" | "minus";
@@ -348,8 +352,8 @@ interface Pairing {
  * The game pairs of one unit, all on one opening at one time per move: plus against minus, or
  * in reference mode (four games) θ+ against the reference and θ− against the reference.
  */
-function pairingsOf(batch: ClaimedBatch, [plus, minus, reference]: string[]): Pairing[] {
-  if (reference === undefined) return [{ side: "plus", paths: [plus!, minus!], names: ["plus", "minus"], options: [batch.plusOptions, batch.minusOptions] }];
+function pairingsOf([plus, minus, reference]: string[], engineOptions?: { plus: Record<string, number>; minus: Record<string, number> }): Pairing[] {
+  if (reference === undefined) return [{ side: "plus", paths: [plus!, minus!], names: ["plus", "minus"], options: [engineOptions?.plus, engineOptions?.minus] }];
   return [
     { side: "plus", paths: [plus!, reference], names: ["plus", "reference"], options: [undefined, undefined] },
     { side: "minus", paths: [minus!, reference], names: ["minus", "reference"], options: [undefined, undefined] },
@@ -368,7 +372,8 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   const paths = await withRetry(log, options.signal, () => Promise.all(binariesOf(batch).map((binary) => obtainBinary(database.sql, binary, keys, options.cacheDir))));
   await options.player.retire(paths);
   const factor = await factorFor(batch, paths[0]!);
-  const pairings = pairingsOf(batch, paths);
+  // UCI-option mode: options only from a parameter list the master signed, with values in its bounds.
+  const pairings = pairingsOf(paths, batch.optionDraw && verifiedOptions(keys, batch.runUid, batch.optionDraw));
   const tally = new BatchTally(pairings.length > 1);
   const faulted: FaultedGame[] = [];
   const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;

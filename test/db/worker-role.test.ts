@@ -219,7 +219,7 @@ describe("the worker role in UCI-option mode", () => {
     const { run, iteration } = await seedIteration(database.sql, { runName: "opt", targetGames: 4, openBatches: false });
     const parameters = { X: { min: 0, max: 10, step: 1, type: "int" as const, frozen: false, option: "X", optionScale: undefined } };
     const gains = { a: 1, c: 1, A: 1, alpha: 0.602, gamma: 0.101, maxIterations: 1 };
-    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration: 4 };
+    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration: 4, parametersSignature: null };
     await insertOptionRun(database.sql, optionRun);
     const name = `${machine}-1`;
     await claimWorkerName(worker, { name, sessionId: "s", host: "box", pid: 1, concurrency: 1 }, () => false);
@@ -227,7 +227,7 @@ describe("the worker role in UCI-option mode", () => {
     expect(await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, 4, 2)).toBe(2);
     const batch = await claimBatch(worker, name, 2, optionsOnClaim);
     const [drawn] = await database.sql<{ plus: { X: number } }[]>`select plus_parameters as plus from spsa_perturbation where batch_id = ${batch!.batchId}`;
-    expect(batch?.plusOptions).toEqual({ X: drawn!.plus.X });
+    expect(batch?.optionDraw?.plus).toEqual({ X: drawn!.plus.X });
     await expect(worker`update spsa_perturbation set a_k = 'NaN' where batch_id = ${batch!.batchId}`).rejects.toMatchObject(DENIED);
     await expect(worker`insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters)
       values (${batch!.batchId}, ${run.id}, 999, 2, 1, 1, 1e6, '{}', '{}', '{}', '{}')`).rejects.toMatchObject(DENIED);

@@ -36,7 +36,7 @@ async function seedOptionRun(sql: postgres.Sql, runName: string, target: number,
   const { run, iteration } = await seedIteration(sql, { runName, targetGames: target, batchSize: 4, openBatches: false });
   const parameters = { X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined } };
   const gains = { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: target / gamesPerIteration };
-  const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration };
+  const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration, parametersSignature: null };
   await insertOptionRun(sql, optionRun);
   const [{ seed } = { seed: "" }] = await sql<{ seed: string }[]>`select seed from spsa_run where id = ${run.id}`;
   const draw = () => topUpDraws(sql, { ...optionRun, seed }, target, 4);
@@ -73,7 +73,7 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
         iteration.id,
         (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 3), optionsOnClaim),
         async (db, name, batch, round) => {
-          expect(batch.plusOptions).toBeDefined();
+          expect(batch.optionDraw).toBeDefined();
           const kind = (w(name) + round) % 3;
           const wins = kind === 0 ? batch.games : kind === 1 ? 0 : batch.games / 2;
           const report: BatchReport = { batchId: batch.batchId, workerName: name, wins, losses: batch.games - wins, draws: 0, pairs: pairsOf(wins, batch.games), ...clean() };

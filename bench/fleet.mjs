@@ -70,9 +70,8 @@ const gamesPerIteration = Number(values["games-per-iteration"]);
 const checkpoints = values.prefill.split(",").map(Number).filter((p) => p > 0);
 if (!checkpoints.every((p, i) => Number.isInteger(p) && p > (checkpoints[i - 1] ?? 0))) fail(`--prefill: increasing batch counts, got ${values.prefill}`);
 const prefill = checkpoints.at(-1) ?? 0;
-const LEASE_SECONDS = 3600;
-// UCI-option mode: the carrier iteration holds the whole run's games as open rows; enough for
-// the phases at a few hundred batches per second, and the prefill.
+// UCI-option mode: the carrier iteration's budget (the master draws its batches as they are
+// claimed); enough for the phases at a few hundred batches per second, and the prefill.
 const optionIterations = Math.ceil(((prefill + 300 * seconds * (checkpoints.length + 2)) * batchGames) / gamesPerIteration);
 const HEARTBEAT_MS = 10_000;
 const root = new URL("..", import.meta.url).pathname;

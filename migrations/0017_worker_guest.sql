@@ -3,6 +3,7 @@ ALTER TABLE "spsa_run" ADD COLUMN "uid" uuid DEFAULT gen_random_uuid() NOT NULL;
 -- each argument it accepts, and everything that moves θ is chosen by the master. In UCI-option
 -- mode the master draws each batch's perturbation before any worker sees it (a pool of open
 -- batches with their draw, src/uci-tune/draw-pool.ts); a worker claims one and reads it.
+ALTER TABLE "spsa_run" ADD COLUMN "reference_signature" text;--> statement-breakpoint
 ALTER TABLE "spsa_option_run" ADD COLUMN "parameters_signature" text;--> statement-breakpoint
 ALTER TABLE "spsa_perturbation" ALTER COLUMN "worker_name" DROP NOT NULL;--> statement-breakpoint
 ALTER TABLE "spsa_perturbation" ALTER COLUMN "claimed_at" DROP NOT NULL;--> statement-breakpoint

@@ -8,7 +8,7 @@ import { withoutSecrets } from "../config/secrets.js";
 
 /** SQL of tuning runs (spsa_run): the master's run, and a run looked up by name. */
 
-const RUN_KEYS = ["id", "uid", "name", "status", "seed", "initialParameters", "currentParameters", "reference", "referencePath", "referenceSha256"] as const;
+const RUN_KEYS = ["id", "uid", "name", "status", "seed", "initialParameters", "currentParameters", "reference", "referencePath", "referenceSha256", "referenceSignature"] as const;
 export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
 
 /**
@@ -47,9 +47,12 @@ export function storedRunConfig(config: TuningConfig): postgres.JSONValue {
  * Records the run's reference engine once it is built or taken (reference mode), unless a
  * master of this run recorded one first; returns the one recorded.
  */
-export async function recordReference(sql: Sql, runId: number, engine: { path: string; sha256: string }): Promise<{ path: string; sha256: string }> {
-  await sql`update spsa_run set reference_path = ${engine.path}, reference_sha256 = ${engine.sha256} where id = ${runId} and reference_sha256 is null`;
-  const [row] = await sql<{ path: string; sha256: string }[]>`select reference_path as path, reference_sha256 as sha256 from spsa_run where id = ${runId}`;
+export async function recordReference(sql: Sql, runId: number, engine: { path: string; sha256: string; signature: string }): Promise<{ path: string; sha256: string; signature: string | null }> {
+  await sql`
+    update spsa_run set reference_path = ${engine.path}, reference_sha256 = ${engine.sha256}, reference_signature = ${engine.signature}
+    where id = ${runId} and (reference_sha256 is null or reference_signature is null)`;
+  const [row] = await sql<{ path: string; sha256: string; signature: string | null }[]>`
+    select reference_path as path, reference_sha256 as sha256, reference_signature as signature from spsa_run where id = ${runId}`;
   if (!row) throw new Error(`run ${runId} vanished`);
   return row;
 }

@@ -57,6 +57,8 @@ export const spsaRun = pgTable("spsa_run", {
   reference: text("reference"),
   referencePath: text("reference_path"),
   referenceSha256: text("reference_sha256"),
+  /** The master's signature of the reference's sha256 for this run's uid: a master resumes only with a reference it recorded itself. */
+  referenceSignature: text("reference_signature"),
 }, (t) => [
   check("spsa_run_status", sql`${t.status} in ('active', 'complete', 'stopped')`),
   check("spsa_run_reference", sql`${t.referenceSha256} is null or (${t.reference} is not null and ${t.referencePath} is not null)`),

@@ -4,7 +4,8 @@ import { buildEngine, type BuiltEngine } from "../build/engine-builder.js";
 import type { Param } from "../config/params.js";
 import { withRetry } from "../db/retry.js";
 import { recordReference, type RunRow } from "../db/runs.js";
-import { InputError } from "../errors.js";
+import { InputError, SpsaError } from "../errors.js";
+import { parsePublicKey, signedMessage, verifyMessage } from "../signing/binary-signature.js";
 import { builtValue } from "../spsa/math.js";
 import { withSpinner } from "../terminal/status-line.js";
 import { crashPoint } from "./crash-points.js";
@@ -50,15 +51,28 @@ export async function runReference(options: MasterOptions, run: RunRow, params: 
   const conflict = referenceConflict(run, configured, fileSha256);
   if (conflict) throw new InputError(`${config.file}: [spsa] reference`, conflict);
   if (configured === undefined) return undefined;
-  if (run.referencePath !== null && run.referenceSha256 !== null) return { path: run.referencePath, sha256: run.referenceSha256 };
+  const ownRecord = (recorded: { sha256: string; signature: string | null }) =>
+    verifyMessage([parsePublicKey(options.signingKey.publicKey, "the master's key")], referenceMessage(run.uid, recorded.sha256), recorded.signature);
+  if (run.referencePath !== null && run.referenceSha256 !== null) {
+    if (ownRecord({ sha256: run.referenceSha256, signature: run.referenceSignature })) return { path: run.referencePath, sha256: run.referenceSha256 };
+    // Recorded by a version before these signatures, or changed in the database: built or taken again below, and signed.
+    log(`run "${run.name}": the recorded reference engine (sha256 ${run.referenceSha256.slice(0, 12)}) carries no signature of this master's key; it is ${configured === "start" ? "built" : "taken"} again`);
+  }
   const engine = configured === "start" ? await buildStartEngine(options, run, params) : { path: configured, sha256: fileSha256 ?? sha256OfFile(configured) };
   crashPoint("reference-built");
+  const signature = options.signingKey.signMessage(referenceMessage(run.uid, engine.sha256));
   const recorded = await withRetry(log, options.signal, async () => {
     await storeBinary(database.sql, engine.path);
-    return recordReference(database.sql, run.id, engine);
+    return recordReference(database.sql, run.id, { ...engine, signature });
   });
+  if (!ownRecord(recorded)) throw new SpsaError(`run "${run.name}": its reference engine was recorded by another key; start it over with --fresh`);
   log(`run "${run.name}": reference engine ${recorded.path} (sha256 ${recorded.sha256.slice(0, 12)}); θ+ and θ− each play it`);
-  return recorded;
+  return { path: recorded.path, sha256: recorded.sha256 };
+}
+
+/** What the master signs of its run's reference engine, so that it signs iterations only with a reference it recorded itself. */
+function referenceMessage(runUid: string, sha256: string): Buffer {
+  return signedMessage("spsa-reference-v1", [runUid, sha256]);
 }
 
 /**

@@ -107,7 +107,7 @@ describe("migrations", () => {
     }
   });
 
-  it("0016 counts the iterations in flight afresh, each batch once, and applies no UCI-option report to θ twice", async () => {
+  it("0016 counts the iterations in flight afresh, each batch once, and applies no UCI-option report to θ twice; 0017 applies none a worker drew", async () => {
     const { old, sql, connections, done } = await schemaThrough(14);
     try {
       // As version 0014 left them: a build-mode iteration folded in full at its last poll, a
@@ -155,14 +155,18 @@ describe("migrations", () => {
       expect(await foldIteration(db, buildIteration!.id)).toBe(true);
       expect(await counted(buildIteration!.id)).toEqual({ games_claimed: 6, games_played: 4, draws: 4, pairs_dd: 2 });
       expect(await foldIteration(db, buildIteration!.id)).toBe(false);
-      // Only the report the old master had not applied moves θ, as the third; all three are counted.
-      expect(await applyReports(db, options!.id)).toBe(1);
-      expect(await counted(carrier!.id)).toEqual({ games_claimed: 8, games_played: 6, draws: 6, pairs_dd: 3 });
+      // The two reports the old master applied are counted once; the third, whose draw a worker
+      // made and no master applied, is not trusted (0017): it moves nothing, and neither does the
+      // claimed one, whose games the master gives out again.
+      expect(await applyReports(db, options!.id)).toBe(0);
+      expect(await counted(carrier!.id)).toEqual({ games_claimed: 4, games_played: 4, draws: 4, pairs_dd: 2 });
       const chain = await db`select applied_number, theta_applied from spsa_perturbation where run_id = ${options!.id} order by batch_id`;
       expect(chain).toEqual([{ applied_number: 1, theta_applied: { X: 1 } }, { applied_number: 2, theta_applied: { X: 2 } },
-        { applied_number: 3, theta_applied: { X: 3 } }, { applied_number: null, theta_applied: null }]);
+        { applied_number: null, theta_applied: null }, { applied_number: null, theta_applied: null }]);
+      const statuses = await db`select status from spsa_batch where iteration_id = ${carrier!.id} order by id`;
+      expect(statuses.map((b) => b.status)).toEqual(["done", "done", "expired", "expired"]);
       expect(await applyReports(db, options!.id)).toBe(0);
-      expect(await counted(carrier!.id)).toMatchObject({ games_played: 6 });
+      expect(await counted(carrier!.id)).toMatchObject({ games_played: 4 });
       // A complete iteration keeps its counters, its batches counted in them.
       expect(await counted(completed!.id)).toEqual({ games_claimed: 2, games_played: 2, draws: 2, pairs_dd: 1 });
       expect((await db`select folded from spsa_batch where iteration_id = ${completed!.id}`)[0]).toEqual({ folded: true });

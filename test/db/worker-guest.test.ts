@@ -215,13 +215,13 @@ describe("every definer function, driven with random hostile arguments", () => {
       await foldIteration(database.sql, iteration.id);
     };
     let refused = 0;
-    for (let i = 0; i < 150; i++) {
+    for (let i = 0; i < 100; i++) {
       const statement = await pick(calls)();
       await hostile.unsafe(statement).catch(() => refused++);
       await invariants();
     }
     await hostile.end();
-    expect(refused).toBeGreaterThan(50);
+    expect(refused).toBeGreaterThan(30);
     // The hostile role's claims go with it; an honest worker plays the rest, and the counts are exact.
     await revokeWorkerLogin(database.sql, machine);
     await claimWorkerName(database.sql, { name: "honest", sessionId: "h", host: "box", pid: 1, concurrency: 1 }, () => false);
@@ -236,5 +236,5 @@ describe("every definer function, driven with random hostile arguments", () => {
     expect(row?.played).toBe(row?.sum);
     const status = await spsa(["status", "--name", "fuzzed"], { env: { DATABASE_URL: database.url } });
     expect(status.exitCode, status.all).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });

@@ -36,7 +36,7 @@ describe("a UCI-option run's parameter list, signed like binaries", () => {
   });
 
   it("refuses drawn values that are not finite numbers within the signed bounds", () => {
-    for (const plus of [{ LMR_BASE: Number.NaN, KNIGHT_VALUE_MG: 328 }, { LMR_BASE: 0.8, KNIGHT_VALUE_MG: 1e6 }, { LMR_BASE: 0.8 }]) {
+    for (const plus of [{ LMR_BASE: Number.NaN, KNIGHT_VALUE_MG: 328 }, { LMR_BASE: 0.8, KNIGHT_VALUE_MG: 1e6 }, { LMR_BASE: 0.8 } as Record<string, number>]) {
       expect(() => verifiedOptions([master.publicKey], UID, draw({ plus }))).toThrow(UntrustedOptionsError);
     }
   });

@@ -19,7 +19,7 @@ export function renderStatus(status: RunStatus): string {
     lines.push(`iteration ${iteration.latest} of ${iteration.max} (${iteration.completed} complete${open})`);
   }
   const eta = games.etaSeconds === null ? "" : `, ETA ${formatDuration(games.etaSeconds)}`;
-  lines.push(`games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last 10 min (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`);
+  lines.push(`games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last ${formatDuration(games.rateSeconds)} (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`);
   if (perturbations) {
     const elos = perturbations.recent.map((b) => `#${b.batchNumber} ${signed(b.elo, 1)}`);
     lines.push(`Elo of the last batches (plus vs minus): ${elos.length === 0 ? "none reported yet" : elos.join("  ")}`);

@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import {
+  gamesPerMinute,
   latestSettings,
   listWorkers,
-  RATE_WINDOW_MINUTES,
   recentIterations,
   runTotals,
   thetaAt,
@@ -75,8 +75,9 @@ export interface RunStatus {
   };
   games: {
     total: number;
-    /** Over the last RATE_WINDOW_MINUTES. */
+    /** Over the last RATE_WINDOW_MINUTES, or the part of it the run has been playing (rateSeconds). */
     perMinute: number;
+    rateSeconds: number;
     /** From the first iteration's start to the last completion (or now while running). */
     overallPerMinute: number;
     /** Seconds to max_iterations at perMinute; null when nothing is being played or the run is over. */
@@ -135,11 +136,12 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     ? await appliedThetaHistory(sql, run, perturbations.applied, options.samples)
     : await thetaHistory(sql, run, latest, options.samples);
   const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
-  const perMinute = totals.recentGames / RATE_WINDOW_MINUTES;
+  const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
   const now = options.now ?? new Date();
   const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
-  const remaining = remainingGames(latest, latestNumber, maxIterations, settings);
+  // A UCI-option run's one carrier iteration holds its whole budget.
+  const remaining = remainingGames(latest, latestNumber, perturbations ? latestNumber : maxIterations, settings);
   return {
     run: { name: run.name, status: run.status, seed: run.seed, createdAt: run.createdAt.toISOString(), completedAt: run.completedAt?.toISOString() ?? null },
     reference: run.reference === null ? null : { engine: run.reference, path: run.referencePath, sha256: run.referenceSha256 },
@@ -154,6 +156,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     games: {
       total: totals.games,
       perMinute,
+      rateSeconds: totals.recentSeconds,
       overallPerMinute: minutes > 0 ? totals.games / minutes : 0,
       etaSeconds: run.status === "active" && perMinute > 0 ? (remaining / perMinute) * 60 : null,
     },
@@ -172,7 +175,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       replays: w.replays,
       measuredNps: w.measuredNps,
       timeFactor: w.timeFactor,
-      gamesPerMinute: w.recentGames / RATE_WINDOW_MINUTES,
+      gamesPerMinute: gamesPerMinute(w.recentGames, w.recentSeconds),
       lastSeen: w.lastSeen.toISOString(),
       secondsAgo: w.secondsAgo,
     })),

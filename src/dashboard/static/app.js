@@ -62,7 +62,7 @@ function progressLine(status) {
     `iteration ${iteration.latest} of ${iteration.max}`,
     open ? `${iteration.gamesPlayed}/${iteration.targetGames} games` : `${iteration.completed} complete`,
     `${games.total} games in total`,
-    `${games.perMinute.toFixed(1)} games/min`,
+    `${games.perMinute.toFixed(1)} games/min over the last ${duration(games.rateSeconds)}`,
     games.etaSeconds === null ? null : `ETA ${duration(games.etaSeconds)}`,
     `faults ${status.faults}`,
     `delays outside the engines: ${status.delays.losses} lost, ${status.delays.replays} replayed`,

@@ -207,3 +207,38 @@ export async function thetaAfterApplied(sql: Sql, runId: number, ns: readonly nu
   return new Map(rows.map((r) => [r.n, r.theta]));
 }
 
+
+/** Consecutive applied batches of a UCI-option run pooled: their applied numbers, summed results and pairs. */
+export interface AppliedWindow {
+  first: number;
+  last: number;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  pairs: Pentanomial;
+  games: number;
+}
+
+/**
+ * The run's applied batches in the order they moved θ, pooled into windows of `windowGames`
+ * games (a batch belongs to the window its first game falls in; the last window may be
+ * short). One pass over the run's applied rows, through (run_id, applied_number).
+ */
+export async function appliedWindows(sql: Sql, runId: number, windowGames: number): Promise<AppliedWindow[]> {
+  return sql<AppliedWindow[]>`
+    select min(n)::int as first, max(n)::int as last, sum(plus_wins)::int as "plusWins", sum(minus_wins)::int as "minusWins",
+      sum(draws)::int as draws, sum(games)::int as games,
+      json_build_array(sum((pairs->>0)::int), sum((pairs->>1)::int), sum((pairs->>2)::int), sum((pairs->>3)::int), sum((pairs->>4)::int)) as pairs
+    from (
+      select applied_number as n, plus_wins, minus_wins, draws, pairs, games, sum(games) over (order by applied_number) - games as before
+      from spsa_perturbation where run_id = ${runId} and applied_number is not null) applied
+    group by before / ${windowGames} order by first`;
+}
+
+/** Games per hour (the hour's start) of a UCI-option run, by when their batches were reported: one pass over its applied rows. */
+export async function appliedGamesPerHour(sql: Sql, runId: number): Promise<{ hour: Date; games: number }[]> {
+  return sql<{ hour: Date; games: number }[]>`
+    select date_trunc('hour', reported_at) as hour, sum(games)::int as games
+    from spsa_perturbation where run_id = ${runId} and applied_number is not null
+    group by 1 order by 1`;
+}

@@ -17,6 +17,7 @@ import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } fr
 import type { IterationSettings } from "../config/iteration-settings.js";
 import { builtValue, type Values } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
+import { batchElo, type EloPoint } from "./batch-elo.js";
 
 /** One parameter: where it started, where it is, its bounds and its path. */
 export interface ParameterStatus {
@@ -99,6 +100,8 @@ export interface RunStatus {
    * 0, 1, … applied batches.
    */
   perturbations: PerturbationProgress | null;
+  /** A UCI-option run's Elo over windows of `windowGames` games of its applied batches (src/status/batch-elo.ts), the latest first; null for a rebuild-mode run. */
+  eloWindows: { windowGames: number; recent: EloPoint[] } | null;
   parameters: ParameterStatus[];
   /** The run's latest verifications (spsa verify), newest first. */
   verifications: VerificationStatus[];
@@ -121,7 +124,7 @@ export interface SnapshotOptions {
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications] = await Promise.all([
+  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows] = await Promise.all([
     runTotals(sql, run.id),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
@@ -129,6 +132,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     perturbationProgress(sql, run.id, options.recentCount ?? 8),
     countFaultedGames(sql, run.id),
     verificationResults(sql, run.name, options.recentCount ?? 8),
+    batchElo(sql, run.id),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -180,6 +184,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       secondsAgo: w.secondsAgo,
     })),
     perturbations: perturbations ?? null,
+    eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.slice(-(options.recentCount ?? 8)).reverse() } : null,
     parameters: parameterStatus(run, settings, history),
     verifications: verifications.map((v) => ({
       id: v.id,

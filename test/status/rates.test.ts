@@ -28,7 +28,7 @@ describe("games per minute and ETA of a run younger than the rate window", () =>
     const rounds = Math.floor(AGE_SECONDS / BATCH_SECONDS);
     for (let n = 0; n < rounds; n++) {
       for (let slot = 0; slot < SLOTS; slot++) {
-        const batch = await playOptionBatch(sql, "fast", BATCH_GAMES, 1);
+        const batch = await playOptionBatch(sql, "fast", iteration.id, BATCH_GAMES, 1);
         await sql`update spsa_batch set claimed_at = ${at(n * BATCH_SECONDS)}, reported_at = ${at((n + 1) * BATCH_SECONDS)} where id = ${batch.batchId}`;
       }
     }

@@ -137,13 +137,14 @@ export async function seedOptionRun(sql: postgres.Sql, runName: string, target: 
 }
 
 /**
- * A worker's batch of a UCI-option run, claimed (drawing its perturbation) and reported:
- * plus wins `plusWins` of its games, the rest drawn, in pairs that are a win and a draw
- * (WD) or two draws (DD).
+ * A worker's batch of a UCI-option run's carrier iteration (other runs' iterations skipped),
+ * claimed (drawing its perturbation) and reported: plus wins `plusWins` of its games, the
+ * rest drawn, in pairs that are a win and a draw (WD) or two draws (DD).
  */
-export async function playOptionBatch(sql: postgres.Sql, workerName: string, games: number, plusWins: number): Promise<ClaimedBatch> {
-  const batch = await claimBatch(sql, workerName, games, 60, drawOnClaim);
-  if (!batch) throw new Error(`${workerName} found no batch to claim`);
+export async function playOptionBatch(sql: postgres.Sql, workerName: string, iterationId: number, games: number, plusWins: number): Promise<ClaimedBatch> {
+  const others = await sql<{ id: number }[]>`select id from spsa_iteration where id <> ${iterationId} and status <> 'complete'`;
+  const batch = await claimBatch(sql, workerName, games, 60, drawOnClaim, others.map((o) => o.id));
+  if (batch?.iterationId !== iterationId) throw new Error(`${workerName} found no batch of iteration ${iterationId} to claim`);
   const pairs = batch.games / 2;
   const wins = Math.min(plusWins, pairs);
   const report = { batchId: batch.batchId, workerName, wins, losses: 0, draws: batch.games - wins, pairs: [0, 0, pairs - wins, wins, 0] as Pentanomial, ...clean() };

@@ -1,0 +1,55 @@
+import type postgres from "postgres";
+import { appliedWindows, optionRunOf } from "../db/perturbations.js";
+import { eloFromPentanomial } from "../play/stats.js";
+import { measuredElo } from "../spsa/math.js";
+
+/**
+ * A UCI-option run has no iterations to chart Elo by: its batches are pooled into windows of
+ * an iteration's games (more on runs of over MAX_WINDOWS iterations), each measured as an
+ * iteration of those games would be. One batch of a few games is mostly noise and often a
+ * sweep, whose Elo only the cap bounds; a window has the error bar of an iteration.
+ */
+
+/** At most this many windows in a run, whatever its length: the dashboard charts them all. */
+const MAX_WINDOWS = 400;
+
+/** A point of an Elo chart: iterations (build mode) or applied batches (UCI-option mode) `first` to `last`. */
+export interface EloPoint {
+  first: number;
+  last: number;
+  /** Build mode: mean of the iterations' Elo as the updates used it; UCI-option mode: the window's pooled results, measured as an update measures them. */
+  elo: number;
+  /** Half width of the 95 % interval from the pentanomial counts (reference mode: from both sides' results); null below two pairs. */
+  error: number | null;
+  games: number;
+}
+
+export interface BatchElo {
+  /** Games per window: games_per_iteration × ⌈max_iterations / MAX_WINDOWS⌉. */
+  windowGames: number;
+  /** Oldest first; the last window may be short of windowGames. */
+  windows: EloPoint[];
+}
+
+/** Finite, or null: the chart draws no bar for an error it cannot measure. */
+export function finiteOrNull(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
+
+/** Elo over windows of a UCI-option run's applied batches, in the order they moved θ; undefined for another run. */
+export async function batchElo(sql: postgres.Sql, runId: number): Promise<BatchElo | undefined> {
+  const run = await optionRunOf(sql, runId);
+  if (!run) return undefined;
+  const windowGames = run.gamesPerIteration * Math.max(1, Math.ceil(run.gains.maxIterations / MAX_WINDOWS));
+  const windows = await appliedWindows(sql, runId, windowGames);
+  return {
+    windowGames,
+    windows: windows.map((w) => ({
+      first: w.first,
+      last: w.last,
+      elo: measuredElo(w, run.gains.eloCap).elo,
+      error: finiteOrNull(eloFromPentanomial(w.pairs).error),
+      games: w.games,
+    })),
+  };
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findRun } from "../../src/db/run-status.js";
+import { renderStatus } from "../../src/status/render.js";
 import { readRunStatus } from "../../src/status/snapshot.js";
 import { applyReports } from "../../src/uci-tune/apply-reports.js";
 import { useMigratedDatabase } from "../support/database.js";
@@ -14,7 +15,7 @@ const SPEED = (SLOTS * BATCH_GAMES * 60) / BATCH_SECONDS;
 /** The run started this long ago; its batches end at 5 s, 10 s, …, 55 s. */
 const AGE_SECONDS = 58;
 
-describe("games per minute and ETA of a run younger than the rate window", () => {
+describe("spsa status of a UCI-option run a minute old", () => {
   const database = useMigratedDatabase(2);
 
   it("a UCI-option run a minute old playing 192 games a minute is rated within 20 % of it, and its ETA too", async () => {
@@ -50,5 +51,13 @@ describe("games per minute and ETA of a run younger than the rate window", () =>
     const truth = ((target - played) / SPEED) * 60;
     expect(status.games.etaSeconds).toBeGreaterThan(0.8 * truth);
     expect(status.games.etaSeconds).toBeLessThan(1.2 * truth);
+
+    // Progress in batches and games; Elo per window of an iteration's games (8 batches), the latest first.
+    const lines = renderStatus(status).split("\n");
+    expect(lines[1]).toBe(`UCI-option run: ${rounds * SLOTS} batches applied, 0 in flight (${played}/${target} games played)`);
+    expect(lines[2]).toMatch(/^games 176 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), ETA \S+$/);
+    // Every batch: one pair won and drawn, three drawn; 56.25 % is +43.7 Elo.
+    expect(lines[3]).toMatch(/^Elo per 64 games \(plus vs minus, 95 %\): batches 17–22 \+43\.7 ± \d+\.\d {2}batches 9–16 \+43\.7 ± \d+\.\d {2}batches 1–8 \+43\.7 ± \d+\.\d$/);
+    expect(status.eloWindows?.recent.map((w) => w.games)).toEqual([48, 64, 64]);
   });
 });

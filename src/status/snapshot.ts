@@ -132,7 +132,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     perturbationProgress(sql, run.id, options.recentCount ?? 8),
     countFaultedGames(sql, run.id),
     verificationResults(sql, run.name, options.recentCount ?? 8),
-    batchElo(sql, run.id),
+    batchElo(sql, run.id, options.recentCount ?? 8),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -184,7 +184,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       secondsAgo: w.secondsAgo,
     })),
     perturbations: perturbations ?? null,
-    eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.slice(-(options.recentCount ?? 8)).reverse() } : null,
+    eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.reverse() } : null,
     parameters: parameterStatus(run, settings, history),
     verifications: verifications.map((v) => ({
       id: v.id,

@@ -17,8 +17,7 @@ import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
 import type { Pentanomial } from "../../src/play/stats.js";
 import { registerTestWorker, seedIteration } from "../support/iterations.js";
-import { playOptionBatch, seedOptionRun } from "../support/options-run.js";
-import { applyReports } from "../../src/uci-tune/apply-reports.js";
+import { writeSyntheticOptionRun } from "../../src/db/synthetic-option-run.js";
 
 const TOKEN = "test-token-4f1c";
 const COMPLETED = 12;
@@ -196,12 +195,13 @@ describe("spsa dashboard in a browser", () => {
   });
 
   it("shows a UCI-option run by its batches and games: Elo per window of batches with error bars and mean, games per hour, no stray text", async () => {
-    await registerTestWorker(sql, "w-options");
-    // 48 iterations of 16 games in batches of 4: windows of 16 games, 4 batches each.
-    const { run, iteration } = await seedOptionRun(sql, "options", 48 * 16, 16, 4);
-    const batches = 10;
-    for (let n = 0; n < batches; n++) await playOptionBatch(sql, "w-options", iteration.id, 4, n % 3);
-    expect(await applyReports(sql, run.id)).toBe(batches);
+    // 48 iterations of 16 games in batches of 4: windows of 16 games, 4 batches each; 10 batches played in the last 50 s.
+    const config = loadConfig("config.toml");
+    config.spsa.maxIterations = 48;
+    config.games.gamesPerIteration = 16;
+    config.games.batchSize = 4;
+    const wins = Array.from({ length: 10 }, (_, n) => n % 3);
+    await writeSyntheticOptionRun(sql, { name: "options", config, params, workerName: "w-options", wins, startedAt: new Date(Date.now() - 50_000), batchSeconds: 5, slots: 1 });
     await page.goto(`${url}run/options`);
     await page.locator("#batches").waitFor();
     const progress = await page.locator("#progress").textContent();

@@ -1,13 +1,9 @@
 import type postgres from "postgres";
 import { expect } from "vitest";
-import { claimBatch, reportBatch, type ClaimedBatch } from "../../src/db/batches.js";
-import { insertOptionRun, optionRunOf } from "../../src/db/perturbations.js";
-import type { Pentanomial } from "../../src/play/stats.js";
+import { optionRunOf } from "../../src/db/perturbations.js";
 import { perturb } from "../../src/spsa/math.js";
 import { createRng } from "../../src/random/rng.js";
 import { applyBatch, batchStepScales, batchWindow, paramsAt } from "../../src/uci-tune/batch-math.js";
-import { drawOnClaim } from "../../src/uci-tune/hooks.js";
-import { clean, seedIteration } from "./iterations.js";
 
 /** A UCI-option run of the sample engine in tests: its params, its config section, and the check of its θ chain. */
 
@@ -125,29 +121,3 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
   return theta;
 }
 
-
-/** A UCI-option run of one float parameter X over `target` games, as the master opens it. */
-export async function seedOptionRun(sql: postgres.Sql, runName: string, target: number, gamesPerIteration: number, batchSize = 4) {
-  const { run, iteration } = await seedIteration(sql, { runName, targetGames: target, batchSize });
-  const parameters = { X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined } };
-  const gains = { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: target / gamesPerIteration };
-  await insertOptionRun(sql, { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration });
-  const [{ seed } = { seed: "" }] = await sql<{ seed: string }[]>`select seed from spsa_run where id = ${run.id}`;
-  return { run, iteration, gains, seed };
-}
-
-/**
- * A worker's batch of a UCI-option run's carrier iteration (other runs' iterations skipped),
- * claimed (drawing its perturbation) and reported: plus wins `plusWins` of its games, the
- * rest drawn, in pairs that are a win and a draw (WD) or two draws (DD).
- */
-export async function playOptionBatch(sql: postgres.Sql, workerName: string, iterationId: number, games: number, plusWins: number): Promise<ClaimedBatch> {
-  const others = await sql<{ id: number }[]>`select id from spsa_iteration where id <> ${iterationId} and status <> 'complete'`;
-  const batch = await claimBatch(sql, workerName, games, 60, drawOnClaim, others.map((o) => o.id));
-  if (batch?.iterationId !== iterationId) throw new Error(`${workerName} found no batch of iteration ${iterationId} to claim`);
-  const pairs = batch.games / 2;
-  const wins = Math.min(plusWins, pairs);
-  const report = { batchId: batch.batchId, workerName, wins, losses: 0, draws: batch.games - wins, pairs: [0, 0, pairs - wins, wins, 0] as Pentanomial, ...clean() };
-  if ((await reportBatch(sql, report)) !== "accepted") throw new Error(`batch ${batch.batchId}'s report was not accepted`);
-  return batch;
-}

@@ -1,12 +1,13 @@
 import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, reportBatch, type BatchReport } from "../../src/db/batches.js";
+import { insertOptionRun } from "../../src/db/perturbations.js";
 import { applyReports } from "../../src/uci-tune/apply-reports.js";
 import { scheduleStep } from "../../src/uci-tune/batch-math.js";
 import { drawOnClaim } from "../../src/uci-tune/hooks.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, crowdOfWorkers, killWhileWaitingOnBatch, registerTestWorker } from "../support/iterations.js";
-import { expectConsistentRun, seedOptionRun } from "../support/options-run.js";
+import { clean, crowdOfWorkers, killWhileWaitingOnBatch, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { expectConsistentRun } from "../support/options-run.js";
 
 /** The carrier iteration's counters, and the same sums over its done batches: equal when each was counted once. */
 async function countsAndSums(sql: postgres.Sql, iterationId: number) {
@@ -21,6 +22,16 @@ async function countsAndSums(sql: postgres.Sql, iterationId: number) {
     counted: { games: row!.games_played, plusWins: row!.plus_wins, minusWins: row!.minus_wins, draws: row!.draws, pairsDd: row!.pairs_dd },
     done: { games: row!.done_games, plusWins: row!.done_plus_wins, minusWins: row!.done_minus_wins, draws: row!.done_draws, pairsDd: row!.done_pairs_dd },
   };
+}
+
+/** A UCI-option run of one float parameter X over `target` games, as the master opens it. */
+async function seedOptionRun(sql: postgres.Sql, runName: string, target: number, gamesPerIteration: number) {
+  const { run, iteration } = await seedIteration(sql, { runName, targetGames: target, batchSize: 4 });
+  const parameters = { X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined } };
+  const gains = { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: target / gamesPerIteration };
+  await insertOptionRun(sql, { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration });
+  const [{ seed } = { seed: "" }] = await sql<{ seed: string }[]>`select seed from spsa_run where id = ${run.id}`;
+  return { run, iteration, gains, seed };
 }
 
 describe("UCI-option mode: draws without a lock, θ moved by the master alone", () => {

@@ -203,7 +203,7 @@ describe("spsa dashboard in a browser", () => {
     const wins = Array.from({ length: 10 }, (_, n) => n % 3);
     await writeSyntheticOptionRun(sql, { name: "options", config, params, workerName: "w-options", wins, startedAt: new Date(Date.now() - 50_000), batchSeconds: 5, slots: 1 });
     await page.goto(`${url}run/options`);
-    await page.locator("#batches").waitFor();
+    await page.locator("#progress").waitFor();
     const progress = await page.locator("#progress").textContent();
     expect(progress).toMatch(/^UCI-option run: 10 batches applied, 0 in flight · 40\/768 games · 40 games in total · \d+\.\d games\/min over the last \S+ · ETA \S+ · /);
     expect(await page.locator("h2", { hasText: "Elo per 16 games of batches (plus vs minus, 95 % error bars" }).count()).toBe(1);

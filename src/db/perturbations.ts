@@ -207,7 +207,6 @@ export async function thetaAfterApplied(sql: Sql, runId: number, ns: readonly nu
   return new Map(rows.map((r) => [r.n, r.theta]));
 }
 
-
 /** Consecutive applied batches of a UCI-option run pooled: their applied numbers, summed results and pairs. */
 export interface AppliedWindow {
   first: number;

@@ -202,7 +202,8 @@ describe("spsa dashboard in a browser", () => {
     config.games.batchSize = 4;
     const wins = Array.from({ length: 10 }, (_, n) => n % 3);
     await writeSyntheticOptionRun(sql, { name: "options", config, params, workerName: "w-options", wins, startedAt: new Date(Date.now() - 50_000), batchSeconds: 5, slots: 1 });
-    await page.goto(`${url}run/options`);
+    // With the token: the test needs no cookie from the ones before it.
+    await page.goto(`${url}run/options?token=${TOKEN}`);
     await page.locator("#progress").waitFor();
     const progress = await page.locator("#progress").textContent();
     expect(progress).toMatch(/^UCI-option run: 10 batches applied, 0 in flight · 40\/768 games · 40 games in total · \d+\.\d games\/min over the last \S+ · ETA \S+ · /);

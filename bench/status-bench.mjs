@@ -7,22 +7,25 @@
 //      (readRunDetail), median and max of --repeat;
 //   2. the `spsa status` and `spsa status --json` commands as processes, wall time, next
 //      to `spsa --version` (node starting and loading the CLI, no database);
-// and drops the database.
-//   node bench/status-bench.mjs [--iterations 10000] [--repeat 20]
+// and drops the database. --options: a UCI-option run of the same games instead, its carrier
+// iteration and one applied spsa_perturbation row per 8-game batch, reported a second apart.
+//   node bench/status-bench.mjs [--iterations 10000] [--repeat 20] [--options]
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import postgres from "postgres";
-import { applyMigrations, resolveDatabaseUrl } from "../dist/db/connection.js";
+import { applyMigrations, connect, resolveDatabaseUrl } from "../dist/db/connection.js";
 import { findRun } from "../dist/db/run-status.js";
 import { writeSyntheticRun } from "../dist/db/synthetic-run.js";
 import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/config/params.js";
 import { readRunStatus } from "../dist/status/snapshot.js";
 import { readRunDetail } from "../dist/dashboard/run-detail.js";
+import { writeSyntheticOptionRun } from "../dist/db/synthetic-option-run.js";
 
-const { values } = parseArgs({ options: { iterations: { type: "string", default: "10000" }, repeat: { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: { iterations: { type: "string", default: "10000" }, repeat: { type: "string", default: "20" }, options: { type: "boolean", default: false } },
+});
 const iterations = Number(values.iterations);
 const repeat = Number(values.repeat);
 const root = new URL("..", import.meta.url).pathname;
@@ -34,20 +37,29 @@ const summary = (xs) => {
 
 const { url: serverUrl } = await resolveDatabaseUrl({});
 const name = `spsa_status_bench_${process.pid}`;
-const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+// connect(), not postgres(): the embedded server's URL names its socket folder in the query.
+const admin = connect(serverUrl, 1);
 await admin.unsafe(`create database ${name}`);
-const url = serverUrl.replace(/\/[^/?]*(\?.*)?$/, `/${name}$1`);
+const parsed = new URL(serverUrl);
+parsed.pathname = `/${name}`;
+const url = parsed.toString();
 try {
   await applyMigrations(url);
-  const sql = postgres(url, { max: 4, onnotice: () => {} });
+  const sql = connect(url, 4);
   const params = loadParams(join(root, "params.toml"));
   let t = performance.now();
-  await writeSyntheticRun(sql, { name: "long", config: loadConfig(join(root, "config.toml")), params, iterations, open: true, workerName: "bench-worker" });
+  const config = loadConfig(join(root, "config.toml"));
+  if (values.options) {
+    const batches = (iterations * config.games.gamesPerIteration) / config.games.batchSize;
+    const wins = Array.from({ length: batches }, (_, i) => (i * 7) % 3);
+    await writeSyntheticOptionRun(sql, { name: "long", config, params, workerName: "bench-worker", wins, startedAt: new Date(Date.now() - batches * 1000), batchSeconds: 1, slots: 1 });
+  }
+  else await writeSyntheticRun(sql, { name: "long", config, params, iterations, open: true, workerName: "bench-worker" });
   await sql`analyze`;
-  console.log(`synthetic run: ${iterations} iterations × ${params.length} parameters written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  console.log(`synthetic ${values.options ? "UCI-option run" : "run"}: ${iterations} iterations' games × ${params.length} parameters written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const [size] = await sql`select pg_size_pretty(pg_total_relation_size('spsa_iteration')) as iterations, pg_size_pretty(pg_total_relation_size('spsa_batch')) as batches,
-    (select count(*) from spsa_batch)::int as batch_rows`;
-  console.log(`tables: spsa_iteration ${size.iterations}, spsa_batch ${size.batches} (${size.batch_rows} batches)`);
+    (select count(*) from spsa_batch)::int as batch_rows, pg_size_pretty(pg_total_relation_size('spsa_perturbation')) as perturbations`;
+  console.log(`tables: spsa_iteration ${size.iterations}, spsa_batch ${size.batches} (${size.batch_rows} batches), spsa_perturbation ${size.perturbations}`);
 
   const run = await findRun(sql, "long");
   const times = [];
@@ -79,3 +91,4 @@ try {
   await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.end();
 }
+

@@ -2,6 +2,8 @@ import type postgres from "postgres";
 import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games.js";
 import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type EloBucket, type RunRecord, type SideCounts, type VerificationResult } from "../db/run-status.js";
+import { appliedGamesPerHour } from "../db/perturbations.js";
+import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import { eloFromPentanomial } from "../play/stats.js";
 import { iterationNoise } from "../spsa/adaptive.js";
@@ -12,20 +14,12 @@ import { publicConfig } from "./public-config.js";
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
 export const CHART_POINTS = 400;
 
-export interface EloPoint {
-  first: number;
-  last: number;
-  /** Mean of the iterations' Elo as the updates used it. */
-  elo: number;
-  /** Half width of the 95 % interval from the pentanomial counts (reference mode: from both sides' results); null below two pairs. */
-  error: number | null;
-  games: number;
-}
-
 /** Everything the run page shows, in one response. */
 export interface RunDetail {
   status: RunStatus;
+  /** Per iteration (or group of iterations); a UCI-option run's per window of eloWindowGames games of its applied batches. */
   elo: EloPoint[];
+  eloWindowGames: number | null;
   gamesPerHour: { hour: string; games: number }[];
   /** The latest iterations with engine faults: a row per iteration, a column per counter and engine (the reference's in reference mode only). */
   faults: { headers: string[]; rows: number[][] };
@@ -43,9 +37,12 @@ const FAULTED_GAMES_LISTED = 20;
 export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<RunDetail> {
   const status = await readRunStatus(sql, run, { samples: CHART_POINTS });
   const bucket = Math.max(1, Math.ceil(status.iteration.completed / CHART_POINTS));
-  const [buckets, hours, faults, settings, verifications, faultedGames] = await Promise.all([
-    eloBuckets(sql, run.id, bucket),
-    gamesPerHour(sql, run.id),
+  // A UCI-option run: its batches in windows, and its games by when they were reported (its one iteration completes at the end).
+  const options = status.perturbations !== null;
+  const [buckets, windows, hours, faults, settings, verifications, faultedGames] = await Promise.all([
+    options ? [] : eloBuckets(sql, run.id, bucket),
+    options ? batchElo(sql, run.id) : undefined,
+    options ? appliedGamesPerHour(sql, run.id) : gamesPerHour(sql, run.id),
     faultyIterations(sql, run.id, 20),
     latestSettings(sql, run.id),
     verificationResults(sql, run.name),
@@ -54,10 +51,8 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
   const counters = COUNTER_KEYS.filter((column) => column.side !== "reference" || status.reference !== null);
   return {
     status,
-    elo: buckets.map((b) => {
-      const error = eloError(b);
-      return { first: b.first, last: b.last, elo: b.elo, error: Number.isFinite(error) ? error : null, games: b.games };
-    }),
+    elo: windows?.windows ?? buckets.map((b) => ({ first: b.first, last: b.last, elo: b.elo, error: finiteOrNull(eloError(b)), games: b.games })),
+    eloWindowGames: windows?.windowGames ?? null,
     gamesPerHour: hours.map((h) => ({ hour: h.hour.toISOString(), games: h.games })),
     faults: {
       headers: ["iteration", ...counters.map((column) => column.words), "replays", "pairs out of replays"],

@@ -233,3 +233,49 @@ export async function thetaAfterApplied(sql: Sql, runId: number, ns: readonly nu
   return new Map(rows.map((r) => [r.n, r.theta]));
 }
 
+/** Consecutive applied batches of a UCI-option run pooled: their applied numbers, summed results and pairs. */
+export interface AppliedWindow {
+  first: number;
+  last: number;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  pairs: Pentanomial;
+  games: number;
+}
+
+/**
+ * The run's batch size, as its first applied batches have it (planned batches are all that
+ * size but at the carrier iteration's end), and the number of its last applied batch (0:
+ * none): a few rows, through (run_id, applied_number).
+ */
+export async function appliedShape(sql: Sql, runId: number): Promise<{ batchSize: number; applied: number }> {
+  const [row] = await sql<{ batchSize: number; applied: number }[]>`
+    select (select coalesce(max(games), 1) from spsa_perturbation where run_id = ${runId} and applied_number <= 8)::int as "batchSize",
+      (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied`;
+  if (!row) throw new Error("an aggregate returned no row");
+  return row;
+}
+
+/**
+ * The run's applied batches after the `after`-th, in the order they moved θ, pooled `per`
+ * to a window: batches 1 to per, per + 1 to 2·per, … (the last window may be short). Reads
+ * those rows once, through (run_id, applied_number): the latest windows cost a few rows,
+ * all of them a pass over the run's batches.
+ */
+export async function appliedWindows(sql: Sql, runId: number, per: number, after: number): Promise<AppliedWindow[]> {
+  return sql<AppliedWindow[]>`
+    select min(applied_number)::int as first, max(applied_number)::int as last, sum(plus_wins)::int as "plusWins", sum(minus_wins)::int as "minusWins",
+      sum(draws)::int as draws, sum(games)::int as games,
+      json_build_array(sum((pairs->>0)::int), sum((pairs->>1)::int), sum((pairs->>2)::int), sum((pairs->>3)::int), sum((pairs->>4)::int)) as pairs
+    from spsa_perturbation where run_id = ${runId} and applied_number > ${after}
+    group by (applied_number - 1) / ${per} order by first`;
+}
+
+/** Games per hour (the hour's start) of a UCI-option run, by when their batches were reported: one pass over its applied rows. */
+export async function appliedGamesPerHour(sql: Sql, runId: number): Promise<{ hour: Date; games: number }[]> {
+  return sql<{ hour: Date; games: number }[]>`
+    select date_trunc('hour', reported_at) as hour, sum(games)::int as games
+    from spsa_perturbation where run_id = ${runId} and applied_number is not null
+    group by 1 order by 1`;
+}

@@ -19,6 +19,22 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 /** The window over which games per minute are measured. */
 export const RATE_WINDOW_MINUTES = 10;
 
+/** Batches reported in the rate window (of the table aliased b). */
+const IN_RATE_WINDOW = (sql: Sql) => sql`b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES})`;
+
+/**
+ * How long the rate window has lasted for the batches aggregated (alias b), in seconds: the
+ * whole window, or less when the first of them was claimed inside it (a run, a resumed run
+ * or a worker younger than the window), so a run a minute old is not rated over ten.
+ */
+const RATE_SECONDS = (sql: Sql) =>
+  sql`extract(epoch from now() - greatest(now() - make_interval(mins => ${RATE_WINDOW_MINUTES}), min(b.claimed_at)))::float8`;
+
+/** Games per minute of `games` played over `seconds`; 0 with no time to measure. */
+export function gamesPerMinute(games: number, seconds: number): number {
+  return seconds > 0 ? (games * 60) / seconds : 0;
+}
+
 export type RunRecord = typeof spsaRun.$inferSelect;
 
 const RUN_COLUMNS = (sql: Sql) => selectAll(sql, spsaRun, "r");
@@ -63,8 +79,9 @@ export interface RunTotals {
   replayLimitPairs: number;
   /** Batches given back by workers that refused the binaries as unsigned or not signed by a key they trust. */
   binariesRefused: number;
-  /** Games reported for this run in the last RATE_WINDOW_MINUTES. */
+  /** Games reported for this run in the last RATE_WINDOW_MINUTES, and over how many seconds of it they were played (RATE_SECONDS). */
   recentGames: number;
+  recentSeconds: number;
   firstStarted: Date | null;
   lastCompleted: Date | null;
 }
@@ -72,14 +89,15 @@ export interface RunTotals {
 /** Counts over all the run's iterations: one index range scan of small columns. */
 export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
   const [row] = await sql<RunTotals[]>`
-    select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
-      coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
-      coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses", coalesce(sum(replays), 0)::int as replays,
-      coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs", coalesce(sum(binaries_refused), 0)::int as "binariesRefused",
-      min(created_at) as "firstStarted", max(completed_at) as "lastCompleted",
-      (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
-        where b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) and bi.run_id = ${runId}) as "recentGames"
-    from spsa_iteration where run_id = ${runId}`;
+    select t.*, w."recentGames", w."recentSeconds" from (
+      select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
+        coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
+        coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses", coalesce(sum(replays), 0)::int as replays,
+        coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs", coalesce(sum(binaries_refused), 0)::int as "binariesRefused",
+        min(created_at) as "firstStarted", max(completed_at) as "lastCompleted"
+      from spsa_iteration where run_id = ${runId}) t,
+    (select coalesce(sum(b.games), 0)::int as "recentGames", ${RATE_SECONDS(sql)} as "recentSeconds"
+      from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where ${IN_RATE_WINDOW(sql)} and bi.run_id = ${runId}) w`;
   if (!row) throw new Error("an aggregate returned no row");
   return row;
 }
@@ -150,6 +168,7 @@ export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency"
   delayLosses: number;
   replays: number;
   recentGames: number;
+  recentSeconds: number;
   lastSeen: Date;
   /** Seconds since last seen, measured by the database's clock. */
   secondsAgo: number;
@@ -160,12 +179,12 @@ export async function listWorkers(sql: Sql, limit: number): Promise<WorkerRow[]>
   return sql<WorkerRow[]>`
     select w.name, w.host, w.concurrency, w.concurrency_note as "concurrencyNote", w.games_played::int as games,
       w.delay_losses::int as "delayLosses", w.replays::int as replays, coalesce(r.games, 0)::int as "recentGames",
-      w.measured_nps as "measuredNps", w.time_factor as "timeFactor",
+      coalesce(r.seconds, 0)::float8 as "recentSeconds", w.measured_nps as "measuredNps", w.time_factor as "timeFactor",
       w.last_seen_at as "lastSeen", extract(epoch from now() - w.last_seen_at)::float8 as "secondsAgo"
     from spsa_worker w
     left join (
-      select worker_name, sum(games) as games from spsa_batch
-      where status = 'done' and reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES}) group by worker_name
+      select b.worker_name, sum(b.games) as games, ${RATE_SECONDS(sql)} as seconds from spsa_batch b
+      where ${IN_RATE_WINDOW(sql)} group by b.worker_name
     ) r on r.worker_name = w.name
     order by w.last_seen_at desc limit ${limit}`;
 }

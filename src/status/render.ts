@@ -20,10 +20,9 @@ export function renderStatus(status: RunStatus): string {
     lines.push(`iteration ${iteration.latest} of ${iteration.max} (${iteration.completed} complete${open})`);
   }
   const eta = games.etaSeconds === null ? "" : `, ETA ${formatDuration(games.etaSeconds)}`;
-  lines.push(`games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last 10 min (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`);
-  if (perturbations) {
-    const elos = perturbations.recent.map((b) => `#${b.batchNumber} ${signed(b.elo, 1)}`);
-    lines.push(`Elo of the last batches (plus vs minus): ${elos.length === 0 ? "none reported yet" : elos.join("  ")}`);
+  lines.push(`games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last ${formatDuration(games.rateSeconds)} (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`);
+  if (status.eloWindows) {
+    lines.push(windowsLine(status.eloWindows));
   } else {
     const elos = status.recent.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
     const measured = status.reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
@@ -54,6 +53,15 @@ export function renderStatus(status: RunStatus): string {
     "no parameters",
   ));
   return lines.join("\n");
+}
+
+/** Windows of a UCI-option run shown on the Elo line. */
+const WINDOWS_SHOWN = 4;
+
+/** "Elo per 64 games (plus vs minus, 95 %): batches 9–12 +5.0 ± 120.3  batches 1–8 …": a UCI-option run's latest windows of batches. */
+function windowsLine({ windowGames, recent }: NonNullable<RunStatus["eloWindows"]>): string {
+  const windows = recent.slice(0, WINDOWS_SHOWN).map((w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)} ± ${w.error === null ? "?" : w.error.toFixed(1)}`);
+  return `Elo per ${windowGames} games (plus vs minus, 95 %): ${windows.length === 0 ? "no batch applied yet" : windows.join("  ")}`;
 }
 
 /** Which engine a reference-mode run's θ+ and θ− each play. */

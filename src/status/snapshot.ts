@@ -1,8 +1,8 @@
 import type postgres from "postgres";
 import {
+  gamesPerMinute,
   latestSettings,
   listWorkers,
-  RATE_WINDOW_MINUTES,
   recentIterations,
   runTotals,
   thetaAt,
@@ -17,6 +17,7 @@ import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } fr
 import type { IterationSettings } from "../config/iteration-settings.js";
 import { builtValue, type Values } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
+import { batchElo, type EloPoint } from "./batch-elo.js";
 
 /** One parameter: where it started, where it is, its bounds and its path. */
 export interface ParameterStatus {
@@ -75,8 +76,9 @@ export interface RunStatus {
   };
   games: {
     total: number;
-    /** Over the last RATE_WINDOW_MINUTES. */
+    /** Over the last RATE_WINDOW_MINUTES, or the part of it the run has been playing (rateSeconds). */
     perMinute: number;
+    rateSeconds: number;
     /** From the first iteration's start to the last completion (or now while running). */
     overallPerMinute: number;
     /** Seconds to max_iterations at perMinute; null when nothing is being played or the run is over. */
@@ -98,6 +100,8 @@ export interface RunStatus {
    * 0, 1, … applied batches.
    */
   perturbations: PerturbationProgress | null;
+  /** A UCI-option run's Elo over windows of `windowGames` games of its applied batches (src/status/batch-elo.ts), the latest first; null for a rebuild-mode run. */
+  eloWindows: { windowGames: number; recent: EloPoint[] } | null;
   parameters: ParameterStatus[];
   /** The run's latest verifications (spsa verify), newest first. */
   verifications: VerificationStatus[];
@@ -120,7 +124,7 @@ export interface SnapshotOptions {
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications] = await Promise.all([
+  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows] = await Promise.all([
     runTotals(sql, run.id),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
@@ -128,6 +132,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     perturbationProgress(sql, run.id, options.recentCount ?? 8),
     countFaultedGames(sql, run.id),
     verificationResults(sql, run.name, options.recentCount ?? 8),
+    batchElo(sql, run.id, options.recentCount ?? 8),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -135,11 +140,12 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     ? await appliedThetaHistory(sql, run, perturbations.applied, options.samples)
     : await thetaHistory(sql, run, latest, options.samples);
   const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
-  const perMinute = totals.recentGames / RATE_WINDOW_MINUTES;
+  const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
   const now = options.now ?? new Date();
   const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
-  const remaining = remainingGames(latest, latestNumber, maxIterations, settings);
+  // A UCI-option run's one carrier iteration holds its whole budget.
+  const remaining = remainingGames(latest, latestNumber, perturbations ? latestNumber : maxIterations, settings);
   return {
     run: { name: run.name, status: run.status, seed: run.seed, createdAt: run.createdAt.toISOString(), completedAt: run.completedAt?.toISOString() ?? null },
     reference: run.reference === null ? null : { engine: run.reference, path: run.referencePath, sha256: run.referenceSha256 },
@@ -154,6 +160,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     games: {
       total: totals.games,
       perMinute,
+      rateSeconds: totals.recentSeconds,
       overallPerMinute: minutes > 0 ? totals.games / minutes : 0,
       etaSeconds: run.status === "active" && perMinute > 0 ? (remaining / perMinute) * 60 : null,
     },
@@ -172,11 +179,12 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       replays: w.replays,
       measuredNps: w.measuredNps,
       timeFactor: w.timeFactor,
-      gamesPerMinute: w.recentGames / RATE_WINDOW_MINUTES,
+      gamesPerMinute: gamesPerMinute(w.recentGames, w.recentSeconds),
       lastSeen: w.lastSeen.toISOString(),
       secondsAgo: w.secondsAgo,
     })),
     perturbations: perturbations ?? null,
+    eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.reverse() } : null,
     parameters: parameterStatus(run, settings, history),
     verifications: verifications.map((v) => ({
       id: v.id,

@@ -17,6 +17,7 @@ import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
 import type { Pentanomial } from "../../src/play/stats.js";
 import { registerTestWorker, seedIteration } from "../support/iterations.js";
+import { writeSyntheticOptionRun } from "../../src/db/synthetic-option-run.js";
 
 const TOKEN = "test-token-4f1c";
 const COMPLETED = 12;
@@ -191,6 +192,33 @@ describe("spsa dashboard in a browser", () => {
     expect(results.ticks).toEqual(["0", "0.1", "0.2", "0.3"]);
     // Games-weighted, over the last two points.
     expect(results.mean).toEqual([10, -12.5, 4]);
+  });
+
+  it("shows a UCI-option run by its batches and games: Elo per window of batches with error bars and mean, games per hour, no stray text", async () => {
+    // 48 iterations of 16 games in batches of 4: windows of 16 games, 4 batches each; 10 batches played in the last 50 s.
+    const config = loadConfig("config.toml");
+    config.spsa.maxIterations = 48;
+    config.games.gamesPerIteration = 16;
+    config.games.batchSize = 4;
+    const wins = Array.from({ length: 10 }, (_, n) => n % 3);
+    await writeSyntheticOptionRun(sql, { name: "options", config, params, workerName: "w-options", wins, startedAt: new Date(Date.now() - 50_000), batchSeconds: 5, slots: 1 });
+    // With the token: the test needs no cookie from the ones before it.
+    await page.goto(`${url}run/options?token=${TOKEN}`);
+    await page.locator("#progress").waitFor();
+    const progress = await page.locator("#progress").textContent();
+    expect(progress).toMatch(/^UCI-option run: 10 batches applied, 0 in flight · 40\/768 games · 40 games in total · \d+\.\d games\/min over the last \S+ · ETA \S+ · /);
+    expect(await page.locator("h2", { hasText: "Elo per 16 games of batches (plus vs minus, 95 % error bars" }).count()).toBe(1);
+    // Batches 1–4, 5–8 and 9–10: three points, each with an error bar, and the running mean through them.
+    expect(await page.locator("#elo-chart circle.elo").count()).toBe(3);
+    expect(await page.locator("#elo-chart line.error").count()).toBe(3);
+    expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(3);
+    expect(await page.locator("#elo-chart circle.elo title").first().textContent()).toMatch(/^batches 1–4: /);
+    // The games by the hour their batches were reported: all 40 in this hour.
+    expect(await page.locator("#games-chart rect.bar title").allTextContents()).toEqual([expect.stringMatching(/: 40$/)]);
+    const rows = await page.$$eval("#batches tbody tr", (trs) => trs.map((tr) => tr.children[1]?.textContent));
+    expect(rows).toEqual(Array.from({ length: 8 }, () => "4"));
+    // Nothing but elements under the page's root: no text such as a stray "null" between them.
+    expect(await page.locator("#app").evaluate((app) => [...app.childNodes].filter((node) => node.nodeType !== 1).map((node) => node.textContent))).toEqual([]);
   });
 
   it("shows a reference-mode run: its reference engine, each side's results and score against it, the reference's faults", async () => {

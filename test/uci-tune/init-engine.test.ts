@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { initCommand } from "../../src/commands/init.js";
 import { loadParams } from "../../src/config/params.js";
@@ -12,6 +13,7 @@ import { buildMinnow } from "../support/minnow.js";
 const dir = mkdtempSync(join(tmpdir(), "spsa-init-engine-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const STOCKFISH = "/usr/games/stockfish";
+const SETUP_OPTIONS_ENGINE = fileURLToPath(new URL("../fixtures/engines/setup-options.mjs", import.meta.url));
 
 describe("spsa init --engine", () => {
   it("reads spin options, leaves setup options and other types out, and proposes ranges inside the option's", () => {
@@ -30,7 +32,7 @@ describe("spsa init --engine", () => {
       ["Knight_Value", "Knight Value", 320, 200, 500, 15],
       ["Zero", "Zero", 0, -5, 5, 1],
     ]);
-    expect(skipped).toEqual(["Hash: sets up the engine, not its play", "Fixed: its range [3, 3] holds one value"]);
+    expect(skipped).toEqual(["Hash: sets up the engine, not its play (hash or cache size)", "Fixed: its range [3, 3] holds one value"]);
   });
 
   it("writes a params.toml of minnow's options that UCI-option mode accepts", async () => {
@@ -43,6 +45,30 @@ describe("spsa init --engine", () => {
     expect(Object.keys(optionParamsOf(params, out))).toHaveLength(params.length);
     expect(readFileSync(out, "utf8")).toContain("Skipped:\n#   Hash: sets up the engine, not its play");
   }, 120_000);
+
+  it("proposes none of an engine's set-up options (threads, hash and cache sizes, search limits, …) and names each under Skipped with its kind", async () => {
+    const out = join(dir, "setup-options.toml");
+    await initCommand({ engine: SETUP_OPTIONS_ENGINE, out, log: () => {} });
+    // Board terms and tunables named like limits stay: an open file, a pruning depth, a time factor.
+    expect(loadParams(out).map((p) => p.option)).toEqual(["Futility Margin", "Rook Open File Bonus", "BETA_PRUNE_MAX_DEPTH", "TIME_HARD_FACTOR"]);
+    const text = readFileSync(out, "utf8");
+    const skipped = text.slice(text.indexOf("# Skipped:")).split("\n").filter((line) => line.startsWith("#   ")).map((line) => line.slice(4));
+    expect(skipped).toEqual([
+      "Hash: sets up the engine, not its play (hash or cache size)",
+      "Threads: sets up the engine, not its play (threads)",
+      "Number of Threads: sets up the engine, not its play (threads)",
+      "Bitbases Cache Size: sets up the engine, not its play (hash or cache size)",
+      "EvalHash: sets up the engine, not its play (hash or cache size)",
+      "Search Time: sets up the engine, not its play (search limit)",
+      "Search Depth: sets up the engine, not its play (search limit)",
+      "MultiPV: sets up the engine, not its play (multi-PV)",
+      "Move Overhead: sets up the engine, not its play (time management)",
+      "Skill Level: sets up the engine, not its play (playing strength limit)",
+      "SyzygyProbeDepth: sets up the engine, not its play (endgame tablebases)",
+      "Book Depth: sets up the engine, not its play (opening book)",
+      "Log Level: sets up the engine, not its play (files and logs)",
+    ]);
+  });
 
   it.runIf(existsSync(STOCKFISH))("reads Debian's stockfish, whose release build has no tunable spin option, and says so", async () => {
     const out = join(dir, "stockfish.toml");

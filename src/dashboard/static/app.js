@@ -55,14 +55,17 @@ async function showRuns() {
   );
 }
 
+/** Where the run is: its iterations, or a UCI-option run's batches and games (its one iteration holds them all). */
 function progressLine(status) {
-  const { iteration, games } = status;
+  const { iteration, games, perturbations } = status;
   const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete";
+  const where = perturbations
+    ? [`UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in flight`, `${iteration.gamesPlayed}/${iteration.targetGames} games`]
+    : [`iteration ${iteration.latest} of ${iteration.max}`, open ? `${iteration.gamesPlayed}/${iteration.targetGames} games` : `${iteration.completed} complete`];
   return [
-    `iteration ${iteration.latest} of ${iteration.max}`,
-    open ? `${iteration.gamesPlayed}/${iteration.targetGames} games` : `${iteration.completed} complete`,
+    ...where,
     `${games.total} games in total`,
-    `${games.perMinute.toFixed(1)} games/min`,
+    `${games.perMinute.toFixed(1)} games/min over the last ${duration(games.rateSeconds)}`,
     games.etaSeconds === null ? null : `ETA ${duration(games.etaSeconds)}`,
     `faults ${status.faults}`,
     `delays outside the engines: ${status.delays.losses} lost, ${status.delays.replays} replayed`,
@@ -87,21 +90,28 @@ async function showRun(name) {
     h("figure", { class: "param-chart", "data-parameter": p.name, "data-points": p.history.length },
       h("figcaption", {}, p.name, " ", h("span", {}, `${short(p.start)} → ${short(p.now)}${p.steps === null ? "" : ` (${p.steps >= 0 ? "+" : ""}${p.steps.toFixed(2)} steps)`}${p.min === null ? "" : ` in [${p.min}, ${p.max}]`}`)),
       parameterChart(p.history, p)));
-  const reference = status.reference;
+  const { reference, perturbations } = status;
   const measured = reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
-  app.replaceChildren(
+  // A UCI-option run's Elo is charted per window of its batches, x in batches as its θ charts.
+  const per = perturbations ? `${detail.eloWindowGames} games of batches` : "iteration";
+  const nothingYet = perturbations ? "No batch applied yet." : "No iteration complete yet.";
+  const latest = perturbations
+    ? [h("h2", {}, "Latest batches"), h("div", { id: "batches" }, table(["batch", "games", `Elo (${measured})`],
+      perturbations.recent.map((b) => [b.batchNumber, b.games, Number(b.elo.toFixed(1))]), nothingYet))]
+    : [h("h2", {}, "Latest iterations"), h("div", { id: "iterations" }, table(["iteration", "status", "games", reference ? "results against the reference" : "plus +W -L =D", `Elo (${measured})`],
+      status.recent.map((it) => [it.iteration, it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet."))];
+  // replaceChildren would write a null as the text "null": the parts a run lacks are left out.
+  app.replaceChildren(...[
     h("h1", {}, `Run ${status.run.name} `, h("small", {}, `(${status.run.status}, seed ${status.run.seed})`)),
     h("p", { id: "progress", class: "progress" }, progressLine(status)),
     reference ? h("p", { id: "reference" }, `Reference mode: θ+ and θ− each play ${reference.engine === "start" ? "θ₀, built at the run's start" : reference.engine}${reference.sha256 ? ` (sha256 ${reference.sha256.slice(0, 12)})` : ""}.`) : null,
     h("h2", {}, "Parameters"),
     h("div", { class: "charts", id: "parameter-charts" }, ...charts),
-    h("h2", {}, `Elo per iteration (${measured}, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),
-    detail.elo.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "elo-chart" }, eloChart(detail.elo)),
-    h("h2", {}, "Latest iterations"),
-    h("div", { id: "iterations" }, table(["iteration", "status", "games", reference ? "results against the reference" : "plus +W -L =D", `Elo (${measured})`],
-      status.recent.map((it) => [it.iteration, it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet.")),
+    h("h2", {}, `Elo per ${per} (${measured}, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),
+    detail.elo.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "elo-chart" }, eloChart(detail.elo, perturbations ? "batches" : "iteration")),
+    ...latest,
     h("h2", {}, "Games per hour"),
-    detail.gamesPerHour.length === 0 ? h("p", {}, "No iteration complete yet.") : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
+    detail.gamesPerHour.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
     h("h2", {}, "Workers"),
     table(["worker", "host", "concurrency", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen", "concurrency note"],
       status.workers.map((w) => [w.name, w.host, w.concurrency, w.games, w.delayLosses, w.replays, w.measuredNps === null ? "" : Math.round(w.measuredNps),
@@ -117,7 +127,7 @@ async function showRun(name) {
       "No faulted game kept. spsa export --faulted writes them as PGN."),
     h("h2", {}, "Configuration"),
     h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
-  );
+  ].filter((part) => part !== null));
 }
 
 const show = () => (runName === undefined ? showRuns() : showRun(runName));

@@ -143,11 +143,11 @@ export function parameterChart(history, { start, min, max, step }) {
 }
 
 /**
- * Elo of plus against minus per iteration (or per group of iterations on long runs) with
- * 95 % error bars, cut at the chart's edge so one noisy iteration does not squash the rest,
- * and the running mean as a line.
+ * Elo of plus against minus per iteration (or per group of iterations on long runs; a
+ * UCI-option run's per window of batches, `unit` "batches") with 95 % error bars, cut at the
+ * chart's edge so one noisy iteration does not squash the rest, and the running mean as a line.
  */
-export function eloChart(points) {
+export function eloChart(points, unit = "iteration") {
   const mean = runningMean(points);
   const xDomain = [Math.min(...points.map((p) => p.first)), Math.max(...points.map((p) => p.last))];
   const lo = Math.min(0, ...points.map((p) => p.elo));
@@ -161,7 +161,7 @@ export function eloChart(points) {
     const cx = x((p.first + p.last) / 2);
     if (p.error !== null) svg.append(el("line", { class: "error", x1: cx, x2: cx, y1: y(clamp(p.elo - p.error)), y2: y(clamp(p.elo + p.error)) }));
     const dot = el("circle", { class: "elo", cx, cy: y(p.elo), r: 3 });
-    dot.append(el("title", {}, `iteration ${p.first === p.last ? p.first : `${p.first}–${p.last}`}: ${short(p.elo)} ± ${p.error === null ? "?" : short(p.error)}`));
+    dot.append(el("title", {}, `${unit} ${p.first === p.last ? p.first : `${p.first}–${p.last}`}: ${short(p.elo)} ± ${p.error === null ? "?" : short(p.error)}`));
     svg.append(dot);
   }
   const line = el("polyline", { class: "mean", points: points.map((p, i) => `${x((p.first + p.last) / 2).toFixed(1)},${y(mean[i]).toFixed(2)}`).join(" ") });

@@ -37,7 +37,7 @@ export async function writeSyntheticOptionRun(sql: postgres.Sql, options: Synthe
   const perIteration = config.games.gamesPerIteration;
   const games = config.games.batchSize;
   const parameters = Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: false, option: p.option ?? p.name, optionScale: p.optionScale }]));
-  await insertOptionRun(sql, { runId, iterationId: open.id, enginePath: "/nonexistent/engine", engineSha256: "0".repeat(64), parameters, gains: spsaMathConfig(config.spsa, perIteration), gamesPerIteration: perIteration });
+  await insertOptionRun(sql, { runId, iterationId: open.id, enginePath: "/nonexistent/engine", engineSha256: "0".repeat(64), parameters, gains: spsaMathConfig(config.spsa, perIteration), gamesPerIteration: perIteration, parametersSignature: null });
   // The carrier's own planned batches make way for the played ones.
   await sql`delete from spsa_batch where iteration_id = ${open.id}`;
   const claimed = sql`${options.startedAt}::timestamptz + make_interval(secs => ((x.i - 1) / ${options.slots}::int)::int * ${options.batchSeconds}::float8)`;

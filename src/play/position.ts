@@ -10,6 +10,7 @@ export { DEFAULT_POSITION as START_FEN };
 interface InternalMove {
   from: number;
   to: number;
+  captured?: string;
   promotion?: string;
 }
 interface ChessInternals {
@@ -51,6 +52,11 @@ export class Position {
   private readonly chess: Chess;
   private readonly internals: ChessInternals;
   private pseudoLegal: InternalMove[];
+  /**
+   * Whether the last move captured or promoted: only such a move can leave insufficient
+   * material (chess.js scans the whole board for it), so other plies skip the scan.
+   */
+  private materialChanged = true;
 
   constructor(fen: string = DEFAULT_POSITION) {
     this.chess = new Chess(fen);
@@ -85,6 +91,7 @@ export class Position {
     }
     this.internals._incPositionCount();
     this.pseudoLegal = this.internals._moves({ legal: false });
+    this.materialChanged = move.captured !== undefined || move.promotion !== undefined;
     return text;
   }
 
@@ -111,7 +118,7 @@ export class Position {
       if (!this.chess.isCheck()) return { result: "1/2-1/2", reason: "stalemate" };
       return this.sideToMove === 0 ? { result: "0-1", reason: "black mates" } : { result: "1-0", reason: "white mates" };
     }
-    if (this.chess.isInsufficientMaterial()) return { result: "1/2-1/2", reason: "insufficient material" };
+    if (this.materialChanged && this.chess.isInsufficientMaterial()) return { result: "1/2-1/2", reason: "insufficient material" };
     if (this.chess.isThreefoldRepetition()) return { result: "1/2-1/2", reason: "threefold repetition" };
     if (this.chess.isDrawByFiftyMoves()) return { result: "1/2-1/2", reason: "fifty-move rule" };
     return undefined;

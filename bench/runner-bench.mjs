@@ -9,6 +9,8 @@
 // `--floor` also measures what a bare pipe reader pays per `go` (no runner at all), and what
 // one wakeup of this idle Node process costs: on a VM every wakeup costs CPU, and an engine
 // flushes each `info` line on its own. No runner can cost less per ply than one wakeup.
+// `--again N` plays N more batches of the same size with the same runner and prints their
+// figures: a long-running worker's, once the JIT has compiled the hot path.
 // `--loop-lag` samples the runner's event-loop delay (10 ms timer: adds a little CPU): when it
 // stays small, a forfeit's gap between measured and engine-reported time is not the runner's.
 import { spawn } from "node:child_process";
@@ -32,6 +34,9 @@ const { values } = parseArgs({
     margin: { type: "string", default: "50" },
     floor: { type: "boolean", default: false },
     "loop-lag": { type: "boolean", default: false },
+    // Batches of the same size played after the measured one by the same runner: a worker
+    // runs for hours, and its JIT-compiled code is warm after the first batches.
+    again: { type: "string", default: "0" },
   },
 });
 const MODES = {
@@ -97,7 +102,8 @@ async function fastchess(mode) {
     "-pgnout", `file=${pgn}`, "notation=uci",
   ];
   const started = performance.now();
-  const child = spawn(process.env.FASTCHESS, args, { stdio: ["ignore", "ignore", "inherit"] });
+  // In its own directory: fastchess saves a config.json where it runs.
+  const child = spawn(process.env.FASTCHESS, args, { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
   let cpuMs = 0;
   const sampler = setInterval(() => (cpuMs = ownCpuMs(child.pid) ?? cpuMs), 100);
   const code = await new Promise((resolve) => child.on("exit", resolve));
@@ -123,12 +129,21 @@ for (const mode of values.modes.split(",")) {
   await pair();
   const lag = values["loop-lag"] ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
   lag?.enable();
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const results = await Promise.all(Array.from({ length: pairs }, pair));
-  const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
+  const batch = async () => {
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: pairs }, pair));
+    return { results, wallMs: performance.now() - started, cpu: process.cpuUsage(cpuBefore) };
+  };
+  const { results, wallMs, cpu } = await batch();
   lag?.disable();
+  const later = [];
+  for (let i = 1; i <= Number(values.again); i++) {
+    const next = await batch();
+    const nextPlies = next.results.flatMap((pair) => pair.games).reduce((sum, game) => sum + game.plies, 0);
+    const nextCpu = (next.cpu.user + next.cpu.system) / 1000 / nextPlies;
+    later.push(`  batch ${i + 1} (same runner): runner CPU per ply ${nextCpu.toFixed(3)} ms, games/min ${((2 * pairs * 60_000) / next.wallMs).toFixed(1)}`);
+  }
   await runner.close();
 
   const games = results.flatMap((pair) => pair.games);
@@ -150,6 +165,7 @@ for (const mode of values.modes.split(",")) {
       `  runner CPU per ply: ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)} ms (user ${(cpu.user / 1000 / plies).toFixed(3)}, system ${(cpu.system / 1000 / plies).toFixed(3)})`,
       `  latency (measured - engine time): median ${ms(percentile(latencies, 50))} ms, p90 ${ms(percentile(latencies, 90))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms${waiting ? ` (${waiting} early answers read after a quiet spell left out)` : ""}`,
       `  games/min: ${((games.length / wallMs) * 60_000).toFixed(1)}`,
+      ...later,
       ...(lag ? [`  event-loop lateness: p50 ${ms(lag.percentile(50) / 1e6 - 10)} ms, p99 ${ms(lag.percentile(99) / 1e6 - 10)} ms, max ${ms(lag.max / 1e6 - 10)} ms`] : []),
       ...(values.floor ? [`  bare pipe reader, CPU per go: ${(await floor(mode)).toFixed(3)} ms`] : []),
       ...(process.env.FASTCHESS ? [await fastchess(mode).then((theirs) => `  fastchess, same games: ${theirs.games} games, ${theirs.plies} plies, CPU per ply ${theirs.cpuPerPly.toFixed(3)} ms (ours ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)}), games/min ${theirs.gamesPerMin.toFixed(1)} (ours ${((games.length / wallMs) * 60_000).toFixed(1)})`)] : []),

@@ -17,7 +17,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout } from "node:timers";
+import { clearInterval, setInterval, setTimeout } from "node:timers";
 import { parseArgs } from "node:util";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { createRunner, loadBook, pickOpening, seededRng } from "../dist/play/index.js";

@@ -26,10 +26,12 @@ interface ChessInternals {
 
 export const CHESS_INTERNALS = ["_moves", "_moveToSan", "_makeMove", "_undoMove", "_isKingAttacked", "_incPositionCount"] as const;
 
-/** The chess.js internals this module calls that the installed chess.js lacks (empty when all are there). */
+/** The chess.js internals this module uses that the installed chess.js lacks (empty when all are there). */
 export function missingChessInternals(): string[] {
   const prototype = Chess.prototype as unknown as Record<string, unknown>;
-  return CHESS_INTERNALS.filter((name) => typeof prototype[name] !== "function");
+  const missing: string[] = CHESS_INTERNALS.filter((name) => typeof prototype[name] !== "function");
+  if (typeof (new Chess() as unknown as Partial<ChessInternals>)._kings?.w !== "number") missing.push("_kings");
+  return missing;
 }
 
 export interface GameEnd {

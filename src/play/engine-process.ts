@@ -65,6 +65,8 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
+/** The move of a `bestmove` line (one regex instead of a trim and a split per ply). */
+const BESTMOVE = /^\S+\s+(\S+)/;
 /** A line longer than this without a newline is garbage; dropping it bounds memory. */
 const MAX_PARTIAL_LINE = 1 << 20;
 /** After the engine exits, how long its output may stay open (a child of the engine holding it) before it is closed. */
@@ -300,7 +302,7 @@ export class EngineProcess {
         const info = search.lastInfo === undefined ? {} : parseInfo(search.lastInfo);
         search.resolve({
           kind: "bestmove",
-          move: line.trim().split(/\s+/)[1],
+          move: BESTMOVE.exec(line)?.[1],
           elapsedMs: now - search.started,
           info,
           stopped: search.stopped,

@@ -133,7 +133,7 @@ async function openBenchRun(mode, label) {
     run,
     targets,
     // UCI-option mode: the master's draws for the batches claimed next.
-    draw: () => (optionRun ? topUpDraws(database.sql, { ...optionRun, seed: run.seed }, config.spsa.maxIterations * gamesPerIteration, batchGames) : 0),
+    draw: async () => (optionRun ? topUpDraws(database.sql, { ...optionRun, seed: run.seed }, config.spsa.maxIterations * gamesPerIteration, batchGames) : 0),
     // What the simulated workers were granted and had accepted, over all phases on this run.
     claimedByIteration: new Map(),
     acceptedByIteration: new Map(),

@@ -6,11 +6,12 @@ import { InputError, SpsaError } from "../errors.js";
 import { StatusLine } from "../terminal/status-line.js";
 import {
   createRunner,
-  defaultBookPath,
   formatPgn,
   loadBook,
   MatchTally,
-  pickOpening,
+  openingOrder,
+  refuseRepeatedGames,
+  resolveBook,
   seededRng,
   sequentialOpenings,
   uniform,
@@ -73,11 +74,17 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   checkEngineFile("engine A", engineA.path);
   checkEngineFile("engine B", engineB.path);
   const limitsFor = limitsChooser(options);
-  const book = loadBook(options.book ?? defaultBookPath(), { plies: options.bookPlies });
-  const rng = seededRng(options.seed ?? String(Date.now()));
-  const nextBookOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : () => pickOpening(book, rng);
+  const bookFile = resolveBook(options.book);
+  const book = loadBook(bookFile, { plies: options.bookPlies });
+  const seed = options.seed ?? String(Date.now());
+  const rng = seededRng(seed);
   const randomPlies = options.randomPlies ?? 0;
   if (!Number.isInteger(randomPlies) || randomPlies < 0) throw new InputError("--random-plies", `must be a whole number >= 0, got ${randomPlies}`);
+  if (randomPlies === 0) refuseRepeatedGames({ games, book, bookFile, limits: limitsFor(rng), flag: "-g/--games", randomPlies: true });
+  // Random order: a seeded shuffle of the book, so no opening comes twice until all have been played.
+  const shuffled = openingOrder(book.length, seed);
+  let played = 0;
+  const nextBookOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : () => book[shuffled(played++)]!;
   const nextOpening = randomPlies === 0 ? nextBookOpening : () => withRandomPlies(nextBookOpening(), randomPlies, rng);
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const status = options.status ?? new StatusLine(process.stderr, 10_000);

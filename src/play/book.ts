@@ -1,9 +1,10 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
 import { Chess, validateFen } from "chess.js";
 import { InputError } from "../errors.js";
-import type { Rng } from "../random/rng.js";
+import { createRng, type Rng } from "../random/rng.js";
 import { Position } from "./position.js";
 
 /** A start position for a game pair. */
@@ -18,23 +19,48 @@ export interface BookOptions {
   plies?: number;
 }
 
-/** The book shipped with the project (`books/openings.epd`). */
+/**
+ * The books shipped in books/, by name: `balanced` (the default, 50,000 balanced random
+ * 8-ply openings, books/generate-balanced.mjs) and `openings` (276 named openings).
+ */
+export const SHIPPED_BOOKS = { balanced: "balanced.epd.gz", openings: "openings.epd" } as const;
+
+/** The default book: `balanced` (`books/balanced.epd.gz`). */
 export function defaultBookPath(): string {
-  return fileURLToPath(new URL("../../books/openings.epd", import.meta.url));
+  return shippedBookPath("balanced");
+}
+
+function shippedBookPath(name: keyof typeof SHIPPED_BOOKS): string {
+  return fileURLToPath(new URL(`../../books/${SHIPPED_BOOKS[name]}`, import.meta.url));
+}
+
+/** The path of the shipped book named `name`, or undefined if no shipped book has that name. */
+export function shippedBook(name: string): string | undefined {
+  return Object.hasOwn(SHIPPED_BOOKS, name) ? shippedBookPath(name as keyof typeof SHIPPED_BOOKS) : undefined;
+}
+
+/** A `--book` value: a file, else a shipped book's name (`openings`, `balanced`); none: the default book. */
+export function resolveBook(book: string | undefined): string {
+  if (book === undefined) return defaultBookPath();
+  return existsSync(book) ? book : (shippedBook(book) ?? book);
 }
 
 /**
- * Loads an EPD or PGN book (by extension; `.pgn` is PGN, anything else EPD). Throws
- * InputError naming the file and line of a bad position or game, or an empty book.
+ * Loads an EPD or PGN book (by extension; `.pgn` is PGN, anything else EPD; a further `.gz`
+ * is gunzipped). Throws InputError naming the file and line of a bad position or game, or an
+ * empty book.
  */
 export function loadBook(file: string, options: BookOptions = {}): Opening[] {
+  const gzipped = extname(file).toLowerCase() === ".gz";
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    const bytes = readFileSync(file);
+    text = (gzipped ? gunzipSync(bytes) : bytes).toString("utf8");
   } catch (error) {
     throw new InputError(file, `cannot read the book: ${(error as Error).message}`);
   }
-  const openings = extname(file).toLowerCase() === ".pgn" ? parsePgnBook(text, file, options.plies) : parseEpdBook(text, file);
+  const format = extname(gzipped ? file.slice(0, -3) : file).toLowerCase();
+  const openings = format === ".pgn" ? parsePgnBook(text, file, options.plies) : parseEpdBook(text, file);
   if (openings.length === 0) throw new InputError(file, "the book has no openings");
   return openings;
 }
@@ -195,6 +221,35 @@ export function withRandomPlies(opening: Opening, plies: number, rng: Rng): Open
     }
   }
   return opening;
+}
+
+/**
+ * The book's openings in a seeded order that repeats none until all are used: index i of the
+ * sequence is opening `order(i)`. Each pass over the book (i / size) is its own shuffle of
+ * `${key}:${pass}`, so anyone with the key and an index (a worker with its run's seed and a
+ * batch's game offset) finds the same opening without asking anyone.
+ */
+export function openingOrder(size: number, key: string): (index: number) => number {
+  let pass = -1;
+  let permutation: Uint32Array = new Uint32Array(0);
+  return (index) => {
+    const wanted = Math.floor(index / size);
+    if (wanted !== pass) {
+      pass = wanted;
+      permutation = shuffled(size, createRng(`${key}:${pass}`));
+    }
+    return permutation[index - pass * size]!;
+  };
+}
+
+/** 0 … size−1 in a Fisher–Yates shuffle drawn from `rng`. */
+function shuffled(size: number, rng: Rng): Uint32Array {
+  const order = Uint32Array.from({ length: size }, (_, i) => i);
+  for (let i = size - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
 }
 
 /** Openings in book order from `start`, wrapping around: for `--book-order sequential`. */

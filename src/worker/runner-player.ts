@@ -1,4 +1,4 @@
-import { createRunner, defaultBookPath, loadBook, type Opening, type OutsideDelayPolicy, type PairResult, type SearchLimits } from "../play/index.js";
+import { createRunner, loadBook, resolveBook, type Opening, type OutsideDelayPolicy, type PairResult, type SearchLimits } from "../play/index.js";
 import { measureNps } from "./engine-speed.js";
 
 /**
@@ -58,5 +58,5 @@ export function createRunnerPlayer(options: {
 
 /** The openings of a book, or of the book shipped with the tool. */
 export function loadOpenings(book: string | undefined, plies: number): Opening[] {
-  return loadBook(book ?? defaultBookPath(), { plies });
+  return loadBook(resolveBook(book), { plies });
 }

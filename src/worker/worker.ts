@@ -22,7 +22,7 @@ import {
   engineFaults,
   ENGINE_FAULT_COUNTERS,
   FAULT_COUNTERS,
-  pickOpening,
+  openingOrder,
   seededRng,
   uniform,
   type FaultCounts,
@@ -361,8 +361,12 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   const tally = new BatchTally(pairings.length > 1);
   const faulted: FaultedGame[] = [];
   const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;
-  const units = Array.from({ length: batch.games / (2 * pairings.length) }, () => ({
-    opening: pickOpening(options.openings, rng),
+  const unitGames = 2 * pairings.length;
+  const firstUnit = Math.floor(batch.firstGame / unitGames);
+  // A run-wide order: no two units of a run share an opening until the book is used up.
+  const order = openingOrder(options.openings.length, batch.runSeed);
+  const units = Array.from({ length: batch.games / unitGames }, (_, u) => ({
+    opening: options.openings[order(firstUnit + u)]!,
     limits: pairLimits(batch, rng, factor),
   }));
   await Promise.all(

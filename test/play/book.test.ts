@@ -1,10 +1,11 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { defaultBookPath, loadBook, pickOpening, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
-import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook } from "../../src/play/book.js";
+import { defaultBookPath, loadBook, openingOrder, pickOpening, resolveBook, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
+import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook, shippedBook } from "../../src/play/book.js";
 import { Position } from "../../src/play/position.js";
 import { InputError } from "../../src/errors.js";
 
@@ -80,11 +81,43 @@ describe("opening books", () => {
     expect(() => loadBook(mate)).toThrow(`${mate}:1: the game is already over`);
   });
 
-  it("ships a default book of a few hundred named openings", () => {
+  it("ships a default book of at least 50,000 distinct positions, and the named openings as `openings`", () => {
     const book = loadBook(defaultBookPath());
-    expect(book.length).toBeGreaterThanOrEqual(250);
-    expect(book.every((opening) => opening.name)).toBe(true);
-    expect(new Set(book.map((opening) => opening.fen)).size).toBe(book.length);
+    expect(defaultBookPath()).toMatch(/books\/balanced\.epd\.gz$/);
+    expect(book.length).toBeGreaterThanOrEqual(50_000);
+    // Distinct as positions: board, side to move, castling and en passant (not the move counters).
+    expect(new Set(book.map((opening) => opening.fen.split(" ").slice(0, 4).join(" "))).size).toBe(book.length);
+    const named = loadBook(resolveBook("openings"));
+    expect(named.length).toBeGreaterThanOrEqual(250);
+    expect(named.every((opening) => opening.name)).toBe(true);
+    expect(new Set(named.map((opening) => opening.fen)).size).toBe(named.length);
+    expect(resolveBook(undefined)).toBe(defaultBookPath());
+    expect(resolveBook("balanced")).toBe(defaultBookPath());
+    expect(shippedBook("nonsense")).toBeUndefined();
+    expect(resolveBook("nonsense.epd")).toBe("nonsense.epd");
+  });
+
+  it("reads a gzipped EPD or PGN book, and names the file of a bad one", () => {
+    const gzipped = (name: string, fixture: string) => {
+      const file = join(scratch, name);
+      writeFileSync(file, gzipSync(readFileSync(books(fixture))));
+      return file;
+    };
+    expect(loadBook(gzipped("book.epd.gz", "chess-compete-openings-50.epd"))).toEqual(loadBook(books("chess-compete-openings-50.epd")));
+    expect(loadBook(gzipped("games.pgn.gz", "fastchess-openings.pgn"), { plies: 4 })).toEqual(loadBook(books("fastchess-openings.pgn"), { plies: 4 }));
+    const broken = write("broken.epd.gz", "not gzip");
+    expect(() => loadBook(broken)).toThrow(`${broken}: cannot read the book`);
+  });
+
+  it("orders a book in seeded passes that repeat no opening until all are used", () => {
+    const order = openingOrder(7, "run-seed");
+    const indexes = Array.from({ length: 21 }, (_, i) => order(i));
+    for (let pass = 0; pass < 3; pass++) expect([...indexes.slice(7 * pass, 7 * pass + 7)].sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    // Each pass is its own shuffle, and anyone with the key finds the same opening at an index, in any order of asking.
+    expect(indexes.slice(0, 7)).not.toEqual(indexes.slice(7, 14));
+    const other = openingOrder(7, "run-seed");
+    expect([20, 3, 9].map(other)).toEqual([indexes[20], indexes[3], indexes[9]]);
+    expect(Array.from({ length: 7 }, (_, i) => openingOrder(7, "another-seed")(i))).not.toEqual(indexes.slice(0, 7));
   });
 
   it("picks openings with a seeded RNG, or in order", () => {

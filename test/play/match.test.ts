@@ -82,7 +82,15 @@ describe("compete match mode", () => {
     expect(played).toHaveLength(games);
     const start = (game: string) => /\[FEN "([^"]+)"\]/.exec(game)?.[1] ?? "";
     const white = (game: string) => /\[White "([^"]+)"\]/.exec(game)?.[1] ?? "";
-    const moves = (game: string) => game.split("\n").filter((line) => !line.startsWith("[")).join(" ").trim();
+    // The moves without their comments (which hold the time each move took).
+    const moves = (game: string) =>
+      game
+        .split("\n")
+        .filter((line) => !line.startsWith("["))
+        .join(" ")
+        .replace(/\{[^}]*\}/g, "")
+        .replace(/\s+/g, " ")
+        .trim();
     expect(new Set(played.map(start)).size).toBe(games / 2);
     expect(new Set(played.map((game) => `${start(game)} ${white(game)} ${moves(game)}`)).size).toBe(games);
     expect(new Set(played.map(moves)).size).toBe(games);

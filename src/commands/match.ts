@@ -10,6 +10,7 @@ import {
   loadBook,
   MatchTally,
   openingOrder,
+  playable,
   refuseRepeatedGames,
   resolveBook,
   seededRng,
@@ -81,11 +82,16 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   const randomPlies = options.randomPlies ?? 0;
   if (!Number.isInteger(randomPlies) || randomPlies < 0) throw new InputError("--random-plies", `must be a whole number >= 0, got ${randomPlies}`);
   if (randomPlies === 0) refuseRepeatedGames({ games, book, bookFile, limits: limitsFor(rng), flag: "-g/--games", randomPlies: true });
-  // Random order: a seeded shuffle of the book, so no opening comes twice until all have been played.
+  // Random order: a seeded shuffle of the book, so no opening comes twice until all have been
+  // played. Every pair's opening is chosen (and checked playable) before any game.
   const shuffled = openingOrder(book.length, seed);
-  let played = 0;
-  const nextBookOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : () => book[shuffled(played++)]!;
-  const nextOpening = randomPlies === 0 ? nextBookOpening : () => withRandomPlies(nextBookOpening(), randomPlies, rng);
+  const nextBookOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : (_: unknown, i: number) => playable(book[shuffled(i)]!);
+  const bookOpenings = Array.from({ length: games / 2 }, nextBookOpening);
+  let pairs = 0;
+  const nextOpening = () => {
+    const opening = bookOpenings[pairs++]!;
+    return randomPlies === 0 ? opening : withRandomPlies(opening, randomPlies, rng);
+  };
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const status = options.status ?? new StatusLine(process.stderr, 10_000);
   const pgn = options.pgn === undefined ? undefined : await openPgn(options.pgn);

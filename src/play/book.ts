@@ -48,7 +48,7 @@ export function resolveBook(book: string | undefined): string {
 /**
  * Loads an EPD or PGN book (by extension; `.pgn` is PGN, anything else EPD; a further `.gz`
  * is gunzipped). Throws InputError naming the file and line of a bad position or game, or an
- * empty book.
+ * empty book; a position whose game is over is refused when used (`playable`).
  */
 export function loadBook(file: string, options: BookOptions = {}): Opening[] {
   const gzipped = extname(file).toLowerCase() === ".gz";
@@ -92,8 +92,10 @@ export function parseEpdBook(text: string, file: string): Opening[] {
       else if (opcode === "id") name = value;
     }
     const fen = `${fields.slice(0, 4).join(" ")} ${halfMoves} ${fullMoves}`;
-    checkPlayable(fen, where);
-    openings.push(name === undefined ? { fen } : { fen, name });
+    checkFen(fen, where);
+    const opening = name === undefined ? { fen } : { fen, name };
+    origins.set(opening, where);
+    openings.push(opening);
   });
   return openings;
 }
@@ -119,10 +121,25 @@ export function epdOperations(rest: string): [string, string][] {
   return operations;
 }
 
-function checkPlayable(fen: string, where: string): void {
+function checkFen(fen: string, where: string): void {
   const check = validateFen(fen);
   if (!check.ok) throw new InputError(where, `bad FEN "${fen}": ${check.error}`);
-  if (new Position(fen).end()) throw new InputError(where, `the game is already over in "${fen}"`);
+}
+
+/**
+ * Where each EPD opening was read (`file:line`). Whether its game is already over is checked
+ * when it is first used (`playable`), not at load: that takes a move generation per
+ * position, 5–10 s for the 50,000 of the default book, on every `compete` and worker start.
+ */
+const origins = new WeakMap<Opening, string>();
+const playableOpenings = new WeakSet<Opening>();
+
+/** The opening, if its game is not already over; else InputError naming its file and line. */
+export function playable(opening: Opening): Opening {
+  if (playableOpenings.has(opening)) return opening;
+  if (new Position(opening.fen).end()) throw new InputError(origins.get(opening) ?? "book", `the game is already over in "${opening.fen}"`);
+  playableOpenings.add(opening);
+  return opening;
 }
 
 /** PGN: the position after the first `plies` plies (default all) of each game. */
@@ -138,10 +155,12 @@ export function parsePgnBook(text: string, file: string, plies?: number): Openin
     const played = chess.history().length;
     if (plies !== undefined) for (let undo = played - plies; undo > 0; undo--) chess.undo();
     const fen = chess.fen();
-    checkPlayable(fen, where);
+    checkFen(fen, where);
     const headers = chess.getHeaders();
     const name = [headers.Opening, headers.Variation].filter((part) => part && part !== "?").join(", ") || headers.ECO;
-    return name ? { fen, name } : { fen };
+    const opening = name ? { fen, name } : { fen };
+    origins.set(opening, where);
+    return opening;
   });
 }
 
@@ -199,7 +218,7 @@ export function boundComments(moves: string): string {
 
 /** Picks a random opening. */
 export function pickOpening(book: readonly Opening[], rng: Rng): Opening {
-  return book[Math.floor(rng.next() * book.length)]!;
+  return playable(book[Math.floor(rng.next() * book.length)]!);
 }
 
 /**
@@ -255,5 +274,5 @@ function shuffled(size: number, rng: Rng): Uint32Array {
 /** Openings in book order from `start`, wrapping around: for `--book-order sequential`. */
 export function sequentialOpenings(book: readonly Opening[], start = 0): () => Opening {
   let next = start;
-  return () => book[next++ % book.length]!;
+  return () => playable(book[next++ % book.length]!);
 }

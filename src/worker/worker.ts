@@ -23,6 +23,7 @@ import {
   ENGINE_FAULT_COUNTERS,
   FAULT_COUNTERS,
   openingOrder,
+  playable,
   seededRng,
   uniform,
   type FaultCounts,
@@ -366,7 +367,7 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   // A run-wide order: no two units of a run share an opening until the book is used up.
   const order = openingOrder(options.openings.length, batch.runSeed);
   const units = Array.from({ length: batch.games / unitGames }, (_, u) => ({
-    opening: options.openings[order(firstUnit + u)]!,
+    opening: playable(options.openings[order(firstUnit + u)]!),
     limits: pairLimits(batch, rng, factor),
   }));
   await Promise.all(

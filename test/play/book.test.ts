@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { defaultBookPath, loadBook, openingOrder, pickOpening, resolveBook, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
+import { defaultBookPath, loadBook, openingOrder, pickOpening, playable, resolveBook, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
 import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook, shippedBook } from "../../src/play/book.js";
 import { Position } from "../../src/play/position.js";
 import { InputError } from "../../src/errors.js";
@@ -78,7 +78,11 @@ describe("opening books", () => {
     expect(() => loadBook(write("empty.epd", "\n# nothing\n"))).toThrow("the book has no openings");
     expect(() => loadBook(join(scratch, "missing.epd"))).toThrow("cannot read the book");
     const mate = write("mate.epd", "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq -\n");
-    expect(() => loadBook(mate)).toThrow(`${mate}:1: the game is already over`);
+    // Found when the opening is used (a move generation per position: seconds for a large book at load).
+    const [over] = loadBook(mate);
+    expect(() => playable(over!)).toThrow(`${mate}:1: the game is already over`);
+    const [start] = parseEpdBook(`${START_FEN}\n`, "start.epd");
+    expect(playable(start!)).toBe(start);
   });
 
   it("ships a default book of at least 50,000 distinct positions, and the named openings as `openings`", () => {

@@ -261,6 +261,19 @@ export function openingOrder(size: number, key: string): (index: number) => numb
   };
 }
 
+/**
+ * The openings of a batch of `units` game units (a pair, or reference mode's two pairs on one
+ * opening) of `unitGames` games each, whose first game is game `firstGame` of its run: unit u
+ * plays opening `floor(firstGame / unitGames) + u` of the run's order (`openingOrder` keyed
+ * by the run's seed), checked playable. Batches at different offsets of a run never share an
+ * opening until the book is used up, whichever workers play them.
+ */
+export function runOpenings(book: readonly Opening[], runSeed: string, firstGame: number, units: number, unitGames: number): Opening[] {
+  const order = openingOrder(book.length, runSeed);
+  const firstUnit = Math.floor(firstGame / unitGames);
+  return Array.from({ length: units }, (_, u) => playable(book[order(firstUnit + u)]!));
+}
+
 /** 0 … size−1 in a Fisher–Yates shuffle drawn from `rng`. */
 function shuffled(size: number, rng: Rng): Uint32Array {
   const order = Uint32Array.from({ length: size }, (_, i) => i);

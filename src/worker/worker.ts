@@ -22,8 +22,7 @@ import {
   engineFaults,
   ENGINE_FAULT_COUNTERS,
   FAULT_COUNTERS,
-  openingOrder,
-  playable,
+  runOpenings,
   seededRng,
   uniform,
   type FaultCounts,
@@ -363,13 +362,9 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   const faulted: FaultedGame[] = [];
   const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;
   const unitGames = 2 * pairings.length;
-  const firstUnit = Math.floor(batch.firstGame / unitGames);
   // A run-wide order: no two units of a run share an opening until the book is used up.
-  const order = openingOrder(options.openings.length, batch.runSeed);
-  const units = Array.from({ length: batch.games / unitGames }, (_, u) => ({
-    opening: playable(options.openings[order(firstUnit + u)]!),
-    limits: pairLimits(batch, rng, factor),
-  }));
+  const openings = runOpenings(options.openings, batch.runSeed, batch.firstGame, batch.games / unitGames, unitGames);
+  const units = openings.map((opening) => ({ opening, limits: pairLimits(batch, rng, factor) }));
   await Promise.all(
     units.flatMap((unit, u) =>
       pairings.map(async (pairing, p) => {

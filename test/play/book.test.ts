@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { defaultBookPath, loadBook, openingOrder, pickOpening, playable, resolveBook, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
+import { defaultBookPath, loadBook, openingOrder, pickOpening, playable, resolveBook, runOpenings, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
 import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook, shippedBook } from "../../src/play/book.js";
 import { Position } from "../../src/play/position.js";
 import { InputError } from "../../src/errors.js";
@@ -111,6 +111,21 @@ describe("opening books", () => {
     expect(loadBook(gzipped("games.pgn.gz", "fastchess-openings.pgn"), { plies: 4 })).toEqual(loadBook(books("fastchess-openings.pgn"), { plies: 4 }));
     const broken = write("broken.epd.gz", "not gzip");
     expect(() => loadBook(broken)).toThrow(`${broken}: cannot read the book`);
+  });
+
+  it("gives the batches of a run distinct openings until the book is used up, whichever worker claims which batch", () => {
+    const book = loadBook(books("noob-3moves-100.epd"));
+    // Two iterations of 64 games in batches of 8 (games 0–127 of the run), claimed in any order: 64 pairs, 64 openings.
+    const batches = [120, 0, 64, 8, 72, 16, 80, 24, 88, 32, 96, 40, 104, 48, 112, 56];
+    const played = batches.flatMap((firstGame) => runOpenings(book, "seed-1", firstGame, 4, 2));
+    expect(new Set(played).size).toBe(64);
+    // Reference mode's units of four games (two pairs on one opening): game offsets 0–127 are 32 units.
+    expect(new Set(batches.flatMap((firstGame) => runOpenings(book, "seed-1", firstGame, 2, 4))).size).toBe(32);
+    // Past the book's 100 openings a new pass starts: games 0–399 play every opening twice.
+    const all = Array.from({ length: 25 }, (_, b) => runOpenings(book, "seed-1", 16 * b, 8, 2)).flat();
+    expect(new Set(all.slice(0, 100)).size).toBe(100);
+    expect(new Set(all.slice(100, 200)).size).toBe(100);
+    expect(runOpenings(book, "seed-2", 0, 8, 2)).not.toEqual(all.slice(0, 8));
   });
 
   it("orders a book in seeded passes that repeat no opening until all are used", () => {

@@ -10,12 +10,13 @@
 // Reproducible: candidates come from a seeded PRNG in a fixed order, every search starts
 // from a cleared hash (`ucinewgame`) with one thread, and openings are accepted in candidate
 // order however many engines run, so the same seed, depth and Stockfish build give the same
-// file. CI never runs this; the output is committed.
+// file. CI never runs this; the output is committed. Needs `npm run build` (for the PRNG).
 import { spawn } from "node:child_process";
 import { writeFileSync, renameSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { gzipSync } from "node:zlib";
 import { Chess } from "chess.js";
+import { sfc32 } from "../dist/random/rng.js";
 
 const options = {
   count: 50000,
@@ -37,25 +38,15 @@ for (let i = 0; i < args.length; i += 2) {
   options[key] = typeof options[key] === "number" ? Number(args[i + 1]) : args[i + 1];
 }
 
-/** sfc32 seeded by a string hash: the same stream on every platform. */
+/** sfc32 seeded by FNV-1a hashes of the seed string: the same stream on every platform. */
 function rng(seed) {
   let h = 2166136261;
   const words = [0, 0, 0, 0].map((_, w) => {
     for (const c of `${seed}#${w}`) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
     return h >>> 0;
   });
-  let [a, b, c, d] = words;
-  const next = () => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return (t >>> 0) / 4294967296;
-  };
-  for (let i = 0; i < 15; i++) next();
-  return next;
+  const generator = sfc32(words);
+  return () => generator.next();
 }
 
 const random = rng(options.seed);

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { extname } from "node:path";
+import { extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { Chess, validateFen } from "chess.js";
@@ -37,6 +37,11 @@ function shippedBookPath(name: keyof typeof SHIPPED_BOOKS): string {
 /** The path of the shipped book named `name`, or undefined if no shipped book has that name. */
 export function shippedBook(name: string): string | undefined {
   return Object.hasOwn(SHIPPED_BOOKS, name) ? shippedBookPath(name as keyof typeof SHIPPED_BOOKS) : undefined;
+}
+
+/** Whether `file` is one of the shipped books (whose openings the test suite checks all playable). */
+export function isShippedBook(file: string): boolean {
+  return Object.keys(SHIPPED_BOOKS).some((name) => shippedBook(name) === resolve(file));
 }
 
 /** A `--book` value: a file, else a shipped book's name (`openings`, `balanced`); none: the default book. */

@@ -7,7 +7,7 @@ export { DEFAULT_ENGINE_TIMEOUTS } from "./engine-process.js";
 export type { GameResult, GameScore, PlayedMove } from "./game.js";
 export * from "./faults.js";
 export { DEFAULT_ADJUDICATION, type AdjudicationRules } from "./adjudication.js";
-export { defaultBookPath, loadBook, openingOrder, pickOpening, playable, resolveBook, runOpenings, sequentialOpenings, withRandomPlies, type BookOptions, type Opening } from "./book.js";
+export { defaultBookPath, isShippedBook, loadBook, openingOrder, pickOpening, playable, resolveBook, runOpenings, sequentialOpenings, withRandomPlies, type BookOptions, type Opening } from "./book.js";
 export { START_FEN } from "./position.js";
 export { deterministicLimit, refuseRepeatedGames } from "./repeated-games.js";
 export { formatTimeControl, parseTimeControl, type SearchLimits, type TimeControl } from "./time-control.js";

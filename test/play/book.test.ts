@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { defaultBookPath, loadBook, openingOrder, pickOpening, playable, resolveBook, runOpenings, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
+import { defaultBookPath, isShippedBook, loadBook, openingOrder, pickOpening, playable, resolveBook, runOpenings, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
 import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook, shippedBook } from "../../src/play/book.js";
 import { Position } from "../../src/play/position.js";
 import { InputError } from "../../src/errors.js";
@@ -91,9 +91,12 @@ describe("opening books", () => {
     expect(book.length).toBeGreaterThanOrEqual(50_000);
     // Distinct as positions: board, side to move, castling and en passant (not the move counters).
     expect(new Set(book.map((opening) => opening.fen.split(" ").slice(0, 4).join(" "))).size).toBe(book.length);
+    // The shipped books' games are not over (workers trust them; a match checks what it plays).
+    expect(book.every((opening) => playable(opening) === opening)).toBe(true);
+    expect(isShippedBook(defaultBookPath()) && !isShippedBook(books("noob-3moves-100.epd"))).toBe(true);
     const named = loadBook(resolveBook("openings"));
     expect(named.length).toBeGreaterThanOrEqual(250);
-    expect(named.every((opening) => opening.name)).toBe(true);
+    expect(named.every((opening) => opening.name && playable(opening) === opening)).toBe(true);
     expect(new Set(named.map((opening) => opening.fen)).size).toBe(named.length);
     expect(resolveBook(undefined)).toBe(defaultBookPath());
     expect(resolveBook("balanced")).toBe(defaultBookPath());

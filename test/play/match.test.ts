@@ -92,8 +92,8 @@ describe("compete match mode", () => {
         .replace(/\s+/g, " ")
         .trim();
     expect(new Set(played.map(start)).size).toBe(games / 2);
+    // A game is its start, who has White, and its moves (the two games of a pair may play the same moves with colours swapped).
     expect(new Set(played.map((game) => `${start(game)} ${white(game)} ${moves(game)}`)).size).toBe(games);
-    expect(new Set(played.map(moves)).size).toBe(games);
   }, 120_000);
 
   it("refuses more game pairs than the book has openings at a node or depth limit, naming the ways out", async () => {

@@ -34,7 +34,7 @@ import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/config/params.js";
 import { updateParamValues } from "../dist/config/params-update.js";
 import { builtValue } from "../dist/spsa/math.js";
-import { createRng } from "../dist/random/rng.js";
+import { detunedValues, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -70,40 +70,21 @@ const log = (line) => console.log(`[${elapsed()}] ${line}`);
 // 1. Detuned values.
 const params = loadParams(join(root, "params.toml"));
 const defaults = Object.fromEntries(params.map((p) => [p.name, p.value]));
-const rng = createRng(opts.seed);
-// With --subset, a seeded shuffle picks the parameters to move (without, the draws are as before).
-const shuffled = () => params.map((p) => [rng.next(), p.name]).sort((x, y) => x[0] - y[0]).map(([, n]) => n);
-const moved = new Set(opts.subset === undefined ? params.map((p) => p.name) : shuffled().slice(0, Number(opts.subset)));
-const detuned = Object.fromEntries(params.map((p) => {
-  if (!moved.has(p.name)) return [p.name, p.value];
-  const move = Number(opts.steps) * p.step * (rng.next() < 0.5 ? -1 : 1);
-  const inBounds = (v) => v >= p.min && v <= p.max;
-  const value = inBounds(p.value + move) ? p.value + move : inBounds(p.value - move) ? p.value - move : Math.min(p.max, Math.max(p.min, p.value + move));
-  return [p.name, value];
-}));
+const { values: detuned, moved } = detunedValues(params, { steps: opts.steps, subset: opts.subset, seed: opts.seed });
 const paramsFile = join(dir, "params.toml");
 writeFileSync(paramsFile, updateParamValues(readFileSync(join(root, "params.toml"), "utf8"), detuned, paramsFile));
 const configFile = join(dir, "config.toml");
-const spsaSection = readFileSync(join(root, "config.toml"), "utf8").match(/\[spsa\][\s\S]*?(?=\n\[)/)[0].replace(/max_iterations = \d+/, `max_iterations = ${opts.iterations}`)
-  .replace(/r_end = [\d.]+/, (line) => (opts["r-end"] === undefined ? line : `r_end = ${opts["r-end"]}`));
-const timeControl = opts.nodes === undefined ? `timelow = ${opts.timelow}\ntimehigh = ${opts.timehigh}\n` : `nodes = ${opts.nodes}\n`;
+const spsaText = spsaSection(root, opts.iterations, opts["r-end"] === undefined ? {} : { r_end: opts["r-end"] });
 const limitFlags = opts.nodes === undefined ? ["--timelow", opts.timelow, "--timehigh", opts.timehigh] : ["--nodes", opts.nodes];
-writeFileSync(configFile, `[time_control]\n${timeControl}margin_ms = ${opts.margin}\n` +
-  `[games]\ngames_per_iteration = ${opts.games}\nbatch_size = 8\n${spsaSection}\n` +
-  `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`);
+writeRunConfig(configFile, { root, dir, spsa: spsaText, games: opts.games, nodes: opts.nodes, timelow: opts.timelow, timehigh: opts.timehigh, margin: opts.margin });
 const config = loadConfig(configFile);
-log(`[spsa] ${spsaSection.split("\n").filter((l) => /^(c_end|r_end|max_iterations|adapt|adapt_window|adapt_floor|adapt_pilot) /.test(l)).map((l) => l.replace(/\s*#.*/, "")).join(", ")}`);
+log(`[spsa] ${spsaText.split("\n").filter((l) => /^(c_end|r_end|max_iterations|adapt|adapt_window|adapt_floor|adapt_pilot) /.test(l)).map((l) => l.replace(/\s*#.*/, "")).join(", ")}`);
 log(`moves at ${opts.nodes === undefined ? `${opts.timelow}–${opts.timehigh} s` : `${opts.nodes} nodes`}, ${opts.concurrency} games at once, database ${ownDatabase ? `embedded in ${process.env.SPSA_HOME}` : "DATABASE_URL"}`);
 log(`detuned by ${opts.steps} steps: ${params.map((p) => `${p.name} ${defaults[p.name]} → ${detuned[p.name]}`).join(", ")}`);
 
 const build = async (label, plus, minus) => {
   const built = await buildVariants({ build: config.build, params, values: { plus, minus }, destination: (variant, binary) => join(dir, label, variant, binary) });
   return [built.plus.path, built.minus.path];
-};
-const eloOf = (out) => {
-  // The last one: progress lines before the summary may hold "± inf".
-  const [, elo, error] = [...out.matchAll(/Elo ([+-][\d.]+|[+-]inf) ± ([\d.]+|inf) \(95%\)/g)].at(-1) ?? [];
-  return { elo: Number(elo), error: Number(error) };
 };
 const match = (a, b, label) => {
   const out = execFileSync("node", [join(root, "bin/compete.js"), a, b, "-g", opts["match-games"], "-c", opts.concurrency, ...limitFlags,

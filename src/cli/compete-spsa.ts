@@ -29,7 +29,7 @@ export function buildWorkerProgram(): Command {
     .option("--name <name>", "worker name shown in spsa_worker (default: host-pid)")
     .option("--force", "take --name over even from a live worker (it stops at its next heartbeat)")
     .option("--config <file>", "config.toml for the database URL, book and leases (optional)")
-    .option("--book <file>", "opening book, EPD or PGN (default: config's, else the shipped book)")
+    .option("--book <file>", "opening book, EPD or PGN (.gz too), or a shipped book's name (default: config's, else balanced)")
     .option("--games <n>", "stop after this many games", parseInteger)
     .option("--idle-exit <seconds>", "stop after this long without work", parseInteger)
     .option("--seed <seed>", "seed for openings and times")

@@ -6,11 +6,13 @@ import { InputError, SpsaError } from "../errors.js";
 import { StatusLine } from "../terminal/status-line.js";
 import {
   createRunner,
-  defaultBookPath,
   formatPgn,
   loadBook,
   MatchTally,
-  pickOpening,
+  openingOrder,
+  playable,
+  refuseRepeatedGames,
+  resolveBook,
   seededRng,
   sequentialOpenings,
   uniform,
@@ -73,12 +75,23 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   checkEngineFile("engine A", engineA.path);
   checkEngineFile("engine B", engineB.path);
   const limitsFor = limitsChooser(options);
-  const book = loadBook(options.book ?? defaultBookPath(), { plies: options.bookPlies });
-  const rng = seededRng(options.seed ?? String(Date.now()));
-  const nextBookOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : () => pickOpening(book, rng);
+  const bookFile = resolveBook(options.book);
+  const book = loadBook(bookFile, { plies: options.bookPlies });
+  const seed = options.seed ?? String(Date.now());
+  const rng = seededRng(seed);
   const randomPlies = options.randomPlies ?? 0;
   if (!Number.isInteger(randomPlies) || randomPlies < 0) throw new InputError("--random-plies", `must be a whole number >= 0, got ${randomPlies}`);
-  const nextOpening = randomPlies === 0 ? nextBookOpening : () => withRandomPlies(nextBookOpening(), randomPlies, rng);
+  if (randomPlies === 0) refuseRepeatedGames({ games, book, bookFile, limits: limitsFor(rng), flag: "-g/--games", randomPlies: true });
+  // Random order: a seeded shuffle of the book, so no opening comes twice until all have been
+  // played. Every pair's opening is chosen (and checked playable) before any game.
+  const shuffled = openingOrder(book.length, seed);
+  const nextBookOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : (_: unknown, i: number) => playable(book[shuffled(i)]!);
+  const bookOpenings = Array.from({ length: games / 2 }, nextBookOpening);
+  let pairs = 0;
+  const nextOpening = () => {
+    const opening = bookOpenings[pairs++]!;
+    return randomPlies === 0 ? opening : withRandomPlies(opening, randomPlies, rng);
+  };
   const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const status = options.status ?? new StatusLine(process.stderr, 10_000);
   const pgn = options.pgn === undefined ? undefined : await openPgn(options.pgn);

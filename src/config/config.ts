@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
 import type { OutsideDelayPolicy } from "../play/runner.js";
+import { shippedBook } from "../play/book.js";
 import { dirname, resolve } from "node:path";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, SCHEDULES, type Schedule, type SpsaMathConfig } from "../spsa/math.js";
 import { parsePublicKey } from "../signing/binary-signature.js";
@@ -168,7 +169,8 @@ export function loadConfig(file: string): TuningConfig {
   const batchSize = games.number("batch_size", { default: DEFAULT_BATCH_SIZE, integer: true, min: 2 });
   if (batchSize % 2 !== 0) games.fail("batch_size", `must be even (games are played in pairs), got ${batchSize}`);
   const bookSetting = games.optionalString("book");
-  const book = bookSetting === undefined ? undefined : resolve(base, bookSetting);
+  // A file (relative to config.toml), else a shipped book's name (`book = "openings"`).
+  const book = bookSetting === undefined ? undefined : existsSync(resolve(base, bookSetting)) ? resolve(base, bookSetting) : (shippedBook(bookSetting) ?? resolve(base, bookSetting));
   if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
 
   const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "adapt", "adapt_window", "adapt_floor", "adapt_pilot", "reference"]);

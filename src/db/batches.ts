@@ -35,6 +35,14 @@ export type ClaimedBatch = RowOf<
   games: number;
   /** The batch's lease, as its iteration's settings set it (the master's [games] lease_seconds): heartbeats keep it. */
   leaseSeconds: number;
+  /** The run's seed: with `firstGame` it picks the batch's openings (src/play/book.ts openingOrder). */
+  runSeed: string;
+  /**
+   * Where the batch's first game is in its run: (iteration number − 1) × the iteration's games
+   * per iteration + the games before the batch in its iteration. Game pairs at distinct
+   * offsets of a run get distinct openings until the book is used up, whichever worker plays them.
+   */
+  firstGame: number;
   /** The iteration's `[time_control] nodes` or `depth`, or a verification's clock (its settings), or null: a time per move. */
   moveLimit: IterationMoveLimit | null;
   /** The iteration's `[time_control] reference_nps`, or null: times per move are not scaled. */
@@ -120,7 +128,9 @@ export async function claimBatch(
     if (!granted) return undefined;
     const [claimed] = await tx<ClaimedBatch[]>`
       select ${granted.batchId}::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
-             g.run_id as "runId", r.uid as "runUid", r.name as "runName", ${granted.games}::int as games, ${granted.leaseSeconds}::float8 as "leaseSeconds",
+             g.run_id as "runId", r.uid as "runUid", r.name as "runName", ${granted.games}::int as games, ${granted.leaseSeconds}::float8 as "leaseSeconds", r.seed as "runSeed",
+             (g.iteration_number - 1) * coalesce((g.settings->>'gamesPerIteration')::int, g.target_games)
+               + coalesce((select b.games_before from spsa_batch b where b.id = ${granted.batchId}), 0) as "firstGame",
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
              g.plus_engine_signature as "plusEngineSignature", g.minus_engine_signature as "minusEngineSignature",

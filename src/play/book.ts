@@ -1,9 +1,10 @@
-import { readFileSync } from "node:fs";
-import { extname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
 import { Chess, validateFen } from "chess.js";
 import { InputError } from "../errors.js";
-import type { Rng } from "../random/rng.js";
+import { createRng, type Rng } from "../random/rng.js";
 import { Position } from "./position.js";
 
 /** A start position for a game pair. */
@@ -18,23 +19,53 @@ export interface BookOptions {
   plies?: number;
 }
 
-/** The book shipped with the project (`books/openings.epd`). */
+/**
+ * The books shipped in books/, by name: `balanced` (the default, 50,000 balanced random
+ * 8-ply openings, books/generate-balanced.mjs) and `openings` (276 named openings).
+ */
+export const SHIPPED_BOOKS = { balanced: "balanced.epd.gz", openings: "openings.epd" } as const;
+
+/** The default book: `balanced` (`books/balanced.epd.gz`). */
 export function defaultBookPath(): string {
-  return fileURLToPath(new URL("../../books/openings.epd", import.meta.url));
+  return shippedBookPath("balanced");
+}
+
+function shippedBookPath(name: keyof typeof SHIPPED_BOOKS): string {
+  return fileURLToPath(new URL(`../../books/${SHIPPED_BOOKS[name]}`, import.meta.url));
+}
+
+/** The path of the shipped book named `name`, or undefined if no shipped book has that name. */
+export function shippedBook(name: string): string | undefined {
+  return Object.hasOwn(SHIPPED_BOOKS, name) ? shippedBookPath(name as keyof typeof SHIPPED_BOOKS) : undefined;
+}
+
+/** Whether `file` is one of the shipped books (whose openings the test suite checks all playable). */
+export function isShippedBook(file: string): boolean {
+  return Object.keys(SHIPPED_BOOKS).some((name) => shippedBook(name) === resolve(file));
+}
+
+/** A `--book` value: a file, else a shipped book's name (`openings`, `balanced`); none: the default book. */
+export function resolveBook(book: string | undefined): string {
+  if (book === undefined) return defaultBookPath();
+  return existsSync(book) ? book : (shippedBook(book) ?? book);
 }
 
 /**
- * Loads an EPD or PGN book (by extension; `.pgn` is PGN, anything else EPD). Throws
- * InputError naming the file and line of a bad position or game, or an empty book.
+ * Loads an EPD or PGN book (by extension; `.pgn` is PGN, anything else EPD; a further `.gz`
+ * is gunzipped). Throws InputError naming the file and line of a bad position or game, or an
+ * empty book; a position whose game is over is refused when used (`playable`).
  */
 export function loadBook(file: string, options: BookOptions = {}): Opening[] {
+  const gzipped = extname(file).toLowerCase() === ".gz";
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    const bytes = readFileSync(file);
+    text = (gzipped ? gunzipSync(bytes) : bytes).toString("utf8");
   } catch (error) {
     throw new InputError(file, `cannot read the book: ${(error as Error).message}`);
   }
-  const openings = extname(file).toLowerCase() === ".pgn" ? parsePgnBook(text, file, options.plies) : parseEpdBook(text, file);
+  const format = extname(gzipped ? file.slice(0, -3) : file).toLowerCase();
+  const openings = format === ".pgn" ? parsePgnBook(text, file, options.plies) : parseEpdBook(text, file);
   if (openings.length === 0) throw new InputError(file, "the book has no openings");
   return openings;
 }
@@ -66,8 +97,10 @@ export function parseEpdBook(text: string, file: string): Opening[] {
       else if (opcode === "id") name = value;
     }
     const fen = `${fields.slice(0, 4).join(" ")} ${halfMoves} ${fullMoves}`;
-    checkPlayable(fen, where);
-    openings.push(name === undefined ? { fen } : { fen, name });
+    checkFen(fen, where);
+    const opening = name === undefined ? { fen } : { fen, name };
+    origins.set(opening, where);
+    openings.push(opening);
   });
   return openings;
 }
@@ -93,10 +126,25 @@ export function epdOperations(rest: string): [string, string][] {
   return operations;
 }
 
-function checkPlayable(fen: string, where: string): void {
+function checkFen(fen: string, where: string): void {
   const check = validateFen(fen);
   if (!check.ok) throw new InputError(where, `bad FEN "${fen}": ${check.error}`);
-  if (new Position(fen).end()) throw new InputError(where, `the game is already over in "${fen}"`);
+}
+
+/**
+ * Where each EPD opening was read (`file:line`). Whether its game is already over is checked
+ * when it is first used (`playable`), not at load: that takes a move generation per
+ * position, 5–10 s for the 50,000 of the default book, on every `compete` and worker start.
+ */
+const origins = new WeakMap<Opening, string>();
+const playableOpenings = new WeakSet<Opening>();
+
+/** The opening, if its game is not already over; else InputError naming its file and line. */
+export function playable(opening: Opening): Opening {
+  if (playableOpenings.has(opening)) return opening;
+  if (new Position(opening.fen).end()) throw new InputError(origins.get(opening) ?? "book", `the game is already over in "${opening.fen}"`);
+  playableOpenings.add(opening);
+  return opening;
 }
 
 /** PGN: the position after the first `plies` plies (default all) of each game. */
@@ -112,10 +160,12 @@ export function parsePgnBook(text: string, file: string, plies?: number): Openin
     const played = chess.history().length;
     if (plies !== undefined) for (let undo = played - plies; undo > 0; undo--) chess.undo();
     const fen = chess.fen();
-    checkPlayable(fen, where);
+    checkFen(fen, where);
     const headers = chess.getHeaders();
     const name = [headers.Opening, headers.Variation].filter((part) => part && part !== "?").join(", ") || headers.ECO;
-    return name ? { fen, name } : { fen };
+    const opening = name ? { fen, name } : { fen };
+    origins.set(opening, where);
+    return opening;
   });
 }
 
@@ -173,7 +223,7 @@ export function boundComments(moves: string): string {
 
 /** Picks a random opening. */
 export function pickOpening(book: readonly Opening[], rng: Rng): Opening {
-  return book[Math.floor(rng.next() * book.length)]!;
+  return playable(book[Math.floor(rng.next() * book.length)]!);
 }
 
 /**
@@ -197,8 +247,50 @@ export function withRandomPlies(opening: Opening, plies: number, rng: Rng): Open
   return opening;
 }
 
+/**
+ * The book's openings in a seeded order that repeats none until all are used: index i of the
+ * sequence is opening `order(i)`. Each pass over the book (i / size) is its own shuffle of
+ * `${key}:${pass}`, so anyone with the key and an index (a worker with its run's seed and a
+ * batch's game offset) finds the same opening without asking anyone.
+ */
+export function openingOrder(size: number, key: string): (index: number) => number {
+  let pass = -1;
+  let permutation: Uint32Array = new Uint32Array(0);
+  return (index) => {
+    const wanted = Math.floor(index / size);
+    if (wanted !== pass) {
+      pass = wanted;
+      permutation = shuffled(size, createRng(`${key}:${pass}`));
+    }
+    return permutation[index - pass * size]!;
+  };
+}
+
+/**
+ * The openings of a batch of `units` game units (a pair, or reference mode's two pairs on one
+ * opening) of `unitGames` games each, whose first game is game `firstGame` of its run: unit u
+ * plays opening `floor(firstGame / unitGames) + u` of the run's order (`openingOrder` keyed
+ * by the run's seed), checked playable. Batches at different offsets of a run never share an
+ * opening until the book is used up, whichever workers play them.
+ */
+export function runOpenings(book: readonly Opening[], runSeed: string, firstGame: number, units: number, unitGames: number): Opening[] {
+  const order = openingOrder(book.length, runSeed);
+  const firstUnit = Math.floor(firstGame / unitGames);
+  return Array.from({ length: units }, (_, u) => playable(book[order(firstUnit + u)]!));
+}
+
+/** 0 … size−1 in a Fisher–Yates shuffle drawn from `rng`. */
+function shuffled(size: number, rng: Rng): Uint32Array {
+  const order = Uint32Array.from({ length: size }, (_, i) => i);
+  for (let i = size - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
 /** Openings in book order from `start`, wrapping around: for `--book-order sequential`. */
 export function sequentialOpenings(book: readonly Opening[], start = 0): () => Opening {
   let next = start;
-  return () => book[next++ % book.length]!;
+  return () => playable(book[next++ % book.length]!);
 }

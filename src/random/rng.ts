@@ -10,7 +10,12 @@ export interface Rng {
 
 /** sfc32 (Chris Doty-Humphrey's Small Fast Counting generator) seeded by cyrb128 of the string. */
 export function createRng(seed: string): Rng {
-  let [a, b, c, d] = cyrb128(seed);
+  return sfc32(cyrb128(seed));
+}
+
+/** sfc32 from four 32-bit seed words (books/generate-balanced.mjs seeds it its own way). */
+export function sfc32(words: readonly [number, number, number, number]): Rng {
+  let [a, b, c, d] = words;
   const next = (): number => {
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;

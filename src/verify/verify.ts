@@ -16,6 +16,8 @@ import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
 import { eloFromPentanomial, los, sprt, type SprtBounds } from "../play/stats.js";
 import { describeLimits, type PlayLimits } from "../play/time-control.js";
+import { loadBook, resolveBook } from "../play/book.js";
+import { refuseRepeatedGames } from "../play/repeated-games.js";
 import { builtValue, type Values } from "../spsa/math.js";
 import { describeTheta, thetaOf, type ThetaLabel } from "./theta.js";
 
@@ -64,6 +66,10 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   if (row) {
     log(`resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, ${row.gamesPlayed} games played`);
   } else {
+    // The workers play the book of the config (the default one unless `[games] book` names another).
+    const bookFile = resolveBook(options.config.games.book);
+    const book = loadBook(bookFile, { plies: options.config.games.bookPlies });
+    refuseRepeatedGames({ games: options.games, book, bookFile, limits: options.limits, flag: "--games" });
     const fromValues = await thetaOf(sql, run, options.from);
     const toValues = await thetaOf(sql, run, options.to);
     row = await startVerification(options, run, { fromLabel, toLabel, fromValues, toValues });

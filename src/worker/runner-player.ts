@@ -1,4 +1,4 @@
-import { createRunner, defaultBookPath, loadBook, type Opening, type OutsideDelayPolicy, type PairResult, type SearchLimits } from "../play/index.js";
+import { createRunner, isShippedBook, loadBook, playable, resolveBook, type Opening, type OutsideDelayPolicy, type PairResult, type SearchLimits } from "../play/index.js";
 import { measureNps } from "./engine-speed.js";
 
 /**
@@ -56,7 +56,14 @@ export function createRunnerPlayer(options: {
   };
 }
 
-/** The openings of a book, or of the book shipped with the tool. */
+/**
+ * The openings of a book, or of the book shipped with the tool. A position whose game is over
+ * is refused here, at the worker's start, not batch after batch; the shipped books are
+ * checked by the test suite (50,000 positions take seconds).
+ */
 export function loadOpenings(book: string | undefined, plies: number): Opening[] {
-  return loadBook(book ?? defaultBookPath(), { plies });
+  const file = resolveBook(book);
+  const openings = loadBook(file, { plies });
+  if (!isShippedBook(file)) openings.forEach(playable);
+  return openings;
 }

@@ -23,7 +23,7 @@ import {
   engineFaults,
   ENGINE_FAULT_COUNTERS,
   FAULT_COUNTERS,
-  pickOpening,
+  runOpenings,
   seededRng,
   uniform,
   type FaultCounts,
@@ -377,10 +377,10 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   const tally = new BatchTally(pairings.length > 1);
   const faulted: FaultedGame[] = [];
   const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;
-  const units = Array.from({ length: batch.games / (2 * pairings.length) }, () => ({
-    opening: pickOpening(options.openings, rng),
-    limits: pairLimits(batch, rng, factor),
-  }));
+  const unitGames = 2 * pairings.length;
+  // A run-wide order: no two units of a run share an opening until the book is used up.
+  const openings = runOpenings(options.openings, batch.runSeed, batch.firstGame, batch.games / unitGames, unitGames);
+  const units = openings.map((opening) => ({ opening, limits: pairLimits(batch, rng, factor) }));
   await Promise.all(
     units.flatMap((unit, u) =>
       pairings.map(async (pairing, p) => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_ADAPTIVE, DEFAULT_R_END, DEFAULT_R_END_PLAIN, loadConfig, spsaMathConfig } from "../../src/config/config.js";
+import { shippedBook } from "../../src/play/book.js";
 import { describeChanges, settingsOf } from "../../src/config/iteration-settings.js";
 import { gains } from "../../src/spsa/math.js";
 import { InputError } from "../../src/errors.js";
@@ -115,6 +116,13 @@ describe("config.toml", () => {
     expect(gains(derived, 400).ck).toBeCloseTo(2, 12);
     expect(derived.A).toBe(40);
     expect(spsaMathConfig(loadConfig(write("[spsa]\na = 0.3\nc = 2.5\nA = 7\n")).spsa, 64)).toMatchObject({ a: 0.3, c: 2.5, A: 7 });
+  });
+
+  it("takes a shipped book by name, unless a file of that name is next to the config", () => {
+    expect(loadConfig(write('[games]\nbook = "openings"\n')).games.book).toBe(shippedBook("openings"));
+    expect(loadConfig(write("")).games.book).toBeUndefined();
+    writeFileSync(join(dir, "balanced"), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n");
+    expect(loadConfig(write('[games]\nbook = "balanced"\n')).games.book).toBe(join(dir, "balanced"));
   });
 
   it("reads the alternatives to plain SPSA and hands schedule and momentum to the math", () => {

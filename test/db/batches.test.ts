@@ -44,6 +44,24 @@ describe("claiming and reporting batches", () => {
     await sql`update spsa_iteration set status = 'complete' where id = ${iteration.id}`;
   });
 
+  it("places each claimed batch in its run: the iteration's offset plus the games before it, with the run's seed", async () => {
+    // Iteration 3 of a run of 64 games per iteration (config.toml) starts at game 128.
+    const { iteration } = await seedIteration(sql, { runName: "offsets", targetGames: 64, batchSize: 16, iterationNumber: 3 });
+    const [run] = await sql<{ seed: string }[]>`select seed from spsa_run where name = 'offsets'`;
+    const claimed: [number, number][] = [];
+    for (let batch = await claimBatch(sql, "w1", 6); batch; batch = await claimBatch(sql, "w2", 6)) {
+      claimed.push([batch.firstGame, batch.games]);
+      expect(batch.runSeed).toBe(run?.seed);
+    }
+    // However the claims split the batches, each starts where another ended: the claims tile games 128–191, none twice.
+    claimed.sort((x, y) => x[0] - y[0]);
+    expect(claimed.length).toBeGreaterThan(4);
+    expect(claimed[0]![0]).toBe(128);
+    claimed.slice(1).forEach(([first], i) => expect(first).toBe(claimed[i]![0] + claimed[i]![1]));
+    expect(claimed.at(-1)![0] + claimed.at(-1)![1]).toBe(192);
+    await sql`update spsa_iteration set status = 'complete' where id = ${iteration.id}`;
+  });
+
   it("counts a report once: a replay is a duplicate and changes nothing", async () => {
     // An iteration of one pair is one batch, whatever the workers' game slots (planBatchSizes).
     const { iteration } = await seedIteration(sql, { runName: "replay", targetGames: 2 });

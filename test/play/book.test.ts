@@ -1,10 +1,11 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { defaultBookPath, loadBook, pickOpening, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
-import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook } from "../../src/play/book.js";
+import { defaultBookPath, isShippedBook, loadBook, openingOrder, pickOpening, playable, resolveBook, runOpenings, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
+import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook, shippedBook } from "../../src/play/book.js";
 import { Position } from "../../src/play/position.js";
 import { InputError } from "../../src/errors.js";
 
@@ -77,14 +78,68 @@ describe("opening books", () => {
     expect(() => loadBook(write("empty.epd", "\n# nothing\n"))).toThrow("the book has no openings");
     expect(() => loadBook(join(scratch, "missing.epd"))).toThrow("cannot read the book");
     const mate = write("mate.epd", "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq -\n");
-    expect(() => loadBook(mate)).toThrow(`${mate}:1: the game is already over`);
+    // Found when the opening is used (a move generation per position: seconds for a large book at load).
+    const [over] = loadBook(mate);
+    expect(() => playable(over!)).toThrow(`${mate}:1: the game is already over`);
+    const [start] = parseEpdBook(`${START_FEN}\n`, "start.epd");
+    expect(playable(start!)).toBe(start);
   });
 
-  it("ships a default book of a few hundred named openings", () => {
+  it("ships a default book of at least 50,000 distinct positions, and the named openings as `openings`", () => {
     const book = loadBook(defaultBookPath());
-    expect(book.length).toBeGreaterThanOrEqual(250);
-    expect(book.every((opening) => opening.name)).toBe(true);
-    expect(new Set(book.map((opening) => opening.fen)).size).toBe(book.length);
+    expect(defaultBookPath()).toMatch(/books\/balanced\.epd\.gz$/);
+    expect(book.length).toBeGreaterThanOrEqual(50_000);
+    // Distinct as positions: board, side to move, castling and en passant (not the move counters).
+    expect(new Set(book.map((opening) => opening.fen.split(" ").slice(0, 4).join(" "))).size).toBe(book.length);
+    // The shipped books' games are not over (workers trust them; a match checks what it plays).
+    expect(book.every((opening) => playable(opening) === opening)).toBe(true);
+    expect(isShippedBook(defaultBookPath()) && !isShippedBook(books("noob-3moves-100.epd"))).toBe(true);
+    const named = loadBook(resolveBook("openings"));
+    expect(named.length).toBeGreaterThanOrEqual(250);
+    expect(named.every((opening) => opening.name && playable(opening) === opening)).toBe(true);
+    expect(new Set(named.map((opening) => opening.fen)).size).toBe(named.length);
+    expect(resolveBook(undefined)).toBe(defaultBookPath());
+    expect(resolveBook("balanced")).toBe(defaultBookPath());
+    expect(shippedBook("nonsense")).toBeUndefined();
+    expect(resolveBook("nonsense.epd")).toBe("nonsense.epd");
+  });
+
+  it("reads a gzipped EPD or PGN book, and names the file of a bad one", () => {
+    const gzipped = (name: string, fixture: string) => {
+      const file = join(scratch, name);
+      writeFileSync(file, gzipSync(readFileSync(books(fixture))));
+      return file;
+    };
+    expect(loadBook(gzipped("book.epd.gz", "chess-compete-openings-50.epd"))).toEqual(loadBook(books("chess-compete-openings-50.epd")));
+    expect(loadBook(gzipped("games.pgn.gz", "fastchess-openings.pgn"), { plies: 4 })).toEqual(loadBook(books("fastchess-openings.pgn"), { plies: 4 }));
+    const broken = write("broken.epd.gz", "not gzip");
+    expect(() => loadBook(broken)).toThrow(`${broken}: cannot read the book`);
+  });
+
+  it("gives the batches of a run distinct openings until the book is used up, whichever worker claims which batch", () => {
+    const book = loadBook(books("noob-3moves-100.epd"));
+    // Two iterations of 64 games in batches of 8 (games 0–127 of the run), claimed in any order: 64 pairs, 64 openings.
+    const batches = [120, 0, 64, 8, 72, 16, 80, 24, 88, 32, 96, 40, 104, 48, 112, 56];
+    const played = batches.flatMap((firstGame) => runOpenings(book, "seed-1", firstGame, 4, 2));
+    expect(new Set(played).size).toBe(64);
+    // Reference mode's units of four games (two pairs on one opening): game offsets 0–127 are 32 units.
+    expect(new Set(batches.flatMap((firstGame) => runOpenings(book, "seed-1", firstGame, 2, 4))).size).toBe(32);
+    // Past the book's 100 openings a new pass starts: games 0–399 play every opening twice.
+    const all = Array.from({ length: 25 }, (_, b) => runOpenings(book, "seed-1", 16 * b, 8, 2)).flat();
+    expect(new Set(all.slice(0, 100)).size).toBe(100);
+    expect(new Set(all.slice(100, 200)).size).toBe(100);
+    expect(runOpenings(book, "seed-2", 0, 8, 2)).not.toEqual(all.slice(0, 8));
+  });
+
+  it("orders a book in seeded passes that repeat no opening until all are used", () => {
+    const order = openingOrder(7, "run-seed");
+    const indexes = Array.from({ length: 21 }, (_, i) => order(i));
+    for (let pass = 0; pass < 3; pass++) expect([...indexes.slice(7 * pass, 7 * pass + 7)].sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    // Each pass is its own shuffle, and anyone with the key finds the same opening at an index, in any order of asking.
+    expect(indexes.slice(0, 7)).not.toEqual(indexes.slice(7, 14));
+    const other = openingOrder(7, "run-seed");
+    expect([20, 3, 9].map(other)).toEqual([indexes[20], indexes[3], indexes[9]]);
+    expect(Array.from({ length: 7 }, (_, i) => openingOrder(7, "another-seed")(i))).not.toEqual(indexes.slice(0, 7));
   });
 
   it("picks openings with a seeded RNG, or in order", () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +8,7 @@ import { matchCommand, type MatchOptions } from "../../src/commands/match.js";
 import { InputError } from "../../src/errors.js";
 import { StatusLine } from "../../src/terminal/status-line.js";
 import { loadBook, splitPgnGames } from "../../src/play/book.js";
+import { buildMinnow } from "../support/minnow.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/engines/${name}.mjs`, import.meta.url));
 const quietStatus = new StatusLine({ isTTY: false, write: () => true } as unknown as NodeJS.WriteStream, Number.POSITIVE_INFINITY);
@@ -49,7 +50,7 @@ describe("compete match mode", () => {
 
   it("stops as soon as SPRT is decided", async () => {
     const { tally, stoppedEarly } = await matchCommand(
-      options({ games: 400, concurrency: 2, sprt: { elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }, engineB: { name: "crash", path: fixture("crash") } }),
+      options({ games: 198, concurrency: 2, sprt: { elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }, engineB: { name: "crash", path: fixture("crash") } }),
     );
     expect(stoppedEarly).toBe(true);
     expect(tally.sprt({ elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }).decision).toBe("H1");
@@ -67,6 +68,50 @@ describe("compete match mode", () => {
     // Three random plies later, no start is a book position any more.
     for (const fen of starts) expect(book).not.toContain(fen.split(" ").slice(0, 4).join(" "));
     await expect(matchCommand(options({ randomPlies: -1 }))).rejects.toThrow("--random-plies");
+  });
+
+  it("at a node limit with the default book, plays every game pair from an opening of its own: all games distinct", async () => {
+    const minnow = await buildMinnow();
+    const pgn = join(mkdtempSync(join(tmpdir(), "match-")), "out.pgn");
+    // minnow against itself with two options changed: deterministic at a node count, so a repeated opening would repeat its games.
+    const engineA = { name: "default", path: minnow };
+    const engineB = { name: "changed", path: minnow, options: { KNIGHT_VALUE_MG: 300, LMR_BASE_X100: 70 } };
+    const games = 60;
+    await matchCommand(options({ engineA, engineB, games, nodes: 300, book: undefined, pgn, seed: "distinct" }));
+    const played = splitPgnGames(readFileSync(pgn, "utf8")).map((g) => g.text);
+    expect(played).toHaveLength(games);
+    const start = (game: string) => /\[FEN "([^"]+)"\]/.exec(game)?.[1] ?? "";
+    const white = (game: string) => /\[White "([^"]+)"\]/.exec(game)?.[1] ?? "";
+    // The moves without their comments (which hold the time each move took).
+    const moves = (game: string) =>
+      game
+        .split("\n")
+        .filter((line) => !line.startsWith("["))
+        .join(" ")
+        .replace(/\{[^}]*\}/g, "")
+        .replace(/\s+/g, " ")
+        .trim();
+    expect(new Set(played.map(start)).size).toBe(games / 2);
+    // A game is its start, who has White, and its moves (the two games of a pair may play the same moves with colours swapped).
+    expect(new Set(played.map((game) => `${start(game)} ${white(game)} ${moves(game)}`)).size).toBe(games);
+  }, 120_000);
+
+  it("refuses more game pairs than the book has openings at a node or depth limit, naming the ways out", async () => {
+    const fixtureBook = fileURLToPath(new URL("../fixtures/books/chess-compete-openings-50.epd", import.meta.url));
+    const book = join(mkdtempSync(join(tmpdir(), "match-")), "three.epd");
+    writeFileSync(book, readFileSync(fixtureBook, "utf8").split("\n").slice(0, 3).join("\n"));
+    const refused = matchCommand(options({ games: 8, book }));
+    await expect(refused).rejects.toThrow(InputError);
+    await expect(refused).rejects.toThrow(
+      `-g/--games: 8 games at --nodes 1 need 4 distinct openings (one per game pair), but ${book} has 3: at a fixed node count or depth ` +
+        "the engines repeat their games, so the games past 6 would replay earlier ones and the error bars would count them as new. " +
+        "Play at most 6 games, use a bigger book (the default one has 50,000 openings), add --random-plies, or play on a clock",
+    );
+    await expect(matchCommand(options({ games: 8, book, nodes: undefined, depth: 2 }))).rejects.toThrow("at --depth 2 need 4 distinct openings");
+    // 6 games fit; random plies or a clock vary the games, so those may go on.
+    expect((await matchCommand(options({ games: 6, book }))).tally.games).toBe(6);
+    expect((await matchCommand(options({ games: 8, book, randomPlies: 2 }))).tally.games).toBe(8);
+    expect((await matchCommand(options({ games: 8, book, nodes: undefined, timelow: 0.01, timehigh: 0.01 }))).tally.games).toBe(8);
   });
 
   it("refuses an odd number of games, two limits, and bad times", async () => {

@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { VerificationResult } from "../../src/db/run-status.js";
@@ -115,6 +117,18 @@ describe("spsa verify: start against current θ, played by compete --spsa worker
     const result = await verify(fixture.setup, fixture.env, ["--nodes", "300", "--depth", "4"]);
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim()).toBe("error: --nodes, --depth: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth");
+  });
+
+  it("refuses more game pairs at a node limit than the workers' book has openings, before building anything", async () => {
+    const { setup, env } = fixture;
+    const book = join(ROOT, "test", "fixtures", "books", "chess-compete-openings-50.epd");
+    const configFile = join(setup.dir, "tiny-book.toml");
+    writeFileSync(configFile, readFileSync(setup.configFile, "utf8").replace("[games]\n", `[games]\nbook = "${book}"\n`));
+    const result = await verify({ ...setup, configFile }, env, ["--games", "102", "--nodes", "300"]);
+    expect(result.exitCode, result.all).toBe(2);
+    expect(result.stderr.trim()).toMatch(new RegExp(`^error: --games: 102 games at --nodes 300 need 51 distinct openings \\(one per game pair\\), but ${book} has 50: .* Play at most 100 games`));
+    const built = await fixture.sql<{ n: number }[]>`select count(*)::int as n from spsa_verification v join spsa_run r on r.id = v.run_id where r.name = 'tuned' and v.max_games = 102`;
+    expect(built[0]?.n).toBe(0);
   });
 
   it("refuses an iteration the run has not completed, before building anything", async () => {

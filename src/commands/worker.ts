@@ -57,9 +57,6 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? DEFAULT_BOOK_PLIES);
   const chosen = options.concurrency === undefined ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false) : undefined;
   const concurrency = options.concurrency ?? chosen!.concurrency;
-  // Checked here, so a planted folder stops the worker before it claims, and again at each use (obtainBinary).
-  // Older versions' `binaries` folder is no longer used.
-  const cacheDir = privateFolder(join(embeddedServer().home, "engine-cache"), "engine cache");
   const pinned = [
     ...(options.trust ?? []).map((key) => parsePublicKey(key, "--trust")),
     ...(config?.worker.trustedKeys ?? []).map((key) => parsePublicKey(key, `${config?.file}: [worker].trusted_keys`)),
@@ -73,6 +70,9 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
     engineOptions: options.engineOptions,
   });
   try {
+    // Checked here, so a planted folder stops the worker before it claims, and again at each use (obtainBinary);
+    // after the database opened, so an unusable home is said as the database's error. Older versions' `binaries` folder is no longer used.
+    const cacheDir = privateFolder(join(embeddedServer().home, "engine-cache"), "engine cache");
     return await runWorker({
       database,
       player,

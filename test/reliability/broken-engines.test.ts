@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/build/binary-store.js";
@@ -12,24 +13,36 @@ import { startMaster, startWorker } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
 
 const fixturePath = (path: string) => join(ROOT, "test", "fixtures", path);
+
+/**
+ * A fake engine of test/fixtures/engines as one self-contained file: a worker runs the bytes it
+ * verified from its own engine cache, where a script's imports of its siblings would not resolve.
+ */
+function standalone(dir: string, script: string): string {
+  const path = join(dir, `${script.replaceAll("/", "-")}.sh`);
+  writeFileSync(path, `#!/bin/sh\nexec node '${fixturePath(script)}' "$@"\n`, { mode: 0o755 });
+  return path;
+}
+
 const BROKEN = [
-  { kind: "crashes at start", path: fixturePath("broken/crash-at-start.sh"), column: "plus_crashes" },
-  { kind: "hangs", path: fixturePath("engines/hang.mjs"), column: "plus_time_losses" },
-  { kind: "plays illegal moves", path: fixturePath("broken/illegal-always.sh"), column: "plus_illegal_moves" },
+  { kind: "crashes at start", path: () => fixturePath("broken/crash-at-start.sh"), column: "plus_crashes" },
+  { kind: "hangs", path: (dir: string) => standalone(dir, "engines/hang.mjs"), column: "plus_time_losses" },
+  { kind: "plays illegal moves", path: () => fixturePath("broken/illegal-always.sh"), column: "plus_illegal_moves" },
 ] as const;
 
 describe("broken plus engines inside a tuning run", () => {
   const fixture = useRunFixture({ iterations: 1, games: 4, batchSize: 2, timelow: 0.02, timehigh: 0.03 });
 
-  it.each(BROKEN)("a plus engine that $kind shows as faults in the row and in both logs", async ({ kind, path, column }) => {
+  it.each(BROKEN)("a plus engine that $kind shows as faults in the row and in both logs", async ({ kind, path: pathIn, column }) => {
     const { setup, env, sql } = fixture;
+    const path = pathIn(setup.dir);
     // An iteration as the master would have inserted it, but with a broken plus binary.
     const name = `broken-${column}`;
     const params = loadParams(setup.paramsFile);
     const config = loadConfig(setup.configFile);
     const values = Object.fromEntries(params.map((p) => [p.name, p.value]));
     const { run } = await openRun(sql, { name, fresh: false, config, values });
-    const minus = fixturePath("engines/random-mover.mjs");
+    const minus = standalone(setup.dir, "engines/random-mover.mjs");
     await insertIteration(sql, {
       runId: run.id,
       iterationNumber: 1,

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // The Elo cost of build mode's iterations in flight (docs/in-flight.md; not a test). Needs
 // `npm run build`. Runs the master's math with the default gains (adaptive, curvature pilot) at
-// staleness 0 (today's barrier) and each d of --staleness (iteration k drawn from θ after the
+// each staleness d of --staleness, 0 being today's barrier (iteration k drawn from θ after the
 // steps of 1..k − 1 − d, its step applied to the θ of k − 1's: src/simulate/tuners.ts), at equal
 // games, over the README's family (src/simulate/family.ts, 72 cells) and the hidden-style rows
 // (newRows: a few parameters far off, the rest at their optimum; asymmetric and flat-topped
 // curves). Prints mean Elo left · cells ending worse than their start / significantly worse.
-//   node bench/simulate-in-flight.mjs [--seeds 8] [--staleness 1,2,4] [--rows family,new] [--budgets 2000,5000,20000,60000]
+//   node bench/simulate-in-flight.mjs [--seeds 8] [--staleness 0,1,2,6] [--rows family,new] [--budgets 2000,5000,20000,60000]
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { defaultFamily, familyLine, newRows, runFamily } from "../dist/simulate/family.js";
@@ -17,7 +17,7 @@ import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 const { values } = parseArgs({
   options: {
     seeds: { type: "string", default: "8" },
-    staleness: { type: "string", default: "1,2,4" },
+    staleness: { type: "string", default: "0,1,2,6" },
     rows: { type: "string", default: "family,new" },
     budgets: { type: "string", default: "2000,5000,20000,60000" },
     "draw-rate": { type: "string", default: "0.4" },
@@ -33,7 +33,7 @@ const gainsFor = (maxIterations) =>
     { maxIterations, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP, adaptive: DEFAULT_ADAPTIVE },
     perIteration,
   );
-const tuners = [0, ...values.staleness.split(",").map(Number)].map((d) =>
+const tuners = values.staleness.split(",").map(Number).map((d) =>
   masterTuner(d === 0 ? "barrier (staleness 0)" : `in flight, staleness ${d}`, gainsFor, perIteration, 0, undefined, plusVsMinus, d),
 );
 

@@ -15,11 +15,13 @@ describe("allowedStaleness", () => {
   });
 
   it("covers every slot's share of the tail and the games played during a build, in whole iterations", () => {
-    // 2 slots: 6 + 9 games ahead fit in one iteration.
+    // 2 slots: 10 + 9 games ahead fit in one iteration; 8 slots: 40 + 9 too.
     expect(allowedStaleness({ ...measured, slots: 2 })).toBe(1);
-    // 16 slots: 48 + 9 = 57 games: one iteration; 64 slots: 192 + 9 = 201: four.
-    expect(allowedStaleness({ ...measured, slots: 16 })).toBe(1);
+    expect(allowedStaleness({ ...measured, slots: 8 })).toBe(1);
+    // 16 slots: 80 + 9 games: two iterations; 64 slots: 320 + 9: six.
+    expect(allowedStaleness({ ...measured, slots: 16 })).toBe(2);
     expect(allowedStaleness({ ...measured, slots: 64 })).toBe(Math.ceil((64 * TAIL_GAMES_PER_SLOT + 9) / 64));
+    expect(allowedStaleness({ ...measured, slots: 64 })).toBe(6);
     // A 35 s build at 15 games per second: 525 more games, nine iterations, capped at the bound.
     expect(allowedStaleness({ ...measured, slots: 8, buildSeconds: 35 })).toBe(8);
     expect(allowedStaleness({ ...measured, slots: 8, buildSeconds: 35, maxStaleness: 20 })).toBe(Math.ceil((8 * TAIL_GAMES_PER_SLOT + 525) / 64));

@@ -143,7 +143,7 @@ export const DEFAULT_R_END = 0.003;
 /** With `adapt = "off"` the default r_end gives the steps per Elo of the plain-SPSA defaults these replaced (r 0.002 at c 1.5). */
 export const DEFAULT_R_END_PLAIN = 0.0005;
 /** Build mode's bound on iterations in flight (docs/in-flight.md: its staleness costs less than the idle slots it saves). */
-export const DEFAULT_MAX_STALENESS = 2;
+export const DEFAULT_MAX_STALENESS = 6;
 export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667, pilot: 1 };
 
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker"] as const;
@@ -200,6 +200,7 @@ export function loadConfig(file: string): TuningConfig {
     if (schedule !== "standard") spsa.fail("schedule", 'applies only with [engine] mode = "build"');
     if (momentum > 0) spsa.fail("momentum", 'applies only with [engine] mode = "build"');
     if (averageTail > 0) spsa.fail("average_tail", 'applies only with [engine] mode = "build"');
+    if (spsa.has("max_staleness")) spsa.fail("max_staleness", 'applies only with [engine] mode = "build" (UCI-option mode applies each batch as it arrives, with no iterations to open ahead)');
   }
   const reference = readReference(spsa, base);
   if (reference !== undefined) {

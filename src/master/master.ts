@@ -22,7 +22,7 @@ import {
   completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readTrajectory, type IterationRow,
 } from "../db/iterations.js";
 import { activeGameSlots } from "../db/workers.js";
-import { allowedStaleness, mayOpen, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
+import { allowedStaleness, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
 import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
@@ -79,7 +79,7 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
   await reportChanges(options, run, params, log);
 
   let current = params;
-  const pace: Pace = { buildSeconds: undefined };
+  const pace: Pace = { buildSeconds: undefined, warned: false };
   const bound = stalenessBound(config.spsa);
   for (;;) {
     options.signal?.throwIfAborted();
@@ -91,6 +91,9 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
       const allowed = allowedStaleness({ slots, gamesPerIteration: config.games.gamesPerIteration, buildSeconds: pace.buildSeconds, gamesPerSecond: state.gamesPerSecond, maxStaleness: bound });
       if (mayOpen(k, state.applied, allowed, pilotIterations(config))) {
         pace.buildSeconds = await startIteration(options, run, current, k, stalenessOf(k, state.applied), log, await opponentOf(k));
+        const warning = pace.warned ? undefined : slowBuildWarning({ gamesPerIteration: config.games.gamesPerIteration, buildSeconds: pace.buildSeconds, gamesPerSecond: state.gamesPerSecond });
+        if (warning) log(warning);
+        pace.warned ||= warning !== undefined;
         continue;
       }
     }
@@ -111,6 +114,8 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
 /** What the master measured of its own builds, for how far ahead it opens iterations. */
 interface Pace {
   buildSeconds: number | undefined;
+  /** The slow-build warning is said once. */
+  warned: boolean;
 }
 
 /** A resumed run says which settings differ from the last iteration's: they apply from the next one. */

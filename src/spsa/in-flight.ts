@@ -72,3 +72,21 @@ export function mayOpen(k: number, applied: number, allowed: number, pilots: num
 export function stalenessBound(spsa: { maxStaleness: number; schedule: string; momentum: number }): number {
   return spsa.schedule === "self-correcting" || spsa.momentum > 0 ? 0 : spsa.maxStaleness;
 }
+
+/**
+ * When builds are the bottleneck: the slots play more than an iteration's games while the
+ * master builds one (games per second · build seconds > games per iteration), so no staleness
+ * keeps them busy, as the master builds one iteration at a time. The line to log, or undefined.
+ */
+export function slowBuildWarning(input: { gamesPerIteration: number; buildSeconds: number; gamesPerSecond: number | undefined }): string | undefined {
+  const { gamesPerIteration, buildSeconds, gamesPerSecond } = input;
+  if (gamesPerSecond === undefined) return undefined;
+  const during = gamesPerSecond * buildSeconds;
+  if (during <= gamesPerIteration) return undefined;
+  const enough = 2 * Math.ceil(during / 2);
+  return (
+    `builds are slower than the workers: they play about ${Math.round(during)} games while an iteration's engines are built ` +
+    `(${buildSeconds.toFixed(1)} s), more than its ${gamesPerIteration}, so slots wait between iterations; ` +
+    `[games] games_per_iteration ${enough} or more keeps them busy (docs/in-flight.md)`
+  );
+}

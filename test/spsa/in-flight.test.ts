@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allowedStaleness, mayOpen, stalenessBound, stalenessOf, TAIL_GAMES_PER_SLOT } from "../../src/spsa/in-flight.js";
+import { allowedStaleness, mayOpen, slowBuildWarning, stalenessBound, stalenessOf, TAIL_GAMES_PER_SLOT } from "../../src/spsa/in-flight.js";
 
 const measured = { gamesPerIteration: 64, buildSeconds: 0.6, gamesPerSecond: 15, maxStaleness: 8 };
 
@@ -70,5 +70,18 @@ describe("stalenessBound", () => {
     expect(stalenessBound({ maxStaleness: 2, schedule: "standard", momentum: 0 })).toBe(2);
     expect(stalenessBound({ maxStaleness: 2, schedule: "self-correcting", momentum: 0 })).toBe(0);
     expect(stalenessBound({ maxStaleness: 2, schedule: "standard", momentum: 0.5 })).toBe(0);
+  });
+});
+
+describe("slowBuildWarning", () => {
+  it("says nothing while an iteration's games outlast its build, or before a rate is measured", () => {
+    expect(slowBuildWarning({ gamesPerIteration: 64, buildSeconds: 0.6, gamesPerSecond: 15 })).toBeUndefined();
+    expect(slowBuildWarning({ gamesPerIteration: 64, buildSeconds: 35, gamesPerSecond: undefined })).toBeUndefined();
+  });
+
+  it("names the games played during a build and an even games_per_iteration that covers them", () => {
+    const line = slowBuildWarning({ gamesPerIteration: 64, buildSeconds: 35, gamesPerSecond: 3.7 });
+    expect(line).toMatch(/about 130 games while .* built \(35\.0 s\), more than its 64/);
+    expect(line).toMatch(/games_per_iteration 130 or more/);
   });
 });

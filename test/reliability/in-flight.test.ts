@@ -42,6 +42,8 @@ describe("build mode with iterations in flight, three workers", () => {
         join spsa_batch b on b.iteration_id = i.id and b.status = 'done'
       where b.reported_at < before.completed_at`;
     expect(early?.n).toBeGreaterThan(0);
+    // For docs/in-flight.md: what this run did.
+    console.info(`in flight: ${overlapping.length} of ${ITERATIONS - 1} iterations opened before the one before them completed (staleness ${rows.map((r) => r.staleness).join(" ")}); ${early?.n} had games reported before that step`);
     // Each step moved θ after the one before it; each perturbation was drawn from the θ it recorded.
     const final = replayTheta(setup, initialParams, "f", rows, expect);
     const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));

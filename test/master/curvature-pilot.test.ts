@@ -69,16 +69,22 @@ describe("the curvature pilot on real engines", () => {
     // These games speed the run up (a factor near 3), so the scales below check the factor itself.
     expect(expectedPilot.factor).toBeGreaterThan(1);
     const measured = rows.map((r) => ({ elo: r.elo_diff ?? Number.NaN, result: outcomeOf(r) }));
-    const thetaAfter = [...rows.slice(1).map((r) => r.base_parameters), run.current_parameters];
+    // θ after each step, in order; an iteration opened in flight was drawn, and its scale chosen, `staleness` steps behind.
+    const thetas = [run.initial_parameters];
     for (const [i, row] of rows.entries()) {
+      const applied = i - (row.settings.staleness ?? 0);
+      // Iteration 2 waits for the pilot: its scale holds the pilot's factor.
+      if (i === 1) expect(row.settings.staleness, "staleness of iteration 2").toBeUndefined();
+      expect(row.base_parameters, `θ of iteration ${row.iteration_number}`).toEqual(thetas[applied]);
       const names = Object.keys(row.settings.parameters);
-      const adaptive = stepScales(measured.slice(Math.max(0, i - 2), i), names, { mode: "signal", window: 2, floor: 0.5 });
+      const adaptive = stepScales(measured.slice(Math.max(0, applied - 2), applied), names, { mode: "signal", window: 2, floor: 0.5 });
       const expected = i === 0 ? adaptive : Object.fromEntries(Object.entries(adaptive).map(([n, s]) => [n, pilotScale(s, 0.5, expectedPilot.factor)]));
       expect(row.settings.stepScale, `step scales of iteration ${row.iteration_number}`).toEqual(expected);
       if (i > 0) expect(row.settings.pilot, `pilot of iteration ${row.iteration_number}`).toEqual(expectedPilot);
-      const replayed = update(recordedParams(row.settings, row.base_parameters), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: expected }, outcomeOf(row), row.settings.spsa);
-      for (const [name, value] of Object.entries(replayed.newValues)) expect(thetaAfter[i]?.[name], `${name} after iteration ${row.iteration_number}`).toBeCloseTo(value, 12);
+      const replayed = update(recordedParams(row.settings, thetas[i] ?? {}), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: expected }, outcomeOf(row), row.settings.spsa);
+      thetas.push(replayed.newValues);
     }
+    for (const [name, value] of Object.entries(thetas.at(-1) ?? {})) expect(run.current_parameters[name], `${name} at the end`).toBeCloseTo(value, 12);
     expect(log).toContain("curvature pilot: θ+ and θ− of its first 1 iteration(s) each play θ₀");
     expect(log).toMatch(/curvature pilot: total curvature (-?[\d.]+ ± [\d.]+ Elo per step²|beyond what its games measure); steps × [\d.]+ from here on/);
   }, 300_000);

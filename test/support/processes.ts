@@ -9,6 +9,7 @@ import { pilotMeasure, pilotScales, spreadSquared, type PilotIteration } from ".
 import { createRng } from "../../src/random/rng.js";
 import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
 import { outcomeOf, referenceGames, type ReferenceCounts } from "./reference-counts.js";
+import { replayChain } from "./replay-chain.js";
 import type { TuningSetup } from "./tuning-setup.js";
 
 type Child = ResultPromise<{ reject: false; all: true }>;
@@ -84,30 +85,25 @@ export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed:
   const config = loadConfig(setup.configFile);
   const start: SpsaParam[] = loadParams(initialParamsFile).map(({ name, value, min, max, step, type }) => ({ name, value, min, max, step, type }));
   const at = (theta: Record<string, number>) => start.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
-  const thetas = [Object.fromEntries(start.map((p) => [p.name, p.value]))];
   const measured: MeasuredIteration[] = [];
   const pilots: PilotIteration[] = [];
   const pilotCount = pilotIterations(config);
   const { adaptive } = config.spsa;
-  for (const row of rows) {
+  return replayChain(rows, Object.fromEntries(start.map((p) => [p.name, p.value])), (row) => row.staleness, (row, applied, theta) => {
     const k = row.iteration_number;
-    const applied = k - 1 - row.staleness;
-    const base = at(thetas[applied] ?? {});
-    expect(row.base_parameters, `θ of iteration ${k}`).toEqual(thetas[applied]);
-    const perturbation = perturb(base, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${seed}:${k}`));
+    const perturbation = perturb(at(row.base_parameters), spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${seed}:${k}`));
     expect(row.perturbation_signs, `signs of iteration ${k}`).toEqual(perturbation.signs);
     const outcome = outcomeOf(row, k <= pilotCount);
     const adaptiveScale = adaptive.mode === "off" ? undefined : stepScales(measured.slice(0, applied), start.map((p) => p.name), adaptive);
     const scale = adaptiveScale && pilots.length > 0 ? pilotScales(adaptiveScale, adaptive.floor, pilotMeasure(pilots).factor) : adaptiveScale;
-    const result = update(at(thetas[k - 1] ?? {}), { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
+    const result = update(at(theta), { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
     measured.push({ elo: result.elo, result: outcome });
     if (isReferenceResult(outcome)) {
       const steps = Object.fromEntries(start.map((p) => [p.name, p.step]));
       pilots.push({ outcome, spreadSquared: spreadSquared(steps, perturbation.plus, perturbation.minus) });
     }
-    thetas.push({ ...thetas[k - 1], ...result.newValues });
-  }
-  return thetas.at(-1) ?? {};
+    return result.newValues;
+  }, expect);
 }
 
 /** What a child has printed so far (stdout and stderr), growing as it prints. */

@@ -1,8 +1,7 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadParams } from "../../src/config/params.js";
-import { expectExactCounts, iterationsOf, replayTheta, startMaster, startWorker } from "../support/processes.js";
+import { expectExactCounts, expectRunFinal, iterationsOf, replayTheta, startMaster, startWorker } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
 
 const ITERATIONS = 8;
@@ -46,11 +45,6 @@ describe("build mode with iterations in flight, three workers", () => {
     console.info(`in flight: ${overlapping.length} of ${ITERATIONS - 1} iterations opened before the one before them completed (staleness ${rows.map((r) => r.staleness).join(" ")}); ${early?.n} had games reported before that step`);
     // Each step moved θ after the one before it; each perturbation was drawn from the θ it recorded.
     const final = replayTheta(setup, initialParams, "f", rows, expect);
-    const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
-    for (const [name, value] of Object.entries(final)) expect(written[name], name).toBe(value);
-    const [run] = await sql<{ current_parameters: Record<string, number>; status: string }[]>`
-      select current_parameters, status from spsa_run where name = 'in-flight'`;
-    expect(run?.status).toBe("complete");
-    expect(run?.current_parameters).toEqual(final);
+    await expectRunFinal(sql, setup, "in-flight", final, expect);
   });
 });

@@ -106,6 +106,16 @@ export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed:
   }, expect);
 }
 
+/** The run is complete, and θ in the database and in params.toml (exactly, shortest round-trip form) is `final`. */
+export async function expectRunFinal(sql: postgres.Sql, setup: TuningSetup, runName: string, final: Record<string, number>, expect: (value: unknown, message?: string) => { toBe(v: unknown): void; toEqual(v: unknown): void }): Promise<void> {
+  const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
+  for (const [name, value] of Object.entries(final)) expect(written[name], name).toBe(value);
+  const [run] = await sql<{ current_parameters: Record<string, number>; status: string }[]>`
+    select current_parameters, status from spsa_run where name = ${runName}`;
+  expect(run?.status).toBe("complete");
+  expect(run?.current_parameters).toEqual(final);
+}
+
 /** What a child has printed so far (stdout and stderr), growing as it prints. */
 export function outputSoFar(child: Child): () => string {
   let text = "";

@@ -24,10 +24,15 @@
 // "Tuning run"); a large engine's rebuild is 35 s (rusty-rival), which lowers games per hour
 // for every policy alike and does not change the tail.
 //   node bench/tail-wait.mjs [--seeds 8] [--iterations 40] [--slots 2,8,16,64] [--games 64,256] [--batch 8]
+// With --in-flight: build mode's iterations in flight against the barrier (simulateInFlight below),
+// builds of --build seconds (0.6: minnow; 35: a large engine), idle share of all slot time:
+//   node bench/tail-wait.mjs --in-flight [--build 0.6,35] [--slots 2,8,16,64] [--games 64] [--staleness 0,1,2,4,8] [--bounds 2,8]
+// (--staleness: fixed bounds, each always used in full; --bounds: the master's choice, src/spsa/in-flight.ts, under each bound)
 //   node bench/tail-wait.mjs --measure 80 [--engine engines/minnow/target/release/minnow]
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";
+import { allowedStaleness } from "../dist/spsa/in-flight.js";
 import { createRng } from "../dist/random/rng.js";
 
 const GAME_SECONDS = [0.83,3.28,4.39,2.84,1.21,0.72,2.24,2.63,1.95,1.01,3.13,3.19,4.25,2.11,0.23,3.5,2.6,4.04,0.73,1.8,3.06,1.72,1.3,1.83,4.17,2.14,2.31,2.69,3.01,3.77,4.17,2.82,3.89,2.46,2.04,3.42,3.63,2.84,3.23,2.64,2.05,5.04,1.6,2.55,2.23,2.1,4.92,5.07,9.29,10.92,7.66,17.87,11.79,6.83,5.57,7.72,8.61,9.53,7.08,4.86,8.5,10.14,5.66,8.9,18.51,8.7,9.52,2.15,1.99,4.89,2.59,3.9,0.92,1.85,3.24,0.84,1.75,2.77,2.7,3.51];
@@ -43,6 +48,10 @@ const { values } = parseArgs({
     batch: { type: "string", default: "8" },
     measure: { type: "string" },
     engine: { type: "string", default: ".spsa-test/minnow-target/release/minnow" },
+    "in-flight": { type: "boolean", default: false },
+    build: { type: "string", default: "0.6,35" },
+    staleness: { type: "string", default: "0,1,2,4,8" },
+    bounds: { type: "string", default: "2,8" },
   },
 });
 
@@ -140,15 +149,132 @@ function simulate(plan, ahead, slots, iterations, rng) {
   return { claims: claims / iterations, idle, games, elapsed: now };
 }
 
+/**
+ * Iterations in flight (docs/in-flight.md): the master's loop of src/master/master.ts. While no
+ * build runs it opens the next iteration when src/spsa/in-flight.ts allows it (staleness within
+ * `allowed(slots, buildSeconds)`), building it for `build` seconds (one build at a time), and
+ * otherwise applies the oldest iteration's step once its games are all in (in order). Workers
+ * claim rows of the oldest open iteration first, with today's claim rule. Idle: all slot time
+ * with nothing to play from the start until the last iteration opens, builds included (the
+ * barrier's rebuild gap is what iterations in flight hide); the run's final drain, the same for
+ * every policy, is left out.
+ */
+function simulateInFlight(games, batch, slots, iterations, allowedFor, build, rng) {
+  const concurrency = Math.min(PER_WORKER, slots);
+  const workers = Array.from({ length: Math.ceil(slots / concurrency) }, () => ({ queued: [], playing: 0 }));
+  const open = []; // { k, rows, left }
+  let now = 0;
+  let played = 0;
+  let latest = 0;
+  let applied = 0;
+  let buildEnds = Infinity;
+  let staleness = 0;
+  const running = [];
+  const fill = (w) => {
+    const worker = workers[w];
+    while (worker.queued.length + worker.playing < concurrency + 1) {
+      const it = open.find((o) => o.rows.length > 0);
+      if (!it) break;
+      const size = it.rows.shift();
+      for (let g = 0; g < size; g++) worker.queued.push(it);
+    }
+    while (worker.playing < concurrency && worker.queued.length > 0) {
+      const it = worker.queued.shift();
+      const seconds = GAME_SECONDS[Math.floor(rng.next() * GAME_SECONDS.length)];
+      worker.playing++;
+      played++;
+      running.push([now + seconds, w, it]);
+    }
+  };
+  const master = () => {
+    for (;;) {
+      if (buildEnds !== Infinity) return;
+      while (open[0] && open[0].left === 0) {
+        open.shift();
+        applied++;
+      }
+      const k = latest + 1;
+      if (k > iterations) return;
+      if (k - 1 - applied > allowedFor(slots)) return;
+      staleness += k - 1 - applied;
+      buildEnds = now + build;
+      return;
+    }
+  };
+  // Idle slot time until the last iteration opens: the run's final drain is the same for every policy.
+  let idle = 0;
+  let steady = 0;
+  const advance = (t) => {
+    if (latest < iterations) {
+      idle += (slots - running.length) * (t - now);
+      steady = t;
+    }
+    now = t;
+  };
+  master();
+  while (buildEnds !== Infinity || running.length > 0) {
+    running.sort((a, b) => a[0] - b[0]);
+    if (buildEnds <= (running[0]?.[0] ?? Infinity)) {
+      advance(buildEnds);
+      buildEnds = Infinity;
+      latest++;
+      open.push({ k: latest, rows: planBatchSizes(games, batch, slots), left: games });
+      workers.forEach((_, w) => fill(w));
+    } else {
+      const [end, w, it] = running[0];
+      advance(end);
+      running.shift();
+      workers[w].playing--;
+      it.left--;
+      fill(w);
+    }
+    master();
+  }
+  return { idle, steady, games: played, elapsed: now, staleness: staleness / iterations };
+}
+
+const MEAN_GAME_SECONDS = GAME_SECONDS.reduce((s, x) => s + x, 0) / GAME_SECONDS.length;
+
+/** The scheduling policies compared: the barrier, fixed staleness bounds, and the master's own choice (src/spsa/in-flight.ts) under its bound. */
+const inFlightPolicies = (games, build) => [
+  ...values.staleness.split(",").map(Number).map((d) => [d === 0 ? "barrier (staleness 0)" : `staleness ≤ ${d}`, () => d]),
+  ...values.bounds.split(",").filter(Boolean).map(Number).map((bound) => [
+    `master's choice, max_staleness ${bound}`,
+    (slots) => allowedStaleness({ slots, gamesPerIteration: games, buildSeconds: build, gamesPerSecond: slots / MEAN_GAME_SECONDS, maxStaleness: bound }),
+  ]),
+];
+
+function simulateAllInFlight() {
+  const seeds = Number(values.seeds);
+  const iterations = Number(values.iterations);
+  const batch = Number(values.batch);
+  console.log(`game seconds: ${summary(GAME_SECONDS)}; workers of -c ${PER_WORKER}; batch_size ${batch}; ${iterations} iterations × ${seeds} seeds; idle share of all slot time until the last iteration opens, builds included\n`);
+  console.log("| build | slots | games per iteration | scheduling | mean staleness | idle share | games per hour |");
+  console.log("| ---: | ---: | ---: | --- | ---: | ---: | ---: |");
+  for (const build of values.build.split(",").map(Number)) {
+    for (const slots of values.slots.split(",").map(Number)) {
+      for (const games of values.games.split(",").map(Number)) {
+        for (const [name, allowed] of inFlightPolicies(games, build)) {
+          const runs = Array.from({ length: seeds }, (_, seed) => simulateInFlight(games, batch, slots, iterations, allowed, build, createRng(`tail-wait:${seed}`)));
+          const idleShare = runs.map((r) => (100 * r.idle) / (slots * r.steady));
+          const perHour = runs.map((r) => (3600 * r.games) / r.elapsed);
+          console.log(`| ${build} s | ${slots} | ${games} | ${name} | ${runs[0].staleness.toFixed(2)} | ${meanSd(idleShare, 1)} % | ${meanSd(perHour, 0)} |`);
+        }
+      }
+    }
+  }
+}
+
+function meanSd(xs, digits) {
+  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
+  return `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
+}
+
 function simulateAll() {
   const seeds = Number(values.seeds);
   const iterations = Number(values.iterations);
   const batch = Number(values.batch);
-  const meanSd = (xs, digits) => {
-    const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
-    const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
-    return `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
-  };
   console.log(`game seconds: ${summary(GAME_SECONDS)}; rebuild ${REBUILD_SECONDS} s; workers of -c ${PER_WORKER}; batch_size ${batch}; ${iterations} iterations × ${seeds} seeds\n`);
   console.log("| slots | games per iteration | rows | claims per iteration | idle share at iteration ends | games per hour |");
   console.log("| ---: | ---: | --- | ---: | ---: | ---: |");
@@ -165,4 +291,5 @@ function simulateAll() {
 }
 
 if (values.measure) await measure(Number(values.measure), values.engine);
+else if (values["in-flight"]) simulateAllInFlight();
 else simulateAll();

@@ -54,6 +54,11 @@ export interface SpsaConfig {
   momentum: number;
   /** Share of the last iterations whose θ is averaged into the final values (0: the last θ). */
   averageTail: number;
+  /**
+   * Build mode: how many iterations whose step is not applied yet a new iteration's perturbation
+   * may lag behind (src/spsa/in-flight.ts); the master opens that many ahead at most. 0: the barrier.
+   */
+  maxStaleness: number;
   /** Per-parameter step scales from what the run measures (src/spsa/adaptive.ts); mode "off": plain a_k. */
   adaptive: AdaptiveGains;
   /**
@@ -138,6 +143,8 @@ export const DEFAULT_C_END = 3;
 export const DEFAULT_R_END = 0.003;
 /** With `adapt = "off"` the default r_end gives the steps per Elo of the plain-SPSA defaults these replaced (r 0.002 at c 1.5). */
 export const DEFAULT_R_END_PLAIN = 0.0005;
+/** Build mode's bound on iterations in flight (docs/in-flight.md: its staleness costs less than the idle slots it saves). */
+export const DEFAULT_MAX_STALENESS = 6;
 export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667, pilot: 1 };
 
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker"] as const;
@@ -173,7 +180,7 @@ export function loadConfig(file: string): TuningConfig {
   const book = bookSetting === undefined ? undefined : existsSync(resolve(base, bookSetting)) ? resolve(base, bookSetting) : (shippedBook(bookSetting) ?? resolve(base, bookSetting));
   if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
 
-  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "adapt", "adapt_window", "adapt_floor", "adapt_pilot", "reference"]);
+  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "max_staleness", "adapt", "adapt_window", "adapt_floor", "adapt_pilot", "reference"]);
   const a = spsa.optionalNumber("a", { above: 0 });
   const c = spsa.optionalNumber("c", { above: 0 });
   if ((a === undefined) !== (c === undefined)) spsa.fail(a === undefined ? "c" : "a", "set both a and c, or neither (then c_end and r_end give them)");
@@ -195,6 +202,7 @@ export function loadConfig(file: string): TuningConfig {
     if (schedule !== "standard") spsa.fail("schedule", 'applies only with [engine] mode = "build"');
     if (momentum > 0) spsa.fail("momentum", 'applies only with [engine] mode = "build"');
     if (averageTail > 0) spsa.fail("average_tail", 'applies only with [engine] mode = "build"');
+    if (spsa.has("max_staleness")) spsa.fail("max_staleness", 'applies only with [engine] mode = "build" (UCI-option mode applies each batch as it arrives, with no iterations to open ahead)');
   }
   const reference = readReference(spsa, base);
   if (reference !== undefined) {
@@ -246,6 +254,7 @@ export function loadConfig(file: string): TuningConfig {
       schedule,
       momentum,
       averageTail,
+      maxStaleness: spsa.number("max_staleness", { default: DEFAULT_MAX_STALENESS, integer: true, min: 0 }),
       adaptive: {
         mode: adaptMode,
         window: spsa.number("adapt_window", { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),

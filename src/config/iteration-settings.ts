@@ -37,6 +37,11 @@ export interface IterationSettings {
   stepScale?: Values;
   /** What the curvature pilot measured, when it sped this iteration's steps (stepScale includes its factor). */
   pilot?: PilotMeasure;
+  /**
+   * Build mode's iterations in flight (src/spsa/in-flight.ts): how many iterations before this one
+   * had no step applied when its perturbation was drawn (absent: 0, the barrier).
+   */
+  staleness?: number;
 }
 
 export function settingsOf(config: TuningConfig, params: readonly Param[], stepScale?: Values, pilot?: PilotMeasure): IterationSettings {
@@ -77,6 +82,7 @@ const SPSA_KEYS: Record<Exclude<keyof SpsaConfig, "adaptive">, string> = {
   schedule: "schedule",
   momentum: "momentum",
   averageTail: "average_tail",
+  maxStaleness: "max_staleness",
   reference: "reference",
 };
 

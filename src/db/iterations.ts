@@ -131,7 +131,8 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
 
 /**
  * Completes an iteration and stores the new θ in ONE transaction; returns false if another
- * master process completed it first (nothing is applied twice).
+ * master process completed it first (nothing is applied twice) or an earlier iteration is not
+ * complete (steps are applied in iteration order: src/spsa/in-flight.ts).
  */
 export async function completeIteration(
   sql: postgres.Sql,
@@ -142,6 +143,10 @@ export async function completeIteration(
       update spsa_iteration set status = 'complete', gradient_estimate = ${tx.json(options.gradient)},
         elo_diff = ${options.elo}, completed_at = now()
       where id = ${options.iterationId} and status <> 'complete' and games_played = target_games
+        and not exists (
+          select 1 from spsa_iteration earlier
+          where earlier.run_id = ${options.runId} and earlier.status <> 'complete'
+            and earlier.iteration_number < (select iteration_number from spsa_iteration where id = ${options.iterationId}))
       returning id`;
     if (!done) return false;
     await tx`
@@ -179,6 +184,38 @@ export async function readMeasuredIterations(sql: Sql, runId: number, through: n
       order by iteration_number desc limit ${count}
     ) recent order by iteration_number`;
   return rows.map((r) => ({ elo: r.elo, result: outcomeOf(r) }));
+}
+
+/** What the master's scheduling of iterations in flight reads (src/spsa/in-flight.ts). */
+export interface InFlightState {
+  /** The run's last iteration number (0: none yet). */
+  latest: number;
+  /** Its completed iterations: always 1..applied, as steps are applied in order. */
+  applied: number;
+  /** Games reported per second over the last minute (or since the run's first iteration, if later); undefined before any. */
+  gamesPerSecond: number | undefined;
+}
+
+export async function inFlightState(sql: Sql, runId: number): Promise<InFlightState> {
+  const [row] = await sql<{ latest: number; applied: number; games: number; seconds: number | null }[]>`
+    with window_start as (
+      select greatest(now() - interval '60 seconds', min(created_at)) as since from spsa_iteration where run_id = ${runId}
+    )
+    select coalesce(max(iteration_number), 0)::int as latest, (count(*) filter (where status = 'complete'))::int as applied,
+      (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id, window_start w
+        where b.status = 'done' and b.reported_at > w.since and bi.run_id = ${runId}) as games,
+      (select extract(epoch from now() - w.since)::float8 from window_start w) as seconds
+    from spsa_iteration where run_id = ${runId}`;
+  if (!row) throw new Error("an aggregate returned no row");
+  const rate = row.games > 0 && row.seconds !== null && row.seconds > 0 ? row.games / row.seconds : undefined;
+  return { latest: row.latest, applied: row.applied, gamesPerSecond: rate };
+}
+
+/** The run's oldest iteration not complete: the one whose step is next. */
+export async function oldestOpenIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {
+  const [row] = await sql<IterationRow[]>`
+    select ${ITERATION_COLUMNS(sql)} from spsa_iteration where run_id = ${runId} and status <> 'complete' order by iteration_number limit 1`;
+  return row;
 }
 
 /** How many iterations a run has started. */

@@ -18,7 +18,11 @@ import { stepScales } from "../spsa/adaptive.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
-import { completeIteration, insertIteration, latestIteration, outcomeOf, readIteration, readMeasuredIterations, readTrajectory, type IterationRow } from "../db/iterations.js";
+import {
+  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readTrajectory, type IterationRow,
+} from "../db/iterations.js";
+import { activeGameSlots } from "../db/workers.js";
+import { allowedStaleness, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
 import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../terminal/status-line.js";
@@ -55,8 +59,9 @@ export interface MasterSummary {
 
 /**
  * The SPSA loop: perturb θ, build plus and minus, insert the iteration, wait for the
- * workers, apply the update in one transaction, write params.toml, repeat. Every step can
- * be interrupted: a restarted master picks up from the database.
+ * workers, apply the update in one transaction, write params.toml, repeat. Iterations are
+ * opened ahead while earlier ones are played (src/spsa/in-flight.ts), and steps applied in
+ * iteration order. Every step can be interrupted: a restarted master picks up from the database.
  */
 export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
   const { database, config, paramsFile } = options;
@@ -74,23 +79,43 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
   await reportChanges(options, run, params, log);
 
   let current = params;
+  const pace: Pace = { buildSeconds: undefined, warned: false };
+  const bound = stalenessBound(config.spsa);
   for (;;) {
     options.signal?.throwIfAborted();
-    const latest = await withRetry(log, options.signal, () => latestIteration(database.sql, run.id));
-    if (latest && latest.status !== "complete") {
-      const played = await waitForGames(options, latest, log);
+    const state = await withRetry(log, options.signal, () => inFlightState(database.sql, run.id));
+    const k = state.latest + 1;
+    // Open the next iteration while earlier ones are played, as far ahead as the slots need.
+    if (k <= config.spsa.maxIterations) {
+      const slots = await withRetry(log, options.signal, () => activeGameSlots(database.sql));
+      const allowed = allowedStaleness({ slots, gamesPerIteration: config.games.gamesPerIteration, buildSeconds: pace.buildSeconds, gamesPerSecond: state.gamesPerSecond, maxStaleness: bound });
+      if (mayOpen(k, state.applied, allowed, pilotIterations(config))) {
+        pace.buildSeconds = await startIteration(options, run, current, k, stalenessOf(k, state.applied), log, await opponentOf(k));
+        const warning = pace.warned ? undefined : slowBuildWarning({ gamesPerIteration: config.games.gamesPerIteration, buildSeconds: pace.buildSeconds, gamesPerSecond: state.gamesPerSecond });
+        if (warning) log(warning);
+        pace.warned ||= warning !== undefined;
+        continue;
+      }
+    }
+    // Steps are applied in iteration order: the oldest open iteration's is next.
+    const oldest = await withRetry(log, options.signal, () => oldestOpenIteration(database.sql, run.id));
+    if (oldest) {
+      const played = await waitForGames(options, oldest, log);
       current = await finishIteration(options, run, current, played, log);
       continue;
     }
-    const k = (latest?.iterationNumber ?? 0) + 1;
-    if (k > config.spsa.maxIterations) {
-      await markRunComplete(database.sql, run.id);
-      log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
-      const final = await finalValues(options, run, current, k - 1, log);
-      return { runName: run.name, iterations: latest?.iterationNumber ?? 0, initial, final };
-    }
-    await startIteration(options, run, current, k, log, await opponentOf(k));
+    await markRunComplete(database.sql, run.id);
+    log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
+    const final = await finalValues(options, run, current, k - 1, log);
+    return { runName: run.name, iterations: state.latest, initial, final };
   }
+}
+
+/** What the master measured of its own builds, for how far ahead it opens iterations. */
+interface Pace {
+  buildSeconds: number | undefined;
+  /** The slow-build warning is said once. */
+  warned: boolean;
 }
 
 /** A resumed run says which settings differ from the last iteration's: they apply from the next one. */
@@ -102,8 +127,20 @@ async function reportChanges(options: MasterOptions, run: RunRow, params: Param[
   }
 }
 
-/** Builds plus and minus and opens iteration k; in reference mode and the curvature pilot they each play `reference`. */
-async function startIteration(options: MasterOptions, run: RunRow, params: Param[], k: number, log: (line: string) => void, reference: BuiltEngine | undefined): Promise<void> {
+/**
+ * Builds plus and minus and opens iteration k, drawn from θ `params` with `staleness` steps
+ * before it not applied yet; in reference mode and the curvature pilot they each play
+ * `reference`. Returns the build's seconds.
+ */
+async function startIteration(
+  options: MasterOptions,
+  run: RunRow,
+  params: Param[],
+  k: number,
+  staleness: number,
+  log: (line: string) => void,
+  reference: BuiltEngine | undefined,
+): Promise<number> {
   const { config, database } = options;
   // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
   const trajectory =
@@ -135,7 +172,9 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     await storeBinary(database.sql, built.plus.path);
     await storeBinary(database.sql, built.minus.path);
   });
-  log(`iteration ${k}: engines built in ${((Date.now() - started) / 1000).toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)})`);
+  const buildSeconds = (Date.now() - started) / 1000;
+  const ahead = staleness > 0 ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} still playing` : "";
+  log(`iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`);
   await withRetry(log, options.signal, () => insertIteration(database.sql, {
     runId: run.id,
     iterationNumber: k,
@@ -152,10 +191,11 @@ async function startIteration(options: MasterOptions, run: RunRow, params: Param
     plusValues: perturbation.plus,
     minusValues: perturbation.minus,
     signs: perturbation.signs,
-    settings: settingsOf(config, params, stepScale, pilot),
+    settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
     sign: options.signingKey.sign,
   }));
   crashPoint("iteration-inserted");
+  return buildSeconds;
 }
 
 /** Waits until the workers have played the iteration's target, showing progress. */
@@ -203,13 +243,15 @@ async function finishIteration(
 ): Promise<Param[]> {
   const { config, database, paramsFile } = options;
   const k = iteration.iterationNumber;
-  // The update uses only what the iteration recorded: today's files may differ from what was played.
+  // The update uses only what the iteration recorded (today's files may differ from what was
+  // played), and moves today's θ: the step measured around the iteration's base θ, which an
+  // iteration opened in flight drew before the steps of the iterations still playing then.
   const settings = iteration.settings ?? settingsOf(config, params);
   const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters, ...(settings.stepScale && { scale: settings.stepScale }) };
   // Plus against minus, or (its row names a reference engine) both sides against the reference.
   const counts = outcomeOf(iteration);
   const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k)), k) : undefined;
-  const updated = update(recordedParams(settings, iteration.baseParameters), played, counts, settings.spsa, previous);
+  const updated = update(recordedParams(settings, valuesOf(params)), played, counts, settings.spsa, previous);
   // Parameters added since the iteration started keep their value.
   const result = { ...updated, newValues: { ...valuesOf(params), ...updated.newValues } };
   const applied = await withRetry(log, options.signal, () =>

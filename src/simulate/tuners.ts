@@ -45,6 +45,10 @@ export interface Tuner {
  * iteration's games (reference mode: src/simulate/reference-mode.ts). With plus-vs-minus games
  * the adaptive gains' curvature pilot runs as the master runs it (src/master/pilot.ts): its
  * iterations play θ+ and θ− each against θ₀, and its factor scales the later steps.
+ * `staleness` d > 0 is build mode's iterations in flight at their steady state
+ * (src/spsa/in-flight.ts): iteration k is drawn from θ after the steps of 1..k − 1 − d, with the
+ * adaptive scales of the iterations completed by then, and its step moves the θ of k − 1's step;
+ * the iterations after the pilot wait for it, as the master's do.
  */
 export function masterTuner(
   name: string,
@@ -53,6 +57,7 @@ export function masterTuner(
   averageTail = 0,
   scalesFor?: StepScales,
   play: IterationPlay = plusVsMinus,
+  staleness = 0,
 ): Tuner {
   return {
     name,
@@ -71,9 +76,12 @@ export function masterTuner(
       const pilotIterations: PilotIteration[] = [];
       const trace = startTrace(problem);
       for (let k = 1; k <= iterations; k++) {
-        const perturbation = perturb(params, cfg, k, createRng(`${seed}:${k}`), trajectory);
+        // Steps applied when iteration k was opened: all but the last d, and the pilot's.
+        const applied = Math.max(k - 1 - staleness, Math.min(k - 1, pilots));
+        const base = params.map((p) => ({ ...p, value: trajectory[applied]?.[p.name] ?? p.value }));
+        const perturbation = perturb(base, cfg, k, createRng(`${seed}:${k}`), trajectory);
         const factor = k > pilots && pilotIterations.length > 0 ? pilotMeasure(pilotIterations).factor : 1;
-        const played = scales ? { ...perturbation, scale: pilotScales(scales(history, names, iterations), adaptive?.floor ?? 1, factor) } : perturbation;
+        const played = scales ? { ...perturbation, scale: pilotScales(scales(history.slice(0, applied), names, iterations), adaptive?.floor ?? 1, factor) } : perturbation;
         const pilot = k <= pilots;
         const result = pilot
           ? referenceOutcome({ kind: "start" }, problem, played.plus, played.minus, gamesPerIteration, gameRng)

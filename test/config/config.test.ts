@@ -45,7 +45,7 @@ describe("config.toml", () => {
     expect(config.games.batchSize).toBe(8);
     expect(config.database.url).toBeUndefined();
     expect(config.database.pollIntervalMs).toBe(1000);
-    expect(config.spsa).toMatchObject({ schedule: "standard", momentum: 0, averageTail: 0 });
+    expect(config.spsa).toMatchObject({ schedule: "standard", momentum: 0, averageTail: 0, maxStaleness: 6 });
     expect(config.outsideDelay).toEqual({ policy: "replay", maxReplays: 4 });
   });
 
@@ -90,6 +90,9 @@ describe("config.toml", () => {
     ["tail averaging in UCI-option mode", '[engine]\nmode = "options"\n[spsa]\naverage_tail = 0.5\n', /\[spsa\]\.average_tail \(line 4\): applies only with \[engine\] mode = "build"/],
     ["the self-correcting schedule in UCI-option mode", '[engine]\nmode = "options"\n[spsa]\nschedule = "self-correcting"\n', /\[spsa\]\.schedule \(line 4\): applies only with \[engine\] mode = "build"/],
     ["an average_tail above 1", "[spsa]\naverage_tail = 1.5\n", /\[spsa\]\.average_tail \(line 2\): must be <= 1, got 1.5/],
+    ["iterations in flight in UCI-option mode", '[engine]\nmode = "options"\n[spsa]\nmax_staleness = 2\n', /\[spsa\]\.max_staleness \(line 4\): applies only with \[engine\] mode = "build"/],
+    ["a fractional max_staleness", "[spsa]\nmax_staleness = 1.5\n", /\[spsa\]\.max_staleness \(line 2\): .*integer/],
+    ["a negative max_staleness", "[spsa]\nmax_staleness = -1\n", /\[spsa\]\.max_staleness \(line 2\): must be >= 0/],
     ["a fractional iteration count", "[spsa]\nmax_iterations = 2.5\n", /\[spsa\]\.max_iterations .*must be an integer/],
     ["timehigh below timelow", "[time_control]\ntimelow = 1.0\ntimehigh = 0.5\n", /\[time_control\]\.timehigh \(line 3\): must be >= timelow/],
     ["an unknown outside-delay policy", '[time_control]\noutside_delay = "forfeit"\n', /\[time_control\]\.outside_delay \(line 2\): must be one of "replay", "loss", got "forfeit"/],

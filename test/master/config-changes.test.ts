@@ -12,6 +12,9 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
 
   it("completes the interrupted iteration with what it recorded and applies the edits from the next one", async () => {
     const { setup, env, sql } = fixture;
+    // The barrier: killed while waiting for iteration 1, the master has not opened iteration 2
+    // yet, so the edits apply from it (in flight they apply from the next iteration opened, as the master's line says).
+    writeFileSync(setup.configFile, readFileSync(setup.configFile, "utf8").replace("[spsa]\n", "[spsa]\nmax_staleness = 0\n"));
     const workers = [startWorker(setup, env, "a")];
     try {
       const crashed = await startMaster(setup, { ...env, SPSA_CRASH_AT: "waiting" }, "edits", ["--seed", "e"]);

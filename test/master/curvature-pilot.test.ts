@@ -8,6 +8,7 @@ import { pilotMeasure, pilotScale, spreadSquared } from "../../src/spsa/pilot.js
 import { startMaster, startWorker } from "../support/processes.js";
 import type { RecordedIteration } from "../support/iterations.js";
 import { outcomeOf as outcomeAgainst, type ReferenceCounts } from "../support/reference-counts.js";
+import { replayChain } from "../support/replay-chain.js";
 import { useRunFixture } from "../support/run-fixture.js";
 import { localTrust } from "../support/signing.js";
 
@@ -69,16 +70,19 @@ describe("the curvature pilot on real engines", () => {
     // These games speed the run up (a factor near 3), so the scales below check the factor itself.
     expect(expectedPilot.factor).toBeGreaterThan(1);
     const measured = rows.map((r) => ({ elo: r.elo_diff ?? Number.NaN, result: outcomeOf(r) }));
-    const thetaAfter = [...rows.slice(1).map((r) => r.base_parameters), run.current_parameters];
-    for (const [i, row] of rows.entries()) {
+    // Steps in order; an iteration opened in flight was drawn, and its scales chosen, `staleness` steps behind.
+    // Iteration 2 waits for the pilot: its scale holds the pilot's factor.
+    expect(rows[1]?.settings.staleness, "staleness of iteration 2").toBeUndefined();
+    const final = replayChain(rows, run.initial_parameters, (row) => row.settings.staleness ?? 0, (row, applied, theta) => {
+      const i = row.iteration_number - 1;
       const names = Object.keys(row.settings.parameters);
-      const adaptive = stepScales(measured.slice(Math.max(0, i - 2), i), names, { mode: "signal", window: 2, floor: 0.5 });
+      const adaptive = stepScales(measured.slice(Math.max(0, applied - 2), applied), names, { mode: "signal", window: 2, floor: 0.5 });
       const expected = i === 0 ? adaptive : Object.fromEntries(Object.entries(adaptive).map(([n, s]) => [n, pilotScale(s, 0.5, expectedPilot.factor)]));
       expect(row.settings.stepScale, `step scales of iteration ${row.iteration_number}`).toEqual(expected);
       if (i > 0) expect(row.settings.pilot, `pilot of iteration ${row.iteration_number}`).toEqual(expectedPilot);
-      const replayed = update(recordedParams(row.settings, row.base_parameters), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: expected }, outcomeOf(row), row.settings.spsa);
-      for (const [name, value] of Object.entries(replayed.newValues)) expect(thetaAfter[i]?.[name], `${name} after iteration ${row.iteration_number}`).toBeCloseTo(value, 12);
-    }
+      return update(recordedParams(row.settings, theta), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: expected }, outcomeOf(row), row.settings.spsa).newValues;
+    }, expect);
+    for (const [name, value] of Object.entries(final)) expect(run.current_parameters[name], `${name} at the end`).toBeCloseTo(value, 12);
     expect(log).toContain("curvature pilot: θ+ and θ− of its first 1 iteration(s) each play θ₀");
     expect(log).toMatch(/curvature pilot: total curvature (-?[\d.]+ ± [\d.]+ Elo per step²|beyond what its games measure); steps × [\d.]+ from here on/);
   }, 300_000);

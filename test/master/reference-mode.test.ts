@@ -14,6 +14,7 @@ import { spsa } from "../support/cli.js";
 import { buildMinnow } from "../support/minnow.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import type { RecordedIteration } from "../support/iterations.js";
+import { replayChain } from "../support/replay-chain.js";
 import { useRunFixture } from "../support/run-fixture.js";
 import { referenceOutcome, type ReferenceCounts } from "../support/reference-counts.js";
 import { localTrust } from "../support/signing.js";
@@ -87,8 +88,8 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
       where i.run_id = ${run.id} order by i.iteration_number`;
     expect(rows.map((r) => r.iteration_number)).toEqual([1, 2]);
     const names = Object.keys(rows[0]!.base_parameters);
-    const after = [...rows.slice(1).map((r) => r.base_parameters), run.current_parameters];
-    for (const [i, row] of rows.entries()) {
+    // Steps in order; an iteration opened in flight was drawn, and its scale chosen, `staleness` steps behind.
+    const final = replayChain(rows, rows[0]!.base_parameters, (row) => row.settings.staleness ?? 0, (row, applied, theta) => {
       const k = row.iteration_number;
       const label = `iteration ${k}`;
       expect(row.status, label).toBe("complete");
@@ -105,13 +106,14 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
       expect(verifyBinary(localTrust(), { ...subject, variant: "plus" }, row.reference_engine_signature), label).toBe(false);
       expect(row.settings.spsa.reference, label).toBe("start");
       // The adaptive step scale from the iterations before, with reference mode's noise; then the update, replayed from the counts.
-      const history = rows.slice(0, i).map((r) => ({ elo: r.elo_diff, result: referenceOutcome(r) }));
+      const history = rows.slice(0, applied).map((r) => ({ elo: r.elo_diff, result: referenceOutcome(r) }));
       const scale = stepScales(history, names, row.settings.spsa.adaptive);
       expect(row.settings.stepScale, label).toEqual(scale);
-      const replayed = update(recordedParams(row.settings, row.base_parameters), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale }, referenceOutcome(row), row.settings.spsa);
+      const replayed = update(recordedParams(row.settings, theta), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale }, referenceOutcome(row), row.settings.spsa);
       expect(row.elo_diff, label).toBeCloseTo(replayed.elo, 12);
-      for (const [name, value] of Object.entries(replayed.newValues)) expect(after[i]?.[name], `${name} after ${label}`).toBeCloseTo(value, 12);
-    }
+      return replayed.newValues;
+    }, expect);
+    for (const [name, value] of Object.entries(final)) expect(run.current_parameters[name], `${name} at the end`).toBeCloseTo(value, 12);
     // The update is exercised only if some iteration measured a difference between θ+ and θ−.
     expect(rows.some((r) => r.elo_diff !== 0), "no iteration measured a difference").toBe(true);
 

@@ -1,8 +1,7 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadParams } from "../../src/config/params.js";
-import { expectExactCounts, iterationsOf, replayTheta, startMaster, startWorker } from "../support/processes.js";
+import { expectExactCounts, expectRunFinal, iterationsOf, replayTheta, startMaster, startWorker } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
 
 const CRASH_POINTS = ["build-started", "iteration-inserted", "waiting", "iteration-committed"] as const;
@@ -31,12 +30,6 @@ describe("the master killed with -9 at chosen points of its loop", () => {
     expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3]);
     expectExactCounts(rows, expect);
     const final = replayTheta(setup, initialParams, "r", rows, expect);
-    const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
-    // params.toml holds θ exactly as computed (shortest round-trip form).
-    for (const [name, value] of Object.entries(final)) expect(written[name], name).toBe(value);
-    const [run] = await sql<{ current_parameters: Record<string, number>; status: string }[]>`
-      select current_parameters, status from spsa_run where name = 'restarts'`;
-    expect(run?.status).toBe("complete");
-    expect(run?.current_parameters).toEqual(final);
+    await expectRunFinal(sql, setup, "restarts", final, expect);
   });
 });

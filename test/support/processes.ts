@@ -9,6 +9,7 @@ import { pilotMeasure, pilotScales, spreadSquared, type PilotIteration } from ".
 import { createRng } from "../../src/random/rng.js";
 import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
 import { outcomeOf, referenceGames, type ReferenceCounts } from "./reference-counts.js";
+import { replayChain } from "./replay-chain.js";
 import type { TuningSetup } from "./tuning-setup.js";
 
 type Child = ResultPromise<{ reject: false; all: true }>;
@@ -43,6 +44,10 @@ export interface IterationCheck extends ReferenceCounts {
   batch_games: number;
   base_parameters: Record<string, number>;
   perturbation_signs: Record<string, number>;
+  /** Iterations before it whose step was not applied when it was drawn (src/spsa/in-flight.ts). */
+  staleness: number;
+  created_at: Date;
+  completed_at: Date | null;
 }
 
 /** The run's iterations with the games of their accepted batches. */
@@ -50,7 +55,7 @@ export async function iterationsOf(sql: postgres.Sql, runName: string): Promise<
   return sql<IterationCheck[]>`
     select i.iteration_number, i.status, i.target_games, i.games_played, i.games_claimed, i.plus_wins, i.minus_wins, i.draws,
       i.ref_plus_wins, i.ref_plus_draws, i.ref_plus_losses, i.ref_minus_wins, i.ref_minus_draws, i.ref_minus_losses,
-      i.base_parameters, i.perturbation_signs,
+      i.base_parameters, i.perturbation_signs, coalesce((i.settings->>'staleness')::int, 0) as staleness, i.created_at, i.completed_at,
       (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done') as batch_games
     from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName} order by i.iteration_number`;
 }
@@ -72,32 +77,43 @@ export function expectExactCounts(rows: IterationCheck[], expect: (value: unknow
  * every iteration, its signs and the final params.toml must be what an uninterrupted run
  * with the same game results gives, with each iteration's adaptive step scale recomputed
  * from the results before it and raised by the curvature pilot's factor once its iterations
- * are in. Returns the final θ.
+ * are in. An iteration opened in flight (its recorded staleness d) was drawn from θ after the
+ * steps of 1..k − 1 − d, with the scales of those, and its step moves θ after k − 1's step.
+ * Returns the final θ.
  */
 export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed: string, rows: IterationCheck[], expect: (value: unknown, message?: string) => { toEqual(v: unknown): void }): Record<string, number> {
   const config = loadConfig(setup.configFile);
-  let params: SpsaParam[] = loadParams(initialParamsFile).map(({ name, value, min, max, step, type }) => ({ name, value, min, max, step, type }));
+  const start: SpsaParam[] = loadParams(initialParamsFile).map(({ name, value, min, max, step, type }) => ({ name, value, min, max, step, type }));
+  const at = (theta: Record<string, number>) => start.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
   const measured: MeasuredIteration[] = [];
   const pilots: PilotIteration[] = [];
   const pilotCount = pilotIterations(config);
   const { adaptive } = config.spsa;
-  for (const row of rows) {
+  return replayChain(rows, Object.fromEntries(start.map((p) => [p.name, p.value])), (row) => row.staleness, (row, applied, theta) => {
     const k = row.iteration_number;
-    expect(row.base_parameters, `θ of iteration ${k}`).toEqual(Object.fromEntries(params.map((p) => [p.name, p.value])));
-    const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${seed}:${k}`));
+    const perturbation = perturb(at(row.base_parameters), spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${seed}:${k}`));
     expect(row.perturbation_signs, `signs of iteration ${k}`).toEqual(perturbation.signs);
     const outcome = outcomeOf(row, k <= pilotCount);
-    const adaptiveScale = adaptive.mode === "off" ? undefined : stepScales(measured, params.map((p) => p.name), adaptive);
+    const adaptiveScale = adaptive.mode === "off" ? undefined : stepScales(measured.slice(0, applied), start.map((p) => p.name), adaptive);
     const scale = adaptiveScale && pilots.length > 0 ? pilotScales(adaptiveScale, adaptive.floor, pilotMeasure(pilots).factor) : adaptiveScale;
-    const result = update(params, { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
+    const result = update(at(theta), { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
     measured.push({ elo: result.elo, result: outcome });
     if (isReferenceResult(outcome)) {
-      const steps = Object.fromEntries(params.map((p) => [p.name, p.step]));
+      const steps = Object.fromEntries(start.map((p) => [p.name, p.step]));
       pilots.push({ outcome, spreadSquared: spreadSquared(steps, perturbation.plus, perturbation.minus) });
     }
-    params = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));
-  }
-  return Object.fromEntries(params.map((p) => [p.name, p.value]));
+    return result.newValues;
+  }, expect);
+}
+
+/** The run is complete, and θ in the database and in params.toml (exactly, shortest round-trip form) is `final`. */
+export async function expectRunFinal(sql: postgres.Sql, setup: TuningSetup, runName: string, final: Record<string, number>, expect: (value: unknown, message?: string) => { toBe(v: unknown): void; toEqual(v: unknown): void }): Promise<void> {
+  const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
+  for (const [name, value] of Object.entries(final)) expect(written[name], name).toBe(value);
+  const [run] = await sql<{ current_parameters: Record<string, number>; status: string }[]>`
+    select current_parameters, status from spsa_run where name = ${runName}`;
+  expect(run?.status).toBe("complete");
+  expect(run?.current_parameters).toEqual(final);
 }
 
 /** What a child has printed so far (stdout and stderr), growing as it prints. */

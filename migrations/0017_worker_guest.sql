@@ -3,6 +3,14 @@ ALTER TABLE "spsa_run" ADD COLUMN "uid" uuid DEFAULT gen_random_uuid() NOT NULL;
 -- each argument it accepts, and everything that moves θ is chosen by the master. In UCI-option
 -- mode the master draws each batch's perturbation before any worker sees it (a pool of open
 -- batches with their draw, src/uci-tune/draw-pool.ts); a worker claims one and reads it.
+ALTER TABLE "spsa_iteration" ADD COLUMN "theta_after" jsonb;--> statement-breakpoint
+-- θ after each completed build-mode iteration, as its master left it: the next iteration's base
+-- (every run so far had the barrier), or the run's θ after its last. Iterations in flight
+-- (docs/in-flight.md) draw from older θ, so the history reads this column from now on.
+UPDATE spsa_iteration i SET theta_after = coalesce(
+  (SELECT n.base_parameters FROM spsa_iteration n WHERE n.run_id = i.run_id AND n.iteration_number = i.iteration_number + 1),
+  (SELECT r.current_parameters FROM spsa_run r WHERE r.id = i.run_id))
+WHERE i.status = 'complete' AND NOT EXISTS (SELECT 1 FROM spsa_option_run o WHERE o.iteration_id = i.id);--> statement-breakpoint
 ALTER TABLE "spsa_run" ADD COLUMN "reference_signature" text;--> statement-breakpoint
 ALTER TABLE "spsa_option_run" ADD COLUMN "parameters_signature" text;--> statement-breakpoint
 ALTER TABLE "spsa_perturbation" ALTER COLUMN "worker_name" DROP NOT NULL;--> statement-breakpoint

@@ -141,7 +141,7 @@ export async function completeIteration(
   return sql.begin(async (tx) => {
     const [done] = await tx`
       update spsa_iteration set status = 'complete', gradient_estimate = ${tx.json(options.gradient)},
-        elo_diff = ${options.elo}, completed_at = now()
+        elo_diff = ${options.elo}, theta_after = ${tx.json(options.newValues)}, completed_at = now()
       where id = ${options.iterationId} and status <> 'complete' and games_played = target_games
         and not exists (
           select 1 from spsa_iteration earlier

@@ -153,13 +153,14 @@ export async function latestSettings(sql: Sql, runId: number): Promise<Iteration
   return row?.settings ?? null;
 }
 
-/** θ at the start of the given iterations (base_parameters), read through the unique index. */
-export async function thetaAt(sql: Sql, runId: number, iterations: readonly number[]): Promise<Map<number, Values>> {
+/** θ after the given completed iterations' steps (theta_after), read through the unique index. */
+export async function thetaAfterIterations(sql: Sql, runId: number, iterations: readonly number[]): Promise<Map<number, Values>> {
   if (iterations.length === 0) return new Map();
   const rows = await sql<{ iteration: number; theta: Values }[]>`
-    select i.iteration_number as iteration, i.base_parameters as theta
+    select i.iteration_number as iteration, i.theta_after as theta
     from unnest(${sql.array([...iterations])}::int[]) as n(k)
-    join spsa_iteration i on i.run_id = ${runId} and i.iteration_number = n.k`;
+    join spsa_iteration i on i.run_id = ${runId} and i.iteration_number = n.k
+    where i.theta_after is not null`;
   return new Map(rows.map((r) => [r.iteration, r.theta]));
 }
 

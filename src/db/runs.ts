@@ -72,7 +72,7 @@ export interface ThetaSources {
   current: Values;
   /** The last completed iteration, if any. */
   last: number | null;
-  /** θ at the start of iteration `after + 1`, if it exists. */
+  /** θ after iteration `after`'s step, once it is complete. */
   next: Values | null;
 }
 
@@ -81,7 +81,7 @@ export async function thetaSources(sql: Sql, runId: number, after: number | unde
   const [row] = await sql<ThetaSources[]>`
     select r.initial_parameters as initial, r.current_parameters as current,
       (select max(iteration_number) from spsa_iteration where run_id = r.id and status = 'complete') as last,
-      (select base_parameters from spsa_iteration where run_id = r.id and iteration_number = ${after === undefined ? -1 : after + 1}) as next
+      (select theta_after from spsa_iteration where run_id = r.id and iteration_number = ${after ?? -1} and status = 'complete') as next
     from spsa_run r where r.id = ${runId}`;
   return row;
 }

@@ -127,6 +127,11 @@ export const spsaIteration = pgTable("spsa_iteration", {
   ck: doublePrecision("c_k"),
   ak: doublePrecision("a_k"),
   baseParameters: jsonb("base_parameters").$type<Values>(),
+  /**
+   * θ after this iteration's step, written as it completes: with iterations in flight the next
+   * iteration's base may be older (docs/in-flight.md), so the history reads this.
+   */
+  thetaAfter: jsonb("theta_after").$type<Values>(),
   plusParameters: jsonb("plus_parameters").$type<Values>(),
   minusParameters: jsonb("minus_parameters").$type<Values>(),
   perturbationSigns: jsonb("perturbation_signs").$type<Values>(),

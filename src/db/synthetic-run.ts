@@ -71,7 +71,7 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
     const result = update(params, played, { plusWins, minusWins, draws }, config.spsa);
     const completedAt = ended - (iterations - k) * 60_000;
     rows.push({
-      k, ck: played.ck, ak: played.ak, base: valuesOf(params), plus: played.plus, minus: played.minus, signs: played.signs,
+      k, ck: played.ck, ak: played.ak, base: valuesOf(params), after: { ...valuesOf(params), ...result.newValues }, plus: played.plus, minus: played.minus, signs: played.signs,
       gradient: result.gradient, elo: result.elo, plus_wins: plusWins, minus_wins: minusWins, draws, pairs,
       created_at: new Date(completedAt - 55_000).toISOString(), completed_at: new Date(completedAt).toISOString(),
     });
@@ -107,14 +107,14 @@ async function insertCompleted(sql: postgres.Sql, runId: number, games: number, 
   await sql`
     insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256, minus_engine_sha256,
       timelow_ms, timehigh_ms, target_games, games_claimed, games_played, plus_wins, minus_wins, draws,
-      pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww, status, c_k, a_k, base_parameters, plus_parameters, minus_parameters,
+      pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww, status, c_k, a_k, base_parameters, theta_after, plus_parameters, minus_parameters,
       perturbation_signs, settings, gradient_estimate, elo_diff, created_at, completed_at)
     select ${runId}, x.k, '/nonexistent/plus', '/nonexistent/minus', ${"0".repeat(64)}, ${"0".repeat(64)},
       10, 20, ${games}, ${games}, ${games}, x.plus_wins, x.minus_wins, x.draws,
       (x.pairs->>0)::int, (x.pairs->>1)::int, (x.pairs->>2)::int, (x.pairs->>3)::int, (x.pairs->>4)::int,
-      'complete', x.ck, x.ak, x.base, x.plus, x.minus, x.signs, ${sql.json(settings as postgres.JSONValue)}, x.gradient, x.elo,
+      'complete', x.ck, x.ak, x.base, x.after, x.plus, x.minus, x.signs, ${sql.json(settings as postgres.JSONValue)}, x.gradient, x.elo,
       x.created_at, x.completed_at
-    from jsonb_to_recordset(${sql.json(rows as postgres.JSONValue)}) as x(k int, ck float8, ak float8, base jsonb, plus jsonb,
+    from jsonb_to_recordset(${sql.json(rows as postgres.JSONValue)}) as x(k int, ck float8, ak float8, base jsonb, after jsonb, plus jsonb,
       minus jsonb, signs jsonb, gradient jsonb, elo float8, plus_wins int, minus_wins int, draws int, pairs jsonb,
       created_at timestamptz, completed_at timestamptz)`;
 }

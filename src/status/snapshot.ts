@@ -5,7 +5,7 @@ import {
   listWorkers,
   recentIterations,
   runTotals,
-  thetaAt,
+  thetaAfterIterations,
   verificationResults,
   type IterationSummary,
   type RunRecord,
@@ -221,15 +221,16 @@ export interface ThetaPoint {
 }
 
 /**
- * θ after 0, 1, … completed iterations, sampled: θ after k is the base of iteration k + 1,
- * and after the last completed one it is the run's current θ.
+ * θ after 0, 1, … completed iterations, sampled: the start, then each iteration's θ after its
+ * step (with iterations in flight the next one's base may be older), and the run's current θ
+ * where a row has none.
  */
 export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIteration: IterationSummary | undefined, samples: number): Promise<ThetaPoint[]> {
   const latest = latestIteration?.iteration ?? 0;
   const points = latest === 0 ? 1 : latest + (latestIteration?.status === "complete" ? 1 : 0);
   const positions = samplePositions(points, samples);
-  const bases = await thetaAt(sql, run.id, positions.filter((x) => x < latest).map((x) => x + 1));
-  return positions.map((x) => ({ iteration: x, theta: (x < latest ? bases.get(x + 1) : undefined) ?? run.currentParameters }));
+  const after = await thetaAfterIterations(sql, run.id, positions.filter((x) => x > 0));
+  return positions.map((x) => ({ iteration: x, theta: (x === 0 ? run.initialParameters : after.get(x)) ?? run.currentParameters }));
 }
 
 /** θ after 0, 1, … applied batches of a UCI-option run, sampled; 0 is the run's initial θ. */

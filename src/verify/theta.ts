@@ -17,13 +17,12 @@ export function describeTheta(label: ThetaLabel): string {
   return typeof label === "number" ? `iteration ${label}` : label;
 }
 
-/** θ of the run for a label; θ after iteration K is the base of K + 1, or the current θ after the last one. */
+/** θ of the run for a label; θ after iteration K is what its step left (recorded as it completed). */
 export async function thetaOf(sql: postgres.Sql, run: { id: number; name: string }, label: ThetaLabel): Promise<Values> {
   const row = await thetaSources(sql, run.id, typeof label === "number" ? label : undefined);
   if (!row) throw new InputError(`run "${run.name}"`, "not found");
   if (label === "start") return row.initial;
   if (label === "current") return row.current;
   if (row.next) return row.next;
-  if (label === row.last) return row.current;
   throw new InputError(`run "${run.name}"`, `has no completed iteration ${label} (last completed: ${row.last ?? "none"})`);
 }

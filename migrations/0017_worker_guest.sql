@@ -152,10 +152,10 @@ BEGIN
 END $$;--> statement-breakpoint
 -- Claimed batches back to the pool: a worker's (p_worker) or those whose lease ran out (null). A
 -- UCI-option batch is not reopened: its draw stays with it, unapplied, and the master draws anew.
-CREATE OR REPLACE FUNCTION spsa_return_to_pool(p_worker text) RETURNS TABLE (batches int, games int)
+-- No ownership check: only the definer functions below call it (EXECUTE revoked from PUBLIC).
+CREATE FUNCTION spsa_reopen_claims(p_worker text) RETURNS TABLE (batches int, games int)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
-  IF p_worker IS NOT NULL THEN PERFORM spsa_own_worker(p_worker); END IF;
   RETURN QUERY
     WITH expired AS (
       UPDATE spsa_batch b SET status = 'expired'
@@ -170,23 +170,20 @@ BEGIN
     )
     SELECT count(*)::int, coalesce(sum(expired.games), 0)::int FROM expired;
 END $$;--> statement-breakpoint
--- A revoked worker URL (the owner drops its role: src/db/worker-role.ts): its batches go back to
--- the pool at once and its names are free. Only the owner may call this.
+CREATE OR REPLACE FUNCTION spsa_return_to_pool(p_worker text) RETURNS TABLE (batches int, games int)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+  IF p_worker IS NOT NULL THEN PERFORM spsa_own_worker(p_worker); END IF;
+  RETURN QUERY SELECT * FROM spsa_reopen_claims(p_worker);
+END $$;--> statement-breakpoint
+-- A revoked worker URL (the owner drops its role: src/db/worker-role.ts): the batches of each of
+-- its names go back to the pool at once, and its names are free. Only the owner may call this.
 CREATE FUNCTION spsa_release_role(p_role text) RETURNS TABLE (batches int, games int)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
   RETURN QUERY
-    WITH expired AS (
-      UPDATE spsa_batch b SET status = 'expired'
-      FROM spsa_worker w WHERE w.name = b.worker_name AND w.login_role = p_role AND b.status = 'claimed'
-      RETURNING b.id, b.iteration_id, b.games, b.games_before
-    ), reopened AS (
-      INSERT INTO spsa_batch (iteration_id, games, games_before, status)
-      SELECT e.iteration_id, e.games, e.games_before, 'open' FROM expired e
-      WHERE NOT EXISTS (SELECT 1 FROM spsa_perturbation p WHERE p.batch_id = e.id)
-      RETURNING id
-    )
-    SELECT count(*)::int, coalesce(sum(expired.games), 0)::int FROM expired;
+    SELECT coalesce(sum(r.batches), 0)::int, coalesce(sum(r.games), 0)::int
+    FROM spsa_worker w CROSS JOIN LATERAL spsa_reopen_claims(w.name) r WHERE w.login_role = p_role;
 END $$;--> statement-breakpoint
 -- Takes the oldest open batch of the oldest open iteration (not in p_skip, whose binaries the
 -- worker refused), skipping rows other claims hold. A build-mode batch larger than p_max_games is
@@ -417,7 +414,7 @@ BEGIN
   GET DIAGNOSTICS v_kept = ROW_COUNT;
   RETURN v_kept;
 END $$;--> statement-breakpoint
-REVOKE EXECUTE ON FUNCTION spsa_claim_batch(text, int, float8, int[]), spsa_release_role(text), spsa_lease(int) FROM PUBLIC;--> statement-breakpoint
+REVOKE EXECUTE ON FUNCTION spsa_claim_batch(text, int, float8, int[]), spsa_release_role(text), spsa_reopen_claims(text), spsa_lease(int) FROM PUBLIC;--> statement-breakpoint
 DO $$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'spsa_workers') THEN
     GRANT EXECUTE ON FUNCTION spsa_claim_batch(text, int, float8, int[]) TO spsa_workers;

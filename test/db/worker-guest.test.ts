@@ -14,6 +14,15 @@ import { clean, pairsOf, seedIteration } from "../support/iterations.js";
 const REFUSED = { code: expect.stringMatching(/^(22023|54000)$/) };
 const TEN_MB = "x".repeat(10 * 1024 * 1024);
 
+/** A connection as the login role of worker machine `machine`, made for the test (as `spsa db worker-url` makes it). */
+async function workerConnection(database: { sql: postgres.Sql; url: string }, machine: string, max = 1): Promise<{ sql: postgres.Sql; role: string }> {
+  const { role, password } = await issueWorkerLogin(database.sql, machine);
+  const url = new URL(database.url);
+  url.username = role;
+  url.password = password;
+  return { sql: connect(url.href, max), role };
+}
+
 /**
  * A worker is a guest (docs/security.md, "Worker machine"): each attack of the review, done
  * for real with a worker role's own URL against the definer functions, is refused or
@@ -24,16 +33,10 @@ describe("a worker machine cannot corrupt, stall or crash a run", () => {
   const database = useMigratedDatabase(4);
   const machine = `g${randomBytes(4).toString("hex")}`;
   let worker: postgres.Sql;
-  let url = "";
   const name = `${machine}-a`;
 
   beforeAll(async () => {
-    const { role, password } = await issueWorkerLogin(database.sql, machine);
-    const u = new URL(database.url);
-    u.username = role;
-    u.password = password;
-    url = u.href;
-    worker = connect(url, 2);
+    worker = (await workerConnection(database, machine, 2)).sql;
     await claimWorkerName(worker, { name, sessionId: "s", host: "box", pid: 1, concurrency: 2 }, () => false);
   });
   afterAll(async () => {
@@ -127,11 +130,7 @@ describe("revoking a worker's role ends its claims and frees its names", () => {
   const machine = `r${randomBytes(4).toString("hex")}`;
 
   it("returns the revoked role's batches to the pool at once; another role may then use its names", async () => {
-    const { role, password } = await issueWorkerLogin(database.sql, machine);
-    const u = new URL(database.url);
-    u.username = role;
-    u.password = password;
-    const hostile = connect(u.href, 1);
+    const hostile = (await workerConnection(database, machine)).sql;
     const { iteration } = await seedIteration(database.sql, { runName: "revoked", targetGames: 4 });
     await claimWorkerName(hostile, { name: "box-4242", sessionId: "h", host: "box", pid: 4242, concurrency: 1 }, () => false);
     const [held] = await hostile<{ id: number }[]>`select batch_id::int as id from spsa_claim_batch('box-4242', 4, 1e9, '{}')`;
@@ -142,11 +141,7 @@ describe("revoking a worker's role ends its claims and frees its names", () => {
     const [open] = await database.sql<{ games: number }[]>`select coalesce(sum(games), 0)::int as games from spsa_batch where iteration_id = ${iteration.id} and status = 'open'`;
     expect(open?.games).toBe(4);
     // The honest worker of that host gets the name and the games.
-    const next = await issueWorkerLogin(database.sql, `${machine}x`);
-    const v = new URL(database.url);
-    v.username = next.role;
-    v.password = next.password;
-    const honest = connect(v.href, 1);
+    const honest = (await workerConnection(database, `${machine}x`)).sql;
     try {
       const claim = await claimWorkerName(honest, { name: "box-4242", sessionId: "ok", host: "box", pid: 4242, concurrency: 1 }, () => false);
       expect(claim.taken).toBe(false);
@@ -168,11 +163,7 @@ describe("every definer function, driven with random hostile arguments", () => {
   const machine = `f${randomBytes(4).toString("hex")}`;
 
   it("leaves the run's invariants intact after each call, and honest workers finish it with exact counts", async () => {
-    const { role, password } = await issueWorkerLogin(database.sql, machine);
-    const u = new URL(database.url);
-    u.username = role;
-    u.password = password;
-    const hostile = connect(u.href, 1);
+    const { sql: hostile, role } = await workerConnection(database, machine);
     const name = `${machine}-fuzz`;
     await claimWorkerName(hostile, { name, sessionId: "f", host: "box", pid: 1, concurrency: 1 }, () => false);
     const { iteration } = await seedIteration(database.sql, { runName: "fuzzed", targetGames: 64, batchSize: 4 });

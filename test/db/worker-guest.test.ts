@@ -131,6 +131,10 @@ describe("revoking a worker's role ends its claims and frees its names", () => {
 
   it("returns the revoked role's batches to the pool at once; another role may then use its names", async () => {
     const hostile = (await workerConnection(database, machine)).sql;
+    // The owner's functions behind revoking are not the worker's to call.
+    for (const call of ["select * from spsa_release_role('spsa_worker_x')", "select * from spsa_reopen_claims(null)", "select spsa_lease(1)"]) {
+      await expect(hostile.unsafe(call)).rejects.toMatchObject({ code: "42501" });
+    }
     const { iteration } = await seedIteration(database.sql, { runName: "revoked", targetGames: 4 });
     await claimWorkerName(hostile, { name: "box-4242", sessionId: "h", host: "box", pid: 4242, concurrency: 1 }, () => false);
     const [held] = await hostile<{ id: number }[]>`select batch_id::int as id from spsa_claim_batch('box-4242', 4, 1e9, '{}')`;

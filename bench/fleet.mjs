@@ -34,18 +34,18 @@ import { clearTimeout, setTimeout } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig, spsaMathConfig } from "../dist/config/config.js";
 import { settingsOf } from "../dist/config/iteration-settings.js";
-import { loadParams, valuesOf } from "../dist/config/params.js";
+import { loadParams, valuesOf } from "../dist/params/params.js";
 import { claimBatch, expireLeases, foldIteration, heartbeat, reportBatch } from "../dist/db/batches.js";
-import { connect, openDatabase } from "../dist/db/connection.js";
+import { connect, openDatabase } from "../dist/postgres/connection.js";
 import { insertIteration, readIteration } from "../dist/db/iterations.js";
 import { insertOptionRun } from "../dist/db/perturbations.js";
 import { openRun } from "../dist/db/runs.js";
 import { claimWorkerName } from "../dist/db/workers.js";
 import { PairTally } from "../dist/play/match-tally.js";
-import { optionParamsOf } from "../dist/uci-tune/batch-math.js";
-import { applyReports } from "../dist/uci-tune/apply-reports.js";
-import { topUpDraws } from "../dist/uci-tune/draw-pool.js";
-import { optionsOnClaim } from "../dist/uci-tune/hooks.js";
+import { optionParamsOf } from "../dist/spsa/option-batches.js";
+import { applyReports } from "../dist/master/apply-reports.js";
+import { topUpDraws } from "../dist/master/draw-pool.js";
+import { optionsOnClaim } from "../dist/worker/option-draw.js";
 
 const { values } = parseArgs({
   options: {

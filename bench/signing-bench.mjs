@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { signerFor, verifyBinary } from "../dist/signing/binary-signature.js";
 import { loadOrCreateSigningKey } from "../dist/signing/key-file.js";
-import { privateFolder, readRegularFile } from "../dist/fs/private-folder.js";
-import { writeFileAtomic } from "../dist/fs/write-atomic.js";
+import { privateFolder, readRegularFile } from "../dist/core/private-folder.js";
+import { writeFileAtomic } from "../dist/core/write-atomic.js";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "2000" }, "binary-mb": { type: "string", default: "8" } } });
 const rounds = Number(values.rounds);
@@ -48,7 +48,7 @@ const loadMs = time(() => loadOrCreateSigningKey(join(dir, "keys", "signing-key"
 const binary = randomBytes(Number(values["binary-mb"]) * 1024 * 1024);
 const hashMs = time(() => createHash("sha256").update(binary).digest("hex"));
 // The engine cache: written once per binary (O_EXCL temp, fsync, rename), read and hashed at its first use by a
-// worker process (what hashing before each batch's use would cost), then only stat'ed (src/build/binary-store.ts).
+// worker process (what hashing before each batch's use would cost), then only stat'ed (src/engine-build/binary-store.ts).
 const cache = privateFolder(join(dir, "engine-cache"), "engine cache");
 const writeMs = time(() => writeFileAtomic(join(cache, sha256), binary, { mode: 0o700 }));
 const useRounds = 20;

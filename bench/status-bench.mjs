@@ -14,14 +14,14 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, connect, resolveDatabaseUrl } from "../dist/db/connection.js";
+import { applyMigrations, connect, resolveDatabaseUrl } from "../dist/postgres/connection.js";
 import { findRun } from "../dist/db/run-status.js";
-import { writeSyntheticRun } from "../dist/db/synthetic-run.js";
+import { writeSyntheticRun } from "../dist/support/synthetic-run.js";
 import { loadConfig } from "../dist/config/config.js";
-import { loadParams } from "../dist/config/params.js";
+import { loadParams } from "../dist/params/params.js";
 import { readRunStatus } from "../dist/status/snapshot.js";
 import { readRunDetail } from "../dist/dashboard/run-detail.js";
-import { writeSyntheticOptionRun } from "../dist/db/synthetic-option-run.js";
+import { writeSyntheticOptionRun } from "../dist/support/synthetic-option-run.js";
 
 const { values } = parseArgs({
   options: { iterations: { type: "string", default: "10000" }, repeat: { type: "string", default: "20" }, options: { type: "boolean", default: false } },

@@ -33,7 +33,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";
 import { allowedStaleness } from "../dist/spsa/in-flight.js";
-import { createRng } from "../dist/random/rng.js";
+import { createRng } from "../dist/core/rng.js";
 
 const GAME_SECONDS = [0.83,3.28,4.39,2.84,1.21,0.72,2.24,2.63,1.95,1.01,3.13,3.19,4.25,2.11,0.23,3.5,2.6,4.04,0.73,1.8,3.06,1.72,1.3,1.83,4.17,2.14,2.31,2.69,3.01,3.77,4.17,2.82,3.89,2.46,2.04,3.42,3.63,2.84,3.23,2.64,2.05,5.04,1.6,2.55,2.23,2.1,4.92,5.07,9.29,10.92,7.66,17.87,11.79,6.83,5.57,7.72,8.61,9.53,7.08,4.86,8.5,10.14,5.66,8.9,18.51,8.7,9.52,2.15,1.99,4.89,2.59,3.9,0.92,1.85,3.24,0.84,1.75,2.77,2.7,3.51];
 const REBUILD_SECONDS = 0.6;
@@ -150,7 +150,7 @@ function simulate(plan, ahead, slots, iterations, rng) {
 }
 
 /**
- * Iterations in flight (docs/in-flight.md): the master's loop of src/master/master.ts. While no
+ * Iterations in flight (docs/in-flight.md): the master's loop of src/master/build-mode.ts. While no
  * build runs it opens the next iteration when src/spsa/in-flight.ts allows it (staleness within
  * `allowed(slots, buildSeconds)`), building it for `build` seconds (one build at a time), and
  * otherwise applies the oldest iteration's step once its games are all in (in order). Workers

@@ -20,9 +20,9 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { loadParams } from "../dist/config/params.js";
+import { loadParams } from "../dist/params/params.js";
 import { EnginePool } from "../dist/texel/engine-pool.js";
-import { optionTargets, optionValues } from "../dist/texel/options.js";
+import { optionTargets, optionValues } from "../dist/params/option-names.js";
 import { parsePositions } from "../dist/texel/positions.js";
 
 const { values: args } = parseArgs({

@@ -29,10 +29,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { buildVariants } from "../dist/build/engine-builder.js";
+import { buildVariants } from "../dist/engine-build/engine-builder.js";
 import { loadConfig } from "../dist/config/config.js";
-import { loadParams } from "../dist/config/params.js";
-import { updateParamValues } from "../dist/config/params-update.js";
+import { loadParams } from "../dist/params/params.js";
+import { updateParamValues } from "../dist/params/params-update.js";
 import { builtValue } from "../dist/spsa/math.js";
 import { detunedValues, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
 

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { openDatabase } from "../dist/db/connection.js";
+import { openDatabase } from "../dist/postgres/connection.js";
 import { claimBatch, reportBatch } from "../dist/db/batches.js";
 import { claimWorkerName } from "../dist/db/workers.js";
 import { insertIteration } from "../dist/db/iterations.js";

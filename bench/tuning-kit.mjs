@@ -2,7 +2,7 @@
 // the run's config file, and reading a match's Elo.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createRng } from "../dist/random/rng.js";
+import { createRng } from "../dist/core/rng.js";
 
 /**
  * Every parameter (or, with `subset`, that many drawn from `seed`; the others stay at their

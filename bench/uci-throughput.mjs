@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { openDatabase } from "../dist/db/connection.js";
+import { openDatabase } from "../dist/postgres/connection.js";
 
 const { values } = parseArgs({
   options: {

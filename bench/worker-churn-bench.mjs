@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openDatabase } from "../dist/db/connection.js";
+import { openDatabase } from "../dist/postgres/connection.js";
 
 const { values } = parseArgs({
   options: {

@@ -39,7 +39,7 @@ export function buildWorkerProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .action(async (flags: WorkerFlags) => {
-      const { workerCommand } = await import("../commands/worker.js");
+      const { workerCommand } = await import("../commands/compete-spsa.js");
       await workerCommand({
         config: flags.config,
         concurrency: flags.concurrency,

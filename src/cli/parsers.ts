@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "commander";
-import type { SprtBounds } from "../play/stats.js";
+import type { SprtBounds } from "../stats/elo.js";
 
 /** Argument parsers shared by the spsa and compete programs. */
 

@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { SpsaError } from "../errors.js";
+import { SpsaError } from "../core/errors.js";
 
 /**
  * The one place where errors become exit codes. Commands throw typed errors; this prints

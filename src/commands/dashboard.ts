@@ -1,9 +1,9 @@
-import { openDatabase } from "../db/connection.js";
-import { backoffSocketFactory } from "../db/reconnect-backoff.js";
+import { openDatabase } from "../postgres/connection.js";
+import { backoffSocketFactory } from "../postgres/reconnect-backoff.js";
 import { isLoopback } from "../dashboard/access.js";
 import { startDashboard } from "../dashboard/server.js";
 import { readDashboardToken, TOKEN_ENV } from "../dashboard/token.js";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import { databaseOptionsFrom } from "./database-options.js";
 
 export interface DashboardCommandOptions {

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { loadConfig, type TuningConfig } from "../config/config.js";
-import type { DatabaseOptions } from "../db/connection.js";
+import type { DatabaseOptions } from "../postgres/connection.js";
 
 export const DEFAULT_CONFIG_FILE = "config.toml";
 

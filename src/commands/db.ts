@@ -1,12 +1,12 @@
 import { hostname } from "node:os";
 import { execa } from "execa";
-import { applyMigrations, libpqVariables, openDatabase, redactUrl, resolveDatabaseUrl, withoutPassword } from "../db/connection.js";
-import { binaries, embeddedPassFile, embeddedServer, embeddedState, ensureEmbeddedServer, setEmbeddedListen, embeddedEndpoint, stopEmbeddedServer, type EmbeddedServer } from "../db/embedded.js";
+import { applyMigrations, libpqVariables, openDatabase, redactUrl, resolveDatabaseUrl, withoutPassword } from "../postgres/connection.js";
+import { binaries, embeddedPassFile, embeddedServer, embeddedState, ensureEmbeddedServer, setEmbeddedListen, embeddedEndpoint, stopEmbeddedServer, type EmbeddedServer } from "../postgres/embedded.js";
 import { databaseOverview } from "../db/overview.js";
-import { serverUser } from "../db/run-as.js";
-import { inheritedFromPublic, issueWorkerLogin, revokeWorkerLogin, workerLoginRole } from "../db/worker-role.js";
-import { SpsaError } from "../errors.js";
-import { writeFileAtomic } from "../fs/write-atomic.js";
+import { serverUser } from "../postgres/run-as.js";
+import { inheritedFromPublic, issueWorkerLogin, revokeWorkerLogin, workerLoginRole } from "../postgres/worker-role.js";
+import { SpsaError } from "../core/errors.js";
+import { writeFileAtomic } from "../core/write-atomic.js";
 import { databaseOptionsFrom } from "./database-options.js";
 
 export interface DbCommandOptions {

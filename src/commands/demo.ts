@@ -1,10 +1,10 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadParams } from "../config/params.js";
-import { embeddedServer, homeFolder } from "../db/embedded.js";
+import { loadParams } from "../params/params.js";
+import { embeddedServer, homeFolder } from "../postgres/embedded.js";
 import { DEFAULT_PARAMS_FILE, loadRunInputs, masterCommand } from "./master.js";
-import { runSideBySide } from "../side-by-side.js";
-import { workerCommand } from "./worker.js";
+import { runSideBySide } from "../core/side-by-side.js";
+import { workerCommand } from "./compete-spsa.js";
 
 export interface DemoOptions {
   config?: string;

@@ -1,10 +1,10 @@
 import { loadConfig } from "../config/config.js";
-import { loadParams } from "../config/params.js";
-import { writeFileAtomic } from "../fs/write-atomic.js";
-import { openDatabase } from "../db/connection.js";
+import { loadParams } from "../params/params.js";
+import { writeFileAtomic } from "../core/write-atomic.js";
+import { openDatabase } from "../postgres/connection.js";
 import { faultedGamesOf } from "../db/faulted-games.js";
 import { latestSettings, recentIterations } from "../db/run-status.js";
-import { InputError, SpsaError } from "../errors.js";
+import { InputError, SpsaError } from "../core/errors.js";
 import { faultedGamesPgn } from "../export/faulted-pgn.js";
 import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
 import { requireRun } from "../status/run-lookup.js";

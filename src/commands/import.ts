@@ -1,7 +1,7 @@
 import { DEFAULT_C_END } from "../config/config.js";
-import { readInputFile } from "../config/input-file.js";
-import { InputError } from "../errors.js";
-import { formatParamsToml, writeParamsFile, type ParamEntry, type ParamsOutputOptions } from "../export/params-writer.js";
+import { readInputFile } from "../core/input-file.js";
+import { InputError } from "../core/errors.js";
+import { formatParamsToml, writeParamsFile, type ParamEntry, type ParamsOutputOptions } from "../params/params-writer.js";
 import { parseToolLines } from "../export/tool-formats.js";
 import { optionalConfig } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";

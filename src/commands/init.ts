@@ -1,9 +1,9 @@
-import { readInputFile } from "../config/input-file.js";
-import { InputError } from "../errors.js";
-import { paramsFromConstants } from "../export/constants-to-params.js";
-import { formatParamsToml, writeParamsFile, type ParamEntry, type ParamsOutputOptions } from "../export/params-writer.js";
+import { readInputFile } from "../core/input-file.js";
+import { InputError } from "../core/errors.js";
+import { paramsFromConstants } from "../params/from-constants.js";
+import { formatParamsToml, writeParamsFile, type ParamEntry, type ParamsOutputOptions } from "../params/params-writer.js";
 import { BatchEngine } from "../texel/batch-engine.js";
-import { paramsFromUciOptions } from "../uci-tune/uci-options.js";
+import { paramsFromUciOptions } from "../params/uci-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 
 export interface InitCommandOptions extends ParamsOutputOptions {

@@ -1,11 +1,11 @@
-import { checkConstants } from "../build/engine-builder.js";
+import { checkConstants } from "../engine-build/engine-builder.js";
 import { loadConfig, type TuningConfig } from "../config/config.js";
-import { loadParams, type Param } from "../config/params.js";
-import { openDatabase } from "../db/connection.js";
-import { runMaster, type MasterSummary } from "../master/master.js";
+import { loadParams, type Param } from "../params/params.js";
+import { openDatabase } from "../postgres/connection.js";
+import { runMaster, type MasterSummary } from "../master/build-mode.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
-import { optionParamsOf } from "../uci-tune/batch-math.js";
-import { refuseOptionRun, runOptionsMaster } from "../uci-tune/master.js";
+import { optionParamsOf } from "../spsa/option-batches.js";
+import { refuseOptionRun, runOptionsMaster } from "../master/options-mode.js";
 import { DEFAULT_CONFIG_FILE } from "./database-options.js";
 
 export interface MasterCommandOptions {

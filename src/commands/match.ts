@@ -2,8 +2,8 @@ import { accessSync, constants, createWriteStream, statSync, type WriteStream } 
 import { once } from "node:events";
 import { delimiter, join } from "node:path";
 import { cpus } from "node:os";
-import { InputError, SpsaError } from "../errors.js";
-import { StatusLine } from "../terminal/status-line.js";
+import { InputError, SpsaError } from "../core/errors.js";
+import { StatusLine } from "../core/status-line.js";
 import {
   createRunner,
   formatPgn,

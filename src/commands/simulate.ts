@@ -1,13 +1,13 @@
 import { loadConfig, spsaMathConfig, type SpsaConfig } from "../config/config.js";
-import { loadParams, type Param } from "../config/params.js";
-import { openDatabase } from "../db/connection.js";
+import { loadParams, type Param } from "../params/params.js";
+import { openDatabase } from "../postgres/connection.js";
 import { readPlayedIterations } from "../db/iterations.js";
 import { fitLossModel, type FittedModel } from "../simulate/fit-model.js";
 import { fitReport, simulateFlags } from "../simulate/fit-report.js";
 import { requireRun } from "../status/run-lookup.js";
-import { readTomlFile } from "../config/toml-file.js";
-import { writeFileAtomic } from "../fs/write-atomic.js";
-import { InputError } from "../errors.js";
+import { readTomlFile } from "../core/toml-file.js";
+import { writeFileAtomic } from "../core/write-atomic.js";
+import { InputError } from "../core/errors.js";
 import { DEFAULT_ELO_CAP } from "../spsa/math.js";
 import { simulateSeeds, type Summary } from "../simulate/aggregate.js";
 import { svgChart, terminalChart } from "../simulate/chart.js";

@@ -1,4 +1,4 @@
-import { openDatabase } from "../db/connection.js";
+import { openDatabase } from "../postgres/connection.js";
 import { renderStatus } from "../status/render.js";
 import { requireRun } from "../status/run-lookup.js";
 import { readRunStatus, type RunStatus } from "../status/snapshot.js";

@@ -1,8 +1,8 @@
 import { loadConfig } from "../config/config.js";
-import { readInputFile } from "../config/input-file.js";
-import { writeFileAtomic } from "../fs/write-atomic.js";
-import { InputError } from "../errors.js";
-import { seededRng } from "../random/rng.js";
+import { readInputFile } from "../core/input-file.js";
+import { writeFileAtomic } from "../core/write-atomic.js";
+import { InputError } from "../core/errors.js";
+import { seededRng } from "../core/rng.js";
 import { texelEngine } from "../texel/engine-path.js";
 import { deduplicate, extractPositions, formatPositions, shuffle, type LabelledPosition } from "../texel/positions.js";
 import { quietPositions } from "../texel/quiet.js";

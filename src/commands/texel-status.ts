@@ -1,4 +1,4 @@
-import { openDatabase } from "../db/connection.js";
+import { openDatabase } from "../postgres/connection.js";
 import { requireTexelRun } from "../status/run-lookup.js";
 import { renderTexelStatus } from "../status/texel-render.js";
 import { texelStatus, type TexelStatus } from "../status/texel-status.js";

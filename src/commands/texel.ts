@@ -1,19 +1,19 @@
 import { availableParallelism } from "node:os";
-import { readConstants } from "../build/engine-builder.js";
-import { readInputFile } from "../config/input-file.js";
-import type { Param } from "../config/params.js";
-import { updateParamValues } from "../config/params-update.js";
-import { writeFileAtomic } from "../fs/write-atomic.js";
-import { openDatabase } from "../db/connection.js";
+import { readConstants } from "../engine-build/engine-builder.js";
+import { readInputFile } from "../core/input-file.js";
+import type { Param } from "../params/params.js";
+import { updateParamValues } from "../params/params-update.js";
+import { writeFileAtomic } from "../core/write-atomic.js";
+import { openDatabase } from "../postgres/connection.js";
 import { insertTexelRun } from "../db/texel-runs.js";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import { EnginePool } from "../texel/engine-pool.js";
 import { texelEngine } from "../texel/engine-path.js";
 import type { TexelMethod } from "../texel/local-search.js";
-import { optionTargets } from "../texel/options.js";
+import { optionTargets } from "../params/option-names.js";
 import { parsePositions } from "../texel/positions.js";
 import { formatImprovement, formatSearchPosition } from "../texel/progress.js";
-import { StatusLine } from "../terminal/status-line.js";
+import { StatusLine } from "../core/status-line.js";
 import { texelTune, type TexelTuneResult } from "../texel/tune.js";
 import { loadRunInputs } from "./master.js";
 

@@ -1,6 +1,6 @@
-import type { SprtBounds } from "../play/stats.js";
-import { openDatabase } from "../db/connection.js";
-import { InputError } from "../errors.js";
+import type { SprtBounds } from "../stats/elo.js";
+import { openDatabase } from "../postgres/connection.js";
+import { InputError } from "../core/errors.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { parseThetaLabel } from "../verify/theta.js";
 import { verifyLimits, type LimitFlags } from "../verify/limits.js";

@@ -6,8 +6,8 @@ import { dirname, resolve } from "node:path";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, SCHEDULES, type Schedule, type SpsaMathConfig } from "../spsa/math.js";
 import { parsePublicKey } from "../signing/binary-signature.js";
 import { ADAPT_MODES, type AdaptiveGains } from "../spsa/adaptive.js";
-import { TableReader } from "./table-reader.js";
-import { readTomlFile } from "./toml-file.js";
+import { TableReader } from "../core/table-reader.js";
+import { readTomlFile } from "../core/toml-file.js";
 
 /** `[time_control] nodes` or `depth`: every move searched to it instead of a time per move. */
 export type MoveLimit = { nodes: number } | { depth: number };

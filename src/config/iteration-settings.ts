@@ -1,5 +1,5 @@
 import type { MoveLimit, SpsaConfig, TuningConfig } from "./config.js";
-import type { Param } from "./params.js";
+import type { Param } from "../params/params.js";
 import type { SpsaParam, Values } from "../spsa/math.js";
 import type { PilotMeasure } from "../spsa/pilot.js";
 import type { TimeControl } from "../play/time-control.js";

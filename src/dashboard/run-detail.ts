@@ -5,7 +5,7 @@ import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificatio
 import { appliedGamesPerHour } from "../db/perturbations.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
 import type { IterationSettings } from "../config/iteration-settings.js";
-import { eloFromPentanomial } from "../play/stats.js";
+import { eloFromPentanomial } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { readRunStatus, type RunStatus } from "../status/snapshot.js";

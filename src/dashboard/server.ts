@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type postgres from "postgres";
 import { findRun, listRuns } from "../db/run-status.js";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import { allowedHosts, authorised, hostAllowed, sameText, setCookieHeader } from "./access.js";
 import { DEFAULT_CLIENT_BUFFER_BYTES, DEFAULT_MAX_CLIENTS, EventHub } from "./events.js";
 import { readRunDetail } from "./run-detail.js";

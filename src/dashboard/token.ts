@@ -1,5 +1,5 @@
-import { InputError } from "../errors.js";
-import { readPrivateFile } from "../fs/read-private.js";
+import { InputError } from "../core/errors.js";
+import { readPrivateFile } from "../core/read-private.js";
 
 /** The environment variable that holds the dashboard's token (a command line is visible to every local user in `ps`). */
 export const TOKEN_ENV = "SPSA_DASHBOARD_TOKEN";

@@ -4,7 +4,7 @@ import type { PairCounts } from "../play/match-tally.js";
 import type { OptionDraw } from "./perturbations.js";
 import { joinFragments, type RowOf } from "./columns.js";
 import { addCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
-import { withRetry } from "./retry.js";
+import { withRetry } from "../postgres/retry.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
 
@@ -191,7 +191,7 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport, onRepo
  * the games of the batches in flight. One writer (the iteration's master, each poll), so
  * reports never queue on the iteration's row; the counters lag the reports by at most a poll.
  * Batches with a UCI-option draw are left to the option master, which folds them as it
- * applies them to θ (src/uci-tune/apply-reports.ts). A complete iteration is left as it is.
+ * applies them to θ (src/master/apply-reports.ts). A complete iteration is left as it is.
  * When they moved, pages that watch (the dashboard) are told once; true then.
  */
 export async function foldIteration(sql: postgres.Sql, iterationId: number): Promise<boolean> {

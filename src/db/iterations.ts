@@ -76,7 +76,7 @@ export interface NewIteration {
   targetGames: number;
   /** `[games] batch_size`: the size of the open batches the games are made into (src/spsa/batch-plan.ts). */
   batchSize: number;
-  /** False: no open batches are made (a UCI-option run's master makes them with their draws, src/uci-tune/draw-pool.ts). */
+  /** False: no open batches are made (a UCI-option run's master makes them with their draws, src/master/draw-pool.ts). */
   openBatches?: boolean;
   ck: number;
   ak: number;

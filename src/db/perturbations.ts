@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { SpsaMathConfig, Values } from "../spsa/math.js";
-import type { OptionParams, ReportedBatch } from "../uci-tune/batch-math.js";
-import type { Pentanomial } from "../play/stats.js";
+import type { OptionParams, ReportedBatch } from "../spsa/option-batches.js";
+import type { Pentanomial } from "../stats/elo.js";
 import { lockOpenIteration } from "./batches.js";
 
 /** SQL of UCI-option mode: the run's option settings, and one spsa_perturbation row per claimed batch. */
@@ -16,7 +16,7 @@ export interface OptionRunRow {
   parameters: OptionParams;
   gains: SpsaMathConfig;
   gamesPerIteration: number;
-  /** The master's signature of `parameters` for the run (src/uci-tune/options-signature.ts); null in older rows until their master resumes. */
+  /** The master's signature of `parameters` for the run (src/signing/options-signature.ts); null in older rows until their master resumes. */
   parametersSignature: string | null;
 }
 
@@ -46,7 +46,7 @@ export async function optionRunOfIteration(sql: Sql, iterationId: number): Promi
   return row;
 }
 
-/** What the master's pool of drawn batches stands at (src/uci-tune/draw-pool.ts): drawn batches not claimed yet, and games given out in batches. */
+/** What the master's pool of drawn batches stands at (src/master/draw-pool.ts): drawn batches not claimed yet, and games given out in batches. */
 export async function drawPoolState(tx: Sql, iterationId: number): Promise<{ open: number; allocated: number }> {
   const [row] = await tx<{ open: number; allocated: number }[]>`
     select (count(*) filter (where status = 'open'))::int as open,

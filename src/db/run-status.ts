@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { IterationSettings } from "../config/iteration-settings.js";
-import type { Pentanomial } from "../play/stats.js";
+import type { Pentanomial } from "../stats/elo.js";
 import type { PlayLimits } from "../play/time-control.js";
 import type { Values } from "../spsa/math.js";
 import { selectAll, type Fragment, type RowOf } from "./columns.js";

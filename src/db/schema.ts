@@ -17,7 +17,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import type { IterationSettings } from "../config/iteration-settings.js";
-import type { SprtBounds } from "../play/stats.js";
+import type { SprtBounds } from "../stats/elo.js";
 import type { PlayLimits } from "../play/time-control.js";
 import type { Values } from "../spsa/math.js";
 
@@ -319,7 +319,7 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
   /** Games of one step of the gain schedule: a batch of n games moves θ n / this times as far. */
   gamesPerIteration: integer("games_per_iteration").notNull(),
   /**
-   * The master's signature of `parameters` for this run's uid (src/uci-tune/options-signature.ts):
+   * The master's signature of `parameters` for this run's uid (src/signing/options-signature.ts):
    * a worker sets no option the master did not sign. Null in rows of older versions until their master resumes.
    */
   parametersSignature: text("parameters_signature"),

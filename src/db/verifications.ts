@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { Pentanomial, SprtBounds } from "../play/stats.js";
+import type { Pentanomial, SprtBounds } from "../stats/elo.js";
 import type { PlayLimits } from "../play/time-control.js";
 import type { Values } from "../spsa/math.js";
 import { closeOpenBatches } from "./batches.js";

@@ -1,7 +1,7 @@
 import type { BuildConfig } from "../config/config.js";
-import type { Param } from "../config/params.js";
-import { readConstants, targetsOf } from "../build/engine-builder.js";
-import { rewriteConstants } from "../build/constants-rewriter.js";
+import type { Param } from "../params/params.js";
+import { readConstants, targetsOf } from "../engine-build/engine-builder.js";
+import { rewriteConstants } from "../rust-constants/rewriter.js";
 import type { IterationSettings } from "../config/iteration-settings.js";
 import { builtValue, type Values } from "../spsa/math.js";
 import type { ThetaPoint } from "../status/snapshot.js";

@@ -1,13 +1,13 @@
-import { storeBinary } from "../build/binary-store.js";
-import type { BuiltEngine } from "../build/engine-builder.js";
+import { storeBinary } from "../engine-build/binary-store.js";
+import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import type { TuningConfig } from "../config/config.js";
-import type { Param } from "../config/params.js";
+import type { Param } from "../params/params.js";
 import { readPilotIterations } from "../db/iterations.js";
-import { withRetry } from "../db/retry.js";
+import { withRetry } from "../postgres/retry.js";
 import type { RunRow } from "../db/runs.js";
 import type { Values } from "../spsa/math.js";
 import { pilotMeasure, pilotScales, type PilotMeasure } from "../spsa/pilot.js";
-import type { MasterOptions } from "./master.js";
+import type { MasterOptions } from "./build-mode.js";
 import { buildStartEngine } from "./reference.js";
 
 /**

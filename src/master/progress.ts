@@ -1,8 +1,8 @@
 import { outcomeOf, type OutcomeColumns } from "../db/iterations.js";
 import { engineFaultWords } from "../play/faults.js";
-import { outcomeText } from "../text/outcome.js";
-import { progressBar } from "../terminal/progress-bar.js";
-import { formatDuration } from "../text/duration.js";
+import { outcomeText } from "../spsa/outcome-text.js";
+import { progressBar } from "../core/progress-bar.js";
+import { formatDuration } from "../core/duration.js";
 
 /** The iteration counters the progress line shows: its results are plus-vs-minus or (reference mode) both sides' against the reference. */
 export interface IterationCounts extends OutcomeColumns {

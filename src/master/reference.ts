@@ -1,15 +1,15 @@
 import { join } from "node:path";
-import { sha256OfFile, storeBinary } from "../build/binary-store.js";
-import { buildEngine, type BuiltEngine } from "../build/engine-builder.js";
-import type { Param } from "../config/params.js";
-import { withRetry } from "../db/retry.js";
+import { sha256OfFile, storeBinary } from "../engine-build/binary-store.js";
+import { buildEngine, type BuiltEngine } from "../engine-build/engine-builder.js";
+import type { Param } from "../params/params.js";
+import { withRetry } from "../postgres/retry.js";
 import { recordReference, type RunRow } from "../db/runs.js";
-import { InputError, SpsaError } from "../errors.js";
+import { InputError, SpsaError } from "../core/errors.js";
 import { parsePublicKey, signedMessage, verifyMessage } from "../signing/binary-signature.js";
 import { builtValue } from "../spsa/math.js";
-import { withSpinner } from "../terminal/status-line.js";
+import { withSpinner } from "../core/status-line.js";
 import { crashPoint } from "./crash-points.js";
-import type { MasterOptions } from "./master.js";
+import type { MasterOptions } from "./build-mode.js";
 
 /**
  * Reference mode's engine (docs/reference-mode.md): the one engine θ+ and θ− each play for the

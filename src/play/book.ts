@@ -3,8 +3,8 @@ import { extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { Chess, validateFen } from "chess.js";
-import { InputError } from "../errors.js";
-import { createRng, type Rng } from "../random/rng.js";
+import { InputError } from "../core/errors.js";
+import { createRng, type Rng } from "../core/rng.js";
 import { Position } from "./position.js";
 
 /** A start position for a game pair. */

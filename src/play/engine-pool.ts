@@ -1,4 +1,4 @@
-import { EngineError } from "../errors.js";
+import { EngineError } from "../core/errors.js";
 import { EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 
 /** Engines with the same name, binary, arguments and options are interchangeable (a game names its players after their processes, so self-play's two names never share one). */

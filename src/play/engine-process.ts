@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import { EngineError } from "../errors.js";
+import { EngineError } from "../core/errors.js";
 import { spawnEngine, type OutputSink, type SpawnedEngine } from "./engine-spawn.js";
 import { MIN_QUIET_MS, QuietReads, SLICE_BYTES, type QuietPlan } from "./quiet-reads.js";
 import { isScoredInfo, parseInfo, type SearchInfo } from "./uci-info.js";

@@ -11,7 +11,7 @@ export { defaultBookPath, isShippedBook, loadBook, openingOrder, pickOpening, pl
 export { START_FEN } from "./position.js";
 export { deterministicLimit, refuseRepeatedGames } from "./repeated-games.js";
 export { formatTimeControl, parseTimeControl, type SearchLimits, type TimeControl } from "./time-control.js";
-export { seededRng, uniform, type Rng } from "../random/rng.js";
-export * from "./stats.js";
+export { seededRng, uniform, type Rng } from "../core/rng.js";
+export * from "../stats/elo.js";
 export { MatchTally, PairTally, type PairCounts } from "./match-tally.js";
 export { formatPgn, withSan, type PgnContext } from "./pgn.js";

@@ -1,6 +1,6 @@
 import { countedFault, noFaults, type FaultCounts } from "./faults.js";
 import type { PairResult } from "./runner.js";
-import { eloFromPentanomial, los, sprt, type Pentanomial, type SprtBounds, type SprtState } from "./stats.js";
+import { eloFromPentanomial, los, sprt, type Pentanomial, type SprtBounds, type SprtState } from "../stats/elo.js";
 
 /** Game pairs counted from the first engine's side (the plus engine's, in SPSA). */
 export interface PairCounts {

@@ -1,4 +1,4 @@
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import type { Opening } from "./book.js";
 import type { PlayLimits, SearchLimits } from "./time-control.js";
 

@@ -1,4 +1,4 @@
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 
 /** A clock time control: `baseMs` for `moves` moves (or the whole game), plus `incMs` per move. */
 export interface TimeControl {

@@ -1,5 +1,5 @@
 import { createPublicKey, sign, verify, type KeyObject } from "node:crypto";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 
 /**
  * Ed25519 signatures over engine binaries (docs/signing.md). The sha256 in the database

@@ -1,10 +1,10 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
 import { closeSync, constants, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { embeddedServer } from "../db/embedded.js";
-import { InputError } from "../errors.js";
-import { readPrivateFile } from "../fs/read-private.js";
-import { writeFileAtomic } from "../fs/write-atomic.js";
+import { embeddedServer } from "../postgres/embedded.js";
+import { InputError } from "../core/errors.js";
+import { readPrivateFile } from "../core/read-private.js";
+import { writeFileAtomic } from "../core/write-atomic.js";
 import { formatPublicKey, messageSignerFor, parsePublicKey, signerFor, type BinarySigner, type MessageSigner } from "./binary-signature.js";
 
 /** The master's signing key: its private half stays in a 0600 file, never in the database. */

@@ -1,5 +1,5 @@
 import type { SpsaParam } from "../spsa/math.js";
-import { createRng } from "../random/rng.js";
+import { createRng } from "../core/rng.js";
 import { stepsFromOptimum, type LossShape, type ParamModel } from "./engine-model.js";
 import type { Problem, Tuner } from "./tuners.js";
 

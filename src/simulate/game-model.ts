@@ -1,5 +1,5 @@
 import type { IterationResult, Values } from "../spsa/math.js";
-import type { Rng } from "../random/rng.js";
+import type { Rng } from "../core/rng.js";
 import { eloBetween } from "./engine-model.js";
 import type { Problem } from "./tuners.js";
 

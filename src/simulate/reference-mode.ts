@@ -1,6 +1,6 @@
 import { iterationNoise } from "../spsa/adaptive.js";
 import { iterationElo, type IterationResult, type ReferenceResult, type Values } from "../spsa/math.js";
-import type { Rng } from "../random/rng.js";
+import type { Rng } from "../core/rng.js";
 import type { Problem } from "./tuners.js";
 import { eloLeft } from "./engine-model.js";
 import { playGames, type IterationPlay } from "./game-model.js";

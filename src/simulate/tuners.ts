@@ -1,8 +1,8 @@
 import { gains, isReferenceResult, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
-import { createRng } from "../random/rng.js";
+import { createRng } from "../core/rng.js";
 import { stepScales, type MeasuredIteration } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
-import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, type ReportedBatch } from "../uci-tune/batch-math.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, type ReportedBatch } from "../spsa/option-batches.js";
 import { pilotMeasure, pilotScales, spreadSquared, type PilotIteration } from "../spsa/pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
@@ -104,7 +104,7 @@ export function masterTuner(
 }
 
 /**
- * UCI-option mode's asynchronous tuner, with the workers' own code (src/uci-tune/batch-math.ts):
+ * UCI-option mode's asynchronous tuner, with the workers' own code (src/spsa/option-batches.ts):
  * every batch of `batchGames` draws its perturbation from the θ of its claim, and its result
  * moves the θ of its report. `inFlight` batches are out at once, so each result lands on a θ
  * that the `inFlight − 1` batches claimed before it have already moved (1: no staleness).

@@ -1,9 +1,9 @@
-import { nearest } from "../text/suggest.js";
-import { isTable, TableReader } from "../config/table-reader.js";
-import { describeKey, type TomlDocument } from "../config/toml-file.js";
-import { InputError } from "../errors.js";
+import { nearest } from "../core/suggest.js";
+import { isTable, TableReader } from "../core/table-reader.js";
+import { describeKey, type TomlDocument } from "../core/toml-file.js";
+import { InputError } from "../core/errors.js";
 import type { SpsaParam } from "../spsa/math.js";
-import { createRng } from "../random/rng.js";
+import { createRng } from "../core/rng.js";
 import { curvatureFor, type ParamModel } from "./engine-model.js";
 import type { Problem } from "./tuners.js";
 

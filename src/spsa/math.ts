@@ -4,8 +4,8 @@
  * parameters of any scale. The seed's formulas plus the fixes of docs/design-notes.md (SPSA): OpenBench's
  * integer rule, a clamped score and capped Elo, a clipped step, a default A.
  */
-import { scoreFromElo } from "../play/stats.js";
-import type { Rng } from "../random/rng.js";
+import { scoreFromElo } from "../stats/elo.js";
+import type { Rng } from "../core/rng.js";
 import type { AdaptiveGains } from "./adaptive.js";
 import { selfCorrectingCk, selfCorrectingFactor, type Trajectory } from "./trajectory.js";
 

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { appliedShape, appliedWindows, optionRunOf } from "../db/perturbations.js";
-import { eloFromPentanomial } from "../play/stats.js";
+import { eloFromPentanomial } from "../stats/elo.js";
 import { measuredElo } from "../spsa/math.js";
 
 /**

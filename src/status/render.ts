@@ -1,10 +1,10 @@
-import { formatDuration } from "../text/duration.js";
+import { formatDuration } from "../core/duration.js";
 import { engineFaultWords } from "../play/faults.js";
 import { sparkline } from "./sparkline.js";
 import { short, shortTime, signed, table } from "./text-format.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
 import type { SideCounts } from "../db/run-status.js";
-import { printable } from "../text/printable.js";
+import { printable } from "../core/printable.js";
 
 /** `spsa status` as text for one terminal screen. */
 export function renderStatus(status: RunStatus): string {

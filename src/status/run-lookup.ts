@@ -1,8 +1,8 @@
 import type postgres from "postgres";
-import { didYouMean } from "../text/suggest.js";
+import { didYouMean } from "../core/suggest.js";
 import { findRun, listRuns, type RunRecord } from "../db/run-status.js";
 import { findTexelRun, type TexelRunRecord } from "../db/texel-runs.js";
-import { InputError, SpsaError } from "../errors.js";
+import { InputError, SpsaError } from "../core/errors.js";
 
 /**
  * The run a read-only command works on: the named one, or the most recently active tuning

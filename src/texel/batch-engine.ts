@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { EngineError } from "../errors.js";
+import { EngineError } from "../core/errors.js";
 import { spawnEngine, type SpawnedEngine } from "../play/engine-spawn.js";
 import { START_FEN } from "../play/position.js";
 import { setoptionLine } from "../play/uci-lines.js";

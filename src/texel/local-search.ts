@@ -1,4 +1,4 @@
-import type { Param } from "../config/params.js";
+import type { Param } from "../params/params.js";
 
 export type TexelMethod = "local" | "adaptive";
 

@@ -1,7 +1,7 @@
 import { Chess, validateFen } from "chess.js";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import { splitPgnGames } from "../play/book.js";
-import type { Rng } from "../random/rng.js";
+import type { Rng } from "../core/rng.js";
 
 /** A position and its game's result for white: 1, 0.5 or 0. */
 export interface LabelledPosition {

@@ -1,4 +1,4 @@
-import { progressBar } from "../terminal/progress-bar.js";
+import { progressBar } from "../core/progress-bar.js";
 import type { SearchPosition, SearchProgress } from "./local-search.js";
 
 type WithRate<T> = T & { positionsPerSecond: number };

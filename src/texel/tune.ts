@@ -1,8 +1,8 @@
-import type { Param } from "../config/params.js";
+import type { Param } from "../params/params.js";
 import type { EnginePool } from "./engine-pool.js";
 import { fitK, meanSquaredError } from "./error.js";
 import { coordinateSearch, type SearchPosition, type SearchProgress, type TexelMethod } from "./local-search.js";
-import { optionValues, type OptionTarget } from "./options.js";
+import { optionValues, type OptionTarget } from "../params/option-names.js";
 import type { LabelledPosition } from "./positions.js";
 
 export interface TexelTuneOptions {

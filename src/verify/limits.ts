@@ -1,5 +1,5 @@
 import type { TimeControlConfig } from "../config/config.js";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import { parseTimeControl, type PlayLimits } from "../play/time-control.js";
 
 /** The limits flags of `spsa verify`, as given (times per move in seconds, as in config.toml and `compete`). */

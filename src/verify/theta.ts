@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { thetaSources } from "../db/runs.js";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import type { Values } from "../spsa/math.js";
 
 /** Which θ of a run to build: its start, its current θ, or θ after iteration K. */

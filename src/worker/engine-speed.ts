@@ -1,4 +1,4 @@
-import { EngineError } from "../errors.js";
+import { EngineError } from "../core/errors.js";
 import { EngineProcess, type EngineSpec } from "../play/engine-process.js";
 import type { SearchInfo } from "../play/uci-info.js";
 

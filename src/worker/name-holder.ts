@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import type { NameHolder } from "../db/workers.js";
-import { processExists } from "../process-exists.js";
+import { processExists } from "../core/process-exists.js";
 
 /** Heartbeats a holder on another host may miss before it counts as dead. */
 const MISSED_HEARTBEATS = 3;

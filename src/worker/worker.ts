@@ -1,7 +1,7 @@
 import { randomUUID, type KeyObject } from "node:crypto";
 import { hostname } from "node:os";
-import { obtainBinary, UntrustedBinaryError, type SignedBinary } from "../build/binary-store.js";
-import { UntrustedOptionsError, verifiedOptions } from "../uci-tune/options-signature.js";
+import { obtainBinary, UntrustedBinaryError, type SignedBinary } from "../engine-build/binary-store.js";
+import { UntrustedOptionsError, verifiedOptions } from "../signing/options-signature.js";
 import {
   afterExpiringLeases,
   claimBatch,
@@ -11,13 +11,13 @@ import {
   type ClaimedBatch,
   type ReportOutcome,
 } from "../db/batches.js";
-import type { Database } from "../db/connection.js";
+import type { Database } from "../postgres/connection.js";
 import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../db/faulted-games.js";
-import { PollBackoff } from "../db/poll-backoff.js";
-import { withRetry } from "../db/retry.js";
+import { PollBackoff } from "../postgres/poll-backoff.js";
+import { withRetry } from "../postgres/retry.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
-import { InputError } from "../errors.js";
-import { StatusLine } from "../terminal/status-line.js";
+import { InputError } from "../core/errors.js";
+import { StatusLine } from "../core/status-line.js";
 import {
   byCounter,
   engineFaults,
@@ -33,7 +33,7 @@ import {
 } from "../play/index.js";
 import { SIDES } from "../db/fault-columns.js";
 import { BatchTally } from "./batch-tally.js";
-import { optionsOnClaim } from "../uci-tune/hooks.js";
+import { optionsOnClaim } from "./option-draw.js";
 import { DelayGuard } from "./delay-guard.js";
 import { faultedGames } from "./faulted-games.js";
 import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";

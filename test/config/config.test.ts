@@ -6,7 +6,7 @@ import { DEFAULT_ADAPTIVE, DEFAULT_R_END, DEFAULT_R_END_PLAIN, loadConfig, spsaM
 import { shippedBook } from "../../src/play/book.js";
 import { describeChanges, settingsOf } from "../../src/config/iteration-settings.js";
 import { gains } from "../../src/spsa/math.js";
-import { InputError } from "../../src/errors.js";
+import { InputError } from "../../src/core/errors.js";
 import { spsa } from "../support/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-config-"));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { allowedHosts, cookieValue, isLoopback } from "../../src/dashboard/access.js";
 import { publicConfig } from "../../src/dashboard/public-config.js";
 import { readDashboardToken } from "../../src/dashboard/token.js";
-import { InputError } from "../../src/errors.js";
+import { InputError } from "../../src/core/errors.js";
 
 describe("dashboard access rules", () => {
   it("knows loopback addresses from the others", () => {

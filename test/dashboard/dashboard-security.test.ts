@@ -7,10 +7,10 @@ import { execa, type ResultPromise } from "execa";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { loadParams } from "../../src/config/params.js";
+import { loadParams } from "../../src/params/params.js";
 import { PROGRESS_CHANNEL } from "../../src/db/batches.js";
-import { applyMigrations, connect } from "../../src/db/connection.js";
-import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
+import { applyMigrations, connect } from "../../src/postgres/connection.js";
+import { writeSyntheticRun } from "../support/synthetic-run.js";
 import { DEFAULT_MAX_CLIENTS } from "../../src/dashboard/events.js";
 import { ROOT, SPSA_BIN, spsa } from "../support/cli.js";
 import { startCutProxy } from "../support/cut-proxy.js";
@@ -277,7 +277,7 @@ describe("spsa dashboard under attack", () => {
       proxy.cut();
       await new Promise((resolve) => setTimeout(resolve, 6000));
       const whileCut = proxy.attempts();
-      // 250 ms doubling, jittered: some 5 in 6 s (postgres.js alone retries a LISTEN at once: test/db/reconnect-backoff.test.ts).
+      // 250 ms doubling, jittered: some 5 in 6 s (postgres.js alone retries a LISTEN at once: test/postgres/reconnect-backoff.test.ts).
       expect(whileCut).toBeLessThan(20);
       proxy.restore();
       // Back: the LISTEN is made again (within the capped backoff) and events flow.

@@ -1,7 +1,7 @@
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadParams } from "../../src/config/params.js";
+import { loadParams } from "../../src/params/params.js";
 import { ROOT } from "../support/cli.js";
 import { expectExactCounts, iterationsOf, replayTheta, startMaster, startWorker } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";

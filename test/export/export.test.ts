@@ -5,9 +5,9 @@ import { join } from "node:path";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, loadConfig } from "../../src/config/config.js";
-import { loadParams } from "../../src/config/params.js";
-import { applyMigrations, connect } from "../../src/db/connection.js";
-import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
+import { loadParams } from "../../src/params/params.js";
+import { applyMigrations, connect } from "../../src/postgres/connection.js";
+import { writeSyntheticRun } from "../support/synthetic-run.js";
 import { ROOT, spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 

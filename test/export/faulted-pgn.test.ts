@@ -2,7 +2,7 @@ import { Chess } from "chess.js";
 import { describe, expect, it } from "vitest";
 import type { FaultedGameRow } from "../../src/db/faulted-games.js";
 import { faultedGamesPgn } from "../../src/export/faulted-pgn.js";
-import { printable, printableLines } from "../../src/text/printable.js";
+import { printable, printableLines } from "../../src/core/printable.js";
 
 describe("worker and engine text, made safe for a terminal", () => {
   it("shows every control character as \\xNN; text of several lines keeps its line breaks and tabs", () => {

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadParams } from "../../src/config/params.js";
+import { loadParams } from "../../src/params/params.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { update } from "../../src/spsa/math.js";
 import { startMaster, startWorker } from "../support/processes.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { faultWarning, formatProgress, type IterationCounts } from "../../src/master/progress.js";
-import { formatDuration } from "../../src/text/duration.js";
+import { formatDuration } from "../../src/core/duration.js";
 
 const counts = (over: Partial<IterationCounts>): IterationCounts => ({
   iterationNumber: 3,

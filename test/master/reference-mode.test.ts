@@ -1,7 +1,7 @@
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sha256OfFile } from "../../src/build/binary-store.js";
+import { sha256OfFile } from "../../src/engine-build/binary-store.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { reportBatch } from "../../src/db/batches.js";
 import { noFaults } from "../../src/play/faults.js";

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { spsaMathConfig } from "../../src/config/config.js";
-import { loadParams } from "../../src/config/params.js";
+import { loadParams } from "../../src/params/params.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { gains, update } from "../../src/spsa/math.js";
 import { previousMove, tailAverage } from "../../src/spsa/trajectory.js";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { defaultBookPath, isShippedBook, loadBook, openingOrder, pickOpening, playable, resolveBook, runOpenings, seededRng, sequentialOpenings, START_FEN, withRandomPlies } from "../../src/play/index.js";
 import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook, shippedBook } from "../../src/play/book.js";
 import { Position } from "../../src/play/position.js";
-import { InputError } from "../../src/errors.js";
+import { InputError } from "../../src/core/errors.js";
 
 const books = (name: string) => fileURLToPath(new URL(`../fixtures/books/${name}`, import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "book-test-"));

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { Chess, DEFAULT_POSITION, type Square } from "chess.js";
 import { describe, expect, it } from "vitest";
 import { missingChessInternals, Position, type GameEnd } from "../../src/play/position.js";
-import { createRng } from "../../src/random/rng.js";
+import { createRng } from "../../src/core/rng.js";
 
 // src/play/position.ts calls chess.js's private methods for speed (see src/play/README.md).
 // These tests fail, with this message, when a chess.js upgrade changes what it relies on.

@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { engineSpecs } from "../../src/cli/compete.js";
 import { matchCommand, type MatchOptions } from "../../src/commands/match.js";
-import { InputError } from "../../src/errors.js";
-import { StatusLine } from "../../src/terminal/status-line.js";
+import { InputError } from "../../src/core/errors.js";
+import { StatusLine } from "../../src/core/status-line.js";
 import { loadBook, splitPgnGames } from "../../src/play/book.js";
 import { buildMinnow } from "../support/minnow.js";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations, connect } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { compete, ROOT, spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 

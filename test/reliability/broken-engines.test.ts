@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sha256OfFile } from "../../src/build/binary-store.js";
+import { sha256OfFile } from "../../src/engine-build/binary-store.js";
 import { loadConfig } from "../../src/config/config.js";
-import { loadParams } from "../../src/config/params.js";
+import { loadParams } from "../../src/params/params.js";
 import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { localSigningKey } from "../support/signing.js";

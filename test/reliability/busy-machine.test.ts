@@ -4,7 +4,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { sha256OfFile } from "../../src/build/binary-store.js";
+import { sha256OfFile } from "../../src/engine-build/binary-store.js";
 import { COMPETE_BIN, ROOT } from "../support/cli.js";
 import { foldRun, seedIteration } from "../support/iterations.js";
 import { useRunFixture } from "../support/run-fixture.js";

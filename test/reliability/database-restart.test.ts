@@ -6,8 +6,8 @@ import { spsa } from "../support/cli.js";
 import { expectExactCounts, iterationsOf, outputSoFar, startMaster, startWorker, waitFor } from "../support/processes.js";
 import { expectConsistentRun } from "../support/options-run.js";
 import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
-import { connect } from "../../src/db/connection.js";
-import { embeddedServer, embeddedUrl } from "../../src/db/embedded.js";
+import { connect } from "../../src/postgres/connection.js";
+import { embeddedServer, embeddedUrl } from "../../src/postgres/embedded.js";
 
 // The build mode's iterations, and the UCI-option mode's batches that move θ as they report.
 describe.each([

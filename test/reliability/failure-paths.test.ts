@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { embeddedServer, ensureEmbeddedServer } from "../../src/db/embedded.js";
+import { embeddedServer, ensureEmbeddedServer } from "../../src/postgres/embedded.js";
 import { compete, ROOT, spsa, type CliResult } from "../support/cli.js";
 import { freshDatabase, TEST_HOME } from "../support/database.js";
 import { strayProcesses } from "../support/stray-processes.js";

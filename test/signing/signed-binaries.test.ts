@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { sha256OfFile, storeBinary } from "../../src/build/binary-store.js";
+import { sha256OfFile, storeBinary } from "../../src/engine-build/binary-store.js";
 import { signerFor } from "../../src/signing/binary-signature.js";
 import { compete, spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";

@@ -4,8 +4,8 @@ import { eloBetween } from "../../src/simulate/engine-model.js";
 import { cellProblem } from "../../src/simulate/family.js";
 import { playGames } from "../../src/simulate/game-model.js";
 import { asyncTuner } from "../../src/simulate/tuners.js";
-import { createRng } from "../../src/random/rng.js";
-import { applyBatch, drawBatch } from "../../src/uci-tune/batch-math.js";
+import { createRng } from "../../src/core/rng.js";
+import { applyBatch, drawBatch } from "../../src/spsa/option-batches.js";
 
 const gainsFor = (n: number) =>
   spsaMathConfig({ maxIterations: n, cEnd: 1.5, rEnd: 0.002, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400, maxStep: 2, schedule: "standard", momentum: 0, averageTail: 0, maxStaleness: 0, adaptive: { mode: "off", window: 32, floor: 0.25 } }, 64);

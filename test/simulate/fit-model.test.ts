@@ -3,7 +3,7 @@ import { eloBetween, eloLeft, type ParamModel } from "../../src/simulate/engine-
 import { symmetricEigen } from "../../src/simulate/eigen.js";
 import { fitLossModel, type RecordedIteration } from "../../src/simulate/fit-model.js";
 import { playGames } from "../../src/simulate/game-model.js";
-import { createRng } from "../../src/random/rng.js";
+import { createRng } from "../../src/core/rng.js";
 import { deriveFromEnd, perturb, update, type SpsaMathConfig, type SpsaParam, type Values } from "../../src/spsa/math.js";
 
 /** A run of the master's math on a quadratic engine whose curvature and optima are known. */

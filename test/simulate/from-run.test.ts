@@ -4,11 +4,11 @@ import { join } from "node:path";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { loadParams } from "../../src/config/params.js";
-import { applyMigrations, connect } from "../../src/db/connection.js";
-import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
+import { loadParams } from "../../src/params/params.js";
+import { applyMigrations, connect } from "../../src/postgres/connection.js";
+import { writeSyntheticRun } from "../support/synthetic-run.js";
 import type { ParamModel } from "../../src/simulate/engine-model.js";
-import { createRng } from "../../src/random/rng.js";
+import { createRng } from "../../src/core/rng.js";
 import { spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 

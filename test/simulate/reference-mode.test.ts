@@ -8,7 +8,7 @@ import { equivalentResult, referencePlay } from "../../src/simulate/reference-mo
 import { masterTuner } from "../../src/simulate/tuners.js";
 import { eloNoiseVariance } from "../../src/spsa/adaptive.js";
 import { DEFAULT_ELO_CAP, measuredElo, type SpsaMathConfig, type Values } from "../../src/spsa/math.js";
-import { createRng } from "../../src/random/rng.js";
+import { createRng } from "../../src/core/rng.js";
 import { spsa } from "../support/cli.js";
 
 const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);

@@ -11,7 +11,7 @@ import { referenceOutcome } from "../../src/simulate/reference-mode.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../../src/simulate/tuners.js";
 import { isReferenceResult, perturb, update, type IterationOutcome, type SpsaMathConfig } from "../../src/spsa/math.js";
 import { pilotMeasure, pilotScale, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
-import { createRng } from "../../src/random/rng.js";
+import { createRng } from "../../src/core/rng.js";
 import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
 import { spsa } from "../support/cli.js";
 

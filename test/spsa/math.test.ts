@@ -11,7 +11,7 @@ import {
   type SpsaMathConfig,
   type SpsaParam,
 } from "../../src/spsa/math.js";
-import { createRng, type Rng } from "../../src/random/rng.js";
+import { createRng, type Rng } from "../../src/core/rng.js";
 
 /** An rng that returns the given draws in order, so a test knows every sign and u. */
 function scripted(...draws: number[]): Rng {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gains, perturb, update, type SpsaMathConfig, type SpsaParam } from "../../src/spsa/math.js";
-import { createRng } from "../../src/random/rng.js";
+import { createRng } from "../../src/core/rng.js";
 import { previousMove, SC_MAX_FACTOR, SC_MIN_FACTOR, selfCorrectingCk, selfCorrectingFactor, tailAverage } from "../../src/spsa/trajectory.js";
 
 const float = (name: string, over: Partial<SpsaParam> = {}): SpsaParam => ({ name, value: 5, min: 0, max: 100, step: 0.5, type: "float", ...over });

@@ -1,13 +1,13 @@
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { loadParams } from "../../src/config/params.js";
+import { loadParams } from "../../src/params/params.js";
 import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
-import { applyMigrations, connect } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { recordConcurrency, recordSpeed } from "../../src/db/workers.js";
-import { writeSyntheticRun } from "../../src/db/synthetic-run.js";
+import { writeSyntheticRun } from "../support/synthetic-run.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
-import type { Pentanomial } from "../../src/play/stats.js";
+import type { Pentanomial } from "../../src/stats/elo.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";

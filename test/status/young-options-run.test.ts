@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { loadParams } from "../../src/config/params.js";
+import { loadParams } from "../../src/params/params.js";
 import { findRun } from "../../src/db/run-status.js";
-import { writeSyntheticOptionRun } from "../../src/db/synthetic-option-run.js";
+import { writeSyntheticOptionRun } from "../support/synthetic-option-run.js";
 import { renderStatus } from "../../src/status/render.js";
 import { readRunStatus } from "../../src/status/snapshot.js";
 import { useMigratedDatabase } from "../support/database.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, inject } from "vitest";
-import { applyMigrations, connect } from "../../src/db/connection.js";
+import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { databaseUrl, onServer, testServerUrl } from "./test-server.js";
 
 export { TEST_HOME } from "./test-server.js";

@@ -1,10 +1,10 @@
 import type postgres from "postgres";
 import { loadConfig, type TuningConfig } from "../../src/config/config.js";
-import type { Param } from "../../src/config/params.js";
+import type { Param } from "../../src/params/params.js";
 import { settingsOf, type IterationSettings } from "../../src/config/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { expireLeases, foldIteration, type ClaimedBatch } from "../../src/db/batches.js";
-import { connect } from "../../src/db/connection.js";
+import { connect } from "../../src/postgres/connection.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
 import { noFaults, type FaultCounts } from "../../src/play/faults.js";
@@ -160,7 +160,7 @@ export async function crowdOfWorkers(
  */
 export async function killWhileWaitingOnBatch(url: string, batchId: number, work: { module: string; fn: string; args: unknown[] }): Promise<void> {
   const name = `spsa-kill-${process.pid}-${batchId}`;
-  const script = `const { connect } = await import(${JSON.stringify(join(ROOT, "dist/db/connection.js"))});
+  const script = `const { connect } = await import(${JSON.stringify(join(ROOT, "dist/postgres/connection.js"))});
     const m = await import(${JSON.stringify(join(ROOT, "dist", work.module))});
     const sql = connect(process.env.URL, 1, { connection: { application_name: ${JSON.stringify(name)} } });
     await m[${JSON.stringify(work.fn)}](sql, ...${JSON.stringify(work.args)});

@@ -2,8 +2,8 @@ import type postgres from "postgres";
 import { expect } from "vitest";
 import { optionRunOf } from "../../src/db/perturbations.js";
 import { perturb } from "../../src/spsa/math.js";
-import { createRng } from "../../src/random/rng.js";
-import { applyBatch, batchStepScales, batchWindow, paramsAt } from "../../src/uci-tune/batch-math.js";
+import { createRng } from "../../src/core/rng.js";
+import { applyBatch, batchStepScales, batchWindow, paramsAt } from "../../src/spsa/option-batches.js";
 
 /** A UCI-option run of the sample engine in tests: its params, its config section, and the check of its θ chain. */
 

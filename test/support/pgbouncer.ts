@@ -3,9 +3,9 @@ import { chownSync, closeSync, mkdtempSync, openSync, rmSync, writeSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
-import { connect } from "../../src/db/connection.js";
-import { freePort } from "../../src/db/embedded.js";
-import { serverUser } from "../../src/db/run-as.js";
+import { connect } from "../../src/postgres/connection.js";
+import { freePort } from "../../src/postgres/embedded.js";
+import { serverUser } from "../../src/postgres/run-as.js";
 import { waitFor } from "./processes.js";
 
 /** Whether pgbouncer is installed (.ci/run installs it); the reason to skip when not. */

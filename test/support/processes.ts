@@ -1,12 +1,12 @@
 import { execa, type ResultPromise } from "execa";
 import postgres from "postgres";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
-import { loadParams } from "../../src/config/params.js";
+import { loadParams } from "../../src/params/params.js";
 import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
 import { pilotIterations } from "../../src/master/pilot.js";
 import { isReferenceResult, perturb, update, type SpsaParam } from "../../src/spsa/math.js";
 import { pilotMeasure, pilotScales, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
-import { createRng } from "../../src/random/rng.js";
+import { createRng } from "../../src/core/rng.js";
 import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
 import { outcomeOf, referenceGames, type ReferenceCounts } from "./reference-counts.js";
 import { replayChain } from "./replay-chain.js";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { applyMigrations, connect } from "../../src/db/connection.js";
-import { embeddedServer, ensureEmbeddedServer } from "../../src/db/embedded.js";
+import { applyMigrations, connect } from "../../src/postgres/connection.js";
+import { embeddedServer, ensureEmbeddedServer } from "../../src/postgres/embedded.js";
 import { ROOT } from "./cli.js";
 
 /** All tests share one embedded server of their own, apart from the user's `.spsa`. */

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Database } from "../../src/db/connection.js";
+import type { Database } from "../../src/postgres/connection.js";
 import { START_FEN } from "../../src/play/index.js";
 import { outsideDelayPolicy } from "../../src/play/outside-delay.js";
 import { createRunnerPlayer } from "../../src/worker/runner-player.js";

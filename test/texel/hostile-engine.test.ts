@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { EngineError } from "../../src/errors.js";
-import { processExists } from "../../src/process-exists.js";
+import { EngineError } from "../../src/core/errors.js";
+import { processExists } from "../../src/core/process-exists.js";
 import { BatchEngine } from "../../src/texel/batch-engine.js";
 import { ROOT, spsa } from "../support/cli.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Param } from "../../src/config/params.js";
+import type { Param } from "../../src/params/params.js";
 import { coordinateSearch, type SearchPosition, type TexelMethod } from "../../src/texel/local-search.js";
 import { formatImprovement, formatSearchPosition } from "../../src/texel/progress.js";
 

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Chess } from "chess.js";
 import { describe, expect, it } from "vitest";
-import { InputError } from "../../src/errors.js";
-import { seededRng } from "../../src/random/rng.js";
+import { InputError } from "../../src/core/errors.js";
+import { seededRng } from "../../src/core/rng.js";
 import { deduplicate, extractPositions, formatPositions, parsePositions, shuffle } from "../../src/texel/positions.js";
 import { ROOT } from "../support/cli.js";
 

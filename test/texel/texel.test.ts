@@ -7,7 +7,7 @@ import { parsePositions } from "../../src/texel/positions.js";
 import { ROOT, spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 import { buildMinnow } from "../support/minnow.js";
-import { connect } from "../../src/db/connection.js";
+import { connect } from "../../src/postgres/connection.js";
 
 const PGN = join(ROOT, "test", "fixtures", "books", "rusty-rival-match.pgn");
 

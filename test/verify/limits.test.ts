@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InputError } from "../../src/errors.js";
+import { InputError } from "../../src/core/errors.js";
 import { describeLimits } from "../../src/play/time-control.js";
 import { verifyLimits } from "../../src/verify/limits.js";
 

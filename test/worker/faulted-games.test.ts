@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Chess } from "chess.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { sha256OfFile } from "../../src/build/binary-store.js";
+import { sha256OfFile } from "../../src/engine-build/binary-store.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { readRunDetail } from "../../src/dashboard/run-detail.js";
 import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../../src/db/faulted-games.js";

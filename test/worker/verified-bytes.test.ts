@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { obtainBinary, sha256, type SignedBinary } from "../../src/build/binary-store.js";
+import { obtainBinary, sha256, type SignedBinary } from "../../src/engine-build/binary-store.js";
 import { foldIteration } from "../../src/db/batches.js";
 import { compete } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";

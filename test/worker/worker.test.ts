@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sha256OfFile } from "../../src/build/binary-store.js";
+import { sha256OfFile } from "../../src/engine-build/binary-store.js";
 import { loadConfig } from "../../src/config/config.js";
 import { returnToPool } from "../../src/db/batches.js";
 import type { WorkerOptions } from "../../src/worker/worker.js";

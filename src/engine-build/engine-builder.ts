@@ -1,0 +1,118 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BuildConfig } from "../config/config.js";
+import { BuildError, InputError } from "../core/errors.js";
+import { allOrNothing } from "../core/side-by-side.js";
+import type { Param } from "../params/params.js";
+import { syncTree } from "./build-tree.js";
+import { binaryName, runCargo } from "./cargo.js";
+import { rewriteConstants } from "../rust-constants/rewriter.js";
+import { readCrateAliases } from "../rust-constants/crate-aliases.js";
+import type { TypeAlias } from "../rust-constants/rust-types.js";
+import { checkTargets, type CheckedParam } from "./target-check.js";
+import { placeAtomically, sha256OfFile } from "./binary-store.js";
+
+export type Variant = "plus" | "minus";
+
+export interface BuiltEngine {
+  path: string;
+  sha256: string;
+}
+
+export function targetsOf(params: readonly Param[]): CheckedParam[] {
+  return params.map((p) => ({ param: p.name, constant: p.constant, index: p.index, type: p.type, rustType: p.rustType, min: p.min, max: p.max }));
+}
+
+/** The constants file's text and the crate's `type` aliases its declared types may use. */
+export function readConstants(build: BuildConfig): { file: string; source: string; aliases: TypeAlias[] } {
+  const file = join(build.engineDir, build.constantsFile);
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch {
+    throw new InputError(file, "cannot read the constants file (see [build].engine_dir and constants_file in config.toml)");
+  }
+  return { file, source, aliases: readCrateAliases(join(build.engineDir, "src")) };
+}
+
+/**
+ * Checks, before anything is written or built, that every parameter's constant exists, is
+ * unique and is a literal of the right type, and that [min, max] fits the literal's Rust
+ * type. Throws one InputError naming every bad parameter otherwise.
+ */
+export function checkConstants(build: BuildConfig, params: readonly Param[]): void {
+  const { file, source, aliases } = readConstants(build);
+  checkTargets(source, targetsOf(params), file, aliases);
+}
+
+/**
+ * Builds one engine: copies the user's crate into the build tree `tree` (never editing the
+ * user's tree; a tree keeps its target folder, so a rebuild is incremental), writes its
+ * constants with `values`, runs cargo, and places the binary at its destination (temp name,
+ * then rename). `label` names it in messages and its cargo log.
+ */
+export async function buildEngine(options: {
+  build: BuildConfig;
+  params: readonly Param[];
+  values: Record<string, number>;
+  tree: Variant;
+  label: string;
+  /** Where the binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
+  destination: (binary: string) => string;
+  signal: AbortSignal | undefined;
+}): Promise<BuiltEngine> {
+  const { build, label } = options;
+  const { file: constantsPath, source, aliases } = readConstants(build);
+  const binary = binaryName(build.engineDir, build.binaryName);
+  const logDir = join(build.outputDir, "logs");
+  mkdirSync(logDir, { recursive: true });
+  const tree = join(build.outputDir, "trees", options.tree);
+  syncTree(build.engineDir, tree);
+  const assignments = targetsOf(options.params).map((target) => ({ target, value: options.values[target.param] ?? Number.NaN }));
+  writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
+  await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${label}.log`), label, signal: options.signal });
+  const built = join(tree, "target", "release", binary);
+  if (!existsSync(built)) {
+    throw new BuildError(`cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? set [build].binary_name)`);
+  }
+  const dest = options.destination(binary);
+  placeAtomically(built, dest);
+  return { path: dest, sha256: sha256OfFile(dest) };
+}
+
+/**
+ * Builds the plus and minus engines, each in a build tree of its own, both cargo builds in
+ * parallel (buildEngine).
+ */
+export async function buildVariants(options: {
+  build: BuildConfig;
+  params: readonly Param[];
+  values: Record<Variant, Record<string, number>>;
+  /** Where each variant's binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
+  destination: (variant: Variant, binary: string) => string;
+  signal?: AbortSignal;
+}): Promise<Record<Variant, BuiltEngine>> {
+  const buildOne = (variant: Variant, signal: AbortSignal) =>
+    buildEngine({
+      build: options.build,
+      params: options.params,
+      values: options.values[variant],
+      tree: variant,
+      label: variant,
+      destination: (binary) => options.destination(variant, binary),
+      signal,
+    });
+  // One failed build stops the other: its error is the one reported, and no cargo outlives it.
+  const [plus, minus] = await allOrNothing([(signal) => buildOne("plus", signal), (signal) => buildOne("minus", signal)], options.signal);
+  return { plus: plus!, minus: minus! };
+}
+
+function writeIfChanged(path: string, content: string): void {
+  let current: string | undefined;
+  try {
+    current = readFileSync(path, "utf8");
+  } catch {
+    current = undefined;
+  }
+  if (current !== content) writeFileSync(path, content);
+}

@@ -1,0 +1,337 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { spsaMathConfig, type TuningConfig } from "../config/config.js";
+import { valuesOf, type Param } from "../params/params.js";
+import { updateParamValues } from "../params/params-update.js";
+import { writeFileAtomic } from "../core/write-atomic.js";
+import { buildVariants } from "../engine-build/engine-builder.js";
+import { storeBinary } from "../engine-build/binary-store.js";
+import { afterExpiringLeases, foldIteration } from "../db/batches.js";
+import type { Database } from "../postgres/connection.js";
+import { PollBackoff } from "../postgres/poll-backoff.js";
+import { withRetry } from "../postgres/retry.js";
+import { InputError } from "../core/errors.js";
+import { createRng } from "../core/rng.js";
+import { perturb, update, type Values } from "../spsa/math.js";
+import { previousMove, tailAverage } from "../spsa/trajectory.js";
+import { stepScales } from "../spsa/adaptive.js";
+import { crashPoint } from "./crash-points.js";
+import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
+import { faultWarning, formatProgress } from "./progress.js";
+import {
+  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readTrajectory, type IterationRow,
+} from "../db/iterations.js";
+import { activeGameSlots } from "../db/workers.js";
+import { allowedStaleness, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
+import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
+import type { SigningKey } from "../signing/key-file.js";
+import { StatusLine, withSpinner } from "../core/status-line.js";
+import { outcomeText } from "../spsa/outcome-text.js";
+import type { BuiltEngine } from "../engine-build/engine-builder.js";
+import { runReference } from "./reference.js";
+import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped } from "./pilot.js";
+
+export interface MasterOptions {
+  database: Database;
+  config: TuningConfig;
+  /** Already checked against the engine's constants (loadRunInputs), before the database was opened. */
+  params: Param[];
+  paramsFile: string;
+  runName: string;
+  /** Signs every binary the run stores (docs/signing.md). */
+  signingKey: SigningKey;
+  /** Start a new run even if one of this name exists (the old one keeps its history). */
+  fresh?: boolean;
+  /** Seed of a new run's random draws (default: random); the same seed replays the same perturbations. */
+  seed?: string;
+  log?: (line: string) => void;
+  /** Where progress lines go (stderr by default). */
+  status?: StatusLine;
+  signal?: AbortSignal;
+}
+
+export interface MasterSummary {
+  runName: string;
+  iterations: number;
+  initial: Values;
+  final: Values;
+}
+
+/**
+ * The SPSA loop: perturb θ, build plus and minus, insert the iteration, wait for the
+ * workers, apply the update in one transaction, write params.toml, repeat. Iterations are
+ * opened ahead while earlier ones are played (src/spsa/in-flight.ts), and steps applied in
+ * iteration order. Every step can be interrupted: a restarted master picks up from the database.
+ */
+export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
+  const { database, config, paramsFile } = options;
+  const log = masterLog(options);
+  const { run, created, params } = await openTuningRun(options, log);
+  log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
+  const reference = await runReference(options, run, params, log);
+  const skipped = pilotSkipped(options.config);
+  if (skipped) log(skipped);
+  // θ₀ for the pilot iterations: built once, when the first of them starts.
+  let theta0: Promise<BuiltEngine> | undefined;
+  const opponentOf = (k: number) => (k <= pilotIterations(options.config) ? (theta0 ??= pilotEngine(options, run, params, log)) : Promise.resolve(reference));
+  const initial = valuesOf(params);
+  syncParamsFile(paramsFile, valuesOf(params), log);
+  await reportChanges(options, run, params, log);
+
+  let current = params;
+  const pace: Pace = { buildSeconds: undefined, warned: false };
+  const bound = stalenessBound(config.spsa);
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const state = await withRetry(log, options.signal, () => inFlightState(database.sql, run.id));
+    const k = state.latest + 1;
+    // Open the next iteration while earlier ones are played, as far ahead as the slots need.
+    if (k <= config.spsa.maxIterations) {
+      const slots = await withRetry(log, options.signal, () => activeGameSlots(database.sql));
+      const allowed = allowedStaleness({ slots, gamesPerIteration: config.games.gamesPerIteration, buildSeconds: pace.buildSeconds, gamesPerSecond: state.gamesPerSecond, maxStaleness: bound });
+      if (mayOpen(k, state.applied, allowed, pilotIterations(config))) {
+        pace.buildSeconds = await startIteration(options, run, current, k, stalenessOf(k, state.applied), log, await opponentOf(k));
+        const warning = pace.warned ? undefined : slowBuildWarning({ gamesPerIteration: config.games.gamesPerIteration, buildSeconds: pace.buildSeconds, gamesPerSecond: state.gamesPerSecond });
+        if (warning) log(warning);
+        pace.warned ||= warning !== undefined;
+        continue;
+      }
+    }
+    // Steps are applied in iteration order: the oldest open iteration's is next.
+    const oldest = await withRetry(log, options.signal, () => oldestOpenIteration(database.sql, run.id));
+    if (oldest) {
+      const played = await waitForGames(options, oldest, log);
+      current = await finishIteration(options, run, current, played, log);
+      continue;
+    }
+    await markRunComplete(database.sql, run.id);
+    log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
+    const final = await finalValues(options, run, current, k - 1, log);
+    return { runName: run.name, iterations: state.latest, initial, final };
+  }
+}
+
+/** What the master measured of its own builds, for how far ahead it opens iterations. */
+interface Pace {
+  buildSeconds: number | undefined;
+  /** The slow-build warning is said once. */
+  warned: boolean;
+}
+
+/** A resumed run says which settings differ from the last iteration's: they apply from the next one. */
+async function reportChanges(options: MasterOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<void> {
+  const latest = await withRetry(log, options.signal, () => latestIteration(options.database.sql, run.id));
+  if (!latest?.settings) return;
+  for (const change of describeChanges(latest.settings, settingsOf(options.config, params))) {
+    log(`changed since iteration ${latest.iterationNumber}: ${change} (applies from iteration ${latest.iterationNumber + 1})`);
+  }
+}
+
+/**
+ * Builds plus and minus and opens iteration k, drawn from θ `params` with `staleness` steps
+ * before it not applied yet; in reference mode and the curvature pilot they each play
+ * `reference`. Returns the build's seconds.
+ */
+async function startIteration(
+  options: MasterOptions,
+  run: RunRow,
+  params: Param[],
+  k: number,
+  staleness: number,
+  log: (line: string) => void,
+  reference: BuiltEngine | undefined,
+): Promise<number> {
+  const { config, database } = options;
+  // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
+  const trajectory =
+    config.spsa.schedule === "self-correcting"
+      ? [...(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k - 1))), valuesOf(params)]
+      : undefined;
+  const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${run.seed}:${k}`), trajectory);
+  // Adaptive gains: each parameter's factor on a_k from what the last iterations measured, recorded in the settings.
+  const adaptive = config.spsa.adaptive;
+  const measured =
+    adaptive.mode === "off"
+      ? undefined
+      : stepScales(await withRetry(log, options.signal, () => readMeasuredIterations(database.sql, run.id, k - 1, adaptive.window)), params.map((p) => p.name), adaptive);
+  // After the curvature pilot, its factor on every scale (src/master/pilot.ts).
+  const { stepScale, pilot } = k > pilotIterations(config) ? await pilotScaled(options, run, measured, log) : { stepScale: measured, pilot: undefined };
+  if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
+  const started = Date.now();
+  const building = buildVariants({
+    build: config.build,
+    params,
+    values: { plus: perturbation.plus, minus: perturbation.minus },
+    destination: (variant, binary) => join(config.build.outputDir, run.name, String(k), variant, binary),
+    signal: options.signal,
+  });
+  // Cargo is running 200 ms after the builds start (a rebuild takes longer than that).
+  const crashDuringBuild = setTimeout(() => crashPoint("build-started"), 200);
+  const built = await withSpinner(`iteration ${k}: building plus and minus engines`, building).finally(() => clearTimeout(crashDuringBuild));
+  await withRetry(log, options.signal, async () => {
+    await storeBinary(database.sql, built.plus.path);
+    await storeBinary(database.sql, built.minus.path);
+  });
+  const buildSeconds = (Date.now() - started) / 1000;
+  const ahead = staleness > 0 ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} still playing` : "";
+  log(`iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`);
+  await withRetry(log, options.signal, () => insertIteration(database.sql, {
+    runId: run.id,
+    iterationNumber: k,
+    plus: built.plus,
+    minus: built.minus,
+    ...(reference && { reference }),
+    timelowMs: config.timeControl.timelowMs,
+    timehighMs: config.timeControl.timehighMs,
+    targetGames: config.games.gamesPerIteration,
+    batchSize: config.games.batchSize,
+    ck: perturbation.ck,
+    ak: perturbation.ak,
+    base: valuesOf(params),
+    plusValues: perturbation.plus,
+    minusValues: perturbation.minus,
+    signs: perturbation.signs,
+    settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
+    sign: options.signingKey.sign,
+  }));
+  crashPoint("iteration-inserted");
+  return buildSeconds;
+}
+
+/** Waits until the workers have played the iteration's target, showing progress. */
+async function waitForGames(options: MasterOptions, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
+  const { database, config } = options;
+  const status = options.status ?? new StatusLine();
+  const poll = new PollBackoff(config.database.pollIntervalMs);
+  const sinceMs = Date.now();
+  let row = iteration;
+  const baseGames = row.gamesPlayed;
+  let warnedFaults = false;
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const seen = row.gamesPlayed;
+      row = await afterExpiringLeases(database.sql, log, options.signal, async () => {
+        await foldIteration(database.sql, iteration.id);
+        return readIteration(database.sql, iteration.id);
+      });
+      // Reports arriving: look again soon, as the iteration may be about to finish.
+      if (row.gamesPlayed !== seen) poll.reset();
+      status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
+      const warning = warnedFaults ? undefined : faultWarning(row);
+      if (warning) {
+        warnedFaults = true;
+        status.done();
+        log(warning);
+      }
+      if (row.gamesPlayed >= row.targetGames) break;
+      if (row.gamesPlayed > 0) crashPoint("waiting");
+      await poll.wait();
+    }
+  } finally {
+    status.done();
+  }
+  return row;
+}
+
+async function finishIteration(
+  options: MasterOptions,
+  run: RunRow,
+  params: Param[],
+  iteration: IterationRow,
+  log: (line: string) => void,
+): Promise<Param[]> {
+  const { config, database, paramsFile } = options;
+  const k = iteration.iterationNumber;
+  // The update uses only what the iteration recorded (today's files may differ from what was
+  // played), and moves today's θ: the step measured around the iteration's base θ, which an
+  // iteration opened in flight drew before the steps of the iterations still playing then.
+  const settings = iteration.settings ?? settingsOf(config, params);
+  const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters, ...(settings.stepScale && { scale: settings.stepScale }) };
+  // Plus against minus, or (its row names a reference engine) both sides against the reference.
+  const counts = outcomeOf(iteration);
+  const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k)), k) : undefined;
+  const updated = update(recordedParams(settings, valuesOf(params)), played, counts, settings.spsa, previous);
+  // Parameters added since the iteration started keep their value.
+  const result = { ...updated, newValues: { ...valuesOf(params), ...updated.newValues } };
+  const applied = await withRetry(log, options.signal, () =>
+    completeIteration(database.sql, {
+      runId: run.id,
+      iterationId: iteration.id,
+      gradient: result.gradient,
+      elo: result.elo,
+      newValues: result.newValues,
+      finalIteration: k >= config.spsa.maxIterations,
+    }),
+  );
+  crashPoint("iteration-committed");
+  log(`iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`);
+  // Not applied: the iteration was completed already (a commit retried after its answer was
+  // lost, or another master on this run). θ is then what the database holds.
+  const theta = applied ? result.newValues : await withRetry(log, options.signal, () => runParameters(database.sql, run.id));
+  if (!applied) log(`iteration ${k} was already complete in the database: θ taken from there`);
+  const next = params.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
+  syncParamsFile(paramsFile, valuesOf(next), () => {});
+  return next;
+}
+
+/**
+ * What the run hands back: its last θ, or with `[spsa] average_tail` the mean of θ over that
+ * share of the last iterations (Polyak–Ruppert), written to params.toml. The database keeps
+ * the last θ (spsa_run.current_parameters), so the run's history stays as it was played.
+ */
+async function finalValues(options: MasterOptions, run: RunRow, params: Param[], iterations: number, log: (line: string) => void): Promise<Values> {
+  const { averageTail } = options.config.spsa;
+  if (averageTail === 0 || iterations === 0) return valuesOf(params);
+  const bases = await withRetry(log, options.signal, () => readTrajectory(options.database.sql, run.id, iterations));
+  // θ after each iteration: the bases of iterations 2..N, then today's θ.
+  const averaged = tailAverage([...bases.slice(1), valuesOf(params)], averageTail);
+  syncParamsFile(options.paramsFile, averaged, () => {});
+  log(`${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`);
+  return averaged;
+}
+
+export function masterLog(options: MasterOptions): (line: string) => void {
+  return options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+}
+
+/** The run of this name, resumed or started from params.toml, and its parameters at the run's θ. */
+export async function openTuningRun(options: MasterOptions, log: (line: string) => void): Promise<{ run: RunRow; created: boolean; params: Param[] }> {
+  const { run, created } = await openRun(options.database.sql, {
+    name: options.runName,
+    fresh: options.fresh ?? false,
+    seed: options.seed,
+    config: options.config,
+    values: valuesOf(options.params),
+  });
+  return { run, created, params: withValues(options.params, run, options.paramsFile, log) };
+}
+
+/**
+ * θ comes from the database; params.toml supplies bounds, steps and targets. A parameter new
+ * in params.toml joins the run at its value; one removed from it is refused, since its constant
+ * would silently fall back to the engine's default (freeze it instead).
+ */
+function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
+  const stored = run.currentParameters;
+  const removed = Object.keys(stored).filter((name) => !params.some((p) => p.name === name));
+  if (removed.length > 0) {
+    throw new InputError(
+      paramsFile,
+      `run "${run.name}" tunes ${removed.join(", ")}, which this file no longer has; put ${removed.length > 1 ? "them" : "it"} back ` +
+        `with frozen = true to keep ${removed.length > 1 ? "their" : "its"} value, or start another run with --fresh or --name`,
+    );
+  }
+  for (const p of params.filter((p) => !(p.name in stored))) log(`${p.name} joins run "${run.name}" at ${p.value}`);
+  return params.map((p) => ({ ...p, value: stored[p.name] ?? p.value }));
+}
+
+/** Brings params.toml in line with θ, keeping its comments and layout; atomic. */
+export function syncParamsFile(paramsFile: string, values: Values, log: (line: string) => void): void {
+  const text = readFileSync(paramsFile, "utf8");
+  const updated = updateParamValues(text, values, paramsFile);
+  if (updated === text) return;
+  writeFileAtomic(paramsFile, updated, { mode: 0o644 });
+  log(`${paramsFile} updated from the database`);
+}
+

@@ -1,0 +1,49 @@
+import type postgres from "postgres";
+import { lockOpenIteration, WORK_CHANNEL } from "../db/batches.js";
+import { drawPoolState, insertOpenBatch, insertPerturbation, runTheta, type OptionRunRow } from "../db/perturbations.js";
+import { activeGameSlots } from "../db/workers.js";
+import { drawBatch, paramsAt } from "../spsa/option-batches.js";
+
+/**
+ * The master draws every batch's perturbation (a worker only reads it: docs/security.md,
+ * "Worker machine"). It keeps a small pool of open batches drawn ahead of the workers from
+ * the θ of the moment: enough that every game slot it sees can claim at once, and one more
+ * for the time until its next poll. A batch waits in the pool about one batch's time, so its
+ * draw is that much older when it is applied than a draw at claim would be
+ * (docs/uci-options.md measures what that costs).
+ */
+
+/** Drawn batches the pool holds for `slots` game slots and batches of `batchGames`: ⌈slots / batch⌉ + 1, from 2 to 64. */
+export function poolSize(slots: number, batchGames: number): number {
+  return Math.min(64, Math.max(2, Math.ceil(slots / batchGames) + 1));
+}
+
+/**
+ * Tops the pool up: new open batches of `batchGames` (fewer for the last of the run's games),
+ * each with its draw from the run's θ of now at its place in the gain schedule, until the pool
+ * is full or every game of the run is given out. A batch that expired or was refused is not
+ * reopened (its draw stays with it, unapplied); its games are given out again here. Under the
+ * carrier iteration's fold lock, so one master's polls never draw twice. Returns the batches drawn.
+ */
+export async function topUpDraws(sql: postgres.Sql, run: OptionRunRow & { seed: string }, targetGames: number, batchGames: number): Promise<number> {
+  const slots = await activeGameSlots(sql);
+  const drawn = await sql.begin(async (tx) => {
+    if (!(await lockOpenIteration(tx, run.iterationId))) return 0;
+    const { open, allocated } = await drawPoolState(tx, run.iterationId);
+    const { theta } = await runTheta(tx, run.runId);
+    let before = allocated;
+    let count = 0;
+    for (let pooled = open; pooled < poolSize(slots, batchGames) && before < targetGames; pooled++) {
+      const games = Math.min(batchGames, targetGames - before);
+      const batchId = await insertOpenBatch(tx, run.iterationId, games, before);
+      // The batch row's id numbers the draw: unique in the run, so its signs are its own.
+      const draw = drawBatch(paramsAt(run.parameters, theta), run.gains, { seed: run.seed, batchNumber: batchId, gamesBefore: before, gamesPerIteration: run.gamesPerIteration });
+      await insertPerturbation(tx, { batchId, runId: run.runId, batchNumber: batchId, games, k: draw.k, ck: draw.ck, ak: draw.ak, thetaBefore: theta, signs: draw.signs, plus: draw.plus, minus: draw.minus });
+      before += games;
+      count++;
+    }
+    return count;
+  });
+  if (drawn > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
+  return drawn;
+}

@@ -1,0 +1,188 @@
+import { mkdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import { placeAtomically, storeBinary } from "../engine-build/binary-store.js";
+import { binaryName, runCargo } from "../engine-build/cargo.js";
+import { spsaMathConfig, type TuningConfig } from "../config/config.js";
+import type { Param } from "../params/params.js";
+import { expireLeases } from "../db/batches.js";
+import type { Database } from "../postgres/connection.js";
+import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/perturbations.js";
+import { withRetry } from "../postgres/retry.js";
+import { PollBackoff } from "../postgres/poll-backoff.js";
+import { InputError } from "../core/errors.js";
+import { describeChanges, settingsOf } from "../config/iteration-settings.js";
+import { valuesOf } from "../params/params.js";
+import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./build-mode.js";
+import { insertIteration, iterationCount, readIteration } from "../db/iterations.js";
+import type { RunRow } from "../db/runs.js";
+import { StatusLine, withSpinner } from "../core/status-line.js";
+import { applyReports } from "./apply-reports.js";
+import { topUpDraws } from "./draw-pool.js";
+import { optionsMessage, signOptions } from "../signing/options-signature.js";
+import { optionParamsOf } from "../spsa/option-batches.js";
+
+/** params.toml follows θ at most this often while the run goes on, and once at its end. */
+const PARAMS_SYNC_MS = 10_000;
+
+/**
+ * The master of UCI-option mode: builds nothing after its start (the crate of [build], if
+ * no binary is named, once), opens the run's games as one carrier iteration of
+ * max_iterations × games_per_iteration games, and watches: it draws every batch's
+ * perturbation ahead of the workers (src/master/draw-pool.ts), they claim and play the
+ * batches and report results only, and the master applies the reports to θ in report order and counts them in the carrier iteration as it does
+ * (src/master/apply-reports.ts). It returns leases to the pool, writes params.toml from θ,
+ * and ends the run at its game budget. A restart resumes.
+ */
+export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
+  const { database, config, paramsFile } = options;
+  const log = masterLog(options);
+  const parameters = optionParamsOf(options.params, paramsFile);
+  const { run, created, params } = await openTuningRun(options, log);
+  const initial = valuesOf(params);
+  let optionRun = await optionRunOf(database.sql, run.id);
+  if (!optionRun) {
+    if (!created && run.status === "active") {
+      if ((await iterationCount(database.sql, run.id)) > 0) throw new InputError(`run "${run.name}"`, 'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh');
+    }
+    optionRun = await openOptionRun(options, run, params, parameters, log);
+  } else {
+    await warnOfChanges(options, optionRun, params, log);
+    if (optionRun.parametersSignature === null) optionRun = await signOlderRun(options, run, optionRun, parameters);
+  }
+  log(`${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
+    `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`);
+  syncParamsFile(paramsFile, (await runTheta(database.sql, run.id)).theta, log);
+  const final = await watch(options, run, optionRun, log);
+  return { runName: run.name, iterations: config.spsa.maxIterations, initial, final };
+}
+
+/** The binary (built once from the crate if none is named), stored by hash; the carrier iteration and the option settings in one transaction. */
+async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[], parameters: OptionRunRow["parameters"], log: (line: string) => void): Promise<OptionRunRow> {
+  const { config, database } = options;
+  const enginePath = await engineBinary(config, run.name);
+  const sha256 = await withRetry(log, options.signal, () => storeBinary(database.sql, enginePath));
+  const gamesPerIteration = config.games.gamesPerIteration;
+  const row = (iterationId: number): OptionRunRow => ({
+    runId: run.id,
+    iterationId,
+    enginePath,
+    engineSha256: sha256,
+    parameters,
+    gains: spsaMathConfig(config.spsa, gamesPerIteration),
+    gamesPerIteration,
+    parametersSignature: signOptions(options.signingKey.signMessage, run.uid, parameters),
+  });
+  return withRetry(log, options.signal, () =>
+    database.sql.begin(async (tx) => {
+      const iteration = await insertIteration(tx, {
+        runId: run.id,
+        iterationNumber: 1,
+        plus: { path: enginePath, sha256 },
+        minus: { path: enginePath, sha256 },
+        timelowMs: config.timeControl.timelowMs,
+        timehighMs: config.timeControl.timehighMs,
+        targetGames: config.spsa.maxIterations * gamesPerIteration,
+        batchSize: config.games.batchSize,
+        openBatches: false,
+        ck: 0,
+        ak: 0,
+        base: valuesOf(params),
+        plusValues: valuesOf(params),
+        minusValues: valuesOf(params),
+        signs: {},
+        settings: settingsOf(config, params),
+        sign: options.signingKey.sign,
+      });
+      await insertOptionRun(tx, row(iteration.id));
+      return row(iteration.id);
+    }),
+  );
+}
+
+/**
+ * A run opened before option lists were signed: its master signs the stored list once, if it
+ * is the list params.toml gives (a list changed in the database is not signed into trust).
+ */
+async function signOlderRun(options: MasterOptions, run: RunRow, optionRun: OptionRunRow, parameters: OptionRunRow["parameters"]): Promise<OptionRunRow> {
+  if (!optionsMessage(run.uid, optionRun.parameters).equals(optionsMessage(run.uid, parameters))) {
+    throw new InputError(`run "${run.name}"`, `its stored UCI options differ from ${options.paramsFile} and were never signed: restart it with --fresh, or tune under another --name`);
+  }
+  const signature = signOptions(options.signingKey.signMessage, run.uid, parameters);
+  await withRetry(masterLog(options), options.signal, () => setParametersSignature(options.database.sql, run.id, signature));
+  return { ...optionRun, parametersSignature: signature };
+}
+
+/**
+ * A resumed run plays on with what it started with (the carrier iteration's settings: time
+ * per move or node limit, reference_nps; spsa_option_run: options and gains), so edits
+ * since are named as not applied rather than silently ignored.
+ */
+async function warnOfChanges(options: MasterOptions, optionRun: OptionRunRow, params: Param[], log: (line: string) => void): Promise<void> {
+  const { settings } = await withRetry(log, options.signal, () => readIteration(options.database.sql, optionRun.iterationId));
+  if (!settings) return;
+  for (const change of describeChanges(settings, settingsOf(options.config, params))) {
+    log(`changed since the run started: ${change} (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)`);
+  }
+}
+
+/** `[engine] binary`, or [build].engine_dir built once with cargo and copied where the run keeps it. */
+async function engineBinary(config: TuningConfig, runName: string): Promise<string> {
+  if (config.engine.binary !== undefined) return config.engine.binary;
+  const { build } = config;
+  const name = binaryName(build.engineDir, build.binaryName);
+  mkdirSync(build.outputDir, { recursive: true });
+  await withSpinner(
+    `building ${basename(build.engineDir)} once for UCI-option tuning`,
+    runCargo({ treeDir: build.engineDir, args: build.cargoArgs, logFile: join(build.outputDir, `${runName}-options-build.log`), label: "UCI-option" }),
+  );
+  const placed = join(build.outputDir, runName, "options", name);
+  placeAtomically(join(build.engineDir, "target", "release", name), placed);
+  return placed;
+}
+
+/** Until the carrier iteration has all its games: progress, expired leases back to the pool, reports into θ, params.toml from θ. */
+async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRow, log: (line: string) => void): Promise<MasterSummary["final"]> {
+  const { database, paramsFile } = options;
+  const status = options.status ?? new StatusLine();
+  const poll = new PollBackoff(options.config.database.pollIntervalMs);
+  let seen = -1;
+  let synced = Date.now();
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const iteration = await withRetry(log, options.signal, async () => {
+        await expireLeases(database.sql);
+        // θ and the carrier's counters move together: a batch is counted as it is applied.
+        await applyReports(database.sql, run.id);
+        const carrier = await readIteration(database.sql, optionRun.iterationId);
+        // New draws from the θ just moved, for the batches the workers claim next.
+        await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize);
+        return carrier;
+      });
+      if (iteration.gamesPlayed !== seen) poll.reset();
+      seen = iteration.gamesPlayed;
+      const finished = iteration.gamesPlayed >= iteration.targetGames;
+      if (finished) await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
+      const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
+      status.update(`run ${run.name}: ${iteration.gamesPlayed}/${iteration.targetGames} games, +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws} (plus vs minus)`);
+      if (finished || Date.now() - synced >= PARAMS_SYNC_MS) {
+        syncParamsFile(paramsFile, theta, () => {});
+        synced = Date.now();
+      }
+      if (finished) {
+        status.done();
+        log(`run "${run.name}" complete: ${iteration.gamesPlayed} games; ${paramsFile} holds the final θ`);
+        return theta;
+      }
+      await poll.wait();
+    }
+  } finally {
+    status.done();
+  }
+}
+
+/** The build-mode master must not take over a UCI-option run: its carrier iteration has no perturbation of its own. */
+export async function refuseOptionRun(database: Database, runName: string, fresh: boolean): Promise<void> {
+  if (fresh) return;
+  if (await isOptionRun(database.sql, runName)) throw new InputError(`run "${runName}"`, 'is a UCI-option run: set [engine] mode = "options" to resume it, or use another --name or --fresh');
+}

@@ -1,0 +1,50 @@
+import type { Param } from "./params.js";
+import { parseRustItems, type ValueNode } from "../rust-constants/parser.js";
+import { InputError } from "../core/errors.js";
+
+/** How one params.toml parameter reaches the engine without a rebuild: a UCI spin option. */
+export interface OptionTarget {
+  param: string;
+  option: string;
+  /** The option holds value × scale (minnow's floats are spins of value × 100). */
+  scale: number;
+}
+
+/**
+ * The UCI option of each parameter: its `option` key, or the name minnow derives from the
+ * constant (engines/minnow/README.md, "Option names"): `NAME`, `NAME_<i>` for an array element, `NAME_MG` /
+ * `NAME_EG` for a tuple's two members, and `_X100` (value × 100) for a float. The
+ * constants file tells an array from a tuple; a parameter it cannot place needs `option`.
+ */
+export function optionTargets(params: readonly Param[], constantsSource: string, constantsFile: string): OptionTarget[] {
+  const constants = new Map(parseRustItems(constantsSource, constantsFile).constants.map((c) => [c.name, c.value]));
+  return params.map((param) => {
+    if (param.option !== undefined) return { param: param.name, option: param.option, scale: param.optionScale ?? 1 };
+    let node = constants.get(param.constant);
+    let option = param.constant;
+    for (const i of param.index) {
+      if (node === undefined || (node.kind !== "array" && node.kind !== "tuple")) break;
+      option += tupleSuffix(node, i) ?? `_${i}`;
+      node = node.items[i];
+    }
+    if (node?.kind !== "literal") throw new InputError(`params: [${param.name}]`, `cannot derive a UCI option name from ${param.constant}; set option = "NAME"`);
+    return param.type === "float" ? { param: param.name, option: `${option}_X100`, scale: 100 } : { param: param.name, option, scale: 1 };
+  });
+}
+
+/** A two-member tuple is an (mg, eg) pair in minnow's convention. */
+function tupleSuffix(node: ValueNode & { items: ValueNode[] }, index: number): string | undefined {
+  if (node.kind !== "tuple" || node.items.length !== 2) return undefined;
+  return index === 0 ? "_MG" : "_EG";
+}
+
+/** Each parameter's option value for θ: scaled and, for an int parameter, rounded as a build would. */
+export function optionValues(params: readonly Pick<Param, "name" | "type" | "value">[], targets: readonly OptionTarget[], values: Readonly<Record<string, number>>): Map<string, number> {
+  const out = new Map<string, number>();
+  params.forEach((param, i) => {
+    const target = targets[i]!;
+    const value = (values[param.name] ?? param.value) * target.scale;
+    out.set(target.option, param.type === "int" || target.scale !== 1 ? Math.round(value) : value);
+  });
+  return out;
+}

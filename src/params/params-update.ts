@@ -1,0 +1,55 @@
+import { InputError } from "../core/errors.js";
+
+/** A table header `[name]` or array-of-tables header `[[name]]`, possibly with a trailing comment. */
+const HEADER = /^\s*\[(\[?)\s*([^[\]]*?)\s*\]\]?\s*(?:#[^\n]*)?$/;
+/** `value = <literal>` with optional trailing whitespace and comment (\r included). */
+const VALUE_LINE = /^(\s*(?:value|"value")\s*=\s*)([^#\s][^#]*?)(\s*(?:#[^\n]*)?)$/;
+
+/**
+ * Rewrites the `value = …` line of each named parameter table in params.toml text, keeping
+ * every other byte (comments, order, spacing, line endings). Throws an InputError when a
+ * table or its `value` key is missing. Only the `[NAME]` + `value = …` layout is supported.
+ */
+export function updateParamValues(text: string, values: Readonly<Record<string, number>>, fileName: string): string {
+  const lines = text.split("\n");
+  const pending = new Set(Object.keys(values));
+  const seenTables = new Set<string>();
+  let table: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    const header = HEADER.exec(line);
+    if (header) {
+      // `[A.meta]` or `[[A]]` is not parameter A's table, so it ends A's table too.
+      table = header[1] === "[" ? undefined : unquote(header[2] ?? "");
+      if (table !== undefined) seenTables.add(table);
+      continue;
+    }
+    const match = table !== undefined && pending.has(table) ? VALUE_LINE.exec(line) : null;
+    if (match && table !== undefined) {
+      const value = values[table] ?? Number.NaN;
+      lines[i] = `${match[1]}${formatTomlNumber(value, `${fileName}: [${table}].value`)}${match[3]}`;
+      pending.delete(table);
+    }
+  }
+  for (const name of pending) {
+    throw new InputError(`${fileName}: [${name}]`, seenTables.has(name) ? "has no `value = …` line to update" : "table not found");
+  }
+  return lines.join("\n");
+}
+
+function unquote(key: string): string {
+  return /^"[^"\\]*"$/.test(key) ? key.slice(1, -1) : key;
+}
+
+/**
+ * A TOML number for θ that reads back as exactly the same double: JavaScript's shortest
+ * round-trip form (`0.30000000000000004`, `1e-7`, `-2.5e+300`), which is valid TOML as it
+ * is, except for integers beyond 2^53, whose digits TOML would read as an integer (and
+ * refuse past 2^63): those are written as floats in exponent form.
+ */
+export function formatTomlNumber(value: number, where: string): string {
+  if (!Number.isFinite(value)) throw new InputError(where, `cannot write ${value} as a parameter value`);
+  // `+ 0` turns -0 into 0.
+  const number = value + 0;
+  return Number.isInteger(number) && !Number.isSafeInteger(number) ? number.toExponential() : String(number);
+}

@@ -1,0 +1,70 @@
+import type { KeyObject } from "node:crypto";
+import type { OptionDraw } from "../db/perturbations.js";
+import { SpsaError } from "../core/errors.js";
+import { signedMessage, verifyMessage, type MessageSigner } from "./binary-signature.js";
+import type { Values } from "../spsa/math.js";
+import { engineOptions, type OptionParams } from "../spsa/option-batches.js";
+
+/**
+ * A UCI-option run's parameter list is signed like binaries are (docs/signing.md): the option
+ * names and bounds a worker sends its engine come from the master, not from a row anyone
+ * who can write the database may change. The message names the run's uid, so it is valid for
+ * this run in this database only.
+ */
+const OPTIONS_KIND = "spsa-options-v1";
+
+/** The parameters as signed bytes: by name, each field in a fixed order (jsonb keeps no key order). */
+export function optionsMessage(runUid: string, parameters: OptionParams): Buffer {
+  const list = Object.keys(parameters)
+    .sort()
+    .map((name) => {
+      const p = parameters[name]!;
+      return [name, p.option, p.optionScale ?? null, p.type, p.min, p.max, p.step, p.frozen];
+    });
+  return signedMessage(OPTIONS_KIND, [runUid, JSON.stringify(list)]);
+}
+
+export function signOptions(signMessage: MessageSigner, runUid: string, parameters: OptionParams): string {
+  return signMessage(optionsMessage(runUid, parameters));
+}
+
+/** The draw's parameter list is not signed by a trusted key for this run, or a drawn value is out of its bounds: nothing is sent to an engine. */
+export class UntrustedOptionsError extends SpsaError {
+  override readonly exitCode: number;
+  constructor(
+    message: string,
+    /** The worker trusts no key at all: nothing could ever pass. */
+    readonly noTrustedKey: boolean,
+  ) {
+    super(message);
+    this.exitCode = noTrustedKey ? 2 : 1;
+  }
+}
+
+function withinBounds(parameters: OptionParams, values: Values): string | undefined {
+  return Object.entries(parameters).find(([name, p]) => {
+    const v = values[name];
+    return typeof v !== "number" || !Number.isFinite(v) || v < p.min || v > p.max;
+  })?.[0];
+}
+
+/**
+ * The plus and minus engines' options of a claimed batch of run `runUid`: only when a trusted
+ * key signed its parameter list for this run, and every drawn value is a finite number within
+ * its parameter's signed bounds.
+ */
+export function verifiedOptions(keys: readonly KeyObject[], runUid: string, draw: OptionDraw): { plus: Record<string, number>; minus: Record<string, number> } {
+  if (!verifyMessage(keys, optionsMessage(runUid, draw.parameters), draw.signature)) {
+    throw new UntrustedOptionsError(
+      keys.length === 0
+        ? "no trusted master key to check the run's options against: pin the master's key with `compete --spsa --trust KEY` (`spsa key` prints it)"
+        : `refused the UCI options of run ${runUid}: ${draw.signature ? "their signature is not from a trusted master key for this run" : "they are not signed"}`,
+      keys.length === 0,
+    );
+  }
+  for (const [side, values] of [["plus", draw.plus], ["minus", draw.minus]] as const) {
+    const bad = withinBounds(draw.parameters, values);
+    if (bad !== undefined) throw new UntrustedOptionsError(`refused the ${side} values of a UCI-option batch: ${bad} is not a number within its signed bounds`, false);
+  }
+  return { plus: engineOptions(draw.parameters, draw.plus), minus: engineOptions(draw.parameters, draw.minus) };
+}

@@ -1,0 +1,11 @@
+import { isReferenceResult, type IterationOutcome, type IterationResult } from "./math.js";
+
+const counts = (result: IterationResult) => `+${result.plusWins} -${result.minusWins} =${result.draws}`;
+
+/**
+ * An iteration's results for people: `+9 -8 =7` (plus's wins, minus's wins, draws), or in
+ * reference mode each side's against the reference, `θ+ +5 -3 =4, θ− +4 -4 =4 vs reference`.
+ */
+export function outcomeText(outcome: IterationOutcome): string {
+  return isReferenceResult(outcome) ? `θ+ ${counts(outcome.plus)}, θ− ${counts(outcome.minus)} vs reference` : counts(outcome);
+}

@@ -1,0 +1,143 @@
+import type postgres from "postgres";
+import { describe, expect, it } from "vitest";
+import { claimBatch, expireLeases, reportBatch, type BatchReport } from "../../src/db/batches.js";
+import { insertOptionRun } from "../../src/db/perturbations.js";
+import { applyReports } from "../../src/master/apply-reports.js";
+import { scheduleStep } from "../../src/spsa/option-batches.js";
+import { topUpDraws } from "../../src/master/draw-pool.js";
+import { optionsOnClaim } from "../../src/worker/option-draw.js";
+import { useMigratedDatabase } from "../support/database.js";
+import { clean, crowdOfWorkers, killWhileWaitingOnBatch, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { expectConsistentRun } from "../support/options-run.js";
+
+/** The carrier iteration's counters, and the same sums over its done batches: equal when each was counted once. */
+async function countsAndSums(sql: postgres.Sql, iterationId: number) {
+  const [row] = await sql`
+    select i.games_played, i.plus_wins, i.minus_wins, i.draws, i.pairs_dd, s.games_played as done_games, s.plus_wins as done_plus_wins,
+      s.minus_wins as done_minus_wins, s.draws as done_draws, s.pairs_dd as done_pairs_dd
+    from spsa_iteration i, (select coalesce(sum(games), 0)::int as games_played, coalesce(sum(plus_wins), 0)::int as plus_wins,
+      coalesce(sum(minus_wins), 0)::int as minus_wins, coalesce(sum(draws), 0)::int as draws, coalesce(sum((pairs->>2)::int), 0)::int as pairs_dd
+      from spsa_batch where iteration_id = ${iterationId} and status = 'done') s
+    where i.id = ${iterationId}`;
+  return {
+    counted: { games: row!.games_played, plusWins: row!.plus_wins, minusWins: row!.minus_wins, draws: row!.draws, pairsDd: row!.pairs_dd },
+    done: { games: row!.done_games, plusWins: row!.done_plus_wins, minusWins: row!.done_minus_wins, draws: row!.done_draws, pairsDd: row!.done_pairs_dd },
+  };
+}
+
+/** The pairs of `games` games without draws of which plus won all, none or half (each pair split). */
+function pairsOf(wins: number, games: number): BatchReport["pairs"] {
+  const pairs = games / 2;
+  return wins === games ? [0, 0, 0, 0, pairs] : wins === 0 ? [pairs, 0, 0, 0, 0] : [0, 0, pairs, 0, 0];
+}
+
+/** A UCI-option run of one float parameter X over `target` games, as the master opens it; `draw` tops its pool of drawn batches of 4 games up, as the master's polls do. */
+async function seedOptionRun(sql: postgres.Sql, runName: string, target: number, gamesPerIteration: number) {
+  const { run, iteration } = await seedIteration(sql, { runName, targetGames: target, batchSize: 4, openBatches: false });
+  const parameters = { X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined } };
+  const gains = { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: target / gamesPerIteration };
+  const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration, parametersSignature: null };
+  await insertOptionRun(sql, optionRun);
+  const [{ seed } = { seed: "" }] = await sql<{ seed: string }[]>`select seed from spsa_run where id = ${run.id}`;
+  const draw = () => topUpDraws(sql, { ...optionRun, seed }, target, 4);
+  await draw();
+  return { run, iteration, gains, seed, draw };
+}
+
+describe("UCI-option mode: the master draws and moves θ, workers only play and report", () => {
+  const database = useMigratedDatabase(4);
+
+  it("keeps θ one replayable chain with 20 connections claiming, reporting and expiring while two masters draw and apply", async () => {
+    const sql = database.sql;
+    const target = 240;
+    const gamesPerIteration = 16;
+    const { run, iteration, gains, seed, draw } = await seedOptionRun(sql, "async", target, gamesPerIteration);
+    const names = Array.from({ length: 20 }, (_, i) => `async-${i}`);
+    for (const name of names) await registerTestWorker(sql, name);
+    let applying = true;
+    // Two masters (one restarted while the other still runs): they take turns on the run's lock.
+    const master = async () => {
+      while (applying) {
+        await applyReports(sql, run.id);
+        await draw();
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+    };
+    const masters = [master(), master()];
+    let late = 0;
+    const w = (name: string) => names.indexOf(name);
+    try {
+      await crowdOfWorkers(
+        database.url,
+        names,
+        iteration.id,
+        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 3), optionsOnClaim),
+        async (db, name, batch, round) => {
+          expect(batch.optionDraw).toBeDefined();
+          const kind = (w(name) + round) % 3;
+          const wins = kind === 0 ? batch.games : kind === 1 ? 0 : batch.games / 2;
+          const report: BatchReport = { batchId: batch.batchId, workerName: name, wins, losses: batch.games - wins, draws: 0, pairs: pairsOf(wins, batch.games), ...clean() };
+          if ((w(name) * 5 + round) % 9 === 0) {
+            // A dead worker: its lease runs out, its draw is dropped and its late report refused.
+            await db`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batch.batchId}`;
+            await expireLeases(db);
+            expect(await reportBatch(db, report)).toBe("refused");
+            late++;
+          } else {
+            expect(await reportBatch(db, report)).toBe("accepted");
+          }
+        },
+      );
+    } finally {
+      applying = false;
+      await Promise.all(masters);
+    }
+    await applyReports(sql, run.id);
+    expect(late).toBeGreaterThan(0);
+
+    // Every draw as the formulas give it from its θ before, every reported one applied once, one chain to the run's θ.
+    const final = await expectConsistentRun(sql, "async", seed);
+    expect(final.X).not.toBe(1);
+    const rows = await sql<{ applied: number | null; status: string; k: number; before: number; games: number }[]>`
+      select p.applied_number as applied, b.status, p.k, b.games_before as before, p.games
+      from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where p.run_id = ${run.id} order by p.applied_number`;
+    const done = rows.filter((r) => r.status === "done");
+    expect(done.map((r) => r.applied)).toEqual(done.map((_, i) => i + 1));
+    expect(done.reduce((n, r) => n + r.games, 0)).toBe(target);
+    // Each draw's place in the schedule is its batch's place in the iteration, however many were drawn before.
+    for (const r of rows) expect(r.k).toBe(scheduleStep(r.before, gamesPerIteration, gains.maxIterations));
+    // The carrier's counters were added to as the batches moved θ, each once.
+    const { counted, done: doneSums } = await countsAndSums(sql, iteration.id);
+    expect(counted).toEqual(doneSums);
+    expect(counted.games).toBe(target);
+  }, 120_000);
+
+  it("applies and counts each batch once: not when the master is killed midway through its fold, not again when it folds twice", async () => {
+    const sql = database.sql;
+    const { run, iteration, seed, draw } = await seedOptionRun(sql, "killed-fold", 64, 16);
+    await registerTestWorker(sql, "kf");
+    for (let k = 0; k < 6; k++) {
+      await draw();
+      const batch = await claimBatch(sql, "kf", 4, optionsOnClaim);
+      const wins = [batch!.games, 0, batch!.games / 2][k % 3]!;
+      const report: BatchReport = { batchId: batch!.batchId, workerName: "kf", wins, losses: batch!.games - wins, draws: 0, pairs: pairsOf(wins, batch!.games), ...clean() };
+      expect(await reportBatch(sql, report)).toBe("accepted");
+    }
+    const [last] = await sql<{ id: number }[]>`select max(id)::int as id from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
+    // Killed once it has moved θ by every report in its transaction, waiting to mark the last batch folded.
+    await killWhileWaitingOnBatch(database.url, last!.id, { module: "uci-tune/apply-reports.js", fn: "applyReports", args: [run.id] });
+    const [before] = await sql`select current_parameters as theta from spsa_run where id = ${run.id}`;
+    expect(before?.theta).toEqual({ X: 1 });
+    expect((await sql`select count(applied_number)::int as n from spsa_perturbation where run_id = ${run.id}`)[0]?.n).toBe(0);
+    expect((await countsAndSums(sql, iteration.id)).counted.games).toBe(0);
+    expect(await applyReports(sql, run.id)).toBe(6);
+    expect(await applyReports(sql, run.id)).toBe(0);
+    await expectConsistentRun(sql, "killed-fold", seed);
+    // The all-wins batches moved θ (their moves may cancel out over the run).
+    const [moved] = await sql`select count(*)::int as n from spsa_perturbation where run_id = ${run.id} and theta_after <> theta_applied`;
+    expect(moved?.n).toBeGreaterThan(0);
+    const { counted, done: doneSums } = await countsAndSums(sql, iteration.id);
+    expect(counted).toEqual(doneSums);
+    expect(counted.games).toBeGreaterThan(0);
+  }, 60_000);
+});

@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import { loadParams } from "../../src/params/params.js";
+import { InputError } from "../../src/core/errors.js";
+import { measuredElo, update, type SpsaParam } from "../../src/spsa/math.js";
+import { stepScales } from "../../src/spsa/adaptive.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch, engineOptions, optionParamsOf, scheduleStep, type OptionParams } from "../../src/spsa/option-batches.js";
+
+const dir = mkdtempSync(join(tmpdir(), "spsa-uci-"));
+let counter = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const write = (name: string, text: string) => {
+  const file = join(dir, `${counter++}-${name}`);
+  writeFileSync(file, text);
+  return file;
+};
+
+const gains = { a: 0.5, c: 2, A: 5, alpha: 0.602, gamma: 0.101, maxIterations: 50, eloCap: 400, maxStep: 2 };
+const params: SpsaParam[] = [
+  { name: "X", value: 10, min: 0, max: 20, step: 1, type: "int" },
+  { name: "F", value: 0.75, min: 0, max: 2, step: 0.1, type: "float" },
+];
+const settings: OptionParams = {
+  X: { min: 0, max: 20, step: 1, type: "int", frozen: false, option: "X_OPT", optionScale: undefined },
+  F: { min: 0, max: 2, step: 0.1, type: "float", frozen: false, option: "F_X100", optionScale: 100 },
+};
+
+describe("asynchronous SPSA math of UCI-option mode", () => {
+  it("counts the schedule in games: k moves by one per games_per_iteration games, up to N", () => {
+    expect(scheduleStep(0, 64, 50)).toBe(1);
+    expect(scheduleStep(63, 64, 50)).toBe(1);
+    expect(scheduleStep(64, 64, 50)).toBe(2);
+    expect(scheduleStep(64 * 1000, 64, 50)).toBe(50);
+  });
+
+  it("draws the same perturbation for the same seed and batch number, another for the next batch", () => {
+    const draw = (batchNumber: number) => drawBatch(params, gains, { seed: "s", batchNumber, gamesBefore: 128, gamesPerIteration: 64 });
+    expect(draw(3)).toEqual(draw(3));
+    expect(draw(3).k).toBe(3);
+    const signs = new Set(Array.from({ length: 12 }, (_, i) => JSON.stringify(draw(i + 1).signs)));
+    expect(signs.size).toBeGreaterThan(1);
+  });
+
+  it("scales a batch's step by its share of an iteration's games, from the θ of the report", () => {
+    const drawn = drawBatch(params, gains, { seed: "s", batchNumber: 1, gamesBefore: 0, gamesPerIteration: 64 });
+    const now = params.map((p) => ({ ...p, value: p.name === "X" ? 12 : p.value }));
+    const result = { plusWins: 5, minusWins: 2, draws: 1 };
+    const step = applyBatch(now, { ...drawn, games: 8 }, result, gains, 64);
+    const full = update(now, { ...drawn, ak: drawn.ak / 8 }, result, gains);
+    expect(step.newValues).toEqual(full.newValues);
+    // θ of the report, not of the draw: X started from 12.
+    expect(step.newValues.X).not.toBe(update(params, { ...drawn, ak: drawn.ak / 8 }, result, gains).newValues.X);
+  });
+
+  it("sends ints as integers and floats scaled and rounded, or as decimals without option_scale", () => {
+    expect(engineOptions(settings, { X: 11, F: 0.826 })).toEqual({ X_OPT: 11, F_X100: 83 });
+    const decimal: OptionParams = { X: settings.X!, F: { ...settings.F!, option: "F", optionScale: undefined } };
+    expect(engineOptions(decimal, { X: 11, F: 0.826 })).toEqual({ X_OPT: 11, F: 0.826 });
+  });
+
+  it("refuses a params.toml parameter without an option, naming it", () => {
+    const file = write("params.toml", `[A]\nvalue = 1\nmin = 0\nmax = 2\nstep = 1\noption = "A"\n\n[B]\nvalue = 1\nmin = 0\nmax = 2\nstep = 1\n`);
+    expect(() => optionParamsOf(loadParams(file), file)).toThrow(InputError);
+    expect(() => optionParamsOf(loadParams(file), file)).toThrow(/\[B\] has no option key/);
+    const scaled = write("scaled.toml", `[F]\ntype = "float"\nvalue = 1\nmin = 0\nmax = 2\nstep = 0.1\noption_scale = 100\n`);
+    expect(() => loadParams(scaled)).toThrow(/option_scale.*needs option/);
+  });
+
+  it("reads [engine] mode and binary from config.toml", () => {
+    const binary = write("engine", "");
+    expect(loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "${binary}"\n`)).engine).toEqual({ mode: "options", binary });
+    expect(loadConfig(write("config.toml", "")).engine).toEqual({ mode: "build", binary: undefined });
+    expect(() => loadConfig(write("config.toml", `[engine]\nbinary = "${binary}"\n`))).toThrow(/binary.*applies only with mode = "options"/);
+    expect(() => loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "/nonexistent/engine"\n`))).toThrow(/file not found/);
+    expect(() => loadConfig(write("config.toml", `[engine]\nmode = "uci"\n`))).toThrow(/mode/);
+  });
+});
+
+describe("adaptive gains in UCI-option mode", () => {
+  const adaptive = { mode: "signal" as const, window: 4, floor: 0.2 };
+  const batch = (plusWins: number, minusWins: number) => ({ plusWins, minusWins, draws: 16 - plusWins - minusWins });
+
+  it("count the window in iterations' worth of games, and are off unless configured", () => {
+    expect(batchWindow({ ...gains, adaptive }, 64, 16)).toBe(16);
+    expect(batchWindow({ ...gains, adaptive }, 64, 6)).toBe(43);
+    expect(batchStepScales(settings, [batch(12, 2)], gains, 64)).toBeUndefined();
+    expect(batchStepScales(settings, [batch(12, 2)], { ...gains, adaptive: { ...adaptive, mode: "off" } }, 64)).toBeUndefined();
+  });
+
+  it("are the build mode's scales over the reported batches pooled into iterations' worth of games", () => {
+    // Batches of 16 games, iterations of 32: three groups, the last of one batch.
+    const reported = [batch(12, 2), batch(13, 1), batch(2, 12), batch(1, 13), batch(11, 3)];
+    const pooled = [
+      { plusWins: 25, minusWins: 3, draws: 4 },
+      { plusWins: 3, minusWins: 25, draws: 4 },
+      { plusWins: 11, minusWins: 3, draws: 2 },
+    ].map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
+    const scales = batchStepScales(settings, reported, { ...gains, adaptive }, 32);
+    expect(scales).toEqual(stepScales(pooled, ["X", "F"], { ...adaptive, window: 3 }));
+    expect(scales?.X).toBeGreaterThan(adaptive.floor);
+    // A batch whose games were all voided adds nothing.
+    expect(batchStepScales(settings, [...reported, { plusWins: 0, minusWins: 0, draws: 0 }], { ...gains, adaptive }, 32)).toEqual(scales);
+    // applied: a parameter's step is its scale times the plain one.
+    const drawn = { ak: 0.02, plus: { X: 11, F: 0.85 }, minus: { X: 9, F: 0.65 }, games: 16 };
+    const plain = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64);
+    const scaled = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64, { X: 0.5, F: 0.25 });
+    expect((scaled.newValues.X ?? 0) - 10).toBeCloseTo(0.5 * ((plain.newValues.X ?? 0) - 10), 12);
+    expect((scaled.newValues.F ?? 0) - 0.75).toBeCloseTo(0.25 * ((plain.newValues.F ?? 0) - 0.75), 12);
+  });
+});

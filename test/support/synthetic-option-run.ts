@@ -1,0 +1,68 @@
+import type postgres from "postgres";
+import { spsaMathConfig, type TuningConfig } from "../../src/config/config.js";
+import type { Param } from "../../src/params/params.js";
+import { insertOptionRun } from "../../src/db/perturbations.js";
+import { writeSyntheticRun } from "./synthetic-run.js";
+
+/**
+ * A UCI-option run written straight into the database as its master and workers leave it
+ * (the carrier iteration, its option settings, done batches each with its applied draw, the
+ * carrier's counters their sums), with known results and times: for bench/status-bench.mjs
+ * and the status and dashboard tests of UCI-option runs. θ does not move: the rows are
+ * about games, Elo and time, not about the draws' math (src/uci-tune has its own tests).
+ */
+export interface SyntheticOptionRunOptions {
+  name: string;
+  config: TuningConfig;
+  params: Param[];
+  workerName: string;
+  /**
+   * Plus's wins in each batch of `[games] batch_size` games, in the order the batches moved
+   * θ (one batch each): won in pairs of a win and a draw, the other pairs drawn.
+   */
+  wins: readonly number[];
+  /**
+   * Batch i (from 0) is played by slot i mod `slots`, claimed at `startedAt` + ⌊i / slots⌋
+   * × batchSeconds and reported batchSeconds later; the run started at `startedAt`.
+   */
+  startedAt: Date;
+  batchSeconds: number;
+  slots: number;
+}
+
+export async function writeSyntheticOptionRun(sql: postgres.Sql, options: SyntheticOptionRunOptions): Promise<{ runId: number; iterationId: number }> {
+  const { config, params } = options;
+  const { runId, open } = await writeSyntheticRun(sql, { name: options.name, config, params, iterations: 0, open: true, workerName: options.workerName });
+  if (!open) throw new Error("writeSyntheticRun opened no iteration");
+  const perIteration = config.games.gamesPerIteration;
+  const games = config.games.batchSize;
+  const parameters = Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: false, option: p.option ?? p.name, optionScale: p.optionScale }]));
+  await insertOptionRun(sql, { runId, iterationId: open.id, enginePath: "/nonexistent/engine", engineSha256: "0".repeat(64), parameters, gains: spsaMathConfig(config.spsa, perIteration), gamesPerIteration: perIteration, parametersSignature: null });
+  // The carrier's own planned batches make way for the played ones.
+  await sql`delete from spsa_batch where iteration_id = ${open.id}`;
+  const claimed = sql`${options.startedAt}::timestamptz + make_interval(secs => ((x.i - 1) / ${options.slots}::int)::int * ${options.batchSeconds}::float8)`;
+  await sql`
+    with b as (
+      insert into spsa_batch (iteration_id, worker_name, games, status, folded, games_before, claimed_at, lease_expires_at, reported_at, plus_wins, minus_wins, draws, pairs)
+      select ${open.id}, ${options.workerName}, ${games}, 'done', true, (x.i - 1) * ${games}, ${claimed}, ${claimed} + make_interval(secs => ${options.batchSeconds}::float8),
+        ${claimed} + make_interval(secs => ${options.batchSeconds}::float8), x.w, 0, ${games} - x.w, json_build_array(0, 0, ${games / 2} - x.w, x.w, 0)
+      from unnest(${sql.array([...options.wins])}::int[]) with ordinality as x(w, i)
+      returning id, games, plus_wins, minus_wins, draws, pairs, claimed_at, reported_at)
+    insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters,
+      plus_wins, minus_wins, draws, pairs, elo_diff, theta_applied, theta_after, claimed_at, reported_at, applied_number)
+    select b.id, r.id, b.id, ${options.workerName}, b.games, 1, 1, 1, r.current_parameters, '{}', r.current_parameters, r.current_parameters,
+      b.plus_wins, b.minus_wins, b.draws, b.pairs, 0, r.current_parameters, r.current_parameters, b.claimed_at, b.reported_at,
+      row_number() over (order by b.reported_at, b.id)
+    from b, spsa_run r where r.id = ${runId}`;
+  // The carrier's counters are its batches' sums, as the master's folds leave them.
+  await sql`
+    update spsa_iteration i set created_at = ${options.startedAt}, target_games = greatest(${config.spsa.maxIterations * perIteration}, s.games),
+      games_claimed = s.games, games_played = s.games, plus_wins = s.w, minus_wins = s.l, draws = s.d,
+      pairs_ll = s.ll, pairs_ld = s.ld, pairs_dd = s.dd, pairs_dw = s.dw, pairs_ww = s.ww
+    from (select coalesce(sum(games), 0)::int as games, coalesce(sum(plus_wins), 0)::int as w, coalesce(sum(minus_wins), 0)::int as l,
+      coalesce(sum(draws), 0)::int as d, coalesce(sum((pairs->>0)::int), 0)::int as ll, coalesce(sum((pairs->>1)::int), 0)::int as ld,
+      coalesce(sum((pairs->>2)::int), 0)::int as dd, coalesce(sum((pairs->>3)::int), 0)::int as dw, coalesce(sum((pairs->>4)::int), 0)::int as ww
+      from spsa_batch where iteration_id = ${open.id}) s
+    where i.id = ${open.id}`;
+  return { runId, iterationId: open.id };
+}

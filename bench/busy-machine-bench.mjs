@@ -10,7 +10,10 @@ import { spawn } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createRunner, defaultBookPath, loadBook, MatchTally, pickOpening, seededRng, uniform } from "../dist/play/index.js";
+import { createRunner } from "../dist/play/runner.js";
+import { defaultBookPath, loadBook, pickOpening } from "../dist/play/book.js";
+import { MatchTally } from "../dist/play/match-tally.js";
+import { seededRng, uniform } from "../dist/core/rng.js";
 
 const { values } = parseArgs({
   options: {

@@ -20,7 +20,9 @@ import { join } from "node:path";
 import { clearInterval, setInterval, setTimeout } from "node:timers";
 import { parseArgs } from "node:util";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { createRunner, loadBook, pickOpening, seededRng } from "../dist/play/index.js";
+import { createRunner } from "../dist/play/runner.js";
+import { loadBook, pickOpening } from "../dist/play/book.js";
+import { seededRng } from "../dist/core/rng.js";
 
 const { values } = parseArgs({
   options: {

@@ -57,7 +57,8 @@ const { values } = parseArgs({
 
 /** Plays `games` games of the engine against itself at 10–30 ms per move on two slots; prints each game's seconds. */
 async function measure(games, path) {
-  const { createRunner, defaultBookPath, loadBook, pickOpening } = await import("../dist/play/index.js");
+  const { createRunner } = await import("../dist/play/runner.js");
+  const { defaultBookPath, loadBook, pickOpening } = await import("../dist/play/book.js");
   const book = loadBook(defaultBookPath());
   const rng = createRng("tail-wait");
   const runner = createRunner({ concurrency: 2, timeMarginMs: 1000 });

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import type { EngineSpec } from "../play/index.js";
+import type { EngineSpec } from "../play/engine-process.js";
 import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
 import { parseTimeControl } from "../play/time-control.js";
 import { collect, parseCount, parseNumber, parseOption, parseSprt } from "./parsers.js";

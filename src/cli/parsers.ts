@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "commander";
-import type { SprtBounds } from "../stats/elo.js";
+import type { SprtBounds } from "../types/play.js";
 
 /** Argument parsers shared by the spsa and compete programs. */
 

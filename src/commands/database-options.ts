@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
-import { loadConfig, type TuningConfig } from "../config/config.js";
+import { loadConfig } from "../config/config.js";
 import type { DatabaseOptions } from "../postgres/connection.js";
+import type { TuningConfig } from "../types/config.js";
 
 export const DEFAULT_CONFIG_FILE = "config.toml";
 

@@ -4,27 +4,15 @@ import { delimiter, join } from "node:path";
 import { cpus } from "node:os";
 import { InputError, SpsaError } from "../core/errors.js";
 import { StatusLine } from "../core/status-line.js";
-import {
-  createRunner,
-  formatPgn,
-  loadBook,
-  MatchTally,
-  openingOrder,
-  playable,
-  refuseRepeatedGames,
-  resolveBook,
-  seededRng,
-  sequentialOpenings,
-  uniform,
-  withRandomPlies,
-  type AdjudicationRules,
-  type EngineSpec,
-  type OutsideDelayPolicy,
-  type PairResult,
-  type SearchLimits,
-  type SprtBounds,
-  type TimeControl,
-} from "../play/index.js";
+import { createRunner, type PairResult } from "../play/runner.js";
+import { formatPgn } from "../play/pgn.js";
+import { loadBook, openingOrder, playable, resolveBook, sequentialOpenings, withRandomPlies } from "../play/book.js";
+import { MatchTally } from "../play/match-tally.js";
+import { refuseRepeatedGames } from "../play/repeated-games.js";
+import { seededRng, uniform } from "../core/rng.js";
+import type { AdjudicationRules } from "../play/adjudication.js";
+import type { EngineSpec } from "../play/engine-process.js";
+import type { OutsideDelayPolicy, SearchLimits, SprtBounds, TimeControl } from "../types/play.js";
 
 export interface MatchOptions {
   engineA: EngineSpec;

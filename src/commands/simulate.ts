@@ -1,4 +1,4 @@
-import { loadConfig, spsaMathConfig, type SpsaConfig } from "../config/config.js";
+import { loadConfig, spsaMathConfig } from "../config/config.js";
 import { loadParams, type Param } from "../params/params.js";
 import { openDatabase } from "../postgres/connection.js";
 import { readPlayedIterations } from "../db/iterations.js";
@@ -17,6 +17,7 @@ import { fishtestTuner, masterTuner, seedTuner, type Tuner } from "../simulate/t
 import { parseModelFile, userProblem, type ModelOptions } from "../simulate/user-model.js";
 import { databaseOptionsFrom, DEFAULT_CONFIG_FILE } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
+import type { SpsaConfig } from "../types/config.js";
 
 export interface SimulateCommandOptions {
   config?: string;

@@ -1,4 +1,4 @@
-import type { SprtBounds } from "../stats/elo.js";
+
 import { openDatabase } from "../postgres/connection.js";
 import { InputError } from "../core/errors.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
@@ -6,6 +6,7 @@ import { parseThetaLabel } from "../verify/theta.js";
 import { verifyLimits, type LimitFlags } from "../verify/limits.js";
 import { runVerify, type VerifyResult } from "../verify/verify.js";
 import { DEFAULT_RUN_NAME, loadRunInputs } from "./master.js";
+import type { SprtBounds } from "../types/play.js";
 
 export interface VerifyCommandOptions extends LimitFlags {
   config?: string;

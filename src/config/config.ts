@@ -1,128 +1,13 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
-import type { OutsideDelayPolicy } from "../play/runner.js";
 import { shippedBook } from "../play/book.js";
 import { dirname, resolve } from "node:path";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd, SCHEDULES, type Schedule, type SpsaMathConfig } from "../spsa/math.js";
+import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd } from "../spsa/math.js";
 import { parsePublicKey } from "../signing/binary-signature.js";
-import { ADAPT_MODES, type AdaptiveGains } from "../spsa/adaptive.js";
 import { TableReader } from "../core/table-reader.js";
 import { readTomlFile } from "../core/toml-file.js";
-
-/** `[time_control] nodes` or `depth`: every move searched to it instead of a time per move. */
-export type MoveLimit = { nodes: number } | { depth: number };
-
-export interface TimeControlConfig {
-  timelowMs: number;
-  timehighMs: number;
-  /** When set, games are played at it and timelow/timehigh are not used (config.toml may not set them then). */
-  moveLimit: MoveLimit | undefined;
-  /** Workers scale their time per move by reference_nps / their engine's measured speed (src/worker/time-factor.ts). */
-  referenceNps: number | undefined;
-  /** Extra time an engine may overrun `movetime` before it forfeits (engines overshoot: docs/design-notes.md). */
-  marginMs: number;
-}
-
-export interface GamesConfig {
-  gamesPerIteration: number;
-  batchSize: number;
-  /** Absolute path of the opening book, or undefined for the book shipped with the tool. */
-  book: string | undefined;
-  /** For PGN books: how many plies of each game make the opening. */
-  bookPlies: number;
-  /** A batch whose worker has not been heard from for this long returns to the pool. */
-  leaseSeconds: number;
-}
-
-export interface SpsaConfig {
-  maxIterations: number;
-  /** Perturbation (steps) and learning rate (fishtest's units) at the last iteration; a and c follow from them. */
-  cEnd: number;
-  rEnd: number;
-  /** Set only to override what cEnd and rEnd give. */
-  a: number | undefined;
-  c: number | undefined;
-  /** Undefined means the default, a fraction of maxIterations (see src/spsa/math.ts). */
-  A: number | undefined;
-  alpha: number;
-  gamma: number;
-  eloCap: number;
-  maxStep: number;
-  /** "standard" (Spall's decaying gains) or "self-correcting" (SCSPSA; src/spsa/trajectory.ts). */
-  schedule: Schedule;
-  /** Heavy-ball momentum β in [0, 1); 0 is plain SPSA. */
-  momentum: number;
-  /** Share of the last iterations whose θ is averaged into the final values (0: the last θ). */
-  averageTail: number;
-  /**
-   * Build mode: how many iterations whose step is not applied yet a new iteration's perturbation
-   * may lag behind (src/spsa/in-flight.ts); the master opens that many ahead at most. 0: the barrier.
-   */
-  maxStaleness: number;
-  /** Per-parameter step scales from what the run measures (src/spsa/adaptive.ts); mode "off": plain a_k. */
-  adaptive: AdaptiveGains;
-  /**
-   * Reference mode (docs/reference-mode.md): θ+ and θ− each play this engine instead of each
-   * other: "start" (θ₀ built once when the run starts) or an engine binary's absolute path.
-   * Undefined: plus against minus.
-   */
-  reference?: string;
-}
-
-export interface BuildConfig {
-  /** The user's engine crate (never edited: builds happen in copies). */
-  engineDir: string;
-  /** The constants file, relative to engineDir. */
-  constantsFile: string;
-  /** Where per-iteration binaries and the build trees go. */
-  outputDir: string;
-  cargoArgs: string[];
-  /** The binary's name under target/release; undefined means the package name in Cargo.toml. */
-  binaryName: string | undefined;
-}
-
-/**
- * `[engine]`: how θ reaches the engine. "build" rewrites the constants file and builds plus
- * and minus every iteration; "options" plays one binary and sets each parameter's UCI
- * option (`option` in params.toml) with `setoption`, with asynchronous updates per batch.
- */
-export interface EngineConfig {
-  mode: "build" | "options";
-  /** Options mode: the engine binary; undefined means [build].engine_dir built once at the master's start. */
-  binary: string | undefined;
-}
-
-export interface DatabaseConfig {
-  url: string | undefined;
-  pollIntervalMs: number;
-}
-
-/** `[master]`: where the key that signs the binaries is (undefined: in the tool's home, see src/signing/key-file.ts). */
-export interface MasterConfig {
-  signingKey: string | undefined;
-}
-
-/** `[worker]`: the masters' public keys whose signed binaries this worker runs. */
-export interface WorkerConfig {
-  trustedKeys: string[];
-}
-
-export interface TuningConfig {
-  file: string;
-  timeControl: TimeControlConfig;
-  /**
-   * `[time_control] outside_delay` and `max_replays`, as the worker reading this file plays:
-   * a game lost only to a delay outside the engine (a busy machine) is replayed, or scored.
-   */
-  outsideDelay: OutsideDelayPolicy;
-  games: GamesConfig;
-  spsa: SpsaConfig;
-  build: BuildConfig;
-  engine: EngineConfig;
-  database: DatabaseConfig;
-  master: MasterConfig;
-  worker: WorkerConfig;
-}
+import { ADAPT_MODES, SCHEDULES, type AdaptiveGains, type SpsaMathConfig } from "../types/spsa.js";
+import type { MoveLimit, SpsaConfig, TuningConfig } from "../types/config.js";
 
 /** Defaults that a worker without a config.toml uses too. */
 export const DEFAULT_MARGIN_MS = 50;

@@ -1,48 +1,7 @@
-import type { MoveLimit, SpsaConfig, TuningConfig } from "./config.js";
+
 import type { Param } from "../params/params.js";
-import type { SpsaParam, Values } from "../spsa/math.js";
-import type { PilotMeasure } from "../spsa/pilot.js";
-import type { TimeControl } from "../play/time-control.js";
-
-/** A limit that replaces the time per move: config.toml's nodes or depth, or a verification's clock. */
-export type IterationMoveLimit = MoveLimit | { tc: TimeControl };
-
-/** One parameter's settings as an iteration played them. */
-export type ParamSettings = Pick<SpsaParam, "min" | "max" | "step" | "type"> & { frozen: boolean };
-
-/**
- * What an iteration was played with, stored in its row: its update is computed from this
- * (not from today's files), and a resumed master compares it with today's files to say
- * what changed.
- */
-export interface IterationSettings {
-  spsa: SpsaConfig;
-  gamesPerIteration: number;
-  timelowMs: number;
-  timehighMs: number;
-  /**
-   * `[time_control] nodes` or `depth`, or `spsa verify --tc`'s clock (absent: a time per move
-   * in [timelow, timehigh]); workers read it from here.
-   */
-  moveLimit?: IterationMoveLimit;
-  /** `[time_control] reference_nps` (absent: no scaling); workers read it from here. */
-  referenceNps?: number;
-  /** `[games] lease_seconds`: the lease of the iteration's batches, set in the database from here, never by a worker (absent in older rows: 120). */
-  leaseSeconds?: number;
-  parameters: Record<string, ParamSettings>;
-  /**
-   * The factor on a_k of each parameter that this iteration's update uses, chosen by the
-   * adaptive gains when it started (src/spsa/adaptive.ts); absent: 1 for every parameter.
-   */
-  stepScale?: Values;
-  /** What the curvature pilot measured, when it sped this iteration's steps (stepScale includes its factor). */
-  pilot?: PilotMeasure;
-  /**
-   * Build mode's iterations in flight (src/spsa/in-flight.ts): how many iterations before this one
-   * had no step applied when its perturbation was drawn (absent: 0, the barrier).
-   */
-  staleness?: number;
-}
+import type { IterationSettings, SpsaConfig, TuningConfig } from "../types/config.js";
+import type { SpsaParam, Values, PilotMeasure } from "../types/spsa.js";
 
 export function settingsOf(config: TuningConfig, params: readonly Param[], stepScale?: Values, pilot?: PilotMeasure): IterationSettings {
   return {

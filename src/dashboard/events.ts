@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type postgres from "postgres";
-import { PROGRESS_CHANNEL, WORK_CHANNEL } from "../db/batches.js";
+import { PROGRESS_CHANNEL, WORK_CHANNEL } from "../postgres/channels.js";
 
 /** Open event streams at most (each holds a socket and a file descriptor); configurable with --max-clients. */
 export const DEFAULT_MAX_CLIENTS = 16;

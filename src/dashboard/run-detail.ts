@@ -4,12 +4,12 @@ import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games
 import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type EloBucket, type RunRecord, type SideCounts, type VerificationResult } from "../db/run-status.js";
 import { appliedGamesPerHour } from "../db/perturbations.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
-import type { IterationSettings } from "../config/iteration-settings.js";
 import { eloFromPentanomial } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { readRunStatus, type RunStatus } from "../status/snapshot.js";
 import { publicConfig } from "./public-config.js";
+import type { IterationSettings } from "../types/config.js";
 
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
 export const CHART_POINTS = 400;

@@ -1,23 +1,20 @@
 import type postgres from "postgres";
-import type { IterationMoveLimit } from "../config/iteration-settings.js";
-import type { PairCounts } from "../play/match-tally.js";
 import type { OptionDraw } from "./perturbations.js";
 import { joinFragments, type RowOf } from "./columns.js";
 import { addCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
 import { withRetry } from "../postgres/retry.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
+import type { IterationMoveLimit } from "../types/config.js";
+import type { PairCounts } from "../types/play.js";
+import { PROGRESS_CHANNEL, WORK_CHANNEL } from "../postgres/channels.js";
+import type { Sql } from "../postgres/connection.js";
 
 /**
  * Claiming and reporting batches of games (docs/design-notes.md, patterns from pg-boss and
  * graphile-worker). Every statement that moves a counter runs in a transaction that also
  * changes the batch's status, so a retried or late report can never count twice.
  */
-
-type Sql = postgres.Sql | postgres.TransactionSql;
-
-export const PROGRESS_CHANNEL = "spsa_progress";
-export const WORK_CHANNEL = "spsa_work";
 
 /** A claimed batch: its games, and what the worker needs of its iteration. */
 export type ClaimedBatch = RowOf<

@@ -1,6 +1,8 @@
-import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounter, type FaultCounts } from "../play/faults.js";
-import { joinFragments as join, type Fragment, type Sql } from "./columns.js";
+
+import { joinFragments as join, type Fragment } from "./columns.js";
 import { spsaIteration } from "./schema.js";
+import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounter, type FaultCounts } from "../types/faults.js";
+import type { Sql } from "../postgres/connection.js";
 
 /**
  * spsa_iteration's fault counters: three columns (plus, minus, and the reference engine of

@@ -1,15 +1,15 @@
 import type postgres from "postgres";
-import type { IterationSettings } from "../config/iteration-settings.js";
 import type { BinarySigner } from "../signing/binary-signature.js";
-import type { MeasuredIteration } from "../spsa/adaptive.js";
-import { isReferenceResult, type IterationOutcome, type Values } from "../spsa/math.js";
-import { spreadSquared, type PilotIteration } from "../spsa/pilot.js";
-import { WORK_CHANNEL } from "./batches.js";
-import { selectColumns, type RowOf, type Sql } from "./columns.js";
+import { spreadSquared } from "../spsa/pilot.js";
+import { selectColumns, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum } from "./fault-columns.js";
 import { spsaIteration } from "./schema.js";
 import { activeGameSlots } from "./workers.js";
 import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
+import type { IterationSettings } from "../types/config.js";
+import { type MeasuredIteration, isReferenceResult, type IterationOutcome, type Values, type PilotIteration } from "../types/spsa.js";
+import { WORK_CHANNEL } from "../postgres/channels.js";
+import type { Sql } from "../postgres/connection.js";
 
 /** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
 

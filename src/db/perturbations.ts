@@ -1,8 +1,7 @@
 import type postgres from "postgres";
-import type { SpsaMathConfig, Values } from "../spsa/math.js";
-import type { OptionParams, ReportedBatch } from "../spsa/option-batches.js";
-import type { Pentanomial } from "../stats/elo.js";
 import { lockOpenIteration } from "./batches.js";
+import type { SpsaMathConfig, Values, OptionParams, ReportedBatch } from "../types/spsa.js";
+import type { Pentanomial } from "../types/play.js";
 
 /** SQL of UCI-option mode: the run's option settings, and one spsa_perturbation row per claimed batch. */
 

@@ -1,11 +1,10 @@
 import type postgres from "postgres";
-import type { IterationSettings } from "../config/iteration-settings.js";
-import type { Pentanomial } from "../stats/elo.js";
-import type { PlayLimits } from "../play/time-control.js";
-import type { Values } from "../spsa/math.js";
 import { selectAll, type Fragment, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
 import { spsaRun, type spsaIteration, type spsaWorker } from "./schema.js";
+import type { IterationSettings } from "../types/config.js";
+import type { Pentanomial, PlayLimits } from "../types/play.js";
+import type { Values } from "../types/spsa.js";
 
 /**
  * Read-only SQL of `spsa status` and the dashboard. Every query is bounded by an index, so a

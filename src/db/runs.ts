@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
-import type { TuningConfig } from "../config/config.js";
-import type { Values } from "../spsa/math.js";
-import { selectColumns, type RowOf, type Sql } from "./columns.js";
+import { selectColumns, type RowOf } from "./columns.js";
 import { spsaRun } from "./schema.js";
 import { withoutSecrets } from "../config/secrets.js";
+import type { TuningConfig } from "../types/config.js";
+import type { Values } from "../types/spsa.js";
+import type { Sql } from "../postgres/connection.js";
 
 /** SQL of tuning runs (spsa_run): the master's run, and a run looked up by name. */
 

@@ -16,10 +16,9 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import type { IterationSettings } from "../config/iteration-settings.js";
-import type { SprtBounds } from "../stats/elo.js";
-import type { PlayLimits } from "../play/time-control.js";
-import type { Values } from "../spsa/math.js";
+import type { IterationSettings } from "../types/config.js";
+import type { SprtBounds, PlayLimits } from "../types/play.js";
+import type { Values } from "../types/spsa.js";
 
 // Column names stay snake_case so that psql users read them directly. `$type` only narrows the
 // TypeScript type of a column (its status values, its JSON's shape): rows typed from these

@@ -1,10 +1,9 @@
 import type postgres from "postgres";
-import type { Pentanomial, SprtBounds } from "../stats/elo.js";
-import type { PlayLimits } from "../play/time-control.js";
-import type { Values } from "../spsa/math.js";
 import { closeOpenBatches } from "./batches.js";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaIteration, spsaVerification } from "./schema.js";
+import type { Pentanomial, SprtBounds, PlayLimits } from "../types/play.js";
+import type { Values } from "../types/spsa.js";
 
 /** SQL of `spsa verify`: its row, and the carrier run whose one iteration holds the games. */
 

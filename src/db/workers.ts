@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import { WORK_CHANNEL } from "./batches.js";
 import type { spsaWorker } from "./schema.js";
+import { WORK_CHANNEL } from "../postgres/channels.js";
 
 type WorkerRow = typeof spsaWorker.$inferSelect;
 

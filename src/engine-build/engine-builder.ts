@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BuildConfig } from "../config/config.js";
 import { BuildError, InputError } from "../core/errors.js";
 import { allOrNothing } from "../core/side-by-side.js";
 import type { Param } from "../params/params.js";
@@ -11,6 +10,7 @@ import { readCrateAliases } from "../rust-constants/crate-aliases.js";
 import type { TypeAlias } from "../rust-constants/rust-types.js";
 import { checkTargets, type CheckedParam } from "./target-check.js";
 import { placeAtomically, sha256OfFile } from "./binary-store.js";
+import type { BuildConfig } from "../types/config.js";
 
 export type Variant = "plus" | "minus";
 

@@ -1,11 +1,12 @@
-import type { BuildConfig } from "../config/config.js";
+
 import type { Param } from "../params/params.js";
 import { readConstants, targetsOf } from "../engine-build/engine-builder.js";
 import { rewriteConstants } from "../rust-constants/rewriter.js";
-import type { IterationSettings } from "../config/iteration-settings.js";
-import { builtValue, type Values } from "../spsa/math.js";
+import { builtValue } from "../spsa/math.js";
 import type { ThetaPoint } from "../status/snapshot.js";
 import { formatToolLine, type ToolFormat } from "./tool-formats.js";
+import type { BuildConfig, IterationSettings } from "../types/config.js";
+import type { Values } from "../types/spsa.js";
 
 /**
  * The engine's constants file with θ written in as an engine of this run would be built:

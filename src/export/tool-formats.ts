@@ -1,5 +1,5 @@
 import { InputError } from "../core/errors.js";
-import type { ParamType } from "../spsa/math.js";
+import type { ParamType } from "../types/spsa.js";
 
 /**
  * The SPSA input lines of OpenBench (`NAME, int, value, min, max, c_end, r_end`) and

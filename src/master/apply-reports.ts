@@ -1,8 +1,8 @@
 import type postgres from "postgres";
-import type { Values } from "../spsa/math.js";
 import { foldBatches, tellWatchers } from "../db/batches.js";
 import { lastReportedBatches, lockUnfoldedBatches, optionRunOf, recordApplied, setRunTheta, type UnfoldedBatch } from "../db/perturbations.js";
-import { applyBatch, batchStepScales, batchWindow, paramsAt, type ReportedBatch } from "../spsa/option-batches.js";
+import { applyBatch, batchStepScales, batchWindow, paramsAt } from "../spsa/option-batches.js";
+import type { Values, ReportedBatch } from "../types/spsa.js";
 
 /** Batches folded per transaction: a long backlog moves θ in several short steps. */
 const FOLD_LIMIT = 500;

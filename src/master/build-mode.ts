@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { spsaMathConfig, type TuningConfig } from "../config/config.js";
+import { spsaMathConfig } from "../config/config.js";
 import { valuesOf, type Param } from "../params/params.js";
 import { updateParamValues } from "../params/params-update.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
@@ -12,7 +12,7 @@ import { PollBackoff } from "../postgres/poll-backoff.js";
 import { withRetry } from "../postgres/retry.js";
 import { InputError } from "../core/errors.js";
 import { createRng } from "../core/rng.js";
-import { perturb, update, type Values } from "../spsa/math.js";
+import { perturb, update } from "../spsa/math.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { crashPoint } from "./crash-points.js";
@@ -30,6 +30,8 @@ import { outcomeText } from "../spsa/outcome-text.js";
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import { runReference } from "./reference.js";
 import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped } from "./pilot.js";
+import type { TuningConfig } from "../types/config.js";
+import type { Values } from "../types/spsa.js";
 
 export interface MasterOptions {
   database: Database;

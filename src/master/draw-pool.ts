@@ -1,8 +1,9 @@
 import type postgres from "postgres";
-import { lockOpenIteration, WORK_CHANNEL } from "../db/batches.js";
+import { lockOpenIteration } from "../db/batches.js";
 import { drawPoolState, insertOpenBatch, insertPerturbation, runTheta, type OptionRunRow } from "../db/perturbations.js";
 import { activeGameSlots } from "../db/workers.js";
 import { drawBatch, paramsAt } from "../spsa/option-batches.js";
+import { WORK_CHANNEL } from "../postgres/channels.js";
 
 /**
  * The master draws every batch's perturbation (a worker only reads it: docs/security.md,

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { placeAtomically, storeBinary } from "../engine-build/binary-store.js";
 import { binaryName, runCargo } from "../engine-build/cargo.js";
-import { spsaMathConfig, type TuningConfig } from "../config/config.js";
+import { spsaMathConfig } from "../config/config.js";
 import type { Param } from "../params/params.js";
 import { expireLeases } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
@@ -19,7 +19,8 @@ import { StatusLine, withSpinner } from "../core/status-line.js";
 import { applyReports } from "./apply-reports.js";
 import { topUpDraws } from "./draw-pool.js";
 import { optionsMessage, signOptions } from "../signing/options-signature.js";
-import { optionParamsOf } from "../spsa/option-batches.js";
+import type { TuningConfig } from "../types/config.js";
+import { optionParamsOf } from "../params/option-names.js";
 
 /** params.toml follows θ at most this often while the run goes on, and once at its end. */
 const PARAMS_SYNC_MS = 10_000;

@@ -1,14 +1,14 @@
 import { storeBinary } from "../engine-build/binary-store.js";
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
-import type { TuningConfig } from "../config/config.js";
 import type { Param } from "../params/params.js";
 import { readPilotIterations } from "../db/iterations.js";
 import { withRetry } from "../postgres/retry.js";
 import type { RunRow } from "../db/runs.js";
-import type { Values } from "../spsa/math.js";
-import { pilotMeasure, pilotScales, type PilotMeasure } from "../spsa/pilot.js";
+import { pilotMeasure, pilotScales } from "../spsa/pilot.js";
 import type { MasterOptions } from "./build-mode.js";
 import { buildStartEngine } from "./reference.js";
+import type { TuningConfig } from "../types/config.js";
+import type { Values, PilotMeasure } from "../types/spsa.js";
 
 /**
  * The curvature pilot in the build mode (src/spsa/pilot.ts, docs/adaptive-gains.md): the

@@ -1,3 +1,4 @@
+import type { OptionParams, Values } from "../types/spsa.js";
 import type { Param } from "./params.js";
 import { parseRustItems, type ValueNode } from "../rust-constants/parser.js";
 import { InputError } from "../core/errors.js";
@@ -47,4 +48,26 @@ export function optionValues(params: readonly Pick<Param, "name" | "type" | "val
     out.set(target.option, param.type === "int" || target.scale !== 1 ? Math.round(value) : value);
   });
   return out;
+}
+
+/** The `setoption` values of an engine playing `values` (ints rounded as built; see optionValues). */
+export function engineOptions(parameters: OptionParams, values: Values): Record<string, number> {
+  const params = Object.entries(parameters).map(([name, s]) => ({ name, type: s.type, value: values[name] ?? 0 }));
+  const targets = Object.entries(parameters).map(([name, s]) => ({ param: name, option: s.option, scale: s.optionScale ?? 1 }));
+  return Object.fromEntries(optionValues(params, targets, values));
+}
+
+/** What the run records of params.toml in this mode; every parameter must name its option. */
+export function optionParamsOf(params: readonly Param[], paramsFile: string): OptionParams {
+  const missing = params.filter((p) => p.option === undefined).map((p) => p.name);
+  if (missing.length > 0) {
+    throw new InputError(
+      paramsFile,
+      `[engine] mode = "options" sets every parameter through its UCI option, and ${missing.map((n) => `[${n}]`).join(", ")} ` +
+        `${missing.length > 1 ? "have" : "has"} no option key: add option = "NAME" (and option_scale for a float held as a scaled integer)`,
+    );
+  }
+  return Object.fromEntries(
+    params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false, option: p.option ?? p.name, optionScale: p.optionScale }]),
+  );
 }

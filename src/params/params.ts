@@ -1,8 +1,8 @@
 import { InputError } from "../core/errors.js";
-import type { SpsaParam, Values } from "../spsa/math.js";
 import { isFloatType, RUST_NUMBER_TYPES, type RustNumberType } from "../rust-constants/rust-types.js";
 import { isTable, TableReader } from "../core/table-reader.js";
 import { describeKey, readTomlFile, type TomlDocument } from "../core/toml-file.js";
+import type { SpsaParam, Values } from "../types/spsa.js";
 
 /** One tunable: the math's view (θ, bounds, step, type) plus the constant it targets. */
 export interface Param extends SpsaParam {

@@ -2,11 +2,12 @@ import { performance } from "node:perf_hooks";
 import { Adjudicator, type AdjudicationRules } from "./adjudication.js";
 import type { Opening } from "./book.js";
 import type { EngineProcess } from "./engine-process.js";
-import type { FaultKind } from "./faults.js";
 import { forfeitCause, type ForfeitCause } from "./forfeit-cause.js";
 import { Position, START_FEN, type GameEnd } from "./position.js";
-import { Clock, type SearchLimits, type Side } from "./time-control.js";
+import { Clock } from "./time-control.js";
 import { goLine } from "./uci-lines.js";
+import type { FaultKind } from "../types/faults.js";
+import type { SearchLimits, Side } from "../types/play.js";
 
 export type GameScore = "1-0" | "0-1" | "1/2-1/2";
 

@@ -1,19 +1,8 @@
-import { countedFault, noFaults, type FaultCounts } from "./faults.js";
+import { countedFault } from "./faults.js";
 import type { PairResult } from "./runner.js";
-import { eloFromPentanomial, los, sprt, type Pentanomial, type SprtBounds, type SprtState } from "../stats/elo.js";
-
-/** Game pairs counted from the first engine's side (the plus engine's, in SPSA). */
-export interface PairCounts {
-  wins: number;
-  losses: number;
-  draws: number;
-  pairs: Pentanomial;
-  /** [first engine, second engine]. */
-  faults: [FaultCounts, FaultCounts];
-  /** Games played again after a delay outside the engine, and pairs that ran out of replays. */
-  replays: number;
-  replayLimitPairs: number;
-}
+import { eloFromPentanomial, los, sprt, type SprtState } from "../stats/elo.js";
+import { noFaults, type FaultCounts } from "../types/faults.js";
+import type { PairCounts, Pentanomial, SprtBounds } from "../types/play.js";
 
 /** Running counts of game pairs: what a worker reports for a batch, and the core of a match's tally. */
 export class PairTally implements PairCounts {

@@ -1,4 +1,5 @@
-import type { OutsideDelayPolicy } from "./runner.js";
+import type { OutsideDelayPolicy } from "../types/play.js";
+
 
 /** Replays per pair before a game lost to an outside delay is scored anyway. */
 export const DEFAULT_MAX_REPLAYS = 4;

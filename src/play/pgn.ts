@@ -1,8 +1,9 @@
-import { FAULTS } from "./faults.js";
+
 import type { GameResult } from "./game.js";
 import { Position, START_FEN } from "./position.js";
 import { formatTimeControl } from "./time-control.js";
 import { formatScore } from "./uci-info.js";
+import { FAULTS } from "../types/faults.js";
 
 export interface PgnContext {
   event: string;

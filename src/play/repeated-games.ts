@@ -1,6 +1,6 @@
 import { InputError } from "../core/errors.js";
 import type { Opening } from "./book.js";
-import type { PlayLimits, SearchLimits } from "./time-control.js";
+import type { PlayLimits, SearchLimits } from "../types/play.js";
 
 /** The flag of a limit under which engines repeat their games (`--nodes 2000`), or undefined for a clock. */
 export function deterministicLimit(limits: SearchLimits | PlayLimits): string | undefined {

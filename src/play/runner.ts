@@ -3,11 +3,11 @@ import { DEFAULT_ADJUDICATION, type AdjudicationRules } from "./adjudication.js"
 import type { Opening } from "./book.js";
 import { DEFAULT_ENGINE_TIMEOUTS, type EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 import { EnginePool } from "./engine-pool.js";
-import type { FaultKind } from "./faults.js";
 import { LoopLag, machineOverloaded } from "./loop-lag.js";
 import { playGame, startFailure, type GameOptions, type GameResult } from "./game.js";
 import { Semaphore } from "./semaphore.js";
-import type { SearchLimits } from "./time-control.js";
+import type { FaultKind } from "../types/faults.js";
+import type { OutsideDelayPolicy, SearchLimits } from "../types/play.js";
 
 export interface RunnerOptions {
   /** Games played at once (default: number of cores). */
@@ -28,12 +28,6 @@ export interface RunnerOptions {
   /** What a game lost only to a delay outside the engine counts as (default: scored as a loss). */
   outsideDelay?: OutsideDelayPolicy;
 }
-
-/**
- * `replay`: a game lost only to a delay outside the engine is played again from the same
- * opening with the same limits, at most `maxReplays` times per pair; after that it is scored.
- */
-export type OutsideDelayPolicy = { policy: "loss" } | { policy: "replay"; maxReplays: number };
 
 export interface GameJob {
   white: EngineSpec;

@@ -1,21 +1,5 @@
 import { InputError } from "../core/errors.js";
-
-/** A clock time control: `baseMs` for `moves` moves (or the whole game), plus `incMs` per move. */
-export interface TimeControl {
-  baseMs: number;
-  incMs: number;
-  /** Moves per period (`40/60+0.5`); the base time is added again after each period. */
-  moves?: number;
-}
-
-/** What an engine is told to search with. */
-export type SearchLimits = { movetimeMs: number } | { tc: TimeControl } | { nodes: number } | { depth: number };
-
-/**
- * Limits as a run or a verification records them: a time per move drawn per pair in
- * [timelowMs, timehighMs], a clock, or a node or depth limit per move.
- */
-export type PlayLimits = { timelowMs: number; timehighMs: number } | { tc: TimeControl } | { nodes: number } | { depth: number };
+import type { PlayLimits, Side, TimeControl } from "../types/play.js";
 
 /** "10–30 ms per move", "tc 10+0.1", "1000 nodes per move", "depth 8". */
 export function describeLimits(limits: PlayLimits): string {
@@ -44,8 +28,6 @@ export function formatTimeControl(tc: TimeControl): string {
   const seconds = (ms: number) => String(ms / 1000);
   return `${tc.moves ? `${tc.moves}/` : ""}${seconds(tc.baseMs)}${tc.incMs ? `+${seconds(tc.incMs)}` : ""}`;
 }
-
-export type Side = 0 | 1;
 
 /**
  * Chess clock as fastchess keeps it: start at base (+ nothing), subtract the measured

@@ -1,4 +1,5 @@
-import type { SearchLimits } from "./time-control.js";
+import type { SearchLimits } from "../types/play.js";
+
 
 /**
  * The UCI lines whose words come from outside the runner (a run's rows, a config, an

@@ -1,8 +1,8 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { InputError } from "../core/errors.js";
-import { WORK_CHANNEL } from "../db/batches.js";
-import type { Sql } from "../db/columns.js";
+import { WORK_CHANNEL } from "./channels.js";
+import type { Sql } from "./connection.js";
 
 /**
  * The worker role (docs/worker-role.md): one login role per worker machine, each a member

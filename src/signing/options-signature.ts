@@ -2,8 +2,8 @@ import type { KeyObject } from "node:crypto";
 import type { OptionDraw } from "../db/perturbations.js";
 import { SpsaError } from "../core/errors.js";
 import { signedMessage, verifyMessage, type MessageSigner } from "./binary-signature.js";
-import type { Values } from "../spsa/math.js";
-import { engineOptions, type OptionParams } from "../spsa/option-batches.js";
+import type { Values, OptionParams } from "../types/spsa.js";
+import { engineOptions } from "../params/option-names.js";
 
 /**
  * A UCI-option run's parameter list is signed like binaries are (docs/signing.md): the option

@@ -1,4 +1,5 @@
-import type { SpsaParam, Values } from "../spsa/math.js";
+import type { SpsaParam, Values } from "../types/spsa.js";
+
 
 /**
  * A synthetic engine: each parameter costs curvature × (distance to its optimum in steps)²

@@ -1,7 +1,8 @@
-import type { SpsaParam } from "../spsa/math.js";
+
 import { createRng } from "../core/rng.js";
 import { stepsFromOptimum, type LossShape, type ParamModel } from "./engine-model.js";
 import type { Problem, Tuner } from "./tuners.js";
+import type { SpsaParam } from "../types/spsa.js";
 
 /**
  * The reference curvature: 1.25 Elo lost at 2 steps from the optimum (5 Elo at 4 steps),

@@ -1,6 +1,7 @@
 import { iterationNoise } from "../spsa/adaptive.js";
-import { resultsOf, type IterationOutcome, type SpsaParam, type Values } from "../spsa/math.js";
+import { resultsOf } from "../spsa/math.js";
 import { symmetricEigen } from "./eigen.js";
+import type { IterationOutcome, SpsaParam, Values } from "../types/spsa.js";
 
 /**
  * The loss model of `spsa simulate` fitted to a finished run's iterations (`--from-run`):

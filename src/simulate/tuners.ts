@@ -1,12 +1,13 @@
-import { gains, isReferenceResult, perturb, scoreToElo, update, type SpsaMathConfig, type SpsaParam, type Values } from "../spsa/math.js";
+import { gains, perturb, scoreToElo, update } from "../spsa/math.js";
 import { createRng } from "../core/rng.js";
-import { stepScales, type MeasuredIteration } from "../spsa/adaptive.js";
+import { stepScales } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
-import { applyBatch, batchStepScales, batchWindow, drawBatch, type DrawnBatch, type ReportedBatch } from "../spsa/option-batches.js";
-import { pilotMeasure, pilotScales, spreadSquared, type PilotIteration } from "../spsa/pilot.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch } from "../spsa/option-batches.js";
+import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
 import { referenceOutcome } from "./reference-mode.js";
+import { isReferenceResult, type SpsaMathConfig, type SpsaParam, type Values, type MeasuredIteration, type DrawnBatch, type ReportedBatch, type PilotIteration } from "../types/spsa.js";
 
 /** A completed iteration as a study of other adaptations sees it: also each parameter's gradient. */
 export type StudiedIteration = MeasuredIteration & { gradient: Values };

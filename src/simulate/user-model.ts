@@ -2,10 +2,10 @@ import { nearest } from "../core/suggest.js";
 import { isTable, TableReader } from "../core/table-reader.js";
 import { describeKey, type TomlDocument } from "../core/toml-file.js";
 import { InputError } from "../core/errors.js";
-import type { SpsaParam } from "../spsa/math.js";
 import { createRng } from "../core/rng.js";
 import { curvatureFor, type ParamModel } from "./engine-model.js";
 import type { Problem } from "./tuners.js";
+import type { SpsaParam } from "../types/spsa.js";
 
 /** How the synthetic engine of `spsa simulate` is made from the user's params.toml. */
 export interface ModelOptions {

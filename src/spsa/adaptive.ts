@@ -12,27 +12,8 @@
  * is floor + (1 − floor) · ρ, the same for every parameter (docs/adaptive-gains.md: a
  * per-parameter share from each gradient's sign history was tried and lost).
  */
-import { resultsOf, type IterationOutcome, type IterationResult, type Values } from "./math.js";
-
-export const ADAPT_MODES = ["off", "signal"] as const;
-export type AdaptMode = (typeof ADAPT_MODES)[number];
-
-export interface AdaptiveGains {
-  mode: AdaptMode;
-  /** Completed iterations looked back over. */
-  window: number;
-  /** The least scale, in (0, 1]. */
-  floor: number;
-  /** Iterations of the curvature pilot at the run's start (src/spsa/pilot.ts); absent or 0: none. */
-  pilot?: number;
-}
-
-/** What a completed iteration left that the scales need. */
-export interface MeasuredIteration {
-  elo: number;
-  /** Its game counts, for the noise of `elo`: plus against minus, or (reference mode) both sides' against the reference. */
-  result: IterationOutcome;
-}
+import { resultsOf } from "./math.js";
+import type { AdaptiveGains, IterationOutcome, IterationResult, MeasuredIteration, Values } from "../types/spsa.js";
 
 /**
  * Variance of an iteration's measured Elo from its game counts (delta method on the score,

@@ -6,55 +6,8 @@
  */
 import { scoreFromElo } from "../stats/elo.js";
 import type { Rng } from "../core/rng.js";
-import type { AdaptiveGains } from "./adaptive.js";
-import { selfCorrectingCk, selfCorrectingFactor, type Trajectory } from "./trajectory.js";
-
-export type ParamType = "int" | "float";
-
-/** One tunable as the math sees it; value, min, max and step are in the parameter's units. */
-export interface SpsaParam {
-  name: string;
-  /** θ. Kept unrounded for int parameters too: only plus and minus are rounded. */
-  value: number;
-  min: number;
-  max: number;
-  /** Parameter units per step unit: the perturbation at c_k = 1. */
-  step: number;
-  type: ParamType;
-  /** A frozen parameter is played at its value (rounded for ints) and never moved. */
-  frozen?: boolean;
-}
-
-export type SpsaParams = readonly SpsaParam[];
-
-export interface SpsaMathConfig {
-  /** Learning rate scale (dimensionless). */
-  a: number;
-  /** Perturbation scale, in steps. */
-  c: number;
-  /** Stability constant; undefined means defaultA(maxIterations). */
-  A?: number | undefined;
-  alpha: number;
-  gamma: number;
-  maxIterations: number;
-  /** |Elo| used for a gradient is capped at this (default DEFAULT_ELO_CAP). */
-  eloCap?: number;
-  /** |Δθ| per iteration is at most maxStep steps (default DEFAULT_MAX_STEP). */
-  maxStep?: number;
-  /**
-   * "standard": c_k and a_k as below. "self-correcting": SCSPSA's gains (src/spsa/trajectory.ts),
-   * ending on the standard schedule's c_N, a_k starting at the mean of the standard a_k and
-   * corrected every A iterations from the third block on.
-   */
-  schedule?: Schedule;
-  /** Heavy-ball momentum β in [0, 1): Δθ_k = a_k·g·step + β·(θ_k − θ_{k−1}), clipped as a whole. */
-  momentum?: number;
-  /** Per-parameter factors on a_k from what the run measured (src/spsa/adaptive.ts); absent: off. */
-  adaptive?: AdaptiveGains;
-}
-
-export const SCHEDULES = ["standard", "self-correcting"] as const;
-export type Schedule = (typeof SCHEDULES)[number];
+import { selfCorrectingCk, selfCorrectingFactor } from "./trajectory.js";
+import { isReferenceResult, type IterationOutcome, type IterationResult, type Perturbation, type PlayedPerturbation, type SpsaMathConfig, type SpsaParam, type SpsaParams, type Trajectory, type UpdateResult, type Values } from "../types/spsa.js";
 
 /** High enough to leave real results alone (a 64-game iteration's error is about 35 Elo); it stops a sweep. */
 export const DEFAULT_ELO_CAP = 400;
@@ -62,67 +15,9 @@ export const DEFAULT_MAX_STEP = 2;
 /** OpenBench's floor on an int parameter's perturbation, in parameter units. */
 export const MIN_INT_DELTA = 0.5;
 
-export type Values = Record<string, number>;
-
-/** What an iteration played: all its update needs, so a resumed master replays it exactly. */
-export interface PlayedPerturbation {
-  /** a_k, dimensionless. */
-  ak: number;
-  /** Values of the plus engine (integers for int parameters). */
-  plus: Values;
-  /** Values of the minus engine. */
-  minus: Values;
-  /** Per-parameter factor on a_k (adaptive gains, src/spsa/adaptive.ts); absent: 1. */
-  scale?: Values;
-}
-
-export interface Perturbation extends PlayedPerturbation {
-  /** c_k, in steps. */
-  ck: number;
-  /** s_i ∈ {+1, −1}; absent for frozen parameters. */
-  signs: Values;
-  /** δ_i, in parameter units (≥ MIN_INT_DELTA for int parameters), before bounds narrow it. */
-  delta: Values;
-}
-
-/** Game results of the plus engine against the minus engine. */
-export interface IterationResult {
-  plusWins: number;
-  minusWins: number;
-  draws: number;
-}
-
-/**
- * Reference mode (docs/reference-mode.md): θ+'s and θ−'s games against the reference engine,
- * each counted from the tuned engine's side as an IterationResult (its wins as plusWins, the
- * reference's as minusWins), so that each side's Elo is measured as measuredElo measures one.
- */
-export interface ReferenceResult {
-  plus: IterationResult;
-  minus: IterationResult;
-}
-
-/** What an iteration's games measured: plus against minus, or each of them against the reference. */
-export type IterationOutcome = IterationResult | ReferenceResult;
-
-export function isReferenceResult(outcome: IterationOutcome): outcome is ReferenceResult {
-  return "plus" in outcome;
-}
-
 /** The outcome's results, each measured on its own: one for plus against minus, θ+'s and θ−'s in reference mode. */
 export function resultsOf(outcome: IterationOutcome): IterationResult[] {
   return isReferenceResult(outcome) ? [outcome.plus, outcome.minus] : [outcome];
-}
-
-export interface UpdateResult {
-  /** Plus-vs-minus Elo after clamping the score and capping (reference mode: iterationElo's difference). */
-  elo: number;
-  /** Plus engine's score after clamping, in (0, 1) (reference mode: the logistic score of that Elo). */
-  score: number;
-  /** g_i, Elo per step; 0 for a parameter whose plus and minus were equal. */
-  gradient: Values;
-  /** θ_new, in parameter units. */
-  newValues: Values;
 }
 
 /** Spall's advice: A about 10 % of the iterations, so early steps are not huge on long runs. */

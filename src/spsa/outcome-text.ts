@@ -1,4 +1,5 @@
-import { isReferenceResult, type IterationOutcome, type IterationResult } from "./math.js";
+import { isReferenceResult, type IterationOutcome, type IterationResult } from "../types/spsa.js";
+
 
 const counts = (result: IterationResult) => `+${result.plusWins} -${result.minusWins} =${result.draws}`;
 

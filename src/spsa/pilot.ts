@@ -11,7 +11,8 @@
  * with nothing to gain wanders no more than without the pilot.
  */
 import { eloNoiseVariance } from "./adaptive.js";
-import { measuredElo, type ReferenceResult, type Values } from "./math.js";
+import { measuredElo } from "./math.js";
+import type { PilotIteration, PilotMeasure, Values } from "../types/spsa.js";
 
 /** The total curvature (Elo per step², all parameters) the default rate is safe for: the simulator family's sharpest cell, 40 parameters at 1.25. */
 export const PILOT_SAFE_CURVATURE = 50;
@@ -19,24 +20,6 @@ export const PILOT_SAFE_CURVATURE = 50;
 export const PILOT_MAX_FACTOR = 4;
 /** A side that loses more than this to θ₀ is near the clamped score, where its Elo understates the cost: too sharp to measure. */
 export const PILOT_SATURATION_ELO = 250;
-
-/** A pilot iteration as its measure needs it. */
-export interface PilotIteration {
-  /** θ+'s and θ−'s results against θ₀. */
-  outcome: ReferenceResult;
-  /** Mean over the perturbed parameters of (half the plus–minus spread, in steps)². */
-  spreadSquared: number;
-}
-
-export interface PilotMeasure {
-  /** Estimated total curvature T, Elo per step², and its standard error. */
-  curvature: number;
-  error: number;
-  /** A side lost beyond PILOT_SATURATION_ELO: T is only known to be large. */
-  saturated: boolean;
-  /** The factor on every step scale: min(PILOT_MAX_FACTOR, PILOT_SAFE_CURVATURE / (T + 2 errors)), at least 1. */
-  factor: number;
-}
 
 /**
  * A step scale after the pilot: the adaptive scale floor + (1 − floor)·ρ becomes

@@ -1,16 +1,5 @@
-/**
- * The alternatives to plain SPSA that depend on the run's past, pure. Each is computed from
- * the run's trajectory (θ at the start of iterations 1..k, in parameter units), which the
- * master rebuilds from the recorded iteration rows, so no extra state is stored and a
- * restarted master continues exactly:
- * - the self-correcting schedule of SCSPSA (I. Ivec, 2017; seed 003),
- * - heavy-ball momentum (the previous move, θ_k − θ_{k−1}),
- * - Polyak–Ruppert tail averaging of θ for the final values.
- */
-import type { SpsaParams, Values } from "./math.js";
+import type { SpsaParams, Trajectory, Values } from "../types/spsa.js";
 
-/** θ at the start of iterations 1, 2, … (entry k − 1 is iteration k's base θ). */
-export type Trajectory = readonly Values[];
 
 /** Bounds on one correction of the self-correcting schedule: SCSPSA moves a_k by at most 25 %. */
 export const SC_MAX_FACTOR = 1.25;

@@ -1,8 +1,5 @@
-/**
- * Match statistics, pure functions. Scores are in [0, 1] from engine A's side; Elo is the
- * logistic model. Pentanomial counts are game pairs by A's points: [LL, LD+DL, LW+DD+WL, DW+WD, WW].
- */
-export type Pentanomial = [number, number, number, number, number];
+import type { Pentanomial, SprtBounds } from "../types/play.js";
+
 
 /** Logistic Elo difference for a score; ±Infinity at 0 and 1. */
 export function eloFromScore(score: number): number {
@@ -61,13 +58,6 @@ export function eloFromTrinomial(wins: number, draws: number, losses: number): E
 export function los(wins: number, losses: number): number {
   if (wins + losses === 0) return 0.5;
   return 0.5 * (1 + erf((wins - losses) / Math.sqrt(2 * (wins + losses))));
-}
-
-export interface SprtBounds {
-  elo0: number;
-  elo1: number;
-  alpha: number;
-  beta: number;
 }
 
 export interface SprtState {

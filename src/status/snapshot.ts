@@ -14,10 +14,11 @@ import {
 import { countFaultedGames } from "../db/faulted-games.js";
 import { describeLimits } from "../play/time-control.js";
 import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } from "../db/perturbations.js";
-import type { IterationSettings } from "../config/iteration-settings.js";
-import { builtValue, type Values } from "../spsa/math.js";
+import { builtValue } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
+import type { IterationSettings } from "../types/config.js";
+import type { Values } from "../types/spsa.js";
 
 /** One parameter: where it started, where it is, its bounds and its path. */
 export interface ParameterStatus {

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { binaryName } from "../engine-build/cargo.js";
-import type { BuildConfig } from "../config/config.js";
 import { InputError } from "../core/errors.js";
+import type { BuildConfig } from "../types/config.js";
 
 /**
  * The engine that scores positions: `--engine`, or the release build of [build].engine_dir

@@ -1,6 +1,8 @@
-import type { TimeControlConfig } from "../config/config.js";
+
 import { InputError } from "../core/errors.js";
-import { parseTimeControl, type PlayLimits } from "../play/time-control.js";
+import { parseTimeControl } from "../play/time-control.js";
+import type { TimeControlConfig } from "../types/config.js";
+import type { PlayLimits } from "../types/play.js";
 
 /** The limits flags of `spsa verify`, as given (times per move in seconds, as in config.toml and `compete`). */
 export interface LimitFlags {

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { thetaSources } from "../db/runs.js";
 import { InputError } from "../core/errors.js";
-import type { Values } from "../spsa/math.js";
+import type { Values } from "../types/spsa.js";
 
 /** Which θ of a run to build: its start, its current θ, or θ after iteration K. */
 export type ThetaLabel = "start" | "current" | number;

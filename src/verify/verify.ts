@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type { TuningConfig } from "../config/config.js";
 import type { Param } from "../params/params.js";
 import { buildVariants } from "../engine-build/engine-builder.js";
 import { storeBinary } from "../engine-build/binary-store.js";
@@ -14,12 +13,15 @@ import { insertIteration } from "../db/iterations.js";
 import { runNamed } from "../db/runs.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
-import { eloFromPentanomial, los, sprt, type SprtBounds } from "../stats/elo.js";
-import { describeLimits, type PlayLimits } from "../play/time-control.js";
+import { eloFromPentanomial, los, sprt } from "../stats/elo.js";
+import { describeLimits } from "../play/time-control.js";
 import { loadBook, resolveBook } from "../play/book.js";
 import { refuseRepeatedGames } from "../play/repeated-games.js";
-import { builtValue, type Values } from "../spsa/math.js";
+import { builtValue } from "../spsa/math.js";
 import { describeTheta, thetaOf, type ThetaLabel } from "./theta.js";
+import type { TuningConfig } from "../types/config.js";
+import type { SprtBounds, PlayLimits } from "../types/play.js";
+import type { Values } from "../types/spsa.js";
 
 export interface VerifyOptions {
   database: Database;

@@ -1,6 +1,8 @@
 import type { BatchReport } from "../db/batches.js";
 import type { SideFaults } from "../db/fault-columns.js";
-import { noFaults, PairTally, type CountedFault, type FaultCounts, type PairResult } from "../play/index.js";
+import { noFaults, type CountedFault, type FaultCounts } from "../types/faults.js";
+import { PairTally } from "../play/match-tally.js";
+import type { PairResult } from "../play/runner.js";
 
 /** A batch's counts as the worker reports them (reportBatch adds the batch and the worker). */
 export type BatchCounts = Omit<BatchReport, "batchId" | "workerName">;

@@ -1,4 +1,6 @@
-import { countedFault, formatPgn, withSan, type PairResult } from "../play/index.js";
+import { countedFault } from "../play/faults.js";
+import { formatPgn, withSan } from "../play/pgn.js";
+import type { PairResult } from "../play/runner.js";
 import type { FaultedGame } from "../db/faulted-games.js";
 
 /**

@@ -1,4 +1,6 @@
-import { createRunner, isShippedBook, loadBook, playable, resolveBook, type Opening, type OutsideDelayPolicy, type PairResult, type SearchLimits } from "../play/index.js";
+import { createRunner, type PairResult } from "../play/runner.js";
+import { isShippedBook, loadBook, playable, resolveBook, type Opening } from "../play/book.js";
+import type { OutsideDelayPolicy, SearchLimits } from "../types/play.js";
 import { measureNps } from "./engine-speed.js";
 
 /**

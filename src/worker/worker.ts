@@ -18,19 +18,11 @@ import { withRetry } from "../postgres/retry.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
 import { InputError } from "../core/errors.js";
 import { StatusLine } from "../core/status-line.js";
-import {
-  byCounter,
-  engineFaults,
-  ENGINE_FAULT_COUNTERS,
-  FAULT_COUNTERS,
-  runOpenings,
-  seededRng,
-  uniform,
-  type FaultCounts,
-  type Opening,
-  type Rng,
-  type SearchLimits,
-} from "../play/index.js";
+import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounts } from "../types/faults.js";
+import { engineFaults } from "../play/faults.js";
+import { runOpenings, type Opening } from "../play/book.js";
+import { seededRng, uniform, type Rng } from "../core/rng.js";
+import type { SearchLimits } from "../types/play.js";
 import { SIDES } from "../db/fault-columns.js";
 import { BatchTally } from "./batch-tally.js";
 import { optionsOnClaim } from "./option-draw.js";

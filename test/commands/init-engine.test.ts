@@ -6,9 +6,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { initCommand } from "../../src/commands/init.js";
 import { loadParams } from "../../src/params/params.js";
 import { InputError } from "../../src/core/errors.js";
-import { optionParamsOf } from "../../src/spsa/option-batches.js";
 import { paramsFromUciOptions } from "../../src/params/uci-options.js";
 import { buildMinnow } from "../support/minnow.js";
+import { optionParamsOf } from "../../src/params/option-names.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-init-engine-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,13 +8,13 @@ import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/params/params.js";
-import { PROGRESS_CHANNEL } from "../../src/db/batches.js";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { writeSyntheticRun } from "../support/synthetic-run.js";
 import { DEFAULT_MAX_CLIENTS } from "../../src/dashboard/events.js";
 import { ROOT, SPSA_BIN, spsa } from "../support/cli.js";
 import { startCutProxy } from "../support/cut-proxy.js";
 import { freshDatabase } from "../support/database.js";
+import { PROGRESS_CHANNEL } from "../../src/postgres/channels.js";
 
 const TOKEN = "secret-dashboard-token-7d1e";
 /** A password planted in the stored run config, as a master that stored `[database] url` left it. */

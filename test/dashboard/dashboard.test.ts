@@ -14,10 +14,10 @@ import { ROOT, SPSA_BIN } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
-import { noFaults, type FaultCounts } from "../../src/play/faults.js";
-import type { Pentanomial } from "../../src/stats/elo.js";
 import { registerTestWorker, seedIteration } from "../support/iterations.js";
 import { writeSyntheticOptionRun } from "../support/synthetic-option-run.js";
+import { noFaults, type FaultCounts } from "../../src/types/faults.js";
+import type { Pentanomial } from "../../src/types/play.js";
 
 const TOKEN = "test-token-4f1c";
 const COMPLETED = 12;

@@ -2,9 +2,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
 import { readIteration } from "../../src/db/iterations.js";
 import { faultyIterations } from "../../src/db/run-status.js";
-import { noFaults } from "../../src/play/faults.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { registerTestWorker, seedIteration } from "../support/iterations.js";
+import { noFaults } from "../../src/types/faults.js";
 
 describe("fault counters in the database, built from the list of fault kinds", () => {
   const database = useMigratedDatabase(4);

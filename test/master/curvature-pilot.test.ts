@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { verifyBinary } from "../../src/signing/binary-signature.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
-import { update, type IterationOutcome, type ReferenceResult } from "../../src/spsa/math.js";
+import { update } from "../../src/spsa/math.js";
 import { pilotMeasure, pilotScale, spreadSquared } from "../../src/spsa/pilot.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import type { RecordedIteration } from "../support/iterations.js";
@@ -11,6 +11,7 @@ import { outcomeOf as outcomeAgainst, type ReferenceCounts } from "../support/re
 import { replayChain } from "../support/replay-chain.js";
 import { useRunFixture } from "../support/run-fixture.js";
 import { localTrust } from "../support/signing.js";
+import type { IterationOutcome, ReferenceResult } from "../../src/types/spsa.js";
 
 interface PilotRow extends RecordedIteration, ReferenceCounts {
   reference_engine_path: string | null;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig, type TuningConfig } from "../../src/config/config.js";
+import { loadConfig } from "../../src/config/config.js";
 import { loadParams, type Param } from "../../src/params/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import type { Database } from "../../src/postgres/connection.js";
@@ -13,6 +13,7 @@ import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/iterations.js";
 import { localSigningKey } from "../support/signing.js";
 import { waitFor } from "../support/processes.js";
+import type { TuningConfig } from "../../src/types/config.js";
 
 /**
  * The master loop in-process on a real database, with the iteration already open (as a

@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/engine-build/binary-store.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { reportBatch } from "../../src/db/batches.js";
-import { noFaults } from "../../src/play/faults.js";
 import { verifyBinary } from "../../src/signing/binary-signature.js";
 import { iterationNoise, stepScales } from "../../src/spsa/adaptive.js";
 import { readRunDetail } from "../../src/dashboard/run-detail.js";
@@ -18,6 +17,7 @@ import { replayChain } from "../support/replay-chain.js";
 import { useRunFixture } from "../support/run-fixture.js";
 import { referenceOutcome, type ReferenceCounts } from "../support/reference-counts.js";
 import { localTrust } from "../support/signing.js";
+import { noFaults } from "../../src/types/faults.js";
 
 /** A recorded iteration with its reference-mode columns and its done batches' games (all, θ+'s and θ−'s). */
 interface ReferenceRow extends RecordedIteration, ReferenceCounts {

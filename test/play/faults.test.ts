@@ -1,6 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRunner, START_FEN, type EngineSpec, type GameResult } from "../../src/play/index.js";
+import { START_FEN } from "../../src/play/position.js";
+import { createRunner } from "../../src/play/runner.js";
+import type { EngineSpec } from "../../src/play/engine-process.js";
+import type { GameResult } from "../../src/play/game.js";
 
 const fixture = (name: string): EngineSpec => ({
   name,

@@ -1,6 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createRunner, MatchTally, START_FEN, type EngineSpec, type GameResult, type RunnerOptions } from "../../src/play/index.js";
+import { START_FEN } from "../../src/play/position.js";
+import { createRunner, type RunnerOptions } from "../../src/play/runner.js";
+import { MatchTally } from "../../src/play/match-tally.js";
+import type { EngineSpec } from "../../src/play/engine-process.js";
+import type { GameResult } from "../../src/play/game.js";
 
 const TIMED = fileURLToPath(new URL("../fixtures/engines/timed.mjs", import.meta.url));
 const timed = (name: string, behaviour: object = {}): EngineSpec => ({ name, path: TIMED, args: [JSON.stringify(behaviour)] });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { byCounter, engineFaults, engineFaultWords, noFaults } from "../../src/play/faults.js";
+import { engineFaults, engineFaultWords } from "../../src/play/faults.js";
 import { PairTally } from "../../src/play/match-tally.js";
 import { pairResult } from "../../src/play/runner.js";
 import { game, pair } from "../support/pairs.js";
+import { byCounter, noFaults } from "../../src/types/faults.js";
 
 describe("counting game pairs from the first engine's side", () => {
   it("puts each pair in its pentanomial bucket and counts W/L/D per game", () => {

@@ -1,6 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { createRunner, START_FEN, type EngineSpec, type Runner } from "../../src/play/index.js";
+import { START_FEN } from "../../src/play/position.js";
+import { createRunner, type Runner } from "../../src/play/runner.js";
+import type { EngineSpec } from "../../src/play/engine-process.js";
 
 const mover = (name: string): EngineSpec => ({
   name,

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { messageSignerFor } from "../../src/signing/binary-signature.js";
-import type { OptionParams } from "../../src/spsa/option-batches.js";
 import { signOptions, UntrustedOptionsError, verifiedOptions } from "../../src/signing/options-signature.js";
+import type { OptionParams } from "../../src/types/spsa.js";
 
 const master = generateKeyPairSync("ed25519");
 const stranger = generateKeyPairSync("ed25519");

@@ -4,7 +4,8 @@ import { symmetricEigen } from "../../src/simulate/eigen.js";
 import { fitLossModel, type RecordedIteration } from "../../src/simulate/fit-model.js";
 import { playGames } from "../../src/simulate/game-model.js";
 import { createRng } from "../../src/core/rng.js";
-import { deriveFromEnd, perturb, update, type SpsaMathConfig, type SpsaParam, type Values } from "../../src/spsa/math.js";
+import { deriveFromEnd, perturb, update } from "../../src/spsa/math.js";
+import type { SpsaMathConfig, SpsaParam, Values } from "../../src/types/spsa.js";
 
 /** A run of the master's math on a quadratic engine whose curvature and optima are known. */
 function syntheticRun(options: { parameters: number; offset: number; curvature: number; iterations: number; rEnd: number; seed: string; type?: "int" | "float"; move?: boolean }) {

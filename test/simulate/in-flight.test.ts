@@ -3,7 +3,8 @@ import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { cellProblem } from "../../src/simulate/family.js";
 import { plusVsMinus } from "../../src/simulate/game-model.js";
 import { masterTuner } from "../../src/simulate/tuners.js";
-import { update, type SpsaMathConfig } from "../../src/spsa/math.js";
+import { update } from "../../src/spsa/math.js";
+import type { SpsaMathConfig } from "../../src/types/spsa.js";
 
 const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
 const problem = cellProblem({ parameters: 8, offset: 4, curvature: 1, type: "float" }, 0.4, "in-flight");

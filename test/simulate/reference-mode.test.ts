@@ -7,9 +7,10 @@ import { plusVsMinus } from "../../src/simulate/game-model.js";
 import { equivalentResult, referencePlay } from "../../src/simulate/reference-mode.js";
 import { masterTuner } from "../../src/simulate/tuners.js";
 import { eloNoiseVariance } from "../../src/spsa/adaptive.js";
-import { DEFAULT_ELO_CAP, measuredElo, type SpsaMathConfig, type Values } from "../../src/spsa/math.js";
+import { DEFAULT_ELO_CAP, measuredElo } from "../../src/spsa/math.js";
 import { createRng } from "../../src/core/rng.js";
 import { spsa } from "../support/cli.js";
+import type { SpsaMathConfig, Values } from "../../src/types/spsa.js";
 
 const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
 

@@ -9,11 +9,12 @@ import { cellProblem, familyLine, newRows, runFamily } from "../../src/simulate/
 import { playGames } from "../../src/simulate/game-model.js";
 import { referenceOutcome } from "../../src/simulate/reference-mode.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../../src/simulate/tuners.js";
-import { isReferenceResult, perturb, update, type IterationOutcome, type SpsaMathConfig } from "../../src/spsa/math.js";
-import { pilotMeasure, pilotScale, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
+import { perturb, update } from "../../src/spsa/math.js";
+import { pilotMeasure, pilotScale, spreadSquared } from "../../src/spsa/pilot.js";
 import { createRng } from "../../src/core/rng.js";
-import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
+import { stepScales } from "../../src/spsa/adaptive.js";
 import { spsa } from "../support/cli.js";
+import { isReferenceResult, type IterationOutcome, type SpsaMathConfig, type PilotIteration, type MeasuredIteration } from "../../src/types/spsa.js";
 
 const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
 

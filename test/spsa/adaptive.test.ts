@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { eloNoiseVariance, iterationNoise, signalShare, stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
-import { iterationElo, measuredElo, update, type SpsaParam } from "../../src/spsa/math.js";
+import { eloNoiseVariance, iterationNoise, signalShare, stepScales } from "../../src/spsa/adaptive.js";
+import { iterationElo, measuredElo, update } from "../../src/spsa/math.js";
+import type { MeasuredIteration, SpsaParam } from "../../src/types/spsa.js";
 
 const result = (plusWins: number, minusWins: number, draws: number) => ({ plusWins, minusWins, draws });
 /** An iteration of 64 games whose Elo is what its counts give. */

@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  defaultA,
-  deriveFromEnd,
-  gains,
-  iterationElo,
-  measuredElo,
-  perturb,
-  scoreToElo,
-  update,
-  type SpsaMathConfig,
-  type SpsaParam,
-} from "../../src/spsa/math.js";
+import { defaultA, deriveFromEnd, gains, iterationElo, measuredElo, perturb, scoreToElo, update } from "../../src/spsa/math.js";
 import { createRng, type Rng } from "../../src/core/rng.js";
+import type { SpsaMathConfig, SpsaParam } from "../../src/types/spsa.js";
 
 /** An rng that returns the given draws in order, so a test knows every sign and u. */
 function scripted(...draws: number[]): Rng {

@@ -5,9 +5,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/params/params.js";
 import { InputError } from "../../src/core/errors.js";
-import { measuredElo, update, type SpsaParam } from "../../src/spsa/math.js";
+import { measuredElo, update } from "../../src/spsa/math.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
-import { applyBatch, batchStepScales, batchWindow, drawBatch, engineOptions, optionParamsOf, scheduleStep, type OptionParams } from "../../src/spsa/option-batches.js";
+import { applyBatch, batchStepScales, batchWindow, drawBatch, scheduleStep } from "../../src/spsa/option-batches.js";
+import type { SpsaParam, OptionParams } from "../../src/types/spsa.js";
+import { engineOptions, optionParamsOf } from "../../src/params/option-names.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-uci-"));
 let counter = 0;

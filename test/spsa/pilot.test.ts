@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { PILOT_MAX_FACTOR, PILOT_SAFE_CURVATURE, pilotMeasure, pilotScale, pilotScales, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
-import { measuredElo, type IterationResult } from "../../src/spsa/math.js";
+import { PILOT_MAX_FACTOR, PILOT_SAFE_CURVATURE, pilotMeasure, pilotScale, pilotScales, spreadSquared } from "../../src/spsa/pilot.js";
+import { measuredElo } from "../../src/spsa/math.js";
+import type { PilotIteration, IterationResult } from "../../src/types/spsa.js";
 
 /** `games` games at `score` for the tuned side, no draws (wins rounded). */
 const scored = (score: number, games: number): IterationResult => {

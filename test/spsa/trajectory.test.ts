@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { gains, perturb, update, type SpsaMathConfig, type SpsaParam } from "../../src/spsa/math.js";
+import { gains, perturb, update } from "../../src/spsa/math.js";
 import { createRng } from "../../src/core/rng.js";
 import { previousMove, SC_MAX_FACTOR, SC_MIN_FACTOR, selfCorrectingCk, selfCorrectingFactor, tailAverage } from "../../src/spsa/trajectory.js";
+import type { SpsaMathConfig, SpsaParam } from "../../src/types/spsa.js";
 
 const float = (name: string, over: Partial<SpsaParam> = {}): SpsaParam => ({ name, value: 5, min: 0, max: 100, step: 0.5, type: "float", ...over });
 const result = (plusWins: number, minusWins: number, draws: number) => ({ plusWins, minusWins, draws });

@@ -6,11 +6,11 @@ import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js"
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { recordConcurrency, recordSpeed } from "../../src/db/workers.js";
 import { writeSyntheticRun } from "../support/synthetic-run.js";
-import { noFaults, type FaultCounts } from "../../src/play/faults.js";
-import type { Pentanomial } from "../../src/stats/elo.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
+import { noFaults, type FaultCounts } from "../../src/types/faults.js";
+import type { Pentanomial } from "../../src/types/play.js";
 
 const oneMinusCrash = (): [FaultCounts, FaultCounts] => [noFaults(), { ...noFaults(), crash: 1 }];
 

@@ -1,18 +1,19 @@
 import type postgres from "postgres";
-import { loadConfig, type TuningConfig } from "../../src/config/config.js";
+import { loadConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/params/params.js";
-import { settingsOf, type IterationSettings } from "../../src/config/iteration-settings.js";
+import { settingsOf } from "../../src/config/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { expireLeases, foldIteration, type ClaimedBatch } from "../../src/db/batches.js";
 import { connect } from "../../src/postgres/connection.js";
 import { insertIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
-import { noFaults, type FaultCounts } from "../../src/play/faults.js";
 import { join } from "node:path";
 import { execa } from "execa";
 import { ROOT } from "./cli.js";
 import { waitFor } from "./processes.js";
 import { localSigningKey } from "./signing.js";
+import type { TuningConfig, IterationSettings } from "../../src/types/config.js";
+import { noFaults, type FaultCounts } from "../../src/types/faults.js";
 
 /** A batch report's counts besides the games: no faults, no replays. */
 export const clean = (): { faults: [FaultCounts, FaultCounts]; replays: number; replayLimitPairs: number } => ({

@@ -2,15 +2,16 @@ import { execa, type ResultPromise } from "execa";
 import postgres from "postgres";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/params/params.js";
-import { stepScales, type MeasuredIteration } from "../../src/spsa/adaptive.js";
+import { stepScales } from "../../src/spsa/adaptive.js";
 import { pilotIterations } from "../../src/master/pilot.js";
-import { isReferenceResult, perturb, update, type SpsaParam } from "../../src/spsa/math.js";
-import { pilotMeasure, pilotScales, spreadSquared, type PilotIteration } from "../../src/spsa/pilot.js";
+import { perturb, update } from "../../src/spsa/math.js";
+import { pilotMeasure, pilotScales, spreadSquared } from "../../src/spsa/pilot.js";
 import { createRng } from "../../src/core/rng.js";
 import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
 import { outcomeOf, referenceGames, type ReferenceCounts } from "./reference-counts.js";
 import { replayChain } from "./replay-chain.js";
 import type { TuningSetup } from "./tuning-setup.js";
+import { type MeasuredIteration, isReferenceResult, type SpsaParam, type PilotIteration } from "../../src/types/spsa.js";
 
 type Child = ResultPromise<{ reject: false; all: true }>;
 

@@ -1,4 +1,5 @@
-import type { IterationOutcome, ReferenceResult } from "../../src/spsa/math.js";
+import type { IterationOutcome, ReferenceResult } from "../../src/types/spsa.js";
+
 
 /** An iteration row's games of θ+ and θ− against a reference (reference mode, curvature pilot), counted from their side. */
 export interface ReferenceCounts {

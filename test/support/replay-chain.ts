@@ -1,4 +1,5 @@
-import type { Values } from "../../src/spsa/math.js";
+import type { Values } from "../../src/types/spsa.js";
+
 
 type Expect = (value: unknown, message?: string) => { toEqual(v: unknown): void };
 

@@ -1,8 +1,9 @@
 import type postgres from "postgres";
-import { spsaMathConfig, type TuningConfig } from "../../src/config/config.js";
+import { spsaMathConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/params/params.js";
 import { insertOptionRun } from "../../src/db/perturbations.js";
 import { writeSyntheticRun } from "./synthetic-run.js";
+import type { TuningConfig } from "../../src/types/config.js";
 
 /**
  * A UCI-option run written straight into the database as its master and workers leave it

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { spsaMathConfig, type TuningConfig } from "../../src/config/config.js";
+import { spsaMathConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/params/params.js";
 import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration, type IterationRow } from "../../src/db/iterations.js";
@@ -10,6 +10,7 @@ import { createRng } from "../../src/core/rng.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { eloBetween, type EngineModel } from "../../src/simulate/engine-model.js";
 import { playGames } from "../../src/simulate/game-model.js";
+import type { TuningConfig } from "../../src/types/config.js";
 
 /**
  * A run written straight into the database as if a master and a worker had played it: the

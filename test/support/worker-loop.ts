@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Database } from "../../src/postgres/connection.js";
-import { START_FEN } from "../../src/play/index.js";
+import { START_FEN } from "../../src/play/position.js";
 import { outsideDelayPolicy } from "../../src/play/outside-delay.js";
 import { createRunnerPlayer } from "../../src/worker/runner-player.js";
 import { runWorker, type WorkerOptions } from "../../src/worker/worker.js";

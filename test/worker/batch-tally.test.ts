@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { noFaults } from "../../src/play/faults.js";
 import { BatchTally } from "../../src/worker/batch-tally.js";
 import { pair } from "../support/pairs.js";
+import { noFaults } from "../../src/types/faults.js";
 
 describe("a batch's counts", () => {
   it("are a plus-vs-minus PairTally's, unchanged, without a reference", () => {

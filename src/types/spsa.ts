@@ -1,0 +1,174 @@
+export type ParamType = "int" | "float";
+
+/** One tunable as the math sees it; value, min, max and step are in the parameter's units. */
+export interface SpsaParam {
+  name: string;
+  /** θ. Kept unrounded for int parameters too: only plus and minus are rounded. */
+  value: number;
+  min: number;
+  max: number;
+  /** Parameter units per step unit: the perturbation at c_k = 1. */
+  step: number;
+  type: ParamType;
+  /** A frozen parameter is played at its value (rounded for ints) and never moved. */
+  frozen?: boolean;
+}
+
+export type SpsaParams = readonly SpsaParam[];
+
+export interface SpsaMathConfig {
+  /** Learning rate scale (dimensionless). */
+  a: number;
+  /** Perturbation scale, in steps. */
+  c: number;
+  /** Stability constant; undefined means defaultA(maxIterations). */
+  A?: number | undefined;
+  alpha: number;
+  gamma: number;
+  maxIterations: number;
+  /** |Elo| used for a gradient is capped at this (default DEFAULT_ELO_CAP). */
+  eloCap?: number;
+  /** |Δθ| per iteration is at most maxStep steps (default DEFAULT_MAX_STEP). */
+  maxStep?: number;
+  /**
+   * "standard": c_k and a_k as below. "self-correcting": SCSPSA's gains (src/spsa/trajectory.ts),
+   * ending on the standard schedule's c_N, a_k starting at the mean of the standard a_k and
+   * corrected every A iterations from the third block on.
+   */
+  schedule?: Schedule;
+  /** Heavy-ball momentum β in [0, 1): Δθ_k = a_k·g·step + β·(θ_k − θ_{k−1}), clipped as a whole. */
+  momentum?: number;
+  /** Per-parameter factors on a_k from what the run measured (src/spsa/adaptive.ts); absent: off. */
+  adaptive?: AdaptiveGains;
+}
+
+export const SCHEDULES = ["standard", "self-correcting"] as const;
+
+export type Schedule = (typeof SCHEDULES)[number];
+
+export type Values = Record<string, number>;
+
+/** What an iteration played: all its update needs, so a resumed master replays it exactly. */
+export interface PlayedPerturbation {
+  /** a_k, dimensionless. */
+  ak: number;
+  /** Values of the plus engine (integers for int parameters). */
+  plus: Values;
+  /** Values of the minus engine. */
+  minus: Values;
+  /** Per-parameter factor on a_k (adaptive gains, src/spsa/adaptive.ts); absent: 1. */
+  scale?: Values;
+}
+
+export interface Perturbation extends PlayedPerturbation {
+  /** c_k, in steps. */
+  ck: number;
+  /** s_i ∈ {+1, −1}; absent for frozen parameters. */
+  signs: Values;
+  /** δ_i, in parameter units (≥ MIN_INT_DELTA for int parameters), before bounds narrow it. */
+  delta: Values;
+}
+
+/** Game results of the plus engine against the minus engine. */
+export interface IterationResult {
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+}
+
+/**
+ * Reference mode (docs/reference-mode.md): θ+'s and θ−'s games against the reference engine,
+ * each counted from the tuned engine's side as an IterationResult (its wins as plusWins, the
+ * reference's as minusWins), so that each side's Elo is measured as measuredElo measures one.
+ */
+export interface ReferenceResult {
+  plus: IterationResult;
+  minus: IterationResult;
+}
+
+/** What an iteration's games measured: plus against minus, or each of them against the reference. */
+export type IterationOutcome = IterationResult | ReferenceResult;
+
+export function isReferenceResult(outcome: IterationOutcome): outcome is ReferenceResult {
+  return "plus" in outcome;
+}
+
+export interface UpdateResult {
+  /** Plus-vs-minus Elo after clamping the score and capping (reference mode: iterationElo's difference). */
+  elo: number;
+  /** Plus engine's score after clamping, in (0, 1) (reference mode: the logistic score of that Elo). */
+  score: number;
+  /** g_i, Elo per step; 0 for a parameter whose plus and minus were equal. */
+  gradient: Values;
+  /** θ_new, in parameter units. */
+  newValues: Values;
+}
+
+export const ADAPT_MODES = ["off", "signal"] as const;
+
+export type AdaptMode = (typeof ADAPT_MODES)[number];
+
+export interface AdaptiveGains {
+  mode: AdaptMode;
+  /** Completed iterations looked back over. */
+  window: number;
+  /** The least scale, in (0, 1]. */
+  floor: number;
+  /** Iterations of the curvature pilot at the run's start (src/spsa/pilot.ts); absent or 0: none. */
+  pilot?: number;
+}
+
+/** What a completed iteration left that the scales need. */
+export interface MeasuredIteration {
+  elo: number;
+  /** Its game counts, for the noise of `elo`: plus against minus, or (reference mode) both sides' against the reference. */
+  result: IterationOutcome;
+}
+
+/** A pilot iteration as its measure needs it. */
+export interface PilotIteration {
+  /** θ+'s and θ−'s results against θ₀. */
+  outcome: ReferenceResult;
+  /** Mean over the perturbed parameters of (half the plus–minus spread, in steps)². */
+  spreadSquared: number;
+}
+
+export interface PilotMeasure {
+  /** Estimated total curvature T, Elo per step², and its standard error. */
+  curvature: number;
+  error: number;
+  /** A side lost beyond PILOT_SATURATION_ELO: T is only known to be large. */
+  saturated: boolean;
+  /** The factor on every step scale: min(PILOT_MAX_FACTOR, PILOT_SAFE_CURVATURE / (T + 2 errors)), at least 1. */
+  factor: number;
+}
+
+/** θ at the start of iterations 1, 2, … (entry k − 1 is iteration k's base θ). */
+export type Trajectory = readonly Values[];
+
+/**
+ * The asynchronous SPSA of UCI-option mode, pure: every batch draws its own perturbation
+ * from the θ of its claim, and its result moves the θ of its report (fishtest's scheme).
+ * It is the master math of `src/spsa/math.ts` with the schedule counted in games: a batch
+ * of n games is n / gamesPerIteration of an iteration, in its step and in the schedule.
+ */
+
+/** How one parameter reaches the engine in this mode, as recorded for the run. */
+export interface OptionParamSettings extends ParamSettings {
+  option: string;
+  /** The option holds value × scale, rounded; undefined: a float is sent as a decimal. */
+  optionScale: number | undefined;
+}
+
+export type OptionParams = Record<string, OptionParamSettings>;
+
+export interface DrawnBatch extends Perturbation {
+  /** The schedule's k of this batch. */
+  k: number;
+}
+
+/** A reported batch as the adaptive gains read it: its game counts. */
+export type ReportedBatch = IterationResult;
+
+/** One parameter's settings as an iteration played them. */
+export type ParamSettings = Pick<SpsaParam, "min" | "max" | "step" | "type"> & { frozen: boolean };

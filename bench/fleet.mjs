@@ -40,7 +40,9 @@ import { connect, openDatabase } from "../dist/postgres/connection.js";
 import { insertIteration, readIteration } from "../dist/db/iterations.js";
 import { insertOptionRun } from "../dist/db/perturbations.js";
 import { openRun } from "../dist/db/runs.js";
-import { claimWorkerName } from "../dist/db/workers.js";
+import { storedRunConfig } from "../dist/config/secrets.js";
+import { planBatchSizes } from "../dist/spsa/batch-plan.js";
+import { activeGameSlots, claimWorkerName } from "../dist/db/workers.js";
 import { PairTally } from "../dist/play/match-tally.js";
 import { optionParamsOf } from "../dist/spsa/option-batches.js";
 import { applyReports } from "../dist/master/apply-reports.js";
@@ -108,18 +110,19 @@ const ENGINE = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
 /** A run as the master opens it; `more()` inserts the next iteration (build mode). */
 async function openBenchRun(mode, label) {
   const { config, params, paramsFile } = runFiles(mode);
-  const { run } = await openRun(database.sql, { name: `fleet-${label}-${randomUUID().slice(0, 8)}`, fresh: true, config, values: valuesOf(params) });
-  const iteration = (iterationNumber, targetGames) => ({
-    runId: run.id, iterationNumber, plus: ENGINE, minus: ENGINE, timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs,
+  const { run } = await openRun(database.sql, { name: `fleet-${label}-${randomUUID().slice(0, 8)}`, fresh: true, config: storedRunConfig(config), values: valuesOf(params) });
+  const iteration = async (iterationNumber, targetGames) => ({
+    runId: run.id, iterationNumber, plus: { ...ENGINE, signature: null }, minus: { ...ENGINE, signature: null }, timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs,
     targetGames, ck: 1, ak: 1, base: valuesOf(params), plusValues: valuesOf(params), minusValues: valuesOf(params), signs: {},
-    settings: settingsOf(config, params), sign: null, batchSize: batchGames, openBatches: mode !== "options",
+    settings: settingsOf(config, params),
+    batchSizes: mode === "options" ? [] : planBatchSizes(targetGames, batchGames, await activeGameSlots(database.sql)),
   });
   const targets = new Map();
   let optionRun;
   if (mode === "options") {
     // As runOptionsMaster: the carrier iteration of max_iterations × games_per_iteration games and its option run, in one transaction.
     await database.sql.begin(async (tx) => {
-      const carrier = await insertIteration(tx, iteration(1, config.spsa.maxIterations * gamesPerIteration));
+      const carrier = await insertIteration(tx, await iteration(1, config.spsa.maxIterations * gamesPerIteration));
       optionRun = {
         runId: run.id, iterationId: carrier.id, enginePath: ENGINE.path, engineSha256: ENGINE.sha256,
         parameters: optionParamsOf(params, paramsFile), gains: spsaMathConfig(config.spsa, gamesPerIteration), gamesPerIteration, parametersSignature: null,
@@ -142,7 +145,7 @@ async function openBenchRun(mode, label) {
     // Iterations whose games are all in: a master folds them no more.
     folded: new Set(),
     async more() {
-      const row = await insertIteration(database.sql, iteration(next++, gamesPerIteration));
+      const row = await insertIteration(database.sql, await iteration(next++, gamesPerIteration));
       targets.set(row.id, row.targetGames);
     },
     async stop() {

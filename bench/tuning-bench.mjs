@@ -18,6 +18,7 @@ import { claimBatch, reportBatch } from "../dist/db/batches.js";
 import { claimWorkerName } from "../dist/db/workers.js";
 import { insertIteration } from "../dist/db/iterations.js";
 import { openRun } from "../dist/db/runs.js";
+import { storedRunConfig } from "../dist/config/secrets.js";
 import { settingsOf } from "../dist/config/iteration-settings.js";
 import { noFaults } from "../dist/play/faults.js";
 import { loadConfig } from "../dist/config/config.js";
@@ -40,10 +41,10 @@ const stats = (xs) => {
 // 1. Claim / report round trips.
 const database = await openDatabase({});
 const runName = `bench-claims-${Date.now()}`;
-const { run } = await openRun(database.sql, { name: runName, fresh: false, config: loadConfig(join(root, "config.toml")), values: { X: 1 } });
-const fake = { path: "/nonexistent", sha256: "0".repeat(64) };
+const { run } = await openRun(database.sql, { name: runName, fresh: false, config: storedRunConfig(loadConfig(join(root, "config.toml"))), values: { X: 1 } });
+const fake = { path: "/nonexistent", sha256: "0".repeat(64), signature: null };
 await insertIteration(database.sql, {
-  runId: run.id, iterationNumber: 1, plus: fake, minus: fake, timelowMs: 1, timehighMs: 1, targetGames: 400,
+  runId: run.id, iterationNumber: 1, plus: fake, minus: fake, timelowMs: 1, timehighMs: 1, targetGames: 400, batchSizes: Array(200).fill(2),
   ck: 1, ak: 1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig(join(root, "config.toml")), []),
 });
 await claimWorkerName(database.sql, { name: "bench", sessionId: "bench", host: "bench", pid: null, concurrency: 1 }, () => false);

@@ -2,12 +2,13 @@ import { checkConstants } from "../engine-build/engine-builder.js";
 import { loadConfig } from "../config/config.js";
 import { loadParams, type Param } from "../params/params.js";
 import { openDatabase } from "../postgres/connection.js";
-import { runMaster, type MasterSummary } from "../master/build-mode.js";
+import { runMaster } from "../master/build-mode.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { refuseOptionRun, runOptionsMaster } from "../master/options-mode.js";
 import { DEFAULT_CONFIG_FILE } from "./database-options.js";
 import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
+import type { MasterSummary } from "../master/run-setup.js";
 
 export interface MasterCommandOptions {
   config?: string;

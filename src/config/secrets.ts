@@ -1,3 +1,5 @@
+import type { StoredRunConfig, TuningConfig } from "../types/config.js";
+
 /**
  * Keys whose values are or may hold a credential, at any depth: `[database]` (its url carries
  * the password), a URL (user:password@), a password, a token, a secret, a private key.
@@ -13,4 +15,13 @@ export function withoutSecrets(value: unknown): unknown {
       .filter(([key]) => !SECRET_KEY.test(key))
       .map(([key, inner]) => [key, withoutSecrets(inner)]),
   );
+}
+
+/**
+ * The config as spsa_run stores it (the dashboard serves it): without [database] (its url may
+ * carry a password) and any other key that looks like it holds a secret. The migration 0010
+ * scrubbed [database] from rows stored before.
+ */
+export function storedRunConfig(config: TuningConfig): StoredRunConfig {
+  return withoutSecrets(JSON.parse(JSON.stringify(config))) as StoredRunConfig;
 }

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { OptionDraw } from "./perturbations.js";
+import type { OptionDraw } from "../types/spsa.js";
 import { joinFragments, type RowOf } from "./columns.js";
 import { addCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
 import { withRetry } from "../postgres/retry.js";
@@ -8,7 +8,7 @@ import type { WorkerSession } from "./workers.js";
 import type { IterationMoveLimit } from "../types/config.js";
 import type { PairCounts } from "../types/play.js";
 import { PROGRESS_CHANNEL, WORK_CHANNEL } from "../postgres/channels.js";
-import type { Sql } from "../postgres/connection.js";
+import type { Sql } from "../postgres/sql.js";
 
 /**
  * Claiming and reporting batches of games (docs/design-notes.md, patterns from pg-boss and

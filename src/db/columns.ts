@@ -1,6 +1,6 @@
 import { getTableColumns, type InferSelectModel, type Table } from "drizzle-orm";
 import type postgres from "postgres";
-import type { Sql } from "../postgres/connection.js";
+import type { Sql } from "../postgres/sql.js";
 export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** A table's rows with only the columns `K`, as `selectColumns(…, K)` reads them. */

@@ -2,7 +2,7 @@
 import { joinFragments as join, type Fragment } from "./columns.js";
 import { spsaIteration } from "./schema.js";
 import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounter, type FaultCounts } from "../types/faults.js";
-import type { Sql } from "../postgres/connection.js";
+import type { Sql } from "../postgres/sql.js";
 
 /**
  * spsa_iteration's fault counters: three columns (plus, minus, and the reference engine of

@@ -1,15 +1,11 @@
 import type postgres from "postgres";
-import type { BinarySigner } from "../signing/binary-signature.js";
-import { spreadSquared } from "../spsa/pilot.js";
 import { selectColumns, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum } from "./fault-columns.js";
 import { spsaIteration } from "./schema.js";
-import { activeGameSlots } from "./workers.js";
-import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
 import type { IterationSettings } from "../types/config.js";
-import { type MeasuredIteration, isReferenceResult, type IterationOutcome, type Values, type PilotIteration } from "../types/spsa.js";
+import type { IterationOutcome, MeasuredIteration, Values } from "../types/spsa.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
-import type { Sql } from "../postgres/connection.js";
+import type { Sql } from "../postgres/sql.js";
 
 /** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
 
@@ -64,20 +60,25 @@ export async function readIteration(sql: Sql, id: number): Promise<IterationRow>
   return row;
 }
 
+/** A binary of an iteration with the master's signature for its run, iteration and side (null: unsigned, a synthetic row). */
+export interface IterationEngine {
+  path: string;
+  sha256: string;
+  signature: string | null;
+}
+
 export interface NewIteration {
   runId: number;
   iterationNumber: number;
-  plus: { path: string; sha256: string };
-  minus: { path: string; sha256: string };
+  plus: IterationEngine;
+  minus: IterationEngine;
   /** Reference mode: the run's reference engine, which θ+ and θ− each play (docs/reference-mode.md); absent: plus against minus. */
-  reference?: { path: string; sha256: string };
+  reference?: IterationEngine;
   timelowMs: number;
   timehighMs: number;
   targetGames: number;
-  /** `[games] batch_size`: the size of the open batches the games are made into (src/spsa/batch-plan.ts). */
-  batchSize: number;
-  /** False: no open batches are made (a UCI-option run's master makes them with their draws, src/master/draw-pool.ts). */
-  openBatches?: boolean;
+  /** The games of each open batch, in order (src/spsa/batch-plan.ts); empty: none (a UCI-option run's master makes them with their draws). */
+  batchSizes: readonly number[];
   ck: number;
   ak: number;
   base: Values;
@@ -85,8 +86,6 @@ export interface NewIteration {
   minusValues: Values;
   signs: Values;
   settings: IterationSettings;
-  /** The master's key: signs each binary for this run (its uid), iteration and side (workers check it); null for synthetic rows with no binaries. */
-  sign: BinarySigner | null;
 }
 
 /**
@@ -95,14 +94,8 @@ export interface NewIteration {
  * stands alone (inside a caller's transaction, the wake-up waits for its commit).
  */
 export async function insertIteration(sql: Sql, it: NewIteration): Promise<IterationRow> {
-  // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
-  const [run] = await sql<{ uid: string }[]>`select uid from spsa_run where id = ${it.runId}`;
-  if (!run) throw new Error(`run ${it.runId} vanished`);
-  const subject = { runUid: run.uid, iterationNumber: it.iterationNumber };
-  const plusSignature = it.sign?.({ ...subject, variant: "plus", sha256: it.plus.sha256 }) ?? null;
-  const minusSignature = it.sign?.({ ...subject, variant: "minus", sha256: it.minus.sha256 }) ?? null;
-  const reference = it.reference && { ...it.reference, signature: it.sign?.({ ...subject, variant: "reference", sha256: it.reference.sha256 }) ?? null };
-  const sizes = it.openBatches === false ? [] : (reference ? planReferenceBatchSizes : planBatchSizes)(it.targetGames, it.batchSize, await activeGameSlots(sql));
+  const { plus, minus, reference } = it;
+  const sizes = [...it.batchSizes];
   let sum = 0;
   const before = sizes.map((games) => (sum += games) - games);
   await sql`
@@ -111,8 +104,8 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
         minus_engine_sha256, plus_engine_signature, minus_engine_signature, reference_engine_path, reference_engine_sha256,
         reference_engine_signature, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
         minus_parameters, perturbation_signs, settings)
-      values (${it.runId}, ${it.iterationNumber}, ${it.plus.path}, ${it.minus.path}, ${it.plus.sha256}, ${it.minus.sha256},
-        ${plusSignature}, ${minusSignature}, ${reference?.path ?? null}, ${reference?.sha256 ?? null}, ${reference?.signature ?? null},
+      values (${it.runId}, ${it.iterationNumber}, ${plus.path}, ${minus.path}, ${plus.sha256}, ${minus.sha256},
+        ${plus.signature}, ${minus.signature}, ${reference?.path ?? null}, ${reference?.sha256 ?? null}, ${reference?.signature ?? null},
         ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
         ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(JSON.parse(JSON.stringify(it.settings)))})
       on conflict (run_id, iteration_number) do nothing
@@ -246,19 +239,18 @@ export async function readPlayedIterations(sql: Sql, runId: number): Promise<{ s
 }
 
 /**
- * The run's completed curvature-pilot iterations among its first `count`: those that played θ+
- * and θ− each against a reference (θ₀), with what the pilot's measure needs of them.
+ * The run's completed iterations among its first `count` that played θ+ and θ− each against a
+ * reference engine (the curvature pilot's, src/master/pilot.ts), with their recorded settings.
  */
-export async function readPilotIterations(sql: Sql, runId: number, count: number): Promise<PilotIteration[]> {
+export async function readReferenceIterations(
+  sql: Sql,
+  runId: number,
+  count: number,
+): Promise<{ outcome: IterationOutcome; plus: Values; minus: Values; settings: IterationSettings }[]> {
   const rows = await sql<(OutcomeColumns & { plus: Values; minus: Values; settings: IterationSettings })[]>`
     select plus_parameters as plus, minus_parameters as minus, settings, ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
     from spsa_iteration
     where run_id = ${runId} and iteration_number <= ${count} and status = 'complete' and reference_engine_sha256 is not null
     order by iteration_number`;
-  return rows.flatMap((r) => {
-    const outcome = outcomeOf(r);
-    if (!isReferenceResult(outcome)) return [];
-    const steps = Object.fromEntries(Object.entries(r.settings.parameters).map(([name, p]) => [name, p.step]));
-    return [{ outcome, spreadSquared: spreadSquared(steps, r.plus, r.minus) }];
-  });
+  return rows.map((r) => ({ outcome: outcomeOf(r), plus: r.plus, minus: r.minus, settings: r.settings }));
 }

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { lockOpenIteration } from "./batches.js";
-import type { SpsaMathConfig, Values, OptionParams, ReportedBatch } from "../types/spsa.js";
+import type { OptionDraw, OptionParams, ReportedBatch, SpsaMathConfig, Values } from "../types/spsa.js";
 import type { Pentanomial } from "../types/play.js";
 
 /** SQL of UCI-option mode: the run's option settings, and one spsa_perturbation row per claimed batch. */
@@ -82,14 +82,6 @@ export async function insertPerturbation(tx: Sql, p: NewPerturbation): Promise<v
     insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters)
     values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${tx.json(p.thetaBefore)}, ${tx.json(p.signs)},
       ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
-}
-
-/** What a worker checks and plays of a UCI-option batch: the run's signed parameter list and the values the master drew. */
-export interface OptionDraw {
-  parameters: OptionParams;
-  signature: string | null;
-  plus: Values;
-  minus: Values;
 }
 
 /** A claimed batch's draw with its run's parameters; undefined for a batch without a draw. */

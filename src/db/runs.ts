@@ -2,10 +2,9 @@ import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaRun } from "./schema.js";
-import { withoutSecrets } from "../config/secrets.js";
-import type { TuningConfig } from "../types/config.js";
+import type { StoredRunConfig } from "../types/config.js";
 import type { Values } from "../types/spsa.js";
-import type { Sql } from "../postgres/connection.js";
+import type { Sql } from "../postgres/sql.js";
 
 /** SQL of tuning runs (spsa_run): the master's run, and a run looked up by name. */
 
@@ -16,7 +15,10 @@ export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
  * The run to work on: the active run of this name, or a new one. With `fresh`, an existing
  * run of this name is kept under a new name (`name~id`) and marked stopped.
  */
-export async function openRun(sql: postgres.Sql, options: { name: string; fresh: boolean; seed?: string; config: TuningConfig; values: Values }): Promise<{ run: RunRow; created: boolean }> {
+export async function openRun(
+  sql: postgres.Sql,
+  options: { name: string; fresh: boolean; seed?: string; config: StoredRunConfig; reference?: string | undefined; values: Values },
+): Promise<{ run: RunRow; created: boolean }> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${`spsa_run:${options.name}`}))`;
     const [existing] = await tx<RunRow[]>`select ${selectColumns(tx, spsaRun, RUN_KEYS)} from spsa_run where name = ${options.name}`;
@@ -27,21 +29,12 @@ export async function openRun(sql: postgres.Sql, options: { name: string; fresh:
     const seed = options.seed ?? randomBytes(8).toString("hex");
     const [run] = await tx<RunRow[]>`
       insert into spsa_run (name, seed, config, initial_parameters, current_parameters, reference)
-      values (${options.name}, ${seed}, ${tx.json(storedRunConfig(options.config))}, ${tx.json(options.values)}, ${tx.json(options.values)},
-        ${options.config.spsa.reference ?? null})
+      values (${options.name}, ${seed}, ${tx.json(options.config as postgres.JSONValue)}, ${tx.json(options.values)}, ${tx.json(options.values)},
+        ${options.reference ?? null})
       returning ${selectColumns(tx, spsaRun, RUN_KEYS)}`;
     if (!run) throw new Error("insert into spsa_run returned nothing");
     return { run, created: true };
   });
-}
-
-/**
- * The config as spsa_run stores it (the dashboard serves it): without [database] (its url may
- * carry a password) and any other key that looks like it holds a secret. The migration 0010
- * scrubbed [database] from rows stored before.
- */
-export function storedRunConfig(config: TuningConfig): postgres.JSONValue {
-  return withoutSecrets(JSON.parse(JSON.stringify(config))) as postgres.JSONValue;
 }
 
 /**

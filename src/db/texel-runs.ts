@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { selectAll } from "./columns.js";
 import { texelRun } from "./schema.js";
-import type { Sql } from "../postgres/connection.js";
+import type { Sql } from "../postgres/sql.js";
 
 /** SQL of `spsa texel` and `spsa status --texel`: a finished run is one row of texel_run. */
 

@@ -31,8 +31,8 @@ export interface NewVerification {
   maxGames: number;
   sprt: SprtBounds | undefined;
   limits: PlayLimits;
-  /** Inserts the carrier's iteration, given the carrier run's id. */
-  insertGames: (tx: postgres.TransactionSql, carrierRunId: number) => Promise<void>;
+  /** Inserts the carrier's iteration, given the carrier run. */
+  insertGames: (tx: postgres.TransactionSql, carrier: { id: number; uid: string }) => Promise<void>;
 }
 
 /** The running verification of this run comparing the same two θ at the same limits, to resume after a kill. */
@@ -50,12 +50,12 @@ export async function createVerification(sql: postgres.Sql, it: NewVerification)
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${`spsa_verify:${it.runId}`}))`;
     const [{ n } = { n: 0 }] = await tx<{ n: number }[]>`select count(*)::int as n from spsa_verification where run_id = ${it.runId}`;
-    const [carrier] = await tx<{ id: number }[]>`
+    const [carrier] = await tx<{ id: number; uid: string }[]>`
       insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
       values (${`${it.runName}/verify-${n + 1}`}, 'verify', ${tx.json({ verifies: it.runName })}, ${tx.json(it.toValues)}, ${tx.json(it.toValues)})
-      returning id`;
+      returning id, uid`;
     if (!carrier) throw new Error("insert into spsa_run returned nothing");
-    await it.insertGames(tx, carrier.id);
+    await it.insertGames(tx, carrier);
     const [row] = await tx<{ id: number }[]>`
       insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits)
       values (${it.runId}, ${carrier.id}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)}, ${tx.json(it.toValues)}, ${it.maxGames},

@@ -1,16 +1,11 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spsaMathConfig } from "../config/config.js";
 import { valuesOf, type Param } from "../params/params.js";
-import { updateParamValues } from "../params/params-update.js";
-import { writeFileAtomic } from "../core/write-atomic.js";
 import { buildVariants } from "../engine-build/engine-builder.js";
 import { storeBinary } from "../engine-build/binary-store.js";
 import { afterExpiringLeases, foldIteration } from "../db/batches.js";
-import type { Database } from "../postgres/connection.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { withRetry } from "../postgres/retry.js";
-import { InputError } from "../core/errors.js";
 import { createRng } from "../core/rng.js";
 import { perturb, update } from "../spsa/math.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
@@ -23,41 +18,16 @@ import {
 } from "../db/iterations.js";
 import { activeGameSlots } from "../db/workers.js";
 import { allowedStaleness, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
-import { markRunComplete, openRun, runParameters, type RunRow } from "../db/runs.js";
-import type { SigningKey } from "../signing/key-file.js";
+import { markRunComplete, runParameters, type RunRow } from "../db/runs.js";
+import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
+import { signedEngines } from "../signing/binary-signature.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
 import { outcomeText } from "../spsa/outcome-text.js";
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import { runReference } from "./reference.js";
 import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped } from "./pilot.js";
-import type { TuningConfig } from "../types/config.js";
 import type { Values } from "../types/spsa.js";
-
-export interface MasterOptions {
-  database: Database;
-  config: TuningConfig;
-  /** Already checked against the engine's constants (loadRunInputs), before the database was opened. */
-  params: Param[];
-  paramsFile: string;
-  runName: string;
-  /** Signs every binary the run stores (docs/signing.md). */
-  signingKey: SigningKey;
-  /** Start a new run even if one of this name exists (the old one keeps its history). */
-  fresh?: boolean;
-  /** Seed of a new run's random draws (default: random); the same seed replays the same perturbations. */
-  seed?: string;
-  log?: (line: string) => void;
-  /** Where progress lines go (stderr by default). */
-  status?: StatusLine;
-  signal?: AbortSignal;
-}
-
-export interface MasterSummary {
-  runName: string;
-  iterations: number;
-  initial: Values;
-  final: Values;
-}
+import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./run-setup.js";
 
 /**
  * The SPSA loop: perturb θ, build plus and minus, insert the iteration, wait for the
@@ -177,16 +147,17 @@ async function startIteration(
   const buildSeconds = (Date.now() - started) / 1000;
   const ahead = staleness > 0 ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} still playing` : "";
   log(`iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`);
-  await withRetry(log, options.signal, () => insertIteration(database.sql, {
+  // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
+  const engines = signedEngines(options.signingKey.sign, { runUid: run.uid, iterationNumber: k }, { plus: built.plus, minus: built.minus, ...(reference && { reference }) });
+  const plan = reference ? planReferenceBatchSizes : planBatchSizes;
+  await withRetry(log, options.signal, async () => insertIteration(database.sql, {
     runId: run.id,
     iterationNumber: k,
-    plus: built.plus,
-    minus: built.minus,
-    ...(reference && { reference }),
+    ...engines,
     timelowMs: config.timeControl.timelowMs,
     timehighMs: config.timeControl.timehighMs,
     targetGames: config.games.gamesPerIteration,
-    batchSize: config.games.batchSize,
+    batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(database.sql)),
     ck: perturbation.ck,
     ak: perturbation.ak,
     base: valuesOf(params),
@@ -194,7 +165,6 @@ async function startIteration(
     minusValues: perturbation.minus,
     signs: perturbation.signs,
     settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
-    sign: options.signingKey.sign,
   }));
   crashPoint("iteration-inserted");
   return buildSeconds;
@@ -291,49 +261,5 @@ async function finalValues(options: MasterOptions, run: RunRow, params: Param[],
   syncParamsFile(options.paramsFile, averaged, () => {});
   log(`${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`);
   return averaged;
-}
-
-export function masterLog(options: MasterOptions): (line: string) => void {
-  return options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-}
-
-/** The run of this name, resumed or started from params.toml, and its parameters at the run's θ. */
-export async function openTuningRun(options: MasterOptions, log: (line: string) => void): Promise<{ run: RunRow; created: boolean; params: Param[] }> {
-  const { run, created } = await openRun(options.database.sql, {
-    name: options.runName,
-    fresh: options.fresh ?? false,
-    seed: options.seed,
-    config: options.config,
-    values: valuesOf(options.params),
-  });
-  return { run, created, params: withValues(options.params, run, options.paramsFile, log) };
-}
-
-/**
- * θ comes from the database; params.toml supplies bounds, steps and targets. A parameter new
- * in params.toml joins the run at its value; one removed from it is refused, since its constant
- * would silently fall back to the engine's default (freeze it instead).
- */
-function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
-  const stored = run.currentParameters;
-  const removed = Object.keys(stored).filter((name) => !params.some((p) => p.name === name));
-  if (removed.length > 0) {
-    throw new InputError(
-      paramsFile,
-      `run "${run.name}" tunes ${removed.join(", ")}, which this file no longer has; put ${removed.length > 1 ? "them" : "it"} back ` +
-        `with frozen = true to keep ${removed.length > 1 ? "their" : "its"} value, or start another run with --fresh or --name`,
-    );
-  }
-  for (const p of params.filter((p) => !(p.name in stored))) log(`${p.name} joins run "${run.name}" at ${p.value}`);
-  return params.map((p) => ({ ...p, value: stored[p.name] ?? p.value }));
-}
-
-/** Brings params.toml in line with θ, keeping its comments and layout; atomic. */
-export function syncParamsFile(paramsFile: string, values: Values, log: (line: string) => void): void {
-  const text = readFileSync(paramsFile, "utf8");
-  const updated = updateParamValues(text, values, paramsFile);
-  if (updated === text) return;
-  writeFileAtomic(paramsFile, updated, { mode: 0o644 });
-  log(`${paramsFile} updated from the database`);
 }
 

@@ -12,15 +12,16 @@ import { PollBackoff } from "../postgres/poll-backoff.js";
 import { InputError } from "../core/errors.js";
 import { describeChanges, settingsOf } from "../config/iteration-settings.js";
 import { valuesOf } from "../params/params.js";
-import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./build-mode.js";
 import { insertIteration, iterationCount, readIteration } from "../db/iterations.js";
 import type { RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
 import { applyReports } from "./apply-reports.js";
 import { topUpDraws } from "./draw-pool.js";
 import { optionsMessage, signOptions } from "../signing/options-signature.js";
+import { signedEngines } from "../signing/binary-signature.js";
 import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
+import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./run-setup.js";
 
 /** params.toml follows θ at most this often while the run goes on, and once at its end. */
 const PARAMS_SYNC_MS = 10_000;
@@ -78,13 +79,11 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
       const iteration = await insertIteration(tx, {
         runId: run.id,
         iterationNumber: 1,
-        plus: { path: enginePath, sha256 },
-        minus: { path: enginePath, sha256 },
+        ...signedEngines(options.signingKey.sign, { runUid: run.uid, iterationNumber: 1 }, { plus: { path: enginePath, sha256 }, minus: { path: enginePath, sha256 } }),
         timelowMs: config.timeControl.timelowMs,
         timehighMs: config.timeControl.timehighMs,
         targetGames: config.spsa.maxIterations * gamesPerIteration,
-        batchSize: config.games.batchSize,
-        openBatches: false,
+        batchSizes: [],
         ck: 0,
         ak: 0,
         base: valuesOf(params),
@@ -92,7 +91,6 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
         minusValues: valuesOf(params),
         signs: {},
         settings: settingsOf(config, params),
-        sign: options.signingKey.sign,
       });
       await insertOptionRun(tx, row(iteration.id));
       return row(iteration.id);

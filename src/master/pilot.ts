@@ -1,14 +1,14 @@
 import { storeBinary } from "../engine-build/binary-store.js";
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import type { Param } from "../params/params.js";
-import { readPilotIterations } from "../db/iterations.js";
+import { readReferenceIterations } from "../db/iterations.js";
 import { withRetry } from "../postgres/retry.js";
 import type { RunRow } from "../db/runs.js";
-import { pilotMeasure, pilotScales } from "../spsa/pilot.js";
-import type { MasterOptions } from "./build-mode.js";
+import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { buildStartEngine } from "./reference.js";
 import type { TuningConfig } from "../types/config.js";
-import type { Values, PilotMeasure } from "../types/spsa.js";
+import { isReferenceResult, type PilotIteration, type PilotMeasure, type Values } from "../types/spsa.js";
+import type { MasterOptions } from "./run-setup.js";
 
 /**
  * The curvature pilot in the build mode (src/spsa/pilot.ts, docs/adaptive-gains.md): the
@@ -62,7 +62,12 @@ export async function pilotScaled(
 ): Promise<{ stepScale: Values | undefined; pilot: PilotMeasure | undefined }> {
   const pilots = pilotIterations(options.config);
   if (stepScale === undefined || pilots === 0) return { stepScale, pilot: undefined };
-  const iterations = await withRetry(log, options.signal, () => readPilotIterations(options.database.sql, run.id, pilots));
+  const played = await withRetry(log, options.signal, () => readReferenceIterations(options.database.sql, run.id, pilots));
+  const iterations = played.flatMap(({ outcome, plus, minus, settings }): PilotIteration[] => {
+    if (!isReferenceResult(outcome)) return [];
+    const steps = Object.fromEntries(Object.entries(settings.parameters).map(([name, p]) => [name, p.step]));
+    return [{ outcome, spreadSquared: spreadSquared(steps, plus, minus) }];
+  });
   if (iterations.length === 0) return { stepScale, pilot: undefined };
   const pilot = pilotMeasure(iterations);
   return { stepScale: pilotScales(stepScale, options.config.spsa.adaptive.floor, pilot.factor), pilot };

@@ -9,7 +9,7 @@ import { parsePublicKey, signedMessage, verifyMessage } from "../signing/binary-
 import { builtValue } from "../spsa/math.js";
 import { withSpinner } from "../core/status-line.js";
 import { crashPoint } from "./crash-points.js";
-import type { MasterOptions } from "./build-mode.js";
+import type { MasterOptions } from "./run-setup.js";
 
 /**
  * Reference mode's engine (docs/reference-mode.md): the one engine θ+ and θ− each play for the

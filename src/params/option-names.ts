@@ -1,4 +1,4 @@
-import type { OptionParams, Values } from "../types/spsa.js";
+import type { OptionDraw, OptionParams, Values } from "../types/spsa.js";
 import type { Param } from "./params.js";
 import { parseRustItems, type ValueNode } from "../rust-constants/parser.js";
 import { InputError } from "../core/errors.js";
@@ -70,4 +70,9 @@ export function optionParamsOf(params: readonly Param[], paramsFile: string): Op
   return Object.fromEntries(
     params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false, option: p.option ?? p.name, optionScale: p.optionScale }]),
   );
+}
+
+/** The plus and minus engines' `setoption` values of a batch's draw. */
+export function drawOptions(draw: OptionDraw): { plus: Record<string, number>; minus: Record<string, number> } {
+  return { plus: engineOptions(draw.parameters, draw.plus), minus: engineOptions(draw.parameters, draw.minus) };
 }

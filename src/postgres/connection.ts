@@ -161,5 +161,3 @@ export function libpqVariables(url: string): Record<string, string> {
 export function redactUrl(url: string): string {
   return url.replace(/(\/\/[^:/@]+:)[^@]*@/, "$1***@");
 }
-
-export type Sql = postgres.Sql | postgres.TransactionSql;

@@ -2,7 +2,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { InputError } from "../core/errors.js";
 import { WORK_CHANNEL } from "./channels.js";
-import type { Sql } from "./connection.js";
+import type { Sql } from "./sql.js";
 
 /**
  * The worker role (docs/worker-role.md): one login role per worker machine, each a member

@@ -81,3 +81,16 @@ export function verifyMessage(keys: readonly KeyObject[], message: Buffer, signa
 export function verifyBinary(keys: readonly KeyObject[], subject: BinarySubject, signature: string | null): boolean {
   return verifyMessage(keys, binaryMessage(subject), signature);
 }
+
+/** An iteration's engines, each with the master's signature for this run, iteration and side (`sign` null: unsigned, for synthetic rows). */
+export function signedEngines<T extends Partial<Record<Variant, { sha256: string }>>>(
+  sign: BinarySigner | null,
+  subject: Omit<BinarySubject, "variant" | "sha256">,
+  engines: T,
+): { [K in keyof T]: T[K] & { signature: string | null } } {
+  const signed = Object.entries(engines).map(([variant, engine]) => {
+    const signature = engine && sign ? sign({ ...subject, variant: variant as Variant, sha256: engine.sha256 }) : null;
+    return [variant, { ...engine, signature }];
+  });
+  return Object.fromEntries(signed) as { [K in keyof T]: T[K] & { signature: string | null } };
+}

@@ -1,9 +1,7 @@
 import type { KeyObject } from "node:crypto";
-import type { OptionDraw } from "../db/perturbations.js";
 import { SpsaError } from "../core/errors.js";
 import { signedMessage, verifyMessage, type MessageSigner } from "./binary-signature.js";
-import type { Values, OptionParams } from "../types/spsa.js";
-import { engineOptions } from "../params/option-names.js";
+import type { OptionDraw, OptionParams, Values } from "../types/spsa.js";
 
 /**
  * A UCI-option run's parameter list is signed like binaries are (docs/signing.md): the option
@@ -49,11 +47,11 @@ function withinBounds(parameters: OptionParams, values: Values): string | undefi
 }
 
 /**
- * The plus and minus engines' options of a claimed batch of run `runUid`: only when a trusted
- * key signed its parameter list for this run, and every drawn value is a finite number within
- * its parameter's signed bounds.
+ * The draw of a claimed batch of run `runUid`, returned only when a trusted key signed its
+ * parameter list for this run and every drawn value is a finite number within its
+ * parameter's signed bounds; anything else throws.
  */
-export function verifiedOptions(keys: readonly KeyObject[], runUid: string, draw: OptionDraw): { plus: Record<string, number>; minus: Record<string, number> } {
+export function verifiedDraw(keys: readonly KeyObject[], runUid: string, draw: OptionDraw): OptionDraw {
   if (!verifyMessage(keys, optionsMessage(runUid, draw.parameters), draw.signature)) {
     throw new UntrustedOptionsError(
       keys.length === 0
@@ -66,5 +64,5 @@ export function verifiedOptions(keys: readonly KeyObject[], runUid: string, draw
     const bad = withinBounds(draw.parameters, values);
     if (bad !== undefined) throw new UntrustedOptionsError(`refused the ${side} values of a UCI-option batch: ${bad} is not a number within its signed bounds`, false);
   }
-  return { plus: engineOptions(draw.parameters, draw.plus), minus: engineOptions(draw.parameters, draw.minus) };
+  return draw;
 }

@@ -1,5 +1,6 @@
 import { stepsFromOptimum } from "./engine-model.js";
-import type { Problem, Trace, Tuner } from "./tuners.js";
+import type { Trace, Tuner } from "./tuners.js";
+import type { Problem } from "./problem.js";
 
 export interface Summary {
   tuner: string;

@@ -1,8 +1,9 @@
 
 import { createRng } from "../core/rng.js";
 import { stepsFromOptimum, type LossShape, type ParamModel } from "./engine-model.js";
-import type { Problem, Tuner } from "./tuners.js";
+import type { Tuner } from "./tuners.js";
 import type { SpsaParam } from "../types/spsa.js";
+import type { Problem } from "./problem.js";
 
 /**
  * The reference curvature: 1.25 Elo lost at 2 steps from the optimum (5 Elo at 4 steps),

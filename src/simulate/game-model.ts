@@ -1,8 +1,8 @@
 
 import type { Rng } from "../core/rng.js";
 import { eloBetween } from "./engine-model.js";
-import type { Problem } from "./tuners.js";
 import type { IterationResult, Values } from "../types/spsa.js";
+import type { Problem } from "./problem.js";
 
 /**
  * How an iteration's games are played, as the master's update sees them: a plus-vs-minus

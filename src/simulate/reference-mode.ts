@@ -1,10 +1,10 @@
 import { iterationNoise } from "../spsa/adaptive.js";
 import { iterationElo } from "../spsa/math.js";
 import type { Rng } from "../core/rng.js";
-import type { Problem } from "./tuners.js";
 import { eloLeft } from "./engine-model.js";
 import { playGames, type IterationPlay } from "./game-model.js";
 import type { IterationResult, ReferenceResult, Values } from "../types/spsa.js";
+import type { Problem } from "./problem.js";
 
 /**
  * The reference engine of a reference-mode run: θ₀ as built ("start"), or an engine `elo`

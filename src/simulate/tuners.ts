@@ -8,20 +8,13 @@ import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
 import { referenceOutcome } from "./reference-mode.js";
 import { isReferenceResult, type SpsaMathConfig, type SpsaParam, type Values, type MeasuredIteration, type DrawnBatch, type ReportedBatch, type PilotIteration } from "../types/spsa.js";
+import type { Problem } from "./problem.js";
 
 /** A completed iteration as a study of other adaptations sees it: also each parameter's gradient. */
 export type StudiedIteration = MeasuredIteration & { gradient: Values };
 
 /** Per-parameter factors on a_k from the completed iterations, for a run of `maxIterations` (a study's alternative to src/spsa/adaptive.ts). */
 export type StepScales = (history: readonly StudiedIteration[], names: readonly string[], maxIterations: number) => Values;
-
-/** A tuning problem: the parameters as params.toml gives them (θ₀, bounds, steps) and the engine. */
-export interface Problem {
-  params: readonly SpsaParam[];
-  model: EngineModel;
-  /** Share of draws between engines of equal strength. */
-  drawRate: number;
-}
 
 /** Elo left after each update, against the games played so far. */
 export interface Trace {

@@ -4,8 +4,8 @@ import { describeKey, type TomlDocument } from "../core/toml-file.js";
 import { InputError } from "../core/errors.js";
 import { createRng } from "../core/rng.js";
 import { curvatureFor, type ParamModel } from "./engine-model.js";
-import type { Problem } from "./tuners.js";
 import type { SpsaParam } from "../types/spsa.js";
+import type { Problem } from "./problem.js";
 
 /** How the synthetic engine of `spsa simulate` is made from the user's params.toml. */
 export interface ModelOptions {

@@ -152,3 +152,8 @@ export interface TuningConfig {
   master: MasterConfig;
   worker: WorkerConfig;
 }
+
+declare const withoutSecretsBrand: unique symbol;
+
+/** A config as spsa_run stores it: made only by storedRunConfig (src/config/secrets.ts), which drops every key that may hold a credential. */
+export type StoredRunConfig = Record<string, unknown> & { readonly [withoutSecretsBrand]: true };

@@ -172,3 +172,11 @@ export type ReportedBatch = IterationResult;
 
 /** One parameter's settings as an iteration played them. */
 export type ParamSettings = Pick<SpsaParam, "min" | "max" | "step" | "type"> & { frozen: boolean };
+
+/** What a worker checks and plays of a UCI-option batch: the run's signed parameter list and the values the master drew. */
+export interface OptionDraw {
+  parameters: OptionParams;
+  signature: string | null;
+  plus: Values;
+  minus: Values;
+}

@@ -10,6 +10,9 @@ import { createVerification, findRunningVerification, readVerification, recordOu
 import { InputError } from "../core/errors.js";
 import { settingsOf } from "../config/iteration-settings.js";
 import { insertIteration } from "../db/iterations.js";
+import { activeGameSlots } from "../db/workers.js";
+import { signedEngines } from "../signing/binary-signature.js";
+import { planBatchSizes } from "../spsa/batch-plan.js";
 import { runNamed } from "../db/runs.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
@@ -113,15 +116,14 @@ async function startVerification(
     maxGames: options.games,
     sprt: options.sprt,
     limits: options.limits,
-    insertGames: async (tx, carrierRunId) => {
+    insertGames: async (tx, carrier) => {
       await insertIteration(tx, {
-        runId: carrierRunId,
+        runId: carrier.id,
         iterationNumber: 1,
-        plus: engines.plus,
-        minus: engines.minus,
+        ...signedEngines(options.signingKey.sign, { runUid: carrier.uid, iterationNumber: 1 }, { plus: engines.plus, minus: engines.minus }),
         ...timeRange,
         targetGames: options.games,
-        batchSize: config.games.batchSize,
+        batchSizes: planBatchSizes(options.games, config.games.batchSize, await activeGameSlots(tx)),
         // Not an SPSA step: no gains, and the "base" is the θ on the plus side.
         ck: 0,
         ak: 0,
@@ -130,7 +132,6 @@ async function startVerification(
         minusValues: compared.fromValues,
         signs: {},
         settings: { ...settingsOf(config, options.params), moveLimit },
-        sign: options.signingKey.sign,
       });
     },
   });

@@ -1,7 +1,8 @@
 import { randomUUID, type KeyObject } from "node:crypto";
 import { hostname } from "node:os";
 import { obtainBinary, UntrustedBinaryError, type SignedBinary } from "../engine-build/binary-store.js";
-import { UntrustedOptionsError, verifiedOptions } from "../signing/options-signature.js";
+import { UntrustedOptionsError, verifiedDraw } from "../signing/options-signature.js";
+import { drawOptions } from "../params/option-names.js";
 import {
   afterExpiringLeases,
   claimBatch,
@@ -365,7 +366,7 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   await options.player.retire(paths);
   const factor = await factorFor(batch, paths[0]!);
   // UCI-option mode: options only from a parameter list the master signed, with values in its bounds.
-  const pairings = pairingsOf(paths, batch.optionDraw && verifiedOptions(keys, batch.runUid, batch.optionDraw));
+  const pairings = pairingsOf(paths, batch.optionDraw && drawOptions(verifiedDraw(keys, batch.runUid, batch.optionDraw)));
   const tally = new BatchTally(pairings.length > 1);
   const faulted: FaultedGame[] = [];
   const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
+import { storedRunConfig } from "../../src/config/secrets.js";
 import { openRun } from "../../src/db/runs.js";
 import { ROOT, SPSA_BIN } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
@@ -23,7 +24,7 @@ describe("the stored run config", () => {
   it("never holds [database] (its url has the password), neither stored nor served by the dashboard", async () => {
     const config = configWithPassword();
     expect(config.database.url).toContain("hunter2-secret");
-    await openRun(database.sql, { name: "secretive", fresh: false, config, values: { X: 1 } });
+    await openRun(database.sql, { name: "secretive", fresh: false, config: storedRunConfig(config), values: { X: 1 } });
     const [row] = await database.sql<{ config: Record<string, unknown>; text: string }[]>`select config, config::text as text from spsa_run where name = 'secretive'`;
     expect(row?.text).not.toContain("hunter2-secret");
     expect(row?.config).not.toHaveProperty("database");

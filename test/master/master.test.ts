@@ -7,13 +7,14 @@ import { loadParams, type Param } from "../../src/params/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import type { Database } from "../../src/postgres/connection.js";
 import { recordedParams, settingsOf } from "../../src/config/iteration-settings.js";
-import { runMaster, type MasterOptions } from "../../src/master/build-mode.js";
+import { runMaster } from "../../src/master/build-mode.js";
 import { update } from "../../src/spsa/math.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/iterations.js";
 import { localSigningKey } from "../support/signing.js";
 import { waitFor } from "../support/processes.js";
 import type { TuningConfig } from "../../src/types/config.js";
+import type { MasterOptions } from "../../src/master/run-setup.js";
 
 /**
  * The master loop in-process on a real database, with the iteration already open (as a

@@ -6,7 +6,10 @@ import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/params/params.js";
 import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration } from "../../src/db/iterations.js";
+import { signedEngines } from "../../src/signing/binary-signature.js";
+import { planBatchSizes } from "../../src/spsa/batch-plan.js";
 import { localSigningKey } from "../support/signing.js";
+import { storedRunConfig } from "../../src/config/secrets.js";
 import { openRun } from "../../src/db/runs.js";
 import { ROOT } from "../support/cli.js";
 import { startMaster, startWorker } from "../support/processes.js";
@@ -41,17 +44,19 @@ describe("broken plus engines inside a tuning run", () => {
     const params = loadParams(setup.paramsFile);
     const config = loadConfig(setup.configFile);
     const values = Object.fromEntries(params.map((p) => [p.name, p.value]));
-    const { run } = await openRun(sql, { name, fresh: false, config, values });
+    const { run } = await openRun(sql, { name, fresh: false, config: storedRunConfig(config), values });
     const minus = standalone(setup.dir, "engines/random-mover.mjs");
     await insertIteration(sql, {
       runId: run.id,
       iterationNumber: 1,
-      plus: { path, sha256: sha256OfFile(path) },
-      minus: { path: minus, sha256: sha256OfFile(minus) },
+      ...signedEngines(localSigningKey().sign, { runUid: run.uid, iterationNumber: 1 }, {
+        plus: { path, sha256: sha256OfFile(path) },
+        minus: { path: minus, sha256: sha256OfFile(minus) },
+      }),
       timelowMs: 20,
       timehighMs: 30,
       targetGames: 4,
-      batchSize: config.games.batchSize,
+      batchSizes: planBatchSizes(4, config.games.batchSize, 0),
       ck: 1,
       ak: 0.1,
       base: values,
@@ -59,7 +64,6 @@ describe("broken plus engines inside a tuning run", () => {
       minusValues: values,
       signs: Object.fromEntries(Object.keys(values).map((k) => [k, 1])),
       settings: settingsOf(config, params),
-      sign: localSigningKey().sign,
     });
 
     const worker = startWorker(setup, env, `w-${column}`, ["--games", "4"]);

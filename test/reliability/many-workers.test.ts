@@ -7,7 +7,10 @@ import { sha256OfFile } from "../../src/engine-build/binary-store.js";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration } from "../../src/db/iterations.js";
+import { signedEngines } from "../../src/signing/binary-signature.js";
+import { planBatchSizes } from "../../src/spsa/batch-plan.js";
 import { localSigningKey } from "../support/signing.js";
+import { storedRunConfig } from "../../src/config/secrets.js";
 import { openRun } from "../../src/db/runs.js";
 import { loadConfig } from "../../src/config/config.js";
 import { COMPETE_BIN, ROOT } from "../support/cli.js";
@@ -32,11 +35,12 @@ describe("32 worker processes claiming from one iteration", () => {
     // Games that end at the first move (an engine that only plays impossible moves): the
     // subject here is claiming and reporting, not chess.
     const engine = join(ROOT, "test", "fixtures", "broken", "illegal-always.sh");
-    const { run } = await openRun(sql, { name: "crowd", fresh: false, config: loadConfig("config.toml"), values: { X: 1 } });
+    const { run } = await openRun(sql, { name: "crowd", fresh: false, config: storedRunConfig(loadConfig("config.toml")), values: { X: 1 } });
     const binary = { path: engine, sha256: sha256OfFile(engine) };
     const iteration = await insertIteration(sql, {
-      runId: run.id, iterationNumber: 1, plus: binary, minus: binary, timelowMs: 10, timehighMs: 10, targetGames: target, batchSize: 2,
-      ck: 1, ak: 0.1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig("config.toml"), []), sign: localSigningKey().sign,
+      runId: run.id, iterationNumber: 1, ...signedEngines(localSigningKey().sign, { runUid: run.uid, iterationNumber: 1 }, { plus: binary, minus: binary }),
+      timelowMs: 10, timehighMs: 10, targetGames: target, batchSizes: planBatchSizes(target, 2, 0),
+      ck: 1, ak: 0.1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig("config.toml"), []),
     });
 
     const workers = Array.from({ length: 32 }, (_, i) =>

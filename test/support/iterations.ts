@@ -6,6 +6,10 @@ import { claimWorkerName } from "../../src/db/workers.js";
 import { expireLeases, foldIteration, type ClaimedBatch } from "../../src/db/batches.js";
 import { connect } from "../../src/postgres/connection.js";
 import { insertIteration } from "../../src/db/iterations.js";
+import { signedEngines } from "../../src/signing/binary-signature.js";
+import { planBatchSizes, planReferenceBatchSizes } from "../../src/spsa/batch-plan.js";
+import { activeGameSlots } from "../../src/db/workers.js";
+import { storedRunConfig } from "../../src/config/secrets.js";
 import { openRun } from "../../src/db/runs.js";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -61,19 +65,23 @@ export async function seedIteration(
   },
 ) {
   const config = options.config ?? loadConfig("config.toml");
-  const { run } = await openRun(sql, { name: options.runName, fresh: false, config, values: { X: 1 } });
+  const { run } = await openRun(sql, { name: options.runName, fresh: false, config: storedRunConfig(config), values: { X: 1 } });
   const engine = options.engine ?? { path: "/nonexistent/engine", sha256: "0".repeat(64) };
   const iteration = await insertIteration(sql, {
     runId: run.id,
     iterationNumber: options.iterationNumber ?? 1,
-    plus: engine,
-    minus: engine,
-    ...(options.reference && { reference: options.reference }),
+    ...signedEngines(localSigningKey().sign, { runUid: run.uid, iterationNumber: options.iterationNumber ?? 1 }, {
+      plus: engine,
+      minus: engine,
+      ...(options.reference && { reference: options.reference }),
+    }),
     timelowMs: 10,
     timehighMs: 20,
     targetGames: options.targetGames,
-    batchSize: options.batchSize ?? config.games.batchSize,
-    ...(options.openBatches === false && { openBatches: false }),
+    batchSizes:
+      options.openBatches === false
+        ? []
+        : (options.reference ? planReferenceBatchSizes : planBatchSizes)(options.targetGames, options.batchSize ?? config.games.batchSize, await activeGameSlots(sql)),
     ck: 1,
     ak: 0.1,
     base: { X: 1 },
@@ -81,7 +89,6 @@ export async function seedIteration(
     minusValues: { X: 0 },
     signs: { X: 1 },
     settings: settingsOf(config, options.params ?? []),
-    sign: localSigningKey().sign,
   });
   return { run, iteration };
 }

@@ -3,6 +3,9 @@ import { spsaMathConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/params/params.js";
 import { settingsOf } from "../../src/config/iteration-settings.js";
 import { insertIteration, type IterationRow } from "../../src/db/iterations.js";
+import { signedEngines } from "../../src/signing/binary-signature.js";
+import { planBatchSizes } from "../../src/spsa/batch-plan.js";
+import { storedRunConfig } from "../../src/config/secrets.js";
 import { openRun } from "../../src/db/runs.js";
 import { valuesOf } from "../../src/params/params.js";
 import { perturb, update } from "../../src/spsa/math.js";
@@ -45,7 +48,7 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
   const perIteration = config.games.gamesPerIteration;
   const math = spsaMathConfig(config.spsa, perIteration);
   const settings = JSON.parse(JSON.stringify(settingsOf(config, options.params)));
-  const { run } = await openRun(sql, { name: options.name, fresh: true, config, values: valuesOf(options.params) });
+  const { run } = await openRun(sql, { name: options.name, fresh: true, config: storedRunConfig(config), values: valuesOf(options.params) });
   await claimWorkerName(sql, { name: options.workerName, sessionId: options.workerName, host: "synthetic", pid: null, concurrency: 2 }, () => false);
   const ended = (options.endedAt ?? new Date()).getTime();
 
@@ -89,11 +92,11 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
   const next = iterations + 1;
   const played = perturb(params, math, next, createRng(`${options.name}:${next}`));
   const open = await insertIteration(sql, {
-    runId: run.id, iterationNumber: next, plus: engine, minus: engine, timelowMs: config.timeControl.timelowMs,
-    timehighMs: config.timeControl.timehighMs, targetGames: perIteration, batchSize: config.games.batchSize, ck: played.ck, ak: played.ak, base: valuesOf(params),
-    plusValues: played.plus, minusValues: played.minus, signs: played.signs, settings: settingsOf(config, params),
+    runId: run.id, iterationNumber: next, timelowMs: config.timeControl.timelowMs,
     // Its binaries do not exist: unsigned, so no worker would run anything of it.
-    sign: null,
+    ...signedEngines(null, { runUid: run.uid, iterationNumber: next }, { plus: engine, minus: engine }),
+    timehighMs: config.timeControl.timehighMs, targetGames: perIteration, batchSizes: planBatchSizes(perIteration, config.games.batchSize, 0), ck: played.ck, ak: played.ak,
+    base: valuesOf(params), plusValues: played.plus, minusValues: played.minus, signs: played.signs, settings: settingsOf(config, params),
   });
   return { runId: run.id, open };
 }

@@ -1,0 +1,83 @@
+import { readFileSync } from "node:fs";
+import { storedRunConfig } from "../config/secrets.js";
+import { openRun, type RunRow } from "../db/runs.js";
+import { InputError } from "../core/errors.js";
+import type { StatusLine } from "../core/status-line.js";
+import { writeFileAtomic } from "../core/write-atomic.js";
+import { updateParamValues } from "../params/params-update.js";
+import { valuesOf, type Param } from "../params/params.js";
+import type { Database } from "../postgres/connection.js";
+import type { SigningKey } from "../signing/key-file.js";
+import type { TuningConfig } from "../types/config.js";
+import type { Values } from "../types/spsa.js";
+
+export interface MasterOptions {
+  database: Database;
+  config: TuningConfig;
+  /** Already checked against the engine's constants (loadRunInputs), before the database was opened. */
+  params: Param[];
+  paramsFile: string;
+  runName: string;
+  /** Signs every binary the run stores (docs/signing.md). */
+  signingKey: SigningKey;
+  /** Start a new run even if one of this name exists (the old one keeps its history). */
+  fresh?: boolean;
+  /** Seed of a new run's random draws (default: random); the same seed replays the same perturbations. */
+  seed?: string;
+  log?: (line: string) => void;
+  /** Where progress lines go (stderr by default). */
+  status?: StatusLine;
+  signal?: AbortSignal;
+}
+
+export interface MasterSummary {
+  runName: string;
+  iterations: number;
+  initial: Values;
+  final: Values;
+}
+
+export function masterLog(options: MasterOptions): (line: string) => void {
+  return options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+}
+
+/** The run of this name, resumed or started from params.toml, and its parameters at the run's θ. */
+export async function openTuningRun(options: MasterOptions, log: (line: string) => void): Promise<{ run: RunRow; created: boolean; params: Param[] }> {
+  const { run, created } = await openRun(options.database.sql, {
+    name: options.runName,
+    fresh: options.fresh ?? false,
+    seed: options.seed,
+    config: storedRunConfig(options.config),
+    reference: options.config.spsa.reference,
+    values: valuesOf(options.params),
+  });
+  return { run, created, params: withValues(options.params, run, options.paramsFile, log) };
+}
+
+/**
+ * θ comes from the database; params.toml supplies bounds, steps and targets. A parameter new
+ * in params.toml joins the run at its value; one removed from it is refused, since its constant
+ * would silently fall back to the engine's default (freeze it instead).
+ */
+function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
+  const stored = run.currentParameters;
+  const removed = Object.keys(stored).filter((name) => !params.some((p) => p.name === name));
+  if (removed.length > 0) {
+    throw new InputError(
+      paramsFile,
+      `run "${run.name}" tunes ${removed.join(", ")}, which this file no longer has; put ${removed.length > 1 ? "them" : "it"} back ` +
+        `with frozen = true to keep ${removed.length > 1 ? "their" : "its"} value, or start another run with --fresh or --name`,
+    );
+  }
+  for (const p of params.filter((p) => !(p.name in stored))) log(`${p.name} joins run "${run.name}" at ${p.value}`);
+  return params.map((p) => ({ ...p, value: stored[p.name] ?? p.value }));
+}
+
+/** Brings params.toml in line with θ, keeping its comments and layout; atomic. */
+export function syncParamsFile(paramsFile: string, values: Values, log: (line: string) => void): void {
+  const text = readFileSync(paramsFile, "utf8");
+  const updated = updateParamValues(text, values, paramsFile);
+  if (updated === text) return;
+  writeFileAtomic(paramsFile, updated, { mode: 0o644 });
+  log(`${paramsFile} updated from the database`);
+}

@@ -1,5 +1,6 @@
-#!/usr/bin/env node
-// `spsa status` on a long run (not a test). Needs `npm run build` first. Writes a synthetic
+#!/usr/bin/env -S npx tsx
+// `spsa status` on a long run (not a test). Needs `npm run build` first (the commands it times).
+// Runs under tsx: the synthetic run is a test fixture (test/support/). Writes a synthetic
 // run of --iterations iterations (the master's math on drawn game results, the repository's
 // params.toml and config.toml, 8-game batches) into a database of its own on the embedded
 // server (or next to DATABASE_URL's), then times:
@@ -9,19 +10,19 @@
 //      to `spsa --version` (node starting and loading the CLI, no database);
 // and drops the database. --options: a UCI-option run of the same games instead, its carrier
 // iteration and one applied spsa_perturbation row per 8-game batch, reported a second apart.
-//   node bench/status-bench.mjs [--iterations 10000] [--repeat 20] [--options]
+//   npx tsx bench/status-bench.mjs [--iterations 10000] [--repeat 20] [--options]
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, connect, resolveDatabaseUrl } from "../dist/postgres/connection.js";
-import { findRun } from "../dist/db/run-status.js";
-import { writeSyntheticRun } from "../dist/support/synthetic-run.js";
-import { loadConfig } from "../dist/config/config.js";
-import { loadParams } from "../dist/params/params.js";
-import { readRunStatus } from "../dist/status/snapshot.js";
-import { readRunDetail } from "../dist/dashboard/run-detail.js";
-import { writeSyntheticOptionRun } from "../dist/support/synthetic-option-run.js";
+import { applyMigrations, connect, resolveDatabaseUrl } from "../src/postgres/connection.ts";
+import { findRun } from "../src/db/run-status.ts";
+import { writeSyntheticRun } from "../test/support/synthetic-run.ts";
+import { loadConfig } from "../src/config/config.ts";
+import { loadParams } from "../src/params/params.ts";
+import { readRunStatus } from "../src/status/snapshot.ts";
+import { readRunDetail } from "../src/dashboard/run-detail.ts";
+import { writeSyntheticOptionRun } from "../test/support/synthetic-option-run.ts";
 
 const { values } = parseArgs({
   options: { iterations: { type: "string", default: "10000" }, repeat: { type: "string", default: "20" }, options: { type: "boolean", default: false } },

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../postgres/connection.js";
-import { embeddedServer } from "../postgres/embedded.js";
+import { spsaHome } from "../core/home.js";
 import {
   DEFAULT_BATCH_SIZE,
   DEFAULT_BOOK_PLIES,
@@ -72,7 +72,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   try {
     // Checked here, so a planted folder stops the worker before it claims, and again at each use (obtainBinary);
     // after the database opened, so an unusable home is said as the database's error. Older versions' `binaries` folder is no longer used.
-    const cacheDir = privateFolder(join(embeddedServer().home, "engine-cache"), "engine cache");
+    const cacheDir = privateFolder(join(spsaHome(), "engine-cache"), "engine cache");
     return await runWorker({
       database,
       player,

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, existsSync, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
 import { execa } from "execa";
 import { DatabaseError } from "../core/errors.js";
+import { spsaHome } from "../core/home.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 import { findPostgresBinaries, type PostgresBinaries } from "./embedded-binaries.js";
 import { withFileLock } from "./lock-file.js";
@@ -55,7 +55,7 @@ export type EmbeddedState = "running" | "stopped" | "absent";
 
 /** The folder holding the embedded server: $SPSA_HOME, else `.spsa` in the checkout (gitignored). */
 export function embeddedServer(home = process.env.SPSA_HOME): EmbeddedServer {
-  const root = resolve(home ?? join(packageRoot(), ".spsa"));
+  const root = spsaHome(home);
   const pg = join(root, "pg");
   const connectionFile = join(pg, "connection.json");
   const info = readConnectionFile(connectionFile);
@@ -74,11 +74,6 @@ export function embeddedServer(home = process.env.SPSA_HOME): EmbeddedServer {
 function chooseServerDir(home: string, pg: string): string {
   // As root the server's user must own the folder it writes in; only a fresh one under /var/tmp is sure to be.
   return process.getuid?.() === 0 ? privateServerDir(home) : pg;
-}
-
-function packageRoot(): string {
-  // This file is src/postgres/embedded.ts or dist/postgres/embedded.js: the root is two levels up.
-  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
 import { closeSync, constants, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { embeddedServer } from "../postgres/embedded.js";
+import { spsaHome } from "../core/home.js";
 import { InputError } from "../core/errors.js";
 import { readPrivateFile } from "../core/read-private.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
@@ -19,7 +19,7 @@ export interface SigningKey {
 
 /** `[master] signing_key` unless set: in the tool's home (`.spsa` or $SPSA_HOME), in a 0700 folder of its own. */
 export function defaultSigningKeyPath(): string {
-  return join(embeddedServer().home, "keys", "signing-key");
+  return join(spsaHome(), "keys", "signing-key");
 }
 
 /** The public key lives beside the private one, readable, as ssh keeps `id_ed25519.pub`. */

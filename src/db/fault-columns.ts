@@ -6,7 +6,7 @@ import type { Sql } from "../postgres/sql.js";
 
 /**
  * spsa_iteration's fault counters: three columns (plus, minus, and the reference engine of
- * reference mode) per counter of src/play/faults.ts. The SQL that sums and reads them is built
+ * reference mode) per counter of src/types/faults.ts. The SQL that sums and reads them is built
  * from that list; a new counter needs its columns in schema.ts (without them,
  * `spsaIteration[column]` below fails the typecheck) and its line in spsa_report_batch (a
  * migration), which refuses reports with counters it does not know. Reports keep them in

@@ -3,7 +3,7 @@
  * counts and the database's counters (columns plus_<counter> and minus_<counter> of
  * spsa_iteration, see src/db/fault-columns.ts) are derived from.
  *
- * A new kind of fault is an entry in FAULTS, the place in game.ts that detects it, and, when
+ * A new kind of fault is an entry in FAULTS, the place in src/play/game.ts that detects it, and, when
  * it needs a counter of its own, an entry in FAULT_COUNTERS and its two columns in
  * src/db/schema.ts (then `npx drizzle-kit generate`).
  */

@@ -125,7 +125,7 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
     }
     const [last] = await sql<{ id: number }[]>`select max(id)::int as id from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
     // Killed once it has moved θ by every report in its transaction, waiting to mark the last batch folded.
-    await killWhileWaitingOnBatch(database.url, last!.id, { module: "uci-tune/apply-reports.js", fn: "applyReports", args: [run.id] });
+    await killWhileWaitingOnBatch(database.url, last!.id, { module: "master/apply-reports.js", fn: "applyReports", args: [run.id] });
     const [before] = await sql`select current_parameters as theta from spsa_run where id = ${run.id}`;
     expect(before?.theta).toEqual({ X: 1 });
     expect((await sql`select count(applied_number)::int as n from spsa_perturbation where run_id = ${run.id}`)[0]?.n).toBe(0);

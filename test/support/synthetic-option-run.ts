@@ -10,7 +10,7 @@ import type { TuningConfig } from "../../src/types/config.js";
  * (the carrier iteration, its option settings, done batches each with its applied draw, the
  * carrier's counters their sums), with known results and times: for bench/status-bench.mjs
  * and the status and dashboard tests of UCI-option runs. θ does not move: the rows are
- * about games, Elo and time, not about the draws' math (src/uci-tune has its own tests).
+ * about games, Elo and time, not about the draws' math (src/spsa/option-batches.ts has its own tests).
  */
 export interface SyntheticOptionRunOptions {
   name: string;

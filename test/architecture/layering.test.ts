@@ -59,7 +59,11 @@ describe("src/ layering", () => {
   });
 
   it("has no import circle between files", () => {
-    expect(circles(files, edges)).toEqual([]);
+    // Each circle as the imports that close it, so the message names files and lines.
+    const circleImports = circles(files, edges).map((members) =>
+      edges.filter((edge) => members.includes(edge.from) && members.includes(edge.to)).map((edge) => `src/${edge.from}:${edge.line} imports src/${edge.to}`),
+    );
+    expect(circleImports).toEqual([]);
   });
 
   it("catches an upward import, a peer import and a circle", () => {

@@ -64,6 +64,8 @@ export interface GameOptions {
 }
 
 export interface DelayProbe {
+  /** A timed search starts: watch for delays until it ends (call the returned function then). */
+  watch(): () => void;
   /** The runner's own event-loop lateness since `since` (performance.now() time). */
   lateMsSince(since: number): number;
   overloaded(): boolean;
@@ -149,7 +151,8 @@ export async function playGame(
     const stallMs = Number.isFinite(allowedMs) ? allowedMs + options.stallMs : options.untimedStallMs;
     const timing = { stallMs, graceMs: options.stopGraceMs, movetimeMs };
     const wentAt = performance.now();
-    const outcome = await engine.go(moveList === "" ? base : `${base} moves${moveList}`, go, timing);
+    const unwatch = Number.isFinite(allowedMs) ? options.delays.watch() : undefined;
+    const outcome = await engine.go(moveList === "" ? base : `${base} moves${moveList}`, go, timing).finally(unwatch);
 
     if (outcome.kind === "crash") return fault(side, "crash", "engine crashed");
     if (outcome.kind === "hang") {

@@ -103,7 +103,6 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const slots = new Semaphore(options.concurrency ?? cpus().length);
   const pool = new EnginePool({ ...DEFAULT_ENGINE_TIMEOUTS, ...options.timeouts });
   const lag = new LoopLag();
-  lag.start();
   const outsideDelay = options.outsideDelay ?? { policy: "loss" };
   const gameOptions: GameOptions = {
     timeMarginMs: options.timeMarginMs ?? 50,
@@ -112,7 +111,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     untimedStallMs: options.untimedStallMs ?? 60_000,
     adjudication: options.adjudication ?? DEFAULT_ADJUDICATION,
     san: options.san ?? false,
-    delays: { lateMsSince: (since) => lag.lateMsSince(since), overloaded: machineOverloaded },
+    delays: { watch: () => lag.hold(), lateMsSince: (since) => lag.lateMsSince(since), overloaded: machineOverloaded },
   };
 
   const prepare = async (spec: EngineSpec): Promise<EngineProcess | string> => {

@@ -175,9 +175,10 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow, log
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(config.database.pollIntervalMs);
-  const sinceMs = Date.now();
   let row = iteration;
-  const baseGames = row.gamesPlayed;
+  // The rate counts from the first fold: with iterations in flight, games reported while the
+  // master was building are folded at once, and would read as thousands of games a minute.
+  let since: { ms: number; games: number } | undefined;
   let warnedFaults = false;
   try {
     for (;;) {
@@ -189,7 +190,8 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow, log
       });
       // Reports arriving: look again soon, as the iteration may be about to finish.
       if (row.gamesPlayed !== seen) poll.reset();
-      status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs, baseGames, nowMs: Date.now() }));
+      since ??= { ms: Date.now(), games: row.gamesPlayed };
+      status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs: since.ms, baseGames: since.games, nowMs: Date.now() }));
       const warning = warnedFaults ? undefined : faultWarning(row);
       if (warning) {
         warnedFaults = true;

@@ -17,7 +17,7 @@
 // play the default book. Without DATABASE_URL the script starts its own embedded Postgres in
 // its temp folder and stops it at the end.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -77,9 +77,9 @@ const runs = Object.fromEntries(Object.entries(variants).map(([label, settings])
 const config = loadConfig(runs.ours.configFile);
 log(`tuning both at ${opts.nodes} nodes per move, ${budget} games each (${opts.iterations} × ${opts.games}), book ${opts["tune-book"] ?? "default"}; plain: ${JSON.stringify(PLAIN)}`);
 const master = (run) => new Promise((resolve, reject) => {
-  const child = spawn("node", [join(root, "bin/spsa.js"), "--config", run.configFile, "master", "--params", run.paramsFile, "--name", run.name, "--seed", opts.seed], { stdio: "ignore" });
+  const child = spawn("node", [join(root, "bin/spsa.js"), "--config", run.configFile, "master", "--params", run.paramsFile, "--name", run.name, "--seed", opts.seed], { stdio: ["ignore", "ignore", openSync(join(dir, `${run.name}.master.log`), "w")] });
   children.push(child);
-  child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`master of ${run.name} exited with ${code}`))));
+  child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`master of ${run.name} exited with ${code}; its errors: ${join(dir, `${run.name}.master.log`)}`))));
 });
 const tuneStart = performance.now();
 const masters = Object.values(runs).map(master);

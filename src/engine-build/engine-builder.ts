@@ -4,6 +4,7 @@ import { BuildError, InputError } from "../core/errors.js";
 import { allOrNothing } from "../core/side-by-side.js";
 import type { Param } from "../params/params.js";
 import { syncTree } from "./build-tree.js";
+import { withFileLock } from "../core/lock-file.js";
 import { binaryName, runCargo } from "./cargo.js";
 import { rewriteConstants } from "../rust-constants/rewriter.js";
 import { readCrateAliases } from "../rust-constants/crate-aliases.js";
@@ -67,18 +68,26 @@ export async function buildEngine(options: {
   const logDir = join(build.outputDir, "logs");
   mkdirSync(logDir, { recursive: true });
   const tree = join(build.outputDir, "trees", options.tree);
-  syncTree(build.engineDir, tree);
+  mkdirSync(join(build.outputDir, "trees"), { recursive: true });
   const assignments = targetsOf(options.params).map((target) => ({ target, value: options.values[target.param] ?? Number.NaN }));
-  writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
-  await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${label}.log`), label, signal: options.signal });
-  const built = join(tree, "target", "release", binary);
-  if (!existsSync(built)) {
-    throw new BuildError(`cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? set [build].binary_name)`);
-  }
-  const dest = options.destination(binary);
-  placeAtomically(built, dest);
-  return { path: dest, sha256: sha256OfFile(dest) };
+  // Two masters sharing an output_dir (two runs on one machine) share its trees: without the
+  // lock, one would rewrite the constants while the other's cargo compiles them.
+  return withFileLock(`${tree}.lock`, TREE_LOCK_TIMEOUT_MS, async () => {
+    syncTree(build.engineDir, tree);
+    writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
+    await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${label}.log`), label, signal: options.signal });
+    const built = join(tree, "target", "release", binary);
+    if (!existsSync(built)) {
+      throw new BuildError(`cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? set [build].binary_name)`);
+    }
+    const dest = options.destination(binary);
+    placeAtomically(built, dest);
+    return { path: dest, sha256: sha256OfFile(dest) };
+  });
 }
+
+/** How long a build waits for another process's build in the same tree (a long cargo build of a real engine). */
+const TREE_LOCK_TIMEOUT_MS = 60 * 60_000;
 
 /**
  * Builds the plus and minus engines, each in a build tree of its own, both cargo builds in

@@ -7,7 +7,7 @@ import { DatabaseError } from "../core/errors.js";
 import { spsaHome } from "../core/home.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 import { findPostgresBinaries, type PostgresBinaries } from "./embedded-binaries.js";
-import { withFileLock } from "./lock-file.js";
+import { withFileLock } from "../core/lock-file.js";
 import { asUser, serverUser, type ServiceUser } from "./run-as.js";
 import { checkPrivateDir, preparePrivateDir, privateServerDir, readOwnedTail, socketDirFor } from "./server-files.js";
 

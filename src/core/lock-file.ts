@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { processExists } from "../core/process-exists.js";
+import { processExists } from "./process-exists.js";
 
 /**
  * A cross-process lock: a file created with O_EXCL holding the owner's pid. A lock whose

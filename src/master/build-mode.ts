@@ -28,6 +28,8 @@ import { runReference } from "./reference.js";
 import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped } from "./pilot.js";
 import type { Values } from "../types/spsa.js";
 import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./run-setup.js";
+import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
+import { describeShipCheck } from "../head-to-head/ship-text.js";
 
 /**
  * The SPSA loop: perturb θ, build plus and minus, insert the iteration, wait for the
@@ -38,6 +40,7 @@ import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type Mast
 export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
   const { database, config, paramsFile } = options;
   const log = masterLog(options);
+  refuseRepeatedShipGames(config);
   const { run, created, params } = await openTuningRun(options, log);
   log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
   const reference = await runReference(options, run, params, log);
@@ -79,7 +82,8 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
     await markRunComplete(database.sql, run.id);
     log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
     const final = await finalValues(options, run, current, k - 1, log);
-    return { runName: run.name, iterations: state.latest, initial, final };
+    const shipped = await shipCandidate(options, run, current, log);
+    return { runName: run.name, iterations: state.latest, initial, final: shipped ?? final };
   }
 }
 
@@ -245,6 +249,20 @@ async function finishIteration(
   const next = params.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
   syncParamsFile(paramsFile, valuesOf(next), () => {});
   return next;
+}
+
+/**
+ * With a ship check (`[ship]`, or one a killed master left running): its chosen candidate,
+ * written to params.toml, and its verdict said; a candidate that did not pass is said as a warning.
+ */
+async function shipCandidate(options: MasterOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<Values | undefined> {
+  const check = await runShipCheck(options, run, params, log);
+  if (!check?.chosenParameters) return undefined;
+  log(describeShipCheck(check));
+  syncParamsFile(options.paramsFile, check.chosenParameters, () => {});
+  log(`${options.paramsFile}: the ship check's candidate (${check.chosen})`);
+  if (check.verdict !== "pass") log(`warning: the shipped candidate did not pass its test against the start θ (${check.verdict ?? "no verdict"}): keep testing before you ship it`);
+  return check.chosenParameters;
 }
 
 /**

@@ -103,7 +103,7 @@ describe("the ship check at the end of a build-mode run", () => {
     writeFileSync(configFile, readFileSync(setup.configFile, "utf8").replace("nodes = 300\n", ""));
     const result = await startMaster({ ...setup, configFile }, env, "never");
     expect(result.exitCode, result.all).toBe(2);
-    expect(result.stderr).toMatch(/no-limit\.toml: \[ship\]\.elimination_games \(line \d+\): needs the limit the engine ships with: set tc, nodes, depth or timelow\/timehigh in \[ship\]/);
+    expect(result.stderr).toMatch(/no-limit\.toml: \[ship\]\.max_games \(line \d+\): needs the limit the engine ships with: set tc, nodes, depth or timelow\/timehigh in \[ship\]/);
     expect(await sql`select 1 from spsa_run where name = 'never'`).toHaveLength(0);
   });
 

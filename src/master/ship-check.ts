@@ -17,7 +17,8 @@ import type { TuningConfig } from "../types/config.js";
 import { crashPoint } from "./crash-points.js";
 import type { MasterOptions } from "./run-setup.js";
 
-export const START_LABEL = "start θ";
+const START_LABEL = "start θ";
+const FINAL_STAGE = "final";
 
 /**
  * `[ship]`'s games at a node or depth limit repeat past the book's openings: refused when the
@@ -64,7 +65,7 @@ export async function runShipCheck(options: MasterOptions, run: RunRow, params: 
     const row = found ?? (await startHeadToHead(match, run, compared, { checkId: id, stage }));
     log(`ship check, ${stage}: ${compared.toLabel} vs ${compared.fromLabel}, ${found ? `resumed at ${row.gamesPlayed} games` : `up to ${games} games`} (verification ${row.id})`);
     return waitForOutcome(match, row, log, (played) => {
-      if (played.gamesPlayed > 0) crashPoint("ship-waiting");
+      if (played.gamesPlayed > 0) crashPoint(stage === FINAL_STAGE ? "ship-final-waiting" : "ship-elimination-waiting");
     });
   };
 
@@ -82,7 +83,7 @@ export async function runShipCheck(options: MasterOptions, run: RunRow, params: 
   log(`ship check: ${holder.label} goes on to play the start θ`);
 
   const start = { label: START_LABEL, values: { ...valuesOf(params), ...run.initialParameters } };
-  const result = await play("final", compare(start, holder), check.maxGames, check.sprt);
+  const result = await play(FINAL_STAGE, compare(start, holder), check.maxGames, check.sprt);
   const outcome = { verdict: shipVerdict(result.verdict), elo: result.elo, eloError: result.eloError, llr: result.llr, games: result.games };
   await withRetry(log, options.signal, () => recordShipOutcome(sql, id, outcome, true));
   const done = await withRetry(log, options.signal, () => readShipCheck(sql, run.id));

@@ -127,3 +127,38 @@ describe("the ship check at the end of a build-mode run", () => {
       where v.ship_check_id is not null order by v.id`;
   }
 });
+
+describe("a ship check whose SPRT decides", () => {
+  // alpha = beta = 0.5 puts both SPRT bounds at 0: the first reported pair decides.
+  const fixture = useRunFixture({
+    iterations: 2,
+    games: 4,
+    batchSize: 2,
+    moveLimit: "nodes = 1000",
+    extraConfig: "[ship]\ndepth = 3\nelimination_games = 0\nalpha = 0.5\nbeta = 0.5\nmax_games = 200\n",
+  });
+
+  it("with no elimination tests the run's own result, stops handing out games once decided, and records pass or fail", async () => {
+    const { setup, env, sql } = fixture;
+    const worker = startWorker(setup, env, "d1", ["--seed", "w"]);
+    try {
+      const master = await startMaster(setup, env, "decided", ["--seed", "d"]);
+      expect(master.exitCode, master.all).toBe(0);
+      expect(master.all).toMatch(/ship check, final: final θ vs start θ, up to 200 games/);
+    } finally {
+      worker.kill("SIGTERM");
+      await worker;
+    }
+    const [check] = await sql<{ status: string; verdict: string; games: number; chosen: string; elimination: unknown[]; stages: string[]; played: number; llr: number }[]>`
+      select s.status, s.verdict, s.games, s.chosen, s.elimination, s.llr,
+        array(select ship_stage from spsa_verification where ship_check_id = s.id) as stages,
+        (select i.games_played from spsa_verification v join spsa_iteration i on i.run_id = v.carrier_run_id where v.ship_check_id = s.id) as played
+      from spsa_ship_check s`;
+    expect(check).toMatchObject({ status: "complete", chosen: "final θ", elimination: [], stages: ["final"] });
+    // Both bounds at 0: H1 (pass) at an LLR of 0 or more, H0 (fail) below.
+    expect(check?.verdict).toBe(check && check.llr >= 0 ? "pass" : "fail");
+    expect(check?.games).toBe(check?.played);
+    expect(check?.games).toBeGreaterThanOrEqual(2);
+    expect(check?.games).toBeLessThan(200);
+  });
+});

@@ -82,6 +82,7 @@ export async function runShipCheck(options: MasterOptions, run: RunRow, params: 
   await withRetry(log, options.signal, () => recordElimination(sql, id, elimination, holder));
   log(`ship check: ${holder.label} goes on to play the start θ`);
 
+  // A parameter that joined the run after its start has no start value: the start θ has today's.
   const start = { label: START_LABEL, values: { ...valuesOf(params), ...run.initialParameters } };
   const result = await play(FINAL_STAGE, compare(start, holder), check.maxGames, check.sprt);
   const outcome = { verdict: shipVerdict(result.verdict), elo: result.elo, eloError: result.eloError, llr: result.llr, games: result.games };

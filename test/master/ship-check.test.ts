@@ -27,7 +27,7 @@ describe("the ship check at the end of a build-mode run", () => {
     games: 4,
     batchSize: 2,
     moveLimit: "nodes = 1000",
-    extraConfig: "[ship]\nnodes = 300\nelimination_games = 4\nmax_games = 12\ntail = 1\n",
+    extraConfig: "[ship]\nnodes = 300\nelimination_games = 8\nmax_games = 16\ntail = 1\n",
   });
 
   it("survives a kill -9 of the master in each of its matches, and records its verdict with exact game counts", async () => {
@@ -68,17 +68,17 @@ describe("the ship check at the end of a build-mode run", () => {
     expect(stages[0]?.id).toBe(stagesBefore[0]?.id);
     expect(stages[1]?.id).toBe(finalBefore?.id);
     const [elimination, final] = stages as [StageRow, StageRow];
-    expect(elimination).toMatchObject({ from_label: "final θ", to_label: "tail average of the last 3 of 3 iterations", target_games: 4, games_played: 4, results: 4, batch_games: 4 });
-    // Twelve games cannot decide an SPRT of [0, 5] at 5 %: undecided at max_games.
-    expect(final).toMatchObject({ from_label: "start θ", target_games: 12, games_played: 12, results: 12, batch_games: 12 });
+    expect(elimination).toMatchObject({ from_label: "final θ", to_label: "tail average of the last 3 of 3 iterations", target_games: 8, games_played: 8, results: 8, batch_games: 8 });
+    // Sixteen games cannot decide an SPRT of [0, 5] at 5 %: undecided at max_games.
+    expect(final).toMatchObject({ from_label: "start θ", target_games: 16, games_played: 16, results: 16, batch_games: 16 });
 
     const [check] = await sql<{ status: string; verdict: string; games: number; chosen: string; elimination: { holder: string; challenger: string; winner: string; wins: number; losses: number; draws: number }[]; chosen_is_final: boolean; chosen_parameters: Record<string, number> }[]>`
       select s.status, s.verdict, s.games, s.chosen, s.elimination, s.chosen_parameters,
         s.chosen_parameters = (select to_parameters from spsa_verification where ship_check_id = s.id and ship_stage = 'final') as chosen_is_final
       from spsa_ship_check s`;
-    expect(check).toMatchObject({ status: "complete", verdict: "undecided", games: 12, chosen: final.to_label, chosen_is_final: true });
+    expect(check).toMatchObject({ status: "complete", verdict: "undecided", games: 16, chosen: final.to_label, chosen_is_final: true });
     const match = check?.elimination[0];
-    expect((match?.wins ?? 0) + (match?.losses ?? 0) + (match?.draws ?? 0)).toBe(4);
+    expect((match?.wins ?? 0) + (match?.losses ?? 0) + (match?.draws ?? 0)).toBe(8);
     expect(match?.winner).toBe(final.to_label);
     // The challenger (the tail average) goes on only by scoring more.
     expect(match?.winner).toBe((match?.wins ?? 0) > (match?.losses ?? 0) ? match?.challenger : match?.holder);
@@ -88,7 +88,7 @@ describe("the ship check at the end of a build-mode run", () => {
     // A master started again on the complete run plays nothing more.
     const done = await startMaster(setup, env, "shipped", ["--seed", "s"]);
     expect(done.exitCode, done.all).toBe(0);
-    expect(done.all).toMatch(/ship check at 300 nodes per move: .* vs start θ, undecided at max_games \[0, 5\], Elo [+-]\d+\.\d ± (\d+\.\d|inf) \(95%\), 12 games/);
+    expect(done.all).toMatch(/ship check at 300 nodes per move: .* vs start θ, undecided at max_games \[0, 5\], Elo [+-]\d+\.\d ± (\d+\.\d|inf) \(95%\), 16 games/);
     expect((await stagesOf()).length).toBe(2);
   });
 
@@ -97,7 +97,7 @@ describe("the ship check at the end of a build-mode run", () => {
     const text = await spsa(["status", "--name", "shipped"], { env });
     expect(text.stdout).toMatch(/^ship check at 300 nodes per move: .* vs start θ, undecided at max_games \[0, 5\]/m);
     const json = JSON.parse((await spsa(["status", "--name", "shipped", "--json"], { env })).stdout) as RunStatus;
-    expect(json.ship).toMatchObject({ status: "complete", verdict: "undecided", games: 12, limitsText: "300 nodes per move" });
+    expect(json.ship).toMatchObject({ status: "complete", verdict: "undecided", games: 16, limitsText: "300 nodes per move" });
 
     const constants = join(setup.dir, "exported.rs");
     const exported = await spsa(["--config", setup.configFile, "export", "--params", setup.paramsFile, "--name", "shipped", "--constants", constants], { env });

@@ -14,7 +14,8 @@ import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
 import {
-  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readTrajectory, type IterationRow,
+  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readThetaAfter, readTrajectory,
+  type IterationRow,
 } from "../db/iterations.js";
 import { activeGameSlots } from "../db/workers.js";
 import { allowedStaleness, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
@@ -273,9 +274,9 @@ async function shipCandidate(options: MasterOptions, run: RunRow, params: Param[
 async function finalValues(options: MasterOptions, run: RunRow, params: Param[], iterations: number, log: (line: string) => void): Promise<Values> {
   const { averageTail } = options.config.spsa;
   if (averageTail === 0 || iterations === 0) return valuesOf(params);
-  const bases = await withRetry(log, options.signal, () => readTrajectory(options.database.sql, run.id, iterations));
-  // θ after each iteration: the bases of iterations 2..N, then today's θ.
-  const averaged = tailAverage([...bases.slice(1), valuesOf(params)], averageTail);
+  // θ after each iteration as its step left it (with iterations in flight, the next one's base is older θ).
+  const thetas = await withRetry(log, options.signal, () => readThetaAfter(options.database.sql, run.id));
+  const averaged = tailAverage(thetas.length > 0 ? thetas : [valuesOf(params)], averageTail);
   syncParamsFile(options.paramsFile, averaged, () => {});
   log(`${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`);
   return averaged;

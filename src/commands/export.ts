@@ -6,6 +6,8 @@ import { faultedGamesOf } from "../db/faulted-games.js";
 import { latestSettings, recentIterations } from "../db/run-status.js";
 import { InputError, SpsaError } from "../core/errors.js";
 import { faultedGamesPgn } from "../export/faulted-pgn.js";
+import { exportedTheta } from "../export/shipped.js";
+import { readShipCheck } from "../db/ship-checks.js";
 import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
 import { requireRun } from "../status/run-lookup.js";
 import { thetaHistory } from "../status/snapshot.js";
@@ -46,10 +48,13 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
     const run = await requireRun(database.sql, options.name);
-    if (forConstants && options.constants !== undefined) {
-      const { file, text } = constantsWithTheta(forConstants.config.build, forConstants.params, run.currentParameters);
-      writeFileAtomic(options.constants, text, { mode: 0o644 });
-      log(`${options.constants}: ${file} with the θ of run "${run.name}" (${forConstants.params.length} parameters, ints rounded as built)`);
+    // θ to ship: the ship check's candidate when the run has one (else the run's θ), and a caution when it did not pass.
+    const shipped = options.constants !== undefined || format === "openbench" || format === "fishtest" ? exportedTheta(run, await readShipCheck(database.sql, run.id)) : undefined;
+    if (shipped?.caution) log(`warning: run "${run.name}": ${shipped.caution}`);
+    if (forConstants && options.constants !== undefined && shipped) {
+      const { file, text } = constantsWithTheta(forConstants.config.build, forConstants.params, shipped.theta);
+      writeFileAtomic(options.constants, `${shipped.caution ? `// spsa ship check: ${shipped.caution}\n` : ""}${text}`, { mode: 0o644 });
+      log(`${options.constants}: ${file} with ${shipped.source} of run "${run.name}" (${forConstants.params.length} parameters, ints rounded as built)`);
     } else if (options.faulted) {
       const rows = await faultedGamesOf(database.sql, run.id);
       const pgn = faultedGamesPgn(run.name, rows);
@@ -62,7 +67,8 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
     } else if (format === "openbench" || format === "fishtest") {
       const settings = await latestSettings(database.sql, run.id);
       if (!settings) throw new SpsaError(`run "${run.name}" has no iteration yet: its bounds and steps are recorded with the first one`);
-      out(toolLines(format, settings, run.currentParameters));
+      if (shipped?.caution) out(`# spsa ship check: ${shipped.caution}\n`);
+      out(toolLines(format, settings, shipped?.theta ?? run.currentParameters));
     }
   } finally {
     await database.close();

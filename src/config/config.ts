@@ -5,9 +5,10 @@ import { dirname, resolve } from "node:path";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP, defaultA, deriveFromEnd } from "../spsa/math.js";
 import { parsePublicKey } from "../signing/binary-signature.js";
 import { TableReader } from "../core/table-reader.js";
+import { givenLimits } from "../play/limits.js";
 import { readTomlFile } from "../core/toml-file.js";
 import { ADAPT_MODES, SCHEDULES, type AdaptiveGains, type SpsaMathConfig } from "../types/spsa.js";
-import type { MoveLimit, SpsaConfig, TuningConfig } from "../types/config.js";
+import type { MoveLimit, ShipConfig, SpsaConfig, TuningConfig } from "../types/config.js";
 
 /** Defaults that a worker without a config.toml uses too. */
 export const DEFAULT_MARGIN_MS = 50;
@@ -32,7 +33,10 @@ export const DEFAULT_R_END_PLAIN = 0.0005;
 export const DEFAULT_MAX_STALENESS = 6;
 export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667, pilot: 1 };
 
-const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker"] as const;
+const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker", "ship"] as const;
+
+/** `[ship]`'s defaults: fishtest's usual bounds for a gainer, and a cap that keeps a stuck test finite. */
+export const DEFAULT_SHIP = { elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05, maxGames: 20_000, eliminationGames: 400, tail: 0.5 } as const;
 
 /** Loads and validates config.toml. Relative paths are resolved against the file's folder. */
 export function loadConfig(file: string): TuningConfig {
@@ -104,6 +108,7 @@ export function loadConfig(file: string): TuningConfig {
   const trustedKeys = worker.stringArray("trusted_keys", []);
   // Checked here, so a mistyped key fails at start naming the file and line.
   trustedKeys.forEach((key) => parsePublicKey(key, worker.where("trusted_keys")));
+  const ship = readShip(section("ship", SHIP_KEYS), averageTail, engineMode);
 
   return {
     file: resolve(file),
@@ -162,7 +167,49 @@ export function loadConfig(file: string): TuningConfig {
     },
     master: { signingKey: signingKey === undefined ? undefined : resolve(base, signingKey) },
     worker: { trustedKeys },
+    ship,
   };
+}
+
+const SHIP_LIMITS = ["tc", "timelow", "timehigh", "nodes", "depth"] as const;
+const SHIP_KEYS = [...SHIP_LIMITS, "elo0", "elo1", "alpha", "beta", "max_games", "elimination_games", "tail"] as const;
+
+/**
+ * `[ship]`: off unless it sets a limit (an empty or absent section); any other key without a
+ * limit is refused, since a check the user configured would otherwise silently not run.
+ */
+function readShip(ship: TableReader, averageTail: number, engineMode: "build" | "options"): ShipConfig | undefined {
+  const limits = givenLimits(
+    {
+      tc: ship.optionalString("tc"),
+      timelow: ship.optionalNumber("timelow"),
+      timehigh: ship.optionalNumber("timehigh"),
+      nodes: ship.optionalNumber("nodes"),
+      depth: ship.optionalNumber("depth"),
+    },
+    { tc: "tc", timelow: "timelow", timehigh: "timehigh", nodes: "nodes", depth: "depth" },
+    (keys, detail) => ship.fail(keys.at(-1)?.split("/")[0] ?? "tc", detail),
+  );
+  if (limits === undefined) {
+    const set = SHIP_KEYS.find((key) => ship.has(key));
+    if (set !== undefined) ship.fail(set, "needs the limit the engine ships with: set tc, nodes, depth or timelow/timehigh in [ship] (or remove the section)");
+    return undefined;
+  }
+  const limitKey = SHIP_LIMITS.find((key) => ship.has(key)) ?? "tc";
+  if (engineMode === "options") ship.fail(limitKey, 'applies only with [engine] mode = "build" (the ship check builds each candidate θ into an engine)');
+  const elo0 = ship.number("elo0", { default: DEFAULT_SHIP.elo0 });
+  const elo1 = ship.number("elo1", { default: DEFAULT_SHIP.elo1 });
+  if (elo1 <= elo0) ship.fail("elo1", `must be > elo0 (${elo0}), got ${elo1}`);
+  const alpha = ship.number("alpha", { default: DEFAULT_SHIP.alpha, above: 0 });
+  if (alpha >= 1) ship.fail("alpha", `must be < 1, got ${alpha}`);
+  const beta = ship.number("beta", { default: DEFAULT_SHIP.beta, above: 0 });
+  if (beta >= 1) ship.fail("beta", `must be < 1, got ${beta}`);
+  const maxGames = ship.number("max_games", { default: DEFAULT_SHIP.maxGames, integer: true, min: 2 });
+  if (maxGames % 2 !== 0) ship.fail("max_games", `must be even (games are played in pairs), got ${maxGames}`);
+  const eliminationGames = ship.number("elimination_games", { default: DEFAULT_SHIP.eliminationGames, integer: true, min: 0 });
+  if (eliminationGames % 2 !== 0) ship.fail("elimination_games", `must be even (games are played in pairs), got ${eliminationGames}`);
+  const tail = ship.number("tail", { default: averageTail > 0 ? averageTail : DEFAULT_SHIP.tail, above: 0, max: 1 });
+  return { limits, sprt: { elo0, elo1, alpha, beta }, maxGames, eliminationGames, tail };
 }
 
 /** `[time_control] nodes` or `depth`, at most one of them. */

@@ -16,7 +16,7 @@ export class InputError extends SpsaError {
   /** Where the problem is, e.g. `config.toml: [spsa].alpha (line 12)`. */
   constructor(
     readonly where: string,
-    detail: string,
+    readonly detail: string,
   ) {
     super(`${where}: ${detail}`);
   }

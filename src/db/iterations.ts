@@ -164,6 +164,14 @@ export async function readTrajectory(sql: Sql, runId: number, through: number): 
   return rows.map((row) => row.base ?? {});
 }
 
+/** θ after each completed iteration, in order (iterations in flight draw from older θ, so not their bases). */
+export async function readThetaAfter(sql: Sql, runId: number): Promise<Values[]> {
+  const rows = await sql<{ theta: Values }[]>`
+    select theta_after as theta from spsa_iteration
+    where run_id = ${runId} and status = 'complete' and theta_after is not null order by iteration_number`;
+  return rows.map((row) => row.theta);
+}
+
 /**
  * What the last `count` completed iterations up to `through` measured (oldest first): the
  * adaptive gains' input (src/spsa/adaptive.ts).

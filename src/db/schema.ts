@@ -275,9 +275,66 @@ export const spsaVerification = pgTable("spsa_verification", {
   eloError: doublePrecision("elo_error"),
   los: doublePrecision("los"),
   llr: doublePrecision("llr"),
+  /** A match of a run's ship check (spsa_ship_check), and which: "elimination 1", …, or "final" (against the start θ); null for `spsa verify`. */
+  shipCheckId: integer("ship_check_id").references(() => spsaShipCheck.id),
+  shipStage: text("ship_stage"),
   createdAt: createdAt(),
   completedAt: timestamp("completed_at", { withTimezone: true }),
-}, (t) => [check("spsa_verification_status", sql`${t.status} in ('running', 'complete')`)]);
+}, (t) => [
+  check("spsa_verification_status", sql`${t.status} in ('running', 'complete')`),
+  // One match per stage: a master that died after creating one finds it again.
+  uniqueIndex("spsa_verification_ship_stage").on(t.shipCheckId, t.shipStage),
+]);
+
+/** A candidate of a ship check: its name ("final θ", "tail average of the last 50 %") and θ. */
+export interface ShipCandidate {
+  label: string;
+  values: Values;
+}
+
+/** An elimination match as the ship check recorded it: the holder, the challenger, the challenger's result. */
+export interface ShipMatch {
+  holder: string;
+  challenger: string;
+  verificationId: number;
+  wins: number;
+  losses: number;
+  draws: number;
+  /** The label of the candidate that went on. */
+  winner: string;
+}
+
+/**
+ * The ship check of a build-mode run (docs/ship-check.md): written by the master only (the
+ * worker role has no privilege on it). Its games are spsa_verification rows that name it.
+ */
+export const spsaShipCheck = pgTable("spsa_ship_check", {
+  id: serial("id").primaryKey(),
+  runId: integer("run_id").notNull().unique().references(() => spsaRun.id),
+  status: text("status").$type<"running" | "complete">().notNull().default("running"),
+  /** `[ship]` as the check started with it: the limits, the SPRT bounds, the caps. */
+  limits: jsonb("limits").$type<PlayLimits>().notNull(),
+  sprt: jsonb("sprt").$type<SprtBounds>().notNull(),
+  maxGames: integer("max_games").notNull(),
+  eliminationGames: integer("elimination_games").notNull(),
+  /** In elimination order: the first is the holder, each next one challenges the holder so far. */
+  candidates: jsonb("candidates").$type<ShipCandidate[]>().notNull(),
+  elimination: jsonb("elimination").$type<ShipMatch[]>().notNull().default([]),
+  chosen: text("chosen"),
+  chosenParameters: jsonb("chosen_parameters").$type<Values>(),
+  /** pass (SPRT H1), fail (H0) or undecided (max_games reached); null while it runs. */
+  verdict: text("verdict").$type<"pass" | "fail" | "undecided">(),
+  /** The chosen candidate against the start θ, from the pentanomial counts. */
+  elo: doublePrecision("elo"),
+  eloError: doublePrecision("elo_error"),
+  llr: doublePrecision("llr"),
+  games: integer("games"),
+  createdAt: createdAt(),
+  completedAt: timestamp("completed_at", { withTimezone: true }),
+}, (t) => [
+  check("spsa_ship_check_status", sql`${t.status} in ('running', 'complete')`),
+  check("spsa_ship_check_verdict", sql`${t.verdict} in ('pass', 'fail', 'undecided')`),
+]);
 
 /** `spsa texel`: one Texel tuning run of evaluation parameters on a set of positions. */
 export const texelRun = pgTable("texel_run", {

@@ -31,6 +31,8 @@ export interface NewVerification {
   maxGames: number;
   sprt: SprtBounds | undefined;
   limits: PlayLimits;
+  /** A ship check's match: the check and its stage (unique per check). */
+  ship?: { checkId: number; stage: string };
   /** Inserts the carrier's iteration, given the carrier run. */
   insertGames: (tx: postgres.TransactionSql, carrier: { id: number; uid: string }) => Promise<void>;
 }
@@ -39,9 +41,17 @@ export interface NewVerification {
 export async function findRunningVerification(sql: Sql, runId: number, fromLabel: string, toLabel: string, limits: PlayLimits): Promise<VerificationRow | undefined> {
   const [row] = await sql<VerificationRow[]>`
     select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
-    where v.run_id = ${runId} and v.from_label = ${fromLabel} and v.to_label = ${toLabel} and v.status = 'running'
+    where v.run_id = ${runId} and v.from_label = ${fromLabel} and v.to_label = ${toLabel} and v.status = 'running' and v.ship_check_id is null
       and v.limits = ${sql.json(asJson(limits))}
     order by v.id desc limit 1`;
+  return row;
+}
+
+/** The match of a ship check's stage, running or complete, to resume or read after a kill. */
+export async function findShipVerification(sql: Sql, shipCheckId: number, stage: string): Promise<VerificationRow | undefined> {
+  const [row] = await sql<VerificationRow[]>`
+    select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
+    where v.ship_check_id = ${shipCheckId} and v.ship_stage = ${stage}`;
   return row;
 }
 
@@ -57,9 +67,9 @@ export async function createVerification(sql: postgres.Sql, it: NewVerification)
     if (!carrier) throw new Error("insert into spsa_run returned nothing");
     await it.insertGames(tx, carrier);
     const [row] = await tx<{ id: number }[]>`
-      insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits)
+      insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits, ship_check_id, ship_stage)
       values (${it.runId}, ${carrier.id}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)}, ${tx.json(it.toValues)}, ${it.maxGames},
-        ${it.sprt ? tx.json({ ...it.sprt }) : null}, ${tx.json(asJson(it.limits))})
+        ${it.sprt ? tx.json({ ...it.sprt }) : null}, ${tx.json(asJson(it.limits))}, ${it.ship?.checkId ?? null}, ${it.ship?.stage ?? null})
       returning id`;
     if (!row) throw new Error("insert into spsa_verification returned nothing");
     return readVerification(tx, row.id);
@@ -103,11 +113,11 @@ export async function recordOutcome(sql: postgres.Sql, row: VerificationRow, out
 }
 
 /** Postgres takes Infinity in double precision, but psql readers are better served by null. */
-function finite(x: number): number | null {
+export function finite(x: number): number | null {
   return Number.isFinite(x) ? x : null;
 }
 
 /** Limits as plain JSON (a clock's optional `moves` is dropped when absent, as jsonb stores it). */
-function asJson(limits: PlayLimits): postgres.JSONValue {
+export function asJson(limits: PlayLimits): postgres.JSONValue {
   return JSON.parse(JSON.stringify(limits)) as postgres.JSONValue;
 }

@@ -14,7 +14,8 @@ import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
 import {
-  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readTrajectory, type IterationRow,
+  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readThetaAfter, readTrajectory,
+  type IterationRow,
 } from "../db/iterations.js";
 import { activeGameSlots } from "../db/workers.js";
 import { allowedStaleness, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
@@ -28,6 +29,8 @@ import { runReference } from "./reference.js";
 import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped } from "./pilot.js";
 import type { Values } from "../types/spsa.js";
 import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./run-setup.js";
+import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
+import { describeShipCheck } from "../head-to-head/ship-text.js";
 
 /**
  * The SPSA loop: perturb θ, build plus and minus, insert the iteration, wait for the
@@ -38,6 +41,7 @@ import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type Mast
 export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
   const { database, config, paramsFile } = options;
   const log = masterLog(options);
+  refuseRepeatedShipGames(config);
   const { run, created, params } = await openTuningRun(options, log);
   log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
   const reference = await runReference(options, run, params, log);
@@ -79,7 +83,8 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
     await markRunComplete(database.sql, run.id);
     log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
     const final = await finalValues(options, run, current, k - 1, log);
-    return { runName: run.name, iterations: state.latest, initial, final };
+    const shipped = await shipCandidate(options, run, current, log);
+    return { runName: run.name, iterations: state.latest, initial, final: shipped ?? final };
   }
 }
 
@@ -250,6 +255,20 @@ async function finishIteration(
 }
 
 /**
+ * With a ship check (`[ship]`, or one a killed master left running): its chosen candidate,
+ * written to params.toml, and its verdict said; a candidate that did not pass is said as a warning.
+ */
+async function shipCandidate(options: MasterOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<Values | undefined> {
+  const check = await runShipCheck(options, run, params, log);
+  if (!check?.chosenParameters) return undefined;
+  log(describeShipCheck(check));
+  syncParamsFile(options.paramsFile, check.chosenParameters, () => {});
+  log(`${options.paramsFile}: the ship check's candidate (${check.chosen})`);
+  if (check.verdict !== "pass") log(`warning: the shipped candidate did not pass its test against the start θ (${check.verdict ?? "no verdict"}): keep testing before you ship it`);
+  return check.chosenParameters;
+}
+
+/**
  * What the run hands back: its last θ, or with `[spsa] average_tail` the mean of θ over that
  * share of the last iterations (Polyak–Ruppert), written to params.toml. The database keeps
  * the last θ (spsa_run.current_parameters), so the run's history stays as it was played.
@@ -257,9 +276,9 @@ async function finishIteration(
 async function finalValues(options: MasterOptions, run: RunRow, params: Param[], iterations: number, log: (line: string) => void): Promise<Values> {
   const { averageTail } = options.config.spsa;
   if (averageTail === 0 || iterations === 0) return valuesOf(params);
-  const bases = await withRetry(log, options.signal, () => readTrajectory(options.database.sql, run.id, iterations));
-  // θ after each iteration: the bases of iterations 2..N, then today's θ.
-  const averaged = tailAverage([...bases.slice(1), valuesOf(params)], averageTail);
+  // θ after each iteration as its step left it (with iterations in flight, the next one's base is older θ).
+  const thetas = await withRetry(log, options.signal, () => readThetaAfter(options.database.sql, run.id));
+  const averaged = tailAverage(thetas.length > 0 ? thetas : [valuesOf(params)], averageTail);
   syncParamsFile(options.paramsFile, averaged, () => {});
   log(`${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`);
   return averaged;

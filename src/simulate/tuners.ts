@@ -21,6 +21,8 @@ export interface Trace {
   games: number[];
   eloLeft: number[];
   final: Values;
+  /** With a tail average as `final`: θ after the last update (the ship check's other candidate). */
+  unaveraged?: Values;
 }
 
 export interface Tuner {
@@ -90,6 +92,7 @@ export function masterTuner(
       if (averageTail > 0 && iterations > 0) {
         const averaged = tailAverage(trajectory.slice(1), averageTail);
         trace.eloLeft[trace.eloLeft.length - 1] = eloLeft(problem.model, averaged);
+        trace.unaveraged = trace.final;
         trace.final = averaged;
       }
       return trace;

@@ -12,6 +12,8 @@ import {
   type VerificationResult,
 } from "../db/run-status.js";
 import { countFaultedGames } from "../db/faulted-games.js";
+import { readShipCheck, type ShipCheckRow } from "../db/ship-checks.js";
+import { describeShipCheck } from "../head-to-head/ship-text.js";
 import { describeLimits } from "../play/time-control.js";
 import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } from "../db/perturbations.js";
 import { builtValue } from "../spsa/math.js";
@@ -104,9 +106,13 @@ export interface RunStatus {
   /** A UCI-option run's Elo over windows of `windowGames` games of its applied batches (src/status/batch-elo.ts), the latest first; null for a rebuild-mode run. */
   eloWindows: { windowGames: number; recent: EloPoint[] } | null;
   parameters: ParameterStatus[];
-  /** The run's latest verifications (spsa verify), newest first. */
+  /** The run's latest verifications (spsa verify, and the ship check's matches), newest first. */
   verifications: VerificationStatus[];
+  /** The ship check (docs/ship-check.md), with its line in words (`summary`); null: the run has none. */
+  ship: ShipStatus | null;
 }
+
+export type ShipStatus = Omit<ShipCheckRow, "runId" | "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null; limitsText: string; summary: string };
 
 /** A verification as the status shows it: the view's row, its numbers as numbers, and its limits in words ("tc 10+0.1"). */
 export type VerificationStatus = Pick<VerificationResult, "id" | "comparison" | "status" | "games" | "wins" | "losses" | "draws" | "verdict" | "limits"> & {
@@ -125,7 +131,7 @@ export interface SnapshotOptions {
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows] = await Promise.all([
+  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship] = await Promise.all([
     runTotals(sql, run.id),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
@@ -134,6 +140,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     countFaultedGames(sql, run.id),
     verificationResults(sql, run.name, options.recentCount ?? 8),
     batchElo(sql, run.id, options.recentCount ?? 8),
+    readShipCheck(sql, run.id),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -201,7 +208,12 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       limits: v.limits,
       limitsText: describeLimits(v.limits),
     })),
+    ship: ship ? shipStatus(ship) : null,
   };
+}
+
+function shipStatus({ runId: _, createdAt, completedAt, ...check }: ShipCheckRow): ShipStatus {
+  return { ...check, createdAt: createdAt.toISOString(), completedAt: completedAt?.toISOString() ?? null, limitsText: describeLimits(check.limits), summary: describeShipCheck(check) };
 }
 
 /** Games left to max_iterations: the open iteration's rest and the full iterations after it. */

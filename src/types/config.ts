@@ -1,4 +1,4 @@
-import type { TimeControl } from "./play.js";
+import type { PlayLimits, SprtBounds, TimeControl } from "./play.js";
 import type { AdaptiveGains, ParamSettings, PilotMeasure, Schedule, Values } from "./spsa.js";
 import type { OutsideDelayPolicy } from "./play.js";
 /** A limit that replaces the time per move: config.toml's nodes or depth, or a verification's clock. */
@@ -136,6 +136,23 @@ export interface WorkerConfig {
   trustedKeys: string[];
 }
 
+/**
+ * `[ship]` (docs/ship-check.md): at the end of a build-mode run the master picks the best of
+ * its candidate θ at the limits the engine ships with, and tests it against the start θ.
+ */
+export interface ShipConfig {
+  /** What both engines search with: the time control (or nodes, depth) the engine will play. */
+  limits: PlayLimits;
+  /** The test against the start θ. */
+  sprt: SprtBounds;
+  /** The most games that test may play (undecided when reached). */
+  maxGames: number;
+  /** Games of each elimination match between candidates (0: the run's own result is the candidate). */
+  eliminationGames: number;
+  /** Share of the last iterations whose θ is averaged into the tail candidate. */
+  tail: number;
+}
+
 export interface TuningConfig {
   file: string;
   timeControl: TimeControlConfig;
@@ -151,6 +168,8 @@ export interface TuningConfig {
   database: DatabaseConfig;
   master: MasterConfig;
   worker: WorkerConfig;
+  /** `[ship]`; undefined: no ship check (the section sets no limit). */
+  ship: ShipConfig | undefined;
 }
 
 declare const withoutSecretsBrand: unique symbol;

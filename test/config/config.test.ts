@@ -178,4 +178,45 @@ describe("config.toml", () => {
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toContain(`${file}: [spsa].gama (line 2): unknown key (did you mean \`gamma\`?)`);
   });
+
+  describe("[ship]", () => {
+    it("is off without the section, or with an empty one", () => {
+      expect(loadConfig(write("[spsa]\nmax_iterations = 4\n")).ship).toBeUndefined();
+      expect(loadConfig(write("[ship]\n")).ship).toBeUndefined();
+      expect(loadConfig("config.toml").ship).toBeUndefined();
+    });
+
+    it("reads the ship limits and the test, with defaults", () => {
+      expect(loadConfig(write('[ship]\ntc = "10+0.1"\n')).ship).toEqual({
+        limits: { tc: { baseMs: 10_000, incMs: 100 } },
+        sprt: { elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05 },
+        maxGames: 20_000,
+        eliminationGames: 400,
+        tail: 0.5,
+      });
+      const ship = loadConfig(write("[spsa]\naverage_tail = 0.25\n[ship]\nnodes = 5000\nelo0 = -1\nelo1 = 3\nalpha = 0.1\nbeta = 0.2\nmax_games = 4000\nelimination_games = 0\n")).ship;
+      expect(ship).toEqual({ limits: { nodes: 5000 }, sprt: { elo0: -1, elo1: 3, alpha: 0.1, beta: 0.2 }, maxGames: 4000, eliminationGames: 0, tail: 0.25 });
+      expect(loadConfig(write("[ship]\ndepth = 9\ntail = 1\n")).ship).toMatchObject({ limits: { depth: 9 }, tail: 1 });
+      expect(loadConfig(write("[ship]\ntimelow = 0.1\ntimehigh = 0.3\n")).ship?.limits).toEqual({ timelowMs: 100, timehighMs: 300 });
+    });
+
+    it.each([
+      ["elo1 = 5\n", /\[ship\]\.elo1 \(line 2\): needs the limit the engine ships with: set tc, nodes, depth or timelow\/timehigh in \[ship\]/],
+      ["nodes = 300\ndepth = 4\n", /\[ship\]\.depth \(line 3\): give one kind of limit: tc, timelow\/timehigh, nodes or depth/],
+      ['tc = "fast"\n', /\[ship\]\.tc \(line 2\): expected SECONDS\[\+INC\] or MOVES\/SECONDS\[\+INC\], got "fast"/],
+      ["nodes = 0\n", /\[ship\]\.nodes \(line 2\): must be a whole number of at least 1, got 0/],
+      ["nodes = 300\nmax_games = 7\n", /\[ship\]\.max_games \(line 3\): must be even/],
+      ["nodes = 300\nelimination_games = 3\n", /\[ship\]\.elimination_games \(line 3\): must be even/],
+      ["nodes = 300\nelo0 = 5\nelo1 = 5\n", /\[ship\]\.elo1 \(line 4\): must be > elo0 \(5\), got 5/],
+      ["nodes = 300\nalpha = 1\n", /\[ship\]\.alpha \(line 3\): must be < 1, got 1/],
+      ["nodes = 300\ntail = 0\n", /\[ship\]\.tail \(line 3\): must be > 0, got 0/],
+      ["nodes = 300\nmax_game = 8\n", /\[ship\]\.max_game \(line 3\): unknown key \(did you mean `max_games`\?\)/],
+    ])("refuses %j naming the key", (body, message) => {
+      expect(errorOf(`[ship]\n${body}`).message).toMatch(message);
+    });
+
+    it("refuses it in UCI-option mode", () => {
+      expect(errorOf('[engine]\nmode = "options"\n[ship]\nnodes = 300\n').message).toMatch(/\[ship\]\.nodes \(line 4\): applies only with \[engine\] mode = "build"/);
+    });
+  });
 });

@@ -47,7 +47,8 @@ describe("spsa dashboard in a browser", () => {
     database = await freshDatabase();
     await applyMigrations(database.url);
     sql = connect(database.url, 2);
-    real = tuningSetup({ iterations: REAL_ITERATIONS, games: 8, batchSize: 2, moveLimit: "nodes = 1000" });
+    // With a ship check of two games a match, so the page shows a verdict.
+    real = tuningSetup({ iterations: REAL_ITERATIONS, games: 8, batchSize: 2, moveLimit: "nodes = 1000", extraConfig: "[ship]\nnodes = 300\nelimination_games = 2\nmax_games = 2\n" });
     const env = { DATABASE_URL: database.url };
     const worker = startWorker(real, env, "real-worker", ["--seed", "w"]);
     try {
@@ -167,6 +168,8 @@ describe("spsa dashboard in a browser", () => {
       for (const label of drawn.steps) expect(label, name).toMatch(/^(0|[+−]\d+(\.\d+)?)$/);
     }
     expect(await page.locator("#elo-chart circle.elo").count()).toBe(REAL_ITERATIONS);
+    // Two games cannot decide the SPRT: the ship check's line says so, marked as not passed.
+    expect(await page.locator("#ship.not-passed").textContent()).toMatch(/^ship check at 300 nodes per move: .* vs start θ, undecided at max_games \[0, 5\], Elo [+-]\d+\.\d ± (\d+\.\d|inf) \(95%\), 2 games/);
     expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(REAL_ITERATIONS);
     if (process.env.SPSA_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_SCREENSHOT });
   });

@@ -92,6 +92,17 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     expect(run?.theta).toEqual({ X: 1 });
   });
 
+  it("cannot write a verdict: no privilege on the ship check, none to change a verification, no function it may call writes either", async () => {
+    await expect(worker`update spsa_ship_check set verdict = 'pass'`).rejects.toMatchObject(DENIED);
+    await expect(worker`insert into spsa_ship_check (run_id, limits, sprt, max_games, elimination_games, candidates) values (1, '{}', '{}', 2, 0, '[]')`).rejects.toMatchObject(DENIED);
+    await expect(worker`select verdict from spsa_ship_check`).rejects.toMatchObject(DENIED);
+    await expect(worker`update spsa_verification set verdict = 'H1'`).rejects.toMatchObject(DENIED);
+    const writers = await database.sql<{ name: string }[]>`
+      select proname as name from pg_proc
+      where (prosrc ilike '%spsa_ship_check%' or prosrc ilike '%update spsa_verification%') and has_function_privilege('spsa_workers', oid, 'execute')`;
+    expect(writers).toEqual([]);
+  });
+
   it("reads what it plays with: iterations, binaries, option runs", async () => {
     await database.sql`insert into spsa_binary (sha256, size, content) values ('readable', 1, '\\x01') on conflict do nothing`;
     expect(await worker`select size from spsa_binary where sha256 = 'readable'`).toEqual([{ size: 1 }]);

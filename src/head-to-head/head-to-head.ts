@@ -1,0 +1,179 @@
+import { join } from "node:path";
+import type { Param } from "../params/params.js";
+import { buildVariants } from "../engine-build/engine-builder.js";
+import { storeBinary } from "../engine-build/binary-store.js";
+import { afterExpiringLeases, foldIteration } from "../db/batches.js";
+import type { Database } from "../postgres/connection.js";
+import { withRetry } from "../postgres/retry.js";
+import { PollBackoff } from "../postgres/poll-backoff.js";
+import { createVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
+import { InputError } from "../core/errors.js";
+import { settingsOf } from "../config/iteration-settings.js";
+import { insertIteration } from "../db/iterations.js";
+import { activeGameSlots } from "../db/workers.js";
+import { signedEngines } from "../signing/binary-signature.js";
+import { planBatchSizes } from "../spsa/batch-plan.js";
+import type { SigningKey } from "../signing/key-file.js";
+import { StatusLine, withSpinner } from "../core/status-line.js";
+import { eloFromPentanomial, los, sprt } from "../stats/elo.js";
+import { builtValue } from "../spsa/math.js";
+import type { TuningConfig } from "../types/config.js";
+import type { SprtBounds, PlayLimits } from "../types/play.js";
+import type { Values } from "../types/spsa.js";
+
+/**
+ * Two θ of a run played against each other by the run's own workers, as an ordinary iteration
+ * of a carrier run (so it scales out like tuning), to a game count or an SPRT's decision:
+ * what `spsa verify` and the master's ship check both play.
+ */
+export interface HeadToHead {
+  database: Database;
+  config: TuningConfig;
+  /** params.toml: which constants the values go to. */
+  params: Param[];
+  /** Signs the two binaries, as the master signs its iterations' (docs/signing.md). */
+  signingKey: SigningKey;
+  /** Fixed number of games, or the most an SPRT may play. */
+  games: number;
+  sprt: SprtBounds | undefined;
+  /** What both engines search with. */
+  limits: PlayLimits;
+  signal?: AbortSignal;
+}
+
+/** The two θ compared: "to" plays on the plus side, and the Elo is its. */
+export interface Compared {
+  fromLabel: string;
+  toLabel: string;
+  fromValues: Values;
+  toValues: Values;
+}
+
+export interface HeadToHeadResult extends VerificationOutcome {
+  id: number;
+  games: number;
+  wins: number;
+  losses: number;
+  draws: number;
+}
+
+/** Builds both engines and opens the games, the verification row (and, for a ship check, its stage) in one transaction. */
+export async function startHeadToHead(
+  match: HeadToHead,
+  run: { id: number; name: string },
+  compared: Compared,
+  ship?: { checkId: number; stage: string },
+): Promise<VerificationRow> {
+  const { config, database, limits } = match;
+  // Timed per move: the iteration's [timelow, timehigh]; otherwise its settings' moveLimit
+  // (timelow and timehigh are then unused, and kept as the run's).
+  const timeRange = "timelowMs" in limits ? limits : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
+  const moveLimit = "timelowMs" in limits ? undefined : limits;
+  const built = (values: Values) => Object.fromEntries(match.params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
+  const stamp = Date.now();
+  // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
+  const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
+  const engines = await withSpinner(
+    `building ${compared.toLabel} and ${compared.fromLabel} engines`,
+    buildVariants({
+      build,
+      params: match.params,
+      values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
+      destination: (variant, binary) => join(build.outputDir, `${run.name}-${stamp}`, variant, binary),
+      signal: match.signal,
+    }),
+  );
+  await storeBinary(database.sql, engines.plus.path);
+  await storeBinary(database.sql, engines.minus.path);
+  return createVerification(database.sql, {
+    runId: run.id,
+    runName: run.name,
+    ...compared,
+    maxGames: match.games,
+    sprt: match.sprt,
+    limits: match.limits,
+    ...(ship && { ship }),
+    insertGames: async (tx, carrier) => {
+      await insertIteration(tx, {
+        runId: carrier.id,
+        iterationNumber: 1,
+        ...signedEngines(match.signingKey.sign, { runUid: carrier.uid, iterationNumber: 1 }, { plus: engines.plus, minus: engines.minus }),
+        ...timeRange,
+        targetGames: match.games,
+        batchSizes: planBatchSizes(match.games, config.games.batchSize, await activeGameSlots(tx)),
+        // Not an SPSA step: no gains, and the "base" is the θ on the plus side.
+        ck: 0,
+        ak: 0,
+        base: compared.toValues,
+        plusValues: compared.toValues,
+        minusValues: compared.fromValues,
+        signs: {},
+        settings: { ...settingsOf(config, match.params), moveLimit },
+      });
+    },
+  });
+}
+
+/**
+ * Waits for the workers' games, recording the outcome as they come, until the game count or
+ * the SPRT's decision; `onGames` is called with each look at the row (the master's crash points).
+ */
+export async function waitForOutcome(
+  match: Pick<HeadToHead, "database" | "config" | "signal">,
+  first: VerificationRow,
+  log: (line: string) => void,
+  onGames?: (row: VerificationRow) => void,
+): Promise<HeadToHeadResult> {
+  const { database } = match;
+  const status = new StatusLine();
+  const poll = new PollBackoff(match.config.database.pollIntervalMs);
+  let row = first;
+  try {
+    for (;;) {
+      match.signal?.throwIfAborted();
+      const seen = row.gamesPlayed;
+      row = await afterExpiringLeases(database.sql, log, match.signal, async () => {
+        await foldIteration(database.sql, first.iterationId);
+        return readVerification(database.sql, first.id);
+      });
+      if (row.gamesPlayed !== seen) poll.reset();
+      const outcome = outcomeOf(row);
+      if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(database.sql, row.iterationId);
+      const finished = row.gamesPlayed >= row.targetGames || (row.targetGames === 0 && row.gamesClaimed === 0);
+      const final = finished && row.sprt && outcome.verdict === null ? { ...outcome, verdict: "undecided" } : outcome;
+      await withRetry(log, match.signal, () => recordOutcome(database.sql, row, final, finished));
+      status.update(describeOutcome(row, final));
+      if (finished) {
+        status.done();
+        log(describeOutcome(row, final));
+        return { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final };
+      }
+      onGames?.(row);
+      await poll.wait();
+    }
+  } finally {
+    status.done();
+  }
+}
+
+function outcomeOf(row: VerificationRow): VerificationOutcome {
+  const { elo, error } = eloFromPentanomial(row.pairs);
+  // No verdict before a game is in: bounds at 0 (alpha = beta = 0.5) would otherwise decide on nothing.
+  const state = row.sprt && row.gamesPlayed > 0 ? sprt(row.pairs, row.sprt) : undefined;
+  return { elo, eloError: error, los: los(row.plusWins, row.minusWins), llr: state?.llr ?? null, verdict: state?.decision ?? null };
+}
+
+function describeOutcome(row: VerificationRow, outcome: VerificationOutcome): string {
+  const sign = outcome.elo >= 0 ? "+" : "";
+  const sprtText = row.sprt && outcome.llr !== null ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}` : "";
+  return (
+    `games ${row.gamesPlayed}/${row.targetGames}  +${row.plusWins} -${row.minusWins} =${row.draws}  ` +
+    `Elo ${sign}${outcome.elo.toFixed(1)} ± ${Number.isFinite(outcome.eloError) ? outcome.eloError.toFixed(1) : "inf"} (95%), LOS ${(100 * outcome.los).toFixed(1)}%${sprtText}`
+  );
+}
+
+function requireValue(values: Values, param: Param, runName: string): number {
+  const value = values[param.name];
+  if (value === undefined) throw new InputError(`run "${runName}"`, `has no value for parameter ${param.name} of the parameters file`);
+  return value;
+}

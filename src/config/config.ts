@@ -36,7 +36,7 @@ export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, fl
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker", "ship"] as const;
 
 /** `[ship]`'s defaults: fishtest's usual bounds for a gainer, and a cap that keeps a stuck test finite. */
-export const DEFAULT_SHIP = { elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05, maxGames: 20_000, eliminationGames: 400, tail: 0.5 } as const;
+export const DEFAULT_SHIP = { elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05, maxGames: 20_000, eliminationGames: 0, tail: 0.5 } as const;
 
 /** Loads and validates config.toml. Relative paths are resolved against the file's folder. */
 export function loadConfig(file: string): TuningConfig {

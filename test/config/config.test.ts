@@ -191,7 +191,7 @@ describe("config.toml", () => {
         limits: { tc: { baseMs: 10_000, incMs: 100 } },
         sprt: { elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05 },
         maxGames: 20_000,
-        eliminationGames: 400,
+        eliminationGames: 0,
         tail: 0.5,
       });
       const ship = loadConfig(write("[spsa]\naverage_tail = 0.25\n[ship]\nnodes = 5000\nelo0 = -1\nelo1 = 3\nalpha = 0.1\nbeta = 0.2\nmax_games = 4000\nelimination_games = 0\n")).ship;

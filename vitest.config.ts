@@ -2,11 +2,12 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * Files that run alone, each after all the others: the CPU hog of busy-machine would make
- * every other file's games late; stockfish's check of its measured overshoot and
- * outside-delay's count of replays (a 100 ms margin) must not share the two cores with
- * another file's games. Everything else shares them (docs/development.md, "Test speed").
+ * every other file's games late; stockfish's check of its measured overshoot,
+ * outside-delay's count of replays (a 100 ms margin) and engine-process's quiet reads (a
+ * crash seen before the first drain at 250 ms) must not share the two cores with another
+ * file's games. Everything else shares them (docs/development.md, "Test speed").
  */
-const ALONE = ["test/reliability/busy-machine.test.ts", "test/play/stockfish.test.ts", "test/play/outside-delay.test.ts"];
+const ALONE = ["test/reliability/busy-machine.test.ts", "test/play/stockfish.test.ts", "test/play/outside-delay.test.ts", "test/play/engine-process.test.ts"];
 
 /** What every project runs with (not `extends: true`: that would run the global setup once per project). */
 const common = { testTimeout: 120_000, hookTimeout: 180_000, pool: "forks" as const };

@@ -14,7 +14,7 @@
 // `--loop-lag` samples the runner's event-loop delay (10 ms timer: adds a little CPU): when it
 // stays small, a forfeit's gap between measured and engine-reported time is not the runner's.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clearInterval, setInterval, setTimeout } from "node:timers";
@@ -90,6 +90,21 @@ function ownCpuMs(pid) {
   }
 }
 
+/**
+ * Voluntary context switches of a process's threads, each counted at its last sample: how
+ * often they slept and were woken. A thread that exits takes its count with it from /proc,
+ * so `seen` keeps every thread's last figure (one that lived less than a sample is missed).
+ */
+function sampleWakes(pid, seen) {
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      seen.set(tid, Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, "latin1"))[1]));
+    }
+  } catch {
+    // exited, or a thread exited between the listing and the read
+  }
+}
+
 /** fastchess playing the same games: its own CPU per ply (sampled until it exits) and games per minute. */
 async function fastchess(mode) {
   const dir = mkdtempSync(join(tmpdir(), "fastchess-bench-"));
@@ -107,7 +122,11 @@ async function fastchess(mode) {
   // In its own directory: fastchess saves a config.json where it runs.
   const child = spawn(process.env.FASTCHESS, args, { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
   let cpuMs = 0;
-  const sampler = setInterval(() => (cpuMs = ownCpuMs(child.pid) ?? cpuMs), 100);
+  const threadWakes = new Map();
+  const sampler = setInterval(() => {
+    cpuMs = ownCpuMs(child.pid) ?? cpuMs;
+    sampleWakes(child.pid, threadWakes);
+  }, 100);
   const code = await new Promise((resolve) => child.on("exit", resolve));
   clearInterval(sampler);
   const wallMs = performance.now() - started;
@@ -116,7 +135,7 @@ async function fastchess(mode) {
   if (code !== 0) throw new Error(`fastchess exited with ${code}`);
   const plyCounts = [...text.matchAll(/\[PlyCount "(\d+)"\]/g)].map((match) => Number(match[1]));
   const plies = plyCounts.reduce((sum, count) => sum + count, 0);
-  return { games: plyCounts.length, plies, cpuPerPly: cpuMs / plies, gamesPerMin: (plyCounts.length / wallMs) * 60_000 };
+  return { games: plyCounts.length, plies, cpuPerPly: cpuMs / plies, wakesPerPly: [...threadWakes.values()].reduce((sum, count) => sum + count, 0) / plies, gamesPerMin: (plyCounts.length / wallMs) * 60_000 };
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -133,18 +152,19 @@ for (const mode of values.modes.split(",")) {
   lag?.enable();
   const batch = async () => {
     const cpuBefore = process.cpuUsage();
+    const wakesBefore = process.resourceUsage().voluntaryContextSwitches;
     const started = performance.now();
     const results = await Promise.all(Array.from({ length: pairs }, pair));
-    return { results, wallMs: performance.now() - started, cpu: process.cpuUsage(cpuBefore) };
+    return { results, wallMs: performance.now() - started, cpu: process.cpuUsage(cpuBefore), wakes: process.resourceUsage().voluntaryContextSwitches - wakesBefore };
   };
-  const { results, wallMs, cpu } = await batch();
+  const { results, wallMs, cpu, wakes } = await batch();
   lag?.disable();
   const later = [];
   for (let i = 1; i <= Number(values.again); i++) {
     const next = await batch();
     const nextPlies = next.results.flatMap((pair) => pair.games).reduce((sum, game) => sum + game.plies, 0);
     const nextCpu = (next.cpu.user + next.cpu.system) / 1000 / nextPlies;
-    later.push(`  batch ${i + 1} (same runner): runner CPU per ply ${nextCpu.toFixed(3)} ms, games/min ${((2 * pairs * 60_000) / next.wallMs).toFixed(1)}`);
+    later.push(`  batch ${i + 1} (same runner): runner CPU per ply ${nextCpu.toFixed(3)} ms, wakes per ply ${(next.wakes / nextPlies).toFixed(2)}, games/min ${((2 * pairs * 60_000) / next.wallMs).toFixed(1)}`);
   }
   await runner.close();
 
@@ -164,13 +184,13 @@ for (const mode of values.modes.split(",")) {
   console.log(
     [
       `${label}: ${games.length} games, ${plies} plies, ${ms(wallMs / 1000)} s`,
-      `  runner CPU per ply: ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)} ms (user ${(cpu.user / 1000 / plies).toFixed(3)}, system ${(cpu.system / 1000 / plies).toFixed(3)})`,
+      `  runner CPU per ply: ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)} ms (user ${(cpu.user / 1000 / plies).toFixed(3)}, system ${(cpu.system / 1000 / plies).toFixed(3)}), wakes per ply ${(wakes / plies).toFixed(2)}`,
       `  latency (measured - engine time): median ${ms(percentile(latencies, 50))} ms, p90 ${ms(percentile(latencies, 90))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms${waiting ? ` (${waiting} early answers read after a quiet spell left out)` : ""}`,
       `  games/min: ${((games.length / wallMs) * 60_000).toFixed(1)}`,
       ...later,
       ...(lag ? [`  event-loop lateness: p50 ${ms(lag.percentile(50) / 1e6 - 10)} ms, p99 ${ms(lag.percentile(99) / 1e6 - 10)} ms, max ${ms(lag.max / 1e6 - 10)} ms`] : []),
       ...(values.floor ? [`  bare pipe reader, CPU per go: ${(await floor(mode)).toFixed(3)} ms`] : []),
-      ...(process.env.FASTCHESS ? [await fastchess(mode).then((theirs) => `  fastchess, same games: ${theirs.games} games, ${theirs.plies} plies, CPU per ply ${theirs.cpuPerPly.toFixed(3)} ms (ours ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)}), games/min ${theirs.gamesPerMin.toFixed(1)} (ours ${((games.length / wallMs) * 60_000).toFixed(1)})`)] : []),
+      ...(process.env.FASTCHESS ? [await fastchess(mode).then((theirs) => `  fastchess, same games: ${theirs.games} games, ${theirs.plies} plies, CPU per ply ${theirs.cpuPerPly.toFixed(3)} ms (ours ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)}), wakes per ply ${theirs.wakesPerPly.toFixed(2)} (ours ${(wakes / plies).toFixed(2)}), games/min ${theirs.gamesPerMin.toFixed(1)} (ours ${((games.length / wallMs) * 60_000).toFixed(1)})`)] : []),
       `  forfeits: ${faults.length}, with the engine's own time within the limit: ${notTheEngines.length}${faults.length ? ` (${faults.join(", ")}; ${games.filter((g) => g.faults.white !== "none" || g.faults.black !== "none").map((g) => g.reason).join("; ")})` : ""}`,
     ].join("\n"),
   );

@@ -48,10 +48,10 @@ export async function finishTransfers(options: MasterOptions, run: RunRow, param
   const sql = options.database.sql;
   for (const row of await withRetry(log, options.signal, () => runningTransfers(sql, run.id))) {
     log(`waiting for the transfer ${row.toLabel} vs ${row.fromLabel}, at ${row.gamesPlayed} of ${row.targetGames} games (verification ${row.id})`);
-    const result = await waitForOutcome(transferMatch(options, params), row, () => {}, (played) => {
+    // Its last line gives the transfer's games; the line above names it.
+    await waitForOutcome(transferMatch(options, params), row, log, (played) => {
       if (played.gamesPlayed > 0) crashPoint("transfer-playing");
     });
-    logDone(row, result, log);
   }
   const summary = summarizeTransfers(await withRetry(log, options.signal, () => readTransfers(sql, run.id)), params.map((p) => p.name));
   if (summary) log(summary.summary);

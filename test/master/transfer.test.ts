@@ -84,7 +84,7 @@ describe("transfer in the run: every 2nd iteration's plus and minus also play at
     expect((await transfersOf()).length).toBe(2);
   });
 
-  it("shows the report in spsa status, apart from the verifications", async () => {
+  it("shows the report in spsa status, apart from the verifications, and in spsa export", async () => {
     const { env } = fixture;
     const text = await spsa(["status", "--name", "transfers"], { env });
     expect(text.stdout).toMatch(/^transfer at 2000 nodes per move: 2 of 2 iterations measured \(16 games at the ship limits\); r not measured yet \(needs 3 iterations\) \(n 2\); signs (agree on all 18 parameters|disagree on \d+ of 18 parameters: )/m);
@@ -94,6 +94,11 @@ describe("transfer in the run: every 2nd iteration's plus and minus also play at
     const parameters = json.transfer?.report.parameters ?? [];
     expect(parameters).toHaveLength(18);
     expect(json.transfer?.report.disagree).toEqual(parameters.filter((p) => p.n > 0 && !p.agree).map((p) => p.name));
+
+    // spsa export says it next to the θ it writes.
+    const lines = await spsa(["--config", fixture.setup.configFile, "export", "--name", "transfers", "--format", "openbench"], { env });
+    expect(lines.exitCode, lines.all).toBe(0);
+    expect(lines.stderr).toMatch(/^note: run "transfers": transfer at 2000 nodes per move: 2 of 2 iterations measured/m);
   });
 
   async function transfersOf(): Promise<TransferCheck[]> {

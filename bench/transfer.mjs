@@ -94,7 +94,11 @@ for (const p of transfer.report.parameters) console.log(`| ${p.name} | ${p.n} | 
 const final = Object.fromEntries(status.parameters.map((p) => [p.name, p.now]));
 const dropped = { ...final, ...Object.fromEntries(transfer.report.disagree.map((n) => [n, start[n]])) };
 const built = (values) => Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: values[p.name] })]));
-const engines = await buildVariants({ build: config.build, params, values: { plus: built(final), minus: built(dropped) }, destination: (variant, binary) => join(dir, "match", variant, binary) });
+// What the match can tell apart: the constants the two engines are built with differently (ints rounded).
+const [finalBuilt, droppedBuilt] = [built(final), built(dropped)];
+const differing = params.filter((p) => finalBuilt[p.name] !== droppedBuilt[p.name]).map((p) => `${p.name} ${finalBuilt[p.name]} vs ${droppedBuilt[p.name]}`);
+log(`the engines differ in ${differing.length} constants: ${differing.join(", ") || "none"}`);
+const engines = await buildVariants({ build: config.build, params, values: { plus: finalBuilt, minus: droppedBuilt }, destination: (variant, binary) => join(dir, "match", variant, binary) });
 const pgn = join(dir, "match.pgn");
 const out = execFileSync("node", [join(root, "bin/compete.js"), engines.plus.path, engines.minus.path, "-g", opts["match-games"], "-c", opts.concurrency,
   "--nodes", opts["ship-nodes"], "--seed", `${opts.seed}:match`, "--pgn", pgn], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });

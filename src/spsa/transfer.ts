@@ -16,7 +16,7 @@ export interface TransferSample {
   iteration: number;
   /** (plus − minus) / step per parameter: ±2·c_k·Δ_k, 0 for a parameter not perturbed. */
   spread: Values;
-  /** (wins − losses) / games of plus against minus at the tuning limits (src/spsa/transfer.ts scoreDifference). */
+  /** (wins − losses) / games of plus against minus at the tuning limits (scoreDifference). */
   tune: number;
   /** The same at the ship limits. */
   ship: number;

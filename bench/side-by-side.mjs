@@ -26,9 +26,8 @@ import { buildVariants } from "../dist/engine-build/engine-builder.js";
 import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
-import { splitPgnGames } from "../dist/play/book.js";
 import { builtValue } from "../dist/spsa/math.js";
-import { detunedValues, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
+import { detunedValues, distinctGames, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -99,12 +98,6 @@ const build = async (label, plus, minus) => {
 [engines.default, engines.detuned] = await build("start", defaults, detuned);
 const tunedValues = (label) => Object.fromEntries(loadParams(runs[label].paramsFile).map((p) => [p.name, builtValue(p)]));
 [engines.ours, engines.plain] = await build("tuned", tunedValues("ours"), tunedValues("plain"));
-// A game is its start, its White and its moves: not its round, date or the times in its move comments.
-const distinctGames = (pgn) => {
-  const games = splitPgnGames(readFileSync(pgn, "utf8")).map((g) =>
-    g.text.split("\n").filter((l) => !/^\[(?!FEN|White )/.test(l)).join(" ").replace(/\{[^}]*\}/g, "").replace(/\s+/g, " "));
-  return new Set(games).size;
-};
 const rows = [];
 const match = (a, b, games) => {
   const pgn = join(dir, `${a}-${b}.pgn`);

@@ -1,8 +1,9 @@
-// What bench/tune-recovery.mjs and bench/side-by-side.mjs share: the seeded detune of minnow,
-// the run's config file, and reading a match's Elo.
+// What bench/tune-recovery.mjs, bench/side-by-side.mjs and bench/transfer.mjs share: the seeded
+// detune of minnow, the run's config file, reading a match's Elo and counting its distinct games.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRng } from "../dist/core/rng.js";
+import { splitPgnGames } from "../dist/play/book.js";
 
 /**
  * Every parameter (or, with `subset`, that many drawn from `seed`; the others stay at their
@@ -46,4 +47,14 @@ export function writeRunConfig(file, { root, dir, spsa, games, nodes, timelow, t
 export function eloOf(out) {
   const [, elo, error] = [...out.matchAll(/Elo ([+-][\d.]+|[+-]inf) ± ([\d.]+|inf) \(95%\)/g)].at(-1) ?? [];
   return { elo: Number(elo), error: Number(error) };
+}
+
+/**
+ * The distinct games of a match's PGN. A game is its start, its White and its moves: not its
+ * round, date or the times in its move comments (node-limited games repeat move for move).
+ */
+export function distinctGames(pgn) {
+  const games = splitPgnGames(readFileSync(pgn, "utf8")).map((g) =>
+    g.text.split("\n").filter((l) => !/^\[(?!FEN|White )/.test(l)).join(" ").replace(/\{[^}]*\}/g, "").replace(/\s+/g, " "));
+  return new Set(games).size;
 }

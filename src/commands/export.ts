@@ -8,6 +8,8 @@ import { InputError, SpsaError } from "../core/errors.js";
 import { faultedGamesPgn } from "../export/faulted-pgn.js";
 import { exportedTheta } from "../export/shipped.js";
 import { readShipCheck } from "../db/ship-checks.js";
+import { readTransfers } from "../db/transfers.js";
+import { summarizeTransfers } from "../head-to-head/transfer-text.js";
 import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
 import { requireRun } from "../status/run-lookup.js";
 import { thetaHistory } from "../status/snapshot.js";
@@ -51,6 +53,9 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
     // θ to ship: the ship check's candidate when the run has one (else the run's θ), and a caution when it did not pass.
     const shipped = options.constants !== undefined || format === "openbench" || format === "fishtest" ? exportedTheta(run, await readShipCheck(database.sql, run.id)) : undefined;
     if (shipped?.caution) log(`warning: run "${run.name}": ${shipped.caution}`);
+    // Transfer in the run: which parameters' gradients disagree between the tuning and the ship limits, before they are shipped.
+    const transfer = shipped && summarizeTransfers(await readTransfers(database.sql, run.id), Object.keys(run.currentParameters));
+    if (transfer) log(`note: run "${run.name}": ${transfer.summary}`);
     if (forConstants && options.constants !== undefined && shipped) {
       const { file, text } = constantsWithTheta(forConstants.config.build, forConstants.params, shipped.theta);
       writeFileAtomic(options.constants, `${shipped.caution ? `// spsa ship check: ${shipped.caution}\n` : ""}${text}`, { mode: 0o644 });

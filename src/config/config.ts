@@ -36,7 +36,7 @@ export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, fl
 const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker", "ship"] as const;
 
 /** `[ship]`'s defaults: fishtest's usual bounds for a gainer, and a cap that keeps a stuck test finite. */
-export const DEFAULT_SHIP = { elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05, maxGames: 20_000, eliminationGames: 0, tail: 0.5 } as const;
+export const DEFAULT_SHIP = { elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05, maxGames: 20_000, eliminationGames: 0, tail: 0.5, transferEvery: 0 } as const;
 
 /** Loads and validates config.toml. Relative paths are resolved against the file's folder. */
 export function loadConfig(file: string): TuningConfig {
@@ -108,7 +108,7 @@ export function loadConfig(file: string): TuningConfig {
   const trustedKeys = worker.stringArray("trusted_keys", []);
   // Checked here, so a mistyped key fails at start naming the file and line.
   trustedKeys.forEach((key) => parsePublicKey(key, worker.where("trusted_keys")));
-  const ship = readShip(section("ship", SHIP_KEYS), averageTail, engineMode);
+  const ship = readShip(section("ship", SHIP_KEYS), averageTail, engineMode, gamesPerIteration);
 
   return {
     file: resolve(file),
@@ -172,13 +172,13 @@ export function loadConfig(file: string): TuningConfig {
 }
 
 const SHIP_LIMITS = ["tc", "timelow", "timehigh", "nodes", "depth"] as const;
-const SHIP_KEYS = [...SHIP_LIMITS, "elo0", "elo1", "alpha", "beta", "max_games", "elimination_games", "tail"] as const;
+const SHIP_KEYS = [...SHIP_LIMITS, "elo0", "elo1", "alpha", "beta", "max_games", "elimination_games", "tail", "transfer_every", "transfer_games"] as const;
 
 /**
  * `[ship]`: off unless it sets a limit (an empty or absent section); any other key without a
  * limit is refused, since a check the user configured would otherwise silently not run.
  */
-function readShip(ship: TableReader, averageTail: number, engineMode: "build" | "options"): ShipConfig | undefined {
+function readShip(ship: TableReader, averageTail: number, engineMode: "build" | "options", gamesPerIteration: number): ShipConfig | undefined {
   const limits = givenLimits(
     {
       tc: ship.optionalString("tc"),
@@ -209,7 +209,11 @@ function readShip(ship: TableReader, averageTail: number, engineMode: "build" | 
   const eliminationGames = ship.number("elimination_games", { default: DEFAULT_SHIP.eliminationGames, integer: true, min: 0 });
   if (eliminationGames % 2 !== 0) ship.fail("elimination_games", `must be even (games are played in pairs), got ${eliminationGames}`);
   const tail = ship.number("tail", { default: averageTail > 0 ? averageTail : DEFAULT_SHIP.tail, above: 0, max: 1 });
-  return { limits, sprt: { elo0, elo1, alpha, beta }, maxGames, eliminationGames, tail };
+  const transferEvery = ship.number("transfer_every", { default: DEFAULT_SHIP.transferEvery, integer: true, min: 0 });
+  const transferGames = ship.number("transfer_games", { default: gamesPerIteration, integer: true, min: 2 });
+  if (transferGames % 2 !== 0) ship.fail("transfer_games", `must be even (games are played in pairs), got ${transferGames}`);
+  if (transferEvery === 0 && ship.has("transfer_games")) ship.fail("transfer_games", "applies only with transfer_every > 0 (every how many iterations to play at the ship limits too)");
+  return { limits, sprt: { elo0, elo1, alpha, beta }, maxGames, eliminationGames, tail, transfer: { every: transferEvery, games: transferGames } };
 }
 
 /** `[time_control] nodes` or `depth`, at most one of them. */

@@ -254,7 +254,10 @@ export interface VerificationResult {
   [column: string]: unknown;
 }
 
-/** The spsa_verification_result rows of a run, newest first. */
+/** The spsa_verification_result rows of a run, newest first; transfer matches are shown apart (src/db/transfers.ts), not among them. */
 export async function verificationResults(sql: Sql, runName: string, limit = 100): Promise<VerificationResult[]> {
-  return sql<VerificationResult[]>`select * from spsa_verification_result where run = ${runName} limit ${limit}`;
+  return sql<VerificationResult[]>`
+    select * from spsa_verification_result
+    where run = ${runName} and id not in (select id from spsa_verification where transfer_iteration_id is not null)
+    limit ${limit}`;
 }

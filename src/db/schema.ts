@@ -278,12 +278,16 @@ export const spsaVerification = pgTable("spsa_verification", {
   /** A match of a run's ship check (spsa_ship_check), and which: "elimination 1", …, or "final" (against the start θ); null for `spsa verify`. */
   shipCheckId: integer("ship_check_id").references(() => spsaShipCheck.id),
   shipStage: text("ship_stage"),
+  /** Transfer in the run: the tuning iteration whose plus and minus this match plays at the ship limits (one match per iteration). */
+  transferIterationId: integer("transfer_iteration_id").references(() => spsaIteration.id),
   createdAt: createdAt(),
   completedAt: timestamp("completed_at", { withTimezone: true }),
 }, (t) => [
   check("spsa_verification_status", sql`${t.status} in ('running', 'complete')`),
   // One match per stage: a master that died after creating one finds it again.
   uniqueIndex("spsa_verification_ship_stage").on(t.shipCheckId, t.shipStage),
+  // One transfer per iteration: a restarted master never queues the same one twice.
+  uniqueIndex("spsa_verification_transfer_iteration").on(t.transferIterationId),
 ]);
 
 /** A candidate of a ship check: its name ("final θ", "tail average of the last 50 %") and θ. */

@@ -9,7 +9,7 @@ import type { Values } from "../types/spsa.js";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-const VERIFICATION_KEYS = ["id", "carrierRunId", "status", "maxGames", "sprt", "limits"] as const;
+const VERIFICATION_KEYS = ["id", "carrierRunId", "status", "fromLabel", "toLabel", "maxGames", "sprt", "limits"] as const;
 const GAMES_KEYS = ["gamesClaimed", "gamesPlayed", "targetGames", "plusWins", "minusWins", "draws"] as const;
 
 /** A verification, with its carrier run's name and the games of the carrier's iteration. */
@@ -33,6 +33,8 @@ export interface NewVerification {
   limits: PlayLimits;
   /** A ship check's match: the check and its stage (unique per check). */
   ship?: { checkId: number; stage: string };
+  /** Transfer in the run: the tuning iteration whose plus and minus play (unique). */
+  transferIterationId?: number;
   /** Inserts the carrier's iteration, given the carrier run. */
   insertGames: (tx: postgres.TransactionSql, carrier: { id: number; uid: string }) => Promise<void>;
 }
@@ -41,7 +43,7 @@ export interface NewVerification {
 export async function findRunningVerification(sql: Sql, runId: number, fromLabel: string, toLabel: string, limits: PlayLimits): Promise<VerificationRow | undefined> {
   const [row] = await sql<VerificationRow[]>`
     select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
-    where v.run_id = ${runId} and v.from_label = ${fromLabel} and v.to_label = ${toLabel} and v.status = 'running' and v.ship_check_id is null
+    where v.run_id = ${runId} and v.from_label = ${fromLabel} and v.to_label = ${toLabel} and v.status = 'running' and v.ship_check_id is null and v.transfer_iteration_id is null
       and v.limits = ${sql.json(asJson(limits))}
     order by v.id desc limit 1`;
   return row;
@@ -53,6 +55,14 @@ export async function findShipVerification(sql: Sql, shipCheckId: number, stage:
     select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
     where v.ship_check_id = ${shipCheckId} and v.ship_stage = ${stage}`;
   return row;
+}
+
+/** The run's transfer matches still playing (transfer in the run), oldest first. */
+export async function runningTransfers(sql: Sql, runId: number): Promise<VerificationRow[]> {
+  return sql<VerificationRow[]>`
+    select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
+    where v.run_id = ${runId} and v.transfer_iteration_id is not null and v.status = 'running'
+    order by v.id`;
 }
 
 /** Creates the carrier run, its iteration and the verification row in one transaction. */
@@ -67,9 +77,9 @@ export async function createVerification(sql: postgres.Sql, it: NewVerification)
     if (!carrier) throw new Error("insert into spsa_run returned nothing");
     await it.insertGames(tx, carrier);
     const [row] = await tx<{ id: number }[]>`
-      insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits, ship_check_id, ship_stage)
+      insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits, ship_check_id, ship_stage, transfer_iteration_id)
       values (${it.runId}, ${carrier.id}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)}, ${tx.json(it.toValues)}, ${it.maxGames},
-        ${it.sprt ? tx.json({ ...it.sprt }) : null}, ${tx.json(asJson(it.limits))}, ${it.ship?.checkId ?? null}, ${it.ship?.stage ?? null})
+        ${it.sprt ? tx.json({ ...it.sprt }) : null}, ${tx.json(asJson(it.limits))}, ${it.ship?.checkId ?? null}, ${it.ship?.stage ?? null}, ${it.transferIterationId ?? null})
       returning id`;
     if (!row) throw new Error("insert into spsa_verification returned nothing");
     return readVerification(tx, row.id);

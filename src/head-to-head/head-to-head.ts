@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Param } from "../params/params.js";
-import { buildVariants } from "../engine-build/engine-builder.js";
+import { buildVariants, type BuiltEngine } from "../engine-build/engine-builder.js";
 import { storeBinary } from "../engine-build/binary-store.js";
 import { afterExpiringLeases, foldIteration } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
@@ -64,12 +64,8 @@ export async function startHeadToHead(
   compared: Compared,
   ship?: { checkId: number; stage: string },
 ): Promise<VerificationRow> {
-  const { config, database, limits } = match;
-  // Timed per move: the iteration's [timelow, timehigh]; otherwise its settings' moveLimit
-  // (timelow and timehigh are then unused, and kept as the run's).
-  const timeRange = "timelowMs" in limits ? limits : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
-  const moveLimit = "timelowMs" in limits ? undefined : limits;
-  const built = (values: Values) => Object.fromEntries(match.params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
+  const { config, params } = match;
+  const built = (values: Values) => Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
   const stamp = Date.now();
   // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
   const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
@@ -77,14 +73,35 @@ export async function startHeadToHead(
     `building ${compared.toLabel} and ${compared.fromLabel} engines`,
     buildVariants({
       build,
-      params: match.params,
+      params,
       values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
       destination: (variant, binary) => join(build.outputDir, `${run.name}-${stamp}`, variant, binary),
       signal: match.signal,
     }),
   );
-  await storeBinary(database.sql, engines.plus.path);
-  await storeBinary(database.sql, engines.minus.path);
+  await storeBinary(match.database.sql, engines.plus.path);
+  await storeBinary(match.database.sql, engines.minus.path);
+  return openHeadToHead(match, run, compared, engines, ship && { ship });
+}
+
+/**
+ * Opens the games of two engines already built and stored ("to" on the plus side): the carrier
+ * run, its iteration (the engines signed for it) and the verification row, in one transaction.
+ * `link` names what the match belongs to: a ship check's stage, or the tuning iteration a
+ * transfer match plays at the ship limits.
+ */
+export async function openHeadToHead(
+  match: HeadToHead,
+  run: { id: number; name: string },
+  compared: Compared,
+  engines: { plus: BuiltEngine; minus: BuiltEngine },
+  link?: { ship: { checkId: number; stage: string } } | { transferIterationId: number },
+): Promise<VerificationRow> {
+  const { config, database, limits } = match;
+  // Timed per move: the iteration's [timelow, timehigh]; otherwise its settings' moveLimit
+  // (timelow and timehigh are then unused, and kept as the run's).
+  const timeRange = "timelowMs" in limits ? limits : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
+  const moveLimit = "timelowMs" in limits ? undefined : limits;
   return createVerification(database.sql, {
     runId: run.id,
     runName: run.name,
@@ -92,7 +109,7 @@ export async function startHeadToHead(
     maxGames: match.games,
     sprt: match.sprt,
     limits: match.limits,
-    ...(ship && { ship }),
+    ...link,
     insertGames: async (tx, carrier) => {
       await insertIteration(tx, {
         runId: carrier.id,
@@ -124,7 +141,6 @@ export async function waitForOutcome(
   log: (line: string) => void,
   onGames?: (row: VerificationRow) => void,
 ): Promise<HeadToHeadResult> {
-  const { database } = match;
   const status = new StatusLine();
   const poll = new PollBackoff(match.config.database.pollIntervalMs);
   let row = first;
@@ -132,21 +148,14 @@ export async function waitForOutcome(
     for (;;) {
       match.signal?.throwIfAborted();
       const seen = row.gamesPlayed;
-      row = await afterExpiringLeases(database.sql, log, match.signal, async () => {
-        await foldIteration(database.sql, first.iterationId);
-        return readVerification(database.sql, first.id);
-      });
+      const look = await lookAtOutcome(match, row, log);
+      row = look.row;
       if (row.gamesPlayed !== seen) poll.reset();
-      const outcome = outcomeOf(row);
-      if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(database.sql, row.iterationId);
-      const finished = row.gamesPlayed >= row.targetGames || (row.targetGames === 0 && row.gamesClaimed === 0);
-      const final = finished && row.sprt && outcome.verdict === null ? { ...outcome, verdict: "undecided" } : outcome;
-      await withRetry(log, match.signal, () => recordOutcome(database.sql, row, final, finished));
-      status.update(describeOutcome(row, final));
-      if (finished) {
+      status.update(look.text);
+      if (look.result) {
         status.done();
-        log(describeOutcome(row, final));
-        return { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final };
+        log(look.text);
+        return look.result;
       }
       onGames?.(row);
       await poll.wait();
@@ -154,6 +163,31 @@ export async function waitForOutcome(
   } finally {
     status.done();
   }
+}
+
+/**
+ * One look at a match: folds the reported games, records the outcome so far (closing the
+ * carrier run once the game count or the SPRT's decision is reached) and says it. `result` is
+ * set when the match is over. The master looks at its transfer matches this way between its
+ * own steps, without waiting for them.
+ */
+export async function lookAtOutcome(
+  match: Pick<HeadToHead, "database" | "signal">,
+  previous: VerificationRow,
+  log: (line: string) => void,
+): Promise<{ row: VerificationRow; text: string; result: HeadToHeadResult | undefined }> {
+  const { database } = match;
+  const row = await afterExpiringLeases(database.sql, log, match.signal, async () => {
+    await foldIteration(database.sql, previous.iterationId);
+    return readVerification(database.sql, previous.id);
+  });
+  const outcome = outcomeOf(row);
+  if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(database.sql, row.iterationId);
+  const finished = row.gamesPlayed >= row.targetGames || (row.targetGames === 0 && row.gamesClaimed === 0);
+  const final = finished && row.sprt && outcome.verdict === null ? { ...outcome, verdict: "undecided" } : outcome;
+  await withRetry(log, match.signal, () => recordOutcome(database.sql, row, final, finished));
+  const result = finished ? { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final } : undefined;
+  return { row, text: describeOutcome(row, final), result };
 }
 
 function outcomeOf(row: VerificationRow): VerificationOutcome {

@@ -31,6 +31,7 @@ import type { Values } from "../types/spsa.js";
 import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./run-setup.js";
 import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
 import { describeShipCheck } from "../head-to-head/ship-text.js";
+import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js";
 
 /**
  * The SPSA loop: perturb θ, build plus and minus, insert the iteration, wait for the
@@ -59,6 +60,8 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
   const bound = stalenessBound(config.spsa);
   for (;;) {
     options.signal?.throwIfAborted();
+    // Before the step of any iteration due one: an iteration is never stepped without its transfer queued.
+    await queueTransfers(options, run, current, log);
     const state = await withRetry(log, options.signal, () => inFlightState(database.sql, run.id));
     const k = state.latest + 1;
     // Open the next iteration while earlier ones are played, as far ahead as the slots need.
@@ -76,10 +79,11 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
     // Steps are applied in iteration order: the oldest open iteration's is next.
     const oldest = await withRetry(log, options.signal, () => oldestOpenIteration(database.sql, run.id));
     if (oldest) {
-      const played = await waitForGames(options, oldest, log);
+      const played = await waitForGames(options, run, oldest, log);
       current = await finishIteration(options, run, current, played, log);
       continue;
     }
+    await finishTransfers(options, run, current, log);
     await markRunComplete(database.sql, run.id);
     log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
     const final = await finalValues(options, run, current, k - 1, log);
@@ -175,8 +179,8 @@ async function startIteration(
   return buildSeconds;
 }
 
-/** Waits until the workers have played the iteration's target, showing progress. */
-async function waitForGames(options: MasterOptions, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
+/** Waits until the workers have played the iteration's target, showing progress; looks at the transfers playing meanwhile. */
+async function waitForGames(options: MasterOptions, run: RunRow, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(config.database.pollIntervalMs);
@@ -203,6 +207,10 @@ async function waitForGames(options: MasterOptions, iteration: IterationRow, log
         status.done();
         log(warning);
       }
+      await lookAtTransfers(options, run, (line) => {
+        status.done();
+        log(line);
+      });
       if (row.gamesPlayed >= row.targetGames) break;
       if (row.gamesPlayed > 0) crashPoint("waiting");
       await poll.wait();

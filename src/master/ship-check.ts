@@ -29,7 +29,8 @@ export function refuseRepeatedShipGames(config: TuningConfig): void {
   if (!ship || deterministicLimit(ship.limits) === undefined) return;
   const bookFile = resolveBook(config.games.book);
   const book = loadBook(bookFile, { plies: config.games.bookPlies });
-  for (const [key, games] of [["max_games", ship.maxGames], ["elimination_games", ship.eliminationGames]] as const) {
+  const transfer = ship.transfer.every > 0 ? [["transfer_games", ship.transfer.games] as const] : [];
+  for (const [key, games] of [["max_games", ship.maxGames], ["elimination_games", ship.eliminationGames], ...transfer] as const) {
     refuseRepeatedGames({ games, book, bookFile, limits: ship.limits, flag: `${config.file}: [ship].${key}` });
   }
 }

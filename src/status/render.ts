@@ -36,6 +36,7 @@ export function renderStatus(status: RunStatus): string {
   if (status.binariesRefused > 0) lines.push(`binaries refused by workers: ${status.binariesRefused} batches (unsigned, or not signed by a key they trust; see the workers' logs and docs/signing.md)`);
   lines.push(...status.verifications.map(verificationLine));
   if (status.ship) lines.push(status.ship.summary);
+  if (status.transfer) lines.push(status.transfer.summary);
   lines.push("");
   lines.push(...table(
     ["worker", "host", "conc", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen"],

@@ -14,6 +14,8 @@ import {
 import { countFaultedGames } from "../db/faulted-games.js";
 import { readShipCheck, type ShipCheckRow } from "../db/ship-checks.js";
 import { describeShipCheck } from "../head-to-head/ship-text.js";
+import { readTransfers } from "../db/transfers.js";
+import { summarizeTransfers, type TransferSummary } from "../head-to-head/transfer-text.js";
 import { describeLimits } from "../play/time-control.js";
 import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } from "../db/perturbations.js";
 import { builtValue } from "../spsa/math.js";
@@ -110,6 +112,12 @@ export interface RunStatus {
   verifications: VerificationStatus[];
   /** The ship check (docs/ship-check.md), with its line in words (`summary`); null: the run has none. */
   ship: ShipStatus | null;
+  /**
+   * Transfer in the run (docs/ship-check.md): its transfers' counts, the report (per parameter
+   * the gradient at the tuning and the ship limits with standard errors, the correlation of
+   * their score differences) and its line (`summary`); null: the run has none.
+   */
+  transfer: TransferSummary | null;
 }
 
 export type ShipStatus = Omit<ShipCheckRow, "runId" | "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null; limitsText: string; summary: string };
@@ -131,7 +139,7 @@ export interface SnapshotOptions {
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship] = await Promise.all([
+  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship, transfers] = await Promise.all([
     runTotals(sql, run.id),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
@@ -141,6 +149,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     verificationResults(sql, run.name, options.recentCount ?? 8),
     batchElo(sql, run.id, options.recentCount ?? 8),
     readShipCheck(sql, run.id),
+    readTransfers(sql, run.id),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -153,6 +162,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
   const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
   // A UCI-option run's one carrier iteration holds its whole budget.
+  const parameters = parameterStatus(run, settings, history);
   const remaining = remainingGames(latest, latestNumber, perturbations ? latestNumber : maxIterations, settings);
   return {
     run: { name: run.name, status: run.status, seed: run.seed, createdAt: run.createdAt.toISOString(), completedAt: run.completedAt?.toISOString() ?? null },
@@ -193,7 +203,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     })),
     perturbations: perturbations ?? null,
     eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.reverse() } : null,
-    parameters: parameterStatus(run, settings, history),
+    parameters,
     verifications: verifications.map((v) => ({
       id: v.id,
       comparison: v.comparison,
@@ -209,6 +219,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       limitsText: describeLimits(v.limits),
     })),
     ship: ship ? shipStatus(ship) : null,
+    transfer: summarizeTransfers(transfers, parameters.map((p) => p.name)) ?? null,
   };
 }
 

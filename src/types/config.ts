@@ -151,6 +151,11 @@ export interface ShipConfig {
   eliminationGames: number;
   /** Share of the last iterations whose θ is averaged into the tail candidate. */
   tail: number;
+  /**
+   * Transfer in the run (docs/ship-check.md): every `every`th iteration's plus and minus also
+   * play `games` games at the ship limits, counted apart from the step; `every` 0: off.
+   */
+  transfer: { every: number; games: number };
 }
 
 export interface TuningConfig {

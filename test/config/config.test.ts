@@ -193,9 +193,10 @@ describe("config.toml", () => {
         maxGames: 20_000,
         eliminationGames: 0,
         tail: 0.5,
+        transfer: { every: 0, games: 64 },
       });
       const ship = loadConfig(write("[spsa]\naverage_tail = 0.25\n[ship]\nnodes = 5000\nelo0 = -1\nelo1 = 3\nalpha = 0.1\nbeta = 0.2\nmax_games = 4000\nelimination_games = 0\n")).ship;
-      expect(ship).toEqual({ limits: { nodes: 5000 }, sprt: { elo0: -1, elo1: 3, alpha: 0.1, beta: 0.2 }, maxGames: 4000, eliminationGames: 0, tail: 0.25 });
+      expect(ship).toEqual({ limits: { nodes: 5000 }, sprt: { elo0: -1, elo1: 3, alpha: 0.1, beta: 0.2 }, maxGames: 4000, eliminationGames: 0, tail: 0.25, transfer: { every: 0, games: 64 } });
       expect(loadConfig(write("[ship]\ndepth = 9\ntail = 1\n")).ship).toMatchObject({ limits: { depth: 9 }, tail: 1 });
       expect(loadConfig(write("[ship]\ntimelow = 0.1\ntimehigh = 0.3\n")).ship?.limits).toEqual({ timelowMs: 100, timehighMs: 300 });
     });
@@ -211,8 +212,19 @@ describe("config.toml", () => {
       ["nodes = 300\nalpha = 1\n", /\[ship\]\.alpha \(line 3\): must be < 1, got 1/],
       ["nodes = 300\ntail = 0\n", /\[ship\]\.tail \(line 3\): must be > 0, got 0/],
       ["nodes = 300\nmax_game = 8\n", /\[ship\]\.max_game \(line 3\): unknown key \(did you mean `max_games`\?\)/],
+      ["transfer_every = 2\n", /\[ship\]\.transfer_every \(line 2\): needs the limit the engine ships with/],
+      ["nodes = 300\ntransfer_every = -1\n", /\[ship\]\.transfer_every \(line 3\): must be >= 0, got -1/],
+      ["nodes = 300\ntransfer_every = 2.5\n", /\[ship\]\.transfer_every \(line 3\): must be an integer, got 2.5/],
+      ["nodes = 300\ntransfer_every = 2\ntransfer_games = 9\n", /\[ship\]\.transfer_games \(line 4\): must be even/],
+      ["nodes = 300\ntransfer_every = 2\ntransfer_games = 0\n", /\[ship\]\.transfer_games \(line 4\): must be >= 2, got 0/],
+      ["nodes = 300\ntransfer_games = 8\n", /\[ship\]\.transfer_games \(line 3\): applies only with transfer_every > 0/],
     ])("refuses %j naming the key", (body, message) => {
       expect(errorOf(`[ship]\n${body}`).message).toMatch(message);
+    });
+
+    it("reads transfer in the run: every Nth iteration, games defaulting to the iteration's", () => {
+      expect(loadConfig(write("[games]\ngames_per_iteration = 32\n[ship]\nnodes = 8000\ntransfer_every = 3\n")).ship?.transfer).toEqual({ every: 3, games: 32 });
+      expect(loadConfig(write("[ship]\nnodes = 8000\ntransfer_every = 1\ntransfer_games = 10\n")).ship?.transfer).toEqual({ every: 1, games: 10 });
     });
 
     it("refuses it in UCI-option mode", () => {

@@ -92,11 +92,14 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     expect(run?.theta).toEqual({ X: 1 });
   });
 
-  it("cannot write a verdict: no privilege on the ship check, none to change a verification, no function it may call writes either", async () => {
+  it("cannot write a verdict or a transfer: no privilege on the ship check, none to change a verification, no function it may call writes either", async () => {
     await expect(worker`update spsa_ship_check set verdict = 'pass'`).rejects.toMatchObject(DENIED);
     await expect(worker`insert into spsa_ship_check (run_id, limits, sprt, max_games, elimination_games, candidates) values (1, '{}', '{}', 2, 0, '[]')`).rejects.toMatchObject(DENIED);
     await expect(worker`select verdict from spsa_ship_check`).rejects.toMatchObject(DENIED);
     await expect(worker`update spsa_verification set verdict = 'H1'`).rejects.toMatchObject(DENIED);
+    // Transfer in the run: a transfer is a verification naming its iteration; the worker can neither queue, move nor read one.
+    await expect(worker`update spsa_verification set transfer_iteration_id = null`).rejects.toMatchObject(DENIED);
+    await expect(worker`select transfer_iteration_id from spsa_verification`).rejects.toMatchObject(DENIED);
     const writers = await database.sql<{ name: string }[]>`
       select proname as name from pg_proc
       where (prosrc ilike '%spsa_ship_check%' or prosrc ilike '%update spsa_verification%') and has_function_privilege('spsa_workers', oid, 'execute')`;

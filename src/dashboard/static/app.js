@@ -107,6 +107,8 @@ async function showRun(name) {
     reference ? h("p", { id: "reference" }, `Reference mode: θ+ and θ− each play ${reference.engine === "start" ? "θ₀, built at the run's start" : reference.engine}${reference.sha256 ? ` (sha256 ${reference.sha256.slice(0, 12)})` : ""}.`) : null,
     // The ship check's verdict (docs/ship-check.md); a candidate that did not pass is marked.
     status.ship ? h("p", { id: "ship", class: status.ship.status === "complete" && status.ship.verdict !== "pass" ? "ship not-passed" : "ship" }, status.ship.summary) : null,
+    // Transfer in the run: the correlation and the parameters whose gradient signs disagree at the ship limits.
+    status.transfer ? h("p", { id: "transfer", class: "ship" }, status.transfer.summary) : null,
     h("h2", {}, "Parameters"),
     h("div", { class: "charts", id: "parameter-charts" }, ...charts),
     h("h2", {}, `Elo per ${per} (${measured}, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),

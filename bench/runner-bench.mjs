@@ -16,7 +16,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { clearInterval, setInterval, setTimeout } from "node:timers";
 import { parseArgs } from "node:util";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
@@ -47,7 +47,9 @@ const MODES = {
   nodes: { label: `nodes ${values.nodes}`, limits: { nodes: Number(values.nodes) } },
 };
 const book = loadBook(values.book);
-const engine = (name) => ({ name, path: values.engine, options: { Hash: 16, Threads: 1 } });
+// Absolute: fastchess runs in a folder of its own.
+const enginePath = resolve(values.engine);
+const engine = (name) => ({ name, path: enginePath, options: { Hash: 16, Threads: 1 } });
 
 const GO = { movetime: "go movetime 50", tc: "go wtime 1000 btime 1000 winc 10 binc 10", nodes: `go nodes ${values.nodes}` };
 /** fastchess's arguments for the same limits (its margin is `timemargin`). */
@@ -56,7 +58,7 @@ const ADJUDICATION = ["-draw", "movenumber=40", "movecount=8", "score=10", "-res
 
 /** CPU per `go` of the least any runner must do: write the command, read the pipe until `bestmove`. */
 async function floor(mode, searches = 100) {
-  const child = spawn(values.engine, [], { stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(enginePath, [], { stdio: ["pipe", "pipe", "ignore"] });
   let done;
   child.stdout.on("data", (chunk) => {
     const text = chunk.toString("latin1");
@@ -109,7 +111,7 @@ function sampleWakes(pid, seen) {
 async function fastchess(mode) {
   const dir = mkdtempSync(join(tmpdir(), "fastchess-bench-"));
   const pgn = join(dir, "games.pgn");
-  const engineArgs = (name) => ["-engine", `cmd=${values.engine}`, `name=${name}`];
+  const engineArgs = (name) => ["-engine", `cmd=${enginePath}`, `name=${name}`];
   const args = [
     ...engineArgs("sf-a"), ...engineArgs("sf-b"),
     "-each", "option.Hash=16", "option.Threads=1", `timemargin=${values.margin}`, ...FASTCHESS_LIMITS[mode],

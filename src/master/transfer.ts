@@ -34,8 +34,13 @@ export async function queueTransfers(options: MasterOptions, run: RunRow, params
   }
 }
 
-/** One look at each transfer still playing, without waiting: folds its games, and closes it once they are all in. */
+/**
+ * One look at each transfer still playing, without waiting: folds its games, and closes it once
+ * they are all in. Called at every poll of the master, so a run without transfers asks nothing
+ * (one whose `transfer_every` was turned off has its last transfers waited for at its end).
+ */
 export async function lookAtTransfers(options: MasterOptions, run: RunRow, log: (line: string) => void): Promise<void> {
+  if (!options.config.ship?.transfer.every) return;
   for (const row of await withRetry(log, options.signal, () => runningTransfers(options.database.sql, run.id))) {
     const look = await lookAtOutcome(options, row, log);
     if (look.result) logDone(look.row, look.result, log);

@@ -160,7 +160,7 @@ function parents() {
 }
 
 /** The processes below `pid` (engines, cargo), with their start times. */
-function descendantsOf(pid, parent = parents()) {
+function descendantsOf(pid, parent) {
   const found = [];
   const below = [pid];
   while (below.length > 0) {
@@ -354,7 +354,8 @@ const METRICS = [
 ];
 const tableMetric = (name) => ({ key: `table:${name}`, label: name, kind: "disk" });
 
-const events = { count: 0, bytes: 0 };
+/** What the open page received: events by name (a browser reads the run again after each), and bytes. */
+const events = { progress: 0, iteration: 0, bytes: 0 };
 const samples = [];
 
 async function sample(done, label) {
@@ -389,8 +390,8 @@ async function sample(done, label) {
   };
   const row = { done, label, minutes: minutes(), load: loadavg()[0], games: run.games?.total ?? null, faults: run.faults ?? null, delays: run.delays ?? null, events: { ...events }, rows, values };
   samples.push(row);
-  log(`${unit} ${done}/${target}${label ? ` (${label})` : ""}: database ${mb(database)}, output_dir ${mb(output.bytes)}, cache ${mb(cache.bytes)}, ` +
-    `RSS master ${mb(master.rss)} worker ${mb(worker.rss)} dashboard ${mb(dash.rss)}, status ${status.ms.toFixed(0)} ms, page ${page.ms.toFixed(0)} ms, load ${row.load.toFixed(1)}`);
+  log(`${unit} ${done}/${target}${label ? ` (${label})` : ""}: database ${show("disk", database)}, output_dir ${show("disk", output.bytes)}, cache ${show("disk", cache.bytes)}, ` +
+    `RSS master ${show("rss", master.rss)} worker ${show("rss", worker.rss)} dashboard ${show("rss", dash.rss)}, status ${status.ms.toFixed(0)} ms, page ${page.ms.toFixed(0)} ms, load ${row.load.toFixed(1)}`);
   return row;
 }
 
@@ -431,7 +432,7 @@ async function followEvents() {
   if (response.statusCode !== 200) throw new Error(`dashboard /events: ${response.statusCode}`);
   for await (const chunk of response) {
     events.bytes += chunk.length;
-    events.count += (chunk.toString().match(/^event: /gm) ?? []).length;
+    for (const [, name] of chunk.toString().matchAll(/^event: (\w+)/gm)) events[name] = (events[name] ?? 0) + 1;
   }
 }
 
@@ -447,6 +448,7 @@ async function soak() {
   // The server first, alone: the three processes below would otherwise race to initialise it.
   const dbStart = spawnSync(process.execPath, [join(root, "bin/spsa.js"), "db", "start"], { encoding: "utf8" });
   if (dbStart.status !== 0) throw new Error(`spsa db start exited ${dbStart.status}: ${dbStart.stderr.trim()}`);
+  // Loaded only now, with $SPSA_HOME set: nothing of the database's is read before.
   const { embeddedServer, embeddedEndpoint } = await import("../dist/postgres/embedded.js");
   const { serverUser } = await import("../dist/postgres/run-as.js");
   const embedded = embeddedServer(home);
@@ -491,10 +493,6 @@ async function soak() {
 }
 
 // ---- the report ------------------------------------------------------------------------------
-
-function mb(bytes) {
-  return bytes === null || bytes === undefined ? "–" : `${(bytes / 1048576).toFixed(2)} MB`;
-}
 
 /** Bytes for the growth column: "1.27 MB", "12.4 KB", "310 B". */
 function size(bytes) {
@@ -602,7 +600,7 @@ function report(ok, failure) {
   const logs = Object.fromEntries([...children.keys()].map((name) => [name, findings(name)]));
   const load = { start: samples[0]?.load ?? null, end: loadavg()[0], max: samples.length === 0 ? null : Math.max(...samples.map((s) => s.load)) };
   if (opts.json) {
-    console.log(JSON.stringify({ mode: opts.mode, unit, target, iterations, games, nodes, every, warmup, concurrency, cores: cpus().length, ok, failure, load, samples, growth, logs }, null, 2));
+    console.log(JSON.stringify({ mode: opts.mode, unit, target, iterations, games, nodes, every, warmup, concurrency, cores: cpus().length, ok, failure: failure ?? null, load, samples, growth, logs }, null, 2));
     return;
   }
   const main = ["database", "outputDir", "engineCache", "masterRss", "workerRss", "dashboardRss", "statusMs", "statusBytes", "statusJsonMs", "statusJsonBytes", "pageMs", "apiBytes"];
@@ -620,7 +618,8 @@ function report(ok, failure) {
     growth.map((g) => [g.label, show(g.kind, g.first), show(g.kind, g.last), formatSlope(g.kind, g.slope),
       g.r2 === null ? "–" : g.r2.toFixed(2), formatSlope(g.kind, g.lateSlope), show(g.kind, g.at1000), show(g.kind, g.runOver), g.verdict]));
   const last = samples.at(-1);
-  if (last) console.log(`\nthe run: ${last.games} games, ${last.faults ?? "?"} engine faults, delays ${JSON.stringify(last.delays)}; the open page got ${last.events.count} events (${size(last.events.bytes)})`);
+  if (last) console.log(`\nthe run: ${last.games} games, ${last.faults ?? "?"} engine faults, delays ${JSON.stringify(last.delays)}; the open page got ${last.events.progress} progress and ` +
+    `${last.events.iteration} iteration events (${size(last.events.bytes)}; a browser reads /api/runs/RUN again after each, one read at a time)`);
   for (const [name, lines] of Object.entries(logs)) {
     console.log(`\n${name} log: ${lines.length === 0 ? "no warning or error" : `${lines.reduce((s, l) => s + l.count, 0)} warning/error lines`}`);
     for (const l of lines.slice(0, 8)) console.log(`  ${String(l.count).padStart(5)} × ${l.example}`);

@@ -2,6 +2,9 @@ import { checkConstants } from "../engine-build/engine-builder.js";
 import { loadConfig } from "../config/config.js";
 import { loadParams, type Param } from "../params/params.js";
 import { openDatabase } from "../postgres/connection.js";
+import { databaseOutage } from "../postgres/retry.js";
+import { describeOutage } from "../postgres/outage-log.js";
+import { DatabaseError } from "../core/errors.js";
 import { runMaster } from "../master/build-mode.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { refuseOptionRun, runOptionsMaster } from "../master/options-mode.js";
@@ -62,7 +65,12 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
       log: options.log,
       signal: options.signal,
     });
+  } catch (error) {
+    const outage = databaseOutage();
+    if (!options.signal?.aborted || outage === undefined) throw error;
+    throw new DatabaseError(`stopped while the database is unreachable (${describeOutage(outage, Date.now())}); nothing is lost: the run is as the database last saw it, and the master resumes it when started again`);
   } finally {
-    await database.close();
+    // After a stop, a query the database has not answered is given up on at once.
+    await database.close(options.signal?.aborted ? 0 : 5);
   }
 }

@@ -51,7 +51,7 @@ describe.each([
       expect((await spsa(["db", "stop"], { env })).stdout).toContain("stopped");
       // The outage lasts until the master and both workers have met it (a poll, a claim or a
       // report failed and is being retried), whatever the machine's speed.
-      await waitFor(async () => outputs.every((output) => /database unavailable/.test(output())), 120_000, "every process to meet the outage");
+      await waitFor(async () => outputs.every((output) => /database unreachable/.test(output())), 120_000, "every process to meet the outage");
       expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
       const result = await master;
       expect(result.exitCode, result.all).toBe(0);

@@ -100,8 +100,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const rng = seededRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
   const heartbeatMs = heartbeatInterval(options.leaseSeconds);
   const where = `${describeDatabase(database.url)}${database.embedded ? " (this checkout's embedded server)" : ""}`;
-  log(`worker ${name}: ${where}`);
   const session = await takeName(options, heartbeatMs, log);
+  log(`worker ${name}: ${where}`);
   // Leases are the master's (each iteration's settings): beat a third of the shortest one claimed.
   let beatMs = heartbeatMs;
   if (options.concurrencyNote) log(`worker ${name}: concurrency ${options.concurrencyNote}`);

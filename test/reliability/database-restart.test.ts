@@ -55,6 +55,9 @@ describe.each([
       expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
       const result = await master;
       expect(result.exitCode, result.all).toBe(0);
+      // The outage is said with its length, and so is its end.
+      expect(result.all).toMatch(/\ndatabase unreachable \([^\n]+\); retrying at least every 10 s\n/);
+      expect(result.all).toMatch(/\ndatabase back after \d+s\n/);
     } finally {
       for (const worker of workers) worker.kill("SIGTERM");
       await Promise.all(workers);

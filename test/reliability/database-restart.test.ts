@@ -57,7 +57,7 @@ describe.each([
       expect(result.exitCode, result.all).toBe(0);
       // The outage is said with its length, and so is its end.
       expect(result.all).toMatch(/\ndatabase unreachable \([^\n]+\); retrying at least every 10 s\n/);
-      expect(result.all).toMatch(/\ndatabase back after \d+s\n/);
+      expect(result.all).toMatch(/\ndatabase back after (\d+m)?\d+s\n/);
     } finally {
       for (const worker of workers) worker.kill("SIGTERM");
       await Promise.all(workers);

@@ -39,7 +39,7 @@ export function buildSpsaProgram(): Command {
     .option("-c, --concurrency <n>", "games at once (default: the cores not busy with the master or other work at start)", parseInteger)
     .action(async (opts: { params: string; iterations: number; games: number; concurrency?: number }) => {
       const { demoCommand } = await import("../commands/demo.js");
-      await demoCommand({ config: config(), ...opts });
+      await demoCommand({ config: config(), ...opts, signal: abortOnSignals().signal });
     });
 
   program

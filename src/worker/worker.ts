@@ -16,7 +16,7 @@ import {
 import { anyRunActive } from "../db/runs.js";
 import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../db/faulted-games.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
-import { databaseOutage, observed, withRetry } from "../postgres/retry.js";
+import { databaseOutage, observed, untilAborted, withRetry } from "../postgres/retry.js";
 import { describeOutage } from "../postgres/outage-log.js";
 import { describeDatabase, type Database } from "../postgres/connection.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
@@ -77,7 +77,7 @@ export interface WorkerSummary {
 }
 
 /** After a stop, how long the worker may still spend on the database: reporting what it finished, returning the rest. */
-export const STOP_PATIENCE_MS = 2_000;
+const STOP_PATIENCE_MS = 2_000;
 /** While idle, how often the worker looks whether any run is open (to say why it waits). */
 const OPEN_RUN_CHECK_MS = 30_000;
 
@@ -187,7 +187,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const lookForOpenRuns = async () => {
     if (Date.now() - runsLookedAt < OPEN_RUN_CHECK_MS) return;
     runsLookedAt = Date.now();
-    noRunOpen = !(await anyRunActive(database.sql).catch(() => true));
+    noRunOpen = !(await untilAborted(anyRunActive(database.sql), stop.signal).catch(() => true));
   };
   const showStatus = (batch?: ClaimedBatch) => {
     const minutes = (Date.now() - started) / 60_000;

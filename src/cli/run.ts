@@ -1,6 +1,6 @@
 import { CommanderError } from "commander";
 import { SpsaError } from "../core/errors.js";
-import { describeOutage } from "../postgres/outage-log.js";
+import { stoppedDuringOutage } from "../postgres/outage-log.js";
 import { databaseOutage } from "../postgres/retry.js";
 import { stopWasRequested } from "./stop-signals.js";
 
@@ -29,7 +29,7 @@ export function reportError(error: unknown, verbose = false): number {
       process.stderr.write("stopped\n");
       return 130;
     }
-    process.stderr.write(`error: stopped while the database is unreachable (${describeOutage(outage, Date.now())})\n`);
+    process.stderr.write(`error: ${stoppedDuringOutage(outage, Date.now())}\n`);
     return 3;
   }
   if (error instanceof SpsaError) {

@@ -2,9 +2,7 @@ import { checkConstants } from "../engine-build/engine-builder.js";
 import { loadConfig } from "../config/config.js";
 import { loadParams, type Param } from "../params/params.js";
 import { openDatabase } from "../postgres/connection.js";
-import { databaseOutage } from "../postgres/retry.js";
-import { describeOutage } from "../postgres/outage-log.js";
-import { DatabaseError } from "../core/errors.js";
+import { stopDuringOutage } from "../postgres/retry.js";
 import { runMaster } from "../master/build-mode.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { refuseOptionRun, runOptionsMaster } from "../master/options-mode.js";
@@ -66,9 +64,7 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
       signal: options.signal,
     });
   } catch (error) {
-    const outage = databaseOutage();
-    if (!options.signal?.aborted || outage === undefined) throw error;
-    throw new DatabaseError(`stopped while the database is unreachable (${describeOutage(outage, Date.now())}); nothing is lost: the run is as the database last saw it, and the master resumes it when started again`);
+    throw stopDuringOutage(error, options.signal, "nothing is lost: the run is as the database last saw it, and the master resumes it when started again");
   } finally {
     // After a stop, a query the database has not answered is given up on at once.
     await database.close(options.signal?.aborted ? 0 : 5);

@@ -48,3 +48,8 @@ export class OutageLog {
 export function describeOutage(outage: Outage, nowMs: number): string {
   return `${outage.reason}, for ${formatDuration((nowMs - outage.sinceMs) / 1000)}`;
 }
+
+/** A stop's line while the database is unreachable, with what stays behind (`behind`). */
+export function stoppedDuringOutage(outage: Outage, nowMs: number, behind?: string): string {
+  return `stopped while the database is unreachable (${describeOutage(outage, nowMs)})${behind === undefined ? "" : `; ${behind}`}`;
+}

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { OutageLog, type Outage } from "./outage-log.js";
+import { DatabaseError } from "../core/errors.js";
+import { OutageLog, stoppedDuringOutage, type Outage } from "./outage-log.js";
 import { backoffDelay } from "./reconnect-backoff.js";
 
 /**
@@ -12,6 +13,15 @@ const outages = new OutageLog();
 /** The outage this process is in, if its last attempt to reach the database failed. */
 export function databaseOutage(): Outage | undefined {
   return outages.current;
+}
+
+/**
+ * What a command ends with when `error` ended it: after a stop (`signal`) while the database
+ * is unreachable, a DatabaseError (exit 3) whose one line says what stays `behind`; else `error`.
+ */
+export function stopDuringOutage(error: unknown, signal: AbortSignal | undefined, behind: string): unknown {
+  const outage = outages.current;
+  return signal?.aborted && outage ? new DatabaseError(stoppedDuringOutage(outage, Date.now(), behind)) : error;
 }
 
 /**

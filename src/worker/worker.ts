@@ -17,7 +17,7 @@ import { anyRunActive } from "../db/runs.js";
 import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../db/faulted-games.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { databaseOutage, observed, untilAborted, withRetry } from "../postgres/retry.js";
-import { describeOutage } from "../postgres/outage-log.js";
+import { stoppedDuringOutage } from "../postgres/outage-log.js";
 import { describeDatabase, type Database } from "../postgres/connection.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
 import { DatabaseError, InputError } from "../core/errors.js";
@@ -318,9 +318,11 @@ async function handBack(
     const held = [...holding.values()];
     const games = held.reduce((sum, batch) => sum + batch.games, 0);
     const lease = Math.max(...held.map((batch) => batch.leaseSeconds));
+    const [stay, end, go] = held.length === 1 ? ["stays", "its lease ends", "returns"] : ["stay", "their leases end", "return"];
+    const behind = `${batchesOf(held.length, games)} ${stay} claimed until ${end} (within ${lease} s), then ${go} to the pool`;
     const outage = databaseOutage();
-    const why = outage ? `the database is unreachable (${describeOutage(outage, Date.now())})` : "the database did not answer in time";
-    const line = `worker ${name}: stopped while ${why}: ${batchesOf(held.length, games)} stay claimed until their leases end (within ${lease} s), then return to the pool`;
+    const stopped = outage ? stoppedDuringOutage(outage, Date.now(), behind) : `stopped while the database did not answer in time; ${behind}`;
+    const line = `worker ${name}: ${stopped}`;
     return { line, batches: held.length, left: true };
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeOutage, OUTAGE_REPORT_MS, OutageLog } from "../../src/postgres/outage-log.js";
+import { describeOutage, OUTAGE_REPORT_MS, OutageLog, stoppedDuringOutage } from "../../src/postgres/outage-log.js";
 import { BACKOFF_CAP_MS, backoffDelay } from "../../src/postgres/reconnect-backoff.js";
 
 const REASON = "connect ENOENT /var/tmp/spsa-pg-0123456789abcdef/.s.PGSQL.41955";
@@ -40,5 +40,7 @@ describe("what a process says while its database is unreachable", () => {
     expect(outage.failed(REASON, 30_000)).toBeUndefined();
     expect(outage.current).toEqual({ sinceMs: 0, reason: REASON });
     expect(describeOutage(outage.current!, 72_000)).toBe(`${REASON}, for 1m12s`);
+    expect(stoppedDuringOutage(outage.current!, 72_000)).toBe(`stopped while the database is unreachable (${REASON}, for 1m12s)`);
+    expect(stoppedDuringOutage(outage.current!, 72_000, "1 batch (4 games) stays claimed")).toBe(`stopped while the database is unreachable (${REASON}, for 1m12s); 1 batch (4 games) stays claimed`);
   });
 });

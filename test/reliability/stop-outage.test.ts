@@ -67,7 +67,7 @@ describe("a stop while the database is down", () => {
       expect(a.result.exitCode, a.result.all).toBe(3);
       expect(a.ms).toBeLessThan(STOP_BOUND_MS);
       expect(a.result.all).toMatch(
-        /\nerror: worker a: stopped while the database is unreachable \(connect ENOENT [^\n]*, for \d+s\): \d+ batch(es)? \(\d+ games\) stay claimed until their leases end \(within 120 s\), then return to the pool$/,
+        /\nerror: worker a: stopped while the database is unreachable \(connect ENOENT [^\n]*, for \d+s\); (1 batch \(\d+ games\) stays claimed until its lease ends|\d+ batches \(\d+ games\) stay claimed until their leases end) \(within 120 s\), then returns? to the pool$/,
       );
 
       // Ctrl-C twice to the other: the second exits at once.

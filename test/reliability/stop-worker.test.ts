@@ -39,7 +39,9 @@ describe.each([
   { mode: "options" as const, stop: "Ctrl-C" as const },
   { mode: "build" as const, stop: "SIGTERM" as const },
 ])("a worker stopped mid-batch by $stop ($mode mode)", ({ mode, stop }) => {
-  const fixture = useRunFixture({ iterations: 1, games: 8, batchSize: 4, leaseSeconds: LEASE_SECONDS, timelow: 0.05, timehigh: 0.1, mode });
+  // Node-limited games of a few seconds: no clock, so no time loss on a busy machine can pass
+  // for a fault, and a batch lasts long enough to be caught in play.
+  const fixture = useRunFixture({ iterations: 1, games: 8, batchSize: 4, leaseSeconds: LEASE_SECONDS, moveLimit: "nodes = 10000", mode });
 
   it("scores none of the games it cut short, hands its batch back at once, and every game counts once", { timeout: 600_000 }, async () => {
     const { setup, env, sql } = fixture;
@@ -85,7 +87,7 @@ describe.each([
 });
 
 describe("a worker killed with -9", () => {
-  const fixture = useRunFixture({ iterations: 1, games: 8, batchSize: 4, leaseSeconds: 30, timelow: 0.05, timehigh: 0.1 });
+  const fixture = useRunFixture({ iterations: 1, games: 8, batchSize: 4, leaseSeconds: 30, moveLimit: "nodes = 10000" });
 
   it("leaves no engine running", { timeout: 600_000 }, async () => {
     const { setup, env, sql } = fixture;

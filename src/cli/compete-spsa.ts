@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { collect, parseInteger, parseOption } from "./parsers.js";
-import { abortOnSignals } from "./spsa.js";
+import { abortOnSignals } from "./stop-signals.js";
 import { packageVersion } from "./version.js";
 
 interface WorkerFlags {
@@ -52,7 +52,7 @@ export function buildWorkerProgram(): Command {
         seed: flags.seed,
         engineOptions: Object.fromEntries(flags.option.map(parseOption)),
         trust: flags.trust,
-        signal: abortOnSignals().signal,
+        signal: abortOnSignals("the batches this worker held return to the pool when their leases end").signal,
       });
     });
 }

@@ -5,7 +5,7 @@ import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from 
 import { parseTimeControl } from "../play/time-control.js";
 import { collect, parseCount, parseNumber, parseOption, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
-import { abortOnSignals } from "./spsa.js";
+import { abortOnSignals } from "./stop-signals.js";
 import { packageVersion } from "./version.js";
 
 interface MatchFlags {

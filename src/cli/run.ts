@@ -1,9 +1,14 @@
 import { CommanderError } from "commander";
 import { SpsaError } from "../core/errors.js";
+import { stoppedDuringOutage } from "../postgres/outage-log.js";
+import { databaseOutage } from "../postgres/retry.js";
+import { stopWasRequested } from "./stop-signals.js";
 
 /**
  * The one place where errors become exit codes. Commands throw typed errors; this prints
  * a single line (the stack too with --verbose, SPSA_DEBUG=1 or DEBUG set) and sets the exit status.
+ * A stopped command ends its process once it returns: what it still waits for is a library's
+ * (postgres.js retries a connection on a timer of its own), not its own work.
  */
 export async function runCommand(action: () => Promise<void>, argv: readonly string[] = process.argv): Promise<void> {
   try {
@@ -11,6 +16,7 @@ export async function runCommand(action: () => Promise<void>, argv: readonly str
   } catch (error) {
     process.exitCode = reportError(error, argv.includes("--verbose"));
   }
+  if (stopWasRequested()) process.exit();
 }
 
 export function reportError(error: unknown, verbose = false): number {
@@ -18,8 +24,13 @@ export function reportError(error: unknown, verbose = false): number {
   // Commander has already printed its message; a usage error is bad input, like a bad file.
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
   if (error instanceof Error && error.name === "AbortError") {
-    process.stderr.write("stopped\n");
-    return 130;
+    const outage = databaseOutage();
+    if (outage === undefined) {
+      process.stderr.write("stopped\n");
+      return 130;
+    }
+    process.stderr.write(`error: ${stoppedDuringOutage(outage, Date.now())}\n`);
+    return 3;
   }
   if (error instanceof SpsaError) {
     process.stderr.write(`error: ${error.message}\n`);

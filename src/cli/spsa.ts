@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import { parseInteger, parseNumber, parsePositiveInteger, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
+import { abortOnSignals } from "./stop-signals.js";
 import { packageVersion } from "./version.js";
 import type { LimitFlags } from "../verify/limits.js";
 
@@ -38,7 +39,7 @@ export function buildSpsaProgram(): Command {
     .option("-c, --concurrency <n>", "games at once (default: the cores not busy with the master or other work at start)", parseInteger)
     .action(async (opts: { params: string; iterations: number; games: number; concurrency?: number }) => {
       const { demoCommand } = await import("../commands/demo.js");
-      await demoCommand({ config: config(), ...opts });
+      await demoCommand({ config: config(), ...opts, signal: abortOnSignals().signal });
     });
 
   program
@@ -227,19 +228,6 @@ export function buildSpsaProgram(): Command {
     .helpOption(false)
     .action(async (args: string[]) => (await import("../commands/db.js")).dbPsql({ config: config(), args }));
   return program;
-}
-
-/** Ctrl-C or SIGTERM stops the command at its next safe point; a second Ctrl-C exits at once. */
-export function abortOnSignals(): AbortController {
-  const controller = new AbortController();
-  const stop = () => {
-    if (controller.signal.aborted) process.exit(130);
-    process.stderr.write("\nstopping (press Ctrl-C again to exit at once)\n");
-    controller.abort();
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  return controller;
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -94,6 +94,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
     });
   } finally {
     await player.close();
-    await database.close();
+    // After a stop, what the database did not answer within the worker's patience is given up on.
+    await database.close(options.signal?.aborted ? 0 : 5);
   }
 }

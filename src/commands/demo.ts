@@ -13,6 +13,8 @@ export interface DemoOptions {
   games?: number;
   concurrency?: number;
   log?: (line: string) => void;
+  /** Ctrl-C: stops the master and the worker. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function demoCommand(options: DemoOptions = {}): Promise<void> {
         name: `demo-worker-${process.pid}`,
         signal,
       }),
+    options.signal,
   );
   const after = new Map(loadParams(paramsFile).map((p) => [p.name, p.value]));
   log("");

@@ -2,6 +2,7 @@ import { checkConstants } from "../engine-build/engine-builder.js";
 import { loadConfig } from "../config/config.js";
 import { loadParams, type Param } from "../params/params.js";
 import { openDatabase } from "../postgres/connection.js";
+import { stopDuringOutage } from "../postgres/retry.js";
 import { runMaster } from "../master/build-mode.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { refuseOptionRun, runOptionsMaster } from "../master/options-mode.js";
@@ -62,7 +63,10 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
       log: options.log,
       signal: options.signal,
     });
+  } catch (error) {
+    throw stopDuringOutage(error, options.signal, "nothing is lost: the run is as the database last saw it, and the master resumes it when started again");
   } finally {
-    await database.close();
+    // After a stop, a query the database has not answered is given up on at once.
+    await database.close(options.signal?.aborted ? 0 : 5);
   }
 }

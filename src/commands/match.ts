@@ -1,9 +1,9 @@
-import { accessSync, constants, createWriteStream, statSync, type WriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { once } from "node:events";
-import { delimiter, join } from "node:path";
 import { cpus } from "node:os";
 import { InputError, SpsaError } from "../core/errors.js";
 import { StatusLine } from "../core/status-line.js";
+import { findProgram, isExecutable } from "../core/find-file.js";
 import { createRunner, type PairResult } from "../play/runner.js";
 import { formatPgn } from "../play/pgn.js";
 import { loadBook, openingOrder, playable, resolveBook, sequentialOpenings, withRandomPlies } from "../play/book.js";
@@ -97,8 +97,15 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   });
   const started = new Date();
   let closed = false;
+  // A stop ends the pairs in flight at once (the engines run in process groups of their own, so
+  // a Ctrl-C reaches only this process): a game it cut short is not counted.
+  const abandon = () => {
+    closed = true;
+    runner.close().catch(() => {});
+  };
+  options.signal?.addEventListener("abort", abandon, { once: true });
   const record = (pair: PairResult, index: number) => {
-    if (closed) return; // a pair abandoned after a failure or Ctrl-C
+    if (closed) return; // a pair abandoned after a failure or a stop
     tally.add(pair);
     pair.games.forEach((game, g) => pgn?.write(formatPgn(game, { event: "compete match", round: 2 * index + g + 1, date: started })));
     status.update(tally.status(games, options.sprt));
@@ -120,6 +127,7 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
     }
     await Promise.all(inFlight);
   } finally {
+    options.signal?.removeEventListener("abort", abandon);
     status.done();
     closed = true;
     await runner.close();
@@ -155,20 +163,9 @@ function limitsChooser(options: MatchOptions): (rng: ReturnType<typeof seededRng
  * would be lost to "engine failed to start". A bare name is looked up in PATH, as spawn does.
  */
 function checkEngineFile(which: string, path: string): void {
-  const candidates = path.includes("/") ? [path] : (process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, path));
-  const found = candidates.find((file) => {
-    try {
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  });
+  const found = findProgram(path);
   if (found === undefined) throw new InputError(which, `${path}: ${path.includes("/") ? "no such file" : "not found in PATH"}`);
-  try {
-    accessSync(found, constants.X_OK);
-  } catch {
-    throw new InputError(which, `${found}: not executable (chmod +x?)`);
-  }
+  if (!isExecutable(found)) throw new InputError(which, `${found}: not executable (chmod +x?)`);
 }
 
 /** The PGN file, opened before any engine starts: a path that cannot be written is bad input. */

@@ -1,5 +1,6 @@
 
 import { openDatabase } from "../postgres/connection.js";
+import { stopDuringOutage } from "../postgres/retry.js";
 import { InputError } from "../core/errors.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { parseThetaLabel } from "../verify/theta.js";
@@ -34,7 +35,9 @@ export async function verifyCommand(options: VerifyCommandOptions = {}): Promise
   try {
     const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
     return await runVerify({ database, config, params, runName: options.name ?? DEFAULT_RUN_NAME, signingKey, from, to, games, sprt: options.sprt, limits, log: options.log, signal: options.signal });
+  } catch (error) {
+    throw stopDuringOutage(error, options.signal, "the workers play the verification on, and spsa verify run again follows it");
   } finally {
-    await database.close();
+    await database.close(options.signal?.aborted ? 0 : 5);
   }
 }

@@ -4,11 +4,17 @@
  * Runs `main` with `beside` next to it (the demo's master and worker). Whichever fails first
  * stops the other through its abort signal, and its error is the one thrown, so every
  * failure reaches the one place that prints errors and sets exit codes; when `main` ends,
- * `beside` is stopped and awaited.
+ * `beside` is stopped and awaited. `signal` (a Ctrl-C) stops both.
  */
-export async function runSideBySide<T>(main: (signal: AbortSignal) => Promise<T>, beside: (signal: AbortSignal) => Promise<unknown>): Promise<T> {
+export async function runSideBySide<T>(main: (signal: AbortSignal) => Promise<T>, beside: (signal: AbortSignal) => Promise<unknown>, signal?: AbortSignal): Promise<T> {
   const stopMain = new AbortController();
   const stopBeside = new AbortController();
+  const stopBoth = () => {
+    stopMain.abort(signal?.reason);
+    stopBeside.abort();
+  };
+  signal?.addEventListener("abort", stopBoth, { once: true });
+  if (signal?.aborted) stopBoth();
   let besideError: { error: unknown } | undefined;
   const besideDone = beside(stopBeside.signal).catch((error: unknown) => {
     if (stopBeside.signal.aborted) return;
@@ -20,6 +26,7 @@ export async function runSideBySide<T>(main: (signal: AbortSignal) => Promise<T>
   } catch (error) {
     throw besideError ? besideError.error : error;
   } finally {
+    signal?.removeEventListener("abort", stopBoth);
     stopBeside.abort();
     await besideDone;
   }

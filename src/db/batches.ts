@@ -105,6 +105,18 @@ export async function returnToPool(sql: Sql, workerName: string | null): Promise
 }
 
 /**
+ * A worker process that stops returns what it still holds: the claimed batches of its name,
+ * while its session holds the name (spsa_release_claims), back to the pool at once, as
+ * returnToPool does. Nothing when another process has taken the name over since.
+ */
+export async function releaseClaims(sql: Sql, worker: WorkerSession): Promise<{ batches: number; games: number }> {
+  const [row] = await sql<{ batches: number; games: number }[]>`select batches, games from spsa_release_claims(${worker.name}, ${worker.sessionId})`;
+  const released = { batches: row?.batches ?? 0, games: row?.games ?? 0 };
+  if (released.batches > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
+  return released;
+}
+
+/**
  * Claims up to `maxGames` games of the oldest open iteration, never beyond its target:
  * spsa_claim_batch takes its oldest open batch row that no other claim holds (FOR UPDATE
  * SKIP LOCKED), splitting off what is beyond `maxGames` (a UCI-option batch, drawn by the

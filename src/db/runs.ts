@@ -55,6 +55,12 @@ export async function markRunComplete(sql: Sql, runId: number): Promise<void> {
   await sql`update spsa_run set status = 'complete', completed_at = coalesce(completed_at, now()) where id = ${runId}`;
 }
 
+/** Whether any run is open for play (a worker with nothing to claim says whether a master runs on its database). */
+export async function anyRunActive(sql: Sql): Promise<boolean> {
+  const [row] = await sql<{ active: boolean }[]>`select exists (select 1 from spsa_run where status = 'active') as active`;
+  return row?.active ?? false;
+}
+
 /** The run of this name, if there is one. */
 export async function runNamed(sql: Sql, name: string): Promise<RowOf<typeof spsaRun, "id" | "name"> | undefined> {
   const [run] = await sql<RowOf<typeof spsaRun, "id" | "name">[]>`select id, name from spsa_run where name = ${name}`;

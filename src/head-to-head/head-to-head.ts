@@ -158,7 +158,7 @@ export async function waitForOutcome(
         return look.result;
       }
       onGames?.(row);
-      await poll.wait();
+      await poll.wait(match.signal);
     }
   } finally {
     status.done();

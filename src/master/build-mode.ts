@@ -213,7 +213,7 @@ async function waitForGames(options: MasterOptions, run: RunRow, iteration: Iter
       });
       if (row.gamesPlayed >= row.targetGames) break;
       if (row.gamesPlayed > 0) crashPoint("waiting");
-      await poll.wait();
+      await poll.wait(options.signal);
     }
   } finally {
     status.done();

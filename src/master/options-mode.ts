@@ -173,7 +173,7 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
         log(`run "${run.name}" complete: ${iteration.gamesPlayed} games; ${paramsFile} holds the final θ`);
         return theta;
       }
-      await poll.wait();
+      await poll.wait(options.signal);
     }
   } finally {
     status.done();

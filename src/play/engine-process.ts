@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { EngineError } from "../core/errors.js";
-import { spawnEngine, type OutputSink, type SpawnedEngine } from "./engine-spawn.js";
+import { killEngine, spawnEngine, type OutputSink, type SpawnedEngine } from "./engine-spawn.js";
 import { MIN_QUIET_MS, QuietReads, SLICE_BYTES, type QuietPlan } from "./quiet-reads.js";
 import { isScoredInfo, parseInfo, type SearchInfo } from "./uci-info.js";
 import { setoptionLine } from "./uci-lines.js";
@@ -244,8 +244,9 @@ export class EngineProcess {
     clearTimeout(timer);
   }
 
+  /** Kills the engine and anything it started (its process group). */
   kill(): void {
-    if (!this.exited) this.child.kill("SIGKILL");
+    if (!this.exited) killEngine(this.child);
   }
 
   private write(text: string): void {

@@ -5,7 +5,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { DatabaseError } from "../core/errors.js";
 import { embeddedServer, ensureEmbeddedServer } from "./embedded.js";
-import type { SocketFactory } from "./reconnect-backoff.js";
+import { backoffDelay, type SocketFactory } from "./reconnect-backoff.js";
 import { canGrantWorkerPrivileges, grantWorkerPrivileges } from "./worker-role.js";
 
 export interface Database {
@@ -18,7 +18,8 @@ export interface Database {
    * shared with a drizzle instance, which would replace postgres.js's JSON serializers.
    */
   sql: postgres.Sql;
-  close(): Promise<void>;
+  /** Ends the client: queries still running get `timeoutSeconds` (default 5) to finish, then fail. */
+  close(timeoutSeconds?: number): Promise<void>;
 }
 
 export interface DatabaseOptions {
@@ -50,7 +51,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   const { url, embedded } = await resolveDatabaseUrl(options);
   await applyMigrations(url, options.applicationName);
   const sql = connect(url, options.max ?? 4, named(options.applicationName), options.socket);
-  return { url, embedded, sql, close: () => sql.end({ timeout: 5 }) };
+  return { url, embedded, sql, close: (timeoutSeconds = 5) => sql.end({ timeout: timeoutSeconds }) };
 }
 
 /**
@@ -59,10 +60,14 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
  * transaction mode (PgBouncer before 1.21) the next transaction may run on another, which
  * fails with "prepared statement does not exist". Always, not per URL: a forgotten option
  * would fail only once a pooler is put in front, and the saving is small (docs/scaling-out.md).
+ * After a failed connection the next waits backoffDelay, as withRetry does: postgres.js's own
+ * backoff grows to 20 s, and a query queued behind it (a heartbeat, a claim) waited as long for
+ * its next attempt, and held a stopped process that long.
  */
 export function connect(url: string, max: number, options: postgres.Options<Record<string, postgres.PostgresType>> = {}, socket?: SocketFactory): postgres.Sql {
   const [plain, folder] = socketAware(url);
-  const all = { max, onnotice: () => {}, connect_timeout: 10, prepare: false, ...folder, ...options };
+  const backoff = (failures: number) => backoffDelay(failures) / 1000;
+  const all = { max, onnotice: () => {}, connect_timeout: 10, prepare: false, backoff, ...folder, ...options };
   // postgres.js takes a socket factory; its types do not list the option.
   return postgres(plain, socket === undefined ? all : Object.assign(all, { socket }));
 }
@@ -155,6 +160,23 @@ export function libpqVariables(url: string): Record<string, string> {
     ["PGSSLMODE", parsed.searchParams.get("sslmode")],
   ];
   return Object.fromEntries(entries.filter((entry): entry is [string, string] => Boolean(entry[1])));
+}
+
+/**
+ * Where a URL points, for messages: its database, and the host or Unix socket folder and port
+ * it is reached at (as libpq reads the URL: `?host=` and `?port=` win); never a user or password.
+ */
+export function describeDatabase(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "a database whose URL does not parse";
+  }
+  const name = decodeURIComponent(parsed.pathname.slice(1)) || decodeURIComponent(parsed.username) || "postgres";
+  const host = parsed.searchParams.get("host") ?? (parsed.hostname || "localhost");
+  const port = parsed.searchParams.get("port") ?? (parsed.port || "5432");
+  return `database "${name}" on ${host.startsWith("/") ? `the Unix socket in ${host}` : host}, port ${port}`;
 }
 
 /** The URL with its password hidden, for messages and status output. */

@@ -35,8 +35,8 @@ export class PollBackoff {
     return pollDelay(this.idlePolls++, this.capMs, this.random);
   }
 
-  /** Sleeps for the next wait. */
-  async wait(): Promise<void> {
-    await sleep(this.next());
+  /** Sleeps for the next wait; `signal` ends it at once (rejecting with an AbortError). */
+  async wait(signal?: AbortSignal): Promise<void> {
+    await sleep(this.next(), undefined, { signal });
   }
 }

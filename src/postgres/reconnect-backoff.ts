@@ -1,9 +1,9 @@
 import { connect as netConnect, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 
-/** First wait after a failed connection, and the longest. */
+/** First wait after a failed connection, and the longest: an outage's end is seen within 10 s. */
 export const BACKOFF_BASE_MS = 250;
-export const BACKOFF_CAP_MS = 30_000;
+export const BACKOFF_CAP_MS = 10_000;
 /** A connection that lasted this long was a working one: the next failure starts from the base again. */
 const HEALTHY_MS = 5_000;
 

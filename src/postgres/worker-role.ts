@@ -32,6 +32,7 @@ const WORKER_PRIVILEGES = [
   "grant execute on function spsa_return_to_pool, spsa_lock_worker_name, spsa_take_worker_name, spsa_record_worker",
   "grant execute on function spsa_claim_batch, spsa_heartbeat, spsa_report_batch",
   "grant execute on function spsa_refuse_batch",
+  "grant execute on function spsa_release_claims",
   "grant execute on function spsa_keep_faulted_games",
   // Nothing of UCI-option mode: the master draws every batch and moves θ; a worker reads its draw.
 ] as const;

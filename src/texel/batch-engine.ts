@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { EngineError } from "../core/errors.js";
-import { spawnEngine, type SpawnedEngine } from "../play/engine-spawn.js";
+import { killEngine, spawnEngine, type SpawnedEngine } from "../play/engine-spawn.js";
 import { START_FEN } from "../play/position.js";
 import { setoptionLine } from "../play/uci-lines.js";
 
@@ -193,7 +193,7 @@ export class BatchEngine {
     this.lines = [];
     this.paused = false;
     this.spawned.output.resume(); // flowing again, so that EOF is seen and close() returns
-    this.spawned.child.kill("SIGKILL");
+    killEngine(this.spawned.child);
     this.wake?.();
   }
 

@@ -17,9 +17,15 @@ const SPEED_POSITIONS = [
 /** Long enough that an iterative-deepening engine runs at its full speed (short searches report less). */
 export const SPEED_MOVETIME_MS = 1000;
 
-/** The median of the positions' speeds in nodes per second; undefined when the engine reports neither nps nor nodes and time. */
-export async function measureNps(spec: EngineSpec, movetimeMs = SPEED_MOVETIME_MS): Promise<number | undefined> {
+/**
+ * The median of the positions' speeds in nodes per second; undefined when the engine reports
+ * neither nps nor nodes and time. `signal` kills the engine (the measurement then fails).
+ */
+export async function measureNps(spec: EngineSpec, movetimeMs = SPEED_MOVETIME_MS, signal?: AbortSignal): Promise<number | undefined> {
   const engine = await EngineProcess.start(spec);
+  const kill = () => engine.kill();
+  signal?.addEventListener("abort", kill, { once: true });
+  if (signal?.aborted) kill();
   try {
     const speeds: number[] = [];
     for (const position of SPEED_POSITIONS) {
@@ -31,6 +37,7 @@ export async function measureNps(spec: EngineSpec, movetimeMs = SPEED_MOVETIME_M
     }
     return median(speeds);
   } finally {
+    signal?.removeEventListener("abort", kill);
     await engine.quit();
   }
 }

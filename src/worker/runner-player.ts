@@ -1,7 +1,7 @@
 import { createRunner, type PairResult } from "../play/runner.js";
 import { isShippedBook, loadBook, playable, resolveBook, type Opening } from "../play/book.js";
 import type { OutsideDelayPolicy, SearchLimits } from "../types/play.js";
-import { measureNps } from "./engine-speed.js";
+import { measureNps, SPEED_MOVETIME_MS } from "./engine-speed.js";
 
 /**
  * One game pair of plus against minus, as the worker asks for it; in reference mode of θ+ or θ−
@@ -31,6 +31,7 @@ export interface PairPlayer {
   setConcurrency(concurrency: number): void;
   /** Ends the engine processes of binaries no longer needed (an iteration is over). */
   retire(keepPaths: readonly string[]): Promise<void>;
+  /** Kills every engine, a speed measurement's too: games in flight end at once (their results are not for scoring). */
   close(): Promise<void>;
 }
 
@@ -43,6 +44,7 @@ export function createRunnerPlayer(options: {
   engineOptions?: Readonly<Record<string, string>>;
 }): PairPlayer {
   const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs, outsideDelay: options.outsideDelay });
+  const closing = new AbortController();
   return {
     playPair: (job) =>
       runner.playPair({
@@ -51,10 +53,13 @@ export function createRunnerPlayer(options: {
         opening: job.opening,
         limits: job.limits,
       }),
-    measureNps: (path) => measureNps({ name: "speed", path, options: options.engineOptions }),
+    measureNps: (path) => measureNps({ name: "speed", path, options: options.engineOptions }, SPEED_MOVETIME_MS, closing.signal),
     retire: (keepPaths) => runner.retire(keepPaths),
     setConcurrency: (concurrency) => runner.setConcurrency(concurrency),
-    close: () => runner.close(),
+    close: () => {
+      closing.abort();
+      return runner.close();
+    },
   };
 }
 

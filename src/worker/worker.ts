@@ -8,16 +8,19 @@ import {
   claimBatch,
   heartbeat,
   refuseBatch,
+  releaseClaims,
   reportBatch,
   type ClaimedBatch,
   type ReportOutcome,
 } from "../db/batches.js";
-import type { Database } from "../postgres/connection.js";
+import { anyRunActive } from "../db/runs.js";
 import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../db/faulted-games.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
-import { withRetry } from "../postgres/retry.js";
+import { databaseOutage, observed, untilAborted, withRetry } from "../postgres/retry.js";
+import { stoppedDuringOutage } from "../postgres/outage-log.js";
+import { describeDatabase, type Database } from "../postgres/connection.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
-import { InputError } from "../core/errors.js";
+import { DatabaseError, InputError } from "../core/errors.js";
 import { StatusLine } from "../core/status-line.js";
 import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounts } from "../types/faults.js";
 import { engineFaults } from "../play/faults.js";
@@ -73,11 +76,22 @@ export interface WorkerSummary {
   binariesRefused: number;
 }
 
+/** After a stop, how long the worker may still spend on the database: reporting what it finished, returning the rest. */
+const STOP_PATIENCE_MS = 2_000;
+/** While idle, how often the worker looks whether any run is open (to say why it waits). */
+const OPEN_RUN_CHECK_MS = 30_000;
+
 /**
  * A worker: claims batches of games, plays them as pairs through the runner, and reports
  * each batch once. It keeps enough batches in flight to keep `concurrency` games running,
  * heartbeats their leases, and waits for work by polling with a backoff (no LISTEN: one
  * connection, no session state, so it can go through a pooler in transaction mode).
+ *
+ * A stop (`signal`, the name taken over, or a failure) ends the games in flight at once,
+ * scores none of them, reports the batches that had finished, and returns the others to the
+ * pool (spsa_release_claims), all within STOP_PATIENCE_MS of database time; what the database
+ * could not take back then stays claimed until its lease ends, and the stop throws a
+ * DatabaseError saying so.
  */
 export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> {
   const { database, name } = options;
@@ -85,12 +99,16 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const status = options.status ?? new StatusLine(process.stderr, 30_000);
   const rng = seededRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
   const heartbeatMs = heartbeatInterval(options.leaseSeconds);
+  const where = `${describeDatabase(database.url)}${database.embedded ? " (this checkout's embedded server)" : ""}`;
   const session = await takeName(options, heartbeatMs, log);
+  log(`worker ${name}: ${where}`);
   // Leases are the master's (each iteration's settings): beat a third of the shortest one claimed.
   let beatMs = heartbeatMs;
   if (options.concurrencyNote) log(`worker ${name}: concurrency ${options.concurrencyNote}`);
 
   const inFlight = new Map<number, Promise<void>>();
+  // Batches this process claimed that are neither reported, refused nor given up on: a stop returns them.
+  const holding = new Map<number, ClaimedBatch>();
   let concurrency = options.concurrency;
   const guard = new DelayGuard(concurrency);
   const guardGames = (tally: BatchTally, games: number) => {
@@ -109,16 +127,30 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   let claimedGames = 0;
   let idleSince = Date.now();
   let wake: () => void = () => {};
-  let nameLost = false;
-  let failed = false;
+
+  // The stop: claims and binary fetches end at once, the engines are killed (so the games in
+  // flight end, unscored), and database work after it has STOP_PATIENCE_MS (`patience`).
+  const stop = new AbortController();
+  const patience = new AbortController();
+  let patienceTimer: NodeJS.Timeout | undefined;
+  const beginStop = () => {
+    if (stop.signal.aborted) return;
+    stop.abort();
+    patienceTimer = setTimeout(() => patience.abort(), STOP_PATIENCE_MS);
+    options.player.close().catch(() => {});
+    wake();
+  };
+  options.signal?.addEventListener("abort", beginStop, { once: true });
+  if (options.signal?.aborted) beginStop();
+
   const poll = new PollBackoff(options.pollIntervalMs);
   const beatOnce = () => {
-    heartbeat(database.sql, session, [...inFlight.keys()])
+    // Not retried (the next beat is), but an outage it meets is said like any other.
+    observed(log, heartbeat(database.sql, session, [...inFlight.keys()]))
       .then(({ ownsName }) => {
-        if (ownsName || nameLost) return;
-        nameLost = true;
+        if (ownsName || stop.signal.aborted) return;
         log(`worker ${name}: another process took this name over (--force); stopping`);
-        wake();
+        beginStop();
       })
       .catch(() => {});
   };
@@ -143,58 +175,78 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     if (error.noTrustedKey) untrusted = error;
     else log(`worker ${name}: ${error.message}; batch ${batch.batchId} goes back to the pool`);
     // If even the retries fail, the batch's lease expires and it returns to the pool uncounted.
-    await withRetry(log, options.signal, () => refuseBatch(database.sql, batch.batchId, name)).catch(() => {});
-  };
-
-  const showStatus = (batch?: ClaimedBatch) => {
-    const minutes = (Date.now() - started) / 60_000;
-    status.update(
-      `worker ${name}: ${summary.games} games in ${summary.batches} batches, ${(summary.games / Math.max(minutes, 1e-9)).toFixed(1)} games/min` +
-        (batch ? `, playing ${batch.runName} iteration ${batch.iterationNumber}` : ", waiting for work"),
+    await withRetry(log, patience.signal, () => refuseBatch(database.sql, batch.batchId, name)).then(
+      () => holding.delete(batch.batchId),
+      () => {},
     );
   };
 
+  // Why an idle worker waits: no run open on its database at all, or none with games to hand out now.
+  let noRunOpen = false;
+  let runsLookedAt = Number.NEGATIVE_INFINITY;
+  const lookForOpenRuns = async () => {
+    if (Date.now() - runsLookedAt < OPEN_RUN_CHECK_MS) return;
+    runsLookedAt = Date.now();
+    noRunOpen = !(await untilAborted(anyRunActive(database.sql), stop.signal).catch(() => true));
+  };
+  const showStatus = (batch?: ClaimedBatch) => {
+    const minutes = (Date.now() - started) / 60_000;
+    const waiting = noRunOpen
+      ? `, waiting for work: no run is open on ${where}; a master must run on this database (point the worker at the master's with DATABASE_URL or --config)`
+      : `, waiting for work on ${describeDatabase(database.url)}`;
+    status.update(
+      `worker ${name}: ${summary.games} games in ${summary.batches} batches, ${(summary.games / Math.max(minutes, 1e-9)).toFixed(1)} games/min` +
+        (batch ? `, playing ${batch.runName} iteration ${batch.iterationNumber}` : waiting),
+    );
+  };
+
+  let failure: { error: unknown } | undefined;
   try {
-    for (;;) {
-      if (options.signal?.aborted || nameLost) break;
+    while (!stop.signal.aborted) {
       if (untrusted) throw untrusted;
       const wantMore = options.maxGames === undefined || claimedGames < options.maxGames;
       let claimed: ClaimedBatch | undefined;
       if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
-        claimed = await afterExpiringLeases(database.sql, log, options.signal, () =>
+        claimed = await afterExpiringLeases(database.sql, log, stop.signal, () =>
           claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), optionsOnClaim, refusedIterations),
         );
       }
       if (claimed) {
         const batch = claimed;
+        holding.set(batch.batchId, batch);
         beatFor(batch);
         idleSince = Date.now();
         poll.reset();
+        noRunOpen = false;
         claimedGames += batch.games;
         pendingGames += batch.games;
         showStatus(batch);
         let unplayed = batch.games;
-        const play = playBatch(options, batch, rng, log, factorFor, () => {
+        const play = playBatch(options, batch, rng, log, factorFor, stop.signal, () => {
           unplayed -= 2;
           pendingGames -= 2;
         })
           .then(async ({ tally, faulted }) => {
-            // Games cut short by a failure elsewhere are not results: the batch goes back to the pool.
-            if (failed) return;
-            const outcome = await withRetry(log, options.signal, () =>
+            // Games a stop cut short are not results: the batch goes back to the pool (handBack).
+            if (stop.signal.aborted) return;
+            const outcome = await withRetry(log, patience.signal, () =>
               reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, async (tx) => {
                 await storeFaultedGames(tx, { batchId: batch.batchId, workerName: name, games: faulted });
               }),
             );
+            holding.delete(batch.batchId);
             noteOutcome(log, batch, tally, outcome, summary);
             guardGames(tally, batch.games);
             showStatus(batch);
           })
           .catch(async (error: unknown) => {
-            if ((error instanceof UntrustedBinaryError || error instanceof UntrustedOptionsError) && !failed) return refuse(batch, error);
+            // Cut short by the stop, or its report did not get through in time: the stop hands it back.
+            if (stop.signal.aborted) return;
+            if (error instanceof UntrustedBinaryError || error instanceof UntrustedOptionsError) return refuse(batch, error);
             // Its lease is no longer extended, so the batch returns to the pool for another try.
-            if (!failed) log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
+            holding.delete(batch.batchId);
+            log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
           })
           .finally(() => {
             pendingGames -= unplayed;
@@ -207,9 +259,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       if (inFlight.size === 0) {
         if (!wantMore) break;
         if (options.idleExitMs !== undefined && Date.now() - idleSince >= options.idleExitMs) break;
+        await lookForOpenRuns();
         showStatus();
       }
-      // Sleep until a batch finishes or the next poll: soon after work was seen, up to the cap while there is none.
+      // Sleep until a batch finishes, the next poll or a stop: soon after work was seen, up to the cap while there is none.
       const waitMs = poll.next();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, waitMs);
@@ -219,19 +272,64 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         };
       });
     }
-    await Promise.all(inFlight.values());
   } catch (error) {
-    // The batches being played stop with the worker (their games go back to the pool when
-    // their leases expire), so no engine outlives the error and nothing is logged after it.
-    failed = true;
-    await options.player.close();
+    // A claim or fetch cut short by the stop is the stop; anything else stops the worker too.
+    if (!stop.signal.aborted) failure = { error };
+    beginStop();
+  }
+  try {
+    // A batch finished before a stop is reported (within the patience), one cut short is not.
     await Promise.allSettled(inFlight.values());
-    throw error;
+    const handedBack = stop.signal.aborted ? await handBack(options, session, holding, patience.signal, log) : undefined;
+    if (failure) {
+      if (handedBack?.batches) log(handedBack.line);
+      throw failure.error;
+    }
+    if (handedBack?.left) throw new DatabaseError(handedBack.line);
+    if (handedBack) log(handedBack.line);
   } finally {
+    clearTimeout(patienceTimer);
     clearInterval(beat);
+    options.signal?.removeEventListener("abort", beginStop);
     status.done();
   }
   return summary;
+}
+
+/**
+ * After a stop: the batches this process still holds go back to the pool at once. The stop's
+ * line, and whether batches are `left` claimed because the database could not take them back
+ * in time (they come back when their leases end).
+ */
+async function handBack(
+  options: WorkerOptions,
+  session: WorkerSession,
+  holding: ReadonlyMap<number, ClaimedBatch>,
+  patience: AbortSignal,
+  log: (line: string) => void,
+): Promise<{ line: string; batches: number; left: boolean }> {
+  const { name } = options;
+  if (holding.size === 0) return { line: `worker ${name}: stopped`, batches: 0, left: false };
+  try {
+    const { batches, games } = await withRetry(log, patience, () => releaseClaims(options.database.sql, session));
+    const returned = batches === 0 ? "" : `; ${batchesOf(batches, games)} it had not finished or reported went back to the pool`;
+    return { line: `worker ${name}: stopped${returned}`, batches, left: false };
+  } catch {
+    const held = [...holding.values()];
+    const games = held.reduce((sum, batch) => sum + batch.games, 0);
+    const lease = Math.max(...held.map((batch) => batch.leaseSeconds));
+    const [stay, end, go] = held.length === 1 ? ["stays", "its lease ends", "returns"] : ["stay", "their leases end", "return"];
+    const behind = `${batchesOf(held.length, games)} ${stay} claimed until ${end} (within ${lease} s), then ${go} to the pool`;
+    const outage = databaseOutage();
+    const stopped = outage ? stoppedDuringOutage(outage, Date.now(), behind) : `stopped while the database did not answer in time; ${behind}`;
+    const line = `worker ${name}: ${stopped}`;
+    return { line, batches: held.length, left: true };
+  }
+}
+
+/** "1 batch (8 games)", "2 batches (16 games)". */
+function batchesOf(batches: number, games: number): string {
+  return `${batches} ${batches === 1 ? "batch" : "batches"} (${games} games)`;
 }
 
 /**
@@ -359,10 +457,18 @@ interface PlayedBatch {
   faulted: FaultedGame[];
 }
 
-async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, log: (line: string) => void, factorFor: FactorFor, onPair: () => void): Promise<PlayedBatch> {
+async function playBatch(
+  options: WorkerOptions,
+  batch: ClaimedBatch,
+  rng: Rng,
+  log: (line: string) => void,
+  factorFor: FactorFor,
+  stop: AbortSignal,
+  onPair: () => void,
+): Promise<PlayedBatch> {
   const { database } = options;
   const keys = options.trustedKeys();
-  const paths = await withRetry(log, options.signal, () => Promise.all(binariesOf(batch).map((binary) => obtainBinary(database.sql, binary, keys, options.cacheDir))));
+  const paths = await withRetry(log, stop, () => Promise.all(binariesOf(batch).map((binary) => obtainBinary(database.sql, binary, keys, options.cacheDir))));
   await options.player.retire(paths);
   const factor = await factorFor(batch, paths[0]!);
   // UCI-option mode: options only from a parameter list the master signed, with values in its bounds.

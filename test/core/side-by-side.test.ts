@@ -37,6 +37,21 @@ describe("runSideBySide", () => {
     expect(besideStopped).toBe(true);
   });
 
+  it("stops both on its own signal (a Ctrl-C), and throws main's abort", async () => {
+    const ctrlC = new AbortController();
+    let besideStopped = false;
+    const run = runSideBySide(
+      (signal) => untilAborted(signal),
+      async (signal) => {
+        await untilAborted(signal).catch(() => (besideStopped = true));
+      },
+      ctrlC.signal,
+    );
+    ctrlC.abort();
+    await expect(run).rejects.toMatchObject({ name: "AbortError" });
+    expect(besideStopped).toBe(true);
+  });
+
   it("returns main's result and stops the task beside", async () => {
     let besideStopped = false;
     const result = await runSideBySide(

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, expireLeases, foldIteration, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, expireLeases, foldIteration, releaseClaims, reportBatch } from "../../src/db/batches.js";
 import { connect } from "../../src/postgres/connection.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
 import { activeGameSlots, claimWorkerName } from "../../src/db/workers.js";
@@ -116,6 +116,37 @@ describe("a worker machine cannot corrupt, stall or crash a run", () => {
     expect(n).toBe(256);
   }, 60_000);
 
+  it("on its stop, returns its own session's batches to the pool: not another role's, not after its name was taken over", async () => {
+    const { iteration } = await seedIteration(database.sql, { runName: "stopping", targetGames: 8, batchSize: 2 });
+    const other = await workerConnection(database, `${machine}o`);
+    try {
+      const otherName = `${machine}o-a`;
+      await claimWorkerName(other.sql, { name: otherName, sessionId: "o", host: "box2", pid: 2, concurrency: 1 }, () => false);
+      const theirs = await claimBatch(other.sql, otherName, 2);
+      const mine = await claimBatch(worker, name, 2);
+      expect([theirs?.iterationId, mine?.iterationId]).toEqual([iteration.id, iteration.id]);
+      await expect(worker`select * from spsa_release_claims(${otherName}, 'o')`).rejects.toMatchObject({ code: "42501" });
+      await expect(worker`select * from spsa_release_claims(${name}, ${TEN_MB})`).rejects.toMatchObject(REFUSED);
+      // A session that no longer holds the name (another process took it over) returns nothing.
+      expect(await releaseClaims(worker, { name, sessionId: "an older process" })).toEqual({ batches: 0, games: 0 });
+      // All it holds, the batches of earlier tests here included.
+      const [held] = await database.sql<{ batches: number; games: number }[]>`
+        select count(*)::int as batches, sum(games)::int as games from spsa_batch where worker_name = ${name} and status = 'claimed'`;
+      expect(held!.batches).toBeGreaterThanOrEqual(1);
+      expect(await releaseClaims(worker, { name, sessionId: "s" })).toEqual(held);
+      const rows = await database.sql<{ id: number; status: string }[]>`select id::int, status from spsa_batch where id in (${mine!.batchId}, ${theirs!.batchId}) order by id`;
+      expect(Object.fromEntries(rows.map((row) => [row.id, row.status]))).toEqual({ [mine!.batchId]: "expired", [theirs!.batchId]: "claimed" });
+      // Its late report is refused, and its games are claimable again: the target still adds up.
+      const late = { batchId: mine!.batchId, workerName: name, wins: 1, losses: 1, draws: 0, pairs: pairsOf(1, 1, 0), ...clean() };
+      expect(await reportBatch(worker, late)).toBe("refused");
+      const [open] = await database.sql<{ games: number }[]>`select coalesce(sum(games), 0)::int as games from spsa_batch where iteration_id = ${iteration.id} and status = 'open'`;
+      expect(open?.games).toBe(6);
+    } finally {
+      await other.sql.end();
+      await revokeWorkerLogin(database.sql, `${machine}o`);
+    }
+  });
+
   it("status prints an old row's control characters escaped (no screen clear, title or clipboard write)", async () => {
     await database.sql`insert into spsa_worker (name, host, concurrency, concurrency_note, login_role) values ('old-row', ${"\u001b]0;pwned\u0007\u001b[2J"}, 1, ${"\u001b]52;c;cHduZWQ=\u0007"}, 'nobody')`;
     const status = await spsa(["status", "--name", "faults"], { env: { DATABASE_URL: database.url } });
@@ -191,6 +222,7 @@ describe("every definer function, driven with random hostile arguments", () => {
       async () => `select spsa_refuse_batch(${await ids()}, ${texts()})`,
       async () => `select spsa_keep_faulted_games(${await ids()}, ${texts()}, ${json()}::jsonb)`,
       async () => `select * from spsa_return_to_pool(${texts()})`,
+      async () => `select * from spsa_release_claims(${texts()}, ${texts()})`,
     ];
     const invariants = async () => {
       const [bad] = await database.sql<{ batches: number; workers: number; leases: number; sums: number }[]>`

@@ -51,10 +51,13 @@ describe.each([
       expect((await spsa(["db", "stop"], { env })).stdout).toContain("stopped");
       // The outage lasts until the master and both workers have met it (a poll, a claim or a
       // report failed and is being retried), whatever the machine's speed.
-      await waitFor(async () => outputs.every((output) => /database unavailable/.test(output())), 120_000, "every process to meet the outage");
+      await waitFor(async () => outputs.every((output) => /database unreachable/.test(output())), 120_000, "every process to meet the outage");
       expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
       const result = await master;
       expect(result.exitCode, result.all).toBe(0);
+      // The outage is said with its length, and so is its end.
+      expect(result.all).toMatch(/\ndatabase unreachable \([^\n]+\); retrying at least every 10 s\n/);
+      expect(result.all).toMatch(/\ndatabase back after (\d+m)?\d+s\n/);
     } finally {
       for (const worker of workers) worker.kill("SIGTERM");
       await Promise.all(workers);

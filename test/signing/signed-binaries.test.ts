@@ -159,8 +159,8 @@ describe("signed binaries on real workers", () => {
     mkdirSync(home);
     const result = await worker("w-no-key", [], { SPSA_HOME: home });
     expect(result.exitCode, result.all).toBe(2);
-    // Besides the progress line, the one line of the error.
-    const said = result.stderr.trim().split("\n").filter((line) => !/^worker w-no-key: \d+ games in/.test(line));
+    // Besides the progress line and the one naming its database, the one line of the error.
+    const said = result.stderr.trim().split("\n").filter((line) => !/^worker w-no-key: (\d+ games in|database ")/.test(line));
     expect(said, result.all).toEqual([expect.stringMatching(/^error: no trusted master key .*`spsa key` .*--trust KEY.*\[worker\] trusted_keys in config.toml$/)]);
     expect(existsSync(engine.marker)).toBe(false);
     expect(await batchStatuses(iteration.id)).toEqual(["expired", "open"]);

@@ -24,12 +24,14 @@ export function startMaster(setup: TuningSetup, env: Record<string, string>, run
   });
 }
 
-export function startWorker(setup: TuningSetup, env: Record<string, string>, name: string, extra: string[] = []): Child {
+/** `groupLeader`: in a process group of its own, as a terminal starts a foreground job (its Ctrl-C is `kill -INT -<pid>`). */
+export function startWorker(setup: TuningSetup, env: Record<string, string>, name: string, extra: string[] = [], options: { groupLeader?: boolean } = {}): Child {
   return execa("node", [COMPETE_BIN, "--spsa", "-c", "1", "--config", setup.configFile, "--name", name, ...extra], {
     env,
     cwd: ROOT,
     reject: false,
     all: true,
+    detached: options.groupLeader ?? false,
   });
 }
 

@@ -3,7 +3,7 @@
  * itself with SIGKILL when it reaches that point of its loop — a real kill -9 at an exact
  * place that a test could not hit from outside (e.g. between a commit and a file write).
  */
-export type CrashPoint = "build-started" | "reference-built" | "iteration-inserted" | "waiting" | "iteration-committed" | "ship-elimination-waiting" | "ship-final-waiting" | "transfer-playing";
+export type CrashPoint = "build-started" | "builds-swept" | "reference-built" | "iteration-inserted" | "waiting" | "iteration-committed" | "ship-elimination-waiting" | "ship-final-waiting" | "transfer-playing";
 
 export function crashPoint(point: CrashPoint): void {
   if (process.env.SPSA_CRASH_AT === point) process.kill(process.pid, "SIGKILL");

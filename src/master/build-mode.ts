@@ -149,6 +149,7 @@ async function startIteration(
   // After the curvature pilot, its factor on every scale (src/master/pilot.ts).
   const { stepScale, pilot } = k > pilotIterations(config) ? await pilotScaled(options, run, measured, log) : { stepScale: measured, pilot: undefined };
   if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
+  crashPoint("build-starting");
   // A master that stalled and lost the run to another one never builds.
   await withRetry(log, options.signal, () => options.hold.confirm());
   const started = Date.now();

@@ -88,9 +88,10 @@ export class RunHold {
 
   private renewedAt = performance.now();
 
+  /** On `sql`: in a transaction, the new holder is read in it too (one connection may be all the master has). */
   private async renew(sql: Sql): Promise<void> {
     const started = performance.now();
-    if (!(await renewRunHold(sql, this.run.id, this.identity))) throw await this.lose();
+    if (!(await renewRunHold(sql, this.run.id, this.identity))) throw await this.lose(sql);
     this.renewedAt = started;
   }
 
@@ -100,16 +101,12 @@ export class RunHold {
     if (!this.lost) await releaseRunHold(this.database.sql, this.run.id, this.identity.session).catch(() => {});
   }
 
-  private losing: Promise<RunHeldError> | undefined;
-
-  private lose(): Promise<RunHeldError> {
-    this.losing ??= (async () => {
-      clearInterval(this.timer);
-      const holder = await runHolder(this.database.sql, this.run.id).catch(() => undefined);
-      this.lost = new RunHeldError(`run "${this.run.name}" was taken over by ${holder ? describeRunHolder(holder) : "another master"} while this one stalled; this master stops`);
-      this.stop.abort(this.lost);
-      return this.lost;
-    })();
-    return this.losing;
+  /** Reads the new holder on `sql`, the caller's own (never a transaction waiting on the pool's one connection). */
+  private async lose(sql: Sql): Promise<RunHeldError> {
+    clearInterval(this.timer);
+    const holder = await runHolder(sql, this.run.id).catch(() => undefined);
+    this.lost ??= new RunHeldError(`run "${this.run.name}" was taken over by ${holder ? describeRunHolder(holder) : "another master"} while this one stalled; this master stops`);
+    this.stop.abort(this.lost);
+    return this.lost;
   }
 }

@@ -101,9 +101,9 @@ export function checkPrivateDir(dir: string, user: ServiceUser | undefined): voi
 }
 
 /**
- * The last `bytes` of a file of the server's user, read without following a symlink and only
- * if that user owns it: as root, the log is the server's user's to replace, and must not make
- * root read (and print) some other file.
+ * The last `bytes` of a file of the server's user (undefined: ourselves), read without following
+ * a symlink and only if that user owns it and it has no other link: as root, the log is the
+ * server's user's to replace, and must not make root read (and print) some other file.
  */
 export function readOwnedTail(path: string, user: ServiceUser | undefined, bytes: number): string | undefined {
   let fd: number;
@@ -114,7 +114,7 @@ export function readOwnedTail(path: string, user: ServiceUser | undefined, bytes
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.uid !== serverUid(user)) return undefined;
+    if (!stat.isFile() || stat.uid !== serverUid(user) || stat.nlink !== 1) return undefined;
     const length = Math.min(bytes, stat.size);
     const buffer = Buffer.alloc(length);
     const read = readSync(fd, buffer, 0, length, stat.size - length);
@@ -177,23 +177,13 @@ export function readOwnerMarker(dir: string): string | undefined {
 }
 
 function readMarkerAt(at: (name: string) => string): string | undefined {
-  let fd: number;
+  // Ours (as root: root's, which the server's user cannot make); a marker is far shorter than this.
+  const text = readOwnedTail(at(OWNER_MARKER), undefined, 4096);
   try {
-    fd = openSync(at(OWNER_MARKER), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.uid !== process.getuid?.() || stat.nlink !== 1 || stat.size > 4096) return undefined;
-    const buffer = Buffer.alloc(stat.size);
-    readSync(fd, buffer, 0, stat.size, 0);
-    const marker = JSON.parse(buffer.toString("utf8")) as Partial<OwnerMarker>;
+    const marker = JSON.parse(text ?? "") as Partial<OwnerMarker>;
     return typeof marker.home === "string" && marker.home.startsWith("/") ? marker.home : undefined;
   } catch {
     return undefined;
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -1,7 +1,7 @@
-import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Param } from "../params/params.js";
 import { buildVariants, type BuiltEngine } from "../engine-build/engine-builder.js";
-import { mkdirSync } from "node:fs";
 import { storeBinaries } from "../engine-build/binary-store.js";
 import { buildingLock, headToHeadFolder, sweepBuilds } from "../engine-build/retention.js";
 import { withFileLock } from "../core/lock-file.js";
@@ -72,7 +72,7 @@ export async function startHeadToHead(
   // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
   const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
   const folder = headToHeadFolder(config.build.outputDir, run.name, Date.now());
-  mkdirSync(build.outputDir, { recursive: true });
+  mkdirSync(dirname(folder), { recursive: true });
   // Until the games are opened nothing names the folder: its lock keeps a sweep (sweepBuilds) away.
   return withFileLock(buildingLock(folder), BUILD_LOCK_TIMEOUT_MS, async () => {
     const engines = await withSpinner(

@@ -173,20 +173,20 @@ async function startIteration(
   await withRetry(log, options.signal, () => options.hold.transaction(async (tx) => {
     await storeBinaries(tx, [built.plus, built.minus, ...(reference ? [reference] : [])]);
     return insertIteration(tx, {
-    runId: run.id,
-    iterationNumber: k,
-    ...engines,
-    timelowMs: config.timeControl.timelowMs,
-    timehighMs: config.timeControl.timehighMs,
-    targetGames: config.games.gamesPerIteration,
-    batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
-    ck: perturbation.ck,
-    ak: perturbation.ak,
-    base: valuesOf(params),
-    plusValues: perturbation.plus,
-    minusValues: perturbation.minus,
-    signs: perturbation.signs,
-    settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
+      runId: run.id,
+      iterationNumber: k,
+      ...engines,
+      timelowMs: config.timeControl.timelowMs,
+      timehighMs: config.timeControl.timehighMs,
+      targetGames: config.games.gamesPerIteration,
+      batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
+      ck: perturbation.ck,
+      ak: perturbation.ak,
+      base: valuesOf(params),
+      plusValues: perturbation.plus,
+      minusValues: perturbation.minus,
+      signs: perturbation.signs,
+      settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
     });
   }));
   crashPoint("iteration-inserted");

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { withFileLock } from "../core/lock-file.js";
@@ -17,8 +17,8 @@ const BINARY = /^[0-9a-f]{64}$/;
 const TEMP = /^[0-9a-f]{64}\.[0-9a-f]{12}\.tmp$/;
 /** A temp file this old is left by a killed write (a write takes seconds). */
 const STALE_TEMP_MS = 60 * 60_000;
-/** When each binary was last used, by sha256 (ms): the order of eviction, kept across restarts. */
-const LAST_USED = ".last-used.json";
+/** One empty file per binary, its mtime the binary's last use: the order of eviction, kept across restarts. */
+const USED = ".used";
 /** One file per worker process: the binaries its batches in flight use. */
 const IN_USE = ".in-use";
 const LOCK = ".lock";
@@ -38,8 +38,10 @@ interface InUse {
  * its batches use in a file of its own, and a list whose process is gone no longer counts.
  * Marking and evicting take the folder's lock, so a binary is either marked before an eviction
  * looks (and kept) or evicted before it is marked (and fetched again). The order of use is kept
- * in a file beside the binaries, never in their times: the no-rehash check of a cached binary
- * (binary-store.ts) keys on its mtime and ctime. Everything survives a restart.
+ * in marker files beside the binaries, never in their own times: the no-rehash check of a cached
+ * binary (binary-store.ts) keys on its mtime and ctime. Everything survives a restart; nothing
+ * of it is flushed to disk (a power cut costs a few downloads at most), so a batch pays a lock
+ * and two small writes.
  */
 export class EngineCache {
   /** This process's batches in flight, per binary. */
@@ -57,27 +59,29 @@ export class EngineCache {
    * Marks a batch's binaries as in use until the returned function is called (when the batch is
    * over), and as used now; call before obtaining them.
    */
-  async use(hashes: readonly string[]): Promise<() => Promise<void>> {
+  async use(hashes: readonly string[]): Promise<() => void> {
     await this.locked(() => {
       for (const hash of hashes) this.uses.set(hash, (this.uses.get(hash) ?? 0) + 1);
       this.writeInUse();
-      const lastUsed = this.readLastUsed();
-      for (const hash of hashes) lastUsed[hash] = Date.now();
-      writeFileAtomic(join(this.dir, LAST_USED), JSON.stringify(lastUsed));
     });
+    for (const hash of hashes) this.touch(hash);
     let done = false;
-    return async () => {
+    // No lock: letting go of a binary can only make it evictable.
+    return () => {
       if (done) return;
       done = true;
-      await this.locked(() => {
-        for (const hash of hashes) {
-          const left = (this.uses.get(hash) ?? 1) - 1;
-          if (left > 0) this.uses.set(hash, left);
-          else this.uses.delete(hash);
-        }
-        this.writeInUse();
-      });
+      for (const hash of hashes) {
+        const left = (this.uses.get(hash) ?? 1) - 1;
+        if (left > 0) this.uses.set(hash, left);
+        else this.uses.delete(hash);
+      }
+      this.writeInUse();
     };
+  }
+
+  /** Whether every one of these binaries is in the cache (then obtaining them adds nothing, and nothing needs evicting). */
+  holds(hashes: readonly string[]): boolean {
+    return hashes.every((hash) => lstatSync(join(this.dir, hash), { throwIfNoEntry: false })?.isFile() ?? false);
   }
 
   /**
@@ -88,16 +92,15 @@ export class EngineCache {
   async evict(): Promise<string[]> {
     return this.locked(() => {
       const inUse = this.inUseEverywhere();
-      const lastUsed = this.readLastUsed();
       const binaries: { hash: string; size: number; used: number }[] = [];
       for (const name of readdirSync(this.dir)) {
         const stat = lstatSync(join(this.dir, name), { throwIfNoEntry: false });
         if (!stat?.isFile()) continue;
         if (TEMP.test(name) && Date.now() - stat.mtimeMs > STALE_TEMP_MS) rmSync(join(this.dir, name), { force: true });
-        const used = lastUsed[name];
-        if (BINARY.test(name)) binaries.push({ hash: name, size: stat.size, used: typeof used === "number" ? used : stat.mtimeMs });
+        const used = lstatSync(join(this.dir, USED, name), { throwIfNoEntry: false })?.mtimeMs;
+        if (BINARY.test(name)) binaries.push({ hash: name, size: stat.size, used: used ?? stat.mtimeMs });
       }
-      binaries.sort((a, b) => a.used - b.used);
+      binaries.sort((a, b) => a.used - b.used || a.hash.localeCompare(b.hash));
       let files = binaries.length;
       let bytes = binaries.reduce((sum, b) => sum + b.size, 0);
       const removed: string[] = [];
@@ -105,12 +108,14 @@ export class EngineCache {
         if (files <= this.bounds.files && bytes <= this.bounds.bytes) break;
         if (inUse.has(binary.hash)) continue;
         rmSync(join(this.dir, binary.hash), { force: true });
+        rmSync(join(this.dir, USED, binary.hash), { force: true });
         removed.push(binary.hash);
         files--;
         bytes -= binary.size;
       }
-      const kept = Object.fromEntries(binaries.filter((b) => !removed.includes(b.hash)).map((b) => [b.hash, b.used]));
-      writeFileAtomic(join(this.dir, LAST_USED), JSON.stringify(kept));
+      // Markers of binaries removed by other means.
+      const kept = new Set(binaries.map((b) => b.hash));
+      for (const name of readdirOrNone(join(this.dir, USED))) if (!kept.has(name)) rmSync(join(this.dir, USED, name), { force: true });
       return removed;
     });
   }
@@ -140,11 +145,20 @@ export class EngineCache {
     }
     mkdirSync(join(this.dir, IN_USE), { recursive: true, mode: 0o700 });
     const list: InUse = { host: hostname(), pid: process.pid, hashes: [...this.uses.keys()] };
-    writeFileAtomic(this.inUseFile, JSON.stringify(list));
+    writeFileAtomic(this.inUseFile, JSON.stringify(list), { durable: false });
   }
 
-  private readLastUsed(): Record<string, number> {
-    return readJson<Record<string, number>>(join(this.dir, LAST_USED)) ?? {};
+  /** The binary's marker gets the time now, to the microsecond (two uses in one millisecond keep their order). */
+  private touch(hash: string): void {
+    const marker = join(this.dir, USED, hash);
+    const now = (performance.timeOrigin + performance.now()) / 1000;
+    try {
+      utimesSync(marker, now, now);
+    } catch {
+      mkdirSync(join(this.dir, USED), { recursive: true, mode: 0o700 });
+      closeSync(openSync(marker, "a", 0o600));
+      utimesSync(marker, now, now);
+    }
   }
 
   private locked<T>(work: () => T): Promise<T> {
@@ -160,7 +174,7 @@ function readdirOrNone(folder: string): string[] {
   }
 }
 
-/** A file this cache wrote (atomically), or undefined if it is missing or not what it wrote. */
+/** A list this cache wrote (atomically), or undefined if it is missing or not what it wrote. */
 function readJson<T>(file: string): T | undefined {
   try {
     return JSON.parse(readFileSync(file, "utf8")) as T;

@@ -366,13 +366,16 @@ async function playBatch(options: WorkerOptions, batch: ClaimedBatch, rng: Rng, 
   const keys = options.trustedKeys();
   const binaries = binariesOf(batch);
   // In use until the batch is over: no eviction (of this worker or another sharing the cache) removes them meanwhile.
-  const done = await options.cache.use(binaries.map((binary) => binary.sha256));
+  const hashes = binaries.map((binary) => binary.sha256);
+  const done = await options.cache.use(hashes);
   try {
+    const cached = options.cache.holds(hashes);
     const paths = await withRetry(log, options.signal, () => Promise.all(binaries.map((binary) => obtainBinary(database.sql, binary, keys, options.cache.dir))));
-    await options.cache.evict().catch((error: unknown) => log(`worker ${options.name}: the engine cache could not be trimmed: ${(error as Error).message}`));
+    // A binary just added may take the cache beyond its bounds.
+    if (!cached) await options.cache.evict().catch((error: unknown) => log(`worker ${options.name}: the engine cache could not be trimmed: ${(error as Error).message}`));
     return await playObtained(options, batch, paths, keys, rng, factorFor, onPair);
   } finally {
-    await done();
+    done();
   }
 }
 

@@ -48,7 +48,7 @@ describe("the engine cache", () => {
     utimesSync(join(dir, d), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
     const cache = new EngineCache(dir, { files: 2, bytes: 1e9 });
     const before = statSync(join(dir, a));
-    for (const hash of [a, b, c, a]) await (await cache.use([hash]))();
+    for (const hash of [a, b, c, a]) (await cache.use([hash]))();
     // The binaries' own times are untouched: the worker's no-rehash check keys on them.
     expect(statSync(join(dir, a)).ctimeMs).toBe(before.ctimeMs);
     expect(statSync(join(dir, a)).mtimeMs).toBe(before.mtimeMs);
@@ -59,7 +59,7 @@ describe("the engine cache", () => {
   it("evicts down to its bytes too", async () => {
     const { dir, hashes } = cacheWith([400, 300, 200]);
     const cache = new EngineCache(dir, { files: 10, bytes: 600 });
-    for (const hash of hashes) await (await cache.use([hash]))();
+    for (const hash of hashes) (await cache.use([hash]))();
     // 900 bytes: the oldest (400) goes, 500 are left.
     expect(await cache.evict()).toEqual([hashes[0]]);
     expect(cached(dir)).toEqual([hashes[1], hashes[2]].sort());
@@ -69,7 +69,7 @@ describe("the engine cache", () => {
     const { dir, hashes } = cacheWith([10, 10, 10, 10]);
     const [a, b, c, d] = hashes as [string, string, string, string];
     const cache = new EngineCache(dir, { files: 1, bytes: 1e9 });
-    for (const hash of hashes) await (await cache.use([hash]))();
+    for (const hash of hashes) (await cache.use([hash]))();
     // a is the least recently used: a batch here plays it; b is the next: another worker's batch plays it.
     const done = await cache.use([a]);
     const other = otherProcess(dir, "hold", [b], 1);
@@ -78,7 +78,7 @@ describe("the engine cache", () => {
     expect(await cache.evict()).toEqual([c, d]);
     // Over its bound while both are in use; once the batch is over and the other worker is killed -9, the older of them goes.
     expect(cached(dir)).toEqual([a, b].sort());
-    await done();
+    done();
     other.kill("SIGKILL");
     await other;
     expect(await cache.evict()).toEqual([a]);
@@ -90,7 +90,7 @@ describe("the engine cache", () => {
     const { dir, hashes } = cacheWith([10, 10, 10]);
     const [a, b, c] = hashes as [string, string, string];
     const first = new EngineCache(dir, { files: 3, bytes: 1e9 });
-    for (const hash of [b, c, a]) await (await first.use([hash]))();
+    for (const hash of [b, c, a]) (await first.use([hash]))();
     expect(await first.evict()).toEqual([]);
     // A restart with a bound lowered to 2 (compete --spsa evicts at its start).
     const restarted = await otherProcess(dir, "evict", [], 2);

@@ -206,6 +206,15 @@ export function buildSpsaProgram(): Command {
   db.command("stop")
     .description("stop the embedded Postgres")
     .action(async () => (await import("../commands/db.js")).dbStop({ config: config() }));
+  db.command("remove")
+    .description("stop the embedded Postgres and remove it with all its data (every run): the next command starts an empty one")
+    .option("--yes", "really remove it (without: say what would be removed)")
+    .action(async (opts: { yes?: boolean }) => (await import("../commands/db.js")).dbRemove({ config: config(), ...opts }));
+  db.command("orphans")
+    .description("list the embedded servers' folders (as root, in /var/tmp) whose checkout or SPSA_HOME is gone")
+    .option("--remove", "stop their servers and remove them")
+    .option("--unmarked", "with --remove: also folders of older versions, which do not say whose they are (unless their server runs)")
+    .action(async (opts: { remove?: boolean; unmarked?: boolean }) => (await import("../commands/db.js")).dbOrphans(opts));
   db.command("url")
     .description("print the database URL without its password (for psql use `spsa db psql` or `spsa db env`)")
     .action(async () => (await import("../commands/db.js")).dbUrl({ config: config() }));

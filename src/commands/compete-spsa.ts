@@ -5,6 +5,7 @@ import { spsaHome } from "../core/home.js";
 import {
   DEFAULT_BATCH_SIZE,
   DEFAULT_BOOK_PLIES,
+  DEFAULT_ENGINE_CACHE,
   DEFAULT_LEASE_SECONDS,
   DEFAULT_MARGIN_MS,
   DEFAULT_OUTSIDE_DELAY,
@@ -12,6 +13,7 @@ import {
 import { WORKER_IDLE_POLL_CAP_MS } from "../postgres/poll-backoff.js";
 import { InputError } from "../core/errors.js";
 import { privateFolder } from "../core/private-folder.js";
+import { EngineCache } from "../engine-build/engine-cache.js";
 import { defaultConcurrency, measureLoad } from "../worker/default-concurrency.js";
 import { runWorker, type WorkerSummary } from "../worker/worker.js";
 import { createRunnerPlayer, loadOpenings } from "../worker/runner-player.js";
@@ -72,7 +74,9 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   try {
     // Checked here, so a planted folder stops the worker before it claims, and again at each use (obtainBinary);
     // after the database opened, so an unusable home is said as the database's error. Older versions' `binaries` folder is no longer used.
-    const cacheDir = privateFolder(join(spsaHome(), "engine-cache"), "engine cache");
+    const cache = new EngineCache(privateFolder(join(spsaHome(), "engine-cache"), "engine cache"), config?.worker.engineCache ?? DEFAULT_ENGINE_CACHE);
+    // Within its bounds from the start (they may have been lowered since the last run).
+    await cache.evict();
     return await runWorker({
       database,
       player,
@@ -83,7 +87,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
       batchSize,
       leaseSeconds: config?.games.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
       openings,
-      cacheDir,
+      cache,
       trustedKeys: trustedKeys(pinned, signingKeyPath(config)),
       pollIntervalMs: WORKER_IDLE_POLL_CAP_MS,
       maxGames: options.games,

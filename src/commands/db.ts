@@ -1,11 +1,18 @@
 import { hostname } from "node:os";
 import { execa } from "execa";
-import { applyMigrations, libpqVariables, openDatabase, redactUrl, resolveDatabaseUrl, withoutPassword } from "../postgres/connection.js";
-import { binaries, embeddedPassFile, embeddedServer, embeddedState, ensureEmbeddedServer, setEmbeddedListen, embeddedEndpoint, stopEmbeddedServer, type EmbeddedServer } from "../postgres/embedded.js";
+import { applyMigrations, connect, libpqVariables, openDatabase, redactUrl, resolveDatabaseUrl, withoutPassword } from "../postgres/connection.js";
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
+import {
+  binaries, embeddedEndpoint, embeddedPassFile, embeddedServer, embeddedState, embeddedUrl, ensureEmbeddedServer, removeEmbeddedServer, setEmbeddedListen, stopEmbeddedServer,
+  type EmbeddedServer,
+} from "../postgres/embedded.js";
+import { listServerFolders, removeServerFolder, type ServerFolder } from "../postgres/server-folders.js";
+import { serverRoot } from "../postgres/server-files.js";
 import { databaseOverview } from "../db/overview.js";
 import { serverUser } from "../postgres/run-as.js";
 import { inheritedFromPublic, issueWorkerLogin, revokeWorkerLogin, workerLoginRole } from "../postgres/worker-role.js";
-import { SpsaError } from "../core/errors.js";
+import { InputError, SpsaError } from "../core/errors.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 import { databaseOptionsFrom } from "./database-options.js";
 
@@ -71,6 +78,89 @@ export async function dbStop(options: DbCommandOptions = {}): Promise<void> {
   }
   const server = embeddedServer();
   log((await stopEmbeddedServer(server)) ? "embedded Postgres stopped" : `embedded Postgres was not running (${await embeddedState(server)})`);
+}
+
+/**
+ * `spsa db remove`: the embedded server and its data removed for good (stopped first). Without
+ * `yes` it only says what would go (exit 2); it is refused while other clients are connected
+ * (a worker or a master would lose its database under it). Nothing to do with DATABASE_URL set.
+ */
+export async function dbRemove(options: DbCommandOptions & { yes?: boolean } = {}): Promise<void> {
+  const log = options.log ?? console.log;
+  if (usesExternal(options)) {
+    log(`${externalNote}; nothing to remove`);
+    return;
+  }
+  const server = embeddedServer();
+  const state = await embeddedState(server);
+  if (state === "absent" && !existsSync(server.connectionFile)) {
+    log(`no embedded Postgres in ${server.home}: nothing to remove`);
+    return;
+  }
+  const what = `the embedded Postgres of ${server.home} and every run in it (${server.outsideHome ? server.serverDir : dirname(server.connectionFile)})`;
+  if (!options.yes) throw new InputError("--yes", `spsa db remove deletes ${what}; run it again with --yes`);
+  if (state === "running") {
+    const clients = await otherClients(embeddedUrl(server));
+    if (clients.length > 0) {
+      throw new SpsaError(`${clients.length} other connection${clients.length > 1 ? "s are" : " is"} open on the embedded Postgres (${[...new Set(clients)].join(", ")}): stop ${clients.length > 1 ? "them" : "it"} (workers, masters, the dashboard), then remove it`);
+    }
+  }
+  const removed = await removeEmbeddedServer(server);
+  log(`removed the embedded Postgres of ${server.home}: ${removed.join(", ")}`);
+}
+
+/** The application names of the other sessions on the server (`?` for one that gave none). */
+async function otherClients(url: string): Promise<string[]> {
+  const sql = connect(url, 1);
+  try {
+    const rows = await sql<{ name: string }[]>`
+      select coalesce(nullif(application_name, ''), '?') as name from pg_stat_activity
+      where backend_type = 'client backend' and pid <> pg_backend_pid()`;
+    return rows.map((row) => row.name);
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
+ * `spsa db orphans`: the embedded servers' folders under the server root (as root: /var/tmp)
+ * whose home (checkout or SPSA_HOME) is gone, and those of older versions that do not say
+ * whose they are; with `remove`, the orphans are stopped and removed (with `unmarked`, the
+ * unmarked ones too, unless their server runs: their checkout may still use it).
+ */
+export async function dbOrphans(options: { remove?: boolean; unmarked?: boolean; log?: (line: string) => void } = {}): Promise<void> {
+  const log = options.log ?? console.log;
+  const root = serverRoot();
+  const folders = await listServerFolders(root);
+  const size = (bytes: number | undefined) => (bytes === undefined ? "size unknown" : `${(bytes / 1024 ** 2).toFixed(1)} MB`);
+  const server = (folder: ServerFolder) => (folder.serverPid === undefined ? "no server running" : `its server runs (pid ${folder.serverPid})`);
+  const inUse = folders.filter((f) => f.state === "in use").length;
+  const listed = folders.filter((f) => f.state !== "in use");
+  for (const folder of listed) {
+    const why = folder.state === "orphaned" ? `its home ${folder.home} is gone` : "made by a version whose folders do not name their home";
+    log(`${folder.state}  ${folder.path}  ${why}; ${size(folder.bytes)}, ${server(folder)}`);
+  }
+  const orphans = listed.filter((f) => f.state === "orphaned");
+  const unmarked = listed.filter((f) => f.state === "unmarked");
+  log(`${root}: ${orphans.length} orphaned, ${unmarked.length} unmarked, ${inUse} in use`);
+  if (!options.remove) {
+    if (orphans.length > 0 || unmarked.length > 0) log("remove them with `spsa db orphans --remove` (add --unmarked for the unmarked ones)");
+    return;
+  }
+  const failed: string[] = [];
+  for (const folder of [...orphans, ...(options.unmarked ? unmarked : [])]) {
+    if (folder.state === "unmarked" && folder.serverPid !== undefined) {
+      log(`kept ${folder.path}: unmarked and its server runs, so its checkout may still use it (stop it first)`);
+      continue;
+    }
+    try {
+      const { stopped } = await removeServerFolder(folder.path);
+      log(`removed ${folder.path} (${size(folder.bytes)}${stopped ? ", its server stopped first" : ""})`);
+    } catch (error) {
+      failed.push(`${folder.path}: ${(error as Error).message}`);
+    }
+  }
+  if (failed.length > 0) throw new SpsaError(`could not remove ${failed.join("; ")}`);
 }
 
 /** `spsa db url`: the URL without its password (psql and other tools take it from `spsa db env`'s PGPASSFILE). */

@@ -16,6 +16,13 @@ export const DEFAULT_BATCH_SIZE = 8;
 export const DEFAULT_BOOK_PLIES = 8;
 export const DEFAULT_LEASE_SECONDS = 120;
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/**
+ * A worker's engine cache (src/engine-build/engine-cache.ts): a batch in flight uses 2 or 3
+ * binaries, the reference engine of a run is used by all; 16 keeps those of several
+ * iterations and a reference, and 1 GB bounds it for engines with large networks.
+ */
+const MB = 1024 * 1024;
+export const DEFAULT_ENGINE_CACHE = { files: 16, bytes: 1024 * MB } as const;
 /** SPSA games lost only to a busy machine are noise: replayed unless config.toml says otherwise. */
 const DEFAULT_OUTSIDE_DELAY_POLICY = "replay";
 export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_POLICY, DEFAULT_MAX_REPLAYS);
@@ -104,7 +111,7 @@ export function loadConfig(file: string): TuningConfig {
   const database = section("database", ["url", "poll_interval"]);
   const url = database.optionalString("url");
   const signingKey = section("master", ["signing_key"]).optionalString("signing_key");
-  const worker = section("worker", ["trusted_keys"]);
+  const worker = section("worker", ["trusted_keys", "engine_cache_files", "engine_cache_mb"]);
   const trustedKeys = worker.stringArray("trusted_keys", []);
   // Checked here, so a mistyped key fails at start naming the file and line.
   trustedKeys.forEach((key) => parsePublicKey(key, worker.where("trusted_keys")));
@@ -166,7 +173,13 @@ export function loadConfig(file: string): TuningConfig {
       pollIntervalMs: Math.round(database.number("poll_interval", { default: DEFAULT_POLL_INTERVAL_MS / 1000, above: 0 }) * 1000),
     },
     master: { signingKey: signingKey === undefined ? undefined : resolve(base, signingKey) },
-    worker: { trustedKeys },
+    worker: {
+      trustedKeys,
+      engineCache: {
+        files: worker.number("engine_cache_files", { default: DEFAULT_ENGINE_CACHE.files, integer: true, min: 1 }),
+        bytes: worker.number("engine_cache_mb", { default: DEFAULT_ENGINE_CACHE.bytes / MB, above: 0 }) * MB,
+      },
+    },
     ship,
   };
 }

@@ -36,3 +36,11 @@ export class BuildError extends SpsaError {
 export class EngineError extends SpsaError {
   override readonly exitCode = 5;
 }
+
+/**
+ * Another master holds the run (one master per run): refused at the start, or this master lost
+ * the run to one that took it over after it stalled. Exit status 6.
+ */
+export class RunHeldError extends SpsaError {
+  override readonly exitCode = 6;
+}

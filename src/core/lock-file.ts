@@ -57,3 +57,15 @@ function readOwner(path: string): number | undefined {
     return undefined;
   }
 }
+
+/** Whether the lock is held by a live process (a lock of a dead owner, or being written this very moment and old, is not). */
+export function lockHeld(path: string): boolean {
+  const owner = readOwner(path);
+  if (owner !== undefined) return processExists(owner);
+  try {
+    statSync(path);
+  } catch {
+    return false;
+  }
+  return !isOlderThan(path, 5_000);
+}

@@ -5,6 +5,8 @@ import { dirname } from "node:path";
 export interface AtomicWriteOptions {
   /** The file's permissions, exactly (the umask does not apply). Default 0600: say 0644 for a file others may read. */
   mode?: number;
+  /** False: no flush to disk (fsync), for a file that costs nothing if a power cut loses it; readers still never see it half-written. Default true. */
+  durable?: boolean;
 }
 
 const DEFAULT_MODE = 0o600;
@@ -52,7 +54,7 @@ function replaceFile(path: string, options: AtomicWriteOptions, fill: (fd: numbe
     // The umask can only have narrowed the mode at creation; this sets it exactly (widening only).
     fchmodSync(fd, mode);
     fill(fd);
-    fsyncSync(fd);
+    if (options.durable !== false) fsyncSync(fd);
     open = false;
     closeSync(fd);
     renameSync(temp, path);
@@ -61,7 +63,7 @@ function replaceFile(path: string, options: AtomicWriteOptions, fill: (fd: numbe
     rmSync(temp, { force: true });
     throw error;
   }
-  syncFolder(dirname(path));
+  if (options.durable !== false) syncFolder(dirname(path));
 }
 
 /** Flushes a folder's entries (the rename) to disk, where the file system can. */

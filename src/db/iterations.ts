@@ -123,32 +123,31 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
 }
 
 /**
- * Completes an iteration and stores the new θ in ONE transaction; returns false if another
- * master process completed it first (nothing is applied twice) or an earlier iteration is not
- * complete (steps are applied in iteration order: src/spsa/in-flight.ts).
+ * Completes an iteration and stores the new θ, in the caller's transaction (the master's, which
+ * holds its run: src/master/run-hold.ts); returns false if it was completed already (nothing is
+ * applied twice) or an earlier iteration is not complete (steps are applied in iteration order:
+ * src/spsa/in-flight.ts).
  */
 export async function completeIteration(
-  sql: postgres.Sql,
+  tx: postgres.TransactionSql,
   options: { runId: number; iterationId: number; gradient: Values; elo: number; newValues: Values; finalIteration: boolean },
 ): Promise<boolean> {
-  return sql.begin(async (tx) => {
-    const [done] = await tx`
-      update spsa_iteration set status = 'complete', gradient_estimate = ${tx.json(options.gradient)},
-        elo_diff = ${options.elo}, theta_after = ${tx.json(options.newValues)}, completed_at = now()
-      where id = ${options.iterationId} and status <> 'complete' and games_played = target_games
-        and not exists (
-          select 1 from spsa_iteration earlier
-          where earlier.run_id = ${options.runId} and earlier.status <> 'complete'
-            and earlier.iteration_number < (select iteration_number from spsa_iteration where id = ${options.iterationId}))
-      returning id`;
-    if (!done) return false;
-    await tx`
-      update spsa_run set current_parameters = ${tx.json(options.newValues)},
-        status = ${options.finalIteration ? "complete" : "active"},
-        completed_at = ${options.finalIteration ? tx`now()` : null}
-      where id = ${options.runId}`;
-    return true;
-  });
+  const [done] = await tx`
+    update spsa_iteration set status = 'complete', gradient_estimate = ${tx.json(options.gradient)},
+      elo_diff = ${options.elo}, theta_after = ${tx.json(options.newValues)}, completed_at = now()
+    where id = ${options.iterationId} and status <> 'complete' and games_played = target_games
+      and not exists (
+        select 1 from spsa_iteration earlier
+        where earlier.run_id = ${options.runId} and earlier.status <> 'complete'
+          and earlier.iteration_number < (select iteration_number from spsa_iteration where id = ${options.iterationId}))
+    returning id`;
+  if (!done) return false;
+  await tx`
+    update spsa_run set current_parameters = ${tx.json(options.newValues)},
+      status = ${options.finalIteration ? "complete" : "active"},
+      completed_at = ${options.finalIteration ? tx`now()` : null}
+    where id = ${options.runId}`;
+  return true;
 }
 
 /**

@@ -11,20 +11,70 @@ import type { Sql } from "../postgres/sql.js";
 const RUN_KEYS = ["id", "uid", "name", "status", "seed", "initialParameters", "currentParameters", "reference", "referencePath", "referenceSha256", "referenceSignature"] as const;
 export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
 
+/** A master process taking a run: its random session id, host and pid, and how long its hold lasts without a heartbeat. */
+export interface MasterIdentity {
+  session: string;
+  host: string;
+  pid: number;
+  leaseMs: number;
+}
+
+/** The master holding a run, as its row tells; seconds and `lapsed` by the database's clock. */
+export interface RunHolder {
+  host: string;
+  pid: number | null;
+  since: Date;
+  secondsSinceSeen: number;
+  /** Its hold ran out: it missed its heartbeats. */
+  lapsed: boolean;
+}
+
+/** Taking a run for a master: who it is, and whether a recorded holder still runs (the caller decides). */
+export interface TakeRun {
+  identity: MasterIdentity;
+  isAlive: (holder: RunHolder) => boolean;
+}
+
+export type OpenedRun =
+  | { run: RunRow; created: boolean; heldBy?: undefined; tookOverFrom: RunHolder | undefined }
+  /** A live master holds the run: nothing was changed. */
+  | { run: RunRow; created: false; heldBy: RunHolder; tookOverFrom?: undefined };
+
+const HOLDER = (sql: Sql) => sql`
+  master_host as host, master_pid as pid, master_since as since,
+  extract(epoch from now() - master_seen_at)::float8 as "secondsSinceSeen", master_expires_at < now() as lapsed`;
+
+/** The master's columns of spsa_run as `identity` takes the run. */
+const HOLD = (sql: Sql, identity: MasterIdentity) => sql`
+  master_session = ${identity.session}, master_host = ${identity.host}, master_pid = ${identity.pid}, master_since = now(),
+  master_seen_at = now(), master_expires_at = now() + make_interval(secs => ${identity.leaseMs / 1000})`;
+
+const NO_HOLD = (sql: Sql) => sql`
+  master_session = null, master_host = null, master_pid = null, master_since = null, master_seen_at = null, master_expires_at = null`;
+
 /**
  * The run to work on: the active run of this name, or a new one. With `fresh`, an existing
- * run of this name is kept under a new name (`name~id`) and marked stopped.
+ * run of this name is kept under a new name (`name~id`) and marked stopped. With `master`, the
+ * run (existing or new) becomes that master's in the same transaction, unless a live master
+ * holds it (`heldBy`, and nothing changes, `fresh` included).
  */
 export async function openRun(
   sql: postgres.Sql,
-  options: { name: string; fresh: boolean; seed?: string; config: StoredRunConfig; reference?: string | undefined; values: Values },
-): Promise<{ run: RunRow; created: boolean }> {
+  options: { name: string; fresh: boolean; seed?: string; config: StoredRunConfig; reference?: string | undefined; values: Values; master?: TakeRun },
+): Promise<OpenedRun> {
+  const { master } = options;
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${`spsa_run:${options.name}`}))`;
-    const [existing] = await tx<RunRow[]>`select ${selectColumns(tx, spsaRun, RUN_KEYS)} from spsa_run where name = ${options.name}`;
-    if (existing && !options.fresh) return { run: existing, created: false };
+    const [existing] = await tx<RunRow[]>`select ${selectColumns(tx, spsaRun, RUN_KEYS)} from spsa_run where name = ${options.name} for update`;
+    const previous = existing && (await runHolder(tx, existing.id));
+    if (existing && master && previous && master.isAlive(previous)) return { run: existing, created: false, heldBy: previous };
+    if (existing && !options.fresh) {
+      if (master) await tx`update spsa_run set ${HOLD(tx, master.identity)} where id = ${existing.id}`;
+      return { run: existing, created: false, tookOverFrom: previous };
+    }
     if (existing) {
-      await tx`update spsa_run set name = name || '~' || id, status = case when status = 'active' then 'stopped' else status end where id = ${existing.id}`;
+      await tx`update spsa_run set name = name || '~' || id, status = case when status = 'active' then 'stopped' else status end, ${NO_HOLD(tx)}
+        where id = ${existing.id}`;
     }
     const seed = options.seed ?? randomBytes(8).toString("hex");
     const [run] = await tx<RunRow[]>`
@@ -33,8 +83,32 @@ export async function openRun(
         ${options.reference ?? null})
       returning ${selectColumns(tx, spsaRun, RUN_KEYS)}`;
     if (!run) throw new Error("insert into spsa_run returned nothing");
-    return { run, created: true };
+    if (master) await tx`update spsa_run set ${HOLD(tx, master.identity)} where id = ${run.id}`;
+    return { run, created: true, tookOverFrom: undefined };
   });
+}
+
+/**
+ * Renews a master's hold on its run (the heartbeat), and in a transaction locks the run's row
+ * until it commits, so no other master takes the run over in between (the fence of a master's
+ * writes). False: the run is no longer this session's.
+ */
+export async function renewRunHold(sql: Sql, runId: number, identity: Pick<MasterIdentity, "session" | "leaseMs">): Promise<boolean> {
+  const rows = await sql`
+    update spsa_run set master_seen_at = now(), master_expires_at = now() + make_interval(secs => ${identity.leaseMs / 1000})
+    where id = ${runId} and master_session = ${identity.session} returning id`;
+  return rows.length > 0;
+}
+
+/** The master holding the run now, if any. */
+export async function runHolder(sql: Sql, runId: number): Promise<RunHolder | undefined> {
+  const [row] = await sql<RunHolder[]>`select ${HOLDER(sql)} from spsa_run where id = ${runId} and master_session is not null`;
+  return row;
+}
+
+/** A master leaving its run (at its end, or stopped): the run is free for the next one at once. */
+export async function releaseRunHold(sql: Sql, runId: number, session: string): Promise<void> {
+  await sql`update spsa_run set ${NO_HOLD(sql)} where id = ${runId} and master_session = ${session}`;
 }
 
 /**

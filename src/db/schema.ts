@@ -58,6 +58,18 @@ export const spsaRun = pgTable("spsa_run", {
   referenceSha256: text("reference_sha256"),
   /** The master's signature of the reference's sha256 for this run's uid: a master resumes only with a reference it recorded itself. */
   referenceSignature: text("reference_signature"),
+  /**
+   * The master process holding the run (one per run, src/master/run-hold.ts): its random session
+   * id, host and pid, since when, its last heartbeat and when its hold lapses without another
+   * (a second master takes over a holder whose hold lapsed, or one on its own host whose pid is
+   * gone). All null while no master runs it.
+   */
+  masterSession: text("master_session"),
+  masterHost: text("master_host"),
+  masterPid: integer("master_pid"),
+  masterSince: timestamp("master_since", { withTimezone: true }),
+  masterSeenAt: timestamp("master_seen_at", { withTimezone: true }),
+  masterExpiresAt: timestamp("master_expires_at", { withTimezone: true }),
 }, (t) => [
   check("spsa_run_status", sql`${t.status} in ('active', 'complete', 'stopped')`),
   check("spsa_run_reference", sql`${t.referenceSha256} is null or (${t.reference} is not null and ${t.referencePath} is not null)`),
@@ -237,13 +249,21 @@ export const spsaWorker = pgTable("spsa_worker", {
   loginRole: text("login_role").notNull().default(sql`session_user`),
 });
 
-/** Engine binaries by sha256, so a worker on another machine needs only the database URL. */
+/**
+ * Engine binaries by sha256, so a worker on another machine needs only the database URL. The
+ * bytes are kept only while something can still run them (src/engine-build/retention.ts): then
+ * `content` becomes null and `pruned_at` says when; the row keeps the sha256 and size (the
+ * signatures are on the iterations naming it), and a build of the same bytes stores them again.
+ */
 export const spsaBinary = pgTable("spsa_binary", {
   sha256: text("sha256").primaryKey(),
   size: integer("size").notNull(),
-  content: bytea("content").notNull(),
+  content: bytea("content"),
   createdAt: createdAt(),
-});
+  prunedAt: timestamp("pruned_at", { withTimezone: true }),
+}, (t) => [
+  check("spsa_binary_pruned", sql`(${t.content} is null) = (${t.prunedAt} is not null)`),
+]);
 
 /**
  * `spsa verify`: two θ of a run played against each other. The games are an ordinary

@@ -2,7 +2,7 @@ import { createHash, type KeyObject } from "node:crypto";
 import { lstatSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type postgres from "postgres";
-import { insertBinary, storedBinary } from "../db/binaries.js";
+import { insertBinary, lockBinary, storedBinary } from "../db/binaries.js";
 import { SpsaError } from "../core/errors.js";
 import { privateFolder, readRegularFile } from "../core/private-folder.js";
 import { copyFileAtomic, writeFileAtomic } from "../core/write-atomic.js";
@@ -25,12 +25,24 @@ export function placeAtomically(source: string, dest: string): void {
   copyFileAtomic(source, dest, { mode: 0o755 });
 }
 
-/** Stores a binary in the database by sha256, so a remote worker needs only the database URL. */
-export async function storeBinary(sql: postgres.Sql, path: string): Promise<string> {
-  const content = readFileSync(path);
-  const hash = sha256(content);
-  await insertBinary(sql, hash, content);
-  return hash;
+/**
+ * Stores the binaries a transaction is about to name (an iteration's engines, a run's reference)
+ * in the database by sha256, so a remote worker needs only the database URL. Each row is locked
+ * until the transaction ends (lockBinary: no prune takes the bytes before the name commits);
+ * bytes already there are not sent again, and those of a new or pruned binary are read from
+ * where the master put it, and checked against its sha256.
+ */
+export async function storeBinaries(tx: postgres.TransactionSql, engines: readonly { path: string; sha256: string }[]): Promise<void> {
+  // One order for every transaction, so two storing the same binaries never deadlock.
+  const unique = [...new Map(engines.map((engine) => [engine.sha256, engine])).values()].sort((a, b) => a.sha256.localeCompare(b.sha256));
+  for (const engine of unique) {
+    if ((await lockBinary(tx, engine.sha256))?.stored) continue;
+    const content = readRegularFile(engine.path, false, MAX_BINARY_BYTES);
+    if (!isIntact(content, engine.sha256)) {
+      throw new SpsaError(`engine binary ${engine.sha256.slice(0, 12)} is not in the database (its bytes were pruned when nothing could run it any more), and ${engine.path} no longer holds it: build it again`);
+    }
+    await insertBinary(tx, engine.sha256, content);
+  }
 }
 
 /** A binary an iteration names: what the master signed, its signature, and where the master put it. */
@@ -76,6 +88,8 @@ export async function obtainBinary(sql: postgres.Sql, binary: SignedBinary, trus
   if (!isIntact(content, hash)) {
     const row = await storedBinary(sql, hash);
     if (!row) throw new SpsaError(`engine binary ${hash.slice(0, 12)} is neither at ${masterPath} nor in the database`);
+    // Pruned: nothing could run it any more (its iteration is over), so this batch is no longer needed either.
+    if (row.content === null) throw new SpsaError(`engine binary ${hash.slice(0, 12)} is no longer kept (pruned ${row.prunedAt?.toISOString() ?? ""}: its iteration is over)`);
     content = row.content;
     if (!isIntact(content, hash)) throw new SpsaError(`engine binary ${hash.slice(0, 12)} in the database is corrupt`);
   }

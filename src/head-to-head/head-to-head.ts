@@ -1,7 +1,10 @@
-import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Param } from "../params/params.js";
 import { buildVariants, type BuiltEngine } from "../engine-build/engine-builder.js";
-import { storeBinary } from "../engine-build/binary-store.js";
+import { storeBinaries } from "../engine-build/binary-store.js";
+import { buildingLock, headToHeadFolder, sweepBuilds } from "../engine-build/retention.js";
+import { withFileLock } from "../core/lock-file.js";
 import { afterExpiringLeases, foldIteration } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
 import { withRetry } from "../postgres/retry.js";
@@ -66,23 +69,28 @@ export async function startHeadToHead(
 ): Promise<VerificationRow> {
   const { config, params } = match;
   const built = (values: Values) => Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
-  const stamp = Date.now();
   // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
   const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
-  const engines = await withSpinner(
-    `building ${compared.toLabel} and ${compared.fromLabel} engines`,
-    buildVariants({
-      build,
-      params,
-      values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
-      destination: (variant, binary) => join(build.outputDir, `${run.name}-${stamp}`, variant, binary),
-      signal: match.signal,
-    }),
-  );
-  await storeBinary(match.database.sql, engines.plus.path);
-  await storeBinary(match.database.sql, engines.minus.path);
-  return openHeadToHead(match, run, compared, engines, ship && { ship });
+  const folder = headToHeadFolder(config.build.outputDir, run.name, Date.now());
+  mkdirSync(dirname(folder), { recursive: true });
+  // Until the games are opened nothing names the folder: its lock keeps a sweep (sweepBuilds) away.
+  return withFileLock(buildingLock(folder), BUILD_LOCK_TIMEOUT_MS, async () => {
+    const engines = await withSpinner(
+      `building ${compared.toLabel} and ${compared.fromLabel} engines`,
+      buildVariants({
+        build,
+        params,
+        values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
+        destination: (variant, binary) => join(folder, variant, binary),
+        signal: match.signal,
+      }),
+    );
+    return openHeadToHead(match, run, compared, engines, ship && { ship });
+  });
 }
+
+/** The lock is new (the folder's name is unique to the millisecond): it is never waited for. */
+const BUILD_LOCK_TIMEOUT_MS = 10_000;
 
 /**
  * Opens the games of two engines already built and stored ("to" on the plus side): the carrier
@@ -111,6 +119,7 @@ export async function openHeadToHead(
     limits: match.limits,
     ...link,
     insertGames: async (tx, carrier) => {
+      await storeBinaries(tx, [engines.plus, engines.minus]);
       await insertIteration(tx, {
         runId: carrier.id,
         iterationNumber: 1,
@@ -155,6 +164,8 @@ export async function waitForOutcome(
       if (look.result) {
         status.done();
         log(look.text);
+        // Its engines are no longer needed (unless other games name them): their bytes go.
+        await withRetry(log, match.signal, () => sweepBuilds(match.database.sql, match.config.build.outputDir, undefined));
         return look.result;
       }
       onGames?.(row);

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { spsaMathConfig } from "../config/config.js";
 import { valuesOf, type Param } from "../params/params.js";
 import { buildVariants } from "../engine-build/engine-builder.js";
-import { storeBinary } from "../engine-build/binary-store.js";
+import { storeBinaries } from "../engine-build/binary-store.js";
 import { afterExpiringLeases, foldIteration } from "../db/batches.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { withRetry } from "../postgres/retry.js";
@@ -28,7 +28,7 @@ import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import { runReference } from "./reference.js";
 import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped } from "./pilot.js";
 import type { Values } from "../types/spsa.js";
-import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./run-setup.js";
+import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary } from "./run-setup.js";
 import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
 import { describeShipCheck } from "../head-to-head/ship-text.js";
 import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js";
@@ -40,11 +40,18 @@ import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js"
  * iteration order. Every step can be interrupted: a restarted master picks up from the database.
  */
 export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
-  const { database, config, paramsFile } = options;
   const log = masterLog(options);
-  refuseRepeatedShipGames(config);
-  const { run, created, params } = await openTuningRun(options, log);
+  refuseRepeatedShipGames(options.config);
+  const opened = await openTuningRun(options, log);
+  const { run, created } = opened;
   log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
+  return withTuningRun(options, opened, (held) => tune(held, run, opened.params, log));
+}
+
+async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<MasterSummary> {
+  const { database, config, paramsFile } = options;
+  // What a master killed midway left to remove.
+  await sweepRun(options, run, false, log);
   const reference = await runReference(options, run, params, log);
   const skipped = pilotSkipped(options.config);
   if (skipped) log(skipped);
@@ -81,13 +88,17 @@ export async function runMaster(options: MasterOptions): Promise<MasterSummary> 
     if (oldest) {
       const played = await waitForGames(options, run, oldest, log);
       current = await finishIteration(options, run, current, played, log);
+      // The iteration's engines are no longer played (unless a transfer still plays them).
+      await sweepRun(options, run, false, log);
       continue;
     }
     await finishTransfers(options, run, current, log);
-    await markRunComplete(database.sql, run.id);
+    await withRetry(log, options.signal, () => options.hold.transaction((tx) => markRunComplete(tx, run.id)));
     log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
     const final = await finalValues(options, run, current, k - 1, log);
     const shipped = await shipCandidate(options, run, current, log);
+    // A complete run keeps no engine: the final θ's is rebuilt from θ if ever needed (docs/results.md).
+    await sweepRun(options, run, true, log);
     return { runName: run.name, iterations: state.latest, initial, final: shipped ?? final };
   }
 }
@@ -114,7 +125,7 @@ async function reportChanges(options: MasterOptions, run: RunRow, params: Param[
  * `reference`. Returns the build's seconds.
  */
 async function startIteration(
-  options: MasterOptions,
+  options: HeldOptions,
   run: RunRow,
   params: Param[],
   k: number,
@@ -138,6 +149,9 @@ async function startIteration(
   // After the curvature pilot, its factor on every scale (src/master/pilot.ts).
   const { stepScale, pilot } = k > pilotIterations(config) ? await pilotScaled(options, run, measured, log) : { stepScale: measured, pilot: undefined };
   if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
+  crashPoint("build-starting");
+  // A master that stalled and lost the run to another one never builds.
+  await withRetry(log, options.signal, () => options.hold.confirm());
   const started = Date.now();
   const building = buildVariants({
     build: config.build,
@@ -149,38 +163,38 @@ async function startIteration(
   // Cargo is running 200 ms after the builds start (a rebuild takes longer than that).
   const crashDuringBuild = setTimeout(() => crashPoint("build-started"), 200);
   const built = await withSpinner(`iteration ${k}: building plus and minus engines`, building).finally(() => clearTimeout(crashDuringBuild));
-  await withRetry(log, options.signal, async () => {
-    await storeBinary(database.sql, built.plus.path);
-    await storeBinary(database.sql, built.minus.path);
-  });
   const buildSeconds = (Date.now() - started) / 1000;
   const ahead = staleness > 0 ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} still playing` : "";
   log(`iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`);
   // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
   const engines = signedEngines(options.signingKey.sign, { runUid: run.uid, iterationNumber: k }, { plus: built.plus, minus: built.minus, ...(reference && { reference }) });
   const plan = reference ? planReferenceBatchSizes : planBatchSizes;
-  await withRetry(log, options.signal, async () => insertIteration(database.sql, {
-    runId: run.id,
-    iterationNumber: k,
-    ...engines,
-    timelowMs: config.timeControl.timelowMs,
-    timehighMs: config.timeControl.timehighMs,
-    targetGames: config.games.gamesPerIteration,
-    batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(database.sql)),
-    ck: perturbation.ck,
-    ak: perturbation.ak,
-    base: valuesOf(params),
-    plusValues: perturbation.plus,
-    minusValues: perturbation.minus,
-    signs: perturbation.signs,
-    settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
+  // The binaries stored and named in one transaction, which commits only while this master holds the run.
+  await withRetry(log, options.signal, () => options.hold.transaction(async (tx) => {
+    await storeBinaries(tx, [built.plus, built.minus, ...(reference ? [reference] : [])]);
+    return insertIteration(tx, {
+      runId: run.id,
+      iterationNumber: k,
+      ...engines,
+      timelowMs: config.timeControl.timelowMs,
+      timehighMs: config.timeControl.timehighMs,
+      targetGames: config.games.gamesPerIteration,
+      batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
+      ck: perturbation.ck,
+      ak: perturbation.ak,
+      base: valuesOf(params),
+      plusValues: perturbation.plus,
+      minusValues: perturbation.minus,
+      signs: perturbation.signs,
+      settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
+    });
   }));
   crashPoint("iteration-inserted");
   return buildSeconds;
 }
 
 /** Waits until the workers have played the iteration's target, showing progress; looks at the transfers playing meanwhile. */
-async function waitForGames(options: MasterOptions, run: RunRow, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
+async function waitForGames(options: HeldOptions, run: RunRow, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(config.database.pollIntervalMs);
@@ -193,6 +207,7 @@ async function waitForGames(options: MasterOptions, run: RunRow, iteration: Iter
     for (;;) {
       options.signal?.throwIfAborted();
       const seen = row.gamesPlayed;
+      await withRetry(log, options.signal, () => options.hold.stillHeld());
       row = await afterExpiringLeases(database.sql, log, options.signal, async () => {
         await foldIteration(database.sql, iteration.id);
         return readIteration(database.sql, iteration.id);
@@ -222,7 +237,7 @@ async function waitForGames(options: MasterOptions, run: RunRow, iteration: Iter
 }
 
 async function finishIteration(
-  options: MasterOptions,
+  options: HeldOptions,
   run: RunRow,
   params: Param[],
   iteration: IterationRow,
@@ -242,14 +257,14 @@ async function finishIteration(
   // Parameters added since the iteration started keep their value.
   const result = { ...updated, newValues: { ...valuesOf(params), ...updated.newValues } };
   const applied = await withRetry(log, options.signal, () =>
-    completeIteration(database.sql, {
+    options.hold.transaction((tx) => completeIteration(tx, {
       runId: run.id,
       iterationId: iteration.id,
       gradient: result.gradient,
       elo: result.elo,
       newValues: result.newValues,
       finalIteration: k >= config.spsa.maxIterations,
-    }),
+    })),
   );
   crashPoint("iteration-committed");
   log(`iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`);

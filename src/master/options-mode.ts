@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { placeAtomically, storeBinary } from "../engine-build/binary-store.js";
+import { placeAtomically, sha256OfFile, storeBinaries } from "../engine-build/binary-store.js";
 import { binaryName, runCargo } from "../engine-build/cargo.js";
 import { spsaMathConfig } from "../config/config.js";
 import type { Param } from "../params/params.js";
@@ -21,7 +21,7 @@ import { optionsMessage, signOptions } from "../signing/options-signature.js";
 import { signedEngines } from "../signing/binary-signature.js";
 import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
-import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./run-setup.js";
+import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary, type OpenedTuningRun } from "./run-setup.js";
 
 /** params.toml follows θ at most this often while the run goes on, and once at its end. */
 const PARAMS_SYNC_MS = 10_000;
@@ -36,11 +36,17 @@ const PARAMS_SYNC_MS = 10_000;
  * and ends the run at its game budget. A restart resumes.
  */
 export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
-  const { database, config, paramsFile } = options;
   const log = masterLog(options);
-  const parameters = optionParamsOf(options.params, paramsFile);
-  const { run, created, params } = await openTuningRun(options, log);
+  const parameters = optionParamsOf(options.params, options.paramsFile);
+  const opened = await openTuningRun(options, log);
+  return withTuningRun(options, opened, (held) => tune(held, opened, parameters, log));
+}
+
+async function tune(options: HeldOptions, { run, created, params }: OpenedTuningRun, parameters: OptionRunRow["parameters"], log: (line: string) => void): Promise<MasterSummary> {
+  const { database, config, paramsFile } = options;
   const initial = valuesOf(params);
+  // What a master killed midway left to remove.
+  await sweepRun(options, run, false, log);
   let optionRun = await optionRunOf(database.sql, run.id);
   if (!optionRun) {
     if (!created && run.status === "active") {
@@ -55,14 +61,18 @@ export async function runOptionsMaster(options: MasterOptions): Promise<MasterSu
     `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`);
   syncParamsFile(paramsFile, (await runTheta(database.sql, run.id)).theta, log);
   const final = await watch(options, run, optionRun, log);
+  // A complete run keeps no engine.
+  await sweepRun(options, run, true, log);
   return { runName: run.name, iterations: config.spsa.maxIterations, initial, final };
 }
 
 /** The binary (built once from the crate if none is named), stored by hash; the carrier iteration and the option settings in one transaction. */
-async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[], parameters: OptionRunRow["parameters"], log: (line: string) => void): Promise<OptionRunRow> {
-  const { config, database } = options;
+async function openOptionRun(options: HeldOptions, run: RunRow, params: Param[], parameters: OptionRunRow["parameters"], log: (line: string) => void): Promise<OptionRunRow> {
+  const { config } = options;
+  // A master that stalled and lost the run to another one never builds.
+  await withRetry(log, options.signal, () => options.hold.confirm());
   const enginePath = await engineBinary(config, run.name);
-  const sha256 = await withRetry(log, options.signal, () => storeBinary(database.sql, enginePath));
+  const sha256 = sha256OfFile(enginePath);
   const gamesPerIteration = config.games.gamesPerIteration;
   const row = (iterationId: number): OptionRunRow => ({
     runId: run.id,
@@ -75,7 +85,8 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
     parametersSignature: signOptions(options.signingKey.signMessage, run.uid, parameters),
   });
   return withRetry(log, options.signal, () =>
-    database.sql.begin(async (tx) => {
+    options.hold.transaction(async (tx) => {
+      await storeBinaries(tx, [{ path: enginePath, sha256 }]);
       const iteration = await insertIteration(tx, {
         runId: run.id,
         iterationNumber: 1,
@@ -140,7 +151,7 @@ async function engineBinary(config: TuningConfig, runName: string): Promise<stri
 }
 
 /** Until the carrier iteration has all its games: progress, expired leases back to the pool, reports into θ, params.toml from θ. */
-async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRow, log: (line: string) => void): Promise<MasterSummary["final"]> {
+async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow, log: (line: string) => void): Promise<MasterSummary["final"]> {
   const { database, paramsFile } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(options.config.database.pollIntervalMs);
@@ -150,6 +161,7 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
     for (;;) {
       options.signal?.throwIfAborted();
       const iteration = await withRetry(log, options.signal, async () => {
+        await options.hold.stillHeld();
         await expireLeases(database.sql);
         // θ and the carrier's counters move together: a batch is counted as it is applied.
         await applyReports(database.sql, run.id);

@@ -1,4 +1,3 @@
-import { storeBinary } from "../engine-build/binary-store.js";
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import type { Param } from "../params/params.js";
 import { readReferenceIterations } from "../db/iterations.js";
@@ -42,10 +41,9 @@ function fitsUnitsOfFour(config: TuningConfig): boolean {
   return config.games.gamesPerIteration % 4 === 0 && config.games.batchSize % 4 === 0;
 }
 
-/** θ₀ as the pilot iterations' opponent: built from the run's starting values and stored for the workers. */
+/** θ₀ as the pilot iterations' opponent, built from the run's starting values (each pilot iteration stores it for the workers as it opens). */
 export async function pilotEngine(options: MasterOptions, run: RunRow, params: readonly Param[], log: (line: string) => void): Promise<BuiltEngine> {
   const engine = await buildStartEngine(options, run, params);
-  await withRetry(log, options.signal, () => storeBinary(options.database.sql, engine.path));
   log(`run "${run.name}": curvature pilot: θ+ and θ− of its first ${pilotIterations(options.config)} iteration(s) each play θ₀ (sha256 ${engine.sha256.slice(0, 12)})`);
   return engine;
 }

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { sha256OfFile, storeBinary } from "../engine-build/binary-store.js";
+import { sha256OfFile, storeBinaries } from "../engine-build/binary-store.js";
 import { buildEngine, type BuiltEngine } from "../engine-build/engine-builder.js";
 import type { Param } from "../params/params.js";
 import { withRetry } from "../postgres/retry.js";
@@ -9,7 +9,7 @@ import { parsePublicKey, signedMessage, verifyMessage } from "../signing/binary-
 import { builtValue } from "../spsa/math.js";
 import { withSpinner } from "../core/status-line.js";
 import { crashPoint } from "./crash-points.js";
-import type { MasterOptions } from "./run-setup.js";
+import type { HeldOptions, MasterOptions } from "./run-setup.js";
 
 /**
  * Reference mode's engine (docs/reference-mode.md): the one engine θ+ and θ− each play for the
@@ -44,8 +44,8 @@ export function referenceConflict(run: RecordedReference, configured: string | u
  * names the run's own: recorded already, or built or taken now and recorded (a master killed
  * before recording it does it again, from the same θ₀ or file).
  */
-export async function runReference(options: MasterOptions, run: RunRow, params: readonly Param[], log: (line: string) => void): Promise<BuiltEngine | undefined> {
-  const { config, database } = options;
+export async function runReference(options: HeldOptions, run: RunRow, params: readonly Param[], log: (line: string) => void): Promise<BuiltEngine | undefined> {
+  const { config } = options;
   const configured = config.spsa.reference;
   const fileSha256 = configured === undefined || configured === "start" ? undefined : sha256OfFile(configured);
   const conflict = referenceConflict(run, configured, fileSha256);
@@ -61,10 +61,11 @@ export async function runReference(options: MasterOptions, run: RunRow, params: 
   const engine = configured === "start" ? await buildStartEngine(options, run, params) : { path: configured, sha256: fileSha256 ?? sha256OfFile(configured) };
   crashPoint("reference-built");
   const signature = options.signingKey.signMessage(referenceMessage(run.uid, engine.sha256));
-  const recorded = await withRetry(log, options.signal, async () => {
-    await storeBinary(database.sql, engine.path);
-    return recordReference(database.sql, run.id, { ...engine, signature });
-  });
+  // Stored and recorded in one transaction: the run's reference is kept while the run is active.
+  const recorded = await withRetry(log, options.signal, () => options.hold.transaction(async (tx) => {
+    await storeBinaries(tx, [engine]);
+    return recordReference(tx, run.id, { ...engine, signature });
+  }));
   if (!ownRecord(recorded)) throw new SpsaError(`run "${run.name}": its reference engine was recorded by another key; start it over with --fresh`);
   log(`run "${run.name}": reference engine ${recorded.path} (sha256 ${recorded.sha256.slice(0, 12)}); θ+ and θ− each play it`);
   return { path: recorded.path, sha256: recorded.sha256 };

@@ -1,6 +1,10 @@
 import { readFileSync } from "node:fs";
 import { storedRunConfig } from "../config/secrets.js";
 import { openRun, type RunRow } from "../db/runs.js";
+import { withRetry } from "../postgres/retry.js";
+import { sweepBuilds } from "../engine-build/retention.js";
+import { crashPoint } from "./crash-points.js";
+import { describeRunHolder, heldError, masterIdentity, RunHold, takeRun } from "./run-hold.js";
 import { InputError } from "../core/errors.js";
 import type { StatusLine } from "../core/status-line.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
@@ -30,6 +34,9 @@ export interface MasterOptions {
   signal?: AbortSignal;
 }
 
+/** A master's options once it holds its run: its writes go through `hold` (src/master/run-hold.ts). */
+export type HeldOptions = MasterOptions & { hold: RunHold };
+
 export interface MasterSummary {
   runName: string;
   iterations: number;
@@ -41,17 +48,56 @@ export function masterLog(options: MasterOptions): (line: string) => void {
   return options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 }
 
-/** The run of this name, resumed or started from params.toml, and its parameters at the run's θ. */
-export async function openTuningRun(options: MasterOptions, log: (line: string) => void): Promise<{ run: RunRow; created: boolean; params: Param[] }> {
-  const { run, created } = await openRun(options.database.sql, {
+/** A run this master opened and holds: `hold.signal` replaces the master's own signal from here on. */
+export interface OpenedTuningRun {
+  run: RunRow;
+  created: boolean;
+  params: Param[];
+  hold: RunHold;
+}
+
+/**
+ * The run of this name, resumed or started from params.toml, and its parameters at the run's θ;
+ * the run becomes this master's (refused while another live master holds it). Release the hold
+ * when done (`withTuningRun`).
+ */
+export async function openTuningRun(options: MasterOptions, log: (line: string) => void): Promise<OpenedTuningRun> {
+  const identity = masterIdentity(options.config.games.leaseSeconds);
+  const opened = await withRetry(log, options.signal, () => openRun(options.database.sql, {
     name: options.runName,
     fresh: options.fresh ?? false,
     seed: options.seed,
     config: storedRunConfig(options.config),
     reference: options.config.spsa.reference,
     values: valuesOf(options.params),
-  });
-  return { run, created, params: withValues(options.params, run, options.paramsFile, log) };
+    master: takeRun(identity),
+  }));
+  if (opened.heldBy) throw heldError(options.runName, opened.heldBy);
+  const { run, created, tookOverFrom } = opened;
+  const hold = new RunHold(options.database, run, identity, options.signal);
+  if (tookOverFrom) log(`run "${run.name}": taken over from ${describeRunHolder(tookOverFrom)}: it is gone, or missed its heartbeats`);
+  try {
+    return { run, created, params: withValues(options.params, run, options.paramsFile, log), hold };
+  } catch (error) {
+    await hold.release();
+    throw error;
+  }
+}
+
+/**
+ * Runs a master's work on its run: under the run's hold (its signal in place of the master's),
+ * which is released at the end, on a stop or an error. A master that lost the run stops with
+ * the error that says so, whatever its work was doing when it learnt it.
+ */
+export async function withTuningRun<T>(options: MasterOptions, opened: OpenedTuningRun, work: (options: HeldOptions) => Promise<T>): Promise<T> {
+  const { hold } = opened;
+  try {
+    return await work({ ...options, signal: hold.signal, hold });
+  } catch (error) {
+    throw hold.lost ?? error;
+  } finally {
+    await hold.release();
+  }
 }
 
 /**
@@ -80,4 +126,13 @@ export function syncParamsFile(paramsFile: string, values: Values, log: (line: s
   if (updated === text) return;
   writeFileAtomic(paramsFile, updated, { mode: 0o644 });
   log(`${paramsFile} updated from the database`);
+}
+
+/**
+ * Removes what nothing can run any more (src/engine-build/retention.ts): the run's build
+ * folders (`over`: the run is complete, its reference and engine too), head-to-heads', and the
+ * database's bytes. Its master calls it between its own builds.
+ */
+export async function sweepRun(options: HeldOptions, run: RunRow, over: boolean, log: (line: string) => void): Promise<void> {
+  await withRetry(log, options.signal, () => sweepBuilds(options.database.sql, options.config.build.outputDir, { name: run.name, over }, () => crashPoint("builds-swept")));
 }

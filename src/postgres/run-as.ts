@@ -46,6 +46,11 @@ export function asUser(user: ServiceUser | undefined): { uid?: number; gid?: num
   return user ? { uid: user.uid, gid: user.gid, env: { HOME: "/tmp", PATH: process.env.PATH ?? "/usr/bin:/bin" }, extendEnv: false } : {};
 }
 
+/** The user of this uid (named by its uid when /etc/passwd has none), with its primary group. */
+export function userWithUid(uid: number, gid: number): ServiceUser {
+  return readPasswd().find((u) => u.uid === uid) ?? { name: String(uid), uid, gid };
+}
+
 function findUser(name: string): ServiceUser | undefined {
   return readPasswd().find((u) => u.name === name);
 }

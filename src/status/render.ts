@@ -11,6 +11,7 @@ export function renderStatus(status: RunStatus): string {
   const { run, iteration, games } = status;
   const lines: string[] = [];
   lines.push(`run ${run.name} (${run.status}, seed ${run.seed}, started ${shortTime(run.createdAt)})`);
+  lines.push(masterLine(status.master));
   if (status.reference) lines.push(referenceLine(status.reference));
   const { perturbations } = status;
   if (perturbations) {
@@ -64,6 +65,13 @@ const WINDOWS_SHOWN = 4;
 function windowsLine({ windowGames, recent }: NonNullable<RunStatus["eloWindows"]>): string {
   const windows = recent.slice(0, WINDOWS_SHOWN).map((w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)} ± ${w.error === null ? "?" : w.error.toFixed(1)}`);
   return `Elo per ${windowGames} games (plus vs minus, 95 %): ${windows.length === 0 ? "no batch applied yet" : windows.join("  ")}`;
+}
+
+/** Who runs the run: "master: pid 123 on host-a since 2026-11-28 00:40 (seen 2s ago)". */
+function masterLine(master: RunStatus["master"]): string {
+  if (!master) return "master: none running";
+  const seen = `seen ${formatDuration(master.secondsAgo)} ago${master.lapsed ? ": missed its heartbeats, the next master takes the run over" : ""}`;
+  return `master: ${master.pid === null ? "" : `pid ${master.pid} `}on ${printable(master.host)} since ${shortTime(master.since)} (${seen})`;
 }
 
 /** Which engine a reference-mode run's θ+ and θ− each play. */

@@ -12,6 +12,7 @@ import {
   type VerificationResult,
 } from "../db/run-status.js";
 import { countFaultedGames } from "../db/faulted-games.js";
+import { runHolder } from "../db/runs.js";
 import { readShipCheck, type ShipCheckRow } from "../db/ship-checks.js";
 import { describeShipCheck } from "../head-to-head/ship-text.js";
 import { readTransfers } from "../db/transfers.js";
@@ -70,6 +71,8 @@ export interface RunStatus {
    * against minus. Each of `recent` then has both sides' results against it.
    */
   reference: { engine: string; path: string | null; sha256: string | null } | null;
+  /** The master holding the run (src/master/run-hold.ts): its host, pid, since when, its last heartbeat (`lapsed`: it missed them); null: none runs it. */
+  master: { host: string; pid: number | null; since: string; secondsAgo: number; lapsed: boolean } | null;
   iteration: {
     /** The latest iteration started (0: none yet). */
     latest: number;
@@ -139,7 +142,7 @@ export interface SnapshotOptions {
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship, transfers] = await Promise.all([
+  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master] = await Promise.all([
     runTotals(sql, run.id),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
@@ -150,6 +153,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     batchElo(sql, run.id, options.recentCount ?? 8),
     readShipCheck(sql, run.id),
     readTransfers(sql, run.id),
+    runHolder(sql, run.id),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -167,6 +171,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
   return {
     run: { name: run.name, status: run.status, seed: run.seed, createdAt: run.createdAt.toISOString(), completedAt: run.completedAt?.toISOString() ?? null },
     reference: run.reference === null ? null : { engine: run.reference, path: run.referencePath, sha256: run.referenceSha256 },
+    master: master ? { host: master.host, pid: master.pid, since: master.since.toISOString(), secondsAgo: master.secondsSinceSeen, lapsed: master.lapsed } : null,
     iteration: {
       latest: latestNumber,
       completed: totals.completed,

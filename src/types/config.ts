@@ -131,9 +131,11 @@ export interface MasterConfig {
   signingKey: string | undefined;
 }
 
-/** `[worker]`: the masters' public keys whose signed binaries this worker runs. */
+/** `[worker]`: the masters' public keys whose signed binaries this worker runs, and the bounds of its engine cache. */
 export interface WorkerConfig {
   trustedKeys: string[];
+  /** `engine_cache_files` and `engine_cache_mb` (in bytes here): the cache keeps at most this many binaries and bytes, but for those batches in flight use. */
+  engineCache: { files: number; bytes: number };
 }
 
 /**

@@ -1,29 +1,13 @@
 import { hostname } from "node:os";
 import type { NameHolder } from "../db/workers.js";
-import { processExists } from "../core/process-exists.js";
-
-/** Heartbeats a holder on another host may miss before it counts as dead. */
-const MISSED_HEARTBEATS = 3;
+import { holderRuns, MISSED_HEARTBEATS } from "../core/holder.js";
 
 /**
- * How often a worker extends its leases and marks itself seen: a third of the lease, and at
- * least every 10 s, so a holder on another host that died is recognised within 30 s.
- */
-export function heartbeatInterval(leaseSeconds: number): number {
-  return Math.min((leaseSeconds * 1000) / 3, 10_000);
-}
-
-/**
- * Whether the process holding a worker name still runs. A holder whose heartbeat is a few
- * intervals old is dead. On this host its pid decides at once, so a worker restarted after
- * kill -9 takes its name (and its predecessor's batches) back without waiting; on another
- * host only the heartbeat can tell.
+ * Whether the process holding a worker name still runs: dead once its heartbeat is a few
+ * intervals old, and on this host as soon as its pid is gone (src/core/holder.ts).
  */
 export function holderAlive(holder: NameHolder, heartbeatMs: number, host = hostname()): boolean {
-  if (holder.secondsSinceSeen * 1000 > MISSED_HEARTBEATS * heartbeatMs) return false;
-  // Our own pid is a holder that died before us (a restarted container reuses its pids).
-  if (holder.host === host && holder.pid !== null) return holder.pid !== process.pid && processExists(holder.pid);
-  return true;
+  return holderRuns(holder, holder.secondsSinceSeen * 1000 > MISSED_HEARTBEATS * heartbeatMs, host);
 }
 
 /** "pid 123 on host-a, seen 2 s ago", for messages. */

@@ -1,6 +1,7 @@
 import { randomUUID, type KeyObject } from "node:crypto";
 import { hostname } from "node:os";
 import { obtainBinary, UntrustedBinaryError, type SignedBinary } from "../engine-build/binary-store.js";
+import type { EngineCache } from "../engine-build/engine-cache.js";
 import { UntrustedOptionsError, verifiedDraw } from "../signing/options-signature.js";
 import { drawOptions } from "../params/option-names.js";
 import {
@@ -32,7 +33,8 @@ import { BatchTally } from "./batch-tally.js";
 import { optionsOnClaim } from "./option-draw.js";
 import { DelayGuard } from "./delay-guard.js";
 import { faultedGames } from "./faulted-games.js";
-import { describeHolder, heartbeatInterval, holderAlive } from "./name-holder.js";
+import { describeHolder, holderAlive } from "./name-holder.js";
+import { heartbeatInterval } from "../core/holder.js";
 import type { PairPlayer } from "./runner-player.js";
 import { MAX_TIME_FACTOR, MIN_TIME_FACTOR, scaledMovetime, timeFactor } from "./time-factor.js";
 
@@ -50,8 +52,8 @@ export interface WorkerOptions {
   leaseSeconds: number;
   /** Opening positions to draw from. */
   openings: readonly Opening[];
-  /** The only folder whose files it executes: its own, 0700, the binaries it hashed written there by sha256. */
-  cacheDir: string;
+  /** The only folder whose files it executes (`cache.dir`): its own, 0700, the binaries it hashed written there by sha256, bounded. */
+  cache: EngineCache;
   /** The master keys whose signed binaries this worker runs (read at each batch: a local master may make its key later). */
   trustedKeys: () => KeyObject[];
   /** The longest wait between claims while idle (the cap of the polling backoff). */
@@ -468,7 +470,23 @@ async function playBatch(
 ): Promise<PlayedBatch> {
   const { database } = options;
   const keys = options.trustedKeys();
-  const paths = await withRetry(log, stop, () => Promise.all(binariesOf(batch).map((binary) => obtainBinary(database.sql, binary, keys, options.cacheDir))));
+  const binaries = binariesOf(batch);
+  // In use until the batch is over: no eviction (of this worker or another sharing the cache) removes them meanwhile.
+  const hashes = binaries.map((binary) => binary.sha256);
+  const done = await options.cache.use(hashes);
+  try {
+    const cached = options.cache.holds(hashes);
+    const paths = await withRetry(log, stop, () => Promise.all(binaries.map((binary) => obtainBinary(database.sql, binary, keys, options.cache.dir))));
+    // A binary just added may take the cache beyond its bounds.
+    if (!cached) await options.cache.evict().catch((error: unknown) => log(`worker ${options.name}: the engine cache could not be trimmed: ${(error as Error).message}`));
+    return await playObtained(options, batch, paths, keys, rng, factorFor, onPair);
+  } finally {
+    done();
+  }
+}
+
+/** Plays a batch whose binaries are in the cache at `paths` (plus, minus and the reference). */
+async function playObtained(options: WorkerOptions, batch: ClaimedBatch, paths: string[], keys: KeyObject[], rng: Rng, factorFor: FactorFor, onPair: () => void): Promise<PlayedBatch> {
   await options.player.retire(paths);
   const factor = await factorFor(batch, paths[0]!);
   // UCI-option mode: options only from a parameter list the master signed, with values in its bounds.

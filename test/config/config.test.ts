@@ -93,6 +93,8 @@ describe("config.toml", () => {
     ["iterations in flight in UCI-option mode", '[engine]\nmode = "options"\n[spsa]\nmax_staleness = 2\n', /\[spsa\]\.max_staleness \(line 4\): applies only with \[engine\] mode = "build"/],
     ["a fractional max_staleness", "[spsa]\nmax_staleness = 1.5\n", /\[spsa\]\.max_staleness \(line 2\): .*integer/],
     ["a negative max_staleness", "[spsa]\nmax_staleness = -1\n", /\[spsa\]\.max_staleness \(line 2\): must be >= 0/],
+    ["an engine cache of no binary", "[worker]\nengine_cache_files = 0\n", /\[worker\]\.engine_cache_files \(line 2\): must be >= 1/],
+    ["an engine cache of no bytes", "[worker]\nengine_cache_mb = 0\n", /\[worker\]\.engine_cache_mb \(line 2\): must be > 0/],
     ["a fractional iteration count", "[spsa]\nmax_iterations = 2.5\n", /\[spsa\]\.max_iterations .*must be an integer/],
     ["timehigh below timelow", "[time_control]\ntimelow = 1.0\ntimehigh = 0.5\n", /\[time_control\]\.timehigh \(line 3\): must be >= timelow/],
     ["an unknown outside-delay policy", '[time_control]\noutside_delay = "forfeit"\n', /\[time_control\]\.outside_delay \(line 2\): must be one of "replay", "loss", got "forfeit"/],

@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { obtainBinary, sha256, storeBinary, type SignedBinary } from "../../src/engine-build/binary-store.js";
+import { obtainBinary, sha256, type SignedBinary } from "../../src/engine-build/binary-store.js";
+import { storeFile } from "../support/iterations.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { localSigningKey, localTrust } from "../support/signing.js";
 
@@ -24,7 +25,7 @@ describe("a stored binary whose hash does not match", () => {
 
   beforeAll(async () => {
     writeFileSync(join(dir, "original"), content);
-    expect(await storeBinary(database.sql, join(dir, "original"))).toBe(hash);
+    expect(await storeFile(database.sql, join(dir, "original"))).toBe(hash);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   // Each case starts with an empty cache.

@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256OfFile } from "../../src/engine-build/binary-store.js";
@@ -71,9 +71,10 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
       select id, uid, reference, reference_path, reference_sha256, current_parameters from spsa_run where name = 'ref'`;
     if (!run) throw new Error("no run");
     expect(run.reference).toBe("start");
-    expect(sha256OfFile(run.reference_path)).toBe(run.reference_sha256);
-    const [stored] = await sql`select count(*)::int as n from spsa_binary where sha256 = ${run.reference_sha256}`;
-    expect(stored?.n).toBe(1);
+    // The run complete, its reference is kept for the record only: sha256 and size, no bytes, no file in output_dir.
+    expect(existsSync(run.reference_path)).toBe(false);
+    const [stored] = await sql`select count(*)::int as n, bool_and(content is null and size > 0) as pruned from spsa_binary where sha256 = ${run.reference_sha256}`;
+    expect(stored).toEqual({ n: 1, pruned: true });
 
     const rows = await sql<ReferenceRow[]>`
       select i.id, i.iteration_number, i.status, i.target_games, i.games_played, i.plus_wins, i.minus_wins, i.draws,
@@ -198,8 +199,9 @@ describe("reference mode with an engine file: taken as is, and refused once its 
     const sha256 = sha256OfFile(engine);
     const [run] = await sql`select reference, reference_path, reference_sha256 from spsa_run where name = 'file'`;
     expect(run).toEqual({ reference: engine, reference_path: engine, reference_sha256: sha256 });
-    const [stored] = await sql<{ content: Buffer }[]>`select content from spsa_binary where sha256 = ${sha256}`;
-    expect(stored?.content.equals(readFileSync(engine))).toBe(true);
+    // Its bytes were stored while the run played them, and pruned once it was complete; the user's file is never touched.
+    const [stored] = await sql<{ size: number; content: Buffer | null }[]>`select size, content from spsa_binary where sha256 = ${sha256}`;
+    expect(stored).toEqual({ size: readFileSync(engine).length, content: null });
     const [iteration] = await sql`select i.status, games_played, reference_engine_path, ref_plus_wins + ref_plus_draws + ref_plus_losses as plus_games
       from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'file'`;
     expect(iteration).toEqual({ status: "complete", games_played: 4, reference_engine_path: engine, plus_games: 2 });

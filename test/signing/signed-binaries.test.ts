@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { sha256OfFile, storeBinary } from "../../src/engine-build/binary-store.js";
+import { sha256OfFile } from "../../src/engine-build/binary-store.js";
 import { signerFor } from "../../src/signing/binary-signature.js";
 import { compete, spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { foldIteration } from "../../src/db/batches.js";
-import { seedIteration } from "../support/iterations.js";
+import { seedIteration, storeFile } from "../support/iterations.js";
 import { localSigningKey } from "../support/signing.js";
 
 const RANDOM_MOVER = fileURLToPath(new URL("../fixtures/engines/random-mover.mjs", import.meta.url));
@@ -64,7 +64,7 @@ describe("signed binaries on real workers", () => {
   ) {
     const genuine = markedEngine(`${runName}-genuine`);
     const { run, iteration } = await seedIteration(database.sql, { runName, targetGames: 2, iterationNumber, engine: genuine });
-    await storeBinary(database.sql, planted.path);
+    await storeFile(database.sql, planted.path);
     await database.sql`update spsa_iteration set plus_engine_path = ${planted.path}, plus_engine_sha256 = ${planted.sha256},
       plus_engine_signature = ${await signature(run)} where id = ${iteration.id}`;
     return { run, iteration };
@@ -141,7 +141,7 @@ describe("signed binaries on real workers", () => {
       const planted = markedEngine(name);
       // The master's iteration against a reference of its own; the database writer then swaps the reference.
       const { run, iteration } = await seedIteration(database.sql, { runName: name, targetGames: 4, engine: genuine, reference: genuine });
-      await storeBinary(database.sql, planted.path);
+      await storeFile(database.sql, planted.path);
       await database.sql`update spsa_iteration set reference_engine_path = ${planted.path}, reference_engine_sha256 = ${planted.sha256},
         reference_engine_signature = ${signature(run.uid, planted.sha256)} where id = ${iteration.id}`;
       const result = await worker(`w-${name}`);

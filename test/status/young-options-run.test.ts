@@ -48,10 +48,11 @@ describe("spsa status of a UCI-option run a minute old", () => {
 
     // Progress in batches and games; Elo per window of an iteration's games (8 batches), the latest first.
     const lines = renderStatus(status).split("\n");
-    expect(lines[1]).toBe(`UCI-option run: ${rounds * SLOTS} batches applied, 0 in flight (${played}/${target} games played)`);
-    expect(lines[2]).toMatch(/^games 176 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), ETA \S+$/);
+    expect(lines[1]).toBe("master: none running");
+    expect(lines[2]).toBe(`UCI-option run: ${rounds * SLOTS} batches applied, 0 in flight (${played}/${target} games played)`);
+    expect(lines[3]).toMatch(/^games 176 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), ETA \S+$/);
     // 56.25 % is +43.7 Elo.
-    expect(lines[3]).toMatch(/^Elo per 64 games \(plus vs minus, 95 %\): batches 17–22 \+43\.7 ± \d+\.\d {2}batches 9–16 \+43\.7 ± \d+\.\d {2}batches 1–8 \+43\.7 ± \d+\.\d$/);
+    expect(lines[4]).toMatch(/^Elo per 64 games \(plus vs minus, 95 %\): batches 17–22 \+43\.7 ± \d+\.\d {2}batches 9–16 \+43\.7 ± \d+\.\d {2}batches 1–8 \+43\.7 ± \d+\.\d$/);
     expect(status.eloWindows?.recent.map((w) => w.games)).toEqual([48, 64, 64]);
   });
 });

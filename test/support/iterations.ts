@@ -6,6 +6,7 @@ import { claimWorkerName } from "../../src/db/workers.js";
 import { expireLeases, foldIteration, type ClaimedBatch } from "../../src/db/batches.js";
 import { connect } from "../../src/postgres/connection.js";
 import { insertIteration } from "../../src/db/iterations.js";
+import { sha256OfFile, storeBinaries } from "../../src/engine-build/binary-store.js";
 import { signedEngines } from "../../src/signing/binary-signature.js";
 import { planBatchSizes, planReferenceBatchSizes } from "../../src/spsa/batch-plan.js";
 import { activeGameSlots } from "../../src/db/workers.js";
@@ -201,4 +202,11 @@ export async function killWhileWaitingOnBatch(url: string, batchId: number, work
     child.kill("SIGKILL");
     await Promise.all([holder, watcher].map((c) => c.end()));
   }
+}
+
+/** Stores the file at `path` in spsa_binary as a master does (storeBinaries); returns its sha256. */
+export async function storeFile(sql: postgres.Sql, path: string): Promise<string> {
+  const hash = sha256OfFile(path);
+  await sql.begin((tx) => storeBinaries(tx, [{ path, sha256: hash }]));
+  return hash;
 }

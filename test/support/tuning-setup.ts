@@ -24,6 +24,8 @@ export interface TuningSetupOptions {
   /** e.g. "nodes = 1500": games at a node or depth limit instead of timelow and timehigh. */
   moveLimit?: string;
   extraConfig?: string;
+  /** Lines of `[spsa]` besides max_iterations, e.g. "max_staleness = 1". */
+  spsaLines?: string;
   /** "options": a UCI-option run of four of minnow's tunables (default: the build mode on params.toml). */
   mode?: "build" | "options";
 }
@@ -46,6 +48,7 @@ lease_seconds = ${options.leaseSeconds ?? 30}
 
 [spsa]
 max_iterations = ${options.iterations}
+${options.spsaLines ?? ""}
 
 [build]
 engine_dir = "${join(ROOT, "engines", "minnow")}"

@@ -6,6 +6,9 @@ import { createRunnerPlayer } from "../../src/worker/runner-player.js";
 import { runWorker, type WorkerOptions } from "../../src/worker/worker.js";
 import type { MigratedDatabase } from "./database.js";
 import { localTrust } from "./signing.js";
+import { EngineCache } from "../../src/engine-build/engine-cache.js";
+import { privateFolder } from "../../src/core/private-folder.js";
+import { DEFAULT_ENGINE_CACHE } from "../../src/config/config.js";
 
 /**
  * The worker loop in-process on a test database, with the real game runner: 2 games at
@@ -24,7 +27,7 @@ export function inProcessWorker(database: MigratedDatabase, dir: string, name: s
     batchSize: 2,
     leaseSeconds: 30,
     openings: [{ fen: START_FEN }],
-    cacheDir: join(dir, "cache"),
+    cache: new EngineCache(privateFolder(join(dir, "cache"), "engine cache"), DEFAULT_ENGINE_CACHE),
     trustedKeys: localTrust,
     pollIntervalMs: 50,
     // No work for this long ends the loop: how a test (or a script) stops a worker.

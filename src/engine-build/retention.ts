@@ -1,0 +1,91 @@
+import { readdirSync, rmdirSync, rmSync } from "node:fs";
+import { join, resolve, sep } from "node:path";
+import type postgres from "postgres";
+import { lockHeld } from "../core/lock-file.js";
+import { playablePaths, pruneBinaries, reclaimBinarySpace } from "../db/binaries.js";
+
+/**
+ * What is kept of the engines a master builds (docs/reliability.md, "Disk"): a binary's bytes,
+ * in the database and in output_dir, only while something can still run it (an iteration a
+ * worker can still play, an active run's reference, an active UCI-option run's engine; see
+ * pruneBinaries). After that its row keeps the sha256 and size, the iterations keep their
+ * signatures, and the bytes go. Every sweep starts from what the database says, so a master
+ * killed midway finishes the work at its next sweep; a worker checks every binary's sha256
+ * before it runs it, so nothing half-removed is ever run.
+ */
+
+/** The folders of a tuning run's builds in `<output_dir>/<run>/`: an iteration's `<k>/`, `reference/` (θ₀, or reference mode's), `options/` (a UCI-option run's engine). */
+const RUN_BUILD = /^(\d+|reference|options)$/;
+/** Kept while the run is active: the master builds them once and every iteration of the run may name them. */
+const RUN_LONG = /^(reference|options)$/;
+/** A head-to-head's builds (`spsa verify`, the ship check): `<output_dir>/verify/<run>-<ms>/`. */
+const HEAD_TO_HEAD_BUILD = /-\d+$/;
+
+/** Where a head-to-head of `runName` builds its engines. */
+export function headToHeadFolder(outputDir: string, runName: string, stamp: number): string {
+  return join(outputDir, "verify", `${runName}-${stamp}`);
+}
+
+/** The lock a head-to-head holds on its folder from its build until its games are opened (withFileLock): no sweep removes the folder meanwhile. */
+export function buildingLock(folder: string): string {
+  return `${folder}.lock`;
+}
+
+export interface SweepResult {
+  folders: string[];
+  binaries: number;
+  bytes: number;
+}
+
+/**
+ * Removes the build folders nothing can run any more, then the database's bytes of the binaries
+ * nothing can run (pruneBinaries). `run`: its master, between its own builds, sweeps its run's
+ * folder too (`over`: the run is complete, so its reference and engine go as well); a
+ * head-to-head's folder being built (its lock held) is left alone. `between` runs after the
+ * folders went, before the database's bytes (a crash point for the tests).
+ */
+export async function sweepBuilds(sql: postgres.Sql, outputDir: string, run: { name: string; over: boolean } | undefined, between?: () => void): Promise<SweepResult> {
+  const playable = (await playablePaths(sql)).map((path) => resolve(path));
+  const named = (folder: string) => playable.some((path) => path.startsWith(resolve(folder) + sep));
+  const folders: string[] = [];
+  const remove = (folder: string) => {
+    rmSync(folder, { recursive: true, force: true });
+    folders.push(folder);
+  };
+  if (run) {
+    const runFolder = join(outputDir, run.name);
+    for (const name of entries(runFolder)) {
+      if (!RUN_BUILD.test(name) || (RUN_LONG.test(name) && !run.over)) continue;
+      if (!named(join(runFolder, name))) remove(join(runFolder, name));
+    }
+    removeIfEmpty(runFolder);
+  }
+  const headToHead = join(outputDir, "verify");
+  for (const name of entries(headToHead)) {
+    const folder = join(headToHead, name);
+    if (HEAD_TO_HEAD_BUILD.test(name) && !named(folder) && !lockHeld(buildingLock(folder))) remove(folder);
+    // The lock of a head-to-head killed while it built.
+    else if (name.endsWith(".lock") && HEAD_TO_HEAD_BUILD.test(name.slice(0, -".lock".length)) && !lockHeld(folder)) rmSync(folder, { force: true });
+  }
+  if (folders.length > 0) between?.();
+  const pruned = await pruneBinaries(sql);
+  // Frees the pruned bytes' pages for the next binaries at once (autovacuum would, within minutes).
+  if (pruned.binaries > 0) await reclaimBinarySpace(sql);
+  return { folders, ...pruned };
+}
+
+function entries(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
+}
+
+function removeIfEmpty(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    // Not empty, or gone.
+  }
+}

@@ -14,13 +14,14 @@
 //     [--timelow 0.005] [--timehigh 0.01] [--at-once 1,2]
 // Without DATABASE_URL the script starts its own embedded Postgres ($SPSA_HOME in its temp
 // folder) and stops it at the end.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../dist/postgres/connection.js";
+import { benchProcesses } from "./tuning-kit.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -37,13 +38,7 @@ const { values: opts } = parseArgs({
 const LTO_PROFILE = { CARGO_PROFILE_RELEASE_LTO: "true", CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "1", CARGO_PROFILE_RELEASE_INCREMENTAL: "false" };
 const root = new URL("..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "spsa-builds-side-by-side-"));
-const ownDatabase = process.env.DATABASE_URL === undefined;
-if (ownDatabase) process.env.SPSA_HOME = join(dir, "home");
-const children = [];
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGTERM");
-  if (ownDatabase) spawnSync("node", [join(root, "bin/spsa.js"), "db", "stop"], { stdio: "ignore" });
-});
+const children = benchProcesses(root, dir);
 const started = performance.now();
 const log = (line) => console.error(`[${((performance.now() - started) / 60000).toFixed(1)} min] ${line}`);
 const load = () => loadavg()[0].toFixed(1);

@@ -86,11 +86,12 @@ export function buildSpsaProgram(): Command {
 
   program
     .command("status")
-    .description("one screen about a run: iteration, games, ETA, Elo, faults, workers, every parameter with a sparkline")
+    .description("one screen about a run: iteration, games, ETA, Elo, faults, workers, its parameters with sparklines (on a large run: how far they moved, and those that moved most)")
     .option("--name <name>", "the run (default: the run that started an iteration last)")
     .addOption(new Option("--texel [id]", "the latest Texel run of spsa texel instead (or the one with this id): K, error before and after, every changed parameter").argParser(parsePositiveInteger).conflicts("name"))
     .option("--json", "the same data as JSON")
-    .action(async (opts: { name?: string; texel?: true | number; json?: boolean }) => {
+    .option("--all", "every parameter, however many (without it a run of more than 12 lists the 12 that moved most), in the text and in --json")
+    .action(async (opts: { name?: string; texel?: true | number; json?: boolean; all?: boolean }) => {
       if (opts.texel !== undefined) {
         const { texelStatusCommand } = await import("../commands/texel-status.js");
         await texelStatusCommand({ config: config(), id: opts.texel === true ? undefined : opts.texel, json: opts.json });

@@ -26,6 +26,18 @@ import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type Mast
 /** params.toml follows θ at most this often while the run goes on, and once at its end. */
 const PARAMS_SYNC_MS = 10_000;
 
+/** Bytes of stored θ per applied batch at most, on average: θ is stored after every thetaEvery-th batch. */
+const STORED_THETA_BYTES_PER_BATCH = 2048;
+
+/**
+ * How often a run of `count` parameters stores θ: after every batch up to 256 parameters, after
+ * every ⌈count / 256⌉-th above (every 40th at 10,000), so stored θ costs at most about 2 KB per
+ * batch; θ between two stored ones is replayed from the batches' rows (src/spsa/option-chain.ts).
+ */
+export function thetaEveryFor(count: number): number {
+  return Math.max(1, Math.ceil((count * 8) / STORED_THETA_BYTES_PER_BATCH));
+}
+
 /**
  * The master of UCI-option mode: builds nothing after its start (the crate of [build], if
  * no binary is named, once), opens the run's games as one carrier iteration of
@@ -64,12 +76,15 @@ async function openOptionRun(options: MasterOptions, run: RunRow, params: Param[
   const enginePath = await engineBinary(config, run.name);
   const sha256 = await withRetry(log, options.signal, () => storeBinary(database.sql, enginePath));
   const gamesPerIteration = config.games.gamesPerIteration;
+  const names = params.map((p) => p.name);
   const row = (iterationId: number): OptionRunRow => ({
     runId: run.id,
     iterationId,
     enginePath,
     engineSha256: sha256,
     parameters,
+    names,
+    thetaEvery: thetaEveryFor(names.length),
     gains: spsaMathConfig(config.spsa, gamesPerIteration),
     gamesPerIteration,
     parametersSignature: signOptions(options.signingKey.signMessage, run.uid, parameters),
@@ -152,7 +167,7 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
       const iteration = await withRetry(log, options.signal, async () => {
         await expireLeases(database.sql);
         // θ and the carrier's counters move together: a batch is counted as it is applied.
-        await applyReports(database.sql, run.id);
+        await applyReports(database.sql, optionRun);
         const carrier = await readIteration(database.sql, optionRun.iterationId);
         // New draws from the θ just moved, for the batches the workers claim next.
         await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize);
@@ -162,16 +177,16 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
       seen = iteration.gamesPlayed;
       const finished = iteration.gamesPlayed >= iteration.targetGames;
       if (finished) await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
-      const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
       status.update(`run ${run.name}: ${iteration.gamesPlayed}/${iteration.targetGames} games, +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws} (plus vs minus)`);
       if (finished || Date.now() - synced >= PARAMS_SYNC_MS) {
+        const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
         syncParamsFile(paramsFile, theta, () => {});
         synced = Date.now();
-      }
-      if (finished) {
-        status.done();
-        log(`run "${run.name}" complete: ${iteration.gamesPlayed} games; ${paramsFile} holds the final θ`);
-        return theta;
+        if (finished) {
+          status.done();
+          log(`run "${run.name}" complete: ${iteration.gamesPlayed} games; ${paramsFile} holds the final θ`);
+          return theta;
+        }
       }
       await poll.wait();
     }

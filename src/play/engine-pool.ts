@@ -3,12 +3,29 @@ import { EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-pr
 
 /** Engines with the same name, binary, arguments and options are interchangeable (a game names its players after their processes, so self-play's two names never share one). */
 function specKey(spec: EngineSpec): string {
-  return JSON.stringify([spec.name, spec.path, spec.args ?? [], Object.entries(spec.options ?? {}).sort()]);
+  return JSON.stringify([spec.name, spec.path, spec.args ?? [], optionsKey(spec.options).values]);
 }
 
 /** Engines that differ only in their options' values can be reconfigured into each other. */
 function shapeKey(spec: EngineSpec): string {
-  return JSON.stringify([spec.path, spec.args ?? [], Object.keys(spec.options ?? {}).sort()]);
+  return JSON.stringify([spec.path, spec.args ?? [], optionsKey(spec.options).names]);
+}
+
+/**
+ * An option set's names and its names with values, as text, made once per options object: a
+ * UCI-option batch's thousands of options are one object for all its games (every acquire and
+ * release names its spec's key).
+ */
+const optionKeys = new WeakMap<object, { names: string; values: string }>();
+function optionsKey(options: EngineSpec["options"]): { names: string; values: string } {
+  if (options === undefined) return { names: "[]", values: "[]" };
+  let key = optionKeys.get(options);
+  if (key === undefined) {
+    const entries = Object.entries(options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    key = { names: JSON.stringify(entries.map(([name]) => name)), values: JSON.stringify(entries) };
+    optionKeys.set(options, key);
+  }
+  return key;
 }
 
 /**

@@ -1,20 +1,55 @@
 import { measuredElo, perturb, update } from "./math.js";
 import { createRng } from "../core/rng.js";
 import { stepScales } from "./adaptive.js";
-import type { DrawnBatch, IterationResult, OptionParams, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
+import type { DrawnBatch, IterationResult, OptionList, OptionParams, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
 
 /** k = 1 + whole iterations' worth of games drawn before this batch, at most maxIterations. */
 export function scheduleStep(gamesBefore: number, gamesPerIteration: number, maxIterations: number): number {
   return Math.min(maxIterations, 1 + Math.floor(gamesBefore / gamesPerIteration));
 }
 
-/** The parameters as the math sees them, at θ. */
-export function paramsAt(parameters: OptionParams, theta: Values): SpsaParam[] {
-  return Object.entries(parameters).map(([name, s]) => {
+/** The parameters as the math sees them, at θ, in the run's order. */
+export function paramsAt({ parameters, names }: OptionList, theta: Values): SpsaParam[] {
+  return names.map((name) => {
+    const s = parameters[name];
     const value = theta[name];
+    if (s === undefined) throw new Error(`the run's parameter list has no settings for ${name}`);
     if (value === undefined) throw new Error(`θ has no value for parameter ${name}`);
     return { name, value, min: s.min, max: s.max, step: s.step, type: s.type, frozen: s.frozen };
   });
+}
+
+/** A draw's signs as stored: one character per parameter in the run's order, '1' for +1, '0' for −1 or none (frozen). */
+export function signBits(names: readonly string[], signs: Values): string {
+  let bits = "";
+  for (const name of names) bits += signs[name] === 1 ? "1" : "0";
+  return bits;
+}
+
+/** The signs of stored bits, by name: +1 or −1, none for a frozen parameter (not perturbed). */
+export function signsOfBits({ parameters, names }: OptionList, bits: string): Values {
+  if (bits.length !== names.length) throw new RangeError(`${bits.length} signs stored for ${names.length} parameters`);
+  const signs: Values = {};
+  names.forEach((name, i) => {
+    if (!parameters[name]?.frozen) signs[name] = bits[i] === "1" ? 1 : -1;
+  });
+  return signs;
+}
+
+/**
+ * The one factor a batch's step scales (batchStepScales, the same for every parameter, as the
+ * adaptive gains make it), as recorded with the batch; 1 without adaptive gains.
+ */
+export function uniformScale(scale: Values | undefined): number {
+  if (scale === undefined) return 1;
+  const factors = new Set(Object.values(scale));
+  if (factors.size > 1) throw new Error("a batch's step scale differs between parameters: it cannot be recorded as one factor");
+  return factors.values().next().value ?? 1;
+}
+
+/** Every parameter's step scale of a recorded factor (what applyBatch takes). */
+export function scaleOf(names: readonly string[], factor: number): Values {
+  return Object.fromEntries(names.map((name) => [name, factor]));
 }
 
 /** Batch `batchNumber` of a run: its signs come from the run's seed and the number, so a replay draws the same. */

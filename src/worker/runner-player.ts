@@ -43,11 +43,20 @@ export function createRunnerPlayer(options: {
   engineOptions?: Readonly<Record<string, string>>;
 }): PairPlayer {
   const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs, outsideDelay: options.outsideDelay });
+  // This worker's options with a batch's tuned ones, made once per batch's options object: a
+  // batch's pairs then share one set (the engine pool keys its processes by it).
+  const merged = new WeakMap<object, Readonly<Record<string, string | number>>>();
+  const withOwn = (tuned: PlusMinusJob["plusOptions"]) => {
+    if (tuned === undefined) return { ...options.engineOptions };
+    let set = merged.get(tuned);
+    if (set === undefined) merged.set(tuned, (set = { ...options.engineOptions, ...tuned }));
+    return set;
+  };
   return {
     playPair: (job) =>
       runner.playPair({
-        first: { name: job.names?.[0] ?? "plus", path: job.plusPath, options: { ...options.engineOptions, ...job.plusOptions } },
-        second: { name: job.names?.[1] ?? "minus", path: job.minusPath, options: { ...options.engineOptions, ...job.minusOptions } },
+        first: { name: job.names?.[0] ?? "plus", path: job.plusPath, options: withOwn(job.plusOptions) },
+        second: { name: job.names?.[1] ?? "minus", path: job.minusPath, options: withOwn(job.minusOptions) },
         opening: job.opening,
         limits: job.limits,
       }),

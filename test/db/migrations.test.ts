@@ -160,9 +160,10 @@ describe("migrations", () => {
       // claimed one, whose games the master gives out again.
       expect(await applyReports(db, options!.id)).toBe(0);
       expect(await counted(carrier!.id)).toEqual({ games_claimed: 4, games_played: 4, draws: 4, pairs_dd: 2 });
-      const chain = await db`select applied_number, theta_applied from spsa_perturbation where run_id = ${options!.id} order by batch_id`;
-      expect(chain).toEqual([{ applied_number: 1, theta_applied: { X: 1 } }, { applied_number: 2, theta_applied: { X: 2 } },
-        { applied_number: null, theta_applied: null }, { applied_number: null, theta_applied: null }]);
+      // θ after each applied report, kept as the compact format (0020) keeps it: in the run's order.
+      const chain = await db`select applied_number, theta_after from spsa_perturbation where run_id = ${options!.id} order by batch_id`;
+      expect(chain).toEqual([{ applied_number: 1, theta_after: [2] }, { applied_number: 2, theta_after: [3] },
+        { applied_number: null, theta_after: null }, { applied_number: null, theta_after: null }]);
       const statuses = await db`select status from spsa_batch where iteration_id = ${carrier!.id} order by id`;
       expect(statuses.map((b) => b.status)).toEqual(["done", "done", "expired", "expired"]);
       expect(await applyReports(db, options!.id)).toBe(0);

@@ -10,15 +10,15 @@ export const EXTRA_OPTION = "BENCH_EXTRA";
  * minnow with `extra` more tunables, an array the search never reads: the same engine, playing
  * the same games, that offers `extra` more UCI spin options (range −1000 to 1000, default 0)
  * and has `extra` more literals in its constants file. A copy of the crate under `folder`
- * (the repository's minnow is never edited), built once per source: a later call with the
- * same minnow and count pays nothing. Returns the crate and its binary.
+ * (`minnow`, default the repository's, is never edited), rebuilt incrementally: a later call
+ * with the same source and count pays little. Returns the crate, its binary and constants file.
  */
-export async function buildExtraOptionsEngine(folder: string, extra: number): Promise<{ crate: string; binary: string; constantsFile: string }> {
+export async function buildExtraOptionsEngine(folder: string, extra: number, minnow = join(ROOT, "engines", "minnow")): Promise<{ crate: string; binary: string; constantsFile: string }> {
   const crate = join(folder, `minnow-extra-${extra}`);
   const constantsFile = join(crate, "src", "engine_constants.rs");
-  const source = withExtraTunables(readFileSync(join(ROOT, "engines", "minnow", "src", "engine_constants.rs"), "utf8"), extra);
+  const source = withExtraTunables(readFileSync(join(minnow, "src", "engine_constants.rs"), "utf8"), extra);
   mkdirSync(crate, { recursive: true });
-  for (const part of ["Cargo.toml", "Cargo.lock", "src"]) cpSync(join(ROOT, "engines", "minnow", part), join(crate, part), { recursive: true });
+  for (const part of ["Cargo.toml", "Cargo.lock", "src"]) cpSync(join(minnow, part), join(crate, part), { recursive: true });
   writeFileSync(constantsFile, source);
   await execa("cargo", ["build", "--release", "--quiet"], { cwd: crate });
   const binary = join(crate, "target", "release", "minnow");

@@ -1,0 +1,89 @@
+-- Large tunes (docs/uci-options.md, "Rows that stay small"): a UCI-option run stores its parameter
+-- list once, in order (spsa_option_run.parameter_names), and a batch only what it adds to the
+-- chain: its signs as one bit per parameter, the number of applied batches whose θ it was drawn
+-- from, its step scale, and θ after it only at every theta_every-th applied batch (in the order
+-- of parameter_names). The values plus and minus play are kept until the batch is applied or has
+-- expired. Runs of earlier versions keep every θ after (theta_every 1) and their values.
+DROP VIEW IF EXISTS "spsa_perturbation_progress";--> statement-breakpoint
+ALTER TABLE "spsa_option_run" ADD COLUMN "parameter_names" text[];--> statement-breakpoint
+ALTER TABLE "spsa_option_run" ADD COLUMN "theta_every" integer DEFAULT 1 NOT NULL;--> statement-breakpoint
+-- The order a resumed master of an earlier version drew in: the keys of the stored list.
+UPDATE "spsa_option_run" SET "parameter_names" = ARRAY(SELECT k FROM jsonb_object_keys("parameters") WITH ORDINALITY AS t(k, n) ORDER BY n);--> statement-breakpoint
+ALTER TABLE "spsa_option_run" ALTER COLUMN "parameter_names" SET NOT NULL;--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" RENAME COLUMN "signs" TO "signs_by_name";--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" RENAME COLUMN "theta_after" TO "theta_after_by_name";--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" ADD COLUMN "signs" bit varying;--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" ADD COLUMN "theta_after" double precision[];--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" ADD COLUMN "drawn_from" integer;--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" ADD COLUMN "step_scale" double precision;--> statement-breakpoint
+-- jsonb numbers are the decimals JSON.stringify wrote: read back as float8 they are the same doubles.
+UPDATE "spsa_perturbation" p SET
+  "signs" = (SELECT coalesce(string_agg(CASE WHEN (p."signs_by_name" ->> n.name)::float8 > 0 THEN '1' ELSE '0' END, '' ORDER BY n.i), '')::varbit
+    FROM "spsa_option_run" o, unnest(o."parameter_names") WITH ORDINALITY AS n(name, i) WHERE o."run_id" = p."run_id"),
+  "theta_after" = CASE WHEN p."theta_after_by_name" IS NOT NULL THEN ARRAY(SELECT (p."theta_after_by_name" ->> n.name)::float8
+    FROM "spsa_option_run" o, unnest(o."parameter_names") WITH ORDINALITY AS n(name, i) WHERE o."run_id" = p."run_id" ORDER BY n.i) END;--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" ALTER COLUMN "signs" SET NOT NULL;--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" DROP COLUMN "signs_by_name";--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" DROP COLUMN "theta_after_by_name";--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" DROP COLUMN "theta_before";--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" DROP COLUMN "theta_applied";--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" ALTER COLUMN "plus_parameters" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "spsa_perturbation" ALTER COLUMN "minus_parameters" DROP NOT NULL;--> statement-breakpoint
+-- A batch that expired unplayed needs its values no more.
+UPDATE "spsa_perturbation" p SET "plus_parameters" = NULL, "minus_parameters" = NULL
+FROM "spsa_batch" b WHERE b."id" = p."batch_id" AND b."status" = 'expired' AND p."applied_number" IS NULL;--> statement-breakpoint
+CREATE INDEX "spsa_perturbation_values" ON "spsa_perturbation" USING btree ("run_id") WHERE "spsa_perturbation"."plus_parameters" is not null;--> statement-breakpoint
+-- One row per batch, as before, with θ after it by name where it is stored.
+CREATE VIEW "spsa_perturbation_progress" AS
+SELECT
+	r.name AS run,
+	p.batch_number AS batch,
+	b.status,
+	p.worker_name AS worker,
+	p.games,
+	p.k,
+	round(p.c_k::numeric, 3) AS c_k,
+	round(p.a_k::numeric, 5) AS a_k,
+	p.plus_wins,
+	p.minus_wins,
+	p.draws,
+	p.pairs AS pentanomial,
+	round(p.elo_diff::numeric, 1) AS elo_diff,
+	p.applied_number AS applied,
+	p.drawn_from,
+	p.step_scale,
+	p.signs,
+	CASE WHEN p.theta_after IS NOT NULL THEN
+		(SELECT jsonb_object_agg(n.name, p.theta_after[n.i]) FROM unnest(o.parameter_names) WITH ORDINALITY AS n(name, i)) END AS theta_after,
+	p.claimed_at,
+	p.reported_at
+FROM spsa_perturbation p
+JOIN spsa_batch b ON b.id = p.batch_id
+JOIN spsa_run r ON r.id = p.run_id
+JOIN spsa_option_run o ON o.run_id = p.run_id
+ORDER BY r.id DESC, p.batch_number DESC;--> statement-breakpoint
+-- A batch's sign of each parameter: +1 or −1 (null for a frozen parameter, which is not perturbed).
+CREATE VIEW "spsa_batch_sign" AS
+SELECT
+	r.name AS run,
+	p.batch_number AS batch,
+	p.applied_number AS applied,
+	n.name AS parameter,
+	CASE WHEN (o.parameters -> n.name ->> 'frozen')::boolean THEN NULL WHEN get_bit(p.signs, (n.i - 1)::int) = 1 THEN 1 ELSE -1 END AS sign
+FROM spsa_perturbation p
+JOIN spsa_run r ON r.id = p.run_id
+JOIN spsa_option_run o ON o.run_id = p.run_id
+CROSS JOIN LATERAL unnest(o.parameter_names) WITH ORDINALITY AS n(name, i);--> statement-breakpoint
+-- θ of a UCI-option run per parameter after `applied` batches: the start (0), every stored θ, and
+-- the run's θ now (applied: the batches applied so far).
+CREATE VIEW "spsa_option_theta" AS
+SELECT r.name AS run, 0 AS applied, n.name AS parameter, (r.initial_parameters ->> n.name)::float8 AS value
+FROM spsa_option_run o JOIN spsa_run r ON r.id = o.run_id CROSS JOIN LATERAL unnest(o.parameter_names) AS n(name)
+UNION ALL
+SELECT r.name, p.applied_number, n.name, p.theta_after[n.i]
+FROM spsa_perturbation p JOIN spsa_run r ON r.id = p.run_id JOIN spsa_option_run o ON o.run_id = p.run_id
+CROSS JOIN LATERAL unnest(o.parameter_names) WITH ORDINALITY AS n(name, i)
+WHERE p.theta_after IS NOT NULL
+UNION ALL
+SELECT r.name, (SELECT coalesce(max(x.applied_number), 0) FROM spsa_perturbation x WHERE x.run_id = r.id), n.name, (r.current_parameters ->> n.name)::float8
+FROM spsa_option_run o JOIN spsa_run r ON r.id = o.run_id CROSS JOIN LATERAL unnest(o.parameter_names) AS n(name);

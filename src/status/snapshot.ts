@@ -299,7 +299,7 @@ async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: n
 }
 
 /** Parameters a status lists once a run has more: the ones that moved most. */
-export const LISTED_PARAMETERS = 12;
+export const LISTED_PARAMETERS = 20;
 
 /** Every parameter with where it started and is (no history yet), its order by name: jsonb keeps no key order. */
 export function parameterRows(run: RunRecord, settings: IterationSettings | null): Omit<ParameterStatus, "history">[] {

@@ -19,7 +19,7 @@
 // Build mode: the time to rewrite the constants file for plus and minus (src/rust-constants),
 // and the bytes of an iteration's row, for a short run (2 iterations of 16 games).
 //   npx tsx bench/large-tunes.mjs [--sizes 10,1000,10000] [--games 320] [--nodes 500] [-c 2]
-//     [--build-literals 1000] [--minnow engines/minnow] [--keep]
+//     [--build-literals 1000] [--minnow engines/minnow] [--keep] [--profile DIR: the master's CPU profile there]
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,6 +42,7 @@ const { values } = parseArgs({
     "build-literals": { type: "string", default: "1000" },
     minnow: { type: "string" },
     keep: { type: "boolean", default: false },
+    profile: { type: "string" },
   },
 });
 const root = new URL("..", import.meta.url).pathname;
@@ -123,7 +124,8 @@ async function optionRun(size) {
     const dashboard = run([join(root, "bin/spsa.js"), "--config", files.config, "dashboard", "--port", "0"], env, (line) => {
       dashboardUrl ??= line.match(/dashboard at (\S+)/)?.[1];
     });
-    const master = run(["--import", join(root, "bench/cpu-at-exit.mjs"), join(root, "bin/spsa.js"), "--config", files.config, "master", "--params", files.params, "--name", "large"], { ...env, SPSA_CPU_FILE: cpuFile });
+    const profile = values.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(values.profile)];
+    const master = run([...profile, "--import", join(root, "bench/cpu-at-exit.mjs"), join(root, "bin/spsa.js"), "--config", files.config, "master", "--params", files.params, "--name", "large"], { ...env, SPSA_CPU_FILE: cpuFile });
     // The dashboard as an open page sees it: a first load once batches are applied, then a refresh per look that finds new ones.
     let firstLoad = 0;
     let refreshUrl;

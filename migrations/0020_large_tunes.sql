@@ -7,6 +7,9 @@
 DROP VIEW IF EXISTS "spsa_perturbation_progress";--> statement-breakpoint
 ALTER TABLE "spsa_option_run" ADD COLUMN "parameter_names" text[];--> statement-breakpoint
 ALTER TABLE "spsa_option_run" ADD COLUMN "theta_every" integer DEFAULT 1 NOT NULL;--> statement-breakpoint
+ALTER TABLE "spsa_option_run" ADD COLUMN "theta_applied" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+-- Runs of earlier versions wrote θ with every applied batch.
+UPDATE "spsa_option_run" o SET "theta_applied" = (SELECT coalesce(max(p."applied_number"), 0) FROM "spsa_perturbation" p WHERE p."run_id" = o."run_id");--> statement-breakpoint
 -- The order a resumed master of an earlier version drew in: the keys of the stored list.
 UPDATE "spsa_option_run" SET "parameter_names" = ARRAY(SELECT k FROM jsonb_object_keys("parameters") WITH ORDINALITY AS t(k, n) ORDER BY n);--> statement-breakpoint
 ALTER TABLE "spsa_option_run" ALTER COLUMN "parameter_names" SET NOT NULL;--> statement-breakpoint
@@ -75,7 +78,7 @@ JOIN spsa_run r ON r.id = p.run_id
 JOIN spsa_option_run o ON o.run_id = p.run_id
 CROSS JOIN LATERAL unnest(o.parameter_names) WITH ORDINALITY AS n(name, i);--> statement-breakpoint
 -- θ of a UCI-option run per parameter after `applied` batches: the start (0), every stored θ, and
--- the run's θ now (applied: the batches applied so far).
+-- the run's θ (spsa_run.current_parameters, after theta_applied batches).
 CREATE VIEW "spsa_option_theta" AS
 SELECT r.name AS run, 0 AS applied, n.name AS parameter, (r.initial_parameters ->> n.name)::float8 AS value
 FROM spsa_option_run o JOIN spsa_run r ON r.id = o.run_id CROSS JOIN LATERAL unnest(o.parameter_names) AS n(name)
@@ -84,6 +87,63 @@ SELECT r.name, p.applied_number, n.name, p.theta_after[n.i]
 FROM spsa_perturbation p JOIN spsa_run r ON r.id = p.run_id JOIN spsa_option_run o ON o.run_id = p.run_id
 CROSS JOIN LATERAL unnest(o.parameter_names) WITH ORDINALITY AS n(name, i)
 WHERE p.theta_after IS NOT NULL
-UNION ALL
-SELECT r.name, (SELECT coalesce(max(x.applied_number), 0) FROM spsa_perturbation x WHERE x.run_id = r.id), n.name, (r.current_parameters ->> n.name)::float8
+UNION
+SELECT r.name, o.theta_applied, n.name, (r.current_parameters ->> n.name)::float8
 FROM spsa_option_run o JOIN spsa_run r ON r.id = o.run_id CROSS JOIN LATERAL unnest(o.parameter_names) AS n(name);
+--> statement-breakpoint
+-- A batch's drawn values are stored as an array in the run's order (a fifteenth of the bytes of
+-- an object by name at 10,000 parameters); by name again where a person or a kept game reads them.
+CREATE FUNCTION spsa_values_by_name(p_values jsonb, p_names text[]) RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(p_values) = 'array'
+    THEN (SELECT coalesce(jsonb_object_agg(n.name, p_values -> (n.i - 1)::int), '{}') FROM unnest(p_names) WITH ORDINALITY AS n(name, i))
+    ELSE p_values END
+$$;--> statement-breakpoint
+-- As in 0017, with a UCI-option batch's values by name (a kept game names the options it was played with).
+CREATE OR REPLACE FUNCTION spsa_keep_faulted_games(p_batch bigint, p_worker text, p_games jsonb) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+  v_iteration int;
+  v_run int;
+  v_games int;
+  v_plus jsonb;
+  v_minus jsonb;
+  v_plus_sha text;
+  v_minus_sha text;
+  v_mine int;
+  v_all int;
+  v_kept int;
+BEGIN
+  PERFORM spsa_own_worker(p_worker);
+  SELECT i.id, i.run_id, b.games, coalesce(spsa_values_by_name(p.plus_parameters, o.parameter_names), i.plus_parameters, '{}'),
+    coalesce(spsa_values_by_name(p.minus_parameters, o.parameter_names), i.minus_parameters, '{}'), i.plus_engine_sha256, i.minus_engine_sha256
+  INTO v_iteration, v_run, v_games, v_plus, v_minus, v_plus_sha, v_minus_sha
+  FROM spsa_batch b JOIN spsa_iteration i ON i.id = b.iteration_id LEFT JOIN spsa_perturbation p ON p.batch_id = b.id
+    LEFT JOIN spsa_option_run o ON o.run_id = p.run_id
+  WHERE b.id = p_batch AND b.worker_name = p_worker AND b.status = 'done';
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'batch % is not a reported batch of worker "%"', p_batch, p_worker USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  IF jsonb_typeof(p_games) IS DISTINCT FROM 'array' OR jsonb_array_length(p_games) > v_games
+     OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_games) g WHERE jsonb_typeof(g) <> 'object'
+       OR jsonb_typeof(g->'gameIndex') IS DISTINCT FROM 'number' OR (g->>'gameIndex')::numeric <> trunc((g->>'gameIndex')::numeric)
+       OR (g->>'gameIndex')::numeric NOT BETWEEN 0 AND v_games - 1
+       OR g->>'side' IS NULL OR g->>'side' NOT IN ('plus', 'minus', 'reference')
+       OR g->>'fault' IS NULL OR char_length(g->>'fault') > spsa_limit('fault') OR g->>'fault' ~ '[[:cntrl:]]'
+       OR char_length(g->>'reason') > spsa_limit('reason') OR g->>'reason' ~ '[[:cntrl:]]'
+       OR g->>'pgn' IS NULL OR char_length(g->>'pgn') > spsa_limit('pgn') OR g->>'pgn' ~ '[\x01-\x08\x0b-\x1f\x7f]') THEN
+    RAISE EXCEPTION 'batch %: faulted games are at most its % games, each with its index, side, fault, a reason of at most % and a PGN of at most % characters, without control characters',
+      p_batch, v_games, spsa_limit('reason'), spsa_limit('pgn') USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  PERFORM pg_advisory_xact_lock(hashtext('spsa_faulted_game:' || v_run));
+  SELECT count(*) FILTER (WHERE f.iteration_id = v_iteration AND f.worker_name = p_worker), count(*) INTO v_mine, v_all
+  FROM spsa_faulted_game f WHERE f.run_id = v_run;
+  INSERT INTO spsa_faulted_game (run_id, iteration_id, batch_id, game_index, worker_name, side, fault, reason, pgn,
+    plus_parameters, minus_parameters, plus_engine_sha256, minus_engine_sha256)
+  SELECT v_run, v_iteration, p_batch, g."gameIndex", p_worker, g.side, g.fault, g.reason, g.pgn, v_plus, v_minus, v_plus_sha, v_minus_sha
+  FROM jsonb_to_recordset(p_games) AS g("gameIndex" int, side text, fault text, reason text, pgn text)
+  ORDER BY g."gameIndex" LIMIT greatest(0, least(3 - v_mine, 200 - v_all))
+  ON CONFLICT (batch_id, game_index) DO NOTHING;
+  GET DIAGNOSTICS v_kept = ROW_COUNT;
+  RETURN v_kept;
+END $$;

@@ -36,7 +36,7 @@ interface RunProgress {
   verifications: (VerificationResult & { limits_text: string })[];
   /** The latest kept games an engine fault decided (spsa export --faulted has their moves). */
   faultedGames: FaultedGameSummary[];
-  /** Where the next refresh starts (`?since=`): the last history point's applied batches (UCI-option mode) or completed iterations. */
+  /** Where the next refresh starts (`?since=`): the last history point, θ after this many applied batches (UCI-option mode) or completed iterations. */
   cursor: number;
 }
 
@@ -111,7 +111,7 @@ async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus
     },
     verifications: verifications.map((v) => ({ ...v, limits_text: describeLimits(v.limits) })),
     faultedGames,
-    cursor: status.perturbations?.applied ?? status.iteration.completed,
+    cursor: status.perturbations?.thetaApplied ?? status.iteration.completed,
   };
 }
 

@@ -60,6 +60,15 @@ export async function optionRunOfIteration(sql: Sql, iterationId: number): Promi
   return row;
 }
 
+/** The carrier iteration's counters, as the master's poll reads them (not its recorded θ and settings: a large run's are megabytes). */
+export async function carrierProgress(sql: Sql, iterationId: number): Promise<{ gamesPlayed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }> {
+  const [row] = await sql<{ gamesPlayed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }[]>`
+    select games_played as "gamesPlayed", target_games as "targetGames", plus_wins as "plusWins", minus_wins as "minusWins", draws
+    from spsa_iteration where id = ${iterationId}`;
+  if (!row) throw new Error(`iteration ${iterationId} vanished`);
+  return row;
+}
+
 /** What the master's pool of drawn batches stands at (src/master/draw-pool.ts): drawn batches not claimed yet, and games given out in batches. */
 export async function drawPoolState(tx: Sql, iterationId: number): Promise<{ open: number; allocated: number }> {
   const [row] = await tx<{ open: number; allocated: number }[]>`
@@ -93,29 +102,57 @@ export interface NewPerturbation {
   minus: Values;
 }
 
-/** Records the master's draw for an open batch (the worker that claims it is filled in by spsa_claim_batch). */
-export async function insertPerturbation(tx: Sql, p: NewPerturbation): Promise<void> {
+/**
+ * Records the master's draw for an open batch (the worker that claims it is filled in by
+ * spsa_claim_batch): plus and minus as arrays in the run's order of `names`, a fifteenth of
+ * the bytes of objects by name at 10,000 parameters.
+ */
+export async function insertPerturbation(tx: Sql, names: readonly string[], p: NewPerturbation): Promise<void> {
   await tx`
     insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters)
     values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${p.drawnFrom}, ${p.signs}::varbit,
-      ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
+      ${tx.json(thetaArray(names, p.plus))}, ${tx.json(thetaArray(names, p.minus))})`;
 }
 
-/** What a draw starts from: the run's θ and the number of batches applied to it (read under the fold's lock, so the two agree). */
-export async function drawnTheta(tx: Sql, runId: number): Promise<{ theta: Values; applied: number }> {
-  const [row] = await tx<{ theta: Values; applied: number }[]>`
-    select current_parameters as theta, (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied
-    from spsa_run where id = ${runId}`;
-  if (!row) throw new Error(`run ${runId} vanished`);
+/** Drawn values as stored: an array in the run's order (or, in rows drawn before migration 0020's version, an object by name). */
+type StoredValues = Values | number[];
+
+/** Drawn values by name, from either stored form. */
+function valuesByName(names: readonly string[], stored: StoredValues): Values {
+  return Array.isArray(stored) ? thetaOfArray(names, stored) : stored;
+}
+
+/**
+ * The batches applied so far, and after how many of them the run's θ (spsa_run.current_parameters)
+ * was written (read under the fold's lock, so the two are what the last fold left).
+ */
+export async function appliedState(tx: Sql, runId: number): Promise<{ applied: number; thetaApplied: number }> {
+  const [row] = await tx<{ applied: number; thetaApplied: number }[]>`
+    select (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied, theta_applied as "thetaApplied"
+    from spsa_option_run where run_id = ${runId}`;
+  if (!row) throw new Error(`run ${runId} is not a UCI-option run`);
   return row;
 }
 
-/** A claimed batch's draw with its run's parameters; undefined for a batch without a draw. */
-export async function drawOfBatch(sql: Sql, batchId: number): Promise<OptionDraw | undefined> {
-  const [row] = await sql<OptionDraw[]>`
-    select o.parameters, o.parameters_signature as signature, p.plus_parameters as plus, p.minus_parameters as minus
+/**
+ * A claimed batch's draw with its run's parameters; undefined for a batch without a draw. The
+ * parameter list is left out (null) when its signature is `knownSignature`: the caller has that
+ * list already (a large run's list is the biggest read of a claim).
+ */
+export async function drawOfBatch(
+  sql: Sql,
+  batchId: number,
+  known?: { signature: string; names: readonly string[] },
+): Promise<(Omit<OptionDraw, "parameters"> & { parameters: OptionParams | null; names: readonly string[] }) | undefined> {
+  const [row] = await sql<{ parameters: OptionParams | null; names: string[] | null; signature: string | null; plus: StoredValues; minus: StoredValues }[]>`
+    select case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameters end as parameters,
+      case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameter_names end as names,
+      o.parameters_signature as signature, p.plus_parameters as plus, p.minus_parameters as minus
     from spsa_perturbation p join spsa_option_run o on o.run_id = p.run_id where p.batch_id = ${batchId}`;
-  return row;
+  if (!row) return undefined;
+  const names = row.names ?? known?.names;
+  if (!names) throw new Error(`batch ${batchId}: its run's parameter names were left out as known, and they are not`);
+  return { parameters: row.parameters, names, signature: row.signature, plus: valuesByName(names, row.plus), minus: valuesByName(names, row.minus) };
 }
 
 /**
@@ -148,19 +185,20 @@ export interface UnfoldedBatch {
  */
 export async function lockUnfoldedBatches(
   tx: postgres.TransactionSql,
-  run: { runId: number; iterationId: number },
+  run: { runId: number; iterationId: number; names: readonly string[] },
   limit: number,
 ): Promise<{ open: boolean; batches: UnfoldedBatch[] }> {
   const [row] = await tx`select id from spsa_run where id = ${run.runId} for no key update`;
   if (!row) throw new Error(`run ${run.runId} vanished`);
   const open = await lockOpenIteration(tx, run.iterationId);
-  const batches = !open ? [] : await tx<UnfoldedBatch[]>`
+  const batches = !open ? [] : await tx<(Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]>`
     select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
       p.applied_number is not null as applied, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
     from spsa_batch b left join spsa_perturbation p on p.batch_id = b.id
     where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused)
     order by b.reported_at, b.id limit ${limit}`;
-  return { open, batches };
+  const byName = (stored: StoredValues | null) => (stored === null ? null : valuesByName(run.names, stored));
+  return { open, batches: batches.map((b) => ({ ...b, plus: byName(b.plus), minus: byName(b.minus) })) };
 }
 
 /**
@@ -187,8 +225,10 @@ export async function dropUnplayedValues(tx: Sql, runId: number): Promise<void> 
     from spsa_batch b where p.run_id = ${runId} and p.plus_parameters is not null and p.applied_number is null and b.id = p.batch_id and b.status = 'expired'`;
 }
 
-export async function setRunTheta(tx: postgres.TransactionSql, runId: number, theta: Values): Promise<void> {
+/** The run's θ, as θ after `applied` batches. */
+export async function setRunTheta(tx: Sql, runId: number, theta: Values, applied: number): Promise<void> {
   await tx`update spsa_run set current_parameters = ${tx.json(theta)} where id = ${runId}`;
+  await tx`update spsa_option_run set theta_applied = ${applied} where run_id = ${runId}`;
 }
 
 /**
@@ -232,6 +272,8 @@ export async function isOptionRun(sql: Sql, runName: string): Promise<boolean> {
 export interface PerturbationProgress {
   /** Batches whose report the master applied to θ (moving it, or leaving it on equal results). */
   applied: number;
+  /** The run's θ (spsa_run.current_parameters) is θ after this many of them (a large run's is written at least every 10 s). */
+  thetaApplied: number;
   /** Batches claimed and not yet reported or expired. */
   inFlight: number;
   /** The last applied batches, newest first. */
@@ -241,15 +283,16 @@ export interface PerturbationProgress {
 /** A UCI-option run's batches, for `spsa status`; undefined for a run that is not one. */
 export async function perturbationProgress(sql: Sql, runId: number, recentCount: number): Promise<PerturbationProgress | undefined> {
   // Applied numbers run 1, 2, …: the last is the count. In flight: the claimed batches, through the leases index.
-  const [counts] = await sql<{ runs: number; applied: number; inFlight: number }[]>`
+  const [counts] = await sql<{ runs: number; applied: number; thetaApplied: number; inFlight: number }[]>`
     select (select count(*) from spsa_option_run where run_id = ${runId})::int as runs,
       (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied,
+      (select theta_applied from spsa_option_run where run_id = ${runId}) as "thetaApplied",
       (select count(*) from spsa_batch b join spsa_perturbation p on p.batch_id = b.id where b.status = 'claimed' and p.run_id = ${runId})::int as "inFlight"`;
   if (!counts || counts.runs === 0) return undefined;
   const recent = await sql<{ batchNumber: number; games: number; elo: number }[]>`
     select batch_number as "batchNumber", games, elo_diff as elo from spsa_perturbation
     where run_id = ${runId} and applied_number is not null order by applied_number desc limit ${recentCount}`;
-  return { applied: counts.applied, inFlight: counts.inFlight, recent };
+  return { applied: counts.applied, thetaApplied: counts.thetaApplied, inFlight: counts.inFlight, recent };
 }
 
 /** How often the run stores θ (spsa_option_run.theta_every): after every this many applied batches. */
@@ -348,7 +391,7 @@ async function storedTheta(sql: Sql, runId: number, names: readonly string[], n:
 
 async function appliedBatches(sql: Sql, runId: number, names: readonly string[], after: number, through: number): Promise<AppliedBatch[]> {
   const rows = await sql<(Omit<AppliedBatch, "result" | "played" | "thetaAfter" | "signs"> & {
-    signs: string; plusWins: number; minusWins: number; draws: number; plus: Values | null; minus: Values | null; theta: number[] | null;
+    signs: string; plusWins: number; minusWins: number; draws: number; plus: StoredValues | null; minus: StoredValues | null; theta: number[] | null;
   })[]>`
     select p.applied_number as "appliedNumber", p.batch_number as "batchNumber", p.worker_name as "workerName", p.games, b.games_before as "gamesBefore",
       p.drawn_from as "drawnFrom", p.k, p.c_k as ck, p.a_k as ak, p.signs, p.step_scale as "stepScale", p.plus_wins as "plusWins",
@@ -359,7 +402,7 @@ async function appliedBatches(sql: Sql, runId: number, names: readonly string[],
   return rows.map(({ plusWins, minusWins, draws, plus, minus, theta, ...row }) => ({
     ...row,
     result: { plusWins, minusWins, draws },
-    played: plus && minus ? { plus, minus } : null,
+    played: plus && minus ? { plus: valuesByName(names, plus), minus: valuesByName(names, minus) } : null,
     thetaAfter: theta ? thetaOfArray(names, theta) : null,
   }));
 }

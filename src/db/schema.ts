@@ -383,6 +383,11 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
   parameterNames: text("parameter_names").array().notNull(),
   /** θ is stored after every this many applied batches (spsa_perturbation.theta_after); between them it is replayed. */
   thetaEvery: integer("theta_every").notNull().default(1),
+  /**
+   * spsa_run.current_parameters is θ after this many applied batches: every one on a run that
+   * stores θ after every batch, else written at least every 10 s (the master holds θ between).
+   */
+  thetaApplied: integer("theta_applied").notNull().default(0),
   /** The SPSA math's gains (a, c, A, alpha, gamma, max_iterations, elo_cap, max_step). */
   gains: jsonb("gains").notNull(),
   /** Games of one step of the gain schedule: a batch of n games moves θ n / this times as far. */

@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { lockOpenIteration } from "../db/batches.js";
-import { drawnTheta, drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/perturbations.js";
+import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/perturbations.js";
+import { currentTheta, type HeldTheta } from "./held-theta.js";
 import { activeGameSlots } from "../db/workers.js";
 import { drawBatch, paramsAt, signBits } from "../spsa/option-batches.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
@@ -27,15 +28,15 @@ export function poolSize(slots: number, batchGames: number): number {
  * reopened (its draw stays with it, unapplied); its games are given out again here. Under the
  * carrier iteration's fold lock, so one master's polls never draw twice. Returns the batches drawn.
  */
-export async function topUpDraws(sql: postgres.Sql, run: OptionRunRow & { seed: string }, targetGames: number, batchGames: number): Promise<number> {
+export async function topUpDraws(sql: postgres.Sql, run: OptionRunRow & { seed: string }, targetGames: number, batchGames: number, held?: HeldTheta): Promise<number> {
   const slots = await activeGameSlots(sql);
   const drawn = await sql.begin(async (tx) => {
     if (!(await lockOpenIteration(tx, run.iterationId))) return 0;
     const { open, allocated } = await drawPoolState(tx, run.iterationId);
     const wanted = poolSize(slots, batchGames) - open;
     if (wanted <= 0 || allocated >= targetGames) return 0;
-    // θ only when drawing: a large run's θ is the biggest read of a poll.
-    const { theta, applied } = await drawnTheta(tx, run.runId);
+    // θ only when drawing, and the held one while it is current: a large run's θ is the biggest read of a poll.
+    const { theta, applied } = await currentTheta(tx, run, held);
     const params = paramsAt(run, theta);
     let before = allocated;
     let count = 0;
@@ -44,7 +45,7 @@ export async function topUpDraws(sql: postgres.Sql, run: OptionRunRow & { seed: 
       const batchId = await insertOpenBatch(tx, run.iterationId, games, before);
       // The batch row's id numbers the draw: unique in the run, so its signs are its own.
       const draw = drawBatch(params, run.gains, { seed: run.seed, batchNumber: batchId, gamesBefore: before, gamesPerIteration: run.gamesPerIteration });
-      await insertPerturbation(tx, {
+      await insertPerturbation(tx, run.names, {
         batchId, runId: run.runId, batchNumber: batchId, games, k: draw.k, ck: draw.ck, ak: draw.ak,
         drawnFrom: applied, signs: signBits(run.names, draw.signs), plus: draw.plus, minus: draw.minus,
       });

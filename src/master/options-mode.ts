@@ -6,7 +6,7 @@ import { spsaMathConfig } from "../config/config.js";
 import type { Param } from "../params/params.js";
 import { expireLeases } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
-import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/perturbations.js";
+import { carrierProgress, completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/perturbations.js";
 import { withRetry } from "../postgres/retry.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { InputError } from "../core/errors.js";
@@ -16,6 +16,7 @@ import { insertIteration, iterationCount, readIteration } from "../db/iterations
 import type { RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
 import { applyReports } from "./apply-reports.js";
+import { HeldTheta, writeHeldTheta } from "./held-theta.js";
 import { topUpDraws } from "./draw-pool.js";
 import { optionsMessage, signOptions } from "../signing/options-signature.js";
 import { signedEngines } from "../signing/binary-signature.js";
@@ -159,6 +160,8 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
   const { database, paramsFile } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(options.config.database.pollIntervalMs);
+  // θ as this master moved it: not read back nor written at every batch of a large run.
+  const held = new HeldTheta();
   let seen = -1;
   let synced = Date.now();
   try {
@@ -167,16 +170,19 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
       const iteration = await withRetry(log, options.signal, async () => {
         await expireLeases(database.sql);
         // θ and the carrier's counters move together: a batch is counted as it is applied.
-        await applyReports(database.sql, optionRun);
-        const carrier = await readIteration(database.sql, optionRun.iterationId);
+        await applyReports(database.sql, optionRun, held);
+        const carrier = await carrierProgress(database.sql, optionRun.iterationId);
         // New draws from the θ just moved, for the batches the workers claim next.
-        await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize);
+        await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize, held);
         return carrier;
       });
       if (iteration.gamesPlayed !== seen) poll.reset();
       seen = iteration.gamesPlayed;
       const finished = iteration.gamesPlayed >= iteration.targetGames;
-      if (finished) await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
+      if (finished) {
+        await withRetry(log, options.signal, () => writeHeldTheta(database.sql, optionRun, held));
+        await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
+      }
       status.update(`run ${run.name}: ${iteration.gamesPlayed}/${iteration.targetGames} games, +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws} (plus vs minus)`);
       if (finished || Date.now() - synced >= PARAMS_SYNC_MS) {
         const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));

@@ -1,6 +1,6 @@
 import { measuredElo, perturb, update } from "./math.js";
 import { createRng } from "../core/rng.js";
-import { stepScales } from "./adaptive.js";
+import { stepFactor } from "./adaptive.js";
 import type { DrawnBatch, IterationResult, OptionList, OptionParams, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
 
 /** k = 1 + whole iterations' worth of games drawn before this batch, at most maxIterations. */
@@ -36,22 +36,6 @@ export function signsOfBits({ parameters, names }: OptionList, bits: string): Va
   return signs;
 }
 
-/**
- * The one factor a batch's step scales (batchStepScales, the same for every parameter, as the
- * adaptive gains make it), as recorded with the batch; 1 without adaptive gains.
- */
-export function uniformScale(scale: Values | undefined): number {
-  if (scale === undefined) return 1;
-  const factors = new Set(Object.values(scale));
-  if (factors.size > 1) throw new Error("a batch's step scale differs between parameters: it cannot be recorded as one factor");
-  return factors.values().next().value ?? 1;
-}
-
-/** Every parameter's step scale of a recorded factor (what applyBatch takes). */
-export function scaleOf(names: readonly string[], factor: number): Values {
-  return Object.fromEntries(names.map((name) => [name, factor]));
-}
-
 /** Batch `batchNumber` of a run: its signs come from the run's seed and the number, so a replay draws the same. */
 export function drawBatch(params: readonly SpsaParam[], gains: SpsaMathConfig, draw: { seed: string; batchNumber: number; gamesBefore: number; gamesPerIteration: number }): DrawnBatch {
   const k = scheduleStep(draw.gamesBefore, draw.gamesPerIteration, gains.maxIterations);
@@ -69,7 +53,7 @@ export function applyBatch(
   result: IterationResult,
   gains: SpsaMathConfig,
   gamesPerIteration: number,
-  scale?: Values,
+  scale?: number,
 ): UpdateResult {
   return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) }, result, gains);
 }
@@ -79,10 +63,11 @@ export function applyBatch(
  * (oldest first; see batchWindow). The batches are pooled into groups of an iteration's games
  * (the last group may be smaller) and each group counts as one iteration, its Elo from the
  * pooled counts: a batch of a few games often ends at the clamped score, whose Elo the noise
- * formula would underrate, and the pooled Elo keeps the ratio of signal to noise. Undefined
- * when the run has no adaptive gains.
+ * formula would underrate, and the pooled Elo keeps the ratio of signal to noise. The factor
+ * is the same for every parameter (src/spsa/adaptive.ts); undefined when the run has no
+ * adaptive gains.
  */
-export function batchStepScales(parameters: OptionParams, reported: readonly ReportedBatch[], gains: SpsaMathConfig, gamesPerIteration: number): Values | undefined {
+export function batchStepFactor(reported: readonly ReportedBatch[], gains: SpsaMathConfig, gamesPerIteration: number): number | undefined {
   if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
   const groups: IterationResult[] = [];
   let open: IterationResult | undefined;
@@ -100,7 +85,7 @@ export function batchStepScales(parameters: OptionParams, reported: readonly Rep
   const measured = groups
     .filter((r) => r.plusWins + r.minusWins + r.draws > 0)
     .map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
-  return stepScales(measured, Object.keys(parameters), { ...gains.adaptive, window: measured.length });
+  return stepFactor(measured, { ...gains.adaptive, window: measured.length });
 }
 
 /** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size, as in build mode. */

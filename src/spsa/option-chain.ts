@@ -1,4 +1,4 @@
-import { applyBatch, batchStepScales, batchWindow, drawBatch, paramsAt, scaleOf, signBits } from "./option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, drawBatch, paramsAt, signBits } from "./option-batches.js";
 import type { AppliedBatch, ChainRun, ChainStart, Values } from "../types/spsa.js";
 
 /**
@@ -41,7 +41,7 @@ export function replayAppliedChain(run: ChainRun, start: ChainStart, batches: re
     if (batch.appliedNumber !== start.applied + i + 1) throw new ChainMismatch(`batch ${batch.batchNumber} is applied ${batch.appliedNumber}th, expected ${start.applied + i + 1}th`);
     const played = playedValues(run, batch, batch.drawnFrom === null ? undefined : thetas.get(batch.drawnFrom));
     const window = recent.slice(Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)));
-    const scale = batch.stepScale === null ? batchStepScales(run.parameters, window, run.gains, run.gamesPerIteration) : scaleOf(run.names, batch.stepScale);
+    const scale = batch.stepScale ?? batchStepFactor(window, run.gains, run.gamesPerIteration);
     const step = applyBatch(paramsAt(run, theta), { ak: batch.ak, ...played, games: batch.games }, batch.result, run.gains, run.gamesPerIteration, scale);
     if (step.elo !== batch.elo) throw new ChainMismatch(`batch ${batch.batchNumber}: its result gives Elo ${step.elo}, its row says ${batch.elo}`);
     theta = { ...theta, ...step.newValues };

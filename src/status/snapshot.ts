@@ -179,7 +179,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
   const { listed, summary } = listParameters(run, settings, options);
   const after = options.historyAfter ?? -1;
   const history = perturbations
-    ? await appliedThetaHistory(sql, run, perturbations.applied, options.samples, summary.listed === "all" ? "all" : listed.map((p) => p.name), after)
+    ? await appliedThetaHistory(sql, run, perturbations.thetaApplied, options.samples, summary.listed === "all" ? "all" : listed.map((p) => p.name), after)
     : (await thetaHistory(sql, run, latest, options.samples)).filter((point) => point.iteration > after);
   const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
@@ -285,8 +285,8 @@ export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIter
 
 /**
  * θ after 0, 1, … applied batches of a UCI-option run, of the named parameters (or all), sampled
- * among the stored ones (src/db/perturbations.ts storedThetas) and the run's θ now; 0 is the run's
- * initial θ.
+ * among the stored ones (src/db/perturbations.ts storedThetas) up to the run's θ (after `applied`
+ * batches, its theta_applied); 0 is the run's initial θ.
  */
 async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number, names: readonly string[] | "all", after: number): Promise<ThetaPoint[]> {
   if (names.length === 0) return [];

@@ -56,8 +56,8 @@ export interface PlayedPerturbation {
   plus: Values;
   /** Values of the minus engine. */
   minus: Values;
-  /** Per-parameter factor on a_k (adaptive gains, src/spsa/adaptive.ts); absent: 1. */
-  scale?: Values;
+  /** Factor on a_k (adaptive gains, src/spsa/adaptive.ts), per parameter or one for all; absent: 1. */
+  scale?: Values | number;
 }
 
 export interface Perturbation extends PlayedPerturbation {

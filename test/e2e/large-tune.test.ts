@@ -86,11 +86,11 @@ describe(`a UCI-option run of ${COUNT} parameters, end to end`, () => {
     expect(detail.status.parameters).toHaveLength(24);
     expect(detail.parameterIndex?.names).toHaveLength(COUNT);
     expect(detail.cursor).toBe(GAMES / BATCH);
-    const charts = detail.status.parameters.slice(0, 3).map((p) => p.name);
+    const charts = detail.status.parameters.slice(0, 3).map((p) => p.name).sort();
     const nothingNew = await readRunUpdate(fixture.sql, run, detail.cursor, charts);
     expect(nothingNew.status.parameters.map((p) => [p.name, p.history])).toEqual(charts.map((name) => [name, []]));
     const since = await readRunUpdate(fixture.sql, run, 12, charts);
-    expect(since.status.parameters.map((p) => p.history.map((h) => h.iteration))).toEqual(charts.map(() => [GAMES / BATCH]));
+    expect(since.status.parameters.map((p) => [p.name, p.history.map((h) => h.iteration)])).toEqual(charts.map((name) => [name, [GAMES / BATCH]]));
     expect(JSON.stringify(since).length).toBeLessThan(JSON.stringify(detail).length / 10);
   }, 120_000);
 });

@@ -240,8 +240,9 @@ describe("the worker role in UCI-option mode", () => {
     expect(await claimBatch(worker, name, 2, optionsOnClaim)).toBeUndefined();
     expect(await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, 4, 2)).toBe(2);
     const batch = await claimBatch(worker, name, 2, optionsOnClaim);
-    const [drawn] = await database.sql<{ plus: { X: number } }[]>`select plus_parameters as plus from spsa_perturbation where batch_id = ${batch!.batchId}`;
-    expect(batch?.optionDraw?.plus).toEqual({ X: drawn!.plus.X });
+    // Stored in the run's order (["X"]), read by name.
+    const [drawn] = await database.sql<{ plus: [number] }[]>`select plus_parameters as plus from spsa_perturbation where batch_id = ${batch!.batchId}`;
+    expect(batch?.optionDraw?.plus).toEqual({ X: drawn!.plus[0] });
     await expect(worker`update spsa_perturbation set a_k = 'NaN' where batch_id = ${batch!.batchId}`).rejects.toMatchObject(DENIED);
     await expect(worker`insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters)
       values (${batch!.batchId}, ${run.id}, 999, 2, 1, 1, 1e6, 0, '1', '{}', '{}')`).rejects.toMatchObject(DENIED);
@@ -254,7 +255,7 @@ describe("the worker role in UCI-option mode", () => {
     expect(await applyReports(database.sql, run.id)).toBe(1);
     const moved = await theta();
     // Toward the plus engine, which won both games.
-    expect(Math.sign(moved!.X! - 1)).toBe(Math.sign(drawn!.plus.X - 1));
+    expect(Math.sign(moved!.X! - 1)).toBe(Math.sign(drawn!.plus[0] - 1));
     expect(await applyReports(database.sql, run.id)).toBe(0);
     expect(await theta()).toEqual(moved);
     const [applied] = await database.sql`select applied_number, drawn_from, theta_after, plus_parameters from spsa_perturbation where batch_id = ${batch!.batchId}`;

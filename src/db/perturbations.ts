@@ -380,7 +380,9 @@ export function thetaArray(names: readonly string[], theta: Values): number[] {
 /** A stored θ (values in the run's order) by name. */
 function thetaOfArray(names: readonly string[], values: readonly number[]): Values {
   if (values.length !== names.length) throw new RangeError(`${values.length} values stored for ${names.length} parameters`);
-  return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
+  const theta: Values = {};
+  names.forEach((name, i) => (theta[name] = values[i]!));
+  return theta;
 }
 
 async function storedTheta(sql: Sql, runId: number, names: readonly string[], n: number): Promise<Values> {

@@ -24,8 +24,13 @@ import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { masterLog, openTuningRun, syncParamsFile, type MasterOptions, type MasterSummary } from "./run-setup.js";
 
-/** params.toml follows θ at most this often while the run goes on, and once at its end. */
-const PARAMS_SYNC_MS = 10_000;
+/**
+ * params.toml follows θ at most this often while the run goes on: every 10 s, every 10 s per
+ * 1,000 parameters beyond (a file of 10,000 tables every 100 s), and once at the run's end.
+ */
+function paramsSyncMs(count: number): number {
+  return 10_000 * Math.max(1, count / 1000);
+}
 
 /** Bytes of stored θ per applied batch at most, on average: θ is stored after every thetaEvery-th batch. */
 const STORED_THETA_BYTES_PER_BATCH = 2048;
@@ -184,7 +189,7 @@ async function watch(options: MasterOptions, run: RunRow, optionRun: OptionRunRo
         await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
       }
       status.update(`run ${run.name}: ${iteration.gamesPlayed}/${iteration.targetGames} games, +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws} (plus vs minus)`);
-      if (finished || Date.now() - synced >= PARAMS_SYNC_MS) {
+      if (finished || Date.now() - synced >= paramsSyncMs(optionRun.names.length)) {
         const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
         syncParamsFile(paramsFile, theta, () => {});
         synced = Date.now();

@@ -19,8 +19,11 @@
 // Build mode: the time to rewrite the constants file for plus and minus (src/rust-constants),
 // and the bytes of an iteration's row, for a short run (2 iterations of 16 games).
 //   npx tsx bench/large-tunes.mjs [--sizes 10,1000,10000] [--games 320] [--nodes 500] [-c 2]
-//     [--build-literals 1000] [--minnow engines/minnow] [--keep] [--profile DIR: the master's CPU profile there]
+//     [--build-literals 1000] [--minnow engines/minnow] [--keep] [--profile DIR: the master's and the worker's CPU profiles there]
+/* global fetch */
+import { Buffer } from "node:buffer";
 import { spawn, spawnSync } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -119,12 +122,12 @@ async function optionRun(size) {
     const sql = connect(url, 2);
     const cpuFile = join(dir, "master-cpu.json");
     const workerName = `large-${size}-worker`;
-    const worker = run([join(root, "bin/compete.js"), "--spsa", "-c", values.concurrency, "--config", files.config, "--name", workerName], env);
+    const profile = values.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(values.profile)];
+    const worker = run([...profile, join(root, "bin/compete.js"), "--spsa", "-c", values.concurrency, "--config", files.config, "--name", workerName], env);
     let dashboardUrl;
     const dashboard = run([join(root, "bin/spsa.js"), "--config", files.config, "dashboard", "--port", "0"], env, (line) => {
       dashboardUrl ??= line.match(/dashboard at (\S+)/)?.[1];
     });
-    const profile = values.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(values.profile)];
     const master = run([...profile, "--import", join(root, "bench/cpu-at-exit.mjs"), join(root, "bin/spsa.js"), "--config", files.config, "master", "--params", files.params, "--name", "large"], { ...env, SPSA_CPU_FILE: cpuFile });
     // The dashboard as an open page sees it: a first load once batches are applied, then a refresh per look that finds new ones.
     let firstLoad = 0;
@@ -136,7 +139,7 @@ async function optionRun(size) {
     // From the first applied batch on: the master's CPU and the database's size then.
     let start;
     while (!finished) {
-      await new Promise((r) => setTimeout(r, 2000));
+      await sleep(2000);
       const [{ applied, size: dbSize }] = await sql`select coalesce(max(applied_number), 0)::int as applied, pg_database_size(current_database())::float8 as size from spsa_perturbation`;
       if (applied > 0 && start === undefined && !finished) start = { applied, dbSize, cpu: processCpuMicroseconds(master.child.pid) };
       if (dashboardUrl === undefined || applied === seen || finished) continue;

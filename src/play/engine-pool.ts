@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { EngineError } from "../core/errors.js";
 import { EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 
@@ -12,9 +13,9 @@ function shapeKey(spec: EngineSpec): string {
 }
 
 /**
- * An option set's names and its names with values, as text, made once per options object: a
- * UCI-option batch's thousands of options are one object for all its games (every acquire and
- * release names its spec's key).
+ * An option set's names and its names with values, as the SHA-256 of their text, made once per
+ * options object: a UCI-option batch's thousands of options are one object for all its games,
+ * and every acquire and release names its spec's key (the text itself is hundreds of kilobytes).
  */
 const optionKeys = new WeakMap<object, { names: string; values: string }>();
 function optionsKey(options: EngineSpec["options"]): { names: string; values: string } {
@@ -22,7 +23,8 @@ function optionsKey(options: EngineSpec["options"]): { names: string; values: st
   let key = optionKeys.get(options);
   if (key === undefined) {
     const entries = Object.entries(options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    key = { names: JSON.stringify(entries.map(([name]) => name)), values: JSON.stringify(entries) };
+    const digest = (text: string) => createHash("sha256").update(text).digest("base64");
+    key = { names: digest(JSON.stringify(entries.map(([name]) => name))), values: digest(JSON.stringify(entries)) };
     optionKeys.set(options, key);
   }
   return key;

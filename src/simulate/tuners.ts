@@ -111,7 +111,6 @@ export function asyncTuner(name: string, gainsFor: (maxIterations: number) => Sp
     name,
     run(problem, budget, seed) {
       const cfg = gainsFor(Math.floor(budget / gamesPerIteration));
-      const optionParams = Object.fromEntries(problem.params.map((p) => [p.name, { ...p, frozen: p.frozen ?? false, option: p.name, optionScale: undefined }]));
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trace = startTrace(problem);

@@ -1,7 +1,7 @@
 import { measuredElo, perturb, update } from "./math.js";
 import { createRng } from "../core/rng.js";
 import { stepFactor } from "./adaptive.js";
-import type { DrawnBatch, IterationResult, OptionList, OptionParams, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
+import type { DrawnBatch, IterationResult, OptionList, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
 
 /** k = 1 + whole iterations' worth of games drawn before this batch, at most maxIterations. */
 export function scheduleStep(gamesBefore: number, gamesPerIteration: number, maxIterations: number): number {

@@ -46,8 +46,10 @@ export function createRunnerPlayer(options: {
   // This worker's options with a batch's tuned ones, made once per batch's options object: a
   // batch's pairs then share one set (the engine pool keys its processes by it).
   const merged = new WeakMap<object, Readonly<Record<string, string | number>>>();
+  const own = Object.keys(options.engineOptions ?? {}).length > 0;
   const withOwn = (tuned: PlusMinusJob["plusOptions"]) => {
     if (tuned === undefined) return { ...options.engineOptions };
+    if (!own) return tuned;
     let set = merged.get(tuned);
     if (set === undefined) merged.set(tuned, (set = { ...options.engineOptions, ...tuned }));
     return set;

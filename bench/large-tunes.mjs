@@ -11,7 +11,7 @@
 //   row bytes per batch: the run's spsa_perturbation and spsa_batch rows (pg_column_size, so
 //     after compression, TOAST included) over its batches, and the database's growth per batch
 //     over the same span as the CPU (pg_database_size: rows, indexes, dead rows not reused yet);
-//   `spsa status` and `spsa status --json`: wall time (median of 3) and bytes, at the run's end;
+//   `spsa status` and `spsa status --json`: wall and CPU time (median of 3) and bytes, at the run's end;
 //   the dashboard's run page: bytes of its first load and of each refresh while the run plays
 //     (the page's own requests: a refresh is the request app.js makes on a notification);
 //   worker games/min: one `compete --spsa -c N` from its first claim to its last report;
@@ -63,9 +63,10 @@ const admin = connect(serverUrl, 1);
 const rows = [];
 try {
   for (const size of sizes) rows.push(await optionRun(size));
-  console.log("\n| parameters | master CPU per applied batch | row bytes per batch | database growth per batch | status: time / text | status --json | dashboard: first load / per refresh | worker games/min | setoption: N lines + isready |");
-  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-  for (const r of rows) console.log(`| ${r.size} | ${r.cpuPerBatch.toFixed(0)} ms | ${kb(r.rowBytes)} | ${kb(r.growth)} | ${r.status.ms.toFixed(0)} ms / ${kb(r.status.bytes)} | ${r.json.ms.toFixed(0)} ms / ${kb(r.json.bytes)} | ${kb(r.firstLoad)} / ${r.refreshes.length === 0 ? "-" : `${kb(median(r.refreshes))} (max ${kb(Math.max(...r.refreshes))}, ${r.refreshes.length} refreshes)`} | ${r.gamesPerMinute.toFixed(0)} | ${r.setoption.toFixed(1)} ms |`);
+  console.log("\n| parameters | master CPU per applied batch | row bytes per batch | database growth per batch | status: wall (CPU) / text | status --json | dashboard: first load / per refresh | worker games/min | setoption: N lines + isready | load |");
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  const timed = (c) => `${c.ms.toFixed(0)} ms (${c.cpuMs.toFixed(0)} ms) / ${kb(c.bytes)}`;
+  for (const r of rows) console.log(`| ${r.size} | ${r.cpuPerBatch.toFixed(0)} ms | ${kb(r.rowBytes)} | ${kb(r.growth)} | ${timed(r.status)} | ${timed(r.json)} | ${kb(r.firstLoad)} / ${r.refreshes.length === 0 ? "-" : `${kb(median(r.refreshes))} (max ${kb(Math.max(...r.refreshes))}, ${r.refreshes.length} refreshes)`} | ${r.gamesPerMinute.toFixed(0)} | ${r.setoption.toFixed(1)} ms | ${r.load} |`);
   await buildModeRun(Number(values["build-literals"]));
 } finally {
   await admin.end();
@@ -179,6 +180,7 @@ async function optionRun(size) {
       refreshes,
       gamesPerMinute: (rate.games / rate.seconds) * 60,
       setoption: await setoptionCost(size),
+      load: readFileSync("/proc/loadavg", "utf8").split(" ")[0],
     };
     console.log(`${size} parameters: ${counts.applied} batches applied, master ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU; ${JSON.stringify(row)}`);
     return row;
@@ -198,17 +200,21 @@ function nextRefresh(page, body) {
   return `${page}?since=${encodeURIComponent(body.cursor)}${charts ? `&charts=${encodeURIComponent(charts)}` : ""}`;
 }
 
+/** A command's wall time and CPU time (user + system, from GNU time), median of 3, and the bytes it printed. */
 function timeCommand(args, env) {
   const times = [];
+  const cpus = [];
   let bytes = 0;
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    const result = spawnSync("node", args, { env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 1 << 30 });
+    const result = spawnSync("/usr/bin/time", ["-f", "cpu %U %S", "node", ...args], { env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 1 << 30 });
     times.push(performance.now() - t);
     if (result.status !== 0) throw new Error(`${args.join(" ")}: ${result.stderr}`);
+    const [, user, system] = result.stderr.match(/cpu ([\d.]+) ([\d.]+)\s*$/) ?? [];
+    cpus.push((Number(user) + Number(system)) * 1000);
     bytes = Buffer.byteLength(result.stdout);
   }
-  return { ms: median(times), bytes };
+  return { ms: median(times), cpuMs: median(cpus), bytes };
 }
 
 /** N setoption lines (every value new) and isready, on one engine process, as a batch's reconfigure sends them: median of 5. */

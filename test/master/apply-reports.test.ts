@@ -6,6 +6,7 @@ import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { scheduleStep } from "../../src/spsa/option-batches.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
+import { HeldTheta, writeHeldTheta } from "../../src/master/held-theta.js";
 import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, crowdOfWorkers, killWhileWaitingOnBatch, registerTestWorker, seedIteration } from "../support/iterations.js";
@@ -41,9 +42,9 @@ async function seedOptionRun(sql: postgres.Sql, runName: string, target: number,
   const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, names: ["X"], thetaEvery: 2, gains, gamesPerIteration, parametersSignature: null };
   await insertOptionRun(sql, optionRun);
   const [{ seed } = { seed: "" }] = await sql<{ seed: string }[]>`select seed from spsa_run where id = ${run.id}`;
-  const draw = () => topUpDraws(sql, { ...optionRun, seed }, target, 4);
+  const draw = (held?: HeldTheta) => topUpDraws(sql, { ...optionRun, seed }, target, 4, held);
   await draw();
-  return { run, iteration, gains, seed, draw };
+  return { run, iteration, gains, seed, draw, optionRun };
 }
 
 describe("UCI-option mode: the master draws and moves θ, workers only play and report", () => {
@@ -147,5 +148,40 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
     const { counted, done: doneSums } = await countsAndSums(sql, iteration.id);
     expect(counted).toEqual(doneSums);
     expect(counted.games).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("a master holding θ writes it only with a stored θ (every other batch here); a restarted master, or another one, replays the rest from the rows", async () => {
+    const sql = database.sql;
+    const { run, seed, draw, optionRun } = await seedOptionRun(sql, "held", 64, 16);
+    const fullRun = { ...optionRun, thetaEvery: 2 };
+    await registerTestWorker(sql, "hd");
+    const playOne = async (k: number) => {
+      const batch = await claimBatch(sql, "hd", 4, optionsOnClaim);
+      const wins = [batch!.games, 0, batch!.games / 2, batch!.games][k % 4]!;
+      expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "hd", wins, losses: batch!.games - wins, draws: 0, pairs: pairsOf(wins, batch!.games), ...clean() })).toBe("accepted");
+    };
+    const written = async () => (await sql<{ applied: number; theta: Record<string, number> }[]>`
+      select o.theta_applied as applied, r.current_parameters as theta from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${run.id}`)[0]!;
+    const first = new HeldTheta();
+    for (let k = 0; k < 3; k++) {
+      await playOne(k);
+      expect(await applyReports(sql, fullRun, first)).toBe(1);
+      await draw(first);
+    }
+    // Three applied, θ written after the second (a stored θ), held after the third.
+    expect(first.applied).toBe(3);
+    expect((await written()).applied).toBe(2);
+    // Killed: a new master (nothing held) replays the third batch from θ after the second, and goes on.
+    const second = new HeldTheta();
+    for (let k = 3; k < 6; k++) {
+      await playOne(k);
+      expect(await applyReports(sql, fullRun, second)).toBe(1);
+      await draw(second);
+    }
+    expect(second.applied).toBe(6);
+    await writeHeldTheta(sql, fullRun, second);
+    expect(await written()).toEqual({ applied: 6, theta: second.theta });
+    // Both masters' θ is the chain of the rows, drawn again and replayed independently.
+    expect(await expectConsistentRun(sql, "held", seed)).toEqual(second.theta);
   }, 60_000);
 });

@@ -58,7 +58,10 @@ function optionValue(value: number, type: Param["type"], scale: number): number 
 /** The `setoption` values of an engine playing `values` (ints rounded as built, as optionValues does), in one pass: a batch may set thousands. */
 export function engineOptions(parameters: OptionParams, values: Values): Record<string, number> {
   const options: Record<string, number> = {};
-  for (const [name, s] of Object.entries(parameters)) options[s.option] = optionValue(values[name] ?? 0, s.type, s.optionScale ?? 1);
+  for (const name in parameters) {
+    const s = parameters[name]!;
+    options[s.option] = optionValue(values[name] ?? 0, s.type, s.optionScale ?? 1);
+  }
   return options;
 }
 

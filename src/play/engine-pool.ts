@@ -22,12 +22,28 @@ function optionsKey(options: EngineSpec["options"]): { names: string; values: st
   if (options === undefined) return { names: "[]", values: "[]" };
   let key = optionKeys.get(options);
   if (key === undefined) {
-    const entries = Object.entries(options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const digest = (text: string) => createHash("sha256").update(text).digest("base64");
-    key = { names: digest(JSON.stringify(entries.map(([name]) => name))), values: digest(JSON.stringify(entries)) };
+    // Values in the set's own order: an equal set in another order is a reconfigure that sends nothing.
+    key = { names: namesKey(Object.keys(options)), values: digest(JSON.stringify(options)) };
     optionKeys.set(options, key);
   }
   return key;
+}
+
+/** Sorted names' digests by the names in their own order, for the few sets of names a runner sees (every batch of a run has the same). */
+const namesKeys = new Map<string, string>();
+function namesKey(names: string[]): string {
+  const text = names.join("\n");
+  let key = namesKeys.get(text);
+  if (key === undefined) {
+    key = digest(JSON.stringify(names.sort()));
+    if (namesKeys.size >= 16) namesKeys.clear();
+    namesKeys.set(text, key);
+  }
+  return key;
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(text).digest("base64");
 }
 
 /**

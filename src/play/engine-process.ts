@@ -156,8 +156,11 @@ export class EngineProcess {
    */
   async reconfigure(spec: EngineSpec): Promise<void> {
     const before = this.currentSpec.options ?? {};
-    const options = Object.entries(spec.options ?? {}).flatMap(([name, value]) => (before[name] === value ? [] : [setoptionLine(name, value)]));
-    await this.request([...options, "isready"].join("\n"), (line) => line.trim() === "readyok", this.timeouts.readyMs, "readyok");
+    const after = spec.options ?? {};
+    const lines: string[] = [];
+    for (const name in after) if (before[name] !== after[name]) lines.push(setoptionLine(name, after[name]!));
+    // Nothing changed (an equal set under another key): no round trip.
+    if (lines.length > 0) await this.request([...lines, "isready"].join("\n"), (line) => line.trim() === "readyok", this.timeouts.readyMs, "readyok");
     this.currentSpec = spec;
   }
 

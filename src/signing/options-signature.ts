@@ -39,11 +39,14 @@ export class UntrustedOptionsError extends SpsaError {
   }
 }
 
+/** The first parameter whose value is not a finite number within its bounds (a loop, not entries: a batch may hold thousands). */
 function withinBounds(parameters: OptionParams, values: Values): string | undefined {
-  return Object.entries(parameters).find(([name, p]) => {
+  for (const name in parameters) {
+    const p = parameters[name]!;
     const v = values[name];
-    return typeof v !== "number" || !Number.isFinite(v) || v < p.min || v > p.max;
-  })?.[0];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < p.min || v > p.max) return name;
+  }
+  return undefined;
 }
 
 /**

@@ -18,7 +18,9 @@
 //   setoption: N `setoption` lines and `isready` sent to one engine process, all values new.
 // Build mode: the time to rewrite the constants file for plus and minus (src/rust-constants),
 // and the bytes of an iteration's row, for a short run (2 iterations of 16 games).
-//   npx tsx bench/large-tunes.mjs [--sizes 10,1000,10000] [--games 320] [--nodes 500] [-c 2]
+// --together plays every size's run at once (each its master and worker), so that all see the
+// same load on a shared machine, then measures each in turn.
+//   npx tsx bench/large-tunes.mjs [--sizes 10,1000,10000] [--games 320] [--nodes 500] [-c 2] [--together]
 //     [--build-literals 1000] [--minnow engines/minnow] [--keep] [--profile DIR: the master's and the worker's CPU profiles there]
 /* global fetch */
 import { Buffer } from "node:buffer";
@@ -46,6 +48,7 @@ const { values } = parseArgs({
     minnow: { type: "string" },
     keep: { type: "boolean", default: false },
     profile: { type: "string" },
+    together: { type: "boolean", default: false },
   },
 });
 const root = new URL("..", import.meta.url).pathname;
@@ -62,7 +65,13 @@ const { url: serverUrl } = await resolveDatabaseUrl({});
 const admin = connect(serverUrl, 1);
 const rows = [];
 try {
-  for (const size of sizes) rows.push(await optionRun(size));
+  if (values.together) {
+    // Side by side: every size's run at once, under the same load, then each measured in turn.
+    const played = await Promise.all(sizes.map((size) => playRun(size)));
+    for (const run of played) rows.push(await measureRun(run));
+  } else {
+    for (const size of sizes) rows.push(await measureRun(await playRun(size)));
+  }
   console.log("\n| parameters | master CPU per applied batch | row bytes per batch | database growth per batch | status: wall (CPU) / text | status --json | dashboard: first load / per refresh | worker games/min | setoption: N lines + isready | load |");
   console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   const timed = (c) => `${c.ms.toFixed(0)} ms (${c.cpuMs.toFixed(0)} ms) / ${kb(c.bytes)}`;
@@ -72,18 +81,24 @@ try {
   await admin.end();
 }
 
-/** A database of its own for one run: its URL, dropped at the end unless --keep. */
-async function withDatabase(name, body) {
+/** A database of its own for one run: its URL, and how to drop it (unless --keep). */
+async function runDatabase(name) {
   await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.unsafe(`create database ${name}`);
   const parsed = new URL(serverUrl);
   parsed.pathname = `/${name}`;
   const url = parsed.toString();
+  await applyMigrations(url);
+  return { url, drop: async () => values.keep || (await admin.unsafe(`drop database if exists ${name} with (force)`)) };
+}
+
+/** A database of its own for `body`, dropped afterwards unless --keep. */
+async function withDatabase(name, body) {
+  const database = await runDatabase(name);
   try {
-    await applyMigrations(url);
-    return await body(url);
+    return await body(database.url);
   } finally {
-    if (!values.keep) await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await database.drop();
   }
 }
 
@@ -112,79 +127,88 @@ function run(args, env, onLine) {
   return { child, done };
 }
 
-async function optionRun(size) {
-  const name = `spsa_large_${size}`;
-  return withDatabase(name, async (url) => {
-    const env = { DATABASE_URL: url };
-    const dir = join(folder, `run-${size}`);
-    rmSync(dir, { recursive: true, force: true });
-    const games = Number(values.games);
-    const files = writeRunFiles(dir, { size, mode: "options", games, batches: 1 });
-    const sql = connect(url, 2);
-    const cpuFile = join(dir, "master-cpu.json");
-    const workerName = `large-${size}-worker`;
-    const profile = values.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(values.profile)];
-    const worker = run([...profile, join(root, "bin/compete.js"), "--spsa", "-c", values.concurrency, "--config", files.config, "--name", workerName], env);
-    let dashboardUrl;
-    const dashboard = run([join(root, "bin/spsa.js"), "--config", files.config, "dashboard", "--port", "0"], env, (line) => {
-      dashboardUrl ??= line.match(/dashboard at (\S+)/)?.[1];
-    });
-    const master = run([...profile, "--import", join(root, "bench/cpu-at-exit.mjs"), join(root, "bin/spsa.js"), "--config", files.config, "master", "--params", files.params, "--name", "large"], { ...env, SPSA_CPU_FILE: cpuFile });
-    // The dashboard as an open page sees it: a first load once batches are applied, then a refresh per look that finds new ones.
-    let firstLoad = 0;
-    let refreshUrl;
-    let seen = 0;
-    const refreshes = [];
-    let finished = false;
-    master.done.then(() => (finished = true));
-    // From the first applied batch on: the master's CPU and the database's size then.
-    let start;
-    while (!finished) {
-      await sleep(2000);
-      const [{ applied, size: dbSize }] = await sql`select coalesce(max(applied_number), 0)::int as applied, pg_database_size(current_database())::float8 as size from spsa_perturbation`;
-      if (applied > 0 && start === undefined && !finished) start = { applied, dbSize, cpu: processCpuMicroseconds(master.child.pid) };
-      if (dashboardUrl === undefined || applied === seen || finished) continue;
-      seen = applied;
-      const page = `${dashboardUrl}api/runs/large`;
-      const response = await fetch(refreshUrl ?? page);
-      const text = await response.text();
-      if (!response.ok) throw new Error(`dashboard: ${response.status} ${text.slice(0, 200)}`);
-      if (refreshUrl === undefined) firstLoad = Buffer.byteLength(text);
-      else refreshes.push(Buffer.byteLength(text));
-      refreshUrl = nextRefresh(page, JSON.parse(text));
-    }
-    const { code, output } = await master.done;
-    if (code !== 0) throw new Error(`master (${size}) failed: ${output.slice(-2000)}`);
-    worker.child.kill("SIGTERM");
-    await worker.done;
-    const cpu = JSON.parse(readFileSync(cpuFile, "utf8"));
-    const [counts] = await sql`
-      select (select coalesce(max(applied_number), 0) from spsa_perturbation)::int as applied,
-        (select coalesce(sum(pg_column_size(p.*)), 0) from spsa_perturbation p)::float8 as perturbations,
-        (select coalesce(sum(pg_column_size(b.*)), 0) from spsa_batch b)::float8 as batches,
-        pg_database_size(current_database())::float8 as after`;
-    const [rate] = await sql`select sum(games)::int as games, extract(epoch from max(reported_at) - min(claimed_at))::float8 as seconds from spsa_batch where status = 'done'`;
-    await sql.end();
-    const status = timeCommand([join(root, "bin/spsa.js"), "--config", files.config, "status", "--name", "large"], env);
-    const json = timeCommand([join(root, "bin/spsa.js"), "--config", files.config, "status", "--name", "large", "--json"], env);
-    dashboard.child.kill("SIGTERM");
-    await dashboard.done;
-    const row = {
+/** One UCI-option run of `size` parameters: master, worker and an open dashboard page, until the master ends. */
+async function playRun(size) {
+  const database = await runDatabase(`spsa_large_${size}`);
+  const env = { DATABASE_URL: database.url };
+  const dir = join(folder, `run-${size}`);
+  rmSync(dir, { recursive: true, force: true });
+  const games = Number(values.games);
+  const files = writeRunFiles(dir, { size, mode: "options", games, batches: 1 });
+  const sql = connect(database.url, 2);
+  const cpuFile = join(dir, "master-cpu.json");
+  const workerName = `large-${size}-worker`;
+  const profile = values.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(values.profile)];
+  const worker = run([...profile, join(root, "bin/compete.js"), "--spsa", "-c", values.concurrency, "--config", files.config, "--name", workerName], env);
+  let dashboardUrl;
+  const dashboard = run([join(root, "bin/spsa.js"), "--config", files.config, "dashboard", "--port", "0"], env, (line) => {
+    dashboardUrl ??= line.match(/dashboard at (\S+)/)?.[1];
+  });
+  const master = run([...profile, "--import", join(root, "bench/cpu-at-exit.mjs"), join(root, "bin/spsa.js"), "--config", files.config, "master", "--params", files.params, "--name", "large"], { ...env, SPSA_CPU_FILE: cpuFile });
+  // The dashboard as an open page sees it: a first load once batches are applied, then a refresh per look that finds new ones.
+  let firstLoad = 0;
+  let refreshUrl;
+  let seen = 0;
+  const refreshes = [];
+  let finished = false;
+  master.done.then(() => (finished = true));
+  // From the first applied batch on: the master's CPU and the database's size then.
+  let start;
+  while (!finished) {
+    await sleep(2000);
+    const [{ applied, size: dbSize }] = await sql`select coalesce(max(applied_number), 0)::int as applied, pg_database_size(current_database())::float8 as size from spsa_perturbation`;
+    if (applied > 0 && start === undefined && !finished) start = { applied, dbSize, cpu: processCpuMicroseconds(master.child.pid) };
+    if (dashboardUrl === undefined || applied === seen || finished) continue;
+    seen = applied;
+    const page = `${dashboardUrl}api/runs/large`;
+    const response = await fetch(refreshUrl ?? page);
+    const text = await response.text();
+    if (!response.ok) throw new Error(`dashboard: ${response.status} ${text.slice(0, 200)}`);
+    if (refreshUrl === undefined) firstLoad = Buffer.byteLength(text);
+    else refreshes.push(Buffer.byteLength(text));
+    refreshUrl = nextRefresh(page, JSON.parse(text), refreshUrl);
+  }
+  const { code, output } = await master.done;
+  if (code !== 0) throw new Error(`master (${size}) failed: ${output.slice(-2000)}`);
+  worker.child.kill("SIGTERM");
+  await worker.done;
+  const cpu = JSON.parse(readFileSync(cpuFile, "utf8"));
+  const [counts] = await sql`
+    select (select coalesce(max(applied_number), 0) from spsa_perturbation)::int as applied,
+      (select coalesce(sum(pg_column_size(p.*)), 0) from spsa_perturbation p)::float8 as perturbations,
+      (select coalesce(sum(pg_column_size(b.*)), 0) from spsa_batch b)::float8 as batches,
+      pg_database_size(current_database())::float8 as after`;
+  const [rate] = await sql`select sum(games)::int as games, extract(epoch from max(reported_at) - min(claimed_at))::float8 as seconds from spsa_batch where status = 'done'`;
+  await sql.end();
+  console.log(`${size} parameters: ${counts.applied} batches applied, master ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU, ${rate.games} games in ${rate.seconds.toFixed(0)} s`);
+  return {
+    size, database, env, files, dashboard,
+    row: {
       size,
       cpuPerBatch: (cpu.user + cpu.system - start.cpu) / 1000 / (counts.applied - start.applied),
       rowBytes: (counts.perturbations + counts.batches) / counts.applied,
       growth: (counts.after - start.dbSize) / (counts.applied - start.applied),
-      status,
-      json,
       firstLoad,
       refreshes,
       gamesPerMinute: (rate.games / rate.seconds) * 60,
-      setoption: await setoptionCost(size),
       load: readFileSync("/proc/loadavg", "utf8").split(" ")[0],
-    };
-    console.log(`${size} parameters: ${counts.applied} batches applied, master ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU; ${JSON.stringify(row)}`);
-    return row;
-  });
+    },
+  };
+}
+
+/** After a run: `spsa status` and `--json` timed, the setoption cost of its size; its database dropped. */
+async function measureRun({ size, database, env, files, dashboard, row }) {
+  try {
+    const status = timeCommand([join(root, "bin/spsa.js"), "--config", files.config, "status", "--name", "large"], env);
+    const json = timeCommand([join(root, "bin/spsa.js"), "--config", files.config, "status", "--name", "large", "--json"], env);
+    const measured = { ...row, status, json, setoption: await setoptionCost(size) };
+    console.log(`${size} parameters: ${JSON.stringify(measured)}`);
+    return measured;
+  } finally {
+    dashboard.child.kill("SIGTERM");
+    await dashboard.done;
+    await database.drop();
+  }
 }
 
 /** A process's user + system CPU so far, in microseconds (/proc/PID/stat, clock ticks of 10 ms). */
@@ -193,11 +217,14 @@ function processCpuMicroseconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-/** The request the run page makes on a notification: the same page again, or what changed since its cursor. */
-function nextRefresh(page, body) {
+/**
+ * The request the run page makes on a notification (src/dashboard/static/app.js): the same page
+ * again (before), or what changed since its cursor for the charts its first load drew.
+ */
+function nextRefresh(page, body, previous) {
   if (body.cursor === undefined) return page;
-  const charts = (body.charts ?? []).map((c) => c.name).join(",");
-  return `${page}?since=${encodeURIComponent(body.cursor)}${charts ? `&charts=${encodeURIComponent(charts)}` : ""}`;
+  const charts = previous === undefined ? body.status.parameters.map((p) => `&chart=${encodeURIComponent(p.name)}`).join("") : previous.replace(/^[^&]*/, "");
+  return `${page}?since=${encodeURIComponent(body.cursor)}${charts}`;
 }
 
 /** A command's wall time and CPU time (user + system, from GNU time), median of 3, and the bytes it printed. */

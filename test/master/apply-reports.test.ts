@@ -152,32 +152,34 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
 
   it("a master holding θ writes it only with a stored θ (every other batch here); a restarted master, or another one, replays the rest from the rows", async () => {
     const sql = database.sql;
-    const { run, seed, draw, optionRun } = await seedOptionRun(sql, "held", 64, 16);
+    const { run, iteration, seed, draw, optionRun } = await seedOptionRun(sql, "held", 64, 16);
     const fullRun = { ...optionRun, thetaEvery: 2 };
     await registerTestWorker(sql, "hd");
+    // The runs of the tests before keep open iterations in this database: claims pass them over.
+    const others = (await sql<{ id: number }[]>`select id from spsa_iteration where id <> ${iteration.id} and status <> 'complete'`).map((r) => r.id);
     const playOne = async (k: number) => {
-      const batch = await claimBatch(sql, "hd", 4, optionsOnClaim);
+      const batch = await claimBatch(sql, "hd", 4, optionsOnClaim, others);
       const wins = [batch!.games, 0, batch!.games / 2, batch!.games][k % 4]!;
       expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "hd", wins, losses: batch!.games - wins, draws: 0, pairs: pairsOf(wins, batch!.games), ...clean() })).toBe("accepted");
     };
     const written = async () => (await sql<{ applied: number; theta: Record<string, number> }[]>`
       select o.theta_applied as applied, r.current_parameters as theta from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${run.id}`)[0]!;
+    // A master's polls: each applies the batch reported since and draws from the θ it holds.
+    const polls = async (held: HeldTheta, ks: number[]) => {
+      for (const k of ks) {
+        await playOne(k);
+        expect(await applyReports(sql, fullRun, held)).toBe(1);
+        await draw(held);
+      }
+    };
     const first = new HeldTheta();
-    for (let k = 0; k < 3; k++) {
-      await playOne(k);
-      expect(await applyReports(sql, fullRun, first)).toBe(1);
-      await draw(first);
-    }
+    await polls(first, [0, 1, 2]);
     // Three applied, θ written after the second (a stored θ), held after the third.
     expect(first.applied).toBe(3);
     expect((await written()).applied).toBe(2);
     // Killed: a new master (nothing held) replays the third batch from θ after the second, and goes on.
     const second = new HeldTheta();
-    for (let k = 3; k < 6; k++) {
-      await playOne(k);
-      expect(await applyReports(sql, fullRun, second)).toBe(1);
-      await draw(second);
-    }
+    await polls(second, [3, 4, 5]);
     expect(second.applied).toBe(6);
     await writeHeldTheta(sql, fullRun, second);
     expect(await written()).toEqual({ applied: 6, theta: second.theta });

@@ -9,7 +9,7 @@ export default tseslint.config(
     // The dashboard's page scripts run in the browser.
     files: ["src/dashboard/static/**/*.js"],
     languageOptions: {
-      globals: { document: "readonly", location: "readonly", fetch: "readonly", EventSource: "readonly", Node: "readonly", URLSearchParams: "readonly" },
+      globals: { document: "readonly", location: "readonly", fetch: "readonly", EventSource: "readonly", Node: "readonly", URLSearchParams: "readonly", setTimeout: "readonly", clearTimeout: "readonly" },
     },
   },
   {

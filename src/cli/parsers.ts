@@ -24,6 +24,11 @@ export function parsePositiveInteger(text: string): number {
   return value;
 }
 
+/** `A,B, C`: the names, blanks left out. */
+export function parseNames(text: string): string[] {
+  return text.split(",").map((n) => n.trim()).filter((n) => n !== "");
+}
+
 export function parseNumber(text: string): number {
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value)) throw new InvalidArgumentError(`expected a number, got "${text}"`);

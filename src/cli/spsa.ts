@@ -1,5 +1,5 @@
 import { Command, Option } from "commander";
-import { parseInteger, parseNumber, parsePositiveInteger, parseSprt } from "./parsers.js";
+import { parseInteger, parseNames, parseNumber, parsePositiveInteger, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { abortOnSignals } from "./stop-signals.js";
 import { packageVersion } from "./version.js";
@@ -87,11 +87,12 @@ export function buildSpsaProgram(): Command {
 
   program
     .command("status")
-    .description("one screen about a run: iteration, games, ETA, Elo, faults, workers, every parameter with a sparkline")
+    .description("one screen about a run: iteration, games, ETA, Elo, faults, workers, its parameters with sparklines (on a large run: how far they moved, and those that moved most)")
     .option("--name <name>", "the run (default: the run that started an iteration last)")
     .addOption(new Option("--texel [id]", "the latest Texel run of spsa texel instead (or the one with this id): K, error before and after, every changed parameter").argParser(parsePositiveInteger).conflicts("name"))
     .option("--json", "the same data as JSON")
-    .action(async (opts: { name?: string; texel?: true | number; json?: boolean }) => {
+    .option("--all", "every parameter, however many (without it a run of more than 20 lists the 20 that moved most), in the text and in --json")
+    .action(async (opts: { name?: string; texel?: true | number; json?: boolean; all?: boolean }) => {
       if (opts.texel !== undefined) {
         const { texelStatusCommand } = await import("../commands/texel-status.js");
         await texelStatusCommand({ config: config(), id: opts.texel === true ? undefined : opts.texel, json: opts.json });
@@ -152,7 +153,7 @@ export function buildSpsaProgram(): Command {
     .description("Texel tuning: fit K, then tune evaluation parameters on labelled positions; writes params.toml, stores the run")
     .requiredOption("--positions <file>", "positions from spsa texel-data")
     .option("--params <file>", "parameters file", "params.toml")
-    .option("--only <names>", "comma-separated parameters to tune (default: all not frozen)", (text: string) => text.split(",").map((n) => n.trim()).filter((n) => n !== ""))
+    .option("--only <names>", "comma-separated parameters to tune (default: all not frozen)", parseNames)
     .option("--method <method>", "local (the seed's ±1 search) or adaptive (steps that grow and shrink)", "adaptive")
     .option("--max-passes <n>", "stop after this many passes over the parameters", parseInteger, 100)
     .option("--engine <path>", "engine with the evalbatch command (default: the release build of [build].engine_dir)")
@@ -182,7 +183,9 @@ export function buildSpsaProgram(): Command {
     .option("--engine <path>", "an engine binary: its uci spin options, for [engine] mode = \"options\"")
     .option("--out <file>", "the params.toml to write", "params.toml")
     .option("--force", "replace --out if it exists")
-    .action(async (opts: { constants?: string; engine?: string; out: string; force?: boolean }) => {
+    .option("--only <names>", "comma-separated parameters to write (a constant's name: all its elements), instead of all", parseNames)
+    .option("--match <regex>", "write the parameters whose name matches this regular expression (with --only: those too)")
+    .action(async (opts: { constants?: string; engine?: string; out: string; force?: boolean; only?: string[]; match?: string }) => {
       const { initCommand } = await import("../commands/init.js");
       await initCommand(opts);
     });

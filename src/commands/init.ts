@@ -4,25 +4,31 @@ import { paramsFromConstants } from "../params/from-constants.js";
 import { formatParamsToml, writeParamsFile, type ParamEntry, type ParamsOutputOptions } from "../params/params-writer.js";
 import { BatchEngine } from "../texel/batch-engine.js";
 import { paramsFromUciOptions } from "../params/uci-options.js";
+import { pickEntries, type EntryPick } from "../params/pick-entries.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 
-export interface InitCommandOptions extends ParamsOutputOptions {
+export interface InitCommandOptions extends ParamsOutputOptions, EntryPick {
   /** The engine's constants file (build mode). */
   constants?: string;
   /** An engine binary whose `uci` spin options become the parameters (UCI-option mode). */
   engine?: string;
 }
 
-/** `spsa init`: a starting params.toml with every tunable literal of a constants file, or every spin option of an engine. */
+/**
+ * `spsa init`: a starting params.toml with every tunable literal of a constants file, or every
+ * spin option of an engine; with --only or --match, those picked.
+ */
 export async function initCommand(options: InitCommandOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if ((options.constants === undefined) === (options.engine === undefined)) throw new InputError("spsa init", "give either --constants FILE or --engine PATH");
   const source = options.engine ?? options.constants ?? "";
-  const { entries, skipped, header, skippedTitle } = options.engine !== undefined ? await fromEngine(options.engine) : fromConstants(source);
+  const { entries: proposed, skipped, header, skippedTitle } = options.engine !== undefined ? await fromEngine(options.engine) : fromConstants(source);
+  const entries = pickEntries(proposed, options, source);
   const footer = skipped.length === 0 ? [] : [skippedTitle, ...skipped.map((line) => `  ${line}`)];
   const out = options.out ?? DEFAULT_PARAMS_FILE;
   writeParamsFile(out, formatParamsToml(header, entries, footer), options.force ?? false);
-  log(`${out}: ${entries.length} parameters from ${source}${skipped.length > 0 ? `, ${skipped.length} skipped (listed at the end)` : ""}`);
+  const count = entries.length === proposed.length ? `${entries.length}` : `${entries.length} of ${proposed.length}`;
+  log(`${out}: ${count} parameters from ${source}${skipped.length > 0 ? `, ${skipped.length} skipped (listed at the end)` : ""}`);
 }
 
 interface Proposal {

@@ -9,6 +9,8 @@ export interface StatusCommandOptions {
   /** The run; default: the tuning run that started an iteration last. */
   name?: string;
   json?: boolean;
+  /** Every parameter, not only those that moved most (a run of more than LISTED_PARAMETERS). */
+  all?: boolean;
   out?: (text: string) => void;
 }
 
@@ -21,7 +23,7 @@ export async function statusCommand(options: StatusCommandOptions = {}): Promise
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
     const run = await requireRun(database.sql, options.name);
-    const status = await readRunStatus(database.sql, run, { samples: SPARKLINE_POINTS });
+    const status = await readRunStatus(database.sql, run, { samples: SPARKLINE_POINTS, all: options.all ?? false });
     out(options.json ? JSON.stringify(status, null, 2) : renderStatus(status));
     return status;
   } finally {

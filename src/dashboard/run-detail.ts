@@ -7,44 +7,96 @@ import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
 import { eloFromPentanomial } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
-import { readRunStatus, type RunStatus } from "../status/snapshot.js";
+import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
 import { publicConfig } from "./public-config.js";
 import type { IterationSettings } from "../types/config.js";
 
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
 export const CHART_POINTS = 400;
 
-/** Everything the run page shows, in one response. */
-export interface RunDetail {
+/** Charts the page draws at once: a larger run's are chosen (the most moved, or a search), a page of them at a time. */
+export const CHARTS_PER_PAGE = 24;
+
+/** Parameters a request may chart at once. */
+export const MAX_CHARTS = 2 * CHARTS_PER_PAGE;
+
+/** What changes as a run plays, on the run page's first load and in each refresh. */
+interface RunProgress {
+  /** The page's charts (status.parameters) with their history; in a refresh only the points after `since`. */
   status: RunStatus;
-  /** Per iteration (or group of iterations); a UCI-option run's per window of eloWindowGames games of its applied batches. */
+  /**
+   * Per iteration (or group of iterations); a UCI-option run's per window of eloWindowGames games of its applied batches.
+   * In a refresh of a UCI-option run only the windows from the one holding batch `since` + 1 on (they replace the page's from there).
+   */
   elo: EloPoint[];
-  eloWindowGames: number | null;
   gamesPerHour: { hour: string; games: number }[];
   /** The latest iterations with engine faults: a row per iteration, a column per counter and engine (the reference's in reference mode only). */
   faults: { headers: string[]; rows: number[][] };
-  config: Record<string, unknown>;
-  settings: IterationSettings | null;
   /** spsa_verification_result rows, with their limits in words (limits_text). */
   verifications: (VerificationResult & { limits_text: string })[];
   /** The latest kept games an engine fault decided (spsa export --faulted has their moves). */
   faultedGames: FaultedGameSummary[];
+  /** Where the next refresh starts (`?since=`): the last history point, θ after this many applied batches (UCI-option mode) or completed iterations. */
+  cursor: number;
+}
+
+/** Everything the run page shows, on its first load. */
+export interface RunDetail extends RunProgress {
+  eloWindowGames: number | null;
+  config: Record<string, unknown>;
+  /** The latest iteration's settings, without its per-parameter ones (the charts carry theirs). */
+  settings: Omit<IterationSettings, "parameters" | "stepScale"> | null;
+  /**
+   * Every parameter's name and move in steps (by name), from which the page picks its charts (a search, pages of
+   * the most moved); null when status.parameters holds them all.
+   */
+  parameterIndex: { names: string[]; steps: (number | null)[] } | null;
+}
+
+/** What changed since the page's last look (`since`): a refresh's answer, a few kilobytes whatever the run's size. */
+export interface RunUpdate extends RunProgress {
+  since: number;
 }
 
 /** Kept faulted games listed on the run page. */
 const FAULTED_GAMES_LISTED = 20;
 
+/** The run page's first load: its charts are every parameter, or on a larger run the CHARTS_PER_PAGE that moved most, with the index to choose others. */
 export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<RunDetail> {
-  const status = await readRunStatus(sql, run, { samples: CHART_POINTS });
+  const status = await readRunStatus(sql, run, { samples: CHART_POINTS, listed: CHARTS_PER_PAGE });
+  const [progress, settings] = await Promise.all([readProgress(sql, run, status, undefined), latestSettings(sql, run.id)]);
+  const index = status.parameterSummary.listed === "all" ? null : parameterRows(run, settings);
+  const { parameters: _, stepScale: __, ...shown } = settings ?? { parameters: {} };
+  return {
+    ...progress,
+    eloWindowGames: status.eloWindows?.windowGames ?? null,
+    config: publicConfig(run.config),
+    settings: settings ? (shown as Omit<IterationSettings, "parameters" | "stepScale">) : null,
+    parameterIndex: index && { names: index.map((p) => p.name), steps: index.map((p) => p.steps) },
+  };
+}
+
+/** A refresh of the run page: the charted parameters' new points, and what else changed since `since`. */
+export async function readRunUpdate(sql: postgres.Sql, run: RunRecord, since: number, charts: readonly string[]): Promise<RunUpdate> {
+  const status = await readRunStatus(sql, run, { samples: CHART_POINTS, only: charts.slice(0, MAX_CHARTS), historyAfter: since });
+  return { ...(await readProgress(sql, run, status, since)), since };
+}
+
+/** The charts the page chose (a search, a page of the most moved): these parameters with their whole history. */
+export async function readRunCharts(sql: postgres.Sql, run: RunRecord, names: readonly string[]): Promise<ParameterStatus[]> {
+  const status = await readRunStatus(sql, run, { samples: CHART_POINTS, only: names.slice(0, MAX_CHARTS) });
+  return mostMoved(status.parameters);
+}
+
+async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus, since: number | undefined): Promise<RunProgress> {
   const bucket = Math.max(1, Math.ceil(status.iteration.completed / CHART_POINTS));
   // A UCI-option run: its batches in windows, and its games by when they were reported (its one iteration completes at the end).
   const options = status.perturbations !== null;
-  const [buckets, windows, hours, faults, settings, verifications, faultedGames] = await Promise.all([
+  const [buckets, windows, hours, faults, verifications, faultedGames] = await Promise.all([
     options ? [] : eloBuckets(sql, run.id, bucket),
-    options ? batchElo(sql, run.id) : undefined,
+    options ? batchElo(sql, run.id, { since }) : undefined,
     options ? appliedGamesPerHour(sql, run.id) : gamesPerHour(sql, run.id),
     faultyIterations(sql, run.id, 20),
-    latestSettings(sql, run.id),
     verificationResults(sql, run.name),
     latestFaultedGames(sql, run.id, FAULTED_GAMES_LISTED),
   ]);
@@ -52,16 +104,14 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
   return {
     status,
     elo: windows?.windows ?? buckets.map((b) => ({ first: b.first, last: b.last, elo: b.elo, error: finiteOrNull(eloError(b)), games: b.games })),
-    eloWindowGames: windows?.windowGames ?? null,
     gamesPerHour: hours.map((h) => ({ hour: h.hour.toISOString(), games: h.games })),
     faults: {
       headers: ["iteration", ...counters.map((column) => column.words), "replays", "pairs out of replays"],
       rows: faults.map((row) => [row.iteration, ...counters.map((column) => row[column.key]), row.replays, row.replayLimitPairs]),
     },
-    config: publicConfig(run.config),
-    settings,
     verifications: verifications.map((v) => ({ ...v, limits_text: describeLimits(v.limits) })),
     faultedGames,
+    cursor: status.perturbations?.thetaApplied ?? status.iteration.completed,
   };
 }
 

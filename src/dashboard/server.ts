@@ -7,7 +7,7 @@ import { findRun, listRuns } from "../db/run-status.js";
 import { InputError } from "../core/errors.js";
 import { allowedHosts, authorised, hostAllowed, sameText, setCookieHeader } from "./access.js";
 import { DEFAULT_CLIENT_BUFFER_BYTES, DEFAULT_MAX_CLIENTS, EventHub } from "./events.js";
-import { readRunDetail } from "./run-detail.js";
+import { MAX_CHARTS, readRunCharts, readRunDetail, readRunUpdate } from "./run-detail.js";
 
 /**
  * The dashboard's HTTP server, node:http only: a page, three static files and a JSON API,
@@ -101,11 +101,24 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   }
   if (path === "/events") return hub.add(response) ? undefined : tooManyStreams(response);
   if (path === "/api/runs") return sendJson(response, await listRuns(options.sql));
-  if (path.startsWith("/api/runs/")) {
-    const run = await findRun(options.sql, decodeURIComponent(path.slice("/api/runs/".length)));
-    return run === undefined ? notFound(response) : sendJson(response, await readRunDetail(options.sql, run));
-  }
+  if (path.startsWith("/api/runs/")) return runData(response, options.sql, decodeURIComponent(path.slice("/api/runs/".length)), url.searchParams);
   return notFound(response);
+}
+
+/**
+ * A run's page data: its first load; with `since=N` (and `chart=NAME`, repeated) what changed
+ * after the page's cursor N, for its charts; with `chart` alone those charts' whole history.
+ */
+async function runData(response: ServerResponse, sql: postgres.Sql, name: string, query: URLSearchParams): Promise<void> {
+  const since = query.get("since");
+  const charts = query.getAll("chart");
+  if (since !== null && !/^\d{1,9}$/.test(since)) return send(response, 400, TEXT, "since: a whole number of batches or iterations\n");
+  if (charts.length > MAX_CHARTS) return send(response, 400, TEXT, `chart: at most ${MAX_CHARTS} parameters at once\n`);
+  const run = await findRun(sql, name);
+  if (run === undefined) return notFound(response);
+  if (since !== null) return sendJson(response, await readRunUpdate(sql, run, Number(since), charts));
+  if (charts.length > 0) return sendJson(response, { parameters: await readRunCharts(sql, run, charts) });
+  return sendJson(response, await readRunDetail(sql, run));
 }
 
 /**

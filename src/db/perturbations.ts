@@ -1,9 +1,12 @@
 import type postgres from "postgres";
 import { lockOpenIteration } from "./batches.js";
-import type { OptionDraw, OptionParams, ReportedBatch, SpsaMathConfig, Values } from "../types/spsa.js";
+import type { AppliedBatch, ChainRun, ChainStart, OptionDraw, OptionParams, ReportedBatch, SpsaMathConfig, Values } from "../types/spsa.js";
 import type { Pentanomial } from "../types/play.js";
 
-/** SQL of UCI-option mode: the run's option settings, and one spsa_perturbation row per claimed batch. */
+/**
+ * SQL of UCI-option mode: the run's option settings (its parameter list, stored once, in order),
+ * and one spsa_perturbation row per drawn batch, compact once applied (docs/psql.md).
+ */
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
@@ -13,6 +16,10 @@ export interface OptionRunRow {
   enginePath: string;
   engineSha256: string;
   parameters: OptionParams;
+  /** The parameters in the run's order: signs and stored θ follow it. */
+  names: string[];
+  /** θ is stored after every this many applied batches. */
+  thetaEvery: number;
   gains: SpsaMathConfig;
   gamesPerIteration: number;
   /** The master's signature of `parameters` for the run (src/signing/options-signature.ts); null in older rows until their master resumes. */
@@ -21,13 +28,14 @@ export interface OptionRunRow {
 
 const OPTION_RUN_COLUMNS = (sql: Sql) => sql`
   run_id as "runId", iteration_id as "iterationId", engine_path as "enginePath", engine_sha256 as "engineSha256",
-  parameters, gains, games_per_iteration as "gamesPerIteration", parameters_signature as "parametersSignature"`;
+  parameters, parameter_names as names, theta_every as "thetaEvery", gains, games_per_iteration as "gamesPerIteration",
+  parameters_signature as "parametersSignature"`;
 
 export async function insertOptionRun(sql: Sql, row: OptionRunRow): Promise<void> {
   await sql`
-    insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, gains, games_per_iteration, parameters_signature)
+    insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, parameter_names, theta_every, gains, games_per_iteration, parameters_signature)
     values (${row.runId}, ${row.iterationId}, ${row.enginePath}, ${row.engineSha256}, ${sql.json(JSON.parse(JSON.stringify(row.parameters)))},
-      ${sql.json(JSON.parse(JSON.stringify(row.gains)))}, ${row.gamesPerIteration}, ${row.parametersSignature})`;
+      ${sql.array(row.names)}::text[], ${row.thetaEvery}, ${sql.json(JSON.parse(JSON.stringify(row.gains)))}, ${row.gamesPerIteration}, ${row.parametersSignature})`;
 }
 
 /** Signs an older run's parameters when its master resumes it (rows made before signatures have none). */
@@ -40,8 +48,24 @@ export async function optionRunOf(sql: Sql, runId: number): Promise<OptionRunRow
   return row;
 }
 
+/** A UCI-option run's gains and games per step of the schedule, without its parameter list (undefined for another run). */
+export async function optionRunSchedule(sql: Sql, runId: number): Promise<Pick<OptionRunRow, "gains" | "gamesPerIteration"> | undefined> {
+  const [row] = await sql<Pick<OptionRunRow, "gains" | "gamesPerIteration">[]>`
+    select gains, games_per_iteration as "gamesPerIteration" from spsa_option_run where run_id = ${runId}`;
+  return row;
+}
+
 export async function optionRunOfIteration(sql: Sql, iterationId: number): Promise<OptionRunRow | undefined> {
   const [row] = await sql<OptionRunRow[]>`select ${OPTION_RUN_COLUMNS(sql)} from spsa_option_run where iteration_id = ${iterationId}`;
+  return row;
+}
+
+/** The carrier iteration's counters, as the master's poll reads them (not its recorded θ and settings: a large run's are megabytes). */
+export async function carrierProgress(sql: Sql, iterationId: number): Promise<{ gamesPlayed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }> {
+  const [row] = await sql<{ gamesPlayed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }[]>`
+    select games_played as "gamesPlayed", target_games as "targetGames", plus_wins as "plusWins", minus_wins as "minusWins", draws
+    from spsa_iteration where id = ${iterationId}`;
+  if (!row) throw new Error(`iteration ${iterationId} vanished`);
   return row;
 }
 
@@ -70,26 +94,65 @@ export interface NewPerturbation {
   k: number;
   ck: number;
   ak: number;
-  thetaBefore: Values;
-  signs: Values;
+  /** Drawn from θ after this many applied batches. */
+  drawnFrom: number;
+  /** signBits of the draw (src/spsa/option-batches.ts). */
+  signs: string;
   plus: Values;
   minus: Values;
 }
 
-/** Records the master's draw for an open batch (the worker that claims it is filled in by spsa_claim_batch). */
-export async function insertPerturbation(tx: Sql, p: NewPerturbation): Promise<void> {
+/**
+ * Records the master's draw for an open batch (the worker that claims it is filled in by
+ * spsa_claim_batch): plus and minus as arrays in the run's order of `names`, a fifteenth of
+ * the bytes of objects by name at 10,000 parameters.
+ */
+export async function insertPerturbation(tx: Sql, names: readonly string[], p: NewPerturbation): Promise<void> {
   await tx`
-    insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters)
-    values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${tx.json(p.thetaBefore)}, ${tx.json(p.signs)},
-      ${tx.json(p.plus)}, ${tx.json(p.minus)})`;
+    insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters)
+    values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${p.drawnFrom}, ${p.signs}::varbit,
+      ${tx.json(thetaArray(names, p.plus))}, ${tx.json(thetaArray(names, p.minus))})`;
 }
 
-/** A claimed batch's draw with its run's parameters; undefined for a batch without a draw. */
-export async function drawOfBatch(sql: Sql, batchId: number): Promise<OptionDraw | undefined> {
-  const [row] = await sql<OptionDraw[]>`
-    select o.parameters, o.parameters_signature as signature, p.plus_parameters as plus, p.minus_parameters as minus
-    from spsa_perturbation p join spsa_option_run o on o.run_id = p.run_id where p.batch_id = ${batchId}`;
+/** Drawn values as stored: an array in the run's order (or, in rows drawn before migration 0020's version, an object by name). */
+type StoredValues = Values | number[];
+
+/** Drawn values by name, from either stored form. */
+function valuesByName(names: readonly string[], stored: StoredValues): Values {
+  return Array.isArray(stored) ? thetaOfArray(names, stored) : stored;
+}
+
+/**
+ * The batches applied so far, and after how many of them the run's θ (spsa_run.current_parameters)
+ * was written (read under the fold's lock, so the two are what the last fold left).
+ */
+export async function appliedState(tx: Sql, runId: number): Promise<{ applied: number; thetaApplied: number }> {
+  const [row] = await tx<{ applied: number; thetaApplied: number }[]>`
+    select (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied, theta_applied as "thetaApplied"
+    from spsa_option_run where run_id = ${runId}`;
+  if (!row) throw new Error(`run ${runId} is not a UCI-option run`);
   return row;
+}
+
+/**
+ * A claimed batch's draw with its run's parameters; undefined for a batch without a draw. The
+ * parameter list is left out (null) when its signature is `knownSignature`: the caller has that
+ * list already (a large run's list is the biggest read of a claim).
+ */
+export async function drawOfBatch(
+  sql: Sql,
+  batchId: number,
+  known?: { signature: string; names: readonly string[] },
+): Promise<(Omit<OptionDraw, "parameters"> & { parameters: OptionParams | null; names: readonly string[] }) | undefined> {
+  const [row] = await sql<{ parameters: OptionParams | null; names: string[] | null; signature: string | null; plus: StoredValues; minus: StoredValues }[]>`
+    select case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameters end as parameters,
+      case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameter_names end as names,
+      o.parameters_signature as signature, p.plus_parameters as plus, p.minus_parameters as minus
+    from spsa_perturbation p join spsa_option_run o on o.run_id = p.run_id where p.batch_id = ${batchId}`;
+  if (!row) return undefined;
+  const names = row.names ?? known?.names;
+  if (!names) throw new Error(`batch ${batchId}: its run's parameter names were left out as known, and they are not`);
+  return { parameters: row.parameters, names, signature: row.signature, plus: valuesByName(names, row.plus), minus: valuesByName(names, row.minus) };
 }
 
 /**
@@ -115,43 +178,57 @@ export interface UnfoldedBatch {
 
 /**
  * Locks the run and its carrier iteration for the master's fold (only the master takes these
- * locks; draws read θ without them; `no key update`, so that a draw's foreign key to the run,
- * a key-share lock, does not wait for the fold) and returns its θ, the number of reports
- * applied so far, and up to `limit` batches not folded yet in the order they are to be
- * applied: the order they were reported. Nothing (`open` false) once the iteration is complete.
+ * locks; `no key update`, so that a draw's foreign key to the run, a key-share lock, does not
+ * wait for the fold) and returns up to `limit` batches not folded yet in the order they are to
+ * be applied: the order they were reported. Nothing (`open` false) once the iteration is
+ * complete. θ is read (drawnTheta) only when there is something to apply.
  */
 export async function lockUnfoldedBatches(
   tx: postgres.TransactionSql,
-  run: { runId: number; iterationId: number },
+  run: { runId: number; iterationId: number; names: readonly string[] },
   limit: number,
-): Promise<{ open: boolean; theta: Values; applied: number; batches: UnfoldedBatch[] }> {
-  const [row] = await tx<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${run.runId} for no key update`;
+): Promise<{ open: boolean; batches: UnfoldedBatch[] }> {
+  const [row] = await tx`select id from spsa_run where id = ${run.runId} for no key update`;
   if (!row) throw new Error(`run ${run.runId} vanished`);
   const open = await lockOpenIteration(tx, run.iterationId);
-  const [last] = await tx<{ n: number }[]>`select coalesce(max(applied_number), 0)::int as n from spsa_perturbation where run_id = ${run.runId}`;
-  const batches = !open ? [] : await tx<UnfoldedBatch[]>`
+  const batches = !open ? [] : await tx<(Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]>`
     select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
       p.applied_number is not null as applied, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
     from spsa_batch b left join spsa_perturbation p on p.batch_id = b.id
     where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused)
     order by b.reported_at, b.id limit ${limit}`;
-  return { open, theta: row.theta, applied: last?.n ?? 0, batches };
+  const byName = (stored: StoredValues | null) => (stored === null ? null : valuesByName(run.names, stored));
+  return { open, batches: batches.map((b) => ({ ...b, plus: byName(b.plus), minus: byName(b.minus) })) };
 }
 
-/** The report's result and the θ it moved, as the `appliedNumber`-th to move θ: inside the fold's transaction. */
+/**
+ * The report's result and step scale, as the `appliedNumber`-th to move θ, and θ after it when
+ * it is to be stored (`thetaAfter`, in the run's order; else null): inside the fold's
+ * transaction. The values it played are dropped: the chain draws them again.
+ */
 export async function recordApplied(
   tx: postgres.TransactionSql,
-  r: { batchId: number; appliedNumber: number; report: UnfoldedBatch; elo: number; thetaApplied: Values; thetaAfter: Values },
+  r: { batchId: number; appliedNumber: number; report: UnfoldedBatch; elo: number; stepScale: number; thetaAfter: number[] | null },
 ): Promise<void> {
   await tx`
     update spsa_perturbation set plus_wins = ${r.report.plusWins}, minus_wins = ${r.report.minusWins}, draws = ${r.report.draws},
-      pairs = ${tx.json(r.report.pairs)}, elo_diff = ${r.elo}, theta_applied = ${tx.json(r.thetaApplied)}, theta_after = ${tx.json(r.thetaAfter)},
-      reported_at = ${r.report.reportedAt}, applied_number = ${r.appliedNumber}
+      pairs = ${tx.json(r.report.pairs)}, elo_diff = ${r.elo}, step_scale = ${r.stepScale},
+      theta_after = ${r.thetaAfter === null ? null : tx.array(r.thetaAfter)}::float8[],
+      reported_at = ${r.report.reportedAt}, applied_number = ${r.appliedNumber}, plus_parameters = null, minus_parameters = null
     where batch_id = ${r.batchId} and applied_number is null`;
 }
 
-export async function setRunTheta(tx: postgres.TransactionSql, runId: number, theta: Values): Promise<void> {
+/** Drops the values of the run's batches that expired unplayed (or were refused): they will never be played or applied. */
+export async function dropUnplayedValues(tx: Sql, runId: number): Promise<void> {
+  await tx`
+    update spsa_perturbation p set plus_parameters = null, minus_parameters = null
+    from spsa_batch b where p.run_id = ${runId} and p.plus_parameters is not null and p.applied_number is null and b.id = p.batch_id and b.status = 'expired'`;
+}
+
+/** The run's θ, as θ after `applied` batches. */
+export async function setRunTheta(tx: Sql, runId: number, theta: Values, applied: number): Promise<void> {
   await tx`update spsa_run set current_parameters = ${tx.json(theta)} where id = ${runId}`;
+  await tx`update spsa_option_run set theta_applied = ${applied} where run_id = ${runId}`;
 }
 
 /**
@@ -174,6 +251,8 @@ export async function completeOptionRun(sql: postgres.Sql, run: { runId: number;
       returning id`;
     if (!done) return false;
     await tx`update spsa_run set status = 'complete', completed_at = now() where id = ${run.runId}`;
+    // Batches whose lease ran out after the last fold keep no values either.
+    await dropUnplayedValues(tx, run.runId);
     return true;
   });
 }
@@ -193,6 +272,8 @@ export async function isOptionRun(sql: Sql, runName: string): Promise<boolean> {
 export interface PerturbationProgress {
   /** Batches whose report the master applied to θ (moving it, or leaving it on equal results). */
   applied: number;
+  /** The run's θ (spsa_run.current_parameters) is θ after this many of them (a large run's is written at least every 10 s). */
+  thetaApplied: number;
   /** Batches claimed and not yet reported or expired. */
   inFlight: number;
   /** The last applied batches, newest first. */
@@ -202,26 +283,130 @@ export interface PerturbationProgress {
 /** A UCI-option run's batches, for `spsa status`; undefined for a run that is not one. */
 export async function perturbationProgress(sql: Sql, runId: number, recentCount: number): Promise<PerturbationProgress | undefined> {
   // Applied numbers run 1, 2, …: the last is the count. In flight: the claimed batches, through the leases index.
-  const [counts] = await sql<{ runs: number; applied: number; inFlight: number }[]>`
+  const [counts] = await sql<{ runs: number; applied: number; thetaApplied: number; inFlight: number }[]>`
     select (select count(*) from spsa_option_run where run_id = ${runId})::int as runs,
       (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied,
+      (select theta_applied from spsa_option_run where run_id = ${runId}) as "thetaApplied",
       (select count(*) from spsa_batch b join spsa_perturbation p on p.batch_id = b.id where b.status = 'claimed' and p.run_id = ${runId})::int as "inFlight"`;
   if (!counts || counts.runs === 0) return undefined;
   const recent = await sql<{ batchNumber: number; games: number; elo: number }[]>`
     select batch_number as "batchNumber", games, elo_diff as elo from spsa_perturbation
     where run_id = ${runId} and applied_number is not null order by applied_number desc limit ${recentCount}`;
-  return { applied: counts.applied, inFlight: counts.inFlight, recent };
+  return { applied: counts.applied, thetaApplied: counts.thetaApplied, inFlight: counts.inFlight, recent };
 }
 
-/** θ after the n-th applied batch (1-based, in the order the reports moved θ), for the given n. */
-export async function thetaAfterApplied(sql: Sql, runId: number, ns: readonly number[]): Promise<Map<number, Values>> {
-  if (ns.length === 0) return new Map();
-  const rows = await sql<{ n: number; theta: Values }[]>`
-    select n::int, theta from (
-      select applied_number as n, theta_after as theta
-      from spsa_perturbation where run_id = ${runId} and applied_number is not null) applied
-    where n = any(${sql.array(ns as number[])}::int[])`;
-  return new Map(rows.map((r) => [r.n, r.theta]));
+/** How often the run stores θ (spsa_option_run.theta_every): after every this many applied batches. */
+export async function storedThetaEvery(sql: Sql, runId: number): Promise<number> {
+  const [row] = await sql<{ every: number }[]>`select theta_every as every from spsa_option_run where run_id = ${runId}`;
+  return row?.every ?? 1;
+}
+
+/**
+ * Stored θ after the n-th applied batch, for the given n that have one (multiples of the run's
+ * theta_every), of the named parameters (or all): Postgres takes their elements out of each
+ * stored θ, so a chart of a few parameters of a large run reads a few numbers per point.
+ */
+export async function storedThetas(sql: Sql, runId: number, ns: readonly number[], names: readonly string[] | "all"): Promise<Map<number, Values>> {
+  if (ns.length === 0 || names.length === 0) return new Map();
+  const applied = sql`p.run_id = ${runId} and p.applied_number = any(${sql.array(ns as number[])}::int[]) and p.theta_after is not null`;
+  const rows =
+    names === "all"
+      ? await sql<{ n: number; names: string[]; values: number[] }[]>`
+          select p.applied_number as n, o.parameter_names as names, p.theta_after as values
+          from spsa_perturbation p join spsa_option_run o on o.run_id = p.run_id where ${applied}`
+      : await sql<{ n: number; values: (number | null)[] }[]>`
+          with wanted as (
+            select x.i, array_position(o.parameter_names, x.name) as at
+            from spsa_option_run o, unnest(${sql.array(names as string[])}::text[]) with ordinality as x(name, i) where o.run_id = ${runId})
+          select p.applied_number as n, array(select p.theta_after[w.at] from wanted w order by w.i) as values
+          from spsa_perturbation p where ${applied}`;
+  return new Map(rows.map((r) => {
+    const own: readonly string[] = "names" in r ? r.names : names === "all" ? [] : names;
+    return [r.n, Object.fromEntries(own.flatMap((name, i) => (typeof r.values[i] === "number" ? [[name, r.values[i]]] : [])))];
+  }));
+}
+
+/** The run's applied chain from `start` on: what replayAppliedChain (src/spsa/option-chain.ts) takes. */
+export interface AppliedChain {
+  run: ChainRun;
+  start: ChainStart;
+  batches: AppliedBatch[];
+}
+
+/**
+ * The applied chain of a UCI-option run, every read of it in one place: the run's parameter
+ * list, gains and seed, the applied batches after `after` through `through` (default: all) in
+ * applied order, each as stored (AppliedBatch, src/types/spsa.ts), and the start of their
+ * replay: the latest stored θ (or θ₀) at or before every θ those batches were drawn from, with
+ * the batches between it and `after` included (so the replay draws them all again). Reads the
+ * batches' rows once, through (run_id, applied_number).
+ */
+export async function readAppliedChain(sql: Sql, runId: number, range: { after?: number; through?: number } = {}): Promise<AppliedChain> {
+  const [head] = await sql<(Omit<ChainRun, "seed"> & { seed: string; initial: Values; thetaEvery: number; applied: number })[]>`
+    select o.parameters, o.parameter_names as names, o.gains, o.games_per_iteration as "gamesPerIteration", o.theta_every as "thetaEvery", r.seed,
+      r.initial_parameters as initial, (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied
+    from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${runId}`;
+  if (!head) throw new Error(`run ${runId} is not a UCI-option run`);
+  const run: ChainRun = { parameters: head.parameters, names: head.names, gains: head.gains, gamesPerIteration: head.gamesPerIteration, seed: head.seed };
+  const through = Math.min(range.through ?? head.applied, head.applied);
+  // A stored θ at or before `after` (θ₀ at 0); earlier while a batch to replay was drawn before it.
+  let from = storedAtOrBefore(Math.min(range.after ?? 0, through), head.thetaEvery);
+  let batches: AppliedBatch[];
+  for (;;) {
+    batches = await appliedBatches(sql, runId, run.names, from, through);
+    const earliest = Math.min(from, ...batches.flatMap((b) => (b.played === null && b.drawnFrom !== null ? [b.drawnFrom] : [])));
+    if (earliest >= from) break;
+    from = storedAtOrBefore(earliest, head.thetaEvery);
+  }
+  const theta = from === 0 ? head.initial : await storedTheta(sql, runId, run.names, from);
+  // Only rows of earlier versions lack their step scale: it is computed again from the batches before them.
+  const recent = batches.some((b) => b.stepScale === null) ? await lastReportedBatches(sql, runId, from, from) : [];
+  return { run, start: { applied: from, theta, recent }, batches };
+}
+
+function storedAtOrBefore(n: number, every: number): number {
+  return Math.max(0, n - (n % every));
+}
+
+/** θ by name as stored: its values in the run's order. */
+export function thetaArray(names: readonly string[], theta: Values): number[] {
+  return names.map((name) => {
+    const value = theta[name];
+    if (value === undefined) throw new Error(`θ has no value for parameter ${name}`);
+    return value;
+  });
+}
+
+/** A stored θ (values in the run's order) by name. */
+function thetaOfArray(names: readonly string[], values: readonly number[]): Values {
+  if (values.length !== names.length) throw new RangeError(`${values.length} values stored for ${names.length} parameters`);
+  const theta: Values = {};
+  names.forEach((name, i) => (theta[name] = values[i]!));
+  return theta;
+}
+
+async function storedTheta(sql: Sql, runId: number, names: readonly string[], n: number): Promise<Values> {
+  const [row] = await sql<{ theta: number[] | null }[]>`select theta_after as theta from spsa_perturbation where run_id = ${runId} and applied_number = ${n}`;
+  if (!row?.theta) throw new Error(`run ${runId} has no θ stored after batch ${n}`);
+  return thetaOfArray(names, row.theta);
+}
+
+async function appliedBatches(sql: Sql, runId: number, names: readonly string[], after: number, through: number): Promise<AppliedBatch[]> {
+  const rows = await sql<(Omit<AppliedBatch, "result" | "played" | "thetaAfter" | "signs"> & {
+    signs: string; plusWins: number; minusWins: number; draws: number; plus: StoredValues | null; minus: StoredValues | null; theta: number[] | null;
+  })[]>`
+    select p.applied_number as "appliedNumber", p.batch_number as "batchNumber", p.worker_name as "workerName", p.games, b.games_before as "gamesBefore",
+      p.drawn_from as "drawnFrom", p.k, p.c_k as ck, p.a_k as ak, p.signs, p.step_scale as "stepScale", p.plus_wins as "plusWins",
+      p.minus_wins as "minusWins", p.draws, p.elo_diff as elo, p.plus_parameters as plus, p.minus_parameters as minus, p.theta_after as theta
+    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
+    where p.run_id = ${runId} and p.applied_number > ${after} and p.applied_number <= ${through}
+    order by p.applied_number`;
+  return rows.map(({ plusWins, minusWins, draws, plus, minus, theta, ...row }) => ({
+    ...row,
+    result: { plusWins, minusWins, draws },
+    played: plus && minus ? { plus: valuesByName(names, plus), minus: valuesByName(names, minus) } : null,
+    thetaAfter: theta ? thetaOfArray(names, theta) : null,
+  }));
 }
 
 /** Consecutive applied batches of a UCI-option run pooled: their applied numbers, summed results and pairs. */

@@ -25,6 +25,8 @@ import type { Values } from "../types/spsa.js";
 // tables (`$inferSelect`) match what the code writes.
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
+/** '0' and '1' characters as Postgres reads and writes them: a sign per parameter, an eighth of a byte each. */
+const varbit = customType<{ data: string }>({ dataType: () => "bit varying" });
 
 const counter = (name: string) => integer(name).notNull().default(0);
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
@@ -394,6 +396,18 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
   engineSha256: text("engine_sha256").notNull(),
   /** Per parameter: min, max, step, type, frozen, option, option_scale. */
   parameters: jsonb("parameters").notNull(),
+  /**
+   * The parameters in the run's order (params.toml's), stored once: the n-th sign of a batch's
+   * `signs` and the n-th element of a stored θ are the n-th name's.
+   */
+  parameterNames: text("parameter_names").array().notNull(),
+  /** θ is stored after every this many applied batches (spsa_perturbation.theta_after); between them it is replayed. */
+  thetaEvery: integer("theta_every").notNull().default(1),
+  /**
+   * spsa_run.current_parameters is θ after this many applied batches: every one on a run that
+   * stores θ after every batch, else written at least every 10 s (the master holds θ between).
+   */
+  thetaApplied: integer("theta_applied").notNull().default(0),
   /** The SPSA math's gains (a, c, A, alpha, gamma, max_iterations, elo_cap, max_step). */
   gains: jsonb("gains").notNull(),
   /** Games of one step of the gain schedule: a batch of n games moves θ n / this times as far. */
@@ -408,8 +422,11 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
 
 /**
  * One batch of a UCI-option run: its perturbation, drawn by the master ahead of the workers
- * from the θ of that moment, and once reported its result and the θ after it (written in the report's
- * transaction). A batch that expired unreported keeps no result and changed nothing.
+ * from the θ after `drawn_from` applied batches, and once applied its result, its step scale and
+ * its place in the chain (and at every `theta_every`-th place the θ after it). What a batch needs
+ * only until it is played (plus and minus values for the worker) is dropped once it is applied
+ * or expired: the row stays a few hundred bytes plus a bit per parameter, and the chain replays
+ * from it (src/spsa/option-chain.ts). A batch that expired unreported keeps no result and changed nothing.
  */
 export const spsaPerturbation = pgTable("spsa_perturbation", {
   batchId: bigint("batch_id", { mode: "number" }).primaryKey().references(() => spsaBatch.id),
@@ -423,19 +440,23 @@ export const spsaPerturbation = pgTable("spsa_perturbation", {
   k: integer("k").notNull(),
   ck: doublePrecision("c_k").notNull(),
   ak: doublePrecision("a_k").notNull(),
-  thetaBefore: jsonb("theta_before").notNull(),
-  signs: jsonb("signs").notNull(),
-  plusParameters: jsonb("plus_parameters").notNull(),
-  minusParameters: jsonb("minus_parameters").notNull(),
+  /** The θ it was drawn from is θ after this many applied batches (0: the run's start); null in rows drawn before migration 0020's version. */
+  drawnFrom: integer("drawn_from"),
+  /** Bit n: the sign of the n-th parameter of spsa_option_run.parameter_names, 1 for +1 and 0 for −1 (0 for a frozen one). */
+  signs: varbit("signs").notNull(),
+  /** The values plus and minus play, by parameter name: kept until the batch is applied or expired (null then), except in rows drawn before migration 0020's version. */
+  plusParameters: jsonb("plus_parameters"),
+  minusParameters: jsonb("minus_parameters"),
   plusWins: integer("plus_wins"),
   minusWins: integer("minus_wins"),
   draws: integer("draws"),
   /** [LL, LD, DD, DW, WW] from plus's side. */
   pairs: jsonb("pairs"),
   eloDiff: doublePrecision("elo_diff"),
-  /** θ of the run right before and right after this report (other batches may have moved it since the draw). */
-  thetaApplied: jsonb("theta_applied"),
-  thetaAfter: jsonb("theta_after"),
+  /** The factor on a_k of this batch's step (the adaptive gains' scale when it was applied); null before it is applied. */
+  stepScale: doublePrecision("step_scale"),
+  /** θ after this batch, in the order of spsa_option_run.parameter_names: at every theta_every-th applied batch, else null. */
+  thetaAfter: doublePrecision("theta_after").array(),
   claimedAt: timestamp("claimed_at", { withTimezone: true }),
   reportedAt: timestamp("reported_at", { withTimezone: true }),
   /** 1, 2, … per run in the order the master applied the reports to θ (null: not applied yet). */
@@ -443,6 +464,8 @@ export const spsaPerturbation = pgTable("spsa_perturbation", {
 }, (t) => [
   uniqueIndex("spsa_perturbation_run_number").on(t.runId, t.batchNumber),
   uniqueIndex("spsa_perturbation_run_applied").on(t.runId, t.appliedNumber),
+  // The few rows that still hold their values (drawn, claimed, or reported and not applied yet).
+  index("spsa_perturbation_values").on(t.runId).where(sql`${t.plusParameters} is not null`),
 ]);
 
 /**

@@ -1,8 +1,9 @@
 import type postgres from "postgres";
 import { lockOpenIteration } from "../db/batches.js";
-import { drawPoolState, insertOpenBatch, insertPerturbation, runTheta, type OptionRunRow } from "../db/perturbations.js";
+import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/perturbations.js";
+import { currentTheta, type HeldTheta } from "./held-theta.js";
 import { activeGameSlots } from "../db/workers.js";
-import { drawBatch, paramsAt } from "../spsa/option-batches.js";
+import { drawBatch, paramsAt, signBits } from "../spsa/option-batches.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
 
 /**
@@ -21,27 +22,34 @@ export function poolSize(slots: number, batchGames: number): number {
 
 /**
  * Tops the pool up: new open batches of `batchGames` (fewer for the last of the run's games),
- * each with its draw from the run's θ of now at its place in the gain schedule, until the pool
+ * each with its draw from the run's θ of now (θ after the batches applied so far, recorded as
+ * its drawn_from) at its place in the gain schedule, until the pool
  * is full or every game of the run is given out. A batch that expired or was refused is not
  * reopened (its draw stays with it, unapplied); its games are given out again here. Under the
  * carrier iteration's fold lock, so one master's polls never draw twice. Returns the batches drawn.
  */
-export async function topUpDraws(sql: postgres.Sql, run: OptionRunRow & { seed: string }, targetGames: number, batchGames: number): Promise<number> {
+export async function topUpDraws(sql: postgres.Sql, run: OptionRunRow & { seed: string }, targetGames: number, batchGames: number, held?: HeldTheta): Promise<number> {
   const slots = await activeGameSlots(sql);
   const drawn = await sql.begin(async (tx) => {
     if (!(await lockOpenIteration(tx, run.iterationId))) return 0;
     const { open, allocated } = await drawPoolState(tx, run.iterationId);
-    const { theta } = await runTheta(tx, run.runId);
+    const wanted = poolSize(slots, batchGames) - open;
+    if (wanted <= 0 || allocated >= targetGames) return 0;
+    // θ only when drawing, and the held one while it is current: a large run's θ is the biggest read of a poll.
+    const { theta, applied } = await currentTheta(tx, run, held);
+    const params = paramsAt(run, theta);
     let before = allocated;
     let count = 0;
-    for (let pooled = open; pooled < poolSize(slots, batchGames) && before < targetGames; pooled++) {
+    for (; count < wanted && before < targetGames; count++) {
       const games = Math.min(batchGames, targetGames - before);
       const batchId = await insertOpenBatch(tx, run.iterationId, games, before);
       // The batch row's id numbers the draw: unique in the run, so its signs are its own.
-      const draw = drawBatch(paramsAt(run.parameters, theta), run.gains, { seed: run.seed, batchNumber: batchId, gamesBefore: before, gamesPerIteration: run.gamesPerIteration });
-      await insertPerturbation(tx, { batchId, runId: run.runId, batchNumber: batchId, games, k: draw.k, ck: draw.ck, ak: draw.ak, thetaBefore: theta, signs: draw.signs, plus: draw.plus, minus: draw.minus });
+      const draw = drawBatch(params, run.gains, { seed: run.seed, batchNumber: batchId, gamesBefore: before, gamesPerIteration: run.gamesPerIteration });
+      await insertPerturbation(tx, run.names, {
+        batchId, runId: run.runId, batchNumber: batchId, games, k: draw.k, ck: draw.ck, ak: draw.ak,
+        drawnFrom: applied, signs: signBits(run.names, draw.signs), plus: draw.plus, minus: draw.minus,
+      });
       before += games;
-      count++;
     }
     return count;
   });

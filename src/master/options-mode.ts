@@ -6,7 +6,7 @@ import { spsaMathConfig } from "../config/config.js";
 import type { Param } from "../params/params.js";
 import { expireLeases } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
-import { completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/perturbations.js";
+import { carrierProgress, completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/perturbations.js";
 import { withRetry } from "../postgres/retry.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { InputError } from "../core/errors.js";
@@ -16,6 +16,7 @@ import { insertIteration, iterationCount, readIteration } from "../db/iterations
 import type { RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
 import { applyReports } from "./apply-reports.js";
+import { HeldTheta, writeHeldTheta } from "./held-theta.js";
 import { topUpDraws } from "./draw-pool.js";
 import { optionsMessage, signOptions } from "../signing/options-signature.js";
 import { signedEngines } from "../signing/binary-signature.js";
@@ -23,8 +24,25 @@ import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary, type OpenedTuningRun } from "./run-setup.js";
 
-/** params.toml follows θ at most this often while the run goes on, and once at its end. */
-const PARAMS_SYNC_MS = 10_000;
+/**
+ * params.toml follows θ at most this often while the run goes on: every 10 s, every 10 s per
+ * 1,000 parameters beyond (a file of 10,000 tables every 100 s), and once at the run's end.
+ */
+function paramsSyncMs(count: number): number {
+  return 10_000 * Math.max(1, count / 1000);
+}
+
+/** Bytes of stored θ per applied batch at most, on average: θ is stored after every thetaEvery-th batch. */
+const STORED_THETA_BYTES_PER_BATCH = 2048;
+
+/**
+ * How often a run of `count` parameters stores θ: after every batch up to 256 parameters, after
+ * every ⌈count / 256⌉-th above (every 40th at 10,000), so stored θ costs at most about 2 KB per
+ * batch; θ between two stored ones is replayed from the batches' rows (src/spsa/option-chain.ts).
+ */
+export function thetaEveryFor(count: number): number {
+  return Math.max(1, Math.ceil((count * 8) / STORED_THETA_BYTES_PER_BATCH));
+}
 
 /**
  * The master of UCI-option mode: builds nothing after its start (the crate of [build], if
@@ -74,12 +92,15 @@ async function openOptionRun(options: HeldOptions, run: RunRow, params: Param[],
   const enginePath = await engineBinary(config, run.name);
   const sha256 = sha256OfFile(enginePath);
   const gamesPerIteration = config.games.gamesPerIteration;
+  const names = params.map((p) => p.name);
   const row = (iterationId: number): OptionRunRow => ({
     runId: run.id,
     iterationId,
     enginePath,
     engineSha256: sha256,
     parameters,
+    names,
+    thetaEvery: thetaEveryFor(names.length),
     gains: spsaMathConfig(config.spsa, gamesPerIteration),
     gamesPerIteration,
     parametersSignature: signOptions(options.signingKey.signMessage, run.uid, parameters),
@@ -155,6 +176,8 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
   const { database, paramsFile } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(options.config.database.pollIntervalMs);
+  // θ as this master moved it: not read back nor written at every batch of a large run.
+  const held = new HeldTheta();
   let seen = -1;
   let synced = Date.now();
   try {
@@ -164,26 +187,29 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
         await options.hold.stillHeld();
         await expireLeases(database.sql);
         // θ and the carrier's counters move together: a batch is counted as it is applied.
-        await applyReports(database.sql, run.id);
-        const carrier = await readIteration(database.sql, optionRun.iterationId);
+        await applyReports(database.sql, optionRun, held);
+        const carrier = await carrierProgress(database.sql, optionRun.iterationId);
         // New draws from the θ just moved, for the batches the workers claim next.
-        await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize);
+        await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize, held);
         return carrier;
       });
       if (iteration.gamesPlayed !== seen) poll.reset();
       seen = iteration.gamesPlayed;
       const finished = iteration.gamesPlayed >= iteration.targetGames;
-      if (finished) await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
-      const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
+      if (finished) {
+        await withRetry(log, options.signal, () => writeHeldTheta(database.sql, optionRun, held));
+        await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
+      }
       status.update(`run ${run.name}: ${iteration.gamesPlayed}/${iteration.targetGames} games, +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws} (plus vs minus)`);
-      if (finished || Date.now() - synced >= PARAMS_SYNC_MS) {
+      if (finished || Date.now() - synced >= paramsSyncMs(optionRun.names.length)) {
+        const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
         syncParamsFile(paramsFile, theta, () => {});
         synced = Date.now();
-      }
-      if (finished) {
-        status.done();
-        log(`run "${run.name}" complete: ${iteration.gamesPlayed} games; ${paramsFile} holds the final θ`);
-        return theta;
+        if (finished) {
+          status.done();
+          log(`run "${run.name}" complete: ${iteration.gamesPlayed} games; ${paramsFile} holds the final θ`);
+          return theta;
+        }
       }
       await poll.wait(options.signal);
     }

@@ -107,7 +107,8 @@ export async function withTuningRun<T>(options: MasterOptions, opened: OpenedTun
  */
 function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
   const stored = run.currentParameters;
-  const removed = Object.keys(stored).filter((name) => !params.some((p) => p.name === name));
+  const names = new Set(params.map((p) => p.name));
+  const removed = Object.keys(stored).filter((name) => !names.has(name));
   if (removed.length > 0) {
     throw new InputError(
       paramsFile,

@@ -44,17 +44,25 @@ export function optionValues(params: readonly Pick<Param, "name" | "type" | "val
   const out = new Map<string, number>();
   params.forEach((param, i) => {
     const target = targets[i]!;
-    const value = (values[param.name] ?? param.value) * target.scale;
-    out.set(target.option, param.type === "int" || target.scale !== 1 ? Math.round(value) : value);
+    out.set(target.option, optionValue(values[param.name] ?? param.value, param.type, target.scale));
   });
   return out;
 }
 
-/** The `setoption` values of an engine playing `values` (ints rounded as built; see optionValues). */
+/** The value an option holds for a parameter's value: × scale, rounded for an int or a scaled float (a spin). */
+function optionValue(value: number, type: Param["type"], scale: number): number {
+  const scaled = value * scale;
+  return type === "int" || scale !== 1 ? Math.round(scaled) : scaled;
+}
+
+/** The `setoption` values of an engine playing `values` (ints rounded as built, as optionValues does), in one pass: a batch may set thousands. */
 export function engineOptions(parameters: OptionParams, values: Values): Record<string, number> {
-  const params = Object.entries(parameters).map(([name, s]) => ({ name, type: s.type, value: values[name] ?? 0 }));
-  const targets = Object.entries(parameters).map(([name, s]) => ({ param: name, option: s.option, scale: s.optionScale ?? 1 }));
-  return Object.fromEntries(optionValues(params, targets, values));
+  const options: Record<string, number> = {};
+  for (const name in parameters) {
+    const s = parameters[name]!;
+    options[s.option] = optionValue(values[name] ?? 0, s.type, s.optionScale ?? 1);
+  }
+  return options;
 }
 
 /** What the run records of params.toml in this mode; every parameter must name its option. */

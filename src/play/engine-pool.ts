@@ -1,14 +1,49 @@
+import { createHash } from "node:crypto";
 import { EngineError } from "../core/errors.js";
 import { EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 
 /** Engines with the same name, binary, arguments and options are interchangeable (a game names its players after their processes, so self-play's two names never share one). */
 function specKey(spec: EngineSpec): string {
-  return JSON.stringify([spec.name, spec.path, spec.args ?? [], Object.entries(spec.options ?? {}).sort()]);
+  return JSON.stringify([spec.name, spec.path, spec.args ?? [], optionsKey(spec.options).values]);
 }
 
 /** Engines that differ only in their options' values can be reconfigured into each other. */
 function shapeKey(spec: EngineSpec): string {
-  return JSON.stringify([spec.path, spec.args ?? [], Object.keys(spec.options ?? {}).sort()]);
+  return JSON.stringify([spec.path, spec.args ?? [], optionsKey(spec.options).names]);
+}
+
+/**
+ * An option set's names and its names with values, as the SHA-256 of their text, made once per
+ * options object: a UCI-option batch's thousands of options are one object for all its games,
+ * and every acquire and release names its spec's key (the text itself is hundreds of kilobytes).
+ */
+const optionKeys = new WeakMap<object, { names: string; values: string }>();
+function optionsKey(options: EngineSpec["options"]): { names: string; values: string } {
+  if (options === undefined) return { names: "[]", values: "[]" };
+  let key = optionKeys.get(options);
+  if (key === undefined) {
+    // Values in the set's own order: an equal set in another order is a reconfigure that sends nothing.
+    key = { names: namesKey(Object.keys(options)), values: digest(JSON.stringify(options)) };
+    optionKeys.set(options, key);
+  }
+  return key;
+}
+
+/** Sorted names' digests by the names in their own order, for the few sets of names a runner sees (every batch of a run has the same). */
+const namesKeys = new Map<string, string>();
+function namesKey(names: string[]): string {
+  const text = names.join("\n");
+  let key = namesKeys.get(text);
+  if (key === undefined) {
+    key = digest(JSON.stringify(names.sort()));
+    if (namesKeys.size >= 16) namesKeys.clear();
+    namesKeys.set(text, key);
+  }
+  return key;
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(text).digest("base64");
 }
 
 /**

@@ -148,13 +148,19 @@ export class EngineProcess {
   }
 
   /**
-   * Between games: sets every option of `spec` (same binary and arguments) and waits for
-   * `readyok`, so a process serves another option set without a restart. The caller makes
-   * sure `spec` sets every option the old one did, so nothing of the old set lingers.
+   * Between games: sets the options of `spec` (same binary and arguments) whose value differs
+   * from what this process was given, and waits for `readyok`, so a process serves another
+   * option set without a restart; a UCI-option batch of thousands of options sends only what
+   * its draw changed. The caller makes sure `spec` sets every option the old one did, so
+   * nothing of the old set lingers.
    */
   async reconfigure(spec: EngineSpec): Promise<void> {
-    const options = Object.entries(spec.options ?? {}).map(([name, value]) => setoptionLine(name, value));
-    await this.request([...options, "isready"].join("\n"), (line) => line.trim() === "readyok", this.timeouts.readyMs, "readyok");
+    const before = this.currentSpec.options ?? {};
+    const after = spec.options ?? {};
+    const lines: string[] = [];
+    for (const name in after) if (before[name] !== after[name]) lines.push(setoptionLine(name, after[name]!));
+    // Nothing changed (an equal set under another key): no round trip.
+    if (lines.length > 0) await this.request([...lines, "isready"].join("\n"), (line) => line.trim() === "readyok", this.timeouts.readyMs, "readyok");
     this.currentSpec = spec;
   }
 

@@ -73,11 +73,26 @@ export function lexRust(source: string, fileName: string): Token[] {
   return tokens;
 }
 
+/** The offsets where the lines of the last source asked about start: a constants file of thousands of literals asks for each one's line. */
+let lines: { source: string; starts: number[] } | undefined;
+
 /** 1-based line of an offset. */
 export function lineAt(source: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < source.length; i++) if (source[i] === "\n") line++;
-  return line;
+  if (lines?.source !== source) {
+    const starts = [0];
+    for (let i = source.indexOf("\n"); i >= 0; i = source.indexOf("\n", i + 1)) starts.push(i + 1);
+    lines = { source, starts };
+  }
+  // The last line starting at or before the offset (a newline at the offset itself is still on its line).
+  const { starts } = lines;
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((starts[middle] ?? 0) <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return low + 1;
 }
 
 function token(kind: TokenKind, source: string, start: number, end: number): Token {

@@ -39,11 +39,31 @@ export class UntrustedOptionsError extends SpsaError {
   }
 }
 
+/** The first parameter whose value is not a finite number within its bounds (a loop, not entries: a batch may hold thousands). */
 function withinBounds(parameters: OptionParams, values: Values): string | undefined {
-  return Object.entries(parameters).find(([name, p]) => {
+  for (const name in parameters) {
+    const p = parameters[name]!;
     const v = values[name];
-    return typeof v !== "number" || !Number.isFinite(v) || v < p.min || v > p.max;
-  })?.[0];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < p.min || v > p.max) return name;
+  }
+  return undefined;
+}
+
+/**
+ * Parameter lists checked already, each with the run, signature and trusted key it was checked
+ * with: a worker claiming batch after batch of a large run (the same list object, kept by
+ * src/worker/option-draw.ts) does not sign-check thousands of options again each time.
+ */
+const checkedLists = new WeakMap<OptionParams, { runUid: string; signature: string; key: KeyObject }>();
+
+/** Whether one of the keys signed the draw's parameter list for this run. */
+function signedList(keys: readonly KeyObject[], runUid: string, draw: OptionDraw): boolean {
+  const checked = checkedLists.get(draw.parameters);
+  if (checked && checked.runUid === runUid && checked.signature === draw.signature && keys.includes(checked.key)) return true;
+  const message = optionsMessage(runUid, draw.parameters);
+  const key = keys.find((k) => verifyMessage([k], message, draw.signature));
+  if (key !== undefined && draw.signature !== null) checkedLists.set(draw.parameters, { runUid, signature: draw.signature, key });
+  return key !== undefined;
 }
 
 /**
@@ -52,7 +72,7 @@ function withinBounds(parameters: OptionParams, values: Values): string | undefi
  * parameter's signed bounds; anything else throws.
  */
 export function verifiedDraw(keys: readonly KeyObject[], runUid: string, draw: OptionDraw): OptionDraw {
-  if (!verifyMessage(keys, optionsMessage(runUid, draw.parameters), draw.signature)) {
+  if (!signedList(keys, runUid, draw)) {
     throw new UntrustedOptionsError(
       keys.length === 0
         ? "no trusted master key to check the run's options against: pin the master's key with `compete --spsa --trust KEY` (`spsa key` prints it)"

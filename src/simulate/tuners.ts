@@ -2,7 +2,7 @@ import { gains, perturb, scoreToElo, update } from "../spsa/math.js";
 import { createRng } from "../core/rng.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
-import { applyBatch, batchStepScales, batchWindow, drawBatch } from "../spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, drawBatch } from "../spsa/option-batches.js";
 import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
@@ -111,7 +111,6 @@ export function asyncTuner(name: string, gainsFor: (maxIterations: number) => Sp
     name,
     run(problem, budget, seed) {
       const cfg = gainsFor(Math.floor(budget / gamesPerIteration));
-      const optionParams = Object.fromEntries(problem.params.map((p) => [p.name, { ...p, frozen: p.frozen ?? false, option: p.name, optionScale: undefined }]));
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trace = startTrace(problem);
@@ -123,7 +122,7 @@ export function asyncTuner(name: string, gainsFor: (maxIterations: number) => Sp
         const batch = out.shift();
         if (!batch) return;
         const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
-        const scale = batchStepScales(optionParams, recent, cfg, gamesPerIteration);
+        const scale = batchStepFactor(recent, cfg, gamesPerIteration);
         const { newValues } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration, scale);
         reported.push(batch.result);
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));

@@ -66,10 +66,15 @@ export function signalShare(recent: readonly MeasuredIteration[]): number {
  * as soon as what it measures stands above the noise.
  */
 export function stepScales(history: readonly MeasuredIteration[], names: readonly string[], options: AdaptiveGains): Values {
-  if (options.mode === "off") return Object.fromEntries(names.map((n) => [n, 1]));
-  const recent = history.slice(Math.max(0, history.length - Math.max(1, Math.round(options.window))));
-  const scale = options.floor + (1 - options.floor) * signalShare(recent);
+  const scale = stepFactor(history, options);
   return Object.fromEntries(names.map((n) => [n, scale]));
+}
+
+/** The one factor stepScales gives every parameter. */
+export function stepFactor(history: readonly MeasuredIteration[], options: AdaptiveGains): number {
+  if (options.mode === "off") return 1;
+  const recent = history.slice(Math.max(0, history.length - Math.max(1, Math.round(options.window))));
+  return options.floor + (1 - options.floor) * signalShare(recent);
 }
 
 function clip(x: number, lo: number, hi: number): number {

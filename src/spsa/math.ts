@@ -146,7 +146,8 @@ export function update(
     }
     const g = elo / spreadSteps;
     const limit = maxStep * p.step;
-    const move = clip(played.ak * (played.scale?.[p.name] ?? 1) * g * p.step + momentum * (previous?.[p.name] ?? 0), -limit, limit);
+    const scale = typeof played.scale === "number" ? played.scale : (played.scale?.[p.name] ?? 1);
+    const move = clip(played.ak * scale * g * p.step + momentum * (previous?.[p.name] ?? 0), -limit, limit);
     gradient[p.name] = g;
     newValues[p.name] = clip(p.value + move, p.min, p.max);
   }

@@ -1,20 +1,39 @@
 import { measuredElo, perturb, update } from "./math.js";
 import { createRng } from "../core/rng.js";
-import { stepScales } from "./adaptive.js";
-import type { DrawnBatch, IterationResult, OptionParams, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
+import { stepFactor } from "./adaptive.js";
+import type { DrawnBatch, IterationResult, OptionList, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
 
 /** k = 1 + whole iterations' worth of games drawn before this batch, at most maxIterations. */
 export function scheduleStep(gamesBefore: number, gamesPerIteration: number, maxIterations: number): number {
   return Math.min(maxIterations, 1 + Math.floor(gamesBefore / gamesPerIteration));
 }
 
-/** The parameters as the math sees them, at θ. */
-export function paramsAt(parameters: OptionParams, theta: Values): SpsaParam[] {
-  return Object.entries(parameters).map(([name, s]) => {
+/** The parameters as the math sees them, at θ, in the run's order. */
+export function paramsAt({ parameters, names }: OptionList, theta: Values): SpsaParam[] {
+  return names.map((name) => {
+    const s = parameters[name];
     const value = theta[name];
+    if (s === undefined) throw new Error(`the run's parameter list has no settings for ${name}`);
     if (value === undefined) throw new Error(`θ has no value for parameter ${name}`);
     return { name, value, min: s.min, max: s.max, step: s.step, type: s.type, frozen: s.frozen };
   });
+}
+
+/** A draw's signs as stored: one character per parameter in the run's order, '1' for +1, '0' for −1 or none (frozen). */
+export function signBits(names: readonly string[], signs: Values): string {
+  let bits = "";
+  for (const name of names) bits += signs[name] === 1 ? "1" : "0";
+  return bits;
+}
+
+/** The signs of stored bits, by name: +1 or −1, none for a frozen parameter (not perturbed). */
+export function signsOfBits({ parameters, names }: OptionList, bits: string): Values {
+  if (bits.length !== names.length) throw new RangeError(`${bits.length} signs stored for ${names.length} parameters`);
+  const signs: Values = {};
+  names.forEach((name, i) => {
+    if (!parameters[name]?.frozen) signs[name] = bits[i] === "1" ? 1 : -1;
+  });
+  return signs;
 }
 
 /** Batch `batchNumber` of a run: its signs come from the run's seed and the number, so a replay draws the same. */
@@ -34,7 +53,7 @@ export function applyBatch(
   result: IterationResult,
   gains: SpsaMathConfig,
   gamesPerIteration: number,
-  scale?: Values,
+  scale?: number,
 ): UpdateResult {
   return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) }, result, gains);
 }
@@ -44,10 +63,11 @@ export function applyBatch(
  * (oldest first; see batchWindow). The batches are pooled into groups of an iteration's games
  * (the last group may be smaller) and each group counts as one iteration, its Elo from the
  * pooled counts: a batch of a few games often ends at the clamped score, whose Elo the noise
- * formula would underrate, and the pooled Elo keeps the ratio of signal to noise. Undefined
- * when the run has no adaptive gains.
+ * formula would underrate, and the pooled Elo keeps the ratio of signal to noise. The factor
+ * is the same for every parameter (src/spsa/adaptive.ts); undefined when the run has no
+ * adaptive gains.
  */
-export function batchStepScales(parameters: OptionParams, reported: readonly ReportedBatch[], gains: SpsaMathConfig, gamesPerIteration: number): Values | undefined {
+export function batchStepFactor(reported: readonly ReportedBatch[], gains: SpsaMathConfig, gamesPerIteration: number): number | undefined {
   if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
   const groups: IterationResult[] = [];
   let open: IterationResult | undefined;
@@ -65,7 +85,7 @@ export function batchStepScales(parameters: OptionParams, reported: readonly Rep
   const measured = groups
     .filter((r) => r.plusWins + r.minusWins + r.draws > 0)
     .map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
-  return stepScales(measured, Object.keys(parameters), { ...gains.adaptive, window: measured.length });
+  return stepFactor(measured, { ...gains.adaptive, window: measured.length });
 }
 
 /** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size, as in build mode. */

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { appliedShape, appliedWindows, optionRunOf } from "../db/perturbations.js";
+import { appliedShape, appliedWindows, optionRunSchedule } from "../db/perturbations.js";
 import { eloFromPentanomial } from "../stats/elo.js";
 import { measuredElo } from "../spsa/math.js";
 
@@ -38,17 +38,19 @@ export function finiteOrNull(x: number): number | null {
 }
 
 /**
- * Elo over windows of a UCI-option run's applied batches, all of them or the `latest`
- * windows only (a few rows, whatever the run's length); undefined for another run.
+ * Elo over windows of a UCI-option run's applied batches: all of them, the `latest` windows
+ * only, or those from the window holding batch `since` + 1 on (a few rows, whatever the run's
+ * length); undefined for another run.
  */
-export async function batchElo(sql: postgres.Sql, runId: number, latest?: number): Promise<BatchElo | undefined> {
-  const run = await optionRunOf(sql, runId);
+export async function batchElo(sql: postgres.Sql, runId: number, only: { latest?: number; since?: number | undefined } = {}): Promise<BatchElo | undefined> {
+  const run = await optionRunSchedule(sql, runId);
   if (!run) return undefined;
   const { batchSize, applied } = await appliedShape(sql, runId);
   const wanted = run.gamesPerIteration * Math.max(1, Math.ceil(run.gains.maxIterations / MAX_WINDOWS));
   // Whole batches, so that a window is a range of applied numbers.
   const per = Math.max(1, Math.round(wanted / batchSize));
-  const after = latest === undefined ? 0 : Math.max(0, (Math.floor((applied - 1) / per) - latest + 1) * per);
+  const { latest, since } = only;
+  const after = latest !== undefined ? Math.max(0, (Math.floor((applied - 1) / per) - latest + 1) * per) : since !== undefined ? Math.floor(since / per) * per : 0;
   const windows = applied === 0 ? [] : await appliedWindows(sql, runId, per, after);
   return {
     windowGames: per * batchSize,

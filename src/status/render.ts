@@ -50,12 +50,42 @@ export function renderStatus(status: RunStatus): string {
   ));
   lines.push(...status.workers.filter((w) => w.concurrencyNote !== null).map((w) => `${printable(w.name)}: concurrency ${printable(w.concurrencyNote ?? "")}`));
   lines.push("");
-  lines.push(...table(
-    ["parameter", "start", "", "now", "Δ steps", "[min, max]", "step", "history"],
-    status.parameters.map(parameterRow),
-    "no parameters",
-  ));
+  lines.push(...parametersPart(status));
   return lines.join("\n");
+}
+
+/** The parameters: all of them in a table, or on a large run how far they moved and the table of those that moved most. */
+function parametersPart({ parameters, parameterSummary: summary }: RunStatus): string[] {
+  const rows = table(["parameter", "start", "", "now", "Δ steps", "[min, max]", "step", "history"], parameters.map(parameterRow), "no parameters");
+  if (summary.listed === "all") return rows;
+  const frozen = summary.frozen > 0 ? `, ${summary.frozen} frozen` : "";
+  return [
+    `${summary.count} parameters, ${summary.moved} moved from their start${frozen}; moves in steps:`,
+    ...histogramLines(summary.histogram),
+    "",
+    `the ${parameters.length} that moved most (spsa status --all lists every one):`,
+    ...rows,
+  ];
+}
+
+/** Histogram bars are at most this many characters wide. */
+const BAR_WIDTH = 40;
+
+/** One line per bin: its range in steps, its count and a bar. */
+function histogramLines(bins: RunStatus["parameterSummary"]["histogram"]): string[] {
+  const most = Math.max(1, ...bins.map((b) => b.count));
+  return table(
+    ["", "", ""],
+    bins.map((b) => [binLabel(b), String(b.count), "█".repeat(Math.ceil((b.count / most) * BAR_WIDTH))]),
+    "",
+  ).slice(1).map((line) => `  ${line}`);
+}
+
+function binLabel({ from, to }: RunStatus["parameterSummary"]["histogram"][number]): string {
+  if (from === 0 && to === 0) return "0 (unmoved)";
+  if (from === null) return `≤ ${to}`;
+  if (to === null) return `≥ ${from}`;
+  return `${from} … ${to}`;
 }
 
 /** Windows of a UCI-option run shown on the Elo line. */

@@ -18,10 +18,11 @@ import { describeShipCheck } from "../head-to-head/ship-text.js";
 import { readTransfers } from "../db/transfers.js";
 import { summarizeTransfers, type TransferSummary } from "../head-to-head/transfer-text.js";
 import { describeLimits } from "../play/time-control.js";
-import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } from "../db/perturbations.js";
+import { perturbationProgress, storedThetaEvery, storedThetas, type PerturbationProgress } from "../db/perturbations.js";
 import { builtValue } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
+import { moveHistogram, type MoveBin } from "./move-histogram.js";
 import type { IterationSettings } from "../types/config.js";
 import type { Values } from "../types/spsa.js";
 
@@ -42,6 +43,18 @@ export interface ParameterStatus {
   steps: number | null;
   /** θ after `iteration` completed iterations (0: the start), sampled evenly over the run. */
   history: { iteration: number; value: number }[];
+}
+
+/** All of a run's parameters in a few numbers, whatever their count: what `parameters` leaves out of a large run. */
+export interface ParameterSummary {
+  count: number;
+  /** θ now differs from the start. */
+  moved: number;
+  frozen: number;
+  /** Moves (now − start) in steps, counted in bins (src/status/move-histogram.ts); frozen parameters and those without a recorded step left out. */
+  histogram: MoveBin[];
+  /** What `parameters` lists: every parameter by name, the `parameters.length` that moved most (by |Δ steps|, the most first), or those the dashboard chose. */
+  listed: "all" | "most moved" | "chosen";
 }
 
 export interface WorkerStatus {
@@ -110,7 +123,9 @@ export interface RunStatus {
   perturbations: PerturbationProgress | null;
   /** A UCI-option run's Elo over windows of `windowGames` games of its applied batches (src/status/batch-elo.ts), the latest first; null for a rebuild-mode run. */
   eloWindows: { windowGames: number; recent: EloPoint[] } | null;
+  /** The parameters listed (parameterSummary.listed says which), each with its history. */
   parameters: ParameterStatus[];
+  parameterSummary: ParameterSummary;
   /** The run's latest verifications (spsa verify, and the ship check's matches), newest first. */
   verifications: VerificationStatus[];
   /** The ship check (docs/ship-check.md), with its line in words (`summary`); null: the run has none. */
@@ -135,6 +150,14 @@ export type VerificationStatus = Pick<VerificationResult, "id" | "comparison" | 
 export interface SnapshotOptions {
   /** History points per parameter. */
   samples: number;
+  /** List every parameter; without it a run of more than `listed` lists the `listed` that moved most. */
+  all?: boolean;
+  /** Default LISTED_PARAMETERS. */
+  listed?: number;
+  /** List exactly these parameters (the dashboard's charts), whatever `all` and `listed` say. */
+  only?: readonly string[];
+  /** History points after this one only (the θ of iteration or applied batch `historyAfter` and before are left out): a page's refresh. */
+  historyAfter?: number;
   recentCount?: number;
   workerCount?: number;
   now?: Date;
@@ -150,23 +173,25 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     perturbationProgress(sql, run.id, options.recentCount ?? 8),
     countFaultedGames(sql, run.id),
     verificationResults(sql, run.name, options.recentCount ?? 8),
-    batchElo(sql, run.id, options.recentCount ?? 8),
+    batchElo(sql, run.id, { latest: options.recentCount ?? 8 }),
     readShipCheck(sql, run.id),
     readTransfers(sql, run.id),
     runHolder(sql, run.id),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
+  const { listed, summary } = listParameters(run, settings, options);
+  const after = options.historyAfter ?? -1;
   const history = perturbations
-    ? await appliedThetaHistory(sql, run, perturbations.applied, options.samples)
-    : await thetaHistory(sql, run, latest, options.samples);
+    ? await appliedThetaHistory(sql, run, perturbations.thetaApplied, options.samples, summary.listed === "all" ? "all" : listed.map((p) => p.name), after)
+    : (await thetaHistory(sql, run, latest, options.samples)).filter((point) => point.iteration > after);
   const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
   const now = options.now ?? new Date();
   const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
+  const parameters = withHistory(run, listed, history);
   // A UCI-option run's one carrier iteration holds its whole budget.
-  const parameters = parameterStatus(run, settings, history);
   const remaining = remainingGames(latest, latestNumber, perturbations ? latestNumber : maxIterations, settings);
   return {
     run: { name: run.name, status: run.status, seed: run.seed, createdAt: run.createdAt.toISOString(), completedAt: run.completedAt?.toISOString() ?? null },
@@ -209,6 +234,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     perturbations: perturbations ?? null,
     eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.reverse() } : null,
     parameters,
+    parameterSummary: summary,
     verifications: verifications.map((v) => ({
       id: v.id,
       comparison: v.comparison,
@@ -262,23 +288,30 @@ export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIter
   return positions.map((x) => ({ iteration: x, theta: (x === 0 ? run.initialParameters : after.get(x)) ?? run.currentParameters }));
 }
 
-/** θ after 0, 1, … applied batches of a UCI-option run, sampled; 0 is the run's initial θ. */
-async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number): Promise<ThetaPoint[]> {
-  const positions = samplePositions(applied + 1, samples);
-  const thetas = await thetaAfterApplied(sql, run.id, positions.filter((x) => x > 0));
-  return positions.map((x) => ({ iteration: x, theta: (x === 0 ? run.initialParameters : thetas.get(x)) ?? run.currentParameters }));
+/**
+ * θ after 0, 1, … applied batches of a UCI-option run, of the named parameters (or all), sampled
+ * among the stored ones (src/db/perturbations.ts storedThetas) up to the run's θ (after `applied`
+ * batches, its theta_applied); 0 is the run's initial θ.
+ */
+async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number, names: readonly string[] | "all", after: number): Promise<ThetaPoint[]> {
+  if (names.length === 0) return [];
+  const every = await storedThetaEvery(sql, run.id);
+  const stored = Math.floor(applied / every);
+  const positions = samplePositions(stored + 1, samples).map((k) => k * every).filter((x) => x > after);
+  if (positions.at(-1) !== applied && applied > after) positions.push(applied);
+  const thetas = await storedThetas(sql, run.id, positions.filter((x) => x > 0 && x < applied), names);
+  return positions.map((x) => ({ iteration: x, theta: (x === 0 ? run.initialParameters : x === applied ? run.currentParameters : thetas.get(x)) ?? {} }));
 }
 
-/** By name: jsonb keeps no key order, so params.toml's order is lost in the database. */
-function parameterStatus(run: RunRecord, settings: IterationSettings | null, history: ThetaPoint[]): ParameterStatus[] {
+/** Parameters a status lists once a run has more: the ones that moved most. */
+export const LISTED_PARAMETERS = 20;
+
+/** Every parameter with where it started and is (no history yet), its order by name: jsonb keeps no key order. */
+export function parameterRows(run: RunRecord, settings: IterationSettings | null): Omit<ParameterStatus, "history">[] {
   const entries = Object.entries(run.currentParameters).sort(([a], [b]) => (a < b ? -1 : 1));
   return entries.map(([name, now]) => {
-    const own = history.flatMap((point) => {
-      const value = point.theta[name];
-      return value === undefined ? [] : [{ iteration: point.iteration, value }];
-    });
-    // A parameter that joined the run later starts where it joined.
-    const start = run.initialParameters[name] ?? own[0]?.value ?? now;
+    // A parameter that joined the run later starts where it joined (build mode: its first iteration's θ, which status does not read: now).
+    const start = run.initialParameters[name] ?? now;
     const s = settings?.parameters[name];
     return {
       name,
@@ -291,7 +324,43 @@ function parameterStatus(run: RunRecord, settings: IterationSettings | null, his
       step: s?.step ?? null,
       frozen: s?.frozen ?? false,
       steps: s ? (now - start) / s.step : null,
-      history: own,
     };
+  });
+}
+
+/** The parameters to list (all, the `listed` that moved most, or `only` those) and the summary of all of them. */
+function listParameters(run: RunRecord, settings: IterationSettings | null, options: SnapshotOptions): { listed: Omit<ParameterStatus, "history">[]; summary: ParameterSummary } {
+  const rows = parameterRows(run, settings);
+  const count = options.listed ?? LISTED_PARAMETERS;
+  const counted = rows.filter((p) => !p.frozen && p.steps !== null);
+  const summary = {
+    count: rows.length,
+    moved: rows.filter((p) => p.now !== p.start).length,
+    frozen: rows.filter((p) => p.frozen).length,
+    histogram: moveHistogram(counted.map((p) => p.steps ?? 0)),
+  };
+  if (options.only) {
+    const only = new Set(options.only);
+    return { listed: rows.filter((p) => only.has(p.name)), summary: { ...summary, listed: "chosen" } };
+  }
+  if (options.all || rows.length <= count) return { listed: rows, summary: { ...summary, listed: "all" } };
+  return { listed: mostMoved(rows).slice(0, count), summary: { ...summary, listed: "most moved" } };
+}
+
+/** The parameters that moved most first (by |Δ steps|, or |Δ| without a recorded step), then by name. */
+export function mostMoved<T extends Pick<ParameterStatus, "name" | "steps" | "now" | "start">>(rows: readonly T[]): T[] {
+  const moved = (p: T) => Math.abs(p.steps ?? p.now - p.start);
+  return [...rows].sort((a, b) => moved(b) - moved(a) || (a.name < b.name ? -1 : 1));
+}
+
+/** Each listed parameter with its points of `history`; one that joined the run later starts at its first. */
+function withHistory(run: RunRecord, listed: readonly Omit<ParameterStatus, "history">[], history: readonly ThetaPoint[]): ParameterStatus[] {
+  return listed.map((p) => {
+    const own = history.flatMap((point) => {
+      const value = point.theta[p.name];
+      return value === undefined ? [] : [{ iteration: point.iteration, value }];
+    });
+    const start = run.initialParameters[p.name] ?? own[0]?.value ?? p.start;
+    return { ...p, start, steps: p.step === null ? null : (p.now - start) / p.step, history: own };
   });
 }

@@ -56,8 +56,8 @@ export interface PlayedPerturbation {
   plus: Values;
   /** Values of the minus engine. */
   minus: Values;
-  /** Per-parameter factor on a_k (adaptive gains, src/spsa/adaptive.ts); absent: 1. */
-  scale?: Values;
+  /** Factor on a_k (adaptive gains, src/spsa/adaptive.ts), per parameter or one for all; absent: 1. */
+  scale?: Values | number;
 }
 
 export interface Perturbation extends PlayedPerturbation {
@@ -179,4 +179,52 @@ export interface OptionDraw {
   signature: string | null;
   plus: Values;
   minus: Values;
+}
+
+/** A run's parameter list: the settings by name, and the run's order of the names (a draw's signs and a stored θ follow it). */
+export interface OptionList {
+  parameters: OptionParams;
+  names: readonly string[];
+}
+
+/** A UCI-option run as its applied chain replays (src/spsa/option-chain.ts): its parameter list in order, its gains, schedule and seed. */
+export interface ChainRun extends OptionList {
+  gains: SpsaMathConfig;
+  gamesPerIteration: number;
+  seed: string;
+}
+
+/** One applied batch of a UCI-option run as stored (src/db/perturbations.ts readAppliedChain). */
+export interface AppliedBatch {
+  /** 1, 2, …: its place in the order the master applied the reports. */
+  appliedNumber: number;
+  /** With the run's seed it seeds the draw (the batch row's id). */
+  batchNumber: number;
+  workerName: string | null;
+  games: number;
+  /** The games planned before it in the carrier iteration: its place in the gain schedule. */
+  gamesBefore: number;
+  /** Drawn from θ after this many applied batches (0: the start); null in rows of earlier versions, whose values are stored. */
+  drawnFrom: number | null;
+  k: number;
+  ck: number;
+  ak: number;
+  /** One '0' or '1' per parameter in the run's order (src/spsa/option-batches.ts signBits). */
+  signs: string;
+  /** The factor on a_k its step used; null in rows of earlier versions (computed again from the batches before it). */
+  stepScale: number | null;
+  result: IterationResult;
+  /** The Elo its step used (plus against minus, clamped and capped). */
+  elo: number;
+  /** The values plus and minus played, where the row still holds them (rows of earlier versions); null: drawn again. */
+  played: { plus: Values; minus: Values } | null;
+  /** θ after it, where stored (every theta_every-th applied batch). */
+  thetaAfter: Values | null;
+}
+
+/** Where a replay of the applied chain starts: θ after `applied` batches, and the results of the batches applied before it (oldest first: the adaptive window of scales not recorded). */
+export interface ChainStart {
+  applied: number;
+  theta: Values;
+  recent: readonly ReportedBatch[];
 }

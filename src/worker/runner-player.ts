@@ -45,11 +45,22 @@ export function createRunnerPlayer(options: {
 }): PairPlayer {
   const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs, outsideDelay: options.outsideDelay });
   const closing = new AbortController();
+  // This worker's options with a batch's tuned ones, made once per batch's options object: a
+  // batch's pairs then share one set (the engine pool keys its processes by it).
+  const merged = new WeakMap<object, Readonly<Record<string, string | number>>>();
+  const own = Object.keys(options.engineOptions ?? {}).length > 0;
+  const withOwn = (tuned: PlusMinusJob["plusOptions"]) => {
+    if (tuned === undefined) return { ...options.engineOptions };
+    if (!own) return tuned;
+    let set = merged.get(tuned);
+    if (set === undefined) merged.set(tuned, (set = { ...options.engineOptions, ...tuned }));
+    return set;
+  };
   return {
     playPair: (job) =>
       runner.playPair({
-        first: { name: job.names?.[0] ?? "plus", path: job.plusPath, options: { ...options.engineOptions, ...job.plusOptions } },
-        second: { name: job.names?.[1] ?? "minus", path: job.minusPath, options: { ...options.engineOptions, ...job.minusOptions } },
+        first: { name: job.names?.[0] ?? "plus", path: job.plusPath, options: withOwn(job.plusOptions) },
+        second: { name: job.names?.[1] ?? "minus", path: job.minusPath, options: withOwn(job.minusOptions) },
         opening: job.opening,
         limits: job.limits,
       }),

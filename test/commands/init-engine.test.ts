@@ -8,6 +8,8 @@ import { loadParams } from "../../src/params/params.js";
 import { InputError } from "../../src/core/errors.js";
 import { paramsFromUciOptions } from "../../src/params/uci-options.js";
 import { buildMinnow } from "../support/minnow.js";
+import { buildExtraOptionsEngine, EXTRA_OPTION } from "../support/extra-options-engine.js";
+import { TEST_HOME } from "../support/database.js";
 import { optionParamsOf } from "../../src/params/option-names.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-init-engine-"));
@@ -45,6 +47,20 @@ describe("spsa init --engine", () => {
     expect(Object.keys(optionParamsOf(params, out))).toHaveLength(params.length);
     expect(readFileSync(out, "utf8")).toContain("Skipped:\n#   Hash: sets up the engine, not its play");
   }, 120_000);
+
+  it("--match and --only pick options of a real engine with thousands of them: the extra ones only, or a few by name", async () => {
+    const engine = await buildExtraOptionsEngine(join(TEST_HOME, "extra-options-engines"), 3000);
+    const matched = join(dir, "matched.toml");
+    const lines: string[] = [];
+    await initCommand({ engine: engine.binary, out: matched, match: `^${EXTRA_OPTION}_\\d+$`, log: (line) => lines.push(line) });
+    const params = loadParams(matched);
+    expect(params.map((p) => p.name)).toEqual(Array.from({ length: 3000 }, (_, i) => `${EXTRA_OPTION}_${i}`));
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`: 3000 of \\d+ parameters from `))]);
+    const named = join(dir, "named.toml");
+    await initCommand({ engine: engine.binary, out: named, only: ["KNIGHT_VALUE_MG", `${EXTRA_OPTION}_2999`], log: () => {} });
+    expect(loadParams(named).map((p) => [p.name, p.option])).toEqual([["KNIGHT_VALUE_MG", "KNIGHT_VALUE_MG"], [`${EXTRA_OPTION}_2999`, `${EXTRA_OPTION}_2999`]]);
+    await expect(initCommand({ engine: engine.binary, out: join(dir, "none.toml"), only: ["KNIGHT_VALUE"], log: () => {} })).rejects.toThrow(InputError);
+  }, 300_000);
 
   it("proposes none of an engine's set-up options (threads, hash and cache sizes, search limits, …) and names each under Skipped with its kind", async () => {
     const out = join(dir, "setup-options.toml");

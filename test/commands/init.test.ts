@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -44,6 +44,33 @@ describe("spsa init", () => {
     expect(text).toContain("#   FROM_FN (line 46): built by a function call (`scaled(25)`)\n");
     expect(text).toContain("#   DERIVED (line 47): derived from another constant (`TYPED`)\n");
     expect(text).toContain("#   REPEATED (line 51): a repeat expression (`[0; 4]`)\n");
+  });
+
+  it("--only and --match write the picked parameters only, in the file's order: named ones (a constant: all its elements) and those matching", async () => {
+    const out = join(dir, "picked.toml");
+    const result = await spsa(["init", "--constants", MINNOW_CONSTANTS, "--out", out, "--only", "LMR_MIN_DEPTH, KING_ATTACK_WEIGHTS", "--match", "^ROOK_VALUE_\\d$"]);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.stderr.trim()).toBe(`${out}: 7 of 83 parameters from ${MINNOW_CONSTANTS}, 1 skipped (listed at the end)`);
+    expect(loadParams(out).map((p) => p.name)).toEqual([
+      "LMR_MIN_DEPTH", "ROOK_VALUE_0", "ROOK_VALUE_1", "KING_ATTACK_WEIGHTS_0", "KING_ATTACK_WEIGHTS_1", "KING_ATTACK_WEIGHTS_2", "KING_ATTACK_WEIGHTS_3",
+    ]);
+    // What is picked loads as spsa master loads it, with the proposals of the full file.
+    expect(loadRunInputs({ config: "config.toml", params: out }).params.find((p) => p.name === "ROOK_VALUE_1")).toMatchObject({ constant: "ROOK_VALUE", index: [1] });
+  });
+
+  it("--only and --match: an unknown name, a bad expression or a pick of nothing is bad input naming the flag, and writes no file", async () => {
+    const out = join(dir, "not-written.toml");
+    const cases: [string[], string][] = [
+      [["--only", "KNIGT_VALUE"], `error: --only: ${MINNOW_CONSTANTS} has no parameter or constant KNIGT_VALUE (did you mean \`KNIGHT_VALUE\`?)`],
+      [["--match", "("], 'error: --match: "(" is not a regular expression: Invalid regular expression: /(/: Unterminated group'],
+      [["--match", "NOPE"], `error: --match: "NOPE" matches none of the 83 parameters of ${MINNOW_CONSTANTS}`],
+    ];
+    for (const [flags, message] of cases) {
+      const result = await spsa(["init", "--constants", MINNOW_CONSTANTS, "--out", out, ...flags]);
+      expect(result.exitCode, result.all).toBe(2);
+      expect(result.stderr.trim()).toBe(message);
+      expect(existsSync(out)).toBe(false);
+    }
   });
 
   it("refuses to replace a file, and names an unreadable constants file", async () => {

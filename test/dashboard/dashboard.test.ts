@@ -224,6 +224,38 @@ describe("spsa dashboard in a browser", () => {
     expect(await page.locator("#app").evaluate((app) => [...app.childNodes].filter((node) => node.nodeType !== 1).map((node) => node.textContent))).toEqual([]);
   });
 
+  it("charts a run of many parameters 24 at a time: the most moved first, a search box and pages; a refresh asks only what changed, for those charts", async () => {
+    const config = loadConfig("config.toml");
+    config.spsa.maxIterations = 8;
+    config.games.gamesPerIteration = 16;
+    config.games.batchSize = 4;
+    const many = Array.from({ length: 60 }, (_, i) => ({ ...params[0]!, name: `P_${String(i).padStart(2, "0")}`, constant: `P_${i}`, index: [], option: `P_${i}`, value: 10, min: 0, max: 100, step: 1, type: "int" as const }));
+    const { runId } = await writeSyntheticOptionRun(sql, { name: "many", config, params: many, workerName: "w-many", wins: [1, 2, 0], startedAt: new Date(Date.now() - 30_000), batchSeconds: 5, slots: 1 });
+    // P_07 moved most, then P_42: the first page starts with them.
+    await sql`update spsa_run set current_parameters = current_parameters || '{"P_07": 14, "P_42": 12.5}'::jsonb where id = ${runId}`;
+    await page.goto(`${url}run/many`);
+    await page.locator("figure.param-chart").first().waitFor();
+    const shown = () => page.$$eval("figure.param-chart", (figures) => figures.map((f) => f.getAttribute("data-parameter")));
+    expect((await shown()).slice(0, 2)).toEqual(["P_07", "P_42"]);
+    expect(await shown()).toHaveLength(24);
+    const moves = await page.locator("#moves").textContent();
+    expect(moves).toMatch(/^60 parameters, 2 moved from their start\. Moves in steps: ≤ -2: 0 · .* · 0: 58 · .* · ≥ 2: 2$/);
+    expect(await page.locator("#charts-page").textContent()).toContain("page 1 of 3");
+    await page.locator("#charts-next").click();
+    await expect.poll(async () => (await shown())[0]).not.toBe("P_07");
+    expect(await page.locator("#charts-page").textContent()).toContain("page 2 of 3");
+    await page.locator("#parameter-search").fill("P_4");
+    await expect.poll(shown).toEqual(["P_42", "P_40", "P_41", "P_43", "P_44", "P_45", "P_46", "P_47", "P_48", "P_49"]);
+    // A notification: the page asks what changed since its cursor, for the charts it shows, and keeps the search.
+    const refresh = page.waitForResponse((response) => response.url().includes("/api/runs/many?since="));
+    await sql`select pg_notify('spsa_progress', '')`;
+    const response = await refresh;
+    expect(new URL(response.url()).searchParams.getAll("chart")).toEqual(["P_42", "P_40", "P_41", "P_43", "P_44", "P_45", "P_46", "P_47", "P_48", "P_49"]);
+    expect((await response.body()).length).toBeLessThan(20_000);
+    expect(await page.locator("#parameter-search").inputValue()).toBe("P_4");
+    expect(await shown()).toHaveLength(10);
+  });
+
   it("shows a reference-mode run: its reference engine, each side's results and score against it, the reference's faults", async () => {
     await registerTestWorker(sql, "w-versus");
     const reference = { path: "/nonexistent/reference", sha256: "3".repeat(64) };

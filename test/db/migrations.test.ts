@@ -6,6 +6,9 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
 import { applyReports } from "../../src/master/apply-reports.js";
+import { readAppliedChain } from "../../src/db/perturbations.js";
+import { applyBatch, batchStepFactor, drawBatch, paramsAt } from "../../src/spsa/option-batches.js";
+import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { clean } from "../support/iterations.js";
 import { ROOT } from "../support/cli.js";
@@ -160,9 +163,10 @@ describe("migrations", () => {
       // claimed one, whose games the master gives out again.
       expect(await applyReports(db, options!.id)).toBe(0);
       expect(await counted(carrier!.id)).toEqual({ games_claimed: 4, games_played: 4, draws: 4, pairs_dd: 2 });
-      const chain = await db`select applied_number, theta_applied from spsa_perturbation where run_id = ${options!.id} order by batch_id`;
-      expect(chain).toEqual([{ applied_number: 1, theta_applied: { X: 1 } }, { applied_number: 2, theta_applied: { X: 2 } },
-        { applied_number: null, theta_applied: null }, { applied_number: null, theta_applied: null }]);
+      // θ after each applied report, kept as the compact format (0020) keeps it: in the run's order.
+      const chain = await db`select applied_number, theta_after from spsa_perturbation where run_id = ${options!.id} order by batch_id`;
+      expect(chain).toEqual([{ applied_number: 1, theta_after: [2] }, { applied_number: 2, theta_after: [3] },
+        { applied_number: null, theta_after: null }, { applied_number: null, theta_after: null }]);
       const statuses = await db`select status from spsa_batch where iteration_id = ${carrier!.id} order by id`;
       expect(statuses.map((b) => b.status)).toEqual(["done", "done", "expired", "expired"]);
       expect(await applyReports(db, options!.id)).toBe(0);
@@ -170,6 +174,65 @@ describe("migrations", () => {
       // A complete iteration keeps its counters, its batches counted in them.
       expect(await counted(completed!.id)).toEqual({ games_claimed: 2, games_played: 2, draws: 2, pairs_dd: 1 });
       expect((await db`select folded from spsa_batch where iteration_id = ${completed!.id}`)[0]).toEqual({ folded: true });
+    } finally {
+      await done();
+    }
+  });
+
+  it("0020 converts a UCI-option run of the format before: its parameter list in the order it was drawn in, signs as bits, θ as arrays, and the chain replays to its θ", async () => {
+    const { old, sql, connections, done } = await schemaThrough(19);
+    try {
+      // As a master of the version before left it: parameters read back from jsonb (shorter keys first), draws in that order.
+      const parameters = {
+        LONG_NAME: { min: 0, max: 10, step: 0.5, type: "float" as const, frozen: false, option: "LONG_NAME", optionScale: undefined },
+        B: { min: -5, max: 5, step: 1, type: "int" as const, frozen: false, option: "B", optionScale: undefined },
+      };
+      const names = ["B", "LONG_NAME"];
+      const run = { parameters, names, gains: { a: 3, c: 2, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: 4, adaptive: { mode: "signal" as const, window: 2, floor: 0.2 } }, gamesPerIteration: 8, seed: "m" };
+      const start = { LONG_NAME: 3.3, B: 1 };
+      const results = [{ plusWins: 2, minusWins: 0, draws: 0 }, { plusWins: 0, minusWins: 1, draws: 1 }, { plusWins: 2, minusWins: 0, draws: 0 }];
+      const [row] = await sql<{ id: number }[]>`
+        insert into spsa_run (name, seed, config, initial_parameters, current_parameters) values ('old-uci', 'm', '{}', ${JSON.stringify(start)}::jsonb, '{}') returning id`;
+      const [carrier] = await sql<{ id: number }[]>`
+        insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256, minus_engine_sha256, timelow_ms, timehigh_ms, target_games, status)
+        values (${row!.id}, 1, '/p', '/p', 'a', 'a', 10, 20, 32, 'in_progress') returning id`;
+      await sql`insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, gains, games_per_iteration)
+        values (${row!.id}, ${carrier!.id}, '/p', 'a', ${JSON.stringify(parameters)}::jsonb, ${JSON.stringify(run.gains)}::jsonb, 8)`;
+      await sql`insert into spsa_worker (name, host) values ('w', 'box')`;
+      let theta: Record<string, number> = start;
+      for (const [i, result] of [...results, undefined].entries()) {
+        const [batch] = await sql<{ id: number }[]>`
+          insert into spsa_batch (iteration_id, worker_name, games, games_before, status, claimed_at, lease_expires_at, folded)
+          values (${carrier!.id}, 'w', 2, ${2 * i}, ${result ? "done" : "expired"}, now(), now(), ${result !== undefined}) returning id::int`;
+        const draw = drawBatch(paramsAt(run, theta), run.gains, { seed: "m", batchNumber: batch!.id, gamesBefore: 2 * i, gamesPerIteration: 8 });
+        const scale = batchStepFactor(results.slice(0, i), run.gains, 8);
+        const after = result && applyBatch(paramsAt(run, theta), { ...draw, games: 2 }, result, run.gains, 8, scale).newValues;
+        await sql`insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs, plus_parameters,
+            minus_parameters, plus_wins, minus_wins, draws, elo_diff, theta_applied, theta_after, applied_number)
+          values (${batch!.id}, ${row!.id}, ${batch!.id}, 'w', 2, ${draw.k}, ${draw.ck}, ${draw.ak}, ${JSON.stringify(theta)}::jsonb, ${JSON.stringify(draw.signs)}::jsonb,
+            ${JSON.stringify(draw.plus)}::jsonb, ${JSON.stringify(draw.minus)}::jsonb, ${result?.plusWins ?? null}, ${result?.minusWins ?? null}, ${result?.draws ?? null},
+            ${result ? applyBatch(paramsAt(run, theta), { ...draw, games: 2 }, result, run.gains, 8, scale).elo : null},
+            ${result ? JSON.stringify(theta) : null}::jsonb, ${after ? JSON.stringify(after) : null}::jsonb, ${result ? i + 1 : null})`;
+        if (after) theta = after;
+      }
+      await sql`update spsa_run set current_parameters = ${JSON.stringify(theta)}::jsonb where id = ${row!.id}`;
+
+      await applyMigrations(old.url);
+      const db = connect(old.url, 2);
+      connections.push(db);
+      const [converted] = await db`select parameter_names, theta_every, theta_applied from spsa_option_run`;
+      expect(converted).toEqual({ parameter_names: names, theta_every: 1, theta_applied: 3 });
+      const rows = await db<{ signs: string; theta_after: number[] | null; plus: unknown; applied_number: number | null }[]>`
+        select signs, theta_after, plus_parameters as plus, applied_number from spsa_perturbation order by batch_id`;
+      // Kept for the applied (their replay takes them), dropped for the expired one; θ after each, exactly, in the run's order.
+      expect(rows.map((r) => r.plus === null)).toEqual([false, false, false, true]);
+      expect(rows.at(-1)?.theta_after).toBeNull();
+      expect(rows[2]?.theta_after).toEqual([theta.B, theta.LONG_NAME]);
+      for (const r of rows) expect(r.signs).toMatch(/^[01]{2}$/);
+      const chain = await readAppliedChain(db, row!.id);
+      expect(replayAppliedChain(chain.run, chain.start, chain.batches)).toEqual(theta);
+      const [viewed] = await db`select theta_after from spsa_perturbation_progress where applied = 3`;
+      expect(viewed?.theta_after).toEqual(theta);
     } finally {
       await done();
     }

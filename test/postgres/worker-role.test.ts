@@ -233,18 +233,19 @@ describe("the worker role in UCI-option mode", () => {
     const { run, iteration } = await seedIteration(database.sql, { runName: "opt", targetGames: 4, openBatches: false });
     const parameters = { X: { min: 0, max: 10, step: 1, type: "int" as const, frozen: false, option: "X", optionScale: undefined } };
     const gains = { a: 1, c: 1, A: 1, alpha: 0.602, gamma: 0.101, maxIterations: 1 };
-    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, gains, gamesPerIteration: 4, parametersSignature: null };
+    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, names: ["X"], thetaEvery: 1, gains, gamesPerIteration: 4, parametersSignature: null };
     await insertOptionRun(database.sql, optionRun);
     const name = `${machine}-1`;
     await claimWorkerName(worker, { name, sessionId: "s", host: "box", pid: 1, concurrency: 1 }, () => false);
     expect(await claimBatch(worker, name, 2, optionsOnClaim)).toBeUndefined();
     expect(await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, 4, 2)).toBe(2);
     const batch = await claimBatch(worker, name, 2, optionsOnClaim);
-    const [drawn] = await database.sql<{ plus: { X: number } }[]>`select plus_parameters as plus from spsa_perturbation where batch_id = ${batch!.batchId}`;
-    expect(batch?.optionDraw?.plus).toEqual({ X: drawn!.plus.X });
+    // Stored in the run's order (["X"]), read by name.
+    const [drawn] = await database.sql<{ plus: [number] }[]>`select plus_parameters as plus from spsa_perturbation where batch_id = ${batch!.batchId}`;
+    expect(batch?.optionDraw?.plus).toEqual({ X: drawn!.plus[0] });
     await expect(worker`update spsa_perturbation set a_k = 'NaN' where batch_id = ${batch!.batchId}`).rejects.toMatchObject(DENIED);
-    await expect(worker`insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters)
-      values (${batch!.batchId}, ${run.id}, 999, 2, 1, 1, 1e6, '{}', '{}', '{}', '{}')`).rejects.toMatchObject(DENIED);
+    await expect(worker`insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters)
+      values (${batch!.batchId}, ${run.id}, 999, 2, 1, 1, 1e6, 0, '1', '{}', '{}')`).rejects.toMatchObject(DENIED);
     const writers = await database.sql<{ name: string }[]>`
       select proname as name from pg_proc where prosrc ilike '%spsa_perturbation (%' and has_function_privilege('spsa_workers', oid, 'execute')`;
     expect(writers).toEqual([]);
@@ -254,11 +255,11 @@ describe("the worker role in UCI-option mode", () => {
     expect(await applyReports(database.sql, run.id)).toBe(1);
     const moved = await theta();
     // Toward the plus engine, which won both games.
-    expect(Math.sign(moved!.X! - 1)).toBe(Math.sign(drawn!.plus.X - 1));
+    expect(Math.sign(moved!.X! - 1)).toBe(Math.sign(drawn!.plus[0] - 1));
     expect(await applyReports(database.sql, run.id)).toBe(0);
     expect(await theta()).toEqual(moved);
-    const [applied] = await database.sql`select applied_number, theta_applied, theta_after from spsa_perturbation where batch_id = ${batch!.batchId}`;
-    expect(applied).toEqual({ applied_number: 1, theta_applied: { X: 1 }, theta_after: moved });
+    const [applied] = await database.sql`select applied_number, drawn_from, theta_after, plus_parameters from spsa_perturbation where batch_id = ${batch!.batchId}`;
+    expect(applied).toEqual({ applied_number: 1, drawn_from: 0, theta_after: [moved!.X], plus_parameters: null });
   });
 });
 

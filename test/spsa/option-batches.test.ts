@@ -7,7 +7,7 @@ import { loadParams } from "../../src/params/params.js";
 import { InputError } from "../../src/core/errors.js";
 import { measuredElo, update } from "../../src/spsa/math.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
-import { applyBatch, batchStepScales, batchWindow, drawBatch, scheduleStep } from "../../src/spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, drawBatch, scheduleStep } from "../../src/spsa/option-batches.js";
 import type { SpsaParam, OptionParams } from "../../src/types/spsa.js";
 import { engineOptions, optionParamsOf } from "../../src/params/option-names.js";
 
@@ -88,8 +88,8 @@ describe("adaptive gains in UCI-option mode", () => {
   it("count the window in iterations' worth of games, and are off unless configured", () => {
     expect(batchWindow({ ...gains, adaptive }, 64, 16)).toBe(16);
     expect(batchWindow({ ...gains, adaptive }, 64, 6)).toBe(43);
-    expect(batchStepScales(settings, [batch(12, 2)], gains, 64)).toBeUndefined();
-    expect(batchStepScales(settings, [batch(12, 2)], { ...gains, adaptive: { ...adaptive, mode: "off" } }, 64)).toBeUndefined();
+    expect(batchStepFactor([batch(12, 2)], gains, 64)).toBeUndefined();
+    expect(batchStepFactor([batch(12, 2)], { ...gains, adaptive: { ...adaptive, mode: "off" } }, 64)).toBeUndefined();
   });
 
   it("are the build mode's scales over the reported batches pooled into iterations' worth of games", () => {
@@ -100,16 +100,19 @@ describe("adaptive gains in UCI-option mode", () => {
       { plusWins: 3, minusWins: 25, draws: 4 },
       { plusWins: 11, minusWins: 3, draws: 2 },
     ].map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
-    const scales = batchStepScales(settings, reported, { ...gains, adaptive }, 32);
-    expect(scales).toEqual(stepScales(pooled, ["X", "F"], { ...adaptive, window: 3 }));
-    expect(scales?.X).toBeGreaterThan(adaptive.floor);
+    const scale = batchStepFactor(reported, { ...gains, adaptive }, 32);
+    expect(stepScales(pooled, ["X", "F"], { ...adaptive, window: 3 })).toEqual({ X: scale, F: scale });
+    expect(scale).toBeGreaterThan(adaptive.floor);
     // A batch whose games were all voided adds nothing.
-    expect(batchStepScales(settings, [...reported, { plusWins: 0, minusWins: 0, draws: 0 }], { ...gains, adaptive }, 32)).toEqual(scales);
-    // applied: a parameter's step is its scale times the plain one.
+    expect(batchStepFactor([...reported, { plusWins: 0, minusWins: 0, draws: 0 }], { ...gains, adaptive }, 32)).toBe(scale);
+    // applied: a parameter's step is the factor times the plain one.
     const drawn = { ak: 0.02, plus: { X: 11, F: 0.85 }, minus: { X: 9, F: 0.65 }, games: 16 };
     const plain = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64);
-    const scaled = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64, { X: 0.5, F: 0.25 });
+    const scaled = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64, 0.5);
     expect((scaled.newValues.X ?? 0) - 10).toBeCloseTo(0.5 * ((plain.newValues.X ?? 0) - 10), 12);
-    expect((scaled.newValues.F ?? 0) - 0.75).toBeCloseTo(0.25 * ((plain.newValues.F ?? 0) - 0.75), 12);
+    expect((scaled.newValues.F ?? 0) - 0.75).toBeCloseTo(0.5 * ((plain.newValues.F ?? 0) - 0.75), 12);
+    // The same step as update with a scale per parameter (what build mode records), to the bit.
+    const perParameter = update(params, { ak: (drawn.ak * drawn.games) / 64, plus: drawn.plus, minus: drawn.minus, scale: { X: 0.5, F: 0.5 } }, { plusWins: 9, minusWins: 5, draws: 2 }, gains);
+    expect(scaled.newValues).toEqual(perParameter.newValues);
   });
 });

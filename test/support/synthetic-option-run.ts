@@ -38,7 +38,8 @@ export async function writeSyntheticOptionRun(sql: postgres.Sql, options: Synthe
   const perIteration = config.games.gamesPerIteration;
   const games = config.games.batchSize;
   const parameters = Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: false, option: p.option ?? p.name, optionScale: p.optionScale }]));
-  await insertOptionRun(sql, { runId, iterationId: open.id, enginePath: "/nonexistent/engine", engineSha256: "0".repeat(64), parameters, gains: spsaMathConfig(config.spsa, perIteration), gamesPerIteration: perIteration, parametersSignature: null });
+  const names = params.map((p) => p.name);
+  await insertOptionRun(sql, { runId, iterationId: open.id, enginePath: "/nonexistent/engine", engineSha256: "0".repeat(64), parameters, names, thetaEvery: 1, gains: spsaMathConfig(config.spsa, perIteration), gamesPerIteration: perIteration, parametersSignature: null });
   // The carrier's own planned batches make way for the played ones.
   await sql`delete from spsa_batch where iteration_id = ${open.id}`;
   const claimed = sql`${options.startedAt}::timestamptz + make_interval(secs => ((x.i - 1) / ${options.slots}::int)::int * ${options.batchSeconds}::float8)`;
@@ -49,10 +50,10 @@ export async function writeSyntheticOptionRun(sql: postgres.Sql, options: Synthe
         ${claimed} + make_interval(secs => ${options.batchSeconds}::float8), x.w, 0, ${games} - x.w, json_build_array(0, 0, ${games / 2} - x.w, x.w, 0)
       from unnest(${sql.array([...options.wins])}::int[]) with ordinality as x(w, i)
       returning id, games, plus_wins, minus_wins, draws, pairs, claimed_at, reported_at)
-    insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs, plus_parameters, minus_parameters,
-      plus_wins, minus_wins, draws, pairs, elo_diff, theta_applied, theta_after, claimed_at, reported_at, applied_number)
-    select b.id, r.id, b.id, ${options.workerName}, b.games, 1, 1, 1, r.current_parameters, '{}', r.current_parameters, r.current_parameters,
-      b.plus_wins, b.minus_wins, b.draws, b.pairs, 0, r.current_parameters, r.current_parameters, b.claimed_at, b.reported_at,
+    insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, drawn_from, signs, step_scale,
+      plus_wins, minus_wins, draws, pairs, elo_diff, theta_after, claimed_at, reported_at, applied_number)
+    select b.id, r.id, b.id, ${options.workerName}, b.games, 1, 1, 1, 0, repeat('1', ${names.length})::varbit, 1,
+      b.plus_wins, b.minus_wins, b.draws, b.pairs, 0, ${sql.array(params.map((p) => p.value))}::float8[], b.claimed_at, b.reported_at,
       row_number() over (order by b.reported_at, b.id)
     from b, spsa_run r where r.id = ${runId}`;
   // The carrier's counters are its batches' sums, as the master's folds leave them.

@@ -14,6 +14,10 @@ import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { inProcessWorker } from "../support/worker-loop.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { insertOptionRun } from "../../src/db/perturbations.js";
+import { topUpDraws } from "../../src/master/draw-pool.js";
+import { signOptions } from "../../src/signing/options-signature.js";
+import { localSigningKey } from "../support/signing.js";
 
 const engines = (name: string) => fileURLToPath(new URL(`../fixtures/engines/${name}.mjs`, import.meta.url));
 
@@ -94,6 +98,27 @@ describe("faulted games kept", () => {
       expect(chess.getHeaders()).toMatchObject({ Run: "crashy", Iteration: "1", Worker: "w-crash", Fault: "crash", PlusTheta: "X=2", MinusTheta: "X=0", PlusHash: crash.sha256, Termination: "abandoned" });
       expect(chess.getHeaders().FaultReason).toBe(kept[index]?.reason);
     }
+  });
+
+  it("keeps a UCI-option batch's crashed games with the options' values by name (the batch stores them in the run's order)", async () => {
+    const crash = binary("crash");
+    const { run, iteration } = await seedIteration(database.sql, { runName: "crashy-options", targetGames: 2, engine: crash, openBatches: false });
+    const parameters = {
+      Y: { min: -10, max: 10, step: 1, type: "int" as const, frozen: false, option: "Y", optionScale: undefined },
+      X: { min: 0, max: 10, step: 1, type: "int" as const, frozen: false, option: "X", optionScale: undefined },
+    };
+    const gains = { a: 1, c: 1, A: 1, alpha: 0.602, gamma: 0.101, maxIterations: 1 };
+    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: crash.path, engineSha256: crash.sha256, parameters, names: ["X", "Y"], thetaEvery: 1, gains, gamesPerIteration: 2,
+      parametersSignature: signOptions(localSigningKey().signMessage, run.uid, parameters) };
+    await insertOptionRun(database.sql, optionRun);
+    await database.sql`update spsa_run set initial_parameters = '{"X": 1, "Y": 0}', current_parameters = '{"X": 1, "Y": 0}' where id = ${run.id}`;
+    expect(await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, 2, 2)).toBe(1);
+    const [stored] = await database.sql<{ plus: number[]; minus: number[] }[]>`select plus_parameters as plus, minus_parameters as minus from spsa_perturbation where run_id = ${run.id}`;
+    const { done, lines } = worker("w-crash-options");
+    expect(await done, lines.join("\n")).toMatchObject({ games: 2, batches: 1 });
+    const kept = await keptOf("crashy-options");
+    expect(kept.length).toBeGreaterThan(0);
+    for (const row of kept) expect(row).toMatchObject({ plus_parameters: { X: stored!.plus[0], Y: stored!.plus[1] }, minus_parameters: { X: stored!.minus[0], Y: stored!.minus[1] } });
   });
 
   it("keeps no game of a clean iteration", async () => {

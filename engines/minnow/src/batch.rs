@@ -109,6 +109,7 @@ mod tests {
         let before: i32 = run(Mode::Static, &["4k3/8/8/8/8/8/8/3QK3 w - - 0 1"], &mut s)[0].parse().unwrap();
         assert!(s.params.set_option("QUEEN_VALUE_EG", "1500"));
         assert!(s.params.set_option("QUEEN_VALUE_MG", "1500"));
+        s.params.apply_options();
         let after: i32 = run(Mode::Static, &["4k3/8/8/8/8/8/8/3QK3 w - - 0 1"], &mut s)[0].parse().unwrap();
         assert!(after > before + 300, "before {} after {}", before, after);
     }
@@ -123,6 +124,7 @@ mod tests {
         assert_eq!(batch.score(Mode::Static, &mut s), first);
         assert!(s.params.set_option("QUEEN_VALUE_EG", "1500"));
         assert!(s.params.set_option("QUEEN_VALUE_MG", "1500"));
+        s.params.apply_options();
         let again: Vec<String> = batch.score(Mode::Static, &mut s).lines().map(String::from).collect();
         let before: Vec<String> = first.lines().map(String::from).collect();
         assert_eq!(again.len(), 3);

@@ -179,6 +179,13 @@ fn main() {
         if tokens.is_empty() {
             continue;
         }
+        // Options set by `setoption` take effect together before any other command (a
+        // `setoption` stops the search, so none runs while options are pending).
+        if tokens[0] != "setoption" {
+            if let Some(s) = engine.searcher.as_mut() {
+                s.params.apply_options();
+            }
+        }
         match tokens[0] {
             "uci" => {
                 println!("id name minnow {}", env!("CARGO_PKG_VERSION"));

@@ -1,6 +1,7 @@
 //! The engine's runtime parameters: the tunables of `engine_constants.rs` (settable through
 //! UCI options) and the tables derived from them.
 
+use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 
 use crate::board::KING;
@@ -9,6 +10,11 @@ use crate::pst::{PST_EG, PST_MG};
 
 pub struct Params {
     tunables: Tunables,
+    /// Option name (lower case) → its place in `spins()`, made at the first `setoption`: a
+    /// name is found without walking every option (a tune sets thousands per batch).
+    option_index: Option<HashMap<String, usize>>,
+    /// Values set since the last `apply_options`, applied together (the tables are rebuilt once).
+    pending: Vec<(usize, f64)>,
 
     // derived tables, rebuilt by `finalize`
     pub lmr: [[u8; 64]; 64],
@@ -39,6 +45,8 @@ impl Default for Params {
     fn default() -> Self {
         let mut p = Params {
             tunables: Tunables::default(),
+            option_index: None,
+            pending: Vec::new(),
             lmr: [[0; 64]; 64],
             psqt_mg: [[[0; 64]; 6]; 2],
             psqt_eg: [[[0; 64]; 6]; 2],
@@ -87,21 +95,56 @@ impl Params {
         }
     }
 
-    /// Set an option by (case-insensitive) name. Returns false if the name is unknown.
+    /// Set an option by (case-insensitive) name, from the next `apply_options` on. Returns
+    /// false if the name is unknown.
     pub fn set_option(&mut self, name: &str, value: &str) -> bool {
-        let parsed: Option<f64> = value.trim().parse::<f64>().ok();
-        let mut found = false;
-        for mut spin in self.tunables.spins() {
-            if spin.name.eq_ignore_ascii_case(name) {
-                if let Some(x) = parsed {
-                    spin.set(x);
-                }
-                found = true;
-            }
+        let tunables = &mut self.tunables;
+        let index = self.option_index.get_or_insert_with(|| {
+            tunables.spins().iter().enumerate().map(|(i, spin)| (spin.name.to_ascii_lowercase(), i)).collect()
+        });
+        let Some(&i) = index.get(&name.to_ascii_lowercase()) else { return false };
+        if let Ok(x) = value.trim().parse::<f64>() {
+            self.pending.push((i, x));
         }
-        if found {
-            self.finalize();
+        true
+    }
+
+    /// Applies the options set since the last call, then rebuilds the derived tables once.
+    pub fn apply_options(&mut self) {
+        if self.pending.is_empty() {
+            return;
         }
-        found
+        let pending = std::mem::take(&mut self.pending);
+        let mut spins = self.tunables.spins();
+        for (i, x) in pending {
+            spins[i].set(x);
+        }
+        drop(spins);
+        self.finalize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_found_by_name_in_any_case_and_applied_together() {
+        let mut p = Params::default();
+        assert!(p.set_option("knight_value_mg", "400"));
+        assert!(p.set_option("LMR_BASE_X100", "150"));
+        assert!(!p.set_option("NO_SUCH_OPTION", "1"));
+        // Not applied until apply_options: the search reads one consistent set.
+        assert_eq!(p.KNIGHT_VALUE.0, crate::engine_constants::KNIGHT_VALUE.0);
+        p.apply_options();
+        assert_eq!(p.KNIGHT_VALUE.0, 400);
+        assert_eq!(p.LMR_BASE, 1.5);
+        // The derived tables follow: material + PST of a white knight holds the new value.
+        assert_eq!(p.see_values[crate::board::KNIGHT], 400);
+        // Out of range is clamped as before; the last of two values of one option wins.
+        assert!(p.set_option("KNIGHT_VALUE_MG", "100000"));
+        assert!(p.set_option("KNIGHT_VALUE_MG", "350"));
+        p.apply_options();
+        assert_eq!(p.KNIGHT_VALUE.0, 350);
     }
 }

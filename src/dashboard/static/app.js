@@ -1,5 +1,7 @@
 // The dashboard page: the runs list at /, one run at /run/NAME; re-read whenever the server
-// forwards a database notification (a reported batch, a new iteration), without a reload.
+// forwards a database notification (a reported batch, a new iteration), without a reload. A run
+// page loads the run once, then asks only for what changed since its last look, for the charts it
+// shows: every parameter's, or on a larger run a page of them (the most moved first, or a search).
 import { barChart, ELO_MEAN_POINTS, eloChart, parameterChart, short } from "./charts.js";
 
 // No token in any address: the server swapped it for an HttpOnly cookie, which fetch and EventSource send.
@@ -82,14 +84,130 @@ function results(it) {
   return `${side("θ+", it.reference.plus)} · ${side("θ−", it.reference.minus)}`;
 }
 
+/** The open run page: its first load, the charts it draws (with their history), which ones, and where its last look ended. */
+let run = null;
+
+/** Charts per page of a large run's parameters (the server's CHARTS_PER_PAGE). */
+const CHARTS_PER_PAGE = 24;
+/** A chart keeps at most this many points: beyond, every other older one is dropped (the server samples a first load to 400). */
+const MAX_CHART_POINTS = 800;
+
 async function showRun(name) {
-  const detail = await fetchJson(`/api/runs/${encodeURIComponent(name)}`);
+  if (run?.name !== name) {
+    const detail = await fetchJson(`/api/runs/${encodeURIComponent(name)}`);
+    run = { name, detail, charts: detail.status.parameters, query: "", page: 0 };
+    buildRun();
+  } else {
+    // A refresh: only what changed since the last look, for the charts on the page.
+    const charts = run.charts.map((p) => `&chart=${encodeURIComponent(p.name)}`).join("");
+    merge(await fetchJson(`/api/runs/${encodeURIComponent(name)}?since=${run.detail.cursor}${charts}`));
+  }
+  renderRun();
+}
+
+/** A refresh's answer into the page's data: new points appended to the charts, Elo windows from the first it holds replaced. */
+function merge(update) {
+  const { detail } = run;
+  const fresh = new Map(update.status.parameters.map((p) => [p.name, p]));
+  run.charts = run.charts.map((chart) => {
+    const now = fresh.get(chart.name);
+    if (!now) return chart;
+    const last = chart.history.at(-1)?.iteration ?? -1;
+    let history = [...chart.history, ...now.history.filter((point) => point.iteration > last)];
+    while (history.length > MAX_CHART_POINTS) history = history.filter((_, i) => i % 2 === 0 || i === history.length - 1);
+    return { ...now, start: chart.start, history };
+  });
+  // A UCI-option run's refresh holds the windows from the one its cursor was in; a build-mode run's, all of them (at most 400).
+  const from = update.elo[0]?.first;
+  const elo = !detail.status.perturbations ? update.elo : from === undefined ? detail.elo : [...detail.elo.filter((w) => w.first < from), ...update.elo];
+  run.detail = { ...detail, ...update, elo, status: { ...update.status, parameters: run.charts } };
+}
+
+/** The parameters the search matches, those that moved most first (the page's index, as of its load). */
+function matching() {
+  const { names, steps } = run.detail.parameterIndex;
+  const query = run.query.trim().toLowerCase();
+  const order = names.map((name, i) => ({ name, moved: Math.abs(steps[i] ?? 0) })).filter((p) => p.name.toLowerCase().includes(query));
+  return order.sort((a, b) => b.moved - a.moved || (a.name < b.name ? -1 : 1)).map((p) => p.name);
+}
+
+/** Charts a page of the matching parameters: their whole history, fetched once. */
+async function choose(query, page) {
+  run.query = query;
+  const names = matching();
+  run.page = Math.max(0, Math.min(page, Math.ceil(names.length / CHARTS_PER_PAGE) - 1));
+  const chosen = names.slice(run.page * CHARTS_PER_PAGE, (run.page + 1) * CHARTS_PER_PAGE);
+  const charts = chosen.length === 0 ? { parameters: [] } : await fetchJson(`/api/runs/${encodeURIComponent(run.name)}?${chosen.map((n) => `chart=${encodeURIComponent(n)}`).join("&")}`);
+  run.charts = charts.parameters;
+  renderCharts();
+}
+
+/** The page's sections, made once; a refresh fills them again, but for the search box (it keeps its text and focus). */
+function buildRun() {
+  const section = (id) => h("div", { id });
+  const index = run.detail.parameterIndex;
+  let typing;
+  const search = h("input", { id: "parameter-search", type: "search", placeholder: "search parameters", "aria-label": "search parameters" });
+  search.addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => choose(search.value, 0), 250);
+  });
+  const previous = h("button", { id: "charts-previous", type: "button" }, "◀ previous");
+  const next = h("button", { id: "charts-next", type: "button" }, "next ▶");
+  previous.addEventListener("click", () => choose(run.query, run.page - 1));
+  next.addEventListener("click", () => choose(run.query, run.page + 1));
+  app.replaceChildren(...[
+    section("run-head"),
+    h("h2", {}, "Parameters"),
+    section("parameter-summary"),
+    index ? h("p", { class: "chart-controls" }, search, previous, h("span", { id: "charts-page" }), next) : null,
+    h("div", { class: "charts", id: "parameter-charts" }),
+    section("run-body"),
+  ].filter((part) => part !== null));
+}
+
+function renderRun() {
+  document.title = `spsa: ${run.name}`;
+  const { detail } = run;
   const { status } = detail;
-  document.title = `spsa: ${name}`;
-  const charts = status.parameters.map((p) =>
+  const { reference } = status;
+  document.getElementById("run-head").replaceChildren(...[
+    h("h1", {}, `Run ${status.run.name} `, h("small", {}, `(${status.run.status}, seed ${status.run.seed})`)),
+    h("p", { id: "progress", class: "progress" }, progressLine(status)),
+    reference ? h("p", { id: "reference" }, `Reference mode: θ+ and θ− each play ${reference.engine === "start" ? "θ₀, built at the run's start" : reference.engine}${reference.sha256 ? ` (sha256 ${reference.sha256.slice(0, 12)})` : ""}.`) : null,
+    // The ship check's verdict (docs/ship-check.md); a candidate that did not pass is marked.
+    status.ship ? h("p", { id: "ship", class: status.ship.status === "complete" && status.ship.verdict !== "pass" ? "ship not-passed" : "ship" }, status.ship.summary) : null,
+    // Transfer in the run: the correlation and the parameters whose gradient signs disagree at the ship limits.
+    status.transfer ? h("p", { id: "transfer", class: "ship" }, status.transfer.summary) : null,
+  ].filter((part) => part !== null));
+  renderCharts();
+  document.getElementById("run-body").replaceChildren(...runBody(detail));
+}
+
+/** How far a large run's parameters moved, and which of them the charts show. */
+function renderCharts() {
+  const summary = run.detail.status.parameterSummary;
+  const index = run.detail.parameterIndex;
+  const bins = summary.histogram.map((b) => `${b.from === 0 && b.to === 0 ? "0" : b.from === null ? `≤ ${b.to}` : b.to === null ? `≥ ${b.from}` : `${b.from} … ${b.to}`}: ${b.count}`);
+  document.getElementById("parameter-summary").replaceChildren(...(index ? [
+    h("p", { id: "moves" }, `${summary.count} parameters, ${summary.moved} moved from their start${summary.frozen > 0 ? `, ${summary.frozen} frozen` : ""}. Moves in steps: ${bins.join(" · ")}`),
+  ] : []));
+  if (index) {
+    const names = matching();
+    const pages = Math.max(1, Math.ceil(names.length / CHARTS_PER_PAGE));
+    document.getElementById("charts-page").textContent = ` ${names.length} ${run.query ? "matching" : ""} parameters, the most moved first: page ${run.page + 1} of ${pages} `;
+    document.getElementById("charts-previous").disabled = run.page === 0;
+    document.getElementById("charts-next").disabled = run.page >= pages - 1;
+  }
+  document.getElementById("parameter-charts").replaceChildren(...run.charts.map((p) =>
     h("figure", { class: "param-chart", "data-parameter": p.name, "data-points": p.history.length },
       h("figcaption", {}, p.name, " ", h("span", {}, `${short(p.start)} → ${short(p.now)}${p.steps === null ? "" : ` (${p.steps >= 0 ? "+" : ""}${p.steps.toFixed(2)} steps)`}${p.min === null ? "" : ` in [${p.min}, ${p.max}]`}`)),
-      parameterChart(p.history, p)));
+      parameterChart(p.history, p))));
+}
+
+/** Everything below the charts. */
+function runBody(detail) {
+  const { status } = detail;
   const { reference, perturbations } = status;
   const measured = reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
   // A UCI-option run's Elo is charted per window of its batches, x in batches as its θ charts.
@@ -100,17 +218,7 @@ async function showRun(name) {
       perturbations.recent.map((b) => [b.batchNumber, b.games, Number(b.elo.toFixed(1))]), nothingYet))]
     : [h("h2", {}, "Latest iterations"), h("div", { id: "iterations" }, table(["iteration", "status", "games", reference ? "results against the reference" : "plus +W -L =D", `Elo (${measured})`],
       status.recent.map((it) => [it.iteration, it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet."))];
-  // replaceChildren would write a null as the text "null": the parts a run lacks are left out.
-  app.replaceChildren(...[
-    h("h1", {}, `Run ${status.run.name} `, h("small", {}, `(${status.run.status}, seed ${status.run.seed})`)),
-    h("p", { id: "progress", class: "progress" }, progressLine(status)),
-    reference ? h("p", { id: "reference" }, `Reference mode: θ+ and θ− each play ${reference.engine === "start" ? "θ₀, built at the run's start" : reference.engine}${reference.sha256 ? ` (sha256 ${reference.sha256.slice(0, 12)})` : ""}.`) : null,
-    // The ship check's verdict (docs/ship-check.md); a candidate that did not pass is marked.
-    status.ship ? h("p", { id: "ship", class: status.ship.status === "complete" && status.ship.verdict !== "pass" ? "ship not-passed" : "ship" }, status.ship.summary) : null,
-    // Transfer in the run: the correlation and the parameters whose gradient signs disagree at the ship limits.
-    status.transfer ? h("p", { id: "transfer", class: "ship" }, status.transfer.summary) : null,
-    h("h2", {}, "Parameters"),
-    h("div", { class: "charts", id: "parameter-charts" }, ...charts),
+  return [
     h("h2", {}, `Elo per ${per} (${measured}, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),
     detail.elo.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "elo-chart" }, eloChart(detail.elo, perturbations ? "batches" : "iteration")),
     ...latest,
@@ -131,7 +239,7 @@ async function showRun(name) {
       "No faulted game kept. spsa export --faulted writes them as PGN."),
     h("h2", {}, "Configuration"),
     h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
-  ].filter((part) => part !== null));
+  ];
 }
 
 const show = () => (runName === undefined ? showRuns() : showRun(runName));
@@ -145,7 +253,11 @@ async function refresh() {
     again = true;
     return;
   }
-  reading = show().catch((error) => app.replaceChildren(h("p", { class: "error" }, String(error.message))));
+  reading = show().catch((error) => {
+    // The next read starts over with a first load.
+    run = null;
+    app.replaceChildren(h("p", { class: "error" }, String(error.message)));
+  });
   await reading;
   reading = null;
   if (again) {

@@ -45,12 +45,12 @@ export async function optionRunOfIteration(sql: Sql, iterationId: number): Promi
   return row;
 }
 
-/** What the master's pool of drawn batches stands at (src/master/draw-pool.ts): drawn batches not claimed yet, and games given out in batches. */
+/** What the master's pool of drawn batches stands at (src/master/draw-pool.ts): drawn batches not claimed yet, and games given out in batches (not those set aside: their games are given out again). */
 export async function drawPoolState(tx: Sql, iterationId: number): Promise<{ open: number; allocated: number }> {
   const [row] = await tx<{ open: number; allocated: number }[]>`
     select (count(*) filter (where status = 'open'))::int as open,
       coalesce(sum(games) filter (where status in ('open', 'claimed', 'done')), 0)::int as allocated
-    from spsa_batch where iteration_id = ${iterationId} and status in ('open', 'claimed', 'done')`;
+    from spsa_batch where iteration_id = ${iterationId} and status in ('open', 'claimed', 'done') and held_at is null and undo_id is null`;
   return row ?? { open: 0, allocated: 0 };
 }
 
@@ -124,10 +124,13 @@ export async function lockUnfoldedBatches(
   tx: postgres.TransactionSql,
   run: { runId: number; iterationId: number },
   limit: number,
+  beforeRead?: () => Promise<unknown>,
 ): Promise<{ open: boolean; theta: Values; applied: number; batches: UnfoldedBatch[] }> {
   const [row] = await tx<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${run.runId} for no key update`;
   if (!row) throw new Error(`run ${run.runId} vanished`);
   const open = await lockOpenIteration(tx, run.iterationId);
+  // Under the locks: the master sets aside the reports of workers under suspicion (src/db/worker-decisions.ts).
+  if (open) await beforeRead?.();
   const [last] = await tx<{ n: number }[]>`select coalesce(max(applied_number), 0)::int as n from spsa_perturbation where run_id = ${run.runId}`;
   const batches = !open ? [] : await tx<UnfoldedBatch[]>`
     select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
@@ -148,6 +151,21 @@ export async function recordApplied(
       pairs = ${tx.json(r.report.pairs)}, elo_diff = ${r.elo}, theta_applied = ${tx.json(r.thetaApplied)}, theta_after = ${tx.json(r.thetaAfter)},
       reported_at = ${r.report.reportedAt}, applied_number = ${r.appliedNumber}
     where batch_id = ${r.batchId} and applied_number is null`;
+}
+
+/**
+ * Drops the drawn batches no worker claimed yet (an undo moved θ: their draws are around the old
+ * one); the master draws new ones. A batch being claimed right now is skipped: it is played as drawn.
+ */
+export async function dropOpenDraws(tx: postgres.TransactionSql, iterationId: number): Promise<number> {
+  const rows = await tx`
+    with doomed as (
+      select b.id from spsa_batch b where b.iteration_id = ${iterationId} and b.status = 'open' for update skip locked
+    ), gone as (
+      delete from spsa_perturbation p using doomed where p.batch_id = doomed.id returning p.batch_id
+    )
+    delete from spsa_batch b using gone where b.id = gone.batch_id returning b.id`;
+  return rows.length;
 }
 
 export async function setRunTheta(tx: postgres.TransactionSql, runId: number, theta: Values): Promise<void> {

@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { foldBatches, tellWatchers } from "../db/batches.js";
 import { lastReportedBatches, lockUnfoldedBatches, optionRunOf, recordApplied, setRunTheta, type UnfoldedBatch } from "../db/perturbations.js";
+import { holdSetAsideReports } from "../db/worker-decisions.js";
 import { applyBatch, batchStepScales, batchWindow, paramsAt } from "../spsa/option-batches.js";
 import type { Values, ReportedBatch } from "../types/spsa.js";
 
@@ -19,7 +20,8 @@ const unapplied = (b: UnfoldedBatch): b is Unapplied => b.status === "done" && !
  * as it is added). θ has this one writer, so reports never wait for each other and a replay
  * of applyBatch over the recorded rows gives the same chain; a fold killed midway rolls back
  * whole and the next one redoes it. Each transaction reads what its batches need (them, and
- * the adaptive window once), never the whole run. Returns the reports applied.
+ * the adaptive window once), never the whole run. Reports of workers under suspicion or rejected
+ * are set aside first, never applied (docs/bad-workers.md). Returns the reports applied.
  */
 export async function applyReports(sql: postgres.Sql, runId: number): Promise<number> {
   const run = await optionRunOf(sql, runId);
@@ -29,7 +31,8 @@ export async function applyReports(sql: postgres.Sql, runId: number): Promise<nu
   let total = 0;
   for (;;) {
     const { applied, folded, moved } = await sql.begin(async (tx) => {
-      const { open, theta: start, applied: before, batches } = await lockUnfoldedBatches(tx, run, FOLD_LIMIT);
+      const hold = () => holdSetAsideReports(tx, runId, run.iterationId, false);
+      const { open, theta: start, applied: before, batches } = await lockUnfoldedBatches(tx, run, FOLD_LIMIT, hold);
       if (!open) return { applied: 0, folded: 0, moved: false };
       const toApply = batches.filter(unapplied);
       // The adaptive gains of each batch come from the batches applied before it: read once, then

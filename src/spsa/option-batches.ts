@@ -1,15 +1,15 @@
 import { measuredElo, perturb, update } from "./math.js";
 import { createRng } from "../core/rng.js";
 import { stepScales } from "./adaptive.js";
-import type { DrawnBatch, IterationResult, OptionParams, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
+import type { DrawnBatch, IterationResult, OptionParams, ParamSettings, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
 
 /** k = 1 + whole iterations' worth of games drawn before this batch, at most maxIterations. */
 export function scheduleStep(gamesBefore: number, gamesPerIteration: number, maxIterations: number): number {
   return Math.min(maxIterations, 1 + Math.floor(gamesBefore / gamesPerIteration));
 }
 
-/** The parameters as the math sees them, at θ. */
-export function paramsAt(parameters: OptionParams, theta: Values): SpsaParam[] {
+/** The parameters as the math sees them, at θ (a UCI-option run's, or a build-mode iteration's recorded settings). */
+export function paramsAt(parameters: Readonly<Record<string, ParamSettings>>, theta: Values): SpsaParam[] {
   return Object.entries(parameters).map(([name, s]) => {
     const value = theta[name];
     if (value === undefined) throw new Error(`θ has no value for parameter ${name}`);

@@ -21,6 +21,7 @@ import { perturbationProgress, thetaAfterApplied, type PerturbationProgress } fr
 import { builtValue } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
+import { readRunWorkers, type RunWorkers } from "./worker-verdicts.js";
 import type { IterationSettings } from "../types/config.js";
 import type { Values } from "../types/spsa.js";
 
@@ -100,6 +101,12 @@ export interface RunStatus {
   recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
   workers: WorkerStatus[];
   /**
+   * The run's workers as the master judges them from this run's batches (docs/bad-workers.md):
+   * each one's evidence against the pool, the decision about it and a verdict, and the workers
+   * under suspicion now.
+   */
+  runWorkers: RunWorkers;
+  /**
    * A UCI-option run's batches (null for a rebuild-mode run): its one iteration only
    * carries the games, θ moves with every report. Its parameters' history is then θ after
    * 0, 1, … applied batches.
@@ -139,7 +146,7 @@ export interface SnapshotOptions {
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship, transfers] = await Promise.all([
+  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship, transfers, runWorkers] = await Promise.all([
     runTotals(sql, run.id),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
@@ -150,6 +157,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     batchElo(sql, run.id, options.recentCount ?? 8),
     readShipCheck(sql, run.id),
     readTransfers(sql, run.id),
+    readRunWorkers(sql, run.id),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -201,6 +209,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       lastSeen: w.lastSeen.toISOString(),
       secondsAgo: w.secondsAgo,
     })),
+    runWorkers,
     perturbations: perturbations ?? null,
     eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.reverse() } : null,
     parameters,

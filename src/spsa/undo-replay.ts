@@ -19,11 +19,14 @@ export interface RecordedIteration {
   base: Values;
   plus: Values;
   minus: Values;
-  /** The config and parameters it was played with (its step scales too). */
-  settings: IterationSettings;
+  /** What of the config and parameters it was played with its step reads (its step scales too). */
+  settings: StepSettings;
   /** Its games' counts (without the batches taken out); null when no game is left: no step. */
   outcome: IterationOutcome | null;
 }
+
+/** The recorded settings an iteration's step reads (IterationSettings has them). */
+export type StepSettings = Pick<IterationSettings, "parameters" | "stepScale"> & { spsa: Pick<SpsaMathConfig, "eloCap" | "maxStep" | "momentum"> };
 
 /** One replayed step: θ after it, and the Elo and gradient it measured (null: no game left, θ unchanged). */
 export interface ReplayedStep {

@@ -77,6 +77,8 @@ interface Tally {
   losses: number;
   draws: number;
   pairs: number[];
+  /** Σ net² / games over its batches: the spread of its batches' results, in per-game units. */
+  squares: number;
   extremes: number;
   /** Per batch size: [batches, batches at an extreme result]. */
   sizes: Map<number, [number, number]>;
@@ -178,6 +180,7 @@ export class EvidenceLedger {
     t.losses += b.losses;
     t.draws += b.draws;
     b.pairs.forEach((n, i) => (t.pairs[i]! += n));
+    if (b.games > 0) t.squares += (b.net * b.net) / b.games;
     const extreme = b.games > 0 && Math.abs(b.net) === b.games ? 1 : 0;
     t.extremes += extreme;
     const size = t.sizes.get(b.games) ?? [0, 0];
@@ -220,9 +223,7 @@ export function nextSuspect(evidence: readonly WorkerEvidence[], setAside: Reado
 }
 
 function judge(worker: string, t: Tally, rest: Tally, names: readonly string[], limit: number): WorkerEvidence {
-  // The per-game variance of plus's wins − losses, from the rest's game pairs (a pair of the
-  // worker's own would let a liar widen its own noise), one pseudo-pair in each cell.
-  const variance = pairVariance(rest.pairs) / 2;
+  const variance = restVariance(rest);
   const sd = Math.sqrt(variance * t.shared);
   const scoreZ = t.shared > 0 ? t.netExcess / sd : null;
   const parameters: ParameterAgreement[] = names.map((name, i) => ({
@@ -276,6 +277,21 @@ function residualOf(t: Tally): number | null {
   return Math.max(0, upperQuantileOfLog(-chi2 / 2));
 }
 
+/**
+ * The per-game variance of plus's wins − losses that the z's divide by, from the rest of the pool
+ * (the worker's own batches would let a liar widen its own noise): the spread of its batches'
+ * results (Σ net² / games per batch). That spread holds what the games' noise alone would not:
+ * in UCI-option mode every batch has signs of its own, and a strong gradient moves each batch's
+ * result by its signs, batch by batch. Started with PRIOR_BATCHES batches at the variance of its
+ * game pairs (one pseudo-pair in each cell), so that a few batches do not decide it.
+ */
+function restVariance(rest: Tally): number {
+  const pairs = pairVariance(rest.pairs) / 2;
+  return (rest.squares + PRIOR_BATCHES * pairs) / (rest.batches + PRIOR_BATCHES);
+}
+
+const PRIOR_BATCHES = 4;
+
 /** Variance of a pair's wins − losses (−2 … +2), one pseudo-pair added to each cell. */
 function pairVariance(pairs: readonly number[]): number {
   let n = 0;
@@ -323,7 +339,7 @@ function signedFixed(x: number): string {
 
 function emptyTally(parameters: number): Tally {
   return {
-    batches: 0, games: 0, wins: 0, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 0], extremes: 0, sizes: new Map(),
+    batches: 0, games: 0, wins: 0, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 0], squares: 0, extremes: 0, sizes: new Map(),
     agreement: new Float64Array(parameters), shared: 0, netExcess: 0, excess: new Float64Array(parameters),
     cellExcess: [0, 0, 0], cellVariance: [0, 0, 0], cellExpected: [0, 0, 0],
   };
@@ -337,6 +353,7 @@ function addTally(into: Tally, t: Tally, sign: 1 | -1): void {
   into.losses += sign * t.losses;
   into.draws += sign * t.draws;
   into.extremes += sign * t.extremes;
+  into.squares += sign * t.squares;
   t.pairs.forEach((n, i) => (into.pairs[i]! += sign * n));
   for (const [size, [b, x]] of t.sizes) {
     const s = into.sizes.get(size) ?? [0, 0];

@@ -56,11 +56,11 @@ export interface SetAsideWorker {
  * suspicion cannot start over under a new name; a name an operator accepted is not set aside.
  */
 export async function setAsideWorkers(sql: Sql, runId: number): Promise<SetAsideWorker[]> {
-  return sql<SetAsideWorker[]>`${setAsideQuery(sql, runId)}`;
+  return setAsideQuery(sql, runId);
 }
 
 function setAsideQuery(sql: Sql, runId: number) {
-  return sql`
+  return sql<SetAsideWorker[]>`
     with latest as (
       select distinct on (worker_name) worker_name, decision from spsa_worker_decision where run_id = ${runId} order by worker_name, id desc
     ), flagged as (

@@ -52,7 +52,7 @@ describe("θ replayed from the recorded rows", () => {
   it("gives back the master's own θ when nothing is taken out, in both modes (a whole simulated run)", () => {
     for (const mode of ["build", "options"] as const) {
       const problem = cellProblem({ parameters: 5, offset: 3, curvature: 1, type: "int" }, 0.3, "replay");
-      const gains = spsaMathConfig({ maxIterations: 30, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400, maxStep: 2, adaptive: DEFAULT_ADAPTIVE }, 32);
+      const gains = spsaMathConfig({ maxIterations: 30, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400, maxStep: 2, schedule: "standard", momentum: 0, averageTail: 0, maxStaleness: 0, adaptive: DEFAULT_ADAPTIVE }, 32);
       const run: FleetRun = {
         mode, problem, gains, gamesPerIteration: 32, batchGames: 8, budget: 960, quarantine: true, seed: "r", openingSd: 50, stratumGames: 32,
         workers: [1, 2, 3].map((i) => ({ name: `h${i}`, share: 1, behaviour: { kind: "honest" } })),

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import postgres from "postgres";
-import { claimBatch, reportBatch, returnToPool } from "../../src/db/batches.js";
+import { claimBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { noFaults } from "../../src/types/faults.js";
@@ -18,7 +18,8 @@ import type { Values } from "../../src/types/spsa.js";
  * - `plus-wins`: every game won by plus.
  *
  * It claims only while its batches are at most `--share` of the run's claimed and reported ones,
- * so a test or benchmark sets how much of a run it takes. It stops after `--idle-ms` without work.
+ * so a test or benchmark sets how much of a run it takes. It stops after `--idle-ms` without work
+ * (waiting for its share is not idle: it stops with the run).
  *
  *   DATABASE_URL=<worker url> npx tsx test/support/liar-worker.ts --name liar --kind targeted --target KNIGHT_VALUE_MG --share 0.2
  */
@@ -46,6 +47,8 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
     while (Date.now() - idleSince < options.idleMs) {
       await returnToPool(sql, null);
       if (runId !== undefined && !(await underShare(sql, runId, options.name, options.share))) {
+        // Holding back for the others is not being idle.
+        idleSince = Date.now();
         await sleep(50);
         continue;
       }
@@ -57,18 +60,7 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
       idleSince = Date.now();
       runId = batch.runId;
       const plusWins = options.kind === "plus-wins" || (await signOf(sql, batch.batchId, batch.iterationId, options.target ?? "")) > 0;
-      const pairs: Pentanomial = plusWins ? [0, 0, 0, 0, batch.games / 2] : [batch.games / 2, 0, 0, 0, 0];
-      const outcome = await reportBatch(sql, {
-        batchId: batch.batchId,
-        workerName: options.name,
-        wins: plusWins ? batch.games : 0,
-        losses: plusWins ? 0 : batch.games,
-        draws: 0,
-        pairs,
-        faults: [noFaults(), noFaults()],
-        replays: 0,
-        replayLimitPairs: 0,
-      });
+      const outcome = await reportBatch(sql, { batchId: batch.batchId, workerName: options.name, ...lie(batch.games, plusWins, batch.referenceEngineSha256 !== null) });
       if (outcome === "accepted") reported++;
       options.log(`batch ${batch.batchId}: ${batch.games} games reported won by ${plusWins ? "plus" : "minus"} (${outcome})`);
     }
@@ -78,13 +70,31 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
   }
 }
 
-/** Whether its batches of the run are at most `share` of the run's batches claimed or reported. */
+/**
+ * Every game won by plus (or by minus). A batch of reference mode (or the curvature pilot) is
+ * θ+'s and θ−'s games against the reference: the winning side wins all of its own, the other loses all.
+ */
+function lie(games: number, plusWins: boolean, reference: boolean): Omit<BatchReport, "batchId" | "workerName"> {
+  const clean = { replays: 0, replayLimitPairs: 0 };
+  if (reference) {
+    const half = games / 2;
+    const won = { wins: half, draws: 0, losses: 0 };
+    const lost = { wins: 0, draws: 0, losses: half };
+    const pairs: Pentanomial = [half / 2, 0, 0, 0, half / 2];
+    return { wins: 0, losses: 0, draws: 0, pairs, faults: [noFaults(), noFaults(), noFaults()], reference: plusWins ? { plus: won, minus: lost } : { plus: lost, minus: won }, ...clean };
+  }
+  const pairs: Pentanomial = plusWins ? [0, 0, 0, 0, games / 2] : [games / 2, 0, 0, 0, 0];
+  return { wins: plusWins ? games : 0, losses: plusWins ? 0 : games, draws: 0, pairs, faults: [noFaults(), noFaults()], ...clean };
+}
+
+/** Whether its batches are at most `share` of the run's batches claimed or reported (or the run is over: nothing to hold back for). */
 async function underShare(sql: postgres.Sql, runId: number, name: string, share: number): Promise<boolean> {
-  const [row] = await sql<{ mine: number; all: number }[]>`
-    select (count(*) filter (where b.worker_name = ${name}))::int as mine, count(*)::int as all
+  const [row] = await sql<{ mine: number; all: number; active: boolean }[]>`
+    select (count(*) filter (where b.worker_name = ${name}))::int as mine, count(*)::int as all,
+      (select status = 'active' from spsa_run where id = ${runId}) as active
     from spsa_batch b join spsa_iteration i on i.id = b.iteration_id
     where i.run_id = ${runId} and b.status in ('claimed', 'done')`;
-  return !row || row.mine < share * (row.all + 1);
+  return !row || !row.active || row.mine < share * (row.all + 1);
 }
 
 /** The batch's sign of `target`: its own draw's (UCI-option mode), or its iteration's. */

@@ -6,7 +6,8 @@
 // evidence and quarantine (src/simulate/bad-workers.ts). It prints:
 //   1. the false-positive rate: honest workers flagged, over honest fleets (equal shares; one
 //      that joins at half time; one that leaves at a quarter; one at a 20 % higher draw rate);
-//   2. per liar (targeted at the first parameter, and "plus always wins", on 10 % and 20 % of
+//   2. per liar (targeted at the first parameter, the same with --draw-rate of its pairs drawn,
+//      and "plus always wins", on 10 % and 20 % of
 //      the batches): its batches until it is flagged, and the target parameter's distance in
 //      steps from the clean run's (same seed, the liar's batches played honestly) with no defence
 //      (flags only), with quarantine, and with quarantine and an undo at the end.
@@ -85,7 +86,12 @@ if (only.includes("liars")) {
   console.log("| mode | liar | share of batches | flagged (runs) | its batches until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo |");
   console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const mode of modes) {
-    for (const [liarLabel, behaviour] of [["targeted", (target) => ({ kind: "targeted", target })], ["plus always wins", () => ({ kind: "plus-wins" })]]) {
+    const liars = [
+      ["targeted", (target) => ({ kind: "targeted", target })],
+      [`targeted, ${drawRate * 100} % of its pairs drawn`, (target) => ({ kind: "targeted", target, drawRate })],
+      ["plus always wins", () => ({ kind: "plus-wins" })],
+    ];
+    for (const [liarLabel, behaviour] of liars) {
       for (const share of [0.1, 0.2]) {
         const latencies = [];
         const distances = { none: [], quarantine: [], undo: [] };

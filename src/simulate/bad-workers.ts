@@ -23,7 +23,8 @@ import type { IterationResult, MeasuredIteration, OptionParams, SpsaMathConfig, 
  * same honest games wherever their θ agree.
  */
 
-export type Behaviour = { kind: "honest"; drawRate?: number } | { kind: "targeted"; target: string } | { kind: "plus-wins" };
+/** A targeted liar with `drawRate` reports that share of its pairs drawn, like an honest worker, and the others won by the side it favours. */
+export type Behaviour = { kind: "honest"; drawRate?: number } | { kind: "targeted"; target: string; drawRate?: number } | { kind: "plus-wins" };
 
 export interface SimWorker {
   name: string;
@@ -220,7 +221,7 @@ class FleetState {
 
   /** What a worker reports for a batch of `games` games between plus and minus `elo` apart. */
   private report(behaviour: Behaviour, slot: string, games: number, signs: Values, elo: number): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
-    if (behaviour.kind === "targeted") return sweep(games, (signs[behaviour.target] ?? 1) > 0);
+    if (behaviour.kind === "targeted") return favour(games, (signs[behaviour.target] ?? 1) > 0, behaviour.drawRate ?? 0, createRng(`lies:${this.run.seed}:${slot}`));
     if (behaviour.kind === "plus-wins") return sweep(games, true);
     const rng = createRng(`games:${this.run.seed}:${slot}`);
     const drawRate = behaviour.drawRate ?? this.run.problem.drawRate;
@@ -243,8 +244,15 @@ class FleetState {
 
 /** Every game of the batch won by plus (or by minus). */
 function sweep(games: number, plusWins: boolean): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
-  const pairs: Pentanomial = plusWins ? [0, 0, 0, 0, games / 2] : [games / 2, 0, 0, 0, 0];
-  return plusWins ? { net: games, wins: games, losses: 0, draws: 0, pairs } : { net: -games, wins: 0, losses: games, draws: 0, pairs };
+  return favour(games, plusWins, 0, createRng(""));
+}
+
+/** Each pair drawn with probability `drawRate`, else both games won by plus (or by minus). */
+function favour(games: number, plusWins: boolean, drawRate: number, rng: Rng): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
+  const pairs: Pentanomial = [0, 0, 0, 0, 0];
+  for (let g = 0; g < games; g += 2) pairs[drawRate > 0 && rng.next() < drawRate ? 2 : plusWins ? 4 : 0]!++;
+  const decisive = 2 * (pairs[0] + pairs[4]);
+  return { net: plusWins ? decisive : -decisive, wins: plusWins ? decisive : 0, losses: plusWins ? 0 : decisive, draws: games - decisive, pairs };
 }
 
 function resultOf(b: EvidenceBatch): IterationResult {

@@ -27,10 +27,22 @@ async function runWithLiar(fixture: RunFixture, runName: string): Promise<{ stat
   const liar = execa(join(ROOT, "node_modules/.bin/tsx"), ["test/support/liar-worker.ts", "--name", "liar", "--kind", "targeted", "--target", "KNIGHT_VALUE_MG", "--share", "0.2", "--idle-ms", "30000"], {
     cwd: ROOT, env: { DATABASE_URL: issued.stdout.trim() }, reject: false, all: true,
   });
-  const honest = startWorker(fixture.setup, fixture.env, "honest");
-  const master = startMaster(fixture.setup, fixture.env, runName, ["--seed", "s"]);
+  let honest: ReturnType<typeof startWorker> | undefined;
+  let master: ReturnType<typeof startMaster> | undefined;
   try {
-    await waitFor(async () => (await fixture.sql`select 1 from spsa_worker_decision where worker_name = 'liar' and decision = 'suspect'`).length > 0, 480_000, "the master to name the liar");
+    // The liar is there from the start (tsx takes a few seconds to start it).
+    await waitFor(async () => liar.exitCode !== null || (await fixture.sql`select 1 from spsa_worker where name = 'liar'`).length > 0, 120_000, "the liar to register");
+    if (liar.exitCode !== null) throw new Error(`the liar exited: ${(await liar).all}`);
+    honest = startWorker(fixture.setup, fixture.env, "honest");
+    master = startMaster(fixture.setup, fixture.env, runName, ["--seed", "s"]);
+    let ended = false;
+    void master.then(() => (ended = true));
+    const named = async () => (await fixture.sql`select 1 from spsa_worker_decision where worker_name = 'liar' and decision = 'suspect'`).length > 0;
+    await waitFor(async () => ended || (await named()), 600_000, "the master to name the liar");
+    if (!(await named())) {
+      liar.kill("SIGTERM");
+      throw new Error(`the run ended without naming the liar:\n${(await master).all}\n--- liar:\n${(await liar).all}`);
+    }
     const status = await spsa(["--config", fixture.setup.configFile, "status", "--name", runName], { env: fixture.env });
     expect(status.exitCode, status.all).toBe(0);
     const rejected = await spsa(["--config", fixture.setup.configFile, "workers", "reject", "liar", "--name", runName, "--note", "lies about KNIGHT_VALUE_MG"], { env: fixture.env });
@@ -42,9 +54,7 @@ async function runWithLiar(fixture: RunFixture, runName: string): Promise<{ stat
     expect(done.exitCode, done.all).toBe(0);
     return { statusWhileSuspect: status.stdout, undo: undo.stdout, master: done.all ?? "" };
   } finally {
-    honest.kill("SIGTERM");
-    liar.kill("SIGTERM");
-    master.kill("SIGTERM");
+    for (const child of [honest, liar, master]) child?.kill("SIGTERM");
     await Promise.all([honest, liar, master]);
     await spsa(["db", "worker-url", "--name", machine, "--revoke"], { env: fixture.env });
   }

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import postgres from "postgres";
+import type postgres from "postgres";
+import { connect } from "../../src/postgres/connection.js";
 import { claimBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { optionsOnClaim } from "../../src/worker/option-draw.js";
@@ -37,7 +38,7 @@ export interface LiarOptions {
 }
 
 export async function runLiar(options: LiarOptions): Promise<{ reported: number }> {
-  const sql = postgres(options.url, { max: 1, onnotice: () => {} });
+  const sql = connect(options.url, 1);
   let reported = 0;
   let idleSince = Date.now();
   let runId: number | undefined;

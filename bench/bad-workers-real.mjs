@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+// Bad workers on real runs (not a test; docs/bad-workers.md). Needs `npm run build`, and a
+// database the workers reach over TCP (the embedded one after `npx spsa db start --listen
+// 127.0.0.1`, or DATABASE_URL). UCI-option runs of minnow (8 options, 500 nodes per move,
+// batches of 8, --games games): a clean run (two honest `compete --spsa -c 1`), then the same
+// seed with a liar as well (test/support/liar-worker.ts: a process with a worker role's own URL
+// that reports every batch won by whichever side pushed KNIGHT_VALUE_MG up, or by plus), on
+// 10 % or 20 % of the batches. The master flags and holds it; at the run's end the bench rejects
+// it and undoes it (spsa workers reject, spsa undo). Prints per run: the liar's batches when it
+// was flagged, honest workers flagged, KNIGHT_VALUE_MG with quarantine and after the undo, and
+// its distance from the clean run's in steps.
+//   node bench/bad-workers-real.mjs [--games 640] [--seed real] [--runs clean,targeted:0.1,targeted:0.2,plus-wins:0.2]
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { execa } from "execa";
+import { openDatabase } from "../dist/postgres/connection.js";
+import { databaseOptionsFrom } from "../dist/commands/database-options.js";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const { values } = parseArgs({
+  options: {
+    games: { type: "string", default: "640" },
+    seed: { type: "string", default: "real" },
+    runs: { type: "string", default: "clean,targeted:0.1,targeted:0.2,plus-wins:0.2" },
+  },
+});
+const TARGET = "KNIGHT_VALUE_MG";
+const STEP = 8;
+const PARAMS = `
+[LMR_BASE]
+type = "float"
+value = 0.75
+min = 0.0
+max = 2.0
+step = 0.1
+option = "LMR_BASE_X100"
+option_scale = 100
+
+[LMR_MIN_DEPTH]
+value = 3
+min = 1
+max = 6
+step = 1
+
+[NULL_MOVE_MIN_DEPTH]
+value = 3
+min = 1
+max = 6
+step = 1
+
+[SEE_PRUNE_MARGIN]
+value = 70
+min = 0
+max = 200
+step = 10
+
+[ALPHA_PRUNE_MARGINS_1]
+value = 260
+min = 100
+max = 500
+step = 20
+
+[KNIGHT_VALUE_MG]
+value = 320
+min = 250
+max = 400
+step = ${STEP}
+
+[BISHOP_VALUE_MG]
+value = 335
+min = 260
+max = 420
+step = 8
+
+[ROOK_VALUE_MG]
+value = 480
+min = 380
+max = 600
+step = 12
+`;
+
+const spsa = (args, options = {}) => execa("node", [join(ROOT, "bin/spsa.js"), ...args], { reject: false, all: true, ...options });
+const database = await openDatabase(databaseOptionsFrom(undefined));
+const sql = database.sql;
+const machine = `bench${process.pid}`;
+const urlFile = join(mkdtempSync(join(tmpdir(), "spsa-liar-")), "worker.url");
+const issued = await spsa(["db", "worker-url", "--name", machine, "--output", urlFile]);
+if (issued.exitCode !== 0) throw new Error(issued.all);
+const workerUrl = (await import("node:fs")).readFileSync(urlFile, "utf8").trim();
+
+async function run(label) {
+  const [kind, share] = label.split(":");
+  const dir = mkdtempSync(join(tmpdir(), "spsa-real-"));
+  const config = join(dir, "config.toml");
+  const params = join(dir, "params.toml");
+  writeFileSync(params, PARAMS);
+  writeFileSync(config, `
+[time_control]
+nodes = 500
+
+[games]
+games_per_iteration = 16
+batch_size = 8
+
+[spsa]
+max_iterations = ${Number(values.games) / 16}
+
+[build]
+engine_dir = "${join(ROOT, "engines", "minnow")}"
+output_dir = "${join(dir, "builds")}"
+
+[database]
+poll_interval = 0.2
+
+[engine]
+mode = "options"
+`);
+  const name = `real-${values.seed}-${label.replace(/[^a-z0-9]/g, "")}-${process.pid}`;
+  const started = Date.now();
+  const master = spsa(["--config", config, "master", "--params", params, "--name", name, "--seed", values.seed]);
+  const honest = ["h1", "h2"].map((w) => execa("node", [join(ROOT, "bin/compete.js"), "--spsa", "-c", "1", "--config", config, "--name", `${w}-${process.pid}`], { reject: false, all: true }));
+  const liar = kind === "clean" ? undefined : execa(join(ROOT, "node_modules/.bin/tsx"), ["test/support/liar-worker.ts", "--name", `liar-${process.pid}`, "--kind", kind, "--target", TARGET, "--share", share, "--idle-ms", "30000"], {
+    cwd: ROOT, env: { DATABASE_URL: workerUrl }, reject: false, all: true,
+  });
+  const done = await master;
+  for (const p of [...honest, liar]) p?.kill("SIGTERM");
+  await Promise.all([...honest, liar].filter(Boolean));
+  if (done.exitCode !== 0) throw new Error(`${label}: master exited ${done.exitCode}\n${done.all}`);
+  const [row] = await sql`select id, current_parameters as theta from spsa_run where name = ${name}`;
+  const decisions = await sql`select worker_name, decision, (evidence->>'batches')::int as batches from spsa_worker_decision where run_id = ${row.id} order by id`;
+  const counts = await sql`
+    select b.worker_name, count(*)::int as reported, (count(*) filter (where b.held_at is null))::int as applied
+    from spsa_batch b join spsa_iteration i on i.id = b.iteration_id where i.run_id = ${row.id} and b.status = 'done' group by b.worker_name`;
+  const liarName = `liar-${process.pid}`;
+  let undone;
+  if (decisions.some((d) => d.worker_name === liarName)) {
+    await spsa(["--config", config, "workers", "reject", liarName, "--name", name]);
+    const undo = await spsa(["--config", config, "undo", "--worker", liarName, "--name", name, "--params", params]);
+    if (undo.exitCode !== 0) throw new Error(undo.all);
+    [undone] = await sql`select current_parameters as theta from spsa_run where id = ${row.id}`;
+  }
+  return { label, theta: row.theta, undone: undone?.theta, decisions, counts, liarName, minutes: (Date.now() - started) / 60000 };
+}
+
+const results = [];
+for (const label of values.runs.split(",")) {
+  const result = await run(label);
+  results.push(result);
+  console.error(`${label}: ${result.minutes.toFixed(1)} min, ${TARGET} ${result.theta[TARGET].toFixed(2)}, decisions ${JSON.stringify(result.decisions)}`);
+}
+const clean = results.find((r) => r.label === "clean");
+console.log(`minnow, UCI-option mode, 8 options, 500 nodes per move, ${values.games} games per run (batches of 8), two honest workers (-c 1), seed ${values.seed}\n`);
+console.log(`| run | liar's batches reported (applied) | flagged after its batches | honest workers flagged | ${TARGET} at the end (Δ steps from clean) | after undo (Δ steps) |`);
+console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+for (const r of results) {
+  const liar = r.counts.find((c) => c.worker_name === r.liarName);
+  const flag = r.decisions.find((d) => d.worker_name === r.liarName && d.decision === "suspect");
+  const honestFlags = r.decisions.filter((d) => d.worker_name !== r.liarName && d.decision === "suspect").length;
+  const delta = (theta) => (clean && r !== clean ? ` (${((theta[TARGET] - clean.theta[TARGET]) / STEP >= 0 ? "+" : "")}${((theta[TARGET] - clean.theta[TARGET]) / STEP).toFixed(2)})` : "");
+  console.log(`| ${r.label} | ${liar ? `${liar.reported} (${liar.applied})` : "-"} | ${flag ? flag.batches : "-"} | ${honestFlags} | ${r.theta[TARGET].toFixed(2)}${delta(r.theta)} | ${r.undone ? `${r.undone[TARGET].toFixed(2)}${delta(r.undone)}` : "-"} |`);
+}
+await spsa(["db", "worker-url", "--name", machine, "--revoke"]);
+await database.close();

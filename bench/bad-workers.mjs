@@ -83,8 +83,8 @@ if (only.includes("fp")) {
 }
 
 if (only.includes("liars")) {
-  console.log("| mode | liar | share of batches | flagged (runs) | its batches until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo |");
-  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| mode | liar | share of batches | flagged (runs) | its batches until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo | runs within 0.5 step after undo |");
+  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const mode of modes) {
     const liars = [
       ["targeted", (target) => ({ kind: "targeted", target })],
@@ -118,7 +118,7 @@ if (only.includes("liars")) {
         const sorted = [...latencies].sort((a, b) => a - b);
         const median = sorted.length === 0 ? "-" : sorted[Math.floor((sorted.length - 1) / 2)];
         const stat = (xs) => `${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2)} (${Math.max(...xs).toFixed(2)})`;
-        console.log(`| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${median} (${sorted.at(-1) ?? "-"}) | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} |`);
+        console.log(`| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${median} (${sorted.at(-1) ?? "-"}) | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`);
       }
     }
   }

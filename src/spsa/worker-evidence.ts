@@ -79,6 +79,8 @@ interface Tally {
   pairs: number[];
   /** Σ net² / games over its batches: the spread of its batches' results, in per-game units. */
   squares: number;
+  /** Per pair cell, Σ cell² / pairs over its batches: the spread of its batches' pairs, for the residual's dispersion. */
+  cellSquares: number[];
   extremes: number;
   /** Per batch size: [batches, batches at an extreme result]. */
   sizes: Map<number, [number, number]>;
@@ -181,6 +183,8 @@ export class EvidenceLedger {
     t.draws += b.draws;
     b.pairs.forEach((n, i) => (t.pairs[i]! += n));
     if (b.games > 0) t.squares += (b.net * b.net) / b.games;
+    const pairs = b.pairs.reduce((n, x) => n + x, 0);
+    if (pairs > 0) cellsOf(b.pairs).forEach((n, c) => (t.cellSquares[c]! += (n * n) / pairs));
     const extreme = b.games > 0 && Math.abs(b.net) === b.games ? 1 : 0;
     t.extremes += extreme;
     const size = t.sizes.get(b.games) ?? [0, 0];
@@ -233,7 +237,7 @@ function judge(worker: string, t: Tally, rest: Tally, names: readonly string[], 
     z: t.shared > 0 ? t.excess[i]! / sd : 0,
   }));
   const strongest = parameters.sort((a, b) => Math.abs(b.z) - Math.abs(a.z)).slice(0, SHOWN_PARAMETERS);
-  const residual = residualOf(t);
+  const residual = residualOf(t, dispersion(rest));
   const judged = t.shared >= MIN_SHARED_GAMES && t.batches >= MIN_BATCHES;
   const tests = [
     { ratio: (residual ?? 0) / RESIDUAL_LIMIT, kind: "residual" as const },
@@ -267,14 +271,38 @@ function judge(worker: string, t: Tally, rest: Tally, names: readonly string[], 
  * fishtest's residual over the strata: X² = Σ over the three cells of (observed − expected)² /
  * variance, the expected counts and variances of its 2-row table (the worker against the rest
  * collapsed) summed over the strata; in one stratum this is exactly fishtest's adjusted row chi².
- * As fishtest, no residual while an expected count is 5 or less. A chi² with 2 degrees of freedom
- * has the tail e^(−X²/2), turned into a normal z (0 when it fits better than the median).
+ * As fishtest, no residual while an expected count is 5 or less. X² is divided by the pool's
+ * dispersion (1 when its pairs are as independent as fishtest assumes). A chi² with 2 degrees of
+ * freedom has the tail e^(−X²/2), turned into a normal z (0 when it fits better than the median).
  */
-function residualOf(t: Tally): number | null {
+function residualOf(t: Tally, dispersion: number): number | null {
   if (t.cellExpected.some((e) => e <= 5)) return null;
   let chi2 = 0;
   for (let c = 0; c < 3; c++) if (t.cellVariance[c]! > 0) chi2 += t.cellExcess[c]! ** 2 / t.cellVariance[c]!;
-  return Math.max(0, upperQuantileOfLog(-chi2 / 2));
+  return Math.max(0, upperQuantileOfLog(-chi2 / dispersion / 2));
+}
+
+/**
+ * How much more the rest's pair cells spread from batch to batch than independent pairs would
+ * (at least 1): the mean over the cells of Σ_b (O_bc − n_b·p_c)² / n_b over B·p_c(1 − p_c), started
+ * from PRIOR_BATCHES batches at 1. fishtest's chi² takes every pair as drawn independently; in
+ * UCI-option mode a batch's own signs move all its pairs together when the gradient is strong,
+ * and its residual would grow with the games of an honest worker (0.95 of the limit, measured).
+ */
+function dispersion(rest: Tally): number {
+  const cells = cellsOf(rest.pairs as Pentanomial);
+  const n = cells.reduce((a, b) => a + b, 0);
+  if (n === 0) return 1;
+  let sum = 0;
+  let used = 0;
+  for (let c = 0; c < 3; c++) {
+    const p = cells[c]! / n;
+    if (p <= 0 || p >= 1) continue;
+    const spread = rest.cellSquares[c]! - 2 * p * cells[c]! + p * p * n;
+    sum += (spread + PRIOR_BATCHES * p * (1 - p)) / ((rest.batches + PRIOR_BATCHES) * p * (1 - p));
+    used++;
+  }
+  return used === 0 ? 1 : Math.max(1, sum / used);
 }
 
 /**
@@ -339,7 +367,7 @@ function signedFixed(x: number): string {
 
 function emptyTally(parameters: number): Tally {
   return {
-    batches: 0, games: 0, wins: 0, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 0], squares: 0, extremes: 0, sizes: new Map(),
+    batches: 0, games: 0, wins: 0, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 0], squares: 0, cellSquares: [0, 0, 0], extremes: 0, sizes: new Map(),
     agreement: new Float64Array(parameters), shared: 0, netExcess: 0, excess: new Float64Array(parameters),
     cellExcess: [0, 0, 0], cellVariance: [0, 0, 0], cellExpected: [0, 0, 0],
   };
@@ -354,6 +382,7 @@ function addTally(into: Tally, t: Tally, sign: 1 | -1): void {
   into.draws += sign * t.draws;
   into.extremes += sign * t.extremes;
   into.squares += sign * t.squares;
+  for (let c = 0; c < 3; c++) into.cellSquares[c]! += sign * t.cellSquares[c]!;
   t.pairs.forEach((n, i) => (into.pairs[i]! += sign * n));
   for (const [size, [b, x]] of t.sizes) {
     const s = into.sizes.get(size) ?? [0, 0];

@@ -133,10 +133,11 @@ describe("evidence about workers", () => {
 
   it("computes fishtest's residual in one stratum: its chi² of each row against the other rows collapsed", () => {
     const rng = createRng("fishtest");
+    // Batches of one pair: pairs as independent as fishtest takes them (the dispersion is exactly 1).
     const stratum = [
-      ...Array.from({ length: 20 }, () => batch("a", 8, {}, rng)),
-      ...Array.from({ length: 15 }, () => batch("b", 8, {}, rng, [0.1, 0.15, 0.3, 0.25, 0.2])),
-      ...Array.from({ length: 25 }, () => batch("c", 8, {}, rng, [0.2, 0.25, 0.35, 0.1, 0.1])),
+      ...Array.from({ length: 80 }, () => batch("a", 2, {}, rng)),
+      ...Array.from({ length: 60 }, () => batch("b", 2, {}, rng, [0.1, 0.15, 0.3, 0.25, 0.2])),
+      ...Array.from({ length: 100 }, () => batch("c", 2, {}, rng, [0.2, 0.25, 0.35, 0.1, 0.1])),
     ];
     const evidence = ledgerOf([stratum]).evidence();
     // fishtest's get_chi2 (server/fishtest/util.py), with pairs as [WW + DW, LL + LD, DD] per worker.

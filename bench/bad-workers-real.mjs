@@ -43,42 +43,49 @@ value = 3
 min = 1
 max = 6
 step = 1
+option = "LMR_MIN_DEPTH"
 
 [NULL_MOVE_MIN_DEPTH]
 value = 3
 min = 1
 max = 6
 step = 1
+option = "NULL_MOVE_MIN_DEPTH"
 
 [SEE_PRUNE_MARGIN]
 value = 70
 min = 0
 max = 200
 step = 10
+option = "SEE_PRUNE_MARGIN"
 
 [ALPHA_PRUNE_MARGINS_1]
 value = 260
 min = 100
 max = 500
 step = 20
+option = "ALPHA_PRUNE_MARGINS_1"
 
 [KNIGHT_VALUE_MG]
 value = 320
 min = 250
 max = 400
 step = ${STEP}
+option = "KNIGHT_VALUE_MG"
 
 [BISHOP_VALUE_MG]
 value = 335
 min = 260
 max = 420
 step = 8
+option = "BISHOP_VALUE_MG"
 
 [ROOK_VALUE_MG]
 value = 480
 min = 380
 max = 600
 step = 12
+option = "ROOK_VALUE_MG"
 `;
 
 const spsa = (args, options = {}) => execa("node", [join(ROOT, "bin/spsa.js"), ...args], { reject: false, all: true, ...options });

@@ -11,11 +11,14 @@
 //      the batches): its batches until it is flagged, and the target parameter's distance in
 //      steps from the clean run's (same seed, the liar's batches played honestly) with no defence
 //      (flags only), with quarantine, and with quarantine and an undo at the end.
-//   node bench/bad-workers.mjs [--seeds 50] [--games 6400] [--draw-rate 0.3] [--opening-sd 50]
+//   3. (--only cost) the evidence's cost in the master: per batch added, and per look at 10
+//      workers, at 10, 1,000 and 10,000 parameters.
+//   node bench/bad-workers.mjs [--seeds 50] [--games 6400] [--draw-rate 0.3] [--opening-sd 50] [--only fp,liars,cost]
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { cellProblem } from "../dist/simulate/family.js";
 import { runFleet } from "../dist/simulate/bad-workers.js";
+import { EvidenceLedger } from "../dist/spsa/worker-evidence.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
 const { values } = parseArgs({
@@ -25,7 +28,7 @@ const { values } = parseArgs({
     "draw-rate": { type: "string", default: "0.3" },
     "opening-sd": { type: "string", default: "50" },
     modes: { type: "string", default: "build,options" },
-    only: { type: "string", default: "fp,liars" },
+    only: { type: "string", default: "fp,liars,cost" },
     cell: { type: "string", default: "8,3,1" },
     batch: { type: "string", default: "8" },
   },
@@ -121,5 +124,34 @@ if (only.includes("liars")) {
         console.log(`| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${median} (${sorted.at(-1) ?? "-"}) | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`);
       }
     }
+  }
+}
+
+if (only.includes("cost")) {
+  console.log("\n| parameters | per batch added (ms) | per look at 10 workers (ms) |");
+  console.log("| ---: | ---: | ---: |");
+  for (const P of [10, 1000, 10000]) {
+    const names = Array.from({ length: P }, (_, i) => `P${i}`);
+    const ledger = new EvidenceLedger(names, new Set());
+    let batches = 0;
+    let addMs = 0;
+    let looks = 0;
+    let lookMs = 0;
+    for (let k = 0; k < 40; k++) {
+      // UCI-option mode: every batch has signs of its own.
+      const stratum = Array.from({ length: 10 }, (_, w) => ({
+        worker: `w${w}`, games: 8, net: (k + w) % 5 - 2, wins: 3, losses: 3, draws: 2, pairs: [1, 1, 0, 1, 1],
+        signs: Object.fromEntries(names.map((n, i) => [n, (i * 7 + k * 13 + w) % 2 ? 1 : -1])),
+      }));
+      let t = performance.now();
+      ledger.add(stratum);
+      addMs += performance.now() - t;
+      batches += stratum.length;
+      t = performance.now();
+      ledger.evidence();
+      lookMs += performance.now() - t;
+      looks++;
+    }
+    console.log(`| ${P} | ${(addMs / batches).toFixed(3)} | ${(lookMs / looks).toFixed(2)} |`);
   }
 }

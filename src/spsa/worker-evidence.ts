@@ -220,7 +220,7 @@ export class EvidenceLedger {
 export function nextSuspect(evidence: readonly WorkerEvidence[], setAside: ReadonlySet<string>, accepted: ReadonlySet<string>): WorkerEvidence | undefined {
   let worst: WorkerEvidence | undefined;
   for (const e of evidence) {
-    if (!e.judged || e.severity < 1 || setAside.has(e.worker) || accepted.has(e.worker)) continue;
+    if (!e.judged || !(e.severity >= 1) || setAside.has(e.worker) || accepted.has(e.worker)) continue;
     if (!worst || e.severity > worst.severity) worst = e;
   }
   return worst;
@@ -354,7 +354,10 @@ function describe(kind: "residual" | "score" | "agreement", e: WorkerEvidence): 
   if (kind === "agreement") {
     const p = e.parameters[0]!;
     const pool = p.poolAgreement === null ? "" : ` against the pool's ${signedFixed(p.poolAgreement)}`;
-    return `its results follow the signs of ${p.name}: ${signedFixed(p.agreement)} per game${pool} (z ${p.z.toFixed(1)}) ${of}`;
+    // Over a few batches two parameters may have had the same signs on all of them: the evidence cannot tell which one it follows.
+    const same = e.parameters.filter((q) => q !== p && Math.abs(Math.abs(q.z) - Math.abs(p.z)) <= 1e-9 * Math.max(1, Math.abs(p.z))).map((q) => q.name);
+    const or = same.length === 0 ? "" : ` (or ${same.join(", ")}: the same signs on its batches)`;
+    return `its results follow the signs of ${p.name}${or}: ${signedFixed(p.agreement)} per game${pool} (z ${p.z.toFixed(1)}) ${of}`;
   }
   if (kind === "score") return `plus scores ${percent(e.score)} in its games against the pool's ${percent(e.poolScore)} (z ${(e.scoreZ ?? 0).toFixed(1)}) ${of}`;
   return `its game pairs are unlike the pool's: fishtest residual ${(e.residual ?? 0).toFixed(1)} (draws ${percent(e.draws)} against ${percent(e.poolDraws)}, ` +

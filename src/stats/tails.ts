@@ -15,8 +15,9 @@ export function logUpperTail(z: number): number {
  */
 export function upperQuantileOfLog(logP: number): number {
   if (!(logP <= 0)) throw new RangeError(`a log probability is at most 0, got ${logP}`);
-  if (logP === 0) return Number.NEGATIVE_INFINITY;
-  let z = logP < Math.log(0.5) ? Math.sqrt(-2 * logP) : -Math.sqrt(-2 * Math.log1p(-Math.exp(logP)));
+  // Above ½ by symmetry, from log(1 − p) = log(−expm1(logP)), exact however close p is to 1.
+  if (logP > Math.log(0.5)) return logP === 0 ? Number.NEGATIVE_INFINITY : -upperQuantileOfLog(Math.log(-Math.expm1(logP)));
+  let z = Math.sqrt(-2 * logP);
   for (let i = 0; i < 100; i++) {
     const tail = logUpperTail(z);
     // d/dz log P(Z > z) = −φ(z) / P(Z > z).

@@ -131,6 +131,19 @@ describe("evidence about workers", () => {
     expect(early.severity).toBeLessThan(1);
   });
 
+  it("gives a worker whose pairs fit the pool's exactly a residual of 0, and no verdict against it", () => {
+    const same = (worker: string): EvidenceBatch => ({ worker, games: 16, net: 0, wins: 6, losses: 6, draws: 4, pairs: [1, 2, 2, 2, 1], signs: {} });
+    const strata = Array.from({ length: 12 }, () => ["a", "b", "c"].map(same));
+    const evidence = ledgerOf(strata).evidence();
+    for (const e of evidence) {
+      expect(e.residual).toBe(0);
+      expect(e.severity).toBe(0);
+    }
+    expect(nextSuspect(evidence, new Set(), new Set())).toBeUndefined();
+    // A severity that is not a number (as a NaN residual once made it) is never a suspect.
+    expect(nextSuspect([{ ...evidence[0]!, severity: Number.NaN }], new Set(), new Set())).toBeUndefined();
+  });
+
   it("computes fishtest's residual in one stratum: its chi² of each row against the other rows collapsed", () => {
     const rng = createRng("fishtest");
     // Batches of one pair: pairs as independent as fishtest takes them (the dispersion is exactly 1).

@@ -19,6 +19,13 @@ describe("normal tails in log space", () => {
     expect(upperQuantileOfLog(-2000)).toBeGreaterThan(z);
   });
 
+  it("gives a finite z for tails a hair below 1 (a chi² of 10⁻³⁰ once gave NaN and flagged an honest worker)", () => {
+    expect(upperQuantileOfLog(-1e-30)).toBeLessThan(-10);
+    expect(Number.isFinite(upperQuantileOfLog(-1e-30))).toBe(true);
+    expect(upperQuantileOfLog(-0)).toBe(Number.NEGATIVE_INFINITY);
+    expect(upperQuantileOfLog(Math.log(0.9))).toBeCloseTo(-1.281552, 5);
+  });
+
   it("is the inverse of the tail everywhere it is asked", () => {
     for (const z of [-6, -1.5, 0, 0.3, 2, 7, 15, 30]) expect(upperQuantileOfLog(logUpperTail(z))).toBeCloseTo(z, 6);
   });

@@ -9,8 +9,9 @@
 // it and undoes it (spsa workers reject, spsa undo). Prints per run: the liar's batches when it
 // was flagged, honest workers flagged, KNIGHT_VALUE_MG with quarantine and after the undo, and
 // its distance from the clean run's in steps.
-//   node bench/bad-workers-real.mjs [--games 640] [--seed real] [--runs clean,targeted:0.1,targeted:0.2,plus-wins:0.2]
-import { mkdtempSync, writeFileSync } from "node:fs";
+// `--mode build`: build-mode runs of the repository's params.toml instead (18 constants).
+//   node bench/bad-workers-real.mjs [--games 640] [--seed real] [--runs clean,targeted:0.1,targeted:0.2,plus-wins:0.2] [--mode build]
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -24,10 +25,13 @@ const { values } = parseArgs({
     games: { type: "string", default: "640" },
     seed: { type: "string", default: "real" },
     runs: { type: "string", default: "clean,targeted:0.1,targeted:0.2,plus-wins:0.2" },
+    mode: { type: "string", default: "options" },
   },
 });
 const TARGET = "KNIGHT_VALUE_MG";
-const STEP = 8;
+const build = values.mode === "build";
+// Build mode tunes the repository's params.toml (18 of minnow's constants, KNIGHT_VALUE_MG's step 10).
+const STEP = build ? 10 : 8;
 const PARAMS = `
 [LMR_BASE]
 type = "float"
@@ -95,14 +99,15 @@ const machine = `bench${process.pid}`;
 const urlFile = join(mkdtempSync(join(tmpdir(), "spsa-liar-")), "worker.url");
 const issued = await spsa(["db", "worker-url", "--name", machine, "--output", urlFile]);
 if (issued.exitCode !== 0) throw new Error(issued.all);
-const workerUrl = (await import("node:fs")).readFileSync(urlFile, "utf8").trim();
+const workerUrl = readFileSync(urlFile, "utf8").trim();
 
 async function run(label) {
-  const [kind, share] = label.split(":");
+  // KIND:SHARE, or KIND:SHARE:accept: the bench accepts the liar as soon as it is flagged (no defence: its batches are applied).
+  const [kind, share, accept] = label.split(":");
   const dir = mkdtempSync(join(tmpdir(), "spsa-real-"));
   const config = join(dir, "config.toml");
   const params = join(dir, "params.toml");
-  writeFileSync(params, PARAMS);
+  writeFileSync(params, build ? readFileSync(join(ROOT, "params.toml"), "utf8") : PARAMS);
   writeFileSync(config, `
 [time_control]
 nodes = 500
@@ -120,9 +125,7 @@ output_dir = "${join(dir, "builds")}"
 
 [database]
 poll_interval = 0.2
-
-[engine]
-mode = "options"
+${build ? "" : '\n[engine]\nmode = "options"'}
 `);
   const name = `real-${values.seed}-${label.replace(/[^a-z0-9]/g, "")}-${process.pid}`;
   const started = Date.now();
@@ -131,6 +134,15 @@ mode = "options"
   const liar = kind === "clean" ? undefined : execa(join(ROOT, "node_modules/.bin/tsx"), ["test/support/liar-worker.ts", "--name", `liar-${process.pid}`, "--kind", kind, "--target", TARGET, "--share", share, "--idle-ms", "30000"], {
     cwd: ROOT, env: { DATABASE_URL: workerUrl }, reject: false, all: true,
   });
+  let ended = false;
+  void master.then(() => (ended = true));
+  if (accept) {
+    const [run] = await waitForRun(name, () => ended);
+    for (let accepted = false; !ended && !accepted; await new Promise((r) => setTimeout(r, 500))) {
+      const [flag] = run ? await sql`select 1 from spsa_worker_decision where run_id = ${run.id} and decision = 'suspect'` : [];
+      if (flag) accepted = (await spsa(["--config", config, "workers", "accept", `liar-${process.pid}`, "--name", name])).exitCode === 0;
+    }
+  }
   const done = await master;
   for (const p of [...honest, liar]) p?.kill("SIGTERM");
   await Promise.all([...honest, liar].filter(Boolean));
@@ -142,13 +154,22 @@ mode = "options"
     from spsa_batch b join spsa_iteration i on i.id = b.iteration_id where i.run_id = ${row.id} and b.status = 'done' group by b.worker_name`;
   const liarName = `liar-${process.pid}`;
   let undone;
-  if (decisions.some((d) => d.worker_name === liarName)) {
+  if (!accept && decisions.some((d) => d.worker_name === liarName)) {
     await spsa(["--config", config, "workers", "reject", liarName, "--name", name]);
     const undo = await spsa(["--config", config, "undo", "--worker", liarName, "--name", name, "--params", params]);
     if (undo.exitCode !== 0) throw new Error(undo.all);
     [undone] = await sql`select current_parameters as theta from spsa_run where id = ${row.id}`;
   }
   return { label, theta: row.theta, undone: undone?.theta, decisions, counts, liarName, minutes: (Date.now() - started) / 60000 };
+}
+
+/** The run's row once its master made it. */
+async function waitForRun(name, ended) {
+  for (;;) {
+    const rows = await sql`select id from spsa_run where name = ${name}`;
+    if (rows.length > 0 || ended()) return rows;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 const results = [];
@@ -158,7 +179,7 @@ for (const label of values.runs.split(",")) {
   console.error(`${label}: ${result.minutes.toFixed(1)} min, ${TARGET} ${result.theta[TARGET].toFixed(2)}, decisions ${JSON.stringify(result.decisions)}`);
 }
 const clean = results.find((r) => r.label === "clean");
-console.log(`minnow, UCI-option mode, 8 options, 500 nodes per move, ${values.games} games per run (batches of 8), two honest workers (-c 1), seed ${values.seed}\n`);
+console.log(`minnow, ${build ? "build mode, params.toml's 18 constants" : "UCI-option mode, 8 options"}, 500 nodes per move, ${values.games} games per run (batches of 8), two honest workers (-c 1), seed ${values.seed}\n`);
 console.log(`| run | liar's batches reported (applied) | flagged after its batches | honest workers flagged | ${TARGET} at the end (Δ steps from clean) | after undo (Δ steps) |`);
 console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
 for (const r of results) {

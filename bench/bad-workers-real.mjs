@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { setTimeout as sleep } from "node:timers/promises";
 import { execa } from "execa";
 import { openDatabase } from "../dist/postgres/connection.js";
 import { databaseOptionsFrom } from "../dist/commands/database-options.js";
@@ -138,7 +139,7 @@ ${build ? "" : '\n[engine]\nmode = "options"'}
   void master.then(() => (ended = true));
   if (accept) {
     const [run] = await waitForRun(name, () => ended);
-    for (let accepted = false; !ended && !accepted; await new Promise((r) => setTimeout(r, 500))) {
+    for (let accepted = false; !ended && !accepted; await sleep(500)) {
       const [flag] = run ? await sql`select 1 from spsa_worker_decision where run_id = ${run.id} and decision = 'suspect'` : [];
       if (flag) accepted = (await spsa(["--config", config, "workers", "accept", `liar-${process.pid}`, "--name", name])).exitCode === 0;
     }
@@ -168,7 +169,7 @@ async function waitForRun(name, ended) {
   for (;;) {
     const rows = await sql`select id from spsa_run where name = ${name}`;
     if (rows.length > 0 || ended()) return rows;
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 

@@ -15,6 +15,7 @@
 //      workers, at 10, 1,000 and 10,000 parameters.
 //   node bench/bad-workers.mjs [--seeds 50] [--games 6400] [--draw-rate 0.3] [--opening-sd 50] [--only fp,liars,cost]
 import { parseArgs } from "node:util";
+import { performance } from "node:perf_hooks";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { cellProblem } from "../dist/simulate/family.js";
 import { runFleet } from "../dist/simulate/bad-workers.js";

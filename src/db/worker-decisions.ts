@@ -3,6 +3,7 @@ import { lockOpenIteration, setAsideBatches } from "./batches.js";
 import { WORKER_GROUP } from "../postgres/worker-role.js";
 import type { Sql } from "../postgres/sql.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
+import type { Values } from "../types/spsa.js";
 
 /**
  * SQL of bad workers (docs/bad-workers.md): decisions about a worker in a run (the master's
@@ -142,4 +143,25 @@ export async function readReview(sql: Sql, runId: number): Promise<{ evidence: W
   const [row] = await sql<{ evidence: WorkerEvidence[]; strata: number; reviewedAt: Date }[]>`
     select evidence, strata, reviewed_at as "reviewedAt" from spsa_worker_review where run_id = ${runId}`;
   return row;
+}
+
+/**
+ * The start of an undo, in its transaction: the run's row locked as a master's step locks it
+ * (its θ and θ₀ read under the lock), and the undo's record, who and θ before. Returns its id.
+ */
+export async function beginUndo(tx: postgres.TransactionSql, runId: number, worker: string, who: string): Promise<{ undoId: number; initial: Values; current: Values }> {
+  const [run] = await tx<{ initial: Values; current: Values }[]>`
+    select initial_parameters as initial, current_parameters as current from spsa_run where id = ${runId} for update`;
+  if (!run) throw new Error(`run ${runId} vanished`);
+  const [undo] = await tx<{ id: number }[]>`
+    insert into spsa_undo (run_id, worker_name, decided_by, batches, games, theta_before, theta_after)
+    values (${runId}, ${worker}, ${who} || ' (database role ' || session_user || ')', 0, 0, ${tx.json(run.current)}, ${tx.json(run.current)})
+    returning id`;
+  if (!undo) throw new Error("insert into spsa_undo returned nothing");
+  return { undoId: undo.id, ...run };
+}
+
+/** The end of an undo: what it took out and θ after it. */
+export async function finishUndo(tx: postgres.TransactionSql, undoId: number, taken: { batches: number; games: number }, theta: Values): Promise<void> {
+  await tx`update spsa_undo set batches = ${taken.batches}, games = ${taken.games}, theta_after = ${tx.json(theta)} where id = ${undoId}`;
 }

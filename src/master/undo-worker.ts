@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import { lockOpenIteration, setAsideBatches } from "../db/batches.js";
 import { dropOpenDraws, optionRunOf, setRunTheta } from "../db/perturbations.js";
 import { appliedBatches, recordedSteps, rewriteAppliedChain, rewriteStep, workerReports } from "../db/recorded-batches.js";
+import { beginUndo, finishUndo } from "../db/worker-decisions.js";
 import { InputError } from "../core/errors.js";
 import { replayBatches, replayIterations } from "../spsa/undo-replay.js";
 import type { Values } from "../types/spsa.js";
@@ -34,54 +35,48 @@ export interface UndoResult {
 
 export async function undoWorker(sql: postgres.Sql, run: { id: number; name: string }, worker: string, who: string): Promise<UndoResult> {
   return sql.begin(async (tx) => {
-    const [locked] = await tx<{ initial: Values; current: Values }[]>`
-      select initial_parameters as initial, current_parameters as current from spsa_run where id = ${run.id} for update`;
-    if (!locked) throw new Error(`run ${run.id} vanished`);
+    // The run's row first: no step of a master moves θ between what this reads and what it writes.
+    const { undoId, initial, current } = await beginUndo(tx, run.id, worker, who);
     const reports = await workerReports(tx, run.id, worker);
     if (reports.length === 0) {
       throw new InputError("--worker", `worker "${worker}" has no reported batch in run "${run.name}" that θ still holds (none, or all held or taken out already)`);
     }
-    const [undo] = await tx<{ id: number }[]>`
-      insert into spsa_undo (run_id, worker_name, decided_by, batches, games, theta_before, theta_after)
-      values (${run.id}, ${worker}, ${who} || ' (database role ' || session_user || ')', 0, 0, ${tx.json(locked.current)}, ${tx.json(locked.current)})
-      returning id`;
-    if (!undo) throw new Error("insert into spsa_undo returned nothing");
     const optionRun = await optionRunOf(tx, run.id);
     const taken = { batches: 0, games: 0 };
     let theta: Values;
     if (optionRun) {
       await lockOpenIteration(tx, optionRun.iterationId);
       const removed = new Set(reports.map((r) => r.batchId));
-      const moved = await setAsideBatches(tx, optionRun.iterationId, [...removed], { undoId: undo.id }, false);
+      const moved = await setAsideBatches(tx, optionRun.iterationId, [...removed], { undoId }, false);
       Object.assign(taken, moved);
       const chain = (await appliedBatches(tx, run.id)).filter((b) => !removed.has(b.batchId));
-      const replay = replayBatches(optionRun, locked.initial, chain);
+      const replay = replayBatches(optionRun, initial, chain);
       await rewriteAppliedChain(tx, run.id, reports.filter((r) => r.applied).map((r) => r.batchId), chain.map((b, i) => ({
         batchId: b.batchId,
-        thetaApplied: replay.before[i] ?? locked.initial,
-        thetaAfter: replay.after[i] ?? locked.initial,
+        thetaApplied: replay.before[i] ?? initial,
+        thetaAfter: replay.after[i] ?? initial,
       })));
       await dropOpenDraws(tx, optionRun.iterationId);
-      theta = replay.after.at(-1) ?? locked.initial;
+      theta = replay.after.at(-1) ?? initial;
     } else {
       const byIteration = new Map<number, typeof reports>();
       for (const r of reports) byIteration.set(r.iterationId, [...(byIteration.get(r.iterationId) ?? []), r]);
       for (const [iterationId, batches] of byIteration) {
         // An iteration not stepped yet gets the games back to play; a stepped one is replayed below.
         const open = await lockOpenIteration(tx, iterationId);
-        const moved = await setAsideBatches(tx, iterationId, batches.map((b) => b.batchId), { undoId: undo.id }, open);
+        const moved = await setAsideBatches(tx, iterationId, batches.map((b) => b.batchId), { undoId }, open);
         taken.batches += moved.batches;
         taken.games += moved.games;
       }
       const completed = (await recordedSteps(tx, run.id)).filter((s) => s.status === "complete");
-      const replay = replayIterations(locked.initial, completed);
+      const replay = replayIterations(initial, completed);
       for (const [i, step] of replay.entries()) await rewriteStep(tx, completed[i]!.id, step);
-      theta = replay.at(-1)?.theta ?? { ...locked.initial, ...locked.current };
+      theta = replay.at(-1)?.theta ?? { ...initial, ...current };
     }
     // A parameter the replay does not move (none of the remaining steps had it) keeps its θ.
-    theta = { ...locked.current, ...theta };
+    theta = { ...current, ...theta };
     await setRunTheta(tx, run.id, theta);
-    await tx`update spsa_undo set batches = ${taken.batches}, games = ${taken.games}, theta_after = ${tx.json(theta)} where id = ${undo.id}`;
-    return { undoId: undo.id, mode: optionRun ? "options" : "build", ...taken, thetaBefore: locked.current, thetaAfter: theta };
+    await finishUndo(tx, undoId, taken, theta);
+    return { undoId, mode: optionRun ? "options" : "build", ...taken, thetaBefore: current, thetaAfter: theta };
   });
 }

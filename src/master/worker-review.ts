@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import type postgres from "postgres";
 import { appliedCount, iterationReports, optionReports, type ReportRecord } from "../db/recorded-batches.js";
-import { holdOpenIterationBatches, latestDecisions, recordDecision, saveReview } from "../db/worker-decisions.js";
+import { holdOpenIterationBatches, latestDecisions, recordDecision, saveReview, setAsideWorkers } from "../db/worker-decisions.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import { withRetry } from "../postgres/retry.js";
 import type { WorkerEvidence } from "../types/evidence.js";
@@ -107,7 +107,9 @@ export class BuildReview extends WorkerReview {
     for (;;) {
       this.ledger.add(await this.retry(() => iterationReports(this.options.sql, this.options.runId, number)));
       if ((await this.judge()) === undefined) return true;
-      const held = await this.retry(() => holdOpenIterationBatches(this.options.sql, this.options.runId, [...this.setAside]));
+      // Every name set aside: the suspects and the other names of their machines.
+      const aside = await this.retry(() => setAsideWorkers(this.options.sql, this.options.runId));
+      const held = await this.retry(() => holdOpenIterationBatches(this.options.sql, this.options.runId, aside.map((a) => a.name)));
       // The evidence of the iterations stepped, without the suspect in the pool; this one joins it when it is complete.
       await this.rebuild();
       if (held > 0) {

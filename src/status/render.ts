@@ -89,7 +89,7 @@ function runWorkerLines(runWorkers: RunStatus["runWorkers"]): string[] {
         printable(w.verdict) + (w.decision && w.decision.kind !== "suspect" ? ` (${printable(w.decision.by)}, ${shortTime(w.decision.at)})` : ""),
       ];
     }),
-    "no batch of this run reported yet",
+    "no worker judged yet",
   ));
   return lines;
 }

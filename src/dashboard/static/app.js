@@ -154,7 +154,7 @@ function runWorkers(rw) {
           e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "", z(e?.residual), z(e?.scoreZ), p ? p.name : "",
           p ? `${p.agreement.toFixed(2)} (${p.poolAgreement === null ? "?" : p.poolAgreement.toFixed(2)})` : "", p ? Number(p.z.toFixed(1)) : "",
           w.held, w.undone, w.verdict, w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : ""];
-      }), "No batch of this run reported yet."),
+      }), "No worker judged yet."),
   ];
 }
 

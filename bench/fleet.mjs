@@ -44,8 +44,9 @@ import { storedRunConfig } from "../dist/config/secrets.js";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";
 import { activeGameSlots, claimWorkerName } from "../dist/db/workers.js";
 import { PairTally } from "../dist/play/match-tally.js";
-import { optionParamsOf } from "../dist/spsa/option-batches.js";
+import { optionParamsOf } from "../dist/params/option-names.js";
 import { applyReports } from "../dist/master/apply-reports.js";
+import { thetaEveryFor } from "../dist/master/options-mode.js";
 import { topUpDraws } from "../dist/master/draw-pool.js";
 import { optionsOnClaim } from "../dist/worker/option-draw.js";
 
@@ -125,7 +126,7 @@ async function openBenchRun(mode, label) {
       const carrier = await insertIteration(tx, await iteration(1, config.spsa.maxIterations * gamesPerIteration));
       optionRun = {
         runId: run.id, iterationId: carrier.id, enginePath: ENGINE.path, engineSha256: ENGINE.sha256,
-        parameters: optionParamsOf(params, paramsFile), gains: spsaMathConfig(config.spsa, gamesPerIteration), gamesPerIteration, parametersSignature: null,
+        parameters: optionParamsOf(params, paramsFile), names: params.map((p) => p.name), thetaEvery: thetaEveryFor(params.length), gains: spsaMathConfig(config.spsa, gamesPerIteration), gamesPerIteration, parametersSignature: null,
       };
       await insertOptionRun(tx, optionRun);
       targets.set(carrier.id, carrier.targetGames);
@@ -190,14 +191,21 @@ async function sqlPrefill(bench, count) {
       insert into spsa_batch (iteration_id, games, games_before, status, worker_name, claimed_at, lease_expires_at, reported_at,
         plus_wins, minus_wins, draws, pairs, faults, replays, replay_limit_pairs ${folded ? database.sql`, folded` : database.sql``})
       select ${carrier}, ${batchGames}, ${before} + (n - 1) * ${batchGames}, 'done', ${worker}, now(), now(), now(),
-        0, 0, ${batchGames}, jsonb_build_array(0, 0, ${batchGames / 2}, 0, 0), '{}', 0, 0 ${folded ? database.sql`, true` : database.sql``}
+        0, 0, ${batchGames}, jsonb_build_array(0, 0, ${batchGames / 2}::int, 0, 0), '{}', 0, 0 ${folded ? database.sql`, true` : database.sql``}
       from generate_series(1, ${count}) n
       returning id, games
-    ), theta as (select current_parameters as t from spsa_run where id = ${bench.run.id}), applied as (
-      insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs,
-        plus_parameters, minus_parameters, plus_wins, minus_wins, draws, pairs, elo_diff, theta_applied, theta_after, reported_at, applied_number)
-      select d.id, ${bench.run.id}, d.id, ${worker}, d.games, 1, 1, 1, theta.t, '{}', theta.t, theta.t,
-        0, 0, d.games, jsonb_build_array(0, 0, d.games / 2, 0, 0), 0, theta.t, theta.t, now(), ${applied} + row_number() over (order by d.id)
+    ), theta as (
+      -- θ as the run stores it: an array in the order of its parameter names.
+      select array(select (r.current_parameters->>u.name)::float8 from unnest(o.parameter_names) with ordinality u(name, i) order by u.i) as t,
+        repeat('0', cardinality(o.parameter_names))::varbit as signs, o.theta_every as every
+      from spsa_run r join spsa_option_run o on o.run_id = r.id where r.id = ${bench.run.id}
+    ), applied as (
+      -- The values it played kept (drawn_from null): the chain replays them as stored.
+      insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, drawn_from, signs,
+        plus_parameters, minus_parameters, plus_wins, minus_wins, draws, pairs, elo_diff, step_scale, theta_after, reported_at, applied_number)
+      select d.id, ${bench.run.id}, d.id, ${worker}, d.games, 1, 1, 1, null, theta.signs, to_jsonb(theta.t), to_jsonb(theta.t),
+        0, 0, d.games, jsonb_build_array(0, 0, d.games / 2, 0, 0), 0, 1,
+        case when (${applied}::int + row_number() over (order by d.id)) % theta.every = 0 then theta.t end, now(), ${applied}::int + row_number() over (order by d.id)
       from done d, theta
       returning games
     ), counted as (

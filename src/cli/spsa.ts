@@ -197,6 +197,32 @@ export function buildSpsaProgram(): Command {
       (await import("../commands/key.js")).keyCommand({ config: config() });
     });
 
+  const workers = program.command("workers").description("decide about a worker the master found a suspect (docs/bad-workers.md); the decision is recorded with who and when");
+  for (const [verb, decision, what] of [
+    ["accept", "accepted", "the master applies the worker's batches again and does not flag it again in the run"],
+    ["reject", "rejected", "the worker's batches stay set aside in the run (spsa undo --worker takes out what it reported before)"],
+  ] as const) {
+    workers.command(verb)
+      .description(what)
+      .argument("<worker>", "the worker's name, as spsa status shows it")
+      .requiredOption("--name <name>", "the run")
+      .option("--note <text>", "your reason, kept with the decision")
+      .action(async (worker: string, opts: { name: string; note?: string }) =>
+        (await import("../commands/workers.js")).workersCommand({ config: config(), worker, decision, ...opts }),
+      );
+  }
+
+  program
+    .command("undo")
+    .description("take a worker's results out of a run: θ recomputed from the recorded rows without them, written to the database and params.toml")
+    .requiredOption("--worker <name>", "the worker whose reported batches to take out")
+    .requiredOption("--name <name>", "the run")
+    .option("--params <file>", "the run's parameters file, rewritten with the corrected θ", "params.toml")
+    .action(async (opts: { worker: string; name: string; params: string }) => {
+      const { undoCommand } = await import("../commands/undo.js");
+      await undoCommand({ config: config(), ...opts });
+    });
+
   const db = program.command("db").description("manage the database (the embedded server unless DATABASE_URL is set)");
   db.command("status")
     .description("start the database if needed and report it")

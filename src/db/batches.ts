@@ -203,8 +203,13 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport, onRepo
  * applies them to θ (src/master/apply-reports.ts). A complete iteration is left as it is.
  * When they moved, pages that watch (the dashboard) are told once; true then.
  */
-export async function foldIteration(sql: postgres.Sql, iterationId: number): Promise<boolean> {
-  const moved = await sql.begin(async (tx) => (await lockOpenIteration(tx, iterationId)) && foldBatches(tx, iterationId, "undrawn"));
+export async function foldIteration(sql: postgres.Sql, iterationId: number, beforeFold?: (tx: postgres.TransactionSql) => Promise<unknown>): Promise<boolean> {
+  const moved = await sql.begin(async (tx) => {
+    if (!(await lockOpenIteration(tx, iterationId))) return false;
+    // A tuning master sets aside the reports of workers under suspicion first (src/db/worker-decisions.ts).
+    await beforeFold?.(tx);
+    return foldBatches(tx, iterationId, "undrawn");
+  });
   if (moved) await tellWatchers(sql, iterationId);
   return moved;
 }
@@ -258,6 +263,55 @@ export async function foldBatches(tx: postgres.TransactionSql, iterationId: numb
   return row?.moved ?? false;
 }
 
+/** How a set-aside batch is marked: held by the master (its worker is under suspicion or rejected), or taken out by an undo. */
+export type SetAside = { held: true } | { undoId: number };
+
+/**
+ * Sets reported batches of an iteration aside (docs/bad-workers.md), under the iteration's fold
+ * lock: each is marked (held_at or undo_id) and folded, so no fold takes it again; those already in
+ * the counters are taken back out of them (the reverse of foldBatches, an iteration complete or
+ * not); with `reopen`, their games become open batches again, to be played by others (build mode:
+ * a UCI-option run's master draws new batches for them). A batch already set aside is left as it
+ * is. Returns the batches and games set aside.
+ */
+export async function setAsideBatches(
+  tx: postgres.TransactionSql,
+  iterationId: number,
+  batches: readonly number[],
+  mark: SetAside,
+  reopen: boolean,
+): Promise<{ batches: number; games: number }> {
+  if (batches.length === 0) return { batches: 0, games: 0 };
+  const marking = "held" in mark ? tx`held_at = now()` : tx`undo_id = ${mark.undoId}`;
+  const [row] = await tx<{ batches: number; games: number }[]>`
+    with chosen as (
+      select b.id, b.folded as was_folded from spsa_batch b
+      where b.iteration_id = ${iterationId} and b.id = any(${tx.array(batches as number[])}::bigint[]) and b.status = 'done'
+        and b.held_at is null and b.undo_id is null
+      for update
+    ), marked as (
+      update spsa_batch b set ${marking}, folded = true from chosen where b.id = chosen.id
+      returning b.games, b.games_before
+    ), folded as (
+      select b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused,
+        ${joinFragments(tx, REFERENCE_COUNTERS.map((column) => tx`b.${tx(column)}`), ",")}
+      from spsa_batch b join chosen on chosen.id = b.id where chosen.was_folded
+    ), s as (${batchSums(tx)}), flight as (
+      select coalesce(sum(games), 0)::int as games from spsa_batch where iteration_id = ${iterationId} and status = 'claimed'
+    ), taken as (
+      update spsa_iteration i set ${addedCounters(tx, -1)}, games_claimed = i.games_played - s.played + flight.games
+      from s, flight where i.id = ${iterationId} and s.batches > 0
+      returning i.id
+    ), reopened as (
+      insert into spsa_batch (iteration_id, games, games_before, status)
+      select ${iterationId}, marked.games, marked.games_before, 'open' from marked where ${reopen}
+      returning id
+    )
+    select (select count(*) from marked)::int as batches, (select coalesce(sum(games), 0) from marked)::int as games,
+      (select count(*) from taken) + (select count(*) from reopened) as touched`;
+  return { batches: row?.batches ?? 0, games: row?.games ?? 0 };
+}
+
 /**
  * Stops handing out the iteration's games: its open batches go, its target drops to the games
  * claimed or played, and its counters are folded in the same transaction (so they stay within
@@ -292,12 +346,12 @@ function batchSums(sql: Sql) {
     from folded`;
 }
 
-function addedCounters(sql: Sql) {
+/** The iteration `i`'s counters plus (sign −1: minus) the sums `s` of batchSums. */
+function addedCounters(sql: Sql, sign: 1 | -1 = 1) {
+  const add = (column: string) => sql`${sql(column)} = i.${sql(column)} + ${sign}::int * s.${sql(column)}`;
   return sql`
-    games_played = i.games_played + s.played, plus_wins = i.plus_wins + s.plus_wins, minus_wins = i.minus_wins + s.minus_wins,
-    draws = i.draws + s.draws, pairs_ll = i.pairs_ll + s.pairs_ll, pairs_ld = i.pairs_ld + s.pairs_ld, pairs_dd = i.pairs_dd + s.pairs_dd,
-    pairs_dw = i.pairs_dw + s.pairs_dw, pairs_ww = i.pairs_ww + s.pairs_ww, ${addCounters(sql)},
-    ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`${sql(column)} = i.${sql(column)} + s.${sql(column)}`), ",")},
-    replays = i.replays + s.replays, replay_limit_pairs = i.replay_limit_pairs + s.replay_limit_pairs,
-    binaries_refused = i.binaries_refused + s.binaries_refused`;
+    games_played = i.games_played + ${sign}::int * s.played,
+    ${joinFragments(sql, ["plus_wins", "minus_wins", "draws", "pairs_ll", "pairs_ld", "pairs_dd", "pairs_dw", "pairs_ww"].map(add), ",")}, ${addCounters(sql, sign)},
+    ${joinFragments(sql, REFERENCE_COUNTERS.map(add), ",")},
+    ${joinFragments(sql, ["replays", "replay_limit_pairs", "binaries_refused"].map(add), ",")}`;
 }

@@ -82,7 +82,7 @@ export function sumBatchCounters(sql: Sql): Fragment {
   return join(sql, COUNTER_COLUMNS.map((column) => sql`coalesce(sum((faults->>${column.key})::int), 0)::int as ${sql(sqlName(column))}`), ",");
 }
 
-/** `plus_crashes = i.plus_crashes + s.plus_crashes, ...`: every counter column of an iteration `i` plus a row `s` of sumBatchCounters. */
-export function addCounters(sql: Sql): Fragment {
-  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} = i.${sql(sqlName(column))} + s.${sql(sqlName(column))}`), ",");
+/** `plus_crashes = i.plus_crashes + s.plus_crashes, ...`: every counter column of an iteration `i` plus (or, sign −1, minus) a row `s` of sumBatchCounters. */
+export function addCounters(sql: Sql, sign: 1 | -1 = 1): Fragment {
+  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} = i.${sql(sqlName(column))} + ${sign}::int * s.${sql(sqlName(column))}`), ",");
 }

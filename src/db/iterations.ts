@@ -122,32 +122,45 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
   return row;
 }
 
+/** What an iteration's step gives, from the θ it moves. */
+export interface StepResult {
+  gradient: Values;
+  elo: number;
+  newValues: Values;
+}
+
+/**
 /**
  * Completes an iteration and stores the new θ, in the caller's transaction (the master's, which
- * holds its run: src/master/run-hold.ts); returns false if it was completed already (nothing is
- * applied twice) or an earlier iteration is not complete (steps are applied in iteration order:
+ * holds its run: src/master/run-hold.ts): `step` moves the run's θ as the database holds it, read
+ * under the run row's lock (so an undo, which takes the same lock, is never overwritten by a
+ * master's θ from before it). Returns the step, or undefined if it was completed already (nothing
+ * is applied twice) or an earlier iteration is not complete (steps are applied in iteration order:
  * src/spsa/in-flight.ts).
  */
 export async function completeIteration(
   tx: postgres.TransactionSql,
-  options: { runId: number; iterationId: number; gradient: Values; elo: number; newValues: Values; finalIteration: boolean },
-): Promise<boolean> {
+  options: { runId: number; iterationId: number; step: (theta: Values) => StepResult; finalIteration: boolean },
+): Promise<StepResult | undefined> {
+  const [run] = await tx<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${options.runId} for update`;
+  if (!run) throw new Error(`run ${options.runId} vanished`);
+  const result = options.step(run.theta);
   const [done] = await tx`
-    update spsa_iteration set status = 'complete', gradient_estimate = ${tx.json(options.gradient)},
-      elo_diff = ${options.elo}, theta_after = ${tx.json(options.newValues)}, completed_at = now()
+    update spsa_iteration set status = 'complete', gradient_estimate = ${tx.json(result.gradient)},
+      elo_diff = ${result.elo}, theta_after = ${tx.json(result.newValues)}, completed_at = now()
     where id = ${options.iterationId} and status <> 'complete' and games_played = target_games
       and not exists (
         select 1 from spsa_iteration earlier
         where earlier.run_id = ${options.runId} and earlier.status <> 'complete'
           and earlier.iteration_number < (select iteration_number from spsa_iteration where id = ${options.iterationId}))
     returning id`;
-  if (!done) return false;
+  if (!done) return undefined;
   await tx`
-    update spsa_run set current_parameters = ${tx.json(options.newValues)},
+    update spsa_run set current_parameters = ${tx.json(result.newValues)},
       status = ${options.finalIteration ? "complete" : "active"},
       completed_at = ${options.finalIteration ? tx`now()` : null}
     where id = ${options.runId}`;
-  return true;
+  return result;
 }
 
 /**

@@ -69,12 +69,12 @@ export async function carrierProgress(sql: Sql, iterationId: number): Promise<{ 
   return row;
 }
 
-/** What the master's pool of drawn batches stands at (src/master/draw-pool.ts): drawn batches not claimed yet, and games given out in batches. */
+/** What the master's pool of drawn batches stands at (src/master/draw-pool.ts): drawn batches not claimed yet, and games given out in batches (not those set aside: their games are given out again). */
 export async function drawPoolState(tx: Sql, iterationId: number): Promise<{ open: number; allocated: number }> {
   const [row] = await tx<{ open: number; allocated: number }[]>`
     select (count(*) filter (where status = 'open'))::int as open,
       coalesce(sum(games) filter (where status in ('open', 'claimed', 'done')), 0)::int as allocated
-    from spsa_batch where iteration_id = ${iterationId} and status in ('open', 'claimed', 'done')`;
+    from spsa_batch where iteration_id = ${iterationId} and status in ('open', 'claimed', 'done') and held_at is null and undo_id is null`;
   return row ?? { open: 0, allocated: 0 };
 }
 
@@ -114,7 +114,7 @@ export async function insertPerturbation(tx: Sql, names: readonly string[], p: N
       ${tx.json(thetaArray(names, p.plus))}, ${tx.json(thetaArray(names, p.minus))})`;
 }
 
-/** Drawn values as stored: an array in the run's order (or, in rows drawn before migration 0020's version, an object by name). */
+/** Drawn values as stored: an array in the run's order (or, in rows drawn before migration 0022's version, an object by name). */
 type StoredValues = Values | number[];
 
 /** Drawn values by name, from either stored form. */
@@ -187,10 +187,13 @@ export async function lockUnfoldedBatches(
   tx: postgres.TransactionSql,
   run: { runId: number; iterationId: number; names: readonly string[] },
   limit: number,
+  beforeRead?: () => Promise<unknown>,
 ): Promise<{ open: boolean; batches: UnfoldedBatch[] }> {
   const [row] = await tx`select id from spsa_run where id = ${run.runId} for no key update`;
   if (!row) throw new Error(`run ${run.runId} vanished`);
   const open = await lockOpenIteration(tx, run.iterationId);
+  // Under the locks: the master sets aside the reports of workers under suspicion (src/db/worker-decisions.ts).
+  if (open) await beforeRead?.();
   const batches = !open ? [] : await tx<(Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]>`
     select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
       p.applied_number is not null as applied, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
@@ -204,7 +207,8 @@ export async function lockUnfoldedBatches(
 /**
  * The report's result and step scale, as the `appliedNumber`-th to move θ, and θ after it when
  * it is to be stored (`thetaAfter`, in the run's order; else null): inside the fold's
- * transaction. The values it played are dropped: the chain draws them again.
+ * transaction. The values it played are dropped (the chain draws them again), but for a batch
+ * with no drawn_from (rows of earlier versions, and draws an undo left behind): those stay.
  */
 export async function recordApplied(
   tx: postgres.TransactionSql,
@@ -214,8 +218,24 @@ export async function recordApplied(
     update spsa_perturbation set plus_wins = ${r.report.plusWins}, minus_wins = ${r.report.minusWins}, draws = ${r.report.draws},
       pairs = ${tx.json(r.report.pairs)}, elo_diff = ${r.elo}, step_scale = ${r.stepScale},
       theta_after = ${r.thetaAfter === null ? null : tx.array(r.thetaAfter)}::float8[],
-      reported_at = ${r.report.reportedAt}, applied_number = ${r.appliedNumber}, plus_parameters = null, minus_parameters = null
+      reported_at = ${r.report.reportedAt}, applied_number = ${r.appliedNumber},
+      plus_parameters = case when drawn_from is null then plus_parameters end, minus_parameters = case when drawn_from is null then minus_parameters end
     where batch_id = ${r.batchId} and applied_number is null`;
+}
+
+/**
+ * Drops the drawn batches no worker claimed yet (an undo moved θ: their draws are around the old
+ * one); the master draws new ones. A batch being claimed right now is skipped: it is played as drawn.
+ */
+export async function dropOpenDraws(tx: postgres.TransactionSql, iterationId: number): Promise<number> {
+  const rows = await tx`
+    with doomed as (
+      select b.id from spsa_batch b where b.iteration_id = ${iterationId} and b.status = 'open' for update skip locked
+    ), gone as (
+      delete from spsa_perturbation p using doomed where p.batch_id = doomed.id returning p.batch_id
+    )
+    delete from spsa_batch b using gone where b.id = gone.batch_id returning b.id`;
+  return rows.length;
 }
 
 /** Drops the values of the run's batches that expired unplayed (or were refused): they will never be played or applied. */
@@ -225,10 +245,10 @@ export async function dropUnplayedValues(tx: Sql, runId: number): Promise<void> 
     from spsa_batch b where p.run_id = ${runId} and p.plus_parameters is not null and p.applied_number is null and b.id = p.batch_id and b.status = 'expired'`;
 }
 
-/** The run's θ, as θ after `applied` batches. */
-export async function setRunTheta(tx: Sql, runId: number, theta: Values, applied: number): Promise<void> {
+/** The run's θ; a UCI-option run's as θ after `applied` batches. */
+export async function setRunTheta(tx: Sql, runId: number, theta: Values, applied?: number): Promise<void> {
   await tx`update spsa_run set current_parameters = ${tx.json(theta)} where id = ${runId}`;
-  await tx`update spsa_option_run set theta_applied = ${applied} where run_id = ${runId}`;
+  if (applied !== undefined) await tx`update spsa_option_run set theta_applied = ${applied} where run_id = ${runId}`;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 import type { IterationSettings } from "../types/config.js";
 import type { SprtBounds, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
+import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
 
 // Column names stay snake_case so that psql users read them directly. `$type` only narrows the
 // TypeScript type of a column (its status values, its JSON's shape): rows typed from these
@@ -201,10 +202,19 @@ export const spsaBatch = pgTable("spsa_batch", {
   /** Expired because its worker refused the binaries (the iteration's binaries_refused counts these). */
   refused: boolean("refused").notNull().default(false),
   /**
-   * In its iteration's counters (a done or refused batch; in UCI-option mode also applied to θ),
-   * set by the master in the transaction that adds it, so no batch is counted twice.
+   * Taken by the master's fold, in the transaction that takes it, so no batch is counted twice:
+   * in its iteration's counters (a done or refused batch; in UCI-option mode also applied to θ),
+   * or set aside (held_at, undo_id) and in neither.
    */
   folded: boolean("folded").notNull().default(false),
+  /**
+   * Set aside by the master (docs/bad-workers.md): reported by a worker under suspicion or
+   * rejected in its run, so never in θ or its iteration's counters; its games were given out
+   * again. Its results stay, as evidence.
+   */
+  heldAt: timestamp("held_at", { withTimezone: true }),
+  /** Taken out of θ and its iteration's counters by `spsa undo` (the spsa_undo row that did). */
+  undoId: integer("undo_id").references(() => spsaUndo.id),
 }, (t) => [
   // The master's fold reads only the batches not in the counters yet, in report order.
   index("spsa_batch_unfolded").on(t.iterationId, t.reportedAt, t.id).where(sql`not ${t.folded} and (${t.status} = 'done' or ${t.refused})`),
@@ -214,6 +224,8 @@ export const spsaBatch = pgTable("spsa_batch", {
   index("spsa_batch_open").on(t.iterationId, t.id).where(sql`${t.status} = 'open'`),
   // Games per minute (spsa status, the dashboard) read only the batches of the last minutes.
   index("spsa_batch_reported").on(t.reportedAt).where(sql`${t.status} = 'done'`),
+  // The batches set aside (held or undone), counted per worker by spsa status.
+  index("spsa_batch_set_aside").on(t.iterationId).where(sql`${t.heldAt} is not null or ${t.undoId} is not null`),
   check("spsa_batch_status", sql`${t.status} in ('open', 'claimed', 'done', 'expired')`),
   check("spsa_batch_games", sql`${t.games} > 0`),
   check("spsa_batch_claimed", sql`${t.status} = 'open' or (${t.workerName} is not null and ${t.claimedAt} is not null and ${t.leaseExpiresAt} is not null)`),
@@ -499,3 +511,49 @@ export const spsaFaultedGame = pgTable("spsa_faulted_game", {
   index("spsa_faulted_game_run").on(t.runId, t.iterationId, t.workerName),
   check("spsa_faulted_game_side", sql`${t.side} in ('plus', 'minus', 'reference')`),
 ]);
+
+/**
+ * Decisions about a worker in a run (docs/bad-workers.md), kept as a history: the master's
+ * "suspect" when the worker's evidence passes a limit, an operator's "accepted" or "rejected"
+ * (`spsa workers accept|reject`). The latest row of a worker in a run is its state: while it is
+ * "suspect" or "rejected" the master sets the worker's batches aside. Written by the master and
+ * the operator only: the worker role has no privilege on it.
+ */
+export const spsaWorkerDecision = pgTable("spsa_worker_decision", {
+  id: serial("id").primaryKey(),
+  runId: integer("run_id").notNull().references(() => spsaRun.id),
+  workerName: text("worker_name").notNull(),
+  decision: text("decision").$type<WorkerDecisionKind>().notNull(),
+  /** The master's reason (the evidence in words), or the operator's note. */
+  reason: text("reason").notNull(),
+  /** Who decided: the master or the operator's login on its host, and the database role. */
+  decidedBy: text("decided_by").notNull(),
+  /** The worker's evidence at the time. */
+  evidence: jsonb("evidence").$type<WorkerEvidence>(),
+  createdAt: createdAt(),
+}, (t) => [
+  index("spsa_worker_decision_run").on(t.runId, t.workerName, t.id),
+  check("spsa_worker_decision_kind", sql`${t.decision} in ('suspect', 'accepted', 'rejected')`),
+]);
+
+/** The master's latest look at a run's workers: each one's evidence, for spsa status and the dashboard. */
+export const spsaWorkerReview = pgTable("spsa_worker_review", {
+  runId: integer("run_id").primaryKey().references(() => spsaRun.id),
+  evidence: jsonb("evidence").$type<WorkerEvidence[]>().notNull(),
+  /** Strata (build mode: iterations; UCI-option mode: windows of reports) the evidence covers. */
+  strata: integer("strata").notNull(),
+  reviewedAt: timestamp("reviewed_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** `spsa undo --worker`: a worker's results taken out of a run's θ, θ before and after, and who did it; its batches name it (spsa_batch.undo_id). */
+export const spsaUndo = pgTable("spsa_undo", {
+  id: serial("id").primaryKey(),
+  runId: integer("run_id").notNull().references(() => spsaRun.id),
+  workerName: text("worker_name").notNull(),
+  decidedBy: text("decided_by").notNull(),
+  batches: integer("batches").notNull(),
+  games: integer("games").notNull(),
+  thetaBefore: jsonb("theta_before").$type<Values>().notNull(),
+  thetaAfter: jsonb("theta_after").$type<Values>().notNull(),
+  createdAt: createdAt(),
+});

@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { foldBatches, tellWatchers } from "../db/batches.js";
 import { dropUnplayedValues, lastReportedBatches, lockUnfoldedBatches, optionRunOf, recordApplied, setRunTheta, thetaArray, type OptionRunRow, type UnfoldedBatch } from "../db/perturbations.js";
+import { holdSetAsideReports } from "../db/worker-decisions.js";
 import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../spsa/option-batches.js";
 import type { Values, ReportedBatch } from "../types/spsa.js";
@@ -22,7 +23,8 @@ const unapplied = (b: UnfoldedBatch): b is Unapplied => b.status === "done" && !
  * and a replay of applyBatch over the recorded rows gives the same chain; a fold killed midway
  * rolls back whole and the next one redoes it. Each transaction reads what its batches need
  * (them, θ once, and the adaptive window once), never the whole run; a poll with nothing
- * reported reads no θ. Returns the reports applied.
+ * reported reads no θ. Reports of workers under suspicion or rejected are set aside first, never
+ * applied (docs/bad-workers.md). Returns the reports applied.
  */
 export async function applyReports(sql: postgres.Sql, runOrId: number | OptionRunRow, held?: HeldTheta): Promise<number> {
   // The master passes the run it holds: a large run's parameter list is not read again at every poll.
@@ -34,7 +36,8 @@ export async function applyReports(sql: postgres.Sql, runOrId: number | OptionRu
   let total = 0;
   for (;;) {
     const { applied, folded, moved, after } = await sql.begin(async (tx) => {
-      const { open, batches } = await lockUnfoldedBatches(tx, run, FOLD_LIMIT);
+      const hold = () => holdSetAsideReports(tx, runId, run.iterationId, false);
+      const { open, batches } = await lockUnfoldedBatches(tx, run, FOLD_LIMIT, hold);
       if (!open || batches.length === 0) return { applied: 0, folded: 0, moved: false, after: undefined };
       const toApply = batches.filter(unapplied);
       let after: { applied: number; theta: Values; written: boolean } | undefined;

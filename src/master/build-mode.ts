@@ -5,6 +5,7 @@ import { valuesOf, type Param } from "../params/params.js";
 import { buildVariants } from "../engine-build/engine-builder.js";
 import { storeBinaries } from "../engine-build/binary-store.js";
 import { afterExpiringLeases, foldIteration } from "../db/batches.js";
+import { holdSetAsideReports } from "../db/worker-decisions.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { withRetry } from "../postgres/retry.js";
 import { createRng } from "../core/rng.js";
@@ -33,6 +34,7 @@ import type { IterationSettings } from "../types/config.js";
 import { IterationBuilds } from "./iteration-builds.js";
 import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary } from "./run-setup.js";
 import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
+import { BuildReview } from "./worker-review.js";
 import { describeShipCheck } from "../head-to-head/ship-text.js";
 import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js";
 
@@ -64,6 +66,7 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
   const initial = valuesOf(params);
   syncParamsFile(paramsFile, valuesOf(params), log);
   await reportChanges(options, run, params, log);
+  const review = await BuildReview.start({ sql: database.sql, runId: run.id, names: params.map((p) => p.name), log, signal: options.signal });
 
   let current = params;
   const bound = stalenessBound(config.spsa);
@@ -78,6 +81,8 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
       options.signal?.throwIfAborted();
       // Before the step of any iteration due one: an iteration is never stepped without its transfer queued.
       await queueTransfers(options, run, current, log);
+      // θ as the database holds it: an undo (spsa undo --worker) may have moved it.
+      current = withTheta(current, await withRetry(log, options.signal, () => runParameters(database.sql, run.id)));
       const state = await withRetry(log, options.signal, () => inFlightState(database.sql, run.id));
       const atOnce = buildsAtOnce({ configured: config.build.buildsAtOnce, cores, coresPerBuild: builds.coresPerBuild });
       // Built iterations open in iteration order, so the database holds iterations 1..latest, never a gap.
@@ -124,7 +129,8 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
         if (watch?.iterationId !== oldest.id) watch = { iterationId: oldest.id, since: undefined, warnedFaults: false };
         const played = await waitForGames(options, run, oldest, log, { status, watch, builds });
         if (played.gamesPlayed < played.targetGames) continue; // a build ended: open it
-        current = await finishIteration(options, run, current, played, log);
+        // The step waits while batches of a worker found a suspect are played again.
+        if (await review.beforeStep(played.iterationNumber)) current = await finishIteration(options, run, current, played, log);
         // The iteration's engines are no longer played (unless a transfer still plays them).
         await sweepRun(options, run, false, log, builds.iterations);
         continue;
@@ -294,7 +300,8 @@ async function waitForGames(
       const seen = row.gamesPlayed;
       await withRetry(log, options.signal, () => options.hold.stillHeld());
       row = await afterExpiringLeases(database.sql, log, options.signal, async () => {
-        await foldIteration(database.sql, iteration.id);
+        // Reports of workers under suspicion are held and their games played again (docs/bad-workers.md).
+        await foldIteration(database.sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
         return readIteration(database.sql, iteration.id);
       });
       // Reports arriving: look again soon, as the iteration may be about to finish.
@@ -334,35 +341,39 @@ async function finishIteration(
   const { config, database, paramsFile } = options;
   const k = iteration.iterationNumber;
   // The update uses only what the iteration recorded (today's files may differ from what was
-  // played), and moves today's θ: the step measured around the iteration's base θ, which an
-  // iteration opened in flight drew before the steps of the iterations still playing then.
+  // played), and moves θ as the database holds it: the step measured around the iteration's base
+  // θ, which an iteration opened in flight drew before the steps of the iterations still playing then.
   const settings = iteration.settings ?? settingsOf(config, params);
   const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters, ...(settings.stepScale && { scale: settings.stepScale }) };
   // Plus against minus, or (its row names a reference engine) both sides against the reference.
   const counts = outcomeOf(iteration);
   const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k)), k) : undefined;
-  const updated = update(recordedParams(settings, valuesOf(params)), played, counts, settings.spsa, previous);
-  // Parameters added since the iteration started keep their value.
-  const result = { ...updated, newValues: { ...valuesOf(params), ...updated.newValues } };
-  const applied = await withRetry(log, options.signal, () =>
-    options.hold.transaction((tx) => completeIteration(tx, {
-      runId: run.id,
-      iterationId: iteration.id,
-      gradient: result.gradient,
-      elo: result.elo,
-      newValues: result.newValues,
-      finalIteration: k >= config.spsa.maxIterations,
-    })),
+  const step = (stored: Values) => {
+    // Parameters added since the run started have no θ in the database yet: they keep their value.
+    const theta = { ...valuesOf(params), ...stored };
+    const updated = update(recordedParams(settings, theta), played, counts, settings.spsa, previous);
+    return { ...updated, newValues: { ...theta, ...updated.newValues } };
+  };
+  const result = await withRetry(log, options.signal, () =>
+    options.hold.transaction((tx) => completeIteration(tx, { runId: run.id, iterationId: iteration.id, step, finalIteration: k >= config.spsa.maxIterations })),
   );
   crashPoint("iteration-committed");
-  log(`iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`);
   // Not applied: the iteration was completed already (a commit retried after its answer was
   // lost, or another master on this run). θ is then what the database holds.
-  const theta = applied ? result.newValues : await withRetry(log, options.signal, () => runParameters(database.sql, run.id));
-  if (!applied) log(`iteration ${k} was already complete in the database: θ taken from there`);
-  const next = params.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
+  if (result) {
+    log(`iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`);
+  } else {
+    log(`iteration ${k} was already complete in the database: θ taken from there`);
+  }
+  const theta = result ? result.newValues : await withRetry(log, options.signal, () => runParameters(database.sql, run.id));
+  const next = withTheta(params, theta);
   syncParamsFile(paramsFile, valuesOf(next), () => {});
   return next;
+}
+
+/** The parameters at θ (a parameter θ lacks keeps its value). */
+function withTheta(params: readonly Param[], theta: Values): Param[] {
+  return params.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
 }
 
 /**

@@ -23,6 +23,7 @@ import { signedEngines } from "../signing/binary-signature.js";
 import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary, type OpenedTuningRun } from "./run-setup.js";
+import { OptionReview } from "./worker-review.js";
 
 /**
  * params.toml follows θ at most this often while the run goes on: every 10 s, every 10 s per
@@ -78,7 +79,8 @@ async function tune(options: HeldOptions, { run, created, params }: OpenedTuning
   log(`${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
     `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`);
   syncParamsFile(paramsFile, (await runTheta(database.sql, run.id)).theta, log);
-  const final = await watch(options, run, optionRun, log);
+  const review = await OptionReview.start({ sql: database.sql, runId: run.id, names: optionRun.names, log, signal: options.signal }, optionRun);
+  const final = await watch(options, run, optionRun, review, log);
   // A complete run keeps no engine.
   await sweepRun(options, run, true, log);
   return { runName: run.name, iterations: config.spsa.maxIterations, initial, final };
@@ -171,8 +173,8 @@ async function engineBinary(config: TuningConfig, runName: string): Promise<stri
   return placed;
 }
 
-/** Until the carrier iteration has all its games: progress, expired leases back to the pool, reports into θ, params.toml from θ. */
-async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow, log: (line: string) => void): Promise<MasterSummary["final"]> {
+/** Until the carrier iteration has all its games: progress, expired leases back to the pool, reports into θ, the workers' evidence, params.toml from θ. */
+async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow, review: OptionReview, log: (line: string) => void): Promise<MasterSummary["final"]> {
   const { database, paramsFile } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(options.config.database.pollIntervalMs);
@@ -188,6 +190,8 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
         await expireLeases(database.sql);
         // θ and the carrier's counters move together: a batch is counted as it is applied.
         await applyReports(database.sql, optionRun, held);
+        // What the reports say about each worker (docs/bad-workers.md): a suspect's next reports are set aside.
+        await review.afterApply();
         const carrier = await carrierProgress(database.sql, optionRun.iterationId);
         // New draws from the θ just moved, for the batches the workers claim next.
         await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize, held);

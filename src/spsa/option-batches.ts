@@ -1,15 +1,15 @@
 import { measuredElo, perturb, update } from "./math.js";
 import { createRng } from "../core/rng.js";
 import { stepFactor } from "./adaptive.js";
-import type { DrawnBatch, IterationResult, OptionList, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
+import type { DrawnBatch, IterationResult, OptionList, ParamSettings, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
 
 /** k = 1 + whole iterations' worth of games drawn before this batch, at most maxIterations. */
 export function scheduleStep(gamesBefore: number, gamesPerIteration: number, maxIterations: number): number {
   return Math.min(maxIterations, 1 + Math.floor(gamesBefore / gamesPerIteration));
 }
 
-/** The parameters as the math sees them, at θ, in the run's order. */
-export function paramsAt({ parameters, names }: OptionList, theta: Values): SpsaParam[] {
+/** The parameters as the math sees them, at θ, in the run's order (a UCI-option run's, or a build-mode iteration's recorded settings). */
+export function paramsAt({ parameters, names }: { parameters: Readonly<Record<string, ParamSettings>>; names: readonly string[] }, theta: Values): SpsaParam[] {
   return names.map((name) => {
     const s = parameters[name];
     const value = theta[name];

@@ -27,9 +27,14 @@ export function playedValues(run: ChainRun, batch: AppliedBatch, thetaDrawn: Val
 /**
  * Replays `batches` (consecutive in applied order from start.applied + 1; a batch drawn again
  * must be drawn from start.applied or later) and returns θ after the last. `onStep` sees θ
- * after each batch. Throws ChainMismatch where the rows and the replay disagree.
+ * after each batch and the values it played. Throws ChainMismatch where the rows and the replay disagree.
  */
-export function replayAppliedChain(run: ChainRun, start: ChainStart, batches: readonly AppliedBatch[], onStep?: (batch: AppliedBatch, theta: Values) => void): Values {
+export function replayAppliedChain(
+  run: ChainRun,
+  start: ChainStart,
+  batches: readonly AppliedBatch[],
+  onStep?: (batch: AppliedBatch, theta: Values, played: { plus: Values; minus: Values }) => void,
+): Values {
   // θ after n batches, kept only while a later batch drawn from it is still to come.
   const drawnFrom = new Map<number, number>();
   for (const b of batches) if (!b.played && b.drawnFrom !== null) drawnFrom.set(b.drawnFrom, b.appliedNumber);
@@ -53,7 +58,7 @@ export function replayAppliedChain(run: ChainRun, start: ChainStart, batches: re
     if (recent.length > longestWindow) recent.shift();
     if (batch.drawnFrom !== null && drawnFrom.get(batch.drawnFrom) === batch.appliedNumber) thetas.delete(batch.drawnFrom);
     if (drawnFrom.has(batch.appliedNumber)) thetas.set(batch.appliedNumber, theta);
-    onStep?.(batch, theta);
+    onStep?.(batch, theta, played);
   }
   return theta;
 }

@@ -50,6 +50,8 @@ export function renderStatus(status: RunStatus): string {
   ));
   lines.push(...status.workers.filter((w) => w.concurrencyNote !== null).map((w) => `${printable(w.name)}: concurrency ${printable(w.concurrencyNote ?? "")}`));
   lines.push("");
+  lines.push(...runWorkerLines(status.runWorkers));
+  lines.push("");
   lines.push(...parametersPart(status));
   return lines.join("\n");
 }
@@ -86,6 +88,41 @@ function binLabel({ from, to }: RunStatus["parameterSummary"]["histogram"][numbe
   if (from === null) return `≤ ${to}`;
   if (to === null) return `≥ ${from}`;
   return `${from} … ${to}`;
+}
+
+/**
+ * The run's workers as the master judges them (docs/bad-workers.md): a `suspect worker NAME:
+ * reason` line per worker under suspicion, then a row per worker with its evidence against the
+ * pool's (in parentheses) and the verdict.
+ */
+function runWorkerLines(runWorkers: RunStatus["runWorkers"]): string[] {
+  const lines = runWorkers.suspects.map((s) => `suspect worker ${printable(s.worker)}: ${printable(s.reason)} (since ${shortTime(s.since)}; spsa workers accept|reject ${printable(s.worker)})`);
+  const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
+  const z = (x: number | null) => (x === null ? "-" : x.toFixed(1));
+  const looked = runWorkers.reviewedAt === null ? "the master has not looked yet" : `the master's look at ${shortTime(runWorkers.reviewedAt)}, ${runWorkers.strata} ${runWorkers.strata === 1 ? "stratum" : "strata"}`;
+  lines.push(`workers of this run (${looked}; in parentheses the pool's):`);
+  lines.push(...table(
+    ["worker", "batches", "games", "score", "draws", "extreme", "residual", "score z", "most agreeing parameter (z)", "held", "verdict"],
+    runWorkers.workers.map((w) => {
+      const e = w.evidence;
+      const p = e?.parameters[0];
+      return [
+        printable(w.worker),
+        e ? String(e.batches) : "-",
+        e ? String(e.games) : "-",
+        e ? `${percent(e.score)} (${percent(e.poolScore)})` : "-",
+        e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "-",
+        e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "-",
+        z(e?.residual ?? null),
+        z(e?.scoreZ ?? null),
+        p ? `${p.name} ${signed(p.agreement, 2)} (${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}` : "-",
+        w.undone > 0 ? `${w.held}, ${w.undone} undone` : String(w.held),
+        printable(w.verdict) + (w.decision && w.decision.kind !== "suspect" ? ` (${printable(w.decision.by)}, ${shortTime(w.decision.at)})` : ""),
+      ];
+    }),
+    "no worker judged yet",
+  ));
+  return lines;
 }
 
 /** Windows of a UCI-option run shown on the Elo line. */

@@ -23,6 +23,7 @@ import { builtValue } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
 import { moveHistogram, type MoveBin } from "./move-histogram.js";
+import { readRunWorkers, type RunWorkers } from "./worker-verdicts.js";
 import type { IterationSettings } from "../types/config.js";
 import type { Values } from "../types/spsa.js";
 
@@ -116,6 +117,12 @@ export interface RunStatus {
   recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
   workers: WorkerStatus[];
   /**
+   * The run's workers as the master judges them from this run's batches (docs/bad-workers.md):
+   * each one's evidence against the pool, the decision about it and a verdict, and the workers
+   * under suspicion now.
+   */
+  runWorkers: RunWorkers;
+  /**
    * A UCI-option run's batches (null for a rebuild-mode run): its one iteration only
    * carries the games, θ moves with every report. Its parameters' history is then θ after
    * 0, 1, … applied batches.
@@ -165,7 +172,7 @@ export interface SnapshotOptions {
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master] = await Promise.all([
+  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers] = await Promise.all([
     runTotals(sql, run.id),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
@@ -177,6 +184,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     readShipCheck(sql, run.id),
     readTransfers(sql, run.id),
     runHolder(sql, run.id),
+    readRunWorkers(sql, run.id),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -231,6 +239,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       lastSeen: w.lastSeen.toISOString(),
       secondsAgo: w.secondsAgo,
     })),
+    runWorkers,
     perturbations: perturbations ?? null,
     eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.reverse() } : null,
     parameters,

@@ -228,3 +228,26 @@ export interface ChainStart {
   theta: Values;
   recent: readonly ReportedBatch[];
 }
+
+/** A batch of the chain after an undo, from the first place the undo changed on: what its row must hold. */
+export interface RewrittenBatch {
+  batchNumber: number;
+  appliedNumber: number;
+  stepScale: number;
+  /** θ after it, at every `thetaEvery`-th place; else null. */
+  thetaAfter: Values | null;
+  /** The values it played, kept in its row: it was drawn from a θ the undo changed, so the chain cannot draw it again. Null: it can. */
+  played: { plus: Values; minus: Values } | null;
+}
+
+/** A UCI-option run's chain with some batches taken out. */
+export interface ChainWithout {
+  /** θ after the chain as it stood, and after the chain without the batches. */
+  thetaBefore: Values;
+  theta: Values;
+  /** The first place (1, 2, …) of a batch taken out; null: none was in the chain. */
+  firstRemoved: number | null;
+  removed: number[];
+  /** The batches after firstRemoved, renumbered. */
+  rewritten: RewrittenBatch[];
+}

@@ -228,6 +228,8 @@ function runBody(detail) {
     table(["worker", "host", "concurrency", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen", "concurrency note"],
       status.workers.map((w) => [w.name, w.host, w.concurrency, w.games, w.delayLosses, w.replays, w.measuredNps === null ? "" : Math.round(w.measuredNps),
         w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)), Number(w.gamesPerMinute.toFixed(1)), `${duration(w.secondsAgo)} ago`, w.concurrencyNote ?? ""]), "No workers yet."),
+    h("h2", {}, "Workers of this run: evidence and verdicts"),
+    ...runWorkers(status.runWorkers),
     h("h2", {}, "Faults and delays outside the engines"),
     table(detail.faults.headers, detail.faults.rows, "No engine faults or delays."),
     h("h2", {}, "Verification results"),
@@ -239,6 +241,28 @@ function runBody(detail) {
       "No faulted game kept. spsa export --faulted writes them as PGN."),
     h("h2", {}, "Configuration"),
     h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
+  ];
+}
+
+/**
+ * The run's workers as the master judges them (docs/bad-workers.md): a line per worker under
+ * suspicion, and a row per worker with its evidence against the pool's and its verdict.
+ */
+function runWorkers(rw) {
+  const percent = (x) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
+  const z = (x) => (x === null || x === undefined ? "" : Number(x.toFixed(1)));
+  return [
+    ...rw.suspects.map((s) => h("p", { class: "suspect" }, `suspect worker ${s.worker}: ${s.reason} (since ${new Date(s.since).toLocaleString()}; spsa workers accept|reject ${s.worker})`)),
+    h("p", {}, rw.reviewedAt === null ? "The master has not looked at this run's workers yet." : `The master's look at ${new Date(rw.reviewedAt).toLocaleString()}, over ${rw.strata} strata; in parentheses the pool's.`),
+    table(["worker", "batches", "games", "score", "draws", "extreme batches", "residual", "score z", "most agreeing parameter", "agreement (pool)", "z", "held", "undone", "verdict", "decided by"],
+      rw.workers.map((w) => {
+        const e = w.evidence;
+        const p = e ? e.parameters[0] : undefined;
+        return [w.worker, e ? e.batches : "", e ? e.games : "", e ? `${percent(e.score)} (${percent(e.poolScore)})` : "", e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "",
+          e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "", z(e?.residual), z(e?.scoreZ), p ? p.name : "",
+          p ? `${p.agreement.toFixed(2)} (${p.poolAgreement === null ? "?" : p.poolAgreement.toFixed(2)})` : "", p ? Number(p.z.toFixed(1)) : "",
+          w.held, w.undone, w.verdict, w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : ""];
+      }), "No worker judged yet."),
   ];
 }
 

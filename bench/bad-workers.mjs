@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+// Bad workers in the simulator (not a test; docs/bad-workers.md). Needs `npm run build`.
+// A fleet of workers tunes a synthetic engine (8 int parameters 3 steps off their optima, draw
+// rate --draw-rate, game pairs on openings worth ±--opening-sd Elo to white) in build mode
+// (iterations of 64 games) and UCI-option mode (batches applied as reported), with the master's
+// evidence and quarantine (src/simulate/bad-workers.ts). It prints:
+//   1. the false-positive rate: honest workers flagged, over honest fleets (equal shares; one
+//      that joins at half time; one that leaves at a quarter; one at a 20 % higher draw rate);
+//   2. per liar (targeted at the first parameter, the same with --draw-rate of its pairs drawn,
+//      and "plus always wins", on 10 % and 20 % of
+//      the batches): its batches until it is flagged, and the target parameter's distance in
+//      steps from the clean run's (same seed, the liar's batches played honestly) with no defence
+//      (flags only), with quarantine, and with quarantine and an undo at the end.
+//   3. (--only cost) the evidence's cost in the master: per batch added, and per look at 10
+//      workers, at 10, 1,000 and 10,000 parameters.
+//   node bench/bad-workers.mjs [--seeds 50] [--games 6400] [--draw-rate 0.3] [--opening-sd 50] [--only fp,liars,cost]
+import { parseArgs } from "node:util";
+import { performance } from "node:perf_hooks";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { cellProblem } from "../dist/simulate/family.js";
+import { runFleet } from "../dist/simulate/bad-workers.js";
+import { EvidenceLedger } from "../dist/spsa/worker-evidence.js";
+import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+
+const { values } = parseArgs({
+  options: {
+    seeds: { type: "string", default: "50" },
+    games: { type: "string", default: "6400" },
+    "draw-rate": { type: "string", default: "0.3" },
+    "opening-sd": { type: "string", default: "50" },
+    modes: { type: "string", default: "build,options" },
+    only: { type: "string", default: "fp,liars,cost" },
+    cell: { type: "string", default: "8,3,1" },
+    batch: { type: "string", default: "8" },
+  },
+});
+const seeds = Number(values.seeds);
+const budget = Number(values.games);
+const drawRate = Number(values["draw-rate"]);
+const openingSd = Number(values["opening-sd"]);
+const gamesPerIteration = 64;
+const batchGames = Number(values.batch);
+const [parameters, offset, curvature] = values.cell.split(",").map(Number);
+const cell = { parameters, offset, curvature, type: "int" };
+const gains = spsaMathConfig(
+  { maxIterations: budget / gamesPerIteration, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP, adaptive: DEFAULT_ADAPTIVE },
+  gamesPerIteration,
+);
+const honest = (name, extra = {}) => ({ name, share: 1, behaviour: { kind: "honest" }, ...extra });
+
+function fleetRun(mode, seed, workers, quarantine = true) {
+  const problem = cellProblem(cell, drawRate, `bad-workers:${seed}`);
+  return { mode, problem, gains, gamesPerIteration, batchGames, budget, workers, quarantine, seed: `s${seed}`, openingSd, stratumGames: Math.max(32, gamesPerIteration) };
+}
+
+const modes = values.modes.split(",");
+const only = values.only.split(",");
+console.log(`${seeds} seeds, ${budget} games (batches of ${batchGames}, ${gamesPerIteration} per iteration), ${parameters} int parameters ${offset} steps off at ${curvature}× the reference curvature, draw rate ${drawRate}, openings ±${openingSd} Elo\n`);
+
+if (only.includes("fp")) {
+  const fleets = {
+    "5 equal": () => [1, 2, 3, 4, 5].map((i) => honest(`h${i}`)),
+    "one joins at half time": () => [honest("h1"), honest("h2"), honest("h3"), honest("late", { from: 0.5 })],
+    "one leaves at a quarter": () => [honest("h1"), honest("h2"), honest("h3"), honest("early", { until: 0.25 })],
+    "one at a 20 % higher draw rate": () => [honest("h1"), honest("h2"), honest("h3"), { name: "drawish", share: 1, behaviour: { kind: "honest", drawRate: drawRate * 1.2 } }],
+  };
+  console.log("| mode | fleet | honest worker-runs | flagged | false-positive rate | closest to a flag: largest severity (median of the runs) |");
+  console.log("| --- | --- | ---: | ---: | ---: | ---: |");
+  for (const mode of modes) {
+    for (const [label, workers] of Object.entries(fleets)) {
+      let runs = 0;
+      const flagged = [];
+      const peaks = [];
+      for (let seed = 1; seed <= seeds; seed++) {
+        const fleet = workers();
+        const result = runFleet(fleetRun(mode, seed, fleet));
+        runs += fleet.length;
+        peaks.push(...fleet.map((w) => result.peaks.get(w.name) ?? 0));
+        flagged.push(...result.flags.map((f) => `${f.worker} (seed ${seed}: ${f.reason})`));
+      }
+      const sortedPeaks = [...peaks].sort((a, b) => a - b);
+      console.log(`| ${mode} | ${label} | ${runs} | ${flagged.length} | ${((100 * flagged.length) / runs).toFixed(2)} % | ${sortedPeaks.at(-1).toFixed(2)} (${sortedPeaks[Math.floor(sortedPeaks.length / 2)].toFixed(2)}) |`);
+      for (const f of flagged) console.error(`  flagged: ${mode} ${label}: ${f}`);
+    }
+  }
+  console.log("");
+}
+
+if (only.includes("liars")) {
+  console.log("| mode | liar | share of batches | flagged (runs) | its batches until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo | runs within 0.5 step after undo |");
+  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  for (const mode of modes) {
+    const liars = [
+      ["targeted", (target) => ({ kind: "targeted", target })],
+      [`targeted, ${drawRate * 100} % of its pairs drawn`, (target) => ({ kind: "targeted", target, drawRate })],
+      ["plus always wins", () => ({ kind: "plus-wins" })],
+    ];
+    for (const [liarLabel, behaviour] of liars) {
+      for (const share of [0.1, 0.2]) {
+        const latencies = [];
+        const distances = { none: [], quarantine: [], undo: [] };
+        let flaggedRuns = 0;
+        for (let seed = 1; seed <= seeds; seed++) {
+          const problem = cellProblem(cell, drawRate, `bad-workers:${seed}`);
+          const target = problem.params[0].name;
+          const step = problem.params[0].step;
+          // Four honest workers share the rest equally.
+          const workers = (liar) => [...[1, 2, 3, 4].map((i) => ({ ...honest(`h${i}`), share: (1 - share) / 4 })), { name: "liar", share, behaviour: liar }];
+          const clean = runFleet(fleetRun(mode, seed, workers({ kind: "honest" }), true));
+          const lying = runFleet(fleetRun(mode, seed, workers(behaviour(target)), true));
+          const open = runFleet(fleetRun(mode, seed, workers(behaviour(target)), false));
+          const flag = lying.flags.find((f) => f.worker === "liar");
+          if (flag) {
+            flaggedRuns++;
+            latencies.push(flag.batches);
+          }
+          const delta = (theta) => Math.abs(theta[target] - clean.theta[target]) / step;
+          distances.none.push(delta(open.theta));
+          distances.quarantine.push(delta(lying.theta));
+          distances.undo.push(delta(lying.undone));
+        }
+        const sorted = [...latencies].sort((a, b) => a - b);
+        const median = sorted.length === 0 ? "-" : sorted[Math.floor((sorted.length - 1) / 2)];
+        const stat = (xs) => `${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2)} (${Math.max(...xs).toFixed(2)})`;
+        console.log(`| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${median} (${sorted.at(-1) ?? "-"}) | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`);
+      }
+    }
+  }
+}
+
+if (only.includes("cost")) {
+  console.log("\n| parameters | per batch added (ms) | per look at 10 workers (ms) |");
+  console.log("| ---: | ---: | ---: |");
+  for (const P of [10, 1000, 10000]) {
+    const names = Array.from({ length: P }, (_, i) => `P${i}`);
+    const ledger = new EvidenceLedger(names, new Set());
+    let batches = 0;
+    let addMs = 0;
+    let looks = 0;
+    let lookMs = 0;
+    for (let k = 0; k < 40; k++) {
+      // UCI-option mode: every batch has signs of its own.
+      const stratum = Array.from({ length: 10 }, (_, w) => ({
+        worker: `w${w}`, games: 8, net: (k + w) % 5 - 2, wins: 3, losses: 3, draws: 2, pairs: [1, 1, 0, 1, 1],
+        signs: Object.fromEntries(names.map((n, i) => [n, (i * 7 + k * 13 + w) % 2 ? 1 : -1])),
+      }));
+      let t = performance.now();
+      ledger.add(stratum);
+      addMs += performance.now() - t;
+      batches += stratum.length;
+      t = performance.now();
+      ledger.evidence();
+      lookMs += performance.now() - t;
+      looks++;
+    }
+    console.log(`| ${P} | ${(addMs / batches).toFixed(3)} | ${(lookMs / looks).toFixed(2)} |`);
+  }
+}

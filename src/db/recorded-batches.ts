@@ -1,0 +1,142 @@
+import type postgres from "postgres";
+import { outcomeOf, OUTCOME_KEYS, type OutcomeColumns } from "./iterations.js";
+import { selectColumns } from "./columns.js";
+import { spsaIteration } from "./schema.js";
+import type { IterationSettings } from "../types/config.js";
+import type { Pentanomial } from "../types/play.js";
+import type { ChainWithout, IterationOutcome, Values } from "../types/spsa.js";
+import type { Sql } from "../postgres/sql.js";
+import { thetaArray } from "./perturbations.js";
+
+/**
+ * What the evidence about workers and `spsa undo` read of a run's recorded batches: each
+ * reported batch's worker, results and signs, a build-mode iteration's step as recorded, and a
+ * UCI-option run's chain of applied batches (docs/bad-workers.md). The one place that knows
+ * how signs, draws and results are stored; it returns plain objects.
+ */
+
+/** A reported batch: its worker, its results from plus's side, and the signs its games were played with. */
+export interface ReportRecord {
+  batchId: number;
+  /** Its iteration's number (a UCI-option run's carrier: 1). */
+  iteration: number;
+  worker: string;
+  games: number;
+  /** Plus's wins − losses (reference mode: θ+'s wins − losses minus θ−'s). */
+  net: number;
+  wins: number;
+  losses: number;
+  draws: number;
+  pairs: Pentanomial;
+  signs: Values;
+}
+
+/** spsa_batch `b` as a ReportRecord, without its signs. */
+function reportColumns(sql: Sql) {
+  return sql`
+    b.id::int as "batchId", b.worker_name as worker, b.games,
+    (coalesce(b.plus_wins, 0) - coalesce(b.minus_wins, 0)
+      + coalesce(b.ref_plus_wins, 0) - coalesce(b.ref_plus_losses, 0) - coalesce(b.ref_minus_wins, 0) + coalesce(b.ref_minus_losses, 0))::int as net,
+    (coalesce(b.plus_wins, 0) + coalesce(b.ref_plus_wins, 0) + coalesce(b.ref_minus_wins, 0))::int as wins,
+    (coalesce(b.minus_wins, 0) + coalesce(b.ref_plus_losses, 0) + coalesce(b.ref_minus_losses, 0))::int as losses,
+    (coalesce(b.draws, 0) + coalesce(b.ref_plus_draws, 0) + coalesce(b.ref_minus_draws, 0))::int as draws,
+    coalesce(b.pairs, '[0, 0, 0, 0, 0]'::jsonb) as pairs`;
+}
+
+/**
+ * Build mode: the reports of the run's iterations that count as evidence (done and not held;
+ * one an undo took out of θ still was reported), in iteration order: those of one iteration
+ * (`iteration`), or of every completed iteration.
+ */
+export async function iterationReports(sql: Sql, runId: number, iteration?: number): Promise<ReportRecord[]> {
+  return sql<ReportRecord[]>`
+    select ${reportColumns(sql)}, i.iteration_number as iteration, coalesce(i.perturbation_signs, '{}'::jsonb) as signs
+    from spsa_iteration i join spsa_batch b on b.iteration_id = i.id
+    where i.run_id = ${runId} and b.status = 'done' and b.held_at is null
+      and ${iteration === undefined ? sql`i.status = 'complete'` : sql`i.iteration_number = ${iteration}`}
+    order by i.iteration_number, b.reported_at, b.id`;
+}
+
+/**
+ * UCI-option mode: the reports that count as evidence (done and not held), each with its own
+ * signs as stored (a bit string in the run's order, src/spsa/option-batches.ts signsOfBits), in
+ * the order the master applied them: those applied after the `after`-th, or (no `after`) every
+ * applied one and every one an undo took out, in report order.
+ */
+export async function optionReports(sql: Sql, runId: number, after?: number): Promise<(Omit<ReportRecord, "signs"> & { signBits: string })[]> {
+  return sql<(Omit<ReportRecord, "signs"> & { signBits: string })[]>`
+    select ${reportColumns(sql)}, 1 as iteration, p.signs as "signBits"
+    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
+    where p.run_id = ${runId} and b.status = 'done' and b.held_at is null
+      and ${after === undefined ? sql`(p.applied_number is not null or b.undo_id is not null)` : sql`p.applied_number > ${after}`}
+    order by ${after === undefined ? sql`b.reported_at, b.id` : sql`p.applied_number`}`;
+}
+
+/** How many reports of a UCI-option run moved θ (applied numbers run 1, 2, …), and its latest undo's id (0: none). */
+export async function appliedCount(sql: Sql, runId: number): Promise<{ applied: number; undo: number }> {
+  const [row] = await sql<{ applied: number; undo: number }[]>`
+    select (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied,
+      (select coalesce(max(id), 0) from spsa_undo where run_id = ${runId})::int as undo`;
+  return row ?? { applied: 0, undo: 0 };
+}
+
+/** A build-mode iteration's step as recorded: what its update reads, and its counts now. */
+export interface RecordedStep {
+  id: number;
+  number: number;
+  status: "pending" | "in_progress" | "complete";
+  ak: number;
+  /** θ it was drawn from: where a parameter that joined the run later started. */
+  base: Values;
+  plus: Values;
+  minus: Values;
+  settings: IterationSettings;
+  outcome: IterationOutcome;
+}
+
+/** Every iteration of a build-mode run in order, with its recorded step (its counters as they stand). */
+export async function recordedSteps(sql: Sql, runId: number): Promise<RecordedStep[]> {
+  const rows = await sql<(OutcomeColumns & Omit<RecordedStep, "outcome">)[]>`
+    select id, iteration_number as number, status, a_k as ak, coalesce(base_parameters, '{}'::jsonb) as base, plus_parameters as plus, minus_parameters as minus, settings,
+      ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
+    from spsa_iteration where run_id = ${runId} order by iteration_number`;
+  return rows.map((r) => ({ id: r.id, number: r.number, status: r.status, ak: r.ak, base: r.base, plus: r.plus, minus: r.minus, settings: r.settings, outcome: outcomeOf(r) }));
+}
+
+/** A worker's reported batches of a run that no undo took out yet, by iteration: what `spsa undo` takes out. */
+export async function workerReports(sql: Sql, runId: number, worker: string): Promise<{ batchId: number; iterationId: number; games: number; folded: boolean; applied: boolean }[]> {
+  return sql<{ batchId: number; iterationId: number; games: number; folded: boolean; applied: boolean }[]>`
+    select b.id::int as "batchId", b.iteration_id as "iterationId", b.games, b.folded, p.applied_number is not null as applied
+    from spsa_batch b join spsa_iteration i on i.id = b.iteration_id left join spsa_perturbation p on p.batch_id = b.id
+    where i.run_id = ${runId} and b.worker_name = ${worker} and b.status = 'done' and b.held_at is null and b.undo_id is null
+    order by b.id`;
+}
+
+/**
+ * Rewrites a UCI-option run's chain after an undo (src/spsa/undo-replay.ts replayChainWithout):
+ * the batches taken out lose their place and stored θ; the batches after the first of them get
+ * their new places, step scales and stored θ, and keep the values they played where the chain
+ * cannot draw them again (drawn_from null: they were drawn from a θ the undo changed), as do the
+ * batches drawn from such a θ and not applied yet. Places are negated first, so that no place is
+ * held twice at any moment.
+ */
+export async function rewriteAppliedChain(tx: postgres.TransactionSql, runId: number, names: readonly string[], chain: ChainWithout): Promise<void> {
+  if (chain.firstRemoved === null) return;
+  await tx`update spsa_perturbation set applied_number = null, theta_after = null
+    where run_id = ${runId} and batch_number = any(${tx.array(chain.removed)}::bigint[])`;
+  await tx`update spsa_perturbation set applied_number = -applied_number where run_id = ${runId} and applied_number >= ${chain.firstRemoved}`;
+  for (const b of chain.rewritten) {
+    const played = b.played === null ? tx`` : tx`, drawn_from = null, plus_parameters = ${tx.json(thetaArray(names, b.played.plus))}, minus_parameters = ${tx.json(thetaArray(names, b.played.minus))}`;
+    await tx`update spsa_perturbation set applied_number = ${b.appliedNumber}, step_scale = ${b.stepScale},
+        theta_after = ${b.thetaAfter === null ? null : tx.array(thetaArray(names, b.thetaAfter))}::float8[] ${played}
+      where run_id = ${runId} and batch_number = ${b.batchNumber}`;
+  }
+  await tx`update spsa_perturbation set drawn_from = null where run_id = ${runId} and applied_number is null and drawn_from >= ${chain.firstRemoved}`;
+}
+
+/** Rewrites a completed build-mode iteration's step after an undo: θ after it, its Elo and gradient (null: no game left). */
+export async function rewriteStep(tx: postgres.TransactionSql, iterationId: number, step: { theta: Values; measured: { elo: number; gradient: Values } | null }): Promise<void> {
+  await tx`update spsa_iteration set theta_after = ${tx.json(step.theta)}, elo_diff = ${step.measured?.elo ?? null},
+      gradient_estimate = ${step.measured ? tx.json(step.measured.gradient) : null}
+    where id = ${iterationId}`;
+}

@@ -1,0 +1,82 @@
+import type postgres from "postgres";
+import { lockOpenIteration, setAsideBatches } from "../db/batches.js";
+import { dropOpenDraws, optionRunOf, readAppliedChain, setRunTheta } from "../db/perturbations.js";
+import { recordedSteps, rewriteAppliedChain, rewriteStep, workerReports } from "../db/recorded-batches.js";
+import { beginUndo, finishUndo } from "../db/worker-decisions.js";
+import { InputError } from "../core/errors.js";
+import { replayChainWithout, replayIterations } from "../spsa/undo-replay.js";
+import type { Values } from "../types/spsa.js";
+
+/**
+ * `spsa undo --worker` (docs/bad-workers.md): takes a worker's reported results out of a run and
+ * recomputes θ from the recorded rows without them, in one transaction:
+ *
+ * - build mode: the worker's batches leave their iterations' counters (in an iteration not
+ *   stepped yet their games are played again), then every completed iteration's step is taken
+ *   again in order with its recorded a_k, plus, minus and settings, from θ₀;
+ * - UCI-option mode: the worker's batches leave the chain of applied batches (and the carrier's
+ *   counters: their games are drawn again), and the chain is applied again without them, each
+ *   batch with the values it played (replayed from the rows: src/spsa/option-chain.ts) and its
+ *   result; the drawn batches no worker has claimed yet are dropped, as they were drawn around
+ *   the old θ.
+ *
+ * The run's row is locked first, as a master's step locks it (src/db/iterations.ts
+ * completeIteration, src/master/apply-reports.ts), then each iteration's fold lock: a master
+ * running the run waits for the undo, or the undo for its step, and goes on from the corrected θ.
+ */
+
+export interface UndoResult {
+  undoId: number;
+  mode: "build" | "options";
+  batches: number;
+  games: number;
+  thetaBefore: Values;
+  thetaAfter: Values;
+}
+
+export async function undoWorker(sql: postgres.Sql, run: { id: number; name: string }, worker: string, who: string): Promise<UndoResult> {
+  return sql.begin(async (tx) => {
+    // The run's row first: no step of a master moves θ between what this reads and what it writes.
+    const { undoId, initial, current } = await beginUndo(tx, run.id, worker, who);
+    const reports = await workerReports(tx, run.id, worker);
+    if (reports.length === 0) {
+      throw new InputError("--worker", `worker "${worker}" has no reported batch in run "${run.name}" that θ still holds (none, or all held or taken out already)`);
+    }
+    const optionRun = await optionRunOf(tx, run.id);
+    const taken = { batches: 0, games: 0 };
+    let theta: Values;
+    let thetaBefore = current;
+    let applied: number | undefined;
+    if (optionRun) {
+      await lockOpenIteration(tx, optionRun.iterationId);
+      Object.assign(taken, await setAsideBatches(tx, optionRun.iterationId, reports.map((r) => r.batchId), { undoId }, false));
+      // The whole chain from θ₀ (the values its batches played follow from it), and the chain without the worker.
+      const chain = await readAppliedChain(tx, run.id);
+      const without = replayChainWithout(chain.run, chain.start, chain.batches, (b) => b.workerName === worker, optionRun.thetaEvery);
+      await rewriteAppliedChain(tx, run.id, optionRun.names, without);
+      await dropOpenDraws(tx, optionRun.iterationId);
+      thetaBefore = without.thetaBefore;
+      theta = without.theta;
+      applied = chain.start.applied + chain.batches.length - without.removed.length;
+    } else {
+      const byIteration = new Map<number, typeof reports>();
+      for (const r of reports) byIteration.set(r.iterationId, [...(byIteration.get(r.iterationId) ?? []), r]);
+      for (const [iterationId, batches] of byIteration) {
+        // An iteration not stepped yet gets the games back to play; a stepped one is replayed below.
+        const open = await lockOpenIteration(tx, iterationId);
+        const moved = await setAsideBatches(tx, iterationId, batches.map((b) => b.batchId), { undoId }, open);
+        taken.batches += moved.batches;
+        taken.games += moved.games;
+      }
+      const completed = (await recordedSteps(tx, run.id)).filter((s) => s.status === "complete");
+      const replay = replayIterations(initial, completed);
+      for (const [i, step] of replay.entries()) await rewriteStep(tx, completed[i]!.id, step);
+      theta = replay.at(-1)?.theta ?? { ...initial, ...current };
+    }
+    // A parameter the replay does not move (none of the remaining steps had it) keeps its θ.
+    theta = { ...current, ...theta };
+    await setRunTheta(tx, run.id, theta, applied);
+    await finishUndo(tx, undoId, taken, thetaBefore, theta);
+    return { undoId, mode: optionRun ? "options" : "build", ...taken, thetaBefore, thetaAfter: theta };
+  });
+}

@@ -1,0 +1,110 @@
+import { update } from "./math.js";
+import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "./option-batches.js";
+import { replayAppliedChain } from "./option-chain.js";
+import { previousMove } from "./trajectory.js";
+import type { IterationSettings } from "../types/config.js";
+import type { AppliedBatch, ChainRun, ChainStart, ChainWithout, IterationOutcome, IterationResult, ReportedBatch, SpsaMathConfig, Values } from "../types/spsa.js";
+
+/**
+ * θ recomputed from a run's recorded rows (spsa undo, docs/bad-workers.md), pure. The master's
+ * steps depend only on what the rows hold (src/spsa/in-flight.ts, src/master/apply-reports.ts),
+ * so taking some batches' results out and replaying the same steps in the same order gives the
+ * θ the run would have without them.
+ */
+
+/** A completed build-mode iteration as its step reads it. */
+export interface RecordedIteration {
+  number: number;
+  ak: number;
+  /** θ it was drawn from: a parameter that joined the run with it starts there. */
+  base: Values;
+  plus: Values;
+  minus: Values;
+  /** What of the config and parameters it was played with its step reads (its step scales too). */
+  settings: StepSettings;
+  /** Its games' counts (without the batches taken out); null when no game is left: no step. */
+  outcome: IterationOutcome | null;
+}
+
+/** The recorded settings an iteration's step reads (IterationSettings has them). */
+export type StepSettings = Pick<IterationSettings, "parameters" | "stepScale"> & { spsa: Pick<SpsaMathConfig, "eloCap" | "maxStep" | "momentum"> };
+
+/** One replayed step: θ after it, and the Elo and gradient it measured (null: no game left, θ unchanged). */
+export interface ReplayedStep {
+  theta: Values;
+  measured: { elo: number; gradient: Values } | null;
+}
+
+/**
+ * Build mode: each completed iteration's step in iteration order, as the master's finishIteration
+ * takes it (the step measured around the iteration's recorded plus and minus, with its recorded
+ * a_k and settings, moving the θ the step before left), from θ₀. Momentum's previous move is the
+ * replayed one, as the master's would have been without the removed results.
+ */
+export function replayIterations(start: Values, iterations: readonly RecordedIteration[]): ReplayedStep[] {
+  const thetas: Values[] = [start];
+  const steps: ReplayedStep[] = [];
+  for (const [i, it] of iterations.entries()) {
+    const theta = { ...it.base, ...(thetas[i] ?? start) };
+    const games = it.outcome === null ? 0 : gamesOf(it.outcome);
+    if (it.outcome === null || games === 0) {
+      steps.push({ theta, measured: null });
+      thetas.push(theta);
+      continue;
+    }
+    const { settings } = it;
+    const played = { ak: it.ak, plus: it.plus, minus: it.minus, ...(settings.stepScale && { scale: settings.stepScale }) };
+    const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(thetas, i + 1) : undefined;
+    const updated = update(paramsAt({ parameters: settings.parameters, names: Object.keys(settings.parameters) }, theta), played, it.outcome, settings.spsa, previous);
+    const after = { ...theta, ...updated.newValues };
+    steps.push({ theta: after, measured: { elo: updated.elo, gradient: updated.gradient } });
+    thetas.push(after);
+  }
+  return steps;
+}
+
+/**
+ * UCI-option mode: the applied chain (from θ₀, src/spsa/option-chain.ts) replayed as it stands,
+ * and at the same time without the batches `removed` says: every other batch with the values it
+ * played and its result, in the same order, each with the adaptive scale of the batches before
+ * it in the new chain (as src/master/apply-reports.ts applies them). The batches before the first
+ * one taken out keep their places and θ.
+ */
+export function replayChainWithout(
+  run: ChainRun,
+  start: ChainStart,
+  batches: readonly AppliedBatch[],
+  removed: (batch: AppliedBatch) => boolean,
+  thetaEvery: number,
+): ChainWithout {
+  const result: ChainWithout = { thetaBefore: start.theta, theta: start.theta, firstRemoved: null, removed: [], rewritten: [] };
+  const recent: ReportedBatch[] = [...start.recent];
+  let place = start.applied;
+  result.thetaBefore = replayAppliedChain(run, start, batches, (batch, _theta, played) => {
+    if (removed(batch)) {
+      result.firstRemoved ??= batch.appliedNumber;
+      result.removed.push(batch.batchNumber);
+      return;
+    }
+    place += 1;
+    const window = recent.slice(Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)));
+    const scale = batchStepFactor(window, run.gains, run.gamesPerIteration);
+    result.theta = applyBatch(paramsAt(run, result.theta), { ak: batch.ak, ...played, games: batch.games }, batch.result, run.gains, run.gamesPerIteration, scale).newValues;
+    recent.push(batch.result);
+    if (result.firstRemoved === null) return;
+    const redrawable = batch.drawnFrom !== null && batch.drawnFrom < result.firstRemoved;
+    result.rewritten.push({
+      batchNumber: batch.batchNumber,
+      appliedNumber: place,
+      stepScale: scale ?? 1,
+      thetaAfter: place % thetaEvery === 0 ? result.theta : null,
+      played: redrawable ? null : played,
+    });
+  });
+  return result;
+}
+
+function gamesOf(outcome: IterationOutcome): number {
+  const count = (r: IterationResult) => r.plusWins + r.minusWins + r.draws;
+  return "plus" in outcome ? count(outcome.plus) + count(outcome.minus) : count(outcome);
+}

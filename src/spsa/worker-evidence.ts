@@ -1,0 +1,403 @@
+import { upperQuantile, upperQuantileOfLog } from "../stats/tails.js";
+import type { ParameterAgreement, WorkerEvidence } from "../types/evidence.js";
+import type { Pentanomial } from "../types/play.js";
+import type { Values } from "../types/spsa.js";
+
+/**
+ * Evidence about each worker of a run, pure (docs/bad-workers.md). A worker reports results that
+ * the master cannot check game by game; what it can check is whether a worker's results look
+ * like the rest of the pool's. Batches come in strata (build mode: an iteration, whose batches
+ * all play the same plus and minus; UCI-option mode: a window of consecutive reports), and each
+ * worker is compared with the rest of the pool in the same strata, so a worker that played only
+ * the early iterations (larger gradients, other draw rates) is measured against what the pool
+ * played then, not against the run's average. Three tests, each a normal z:
+ *
+ * - the residual: fishtest's chi² of the worker's game pairs (won, lost, other) against the
+ *   pool's (its `get_chi2`: each row against all other rows collapsed, turned into a normal z),
+ *   with the expected counts summed over the strata;
+ * - the score: plus's wins − losses in its games beyond the pool's in the same strata;
+ * - the agreement, per parameter: its results times that parameter's signs beyond the pool's.
+ *   A worker that reports wins for whichever side pushed one parameter up agrees with that
+ *   parameter's signs on every batch; an honest one only as much as the true gradient makes
+ *   every worker agree.
+ *
+ * Workers set aside (suspect or rejected) are left out of the pool, so one liar does not make
+ * the honest workers look unlike "the pool": the master flags the worst worker first, sets it
+ * aside and looks again (fishtest's get_bad_workers does the same).
+ */
+
+/** One reported batch as the evidence reads it. */
+export interface EvidenceBatch {
+  worker: string;
+  games: number;
+  /** Plus's wins − losses (reference mode: θ+'s wins − losses minus θ−'s). */
+  net: number;
+  /** Wins, losses and draws from plus's side (reference mode: θ+'s and θ−'s games, each from its own side, summed). */
+  wins: number;
+  losses: number;
+  draws: number;
+  /** Game pairs [LL, LD, DD, DW, WW] from plus's side. */
+  pairs: Pentanomial;
+  /** ±1 per perturbed parameter; a parameter absent or 0 was not perturbed. */
+  signs: Values;
+}
+
+/** fishtest's residual limit for purging a worker (its `purge_run`, res = 7). */
+export const RESIDUAL_LIMIT = 7;
+/**
+ * The chance, at one look, that an honest worker passes the score test or one parameter's share
+ * of the agreement test (Bonferroni over the parameters): chosen so that no honest worker of
+ * the simulated runs was flagged (docs/bad-workers.md), with the liars still flagged within 50 of
+ * their batches.
+ */
+export const TEST_ALPHA = 1e-7;
+export const SCORE_LIMIT = upperQuantile(TEST_ALPHA / 2);
+/** Below these a worker is not judged: too little of its play is shared with the pool. */
+export const MIN_SHARED_GAMES = 32;
+export const MIN_BATCHES = 4;
+
+/** The agreement test's limit with `parameters` parameters tested at once. */
+export function agreementLimit(parameters: number): number {
+  return upperQuantile(TEST_ALPHA / (2 * Math.max(1, parameters)));
+}
+
+/** Parameters shown per worker. */
+const SHOWN_PARAMETERS = 3;
+
+/** The pair cells of fishtest's chi²: pairs won (WW + DW), lost (LL + LD), and the rest (DD, WL). */
+function cellsOf(pairs: Pentanomial): [number, number, number] {
+  return [pairs[4] + pairs[3], pairs[0] + pairs[1], pairs[2]];
+}
+
+/** What the evidence keeps per worker: its counts (all its batches), and its differences from the rest of the pool per stratum. */
+interface Tally {
+  batches: number;
+  games: number;
+  wins: number;
+  losses: number;
+  draws: number;
+  pairs: number[];
+  /** Σ net² / games over its batches: the spread of its batches' results, in per-game units. */
+  squares: number;
+  /** Per pair cell, Σ cell² / pairs over its batches: the spread of its batches' pairs, for the residual's dispersion. */
+  cellSquares: number[];
+  extremes: number;
+  /** Per batch size: [batches, batches at an extreme result]. */
+  sizes: Map<number, [number, number]>;
+  /** Σ sign × net over its batches, per parameter. */
+  agreement: Float64Array;
+  /** Σ over strata of n_w·n_r / (n_w + n_r): the variance of its differences, in games. */
+  shared: number;
+  netExcess: number;
+  excess: Float64Array;
+  cellExcess: number[];
+  cellVariance: number[];
+  cellExpected: number[];
+}
+
+/** A worker's batches in one stratum, summed. */
+interface Group {
+  games: number;
+  net: number;
+  x: Float64Array;
+  cells: number[];
+  pairs: number;
+}
+
+export class EvidenceLedger {
+  private readonly index: Map<string, number>;
+  private readonly tallies = new Map<string, Tally>();
+  private readonly vectors = new WeakMap<Values, Float64Array>();
+  /** Strata added. */
+  strata = 0;
+
+  /** `excluded`: the workers set aside (suspect or rejected), whose batches are no part of the pool. */
+  constructor(
+    readonly names: readonly string[],
+    readonly excluded: ReadonlySet<string>,
+  ) {
+    this.index = new Map(names.map((name, i) => [name, i]));
+  }
+
+  /** Adds one stratum's batches: every worker's counts, and each worker against the rest of the pool in it. */
+  add(stratum: readonly EvidenceBatch[]): void {
+    const P = this.names.length;
+    const groups = new Map<string, Group>();
+    for (const b of stratum) {
+      this.count(b);
+      let g = groups.get(b.worker);
+      if (!g) groups.set(b.worker, (g = { games: 0, net: 0, x: new Float64Array(P), cells: [0, 0, 0], pairs: 0 }));
+      g.games += b.games;
+      g.net += b.net;
+      const s = this.signVector(b.signs);
+      for (let i = 0; i < P; i++) g.x[i]! += s[i]! * b.net;
+      cellsOf(b.pairs).forEach((n, c) => (g.cells[c]! += n));
+      g.pairs += b.pairs.reduce((sum, n) => sum + n, 0);
+    }
+    const total: Group = { games: 0, net: 0, x: new Float64Array(P), cells: [0, 0, 0], pairs: 0 };
+    for (const [worker, g] of groups) if (!this.excluded.has(worker)) addGroup(total, g, 1);
+    for (const [worker, g] of groups) {
+      const t = this.tally(worker);
+      const rest: Group = { games: total.games, net: total.net, x: Float64Array.from(total.x), cells: [...total.cells], pairs: total.pairs };
+      if (!this.excluded.has(worker)) addGroup(rest, g, -1);
+      if (rest.games > 0 && g.games > 0) {
+        // The worker's sum against what the rest played per game, in the finite-population form
+        // (the worker's batches as a share of the stratum's): the weights of fishtest's collapsed table.
+        const f = rest.games / (g.games + rest.games);
+        t.shared += g.games * f;
+        t.netExcess += f * (g.net - (g.games * rest.net) / rest.games);
+        for (let i = 0; i < P; i++) t.excess[i]! += f * (g.x[i]! - (g.games * rest.x[i]!) / rest.games);
+      }
+      if (rest.pairs > 0 && g.pairs > 0) {
+        const T = g.pairs + rest.pairs;
+        for (let c = 0; c < 3; c++) {
+          const expected = (g.pairs * (g.cells[c]! + rest.cells[c]!)) / T;
+          t.cellExcess[c]! += g.cells[c]! - expected;
+          t.cellVariance[c]! += (expected * rest.pairs) / T;
+          t.cellExpected[c]! += expected;
+        }
+      }
+    }
+    this.strata++;
+  }
+
+  /** Every worker's evidence against the pool of the workers not set aside. */
+  evidence(): WorkerEvidence[] {
+    const pool = emptyTally(this.names.length);
+    for (const [worker, t] of this.tallies) if (!this.excluded.has(worker)) addTally(pool, t, 1);
+    const limit = agreementLimit(this.names.length);
+    return [...this.tallies].map(([worker, t]) => {
+      const rest = emptyTally(this.names.length);
+      addTally(rest, pool, 1);
+      if (!this.excluded.has(worker)) addTally(rest, t, -1);
+      return judge(worker, t, rest, this.names, limit);
+    });
+  }
+
+  private count(b: EvidenceBatch): void {
+    const t = this.tally(b.worker);
+    t.batches++;
+    t.games += b.games;
+    t.wins += b.wins;
+    t.losses += b.losses;
+    t.draws += b.draws;
+    b.pairs.forEach((n, i) => (t.pairs[i]! += n));
+    if (b.games > 0) t.squares += (b.net * b.net) / b.games;
+    const pairs = b.pairs.reduce((n, x) => n + x, 0);
+    if (pairs > 0) cellsOf(b.pairs).forEach((n, c) => (t.cellSquares[c]! += (n * n) / pairs));
+    const extreme = b.games > 0 && Math.abs(b.net) === b.games ? 1 : 0;
+    t.extremes += extreme;
+    const size = t.sizes.get(b.games) ?? [0, 0];
+    t.sizes.set(b.games, [size[0] + 1, size[1] + extreme]);
+    const s = this.signVector(b.signs);
+    for (let i = 0; i < s.length; i++) t.agreement[i]! += s[i]! * b.net;
+  }
+
+  private tally(worker: string): Tally {
+    let t = this.tallies.get(worker);
+    if (!t) this.tallies.set(worker, (t = emptyTally(this.names.length)));
+    return t;
+  }
+
+  /** The signs in parameter order; a build-mode iteration's batches share one signs object, turned into a vector once. */
+  private signVector(signs: Values): Float64Array {
+    let v = this.vectors.get(signs);
+    if (v) return v;
+    v = new Float64Array(this.names.length);
+    for (const [name, sign] of Object.entries(signs)) {
+      const i = this.index.get(name);
+      if (i !== undefined && Number.isFinite(sign)) v[i] = Math.sign(sign);
+    }
+    this.vectors.set(signs, v);
+    return v;
+  }
+}
+
+/**
+ * The worker that should be set aside next: among those judged, not set aside yet and not
+ * accepted by an operator, the one furthest past a limit. Undefined when none passes one.
+ */
+export function nextSuspect(evidence: readonly WorkerEvidence[], setAside: ReadonlySet<string>, accepted: ReadonlySet<string>): WorkerEvidence | undefined {
+  let worst: WorkerEvidence | undefined;
+  for (const e of evidence) {
+    if (!e.judged || !(e.severity >= 1) || setAside.has(e.worker) || accepted.has(e.worker)) continue;
+    if (!worst || e.severity > worst.severity) worst = e;
+  }
+  return worst;
+}
+
+function judge(worker: string, t: Tally, rest: Tally, names: readonly string[], limit: number): WorkerEvidence {
+  const variance = restVariance(rest);
+  const sd = Math.sqrt(variance * t.shared);
+  const scoreZ = t.shared > 0 ? t.netExcess / sd : null;
+  const parameters: ParameterAgreement[] = names.map((name, i) => ({
+    name,
+    agreement: t.games > 0 ? t.agreement[i]! / t.games : 0,
+    poolAgreement: rest.games > 0 ? rest.agreement[i]! / rest.games : null,
+    z: t.shared > 0 ? t.excess[i]! / sd : 0,
+  }));
+  const strongest = parameters.sort((a, b) => Math.abs(b.z) - Math.abs(a.z)).slice(0, SHOWN_PARAMETERS);
+  const residual = residualOf(t, dispersion(rest));
+  const judged = t.shared >= MIN_SHARED_GAMES && t.batches >= MIN_BATCHES;
+  const tests = [
+    { ratio: (residual ?? 0) / RESIDUAL_LIMIT, kind: "residual" as const },
+    { ratio: Math.abs(scoreZ ?? 0) / SCORE_LIMIT, kind: "score" as const },
+    { ratio: Math.abs(strongest[0]?.z ?? 0) / limit, kind: "agreement" as const },
+  ];
+  const worst = tests.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+  const evidence: WorkerEvidence = {
+    worker,
+    batches: t.batches,
+    games: t.games,
+    score: t.games > 0 ? (t.wins + t.draws / 2) / t.games : 0.5,
+    poolScore: rest.games > 0 ? (rest.wins + rest.draws / 2) / rest.games : null,
+    draws: t.games > 0 ? t.draws / t.games : 0,
+    poolDraws: rest.games > 0 ? rest.draws / rest.games : null,
+    extremes: t.batches > 0 ? t.extremes / t.batches : 0,
+    poolExtremes: poolExtremeShare(t, rest),
+    residual,
+    scoreZ,
+    parameters: strongest,
+    sharedGames: t.shared,
+    judged,
+    severity: worst.ratio,
+    suspicion: null,
+  };
+  if (judged && worst.ratio >= 1) evidence.suspicion = describe(worst.kind, evidence);
+  return evidence;
+}
+
+/**
+ * fishtest's residual over the strata: X² = Σ over the three cells of (observed − expected)² /
+ * variance, the expected counts and variances of its 2-row table (the worker against the rest
+ * collapsed) summed over the strata; in one stratum this is exactly fishtest's adjusted row chi².
+ * As fishtest, no residual while an expected count is 5 or less. X² is divided by the pool's
+ * dispersion (1 when its pairs are as independent as fishtest assumes). A chi² with 2 degrees of
+ * freedom has the tail e^(−X²/2), turned into a normal z (0 when it fits better than the median).
+ */
+function residualOf(t: Tally, dispersion: number): number | null {
+  if (t.cellExpected.some((e) => e <= 5)) return null;
+  let chi2 = 0;
+  for (let c = 0; c < 3; c++) if (t.cellVariance[c]! > 0) chi2 += t.cellExcess[c]! ** 2 / t.cellVariance[c]!;
+  return Math.max(0, upperQuantileOfLog(-chi2 / dispersion / 2));
+}
+
+/**
+ * How much more the rest's pair cells spread from batch to batch than independent pairs would
+ * (at least 1): the mean over the cells of Σ_b (O_bc − n_b·p_c)² / n_b over B·p_c(1 − p_c), started
+ * from PRIOR_BATCHES batches at 1. fishtest's chi² takes every pair as drawn independently; in
+ * UCI-option mode a batch's own signs move all its pairs together when the gradient is strong,
+ * and its residual would grow with the games of an honest worker (0.95 of the limit, measured).
+ */
+function dispersion(rest: Tally): number {
+  const cells = cellsOf(rest.pairs as Pentanomial);
+  const n = cells.reduce((a, b) => a + b, 0);
+  if (n === 0) return 1;
+  let sum = 0;
+  let used = 0;
+  for (let c = 0; c < 3; c++) {
+    const p = cells[c]! / n;
+    if (p <= 0 || p >= 1) continue;
+    const spread = rest.cellSquares[c]! - 2 * p * cells[c]! + p * p * n;
+    sum += (spread + PRIOR_BATCHES * p * (1 - p)) / ((rest.batches + PRIOR_BATCHES) * p * (1 - p));
+    used++;
+  }
+  return used === 0 ? 1 : Math.max(1, sum / used);
+}
+
+/**
+ * The per-game variance of plus's wins − losses that the z's divide by, from the rest of the pool
+ * (the worker's own batches would let a liar widen its own noise): the spread of its batches'
+ * results (Σ net² / games per batch). That spread holds what the games' noise alone would not:
+ * in UCI-option mode every batch has signs of its own, and a strong gradient moves each batch's
+ * result by its signs, batch by batch. Started with PRIOR_BATCHES batches at the variance of its
+ * game pairs (one pseudo-pair in each cell), so that a few batches do not decide it.
+ */
+function restVariance(rest: Tally): number {
+  const pairs = pairVariance(rest.pairs) / 2;
+  return (rest.squares + PRIOR_BATCHES * pairs) / (rest.batches + PRIOR_BATCHES);
+}
+
+const PRIOR_BATCHES = 4;
+
+/** Variance of a pair's wins − losses (−2 … +2), one pseudo-pair added to each cell. */
+function pairVariance(pairs: readonly number[]): number {
+  let n = 0;
+  let sum = 0;
+  let squares = 0;
+  pairs.forEach((count, j) => {
+    const c = count + 1;
+    const v = j - 2;
+    n += c;
+    sum += c * v;
+    squares += c * v * v;
+  });
+  return squares / n - (sum / n) ** 2;
+}
+
+/** The pool's share of extreme batches at the worker's batch sizes (an extreme is likelier in a small batch); null without such batches in the pool. */
+function poolExtremeShare(t: Tally, rest: Tally): number | null {
+  let batches = 0;
+  let expected = 0;
+  for (const [size, [own]] of t.sizes) {
+    const pool = rest.sizes.get(size);
+    if (!pool || pool[0] === 0) continue;
+    batches += own;
+    expected += (own * pool[1]) / pool[0];
+  }
+  return batches > 0 ? expected / batches : null;
+}
+
+function describe(kind: "residual" | "score" | "agreement", e: WorkerEvidence): string {
+  const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)} %`);
+  const of = `over ${e.batches} batches, ${e.games} games`;
+  if (kind === "agreement") {
+    const p = e.parameters[0]!;
+    const pool = p.poolAgreement === null ? "" : ` against the pool's ${signedFixed(p.poolAgreement)}`;
+    // Over a few batches two parameters may have had the same signs on all of them: the evidence cannot tell which one it follows.
+    const same = e.parameters.filter((q) => q !== p && Math.abs(Math.abs(q.z) - Math.abs(p.z)) <= 1e-9 * Math.max(1, Math.abs(p.z))).map((q) => q.name);
+    const or = same.length === 0 ? "" : ` (or ${same.join(", ")}: the same signs on its batches)`;
+    return `its results follow the signs of ${p.name}${or}: ${signedFixed(p.agreement)} per game${pool} (z ${p.z.toFixed(1)}) ${of}`;
+  }
+  if (kind === "score") return `plus scores ${percent(e.score)} in its games against the pool's ${percent(e.poolScore)} (z ${(e.scoreZ ?? 0).toFixed(1)}) ${of}`;
+  return `its game pairs are unlike the pool's: fishtest residual ${(e.residual ?? 0).toFixed(1)} (draws ${percent(e.draws)} against ${percent(e.poolDraws)}, ` +
+    `batches at an extreme result ${percent(e.extremes)} against ${percent(e.poolExtremes)}) ${of}`;
+}
+
+function signedFixed(x: number): string {
+  return `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`;
+}
+
+function emptyTally(parameters: number): Tally {
+  return {
+    batches: 0, games: 0, wins: 0, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 0], squares: 0, cellSquares: [0, 0, 0], extremes: 0, sizes: new Map(),
+    agreement: new Float64Array(parameters), shared: 0, netExcess: 0, excess: new Float64Array(parameters),
+    cellExcess: [0, 0, 0], cellVariance: [0, 0, 0], cellExpected: [0, 0, 0],
+  };
+}
+
+/** Adds (sign 1) or takes away (−1) the counts the pool is made of; the stratified sums are each worker's own. */
+function addTally(into: Tally, t: Tally, sign: 1 | -1): void {
+  into.batches += sign * t.batches;
+  into.games += sign * t.games;
+  into.wins += sign * t.wins;
+  into.losses += sign * t.losses;
+  into.draws += sign * t.draws;
+  into.extremes += sign * t.extremes;
+  into.squares += sign * t.squares;
+  for (let c = 0; c < 3; c++) into.cellSquares[c]! += sign * t.cellSquares[c]!;
+  t.pairs.forEach((n, i) => (into.pairs[i]! += sign * n));
+  for (const [size, [b, x]] of t.sizes) {
+    const s = into.sizes.get(size) ?? [0, 0];
+    into.sizes.set(size, [s[0] + sign * b, s[1] + sign * x]);
+  }
+  for (let i = 0; i < into.agreement.length; i++) into.agreement[i]! += sign * t.agreement[i]!;
+}
+
+function addGroup(into: Group, g: Group, sign: 1 | -1): void {
+  into.games += sign * g.games;
+  into.net += sign * g.net;
+  for (let i = 0; i < into.x.length; i++) into.x[i]! += sign * g.x[i]!;
+  for (let c = 0; c < 3; c++) into.cells[c]! += sign * g.cells[c]!;
+  into.pairs += sign * g.pairs;
+}

@@ -1,0 +1,46 @@
+/**
+ * What a run's batches say about each worker (src/spsa/worker-evidence.ts): its results next to
+ * the pool's (every other worker not set aside) and the tests that name a suspect.
+ */
+export interface WorkerEvidence {
+  worker: string;
+  batches: number;
+  games: number;
+  /** Plus's score in its games, and in the pool's; null without a pool. */
+  score: number;
+  poolScore: number | null;
+  /** Share of draws in its games and in the pool's. */
+  draws: number;
+  poolDraws: number | null;
+  /** Share of its batches at an extreme result (every game won by one side), and the pool's share at the same batch sizes. */
+  extremes: number;
+  poolExtremes: number | null;
+  /**
+   * fishtest's residual of its game pairs (won, lost, other) against the pool's in the same
+   * iterations (a normal z, 0 when it fits); null with too few pairs (an expected count ≤ 5).
+   */
+  residual: number | null;
+  /** Its score beyond the pool's in the same iterations, as a normal z; null without shared games. */
+  scoreZ: number | null;
+  /** The parameters whose signs its results follow most unlike the pool's, the strongest first (at most 3). */
+  parameters: ParameterAgreement[];
+  /** Games it shares iterations with the pool in, weighted as the tests weigh them: how much the z's rest on. */
+  sharedGames: number;
+  /** Enough shared games and batches for a verdict. */
+  judged: boolean;
+  /** The largest of its tests against that test's limit: 1 or more is past a limit. */
+  severity: number;
+  /** Why it passes a limit, in words; null when it passes none. */
+  suspicion: string | null;
+}
+
+/** One parameter: the mean of (plus's wins − losses per game) × that parameter's sign, the worker's and the pool's, and the difference as a normal z. */
+export interface ParameterAgreement {
+  name: string;
+  agreement: number;
+  poolAgreement: number | null;
+  z: number;
+}
+
+/** An operator's or the master's decision about a worker in a run (spsa_worker_decision). */
+export type WorkerDecisionKind = "suspect" | "accepted" | "rejected";

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../../src/config/config.js";
+import { cellProblem } from "../../src/simulate/family.js";
+import { runFleet, type Behaviour, type FleetRun } from "../../src/simulate/bad-workers.js";
+
+/** The issue's case: a fleet of four honest workers and one that takes `share` of the batches. */
+function fleet(mode: FleetRun["mode"], seed: string, liar: Behaviour, share: number, quarantine = true): FleetRun {
+  const problem = cellProblem({ parameters: 8, offset: 3, curvature: 1, type: "int" }, 0.3, seed);
+  const gains = spsaMathConfig({ maxIterations: 50, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400, maxStep: 2, schedule: "standard", momentum: 0, averageTail: 0, maxStaleness: 0, adaptive: DEFAULT_ADAPTIVE }, 64);
+  return {
+    mode, problem, gains, gamesPerIteration: 64, batchGames: 8, budget: 3200, quarantine, seed, openingSd: 50, stratumGames: 64,
+    workers: [...[1, 2, 3, 4].map((i) => ({ name: `h${i}`, share: (1 - share) / 4, behaviour: { kind: "honest" as const } })), { name: "liar", share, behaviour: liar }],
+  };
+}
+
+describe("a bad worker in a simulated fleet", () => {
+  for (const mode of ["build", "options"] as const) {
+    it(`${mode} mode: a targeted liar on 20 % of the batches is flagged by name within 50 of its batches, and quarantine and undo bring θ back to the clean run's`, () => {
+      const target = cellProblem({ parameters: 8, offset: 3, curvature: 1, type: "int" }, 0.3, "t").params[0]!.name;
+      const lying = runFleet(fleet(mode, "t", { kind: "targeted", target }, 0.2));
+      const clean = runFleet(fleet(mode, "t", { kind: "honest" }, 0.2));
+      const undefended = runFleet(fleet(mode, "t", { kind: "targeted", target }, 0.2, false));
+      expect(lying.flags.map((f) => f.worker)).toEqual(["liar"]);
+      expect(lying.flags[0]!.batches).toBeLessThanOrEqual(50);
+      expect(lying.flags[0]!.reason).not.toBe("");
+      expect(clean.flags).toEqual([]);
+      // Without quarantine the liar keeps moving the target; with it and an undo, θ ends near the clean run's.
+      expect(Math.abs(undefended.theta[target]! - clean.theta[target]!)).toBeGreaterThan(2);
+      expect(Math.abs(lying.undone[target]! - clean.theta[target]!)).toBeLessThan(0.5);
+      // Its batches after the flag were held, never applied.
+      expect(lying.applied.get("liar")).toBeLessThan(lying.reported.get("liar")!);
+    });
+  }
+});

@@ -1,0 +1,176 @@
+import { describe, expect, it } from "vitest";
+import { createRng, type Rng } from "../../src/core/rng.js";
+import { EvidenceLedger, MIN_BATCHES, nextSuspect, RESIDUAL_LIMIT, type EvidenceBatch } from "../../src/spsa/worker-evidence.js";
+import { upperQuantileOfLog } from "../../src/stats/tails.js";
+import type { Pentanomial } from "../../src/types/play.js";
+import type { Values } from "../../src/types/spsa.js";
+
+const NAMES = ["A", "B", "C", "D", "E", "F"];
+
+/** Pair probabilities [LL, LD, DD, DW, WW] of a balanced engine pair: 30 % of pairs split or drawn. */
+const BALANCED = [0.12, 0.2, 0.36, 0.2, 0.12];
+
+function randomSigns(rng: Rng): Values {
+  return Object.fromEntries(NAMES.map((n) => [n, rng.next() < 0.5 ? 1 : -1]));
+}
+
+/** A batch of `games` games whose pairs are drawn from `probabilities`; `flip`: the pairs mirrored (plus's wins become minus's). */
+function batch(worker: string, games: number, signs: Values, rng: Rng, probabilities = BALANCED, flip = false): EvidenceBatch {
+  const pairs: Pentanomial = [0, 0, 0, 0, 0];
+  for (let p = 0; p < games / 2; p++) {
+    let x = rng.next();
+    let j = 0;
+    while (j < 4 && x >= probabilities[j]!) x -= probabilities[j++]!;
+    pairs[flip ? 4 - j : j]!++;
+  }
+  const wins = 2 * pairs[4] + pairs[3] + pairs[2] * 0;
+  const losses = 2 * pairs[0] + pairs[1];
+  // A DD cell holds draws and split pairs alike: here all draws.
+  return { worker, games, net: wins - losses, wins, losses, draws: games - wins - losses, pairs, signs };
+}
+
+/** UCI-option-like strata: each batch its own signs, `per` batches per worker and stratum. */
+function optionStrata(workers: Record<string, (signs: Values, rng: Rng) => EvidenceBatch>, strata: number, per: number, seed: string): EvidenceBatch[][] {
+  const rng = createRng(seed);
+  return Array.from({ length: strata }, () => Object.values(workers).flatMap((make) => Array.from({ length: per }, () => make(randomSigns(rng), rng))));
+}
+
+function ledgerOf(strata: EvidenceBatch[][], excluded: string[] = []): EvidenceLedger {
+  const ledger = new EvidenceLedger(NAMES, new Set(excluded));
+  for (const s of strata) ledger.add(s);
+  return ledger;
+}
+
+const honest = (name: string) => (signs: Values, rng: Rng) => batch(name, 8, signs, rng);
+
+describe("evidence about workers", () => {
+  it("finds nothing against honest workers, and judges them once they share enough games", () => {
+    const strata = optionStrata({ h1: honest("h1"), h2: honest("h2"), h3: honest("h3"), h4: honest("h4") }, 40, 2, "honest");
+    const evidence = ledgerOf(strata).evidence();
+    expect(evidence.map((e) => e.worker).sort()).toEqual(["h1", "h2", "h3", "h4"]);
+    for (const e of evidence) {
+      expect(e.judged).toBe(true);
+      expect(e.severity).toBeLessThan(1);
+      expect(e.suspicion).toBeNull();
+      expect(e.batches).toBe(80);
+      expect(e.poolScore).not.toBeNull();
+    }
+    expect(nextSuspect(evidence, new Set(), new Set())).toBeUndefined();
+    // Three batches are not enough to judge.
+    const young = ledgerOf(strata.slice(0, 1)).evidence();
+    expect(young.every((e) => !e.judged && e.batches < MIN_BATCHES)).toBe(true);
+  });
+
+  it("names the parameter a liar follows, even one that draws and scores like the pool", () => {
+    // Its pairs are the pool's, mirrored whenever C's sign is −1: the same draws and the same score, but every batch won by the side that pushed C up.
+    const liar = (signs: Values, rng: Rng) => {
+      const b = batch("liar", 8, signs, rng, [0.02, 0.08, 0.36, 0.3, 0.24]);
+      return signs.C! > 0 ? b : batch("liar", 8, signs, createRng(String(rng.next())), [0.02, 0.08, 0.36, 0.3, 0.24], true);
+    };
+    const strata = optionStrata({ h1: honest("h1"), h2: honest("h2"), h3: honest("h3"), liar }, 50, 1, "liar");
+    const evidence = ledgerOf(strata).evidence();
+    const suspect = nextSuspect(evidence, new Set(), new Set());
+    expect(suspect?.worker).toBe("liar");
+    expect(suspect?.parameters[0]?.name).toBe("C");
+    expect(suspect?.parameters[0]?.agreement).toBeGreaterThan(0.25);
+    expect(suspect?.suspicion).toMatch(/^its results follow the signs of C: \+0\.\d\d per game against the pool's [+−]0\.\d\d \(z \d+\.\d\) over 50 batches, 400 games$/);
+    expect(Math.abs(suspect?.scoreZ ?? 99)).toBeLessThan(3);
+  });
+
+  it("flags a worker whose plus wins every game, by its score and its pairs", () => {
+    const plus = (signs: Values, rng: Rng) => batch("plus", 8, signs, rng, [0, 0, 0, 0, 1]);
+    const evidence = ledgerOf(optionStrata({ h1: honest("h1"), h2: honest("h2"), plus }, 8, 1, "plus")).evidence();
+    const suspect = nextSuspect(evidence, new Set(), new Set());
+    expect(suspect?.worker).toBe("plus");
+    expect(suspect?.score).toBe(1);
+    expect(suspect?.extremes).toBe(1);
+    expect(suspect?.poolExtremes).toBeLessThan(0.01);
+    expect(suspect?.residual).toBeGreaterThan(RESIDUAL_LIMIT / 2);
+  });
+
+  it("leaves a worker set aside out of the pool: the honest ones are measured against the others", () => {
+    const liar = (signs: Values) => {
+      const plusWins = signs.A! > 0;
+      return { worker: "liar", games: 8, net: plusWins ? 8 : -8, wins: plusWins ? 8 : 0, losses: plusWins ? 0 : 8, draws: 0, pairs: (plusWins ? [0, 0, 0, 0, 4] : [4, 0, 0, 0, 0]) as Pentanomial, signs };
+    };
+    const strata = optionStrata({ h1: honest("h1"), h2: honest("h2"), liar }, 30, 1, "aside");
+    const together = ledgerOf(strata).evidence();
+    // The liar is the worst: it is set aside first, whatever its lies did to the others' numbers.
+    expect(nextSuspect(together, new Set(), new Set())?.worker).toBe("liar");
+    const h1Together = together.find((e) => e.worker === "h1")!.parameters.find((p) => p.name === "A")!;
+    const apart = ledgerOf(strata, ["liar"]).evidence();
+    const h1Apart = apart.find((e) => e.worker === "h1")!;
+    const h1A = h1Apart.parameters.find((p) => p.name === "A") ?? { z: 0 };
+    expect(h1Together.z).toBeLessThan(-2);
+    expect(Math.abs(h1A.z)).toBeLessThan(Math.abs(h1Together.z));
+    expect(h1Apart.severity).toBeLessThan(1);
+    expect(nextSuspect(apart, new Set(["liar"]), new Set())).toBeUndefined();
+    // The liar's own evidence is still there, against the pool without it.
+    expect(apart.find((e) => e.worker === "liar")!.severity).toBeGreaterThan(1);
+    // An accepted worker is not named again.
+    expect(nextSuspect(together, new Set(), new Set(["liar"]))?.worker).not.toBe("liar");
+  });
+
+  it("compares a worker with the pool in the same strata: one that played only when plus won more is not flagged", () => {
+    // Build-mode-like strata: the batches of a stratum share the signs. The first 10 strata
+    // plus wins most games (a steep gradient early in the run); the next 30 they are even.
+    const rng = createRng("strata");
+    const strong = [0.02, 0.06, 0.3, 0.32, 0.3];
+    const strata: EvidenceBatch[][] = [];
+    for (let k = 0; k < 40; k++) {
+      const signs = randomSigns(rng);
+      const p = k < 10 ? strong : BALANCED;
+      const workers = k < 10 ? ["early", "h1", "h2"] : ["h1", "h2", "h3"];
+      strata.push(workers.flatMap((w) => [batch(w, 8, signs, rng, p), batch(w, 8, signs, rng, p)]));
+    }
+    const early = ledgerOf(strata).evidence().find((e) => e.worker === "early")!;
+    // Its score is far above the pool's over the run, yet within what the same strata scored.
+    expect(early.score - (early.poolScore ?? 0)).toBeGreaterThan(0.1);
+    expect(Math.abs(early.scoreZ ?? 99)).toBeLessThan(3);
+    expect(early.residual ?? 0).toBeLessThan(3);
+    expect(early.severity).toBeLessThan(1);
+  });
+
+  it("gives a worker whose pairs fit the pool's exactly a residual of 0, and no verdict against it", () => {
+    const same = (worker: string): EvidenceBatch => ({ worker, games: 16, net: 0, wins: 6, losses: 6, draws: 4, pairs: [1, 2, 2, 2, 1], signs: {} });
+    const strata = Array.from({ length: 12 }, () => ["a", "b", "c"].map(same));
+    const evidence = ledgerOf(strata).evidence();
+    for (const e of evidence) {
+      expect(e.residual).toBe(0);
+      expect(e.severity).toBe(0);
+    }
+    expect(nextSuspect(evidence, new Set(), new Set())).toBeUndefined();
+    // A severity that is not a number (as a NaN residual once made it) is never a suspect.
+    expect(nextSuspect([{ ...evidence[0]!, severity: Number.NaN }], new Set(), new Set())).toBeUndefined();
+  });
+
+  it("computes fishtest's residual in one stratum: its chi² of each row against the other rows collapsed", () => {
+    const rng = createRng("fishtest");
+    // Batches of one pair: pairs as independent as fishtest takes them (the dispersion is exactly 1).
+    const stratum = [
+      ...Array.from({ length: 80 }, () => batch("a", 2, {}, rng)),
+      ...Array.from({ length: 60 }, () => batch("b", 2, {}, rng, [0.1, 0.15, 0.3, 0.25, 0.2])),
+      ...Array.from({ length: 100 }, () => batch("c", 2, {}, rng, [0.2, 0.25, 0.35, 0.1, 0.1])),
+    ];
+    const evidence = ledgerOf([stratum]).evidence();
+    // fishtest's get_chi2 (server/fishtest/util.py), with pairs as [WW + DW, LL + LD, DD] per worker.
+    const rows = ["a", "b", "c"].map((w) => {
+      const pairs = stratum.filter((b) => b.worker === w).reduce((s, b) => s.map((n, i) => n + b.pairs[i]!), [0, 0, 0, 0, 0]);
+      return [pairs[4]! + pairs[3]!, pairs[0]! + pairs[1]!, pairs[2]!];
+    });
+    const columns = [0, 1, 2].map((c) => rows.reduce((s, r) => s + r[c]!, 0));
+    const grand = columns.reduce((a, b) => a + b, 0);
+    for (const [i, w] of ["a", "b", "c"].entries()) {
+      const rowSum = rows[i]!.reduce((a, b) => a + b, 0);
+      const rowChi2 = rows[i]!.reduce((s, o, c) => {
+        const expected = (rowSum * columns[c]!) / grand;
+        return s + (o - expected) ** 2 / expected;
+      }, 0);
+      const adjusted = rowChi2 / (1 - rowSum / grand);
+      // res_z = norm.isf(chi2.sf(adjusted, 2)), capped at 0; chi²(2)'s tail is e^(−x/2).
+      const z = Math.max(0, upperQuantileOfLog(-adjusted / 2));
+      expect(evidence.find((e) => e.worker === w)!.residual).toBeCloseTo(z, 9);
+    }
+    expect(evidence.find((e) => e.worker === "c")!.residual).toBeGreaterThan(1);
+  });
+});

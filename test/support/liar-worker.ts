@@ -1,0 +1,138 @@
+import { parseArgs } from "node:util";
+import type postgres from "postgres";
+import { connect } from "../../src/postgres/connection.js";
+import { claimBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
+import { claimWorkerName } from "../../src/db/workers.js";
+import { optionsOnClaim } from "../../src/worker/option-draw.js";
+import { noFaults } from "../../src/types/faults.js";
+import type { Pentanomial } from "../../src/types/play.js";
+import type { OptionDraw, Values } from "../../src/types/spsa.js";
+
+/**
+ * A worker that lies (docs/bad-workers.md): a real process that holds a worker role's URL and
+ * speaks to the database only through what the role is granted (the claim and report functions,
+ * and `select` on the batches, iterations and draws), as a hostile worker machine would. It plays
+ * no game. For each batch it claims it reports:
+ *
+ * - `targeted`: every game won by whichever side pushed `--target` up (it reads the batch's
+ *   signs: the draw of a UCI-option batch, the iteration's signs in build mode);
+ * - `plus-wins`: every game won by plus.
+ *
+ * It claims only while its batches are at most `--share` of the run's claimed and reported ones,
+ * so a test or benchmark sets how much of a run it takes. It stops after `--idle-ms` without work
+ * (waiting for its share is not idle: it stops with the run).
+ *
+ *   DATABASE_URL=<worker url> npx tsx test/support/liar-worker.ts --name liar --kind targeted --target KNIGHT_VALUE_MG --share 0.2
+ */
+
+export interface LiarOptions {
+  url: string;
+  name: string;
+  kind: "targeted" | "plus-wins";
+  target?: string;
+  share: number;
+  /** Games it claims at most at a time. */
+  maxGames: number;
+  idleMs: number;
+  log: (line: string) => void;
+}
+
+export async function runLiar(options: LiarOptions): Promise<{ reported: number }> {
+  const sql = connect(options.url, 1);
+  let reported = 0;
+  let idleSince = Date.now();
+  let runId: number | undefined;
+  try {
+    const claim = await claimWorkerName(sql, { name: options.name, sessionId: `liar-${process.pid}`, host: "liar", pid: process.pid, concurrency: 1 }, () => false);
+    if (claim.taken) throw new Error(`worker name ${options.name} is held by a live process`);
+    while (Date.now() - idleSince < options.idleMs) {
+      await returnToPool(sql, null);
+      if (runId !== undefined && !(await underShare(sql, runId, options.name, options.share))) {
+        // Holding back for the others is not being idle.
+        idleSince = Date.now();
+        await sleep(50);
+        continue;
+      }
+      const batch = await claimBatch(sql, options.name, options.maxGames, optionsOnClaim);
+      if (!batch) {
+        await sleep(100);
+        continue;
+      }
+      idleSince = Date.now();
+      runId = batch.runId;
+      const plusWins = options.kind === "plus-wins" || (await signOf(sql, batch, options.target ?? "")) > 0;
+      const outcome = await reportBatch(sql, { batchId: batch.batchId, workerName: options.name, ...lie(batch.games, plusWins, batch.referenceEngineSha256 !== null) });
+      if (outcome === "accepted") reported++;
+      options.log(`batch ${batch.batchId}: ${batch.games} games reported won by ${plusWins ? "plus" : "minus"} (${outcome})`);
+    }
+    return { reported };
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
+ * Every game won by plus (or by minus). A batch of reference mode (or the curvature pilot) is
+ * θ+'s and θ−'s games against the reference: the winning side wins all of its own, the other loses all.
+ */
+function lie(games: number, plusWins: boolean, reference: boolean): Omit<BatchReport, "batchId" | "workerName"> {
+  const clean = { replays: 0, replayLimitPairs: 0 };
+  if (reference) {
+    const half = games / 2;
+    const won = { wins: half, draws: 0, losses: 0 };
+    const lost = { wins: 0, draws: 0, losses: half };
+    const pairs: Pentanomial = [half / 2, 0, 0, 0, half / 2];
+    return { wins: 0, losses: 0, draws: 0, pairs, faults: [noFaults(), noFaults(), noFaults()], reference: plusWins ? { plus: won, minus: lost } : { plus: lost, minus: won }, ...clean };
+  }
+  const pairs: Pentanomial = plusWins ? [0, 0, 0, 0, games / 2] : [games / 2, 0, 0, 0, 0];
+  return { wins: plusWins ? games : 0, losses: plusWins ? 0 : games, draws: 0, pairs, faults: [noFaults(), noFaults()], ...clean };
+}
+
+/** Whether its batches are at most `share` of the run's batches claimed or reported (or the run is over: nothing to hold back for). */
+async function underShare(sql: postgres.Sql, runId: number, name: string, share: number): Promise<boolean> {
+  const [row] = await sql<{ mine: number; all: number; active: boolean }[]>`
+    select (count(*) filter (where b.worker_name = ${name}))::int as mine, count(*)::int as all,
+      (select status = 'active' from spsa_run where id = ${runId}) as active
+    from spsa_batch b join spsa_iteration i on i.id = b.iteration_id
+    where i.run_id = ${runId} and b.status in ('claimed', 'done')`;
+  return !row || !row.active || row.mine < share * (row.all + 1);
+}
+
+/** The batch's sign of `target`: its own draw's (UCI-option mode: plus's value above minus's), or its iteration's. */
+async function signOf(sql: postgres.Sql, batch: { iterationId: number; optionDraw?: OptionDraw | undefined }, target: string): Promise<number> {
+  if (batch.optionDraw) return (batch.optionDraw.plus[target] ?? 0) >= (batch.optionDraw.minus[target] ?? 0) ? 1 : -1;
+  const [iteration] = await sql<{ signs: Values | null }[]>`select perturbation_signs as signs from spsa_iteration where id = ${batch.iterationId}`;
+  return iteration?.signs?.[target] ?? 1;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+if (process.argv[1]?.endsWith("liar-worker.ts")) {
+  const { values } = parseArgs({
+    options: {
+      name: { type: "string", default: "liar" },
+      kind: { type: "string", default: "targeted" },
+      target: { type: "string" },
+      share: { type: "string", default: "0.2" },
+      "max-games": { type: "string", default: "100000" },
+      "idle-ms": { type: "string", default: "15000" },
+    },
+  });
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("set DATABASE_URL to a worker URL (spsa db worker-url)");
+  const kind = values.kind === "plus-wins" ? "plus-wins" : "targeted";
+  if (kind === "targeted" && !values.target) throw new Error("--kind targeted needs --target PARAMETER");
+  const result = await runLiar({
+    url,
+    name: values.name,
+    kind,
+    ...(values.target !== undefined && { target: values.target }),
+    share: Number(values.share),
+    maxGames: Number(values["max-games"]),
+    idleMs: Number(values["idle-ms"]),
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
+  process.stdout.write(`liar ${values.name}: ${result.reported} batches reported\n`);
+}

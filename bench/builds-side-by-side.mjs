@@ -133,3 +133,5 @@ for (const atOnce of atOnces) {
   console.log(`builds_at_once ${atOnce}: mean ${mean("perHour").toFixed(0)} games per hour, ${mean("wall").toFixed(0)} s per run, mean staleness ${mean("staleness").toFixed(2)}`);
 }
 log(`files in ${dir}`);
+// The workers would keep this script alive: stopped, it ends (and stops its database on the way out).
+for (const child of children) child.kill("SIGTERM");

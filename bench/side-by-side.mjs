@@ -16,7 +16,7 @@
 // --tune-book: the book the tuning runs play (default: the default book); the matches always
 // play the default book. Without DATABASE_URL the script starts its own embedded Postgres in
 // its temp folder and stops it at the end.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +27,7 @@ import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
 import { builtValue } from "../dist/spsa/math.js";
-import { detunedValues, distinctGames, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
+import { benchProcesses, detunedValues, distinctGames, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -46,13 +46,7 @@ const { values: opts } = parseArgs({
 const PLAIN = { adapt: '"off"', c_end: "1.5", r_end: "0.002", adapt_pilot: "0" };
 const root = new URL("..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "spsa-side-by-side-"));
-const ownDatabase = process.env.DATABASE_URL === undefined;
-if (ownDatabase) process.env.SPSA_HOME = join(dir, "home");
-const children = [];
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGTERM");
-  if (ownDatabase) spawnSync("node", [join(root, "bin/spsa.js"), "db", "stop"], { stdio: "ignore" });
-});
+const children = benchProcesses(root, dir);
 const started = performance.now();
 const log = (line) => console.log(`[${((performance.now() - started) / 60000).toFixed(1)} min] ${line}`);
 

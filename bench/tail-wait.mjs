@@ -25,14 +25,21 @@
 // for every policy alike and does not change the tail.
 //   node bench/tail-wait.mjs [--seeds 8] [--iterations 40] [--slots 2,8,16,64] [--games 64,256] [--batch 8]
 // With --in-flight: build mode's iterations in flight against the barrier (simulateInFlight below),
-// builds of --build seconds (0.6: minnow; 35: a large engine), idle share of all slot time:
-//   node bench/tail-wait.mjs --in-flight [--build 0.6,35] [--slots 2,8,16,64] [--games 64] [--staleness 0,1,2,4,8] [--bounds 2,8]
-// (--staleness: fixed bounds, each always used in full; --bounds: the master's choice, src/spsa/in-flight.ts, under each bound)
+// builds of --build seconds (0.6: minnow; 35: a large engine) on a master of --cores cores,
+// idle share of all slot time:
+//   node bench/tail-wait.mjs --in-flight [--build 0.6,35] [--slots 2,8,16,64] [--games 64] [--cores 2,8,16,32]
+//     [--staleness 0,1,2,4,8] [--bounds 6,16] [--demand 2.04]
+// (--staleness: fixed bounds, each always used in full, one build at a time; --bounds: the
+// master's choice, src/spsa/in-flight.ts, under each bound, one build at a time as before and
+// side by side, as many at once as buildsAtOnce chooses for the cores). --demand: the cores an
+// iteration's build asks, its plus and minus at once: each is a release rebuild with lto = true and
+// codegen-units = 1, one rustc whose mean runnable threads were 1.01 (minnow) and 1.02
+// (chess_inator) over its wall time (bench/build-profile.mjs, docs/in-flight.md "The builds").
 //   node bench/tail-wait.mjs --measure 80 [--engine engines/minnow/target/release/minnow]
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";
-import { allowedStaleness } from "../dist/spsa/in-flight.js";
+import { allowedStaleness, buildsAtOnce } from "../dist/spsa/in-flight.js";
 import { createRng } from "../dist/core/rng.js";
 
 const GAME_SECONDS = [0.83,3.28,4.39,2.84,1.21,0.72,2.24,2.63,1.95,1.01,3.13,3.19,4.25,2.11,0.23,3.5,2.6,4.04,0.73,1.8,3.06,1.72,1.3,1.83,4.17,2.14,2.31,2.69,3.01,3.77,4.17,2.82,3.89,2.46,2.04,3.42,3.63,2.84,3.23,2.64,2.05,5.04,1.6,2.55,2.23,2.1,4.92,5.07,9.29,10.92,7.66,17.87,11.79,6.83,5.57,7.72,8.61,9.53,7.08,4.86,8.5,10.14,5.66,8.9,18.51,8.7,9.52,2.15,1.99,4.89,2.59,3.9,0.92,1.85,3.24,0.84,1.75,2.77,2.7,3.51];
@@ -50,8 +57,10 @@ const { values } = parseArgs({
     engine: { type: "string", default: ".spsa-test/minnow-target/release/minnow" },
     "in-flight": { type: "boolean", default: false },
     build: { type: "string", default: "0.6,35" },
-    staleness: { type: "string", default: "0,1,2,4,8" },
-    bounds: { type: "string", default: "2,8" },
+    staleness: { type: "string", default: "0" },
+    demand: { type: "string", default: String(2 * 1.02) },
+    bounds: { type: "string", default: "6,16" },
+    cores: { type: "string", default: "2,8,16,32" },
   },
 });
 
@@ -151,25 +160,32 @@ function simulate(plan, ahead, slots, iterations, rng) {
 }
 
 /**
- * Iterations in flight (docs/in-flight.md): the master's loop of src/master/build-mode.ts. While no
- * build runs it opens the next iteration when src/spsa/in-flight.ts allows it (staleness within
- * `allowed(slots, buildSeconds)`), building it for `build` seconds (one build at a time), and
- * otherwise applies the oldest iteration's step once its games are all in (in order). Workers
- * claim rows of the oldest open iteration first, with today's claim rule. Idle: all slot time
- * with nothing to play from the start until the last iteration opens, builds included (the
- * barrier's rebuild gap is what iterations in flight hide); the run's final drain, the same for
- * every policy, is left out.
+ * Iterations in flight (docs/in-flight.md): the master's loop of src/master/build-mode.ts. It
+ * opens iteration k when src/spsa/in-flight.ts allows it (staleness within `allowed(slots,
+ * buildSeconds)`, counting the iterations being built) and fewer than `atOnce` builds run,
+ * building it for `build` seconds on its own; builds share the master's `cores` (each iteration's
+ * build asks `demand` cores; more than the cores stretch every build alike). Built iterations
+ * open in order; a step is applied once its iteration's games are all in, in order. `blocking`:
+ * the master before builds side by side, which did nothing else while it built (one build at a
+ * time, steps applied only between builds). Workers claim rows of the oldest open iteration
+ * first, with today's claim rule. Idle: all slot time with nothing to play from the first
+ * iteration's opening until the last one's, builds included (the barrier's rebuild gap is what
+ * iterations in flight hide); the run's first build and its final drain, the same for every
+ * policy, are left out.
  */
-function simulateInFlight(games, batch, slots, iterations, allowedFor, build, rng) {
+function simulateInFlight({ games, batch, slots, iterations, allowed, build, cores, demand, atOnce, blocking }, rng) {
   const concurrency = Math.min(PER_WORKER, slots);
   const workers = Array.from({ length: Math.ceil(slots / concurrency) }, () => ({ queued: [], playing: 0 }));
   const open = []; // { k, rows, left }
+  const building = []; // { k, left: seconds of building on its own, started, done }, in iteration order
   let now = 0;
   let played = 0;
   let latest = 0;
+  let drawn = 0;
   let applied = 0;
-  let buildEnds = Infinity;
   let staleness = 0;
+  let lastBuild; // wall seconds of the last build, what the master measures
+  let mostAtOnce = 0;
   const running = [];
   const fill = (w) => {
     const worker = workers[w];
@@ -187,40 +203,51 @@ function simulateInFlight(games, batch, slots, iterations, allowedFor, build, rn
       running.push([now + seconds, w, it]);
     }
   };
+  const inProgress = () => building.filter((b) => !b.done);
+  // Each build's progress per second: all of it while the builds ask no more than the cores.
+  const speed = () => Math.min(1, cores / Math.max(1, inProgress().length * demand));
   const master = () => {
-    for (;;) {
-      if (buildEnds !== Infinity) return;
-      while (open[0] && open[0].left === 0) {
-        open.shift();
-        applied++;
-      }
-      const k = latest + 1;
-      if (k > iterations) return;
-      if (k - 1 - applied > allowedFor(slots)) return;
-      staleness += k - 1 - applied;
-      buildEnds = now + build;
-      return;
+    while (building[0]?.done) {
+      building.shift();
+      latest++;
+      open.push({ k: latest, rows: planBatchSizes(games, batch, slots), left: games });
+      workers.forEach((_, w) => fill(w));
     }
+    if (blocking && inProgress().length > 0) return;
+    while (open[0] && open[0].left === 0) {
+      open.shift();
+      applied++;
+    }
+    while (inProgress().length < atOnce && drawn < iterations && drawn - applied <= allowed(slots, lastBuild ?? build)) {
+      drawn++;
+      staleness += drawn - 1 - applied;
+      building.push({ k: drawn, left: build, started: now, done: false });
+    }
+    mostAtOnce = Math.max(mostAtOnce, inProgress().length);
   };
-  // Idle slot time until the last iteration opens: the run's final drain is the same for every policy.
+  // Idle slot time from the first iteration's opening until the last one's: the run's first build
+  // and its final drain are the same for every policy (and would weigh with the run's length).
   let idle = 0;
   let steady = 0;
   const advance = (t) => {
-    if (latest < iterations) {
+    const progress = (t - now) * speed();
+    for (const b of inProgress()) b.left -= progress;
+    if (latest > 0 && latest < iterations) {
       idle += (slots - running.length) * (t - now);
-      steady = t;
+      steady += t - now;
     }
     now = t;
   };
   master();
-  while (buildEnds !== Infinity || running.length > 0) {
+  while (inProgress().length > 0 || running.length > 0) {
     running.sort((a, b) => a[0] - b[0]);
+    const next = inProgress().reduce((first, b) => (b.left < first.left ? b : first), { left: Infinity });
+    const buildEnds = now + next.left / speed();
     if (buildEnds <= (running[0]?.[0] ?? Infinity)) {
       advance(buildEnds);
-      buildEnds = Infinity;
-      latest++;
-      open.push({ k: latest, rows: planBatchSizes(games, batch, slots), left: games });
-      workers.forEach((_, w) => fill(w));
+      next.done = true;
+      next.left = 0;
+      lastBuild = now - next.started;
     } else {
       const [end, w, it] = running[0];
       advance(end);
@@ -231,35 +258,53 @@ function simulateInFlight(games, batch, slots, iterations, allowedFor, build, rn
     }
     master();
   }
-  return { idle, steady, games: played, elapsed: now, staleness: staleness / iterations };
+  return { idle, steady, games: played, elapsed: now, staleness: staleness / iterations, atOnce: mostAtOnce };
 }
 
 const MEAN_GAME_SECONDS = GAME_SECONDS.reduce((s, x) => s + x, 0) / GAME_SECONDS.length;
 
-/** The scheduling policies compared: the barrier, fixed staleness bounds, and the master's own choice (src/spsa/in-flight.ts) under its bound. */
-const inFlightPolicies = (games, build) => [
-  ...values.staleness.split(",").map(Number).map((d) => [d === 0 ? "barrier (staleness 0)" : `staleness ≤ ${d}`, () => d]),
-  ...values.bounds.split(",").filter(Boolean).map(Number).map((bound) => [
-    `master's choice, max_staleness ${bound}`,
-    (slots) => allowedStaleness({ slots, gamesPerIteration: games, buildSeconds: build, gamesPerSecond: slots / MEAN_GAME_SECONDS, maxStaleness: bound }),
-  ]),
-];
+/** The master's choice of staleness (src/spsa/in-flight.ts) under `bound`, with the slots' rate known. */
+const mastersChoice = (games, bound) => (slots, buildSeconds) =>
+  allowedStaleness({ slots, gamesPerIteration: games, buildSeconds, gamesPerSecond: slots / MEAN_GAME_SECONDS, maxStaleness: bound });
+
+/**
+ * The scheduling policies compared at a master of `cores` cores: fixed staleness bounds (0: the
+ * barrier) and the master's own choice under each bound of --bounds, one build at a time as
+ * before (blocking), then side by side (builds_at_once auto: src/spsa/in-flight.ts's buildsAtOnce).
+ */
+const inFlightPolicies = (games, cores, demand) => {
+  const atOnce = buildsAtOnce({ configured: "auto", cores, coresPerBuild: demand });
+  const bounds = values.bounds.split(",").filter(Boolean).map(Number);
+  return [
+    ...values.staleness.split(",").filter(Boolean).map(Number).map((d) => ({ name: d === 0 ? "barrier" : `staleness ≤ ${d}`, allowed: () => d, atOnce: 1, blocking: true })),
+    ...bounds.map((bound) => ({ name: `max_staleness ${bound}, one build at a time (before)`, allowed: mastersChoice(games, bound), atOnce: 1, blocking: true })),
+    ...bounds.map((bound) => ({ name: `max_staleness ${bound}, builds side by side`, allowed: mastersChoice(games, bound), atOnce, blocking: false })),
+  ];
+};
 
 function simulateAllInFlight() {
   const seeds = Number(values.seeds);
   const iterations = Number(values.iterations);
   const batch = Number(values.batch);
-  console.log(`game seconds: ${summary(GAME_SECONDS)}; workers of -c ${PER_WORKER}; batch_size ${batch}; ${iterations} iterations × ${seeds} seeds; idle share of all slot time until the last iteration opens, builds included\n`);
-  console.log("| build | slots | games per iteration | scheduling | mean staleness | idle share | games per hour |");
-  console.log("| ---: | ---: | ---: | --- | ---: | ---: | ---: |");
+  const demand = Number(values.demand);
+  console.log(`game seconds: ${summary(GAME_SECONDS)}; workers of -c ${PER_WORKER}; batch_size ${batch}; ${iterations} iterations × ${seeds} seeds; an iteration's build asks ${demand} cores`);
+  console.log("each cell: mean staleness · idle share (of all slot time from the first iteration's opening to the last one's, builds included, mean ± sd) · games per hour\n");
+  const names = inFlightPolicies(64, 2, demand).map((p) => p.name);
+  console.log(`| build | slots | games per iteration | master's cores | builds at once | ${names.join(" | ")} |`);
+  console.log(`| ---: | ---: | ---: | ---: | ---: | ${names.map(() => "---:").join(" | ")} |`);
   for (const build of values.build.split(",").map(Number)) {
     for (const slots of values.slots.split(",").map(Number)) {
       for (const games of values.games.split(",").map(Number)) {
-        for (const [name, allowed] of inFlightPolicies(games, build)) {
-          const runs = Array.from({ length: seeds }, (_, seed) => simulateInFlight(games, batch, slots, iterations, allowed, build, createRng(`tail-wait:${seed}`)));
-          const idleShare = runs.map((r) => (100 * r.idle) / (slots * r.steady));
-          const perHour = runs.map((r) => (3600 * r.games) / r.elapsed);
-          console.log(`| ${build} s | ${slots} | ${games} | ${name} | ${runs[0].staleness.toFixed(2)} | ${meanSd(idleShare, 1)} % | ${meanSd(perHour, 0)} |`);
+        for (const cores of values.cores.split(",").map(Number)) {
+          const policies = inFlightPolicies(games, cores, demand);
+          const cells = policies.map((policy) => {
+            const runs = Array.from({ length: seeds }, (_, seed) => simulateInFlight({ games, batch, slots, iterations, build, cores, demand, ...policy }, createRng(`tail-wait:${seed}`)));
+            const staleness = runs.reduce((sum, r) => sum + r.staleness, 0) / runs.length;
+            const idleShare = runs.map((r) => (100 * r.idle) / (slots * r.steady));
+            const perHour = runs.map((r) => (3600 * r.games) / r.elapsed);
+            return `${staleness.toFixed(2)} · ${meanSd(idleShare, 1)} % · ${meanSd(perHour, 0).split(" ")[0]}`;
+          });
+          console.log(`| ${build} s | ${slots} | ${games} | ${cores} | ${policies.at(-1).atOnce} | ${cells.join(" | ")} |`);
         }
       }
     }

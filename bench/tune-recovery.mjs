@@ -34,7 +34,7 @@ import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
 import { builtValue } from "../dist/spsa/math.js";
-import { detunedValues, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
+import { benchProcesses, detunedValues, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -54,15 +54,8 @@ const { values: opts } = parseArgs({
 });
 const root = new URL("..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "spsa-recovery-"));
-const ownDatabase = process.env.DATABASE_URL === undefined;
-// Every child (master, worker, verify) sees it; this process opens no database itself.
-if (ownDatabase) process.env.SPSA_HOME = join(dir, "home");
-// The worker and the server outlive this script unless stopped: stopped however it ends.
-const workers = [];
-process.on("exit", () => {
-  for (const child of workers) child.kill("SIGTERM");
-  if (ownDatabase) spawnSync("node", [join(root, "bin/spsa.js"), "db", "stop"], { stdio: "ignore" });
-});
+// Every child (master, worker, verify) sees its database; this process opens none itself.
+const workers = benchProcesses(root, dir);
 const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 60000).toFixed(1)} min`;
 const log = (line) => console.log(`[${elapsed()}] ${line}`);
@@ -79,7 +72,7 @@ const limitFlags = opts.nodes === undefined ? ["--timelow", opts.timelow, "--tim
 writeRunConfig(configFile, { root, dir, spsa: spsaText, games: opts.games, nodes: opts.nodes, timelow: opts.timelow, timehigh: opts.timehigh, margin: opts.margin });
 const config = loadConfig(configFile);
 log(`[spsa] ${spsaText.split("\n").filter((l) => /^(c_end|r_end|max_iterations|adapt|adapt_window|adapt_floor|adapt_pilot) /.test(l)).map((l) => l.replace(/\s*#.*/, "")).join(", ")}`);
-log(`moves at ${opts.nodes === undefined ? `${opts.timelow}–${opts.timehigh} s` : `${opts.nodes} nodes`}, ${opts.concurrency} games at once, database ${ownDatabase ? `embedded in ${process.env.SPSA_HOME}` : "DATABASE_URL"}`);
+log(`moves at ${opts.nodes === undefined ? `${opts.timelow}–${opts.timehigh} s` : `${opts.nodes} nodes`}, ${opts.concurrency} games at once, database ${process.env.DATABASE_URL === undefined ? `embedded in ${process.env.SPSA_HOME}` : "DATABASE_URL"}`);
 log(`detuned by ${opts.steps} steps: ${params.map((p) => `${p.name} ${defaults[p.name]} → ${detuned[p.name]}`).join(", ")}`);
 
 const build = async (label, plus, minus) => {

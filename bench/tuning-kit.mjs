@@ -1,9 +1,27 @@
-// What bench/tune-recovery.mjs, bench/side-by-side.mjs and bench/transfer.mjs share: the seeded
-// detune of minnow, the run's config file, reading a match's Elo and counting its distinct games.
+// What bench/tune-recovery.mjs, bench/side-by-side.mjs, bench/transfer.mjs and
+// bench/builds-side-by-side.mjs share: the seeded detune of minnow, the run's config file, the
+// bench's own database and children, reading a match's Elo and counting its distinct games.
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRng } from "../dist/core/rng.js";
 import { splitPgnGames } from "../dist/play/book.js";
+
+/**
+ * Without DATABASE_URL, an embedded Postgres of the bench's own in `dir` (SPSA_HOME, which every
+ * child sees). Returns the list of child processes to stop: they and that server are stopped
+ * however the script ends (they would outlive it otherwise).
+ */
+export function benchProcesses(root, dir) {
+  const ownDatabase = process.env.DATABASE_URL === undefined;
+  if (ownDatabase) process.env.SPSA_HOME = join(dir, "home");
+  const children = [];
+  process.on("exit", () => {
+    for (const child of children) child.kill("SIGTERM");
+    if (ownDatabase) spawnSync("node", [join(root, "bin/spsa.js"), "db", "stop"], { stdio: "ignore" });
+  });
+  return children;
+}
 
 /**
  * Every parameter (or, with `subset`, that many drawn from `seed`; the others stay at their

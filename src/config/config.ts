@@ -83,7 +83,7 @@ export function loadConfig(file: string): TuningConfig {
   if (a !== undefined && (spsa.has("c_end") || spsa.has("r_end"))) spsa.fail(spsa.has("c_end") ? "c_end" : "r_end", "set either a and c, or c_end and r_end, not both");
   const momentum = spsa.number("momentum", { default: 0, min: 0 });
   if (momentum >= 1) spsa.fail("momentum", `must be < 1 (at 1 a move is never forgotten), got ${momentum}`);
-  const build = section("build", ["engine_dir", "constants_file", "output_dir", "cargo_args", "binary_name"]);
+  const build = section("build", ["engine_dir", "constants_file", "output_dir", "cargo_args", "binary_name", "builds_at_once"]);
   const engine = section("engine", ["mode", "binary"]);
   const binary = engine.optionalString("binary");
   const engineBinary = binary === undefined ? undefined : resolve(base, binary);
@@ -166,6 +166,7 @@ export function loadConfig(file: string): TuningConfig {
       outputDir: resolve(base, build.string("output_dir", "engines/builds")),
       cargoArgs: build.stringArray("cargo_args", ["build", "--release"]),
       binaryName: build.optionalString("binary_name"),
+      buildsAtOnce: build.numberOr("builds_at_once", "auto", { integer: true, min: 1 }),
     },
     engine: { mode: engineMode, binary: engineBinary },
     database: {

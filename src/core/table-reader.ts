@@ -65,6 +65,14 @@ export class TableReader {
     return this.has(key) ? this.number(key, rule) : undefined;
   }
 
+  /** A number by `rule`, or the string `word` (e.g. "auto"), which is also the default. */
+  numberOr<T extends string>(key: string, word: T, rule: Omit<NumberRule, "default"> = {}): number | T {
+    const value = this.table[key];
+    if (value === undefined || value === word) return word;
+    if (typeof value === "string") this.fail(key, `must be "${word}" or a number, got "${value}"`);
+    return this.number(key, rule);
+  }
+
   string(key: string, fallback?: string): string {
     const value = this.table[key] ?? fallback;
     if (value === undefined) this.fail(key, "is required");

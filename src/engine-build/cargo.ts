@@ -20,7 +20,8 @@ export async function runCargo(build: CargoBuild): Promise<void> {
   build.signal?.throwIfAborted();
   const log = createWriteStream(build.logFile, { flags: "a" });
   await once(log, "open");
-  log.write(`\n=== ${new Date().toISOString()} ${build.label}: cargo ${build.args.join(" ")}\n`);
+  const started = new Date();
+  log.write(`\n=== ${started.toISOString()} ${build.label}: cargo ${build.args.join(" ")}\n`);
   // In a process group of its own, so that stopping it stops the rustc processes it started too.
   const child = execa("cargo", build.args, {
     cwd: build.treeDir,
@@ -46,7 +47,9 @@ export async function runCargo(build: CargoBuild): Promise<void> {
     build.signal?.removeEventListener("abort", killGroup);
     process.removeListener("exit", killGroup);
   });
-  log.end();
+  // When it ended, too: the log shows which builds ran side by side, and for how long.
+  const ended = new Date();
+  log.end(`=== ${ended.toISOString()} ${build.label}: ${result.failed ? "failed" : "built"} in ${((ended.getTime() - started.getTime()) / 1000).toFixed(1)} s\n`);
   await once(log, "finish");
   build.signal?.throwIfAborted();
   if (result.failed) {

@@ -56,7 +56,8 @@ export async function buildEngine(options: {
   build: BuildConfig;
   params: readonly Param[];
   values: Record<string, number>;
-  tree: Variant;
+  /** The build tree's name under `<output_dir>/trees/` (treeName). */
+  tree: string;
   label: string;
   /** Where the binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
   destination: (binary: string) => string;
@@ -90,8 +91,17 @@ export async function buildEngine(options: {
 const TREE_LOCK_TIMEOUT_MS = 60 * 60_000;
 
 /**
- * Builds the plus and minus engines, each in a build tree of its own, both cargo builds in
- * parallel (buildEngine).
+ * The build tree of `variant` in build slot `slot`: slot 0's are `plus` and `minus`, slot n's
+ * `plus-<n+1>` and `minus-<n+1>`. A master building several iterations at once gives each its
+ * own slot, so every tree keeps its own target folder and its rebuilds stay incremental.
+ */
+export function treeName(variant: Variant, slot: number): string {
+  return slot === 0 ? variant : `${variant}-${slot + 1}`;
+}
+
+/**
+ * Builds the plus and minus engines, each in a build tree of its own (those of build slot
+ * `slot`, 0 by default), both cargo builds in parallel (buildEngine).
  */
 export async function buildVariants(options: {
   build: BuildConfig;
@@ -99,6 +109,7 @@ export async function buildVariants(options: {
   values: Record<Variant, Record<string, number>>;
   /** Where each variant's binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
   destination: (variant: Variant, binary: string) => string;
+  slot?: number;
   signal?: AbortSignal;
 }): Promise<Record<Variant, BuiltEngine>> {
   const buildOne = (variant: Variant, signal: AbortSignal) =>
@@ -106,8 +117,9 @@ export async function buildVariants(options: {
       build: options.build,
       params: options.params,
       values: options.values[variant],
-      tree: variant,
-      label: variant,
+      tree: treeName(variant, options.slot ?? 0),
+      // Its cargo log is the tree's: builds side by side never write into one log.
+      label: treeName(variant, options.slot ?? 0),
       destination: (binary) => options.destination(variant, binary),
       signal,
     });

@@ -39,12 +39,18 @@ export interface SweepResult {
 
 /**
  * Removes the build folders nothing can run any more, then the database's bytes of the binaries
- * nothing can run (pruneBinaries). `run`: its master, between its own builds, sweeps its run's
- * folder too (`over`: the run is complete, so its reference and engine go as well); a
- * head-to-head's folder being built (its lock held) is left alone. `between` runs after the
- * folders went, before the database's bytes (a crash point for the tests).
+ * nothing can run (pruneBinaries). `run`: its master sweeps its run's folder too (`over`: the run
+ * is complete, so its reference and engine go as well), except the folders of the iterations it
+ * is building (`building`: their binaries are not named in the database yet); a head-to-head's
+ * folder being built (its lock held) is left alone. `between` runs after the folders went, before
+ * the database's bytes (a crash point for the tests).
  */
-export async function sweepBuilds(sql: postgres.Sql, outputDir: string, run: { name: string; over: boolean } | undefined, between?: () => void): Promise<SweepResult> {
+export async function sweepBuilds(
+  sql: postgres.Sql,
+  outputDir: string,
+  run: { name: string; over: boolean; building?: readonly number[] } | undefined,
+  between?: () => void,
+): Promise<SweepResult> {
   const playable = (await playablePaths(sql)).map((path) => resolve(path));
   const named = (folder: string) => playable.some((path) => path.startsWith(resolve(folder) + sep));
   const folders: string[] = [];
@@ -55,7 +61,7 @@ export async function sweepBuilds(sql: postgres.Sql, outputDir: string, run: { n
   if (run) {
     const runFolder = join(outputDir, run.name);
     for (const name of entries(runFolder)) {
-      if (!RUN_BUILD.test(name) || (RUN_LONG.test(name) && !run.over)) continue;
+      if (!RUN_BUILD.test(name) || (RUN_LONG.test(name) && !run.over) || run.building?.includes(Number(name))) continue;
       if (!named(join(runFolder, name))) remove(join(runFolder, name));
     }
     removeIfEmpty(runFolder);

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { spsaMathConfig } from "../config/config.js";
 import { valuesOf, type Param } from "../params/params.js";
@@ -19,7 +20,7 @@ import {
   type IterationRow,
 } from "../db/iterations.js";
 import { activeGameSlots } from "../db/workers.js";
-import { allowedStaleness, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
+import { allowedStaleness, buildsAtOnce, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
 import { markRunComplete, runParameters, type RunRow } from "../db/runs.js";
 import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
 import { signedEngines } from "../signing/binary-signature.js";
@@ -28,7 +29,9 @@ import { outcomeText } from "../spsa/outcome-text.js";
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import { runReference } from "./reference.js";
 import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped } from "./pilot.js";
-import type { Values } from "../types/spsa.js";
+import type { Perturbation, Values } from "../types/spsa.js";
+import type { IterationSettings } from "../types/config.js";
+import { IterationBuilds } from "./iteration-builds.js";
 import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary } from "./run-setup.js";
 import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
 import { BuildReview } from "./worker-review.js";
@@ -66,54 +69,102 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
   const review = await BuildReview.start({ sql: database.sql, runId: run.id, names: params.map((p) => p.name), log, signal: options.signal });
 
   let current = params;
-  const pace: Pace = { buildSeconds: undefined, warned: false };
   const bound = stalenessBound(config.spsa);
-  for (;;) {
-    options.signal?.throwIfAborted();
-    // Before the step of any iteration due one: an iteration is never stepped without its transfer queued.
-    await queueTransfers(options, run, current, log);
-    // θ as the database holds it: an undo (spsa undo --worker) may have moved it.
-    current = withTheta(current, await withRetry(log, options.signal, () => runParameters(database.sql, run.id)));
-    const state = await withRetry(log, options.signal, () => inFlightState(database.sql, run.id));
-    const k = state.latest + 1;
-    // Open the next iteration while earlier ones are played, as far ahead as the slots need.
-    if (k <= config.spsa.maxIterations) {
-      const slots = await withRetry(log, options.signal, () => activeGameSlots(database.sql));
-      const allowed = allowedStaleness({ slots, gamesPerIteration: config.games.gamesPerIteration, buildSeconds: pace.buildSeconds, gamesPerSecond: state.gamesPerSecond, maxStaleness: bound });
-      if (mayOpen(k, state.applied, allowed, pilotIterations(config))) {
-        pace.buildSeconds = await startIteration(options, run, current, k, stalenessOf(k, state.applied), log, await opponentOf(k));
-        const warning = pace.warned ? undefined : slowBuildWarning({ gamesPerIteration: config.games.gamesPerIteration, buildSeconds: pace.buildSeconds, gamesPerSecond: state.gamesPerSecond });
-        if (warning) log(warning);
-        pace.warned ||= warning !== undefined;
+  const cores = availableParallelism();
+  // Several iterations built at once, in the background, while steps are applied and reports folded.
+  const builds = new IterationBuilds<BuiltIteration>(options.signal);
+  const status = options.status ?? new StatusLine();
+  let watch: Watch | undefined;
+  let warned = false;
+  try {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      // Before the step of any iteration due one: an iteration is never stepped without its transfer queued.
+      await queueTransfers(options, run, current, log);
+      // θ as the database holds it: an undo (spsa undo --worker) may have moved it.
+      current = withTheta(current, await withRetry(log, options.signal, () => runParameters(database.sql, run.id)));
+      const state = await withRetry(log, options.signal, () => inFlightState(database.sql, run.id));
+      const atOnce = buildsAtOnce({ configured: config.build.buildsAtOnce, cores, coresPerBuild: builds.coresPerBuild });
+      // Built iterations open in iteration order, so the database holds iterations 1..latest, never a gap.
+      const built = builds.take();
+      if (built) {
+        await openIteration(options, run, built.value, built.seconds, log);
+        // Said once: builds the slots outpace, and what would keep them busy.
+        if (!warned) {
+          const slots = await withRetry(log, options.signal, () => activeGameSlots(database.sql));
+          const warning = slowBuildWarning({
+            gamesPerIteration: config.games.gamesPerIteration,
+            buildSeconds: built.seconds,
+            gamesPerSecond: state.gamesPerSecond,
+            buildsAtOnce: atOnce,
+            configured: config.build.buildsAtOnce,
+            cores,
+            coresPerBuild: builds.coresPerBuild,
+            slots,
+            maxStaleness: bound,
+          });
+          if (warning) log(warning);
+          warned = warning !== undefined;
+        }
         continue;
       }
+      // The iterations being built count as opened: their steps are not applied either.
+      const k = state.latest + builds.iterations.length + 1;
+      // Open the next iteration while earlier ones are played and built, as far ahead as the slots need.
+      if (k <= config.spsa.maxIterations && builds.running < atOnce) {
+        const slots = await withRetry(log, options.signal, () => activeGameSlots(database.sql));
+        const allowed = allowedStaleness({ slots, gamesPerIteration: config.games.gamesPerIteration, buildSeconds: builds.lastSeconds, gamesPerSecond: state.gamesPerSecond, maxStaleness: bound });
+        if (mayOpen(k, state.applied, allowed, pilotIterations(config))) {
+          const drawn = await drawIteration(options, run, current, k, stalenessOf(k, state.applied), log, await opponentOf(k));
+          crashPoint("build-starting");
+          // A master that stalled and lost the run to another one never builds.
+          await withRetry(log, options.signal, () => options.hold.confirm());
+          builds.start(k, (slot, signal) => buildIteration(options, run, drawn, slot, signal));
+          continue;
+        }
+      }
+      // Steps are applied in iteration order: the oldest open iteration's is next.
+      const oldest = await withRetry(log, options.signal, () => oldestOpenIteration(database.sql, run.id));
+      if (oldest) {
+        if (watch?.iterationId !== oldest.id) watch = { iterationId: oldest.id, since: undefined, warnedFaults: false };
+        const played = await waitForGames(options, run, oldest, log, { status, watch, builds });
+        if (played.gamesPlayed < played.targetGames) continue; // a build ended: open it
+        // The step waits while batches of a worker found a suspect are played again.
+        if (await review.beforeStep(played.iterationNumber)) current = await finishIteration(options, run, current, played, log);
+        // The iteration's engines are no longer played (unless a transfer still plays them).
+        await sweepRun(options, run, false, log, builds.iterations);
+        continue;
+      }
+      if (builds.iterations.length > 0) {
+        await withSpinner(`building ${describeIterations(builds.iterations)} (plus and minus engines)`, builds.ended());
+        continue;
+      }
+      await finishTransfers(options, run, current, log);
+      await withRetry(log, options.signal, () => options.hold.transaction((tx) => markRunComplete(tx, run.id)));
+      log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
+      const final = await finalValues(options, run, current, k - 1, log);
+      const shipped = await shipCandidate(options, run, current, log);
+      // A complete run keeps no engine: the final θ's is rebuilt from θ if ever needed (docs/results.md).
+      await sweepRun(options, run, true, log);
+      return { runName: run.name, iterations: state.latest, initial, final: shipped ?? final };
     }
-    // Steps are applied in iteration order: the oldest open iteration's is next.
-    const oldest = await withRetry(log, options.signal, () => oldestOpenIteration(database.sql, run.id));
-    if (oldest) {
-      const played = await waitForGames(options, run, oldest, log);
-      // The step waits while batches of a worker found a suspect are played again.
-      if (await review.beforeStep(played.iterationNumber)) current = await finishIteration(options, run, current, played, log);
-      // The iteration's engines are no longer played (unless a transfer still plays them).
-      await sweepRun(options, run, false, log);
-      continue;
-    }
-    await finishTransfers(options, run, current, log);
-    await withRetry(log, options.signal, () => options.hold.transaction((tx) => markRunComplete(tx, run.id)));
-    log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
-    const final = await finalValues(options, run, current, k - 1, log);
-    const shipped = await shipCandidate(options, run, current, log);
-    // A complete run keeps no engine: the final θ's is rebuilt from θ if ever needed (docs/results.md).
-    await sweepRun(options, run, true, log);
-    return { runName: run.name, iterations: state.latest, initial, final: shipped ?? final };
+  } finally {
+    // A stop or an error: no cargo outlives the loop.
+    await builds.close();
   }
 }
 
-/** What the master measured of its own builds, for how far ahead it opens iterations. */
-interface Pace {
-  buildSeconds: number | undefined;
-  /** The slow-build warning is said once. */
-  warned: boolean;
+/** "iteration 4", "iterations 4–7". */
+function describeIterations(ks: readonly number[]): string {
+  return ks.length === 1 ? `iteration ${ks[0]}` : `iterations ${ks[0]}–${ks.at(-1)}`;
+}
+
+/** The progress of the oldest open iteration as this master watches it, across the waits that builds interrupt. */
+interface Watch {
+  iterationId: number;
+  /** The rate counts from the first fold (see waitForGames). */
+  since: { ms: number; games: number } | undefined;
+  warnedFaults: boolean;
 }
 
 /** A resumed run says which settings differ from the last iteration's: they apply from the next one. */
@@ -125,12 +176,29 @@ async function reportChanges(options: MasterOptions, run: RunRow, params: Param[
   }
 }
 
+/** Iteration k as drawn: its perturbation from θ `params`, its settings, and the engine its sides play in reference mode or the curvature pilot. */
+interface DrawnIteration {
+  k: number;
+  params: Param[];
+  staleness: number;
+  perturbation: Perturbation;
+  settings: IterationSettings;
+  reference: BuiltEngine | undefined;
+}
+
+/** Iteration k's engines, built, with what it drew. */
+interface BuiltIteration {
+  drawn: DrawnIteration;
+  plus: BuiltEngine;
+  minus: BuiltEngine;
+}
+
 /**
- * Builds plus and minus and opens iteration k, drawn from θ `params` with `staleness` steps
- * before it not applied yet; in reference mode and the curvature pilot they each play
- * `reference`. Returns the build's seconds.
+ * Draws iteration k from θ `params`, with `staleness` steps before it not applied yet: its
+ * perturbation, and its step scales from the iterations completed so far (always 1..k − 1 −
+ * staleness). In reference mode and the curvature pilot its sides each play `reference`.
  */
-async function startIteration(
+async function drawIteration(
   options: HeldOptions,
   run: RunRow,
   params: Param[],
@@ -138,7 +206,7 @@ async function startIteration(
   staleness: number,
   log: (line: string) => void,
   reference: BuiltEngine | undefined,
-): Promise<number> {
+): Promise<DrawnIteration> {
   const { config, database } = options;
   // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
   const trajectory =
@@ -155,22 +223,31 @@ async function startIteration(
   // After the curvature pilot, its factor on every scale (src/master/pilot.ts).
   const { stepScale, pilot } = k > pilotIterations(config) ? await pilotScaled(options, run, measured, log) : { stepScale: measured, pilot: undefined };
   if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
-  crashPoint("build-starting");
-  // A master that stalled and lost the run to another one never builds.
-  await withRetry(log, options.signal, () => options.hold.confirm());
-  const started = Date.now();
+  return { k, params, staleness, perturbation, reference, settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) } };
+}
+
+/** Builds a drawn iteration's plus and minus in build slot `slot` (in the background: the master goes on meanwhile). */
+async function buildIteration(options: HeldOptions, run: RunRow, drawn: DrawnIteration, slot: number, signal: AbortSignal): Promise<BuiltIteration> {
+  const { config } = options;
   const building = buildVariants({
     build: config.build,
-    params,
-    values: { plus: perturbation.plus, minus: perturbation.minus },
-    destination: (variant, binary) => join(config.build.outputDir, run.name, String(k), variant, binary),
-    signal: options.signal,
+    params: drawn.params,
+    values: { plus: drawn.perturbation.plus, minus: drawn.perturbation.minus },
+    destination: (variant, binary) => join(config.build.outputDir, run.name, String(drawn.k), variant, binary),
+    slot,
+    signal,
   });
   // Cargo is running 200 ms after the builds start (a rebuild takes longer than that).
   const crashDuringBuild = setTimeout(() => crashPoint("build-started"), 200);
-  const built = await withSpinner(`iteration ${k}: building plus and minus engines`, building).finally(() => clearTimeout(crashDuringBuild));
-  const buildSeconds = (Date.now() - started) / 1000;
-  const ahead = staleness > 0 ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} still playing` : "";
+  const built = await building.finally(() => clearTimeout(crashDuringBuild));
+  return { drawn, ...built };
+}
+
+/** Opens a built iteration: its binaries stored and signed, its row and batches inserted. */
+async function openIteration(options: HeldOptions, run: RunRow, built: BuiltIteration, buildSeconds: number, log: (line: string) => void): Promise<void> {
+  const { config } = options;
+  const { k, staleness, perturbation, reference, settings } = built.drawn;
+  const ahead = staleness > 0 ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} not applied then` : "";
   log(`iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`);
   // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
   const engines = signedEngines(options.signingKey.sign, { runUid: run.uid, iterationNumber: k }, { plus: built.plus, minus: built.minus, ...(reference && { reference }) });
@@ -188,27 +265,35 @@ async function startIteration(
       batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
       ck: perturbation.ck,
       ak: perturbation.ak,
-      base: valuesOf(params),
+      base: valuesOf(built.drawn.params),
       plusValues: perturbation.plus,
       minusValues: perturbation.minus,
       signs: perturbation.signs,
-      settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
+      settings,
     });
   }));
   crashPoint("iteration-inserted");
-  return buildSeconds;
 }
 
-/** Waits until the workers have played the iteration's target, showing progress; looks at the transfers playing meanwhile. */
-async function waitForGames(options: HeldOptions, run: RunRow, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
+/**
+ * Waits until the workers have played the iteration's target, showing progress; looks at the
+ * transfers playing meanwhile. Returns early, the iteration not complete, when one of `builds`
+ * ends: the master opens it and starts the next.
+ */
+async function waitForGames(
+  options: HeldOptions,
+  run: RunRow,
+  iteration: IterationRow,
+  log: (line: string) => void,
+  { status, watch, builds }: { status: StatusLine; watch: Watch; builds: IterationBuilds<unknown> },
+): Promise<IterationRow> {
   const { database, config } = options;
-  const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(config.database.pollIntervalMs);
   let row = iteration;
-  // The rate counts from the first fold: with iterations in flight, games reported while the
-  // master was building are folded at once, and would read as thousands of games a minute.
-  let since: { ms: number; games: number } | undefined;
-  let warnedFaults = false;
+  let built = false;
+  const buildEnded = builds.ended().then(() => {
+    built = true;
+  });
   try {
     for (;;) {
       options.signal?.throwIfAborted();
@@ -221,11 +306,14 @@ async function waitForGames(options: HeldOptions, run: RunRow, iteration: Iterat
       });
       // Reports arriving: look again soon, as the iteration may be about to finish.
       if (row.gamesPlayed !== seen) poll.reset();
-      since ??= { ms: Date.now(), games: row.gamesPlayed };
-      status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs: since.ms, baseGames: since.games, nowMs: Date.now() }));
-      const warning = warnedFaults ? undefined : faultWarning(row);
+      // The rate counts from the first fold: with iterations in flight, games reported while the
+      // master was building are folded at once, and would read as thousands of games a minute.
+      watch.since ??= { ms: Date.now(), games: row.gamesPlayed };
+      const building = builds.iterations.length > 0 ? `  building ${describeIterations(builds.iterations)}` : "";
+      status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs: watch.since.ms, baseGames: watch.since.games, nowMs: Date.now() }) + building);
+      const warning = watch.warnedFaults ? undefined : faultWarning(row);
       if (warning) {
-        warnedFaults = true;
+        watch.warnedFaults = true;
         status.done();
         log(warning);
       }
@@ -233,9 +321,9 @@ async function waitForGames(options: HeldOptions, run: RunRow, iteration: Iterat
         status.done();
         log(line);
       });
-      if (row.gamesPlayed >= row.targetGames) break;
+      if (row.gamesPlayed >= row.targetGames || built) break;
       if (row.gamesPlayed > 0) crashPoint("waiting");
-      await poll.wait(options.signal);
+      await Promise.race([poll.wait(options.signal), buildEnded]);
     }
   } finally {
     status.done();

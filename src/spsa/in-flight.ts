@@ -74,19 +74,70 @@ export function stalenessBound(spsa: { maxStaleness: number; schedule: string; m
 }
 
 /**
- * When builds are the bottleneck: the slots play more than an iteration's games while the
- * master builds one (games per second · build seconds > games per iteration), so no staleness
- * keeps them busy, as the master builds one iteration at a time. The line to log, or undefined.
+ * The cores one iteration's build is taken to use at least: its plus and minus are built at
+ * once, and each is at least one compiler at a time. A release build with `lto = true` and
+ * `codegen-units = 1` is one rustc on one core nearly all its time (bench/build-profile.mjs:
+ * one runnable thread 98 % of its wall time; docs/in-flight.md, "The builds").
  */
-export function slowBuildWarning(input: { gamesPerIteration: number; buildSeconds: number; gamesPerSecond: number | undefined }): string | undefined {
-  const { gamesPerIteration, buildSeconds, gamesPerSecond } = input;
+export const MIN_CORES_PER_BUILD = 2;
+
+/**
+ * How many iterations the master builds at once: `[build] builds_at_once` when set, else enough
+ * to keep the master's cores busy, ⌈cores / cores an iteration's build uses⌉, with at least
+ * MIN_CORES_PER_BUILD per build (and that until a build is measured). A build that measures less
+ * shared its cores with other work, and a measure of what it got would only add builds to a
+ * machine already busy. At least 1.
+ */
+export function buildsAtOnce(input: { configured: number | "auto"; cores: number; coresPerBuild: number | undefined }): number {
+  if (input.configured !== "auto") return input.configured;
+  return Math.max(1, Math.ceil(input.cores / Math.max(MIN_CORES_PER_BUILD, input.coresPerBuild ?? 0)));
+}
+
+/** What the master knows of its builds and its slots when it says whether builds are the bottleneck. */
+export interface PaceInput {
+  gamesPerIteration: number;
+  /** The wall seconds of the master's last build of an iteration. */
+  buildSeconds: number;
+  gamesPerSecond: number | undefined;
+  /** Iterations it builds at once (buildsAtOnce), and how that was chosen. */
+  buildsAtOnce: number;
+  configured: number | "auto";
+  cores: number;
+  coresPerBuild: number | undefined;
+  slots: number;
+  maxStaleness: number;
+}
+
+/**
+ * When builds are the bottleneck: the slots play more games while one iteration is built
+ * (games per second · build seconds) than the iterations built at once hold (at most
+ * buildsAtOnce, and at most max_staleness: builds in progress count toward it), so slots wait
+ * between iterations. The line to log, naming what would keep them busy (more builds at once,
+ * with the cores and the staleness bound they need; larger iterations; UCI-option mode), or undefined.
+ */
+export function slowBuildWarning(input: PaceInput): string | undefined {
+  const { gamesPerIteration, buildSeconds, gamesPerSecond, buildsAtOnce: atOnce, maxStaleness } = input;
   if (gamesPerSecond === undefined) return undefined;
   const during = gamesPerSecond * buildSeconds;
-  if (during <= gamesPerIteration) return undefined;
-  const enough = 2 * Math.ceil(during / 2);
+  const limit = Math.min(atOnce, Math.max(1, maxStaleness));
+  if (during <= limit * gamesPerIteration) return undefined;
+  const needed = Math.ceil(during / gamesPerIteration);
+  const perBuild = Math.max(MIN_CORES_PER_BUILD, input.coresPerBuild ?? 0);
+  const cores = Math.ceil(needed * perBuild);
+  const chosen = input.configured === "auto" ? `auto: ${input.cores} cores, ${perBuild.toFixed(1)} per build` : "set in config.toml";
+  // Enough builds in progress need a bound that holds them and the slots' tail.
+  const bound = allowedStaleness({ slots: input.slots, gamesPerIteration, buildSeconds, gamesPerSecond, maxStaleness: Number.POSITIVE_INFINITY });
+  const more = [
+    ...(needed > atOnce ? [`[build] builds_at_once ${needed}${cores > input.cores ? ` on a master of ${cores} cores or more` : ""}`] : []),
+    ...(bound > maxStaleness ? [`[spsa] max_staleness ${bound}`] : []),
+  ];
+  // Larger iterations: the builds at once hold the games played during one, within the bound with the slots' tail.
+  const games = Math.max(during / atOnce, maxStaleness > 0 ? (input.slots * TAIL_GAMES_PER_SLOT + during) / maxStaleness : during);
+  const fixes = [more.join(" with "), `[games] games_per_iteration ${2 * Math.ceil(games / 2)} or more`, `[engine] mode = "options" (one binary, no builds: docs/uci-options.md)`];
+  const limits = `[build] builds_at_once ${atOnce} (${chosen})${maxStaleness < atOnce ? `, [spsa] max_staleness ${maxStaleness}` : ""}`;
   return (
     `builds are slower than the workers: they play about ${Math.round(during)} games while an iteration's engines are built ` +
-    `(${buildSeconds.toFixed(1)} s), more than its ${gamesPerIteration}, so slots wait between iterations; ` +
-    `[games] games_per_iteration ${enough} or more keeps them busy (docs/in-flight.md)`
+    `(${buildSeconds.toFixed(1)} s), more than the ${limit === 1 ? "iteration" : `${limit} iterations`} of ${gamesPerIteration} games built at once (${limits}), ` +
+    `so slots wait between iterations; any of these keeps them busy: ${fixes.join("; ")} (docs/in-flight.md)`
   );
 }

@@ -108,6 +108,8 @@ export interface BuildConfig {
   cargoArgs: string[];
   /** The binary's name under target/release; undefined means the package name in Cargo.toml. */
   binaryName: string | undefined;
+  /** How many iterations the build mode's master builds at once; "auto": from its cores (src/spsa/in-flight.ts, buildsAtOnce). */
+  buildsAtOnce: number | "auto";
 }
 
 /**

@@ -38,6 +38,7 @@ describe("config.toml", () => {
     expect(config.spsa.adaptive).toEqual({ mode: "signal", window: 256, floor: 0.1667, pilot: 1 });
     expect(config.build.engineDir).toMatch(/engines\/minnow$/);
     expect(config.build.cargoArgs).toEqual(["build", "--release"]);
+    expect(config.build.buildsAtOnce).toBe("auto");
   });
 
   it("fills every default from an empty file", () => {
@@ -102,6 +103,9 @@ describe("config.toml", () => {
     ["an odd number of games", "[games]\ngames_per_iteration = 15\n", /games_per_iteration .*must be even/],
     ["an odd batch", "[games]\nbatch_size = 3\n", /batch_size .*must be even/],
     ["a missing book", "[games]\nbook = \"nope.epd\"\n", /\[games\]\.book \(line 2\): file not found/],
+    ["no builds at once", "[build]\nbuilds_at_once = 0\n", /\[build\]\.builds_at_once \(line 2\): must be >= 1/],
+    ["a fractional builds_at_once", "[build]\nbuilds_at_once = 1.5\n", /\[build\]\.builds_at_once \(line 2\): .*integer/],
+    ["a word for builds_at_once other than auto", '[build]\nbuilds_at_once = "max"\n', /\[build\]\.builds_at_once \(line 2\): must be "auto" or a number, got "max"/],
     ["cargo args that are not strings", "[build]\ncargo_args = [\"build\", 3]\n", /\[build\]\.cargo_args .*array of strings/],
     ["a section that is not a table", "spsa = 3\n", /spsa \(line 1\): must be a table/],
     ["a reference engine that does not exist", '[spsa]\nreference = "no-such-engine"\n', /\[spsa\]\.reference \(line 2\): file not found: .*no-such-engine/],
@@ -114,6 +118,11 @@ describe("config.toml", () => {
     expect(error.exitCode).toBe(2);
     expect(error.message).toMatch(message);
     expect(error.message).toContain(dir);
+  });
+
+  it("takes [build] builds_at_once as a number or \"auto\"", () => {
+    expect(loadConfig(write("[build]\nbuilds_at_once = 3\n")).build.buildsAtOnce).toBe(3);
+    expect(loadConfig(write('[build]\nbuilds_at_once = "auto"\n')).build.buildsAtOnce).toBe("auto");
   });
 
   it("derives a and c from c_end and r_end for the run's length, or takes them as set", () => {

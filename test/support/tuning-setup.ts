@@ -26,6 +26,8 @@ export interface TuningSetupOptions {
   extraConfig?: string;
   /** Lines of `[spsa]` besides max_iterations, e.g. "max_staleness = 1". */
   spsaLines?: string;
+  /** Lines of `[build]` besides engine_dir and output_dir, e.g. "builds_at_once = 2". */
+  buildLines?: string;
   /** "options": a UCI-option run of four of minnow's tunables (default: the build mode on params.toml). */
   mode?: "build" | "options";
 }
@@ -53,6 +55,7 @@ ${options.spsaLines ?? ""}
 [build]
 engine_dir = "${join(ROOT, "engines", "minnow")}"
 output_dir = "${join(dir, "builds")}"
+${options.buildLines ?? ""}
 
 [database]
 poll_interval = 0.2

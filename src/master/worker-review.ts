@@ -57,7 +57,8 @@ abstract class WorkerReview {
     for (const stratum of await this.strataFromRows()) this.ledger.add(stratum);
   }
 
-  protected abstract strataFromRows(): Promise<ReportRecord[][]>;
+  /** The strata of the rows, in order (an iterable: a large run's signs are decoded a stratum at a time). */
+  protected abstract strataFromRows(): Promise<Iterable<ReportRecord[]>>;
 
   /**
    * Looks at the evidence: the worker furthest past a limit (if any) is recorded as a suspect and
@@ -127,8 +128,11 @@ export class BuildReview extends WorkerReview {
  * of consecutive applied batches. After each fold the master adds the batches applied since;
  * a suspect's next batches are held by the fold (the pool draws their games again).
  */
+/** A UCI-option report with its signs as stored: decoded only as its stratum joins the evidence (10,000 parameters make a signs object of hundreds of KB). */
+type StoredReport = Omit<ReportRecord, "signs"> & { signBits: string };
+
 export class OptionReview extends WorkerReview {
-  private open: ReportRecord[] = [];
+  private open: StoredReport[] = [];
   private applied = 0;
   private undo = 0;
 
@@ -147,14 +151,14 @@ export class OptionReview extends WorkerReview {
     return review;
   }
 
-  protected async strataFromRows(): Promise<ReportRecord[][]> {
+  protected async strataFromRows(): Promise<Iterable<ReportRecord[]>> {
     const count = await this.retry(() => appliedCount(this.options.sql, this.options.runId));
     this.applied = count.applied;
     this.undo = count.undo;
     const strata = windows(await this.reports(), this.stratumGames);
     const last = strata.at(-1);
     this.open = last && gamesOf(last) < this.stratumGames ? (strata.pop() ?? []) : [];
-    return strata;
+    return this.decodedEach(strata);
   }
 
   /** After a fold: the batches applied since join the evidence, a window at a time. */
@@ -172,17 +176,25 @@ export class OptionReview extends WorkerReview {
     for (const report of reports) {
       this.open.push(report);
       if (gamesOf(this.open) < this.stratumGames) continue;
-      this.ledger.add(this.open);
+      this.ledger.add(this.decoded(this.open));
       this.open = [];
       // Read again from the rows, it holds every report read so far.
       if (await this.judgeAll()) return;
     }
   }
 
-  /** The reports applied after the `after`-th (or all of them), with their signs by name. */
-  private async reports(after?: number): Promise<ReportRecord[]> {
-    const rows = await this.retry(() => optionReports(this.options.sql, this.options.runId, after));
-    return rows.map(({ signBits, ...report }) => ({ ...report, signs: signsOfBits(this.list, signBits) }));
+  /** The reports applied after the `after`-th (or all of them). */
+  private reports(after?: number): Promise<StoredReport[]> {
+    return this.retry(() => optionReports(this.options.sql, this.options.runId, after));
+  }
+
+  private *decodedEach(strata: readonly (readonly StoredReport[])[]): Generator<ReportRecord[]> {
+    for (const stratum of strata) yield this.decoded(stratum);
+  }
+
+  /** A stratum's reports with their signs by name. */
+  private decoded(stratum: readonly StoredReport[]): ReportRecord[] {
+    return stratum.map(({ signBits, ...report }) => ({ ...report, signs: signsOfBits(this.list, signBits) }));
   }
 
   /** Judges until no worker passes a limit: a suspect leaves the pool, and the others are measured again without it. True if it read the rows again. */
@@ -196,7 +208,7 @@ export class OptionReview extends WorkerReview {
   }
 }
 
-function gamesOf(reports: readonly ReportRecord[]): number {
+function gamesOf(reports: readonly { games: number }[]): number {
   return reports.reduce((n, b) => n + b.games, 0);
 }
 
@@ -212,9 +224,9 @@ function byIteration(reports: readonly ReportRecord[]): ReportRecord[][] {
 }
 
 /** Consecutive reports in windows of at least `games` games (the last may be short). */
-function windows(reports: readonly ReportRecord[], games: number): ReportRecord[][] {
-  const strata: ReportRecord[][] = [];
-  let open: ReportRecord[] = [];
+function windows<R extends { games: number }>(reports: readonly R[], games: number): R[][] {
+  const strata: R[][] = [];
+  let open: R[] = [];
   for (const r of reports) {
     open.push(r);
     if (gamesOf(open) >= games) {

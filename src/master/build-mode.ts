@@ -291,7 +291,8 @@ async function waitForGames(
   const poll = new PollBackoff(config.database.pollIntervalMs);
   let row = iteration;
   let built = false;
-  const buildEnded = builds.ended().then(() => {
+  // Only while something builds: a wait on nothing would hold its callback until the next build ends.
+  const buildEnded = builds.iterations.length === 0 ? undefined : builds.ended().then(() => {
     built = true;
   });
   try {
@@ -323,7 +324,7 @@ async function waitForGames(
       });
       if (row.gamesPlayed >= row.targetGames || built) break;
       if (row.gamesPlayed > 0) crashPoint("waiting");
-      await Promise.race([poll.wait(options.signal), buildEnded]);
+      await (buildEnded ? Promise.race([poll.wait(options.signal), buildEnded]) : poll.wait(options.signal));
     }
   } finally {
     status.done();

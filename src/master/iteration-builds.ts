@@ -12,7 +12,8 @@ export class IterationBuilds<T> {
   private readonly entries: Entry<T>[] = [];
   private readonly stop = new AbortController();
   private readonly signal: AbortSignal;
-  private wake = signal();
+  /** The waits for the next build to end: all resolved together when one does. */
+  private waiting: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Wall seconds of the last build to end. */
   lastSeconds: number | undefined;
   private wallSeconds = 0;
@@ -61,7 +62,11 @@ export class IterationBuilds<T> {
       (error: unknown) => {
         entry.outcome = { error };
       },
-    ).finally(() => this.wake.fire());
+    ).finally(() => {
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting?.resolve();
+    });
     this.entries.push(entry);
   }
 
@@ -78,17 +83,21 @@ export class IterationBuilds<T> {
     return { k: first.k, ...first.outcome };
   }
 
-  /** Resolves when a build ends, at once if one ended since the last wake-up. */
+  /**
+   * Resolves when a build ends, or at once while take() has something to hand back (the next
+   * iteration built, or a build failed). Read from the state, not from a flag a wait consumes:
+   * a wait given up (the iteration's games came first) never swallows the end of a build that
+   * a later wait is for.
+   */
   ended(): Promise<void> {
-    const wake = this.wake;
-    const next = () => {
-      if (this.wake === wake) this.wake = signal();
-    };
-    if (wake.fired) {
-      next();
-      return Promise.resolve();
+    const failed = this.entries.some((entry) => entry.outcome !== undefined && "error" in entry.outcome);
+    if (failed || this.entries[0]?.outcome !== undefined) return Promise.resolve();
+    if (!this.waiting) {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.waiting = { promise, resolve };
     }
-    return wake.promise.then(next);
+    return this.waiting.promise;
   }
 
   /** Stops every build still running and waits for it: no cargo outlives the master's loop. */
@@ -103,18 +112,4 @@ interface Entry<T> {
   slot: number;
   outcome: { value: T; seconds: number } | { error: unknown } | undefined;
   done: Promise<void>;
-}
-
-/** A one-shot wake-up. */
-function signal(): { promise: Promise<void>; fire: () => void; fired: boolean } {
-  let fire = () => {};
-  const wake = {
-    promise: new Promise<void>((resolve) => (fire = resolve)),
-    fire: () => {
-      wake.fired = true;
-      fire();
-    },
-    fired: false,
-  };
-  return wake;
 }

@@ -34,6 +34,22 @@ describe("IterationBuilds", () => {
     expect(builds.lastSeconds).toBeGreaterThanOrEqual(0);
   });
 
+  it("a wait given up before a build ends does not swallow it: the next wait sees the built iteration at once", async () => {
+    const builds = new IterationBuilds<string>(undefined);
+    const { started, build } = controlled();
+    builds.start(7, build(7));
+    // The master's wait for games races the build and the games come first: this wait is abandoned.
+    let abandoned = false;
+    void builds.ended().then(() => (abandoned = true));
+    started[0]!.finish("seven");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(abandoned).toBe(true);
+    // The master's next wait, after the build ended: it must not wait for another build that never comes.
+    const next = await Promise.race([builds.ended().then(() => "ended"), new Promise((resolve) => setImmediate(() => resolve("hung")))]);
+    expect(next).toBe("ended");
+    expect(builds.take()).toMatchObject({ k: 7, value: "seven" });
+  });
+
   it("gives each running build the lowest free slot; one built and waiting leaves its slot", async () => {
     const builds = new IterationBuilds<string>(undefined);
     const { started, build } = controlled();

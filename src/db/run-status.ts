@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { selectAll, type Fragment, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
-import { spsaRun, type spsaIteration, type spsaWorker } from "./schema.js";
+import { spsaRun, type spsaIteration } from "./schema.js";
 import type { IterationSettings } from "../types/config.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
@@ -15,19 +15,26 @@ import type { Values } from "../types/spsa.js";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-/** The window over which games per minute are measured. */
-export const RATE_WINDOW_MINUTES = 10;
+/**
+ * The window over which games per minute are measured, for a run `ageSeconds` old: ten minutes,
+ * growing with the run to a sixth of its age up to an hour, so an old run's rate (and the ETA
+ * from it) does not swing with every batch.
+ */
+export function rateWindowMinutes(ageSeconds: number): number {
+  return Math.min(60, Math.max(10, Math.round(ageSeconds / 360)));
+}
 
 /** Batches reported in the rate window (of the table aliased b). */
-const IN_RATE_WINDOW = (sql: Sql) => sql`b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES})`;
+const IN_RATE_WINDOW = (sql: Sql, minutes: number) => sql`b.status = 'done' and b.reported_at > now() - make_interval(mins => ${minutes})`;
 
 /**
- * How long the rate window has lasted for the batches aggregated (alias b), in seconds: the
- * whole window, or less when the first of them was claimed inside it (a run, a resumed run
- * or a worker younger than the window), so a run a minute old is not rated over ten.
+ * How long the rate window has lasted for the batches aggregated (alias b), in seconds: from the
+ * window's start, or the first of them claimed inside it (a run, a resumed run or a worker younger
+ * than the window, so a run a minute old is not rated over ten), to now, or to the last of them
+ * reported (`to: "last report"`: a rate that holds still between reports).
  */
-const RATE_SECONDS = (sql: Sql) =>
-  sql`extract(epoch from now() - greatest(now() - make_interval(mins => ${RATE_WINDOW_MINUTES}), min(b.claimed_at)))::float8`;
+const RATE_SECONDS = (sql: Sql, minutes: number, to: "now" | "last report" = "now") =>
+  sql`extract(epoch from ${to === "now" ? sql`now()` : sql`max(b.reported_at)`} - greatest(now() - make_interval(mins => ${minutes}), min(b.claimed_at)))::float8`;
 
 /** Games per minute of `games` played over `seconds`; 0 with no time to measure. */
 export function gamesPerMinute(games: number, seconds: number): number {
@@ -78,25 +85,28 @@ export interface RunTotals {
   replayLimitPairs: number;
   /** Batches given back by workers that refused the binaries as unsigned or not signed by a key they trust. */
   binariesRefused: number;
-  /** Games reported for this run in the last RATE_WINDOW_MINUTES, and over how many seconds of it they were played (RATE_SECONDS). */
+  /** Games reported for this run in the rate window, and over how many seconds of it they were played, up to the last report (RATE_SECONDS). */
   recentGames: number;
   recentSeconds: number;
+  /** Seconds since the run's last report in the window; null: none in it. */
+  sinceReport: number | null;
   firstStarted: Date | null;
   lastCompleted: Date | null;
 }
 
-/** Counts over all the run's iterations: one index range scan of small columns. */
-export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
+/** Counts over all the run's iterations (one index range scan of small columns), and its games over the last `rateMinutes`. */
+export async function runTotals(sql: Sql, runId: number, rateMinutes: number): Promise<RunTotals> {
   const [row] = await sql<RunTotals[]>`
-    select t.*, w."recentGames", w."recentSeconds" from (
+    select t.*, w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport" from (
       select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
         coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
         coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses", coalesce(sum(replays), 0)::int as replays,
         coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs", coalesce(sum(binaries_refused), 0)::int as "binariesRefused",
         min(created_at) as "firstStarted", max(completed_at) as "lastCompleted"
       from spsa_iteration where run_id = ${runId}) t,
-    (select coalesce(sum(b.games), 0)::int as "recentGames", ${RATE_SECONDS(sql)} as "recentSeconds"
-      from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where ${IN_RATE_WINDOW(sql)} and bi.run_id = ${runId}) w`;
+    (select coalesce(sum(b.games), 0)::int as "recentGames", ${RATE_SECONDS(sql, rateMinutes, "last report")} as "recentSeconds",
+      extract(epoch from now() - max(b.reported_at))::float8 as "sinceReport"
+      from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where ${IN_RATE_WINDOW(sql, rateMinutes)} and bi.run_id = ${runId}) w`;
   if (!row) throw new Error("an aggregate returned no row");
   return row;
 }
@@ -163,30 +173,57 @@ export async function thetaAfterIterations(sql: Sql, runId: number, iterations: 
   return new Map(rows.map((r) => [r.iteration, r.theta]));
 }
 
-export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency" | "concurrencyNote" | "measuredNps" | "timeFactor"> & {
+/**
+ * A worker's games in a run (spsa_run_worker), with what its spsa_worker row says about the
+ * process (null: no such row): its host, concurrency and why it was chosen, and under
+ * `[time_control] reference_nps` its measured engine speed and time factor.
+ */
+export interface RunWorkerRow {
+  name: string;
+  host: string | null;
+  concurrency: number | null;
+  concurrencyNote: string | null;
+  measuredNps: number | null;
+  timeFactor: number | null;
+  /** Counted in the run (held or undone batches are not): batches, games, results, engine faults, delay losses, replays, pairs out of replays. */
+  batches: number;
   games: number;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  engineFaults: number;
   delayLosses: number;
   replays: number;
+  replayLimitPairs: number;
+  /** Games it reported in this run within the rate window, and the seconds of the window they cover (RATE_SECONDS). */
   recentGames: number;
   recentSeconds: number;
-  lastSeen: Date;
-  /** Seconds since last seen, measured by the database's clock. */
+  /** Its last report counted in this run, and the seconds since (the database's clock). */
+  lastReported: Date;
   secondsAgo: number;
-};
+}
 
-/** The workers, most recently seen first, with the games they reported in the rate window. */
-export async function listWorkers(sql: Sql, limit: number): Promise<WorkerRow[]> {
-  return sql<WorkerRow[]>`
-    select w.name, w.host, w.concurrency, w.concurrency_note as "concurrencyNote", w.games_played::int as games,
-      w.delay_losses::int as "delayLosses", w.replays::int as replays, coalesce(r.games, 0)::int as "recentGames",
-      coalesce(r.seconds, 0)::float8 as "recentSeconds", w.measured_nps as "measuredNps", w.time_factor as "timeFactor",
-      w.last_seen_at as "lastSeen", extract(epoch from now() - w.last_seen_at)::float8 as "secondsAgo"
-    from spsa_worker w
+/**
+ * The run's workers, the latest to report first: their counters in the run (one row each,
+ * src/db/run-workers.ts) and the games each reported in the run over the last `rateMinutes`.
+ */
+export async function listRunWorkers(sql: Sql, runId: number, rateMinutes: number): Promise<RunWorkerRow[]> {
+  return sql<RunWorkerRow[]>`
+    select c.worker_name as name, w.host, w.concurrency, w.concurrency_note as "concurrencyNote", w.measured_nps as "measuredNps",
+      w.time_factor as "timeFactor", c.batches, c.games, c.plus_wins as "plusWins", c.minus_wins as "minusWins", c.draws,
+      c.engine_faults as "engineFaults", c.delay_losses as "delayLosses", c.replays, c.replay_limit_pairs as "replayLimitPairs",
+      coalesce(r.games, 0)::int as "recentGames", coalesce(r.seconds, 0)::float8 as "recentSeconds",
+      c.last_reported_at as "lastReported", extract(epoch from now() - c.last_reported_at)::float8 as "secondsAgo"
+    from spsa_run_worker c
+    left join spsa_worker w on w.name = c.worker_name
     left join (
-      select b.worker_name, sum(b.games) as games, ${RATE_SECONDS(sql)} as seconds from spsa_batch b
-      where ${IN_RATE_WINDOW(sql)} group by b.worker_name
-    ) r on r.worker_name = w.name
-    order by w.last_seen_at desc limit ${limit}`;
+      select b.worker_name, sum(b.games) as games, ${RATE_SECONDS(sql, rateMinutes)} as seconds
+      from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
+      where ${IN_RATE_WINDOW(sql, rateMinutes)} and bi.run_id = ${runId} and b.held_at is null and b.undo_id is null
+      group by b.worker_name
+    ) r on r.worker_name = c.worker_name
+    where c.run_id = ${runId} and c.batches > 0
+    order by c.last_reported_at desc, c.worker_name`;
 }
 
 export interface EloBucket {

@@ -2,6 +2,7 @@ import { formatDuration } from "../core/duration.js";
 import { engineFaultWords } from "../play/faults.js";
 import { sparkline } from "./sparkline.js";
 import { short, shortTime, signed, table } from "./text-format.js";
+import { plural } from "../core/plural.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
 import type { SideCounts } from "../db/run-status.js";
 import { printable } from "../core/printable.js";
@@ -39,18 +40,7 @@ export function renderStatus(status: RunStatus): string {
   if (status.ship) lines.push(status.ship.summary);
   if (status.transfer) lines.push(status.transfer.summary);
   lines.push("");
-  lines.push(...table(
-    ["worker", "host", "conc", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen"],
-    status.workers.map((w) => [
-      printable(w.name), printable(w.host), String(w.concurrency), String(w.games), String(w.delayLosses), String(w.replays),
-      w.measuredNps === null ? "-" : String(Math.round(w.measuredNps)), w.timeFactor === null ? "-" : w.timeFactor.toFixed(3),
-      w.gamesPerMinute.toFixed(1), `${formatDuration(w.secondsAgo)} ago`,
-    ]),
-    "no workers yet: start one with compete --spsa",
-  ));
-  lines.push(...status.workers.filter((w) => w.concurrencyNote !== null).map((w) => `${printable(w.name)}: concurrency ${printable(w.concurrencyNote ?? "")}`));
-  lines.push("");
-  lines.push(...runWorkerLines(status.runWorkers));
+  lines.push(...workerLines(status));
   lines.push("");
   lines.push(...parametersPart(status));
   return lines.join("\n");
@@ -91,38 +81,58 @@ function binLabel({ from, to }: RunStatus["parameterSummary"]["histogram"][numbe
 }
 
 /**
- * The run's workers as the master judges them (docs/bad-workers.md): a `suspect worker NAME:
- * reason` line per worker under suspicion, then a row per worker with its evidence against the
- * pool's (in parentheses) and the verdict.
+ * The run's workers, one row each from this run's games: a `suspect worker NAME: reason` line
+ * per worker under suspicion, the table (games, results, faults, delays, rate, last report, the
+ * evidence's score against the pool's, held batches, verdict), the rest of each one's evidence,
+ * the stale workers in one line, and why a concurrency was chosen.
  */
-function runWorkerLines(runWorkers: RunStatus["runWorkers"]): string[] {
-  const lines = runWorkers.suspects.map((s) => `suspect worker ${printable(s.worker)}: ${printable(s.reason)} (since ${shortTime(s.since)}; spsa workers accept|reject ${printable(s.worker)})`);
-  const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
-  const z = (x: number | null) => (x === null ? "-" : x.toFixed(1));
-  const looked = runWorkers.reviewedAt === null ? "the master has not looked yet" : `the master's look at ${shortTime(runWorkers.reviewedAt)}, ${runWorkers.strata} ${runWorkers.strata === 1 ? "stratum" : "strata"}`;
-  lines.push(`workers of this run (${looked}; in parentheses the pool's):`);
+function workerLines({ workers, staleWorkers: stale, workerReview: review }: RunStatus): string[] {
+  const lines = review.suspects.map((s) => `suspect worker ${printable(s.worker)}: ${printable(s.reason)} (since ${shortTime(s.since)}; spsa workers accept|reject ${printable(s.worker)})`);
+  const looked = review.reviewedAt === null ? "the master has not judged them yet" : `judged at ${shortTime(review.reviewedAt)} over ${review.strata} ${review.strata === 1 ? "stratum" : "strata"}`;
+  lines.push(`workers of this run (games counted in it; ${looked}):`);
   lines.push(...table(
-    ["worker", "batches", "games", "score", "draws", "extreme", "residual", "score z", "most agreeing parameter (z)", "held", "verdict"],
-    runWorkers.workers.map((w) => {
+    ["worker", "host", "conc", "games", "+W/=D/−L %", "faults", "delay losses", "replays", "nps", "time ×", "games/min", "last seen", "score (pool)", "score z", "held", "verdict"],
+    workers.map((w) => {
       const e = w.evidence;
-      const p = e?.parameters[0];
       return [
-        printable(w.worker),
-        e ? String(e.batches) : "-",
-        e ? String(e.games) : "-",
-        e ? `${percent(e.score)} (${percent(e.poolScore)})` : "-",
-        e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "-",
-        e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "-",
-        z(e?.residual ?? null),
-        z(e?.scoreZ ?? null),
-        p ? `${p.name} ${signed(p.agreement, 2)} (${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}` : "-",
+        printable(w.name), printable(w.host ?? "-"), w.concurrency === null ? "-" : String(w.concurrency), String(w.games), resultShares(w),
+        String(w.engineFaults), String(w.delayLosses), String(w.replays),
+        w.measuredNps === null ? "-" : String(Math.round(w.measuredNps)), w.timeFactor === null ? "-" : w.timeFactor.toFixed(3),
+        w.gamesPerMinute.toFixed(1), w.secondsAgo === null ? "-" : `${formatDuration(w.secondsAgo)} ago`,
+        e ? `${percent(e.score)} (${percent(e.poolScore)})` : "-", e?.scoreZ == null ? "-" : e.scoreZ.toFixed(1),
         w.undone > 0 ? `${w.held}, ${w.undone} undone` : String(w.held),
         printable(w.verdict) + (w.decision && w.decision.kind !== "suspect" ? ` (${printable(w.decision.by)}, ${shortTime(w.decision.at)})` : ""),
       ];
     }),
-    "no worker judged yet",
+    "no worker has played in this run yet: start one with compete --spsa",
   ));
+  lines.push(...workers.flatMap((w) => (w.evidence ? [`  ${printable(w.name)}: ${evidenceWords(w.evidence)}`] : [])));
+  if (stale) {
+    const more = stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : "";
+    lines.push(`${plural(stale.count, "more worker")} not seen for ${stale.minutes} min before the run's latest report (${stale.names.map(printable).join(", ")}${more}): ${plural(stale.games, "game")}, the latest at ${shortTime(stale.lastSeen)}`);
+  }
+  lines.push(...workers.filter((w) => w.concurrencyNote !== null).map((w) => `${printable(w.name)}: concurrency ${printable(w.concurrencyNote ?? "")}`));
   return lines;
+}
+
+const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
+
+/** "45/31/24": a worker's plus wins, draws and minus wins, in percent of its games. */
+function resultShares(w: RunStatus["workers"][number]): string {
+  if (w.games === 0) return "-";
+  return [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / w.games)).join("/");
+}
+
+/** The evidence the table leaves out: "draws 31.0% (pool 30.2%), extreme batches 2.0% (pool 1.9%), residual 0.4, most agreeing parameter A +0.12 (pool +0.03) z 1.1". */
+function evidenceWords(e: NonNullable<RunStatus["workers"][number]["evidence"]>): string {
+  const p = e.parameters[0];
+  return [
+    `${e.batches} batches, ${e.games} games judged`,
+    `draws ${percent(e.draws)} (pool ${percent(e.poolDraws)})`,
+    `extreme batches ${percent(e.extremes)} (pool ${percent(e.poolExtremes)})`,
+    `residual ${e.residual === null ? "-" : e.residual.toFixed(1)}`,
+    p ? `most agreeing parameter ${printable(p.name)} ${signed(p.agreement, 2)} (pool ${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}` : null,
+  ].filter((part) => part !== null).join(", ");
 }
 
 /** Windows of a UCI-option run shown on the Elo line. */

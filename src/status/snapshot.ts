@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import {
   gamesPerMinute,
   latestSettings,
-  listWorkers,
+  rateWindowMinutes,
   recentIterations,
   runTotals,
   thetaAfterIterations,
@@ -23,7 +23,7 @@ import { builtValue } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
 import { moveHistogram, type MoveBin } from "./move-histogram.js";
-import { readRunWorkers, type RunWorkers } from "./worker-verdicts.js";
+import { readRunWorkers, type RunWorker, type RunWorkers, type StaleWorkers } from "./run-workers.js";
 import type { IterationSettings } from "../types/config.js";
 import type { Values } from "../types/spsa.js";
 
@@ -56,24 +56,6 @@ export interface ParameterSummary {
   histogram: MoveBin[];
   /** What `parameters` lists: every parameter by name, the `parameters.length` that moved most (by |Δ steps|, the most first), or those the dashboard chose. */
   listed: "all" | "most moved" | "chosen";
-}
-
-export interface WorkerStatus {
-  name: string;
-  host: string;
-  concurrency: number;
-  /** How the default concurrency was chosen, or why it was lowered; null when -c gave it. */
-  concurrencyNote: string | null;
-  games: number;
-  /** Time losses scored for delays outside the engines, and games replayed for them. */
-  delayLosses: number;
-  replays: number;
-  /** `[time_control] reference_nps`: the engine speed this worker measured and its time factor; null until it measured. */
-  measuredNps: number | null;
-  timeFactor: number | null;
-  gamesPerMinute: number;
-  lastSeen: string;
-  secondsAgo: number;
 }
 
 /** What `spsa status` shows and `--json` prints; the dashboard's run page starts from it too. */
@@ -115,13 +97,12 @@ export interface RunStatus {
   binariesRefused: number;
   /** The latest iterations, newest first. */
   recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
-  workers: WorkerStatus[];
-  /**
-   * The run's workers as the master judges them from this run's batches (docs/bad-workers.md):
-   * each one's evidence against the pool, the decision about it and a verdict, and the workers
-   * under suspicion now.
-   */
-  runWorkers: RunWorkers;
+  /** The run's workers, each with its games in this run, its evidence against the pool and a verdict (docs/bad-workers.md), the latest to report first; stale ones are in `staleWorkers`. */
+  workers: RunWorker[];
+  /** The workers that reported nothing for STALE_MINUTES before the run's latest report, in one line; null: none. */
+  staleWorkers: StaleWorkers | null;
+  /** The master's latest look at the run's workers (null: none yet), over how many strata, and the workers under suspicion now. */
+  workerReview: Pick<RunWorkers, "reviewedAt" | "strata" | "suspects">;
   /**
    * A UCI-option run's batches (null for a rebuild-mode run): its one iteration only
    * carries the games, θ moves with every report. Its parameters' history is then θ after
@@ -166,17 +147,17 @@ export interface SnapshotOptions {
   /** History points after this one only (the θ of iteration or applied batch `historyAfter` and before are left out): a page's refresh. */
   historyAfter?: number;
   recentCount?: number;
-  workerCount?: number;
   now?: Date;
 }
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers] = await Promise.all([
-    runTotals(sql, run.id),
+  const now = options.now ?? new Date();
+  const rateMinutes = rateWindowMinutes((now.getTime() - run.createdAt.getTime()) / 1000);
+  const [totals, recent, settings, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers] = await Promise.all([
+    runTotals(sql, run.id, rateMinutes),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
-    listWorkers(sql, options.workerCount ?? 20),
     perturbationProgress(sql, run.id, options.recentCount ?? 8),
     countFaultedGames(sql, run.id),
     verificationResults(sql, run.name, options.recentCount ?? 8),
@@ -184,7 +165,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     readShipCheck(sql, run.id),
     readTransfers(sql, run.id),
     runHolder(sql, run.id),
-    readRunWorkers(sql, run.id),
+    readRunWorkers(sql, run.id, rateMinutes),
   ]);
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
@@ -195,7 +176,6 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     : (await thetaHistory(sql, run, latest, options.samples)).filter((point) => point.iteration > after);
   const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
-  const now = options.now ?? new Date();
   const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
   const parameters = withHistory(run, listed, history);
@@ -225,21 +205,9 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     delays: { losses: totals.delayLosses, replays: totals.replays, replayLimitPairs: totals.replayLimitPairs },
     binariesRefused: totals.binariesRefused,
     recent: recent.map((it) => ({ ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null })),
-    workers: workers.map((w) => ({
-      name: w.name,
-      host: w.host,
-      concurrency: w.concurrency,
-      concurrencyNote: w.concurrencyNote,
-      games: w.games,
-      delayLosses: w.delayLosses,
-      replays: w.replays,
-      measuredNps: w.measuredNps,
-      timeFactor: w.timeFactor,
-      gamesPerMinute: gamesPerMinute(w.recentGames, w.recentSeconds),
-      lastSeen: w.lastSeen.toISOString(),
-      secondsAgo: w.secondsAgo,
-    })),
-    runWorkers,
+    workers: runWorkers.workers,
+    staleWorkers: runWorkers.stale,
+    workerReview: { reviewedAt: runWorkers.reviewedAt, strata: runWorkers.strata, suspects: runWorkers.suspects },
     perturbations: perturbations ?? null,
     eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.reverse() } : null,
     parameters,

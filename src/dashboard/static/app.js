@@ -224,12 +224,8 @@ function runBody(detail) {
     ...latest,
     h("h2", {}, "Games per hour"),
     detail.gamesPerHour.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
-    h("h2", {}, "Workers"),
-    table(["worker", "host", "concurrency", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen", "concurrency note"],
-      status.workers.map((w) => [w.name, w.host, w.concurrency, w.games, w.delayLosses, w.replays, w.measuredNps === null ? "" : Math.round(w.measuredNps),
-        w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)), Number(w.gamesPerMinute.toFixed(1)), `${duration(w.secondsAgo)} ago`, w.concurrencyNote ?? ""]), "No workers yet."),
-    h("h2", {}, "Workers of this run: evidence and verdicts"),
-    ...runWorkers(status.runWorkers),
+    h("h2", {}, "Workers of this run"),
+    ...runWorkers(status),
     h("h2", {}, "Faults and delays outside the engines"),
     table(detail.faults.headers, detail.faults.rows, "No engine faults or delays."),
     h("h2", {}, "Verification results"),
@@ -245,24 +241,31 @@ function runBody(detail) {
 }
 
 /**
- * The run's workers as the master judges them (docs/bad-workers.md): a line per worker under
- * suspicion, and a row per worker with its evidence against the pool's and its verdict.
+ * The run's workers, a row each from this run's games (docs/watching.md): a line per worker under
+ * suspicion, the table with each one's evidence against the pool's and its verdict, and the
+ * workers not seen for a while in one line.
  */
-function runWorkers(rw) {
+function runWorkers(status) {
+  const { workers, staleWorkers: stale, workerReview: review } = status;
   const percent = (x) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
   const z = (x) => (x === null || x === undefined ? "" : Number(x.toFixed(1)));
+  const shares = (w) => (w.games === 0 ? "" : [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / w.games)).join("/"));
   return [
-    ...rw.suspects.map((s) => h("p", { class: "suspect" }, `suspect worker ${s.worker}: ${s.reason} (since ${new Date(s.since).toLocaleString()}; spsa workers accept|reject ${s.worker})`)),
-    h("p", {}, rw.reviewedAt === null ? "The master has not looked at this run's workers yet." : `The master's look at ${new Date(rw.reviewedAt).toLocaleString()}, over ${rw.strata} strata; in parentheses the pool's.`),
-    table(["worker", "batches", "games", "score", "draws", "extreme batches", "residual", "score z", "most agreeing parameter", "agreement (pool)", "z", "held", "undone", "verdict", "decided by"],
-      rw.workers.map((w) => {
-        const e = w.evidence;
-        const p = e ? e.parameters[0] : undefined;
-        return [w.worker, e ? e.batches : "", e ? e.games : "", e ? `${percent(e.score)} (${percent(e.poolScore)})` : "", e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "",
-          e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "", z(e?.residual), z(e?.scoreZ), p ? p.name : "",
-          p ? `${p.agreement.toFixed(2)} (${p.poolAgreement === null ? "?" : p.poolAgreement.toFixed(2)})` : "", p ? Number(p.z.toFixed(1)) : "",
-          w.held, w.undone, w.verdict, w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : ""];
-      }), "No worker judged yet."),
+    ...review.suspects.map((s) => h("p", { class: "suspect" }, `suspect worker ${s.worker}: ${s.reason} (since ${new Date(s.since).toLocaleString()}; spsa workers accept|reject ${s.worker})`)),
+    h("p", {}, `Games counted in this run; ${review.reviewedAt === null ? "the master has not judged its workers yet" : `judged at ${new Date(review.reviewedAt).toLocaleString()} over ${review.strata} strata (in parentheses the pool's)`}.`),
+    h("div", { id: "workers" }, table(["worker", "host", "concurrency", "games", "+W/=D/−L %", "engine faults", "delay losses", "replays", "nps", "time ×", "games/min", "last seen",
+      "score", "draws", "extreme batches", "residual", "score z", "most agreeing parameter", "agreement (pool)", "z", "held", "undone", "verdict", "decided by", "concurrency note"],
+    workers.map((w) => {
+      const e = w.evidence;
+      const p = e ? e.parameters[0] : undefined;
+      return [w.name, w.host ?? "", w.concurrency ?? "", w.games, shares(w), w.engineFaults, w.delayLosses, w.replays, w.measuredNps === null ? "" : Math.round(w.measuredNps),
+        w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)), Number(w.gamesPerMinute.toFixed(1)), w.secondsAgo === null ? "" : `${duration(w.secondsAgo)} ago`,
+        e ? `${percent(e.score)} (${percent(e.poolScore)})` : "", e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "",
+        e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "", z(e?.residual), z(e?.scoreZ), p ? p.name : "",
+        p ? `${p.agreement.toFixed(2)} (${p.poolAgreement === null ? "?" : p.poolAgreement.toFixed(2)})` : "", p ? Number(p.z.toFixed(1)) : "",
+        w.held, w.undone, w.verdict, w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : "", w.concurrencyNote ?? ""];
+    }), "No worker has played in this run yet: start one with compete --spsa.")),
+    stale ? h("p", { id: "stale-workers" }, `${stale.count} more ${stale.count === 1 ? "worker" : "workers"} not seen for ${stale.minutes} min before the run's latest report (${stale.names.join(", ")}${stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : ""}): ${stale.games} games, the latest at ${new Date(stale.lastSeen).toLocaleString()}.`) : null,
   ];
 }
 

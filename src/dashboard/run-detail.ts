@@ -93,7 +93,7 @@ async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus
   // A UCI-option run: its batches in windows, and its games by when they were reported (its one iteration completes at the end).
   const options = status.perturbations !== null;
   const [buckets, windows, hours, faults, verifications, faultedGames] = await Promise.all([
-    options ? [] : eloBuckets(sql, run.id, bucket),
+    options ? [] : eloBuckets(sql, run.id, bucket, run.reference === null),
     options ? batchElo(sql, run.id, { since }) : undefined,
     options ? appliedGamesPerHour(sql, run.id) : gamesPerHour(sql, run.id),
     faultyIterations(sql, run.id, 20),

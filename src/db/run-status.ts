@@ -155,6 +155,20 @@ export async function recentIterations(sql: Sql, runId: number, count: number): 
     select ${SUMMARY_COLUMNS(sql)} from spsa_iteration where run_id = ${runId} order by iteration_number desc limit ${count}`;
 }
 
+/**
+ * The run's curvature pilot iterations (src/master/pilot.ts: the first `[spsa] adapt_pilot`
+ * iterations of a run without a reference, θ+ and θ− each against θ₀, recorded as a reference):
+ * a few rows of the index's head. Not for a reference-mode run, whose iterations all have one.
+ */
+export async function pilotIterations(sql: Sql, runId: number): Promise<IterationSummary[]> {
+  return sql<IterationSummary[]>`
+    select ${SUMMARY_COLUMNS(sql)} from spsa_iteration
+    where run_id = ${runId} and reference_engine_sha256 is not null and iteration_number <= (
+      select coalesce((settings->'spsa'->'adaptive'->>'pilot')::int, 0) from spsa_iteration
+      where run_id = ${runId} and settings is not null order by iteration_number desc limit 1)
+    order by iteration_number`;
+}
+
 /** The latest iteration's settings: the bounds and steps in force, and the run's length. */
 export async function latestSettings(sql: Sql, runId: number): Promise<IterationSettings | null> {
   const [row] = await sql<{ settings: IterationSettings | null }[]>`
@@ -238,17 +252,18 @@ export interface EloBucket {
 }
 
 /**
- * Completed iterations' Elo, `bucket` iterations per row (1: one row per iteration), with
+ * Completed iterations' Elo, `bucket` iterations per row (1: one row per iteration), the
+ * curvature pilot's left out (`withoutPilot`: the run has no reference, so an iteration with one is a pilot), with
  * the pentanomial counts (in reference mode both sides' results) summed for an error bar.
  * Reads the run's rows once, in the index.
  */
-export async function eloBuckets(sql: Sql, runId: number, bucket: number): Promise<EloBucket[]> {
+export async function eloBuckets(sql: Sql, runId: number, bucket: number, withoutPilot: boolean): Promise<EloBucket[]> {
   return sql<EloBucket[]>`
     select min(iteration_number) as first, max(iteration_number) as last, avg(elo_diff)::float8 as elo,
       json_build_array(sum(pairs_ll), sum(pairs_ld), sum(pairs_dd), sum(pairs_dw), sum(pairs_ww)) as pairs,
       case when bool_or(reference_engine_sha256 is not null) then ${REFERENCE_RESULTS(sql, (column) => sql`sum(${sql(column)})::int`)} end as reference,
       sum(games_played)::int as games
-    from spsa_iteration where run_id = ${runId} and status = 'complete'
+    from spsa_iteration where run_id = ${runId} and status = 'complete' and (${!withoutPilot} or reference_engine_sha256 is null)
     group by (iteration_number - 1) / ${bucket} order by first`;
 }
 

@@ -26,10 +26,11 @@ export function renderStatus(status: RunStatus): string {
   if (status.eloWindows) {
     lines.push(windowsLine(status.eloWindows));
   } else {
-    const elos = status.recent.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
+    const elos = status.recent.filter((it) => it.elo !== null && !it.pilot).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
     const measured = status.reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
     lines.push(`Elo of the last iterations (${measured}): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
-    if (status.reference) lines.push(scoresLine(status.recent));
+    if (status.reference) lines.push(`scores against the reference (θ+ / θ−): ${scores(status.recent)}`);
+    if (status.pilot.length > 0) lines.push(pilotLine(status.pilot));
   }
   const faulty = status.recent.find((it) => it.faults > 0);
   const kept = status.faultedGamesKept > 0 ? `; ${status.faultedGamesKept} faulted games kept (spsa export --faulted)` : "";
@@ -157,14 +158,20 @@ function referenceLine(reference: NonNullable<RunStatus["reference"]>): string {
   return `reference mode: θ+ and θ− each play the reference engine (${engine}${reference.sha256 ? `, sha256 ${reference.sha256.slice(0, 12)}` : ", not built yet"})`;
 }
 
-/** "scores against the reference (θ+ / θ−): #3 56.2% / 50.0%  #2 …": each side's score in the iterations that have games. */
-function scoresLine(recent: RunStatus["recent"]): string {
+/** "#3 56.2% / 50.0%  #2 …": θ+'s and θ−'s score against the reference in the iterations that have games. */
+function scores(iterations: RunStatus["recent"]): string {
   const score = (side: SideCounts) => {
     const games = side.wins + side.draws + side.losses;
     return `${(((side.wins + side.draws / 2) / games) * 100).toFixed(1)}%`;
   };
-  const scores = recent.flatMap((it) => (it.reference && it.gamesPlayed > 0 ? [`#${it.iteration} ${score(it.reference.plus)} / ${score(it.reference.minus)}`] : []));
-  return `scores against the reference (θ+ / θ−): ${scores.length === 0 ? "no games yet" : scores.join("  ")}`;
+  const shown = iterations.flatMap((it) => (it.reference && it.gamesPlayed > 0 ? [`#${it.iteration} ${score(it.reference.plus)} / ${score(it.reference.minus)}`] : []));
+  return shown.length === 0 ? "no games yet" : shown.join("  ");
+}
+
+/** "curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): #1 43.8% / 62.5%, Elo of θ+ over θ− -381.7": what sets the step scales. */
+function pilotLine(pilot: RunStatus["pilot"]): string {
+  const elos = pilot.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
+  return `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ${scores(pilot)}${elos.length > 0 ? `; Elo of θ+ over θ− ${elos.join("  ")}` : ""}`;
 }
 
 /** Games a busy machine cost, apart from the engines' own faults: its remedy is more CPU per game, not an engine fix. */

@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import {
   gamesPerMinute,
   latestSettings,
+  pilotIterations,
   rateWindowMinutes,
   recentIterations,
   runTotals,
@@ -96,7 +97,13 @@ export interface RunStatus {
   /** Over the run: batches workers gave back because a binary was unsigned or not signed by a key they trust (docs/signing.md). */
   binariesRefused: number;
   /** The latest iterations, newest first. */
-  recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
+  recent: IterationStatus[];
+  /**
+   * The curvature pilot (docs/adaptive-gains.md): the run's first iterations, where θ+ and θ− each
+   * played θ₀ (their results in `reference`), shown apart from the plus-vs-minus Elo (each of
+   * `recent` says whether it is one: `pilot`); empty without one.
+   */
+  pilot: IterationStatus[];
   /** The run's workers, each with its games in this run, its evidence against the pool and a verdict (docs/bad-workers.md), the latest to report first; stale ones are in `staleWorkers`. */
   workers: RunWorker[];
   /** The workers that reported nothing for STALE_MINUTES before the run's latest report, in one line; null: none. */
@@ -126,6 +133,9 @@ export interface RunStatus {
   transfer: TransferSummary | null;
 }
 
+/** An iteration as the status shows it: `pilot` when it is one of the curvature pilot's (θ+ and θ− against θ₀). */
+export type IterationStatus = Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null; pilot: boolean };
+
 export type ShipStatus = Omit<ShipCheckRow, "runId" | "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null; limitsText: string; summary: string };
 
 /** A verification as the status shows it: the view's row, its numbers as numbers, and its limits in words ("tc 10+0.1"). */
@@ -154,7 +164,7 @@ export interface SnapshotOptions {
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
   const now = options.now ?? new Date();
   const rateMinutes = rateWindowMinutes((now.getTime() - run.createdAt.getTime()) / 1000);
-  const [totals, recent, settings, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers] = await Promise.all([
+  const [totals, recent, settings, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers, pilot] = await Promise.all([
     runTotals(sql, run.id, rateMinutes),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
@@ -166,7 +176,12 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     readTransfers(sql, run.id),
     runHolder(sql, run.id),
     readRunWorkers(sql, run.id, rateMinutes),
+    // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
+    run.reference === null ? pilotIterations(sql, run.id) : [],
   ]);
+  const iterationStatus = (it: IterationSummary): IterationStatus => ({
+    ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null, pilot: run.reference === null && it.reference !== null,
+  });
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
   const { listed, summary } = listParameters(run, settings, options);
@@ -204,7 +219,8 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     faultedGamesKept,
     delays: { losses: totals.delayLosses, replays: totals.replays, replayLimitPairs: totals.replayLimitPairs },
     binariesRefused: totals.binariesRefused,
-    recent: recent.map((it) => ({ ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null })),
+    recent: recent.map(iterationStatus),
+    pilot: pilot.map(iterationStatus),
     workers: runWorkers.workers,
     staleWorkers: runWorkers.stale,
     workerReview: { reviewedAt: runWorkers.reviewedAt, strata: runWorkers.strata, suspects: runWorkers.suspects },

@@ -217,10 +217,12 @@ function runBody(detail) {
     ? [h("h2", {}, "Latest batches"), h("div", { id: "batches" }, table(["batch", "games", `Elo (${measured})`],
       perturbations.recent.map((b) => [b.batchNumber, b.games, Number(b.elo.toFixed(1))]), nothingYet))]
     : [h("h2", {}, "Latest iterations"), h("div", { id: "iterations" }, table(["iteration", "status", "games", reference ? "results against the reference" : "plus +W -L =D", `Elo (${measured})`],
-      status.recent.map((it) => [it.iteration, it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet."))];
+      status.recent.map((it) => [it.iteration, it.pilot ? `${it.status} (curvature pilot, against θ₀)` : it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet."))];
   return [
     h("h2", {}, `Elo per ${per} (${measured}, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),
     detail.elo.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "elo-chart" }, eloChart(detail.elo, perturbations ? "batches" : "iteration")),
+    status.pilot.length === 0 ? null : h("p", { id: "pilot" }, `Curvature pilot (θ+ and θ− each against θ₀; not in the chart or its mean): ${status.pilot.map((it) =>
+      `#${it.iteration} ${results(it)}${it.elo === null ? "" : `, Elo of θ+ over θ− ${it.elo.toFixed(1)}`}`).join("; ")}`),
     ...latest,
     h("h2", {}, "Games per hour"),
     detail.gamesPerHour.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
@@ -237,7 +239,7 @@ function runBody(detail) {
       "No faulted game kept. spsa export --faulted writes them as PGN."),
     h("h2", {}, "Configuration"),
     h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
-  ];
+  ].filter((part) => part !== null);
 }
 
 /**

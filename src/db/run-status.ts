@@ -120,7 +120,7 @@ export interface SideCounts {
 
 export type IterationSummary = RowOf<
   typeof spsaIteration,
-  "status" | "targetGames" | "gamesPlayed" | "plusWins" | "minusWins" | "draws" | "createdAt" | "completedAt"
+  "status" | "targetGames" | "gamesPlayed" | "gamesClaimed" | "plusWins" | "minusWins" | "draws" | "createdAt" | "completedAt"
 > & {
   iteration: number;
   /** Reference mode: θ+'s and θ−'s results against the reference; null for plus against minus. */
@@ -142,7 +142,7 @@ const REFERENCE_RESULTS = (sql: Sql, of: (column: string) => Fragment = (column)
 };
 
 const SUMMARY_COLUMNS = (sql: Sql) => sql`
-  iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed",
+  iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed", games_claimed as "gamesClaimed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
   case when reference_engine_sha256 is null then null else ${REFERENCE_RESULTS(sql)} end as reference,
   json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${engineFaultSum(sql)}::int as faults,
@@ -268,12 +268,13 @@ export async function eloBuckets(sql: Sql, runId: number, bucket: number, withou
 }
 
 /**
- * Games per hour (the hour's start) by when their iteration completed: one pass over the
- * run's iterations, where counting batches by their report time would join every batch.
+ * Games by when their iteration completed, in buckets of `bucketSeconds` from `start` (the
+ * bucket's index): one pass over the run's iterations, where counting batches by their report
+ * time would join every batch.
  */
-export async function gamesPerHour(sql: Sql, runId: number): Promise<{ hour: Date; games: number }[]> {
-  return sql<{ hour: Date; games: number }[]>`
-    select date_trunc('hour', completed_at) as hour, sum(games_played)::int as games
+export async function gamesPerBucket(sql: Sql, runId: number, start: Date, bucketSeconds: number): Promise<{ bucket: number; games: number }[]> {
+  return sql<{ bucket: number; games: number }[]>`
+    select floor(extract(epoch from completed_at - ${start}::timestamptz) / ${bucketSeconds})::int as bucket, sum(games_played)::int as games
     from spsa_iteration where run_id = ${runId} and status = 'complete'
     group by 1 order by 1`;
 }

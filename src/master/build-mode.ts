@@ -13,7 +13,7 @@ import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
-import { faultWarning, formatProgress } from "./progress.js";
+import { faultWarning, formatProgress, GameRate } from "./progress.js";
 import {
   completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readThetaAfter, readTrajectory,
   type IterationRow,
@@ -67,6 +67,8 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
 
   let current = params;
   const pace: Pace = { buildSeconds: undefined, warned: false };
+  // The progress line's games per minute, over this master's iterations.
+  const rate = new GameRate();
   const bound = stalenessBound(config.spsa);
   for (;;) {
     options.signal?.throwIfAborted();
@@ -91,7 +93,7 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
     // Steps are applied in iteration order: the oldest open iteration's is next.
     const oldest = await withRetry(log, options.signal, () => oldestOpenIteration(database.sql, run.id));
     if (oldest) {
-      const played = await waitForGames(options, run, oldest, log);
+      const played = await waitForGames(options, run, oldest, rate, log);
       // The step waits while batches of a worker found a suspect are played again.
       if (await review.beforeStep(played.iterationNumber)) current = await finishIteration(options, run, current, played, log);
       // The iteration's engines are no longer played (unless a transfer still plays them).
@@ -200,14 +202,13 @@ async function startIteration(
 }
 
 /** Waits until the workers have played the iteration's target, showing progress; looks at the transfers playing meanwhile. */
-async function waitForGames(options: HeldOptions, run: RunRow, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
+async function waitForGames(options: HeldOptions, run: RunRow, iteration: IterationRow, rate: GameRate, log: (line: string) => void): Promise<IterationRow> {
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(config.database.pollIntervalMs);
   let row = iteration;
-  // The rate counts from the first fold: with iterations in flight, games reported while the
-  // master was building are folded at once, and would read as thousands of games a minute.
-  let since: { ms: number; games: number } | undefined;
+  // Its first look only starts the rate's clock (games folded at once after a build were played before it).
+  let counted: number | undefined;
   let warnedFaults = false;
   try {
     for (;;) {
@@ -221,8 +222,9 @@ async function waitForGames(options: HeldOptions, run: RunRow, iteration: Iterat
       });
       // Reports arriving: look again soon, as the iteration may be about to finish.
       if (row.gamesPlayed !== seen) poll.reset();
-      since ??= { ms: Date.now(), games: row.gamesPlayed };
-      status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs: since.ms, baseGames: since.games, nowMs: Date.now() }));
+      rate.add(row.gamesPlayed - (counted ?? 0), Date.now());
+      counted = row.gamesPlayed;
+      status.update(formatProgress(row, config.spsa.maxIterations, rate, Date.now()));
       const warning = warnedFaults ? undefined : faultWarning(row);
       if (warning) {
         warnedFaults = true;

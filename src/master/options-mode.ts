@@ -23,6 +23,7 @@ import { signedEngines } from "../signing/binary-signature.js";
 import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary, type OpenedTuningRun } from "./run-setup.js";
+import { formatOptionProgress, GameRate } from "./progress.js";
 import { OptionReview } from "./worker-review.js";
 
 /**
@@ -181,6 +182,7 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
   // θ as this master moved it: not read back nor written at every batch of a large run.
   const held = new HeldTheta();
   let seen = -1;
+  const rate = new GameRate();
   let synced = Date.now();
   try {
     for (;;) {
@@ -198,13 +200,14 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
         return carrier;
       });
       if (iteration.gamesPlayed !== seen) poll.reset();
-      seen = iteration.gamesPlayed;
       const finished = iteration.gamesPlayed >= iteration.targetGames;
       if (finished) {
         await withRetry(log, options.signal, () => writeHeldTheta(database.sql, optionRun, held));
         await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
       }
-      status.update(`run ${run.name}: ${iteration.gamesPlayed}/${iteration.targetGames} games, +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws} (plus vs minus)`);
+      rate.add(seen < 0 ? 0 : iteration.gamesPlayed - seen, Date.now());
+      seen = iteration.gamesPlayed;
+      status.update(formatOptionProgress(run.name, iteration, rate, Date.now()));
       if (finished || Date.now() - synced >= paramsSyncMs(optionRun.names.length)) {
         const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
         syncParamsFile(paramsFile, theta, () => {});

@@ -21,8 +21,10 @@ export function renderStatus(status: RunStatus): string {
     const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete" ? `, ${iteration.gamesPlayed}/${iteration.targetGames} games played` : "";
     lines.push(`iteration ${iteration.latest} of ${iteration.max} (${iteration.completed} complete${open})`);
   }
-  const eta = games.etaSeconds === null ? "" : `, ETA ${formatDuration(games.etaSeconds)}`;
+  const eta = (games.etaSeconds === null ? "" : `, run ETA ${formatDuration(games.etaSeconds)}`) +
+    (games.iterationEtaSeconds === null ? "" : `, iteration ETA ${formatDuration(games.iterationEtaSeconds)}`);
   lines.push(`games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last ${formatDuration(games.rateSeconds)} (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`);
+  if (status.waiting) lines.push(`waiting: ${status.waiting}`);
   if (status.eloWindows) {
     lines.push(windowsLine(status.eloWindows));
   } else {

@@ -10,6 +10,7 @@ import {
   verificationResults,
   type IterationSummary,
   type RunRecord,
+  type RunTotals,
   type VerificationResult,
 } from "../db/run-status.js";
 import { countFaultedGames } from "../db/faulted-games.js";
@@ -84,11 +85,20 @@ export interface RunStatus {
     /** Over the last RATE_WINDOW_MINUTES, or the part of it the run has been playing (rateSeconds). */
     perMinute: number;
     rateSeconds: number;
-    /** From the first iteration's start to the last completion (or now while running). */
+    /** From the first iteration's start (`startedAt`; null before one) to the last completion (or now while running). */
     overallPerMinute: number;
-    /** Seconds to max_iterations at perMinute; null when nothing is being played or the run is over. */
+    startedAt: string | null;
+    /**
+     * Seconds to max_iterations (a UCI-option run: to its game budget) at perMinute, counted down
+     * from the latest report so it does not grow between reports; null when nothing is being
+     * played or the run is over.
+     */
     etaSeconds: number | null;
+    /** Seconds to the end of the open iteration, the same way; null on a UCI-option run (its one iteration is the run) or with none open. */
+    iterationEtaSeconds: number | null;
   };
+  /** What the run waits for, when it waits: no master, the master building engines, no worker claiming games; null: it plays (or is over). */
+  waiting: string | null;
   faults: number;
   /** Games an engine fault decided that were kept (spsa export --faulted writes them). */
   faultedGamesKept: number;
@@ -213,8 +223,11 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       perMinute,
       rateSeconds: totals.recentSeconds,
       overallPerMinute: minutes > 0 ? totals.games / minutes : 0,
-      etaSeconds: run.status === "active" && perMinute > 0 ? (remaining / perMinute) * 60 : null,
+      startedAt: totals.firstStarted?.toISOString() ?? null,
+      etaSeconds: run.status === "active" ? etaSeconds(remaining, perMinute, totals) : null,
+      iterationEtaSeconds: run.status === "active" && !perturbations && latest && latest.status !== "complete" ? etaSeconds(latest.targetGames - latest.gamesPlayed, perMinute, totals) : null,
     },
+    waiting: run.status === "active" ? waitingFor(latest, maxIterations, Boolean(master), Boolean(perturbations)) : null,
     faults: totals.faults,
     faultedGamesKept,
     delays: { losses: totals.delayLosses, replays: totals.replays, replayLimitPairs: totals.replayLimitPairs },
@@ -249,6 +262,26 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
 
 function shipStatus({ runId: _, createdAt, completedAt, ...check }: ShipCheckRow): ShipStatus {
   return { ...check, createdAt: createdAt.toISOString(), completedAt: completedAt?.toISOString() ?? null, limitsText: describeLimits(check.limits), summary: describeShipCheck(check) };
+}
+
+/**
+ * Seconds to play `games` at `perMinute` (measured to the latest report, `sinceReport` seconds
+ * ago): counted down from that report, so the ETA does not grow while one watches; once that
+ * runs out (reports are late), at the rate measured to now. null without a rate.
+ */
+function etaSeconds(games: number, perMinute: number, { recentGames, recentSeconds, sinceReport }: RunTotals): number | null {
+  if (perMinute <= 0) return null;
+  const fromReport = (games / perMinute) * 60 - (sinceReport ?? 0);
+  if (fromReport >= 0) return fromReport;
+  return (games / gamesPerMinute(recentGames, recentSeconds + (sinceReport ?? 0))) * 60;
+}
+
+/** What an active run waits for, if anything (RunStatus.waiting). */
+function waitingFor(latest: IterationSummary | undefined, maxIterations: number, mastered: boolean, options: boolean): string | null {
+  if (!mastered) return "no master runs it: start spsa master to go on";
+  if (latest === undefined || latest.status === "complete") return !options && (latest?.iteration ?? 0) < maxIterations ? `the master is building the engines of iteration ${(latest?.iteration ?? 0) + 1}` : null;
+  if (latest.gamesClaimed === 0 && latest.gamesPlayed === 0) return `no worker has claimed games of ${options ? "the run" : `iteration ${latest.iteration}`} yet: start one with compete --spsa`;
+  return null;
 }
 
 /** Games left to max_iterations: the open iteration's rest and the full iterations after it. */

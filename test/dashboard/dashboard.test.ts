@@ -210,15 +210,18 @@ describe("spsa dashboard in a browser", () => {
     await page.goto(`${url}run/options?token=${TOKEN}`);
     await page.locator("#progress").waitFor();
     const progress = await page.locator("#progress").textContent();
-    expect(progress).toMatch(/^UCI-option run: 10 batches applied, 0 in flight · 40\/768 games · 40 games in total · \d+\.\d games\/min over the last \S+ · ETA \S+ · /);
+    expect(progress).toMatch(/^UCI-option run: 10 batches applied, 0 in flight · 40\/768 games · 40 games in total · \d+\.\d games\/min over the last \S+ · run ETA \S+ · /);
     expect(await page.locator("h2", { hasText: "Elo per 16 games of batches (plus vs minus, 95 % error bars" }).count()).toBe(1);
     // Batches 1–4, 5–8 and 9–10: three points, each with an error bar, and the running mean through them.
     expect(await page.locator("#elo-chart circle.elo").count()).toBe(3);
     expect(await page.locator("#elo-chart line.error").count()).toBe(3);
     expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(3);
     expect(await page.locator("#elo-chart circle.elo title").first().textContent()).toMatch(/^batches 1–4: /);
-    // The games by the hour their batches were reported: all 40 in this hour.
-    expect(await page.locator("#games-chart rect.bar title").allTextContents()).toEqual([expect.stringMatching(/: 40$/)]);
+    // Games per minute by when their batches were reported, in buckets since the run's start: all 40 games in them, the axis in time since the start.
+    const bars = await page.locator("#games-chart rect.bar title").allTextContents();
+    for (const bar of bars) expect(bar).toMatch(/^\+\S+ to \+\S+ \(\d+ games\), games per minute: \d+(\.\d)?$/);
+    expect(bars.reduce((sum, bar) => sum + Number(/\((\d+) games\)/.exec(bar)![1]), 0)).toBe(40);
+    expect(await page.locator("#games-chart svg > text").allTextContents()).toContain("+0s");
     const rows = await page.$$eval("#batches tbody tr", (trs) => trs.map((tr) => tr.children[1]?.textContent));
     expect(rows).toEqual(Array.from({ length: 8 }, () => "4"));
     // Nothing but elements under the page's root: no text such as a stray "null" between them.

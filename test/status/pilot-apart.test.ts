@@ -32,6 +32,11 @@ describe("the curvature pilot on spsa status and the dashboard", () => {
     // θ+ scored 14/32 and θ− 20/32 against θ₀.
     expect(lines, lines.join("\n")).toContain("curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): #1 43.8% / 62.5%; Elo of θ+ over θ− #1 -381.7");
 
+    // With a master holding it and no iteration open, the master is building the next one's engines.
+    await sql`update spsa_run set master_session = 's', master_host = 'box', master_pid = 4242, master_since = now(),
+      master_seen_at = now(), master_expires_at = now() + interval '30 seconds' where id = ${runId}`;
+    expect((await readRunStatus(sql, run, { samples: 2 })).waiting).toBe("the master is building the engines of iteration 7");
+
     // The dashboard's Elo chart (and the mean line drawn from it) starts after the pilot.
     const detail = await readRunDetail(sql, run);
     expect(detail.elo.map((point) => point.first)).toEqual([2, 3, 4, 5, 6]);

@@ -7,6 +7,7 @@ import { findRun } from "../../src/db/run-status.js";
 import { holdOpenIterationBatches } from "../../src/db/worker-decisions.js";
 import { startDashboard } from "../../src/dashboard/server.js";
 import { readRunStatus, type RunStatus } from "../../src/status/snapshot.js";
+import { renderStatus } from "../../src/status/render.js";
 import { noFaults, type FaultCounts } from "../../src/types/faults.js";
 import type { Pentanomial } from "../../src/types/play.js";
 import { spsa } from "../support/cli.js";
@@ -63,6 +64,12 @@ describe("the workers of a run on spsa status and the dashboard", () => {
       B: (await writeSyntheticRun(sql, { name: "run-b", config, params, iterations: 0, open: true, workerName: "w-both" })).open!,
     };
     await claimWorkerName(sql, { name: "w-both", sessionId: "w-both", host: "box-2", pid: null, concurrency: 3 }, () => false);
+    // Before any claim, with a master holding run B: its line says what it waits for.
+    await sql`update spsa_run set master_session = 's', master_host = 'box', master_pid = 4242, master_since = now(),
+      master_seen_at = now(), master_expires_at = now() + interval '1 hour' where name = 'run-b'`;
+    const idle = await readRunStatus(sql, (await findRun(sql, "run-b"))!, { samples: 2 });
+    expect(idle.waiting).toBe("no worker has claimed games of iteration 1 yet: start one with compete --spsa");
+    expect(renderStatus(idle)).toContain("\nwaiting: no worker has claimed games of iteration 1 yet: start one with compete --spsa\n");
     for (const p of PLAYED) {
       const other = p.run === "A" ? runs.B : runs.A;
       const batch = await claimBatch(sql, p.worker, BATCH, undefined, [other.id]);

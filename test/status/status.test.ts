@@ -105,7 +105,7 @@ describe("spsa status", () => {
     expect(lines[0]).toMatch(/^run synthetic \(active, seed [0-9a-f]+, started \d{4}-\d\d-\d\d \d\d:\d\d\)$/);
     expect(lines[1]).toMatch(/^master: pid 4242 on box since \d{4}-\d\d-\d\d \d\d:\d\d \(seen \d+s ago\)$/);
     expect(lines[2]).toBe("iteration 31 of 100 (30 complete, 8/64 games played)");
-    expect(lines[3]).toMatch(/^games 1928 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), ETA \S+$/);
+    expect(lines[3]).toMatch(/^games 1928 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), run ETA \S+, iteration ETA \S+$/);
     expect(lines[4]).toMatch(/^Elo of the last iterations \(plus vs minus\): (#\d+ [+-]\d+\.\d {2}){6}#24 [+-]\d+\.\d$/);
     expect(lines[5]).toBe("faults: 1 crashes, time losses or illegal moves (latest in iteration 31)");
     expect(lines[6]).toBe("delays outside the engines: 3 time losses scored, 5 games replayed, 1 pairs out of replays (latest in iteration 31)");

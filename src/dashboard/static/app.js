@@ -68,7 +68,9 @@ function progressLine(status) {
     ...where,
     `${games.total} games in total`,
     `${games.perMinute.toFixed(1)} games/min over the last ${duration(games.rateSeconds)}`,
-    games.etaSeconds === null ? null : `ETA ${duration(games.etaSeconds)}`,
+    games.etaSeconds === null ? null : `run ETA ${duration(games.etaSeconds)}`,
+    games.iterationEtaSeconds === null ? null : `iteration ETA ${duration(games.iterationEtaSeconds)}`,
+    status.waiting === null ? null : `waiting: ${status.waiting}`,
     `faults ${status.faults}`,
     `delays outside the engines: ${status.delays.losses} lost, ${status.delays.replays} replayed`,
   ].filter((part) => part !== null).join(" · ");
@@ -224,8 +226,8 @@ function runBody(detail) {
     status.pilot.length === 0 ? null : h("p", { id: "pilot" }, `Curvature pilot (θ+ and θ− each against θ₀; not in the chart or its mean): ${status.pilot.map((it) =>
       `#${it.iteration} ${results(it)}${it.elo === null ? "" : `, Elo of θ+ over θ− ${it.elo.toFixed(1)}`}`).join("; ")}`),
     ...latest,
-    h("h2", {}, "Games per hour"),
-    detail.gamesPerHour.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
+    h("h2", {}, `Games per minute, per ${duration(detail.gamesRate.bucketSeconds)} since the run's start`),
+    detail.gamesRate.points.every((p) => p.games === 0) ? h("p", {}, nothingYet) : h("figure", { id: "games-chart" }, gamesRateChart(detail.gamesRate)),
     h("h2", {}, "Workers of this run"),
     ...runWorkers(status),
     h("h2", {}, "Faults and delays outside the engines"),
@@ -240,6 +242,12 @@ function runBody(detail) {
     h("h2", {}, "Configuration"),
     h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
   ].filter((part) => part !== null);
+}
+
+/** Games per minute per bucket, x in time since the run's start ("+0s" … "+2h05m"), each bar's title its span, games and rate. */
+function gamesRateChart({ bucketSeconds, points }) {
+  const bars = points.map((p) => ({ label: `+${duration(p.from)} to +${duration(p.from + bucketSeconds)} (${p.games} games), games per minute`, value: Number(p.perMinute.toFixed(1)) }));
+  return barChart(bars, ["+0s", `+${duration(points.length * bucketSeconds)}`]);
 }
 
 /**

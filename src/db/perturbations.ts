@@ -297,7 +297,18 @@ export interface PerturbationProgress {
   /** Batches claimed and not yet reported or expired. */
   inFlight: number;
   /** The last applied batches, newest first. */
-  recent: { batchNumber: number; games: number; elo: number }[];
+  recent: RecentBatch[];
+}
+
+/** An applied batch as the status lists it: its number, the worker that played it, its games, plus's wins, draws and minus's wins, its Elo. */
+export interface RecentBatch {
+  batchNumber: number;
+  worker: string;
+  games: number;
+  plusWins: number;
+  draws: number;
+  minusWins: number;
+  elo: number;
 }
 
 /** A UCI-option run's batches, for `spsa status`; undefined for a run that is not one. */
@@ -309,8 +320,8 @@ export async function perturbationProgress(sql: Sql, runId: number, recentCount:
       (select theta_applied from spsa_option_run where run_id = ${runId}) as "thetaApplied",
       (select count(*) from spsa_batch b join spsa_perturbation p on p.batch_id = b.id where b.status = 'claimed' and p.run_id = ${runId})::int as "inFlight"`;
   if (!counts || counts.runs === 0) return undefined;
-  const recent = await sql<{ batchNumber: number; games: number; elo: number }[]>`
-    select batch_number as "batchNumber", games, elo_diff as elo from spsa_perturbation
+  const recent = await sql<RecentBatch[]>`
+    select batch_number as "batchNumber", worker_name as worker, games, plus_wins as "plusWins", draws, minus_wins as "minusWins", elo_diff as elo from spsa_perturbation
     where run_id = ${runId} and applied_number is not null order by applied_number desc limit ${recentCount}`;
   return { applied: counts.applied, thetaApplied: counts.thetaApplied, inFlight: counts.inFlight, recent };
 }

@@ -319,7 +319,7 @@ export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIter
  * among the stored ones (src/db/perturbations.ts storedThetas) up to the run's θ (after `applied`
  * batches, its theta_applied); 0 is the run's initial θ.
  */
-async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number, names: readonly string[] | "all", after: number): Promise<ThetaPoint[]> {
+export async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number, names: readonly string[] | "all", after: number): Promise<ThetaPoint[]> {
   if (names.length === 0) return [];
   const every = await storedThetaEvery(sql, run.id);
   const stored = Math.floor(applied / every);

@@ -216,8 +216,8 @@ function runBody(detail) {
   const per = perturbations ? `${detail.eloWindowGames} games of batches` : "iteration";
   const nothingYet = perturbations ? "No batch applied yet." : "No iteration complete yet.";
   const latest = perturbations
-    ? [h("h2", {}, "Latest batches"), h("div", { id: "batches" }, table(["batch", "games", `Elo (${measured})`],
-      perturbations.recent.map((b) => [b.batchNumber, b.games, Number(b.elo.toFixed(1))]), nothingYet))]
+    ? [h("h2", {}, "Latest batches"), h("div", { id: "batches" }, table(["batch", "games", "worker", "plus +W -L =D", `Elo (${measured})`],
+      perturbations.recent.map((b) => [b.batchNumber, b.games, b.worker, `+${b.plusWins} -${b.minusWins} =${b.draws}`, Number(b.elo.toFixed(1))]), nothingYet))]
     : [h("h2", {}, "Latest iterations"), h("div", { id: "iterations" }, table(["iteration", "status", "games", reference ? "results against the reference" : "plus +W -L =D", `Elo (${measured})`],
       status.recent.map((it) => [it.iteration, it.pilot ? `${it.status} (curvature pilot, against θ₀)` : it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet."))];
   return [
@@ -234,7 +234,8 @@ function runBody(detail) {
     table(detail.faults.headers, detail.faults.rows, "No engine faults or delays."),
     h("h2", {}, "Verification results"),
     table(["comparison", "limits", "status", "games", "W", "L", "D", "Elo", "±", "LOS %", "verdict"],
-      detail.verifications.map((v) => [v.comparison, v.limits_text, v.status, v.games, v.wins, v.losses, v.draws, v.elo ?? "", v.elo_error ?? "", v.los_percent ?? "", v.verdict ?? ""]), "No verification yet: run spsa verify."),
+      detail.verifications.map((v) => [v.comparison, v.limits_text, v.status, v.games, v.wins, v.losses, v.draws, v.elo ?? "", v.elo_error ?? "", v.los_percent ?? "", v.verdict ?? ""]),
+      perturbations ? "spsa verify plays built engines, not option values: play θ against θ₀ with compete --option-a (docs/uci-options.md#verifying)." : "No verification yet: run spsa verify."),
     h("h2", {}, "Faulted games kept"),
     table(["id", "iteration", "worker", "engine", "fault", "reason", "at"],
       detail.faultedGames.map((g) => [g.id, g.iteration, g.workerName, g.side, g.fault, g.reason, new Date(g.createdAt).toLocaleString()]),

@@ -4,7 +4,7 @@ import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games
 import { eloBuckets, faultyIterations, gamesPerBucket, latestSettings, verificationResults, type EloBucket, type RunRecord, type SideCounts, type VerificationResult } from "../db/run-status.js";
 import { appliedGamesPerBucket } from "../db/perturbations.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
-import { eloFromPentanomial } from "../stats/elo.js";
+import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
@@ -151,7 +151,7 @@ function ratePoints(rows: { bucket: number; games: number }[], bucketSeconds: nu
  * from the noise of θ+'s Elo against the reference minus θ−'s (both sides' results summed).
  */
 function eloError(bucket: EloBucket): number {
-  if (!bucket.reference) return eloFromPentanomial(bucket.pairs).error;
+  if (!bucket.reference) return shownError(eloFromPentanomial(bucket.pairs).error, bucket.pairs) ?? Number.NaN;
   const result = (side: SideCounts) => ({ plusWins: side.wins, minusWins: side.losses, draws: side.draws });
   const { plus, minus } = bucket.reference;
   if ([plus, minus].some((side) => side.wins + side.draws + side.losses === 0)) return Number.NaN;

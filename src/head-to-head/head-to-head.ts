@@ -18,7 +18,7 @@ import { signedEngines } from "../signing/binary-signature.js";
 import { planBatchSizes } from "../spsa/batch-plan.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
-import { eloFromPentanomial, los, sprt } from "../stats/elo.js";
+import { eloFromPentanomial, eloWithError, los, sprt } from "../stats/elo.js";
 import { builtValue } from "../spsa/math.js";
 import type { TuningConfig } from "../types/config.js";
 import type { SprtBounds, PlayLimits } from "../types/play.js";
@@ -209,11 +209,10 @@ function outcomeOf(row: VerificationRow): VerificationOutcome {
 }
 
 function describeOutcome(row: VerificationRow, outcome: VerificationOutcome): string {
-  const sign = outcome.elo >= 0 ? "+" : "";
   const sprtText = row.sprt && outcome.llr !== null ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}` : "";
   return (
     `games ${row.gamesPlayed}/${row.targetGames}  +${row.plusWins} -${row.minusWins} =${row.draws}  ` +
-    `Elo ${sign}${outcome.elo.toFixed(1)} ± ${Number.isFinite(outcome.eloError) ? outcome.eloError.toFixed(1) : "inf"} (95%), LOS ${(100 * outcome.los).toFixed(1)}%${sprtText}`
+    `Elo ${eloWithError(outcome.elo, outcome.eloError, row.pairs)}, LOS ${(100 * outcome.los).toFixed(1)}%${sprtText}`
   );
 }
 

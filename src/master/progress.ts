@@ -1,5 +1,6 @@
 import { outcomeOf, type OutcomeColumns } from "../db/iterations.js";
-import { engineFaultWords } from "../play/faults.js";
+import { delayRemedy, engineFaultWords } from "../play/faults.js";
+import { plural } from "../core/plural.js";
 import { outcomeText } from "../spsa/outcome-text.js";
 import { progressBar } from "../core/progress-bar.js";
 import { formatDuration } from "../core/duration.js";
@@ -101,10 +102,14 @@ function speedText(counts: Pick<IterationCounts, "gamesPlayed" | "gamesClaimed">
 export function faultWarning(counts: IterationCounts): string | undefined {
   const { gamesPlayed: games, faults, delayLosses, replays, replayLimitPairs } = counts;
   if (games < 4 || faults + delayLosses <= games / 4) return undefined;
-  const limit = replayLimitPairs > 0 ? `, ${replayLimitPairs} pairs out of replays` : "";
-  const delays =
-    delayLosses + replays > 0
-      ? `; delays outside the engines: ${delayLosses} time losses scored, ${replays} games replayed${limit} (a busy machine: lower the workers' -c or their other load)`
-      : "";
-  return `warning: iteration ${counts.iterationNumber} has ${faults} engine faults in ${games} games (${engineFaultWords()})${delays}; see spsa status`;
+  const parts: string[] = [];
+  if (faults > 0) parts.push(`${plural(faults, "engine fault")} in ${plural(games, "game")} (${engineFaultWords()})`);
+  if (delayLosses + replays > 0) {
+    const limit = replayLimitPairs > 0 ? `, ${plural(replayLimitPairs, "pair")} out of replays` : "";
+    parts.push(
+      `delays outside the engines${faults > 0 ? "" : ` in ${plural(games, "game")}`}: ${plural(delayLosses, "time loss", "time losses")} scored, ` +
+        `${plural(replays, "game")} replayed${limit} (a busy machine: ${delayRemedy(undefined)})`,
+    );
+  }
+  return `warning: iteration ${counts.iterationNumber}: ${parts.join("; ")}; see spsa status`;
 }

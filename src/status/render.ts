@@ -3,6 +3,7 @@ import { engineFaultWords } from "../play/faults.js";
 import { sparkline } from "./sparkline.js";
 import { short, shortTime, signed, table } from "./text-format.js";
 import { plural } from "../core/plural.js";
+import { eloWithError } from "../stats/elo.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
 import type { SideCounts } from "../db/run-status.js";
 import { printable } from "../core/printable.js";
@@ -181,14 +182,13 @@ function delaysLine(status: RunStatus): string {
   const { losses, replays, replayLimitPairs } = status.delays;
   if (losses + replays === 0) return "delays outside the engines: none";
   const latest = status.recent.find((it) => it.delayLosses + it.replays > 0);
-  const limit = replayLimitPairs > 0 ? `, ${replayLimitPairs} pairs out of replays` : "";
+  const limit = replayLimitPairs > 0 ? `, ${plural(replayLimitPairs, "pair")} out of replays` : "";
   return `delays outside the engines: ${losses} time losses scored, ${replays} games replayed${limit}${latest ? ` (latest in iteration ${latest.iteration})` : ""}`;
 }
 
 /** "verification 2: current vs start at tc 10+0.1, complete, 8/8 games +3 -2 =3, Elo +43.5 ± 120.1 (95%)". */
 function verificationLine(v: RunStatus["verifications"][number]): string {
-  // No error bar yet (too few pairs): no Elo either.
-  const elo = v.elo === null || v.eloError === null ? "" : `, Elo ${signed(v.elo, 1)} ± ${v.eloError.toFixed(1)} (95%)`;
+  const elo = v.elo === null ? "" : `, Elo ${eloWithError(v.elo, v.eloError ?? Number.NaN, Number(v.games) / 2)}`;
   return `verification ${v.id}: ${v.comparison} at ${v.limitsText}, ${v.status}, ${v.games} games +${v.wins} -${v.losses} =${v.draws}${elo}${v.verdict ? `, ${v.verdict}` : ""}`;
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { faultWarning, formatOptionProgress, formatProgress, GameRate, RATE_WINDOW_MS, type IterationCounts } from "../../src/master/progress.js";
 import { formatDuration } from "../../src/core/duration.js";
+import { delayRemedy } from "../../src/play/faults.js";
+import { eloWithError, MIN_ERROR_PAIRS } from "../../src/stats/elo.js";
 
 const counts = (over: Partial<IterationCounts>): IterationCounts => ({
   iterationNumber: 3,
@@ -86,15 +88,38 @@ describe("the master's fault warning", () => {
 
   it("names engine faults alone when no delay was seen", () => {
     expect(faultWarning(counts({ faults: 5 }))).toBe(
-      "warning: iteration 3 has 5 engine faults in 16 games (crashes, time losses or illegal moves); see spsa status",
+      "warning: iteration 3: 5 engine faults in 16 games (crashes, time losses or illegal moves); see spsa status",
     );
   });
 
   it("counts delay losses towards the quarter and names them, the replays and the pairs out of replays apart", () => {
-    expect(faultWarning(counts({ faults: 1, delayLosses: 4, replays: 12, replayLimitPairs: 2 }))).toBe(
-      "warning: iteration 3 has 1 engine faults in 16 games (crashes, time losses or illegal moves); " +
-        "delays outside the engines: 4 time losses scored, 12 games replayed, 2 pairs out of replays " +
-        "(a busy machine: lower the workers' -c or their other load); see spsa status",
+    expect(faultWarning(counts({ faults: 1, delayLosses: 4, replays: 12, replayLimitPairs: 1 }))).toBe(
+      "warning: iteration 3: 1 engine fault in 16 games (crashes, time losses or illegal moves); " +
+        "delays outside the engines: 4 time losses scored, 12 games replayed, 1 pair out of replays " +
+        "(a busy machine: lower the workers' -c or the machine's other load, or tune at a node or depth limit ([time_control] nodes or depth), which no delay can cost); see spsa status",
     );
+  });
+
+  it("speaks of delays alone, not of 0 engine faults, when only delays were seen", () => {
+    expect(faultWarning(counts({ gamesPlayed: 8, delayLosses: 4, replays: 2 }))).toBe(
+      "warning: iteration 3: delays outside the engines in 8 games: 4 time losses scored, 2 games replayed " +
+        "(a busy machine: lower the workers' -c or the machine's other load, or tune at a node or depth limit ([time_control] nodes or depth), which no delay can cost); see spsa status",
+    );
+  });
+});
+
+describe("the advice about delays outside the engines", () => {
+  it("does not tell a worker at -c 1 to lower -c", () => {
+    expect(delayRemedy(1)).toBe("at -c 1 only less other load on the machine helps, or tune at a node or depth limit ([time_control] nodes or depth), which no delay can cost");
+    expect(delayRemedy(1)).not.toMatch(/lower -c/);
+    expect(delayRemedy(4)).toMatch(/^lower -c or the machine's other load, or tune at a node or depth limit/);
+  });
+});
+
+describe("Elo with an error bar", () => {
+  it("gives none from fewer than a few game pairs, in words, and one from enough", () => {
+    expect(eloWithError(0, 0, [0, 0, 2, 0, 0])).toBe("+0.0 (2 pairs: too few for an error bar)");
+    expect(eloWithError(12.34, 40, 1)).toBe("+12.3 (1 pair: too few for an error bar)");
+    expect(eloWithError(-5, 61.25, [1, 1, 1, 1, MIN_ERROR_PAIRS - 4])).toBe("-5.0 ± 61.3 (95%)");
   });
 });

@@ -108,7 +108,7 @@ describe("spsa status", () => {
     expect(lines[3]).toMatch(/^games 1928 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), run ETA \S+, iteration ETA \S+$/);
     expect(lines[4]).toMatch(/^Elo of the last iterations \(plus vs minus\): (#\d+ [+-]\d+\.\d {2}){6}#24 [+-]\d+\.\d$/);
     expect(lines[5]).toBe("faults: 1 crashes, time losses or illegal moves (latest in iteration 31)");
-    expect(lines[6]).toBe("delays outside the engines: 3 time losses scored, 5 games replayed, 1 pairs out of replays (latest in iteration 31)");
+    expect(lines[6]).toBe("delays outside the engines: 3 time losses scored, 5 games replayed, 1 pair out of replays (latest in iteration 31)");
     expect(lines).toContainEqual(expect.stringMatching(/^w1 +synthetic +1 +1928 +\d+\/\d+\/\d+ +1 +3 +5 +654322 +1\.528 +\d+\.\d +\S+ ago +- +- +0 +too few games shared with the pool to judge$/));
     expect(result.stdout).not.toMatch(/^w0 /m);
     expect(lines).toContain("w1: concurrency lowered from 2 to 1: 5 of 40 games hit by delays outside the engines");

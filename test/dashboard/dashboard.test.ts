@@ -133,6 +133,24 @@ describe("spsa dashboard in a browser", () => {
     expect(rows.find((row) => row[0] === "w1")?.slice(1, 8)).toEqual(["synthetic", "2", String(COMPLETED * 64 + 8), expect.stringMatching(/^\d+\/\d+\/\d+$/), "0", "3", "4"]);
   });
 
+  it("renders the run page's known content in its first response: without the page's script it reads the run's status, its numbers psql's", async () => {
+    // The first paint alone: the page's script never runs.
+    await page.route("**/static/app.js", (route) => route.abort());
+    try {
+      await page.goto(`${url}run/tuned`);
+      const text = (await page.locator("#first-paint").textContent()) ?? "";
+      const [games] = await sql<{ games: number }[]>`
+        select sum(b.games)::int as games from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
+        where r.name = 'tuned' and b.worker_name = 'real-worker' and b.status = 'done'`;
+      expect(text).toMatch(/^run tuned \(complete, seed /);
+      expect(text).toContain(`games ${games!.games} done`);
+      expect(text).toMatch(new RegExp(`^real-worker +\\S+ +\\d+ +${games!.games} `, "m"));
+      expect(await page.locator("h1").textContent()).toBe("Run tuned");
+    } finally {
+      await page.unroute("**/static/app.js");
+    }
+  });
+
   it("draws a real run's moving parameters as lines that climb or fall across the chart, from a marked start, with a scale in steps", async () => {
     const detail = (await (await fetch(`${url}api/runs/tuned`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
       status: { parameters: { name: string; step: number; history: { value: number }[] }[] };

@@ -8,7 +8,7 @@ import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
-import { publicConfig } from "./public-config.js";
+import { optionRunConfig, publicConfig } from "./public-config.js";
 import type { IterationSettings } from "../types/config.js";
 
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
@@ -71,7 +71,7 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
   return {
     ...progress,
     eloWindowGames: status.eloWindows?.windowGames ?? null,
-    config: publicConfig(run.config),
+    config: status.perturbations ? optionRunConfig(publicConfig(run.config)) : publicConfig(run.config),
     settings: settings ? (shown as Omit<IterationSettings, "parameters" | "stepScale">) : null,
     parameterIndex: index && { names: index.map((p) => p.name), steps: index.map((p) => p.steps) },
   };

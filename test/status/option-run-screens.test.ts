@@ -3,6 +3,7 @@ import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/params/params.js";
 import { findRun } from "../../src/db/run-status.js";
 import { readRunStatus } from "../../src/status/snapshot.js";
+import { readRunDetail } from "../../src/dashboard/run-detail.js";
 import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { writeSyntheticOptionRun } from "../support/synthetic-option-run.js";
@@ -23,6 +24,7 @@ describe("a UCI-option run on the screens that are not its status", () => {
     await sql`update spsa_run r set current_parameters = (select jsonb_object_agg(o.parameter_names[t.i], t.v) from spsa_option_run o, spsa_perturbation p,
       unnest(p.theta_after) with ordinality as t(v, i) where o.run_id = r.id and p.run_id = r.id and p.applied_number = 4) where r.id = ${runId}`;
     const env = { DATABASE_URL: database.url };
+    const run = (await findRun(sql, "opts"))!;
 
     const verify = await spsa(["verify", "--name", "opts", "--games", "2"], { env });
     expect(verify.exitCode, verify.all).toBe(2);
@@ -46,6 +48,12 @@ describe("a UCI-option run on the screens that are not its status", () => {
       const cells = rows[n]!.split(",");
       for (const name of names) expect(Number(cells[1 + names.indexOf(name)]), `${name} after ${n}`).toBe(theta[names0!.names.indexOf(name)]);
     }
+
+    // The dashboard's configuration is the one in effect: no curvature pilot, which the mode does not play.
+    const detail = await readRunDetail(sql, (await findRun(sql, "opts"))!);
+    expect((run.config.spsa as { adaptive: { pilot?: number } }).adaptive.pilot).toBe(1);
+    expect(detail.config.spsa).toMatchObject({ adaptive: expect.not.objectContaining({ pilot: expect.anything() }) });
+    expect((detail.config.spsa as { adaptive: Record<string, unknown> }).adaptive).toHaveProperty("mode");
 
     const status = await readRunStatus(sql, (await findRun(sql, "opts"))!, { samples: 4 });
     expect(status.perturbations?.recent.map((b) => [b.worker, b.games, b.plusWins, b.draws, b.minusWins])).toEqual(

@@ -104,11 +104,38 @@ export async function runTotals(sql: Sql, runId: number, rateMinutes: number): P
         coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs", coalesce(sum(binaries_refused), 0)::int as "binariesRefused",
         min(created_at) as "firstStarted", max(completed_at) as "lastCompleted"
       from spsa_iteration where run_id = ${runId}) t,
-    (select coalesce(sum(b.games), 0)::int as "recentGames", ${RATE_SECONDS(sql, rateMinutes, "last report")} as "recentSeconds",
-      extract(epoch from now() - max(b.reported_at))::float8 as "sinceReport"
-      from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where ${IN_RATE_WINDOW(sql, rateMinutes)} and bi.run_id = ${runId}) w`;
+    (${RUN_RATE(sql, runId, rateMinutes)}) w`;
   if (!row) throw new Error("an aggregate returned no row");
   return row;
+}
+
+/** A run's games over the last `minutes`: what RunTotals holds of them. */
+export type RunRate = Pick<RunTotals, "recentGames" | "recentSeconds" | "sinceReport">;
+
+/** The games reported for the run in the rate window, over how long, to its latest report (through the index of recent reports). */
+const RUN_RATE = (sql: Sql, runId: number, minutes: number) => sql`
+  select coalesce(sum(b.games), 0)::int as "recentGames", ${RATE_SECONDS(sql, minutes, "last report")} as "recentSeconds",
+    extract(epoch from now() - max(b.reported_at))::float8 as "sinceReport"
+  from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where ${IN_RATE_WINDOW(sql, minutes)} and bi.run_id = ${runId}`;
+
+/** The run's games per minute as spsa status measures them, for the master's progress line: one small query. */
+export async function runRate(sql: Sql, runId: number, minutes: number): Promise<RunRate> {
+  const [row] = await sql<RunRate[]>`select w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport" from (${RUN_RATE(sql, runId, minutes)}) w`;
+  if (!row) throw new Error("an aggregate returned no row");
+  return row;
+}
+
+/**
+ * Seconds to play `games` at the run's rate (RunRate, measured to its latest report): counted
+ * down from that report, so the ETA does not grow while one watches; once that runs out (reports
+ * are late), at the rate measured to now. null without a rate.
+ */
+export function etaSeconds(games: number, { recentGames, recentSeconds, sinceReport }: RunRate): number | null {
+  const perMinute = gamesPerMinute(recentGames, recentSeconds);
+  if (perMinute <= 0) return null;
+  const fromReport = (games / perMinute) * 60 - (sinceReport ?? 0);
+  if (fromReport >= 0) return fromReport;
+  return (games / gamesPerMinute(recentGames, recentSeconds + (sinceReport ?? 0))) * 60;
 }
 
 /** A tuned engine's wins, draws and losses against the reference engine. */

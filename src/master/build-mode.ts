@@ -13,7 +13,8 @@ import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
-import { faultWarning, formatProgress, GameRate } from "./progress.js";
+import { faultWarning, formatProgress } from "./progress.js";
+import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import {
   completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readThetaAfter, readTrajectory,
   type IterationRow,
@@ -67,8 +68,6 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
 
   let current = params;
   const pace: Pace = { buildSeconds: undefined, warned: false };
-  // The progress line's games per minute, over this master's iterations.
-  const rate = new GameRate();
   const bound = stalenessBound(config.spsa);
   for (;;) {
     options.signal?.throwIfAborted();
@@ -93,7 +92,7 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
     // Steps are applied in iteration order: the oldest open iteration's is next.
     const oldest = await withRetry(log, options.signal, () => oldestOpenIteration(database.sql, run.id));
     if (oldest) {
-      const played = await waitForGames(options, run, oldest, rate, log);
+      const played = await waitForGames(options, run, oldest, log);
       // The step waits while batches of a worker found a suspect are played again.
       if (await review.beforeStep(played.iterationNumber)) current = await finishIteration(options, run, current, played, log);
       // The iteration's engines are no longer played (unless a transfer still plays them).
@@ -202,13 +201,11 @@ async function startIteration(
 }
 
 /** Waits until the workers have played the iteration's target, showing progress; looks at the transfers playing meanwhile. */
-async function waitForGames(options: HeldOptions, run: RunRow, iteration: IterationRow, rate: GameRate, log: (line: string) => void): Promise<IterationRow> {
+async function waitForGames(options: HeldOptions, run: RunRow, iteration: IterationRow, log: (line: string) => void): Promise<IterationRow> {
   const { database, config } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(config.database.pollIntervalMs);
   let row = iteration;
-  // Its first look only starts the rate's clock (games folded at once after a build were played before it).
-  let counted: number | undefined;
   let warnedFaults = false;
   try {
     for (;;) {
@@ -222,9 +219,8 @@ async function waitForGames(options: HeldOptions, run: RunRow, iteration: Iterat
       });
       // Reports arriving: look again soon, as the iteration may be about to finish.
       if (row.gamesPlayed !== seen) poll.reset();
-      rate.add(row.gamesPlayed - (counted ?? 0), Date.now());
-      counted = row.gamesPlayed;
-      status.update(formatProgress(row, config.spsa.maxIterations, rate, Date.now()));
+      const rate = await withRetry(log, options.signal, () => runRate(database.sql, run.id, rateWindowMinutes(process.uptime())));
+      status.update(formatProgress(row, config.spsa.maxIterations, rate));
       const warning = warnedFaults ? undefined : faultWarning(row);
       if (warning) {
         warnedFaults = true;

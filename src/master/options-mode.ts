@@ -23,7 +23,8 @@ import { signedEngines } from "../signing/binary-signature.js";
 import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary, type OpenedTuningRun } from "./run-setup.js";
-import { formatOptionProgress, GameRate } from "./progress.js";
+import { formatOptionProgress } from "./progress.js";
+import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import { OptionReview } from "./worker-review.js";
 
 /**
@@ -182,7 +183,6 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
   // θ as this master moved it: not read back nor written at every batch of a large run.
   const held = new HeldTheta();
   let seen = -1;
-  const rate = new GameRate();
   let synced = Date.now();
   try {
     for (;;) {
@@ -205,9 +205,9 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
         await withRetry(log, options.signal, () => writeHeldTheta(database.sql, optionRun, held));
         await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
       }
-      rate.add(seen < 0 ? 0 : iteration.gamesPlayed - seen, Date.now());
       seen = iteration.gamesPlayed;
-      status.update(formatOptionProgress(run.name, iteration, rate, Date.now()));
+      const rate = await withRetry(log, options.signal, () => runRate(database.sql, run.id, rateWindowMinutes(process.uptime())));
+      status.update(formatOptionProgress(run.name, iteration, rate));
       if (finished || Date.now() - synced >= paramsSyncMs(optionRun.names.length)) {
         const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
         syncParamsFile(paramsFile, theta, () => {});

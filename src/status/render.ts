@@ -144,7 +144,8 @@ const WINDOWS_SHOWN = 4;
 
 /** "Elo per 64 games (plus vs minus, 95 %): batches 9–12 +5.0 ± 120.3  batches 1–8 …": a UCI-option run's latest windows of batches. */
 function windowsLine({ windowGames, recent }: NonNullable<RunStatus["eloWindows"]>): string {
-  const windows = recent.slice(0, WINDOWS_SHOWN).map((w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)} ± ${w.error === null ? "?" : w.error.toFixed(1)}`);
+  // A window of fewer than MIN_ERROR_PAIRS pairs has no error bar (src/stats/elo.ts).
+  const windows = recent.slice(0, WINDOWS_SHOWN).map((w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)}${w.error === null ? "" : ` ± ${w.error.toFixed(1)}`}`);
   return `Elo per ${windowGames} games (plus vs minus, 95 %): ${windows.length === 0 ? "no batch applied yet" : windows.join("  ")}`;
 }
 

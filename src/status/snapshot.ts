@@ -4,13 +4,13 @@ import {
   latestSettings,
   pilotIterations,
   rateWindowMinutes,
+  etaSeconds,
   recentIterations,
   runTotals,
   thetaAfterIterations,
   verificationResults,
   type IterationSummary,
   type RunRecord,
-  type RunTotals,
   type VerificationResult,
 } from "../db/run-status.js";
 import { countFaultedGames } from "../db/faulted-games.js";
@@ -224,8 +224,8 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       rateSeconds: totals.recentSeconds,
       overallPerMinute: minutes > 0 ? totals.games / minutes : 0,
       startedAt: totals.firstStarted?.toISOString() ?? null,
-      etaSeconds: run.status === "active" ? etaSeconds(remaining, perMinute, totals) : null,
-      iterationEtaSeconds: run.status === "active" && !perturbations && latest && latest.status !== "complete" ? etaSeconds(latest.targetGames - latest.gamesPlayed, perMinute, totals) : null,
+      etaSeconds: run.status === "active" ? etaSeconds(remaining, totals) : null,
+      iterationEtaSeconds: run.status === "active" && !perturbations && latest && latest.status !== "complete" ? etaSeconds(latest.targetGames - latest.gamesPlayed, totals) : null,
     },
     waiting: run.status === "active" ? waitingFor(latest, maxIterations, Boolean(master), Boolean(perturbations)) : null,
     faults: totals.faults,
@@ -262,18 +262,6 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
 
 function shipStatus({ runId: _, createdAt, completedAt, ...check }: ShipCheckRow): ShipStatus {
   return { ...check, createdAt: createdAt.toISOString(), completedAt: completedAt?.toISOString() ?? null, limitsText: describeLimits(check.limits), summary: describeShipCheck(check) };
-}
-
-/**
- * Seconds to play `games` at `perMinute` (measured to the latest report, `sinceReport` seconds
- * ago): counted down from that report, so the ETA does not grow while one watches; once that
- * runs out (reports are late), at the rate measured to now. null without a rate.
- */
-function etaSeconds(games: number, perMinute: number, { recentGames, recentSeconds, sinceReport }: RunTotals): number | null {
-  if (perMinute <= 0) return null;
-  const fromReport = (games / perMinute) * 60 - (sinceReport ?? 0);
-  if (fromReport >= 0) return fromReport;
-  return (games / gamesPerMinute(recentGames, recentSeconds + (sinceReport ?? 0))) * 60;
 }
 
 /** What an active run waits for, if anything (RunStatus.waiting). */

@@ -35,6 +35,7 @@ const CHROMIUM_ARGS = [
 describe("spsa dashboard in a browser", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let real: TuningSetup;
+  let realOptions: TuningSetup;
   let sql: postgres.Sql;
   let server: ReturnType<typeof execa>;
   let url: string;
@@ -57,6 +58,16 @@ describe("spsa dashboard in a browser", () => {
     } finally {
       worker.kill("SIGTERM");
       await worker;
+    }
+    // A real UCI-option run of minnow (one binary, θ as option values), played by another seeded worker.
+    realOptions = tuningSetup({ mode: "options", iterations: 6, games: 8, batchSize: 2, moveLimit: "nodes = 1000" });
+    const optionsWorker = startWorker(realOptions, env, "options-worker", ["--seed", "o"]);
+    try {
+      const master = await startMaster(realOptions, env, "uci-tuned", ["--seed", "u"]);
+      if (master.exitCode !== 0) throw new Error(`the real UCI-option run's master failed: ${master.all}`);
+    } finally {
+      optionsWorker.kill("SIGTERM");
+      await optionsWorker;
     }
     // Written after the real run, whose worker would otherwise take the open iteration's games.
     await writeSyntheticRun(sql, { name: "live", config: loadConfig("config.toml"), params, iterations: COMPLETED, open: true, workerName: "w1" });
@@ -82,6 +93,7 @@ describe("spsa dashboard in a browser", () => {
     await database.drop();
     rmSync(profile, { recursive: true, force: true });
     if (real) rmSync(real.dir, { recursive: true, force: true });
+    if (realOptions) rmSync(realOptions.dir, { recursive: true, force: true });
   });
 
   it("refuses data without the token, and anything but GET", async () => {
@@ -96,7 +108,7 @@ describe("spsa dashboard in a browser", () => {
   it("lists the run, draws one chart per parameter with a point per completed iteration, and shows a batch reported meanwhile without a reload", async () => {
     await page.goto(`${url}?token=${TOKEN}`);
     const links = page.locator("a.run-link");
-    await expect.poll(async () => (await links.allTextContents()).sort()).toEqual(["live", "tuned"]);
+    await expect.poll(async () => (await links.allTextContents()).sort()).toEqual(["live", "tuned", "uci-tuned"]);
     await links.filter({ hasText: "live" }).click();
     await page.waitForURL(/\/run\/live$/);
     const charts = page.locator("figure.param-chart");
@@ -191,6 +203,25 @@ describe("spsa dashboard in a browser", () => {
     expect(await page.locator("#ship.not-passed").textContent()).toMatch(/^ship check at 300 nodes per move: .* vs start θ, undecided at max_games \[0, 5\], Elo [+-]\d+\.\d \(1 pair: too few for an error bar\), 2 games/);
     expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(REAL_ITERATIONS);
     if (process.env.SPSA_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_SCREENSHOT });
+  });
+
+  it("shows a real UCI-option run: its worker's games in it as psql counts them, its latest batches with W/D/L and the worker", async () => {
+    await page.goto(`${url}run/uci-tuned`);
+    await page.locator("#workers tbody tr").first().waitFor();
+    const [played] = await sql<{ games: number }[]>`
+      select sum(b.games)::int as games from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
+      where r.name = 'uci-tuned' and b.worker_name = 'options-worker' and b.status = 'done' and b.held_at is null`;
+    expect(played!.games).toBe(6 * 8);
+    const workers = await page.$$eval("#workers tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(workers.map((row) => [row[0], row[3]])).toEqual([["options-worker", String(played!.games)]]);
+    const batches = await page.$$eval("#batches tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(batches.length).toBeGreaterThan(0);
+    for (const row of batches) {
+      expect(row[2]).toBe("options-worker");
+      expect(row[3]).toMatch(/^\+\d -\d =\d$/);
+    }
+    expect(await page.locator("figure.param-chart").count()).toBe(4);
+    if (process.env.SPSA_DASHBOARD_OPTIONS_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_OPTIONS_SCREENSHOT });
   });
 
   it("fits the θ axis to the path, widened to a bound only when the path comes near it, and averages Elo over the latest points", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { faultWarning, formatOptionProgress, formatProgress, GameRate, RATE_WINDOW_MS, type IterationCounts } from "../../src/master/progress.js";
+import { faultWarning, formatOptionProgress, formatProgress, type IterationCounts } from "../../src/master/progress.js";
+import { etaSeconds, type RunRate } from "../../src/db/run-status.js";
 import { formatDuration } from "../../src/core/duration.js";
 import { delayRemedy } from "../../src/play/faults.js";
 import { eloWithError, MIN_ERROR_PAIRS } from "../../src/stats/elo.js";
@@ -21,55 +22,45 @@ const counts = (over: Partial<IterationCounts>): IterationCounts => ({
   ...over,
 });
 
-/** A rate that saw `games` played over the minute before `nowMs`, reported at its end. */
-function rateOf(games: number, nowMs = 60_000): GameRate {
-  const rate = new GameRate();
-  rate.add(0, nowMs - 60_000);
-  rate.add(games, nowMs);
-  return rate;
-}
+/** The run's rate as the database measures it: `games` reported over the minute up to the latest report, `since` seconds ago. */
+const rateOf = (games: number, since = 0): RunRate => ({ recentGames: games, recentSeconds: 60, sinceReport: since });
+const NO_REPORT: RunRate = { recentGames: 0, recentSeconds: 0, sinceReport: null };
 
 describe("the master's progress line", () => {
   it("shows the bar, counts, speed, the iteration's ETA and the run's", () => {
-    const line = formatProgress(counts({}), 100, rateOf(16), 60_000);
+    const line = formatProgress(counts({}), 100, rateOf(16));
     // 48 games left of this iteration, 97 × 64 more after it, at 16 a minute.
     expect(line).toBe(`iteration 3/100 [#####...............] 16/64 games  +6 -5 =5  16.0 games/min  iteration ETA 3m00s  run ETA ${formatDuration(((48 + 97 * 64) / 16) * 60)}`);
   });
 
   it("shows faults, delays outside the engines and an unknown ETA before any report", () => {
-    const rate = new GameRate();
-    rate.add(0, 0);
-    const line = formatProgress(counts({ iterationNumber: 1, targetGames: 8, gamesPlayed: 0, gamesClaimed: 8, plusWins: 0, minusWins: 0, draws: 0, faults: 2, delayLosses: 1, replays: 3 }), 2, rate, 1000);
+    const line = formatProgress(counts({ iterationNumber: 1, targetGames: 8, gamesPlayed: 0, gamesClaimed: 8, plusWins: 0, minusWins: 0, draws: 0, faults: 2, delayLosses: 1, replays: 3 }), 2, NO_REPORT);
     expect(line).toContain("? games/min  iteration ETA ?  run ETA ?");
     expect(line).toContain("faults 2  delays 1 lost, 3 replayed");
   });
 
   it("says so while no worker has claimed the iteration's games", () => {
-    const line = formatProgress(counts({ gamesPlayed: 0, gamesClaimed: 0, plusWins: 0, minusWins: 0, draws: 0 }), 100, new GameRate(), 1000);
+    const line = formatProgress(counts({ gamesPlayed: 0, gamesClaimed: 0, plusWins: 0, minusWins: 0, draws: 0 }), 100, NO_REPORT);
     expect(line).toBe("iteration 3/100 [....................] 0/64 games  +0 -0 =0  waiting for a worker to claim its games (start one: compete --spsa)");
   });
 
-  it("holds its rate between reports, so the ETA counts down instead of growing", () => {
-    const rate = rateOf(16);
-    const etas = [60_000, 70_000, 80_000, 90_000].map((now) => rate.etaSeconds(48, now));
-    expect(etas).toEqual([180, 170, 160, 150]);
-    expect(rate.perMinute()).toBe(16);
-    // Twice as fast for longer than the window: the rate is the recent one, not the master's whole life's.
-    const minutes = RATE_WINDOW_MS / 60_000 + 5;
-    for (let m = 2; m <= minutes + 1; m++) rate.add(32, m * 60_000);
-    expect(rate.perMinute()).toBe(32);
+  it("counts the ETA down from the latest report, where a rate to now would make it grow; once overdue, at the rate to now", () => {
+    expect([0, 10, 20, 30].map((since) => etaSeconds(48, rateOf(16, since)))).toEqual([180, 170, 160, 150]);
+    // 200 s after the report, 180 s were due: 16 games over 260 s.
+    expect(etaSeconds(48, rateOf(16, 200))).toBeCloseTo((48 / ((16 * 60) / 260)) * 60, 9);
+    expect(etaSeconds(48, NO_REPORT)).toBeNull();
   });
 
   it("gives a UCI-option run's line its speed and the run's ETA, or says no worker claimed its games", () => {
     const carrier = { targetGames: 800, gamesPlayed: 120, gamesClaimed: 136, plusWins: 40, minusWins: 38, draws: 42 };
-    expect(formatOptionProgress("tune", carrier, rateOf(20), 60_000)).toBe("run tune: 120/800 games, +40 -38 =42 (plus vs minus)  20.0 games/min  run ETA 34m00s");
-    expect(formatOptionProgress("tune", { ...carrier, gamesPlayed: 0, gamesClaimed: 0, plusWins: 0, minusWins: 0, draws: 0 }, new GameRate(), 0))
+    expect(formatOptionProgress("tune", carrier, rateOf(20))).toBe("run tune: 120/800 games, +40 -38 =42 (plus vs minus)  20.0 games/min  run ETA 34m00s");
+    expect(formatOptionProgress("tune", { ...carrier, gamesPlayed: 0, gamesClaimed: 0, plusWins: 0, minusWins: 0, draws: 0 }, NO_REPORT))
       .toBe("run tune: 0/800 games, +0 -0 =0 (plus vs minus)  waiting for a worker to claim its games (start one: compete --spsa)");
   });
 
   it("shows both sides' results against the reference in reference mode", () => {
     const reference = { referenceEngineSha256: "ab".repeat(32), plusWins: 0, minusWins: 0, draws: 0, refPlusWins: 4, refPlusDraws: 3, refPlusLosses: 1, refMinusWins: 2, refMinusDraws: 2, refMinusLosses: 4 };
-    const line = formatProgress(counts(reference), 3, rateOf(16), 60_000);
+    const line = formatProgress(counts(reference), 3, rateOf(16));
     expect(line).toBe("iteration 3/3 [#####...............] 16/64 games  θ+ +4 -1 =3, θ− +2 -4 =2 vs reference  16.0 games/min  iteration ETA 3m00s  run ETA 3m00s");
   });
 

@@ -23,6 +23,8 @@ import { builtValue } from "../spsa/math.js";
 import type { TuningConfig } from "../types/config.js";
 import type { SprtBounds, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
+import { rateAndEtas } from "../core/duration.js";
+import { etaSeconds, gamesPerMinute, rateWindowMinutes, runRate } from "../db/run-status.js";
 
 /**
  * Two θ of a run played against each other by the run's own workers, as an ordinary iteration
@@ -160,7 +162,7 @@ export async function waitForOutcome(
       const look = await lookAtOutcome(match, row, log);
       row = look.row;
       if (row.gamesPlayed !== seen) poll.reset();
-      status.update(look.text);
+      status.update(look.result ? look.text : `${look.text}  ${await matchSpeed(match, row, log)}`);
       if (look.result) {
         status.done();
         log(look.text);
@@ -174,6 +176,16 @@ export async function waitForOutcome(
   } finally {
     status.done();
   }
+}
+
+/** What a progress line says while no worker has claimed the games it waits for. */
+export const WAITING_FOR_WORKERS = "waiting for a worker to claim its games (start one: compete --spsa)";
+
+/** "16.8 games/min  ETA 1m17s" of a match's games left, from its carrier run's reports, or that no worker has claimed any. */
+async function matchSpeed(match: Pick<HeadToHead, "database" | "signal">, row: VerificationRow, log: (line: string) => void): Promise<string> {
+  if (row.gamesClaimed === 0 && row.gamesPlayed === 0) return WAITING_FOR_WORKERS;
+  const rate = await withRetry(log, match.signal, () => runRate(match.database.sql, row.carrierRunId, rateWindowMinutes(process.uptime())));
+  return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), [{ name: "match", seconds: etaSeconds(row.targetGames - row.gamesPlayed, rate) }]);
 }
 
 /**

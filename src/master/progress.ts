@@ -3,8 +3,9 @@ import { delayRemedy, engineFaultWords } from "../play/faults.js";
 import { plural } from "../core/plural.js";
 import { outcomeText } from "../spsa/outcome-text.js";
 import { progressBar } from "../core/progress-bar.js";
-import { formatDuration } from "../core/duration.js";
+import { rateAndEtas } from "../core/duration.js";
 import { etaSeconds, gamesPerMinute, type RunRate } from "../db/run-status.js";
+import { WAITING_FOR_WORKERS } from "../head-to-head/head-to-head.js";
 
 /** The iteration counters the progress line shows: its results are plus-vs-minus or (reference mode) both sides' against the reference. */
 export interface IterationCounts extends OutcomeColumns {
@@ -53,14 +54,9 @@ export function formatOptionProgress(runName: string, counts: Pick<IterationCoun
  * worker has claimed any yet.
  */
 function speedText(counts: Pick<IterationCounts, "gamesPlayed" | "gamesClaimed">, rate: RunRate, left: { iteration?: number; run: number }): string {
-  if (counts.gamesClaimed === 0 && counts.gamesPlayed === 0) return "waiting for a worker to claim its games (start one: compete --spsa)";
-  const eta = (games: number) => {
-    const seconds = etaSeconds(games, rate);
-    return seconds === null ? "?" : formatDuration(seconds);
-  };
-  const perMinute = gamesPerMinute(rate.recentGames, rate.recentSeconds);
-  const iteration = left.iteration === undefined ? "" : `  iteration ETA ${eta(left.iteration)}`;
-  return `${perMinute > 0 ? perMinute.toFixed(1) : "?"} games/min${iteration}  run ETA ${eta(left.run)}`;
+  if (counts.gamesClaimed === 0 && counts.gamesPlayed === 0) return WAITING_FOR_WORKERS;
+  const etas = [...(left.iteration === undefined ? [] : [{ name: "iteration", seconds: etaSeconds(left.iteration, rate) }]), { name: "run", seconds: etaSeconds(left.run, rate) }];
+  return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), etas);
 }
 
 /**

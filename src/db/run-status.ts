@@ -183,16 +183,15 @@ export async function recentIterations(sql: Sql, runId: number, count: number): 
 }
 
 /**
- * The run's curvature pilot iterations (src/master/pilot.ts: the first `[spsa] adapt_pilot`
- * iterations of a run without a reference, θ+ and θ− each against θ₀, recorded as a reference):
+ * The run's curvature pilot iterations (src/master/pilot.ts: of its first `pilots` iterations,
+ * `[spsa] adapt_pilot`, those that played θ+ and θ− each against θ₀, recorded as a reference):
  * a few rows of the index's head. Not for a reference-mode run, whose iterations all have one.
  */
-export async function pilotIterations(sql: Sql, runId: number): Promise<IterationSummary[]> {
+export async function pilotIterations(sql: Sql, runId: number, pilots: number): Promise<IterationSummary[]> {
+  if (pilots <= 0) return [];
   return sql<IterationSummary[]>`
     select ${SUMMARY_COLUMNS(sql)} from spsa_iteration
-    where run_id = ${runId} and reference_engine_sha256 is not null and iteration_number <= (
-      select coalesce((settings->'spsa'->'adaptive'->>'pilot')::int, 0) from spsa_iteration
-      where run_id = ${runId} and settings is not null order by iteration_number desc limit 1)
+    where run_id = ${runId} and iteration_number between 1 and ${pilots} and reference_engine_sha256 is not null
     order by iteration_number`;
 }
 

@@ -82,7 +82,7 @@ export interface RunStatus {
   };
   games: {
     total: number;
-    /** Over the last RATE_WINDOW_MINUTES, or the part of it the run has been playing (rateSeconds). */
+    /** Over the rate window (rateWindowMinutes: 10 minutes up to an hour as the run ages), or the part of it the run has been playing, to its latest report (rateSeconds). */
     perMinute: number;
     rateSeconds: number;
     /** From the first iteration's start (`startedAt`; null before one) to the last completion (or now while running). */
@@ -187,7 +187,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     runHolder(sql, run.id),
     readRunWorkers(sql, run.id, rateMinutes),
     // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
-    run.reference === null ? pilotIterations(sql, run.id) : [],
+    run.reference === null ? pilotIterations(sql, run.id, configuredPilots(run)) : [],
   ]);
   const iterationStatus = (it: IterationSummary): IterationStatus => ({
     ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null, pilot: run.reference === null && it.reference !== null,
@@ -277,6 +277,12 @@ function remainingGames(latest: IterationSummary | undefined, latestNumber: numb
   const perIteration = settings?.gamesPerIteration ?? latest?.targetGames ?? 0;
   const open = latest && latest.status !== "complete" ? latest.targetGames - latest.gamesPlayed : 0;
   return open + Math.max(0, maxIterations - latestNumber) * perIteration;
+}
+
+/** The run's `[spsa] adapt_pilot` as its stored config has it (0: none, or a config from before the pilot). */
+function configuredPilots(run: RunRecord): number {
+  const spsa = run.config.spsa as { adaptive?: { pilot?: unknown } } | undefined;
+  return typeof spsa?.adaptive?.pilot === "number" ? spsa.adaptive.pilot : 0;
 }
 
 function configuredMaxIterations(run: RunRecord): number | undefined {

@@ -36,9 +36,12 @@ const IN_RATE_WINDOW = (sql: Sql, minutes: number) => sql`b.status = 'done' and 
 const RATE_SECONDS = (sql: Sql, minutes: number, to: "now" | "last report" = "now") =>
   sql`extract(epoch from ${to === "now" ? sql`now()` : sql`max(b.reported_at)`} - greatest(now() - make_interval(mins => ${minutes}), min(b.claimed_at)))::float8`;
 
-/** Games per minute of `games` played over `seconds`; 0 with no time to measure. */
+/** A rate measured over less than this is no rate (one batch claimed and reported within milliseconds). */
+const LEAST_RATE_SECONDS = 1;
+
+/** Games per minute of `games` played over `seconds`; 0 with too little time to measure. */
 export function gamesPerMinute(games: number, seconds: number): number {
-  return seconds > 0 ? (games * 60) / seconds : 0;
+  return seconds >= LEAST_RATE_SECONDS ? (games * 60) / seconds : 0;
 }
 
 export type RunRecord = typeof spsaRun.$inferSelect;

@@ -12,7 +12,8 @@ import { readTransfers } from "../db/transfers.js";
 import { summarizeTransfers } from "../head-to-head/transfer-text.js";
 import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
 import { requireRun } from "../status/run-lookup.js";
-import { thetaHistory } from "../status/snapshot.js";
+import { appliedThetaHistory, thetaHistory } from "../status/snapshot.js";
+import { perturbationProgress } from "../db/perturbations.js";
 import { DEFAULT_CONFIG_FILE, databaseOptionsFrom } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 
@@ -67,8 +68,10 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
       else writeFileAtomic(options.out, pgn);
       log(`${rows.length} faulted games of run "${run.name}"${options.out === undefined ? "" : ` written to ${options.out}`}`);
     } else if (format === "csv") {
-      const [latest] = await recentIterations(database.sql, run.id, 1);
-      out(historyCsv(await thetaHistory(database.sql, run, latest, Number.POSITIVE_INFINITY)));
+      // A UCI-option run: θ after each applied batch whose θ is stored, and its θ now.
+      const progress = await perturbationProgress(database.sql, run.id, 0);
+      if (progress) out(historyCsv(await appliedThetaHistory(database.sql, run, progress.thetaApplied, Number.POSITIVE_INFINITY, "all", -1), "batches"));
+      else out(historyCsv(await thetaHistory(database.sql, run, (await recentIterations(database.sql, run.id, 1))[0], Number.POSITIVE_INFINITY)));
     } else if (format === "openbench" || format === "fishtest") {
       const settings = await latestSettings(database.sql, run.id);
       if (!settings) throw new SpsaError(`run "${run.name}" has no iteration yet: its bounds and steps are recorded with the first one`);

@@ -8,3 +8,14 @@ import { withoutSecrets } from "../config/secrets.js";
 export function publicConfig(config: Record<string, unknown>): Record<string, unknown> {
   return withoutSecrets(config) as Record<string, unknown>;
 }
+
+/**
+ * The stored config as it is in effect for a UCI-option run: without the curvature pilot
+ * (`spsa.adaptive.pilot`), which only build mode plays (src/master/pilot.ts).
+ */
+export function optionRunConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const spsa = config.spsa as { adaptive?: Record<string, unknown> } | undefined;
+  if (!spsa?.adaptive || !("pilot" in spsa.adaptive)) return config;
+  const { pilot: _, ...adaptive } = spsa.adaptive;
+  return { ...config, spsa: { ...spsa, adaptive } };
+}

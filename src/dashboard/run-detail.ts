@@ -1,14 +1,14 @@
 import type postgres from "postgres";
 import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games.js";
-import { eloBuckets, faultyIterations, gamesPerHour, latestSettings, verificationResults, type EloBucket, type RunRecord, type SideCounts, type VerificationResult } from "../db/run-status.js";
-import { appliedGamesPerHour } from "../db/perturbations.js";
+import { eloBuckets, faultyIterations, gamesPerBucket, latestSettings, verificationResults, type EloBucket, type RunRecord, type SideCounts, type VerificationResult } from "../db/run-status.js";
+import { appliedGamesPerBucket } from "../db/perturbations.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
-import { eloFromPentanomial } from "../stats/elo.js";
+import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
-import { publicConfig } from "./public-config.js";
+import { optionRunConfig, publicConfig } from "./public-config.js";
 import type { IterationSettings } from "../types/config.js";
 
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
@@ -29,7 +29,8 @@ interface RunProgress {
    * In a refresh of a UCI-option run only the windows from the one holding batch `since` + 1 on (they replace the page's from there).
    */
   elo: EloPoint[];
-  gamesPerHour: { hour: string; games: number }[];
+  /** Games per minute over the run, in buckets of `bucketSeconds` (rateBucketSeconds), each point at its start in seconds since the run's; empty buckets are 0. */
+  gamesRate: { bucketSeconds: number; points: { from: number; games: number; perMinute: number }[] };
   /** The latest iterations with engine faults: a row per iteration, a column per counter and engine (the reference's in reference mode only). */
   faults: { headers: string[]; rows: number[][] };
   /** spsa_verification_result rows, with their limits in words (limits_text). */
@@ -70,7 +71,7 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
   return {
     ...progress,
     eloWindowGames: status.eloWindows?.windowGames ?? null,
-    config: publicConfig(run.config),
+    config: status.perturbations ? optionRunConfig(publicConfig(run.config)) : publicConfig(run.config),
     settings: settings ? (shown as Omit<IterationSettings, "parameters" | "stepScale">) : null,
     parameterIndex: index && { names: index.map((p) => p.name), steps: index.map((p) => p.steps) },
   };
@@ -92,10 +93,14 @@ async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus
   const bucket = Math.max(1, Math.ceil(status.iteration.completed / CHART_POINTS));
   // A UCI-option run: its batches in windows, and its games by when they were reported (its one iteration completes at the end).
   const options = status.perturbations !== null;
-  const [buckets, windows, hours, faults, verifications, faultedGames] = await Promise.all([
-    options ? [] : eloBuckets(sql, run.id, bucket),
+  // From its first iteration's start: a run's games begin there.
+  const start = status.games.startedAt === null ? run.createdAt : new Date(status.games.startedAt);
+  const spanSeconds = ((run.completedAt ?? new Date()).getTime() - start.getTime()) / 1000;
+  const rateBucket = rateBucketSeconds(spanSeconds, options ? 0 : status.iteration.completed);
+  const [buckets, windows, rates, faults, verifications, faultedGames] = await Promise.all([
+    options ? [] : eloBuckets(sql, run.id, bucket, run.reference === null),
     options ? batchElo(sql, run.id, { since }) : undefined,
-    options ? appliedGamesPerHour(sql, run.id) : gamesPerHour(sql, run.id),
+    (options ? appliedGamesPerBucket : gamesPerBucket)(sql, run.id, start, rateBucket),
     faultyIterations(sql, run.id, 20),
     verificationResults(sql, run.name),
     latestFaultedGames(sql, run.id, FAULTED_GAMES_LISTED),
@@ -104,7 +109,7 @@ async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus
   return {
     status,
     elo: windows?.windows ?? buckets.map((b) => ({ first: b.first, last: b.last, elo: b.elo, error: finiteOrNull(eloError(b)), games: b.games })),
-    gamesPerHour: hours.map((h) => ({ hour: h.hour.toISOString(), games: h.games })),
+    gamesRate: { bucketSeconds: rateBucket, points: ratePoints(rates, rateBucket, spanSeconds) },
     faults: {
       headers: ["iteration", ...counters.map((column) => column.words), "replays", "pairs out of replays"],
       rows: faults.map((row) => [row.iteration, ...counters.map((column) => row[column.key]), row.replays, row.replayLimitPairs]),
@@ -115,12 +120,38 @@ async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus
   };
 }
 
+/** Widths of the games-rate chart's buckets: a minute up to a day. */
+const RATE_BUCKETS = [60, 300, 900, 3600, 4 * 3600, 86_400];
+
+/** Buckets the games-rate chart has at most. */
+const RATE_POINTS = 60;
+
+/**
+ * The games-rate chart's bucket for a run `spanSeconds` long: the narrowest of RATE_BUCKETS that
+ * gives at most RATE_POINTS bars and, counting games by when their iteration completed (build
+ * mode, `iterations` complete), spans two iterations, so a bar is not all or nothing.
+ */
+export function rateBucketSeconds(spanSeconds: number, iterations: number): number {
+  const least = Math.max(spanSeconds / RATE_POINTS, iterations > 0 ? (2 * spanSeconds) / iterations : 0);
+  return RATE_BUCKETS.find((width) => width >= least) ?? RATE_BUCKETS.at(-1)!;
+}
+
+/** Every bucket from the run's start to its end with its games per minute (the last one over its part that has passed). */
+function ratePoints(rows: { bucket: number; games: number }[], bucketSeconds: number, spanSeconds: number): RunProgress["gamesRate"]["points"] {
+  const last = Math.max(0, Math.floor(spanSeconds / bucketSeconds), ...rows.map((r) => r.bucket));
+  return Array.from({ length: last + 1 }, (_, bucket) => {
+    const games = rows.find((r) => r.bucket === bucket)?.games ?? 0;
+    const seconds = Math.max(1, Math.min(bucketSeconds, spanSeconds - bucket * bucketSeconds));
+    return { from: bucket * bucketSeconds, games, perMinute: (games * 60) / seconds };
+  });
+}
+
 /**
  * The 95 % half width of a bucket's Elo: from its pentanomial counts, or in reference mode
  * from the noise of θ+'s Elo against the reference minus θ−'s (both sides' results summed).
  */
 function eloError(bucket: EloBucket): number {
-  if (!bucket.reference) return eloFromPentanomial(bucket.pairs).error;
+  if (!bucket.reference) return shownError(eloFromPentanomial(bucket.pairs).error, bucket.pairs) ?? Number.NaN;
   const result = (side: SideCounts) => ({ plusWins: side.wins, minusWins: side.losses, draws: side.draws });
   const { plus, minus } = bucket.reference;
   if ([plus, minus].some((side) => side.wins + side.draws + side.losses === 0)) return Number.NaN;

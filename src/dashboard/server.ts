@@ -8,6 +8,8 @@ import { InputError } from "../core/errors.js";
 import { allowedHosts, authorised, hostAllowed, sameText, setCookieHeader } from "./access.js";
 import { DEFAULT_CLIENT_BUFFER_BYTES, DEFAULT_MAX_CLIENTS, EventHub } from "./events.js";
 import { MAX_CHARTS, readRunCharts, readRunDetail, readRunUpdate } from "./run-detail.js";
+import { renderStatus } from "../status/render.js";
+import { readRunStatus } from "../status/snapshot.js";
 
 /**
  * The dashboard's HTTP server, node:http only: a page, three static files and a JSON API,
@@ -93,7 +95,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     if (!authorised(request, options.token)) return send(response, 401, TEXT, "a token is required: open /?token=TOKEN once (it becomes a cookie), or send Authorization: Bearer TOKEN\n");
   }
   const path = url.pathname;
-  if (path === "/" || path.startsWith("/run/")) return send(response, 200, "text/html; charset=utf-8", readStatic("index.html"));
+  if (path === "/") return send(response, 200, "text/html; charset=utf-8", readStatic("index.html"));
+  if (path.startsWith("/run/")) return send(response, 200, "text/html; charset=utf-8", await runPage(options.sql, decodeURIComponent(path.slice("/run/".length))));
   if (path.startsWith("/static/")) {
     const name = path.slice("/static/".length);
     const type = STATIC_FILES[name];
@@ -119,6 +122,27 @@ async function runData(response: ServerResponse, sql: postgres.Sql, name: string
   if (since !== null) return sendJson(response, await readRunUpdate(sql, run, Number(since), charts));
   if (charts.length > 0) return sendJson(response, { parameters: await readRunCharts(sql, run, charts) });
   return sendJson(response, await readRunDetail(sql, run));
+}
+
+/** Points of each sparkline in the run page's first paint, as `spsa status` draws them. */
+const FIRST_PAINT_SPARKLINE = 24;
+
+/**
+ * The run page with what the server knows in its first response: the run's `spsa status` screen
+ * (HTML-escaped, no script), so the page is never blank and reads without JavaScript; the
+ * page's script replaces it with the live page once it has loaded the run.
+ */
+async function runPage(sql: postgres.Sql, name: string): Promise<string> {
+  const page = readStatic("index.html");
+  const run = await findRun(sql, name);
+  const body = run === undefined
+    ? `<p class="error">no run "${escapeHtml(name)}"</p>`
+    : `<h1>Run ${escapeHtml(run.name)}</h1>\n<pre id="first-paint">${escapeHtml(renderStatus(await readRunStatus(sql, run, { samples: FIRST_PAINT_SPARKLINE })))}</pre>`;
+  return page.replace('<main id="app"></main>', `<main id="app">${body}</main>`);
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /**

@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { OptionDraw } from "../types/spsa.js";
 import { joinFragments, type RowOf } from "./columns.js";
 import { addCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
+import { countRunWorkers } from "./run-workers.js";
 import { withRetry } from "../postgres/retry.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
@@ -245,9 +246,8 @@ export async function foldBatches(tx: postgres.TransactionSql, iterationId: numb
     with folded as (
       update spsa_batch b set folded = true
       where b.iteration_id = ${iterationId} and not b.folded and (b.status = 'done' or b.refused) and ${which}
-      returning b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused,
-        ${joinFragments(tx, REFERENCE_COUNTERS.map((column) => tx`b.${tx(column)}`), ",")}
-    ), s as (${batchSums(tx)}), flight as (
+      returning ${FOLDED_COLUMNS(tx)}
+    ), counted as (${countRunWorkers(tx, iterationId, 1)}), s as (${batchSums(tx)}), flight as (
       select coalesce(sum(games), 0)::int as games from spsa_batch where iteration_id = ${iterationId} and status = 'claimed'
     ), moved as (
       update spsa_iteration i set ${addedCounters(tx)}, games_claimed = i.games_played + s.played + flight.games,
@@ -293,10 +293,9 @@ export async function setAsideBatches(
       update spsa_batch b set ${marking}, folded = true from chosen where b.id = chosen.id
       returning b.games, b.games_before
     ), folded as (
-      select b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused,
-        ${joinFragments(tx, REFERENCE_COUNTERS.map((column) => tx`b.${tx(column)}`), ",")}
+      select ${FOLDED_COLUMNS(tx)}
       from spsa_batch b join chosen on chosen.id = b.id where chosen.was_folded
-    ), s as (${batchSums(tx)}), flight as (
+    ), counted as (${countRunWorkers(tx, iterationId, -1)}), s as (${batchSums(tx)}), flight as (
       select coalesce(sum(games), 0)::int as games from spsa_batch where iteration_id = ${iterationId} and status = 'claimed'
     ), taken as (
       update spsa_iteration i set ${addedCounters(tx, -1)}, games_claimed = i.games_played - s.played + flight.games
@@ -331,6 +330,11 @@ export async function closeOpenBatches(sql: postgres.Sql, iterationId: number): 
 
 /** Reference mode's results, the same columns in spsa_batch (as reported) and spsa_iteration (summed). */
 const REFERENCE_COUNTERS = ["ref_plus_wins", "ref_plus_draws", "ref_plus_losses", "ref_minus_wins", "ref_minus_draws", "ref_minus_losses"] as const;
+
+/** What a fold reads of each batch it adds or takes out (alias b), for the iteration's counters and its run's by worker. */
+const FOLDED_COLUMNS = (sql: Sql) => sql`
+  b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused,
+  ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`b.${sql(column)}`), ",")}, b.worker_name, b.reported_at`;
 
 /** The sums of the batches being folded (`folded`), as the iteration's columns. */
 function batchSums(sql: Sql) {

@@ -63,6 +63,20 @@ export function delayLossSum(sql: Sql): Fragment {
   return counterSum(sql, DELAY_LOSS_COLUMNS);
 }
 
+/** A spsa_batch row's reported engine faults (its `faults` by key), all engines. */
+export function batchEngineFaults(sql: Sql): Fragment {
+  return batchCounterSum(sql, ENGINE_FAULT_COLUMNS);
+}
+
+/** A spsa_batch row's reported time losses to delays outside the engines, all engines. */
+export function batchDelayLosses(sql: Sql): Fragment {
+  return batchCounterSum(sql, DELAY_LOSS_COLUMNS);
+}
+
+function batchCounterSum(sql: Sql, columns: readonly Column<FaultCounter>[]): Fragment {
+  return sql`(${join(sql, columns.map((column) => sql`coalesce((faults->>${column.key})::int, 0)`), "+")})`;
+}
+
 export type CounterColumns = Record<CounterColumn, number>;
 
 /** Every counter column's key, engine and words ("plus crashes"), in their order in selectCounters. */

@@ -29,7 +29,7 @@ export function outcomeOf(row: OutcomeColumns): IterationOutcome {
 }
 
 const ITERATION_KEYS = [
-  "id", "iterationNumber", "status", "targetGames", "gamesPlayed", ...OUTCOME_KEYS,
+  "id", "iterationNumber", "status", "targetGames", "gamesPlayed", "gamesClaimed", ...OUTCOME_KEYS,
   "replays", "replayLimitPairs", "ak", "baseParameters", "plusParameters", "minusParameters", "settings",
 ] as const;
 

@@ -61,9 +61,9 @@ export async function optionRunOfIteration(sql: Sql, iterationId: number): Promi
 }
 
 /** The carrier iteration's counters, as the master's poll reads them (not its recorded θ and settings: a large run's are megabytes). */
-export async function carrierProgress(sql: Sql, iterationId: number): Promise<{ gamesPlayed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }> {
-  const [row] = await sql<{ gamesPlayed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }[]>`
-    select games_played as "gamesPlayed", target_games as "targetGames", plus_wins as "plusWins", minus_wins as "minusWins", draws
+export async function carrierProgress(sql: Sql, iterationId: number): Promise<{ gamesPlayed: number; gamesClaimed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }> {
+  const [row] = await sql<{ gamesPlayed: number; gamesClaimed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }[]>`
+    select games_played as "gamesPlayed", games_claimed as "gamesClaimed", target_games as "targetGames", plus_wins as "plusWins", minus_wins as "minusWins", draws
     from spsa_iteration where id = ${iterationId}`;
   if (!row) throw new Error(`iteration ${iterationId} vanished`);
   return row;
@@ -297,7 +297,18 @@ export interface PerturbationProgress {
   /** Batches claimed and not yet reported or expired. */
   inFlight: number;
   /** The last applied batches, newest first. */
-  recent: { batchNumber: number; games: number; elo: number }[];
+  recent: RecentBatch[];
+}
+
+/** An applied batch as the status lists it: its number, the worker that played it, its games, plus's wins, draws and minus's wins, its Elo. */
+export interface RecentBatch {
+  batchNumber: number;
+  worker: string;
+  games: number;
+  plusWins: number;
+  draws: number;
+  minusWins: number;
+  elo: number;
 }
 
 /** A UCI-option run's batches, for `spsa status`; undefined for a run that is not one. */
@@ -309,8 +320,8 @@ export async function perturbationProgress(sql: Sql, runId: number, recentCount:
       (select theta_applied from spsa_option_run where run_id = ${runId}) as "thetaApplied",
       (select count(*) from spsa_batch b join spsa_perturbation p on p.batch_id = b.id where b.status = 'claimed' and p.run_id = ${runId})::int as "inFlight"`;
   if (!counts || counts.runs === 0) return undefined;
-  const recent = await sql<{ batchNumber: number; games: number; elo: number }[]>`
-    select batch_number as "batchNumber", games, elo_diff as elo from spsa_perturbation
+  const recent = await sql<RecentBatch[]>`
+    select batch_number as "batchNumber", worker_name as worker, games, plus_wins as "plusWins", draws, minus_wins as "minusWins", elo_diff as elo from spsa_perturbation
     where run_id = ${runId} and applied_number is not null order by applied_number desc limit ${recentCount}`;
   return { applied: counts.applied, thetaApplied: counts.thetaApplied, inFlight: counts.inFlight, recent };
 }
@@ -468,10 +479,10 @@ export async function appliedWindows(sql: Sql, runId: number, per: number, after
     group by (applied_number - 1) / ${per} order by first`;
 }
 
-/** Games per hour (the hour's start) of a UCI-option run, by when their batches were reported: one pass over its applied rows. */
-export async function appliedGamesPerHour(sql: Sql, runId: number): Promise<{ hour: Date; games: number }[]> {
-  return sql<{ hour: Date; games: number }[]>`
-    select date_trunc('hour', reported_at) as hour, sum(games)::int as games
+/** A UCI-option run's games by when their batches were reported, in buckets of `bucketSeconds` from `start` (the bucket's index): one pass over its applied rows. */
+export async function appliedGamesPerBucket(sql: Sql, runId: number, start: Date, bucketSeconds: number): Promise<{ bucket: number; games: number }[]> {
+  return sql<{ bucket: number; games: number }[]>`
+    select floor(extract(epoch from reported_at - ${start}::timestamptz) / ${bucketSeconds})::int as bucket, sum(games)::int as games
     from spsa_perturbation where run_id = ${runId} and applied_number is not null
     group by 1 order by 1`;
 }

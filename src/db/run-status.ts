@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { selectAll, type Fragment, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
-import { spsaRun, type spsaIteration, type spsaWorker } from "./schema.js";
+import { spsaRun, type spsaIteration } from "./schema.js";
 import type { IterationSettings } from "../types/config.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
@@ -15,23 +15,33 @@ import type { Values } from "../types/spsa.js";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-/** The window over which games per minute are measured. */
-export const RATE_WINDOW_MINUTES = 10;
+/**
+ * The window over which games per minute are measured, for a run `ageSeconds` old: ten minutes,
+ * growing with the run to a sixth of its age up to an hour, so an old run's rate (and the ETA
+ * from it) does not swing with every batch.
+ */
+export function rateWindowMinutes(ageSeconds: number): number {
+  return Math.min(60, Math.max(10, Math.round(ageSeconds / 360)));
+}
 
 /** Batches reported in the rate window (of the table aliased b). */
-const IN_RATE_WINDOW = (sql: Sql) => sql`b.status = 'done' and b.reported_at > now() - make_interval(mins => ${RATE_WINDOW_MINUTES})`;
+const IN_RATE_WINDOW = (sql: Sql, minutes: number) => sql`b.status = 'done' and b.reported_at > now() - make_interval(mins => ${minutes})`;
 
 /**
- * How long the rate window has lasted for the batches aggregated (alias b), in seconds: the
- * whole window, or less when the first of them was claimed inside it (a run, a resumed run
- * or a worker younger than the window), so a run a minute old is not rated over ten.
+ * How long the rate window has lasted for the batches aggregated (alias b), in seconds: from the
+ * window's start, or the first of them claimed inside it (a run, a resumed run or a worker younger
+ * than the window, so a run a minute old is not rated over ten), to now, or to the last of them
+ * reported (`to: "last report"`: a rate that holds still between reports).
  */
-const RATE_SECONDS = (sql: Sql) =>
-  sql`extract(epoch from now() - greatest(now() - make_interval(mins => ${RATE_WINDOW_MINUTES}), min(b.claimed_at)))::float8`;
+const RATE_SECONDS = (sql: Sql, minutes: number, to: "now" | "last report" = "now") =>
+  sql`extract(epoch from ${to === "now" ? sql`now()` : sql`max(b.reported_at)`} - greatest(now() - make_interval(mins => ${minutes}), min(b.claimed_at)))::float8`;
 
-/** Games per minute of `games` played over `seconds`; 0 with no time to measure. */
+/** A rate measured over less than this is no rate (one batch claimed and reported within milliseconds). */
+const LEAST_RATE_SECONDS = 1;
+
+/** Games per minute of `games` played over `seconds`; 0 with too little time to measure. */
 export function gamesPerMinute(games: number, seconds: number): number {
-  return seconds > 0 ? (games * 60) / seconds : 0;
+  return seconds >= LEAST_RATE_SECONDS ? (games * 60) / seconds : 0;
 }
 
 export type RunRecord = typeof spsaRun.$inferSelect;
@@ -78,27 +88,57 @@ export interface RunTotals {
   replayLimitPairs: number;
   /** Batches given back by workers that refused the binaries as unsigned or not signed by a key they trust. */
   binariesRefused: number;
-  /** Games reported for this run in the last RATE_WINDOW_MINUTES, and over how many seconds of it they were played (RATE_SECONDS). */
+  /** Games reported for this run in the rate window, and over how many seconds of it they were played, up to the last report (RATE_SECONDS). */
   recentGames: number;
   recentSeconds: number;
+  /** Seconds since the run's last report in the window; null: none in it. */
+  sinceReport: number | null;
   firstStarted: Date | null;
   lastCompleted: Date | null;
 }
 
-/** Counts over all the run's iterations: one index range scan of small columns. */
-export async function runTotals(sql: Sql, runId: number): Promise<RunTotals> {
+/** Counts over all the run's iterations (one index range scan of small columns), and its games over the last `rateMinutes`. */
+export async function runTotals(sql: Sql, runId: number, rateMinutes: number): Promise<RunTotals> {
   const [row] = await sql<RunTotals[]>`
-    select t.*, w."recentGames", w."recentSeconds" from (
+    select t.*, w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport" from (
       select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
         coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
         coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses", coalesce(sum(replays), 0)::int as replays,
         coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs", coalesce(sum(binaries_refused), 0)::int as "binariesRefused",
         min(created_at) as "firstStarted", max(completed_at) as "lastCompleted"
       from spsa_iteration where run_id = ${runId}) t,
-    (select coalesce(sum(b.games), 0)::int as "recentGames", ${RATE_SECONDS(sql)} as "recentSeconds"
-      from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where ${IN_RATE_WINDOW(sql)} and bi.run_id = ${runId}) w`;
+    (${RUN_RATE(sql, runId, rateMinutes)}) w`;
   if (!row) throw new Error("an aggregate returned no row");
   return row;
+}
+
+/** A run's games over the last `minutes`: what RunTotals holds of them. */
+export type RunRate = Pick<RunTotals, "recentGames" | "recentSeconds" | "sinceReport">;
+
+/** The games reported for the run in the rate window, over how long, to its latest report (through the index of recent reports). */
+const RUN_RATE = (sql: Sql, runId: number, minutes: number) => sql`
+  select coalesce(sum(b.games), 0)::int as "recentGames", ${RATE_SECONDS(sql, minutes, "last report")} as "recentSeconds",
+    extract(epoch from now() - max(b.reported_at))::float8 as "sinceReport"
+  from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where ${IN_RATE_WINDOW(sql, minutes)} and bi.run_id = ${runId}`;
+
+/** The run's games per minute as spsa status measures them, for the master's progress line: one small query. */
+export async function runRate(sql: Sql, runId: number, minutes: number): Promise<RunRate> {
+  const [row] = await sql<RunRate[]>`select w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport" from (${RUN_RATE(sql, runId, minutes)}) w`;
+  if (!row) throw new Error("an aggregate returned no row");
+  return row;
+}
+
+/**
+ * Seconds to play `games` at the run's rate (RunRate, measured to its latest report): counted
+ * down from that report, so the ETA does not grow while one watches; once that runs out (reports
+ * are late), at the rate measured to now. null without a rate.
+ */
+export function etaSeconds(games: number, { recentGames, recentSeconds, sinceReport }: RunRate): number | null {
+  const perMinute = gamesPerMinute(recentGames, recentSeconds);
+  if (perMinute <= 0) return null;
+  const fromReport = (games / perMinute) * 60 - (sinceReport ?? 0);
+  if (fromReport >= 0) return fromReport;
+  return (games / gamesPerMinute(recentGames, recentSeconds + (sinceReport ?? 0))) * 60;
 }
 
 /** A tuned engine's wins, draws and losses against the reference engine. */
@@ -110,7 +150,7 @@ export interface SideCounts {
 
 export type IterationSummary = RowOf<
   typeof spsaIteration,
-  "status" | "targetGames" | "gamesPlayed" | "plusWins" | "minusWins" | "draws" | "createdAt" | "completedAt"
+  "status" | "targetGames" | "gamesPlayed" | "gamesClaimed" | "plusWins" | "minusWins" | "draws" | "createdAt" | "completedAt"
 > & {
   iteration: number;
   /** Reference mode: θ+'s and θ−'s results against the reference; null for plus against minus. */
@@ -132,7 +172,7 @@ const REFERENCE_RESULTS = (sql: Sql, of: (column: string) => Fragment = (column)
 };
 
 const SUMMARY_COLUMNS = (sql: Sql) => sql`
-  iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed",
+  iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed", games_claimed as "gamesClaimed",
   plus_wins as "plusWins", minus_wins as "minusWins", draws,
   case when reference_engine_sha256 is null then null else ${REFERENCE_RESULTS(sql)} end as reference,
   json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${engineFaultSum(sql)}::int as faults,
@@ -143,6 +183,19 @@ const SUMMARY_COLUMNS = (sql: Sql) => sql`
 export async function recentIterations(sql: Sql, runId: number, count: number): Promise<IterationSummary[]> {
   return sql<IterationSummary[]>`
     select ${SUMMARY_COLUMNS(sql)} from spsa_iteration where run_id = ${runId} order by iteration_number desc limit ${count}`;
+}
+
+/**
+ * The run's curvature pilot iterations (src/master/pilot.ts: of its first `pilots` iterations,
+ * `[spsa] adapt_pilot`, those that played θ+ and θ− each against θ₀, recorded as a reference):
+ * a few rows of the index's head. Not for a reference-mode run, whose iterations all have one.
+ */
+export async function pilotIterations(sql: Sql, runId: number, pilots: number): Promise<IterationSummary[]> {
+  if (pilots <= 0) return [];
+  return sql<IterationSummary[]>`
+    select ${SUMMARY_COLUMNS(sql)} from spsa_iteration
+    where run_id = ${runId} and iteration_number between 1 and ${pilots} and reference_engine_sha256 is not null
+    order by iteration_number`;
 }
 
 /** The latest iteration's settings: the bounds and steps in force, and the run's length. */
@@ -163,30 +216,57 @@ export async function thetaAfterIterations(sql: Sql, runId: number, iterations: 
   return new Map(rows.map((r) => [r.iteration, r.theta]));
 }
 
-export type WorkerRow = RowOf<typeof spsaWorker, "name" | "host" | "concurrency" | "concurrencyNote" | "measuredNps" | "timeFactor"> & {
+/**
+ * A worker's games in a run (spsa_run_worker), with what its spsa_worker row says about the
+ * process (null: no such row): its host, concurrency and why it was chosen, and under
+ * `[time_control] reference_nps` its measured engine speed and time factor.
+ */
+export interface RunWorkerRow {
+  name: string;
+  host: string | null;
+  concurrency: number | null;
+  concurrencyNote: string | null;
+  measuredNps: number | null;
+  timeFactor: number | null;
+  /** Counted in the run (held or undone batches are not): batches, games, results, engine faults, delay losses, replays, pairs out of replays. */
+  batches: number;
   games: number;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
+  engineFaults: number;
   delayLosses: number;
   replays: number;
+  replayLimitPairs: number;
+  /** Games it reported in this run within the rate window, and the seconds of the window they cover (RATE_SECONDS). */
   recentGames: number;
   recentSeconds: number;
-  lastSeen: Date;
-  /** Seconds since last seen, measured by the database's clock. */
+  /** Its last report counted in this run, and the seconds since (the database's clock). */
+  lastReported: Date;
   secondsAgo: number;
-};
+}
 
-/** The workers, most recently seen first, with the games they reported in the rate window. */
-export async function listWorkers(sql: Sql, limit: number): Promise<WorkerRow[]> {
-  return sql<WorkerRow[]>`
-    select w.name, w.host, w.concurrency, w.concurrency_note as "concurrencyNote", w.games_played::int as games,
-      w.delay_losses::int as "delayLosses", w.replays::int as replays, coalesce(r.games, 0)::int as "recentGames",
-      coalesce(r.seconds, 0)::float8 as "recentSeconds", w.measured_nps as "measuredNps", w.time_factor as "timeFactor",
-      w.last_seen_at as "lastSeen", extract(epoch from now() - w.last_seen_at)::float8 as "secondsAgo"
-    from spsa_worker w
+/**
+ * The run's workers, the latest to report first: their counters in the run (one row each,
+ * src/db/run-workers.ts) and the games each reported in the run over the last `rateMinutes`.
+ */
+export async function listRunWorkers(sql: Sql, runId: number, rateMinutes: number): Promise<RunWorkerRow[]> {
+  return sql<RunWorkerRow[]>`
+    select c.worker_name as name, w.host, w.concurrency, w.concurrency_note as "concurrencyNote", w.measured_nps as "measuredNps",
+      w.time_factor as "timeFactor", c.batches, c.games, c.plus_wins as "plusWins", c.minus_wins as "minusWins", c.draws,
+      c.engine_faults as "engineFaults", c.delay_losses as "delayLosses", c.replays, c.replay_limit_pairs as "replayLimitPairs",
+      coalesce(r.games, 0)::int as "recentGames", coalesce(r.seconds, 0)::float8 as "recentSeconds",
+      c.last_reported_at as "lastReported", extract(epoch from now() - c.last_reported_at)::float8 as "secondsAgo"
+    from spsa_run_worker c
+    left join spsa_worker w on w.name = c.worker_name
     left join (
-      select b.worker_name, sum(b.games) as games, ${RATE_SECONDS(sql)} as seconds from spsa_batch b
-      where ${IN_RATE_WINDOW(sql)} group by b.worker_name
-    ) r on r.worker_name = w.name
-    order by w.last_seen_at desc limit ${limit}`;
+      select b.worker_name, sum(b.games) as games, ${RATE_SECONDS(sql, rateMinutes)} as seconds
+      from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
+      where ${IN_RATE_WINDOW(sql, rateMinutes)} and bi.run_id = ${runId} and b.held_at is null and b.undo_id is null
+      group by b.worker_name
+    ) r on r.worker_name = c.worker_name
+    where c.run_id = ${runId} and c.batches > 0
+    order by c.last_reported_at desc, c.worker_name`;
 }
 
 export interface EloBucket {
@@ -201,27 +281,29 @@ export interface EloBucket {
 }
 
 /**
- * Completed iterations' Elo, `bucket` iterations per row (1: one row per iteration), with
+ * Completed iterations' Elo, `bucket` iterations per row (1: one row per iteration), the
+ * curvature pilot's left out (`withoutPilot`: the run has no reference, so an iteration with one is a pilot), with
  * the pentanomial counts (in reference mode both sides' results) summed for an error bar.
  * Reads the run's rows once, in the index.
  */
-export async function eloBuckets(sql: Sql, runId: number, bucket: number): Promise<EloBucket[]> {
+export async function eloBuckets(sql: Sql, runId: number, bucket: number, withoutPilot: boolean): Promise<EloBucket[]> {
   return sql<EloBucket[]>`
     select min(iteration_number) as first, max(iteration_number) as last, avg(elo_diff)::float8 as elo,
       json_build_array(sum(pairs_ll), sum(pairs_ld), sum(pairs_dd), sum(pairs_dw), sum(pairs_ww)) as pairs,
       case when bool_or(reference_engine_sha256 is not null) then ${REFERENCE_RESULTS(sql, (column) => sql`sum(${sql(column)})::int`)} end as reference,
       sum(games_played)::int as games
-    from spsa_iteration where run_id = ${runId} and status = 'complete'
+    from spsa_iteration where run_id = ${runId} and status = 'complete' and (${!withoutPilot} or reference_engine_sha256 is null)
     group by (iteration_number - 1) / ${bucket} order by first`;
 }
 
 /**
- * Games per hour (the hour's start) by when their iteration completed: one pass over the
- * run's iterations, where counting batches by their report time would join every batch.
+ * Games by when their iteration completed, in buckets of `bucketSeconds` from `start` (the
+ * bucket's index): one pass over the run's iterations, where counting batches by their report
+ * time would join every batch.
  */
-export async function gamesPerHour(sql: Sql, runId: number): Promise<{ hour: Date; games: number }[]> {
-  return sql<{ hour: Date; games: number }[]>`
-    select date_trunc('hour', completed_at) as hour, sum(games_played)::int as games
+export async function gamesPerBucket(sql: Sql, runId: number, start: Date, bucketSeconds: number): Promise<{ bucket: number; games: number }[]> {
+  return sql<{ bucket: number; games: number }[]>`
+    select floor(extract(epoch from completed_at - ${start}::timestamptz) / ${bucketSeconds})::int as bucket, sum(games_played)::int as games
     from spsa_iteration where run_id = ${runId} and status = 'complete'
     group by 1 order by 1`;
 }

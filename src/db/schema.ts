@@ -10,6 +10,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   serial,
   text,
   timestamp,
@@ -544,6 +545,30 @@ export const spsaWorkerReview = pgTable("spsa_worker_review", {
   strata: integer("strata").notNull(),
   reviewedAt: timestamp("reviewed_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * A run's games by worker, as its master counts them: kept by the fold that adds a batch to its
+ * iteration's counters (src/db/batches.ts) and taken back out with them when a batch is set aside,
+ * so they sum to the run's counters and cost spsa status one row per worker, however long the run.
+ * Held batches are not in them (spsa_batch.held_at). Master-only: the worker role has no privilege on it.
+ */
+export const spsaRunWorker = pgTable("spsa_run_worker", {
+  runId: integer("run_id").notNull().references(() => spsaRun.id),
+  workerName: text("worker_name").notNull(),
+  batches: integer("batches").notNull().default(0),
+  games: integer("games").notNull().default(0),
+  /** Plus against minus (in reference mode θ+'s and θ−'s results as reported in these columns). */
+  plusWins: integer("plus_wins").notNull().default(0),
+  minusWins: integer("minus_wins").notNull().default(0),
+  draws: integer("draws").notNull().default(0),
+  /** Crashes, time losses and illegal moves of the engines; time losses to delays outside them; games replayed for those. */
+  engineFaults: integer("engine_faults").notNull().default(0),
+  delayLosses: integer("delay_losses").notNull().default(0),
+  replays: integer("replays").notNull().default(0),
+  replayLimitPairs: integer("replay_limit_pairs").notNull().default(0),
+  firstReportedAt: timestamp("first_reported_at", { withTimezone: true }),
+  lastReportedAt: timestamp("last_reported_at", { withTimezone: true }),
+}, (t) => [primaryKey({ columns: [t.runId, t.workerName] })]);
 
 /** `spsa undo --worker`: a worker's results taken out of a run's θ, θ before and after, and who did it; its batches name it (spsa_batch.undo_id). */
 export const spsaUndo = pgTable("spsa_undo", {

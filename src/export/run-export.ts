@@ -23,11 +23,14 @@ export function constantsWithTheta(build: BuildConfig, params: readonly Param[],
   return { file, text: rewriteConstants(source, assignments, file, aliases) };
 }
 
-/** θ after each iteration as CSV: `iteration,<parameter>,…`, parameters by name. */
-export function historyCsv(points: readonly ThetaPoint[]): string {
+/**
+ * θ over the run as CSV, `iteration,<parameter>,…` (θ after each iteration), or on a UCI-option
+ * run `batches,<parameter>,…` (θ after that many applied batches), parameters by name.
+ */
+export function historyCsv(points: readonly ThetaPoint[], first: "iteration" | "batches" = "iteration"): string {
   const names = [...new Set(points.flatMap((p) => Object.keys(p.theta)))].sort();
   const rows = points.map((p) => [String(p.iteration), ...names.map((n) => (p.theta[n] === undefined ? "" : String(p.theta[n])))].join(","));
-  return `${["iteration", ...names].join(",")}\n${rows.join("\n")}\n`;
+  return `${[first, ...names].join(",")}\n${rows.join("\n")}\n`;
 }
 
 /** The run's parameters as OpenBench or fishtest lines, at θ as built, with the latest iteration's bounds and steps. */

@@ -18,11 +18,13 @@ import { signedEngines } from "../signing/binary-signature.js";
 import { planBatchSizes } from "../spsa/batch-plan.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
-import { eloFromPentanomial, los, sprt } from "../stats/elo.js";
+import { eloFromPentanomial, eloWithError, los, sprt } from "../stats/elo.js";
 import { builtValue } from "../spsa/math.js";
 import type { TuningConfig } from "../types/config.js";
 import type { SprtBounds, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
+import { rateAndEtas } from "../core/duration.js";
+import { etaSeconds, gamesPerMinute, rateWindowMinutes, runRate } from "../db/run-status.js";
 
 /**
  * Two θ of a run played against each other by the run's own workers, as an ordinary iteration
@@ -160,7 +162,7 @@ export async function waitForOutcome(
       const look = await lookAtOutcome(match, row, log);
       row = look.row;
       if (row.gamesPlayed !== seen) poll.reset();
-      status.update(look.text);
+      status.update(look.result ? look.text : `${look.text}  ${await matchSpeed(match, row, log)}`);
       if (look.result) {
         status.done();
         log(look.text);
@@ -174,6 +176,16 @@ export async function waitForOutcome(
   } finally {
     status.done();
   }
+}
+
+/** What a progress line says while no worker has claimed the games it waits for. */
+export const WAITING_FOR_WORKERS = "waiting for a worker to claim its games (start one: compete --spsa)";
+
+/** "16.8 games/min  ETA 1m17s" of a match's games left, from its carrier run's reports, or that no worker has claimed any. */
+async function matchSpeed(match: Pick<HeadToHead, "database" | "signal">, row: VerificationRow, log: (line: string) => void): Promise<string> {
+  if (row.gamesClaimed === 0 && row.gamesPlayed === 0) return WAITING_FOR_WORKERS;
+  const rate = await withRetry(log, match.signal, () => runRate(match.database.sql, row.carrierRunId, rateWindowMinutes(process.uptime())));
+  return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), [{ name: "match", seconds: etaSeconds(row.targetGames - row.gamesPlayed, rate) }]);
 }
 
 /**
@@ -209,11 +221,10 @@ function outcomeOf(row: VerificationRow): VerificationOutcome {
 }
 
 function describeOutcome(row: VerificationRow, outcome: VerificationOutcome): string {
-  const sign = outcome.elo >= 0 ? "+" : "";
   const sprtText = row.sprt && outcome.llr !== null ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}` : "";
   return (
     `games ${row.gamesPlayed}/${row.targetGames}  +${row.plusWins} -${row.minusWins} =${row.draws}  ` +
-    `Elo ${sign}${outcome.elo.toFixed(1)} ± ${Number.isFinite(outcome.eloError) ? outcome.eloError.toFixed(1) : "inf"} (95%), LOS ${(100 * outcome.los).toFixed(1)}%${sprtText}`
+    `Elo ${eloWithError(outcome.elo, outcome.eloError, row.pairs)}, LOS ${(100 * outcome.los).toFixed(1)}%${sprtText}`
   );
 }
 

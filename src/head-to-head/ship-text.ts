@@ -1,4 +1,5 @@
 import type { ShipCheckRow } from "../db/ship-checks.js";
+import { eloWithError } from "../stats/elo.js";
 import { describeLimits } from "../play/time-control.js";
 
 /** What the ship check's line says, from its row (the master's log, `spsa status`, `spsa export`). */
@@ -21,7 +22,7 @@ export function describeShipCheck(check: ShipSummary): string {
   const eliminated = elimination.length > 0 ? `; elimination: ${elimination.join(", ")}` : "";
   if (check.chosen === null) return `${head}: running, elimination between ${check.candidates.map((c) => c.label).join(" and ")}`;
   if (check.status !== "complete" || check.verdict === null) return `${head}: running, ${check.chosen} vs start θ, SPRT ${bounds} up to ${check.maxGames} games${eliminated}`;
-  const elo = check.elo === null ? "" : `, Elo ${check.elo >= 0 ? "+" : ""}${check.elo.toFixed(1)} ± ${check.eloError === null ? "inf" : check.eloError.toFixed(1)} (95%)`;
+  const elo = check.elo === null ? "" : `, Elo ${eloWithError(check.elo, check.eloError ?? Number.NaN, (check.games ?? 0) / 2)}`;
   const llr = check.llr === null ? "" : `, LLR ${check.llr.toFixed(2)}`;
   return `${head}: ${check.chosen} vs start θ, ${verdictWords(check.verdict)} ${bounds}${elo}, ${check.games ?? 0} games${llr}${eliminated}`;
 }

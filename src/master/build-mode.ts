@@ -15,6 +15,7 @@ import { stepScales } from "../spsa/adaptive.js";
 import { crashPoint } from "./crash-points.js";
 import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
+import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import {
   completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readThetaAfter, readTrajectory,
   type IterationRow,
@@ -126,7 +127,7 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
       // Steps are applied in iteration order: the oldest open iteration's is next.
       const oldest = await withRetry(log, options.signal, () => oldestOpenIteration(database.sql, run.id));
       if (oldest) {
-        if (watch?.iterationId !== oldest.id) watch = { iterationId: oldest.id, since: undefined, warnedFaults: false };
+        if (watch?.iterationId !== oldest.id) watch = { iterationId: oldest.id, warnedFaults: false };
         const played = await waitForGames(options, run, oldest, log, { status, watch, builds });
         if (played.gamesPlayed < played.targetGames) continue; // a build ended: open it
         // The step waits while batches of a worker found a suspect are played again.
@@ -162,8 +163,6 @@ function describeIterations(ks: readonly number[]): string {
 /** The progress of the oldest open iteration as this master watches it, across the waits that builds interrupt. */
 interface Watch {
   iterationId: number;
-  /** The rate counts from the first fold (see waitForGames). */
-  since: { ms: number; games: number } | undefined;
   warnedFaults: boolean;
 }
 
@@ -307,11 +306,9 @@ async function waitForGames(
       });
       // Reports arriving: look again soon, as the iteration may be about to finish.
       if (row.gamesPlayed !== seen) poll.reset();
-      // The rate counts from the first fold: with iterations in flight, games reported while the
-      // master was building are folded at once, and would read as thousands of games a minute.
-      watch.since ??= { ms: Date.now(), games: row.gamesPlayed };
+      const rate = await withRetry(log, options.signal, () => runRate(database.sql, run.id, rateWindowMinutes(process.uptime())));
       const building = builds.iterations.length > 0 ? `  building ${describeIterations(builds.iterations)}` : "";
-      status.update(formatProgress(row, config.spsa.maxIterations, { sinceMs: watch.since.ms, baseGames: watch.since.games, nowMs: Date.now() }) + building);
+      status.update(formatProgress(row, config.spsa.maxIterations, rate) + building);
       const warning = watch.warnedFaults ? undefined : faultWarning(row);
       if (warning) {
         watch.warnedFaults = true;

@@ -23,6 +23,8 @@ import { signedEngines } from "../signing/binary-signature.js";
 import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary, type OpenedTuningRun } from "./run-setup.js";
+import { formatOptionProgress } from "./progress.js";
+import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import { OptionReview } from "./worker-review.js";
 
 /**
@@ -198,13 +200,14 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
         return carrier;
       });
       if (iteration.gamesPlayed !== seen) poll.reset();
-      seen = iteration.gamesPlayed;
       const finished = iteration.gamesPlayed >= iteration.targetGames;
       if (finished) {
         await withRetry(log, options.signal, () => writeHeldTheta(database.sql, optionRun, held));
         await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
       }
-      status.update(`run ${run.name}: ${iteration.gamesPlayed}/${iteration.targetGames} games, +${iteration.plusWins} -${iteration.minusWins} =${iteration.draws} (plus vs minus)`);
+      seen = iteration.gamesPlayed;
+      const rate = await withRetry(log, options.signal, () => runRate(database.sql, run.id, rateWindowMinutes(process.uptime())));
+      status.update(formatOptionProgress(run.name, iteration, rate));
       if (finished || Date.now() - synced >= paramsSyncMs(optionRun.names.length)) {
         const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
         syncParamsFile(paramsFile, theta, () => {});

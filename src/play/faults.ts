@@ -18,3 +18,14 @@ export function engineFaultWords(): string {
   const words = ENGINE_FAULT_COUNTERS.map((counter) => FAULT_COUNTERS[counter]);
   return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
 }
+
+/**
+ * What to do about time losses to delays outside the engines (a busy machine): fewer games at
+ * once while there are several (`concurrency` above 1, or unknown: the workers of a run), else
+ * only less other load helps the clock; a node or depth limit makes the games immune to it.
+ */
+export function delayRemedy(concurrency: number | undefined): string {
+  const limit = "or tune at a node or depth limit ([time_control] nodes or depth), which no delay can cost";
+  if (concurrency === 1) return `at -c 1 only less other load on the machine helps, ${limit}`;
+  return `${concurrency === undefined ? "lower the workers' -c" : "lower -c"} or the machine's other load, ${limit}`;
+}

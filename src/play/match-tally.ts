@@ -1,6 +1,7 @@
 import { countedFault } from "./faults.js";
 import type { PairResult } from "./runner.js";
-import { eloFromPentanomial, los, sprt, type SprtState } from "../stats/elo.js";
+import { eloFromPentanomial, eloWithError, los, sprt, type SprtState } from "../stats/elo.js";
+import { plural } from "../core/plural.js";
 import { noFaults, type FaultCounts } from "../types/faults.js";
 import type { PairCounts, Pentanomial, SprtBounds } from "../types/play.js";
 
@@ -63,7 +64,7 @@ export class MatchTally extends PairTally {
   status(total: number, bounds?: SprtBounds): string {
     const { elo, error, score } = eloFromPentanomial(this.pairs);
     const llr = bounds ? `  LLR ${this.sprt(bounds).llr.toFixed(2)}` : "";
-    return `games ${this.games}/${total}  +${this.wins} -${this.losses} =${this.draws}  score ${(score * 100).toFixed(1)}%  Elo ${formatElo(elo, error)}${llr}`;
+    return `games ${this.games}/${total}  +${this.wins} -${this.losses} =${this.draws}  score ${(score * 100).toFixed(1)}%  Elo ${eloWithError(elo, error, this.pairs)}${llr}`;
   }
 
   /** The final report, several lines. */
@@ -72,7 +73,7 @@ export class MatchTally extends PairTally {
     const { elo, error, score } = eloFromPentanomial(this.pairs);
     const lines = [
       `${a} vs ${b}: ${this.games} games, +${this.wins} -${this.losses} =${this.draws} (W/L/D for ${a}), score ${(score * 100).toFixed(1)}%`,
-      `Elo ${formatElo(elo, error)} (95%), LOS ${(los(this.wins, this.losses) * 100).toFixed(1)}%`,
+      `Elo ${eloWithError(elo, error, this.pairs)}, LOS ${(los(this.wins, this.losses) * 100).toFixed(1)}%`,
       `pentanomial [LL, LD, LW+DD, DW, WW]: [${this.pairs.join(", ")}]`,
     ];
     if (bounds) {
@@ -90,16 +91,11 @@ export class MatchTally extends PairTally {
     });
     lines.push(`time losses: ${this.faults.map((f, side) => `${this.names[side]} ${f.timeout} own, ${f.delay} to delays outside the engine`).join("; ")}`);
     if (this.replays > 0 || this.replayLimitPairs > 0) {
-      const limit = this.replayLimitPairs > 0 ? `; ${this.replayLimitPairs} pairs ran out of replays (machine overloaded), their delay losses scored` : "";
+      const limit = this.replayLimitPairs > 0 ? `; ${plural(this.replayLimitPairs, "pair")} ran out of replays (machine overloaded), their delay losses scored` : "";
       lines.push(`replayed after an outside delay: ${this.replays} games${limit}`);
     }
     const reasons = [...this.reasons].sort((x, y) => y[1] - x[1]).map(([reason, n]) => `${reason} ${n}`);
     lines.push(`endings: ${reasons.join(", ")}`);
     return lines.join("\n");
   }
-}
-
-function formatElo(elo: number, error: number): string {
-  if (!Number.isFinite(elo)) return elo > 0 ? "+inf" : "-inf";
-  return `${elo >= 0 ? "+" : ""}${elo.toFixed(1)} ± ${Number.isFinite(error) ? error.toFixed(1) : "inf"}`;
 }

@@ -49,6 +49,30 @@ export function eloFromPentanomial(pairs: Pentanomial): EloEstimate {
   return estimate(pairs, PAIR_SCORES);
 }
 
+/**
+ * Fewer game pairs than this give no error bar worth showing: their spread is mostly chance
+ * (two pairs of the same result measure ± 0.0).
+ */
+export const MIN_ERROR_PAIRS = 5;
+
+/** The 95 % half width to show for an estimate from these pair counts: null below MIN_ERROR_PAIRS pairs or when not finite. */
+export function shownError(error: number, pairs: Pentanomial | number): number | null {
+  return pairCount(pairs) >= MIN_ERROR_PAIRS && Number.isFinite(error) ? error : null;
+}
+
+function pairCount(pairs: Pentanomial | number): number {
+  return typeof pairs === "number" ? pairs : pairs.reduce((sum, c) => sum + c, 0);
+}
+
+/** "+12.3 ± 45.6 (95%)", or without enough pairs "+12.3 (2 pairs: too few for an error bar)". */
+export function eloWithError(elo: number, error: number, pairs: Pentanomial | number): string {
+  if (!Number.isFinite(elo)) return elo > 0 ? "+inf" : "-inf";
+  const shown = shownError(error, pairs);
+  const count = pairCount(pairs);
+  const text = `${elo >= 0 ? "+" : ""}${elo.toFixed(1)}`;
+  return shown === null ? `${text} (${count} ${count === 1 ? "pair" : "pairs"}: too few for an error bar)` : `${text} ± ${shown.toFixed(1)} (95%)`;
+}
+
 /** Elo ± 95 % from game counts, treating games as independent. */
 export function eloFromTrinomial(wins: number, draws: number, losses: number): EloEstimate {
   return estimate([losses, draws, wins], [0, 0.5, 1]);

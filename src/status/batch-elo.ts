@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { appliedShape, appliedWindows, optionRunSchedule } from "../db/perturbations.js";
-import { eloFromPentanomial } from "../stats/elo.js";
+import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { measuredElo } from "../spsa/math.js";
 
 /**
@@ -20,7 +20,7 @@ export interface EloPoint {
   last: number;
   /** Build mode: mean of the iterations' Elo as the updates used it; UCI-option mode: the window's pooled results, measured as an update measures them. */
   elo: number;
-  /** Half width of the 95 % interval from the pentanomial counts (reference mode: from both sides' results); null below two pairs. */
+  /** Half width of the 95 % interval from the pentanomial counts (reference mode: from both sides' results); null below MIN_ERROR_PAIRS pairs. */
   error: number | null;
   games: number;
 }
@@ -58,7 +58,7 @@ export async function batchElo(sql: postgres.Sql, runId: number, only: { latest?
       first: w.first,
       last: w.last,
       elo: measuredElo(w, run.gains.eloCap).elo,
-      error: finiteOrNull(eloFromPentanomial(w.pairs).error),
+      error: shownError(eloFromPentanomial(w.pairs).error, w.pairs),
       games: w.games,
     })),
   };

@@ -2,6 +2,8 @@ import { formatDuration } from "../core/duration.js";
 import { engineFaultWords } from "../play/faults.js";
 import { sparkline } from "./sparkline.js";
 import { short, shortTime, signed, table } from "./text-format.js";
+import { plural } from "../core/plural.js";
+import { eloWithError } from "../stats/elo.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
 import type { SideCounts } from "../db/run-status.js";
 import { printable } from "../core/printable.js";
@@ -20,15 +22,18 @@ export function renderStatus(status: RunStatus): string {
     const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete" ? `, ${iteration.gamesPlayed}/${iteration.targetGames} games played` : "";
     lines.push(`iteration ${iteration.latest} of ${iteration.max} (${iteration.completed} complete${open})`);
   }
-  const eta = games.etaSeconds === null ? "" : `, ETA ${formatDuration(games.etaSeconds)}`;
+  const eta = (games.etaSeconds === null ? "" : `, run ETA ${formatDuration(games.etaSeconds)}`) +
+    (games.iterationEtaSeconds === null ? "" : `, iteration ETA ${formatDuration(games.iterationEtaSeconds)}`);
   lines.push(`games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last ${formatDuration(games.rateSeconds)} (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`);
+  if (status.waiting) lines.push(`waiting: ${status.waiting}`);
   if (status.eloWindows) {
     lines.push(windowsLine(status.eloWindows));
   } else {
-    const elos = status.recent.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
+    const elos = status.recent.filter((it) => it.elo !== null && !it.pilot).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
     const measured = status.reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
     lines.push(`Elo of the last iterations (${measured}): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
-    if (status.reference) lines.push(scoresLine(status.recent));
+    if (status.reference) lines.push(`scores against the reference (θ+ / θ−): ${scores(status.recent)}`);
+    if (status.pilot.length > 0) lines.push(pilotLine(status.pilot));
   }
   const faulty = status.recent.find((it) => it.faults > 0);
   const kept = status.faultedGamesKept > 0 ? `; ${status.faultedGamesKept} faulted games kept (spsa export --faulted)` : "";
@@ -39,18 +44,7 @@ export function renderStatus(status: RunStatus): string {
   if (status.ship) lines.push(status.ship.summary);
   if (status.transfer) lines.push(status.transfer.summary);
   lines.push("");
-  lines.push(...table(
-    ["worker", "host", "conc", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen"],
-    status.workers.map((w) => [
-      printable(w.name), printable(w.host), String(w.concurrency), String(w.games), String(w.delayLosses), String(w.replays),
-      w.measuredNps === null ? "-" : String(Math.round(w.measuredNps)), w.timeFactor === null ? "-" : w.timeFactor.toFixed(3),
-      w.gamesPerMinute.toFixed(1), `${formatDuration(w.secondsAgo)} ago`,
-    ]),
-    "no workers yet: start one with compete --spsa",
-  ));
-  lines.push(...status.workers.filter((w) => w.concurrencyNote !== null).map((w) => `${printable(w.name)}: concurrency ${printable(w.concurrencyNote ?? "")}`));
-  lines.push("");
-  lines.push(...runWorkerLines(status.runWorkers));
+  lines.push(...workerLines(status));
   lines.push("");
   lines.push(...parametersPart(status));
   return lines.join("\n");
@@ -91,38 +85,58 @@ function binLabel({ from, to }: RunStatus["parameterSummary"]["histogram"][numbe
 }
 
 /**
- * The run's workers as the master judges them (docs/bad-workers.md): a `suspect worker NAME:
- * reason` line per worker under suspicion, then a row per worker with its evidence against the
- * pool's (in parentheses) and the verdict.
+ * The run's workers, one row each from this run's games: a `suspect worker NAME: reason` line
+ * per worker under suspicion, the table (games, results, faults, delays, rate, last report, the
+ * evidence's score against the pool's, held batches, verdict), the rest of each one's evidence,
+ * the stale workers in one line, and why a concurrency was chosen.
  */
-function runWorkerLines(runWorkers: RunStatus["runWorkers"]): string[] {
-  const lines = runWorkers.suspects.map((s) => `suspect worker ${printable(s.worker)}: ${printable(s.reason)} (since ${shortTime(s.since)}; spsa workers accept|reject ${printable(s.worker)})`);
-  const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
-  const z = (x: number | null) => (x === null ? "-" : x.toFixed(1));
-  const looked = runWorkers.reviewedAt === null ? "the master has not looked yet" : `the master's look at ${shortTime(runWorkers.reviewedAt)}, ${runWorkers.strata} ${runWorkers.strata === 1 ? "stratum" : "strata"}`;
-  lines.push(`workers of this run (${looked}; in parentheses the pool's):`);
+function workerLines({ workers, staleWorkers: stale, workerReview: review }: RunStatus): string[] {
+  const lines = review.suspects.map((s) => `suspect worker ${printable(s.worker)}: ${printable(s.reason)} (since ${shortTime(s.since)}; spsa workers accept|reject ${printable(s.worker)})`);
+  const looked = review.reviewedAt === null ? "the master has not judged them yet" : `judged at ${shortTime(review.reviewedAt)} over ${review.strata} ${review.strata === 1 ? "stratum" : "strata"}`;
+  lines.push(`workers of this run (games counted in it; ${looked}):`);
   lines.push(...table(
-    ["worker", "batches", "games", "score", "draws", "extreme", "residual", "score z", "most agreeing parameter (z)", "held", "verdict"],
-    runWorkers.workers.map((w) => {
+    ["worker", "host", "conc", "games", "+W/=D/−L %", "faults", "delay losses", "replays", "nps", "time ×", "games/min", "last seen", "score (pool)", "score z", "held", "verdict"],
+    workers.map((w) => {
       const e = w.evidence;
-      const p = e?.parameters[0];
       return [
-        printable(w.worker),
-        e ? String(e.batches) : "-",
-        e ? String(e.games) : "-",
-        e ? `${percent(e.score)} (${percent(e.poolScore)})` : "-",
-        e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "-",
-        e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "-",
-        z(e?.residual ?? null),
-        z(e?.scoreZ ?? null),
-        p ? `${p.name} ${signed(p.agreement, 2)} (${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}` : "-",
+        printable(w.name), printable(w.host ?? "-"), w.concurrency === null ? "-" : String(w.concurrency), String(w.games), resultShares(w),
+        String(w.engineFaults), String(w.delayLosses), String(w.replays),
+        w.measuredNps === null ? "-" : String(Math.round(w.measuredNps)), w.timeFactor === null ? "-" : w.timeFactor.toFixed(3),
+        w.gamesPerMinute.toFixed(1), w.secondsAgo === null ? "-" : `${formatDuration(w.secondsAgo)} ago`,
+        e ? `${percent(e.score)} (${percent(e.poolScore)})` : "-", e?.scoreZ == null ? "-" : e.scoreZ.toFixed(1),
         w.undone > 0 ? `${w.held}, ${w.undone} undone` : String(w.held),
         printable(w.verdict) + (w.decision && w.decision.kind !== "suspect" ? ` (${printable(w.decision.by)}, ${shortTime(w.decision.at)})` : ""),
       ];
     }),
-    "no worker judged yet",
+    "no worker has played in this run yet: start one with compete --spsa",
   ));
+  lines.push(...workers.flatMap((w) => (w.evidence ? [`  ${printable(w.name)}: ${evidenceWords(w.evidence)}`] : [])));
+  if (stale) {
+    const more = stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : "";
+    lines.push(`${plural(stale.count, "more worker")} not seen for ${stale.minutes} min before the run's latest report (${stale.names.map(printable).join(", ")}${more}): ${plural(stale.games, "game")}, the latest at ${shortTime(stale.lastSeen)}`);
+  }
+  lines.push(...workers.filter((w) => w.concurrencyNote !== null).map((w) => `${printable(w.name)}: concurrency ${printable(w.concurrencyNote ?? "")}`));
   return lines;
+}
+
+const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
+
+/** "45/31/24": a worker's plus wins, draws and minus wins, in percent of its games. */
+function resultShares(w: RunStatus["workers"][number]): string {
+  if (w.games === 0) return "-";
+  return [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / w.games)).join("/");
+}
+
+/** The evidence the table leaves out: "draws 31.0% (pool 30.2%), extreme batches 2.0% (pool 1.9%), residual 0.4, most agreeing parameter A +0.12 (pool +0.03) z 1.1". */
+function evidenceWords(e: NonNullable<RunStatus["workers"][number]["evidence"]>): string {
+  const p = e.parameters[0];
+  return [
+    `${e.batches} batches, ${e.games} games judged`,
+    `draws ${percent(e.draws)} (pool ${percent(e.poolDraws)})`,
+    `extreme batches ${percent(e.extremes)} (pool ${percent(e.poolExtremes)})`,
+    `residual ${e.residual === null ? "-" : e.residual.toFixed(1)}`,
+    p ? `most agreeing parameter ${printable(p.name)} ${signed(p.agreement, 2)} (pool ${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}` : null,
+  ].filter((part) => part !== null).join(", ");
 }
 
 /** Windows of a UCI-option run shown on the Elo line. */
@@ -130,7 +144,8 @@ const WINDOWS_SHOWN = 4;
 
 /** "Elo per 64 games (plus vs minus, 95 %): batches 9–12 +5.0 ± 120.3  batches 1–8 …": a UCI-option run's latest windows of batches. */
 function windowsLine({ windowGames, recent }: NonNullable<RunStatus["eloWindows"]>): string {
-  const windows = recent.slice(0, WINDOWS_SHOWN).map((w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)} ± ${w.error === null ? "?" : w.error.toFixed(1)}`);
+  // A window of fewer than MIN_ERROR_PAIRS pairs has no error bar (src/stats/elo.ts).
+  const windows = recent.slice(0, WINDOWS_SHOWN).map((w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)}${w.error === null ? "" : ` ± ${w.error.toFixed(1)}`}`);
   return `Elo per ${windowGames} games (plus vs minus, 95 %): ${windows.length === 0 ? "no batch applied yet" : windows.join("  ")}`;
 }
 
@@ -147,14 +162,20 @@ function referenceLine(reference: NonNullable<RunStatus["reference"]>): string {
   return `reference mode: θ+ and θ− each play the reference engine (${engine}${reference.sha256 ? `, sha256 ${reference.sha256.slice(0, 12)}` : ", not built yet"})`;
 }
 
-/** "scores against the reference (θ+ / θ−): #3 56.2% / 50.0%  #2 …": each side's score in the iterations that have games. */
-function scoresLine(recent: RunStatus["recent"]): string {
+/** "#3 56.2% / 50.0%  #2 …": θ+'s and θ−'s score against the reference in the iterations that have games. */
+function scores(iterations: RunStatus["recent"]): string {
   const score = (side: SideCounts) => {
     const games = side.wins + side.draws + side.losses;
     return `${(((side.wins + side.draws / 2) / games) * 100).toFixed(1)}%`;
   };
-  const scores = recent.flatMap((it) => (it.reference && it.gamesPlayed > 0 ? [`#${it.iteration} ${score(it.reference.plus)} / ${score(it.reference.minus)}`] : []));
-  return `scores against the reference (θ+ / θ−): ${scores.length === 0 ? "no games yet" : scores.join("  ")}`;
+  const shown = iterations.flatMap((it) => (it.reference && it.gamesPlayed > 0 ? [`#${it.iteration} ${score(it.reference.plus)} / ${score(it.reference.minus)}`] : []));
+  return shown.length === 0 ? "no games yet" : shown.join("  ");
+}
+
+/** "curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): #1 43.8% / 62.5%, Elo of θ+ over θ− -381.7": what sets the step scales. */
+function pilotLine(pilot: RunStatus["pilot"]): string {
+  const elos = pilot.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
+  return `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ${scores(pilot)}${elos.length > 0 ? `; Elo of θ+ over θ− ${elos.join("  ")}` : ""}`;
 }
 
 /** Games a busy machine cost, apart from the engines' own faults: its remedy is more CPU per game, not an engine fix. */
@@ -162,14 +183,13 @@ function delaysLine(status: RunStatus): string {
   const { losses, replays, replayLimitPairs } = status.delays;
   if (losses + replays === 0) return "delays outside the engines: none";
   const latest = status.recent.find((it) => it.delayLosses + it.replays > 0);
-  const limit = replayLimitPairs > 0 ? `, ${replayLimitPairs} pairs out of replays` : "";
+  const limit = replayLimitPairs > 0 ? `, ${plural(replayLimitPairs, "pair")} out of replays` : "";
   return `delays outside the engines: ${losses} time losses scored, ${replays} games replayed${limit}${latest ? ` (latest in iteration ${latest.iteration})` : ""}`;
 }
 
 /** "verification 2: current vs start at tc 10+0.1, complete, 8/8 games +3 -2 =3, Elo +43.5 ± 120.1 (95%)". */
 function verificationLine(v: RunStatus["verifications"][number]): string {
-  // No error bar yet (too few pairs): no Elo either.
-  const elo = v.elo === null || v.eloError === null ? "" : `, Elo ${signed(v.elo, 1)} ± ${v.eloError.toFixed(1)} (95%)`;
+  const elo = v.elo === null ? "" : `, Elo ${eloWithError(v.elo, v.eloError ?? Number.NaN, Number(v.games) / 2)}`;
   return `verification ${v.id}: ${v.comparison} at ${v.limitsText}, ${v.status}, ${v.games} games +${v.wins} -${v.losses} =${v.draws}${elo}${v.verdict ? `, ${v.verdict}` : ""}`;
 }
 

@@ -2,7 +2,9 @@ import type postgres from "postgres";
 import {
   gamesPerMinute,
   latestSettings,
-  listWorkers,
+  pilotIterations,
+  rateWindowMinutes,
+  etaSeconds,
   recentIterations,
   runTotals,
   thetaAfterIterations,
@@ -23,7 +25,7 @@ import { builtValue } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
 import { moveHistogram, type MoveBin } from "./move-histogram.js";
-import { readRunWorkers, type RunWorkers } from "./worker-verdicts.js";
+import { readRunWorkers, type RunWorker, type RunWorkers, type StaleWorkers } from "./run-workers.js";
 import type { IterationSettings } from "../types/config.js";
 import type { Values } from "../types/spsa.js";
 
@@ -58,24 +60,6 @@ export interface ParameterSummary {
   listed: "all" | "most moved" | "chosen";
 }
 
-export interface WorkerStatus {
-  name: string;
-  host: string;
-  concurrency: number;
-  /** How the default concurrency was chosen, or why it was lowered; null when -c gave it. */
-  concurrencyNote: string | null;
-  games: number;
-  /** Time losses scored for delays outside the engines, and games replayed for them. */
-  delayLosses: number;
-  replays: number;
-  /** `[time_control] reference_nps`: the engine speed this worker measured and its time factor; null until it measured. */
-  measuredNps: number | null;
-  timeFactor: number | null;
-  gamesPerMinute: number;
-  lastSeen: string;
-  secondsAgo: number;
-}
-
 /** What `spsa status` shows and `--json` prints; the dashboard's run page starts from it too. */
 export interface RunStatus {
   run: { name: string; status: string; seed: string; createdAt: string; completedAt: string | null };
@@ -98,14 +82,23 @@ export interface RunStatus {
   };
   games: {
     total: number;
-    /** Over the last RATE_WINDOW_MINUTES, or the part of it the run has been playing (rateSeconds). */
+    /** Over the rate window (rateWindowMinutes: 10 minutes up to an hour as the run ages), or the part of it the run has been playing, to its latest report (rateSeconds). */
     perMinute: number;
     rateSeconds: number;
-    /** From the first iteration's start to the last completion (or now while running). */
+    /** From the first iteration's start (`startedAt`; null before one) to the last completion (or now while running). */
     overallPerMinute: number;
-    /** Seconds to max_iterations at perMinute; null when nothing is being played or the run is over. */
+    startedAt: string | null;
+    /**
+     * Seconds to max_iterations (a UCI-option run: to its game budget) at perMinute, counted down
+     * from the latest report so it does not grow between reports; null when nothing is being
+     * played or the run is over.
+     */
     etaSeconds: number | null;
+    /** Seconds to the end of the open iteration, the same way; null on a UCI-option run (its one iteration is the run) or with none open. */
+    iterationEtaSeconds: number | null;
   };
+  /** What the run waits for, when it waits: no master, the master building engines, no worker claiming games; null: it plays (or is over). */
+  waiting: string | null;
   faults: number;
   /** Games an engine fault decided that were kept (spsa export --faulted writes them). */
   faultedGamesKept: number;
@@ -114,14 +107,19 @@ export interface RunStatus {
   /** Over the run: batches workers gave back because a binary was unsigned or not signed by a key they trust (docs/signing.md). */
   binariesRefused: number;
   /** The latest iterations, newest first. */
-  recent: (Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null })[];
-  workers: WorkerStatus[];
+  recent: IterationStatus[];
   /**
-   * The run's workers as the master judges them from this run's batches (docs/bad-workers.md):
-   * each one's evidence against the pool, the decision about it and a verdict, and the workers
-   * under suspicion now.
+   * The curvature pilot (docs/adaptive-gains.md): the run's first iterations, where θ+ and θ− each
+   * played θ₀ (their results in `reference`), shown apart from the plus-vs-minus Elo (each of
+   * `recent` says whether it is one: `pilot`); empty without one.
    */
-  runWorkers: RunWorkers;
+  pilot: IterationStatus[];
+  /** The run's workers, each with its games in this run, its evidence against the pool and a verdict (docs/bad-workers.md), the latest to report first; stale ones are in `staleWorkers`. */
+  workers: RunWorker[];
+  /** The workers that reported nothing for STALE_MINUTES before the run's latest report, in one line; null: none. */
+  staleWorkers: StaleWorkers | null;
+  /** The master's latest look at the run's workers (null: none yet), over how many strata, and the workers under suspicion now. */
+  workerReview: Pick<RunWorkers, "reviewedAt" | "strata" | "suspects">;
   /**
    * A UCI-option run's batches (null for a rebuild-mode run): its one iteration only
    * carries the games, θ moves with every report. Its parameters' history is then θ after
@@ -145,6 +143,9 @@ export interface RunStatus {
   transfer: TransferSummary | null;
 }
 
+/** An iteration as the status shows it: `pilot` when it is one of the curvature pilot's (θ+ and θ− against θ₀). */
+export type IterationStatus = Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null; pilot: boolean };
+
 export type ShipStatus = Omit<ShipCheckRow, "runId" | "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null; limitsText: string; summary: string };
 
 /** A verification as the status shows it: the view's row, its numbers as numbers, and its limits in words ("tc 10+0.1"). */
@@ -166,17 +167,17 @@ export interface SnapshotOptions {
   /** History points after this one only (the θ of iteration or applied batch `historyAfter` and before are left out): a page's refresh. */
   historyAfter?: number;
   recentCount?: number;
-  workerCount?: number;
   now?: Date;
 }
 
 /** Reads a run's status in a handful of index-bounded queries, run at once. */
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
-  const [totals, recent, settings, workers, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers] = await Promise.all([
-    runTotals(sql, run.id),
+  const now = options.now ?? new Date();
+  const rateMinutes = rateWindowMinutes((now.getTime() - run.createdAt.getTime()) / 1000);
+  const [totals, recent, settings, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers, pilot] = await Promise.all([
+    runTotals(sql, run.id, rateMinutes),
     recentIterations(sql, run.id, options.recentCount ?? 8),
     latestSettings(sql, run.id),
-    listWorkers(sql, options.workerCount ?? 20),
     perturbationProgress(sql, run.id, options.recentCount ?? 8),
     countFaultedGames(sql, run.id),
     verificationResults(sql, run.name, options.recentCount ?? 8),
@@ -184,8 +185,13 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     readShipCheck(sql, run.id),
     readTransfers(sql, run.id),
     runHolder(sql, run.id),
-    readRunWorkers(sql, run.id),
+    readRunWorkers(sql, run.id, rateMinutes),
+    // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
+    run.reference === null ? pilotIterations(sql, run.id, configuredPilots(run)) : [],
   ]);
+  const iterationStatus = (it: IterationSummary): IterationStatus => ({
+    ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null, pilot: run.reference === null && it.reference !== null,
+  });
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
   const { listed, summary } = listParameters(run, settings, options);
@@ -195,7 +201,6 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     : (await thetaHistory(sql, run, latest, options.samples)).filter((point) => point.iteration > after);
   const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
-  const now = options.now ?? new Date();
   const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
   const parameters = withHistory(run, listed, history);
@@ -218,28 +223,20 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       perMinute,
       rateSeconds: totals.recentSeconds,
       overallPerMinute: minutes > 0 ? totals.games / minutes : 0,
-      etaSeconds: run.status === "active" && perMinute > 0 ? (remaining / perMinute) * 60 : null,
+      startedAt: totals.firstStarted?.toISOString() ?? null,
+      etaSeconds: run.status === "active" ? etaSeconds(remaining, totals) : null,
+      iterationEtaSeconds: run.status === "active" && !perturbations && latest && latest.status !== "complete" ? etaSeconds(latest.targetGames - latest.gamesPlayed, totals) : null,
     },
+    waiting: run.status === "active" ? waitingFor(latest, maxIterations, Boolean(master), Boolean(perturbations)) : null,
     faults: totals.faults,
     faultedGamesKept,
     delays: { losses: totals.delayLosses, replays: totals.replays, replayLimitPairs: totals.replayLimitPairs },
     binariesRefused: totals.binariesRefused,
-    recent: recent.map((it) => ({ ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null })),
-    workers: workers.map((w) => ({
-      name: w.name,
-      host: w.host,
-      concurrency: w.concurrency,
-      concurrencyNote: w.concurrencyNote,
-      games: w.games,
-      delayLosses: w.delayLosses,
-      replays: w.replays,
-      measuredNps: w.measuredNps,
-      timeFactor: w.timeFactor,
-      gamesPerMinute: gamesPerMinute(w.recentGames, w.recentSeconds),
-      lastSeen: w.lastSeen.toISOString(),
-      secondsAgo: w.secondsAgo,
-    })),
-    runWorkers,
+    recent: recent.map(iterationStatus),
+    pilot: pilot.map(iterationStatus),
+    workers: runWorkers.workers,
+    staleWorkers: runWorkers.stale,
+    workerReview: { reviewedAt: runWorkers.reviewedAt, strata: runWorkers.strata, suspects: runWorkers.suspects },
     perturbations: perturbations ?? null,
     eloWindows: windows ? { windowGames: windows.windowGames, recent: windows.windows.reverse() } : null,
     parameters,
@@ -267,11 +264,25 @@ function shipStatus({ runId: _, createdAt, completedAt, ...check }: ShipCheckRow
   return { ...check, createdAt: createdAt.toISOString(), completedAt: completedAt?.toISOString() ?? null, limitsText: describeLimits(check.limits), summary: describeShipCheck(check) };
 }
 
+/** What an active run waits for, if anything (RunStatus.waiting). */
+function waitingFor(latest: IterationSummary | undefined, maxIterations: number, mastered: boolean, options: boolean): string | null {
+  if (!mastered) return "no master runs it: start spsa master to go on";
+  if (latest === undefined || latest.status === "complete") return !options && (latest?.iteration ?? 0) < maxIterations ? `the master is building the engines of iteration ${(latest?.iteration ?? 0) + 1}` : null;
+  if (latest.gamesClaimed === 0 && latest.gamesPlayed === 0) return `no worker has claimed games of ${options ? "the run" : `iteration ${latest.iteration}`} yet: start one with compete --spsa`;
+  return null;
+}
+
 /** Games left to max_iterations: the open iteration's rest and the full iterations after it. */
 function remainingGames(latest: IterationSummary | undefined, latestNumber: number, maxIterations: number, settings: IterationSettings | null): number {
   const perIteration = settings?.gamesPerIteration ?? latest?.targetGames ?? 0;
   const open = latest && latest.status !== "complete" ? latest.targetGames - latest.gamesPlayed : 0;
   return open + Math.max(0, maxIterations - latestNumber) * perIteration;
+}
+
+/** The run's `[spsa] adapt_pilot` as its stored config has it (0: none, or a config from before the pilot). */
+function configuredPilots(run: RunRecord): number {
+  const spsa = run.config.spsa as { adaptive?: { pilot?: unknown } } | undefined;
+  return typeof spsa?.adaptive?.pilot === "number" ? spsa.adaptive.pilot : 0;
 }
 
 function configuredMaxIterations(run: RunRecord): number | undefined {
@@ -302,7 +313,7 @@ export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIter
  * among the stored ones (src/db/perturbations.ts storedThetas) up to the run's θ (after `applied`
  * batches, its theta_applied); 0 is the run's initial θ.
  */
-async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number, names: readonly string[] | "all", after: number): Promise<ThetaPoint[]> {
+export async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number, names: readonly string[] | "all", after: number): Promise<ThetaPoint[]> {
   if (names.length === 0) return [];
   const every = await storedThetaEvery(sql, run.id);
   const stored = Math.floor(applied / every);

@@ -3,6 +3,7 @@ import type { Database } from "../postgres/connection.js";
 import { findRunningVerification } from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
 import { runNamed } from "../db/runs.js";
+import { isOptionRun } from "../db/perturbations.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { describeLimits } from "../play/time-control.js";
 import { loadBook, resolveBook } from "../play/book.js";
@@ -33,6 +34,12 @@ export interface VerifyOptions {
 
 export type VerifyResult = HeadToHeadResult;
 
+/** Why spsa verify refuses a UCI-option run, and what plays its θ instead (the dashboard says the same). */
+export const OPTION_RUN_REFUSAL = (name: string) =>
+  "is a UCI-option run: spsa verify builds engines from θ and cannot play option values yet. " +
+  `Play θ against θ₀ with compete instead: spsa export --name ${name} --format csv lists θ by option, then ` +
+  "compete ENGINE ENGINE --option-a NAME=VALUE ... -g 400 (docs/uci-options.md#verifying)";
+
 /**
  * `spsa verify`: builds the engines of two θ of a run and has the workers play them against
  * each other as an ordinary iteration of a carrier run, so verification scales out like
@@ -44,6 +51,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const sql = database.sql;
   const run = await runNamed(sql, options.runName);
   if (!run) throw new InputError(`run "${options.runName}"`, "not found (see select name from spsa_run)");
+  if (options.config.engine.mode === "options" || (await isOptionRun(sql, run.name))) throw new InputError(`run "${run.name}"`, OPTION_RUN_REFUSAL(run.name));
   const fromLabel = describeTheta(options.from);
   const toLabel = describeTheta(options.to);
   const limitsText = describeLimits(options.limits);

@@ -24,7 +24,8 @@ import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } f
 import { DatabaseError, InputError } from "../core/errors.js";
 import { StatusLine } from "../core/status-line.js";
 import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounts } from "../types/faults.js";
-import { engineFaults } from "../play/faults.js";
+import { delayRemedy, engineFaults } from "../play/faults.js";
+import { plural } from "../core/plural.js";
 import { runOpenings, type Opening } from "../play/book.js";
 import { seededRng, uniform, type Rng } from "../core/rng.js";
 import type { SearchLimits } from "../types/play.js";
@@ -238,7 +239,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
               }),
             );
             holding.delete(batch.batchId);
-            noteOutcome(log, batch, tally, outcome, summary);
+            noteOutcome(log, batch, tally, outcome, summary, concurrency);
             guardGames(tally, batch.games);
             showStatus(batch);
           })
@@ -514,7 +515,7 @@ async function playObtained(options: WorkerOptions, batch: ClaimedBatch, paths: 
   return { tally, faulted: faulted.slice(0, FAULTED_GAME_LIMITS.perIterationAndWorker) };
 }
 
-function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: BatchTally, outcome: ReportOutcome, summary: WorkerSummary): void {
+function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: BatchTally, outcome: ReportOutcome, summary: WorkerSummary, concurrency: number): void {
   if (outcome === "refused") {
     summary.refused++;
     log(`batch ${batch.batchId} was refused: its lease expired and its games went back to the pool`);
@@ -533,7 +534,7 @@ function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: Ba
     log(`warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults (${engines.map((e) => `${e.name}: ${side(e.counts)}`).join("; ")})`);
   }
   if (tally.replays + tally.delayLosses > 0) {
-    const limit = tally.replayLimitPairs > 0 ? `; ${tally.replayLimitPairs} pairs ran out of replays: the machine is overloaded, lower -c or its other load` : "";
+    const limit = tally.replayLimitPairs > 0 ? `; ${plural(tally.replayLimitPairs, "pair")} ran out of replays: the machine is overloaded (${delayRemedy(concurrency)})` : "";
     log(
       `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ${tally.replays} games replayed, ` +
         `${tally.delayLosses} scored as time losses (${engines.map((e) => `${e.name} ${e.counts.delay}`).join(", ")})${limit}`,

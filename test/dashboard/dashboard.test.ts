@@ -35,6 +35,7 @@ const CHROMIUM_ARGS = [
 describe("spsa dashboard in a browser", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let real: TuningSetup;
+  let realOptions: TuningSetup;
   let sql: postgres.Sql;
   let server: ReturnType<typeof execa>;
   let url: string;
@@ -57,6 +58,16 @@ describe("spsa dashboard in a browser", () => {
     } finally {
       worker.kill("SIGTERM");
       await worker;
+    }
+    // A real UCI-option run of minnow (one binary, θ as option values), played by another seeded worker.
+    realOptions = tuningSetup({ mode: "options", iterations: 6, games: 8, batchSize: 2, moveLimit: "nodes = 1000" });
+    const optionsWorker = startWorker(realOptions, env, "options-worker", ["--seed", "o"]);
+    try {
+      const master = await startMaster(realOptions, env, "uci-tuned", ["--seed", "u"]);
+      if (master.exitCode !== 0) throw new Error(`the real UCI-option run's master failed: ${master.all}`);
+    } finally {
+      optionsWorker.kill("SIGTERM");
+      await optionsWorker;
     }
     // Written after the real run, whose worker would otherwise take the open iteration's games.
     await writeSyntheticRun(sql, { name: "live", config: loadConfig("config.toml"), params, iterations: COMPLETED, open: true, workerName: "w1" });
@@ -82,6 +93,7 @@ describe("spsa dashboard in a browser", () => {
     await database.drop();
     rmSync(profile, { recursive: true, force: true });
     if (real) rmSync(real.dir, { recursive: true, force: true });
+    if (realOptions) rmSync(realOptions.dir, { recursive: true, force: true });
   });
 
   it("refuses data without the token, and anything but GET", async () => {
@@ -96,7 +108,7 @@ describe("spsa dashboard in a browser", () => {
   it("lists the run, draws one chart per parameter with a point per completed iteration, and shows a batch reported meanwhile without a reload", async () => {
     await page.goto(`${url}?token=${TOKEN}`);
     const links = page.locator("a.run-link");
-    await expect.poll(async () => (await links.allTextContents()).sort()).toEqual(["live", "tuned"]);
+    await expect.poll(async () => (await links.allTextContents()).sort()).toEqual(["live", "tuned", "uci-tuned"]);
     await links.filter({ hasText: "live" }).click();
     await page.waitForURL(/\/run\/live$/);
     const charts = page.locator("figure.param-chart");
@@ -129,7 +141,26 @@ describe("spsa dashboard in a browser", () => {
     expect(await page.locator("#progress").textContent()).toContain("delays outside the engines: 3 lost, 4 replayed");
     const rows = await page.$$eval("tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
     expect(rows).toContainEqual(["13", "0", "0", "0", "0", "0", "0", "1", "2", "4", "1"]);
-    expect(rows.find((row) => row[0] === "w1")?.slice(1, 6)).toEqual(["synthetic", "2", expect.any(String), "3", "4"]);
+    // Its worker's row holds its games in this run, results in percent, faults, delay losses and replays.
+    expect(rows.find((row) => row[0] === "w1")?.slice(1, 8)).toEqual(["synthetic", "2", String(COMPLETED * 64 + 8), expect.stringMatching(/^\d+\/\d+\/\d+$/), "0", "3", "4"]);
+  });
+
+  it("renders the run page's known content in its first response: without the page's script it reads the run's status, its numbers psql's", async () => {
+    // The first paint alone: the page's script never runs.
+    await page.route("**/static/app.js", (route) => route.abort());
+    try {
+      await page.goto(`${url}run/tuned`);
+      const text = (await page.locator("#first-paint").textContent()) ?? "";
+      const [games] = await sql<{ games: number }[]>`
+        select sum(b.games)::int as games from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
+        where r.name = 'tuned' and b.worker_name = 'real-worker' and b.status = 'done'`;
+      expect(text).toMatch(/^run tuned \(complete, seed /);
+      expect(text).toContain(`games ${games!.games} done`);
+      expect(text).toMatch(new RegExp(`^real-worker +\\S+ +\\d+ +${games!.games} `, "m"));
+      expect(await page.locator("h1").textContent()).toBe("Run tuned");
+    } finally {
+      await page.unroute("**/static/app.js");
+    }
   });
 
   it("draws a real run's moving parameters as lines that climb or fall across the chart, from a marked start, with a scale in steps", async () => {
@@ -169,9 +200,28 @@ describe("spsa dashboard in a browser", () => {
     }
     expect(await page.locator("#elo-chart circle.elo").count()).toBe(REAL_ITERATIONS);
     // Two games cannot decide the SPRT: the ship check's line says so, marked as not passed.
-    expect(await page.locator("#ship.not-passed").textContent()).toMatch(/^ship check at 300 nodes per move: .* vs start θ, undecided at max_games \[0, 5\], Elo [+-]\d+\.\d ± (\d+\.\d|inf) \(95%\), 2 games/);
+    expect(await page.locator("#ship.not-passed").textContent()).toMatch(/^ship check at 300 nodes per move: .* vs start θ, undecided at max_games \[0, 5\], Elo [+-]\d+\.\d \(1 pair: too few for an error bar\), 2 games/);
     expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(REAL_ITERATIONS);
     if (process.env.SPSA_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_SCREENSHOT });
+  });
+
+  it("shows a real UCI-option run: its worker's games in it as psql counts them, its latest batches with W/D/L and the worker", async () => {
+    await page.goto(`${url}run/uci-tuned`);
+    await page.locator("#workers tbody tr").first().waitFor();
+    const [played] = await sql<{ games: number }[]>`
+      select sum(b.games)::int as games from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
+      where r.name = 'uci-tuned' and b.worker_name = 'options-worker' and b.status = 'done' and b.held_at is null`;
+    expect(played!.games).toBe(6 * 8);
+    const workers = await page.$$eval("#workers tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(workers.map((row) => [row[0], row[3]])).toEqual([["options-worker", String(played!.games)]]);
+    const batches = await page.$$eval("#batches tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(batches.length).toBeGreaterThan(0);
+    for (const row of batches) {
+      expect(row[2]).toBe("options-worker");
+      expect(row[3]).toMatch(/^\+\d -\d =\d$/);
+    }
+    expect(await page.locator("figure.param-chart").count()).toBe(4);
+    if (process.env.SPSA_DASHBOARD_OPTIONS_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_OPTIONS_SCREENSHOT });
   });
 
   it("fits the θ axis to the path, widened to a bound only when the path comes near it, and averages Elo over the latest points", async () => {
@@ -209,15 +259,19 @@ describe("spsa dashboard in a browser", () => {
     await page.goto(`${url}run/options?token=${TOKEN}`);
     await page.locator("#progress").waitFor();
     const progress = await page.locator("#progress").textContent();
-    expect(progress).toMatch(/^UCI-option run: 10 batches applied, 0 in flight · 40\/768 games · 40 games in total · \d+\.\d games\/min over the last \S+ · ETA \S+ · /);
+    expect(progress).toMatch(/^UCI-option run: 10 batches applied, 0 in flight · 40\/768 games · 40 games in total · \d+\.\d games\/min over the last \S+ · run ETA \S+ · /);
     expect(await page.locator("h2", { hasText: "Elo per 16 games of batches (plus vs minus, 95 % error bars" }).count()).toBe(1);
-    // Batches 1–4, 5–8 and 9–10: three points, each with an error bar, and the running mean through them.
+    // Batches 1–4, 5–8 and 9–10: three points and the running mean through them; error bars on the first two
+    // (8 pairs each), none on the last window's 4 pairs (too few for one).
     expect(await page.locator("#elo-chart circle.elo").count()).toBe(3);
-    expect(await page.locator("#elo-chart line.error").count()).toBe(3);
+    expect(await page.locator("#elo-chart line.error").count()).toBe(2);
     expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(3);
     expect(await page.locator("#elo-chart circle.elo title").first().textContent()).toMatch(/^batches 1–4: /);
-    // The games by the hour their batches were reported: all 40 in this hour.
-    expect(await page.locator("#games-chart rect.bar title").allTextContents()).toEqual([expect.stringMatching(/: 40$/)]);
+    // Games per minute by when their batches were reported, in buckets since the run's start: all 40 games in them, the axis in time since the start.
+    const bars = await page.locator("#games-chart rect.bar title").allTextContents();
+    for (const bar of bars) expect(bar).toMatch(/^\+\S+ to \+\S+ \(\d+ games\), games per minute: \d+(\.\d)?$/);
+    expect(bars.reduce((sum, bar) => sum + Number(/\((\d+) games\)/.exec(bar)![1]), 0)).toBe(40);
+    expect(await page.locator("#games-chart svg > text").allTextContents()).toContain("+0s");
     const rows = await page.$$eval("#batches tbody tr", (trs) => trs.map((tr) => tr.children[1]?.textContent));
     expect(rows).toEqual(Array.from({ length: 8 }, () => "4"));
     // Nothing but elements under the page's root: no text such as a stray "null" between them.

@@ -149,6 +149,8 @@ describe("a worker machine cannot corrupt, stall or crash a run", () => {
 
   it("status prints an old row's control characters escaped (no screen clear, title or clipboard write)", async () => {
     await database.sql`insert into spsa_worker (name, host, concurrency, concurrency_note, login_role) values ('old-row', ${"\u001b]0;pwned\u0007\u001b[2J"}, 1, ${"\u001b]52;c;cHduZWQ=\u0007"}, 'nobody')`;
+    // A worker of the run (its games counted in it), so the run's status lists its host and note.
+    await database.sql`insert into spsa_run_worker (run_id, worker_name, batches, games, last_reported_at) select id, 'old-row', 1, 2, now() from spsa_run where name = 'faults'`;
     const status = await spsa(["status", "--name", "faults"], { env: { DATABASE_URL: database.url } });
     expect(status.exitCode, status.all).toBe(0);
     expect(status.stdout).not.toContain("\u001b");

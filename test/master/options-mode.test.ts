@@ -61,7 +61,8 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
     expect(knight?.history.at(-1)?.value).toBe(final.KNIGHT_VALUE_MG);
     const text = await spsa(["status", "--name", "uci"], { env, cwd: setup.dir });
     expect(text.stdout).toContain(`UCI-option run: ${reported.length} batches applied, 0 in flight (32/32 games played)`);
-    expect(text.stdout).toMatch(/Elo per 8 games \(plus vs minus, 95 %\): batches \d+–\d+ [+-]\d+\.\d ± /);
+    // Windows of 8 games (4 pairs) are too few for an error bar.
+    expect(text.stdout).toMatch(/Elo per 8 games \(plus vs minus, 95 %\): batches \d+–\d+ [+-]\d+\.\d {2}batches /);
 
     // A replayed report is a duplicate: no game counted twice, θ not moved twice.
     const done = perturbations.find((p) => p.status === "done");

@@ -68,6 +68,6 @@ describe("time losses to a delay outside the engine", () => {
     expect(result.first.map((view) => view.fault)).toEqual(["timeout", "timeout"]);
     const tally = new MatchTally(["late", "good"]);
     tally.add(result);
-    expect(tally.summary()).toContain("replayed after an outside delay: 2 games; 1 pairs ran out of replays");
+    expect(tally.summary()).toContain("replayed after an outside delay: 2 games; 1 pair ran out of replays");
   });
 });

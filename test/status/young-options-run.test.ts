@@ -36,8 +36,8 @@ describe("spsa status of a UCI-option run a minute old", () => {
     expect(status.games.total).toBe(played);
     expect(status.games.perMinute).toBeGreaterThan(0.8 * SPEED);
     expect(status.games.perMinute).toBeLessThan(1.2 * SPEED);
-    // Not the games of a minute spread over the ten-minute window: the minute the run has lasted.
-    expect(status.games.rateSeconds).toBeGreaterThanOrEqual(AGE_SECONDS);
+    // Not the games of a minute spread over the ten-minute window: the minute the run has lasted, to its last report (55 s).
+    expect(status.games.rateSeconds).toBeGreaterThanOrEqual(rounds * BATCH_SECONDS);
     expect(status.games.rateSeconds).toBeLessThan(AGE_SECONDS + 30);
     expect(status.games.overallPerMinute).toBeGreaterThan(0.8 * SPEED);
     expect(status.workers.find((w) => w.name === "fast")?.gamesPerMinute).toBeGreaterThan(0.8 * SPEED);
@@ -50,9 +50,17 @@ describe("spsa status of a UCI-option run a minute old", () => {
     const lines = renderStatus(status).split("\n");
     expect(lines[1]).toBe("master: none running");
     expect(lines[2]).toBe(`UCI-option run: ${rounds * SLOTS} batches applied, 0 in flight (${played}/${target} games played)`);
-    expect(lines[3]).toMatch(/^games 176 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), ETA \S+$/);
+    // A UCI-option run's one iteration is the run: one ETA.
+    expect(lines[3]).toMatch(/^games 176 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), run ETA \S+$/);
+    expect(lines[4]).toBe("waiting: no master runs it: start spsa master to go on");
     // 56.25 % is +43.7 Elo.
-    expect(lines[4]).toMatch(/^Elo per 64 games \(plus vs minus, 95 %\): batches 17–22 \+43\.7 ± \d+\.\d {2}batches 9–16 \+43\.7 ± \d+\.\d {2}batches 1–8 \+43\.7 ± \d+\.\d$/);
+    expect(lines[5]).toMatch(/^Elo per 64 games \(plus vs minus, 95 %\): batches 17–22 \+43\.7 ± \d+\.\d {2}batches 9–16 \+43\.7 ± \d+\.\d {2}batches 1–8 \+43\.7 ± \d+\.\d$/);
     expect(status.eloWindows?.recent.map((w) => w.games)).toEqual([48, 64, 64]);
+
+    // Between reports the rate holds still and the ETA counts down, where a rate to now would decay and the ETA grow.
+    await sql`select pg_sleep(1.5)`;
+    const later = await readRunStatus(sql, (await findRun(sql, "young"))!, { samples: 24 });
+    expect(later.games.perMinute).toBeCloseTo(status.games.perMinute, 9);
+    expect(later.games.etaSeconds!).toBeLessThan(status.games.etaSeconds!);
   });
 });

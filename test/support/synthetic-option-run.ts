@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import { spsaMathConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/params/params.js";
 import { insertOptionRun } from "../../src/db/perturbations.js";
-import { writeSyntheticRun } from "./synthetic-run.js";
+import { countWorkerAsFolded, writeSyntheticRun } from "./synthetic-run.js";
 import type { TuningConfig } from "../../src/types/config.js";
 
 /**
@@ -66,5 +66,6 @@ export async function writeSyntheticOptionRun(sql: postgres.Sql, options: Synthe
       coalesce(sum((pairs->>2)::int), 0)::int as dd, coalesce(sum((pairs->>3)::int), 0)::int as dw, coalesce(sum((pairs->>4)::int), 0)::int as ww
       from spsa_batch where iteration_id = ${open.id}) s
     where i.id = ${open.id}`;
+  await countWorkerAsFolded(sql, runId, options.workerName);
   return { runId, iterationId: open.id };
 }

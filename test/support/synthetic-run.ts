@@ -86,6 +86,7 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
     }
   }
   await insertBatches(sql, run.id, options.workerName, config.games.batchSize);
+  await countWorkerAsFolded(sql, run.id, options.workerName);
   await sql`update spsa_run set current_parameters = ${sql.json(valuesOf(params))} where id = ${run.id}`;
   if (!options.open) return { runId: run.id, open: undefined };
   const engine = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
@@ -131,4 +132,17 @@ async function insertBatches(sql: postgres.Sql, runId: number, workerName: strin
       i.created_at + (i.completed_at - i.created_at) * (b + 1) / (i.target_games / ${batchSize})
     from spsa_iteration i cross join lateral generate_series(0, i.target_games / ${batchSize} - 1) as b
     where i.run_id = ${runId} and i.status = 'complete'`;
+}
+
+/** The run's games as its worker's (spsa_run_worker), as the master's folds count them: the sums of its iterations' counters. */
+export async function countWorkerAsFolded(sql: postgres.Sql, runId: number, workerName: string): Promise<void> {
+  await sql`
+    insert into spsa_run_worker as c (run_id, worker_name, batches, games, plus_wins, minus_wins, draws, first_reported_at, last_reported_at)
+    select ${runId}, ${workerName}, (select count(*) from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where bi.run_id = ${runId} and b.status = 'done')::int,
+      sum(games_played)::int, sum(plus_wins)::int, sum(minus_wins)::int, sum(draws)::int,
+      (select min(b.reported_at) from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where bi.run_id = ${runId}),
+      (select max(b.reported_at) from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where bi.run_id = ${runId})
+    from spsa_iteration where run_id = ${runId} having sum(games_played) > 0
+    on conflict (run_id, worker_name) do update set batches = excluded.batches, games = excluded.games, plus_wins = excluded.plus_wins,
+      minus_wins = excluded.minus_wins, draws = excluded.draws, first_reported_at = excluded.first_reported_at, last_reported_at = excluded.last_reported_at`;
 }

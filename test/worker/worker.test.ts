@@ -150,6 +150,8 @@ describe("the worker loop", () => {
     await seedIteration(database.sql, { runName: "minnow-speed", targetGames: 2, engine, config });
     const { done, lines } = worker("w-minnow");
     expect(await done, lines.join("\n")).toEqual({ games: 2, batches: 1, refused: 0, binariesRefused: 0 });
+    // The run's master folds the report: its worker rows count from there, as its counters do.
+    await foldRun(database.sql, "minnow-speed");
 
     const result = await spsa(["status", "--name", "minnow-speed", "--json"], { env: { DATABASE_URL: database.url } });
     expect(result.exitCode, result.all).toBe(0);
@@ -159,8 +161,10 @@ describe("the worker loop", () => {
     expect(measured?.measuredNps).toBeGreaterThan(10_000);
     expect(measured?.timeFactor).toBeCloseTo(timeFactor(referenceNps, measured?.measuredNps ?? 0).factor, 12);
     expect(lines.join("\n")).toMatch(/worker w-minnow: engine speed \d+ nodes\/s; times per move × \d\.\d{3} for reference_nps 800000/);
-    // A worker of a run without reference_nps never measures.
-    expect(status.workers.find((w) => w.name === "w-plain")).toMatchObject({ measuredNps: null, timeFactor: null });
+    // Only this run's workers; one of a run without reference_nps never measures.
+    expect(status.workers.map((w) => w.name)).toEqual(["w-minnow"]);
+    const [plain] = await database.sql`select measured_nps, time_factor from spsa_worker where name = 'w-plain'`;
+    expect(plain).toEqual({ measured_nps: null, time_factor: null });
 
     const text = await spsa(["status", "--name", "minnow-speed"], { env: { DATABASE_URL: database.url } });
     const row = text.stdout.split("\n").find((line) => line.startsWith("w-minnow "));

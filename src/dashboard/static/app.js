@@ -68,7 +68,9 @@ function progressLine(status) {
     ...where,
     `${games.total} games in total`,
     `${games.perMinute.toFixed(1)} games/min over the last ${duration(games.rateSeconds)}`,
-    games.etaSeconds === null ? null : `ETA ${duration(games.etaSeconds)}`,
+    games.etaSeconds === null ? null : `run ETA ${duration(games.etaSeconds)}`,
+    games.iterationEtaSeconds === null ? null : `iteration ETA ${duration(games.iterationEtaSeconds)}`,
+    status.waiting === null ? null : `waiting: ${status.waiting}`,
     `faults ${status.faults}`,
     `delays outside the engines: ${status.delays.losses} lost, ${status.delays.replays} replayed`,
   ].filter((part) => part !== null).join(" · ");
@@ -214,55 +216,67 @@ function runBody(detail) {
   const per = perturbations ? `${detail.eloWindowGames} games of batches` : "iteration";
   const nothingYet = perturbations ? "No batch applied yet." : "No iteration complete yet.";
   const latest = perturbations
-    ? [h("h2", {}, "Latest batches"), h("div", { id: "batches" }, table(["batch", "games", `Elo (${measured})`],
-      perturbations.recent.map((b) => [b.batchNumber, b.games, Number(b.elo.toFixed(1))]), nothingYet))]
+    ? [h("h2", {}, "Latest batches"), h("div", { id: "batches" }, table(["batch", "games", "worker", "plus +W -L =D", `Elo (${measured})`],
+      perturbations.recent.map((b) => [b.batchNumber, b.games, b.worker, `+${b.plusWins} -${b.minusWins} =${b.draws}`, Number(b.elo.toFixed(1))]), nothingYet))]
     : [h("h2", {}, "Latest iterations"), h("div", { id: "iterations" }, table(["iteration", "status", "games", reference ? "results against the reference" : "plus +W -L =D", `Elo (${measured})`],
-      status.recent.map((it) => [it.iteration, it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet."))];
+      status.recent.map((it) => [it.iteration, it.pilot ? `${it.status} (curvature pilot, against θ₀)` : it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet."))];
   return [
     h("h2", {}, `Elo per ${per} (${measured}, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),
     detail.elo.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "elo-chart" }, eloChart(detail.elo, perturbations ? "batches" : "iteration")),
+    status.pilot.length === 0 ? null : h("p", { id: "pilot" }, `Curvature pilot (θ+ and θ− each against θ₀; not in the chart or its mean): ${status.pilot.map((it) =>
+      `#${it.iteration} ${results(it)}${it.elo === null ? "" : `, Elo of θ+ over θ− ${it.elo.toFixed(1)}`}`).join("; ")}`),
     ...latest,
-    h("h2", {}, "Games per hour"),
-    detail.gamesPerHour.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "games-chart" }, barChart(detail.gamesPerHour.map((b) => ({ label: new Date(b.hour).toLocaleString(), value: b.games })))),
-    h("h2", {}, "Workers"),
-    table(["worker", "host", "concurrency", "games", "delay losses", "replays", "nps", "time ×", "games/min", "last seen", "concurrency note"],
-      status.workers.map((w) => [w.name, w.host, w.concurrency, w.games, w.delayLosses, w.replays, w.measuredNps === null ? "" : Math.round(w.measuredNps),
-        w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)), Number(w.gamesPerMinute.toFixed(1)), `${duration(w.secondsAgo)} ago`, w.concurrencyNote ?? ""]), "No workers yet."),
-    h("h2", {}, "Workers of this run: evidence and verdicts"),
-    ...runWorkers(status.runWorkers),
+    h("h2", {}, `Games per minute, per ${duration(detail.gamesRate.bucketSeconds)} since the run's start`),
+    detail.gamesRate.points.every((p) => p.games === 0) ? h("p", {}, nothingYet) : h("figure", { id: "games-chart" }, gamesRateChart(detail.gamesRate)),
+    h("h2", {}, "Workers of this run"),
+    ...runWorkers(status),
     h("h2", {}, "Faults and delays outside the engines"),
     table(detail.faults.headers, detail.faults.rows, "No engine faults or delays."),
     h("h2", {}, "Verification results"),
     table(["comparison", "limits", "status", "games", "W", "L", "D", "Elo", "±", "LOS %", "verdict"],
-      detail.verifications.map((v) => [v.comparison, v.limits_text, v.status, v.games, v.wins, v.losses, v.draws, v.elo ?? "", v.elo_error ?? "", v.los_percent ?? "", v.verdict ?? ""]), "No verification yet: run spsa verify."),
+      detail.verifications.map((v) => [v.comparison, v.limits_text, v.status, v.games, v.wins, v.losses, v.draws, v.elo ?? "", v.elo_error ?? "", v.los_percent ?? "", v.verdict ?? ""]),
+      perturbations ? "spsa verify plays built engines, not option values: play θ against θ₀ with compete --option-a (docs/uci-options.md#verifying)." : "No verification yet: run spsa verify."),
     h("h2", {}, "Faulted games kept"),
     table(["id", "iteration", "worker", "engine", "fault", "reason", "at"],
       detail.faultedGames.map((g) => [g.id, g.iteration, g.workerName, g.side, g.fault, g.reason, new Date(g.createdAt).toLocaleString()]),
       "No faulted game kept. spsa export --faulted writes them as PGN."),
     h("h2", {}, "Configuration"),
     h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
-  ];
+  ].filter((part) => part !== null);
+}
+
+/** Games per minute per bucket, x in time since the run's start ("+0s" … "+2h05m"), each bar's title its span, games and rate. */
+function gamesRateChart({ bucketSeconds, points }) {
+  const bars = points.map((p) => ({ label: `+${duration(p.from)} to +${duration(p.from + bucketSeconds)} (${p.games} games), games per minute`, value: Number(p.perMinute.toFixed(1)) }));
+  return barChart(bars, ["+0s", `+${duration(points.length * bucketSeconds)}`]);
 }
 
 /**
- * The run's workers as the master judges them (docs/bad-workers.md): a line per worker under
- * suspicion, and a row per worker with its evidence against the pool's and its verdict.
+ * The run's workers, a row each from this run's games (docs/watching.md): a line per worker under
+ * suspicion, the table with each one's evidence against the pool's and its verdict, and the
+ * workers not seen for a while in one line.
  */
-function runWorkers(rw) {
+function runWorkers(status) {
+  const { workers, staleWorkers: stale, workerReview: review } = status;
   const percent = (x) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
   const z = (x) => (x === null || x === undefined ? "" : Number(x.toFixed(1)));
+  const shares = (w) => (w.games === 0 ? "" : [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / w.games)).join("/"));
   return [
-    ...rw.suspects.map((s) => h("p", { class: "suspect" }, `suspect worker ${s.worker}: ${s.reason} (since ${new Date(s.since).toLocaleString()}; spsa workers accept|reject ${s.worker})`)),
-    h("p", {}, rw.reviewedAt === null ? "The master has not looked at this run's workers yet." : `The master's look at ${new Date(rw.reviewedAt).toLocaleString()}, over ${rw.strata} strata; in parentheses the pool's.`),
-    table(["worker", "batches", "games", "score", "draws", "extreme batches", "residual", "score z", "most agreeing parameter", "agreement (pool)", "z", "held", "undone", "verdict", "decided by"],
-      rw.workers.map((w) => {
-        const e = w.evidence;
-        const p = e ? e.parameters[0] : undefined;
-        return [w.worker, e ? e.batches : "", e ? e.games : "", e ? `${percent(e.score)} (${percent(e.poolScore)})` : "", e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "",
-          e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "", z(e?.residual), z(e?.scoreZ), p ? p.name : "",
-          p ? `${p.agreement.toFixed(2)} (${p.poolAgreement === null ? "?" : p.poolAgreement.toFixed(2)})` : "", p ? Number(p.z.toFixed(1)) : "",
-          w.held, w.undone, w.verdict, w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : ""];
-      }), "No worker judged yet."),
+    ...review.suspects.map((s) => h("p", { class: "suspect" }, `suspect worker ${s.worker}: ${s.reason} (since ${new Date(s.since).toLocaleString()}; spsa workers accept|reject ${s.worker})`)),
+    h("p", {}, `Games counted in this run; ${review.reviewedAt === null ? "the master has not judged its workers yet" : `judged at ${new Date(review.reviewedAt).toLocaleString()} over ${review.strata} strata (in parentheses the pool's)`}.`),
+    h("div", { id: "workers" }, table(["worker", "host", "concurrency", "games", "+W/=D/−L %", "engine faults", "delay losses", "replays", "nps", "time ×", "games/min", "last seen",
+      "score", "draws", "extreme batches", "residual", "score z", "most agreeing parameter", "agreement (pool)", "z", "held", "undone", "verdict", "decided by", "concurrency note"],
+    workers.map((w) => {
+      const e = w.evidence;
+      const p = e ? e.parameters[0] : undefined;
+      return [w.name, w.host ?? "", w.concurrency ?? "", w.games, shares(w), w.engineFaults, w.delayLosses, w.replays, w.measuredNps === null ? "" : Math.round(w.measuredNps),
+        w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)), Number(w.gamesPerMinute.toFixed(1)), w.secondsAgo === null ? "" : `${duration(w.secondsAgo)} ago`,
+        e ? `${percent(e.score)} (${percent(e.poolScore)})` : "", e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "",
+        e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "", z(e?.residual), z(e?.scoreZ), p ? p.name : "",
+        p ? `${p.agreement.toFixed(2)} (${p.poolAgreement === null ? "?" : p.poolAgreement.toFixed(2)})` : "", p ? Number(p.z.toFixed(1)) : "",
+        w.held, w.undone, w.verdict, w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : "", w.concurrencyNote ?? ""];
+    }), "No worker has played in this run yet: start one with compete --spsa.")),
+    stale ? h("p", { id: "stale-workers" }, `${stale.count} more ${stale.count === 1 ? "worker" : "workers"} not seen for ${stale.minutes} min before the run's latest report (${stale.names.join(", ")}${stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : ""}): ${stale.games} games, the latest at ${new Date(stale.lastSeen).toLocaleString()}.`) : null,
   ];
 }
 

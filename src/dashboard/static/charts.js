@@ -89,7 +89,7 @@ export function runningMean(points, window = ELO_MEAN_POINTS) {
 }
 
 /** Axes, the x labels at both ends and the left scale's ticks; `right` adds a second scale. */
-function frame({ width, height }, xDomain, yDomain, right) {
+function frame({ width, height }, xDomain, yDomain, right, xLabels = xDomain.map(String)) {
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
   const [x0, x1, y0, y1] = [PAD.left, width - PAD.right, height - PAD.bottom, PAD.top];
   const x = scale(xDomain, [x0, x1]);
@@ -115,8 +115,8 @@ function frame({ width, height }, xDomain, yDomain, right) {
     axis.append(el("text", { x: x1 + 4, y: y1 - 8 }, right.name));
     svg.append(axis);
   }
-  svg.append(el("text", { x: x0, y: height - 4 }, String(xDomain[0])));
-  svg.append(el("text", { x: x1, y: height - 4, "text-anchor": "end" }, String(xDomain[1])));
+  svg.append(el("text", { x: x0, y: height - 4 }, xLabels[0]));
+  svg.append(el("text", { x: x1, y: height - 4, "text-anchor": "end" }, xLabels[1]));
   return { svg, x, y };
 }
 
@@ -170,9 +170,9 @@ export function eloChart(points, unit = "iteration") {
   return svg;
 }
 
-/** Games per hour as bars. */
-export function barChart(bars) {
-  const { svg, x, y } = frame(WIDE, [0, bars.length], [0, Math.max(1, ...bars.map((b) => b.value))]);
+/** Bars (games per minute over time), the x axis labelled at its ends by `labels` ([first, last]). */
+export function barChart(bars, labels) {
+  const { svg, x, y } = frame(WIDE, [0, bars.length], [0, Math.max(1, ...bars.map((b) => b.value))], undefined, labels);
   const width = (x(1) - x(0)) * 0.8;
   bars.forEach((b, i) => {
     const rect = el("rect", { class: "bar", x: x(i), width: Math.max(1, width), y: y(b.value), height: y(0) - y(b.value) });

@@ -81,6 +81,8 @@ describe("the workers of a run on spsa status and the dashboard", () => {
       await foldIteration(sql, batch!.iterationId);
     }
 
+    // Its games were played over the last minute (a rate measured over under a second is no rate: the test's claims are milliseconds apart).
+    await sql`update spsa_batch b set claimed_at = b.claimed_at - interval '60 seconds' from spsa_iteration i where i.id = b.iteration_id and b.status = 'done'`;
     const env = { DATABASE_URL: database.url };
     const json = await spsa(["status", "--name", "run-b", "--json"], { env });
     expect(json.exitCode, json.all).toBe(0);
@@ -92,7 +94,9 @@ describe("the workers of a run on spsa status and the dashboard", () => {
     }));
     expect(shown(statusB)).toEqual(expectedB);
     expect(statusB.workers[0]).toMatchObject({ host: "box-2", concurrency: 3 });
-    expect(statusB.workers[0]!.gamesPerMinute).toBeGreaterThan(0);
+    // 16 games over a little more than the minute since its first claim.
+    expect(statusB.workers[0]!.gamesPerMinute).toBeGreaterThan(10);
+    expect(statusB.workers[0]!.gamesPerMinute).toBeLessThanOrEqual(16);
     expect(statusB.workers[0]!.secondsAgo).toBeLessThan(60);
     expect(statusB.staleWorkers).toBeNull();
     // The run's own counters agree with its workers'.

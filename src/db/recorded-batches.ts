@@ -3,7 +3,7 @@ import { outcomeOf, OUTCOME_KEYS, type OutcomeColumns } from "./iterations.js";
 import { selectColumns } from "./columns.js";
 import { spsaIteration } from "./schema.js";
 import type { IterationSettings } from "../types/config.js";
-import type { Pentanomial } from "../types/play.js";
+import type { EvidenceBatch } from "../types/evidence.js";
 import type { ChainWithout, IterationOutcome, Values } from "../types/spsa.js";
 import type { Sql } from "../postgres/sql.js";
 import { thetaArray } from "./perturbations.js";
@@ -15,20 +15,11 @@ import { thetaArray } from "./perturbations.js";
  * how signs, draws and results are stored; it returns plain objects.
  */
 
-/** A reported batch: its worker, its results from plus's side, and the signs its games were played with. */
-export interface ReportRecord {
+/** A reported batch as the evidence reads it (src/spsa/worker-evidence.ts), with its batch and iteration. */
+export interface ReportRecord extends EvidenceBatch {
   batchId: number;
   /** Its iteration's number (a UCI-option run's carrier: 1). */
   iteration: number;
-  worker: string;
-  games: number;
-  /** Plus's wins − losses (reference mode: θ+'s wins − losses minus θ−'s). */
-  net: number;
-  wins: number;
-  losses: number;
-  draws: number;
-  pairs: Pentanomial;
-  signs: Values;
 }
 
 /** spsa_batch `b` as a ReportRecord, without its signs. */

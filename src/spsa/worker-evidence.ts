@@ -1,5 +1,5 @@
 import { upperQuantile, upperQuantileOfLog } from "../stats/tails.js";
-import type { ParameterAgreement, WorkerEvidence } from "../types/evidence.js";
+import type { EvidenceBatch, ParameterAgreement, WorkerEvidence } from "../types/evidence.js";
 import type { Pentanomial } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
 
@@ -25,22 +25,6 @@ import type { Values } from "../types/spsa.js";
  * the honest workers look unlike "the pool": the master flags the worst worker first, sets it
  * aside and looks again (fishtest's get_bad_workers does the same).
  */
-
-/** One reported batch as the evidence reads it. */
-export interface EvidenceBatch {
-  worker: string;
-  games: number;
-  /** Plus's wins − losses (reference mode: θ+'s wins − losses minus θ−'s). */
-  net: number;
-  /** Wins, losses and draws from plus's side (reference mode: θ+'s and θ−'s games, each from its own side, summed). */
-  wins: number;
-  losses: number;
-  draws: number;
-  /** Game pairs [LL, LD, DD, DW, WW] from plus's side. */
-  pairs: Pentanomial;
-  /** ±1 per perturbed parameter; a parameter absent or 0 was not perturbed. */
-  signs: Values;
-}
 
 /** fishtest's residual limit for purging a worker (its `purge_run`, res = 7). */
 export const RESIDUAL_LIMIT = 7;

@@ -1,3 +1,6 @@
+import type { Pentanomial } from "./play.js";
+import type { Values } from "./spsa.js";
+
 /**
  * What a run's batches say about each worker (src/spsa/worker-evidence.ts): its results next to
  * the pool's (every other worker not set aside) and the tests that name a suspect.
@@ -44,3 +47,19 @@ export interface ParameterAgreement {
 
 /** An operator's or the master's decision about a worker in a run (spsa_worker_decision). */
 export type WorkerDecisionKind = "suspect" | "accepted" | "rejected";
+
+/** One reported batch as the evidence reads it. */
+export interface EvidenceBatch {
+  worker: string;
+  games: number;
+  /** Plus's wins − losses (reference mode: θ+'s wins − losses minus θ−'s). */
+  net: number;
+  /** Wins, losses and draws from plus's side (reference mode: θ+'s and θ−'s games, each from its own side, summed). */
+  wins: number;
+  losses: number;
+  draws: number;
+  /** Game pairs [LL, LD, DD, DW, WW] from plus's side. */
+  pairs: Pentanomial;
+  /** ±1 per perturbed parameter; a parameter absent or 0 was not perturbed. */
+  signs: Values;
+}

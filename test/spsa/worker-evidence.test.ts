@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createRng, type Rng } from "../../src/core/rng.js";
-import { EvidenceLedger, MIN_BATCHES, nextSuspect, RESIDUAL_LIMIT, type EvidenceBatch } from "../../src/spsa/worker-evidence.js";
+import { EvidenceLedger, MIN_BATCHES, nextSuspect, RESIDUAL_LIMIT } from "../../src/spsa/worker-evidence.js";
+import type { EvidenceBatch } from "../../src/types/evidence.js";
 import { upperQuantileOfLog } from "../../src/stats/tails.js";
 import type { Pentanomial } from "../../src/types/play.js";
 import type { Values } from "../../src/types/spsa.js";

@@ -22,6 +22,9 @@ export interface ReportRecord extends EvidenceBatch {
   iteration: number;
 }
 
+/** A UCI-option report with its signs as stored: a bit string in the run's order (src/spsa/option-batches.ts signsOfBits). */
+export type OptionReportRecord = Omit<ReportRecord, "signs"> & { signBits: string };
+
 /** spsa_batch `b` as a ReportRecord, without its signs. */
 function reportColumns(sql: Sql) {
   return sql`
@@ -54,8 +57,8 @@ export async function iterationReports(sql: Sql, runId: number, iteration?: numb
  * the order the master applied them: those applied after the `after`-th, or (no `after`) every
  * applied one and every one an undo took out, in report order.
  */
-export async function optionReports(sql: Sql, runId: number, after?: number): Promise<(Omit<ReportRecord, "signs"> & { signBits: string })[]> {
-  return sql<(Omit<ReportRecord, "signs"> & { signBits: string })[]>`
+export async function optionReports(sql: Sql, runId: number, after?: number): Promise<OptionReportRecord[]> {
+  return sql<OptionReportRecord[]>`
     select ${reportColumns(sql)}, 1 as iteration, p.signs as "signBits"
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
     where p.run_id = ${runId} and b.status = 'done' and b.held_at is null

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import type postgres from "postgres";
-import { appliedCount, iterationReports, optionReports, type ReportRecord } from "../db/recorded-batches.js";
+import { appliedCount, iterationReports, optionReports, type OptionReportRecord, type ReportRecord } from "../db/recorded-batches.js";
 import { holdOpenIterationBatches, latestDecisions, recordDecision, saveReview, setAsideWorkers } from "../db/worker-decisions.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import { withRetry } from "../postgres/retry.js";
@@ -128,11 +128,9 @@ export class BuildReview extends WorkerReview {
  * of consecutive applied batches. After each fold the master adds the batches applied since;
  * a suspect's next batches are held by the fold (the pool draws their games again).
  */
-/** A UCI-option report with its signs as stored: decoded only as its stratum joins the evidence (10,000 parameters make a signs object of hundreds of KB). */
-type StoredReport = Omit<ReportRecord, "signs"> & { signBits: string };
-
+/** UCI-option reports keep their signs as stored until their stratum joins the evidence (at 10,000 parameters a signs object is hundreds of KB). */
 export class OptionReview extends WorkerReview {
-  private open: StoredReport[] = [];
+  private open: OptionReportRecord[] = [];
   private applied = 0;
   private undo = 0;
 
@@ -184,16 +182,16 @@ export class OptionReview extends WorkerReview {
   }
 
   /** The reports applied after the `after`-th (or all of them). */
-  private reports(after?: number): Promise<StoredReport[]> {
+  private reports(after?: number): Promise<OptionReportRecord[]> {
     return this.retry(() => optionReports(this.options.sql, this.options.runId, after));
   }
 
-  private *decodedEach(strata: readonly (readonly StoredReport[])[]): Generator<ReportRecord[]> {
+  private *decodedEach(strata: readonly (readonly OptionReportRecord[])[]): Generator<ReportRecord[]> {
     for (const stratum of strata) yield this.decoded(stratum);
   }
 
   /** A stratum's reports with their signs by name. */
-  private decoded(stratum: readonly StoredReport[]): ReportRecord[] {
+  private decoded(stratum: readonly OptionReportRecord[]): ReportRecord[] {
     return stratum.map(({ signBits, ...report }) => ({ ...report, signs: signsOfBits(this.list, signBits) }));
   }
 

@@ -126,9 +126,10 @@ export class BuildReview extends WorkerReview {
 /**
  * UCI-option mode: a stratum is a window of at least STRATUM_MIN_GAMES (or an iteration's games)
  * of consecutive applied batches. After each fold the master adds the batches applied since;
- * a suspect's next batches are held by the fold (the pool draws their games again).
+ * a suspect's next batches are held by the fold (the pool draws their games again). Reports
+ * keep their signs as stored until their stratum joins the evidence (at 10,000 parameters a
+ * signs object is hundreds of KB).
  */
-/** UCI-option reports keep their signs as stored until their stratum joins the evidence (at 10,000 parameters a signs object is hundreds of KB). */
 export class OptionReview extends WorkerReview {
   private open: OptionReportRecord[] = [];
   private applied = 0;

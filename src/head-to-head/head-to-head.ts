@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Param } from "../params/params.js";
-import { buildVariants, type BuiltEngine } from "../engine-build/engine-builder.js";
+import { buildPlusAndMinus, type BuiltEngine } from "../engine-build/engine-builder.js";
 import { storeBinaries } from "../engine-build/binary-store.js";
 import { buildingLock, headToHeadFolder, sweepBuilds } from "../engine-build/retention.js";
 import { withFileLock } from "../core/lock-file.js";
@@ -79,11 +79,11 @@ export async function startHeadToHead(
   return withFileLock(buildingLock(folder), BUILD_LOCK_TIMEOUT_MS, async () => {
     const engines = await withSpinner(
       `building ${compared.toLabel} and ${compared.fromLabel} engines`,
-      buildVariants({
+      buildPlusAndMinus({
         build,
         params,
         values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
-        destination: (variant, binary) => join(folder, variant, binary),
+        destination: (role, binary) => join(folder, role, binary),
         signal: match.signal,
       }),
     );

@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { spsaMathConfig } from "../config/config.js";
 import { valuesOf, type Param } from "../params/params.js";
-import { buildVariants } from "../engine-build/engine-builder.js";
+import { buildPlusAndMinus } from "../engine-build/engine-builder.js";
 import { storeBinaries } from "../engine-build/binary-store.js";
 import { afterExpiringLeases, foldIteration } from "../db/batches.js";
 import { holdSetAsideReports } from "../db/worker-decisions.js";
@@ -228,11 +228,11 @@ async function drawIteration(
 /** Builds a drawn iteration's plus and minus in build slot `slot` (in the background: the master goes on meanwhile). */
 async function buildIteration(options: HeldOptions, run: RunRow, drawn: DrawnIteration, slot: number, signal: AbortSignal): Promise<BuiltIteration> {
   const { config } = options;
-  const building = buildVariants({
+  const building = buildPlusAndMinus({
     build: config.build,
     params: drawn.params,
     values: { plus: drawn.perturbation.plus, minus: drawn.perturbation.minus },
-    destination: (variant, binary) => join(config.build.outputDir, run.name, String(drawn.k), variant, binary),
+    destination: (role, binary) => join(config.build.outputDir, run.name, String(drawn.k), role, binary),
     slot,
     signal,
   });

@@ -9,7 +9,7 @@ import { faultedGamesPgn } from "../export/faulted-pgn.js";
 import { exportedTheta } from "../export/shipped.js";
 import { readShipCheck } from "../db/ship-checks.js";
 import { readTransfers } from "../db/transfers.js";
-import { summarizeTransfers } from "../head-to-head/transfer-text.js";
+import { summarizeTransfers } from "../verification/transfer-text.js";
 import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
 import { requireRun } from "../status/run-lookup.js";
 import { appliedThetaHistory, thetaHistory } from "../status/snapshot.js";

@@ -36,7 +36,7 @@ import { IterationBuilds } from "./iteration-builds.js";
 import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary } from "./run-setup.js";
 import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
 import { BuildReview } from "./worker-review.js";
-import { describeShipCheck } from "../head-to-head/ship-text.js";
+import { describeShipCheck } from "../verification/ship-text.js";
 import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js";
 
 /**

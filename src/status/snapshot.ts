@@ -16,9 +16,9 @@ import {
 import { countFaultedGames } from "../db/faulted-games.js";
 import { runHolder } from "../db/runs.js";
 import { readShipCheck, type ShipCheckRow } from "../db/ship-checks.js";
-import { describeShipCheck } from "../head-to-head/ship-text.js";
+import { describeShipCheck } from "../verification/ship-text.js";
 import { readTransfers } from "../db/transfers.js";
-import { summarizeTransfers, type TransferSummary } from "../head-to-head/transfer-text.js";
+import { summarizeTransfers, type TransferSummary } from "../verification/transfer-text.js";
 import { describeLimits } from "../play/time-control.js";
 import { perturbationProgress, storedThetaEvery, storedThetas, type PerturbationProgress } from "../db/perturbations.js";
 import { builtValue } from "../spsa/math.js";

@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["commands"], //                                                     one plain async function per command: the only wiring
   ["dashboard", "export"], //                                          views of a run: the web page, files
   ["master", "worker", "verify", "texel", "simulate", "status"], //   the features
-  ["head-to-head"], //                                                 two θ of a run played by the workers (spsa verify, the ship check)
+  ["verification"], //                                                 two θ of a run played by the workers (spsa verify, the ship check)
   ["engine-build"], //                                                 cargo builds, signed binaries in the database
   ["config"], //                                                       config.toml and what an iteration records of it
   ["params", "play", "signing"], //                                    params.toml; games through UCI engines; keys and signatures

@@ -3,7 +3,7 @@ import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games.js";
 import { eloBuckets, faultyIterations, gamesPerBucket, latestSettings, verificationResults, type EloBucket, type RunRecord, type VerificationResult } from "../db/run-status.js";
 import type { WinDrawLoss } from "../types/engines.js";
-import { appliedGamesPerBucket } from "../db/perturbations.js";
+import { appliedGamesPerBucket } from "../db/option-runs.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
 import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";

@@ -45,7 +45,7 @@ import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js"
  * opened ahead while earlier ones are played (src/spsa/in-flight.ts), and steps applied in
  * iteration order. Every step can be interrupted: a restarted master picks up from the database.
  */
-export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
+export async function runBuildMaster(options: MasterOptions): Promise<MasterSummary> {
   const log = masterLog(options);
   refuseRepeatedShipGames(options.config);
   const opened = await openTuningRun(options, log);

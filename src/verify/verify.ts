@@ -3,7 +3,7 @@ import type { Database } from "../postgres/connection.js";
 import { findRunningVerification } from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
 import { runNamed } from "../db/runs.js";
-import { isOptionRun } from "../db/perturbations.js";
+import { isOptionRun } from "../db/option-runs.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { describeLimits } from "../play/time-control.js";
 import { loadBook, resolveBook } from "../play/book.js";

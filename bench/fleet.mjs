@@ -38,7 +38,7 @@ import { loadParams, valuesOf } from "../dist/params/params.js";
 import { claimBatch, expireLeases, foldIteration, heartbeat, reportBatch } from "../dist/db/batches.js";
 import { connect, openDatabase } from "../dist/postgres/connection.js";
 import { insertIteration, readIteration } from "../dist/db/iterations.js";
-import { insertOptionRun } from "../dist/db/perturbations.js";
+import { insertOptionRun } from "../dist/db/option-runs.js";
 import { openRun } from "../dist/db/runs.js";
 import { storedRunConfig } from "../dist/config/secrets.js";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";

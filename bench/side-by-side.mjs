@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { buildVariants } from "../dist/engine-build/engine-builder.js";
+import { buildPlusAndMinus } from "../dist/engine-build/engine-builder.js";
 import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
@@ -86,7 +86,7 @@ log(`both runs done: ${budget} games each in ${((performance.now() - tuneStart) 
 // 3. The matches, with the default book.
 const engines = {};
 const build = async (label, plus, minus) => {
-  const built = await buildVariants({ build: config.build, params, values: { plus, minus }, destination: (variant, binary) => join(dir, label, variant, binary) });
+  const built = await buildPlusAndMinus({ build: config.build, params, values: { plus, minus }, destination: (role, binary) => join(dir, label, role, binary) });
   return [built.plus.path, built.minus.path];
 };
 [engines.default, engines.detuned] = await build("start", defaults, detuned);

@@ -20,7 +20,7 @@ const rounds = Number(values.rounds);
 const { privateKey, publicKey } = generateKeyPairSync("ed25519");
 const sign = signerFor(privateKey);
 const sha256 = createHash("sha256").update(randomBytes(1024)).digest("hex");
-const subject = (k, variant) => ({ runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: k, variant, sha256 });
+const subject = (k, role) => ({ runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: k, role, sha256 });
 
 const time = (work) => {
   const start = process.hrtime.bigint();

@@ -21,7 +21,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { loadParams } from "../dist/params/params.js";
-import { EnginePool } from "../dist/texel/engine-pool.js";
+import { BatchEnginePool } from "../dist/texel/batch-engine-pool.js";
 import { optionTargets, optionValues } from "../dist/params/option-names.js";
 import { parsePositions } from "../dist/texel/positions.js";
 
@@ -84,7 +84,7 @@ const evaluation = args.only === undefined ? params.slice(params.findIndex((p) =
 const start = Object.fromEntries(params.map((p) => [p.name, p.value]));
 
 const targets = optionTargets(params, readFileSync(join(crate, "src", "engine_constants.rs"), "utf8"), "engine_constants.rs");
-const pool = await EnginePool.start(engine, positions.map((p) => p.fen));
+const pool = await BatchEnginePool.start(engine, positions.map((p) => p.fen));
 const options = optionValues(params, targets, start);
 await pool.evaluate(options, "static"); // options sent, caches warm
 const passes = 5;

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { buildVariants } from "../dist/engine-build/engine-builder.js";
+import { buildPlusAndMinus } from "../dist/engine-build/engine-builder.js";
 import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
@@ -98,7 +98,7 @@ const built = (values) => Object.fromEntries(params.map((p) => [p.name, builtVal
 const [finalBuilt, droppedBuilt] = [built(final), built(dropped)];
 const differing = params.filter((p) => finalBuilt[p.name] !== droppedBuilt[p.name]).map((p) => `${p.name} ${finalBuilt[p.name]} vs ${droppedBuilt[p.name]}`);
 log(`the engines differ in ${differing.length} constants: ${differing.join(", ") || "none"}`);
-const engines = await buildVariants({ build: config.build, params, values: { plus: finalBuilt, minus: droppedBuilt }, destination: (variant, binary) => join(dir, "match", variant, binary) });
+const engines = await buildPlusAndMinus({ build: config.build, params, values: { plus: finalBuilt, minus: droppedBuilt }, destination: (role, binary) => join(dir, "match", role, binary) });
 const pgn = join(dir, "match.pgn");
 const out = execFileSync("node", [join(root, "bin/compete.js"), engines.plus.path, engines.minus.path, "-g", opts["match-games"], "-c", opts.concurrency,
   "--nodes", opts["ship-nodes"], "--seed", `${opts.seed}:match`, "--pgn", pgn], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });

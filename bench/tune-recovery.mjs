@@ -29,7 +29,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { buildVariants } from "../dist/engine-build/engine-builder.js";
+import { buildPlusAndMinus } from "../dist/engine-build/engine-builder.js";
 import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
@@ -76,7 +76,7 @@ log(`moves at ${opts.nodes === undefined ? `${opts.timelow}–${opts.timehigh} s
 log(`detuned by ${opts.steps} steps: ${params.map((p) => `${p.name} ${defaults[p.name]} → ${detuned[p.name]}`).join(", ")}`);
 
 const build = async (label, plus, minus) => {
-  const built = await buildVariants({ build: config.build, params, values: { plus, minus }, destination: (variant, binary) => join(dir, label, variant, binary) });
+  const built = await buildPlusAndMinus({ build: config.build, params, values: { plus, minus }, destination: (role, binary) => join(dir, label, role, binary) });
   return [built.plus.path, built.minus.path];
 };
 const match = (a, b, label) => {

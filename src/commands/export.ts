@@ -9,11 +9,11 @@ import { faultedGamesPgn } from "../export/faulted-pgn.js";
 import { exportedTheta } from "../export/shipped.js";
 import { readShipCheck } from "../db/ship-checks.js";
 import { readTransfers } from "../db/transfers.js";
-import { summarizeTransfers } from "../head-to-head/transfer-text.js";
+import { summarizeTransfers } from "../verification/transfer-text.js";
 import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
 import { requireRun } from "../status/run-lookup.js";
 import { appliedThetaHistory, thetaHistory } from "../status/snapshot.js";
-import { perturbationProgress } from "../db/perturbations.js";
+import { perturbationProgress } from "../db/option-runs.js";
 import { DEFAULT_CONFIG_FILE, databaseOptionsFrom } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 

@@ -3,7 +3,7 @@ import { loadConfig } from "../config/config.js";
 import { loadParams, type Param } from "../params/params.js";
 import { openDatabase } from "../postgres/connection.js";
 import { stopDuringOutage } from "../postgres/retry.js";
-import { runMaster } from "../master/build-mode.js";
+import { runBuildMaster } from "../master/build-mode.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { refuseOptionRun, runOptionsMaster } from "../master/options-mode.js";
 import { DEFAULT_CONFIG_FILE } from "./database-options.js";
@@ -51,7 +51,7 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
     const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
     const runName = options.name ?? DEFAULT_RUN_NAME;
     if (config.engine.mode === "build") await refuseOptionRun(database, runName, options.fresh ?? false);
-    return await (config.engine.mode === "options" ? runOptionsMaster : runMaster)({
+    return await (config.engine.mode === "options" ? runOptionsMaster : runBuildMaster)({
       database,
       config,
       params,

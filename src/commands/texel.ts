@@ -7,7 +7,7 @@ import { writeFileAtomic } from "../core/write-atomic.js";
 import { openDatabase } from "../postgres/connection.js";
 import { insertTexelRun } from "../db/texel-runs.js";
 import { InputError } from "../core/errors.js";
-import { EnginePool } from "../texel/engine-pool.js";
+import { BatchEnginePool } from "../texel/batch-engine-pool.js";
 import { texelEngine } from "../texel/engine-path.js";
 import type { TexelMethod } from "../texel/local-search.js";
 import { optionTargets } from "../params/option-names.js";
@@ -49,7 +49,7 @@ export async function texelCommand(options: TexelCommandOptions): Promise<TexelT
   const positions = parsePositions(readInputFile(options.positions, "positions file"), options.positions);
   const engine = texelEngine(options.engine, () => config.build);
 
-  const pool = await EnginePool.start(engine, positions.map((p) => p.fen), options.processes ?? availableParallelism());
+  const pool = await BatchEnginePool.start(engine, positions.map((p) => p.fen), options.processes ?? availableParallelism());
   let result: TexelTuneResult;
   try {
     const known = new Set((await pool.optionNames()).map((n) => n.toLowerCase()));

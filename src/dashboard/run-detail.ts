@@ -1,8 +1,9 @@
 import type postgres from "postgres";
 import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games.js";
-import { eloBuckets, faultyIterations, gamesPerBucket, latestSettings, verificationResults, type EloBucket, type RunRecord, type SideCounts, type VerificationResult } from "../db/run-status.js";
-import { appliedGamesPerBucket } from "../db/perturbations.js";
+import { eloBuckets, faultyIterations, gamesPerBucket, latestSettings, verificationResults, type EloBucket, type RunRecord, type VerificationResult } from "../db/run-status.js";
+import type { WinDrawLoss } from "../types/engines.js";
+import { appliedGamesPerBucket } from "../db/option-runs.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
 import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";
@@ -105,7 +106,7 @@ async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus
     verificationResults(sql, run.name),
     latestFaultedGames(sql, run.id, FAULTED_GAMES_LISTED),
   ]);
-  const counters = COUNTER_KEYS.filter((column) => column.side !== "reference" || status.reference !== null);
+  const counters = COUNTER_KEYS.filter((column) => column.role !== "reference" || status.reference !== null);
   return {
     status,
     elo: windows?.windows ?? buckets.map((b) => ({ first: b.first, last: b.last, elo: b.elo, error: finiteOrNull(eloError(b)), games: b.games })),
@@ -152,7 +153,7 @@ function ratePoints(rows: { bucket: number; games: number }[], bucketSeconds: nu
  */
 function eloError(bucket: EloBucket): number {
   if (!bucket.reference) return shownError(eloFromPentanomial(bucket.pairs).error, bucket.pairs) ?? Number.NaN;
-  const result = (side: SideCounts) => ({ plusWins: side.wins, minusWins: side.losses, draws: side.draws });
+  const result = (side: WinDrawLoss) => ({ plusWins: side.wins, minusWins: side.losses, draws: side.draws });
   const { plus, minus } = bucket.reference;
   if ([plus, minus].some((side) => side.wins + side.draws + side.losses === 0)) return Number.NaN;
   return 1.96 * Math.sqrt(iterationNoise({ plus: result(plus), minus: result(minus) }));

@@ -1,12 +1,13 @@
 import type postgres from "postgres";
 import type { OptionDraw } from "../types/spsa.js";
 import { joinFragments, type RowOf } from "./columns.js";
-import { addCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
+import { addCounters, counterValues, sumBatchCounters } from "./fault-columns.js";
 import { countRunWorkers } from "./run-workers.js";
 import { withRetry } from "../postgres/retry.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
 import type { IterationMoveLimit } from "../types/config.js";
+import type { EngineFaults, ReferenceResults } from "../types/engines.js";
 import type { PairCounts } from "../types/play.js";
 import { PROGRESS_CHANNEL, WORK_CHANNEL } from "../postgres/channels.js";
 import type { Sql } from "../postgres/sql.js";
@@ -54,13 +55,6 @@ export type ClaimHook = (tx: postgres.TransactionSql, batch: ClaimedBatch) => Pr
 /** Runs in the report's transaction once its games are counted, so once per batch. */
 export type ReportHook = (tx: postgres.TransactionSql, report: BatchReport) => Promise<void>;
 
-/** Wins, draws and losses of a tuned engine against the reference, from its own side. */
-export interface SideCounts {
-  wins: number;
-  draws: number;
-  losses: number;
-}
-
 /**
  * A batch's games, counted from the plus engine's side (plus is each pair's first engine). In
  * reference mode its games are θ+'s and θ−'s against the reference (`reference`): wins, losses
@@ -70,8 +64,8 @@ export interface SideCounts {
 export interface BatchReport extends Omit<PairCounts, "faults"> {
   batchId: number;
   workerName: string;
-  faults: SideFaults;
-  reference?: { plus: SideCounts; minus: SideCounts };
+  faults: EngineFaults;
+  reference?: ReferenceResults;
 }
 
 export type ReportOutcome = "accepted" | "duplicate" | "refused";

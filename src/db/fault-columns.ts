@@ -1,7 +1,8 @@
 
 import { joinFragments as join, type Fragment } from "./columns.js";
 import { spsaIteration } from "./schema.js";
-import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounter, type FaultCounts } from "../types/faults.js";
+import { ENGINE_ROLES, type EngineFaults, type EngineRole } from "../types/engines.js";
+import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounter } from "../types/faults.js";
 import type { Sql } from "../postgres/sql.js";
 
 /**
@@ -13,23 +14,19 @@ import type { Sql } from "../postgres/sql.js";
  * spsa_batch.faults by key; the master folds them into the iteration's columns.
  */
 
-/** The engines of a game: plus and minus, or in reference mode θ+ or θ− and the reference. */
-export const SIDES = ["plus", "minus", "reference"] as const;
-export type Side = (typeof SIDES)[number];
-
-export type CounterColumn<C extends FaultCounter = FaultCounter> = `${Side}${Capitalize<C>}`;
+export type CounterColumn<C extends FaultCounter = FaultCounter> = `${EngineRole}${Capitalize<C>}`;
 
 interface Column<C extends FaultCounter> {
   key: CounterColumn<C>;
-  /** Its index in SIDES. */
-  side: 0 | 1 | 2;
+  /** Its engine's index in ENGINE_ROLES. */
+  role: 0 | 1 | 2;
   counter: C;
 }
 
 /** Counter-major: plusCrashes, minusCrashes, referenceCrashes, plusTimeLosses, ... */
 function columnsOf<C extends FaultCounter>(counters: readonly C[]): Column<C>[] {
   return counters.flatMap((counter) =>
-    ([0, 1, 2] as const).map((side) => ({ key: `${SIDES[side]}${counter[0]!.toUpperCase()}${counter.slice(1)}` as CounterColumn<C>, side, counter })),
+    ([0, 1, 2] as const).map((role) => ({ key: `${ENGINE_ROLES[role]}${counter[0]!.toUpperCase()}${counter.slice(1)}` as CounterColumn<C>, role, counter })),
   );
 }
 
@@ -39,13 +36,10 @@ const DELAY_LOSS_COLUMNS = columnsOf(["delayLosses"] as const);
 
 const sqlName = (column: Column<FaultCounter>): string => spsaIteration[column.key].name;
 
-/** The faults of each engine of a batch: plus and minus, and in reference mode the reference engine. */
-export type SideFaults = readonly [FaultCounts, FaultCounts] | readonly [FaultCounts, FaultCounts, FaultCounts];
-
 /** The counters' values for the faults of the plus, the minus and (if given) the reference engine. */
-export function counterValues(faults: SideFaults): Record<CounterColumn, number> {
+export function counterValues(faults: EngineFaults): Record<CounterColumn, number> {
   const sums = faults.map(byCounter);
-  return Object.fromEntries(COUNTER_COLUMNS.map((column) => [column.key, sums[column.side]?.[column.counter] ?? 0])) as Record<CounterColumn, number>;
+  return Object.fromEntries(COUNTER_COLUMNS.map((column) => [column.key, sums[column.role]?.[column.counter] ?? 0])) as Record<CounterColumn, number>;
 }
 
 /** `(plus_crashes + minus_crashes + ...)`: the sum of the given counters' columns in an iteration row. */
@@ -82,8 +76,8 @@ export type CounterColumns = Record<CounterColumn, number>;
 /** Every counter column's key, engine and words ("plus crashes"), in their order in selectCounters. */
 export const COUNTER_KEYS = COUNTER_COLUMNS.map((column) => ({
   key: column.key,
-  side: SIDES[column.side],
-  words: `${SIDES[column.side]} ${FAULT_COUNTERS[column.counter]}`,
+  role: ENGINE_ROLES[column.role],
+  words: `${ENGINE_ROLES[column.role]} ${FAULT_COUNTERS[column.counter]}`,
 }));
 
 /** `plus_crashes as "plusCrashes", ...`: every counter column, for a select list. */

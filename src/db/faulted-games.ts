@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaFaultedGame } from "./schema.js";
+import type { EngineRole } from "../types/engines.js";
 
 /**
  * SQL of spsa_faulted_game: games an engine fault decided, kept with the θ, binaries and
@@ -21,7 +22,7 @@ export interface FaultedGame {
   /** Pair × 2 + game, within its batch. */
   gameIndex: number;
   /** The engine at fault: plus, minus, or reference mode's reference engine. */
-  side: "plus" | "minus" | "reference";
+  side: EngineRole;
   fault: string;
   reason: string;
   pgn: string;

@@ -3,6 +3,7 @@ import { selectAll, type Fragment, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
 import { spsaRun, type spsaIteration } from "./schema.js";
 import type { IterationSettings } from "../types/config.js";
+import type { PlusMinus, ReferenceResults } from "../types/engines.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
 
@@ -141,20 +142,13 @@ export function etaSeconds(games: number, { recentGames, recentSeconds, sinceRep
   return (games / gamesPerMinute(recentGames, recentSeconds + (sinceReport ?? 0))) * 60;
 }
 
-/** A tuned engine's wins, draws and losses against the reference engine. */
-export interface SideCounts {
-  wins: number;
-  draws: number;
-  losses: number;
-}
-
 export type IterationSummary = RowOf<
   typeof spsaIteration,
   "status" | "targetGames" | "gamesPlayed" | "gamesClaimed" | "plusWins" | "minusWins" | "draws" | "createdAt" | "completedAt"
 > & {
   iteration: number;
   /** Reference mode: θ+'s and θ−'s results against the reference; null for plus against minus. */
-  reference: { plus: SideCounts; minus: SideCounts } | null;
+  reference: ReferenceResults | null;
   pairs: Pentanomial;
   faults: number;
   delayLosses: number;
@@ -166,7 +160,7 @@ export type IterationSummary = RowOf<
 
 /** Reference mode's results as JSON, `{plus: {wins, draws, losses}, minus: …}`, each column read through `of` (e.g. summed). */
 const REFERENCE_RESULTS = (sql: Sql, of: (column: string) => Fragment = (column) => sql`${sql(column)}`) => {
-  const side = (name: "plus" | "minus") =>
+  const side = (name: PlusMinus) =>
     sql`json_build_object('wins', ${of(`ref_${name}_wins`)}, 'draws', ${of(`ref_${name}_draws`)}, 'losses', ${of(`ref_${name}_losses`)})`;
   return sql`json_build_object('plus', ${side("plus")}, 'minus', ${side("minus")})`;
 };
@@ -276,7 +270,7 @@ export interface EloBucket {
   elo: number;
   pairs: Pentanomial;
   /** Reference mode: both sides' results against the reference, summed (null for plus against minus). */
-  reference: { plus: SideCounts; minus: SideCounts } | null;
+  reference: ReferenceResults | null;
   games: number;
 }
 

@@ -17,6 +17,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { EngineRole } from "../types/engines.js";
 import type { IterationSettings } from "../types/config.js";
 import type { SprtBounds, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
@@ -496,7 +497,7 @@ export const spsaFaultedGame = pgTable("spsa_faulted_game", {
   gameIndex: integer("game_index").notNull(),
   workerName: text("worker_name").notNull(),
   /** The engine at fault (the reference engine in reference mode), and its fault (src/play/faults.ts). */
-  side: text("side").$type<"plus" | "minus" | "reference">().notNull(),
+  side: text("side").$type<EngineRole>().notNull(),
   fault: text("fault").notNull(),
   /** The game's own words for its end, e.g. "white: engine crashed (exit code 1)". */
   reason: text("reason").notNull(),

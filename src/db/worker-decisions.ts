@@ -37,13 +37,6 @@ export async function latestDecisions(sql: Sql, runId: number): Promise<Decision
     from spsa_worker_decision where run_id = ${runId} order by worker_name, id desc`;
 }
 
-/** The run's decisions, newest first. */
-export async function decisionHistory(sql: Sql, runId: number, limit: number): Promise<DecisionRow[]> {
-  return sql<DecisionRow[]>`
-    select worker_name as "workerName", decision, reason, decided_by as "decidedBy", created_at as "createdAt"
-    from spsa_worker_decision where run_id = ${runId} order by id desc limit ${limit}`;
-}
-
 /** A worker whose batches the master sets aside in a run, and the worker whose decision it follows (itself, or a name of the same machine). */
 export interface SetAsideWorker {
   name: string;

@@ -63,7 +63,7 @@ export class UntrustedBinaryError extends SpsaError {
     super(
       noTrustedKey
         ? "no trusted master key to check the engine binaries against: print the master's key with `spsa key` on its machine and pin it with `compete --spsa --trust KEY` or [worker] trusted_keys in config.toml"
-        : `refused the ${binary.variant} binary of iteration ${binary.iterationNumber} (run ${binary.runUid}, sha256 ${binary.sha256.slice(0, 12)}): ` +
+        : `refused the ${binary.role} binary of iteration ${binary.iterationNumber} (run ${binary.runUid}, sha256 ${binary.sha256.slice(0, 12)}): ` +
             `${binary.signature ? "its signature is not from a trusted master key for this run, iteration and side (signatures of older versions, spsa-binary-v1, are refused too: docs/signing.md)" : "it is not signed"}`,
     );
     this.exitCode = noTrustedKey ? 2 : 1;

@@ -1,5 +1,5 @@
 import type { ShipCheckRow } from "../db/ship-checks.js";
-import { describeShipCheck, verdictWords } from "../head-to-head/ship-text.js";
+import { describeShipCheck, verdictWords } from "../verification/ship-text.js";
 import type { Values } from "../types/spsa.js";
 
 /** What `spsa export` writes for a run: its θ, where it comes from, and what to warn about. */

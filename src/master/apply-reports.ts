@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { foldBatches, tellWatchers } from "../db/batches.js";
-import { dropUnplayedValues, lastReportedBatches, lockUnfoldedBatches, optionRunOf, recordApplied, setRunTheta, thetaArray, type OptionRunRow, type UnfoldedBatch } from "../db/perturbations.js";
+import { dropUnplayedValues, lastReportedBatches, lockUnfoldedBatches, optionRunOf, recordApplied, setRunTheta, thetaArray, type OptionRunRow, type UnfoldedBatch } from "../db/option-runs.js";
 import { holdSetAsideReports } from "../db/worker-decisions.js";
 import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../spsa/option-batches.js";

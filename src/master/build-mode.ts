@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { spsaMathConfig } from "../config/config.js";
 import { valuesOf, type Param } from "../params/params.js";
-import { buildVariants } from "../engine-build/engine-builder.js";
+import { buildPlusAndMinus } from "../engine-build/engine-builder.js";
 import { storeBinaries } from "../engine-build/binary-store.js";
 import { afterExpiringLeases, foldIteration } from "../db/batches.js";
 import { holdSetAsideReports } from "../db/worker-decisions.js";
@@ -36,7 +36,7 @@ import { IterationBuilds } from "./iteration-builds.js";
 import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary } from "./run-setup.js";
 import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
 import { BuildReview } from "./worker-review.js";
-import { describeShipCheck } from "../head-to-head/ship-text.js";
+import { describeShipCheck } from "../verification/ship-text.js";
 import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js";
 
 /**
@@ -45,7 +45,7 @@ import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js"
  * opened ahead while earlier ones are played (src/spsa/in-flight.ts), and steps applied in
  * iteration order. Every step can be interrupted: a restarted master picks up from the database.
  */
-export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
+export async function runBuildMaster(options: MasterOptions): Promise<MasterSummary> {
   const log = masterLog(options);
   refuseRepeatedShipGames(options.config);
   const opened = await openTuningRun(options, log);
@@ -228,11 +228,11 @@ async function drawIteration(
 /** Builds a drawn iteration's plus and minus in build slot `slot` (in the background: the master goes on meanwhile). */
 async function buildIteration(options: HeldOptions, run: RunRow, drawn: DrawnIteration, slot: number, signal: AbortSignal): Promise<BuiltIteration> {
   const { config } = options;
-  const building = buildVariants({
+  const building = buildPlusAndMinus({
     build: config.build,
     params: drawn.params,
     values: { plus: drawn.perturbation.plus, minus: drawn.perturbation.minus },
-    destination: (variant, binary) => join(config.build.outputDir, run.name, String(drawn.k), variant, binary),
+    destination: (role, binary) => join(config.build.outputDir, run.name, String(drawn.k), role, binary),
     slot,
     signal,
   });

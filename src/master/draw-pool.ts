@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { lockOpenIteration } from "../db/batches.js";
-import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/perturbations.js";
+import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/option-runs.js";
 import { currentTheta, type HeldTheta } from "./held-theta.js";
 import { activeGameSlots } from "../db/workers.js";
 import { drawBatch, paramsAt, signBits } from "../spsa/option-batches.js";

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { appliedState, readAppliedChain, runTheta, setRunTheta, type OptionRunRow } from "../db/perturbations.js";
+import { appliedState, readAppliedChain, runTheta, setRunTheta, type OptionRunRow } from "../db/option-runs.js";
 import { replayAppliedChain } from "../spsa/option-chain.js";
 import type { Values } from "../types/spsa.js";
 

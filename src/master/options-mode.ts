@@ -6,7 +6,7 @@ import { spsaMathConfig } from "../config/config.js";
 import type { Param } from "../params/params.js";
 import { expireLeases } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
-import { carrierProgress, completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/perturbations.js";
+import { carrierProgress, completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/option-runs.js";
 import { withRetry } from "../postgres/retry.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { InputError } from "../core/errors.js";

@@ -5,7 +5,7 @@ import { outcomeText } from "../spsa/outcome-text.js";
 import { progressBar } from "../core/progress-bar.js";
 import { rateAndEtas } from "../core/duration.js";
 import { etaSeconds, gamesPerMinute, type RunRate } from "../db/run-status.js";
-import { WAITING_FOR_WORKERS } from "../head-to-head/head-to-head.js";
+import { WAITING_FOR_WORKERS } from "../verification/verification.js";
 
 /** The iteration counters the progress line shows: its results are plus-vs-minus or (reference mode) both sides' against the reference. */
 export interface IterationCounts extends OutcomeColumns {

@@ -132,7 +132,7 @@ export function syncParamsFile(paramsFile: string, values: Values, log: (line: s
 /**
  * Removes what nothing can run any more (src/engine-build/retention.ts): the run's build
  * folders (`over`: the run is complete, its reference and engine too) but those of the
- * iterations its master is `building`, head-to-heads', and the database's bytes.
+ * iterations its master is `building`, verifications', and the database's bytes.
  */
 export async function sweepRun(options: HeldOptions, run: RunRow, over: boolean, log: (line: string) => void, building: readonly number[] = []): Promise<void> {
   await withRetry(log, options.signal, () => sweepBuilds(options.database.sql, options.config.build.outputDir, { name: run.name, over, building }, () => crashPoint("builds-swept")));

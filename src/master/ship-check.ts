@@ -4,7 +4,7 @@ import type { RunRow } from "../db/runs.js";
 import type { ShipCandidate, ShipMatch } from "../db/schema.js";
 import { openShipCheck, readShipCheck, recordElimination, recordShipOutcome, type ShipCheckRow } from "../db/ship-checks.js";
 import { findShipVerification } from "../db/verifications.js";
-import { startHeadToHead, waitForOutcome, type Compared, type HeadToHeadResult } from "../head-to-head/head-to-head.js";
+import { startVerification, waitForOutcome, type Compared, type FinishedVerification } from "../verification/verification.js";
 import { loadBook, resolveBook } from "../play/book.js";
 import { refuseRepeatedGames, deterministicLimit } from "../play/repeated-games.js";
 import { describeLimits } from "../play/time-control.js";
@@ -60,10 +60,10 @@ export async function runShipCheck(options: MasterOptions, run: RunRow, params: 
     log(`ship check of run "${run.name}" at ${describeLimits(check.limits)}: candidates ${check.candidates.map((c) => c.label).join("; ")}`);
   }
   const { id, limits } = check;
-  const play = async (stage: string, compared: Compared, games: number, sprt: SprtBounds | undefined): Promise<HeadToHeadResult> => {
+  const play = async (stage: string, compared: Compared, games: number, sprt: SprtBounds | undefined): Promise<FinishedVerification> => {
     const match = { database, config, params, signingKey: options.signingKey, games, sprt, limits, signal: options.signal };
     const found = await withRetry(log, options.signal, () => findShipVerification(sql, id, stage));
-    const row = found ?? (await startHeadToHead(match, run, compared, { checkId: id, stage }));
+    const row = found ?? (await startVerification(match, run, compared, { checkId: id, stage }));
     log(`ship check, ${stage}: ${compared.toLabel} vs ${compared.fromLabel}, ${found ? `resumed at ${row.gamesPlayed} games` : `up to ${games} games`} (verification ${row.id})`);
     return waitForOutcome(match, row, log, (played) => {
       if (played.gamesPlayed > 0) crashPoint(stage === FINAL_STAGE ? "ship-final-waiting" : "ship-elimination-waiting");

@@ -2,8 +2,8 @@ import type { Param } from "../params/params.js";
 import type { RunRow } from "../db/runs.js";
 import { iterationsToTransfer, readTransfers } from "../db/transfers.js";
 import { runningTransfers, type VerificationRow } from "../db/verifications.js";
-import { lookAtOutcome, openHeadToHead, waitForOutcome, type HeadToHead, type HeadToHeadResult } from "../head-to-head/head-to-head.js";
-import { summarizeTransfers } from "../head-to-head/transfer-text.js";
+import { lookAtOutcome, openVerification, waitForOutcome, type VerificationSetup, type FinishedVerification } from "../verification/verification.js";
+import { summarizeTransfers } from "../verification/transfer-text.js";
 import { describeLimits } from "../play/time-control.js";
 import { withRetry } from "../postgres/retry.js";
 import { crashPoint } from "./crash-points.js";
@@ -12,7 +12,7 @@ import type { MasterOptions } from "./run-setup.js";
 /**
  * Transfer in the run (docs/ship-check.md): every `[ship] transfer_every`th iteration's own plus
  * and minus, already built and signed, also play `transfer_games` at the ship limits, through
- * the workers like any verification (a carrier run). Their games are counted apart: the step
+ * the workers like any verification (in a carrier run of its own). Their games are counted apart: the step
  * never waits for them nor reads them. Workers claim the oldest open iteration first, so a
  * transfer queued when its iteration opens is played after that iteration's games and before
  * the next one's: neither kind of game starves the other.
@@ -22,14 +22,14 @@ import type { MasterOptions } from "./run-setup.js";
 export async function queueTransfers(options: MasterOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<void> {
   const ship = options.config.ship;
   if (!ship || ship.transfer.every === 0) return;
-  const match: HeadToHead = { ...transferMatch(options, params), games: ship.transfer.games, limits: ship.limits, sprt: undefined };
+  const match: VerificationSetup = { ...transferMatch(options, params), games: ship.transfer.games, limits: ship.limits, sprt: undefined };
   const due = await withRetry(log, options.signal, () => iterationsToTransfer(options.database.sql, run.id, ship.transfer.every));
   for (const it of due) {
     const k = it.iterationNumber;
     const compared = { fromLabel: `iteration ${k} minus`, toLabel: `iteration ${k} plus`, fromValues: it.minusParameters, toValues: it.plusParameters };
     const engines = { plus: { path: it.plusEnginePath, sha256: it.plusEngineSha256 }, minus: { path: it.minusEnginePath, sha256: it.minusEngineSha256 } };
     // One transaction, unique per iteration: a kill before it commits leaves nothing, after it the transfer is found.
-    const row = await withRetry(log, options.signal, () => openHeadToHead(match, run, compared, engines, { transferIterationId: it.id }));
+    const row = await withRetry(log, options.signal, () => openVerification(match, run, compared, engines, { transferIterationId: it.id }));
     log(`iteration ${k}: transfer queued, ${ship.transfer.games} games of its plus vs minus at ${describeLimits(ship.limits)} (verification ${row.id})`);
   }
 }
@@ -62,10 +62,10 @@ export async function finishTransfers(options: MasterOptions, run: RunRow, param
   if (summary) log(summary.summary);
 }
 
-function transferMatch(options: MasterOptions, params: Param[]): Pick<HeadToHead, "database" | "config" | "params" | "signingKey" | "signal"> {
+function transferMatch(options: MasterOptions, params: Param[]): Pick<VerificationSetup, "database" | "config" | "params" | "signingKey" | "signal"> {
   return { database: options.database, config: options.config, params, signingKey: options.signingKey, signal: options.signal };
 }
 
-function logDone(row: VerificationRow, result: HeadToHeadResult, log: (line: string) => void): void {
+function logDone(row: VerificationRow, result: FinishedVerification, log: (line: string) => void): void {
   log(`transfer ${row.toLabel} vs ${row.fromLabel}: +${result.wins} -${result.losses} =${result.draws} at the ship limits (not in the step)`);
 }

@@ -7,7 +7,7 @@ import { Position, START_FEN, type GameEnd } from "./position.js";
 import { Clock } from "./time-control.js";
 import { goLine } from "./uci-lines.js";
 import type { FaultKind } from "../types/faults.js";
-import type { SearchLimits, Side } from "../types/play.js";
+import type { SearchLimits, Color } from "../types/play.js";
 
 export type GameScore = "1-0" | "0-1" | "1/2-1/2";
 
@@ -74,7 +74,7 @@ export interface DelayProbe {
 const COLORS = ["white", "black"] as const;
 const UCI_MOVE = /^[a-h][1-8][a-h][1-8][qrbn]?$/;
 
-function lossFor(side: Side): GameScore {
+function lossFor(side: Color): GameScore {
   return side === 0 ? "0-1" : "1-0";
 }
 
@@ -126,7 +126,7 @@ export async function playGame(
     moves,
     ...(timeForfeit && { timeForfeit }),
   });
-  const fault = (side: Side, kind: FaultKind, detail: string): GameResult => {
+  const fault = (side: Color, kind: FaultKind, detail: string): GameResult => {
     faults[COLORS[side]] = kind;
     return finish({ result: lossFor(side), reason: `${COLORS[side]}: ${detail}` });
   };

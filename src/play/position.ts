@@ -1,4 +1,5 @@
 import { Chess, DEFAULT_POSITION } from "chess.js";
+import type { Color } from "../types/play.js";
 
 export { DEFAULT_POSITION as START_FEN };
 
@@ -73,7 +74,7 @@ export class Position {
   }
 
   /** 0 when white is to move, 1 for black. */
-  get sideToMove(): 0 | 1 {
+  get sideToMove(): Color {
     return this.chess.turn() === "w" ? 0 : 1;
   }
 

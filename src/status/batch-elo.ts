@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { appliedShape, appliedWindows, optionRunSchedule } from "../db/perturbations.js";
+import { appliedShape, appliedWindows, optionRunSchedule } from "../db/option-runs.js";
 import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { measuredElo } from "../spsa/math.js";
 

@@ -5,7 +5,7 @@ import { short, shortTime, signed, table } from "./text-format.js";
 import { plural } from "../core/plural.js";
 import { eloWithError } from "../stats/elo.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
-import type { SideCounts } from "../db/run-status.js";
+import type { WinDrawLoss } from "../types/engines.js";
 import { printable } from "../core/printable.js";
 
 /** `spsa status` as text for one terminal screen. */
@@ -164,7 +164,7 @@ function referenceLine(reference: NonNullable<RunStatus["reference"]>): string {
 
 /** "#3 56.2% / 50.0%  #2 …": θ+'s and θ−'s score against the reference in the iterations that have games. */
 function scores(iterations: RunStatus["recent"]): string {
-  const score = (side: SideCounts) => {
+  const score = (side: WinDrawLoss) => {
     const games = side.wins + side.draws + side.losses;
     return `${(((side.wins + side.draws / 2) / games) * 100).toFixed(1)}%`;
   };

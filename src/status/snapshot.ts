@@ -16,11 +16,11 @@ import {
 import { countFaultedGames } from "../db/faulted-games.js";
 import { runHolder } from "../db/runs.js";
 import { readShipCheck, type ShipCheckRow } from "../db/ship-checks.js";
-import { describeShipCheck } from "../head-to-head/ship-text.js";
+import { describeShipCheck } from "../verification/ship-text.js";
 import { readTransfers } from "../db/transfers.js";
-import { summarizeTransfers, type TransferSummary } from "../head-to-head/transfer-text.js";
+import { summarizeTransfers, type TransferSummary } from "../verification/transfer-text.js";
 import { describeLimits } from "../play/time-control.js";
-import { perturbationProgress, storedThetaEvery, storedThetas, type PerturbationProgress } from "../db/perturbations.js";
+import { perturbationProgress, storedThetaEvery, storedThetas, type PerturbationProgress } from "../db/option-runs.js";
 import { builtValue } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
@@ -310,7 +310,7 @@ export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIter
 
 /**
  * θ after 0, 1, … applied batches of a UCI-option run, of the named parameters (or all), sampled
- * among the stored ones (src/db/perturbations.ts storedThetas) up to the run's θ (after `applied`
+ * among the stored ones (src/db/option-runs.ts storedThetas) up to the run's θ (after `applied`
  * batches, its theta_applied); 0 is the run's initial θ.
  */
 export async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number, names: readonly string[] | "all", after: number): Promise<ThetaPoint[]> {

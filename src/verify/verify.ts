@@ -3,12 +3,12 @@ import type { Database } from "../postgres/connection.js";
 import { findRunningVerification } from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
 import { runNamed } from "../db/runs.js";
-import { isOptionRun } from "../db/perturbations.js";
+import { isOptionRun } from "../db/option-runs.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { describeLimits } from "../play/time-control.js";
 import { loadBook, resolveBook } from "../play/book.js";
 import { refuseRepeatedGames } from "../play/repeated-games.js";
-import { startHeadToHead, waitForOutcome, type HeadToHeadResult } from "../head-to-head/head-to-head.js";
+import { startVerification, waitForOutcome, type FinishedVerification } from "../verification/verification.js";
 import { describeTheta, thetaOf, type ThetaLabel } from "./theta.js";
 import type { TuningConfig } from "../types/config.js";
 import type { SprtBounds, PlayLimits } from "../types/play.js";
@@ -32,7 +32,7 @@ export interface VerifyOptions {
   signal?: AbortSignal;
 }
 
-export type VerifyResult = HeadToHeadResult;
+export type VerifyResult = FinishedVerification;
 
 /** Why spsa verify refuses a UCI-option run, and what plays its θ instead (the dashboard says the same). */
 export const OPTION_RUN_REFUSAL = (name: string) =>
@@ -65,7 +65,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     refuseRepeatedGames({ games: options.games, book, bookFile, limits: options.limits, flag: "--games" });
     const fromValues = await thetaOf(sql, run, options.from);
     const toValues = await thetaOf(sql, run, options.to);
-    row = await startHeadToHead(options, run, { fromLabel, toLabel, fromValues, toValues });
+    row = await startVerification(options, run, { fromLabel, toLabel, fromValues, toValues });
     log(`verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`);
   }
   return waitForOutcome(options, row, log);

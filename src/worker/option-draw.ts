@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { ClaimedBatch } from "../db/batches.js";
-import { drawOfBatch } from "../db/perturbations.js";
+import { drawOfBatch } from "../db/option-runs.js";
 import type { OptionParams } from "../types/spsa.js";
 
 /** Runs whose parameter list a worker keeps between claims. */

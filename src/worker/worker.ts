@@ -28,15 +28,15 @@ import { delayRemedy, engineFaults } from "../play/faults.js";
 import { plural } from "../core/plural.js";
 import { runOpenings, type Opening } from "../play/book.js";
 import { seededRng, uniform, type Rng } from "../core/rng.js";
+import { ENGINE_ROLES, type PlusMinus } from "../types/engines.js";
 import type { SearchLimits } from "../types/play.js";
-import { SIDES } from "../db/fault-columns.js";
 import { BatchTally } from "./batch-tally.js";
 import { optionsOnClaim } from "./option-draw.js";
 import { DelayGuard } from "./delay-guard.js";
 import { faultedGames } from "./faulted-games.js";
 import { describeHolder, holderAlive } from "./name-holder.js";
 import { heartbeatInterval } from "../core/holder.js";
-import type { PairPlayer } from "./runner-player.js";
+import type { PairEngine, PairPlayer } from "./runner-player.js";
 import { MAX_TIME_FACTOR, MIN_TIME_FACTOR, scaledMovetime, timeFactor } from "./time-factor.js";
 
 export interface WorkerOptions {
@@ -423,10 +423,10 @@ function binariesOf(batch: ClaimedBatch): SignedBinary[] {
   const reference: SignedBinary[] =
     batch.referenceEngineSha256 === null
       ? []
-      : [{ ...subject, variant: "reference", sha256: batch.referenceEngineSha256, signature: batch.referenceEngineSignature, path: batch.referenceEnginePath ?? "" }];
+      : [{ ...subject, role: "reference", sha256: batch.referenceEngineSha256, signature: batch.referenceEngineSignature, path: batch.referenceEnginePath ?? "" }];
   return [
-    { ...subject, variant: "plus", sha256: batch.plusEngineSha256, signature: batch.plusEngineSignature, path: batch.plusEnginePath },
-    { ...subject, variant: "minus", sha256: batch.minusEngineSha256, signature: batch.minusEngineSignature, path: batch.minusEnginePath },
+    { ...subject, role: "plus", sha256: batch.plusEngineSha256, signature: batch.plusEngineSignature, path: batch.plusEnginePath },
+    { ...subject, role: "minus", sha256: batch.minusEngineSha256, signature: batch.minusEngineSignature, path: batch.minusEnginePath },
     ...reference,
   ];
 }
@@ -434,12 +434,10 @@ function binariesOf(batch: ClaimedBatch): SignedBinary[] {
 /** What the master did not sign for the worker to run or send its engines: the batch goes back to the pool. */
 type Untrusted = UntrustedBinaryError | UntrustedOptionsError;
 
-/** One game pair of a unit: its first engine (plus, or in reference mode θ+ or θ−) against the second, with their names and options. */
+/** One game pair of a unit: its first engine (plus, or in reference mode θ+ or θ−) against the second. */
 interface Pairing {
-  side: "plus" | "minus";
-  paths: [string, string];
-  names: [FaultedGame["side"], FaultedGame["side"]];
-  options: [Record<string, number> | undefined, Record<string, number> | undefined];
+  side: PlusMinus;
+  engines: [PairEngine, PairEngine];
 }
 
 /**
@@ -447,10 +445,13 @@ interface Pairing {
  * in reference mode (four games) θ+ against the reference and θ− against the reference.
  */
 function pairingsOf([plus, minus, reference]: string[], engineOptions?: { plus: Record<string, number>; minus: Record<string, number> }): Pairing[] {
-  if (reference === undefined) return [{ side: "plus", paths: [plus!, minus!], names: ["plus", "minus"], options: [engineOptions?.plus, engineOptions?.minus] }];
+  if (reference === undefined) {
+    const tuned = (role: PlusMinus, path: string): PairEngine => ({ role, path, ...(engineOptions && { options: engineOptions[role] }) });
+    return [{ side: "plus", engines: [tuned("plus", plus!), tuned("minus", minus!)] }];
+  }
   return [
-    { side: "plus", paths: [plus!, reference], names: ["plus", "reference"], options: [undefined, undefined] },
-    { side: "minus", paths: [minus!, reference], names: ["minus", "reference"], options: [undefined, undefined] },
+    { side: "plus", engines: [{ role: "plus", path: plus! }, { role: "reference", path: reference }] },
+    { side: "minus", engines: [{ role: "minus", path: minus! }, { role: "reference", path: reference }] },
   ];
 }
 
@@ -502,12 +503,11 @@ async function playObtained(options: WorkerOptions, batch: ClaimedBatch, paths: 
   await Promise.all(
     units.flatMap((unit, u) =>
       pairings.map(async (pairing, p) => {
-        const [plusPath, minusPath] = pairing.paths;
-        const [plusOptions, minusOptions] = pairing.options;
-        const result = await options.player.playPair({ plusPath, minusPath, names: pairing.names, ...(plusOptions && { plusOptions }), ...(minusOptions && { minusOptions }), ...unit });
+        const [first, second] = pairing.engines;
+        const result = await options.player.playPair({ first, second, ...unit });
         tally.add(result, pairing.side);
         // A crashing engine faults every game: hold no more than the database keeps of one worker per iteration.
-        if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker) faulted.push(...faultedGames(result, u * pairings.length + p, event, new Date(), pairing.names));
+        if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker) faulted.push(...faultedGames(result, u * pairings.length + p, event, new Date(), [first.role, second.role]));
         onPair();
       }),
     ),
@@ -524,7 +524,7 @@ function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: Ba
   summary.games += batch.games;
   summary.batches++;
   // Plus and minus, and in reference mode the reference engine.
-  const engines = tally.faults.map((counts: FaultCounts, i) => ({ name: SIDES[i]!, counts }));
+  const engines = tally.faults.map((counts: FaultCounts, i) => ({ name: ENGINE_ROLES[i]!, counts }));
   const faults = engines.reduce((sum, e) => sum + engineFaults(e.counts), 0);
   if (faults > 0) {
     const side = (counts: FaultCounts) => {

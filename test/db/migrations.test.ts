@@ -6,7 +6,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
 import { applyReports } from "../../src/master/apply-reports.js";
-import { readAppliedChain } from "../../src/db/perturbations.js";
+import { readAppliedChain } from "../../src/db/option-runs.js";
 import { applyBatch, batchStepFactor, drawBatch, paramsAt } from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";

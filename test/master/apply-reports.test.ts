@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, reportBatch, type BatchReport } from "../../src/db/batches.js";
-import { insertOptionRun, readAppliedChain } from "../../src/db/perturbations.js";
+import { insertOptionRun, readAppliedChain } from "../../src/db/option-runs.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { scheduleStep } from "../../src/spsa/option-batches.js";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
-import { insertOptionRun } from "../../src/db/perturbations.js";
+import { insertOptionRun } from "../../src/db/option-runs.js";
 import { holdSetAsideReports, latestDecisions, recordDecision, setAsideWorkers } from "../../src/db/worker-decisions.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/master/apply-reports.js";

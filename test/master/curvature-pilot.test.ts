@@ -58,7 +58,7 @@ describe("the curvature pilot on real engines", () => {
 
     // Iteration 1 is the pilot: both sides played a signed θ₀, four games each, and no plus-vs-minus game.
     expect(pilot.reference_engine_sha256).not.toBeNull();
-    expect(verifyBinary(localTrust(), { runUid: run.uid, iterationNumber: 1, variant: "reference", sha256: pilot.reference_engine_sha256 ?? "" }, pilot.reference_engine_signature)).toBe(true);
+    expect(verifyBinary(localTrust(), { runUid: run.uid, iterationNumber: 1, role: "reference", sha256: pilot.reference_engine_sha256 ?? "" }, pilot.reference_engine_signature)).toBe(true);
     expect([pilot.ref_plus_wins + pilot.ref_plus_draws + pilot.ref_plus_losses, pilot.ref_minus_wins + pilot.ref_minus_draws + pilot.ref_minus_losses]).toEqual([4, 4]);
     expect(pilot.plus_wins + pilot.minus_wins + pilot.draws).toBe(0);
     expect(pilot.settings.pilot).toBeUndefined();

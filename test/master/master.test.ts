@@ -7,7 +7,7 @@ import { loadParams, type Param } from "../../src/params/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import type { Database } from "../../src/postgres/connection.js";
 import { recordedParams, settingsOf } from "../../src/config/iteration-settings.js";
-import { runMaster } from "../../src/master/build-mode.js";
+import { runBuildMaster } from "../../src/master/build-mode.js";
 import { update } from "../../src/spsa/math.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/iterations.js";
@@ -78,7 +78,7 @@ describe("the master loop", () => {
     await registerTestWorker(database.sql, "w-counters");
     await report("w-counters", 4, 3, 0);
     const options = masterOptions("counters");
-    const summary = await runMaster(options);
+    const summary = await runBuildMaster(options);
 
     const x = expectedX(3, 0, 1);
     expect(x).toBeGreaterThan(1); // plus (X = 2) won: θ moves up
@@ -98,7 +98,7 @@ describe("the master loop", () => {
     const first = masterOptions("resumed", { signal: stop.signal });
     const shown: string[] = [];
     first.status = silentStatus(shown);
-    const running = runMaster(first);
+    const running = runBuildMaster(first);
     await waitFor(async () => shown.length > 0, 30_000, "the master to wait for games");
     stop.abort();
     await expect(running).rejects.toThrow();
@@ -107,7 +107,7 @@ describe("the master loop", () => {
     // A worker reports meanwhile; the restarted master finishes the iteration it left.
     await report("w-resumed", 2, 1, 0);
     const second = masterOptions("resumed");
-    const summary = await runMaster(second);
+    const summary = await runBuildMaster(second);
     const x = expectedX(1, 2, 1);
     expect(x).toBeLessThan(1); // minus (X = 0) won more
     expect(summary.final).toEqual({ X: x });

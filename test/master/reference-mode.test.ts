@@ -103,8 +103,8 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
       // The run's reference, signed for this iteration as the reference (and for nothing else).
       expect(row.reference_engine_sha256, label).toBe(run.reference_sha256);
       const subject = { runUid: run.uid, iterationNumber: k, sha256: run.reference_sha256 };
-      expect(verifyBinary(localTrust(), { ...subject, variant: "reference" }, row.reference_engine_signature), label).toBe(true);
-      expect(verifyBinary(localTrust(), { ...subject, variant: "plus" }, row.reference_engine_signature), label).toBe(false);
+      expect(verifyBinary(localTrust(), { ...subject, role: "reference" }, row.reference_engine_signature), label).toBe(true);
+      expect(verifyBinary(localTrust(), { ...subject, role: "plus" }, row.reference_engine_signature), label).toBe(false);
       expect(row.settings.spsa.reference, label).toBe("start");
       // The adaptive step scale from the iterations before, with reference mode's noise; then the update, replayed from the counts.
       const history = rows.slice(0, applied).map((r) => ({ elo: r.elo_diff, result: referenceOutcome(r) }));

@@ -5,7 +5,7 @@ import { recordedParams, settingsOf } from "../../src/config/iteration-settings.
 import { createRng, type Rng } from "../../src/core/rng.js";
 import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
 import { completeIteration, insertIteration, outcomeOf, readIteration } from "../../src/db/iterations.js";
-import { insertOptionRun, readAppliedChain } from "../../src/db/perturbations.js";
+import { insertOptionRun, readAppliedChain } from "../../src/db/option-runs.js";
 import { openRun } from "../../src/db/runs.js";
 import { storedRunConfig } from "../../src/config/secrets.js";
 import { applyReports } from "../../src/master/apply-reports.js";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, foldIteration, heartbeat, refuseBatch, reportBatch } from "../../src/db/batches.js";
 import { connect } from "../../src/postgres/connection.js";
 import { embeddedEndpoint, embeddedServer } from "../../src/postgres/embedded.js";
-import { insertOptionRun } from "../../src/db/perturbations.js";
+import { insertOptionRun } from "../../src/db/option-runs.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/master/apply-reports.js";

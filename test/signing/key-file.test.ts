@@ -7,7 +7,7 @@ import { loadConfig } from "../../src/config/config.js";
 import { binaryMessage, messageSignerFor, parsePublicKey, signedMessage, signerFor, verifyBinary, verifyMessage, type BinarySubject } from "../../src/signing/binary-signature.js";
 import { loadOrCreateSigningKey, publicKeyPath } from "../../src/signing/key-file.js";
 
-const subject: BinarySubject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 7, variant: "plus", sha256: "ab".repeat(32) };
+const subject: BinarySubject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 7, role: "plus", sha256: "ab".repeat(32) };
 
 describe("binary signatures", () => {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
@@ -15,7 +15,7 @@ describe("binary signatures", () => {
 
   it("verify for the signed subject only: another run, iteration, side or hash fails", () => {
     expect(verifyBinary([publicKey], subject, signature)).toBe(true);
-    for (const other of [{ runUid: "0b5e8a9e-7d51-4c44-8e0f-2f6f3c1a9b22" }, { iterationNumber: 8 }, { variant: "minus" as const }, { sha256: "cd".repeat(32) }]) {
+    for (const other of [{ runUid: "0b5e8a9e-7d51-4c44-8e0f-2f6f3c1a9b22" }, { iterationNumber: 8 }, { role: "minus" as const }, { sha256: "cd".repeat(32) }]) {
       expect(verifyBinary([publicKey], { ...subject, ...other }, signature)).toBe(false);
     }
   });

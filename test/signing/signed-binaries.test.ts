@@ -95,7 +95,7 @@ describe("signed binaries on real workers", () => {
   it("a binary signed by another key is refused", async () => {
     const planted = markedEngine("planted-other-key");
     const other = signerFor(generateKeyPairSync("ed25519").privateKey);
-    const { iteration } = await plantedIteration("planted-other-key", planted, ({ uid }) => other({ runUid: uid, iterationNumber: 1, variant: "plus", sha256: planted.sha256 }));
+    const { iteration } = await plantedIteration("planted-other-key", planted, ({ uid }) => other({ runUid: uid, iterationNumber: 1, role: "plus", sha256: planted.sha256 }));
     const result = await worker("w-other-key");
     expect(refusals(result.stderr)[0]).toMatch(/its signature is not from a trusted master key/);
     await expectRefused("planted-other-key", iteration.id, planted.marker, result);
@@ -133,9 +133,9 @@ describe("signed binaries on real workers", () => {
     const other = signerFor(generateKeyPairSync("ed25519").privateKey);
     for (const [name, signature] of [
       ["planted-reference", (): string | null => null],
-      ["foreign-reference", (runUid: string, sha256: string): string | null => other({ runUid, iterationNumber: 1, variant: "reference", sha256 })],
+      ["foreign-reference", (runUid: string, sha256: string): string | null => other({ runUid, iterationNumber: 1, role: "reference", sha256 })],
       // The master's own key, but signed as this iteration's plus engine: not valid as its reference.
-      ["plus-as-reference", (runUid: string, sha256: string): string | null => localSigningKey().sign({ runUid, iterationNumber: 1, variant: "plus", sha256 })],
+      ["plus-as-reference", (runUid: string, sha256: string): string | null => localSigningKey().sign({ runUid, iterationNumber: 1, role: "plus", sha256 })],
     ] as const) {
       const genuine = markedEngine(`${name}-genuine`);
       const planted = markedEngine(name);

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { expect } from "vitest";
-import { optionRunOf, readAppliedChain } from "../../src/db/perturbations.js";
+import { optionRunOf, readAppliedChain } from "../../src/db/option-runs.js";
 import { perturb } from "../../src/spsa/math.js";
 import { createRng } from "../../src/core/rng.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt, signBits } from "../../src/spsa/option-batches.js";

@@ -125,7 +125,7 @@ describe("an engine cache that is not the worker's own", () => {
   const hash = sha256(content);
   const source = join(dir, "engine");
   writeFileSync(source, content, { mode: 0o755 });
-  const subject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 1, variant: "plus" as const, sha256: hash };
+  const subject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 1, role: "plus" as const, sha256: hash };
   const binary = (): SignedBinary => ({ ...subject, path: source, signature: localSigningKey().sign(subject) });
   const obtain = (cache: string) => obtainBinary(database.sql, binary(), localTrust(), cache);
 

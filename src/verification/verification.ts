@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Param } from "../params/params.js";
-import { buildVariants, type BuiltEngine } from "../engine-build/engine-builder.js";
+import { buildPlusAndMinus, type BuiltEngine } from "../engine-build/engine-builder.js";
 import { storeBinaries } from "../engine-build/binary-store.js";
-import { buildingLock, headToHeadFolder, sweepBuilds } from "../engine-build/retention.js";
+import { buildingLock, verificationFolder, sweepBuilds } from "../engine-build/retention.js";
 import { withFileLock } from "../core/lock-file.js";
 import { afterExpiringLeases, foldIteration } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
@@ -27,11 +27,13 @@ import { rateAndEtas } from "../core/duration.js";
 import { etaSeconds, gamesPerMinute, rateWindowMinutes, runRate } from "../db/run-status.js";
 
 /**
- * Two θ of a run played against each other by the run's own workers, as an ordinary iteration
- * of a carrier run (so it scales out like tuning), to a game count or an SPRT's decision:
- * what `spsa verify` and the master's ship check both play.
+ * A verification (a spsa_verification row): two θ of a run played against each other by the
+ * run's own workers, as the one ordinary iteration of a carrier run (a spsa_run row of its own
+ * that only holds the games, so it scales out like tuning), to a game count or an SPRT's
+ * decision: what `spsa verify`, the master's ship check and its transfers play. This is how
+ * one is set up.
  */
-export interface HeadToHead {
+export interface VerificationSetup {
   database: Database;
   config: TuningConfig;
   /** params.toml: which constants the values go to. */
@@ -54,7 +56,7 @@ export interface Compared {
   toValues: Values;
 }
 
-export interface HeadToHeadResult extends VerificationOutcome {
+export interface FinishedVerification extends VerificationOutcome {
   id: number;
   games: number;
   wins: number;
@@ -63,8 +65,8 @@ export interface HeadToHeadResult extends VerificationOutcome {
 }
 
 /** Builds both engines and opens the games, the verification row (and, for a ship check, its stage) in one transaction. */
-export async function startHeadToHead(
-  match: HeadToHead,
+export async function startVerification(
+  match: VerificationSetup,
   run: { id: number; name: string },
   compared: Compared,
   ship?: { checkId: number; stage: string },
@@ -73,21 +75,21 @@ export async function startHeadToHead(
   const built = (values: Values) => Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
   // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
   const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
-  const folder = headToHeadFolder(config.build.outputDir, run.name, Date.now());
+  const folder = verificationFolder(config.build.outputDir, run.name, Date.now());
   mkdirSync(dirname(folder), { recursive: true });
   // Until the games are opened nothing names the folder: its lock keeps a sweep (sweepBuilds) away.
   return withFileLock(buildingLock(folder), BUILD_LOCK_TIMEOUT_MS, async () => {
     const engines = await withSpinner(
       `building ${compared.toLabel} and ${compared.fromLabel} engines`,
-      buildVariants({
+      buildPlusAndMinus({
         build,
         params,
         values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
-        destination: (variant, binary) => join(folder, variant, binary),
+        destination: (role, binary) => join(folder, role, binary),
         signal: match.signal,
       }),
     );
-    return openHeadToHead(match, run, compared, engines, ship && { ship });
+    return openVerification(match, run, compared, engines, ship && { ship });
   });
 }
 
@@ -100,8 +102,8 @@ const BUILD_LOCK_TIMEOUT_MS = 10_000;
  * `link` names what the match belongs to: a ship check's stage, or the tuning iteration a
  * transfer match plays at the ship limits.
  */
-export async function openHeadToHead(
-  match: HeadToHead,
+export async function openVerification(
+  match: VerificationSetup,
   run: { id: number; name: string },
   compared: Compared,
   engines: { plus: BuiltEngine; minus: BuiltEngine },
@@ -147,11 +149,11 @@ export async function openHeadToHead(
  * the SPRT's decision; `onGames` is called with each look at the row (the master's crash points).
  */
 export async function waitForOutcome(
-  match: Pick<HeadToHead, "database" | "config" | "signal">,
+  match: Pick<VerificationSetup, "database" | "config" | "signal">,
   first: VerificationRow,
   log: (line: string) => void,
   onGames?: (row: VerificationRow) => void,
-): Promise<HeadToHeadResult> {
+): Promise<FinishedVerification> {
   const status = new StatusLine();
   const poll = new PollBackoff(match.config.database.pollIntervalMs);
   let row = first;
@@ -182,7 +184,7 @@ export async function waitForOutcome(
 export const WAITING_FOR_WORKERS = "waiting for a worker to claim its games (start one: compete --spsa)";
 
 /** "16.8 games/min  ETA 1m17s" of a match's games left, from its carrier run's reports, or that no worker has claimed any. */
-async function matchSpeed(match: Pick<HeadToHead, "database" | "signal">, row: VerificationRow, log: (line: string) => void): Promise<string> {
+async function matchSpeed(match: Pick<VerificationSetup, "database" | "signal">, row: VerificationRow, log: (line: string) => void): Promise<string> {
   if (row.gamesClaimed === 0 && row.gamesPlayed === 0) return WAITING_FOR_WORKERS;
   const rate = await withRetry(log, match.signal, () => runRate(match.database.sql, row.carrierRunId, rateWindowMinutes(process.uptime())));
   return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), [{ name: "match", seconds: etaSeconds(row.targetGames - row.gamesPlayed, rate) }]);
@@ -195,10 +197,10 @@ async function matchSpeed(match: Pick<HeadToHead, "database" | "signal">, row: V
  * own steps, without waiting for them.
  */
 export async function lookAtOutcome(
-  match: Pick<HeadToHead, "database" | "signal">,
+  match: Pick<VerificationSetup, "database" | "signal">,
   previous: VerificationRow,
   log: (line: string) => void,
-): Promise<{ row: VerificationRow; text: string; result: HeadToHeadResult | undefined }> {
+): Promise<{ row: VerificationRow; text: string; result: FinishedVerification | undefined }> {
   const { database } = match;
   const row = await afterExpiringLeases(database.sql, log, match.signal, async () => {
     await foldIteration(database.sql, previous.iterationId);

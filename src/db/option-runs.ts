@@ -55,11 +55,6 @@ export async function optionRunSchedule(sql: Sql, runId: number): Promise<Pick<O
   return row;
 }
 
-export async function optionRunOfIteration(sql: Sql, iterationId: number): Promise<OptionRunRow | undefined> {
-  const [row] = await sql<OptionRunRow[]>`select ${OPTION_RUN_COLUMNS(sql)} from spsa_option_run where iteration_id = ${iterationId}`;
-  return row;
-}
-
 /** The carrier iteration's counters, as the master's poll reads them (not its recorded θ and settings: a large run's are megabytes). */
 export async function carrierProgress(sql: Sql, iterationId: number): Promise<{ gamesPlayed: number; gamesClaimed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }> {
   const [row] = await sql<{ gamesPlayed: number; gamesClaimed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }[]>`

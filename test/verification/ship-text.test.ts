@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeShipCheck, type ShipSummary } from "../../src/head-to-head/ship-text.js";
+import { describeShipCheck, type ShipSummary } from "../../src/verification/ship-text.js";
 import { exportedTheta } from "../../src/export/shipped.js";
 import type { ShipCheckRow } from "../../src/db/ship-checks.js";
 

@@ -6,13 +6,13 @@ import { BatchEngine, type EvalMode } from "./batch-engine.js";
  * a full evaluation takes 1/cores of the time. Option values are sent before each pass
  * (only those that changed).
  */
-export class EnginePool {
+export class BatchEnginePool {
   private constructor(
     private readonly engines: BatchEngine[],
     private readonly shares: string[][],
   ) {}
 
-  static async start(path: string, fens: readonly string[], processes = availableParallelism()): Promise<EnginePool> {
+  static async start(path: string, fens: readonly string[], processes = availableParallelism()): Promise<BatchEnginePool> {
     const count = Math.max(1, Math.min(processes, fens.length));
     const engines: BatchEngine[] = [];
     try {
@@ -23,7 +23,7 @@ export class EnginePool {
     }
     const size = Math.ceil(fens.length / count);
     const shares = engines.map((_, i) => fens.slice(i * size, (i + 1) * size));
-    return new EnginePool(engines, shares);
+    return new BatchEnginePool(engines, shares);
   }
 
   get size(): number {

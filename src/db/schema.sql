@@ -639,8 +639,8 @@ BEGIN
 END $function$;
 GRANT EXECUTE ON FUNCTION public.spsa_check_worker(p_name text, p_host text, p_pid integer, p_session text, p_concurrency integer, p_note text) TO PUBLIC;
 
--- function: public.spsa_claim_batch(p_worker text, p_max_games integer, p_lease_seconds double precision, p_skip integer[])
-CREATE OR REPLACE FUNCTION public.spsa_claim_batch(p_worker text, p_max_games integer, p_lease_seconds double precision, p_skip integer[])
+-- function: public.spsa_claim_batch(p_worker text, p_max_games integer, p_skip integer[])
+CREATE OR REPLACE FUNCTION public.spsa_claim_batch(p_worker text, p_max_games integer, p_skip integer[])
  RETURNS TABLE(batch_id bigint, iteration_id integer, games integer, lease_seconds double precision)
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -651,6 +651,7 @@ DECLARE
   v_reference boolean;
   v_options boolean;
   v_open spsa_batch%ROWTYPE;
+  v_unit int;
   v_games int;
   v_lease interval;
 BEGIN
@@ -677,8 +678,9 @@ BEGIN
     EXIT WHEN FOUND;
   END LOOP;
   IF v_open.id IS NULL THEN RETURN; END IF;
-  v_games := CASE WHEN v_options THEN v_open.games
-    ELSE least(CASE WHEN v_reference THEN greatest(4, p_max_games - p_max_games % 4) ELSE p_max_games END, v_open.games) END;
+  -- A UCI-option batch is taken whole, with the master's draw; others split at the worker's claim.
+  v_unit := CASE WHEN v_reference THEN 4 ELSE 2 END;
+  v_games := CASE WHEN v_options THEN v_open.games ELSE least(greatest(v_unit, p_max_games - p_max_games % v_unit), v_open.games) END;
   IF v_games < v_open.games THEN
     INSERT INTO spsa_batch (iteration_id, games, games_before, status)
     VALUES (v_open.iteration_id, v_open.games - v_games, v_open.games_before + v_games, 'open');
@@ -691,10 +693,10 @@ BEGIN
   END IF;
   RETURN QUERY SELECT v_open.id, v_open.iteration_id, v_games, extract(epoch FROM v_lease)::float8;
 END $function$;
-GRANT EXECUTE ON FUNCTION public.spsa_claim_batch(p_worker text, p_max_games integer, p_lease_seconds double precision, p_skip integer[]) TO spsa_workers;
+GRANT EXECUTE ON FUNCTION public.spsa_claim_batch(p_worker text, p_max_games integer, p_skip integer[]) TO spsa_workers;
 
--- function: public.spsa_heartbeat(p_worker text, p_session text, p_batches bigint[], p_lease_seconds double precision)
-CREATE OR REPLACE FUNCTION public.spsa_heartbeat(p_worker text, p_session text, p_batches bigint[], p_lease_seconds double precision)
+-- function: public.spsa_heartbeat(p_worker text, p_session text, p_batches bigint[])
+CREATE OR REPLACE FUNCTION public.spsa_heartbeat(p_worker text, p_session text, p_batches bigint[])
  RETURNS TABLE(owns_name boolean, held bigint[])
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -718,7 +720,7 @@ BEGIN
   END LOOP;
   RETURN QUERY SELECT true, v_held;
 END $function$;
-GRANT EXECUTE ON FUNCTION public.spsa_heartbeat(p_worker text, p_session text, p_batches bigint[], p_lease_seconds double precision) TO spsa_workers;
+GRANT EXECUTE ON FUNCTION public.spsa_heartbeat(p_worker text, p_session text, p_batches bigint[]) TO spsa_workers;
 
 -- function: public.spsa_keep_faulted_games(p_batch bigint, p_worker text, p_games jsonb)
 CREATE OR REPLACE FUNCTION public.spsa_keep_faulted_games(p_batch bigint, p_worker text, p_games jsonb)

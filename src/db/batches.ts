@@ -37,7 +37,8 @@ export type ClaimedBatch = RowOf<
   runSeed: string;
   /**
    * Where the batch's first game is in its run: (iteration number − 1) × the iteration's games
-   * per iteration + the games before the batch in its iteration. Game pairs at distinct
+   * (its target_games: every iteration of a build-mode run has as many; the other kinds are one
+   * iteration each) + the games before the batch in its iteration. Game pairs at distinct
    * offsets of a run get distinct openings until the book is used up, whichever worker plays them.
    */
   firstGame: number;
@@ -140,7 +141,7 @@ export async function claimBatch(
     const [claimed] = await tx<ClaimedBatch[]>`
       select ${granted.batchId}::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
              g.run_id as "runId", r.uid as "runUid", r.name as "runName", ${granted.games}::int as games, ${granted.leaseSeconds}::float8 as "leaseSeconds", r.seed as "runSeed",
-             (g.iteration_number - 1) * coalesce((g.settings->>'gamesPerIteration')::int, g.target_games)
+             (g.iteration_number - 1) * g.target_games
                + coalesce((select b.games_before from spsa_batch b where b.id = ${granted.batchId}), 0) as "firstGame",
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",

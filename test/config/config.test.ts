@@ -67,6 +67,10 @@ describe("config.toml", () => {
     expect(timed).not.toHaveProperty("referenceNps");
     expect(settingsOf(nodes, [])).toMatchObject({ moveLimit: { nodes: 3000 } });
     expect(describeChanges(playedWith(loadConfig(write("")), []), playedWith(nodes, []))).toEqual(["[time_control] nodes: (default) → 3000"]);
+    // The time per move and the games are not in the settings (their columns hold them): a change is named all the same.
+    expect(timed).not.toHaveProperty("timelowMs");
+    expect(timed).not.toHaveProperty("gamesPerIteration");
+    expect(describeChanges(playedWith(loadConfig(write("")), []), playedWith(loadConfig(write("[games]\ngames_per_iteration = 16\n")), []))).toEqual(["[games] games_per_iteration: 64 → 16"]);
     expect(describeChanges(playedWith(nodes, []), playedWith(scaled, []))).toEqual([
       "[time_control] timelow: 0.05 → 0.1",
       "[time_control] timehigh: 0.2 → 0.3",

@@ -3,7 +3,8 @@ import { loadParams } from "../params/params.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 import { openDatabase } from "../postgres/connection.js";
 import { faultedGamesOf } from "../db/faulted-games.js";
-import { latestSettings, recentIterations } from "../db/run-status.js";
+import { readPlayedWith } from "../db/iterations.js";
+import { recentIterations } from "../db/run-status.js";
 import { InputError, SpsaError } from "../core/errors.js";
 import { faultedGamesPgn } from "../export/faulted-pgn.js";
 import { exportedTheta } from "../export/shipped.js";
@@ -73,7 +74,7 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
       if (progress) out(historyCsv(await appliedThetaHistory(database.sql, run, progress.thetaApplied, Number.POSITIVE_INFINITY, "all", -1), "batches"));
       else out(historyCsv(await thetaHistory(database.sql, run, (await recentIterations(database.sql, run.id, 1))[0], Number.POSITIVE_INFINITY)));
     } else if (format === "openbench" || format === "fishtest") {
-      const settings = await latestSettings(database.sql, run.id);
+      const settings = (await readPlayedWith(database.sql, { runId: run.id }))?.settings;
       if (!settings) throw new SpsaError(`run "${run.name}" has no iteration yet: its bounds and steps are recorded with the first one`);
       if (shipped?.caution) out(`# spsa ship check: ${shipped.caution}\n`);
       out(toolLines(format, settings, shipped?.theta ?? run.currentParameters));

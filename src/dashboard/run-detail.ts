@@ -1,7 +1,8 @@
 import type postgres from "postgres";
 import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games.js";
-import { eloBuckets, faultyIterations, gamesPerBucket, latestSettings, verificationResults, type EloBucket, type RunRecord, type VerificationResult } from "../db/run-status.js";
+import { readPlayedWith } from "../db/iterations.js";
+import { eloBuckets, faultyIterations, gamesPerBucket, verificationResults, type EloBucket, type RunRecord, type VerificationResult } from "../db/run-status.js";
 import type { WinDrawLoss } from "../types/engines.js";
 import { appliedGamesPerBucket } from "../db/option-runs.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
@@ -10,7 +11,7 @@ import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
 import { optionRunConfig, publicConfig } from "./public-config.js";
-import type { IterationSettings } from "../types/config.js";
+import type { IterationSettings, PlayedWith } from "../types/config.js";
 
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
 export const CHART_POINTS = 400;
@@ -46,8 +47,8 @@ interface RunProgress {
 export interface RunDetail extends RunProgress {
   eloWindowGames: number | null;
   config: Record<string, unknown>;
-  /** The latest iteration's settings, without its per-parameter ones (the charts carry theirs). */
-  settings: Omit<IterationSettings, "parameters" | "stepScale"> | null;
+  /** What the latest iteration was played with, without its per-parameter settings (the charts carry theirs). */
+  settings: (Omit<IterationSettings, "parameters" | "stepScale"> & Pick<PlayedWith, "timelowMs" | "timehighMs">) | null;
   /**
    * Every parameter's name and move in steps (by name), from which the page picks its charts (a search, pages of
    * the most moved); null when status.parameters holds them all.
@@ -66,14 +67,13 @@ const FAULTED_GAMES_LISTED = 20;
 /** The run page's first load: its charts are every parameter, or on a larger run the CHARTS_PER_PAGE that moved most, with the index to choose others. */
 export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<RunDetail> {
   const status = await readRunStatus(sql, run, { samples: CHART_POINTS, listed: CHARTS_PER_PAGE });
-  const [progress, settings] = await Promise.all([readProgress(sql, run, status, undefined), latestSettings(sql, run.id)]);
-  const index = status.parameterSummary.listed === "all" ? null : parameterRows(run, settings);
-  const { parameters: _, stepScale: __, ...shown } = settings ?? { parameters: {} };
+  const [progress, played] = await Promise.all([readProgress(sql, run, status, undefined), readPlayedWith(sql, { runId: run.id })]);
+  const index = status.parameterSummary.listed === "all" ? null : parameterRows(run, played?.settings ?? null);
   return {
     ...progress,
     eloWindowGames: status.eloWindows?.windowGames ?? null,
     config: status.perturbations ? optionRunConfig(publicConfig(run.config)) : publicConfig(run.config),
-    settings: settings ? (shown as Omit<IterationSettings, "parameters" | "stepScale">) : null,
+    settings: played ? shownSettings(played) : null,
     parameterIndex: index && { names: index.map((p) => p.name), steps: index.map((p) => p.steps) },
   };
 }
@@ -157,4 +157,10 @@ function eloError(bucket: EloBucket): number {
   const { plus, minus } = bucket.reference;
   if ([plus, minus].some((side) => side.wins + side.draws + side.losses === 0)) return Number.NaN;
   return 1.96 * Math.sqrt(iterationNoise({ plus: result(plus), minus: result(minus) }));
+}
+
+/** The run page's settings: gains and time per move or node limit, not the per-parameter ones. */
+function shownSettings({ settings, timelowMs, timehighMs }: PlayedWith): NonNullable<RunDetail["settings"]> {
+  const { parameters: _, stepScale: __, ...shown } = settings;
+  return { ...shown, timelowMs, timehighMs };
 }

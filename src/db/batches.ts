@@ -38,7 +38,8 @@ export type ClaimedBatch = RowOf<
   runSeed: string;
   /**
    * Where the batch's first game is in its run: (iteration number − 1) × the iteration's games
-   * per iteration + the games before the batch in its iteration. Game pairs at distinct
+   * (its target_games: every iteration of a build-mode run has as many; the other kinds are one
+   * iteration each) + the games before the batch in its iteration. Game pairs at distinct
    * offsets of a run get distinct openings until the book is used up, whichever worker plays them.
    */
   firstGame: number;
@@ -114,8 +115,9 @@ export async function releaseClaims(sql: Sql, worker: WorkerSession): Promise<{ 
 /**
  * Claims up to `maxGames` games of the oldest open iteration, never beyond its target:
  * spsa_claim_batch takes its oldest open batch row that no other claim holds (FOR UPDATE
- * SKIP LOCKED), splitting off what is beyond `maxGames` (a UCI-option batch, drawn by the
- * master, is taken whole), and gives it the iteration's lease, in the transaction that also
+ * SKIP LOCKED), splitting off what is beyond `maxGames` rounded down to whole pairs (units of
+ * four in reference mode), at least one (a UCI-option batch, drawn by the master, is taken
+ * whole), and gives it the iteration's lease, in the transaction that also
  * runs `onClaim`. Iterations in `skip` (whose binaries this worker refused) are passed over.
  */
 export async function claimBatch(
@@ -128,12 +130,12 @@ export async function claimBatch(
   return sql.begin(async (tx) => {
     const [granted] = await tx<{ batchId: number; iterationId: number; games: number; leaseSeconds: number }[]>`
       select batch_id::int as "batchId", iteration_id as "iterationId", games, lease_seconds as "leaseSeconds"
-      from spsa_claim_batch(${workerName}, ${maxGames}, null, ${skip as number[]}::int[])`;
+      from spsa_claim_batch(${workerName}, ${maxGames}, ${skip as number[]}::int[])`;
     if (!granted) return undefined;
     const [claimed] = await tx<ClaimedBatch[]>`
       select ${granted.batchId}::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
              g.run_id as "runId", r.uid as "runUid", r.name as "runName", ${granted.games}::int as games, ${granted.leaseSeconds}::float8 as "leaseSeconds", r.seed as "runSeed",
-             (g.iteration_number - 1) * coalesce((g.settings->>'gamesPerIteration')::int, g.target_games)
+             (g.iteration_number - 1) * g.target_games
                + coalesce((select b.games_before from spsa_batch b where b.id = ${granted.batchId}), 0) as "firstGame",
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
@@ -164,7 +166,7 @@ export async function refuseBatch(sql: postgres.Sql, batchId: number, workerName
  */
 export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: number[]): Promise<{ held: number[]; ownsName: boolean }> {
   const [row] = await sql<{ held: number[]; ownsName: boolean }[]>`
-    select held::int[] as held, owns_name as "ownsName" from spsa_heartbeat(${worker.name}, ${worker.sessionId}, ${batchIds}::bigint[], null)`;
+    select held::int[] as held, owns_name as "ownsName" from spsa_heartbeat(${worker.name}, ${worker.sessionId}, ${batchIds}::bigint[])`;
   return row ?? { held: [], ownsName: false };
 }
 

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import { selectColumns, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum } from "./fault-columns.js";
 import { spsaIteration } from "./schema.js";
-import type { IterationSettings } from "../types/config.js";
+import type { IterationSettings, PlayedWith } from "../types/config.js";
 import type { IterationOutcome, MeasuredIteration, Values } from "../types/spsa.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
 import type { Sql } from "../postgres/sql.js";
@@ -57,6 +57,21 @@ export async function latestIteration(sql: Sql, runId: number): Promise<Iteratio
 export async function readIteration(sql: Sql, id: number): Promise<IterationRow> {
   const [row] = await sql<IterationRow[]>`select ${ITERATION_COLUMNS(sql)} from spsa_iteration where id = ${id}`;
   if (!row) throw new Error(`iteration ${id} vanished`);
+  return row;
+}
+
+/**
+ * What an iteration was played with, the one place it is read: its settings, and beside them its
+ * row's columns, the time per move and the games per iteration (its target; a UCI-option run's,
+ * whose one iteration carries the whole run, from spsa_option_run). Of the iteration, or of the
+ * run's latest that has settings; undefined for none (rows of a version before settings have none).
+ */
+export async function readPlayedWith(sql: Sql, of: { iterationId: number } | { runId: number }): Promise<PlayedWith | undefined> {
+  const which = "iterationId" in of ? sql`i.id = ${of.iterationId}` : sql`i.run_id = ${of.runId}`;
+  const [row] = await sql<PlayedWith[]>`
+    select i.settings, i.timelow_ms as "timelowMs", i.timehigh_ms as "timehighMs", coalesce(o.games_per_iteration, i.target_games) as "gamesPerIteration"
+    from spsa_iteration i left join spsa_option_run o on o.iteration_id = i.id
+    where ${which} and i.settings is not null order by i.iteration_number desc limit 1`;
   return row;
 }
 

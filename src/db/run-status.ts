@@ -2,7 +2,6 @@ import type postgres from "postgres";
 import { selectAll, type Fragment, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
 import { spsaRun, type spsaIteration } from "./schema.js";
-import type { IterationSettings } from "../types/config.js";
 import type { PlusMinus, ReferenceResults } from "../types/engines.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
@@ -190,13 +189,6 @@ export async function pilotIterations(sql: Sql, runId: number, pilots: number): 
     select ${SUMMARY_COLUMNS(sql)} from spsa_iteration
     where run_id = ${runId} and iteration_number between 1 and ${pilots} and reference_engine_sha256 is not null
     order by iteration_number`;
-}
-
-/** The latest iteration's settings: the bounds and steps in force, and the run's length. */
-export async function latestSettings(sql: Sql, runId: number): Promise<IterationSettings | null> {
-  const [row] = await sql<{ settings: IterationSettings | null }[]>`
-    select settings from spsa_iteration where run_id = ${runId} and settings is not null order by iteration_number desc limit 1`;
-  return row?.settings ?? null;
 }
 
 /** θ after the given completed iterations' steps (theta_after), read through the unique index. */

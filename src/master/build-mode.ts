@@ -13,11 +13,11 @@ import { perturb, update } from "../spsa/math.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { crashPoint } from "./crash-points.js";
-import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
+import { describeChanges, playedWith, recordedParams, settingsOf } from "../config/iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
 import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import {
-  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readThetaAfter, readTrajectory,
+  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readPlayedWith, readThetaAfter, readTrajectory,
   type IterationRow,
 } from "../db/iterations.js";
 import { activeGameSlots } from "../db/workers.js";
@@ -169,8 +169,9 @@ interface Watch {
 /** A resumed run says which settings differ from the last iteration's: they apply from the next one. */
 async function reportChanges(options: MasterOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<void> {
   const latest = await withRetry(log, options.signal, () => latestIteration(options.database.sql, run.id));
-  if (!latest?.settings) return;
-  for (const change of describeChanges(latest.settings, settingsOf(options.config, params))) {
+  const recorded = latest && (await withRetry(log, options.signal, () => readPlayedWith(options.database.sql, { iterationId: latest.id })));
+  if (!latest || !recorded) return;
+  for (const change of describeChanges(recorded, playedWith(options.config, params))) {
     log(`changed since iteration ${latest.iterationNumber}: ${change} (applies from iteration ${latest.iterationNumber + 1})`);
   }
 }

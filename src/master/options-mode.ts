@@ -10,9 +10,9 @@ import { carrierProgress, completeOptionRun, insertOptionRun, isOptionRun, optio
 import { withRetry } from "../postgres/retry.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { InputError } from "../core/errors.js";
-import { describeChanges, settingsOf } from "../config/iteration-settings.js";
+import { describeChanges, playedWith, settingsOf } from "../config/iteration-settings.js";
 import { valuesOf } from "../params/params.js";
-import { insertIteration, iterationCount, readIteration } from "../db/iterations.js";
+import { insertIteration, iterationCount, readPlayedWith } from "../db/iterations.js";
 import type { RunRow } from "../db/runs.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
 import { applyReports } from "./apply-reports.js";
@@ -153,9 +153,9 @@ async function signOlderRun(options: MasterOptions, run: RunRow, optionRun: Opti
  * since are named as not applied rather than silently ignored.
  */
 async function warnOfChanges(options: MasterOptions, optionRun: OptionRunRow, params: Param[], log: (line: string) => void): Promise<void> {
-  const { settings } = await withRetry(log, options.signal, () => readIteration(options.database.sql, optionRun.iterationId));
-  if (!settings) return;
-  for (const change of describeChanges(settings, settingsOf(options.config, params))) {
+  const recorded = await withRetry(log, options.signal, () => readPlayedWith(options.database.sql, { iterationId: optionRun.iterationId }));
+  if (!recorded) return;
+  for (const change of describeChanges(recorded, playedWith(options.config, params))) {
     log(`changed since the run started: ${change} (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)`);
   }
 }

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
+import { readPlayedWith } from "../db/iterations.js";
 import {
   gamesPerMinute,
-  latestSettings,
   pilotIterations,
   rateWindowMinutes,
   etaSeconds,
@@ -174,10 +174,10 @@ export interface SnapshotOptions {
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
   const now = options.now ?? new Date();
   const rateMinutes = rateWindowMinutes((now.getTime() - run.createdAt.getTime()) / 1000);
-  const [totals, recent, settings, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers, pilot] = await Promise.all([
+  const [totals, recent, played, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers, pilot] = await Promise.all([
     runTotals(sql, run.id, rateMinutes),
     recentIterations(sql, run.id, options.recentCount ?? 8),
-    latestSettings(sql, run.id),
+    readPlayedWith(sql, { runId: run.id }),
     perturbationProgress(sql, run.id, options.recentCount ?? 8),
     countFaultedGames(sql, run.id),
     verificationResults(sql, run.name, options.recentCount ?? 8),
@@ -189,6 +189,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
     run.reference === null ? pilotIterations(sql, run.id, configuredPilots(run)) : [],
   ]);
+  const settings = played?.settings ?? null;
   const iterationStatus = (it: IterationSummary): IterationStatus => ({
     ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null, pilot: run.reference === null && it.reference !== null,
   });
@@ -205,7 +206,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
   const parameters = withHistory(run, listed, history);
   // A UCI-option run's one carrier iteration holds its whole budget.
-  const remaining = remainingGames(latest, latestNumber, perturbations ? latestNumber : maxIterations, settings);
+  const remaining = remainingGames(latest, latestNumber, perturbations ? latestNumber : maxIterations);
   return {
     run: { name: run.name, status: run.status, seed: run.seed, createdAt: run.createdAt.toISOString(), completedAt: run.completedAt?.toISOString() ?? null },
     reference: run.reference === null ? null : { engine: run.reference, path: run.referencePath, sha256: run.referenceSha256 },
@@ -216,7 +217,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       max: maxIterations,
       latestStatus: latest?.status ?? null,
       gamesPlayed: latest?.gamesPlayed ?? 0,
-      targetGames: latest?.targetGames ?? settings?.gamesPerIteration ?? 0,
+      targetGames: latest?.targetGames ?? 0,
     },
     games: {
       total: totals.games,
@@ -272,11 +273,11 @@ function waitingFor(latest: IterationSummary | undefined, maxIterations: number,
   return null;
 }
 
-/** Games left to max_iterations: the open iteration's rest and the full iterations after it. */
-function remainingGames(latest: IterationSummary | undefined, latestNumber: number, maxIterations: number, settings: IterationSettings | null): number {
-  const perIteration = settings?.gamesPerIteration ?? latest?.targetGames ?? 0;
-  const open = latest && latest.status !== "complete" ? latest.targetGames - latest.gamesPlayed : 0;
-  return open + Math.max(0, maxIterations - latestNumber) * perIteration;
+/** Games left to max_iterations: the open iteration's rest and the full iterations after it, of its games each (its target_games). */
+function remainingGames(latest: IterationSummary | undefined, latestNumber: number, maxIterations: number): number {
+  if (!latest) return 0;
+  const open = latest.status !== "complete" ? latest.targetGames - latest.gamesPlayed : 0;
+  return open + Math.max(0, maxIterations - latestNumber) * latest.targetGames;
 }
 
 /** The run's `[spsa] adapt_pilot` as its stored config has it (0: none, or a config from before the pilot). */

@@ -212,7 +212,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
         claimed = await afterExpiringLeases(database.sql, log, stop.signal, () =>
-          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), optionsOnClaim, refusedIterations),
+          claimBatch(database.sql, name, limit, optionsOnClaim, refusedIterations),
         );
       }
       if (claimed) {

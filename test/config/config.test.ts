@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_ADAPTIVE, DEFAULT_R_END, DEFAULT_R_END_PLAIN, loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { shippedBook } from "../../src/play/book.js";
-import { describeChanges, settingsOf } from "../../src/config/iteration-settings.js";
+import { describeChanges, playedWith, settingsOf } from "../../src/config/iteration-settings.js";
 import { gains } from "../../src/spsa/math.js";
 import { InputError } from "../../src/core/errors.js";
 import { spsa } from "../support/cli.js";
@@ -66,8 +66,12 @@ describe("config.toml", () => {
     expect(timed).not.toHaveProperty("moveLimit");
     expect(timed).not.toHaveProperty("referenceNps");
     expect(settingsOf(nodes, [])).toMatchObject({ moveLimit: { nodes: 3000 } });
-    expect(describeChanges(timed, settingsOf(nodes, []))).toEqual(["[time_control] nodes: (default) → 3000"]);
-    expect(describeChanges(settingsOf(nodes, []), settingsOf(scaled, []))).toEqual([
+    expect(describeChanges(playedWith(loadConfig(write("")), []), playedWith(nodes, []))).toEqual(["[time_control] nodes: (default) → 3000"]);
+    // The time per move and the games are not in the settings (their columns hold them): a change is named all the same.
+    expect(timed).not.toHaveProperty("timelowMs");
+    expect(timed).not.toHaveProperty("gamesPerIteration");
+    expect(describeChanges(playedWith(loadConfig(write("")), []), playedWith(loadConfig(write("[games]\ngames_per_iteration = 16\n")), []))).toEqual(["[games] games_per_iteration: 64 → 16"]);
+    expect(describeChanges(playedWith(nodes, []), playedWith(scaled, []))).toEqual([
       "[time_control] timelow: 0.05 → 0.1",
       "[time_control] timehigh: 0.2 → 0.3",
       "[time_control] nodes: 3000 → (default)",
@@ -157,10 +161,10 @@ describe("config.toml", () => {
     expect(errorOf("[spsa]\nadapt_window = 2.5\n").message).toMatch(/adapt_window/);
     expect(errorOf("[spsa]\nadapt_pilot = -1\n").message).toMatch(/adapt_pilot/);
     // A resumed run says so when the adaptation changes, also against rows recorded before it existed.
-    const plain = settingsOf(loadConfig(write('[spsa]\nadapt = "off"\n')), []);
-    const { adaptive: _, ...legacySpsa } = plain.spsa;
-    expect(describeChanges(plain, settingsOf(loadConfig(write("")), []))).toEqual(["[spsa] r_end: 0.0005 → 0.003", "[spsa] adapt: off → signal"]);
-    expect(describeChanges({ ...plain, spsa: legacySpsa as typeof plain.spsa }, plain)).toEqual(["[spsa] adapt_window: (default) → 256", "[spsa] adapt_floor: (default) → 0.1667", "[spsa] adapt_pilot: 0 → 1"]);
+    const plain = playedWith(loadConfig(write('[spsa]\nadapt = "off"\n')), []);
+    const { adaptive: _, ...legacySpsa } = plain.settings.spsa;
+    expect(describeChanges(plain, playedWith(loadConfig(write("")), []))).toEqual(["[spsa] r_end: 0.0005 → 0.003", "[spsa] adapt: off → signal"]);
+    expect(describeChanges({ ...plain, settings: { ...plain.settings, spsa: legacySpsa as typeof plain.settings.spsa } }, plain)).toEqual(["[spsa] adapt_window: (default) → 256", "[spsa] adapt_floor: (default) → 0.1667", "[spsa] adapt_pilot: 0 → 1"]);
   });
 
   it("reads a reference engine: start, or a binary relative to the file; iterations record it and a change is named", () => {
@@ -173,7 +177,7 @@ describe("config.toml", () => {
     const plain = settingsOf(loadConfig(write("")), []);
     expect(plain.spsa).not.toHaveProperty("reference");
     expect(settingsOf(file, []).spsa.reference).toBe(engine);
-    expect(describeChanges(plain, settingsOf(loadConfig(write('[spsa]\nreference = "start"\n')), []))).toEqual(["[spsa] reference: (default) → start"]);
+    expect(describeChanges(playedWith(loadConfig(write("")), []), playedWith(loadConfig(write('[spsa]\nreference = "start"\n')), []))).toEqual(["[spsa] reference: (default) → start"]);
     writeFileSync(join(dir, "not-executable"), "", { mode: 0o644 });
     expect(errorOf('[spsa]\nreference = "not-executable"\n').message).toMatch(/\[spsa\]\.reference \(line 2\): is not executable: .*not-executable/);
   });

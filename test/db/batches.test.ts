@@ -33,13 +33,13 @@ describe("claiming and reporting batches", () => {
     const planned = await sql`select games, games_before from spsa_batch where iteration_id = ${iteration.id} order by id`;
     expect(planned).toEqual([{ games: 4, games_before: 0 }, { games: 4, games_before: 4 }, { games: 2, games_before: 8 }]);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 0, status: "pending" });
-    // A claim of 3 splits the first batch; its last game stays open after the rest.
+    // A claim of 3 gets a pair (games are played in pairs: the claim rounds down, to one pair at least) and splits the batch.
     const grants = [];
     for (let i = 0; i < 5; i++) grants.push((await claimBatch(sql, "w1", 3))?.games);
-    expect(grants).toEqual([3, 3, 2, 1, 1]);
-    expect(await claimBatch(sql, "w1", 3)).toBeUndefined();
+    expect(grants).toEqual([2, 2, 2, 2, 2]);
+    expect(await claimBatch(sql, "w1", 1)).toBeUndefined();
     const rows = await sql`select games, games_before from spsa_batch where iteration_id = ${iteration.id} order by games_before`;
-    expect(rows.map((r) => [r.games_before, r.games])).toEqual([[0, 3], [3, 1], [4, 3], [7, 1], [8, 2]]);
+    expect(rows.map((r) => [r.games_before, r.games])).toEqual([[0, 2], [2, 2], [4, 2], [6, 2], [8, 2]]);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 10, games_played: 0, status: "in_progress" });
     await sql`update spsa_iteration set status = 'complete' where id = ${iteration.id}`;
   });

@@ -10,7 +10,10 @@ import { readAppliedChain } from "../../src/db/option-runs.js";
 import { applyBatch, batchStepFactor, drawBatch, paramsAt } from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
-import { clean } from "../support/iterations.js";
+import { loadConfig } from "../../src/config/config.js";
+import { describeChanges, playedWith, settingsOf } from "../../src/config/iteration-settings.js";
+import { readPlayedWith } from "../../src/db/iterations.js";
+import { clean, registerTestWorker } from "../support/iterations.js";
 import { ROOT } from "../support/cli.js";
 import { spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
@@ -233,6 +236,58 @@ describe("migrations", () => {
       expect(replayAppliedChain(chain.run, chain.start, chain.batches)).toEqual(theta);
       const [viewed] = await db`select theta_after from spsa_perturbation_progress where applied = 3`;
       expect(viewed?.theta_after).toEqual(theta);
+    } finally {
+      await done();
+    }
+  });
+});
+
+describe("the migration that stores each iteration setting once", () => {
+  it("moves old rows' copies out of their settings, and old runs read as they did: time, games per iteration, openings, no change named", async () => {
+    // Found by name: the lead renumbers migrations.
+    const journal = JSON.parse(readFileSync(join(ROOT, "migrations/meta/_journal.json"), "utf8")) as { entries: { idx: number; tag: string }[] };
+    const through = journal.entries.find((e) => e.tag.endsWith("_iteration_settings_once"))!.idx - 1;
+    const { old, sql, connections, done } = await schemaThrough(through);
+    try {
+      const config = loadConfig("config.toml");
+      const { timelowMs, timehighMs } = config.timeControl;
+      const perIteration = config.games.gamesPerIteration;
+      // Settings as the versions before wrote them: the time per move and games per iteration copied in.
+      const oldSettings = { ...settingsOf(config, []), timelowMs, timehighMs, gamesPerIteration: perIteration };
+      const iteration = async (runId: number, k: number, target: number) => {
+        const [row] = await sql<{ id: number }[]>`
+          insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256, minus_engine_sha256,
+            timelow_ms, timehigh_ms, target_games, status, settings)
+          values (${runId}, ${k}, '/p', '/m', 'a', 'b', ${timelowMs}, ${timehighMs}, ${target}, ${k < 3 ? "complete" : "pending"}, ${JSON.stringify(oldSettings)}::jsonb) returning id`;
+        return row!.id;
+      };
+      const run = async (name: string) =>
+        (await sql<{ id: number }[]>`insert into spsa_run (name, seed, config, initial_parameters, current_parameters) values (${name}, 's', '{}', '{}', '{}') returning id`)[0]!.id;
+      // A build-mode run at its third iteration, and a UCI-option run whose one iteration carries all its games.
+      const built = await run("old-build");
+      for (const k of [1, 2]) await iteration(built, k, perIteration);
+      const third = await iteration(built, 3, perIteration);
+      await sql`insert into spsa_batch (iteration_id, games, games_before, status) values (${third}, ${perIteration}, 0, 'open')`;
+      const options = await run("old-options");
+      const carrier = await iteration(options, 1, 10 * perIteration);
+      await sql`insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, gains, games_per_iteration, parameter_names)
+        values (${options}, ${carrier}, '/p', 'a', '{}', '{}', ${perIteration}, '{}')`;
+
+      await applyMigrations(old.url);
+      const db = connect(old.url, 2);
+      connections.push(db);
+      const copies = await db<{ n: number }[]>`select count(*)::int as n from spsa_iteration where settings ?| array['timelowMs', 'timehighMs', 'gamesPerIteration']`;
+      expect(copies[0]?.n).toBe(0);
+      for (const id of [third, carrier]) {
+        const recorded = await readPlayedWith(db, { iterationId: id });
+        expect(recorded).toMatchObject({ timelowMs, timehighMs, gamesPerIteration: perIteration });
+        // A resumed master with the same config.toml names no change.
+        expect(describeChanges(recorded!, playedWith(config, []))).toEqual([]);
+      }
+      expect(await readPlayedWith(db, { runId: built })).toMatchObject({ gamesPerIteration: perIteration });
+      // The third iteration's openings start after the first two's games.
+      await registerTestWorker(db, "w");
+      expect((await claimBatch(db, "w", 8))?.firstGame).toBe(2 * perIteration);
     } finally {
       await done();
     }

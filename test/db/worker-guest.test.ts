@@ -83,11 +83,14 @@ describe("a worker machine cannot corrupt, stall or crash a run", () => {
     expect(await activeGameSlots(database.sql)).toBe(before);
   });
 
-  it("cannot choose its lease: a claim asking for one until 2058 gets the iteration's, and heartbeats extend by the iteration's too", async () => {
+  it("cannot choose its lease: the calls take none (one until 2058 is no call at all), a claim gets the iteration's, and heartbeats extend by it", async () => {
     await seedIteration(database.sql, { runName: "lease", targetGames: 2 });
-    const [granted] = await worker<{ id: number; lease: number }[]>`select batch_id::int as id, lease_seconds as lease from spsa_claim_batch(${name}, 2, 1e9, '{}')`;
+    const NO_SUCH_FUNCTION = { code: "42883" };
+    await expect(worker`select * from spsa_claim_batch(${name}, 2, 1e9, '{}')`).rejects.toMatchObject(NO_SUCH_FUNCTION);
+    const [granted] = await worker<{ id: number; lease: number }[]>`select batch_id::int as id, lease_seconds as lease from spsa_claim_batch(${name}, 2, '{}')`;
     expect(granted!.lease).toBe(120);
-    await worker`select * from spsa_heartbeat(${name}, 's', ${[granted!.id]}::bigint[], 1e9)`;
+    await expect(worker`select * from spsa_heartbeat(${name}, 's', ${[granted!.id]}::bigint[], 1e9)`).rejects.toMatchObject(NO_SUCH_FUNCTION);
+    await worker`select * from spsa_heartbeat(${name}, 's', ${[granted!.id]}::bigint[])`;
     const [row] = await database.sql<{ within: boolean }[]>`select lease_expires_at < now() + interval '121 seconds' as within from spsa_batch where id = ${granted!.id}`;
     expect(row?.within).toBe(true);
   });
@@ -170,7 +173,7 @@ describe("revoking a worker's role ends its claims and frees its names", () => {
     }
     const { iteration } = await seedIteration(database.sql, { runName: "revoked", targetGames: 4 });
     await claimWorkerName(hostile, { name: "box-4242", sessionId: "h", host: "box", pid: 4242, concurrency: 1 }, () => false);
-    const [held] = await hostile<{ id: number }[]>`select batch_id::int as id from spsa_claim_batch('box-4242', 4, 1e9, '{}')`;
+    const [held] = await hostile<{ id: number }[]>`select batch_id::int as id from spsa_claim_batch('box-4242', 4, '{}')`;
     expect(held).toBeDefined();
     await hostile.end();
     const revoked = await revokeWorkerLogin(database.sql, machine);
@@ -206,7 +209,7 @@ describe("every definer function, driven with random hostile arguments", () => {
     const { iteration } = await seedIteration(database.sql, { runName: "fuzzed", targetGames: 64, batchSize: 4 });
     const rng = createRng("worker-guest-fuzz");
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng.next() * xs.length)]!;
-    const numbers = ["'NaN'", "'Infinity'", "'-Infinity'", "1e308", "-1", "0", "1.5", "2147483647", "-2147483648", "2", "4", "null"];
+    const numbers = ["'NaN'", "'Infinity'", "'-Infinity'", "1e308", "-1", "0", "1.5", "2147483647", "-2147483648", "2", "3", "4", "null"];
     const texts = () => pick([`'${"y".repeat(10 * 1024 * 1024)}'`, "''", `'${name}'`, "'master-box'", "null", "E'\\x1b[2J'", `'${"z".repeat(70)}'`]);
     const ids = async () => {
       const rows = await database.sql<{ id: number }[]>`select id::int from spsa_batch order by random() limit 1`;
@@ -215,9 +218,9 @@ describe("every definer function, driven with random hostile arguments", () => {
     const json = () => pick(["'{\"plusCrashes\": 1.5}'", "'{\"plusCrashes\": -1}'", "'{\"plusCrashes\": 1e9}'", "'[]'", "'null'", "'{}'", "'{\"x\": 1}'", `'[{"gameIndex": 0, "side": "plus", "fault": "crash", "reason": "r", "pgn": "${"p".repeat(300000)}"}]'`]);
     const arrays = () => pick(["'{0,0,1,0,0}'", "'{-1,0,0,0,0}'", "'{}'", "null", "'{0,0,2147483647,0,0}'", "'{0,0,0,0,1,1}'"]);
     const calls: (() => Promise<string>)[] = [
-      async () => `select * from spsa_claim_batch(${texts()}, ${pick(numbers)}::int, ${pick(numbers)}::float8, ${pick(["'{}'", "null", `'{${Array.from({ length: 5000 }, (_, i) => i).join(",")}}'`])}::int[])`,
+      async () => `select * from spsa_claim_batch(${texts()}, ${pick(numbers)}::int, ${pick(["'{}'", "null", `'{${Array.from({ length: 5000 }, (_, i) => i).join(",")}}'`])}::int[])`,
       async () => `select spsa_report_batch(${await ids()}, ${texts()}, ${pick(numbers)}::int, ${pick(numbers)}::int, ${pick(numbers)}::int, ${arrays()}::int[], ${json()}::jsonb, ${pick(numbers)}::int, ${pick(numbers)}::int, ${pick(["null", arrays()])}::int[])`,
-      async () => `select * from spsa_heartbeat(${texts()}, ${texts()}, ${pick(["'{}'", "null", "'{1,2,3}'"])}::bigint[], ${pick(numbers)}::float8)`,
+      async () => `select * from spsa_heartbeat(${texts()}, ${texts()}, ${pick(["'{}'", "null", "'{1,2,3}'"])}::bigint[])`,
       async () => `select spsa_record_worker(${texts()}, ${texts()}, ${pick(numbers)}::int, ${texts()}, ${pick(numbers)}::float8, ${pick(numbers)}::float8)`,
       async () => `select * from spsa_lock_worker_name(${texts()}, ${texts()}, ${pick(numbers)}::int, ${texts()}, ${pick(numbers)}::int, ${texts()})`,
       async () => `select * from spsa_take_worker_name(${texts()}, ${texts()}, ${pick(numbers)}::int, ${texts()}, ${pick(numbers)}::int, ${texts()})`,
@@ -227,7 +230,7 @@ describe("every definer function, driven with random hostile arguments", () => {
       async () => `select * from spsa_release_claims(${texts()}, ${texts()})`,
     ];
     const invariants = async () => {
-      const [bad] = await database.sql<{ batches: number; workers: number; leases: number; sums: number }[]>`
+      const [bad] = await database.sql<{ batches: number; workers: number; leases: number; odd: number; sums: number }[]>`
         with done as (
           select b.*, coalesce(ref_plus_wins + ref_plus_draws + ref_plus_losses + ref_minus_wins + ref_minus_draws + ref_minus_losses, 0) as ref_games
           from spsa_batch b where b.status = 'done'
@@ -238,9 +241,11 @@ describe("every definer function, driven with random hostile arguments", () => {
           (select count(*) from spsa_worker w where w.login_role = ${role} and (w.concurrency not between 1 and 1024 or char_length(w.host) > 255
              or char_length(w.name) > 64 or w.host ~ '[[:cntrl:]]' or w.measured_nps = 'NaN' or w.time_factor = 'NaN'))::int as workers,
           (select count(*) from spsa_batch b where b.status = 'claimed' and b.lease_expires_at > now() + interval '1 day')::int as leases,
+          -- Games come in pairs: however a claim asks, no batch holds an odd number of them.
+          (select count(*) from spsa_batch b where b.iteration_id = ${iteration.id} and b.games % 2 <> 0)::int as odd,
           (select count(*) from spsa_iteration i where i.id = ${iteration.id} and i.target_games <>
              (select coalesce(sum(b.games), 0) from spsa_batch b where b.iteration_id = i.id and b.status in ('open', 'claimed', 'done')))::int as sums`;
-      expect(bad).toEqual({ batches: 0, workers: 0, leases: 0, sums: 0 });
+      expect(bad).toEqual({ batches: 0, workers: 0, leases: 0, odd: 0, sums: 0 });
       await foldIteration(database.sql, iteration.id);
     };
     let refused = 0;

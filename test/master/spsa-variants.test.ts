@@ -44,7 +44,7 @@ describe("the master with the self-correcting schedule, momentum and tail averag
       const k = row.iteration_number;
       const params = recordedParams(row.settings, row.base_parameters);
       // a_k is the self-correcting schedule's over θ of iterations 1..k (iteration 3's a_k is corrected after a block of 1).
-      const expected = gains(spsaMathConfig(row.settings.spsa, row.settings.gamesPerIteration), k, { params, trajectory: bases.slice(0, k) });
+      const expected = gains(spsaMathConfig(row.settings.spsa, row.target_games), k, { params, trajectory: bases.slice(0, k) });
       expect(row.a_k, `a_k of iteration ${k}`).toBeCloseTo(expected.ak, 12);
       // The update adds half the previous move, which the master took from the recorded rows.
       const replayed = update(

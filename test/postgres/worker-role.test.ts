@@ -74,7 +74,7 @@ describe("spsa db worker-url: a worker machine's database role", () => {
   });
 
   it("cannot alter or replace a function it calls", async () => {
-    await expect(worker`alter function spsa_claim_batch(text, int, float8, int[]) security invoker`).rejects.toMatchObject(DENIED);
+    await expect(worker`alter function spsa_claim_batch(text, int, int[]) security invoker`).rejects.toMatchObject(DENIED);
     await expect(worker.unsafe("create or replace function spsa_own_worker(p_name text) returns void language sql as 'select'")).rejects.toMatchObject(DENIED);
   });
 

@@ -111,6 +111,8 @@ export interface RecordedIteration {
   minus_wins: number;
   draws: number;
   games_played: number;
+  /** Its games: in build mode the games per iteration it was played with. */
+  target_games: number;
   settings: IterationSettings;
   elo_diff: number | null;
 }
@@ -118,7 +120,7 @@ export interface RecordedIteration {
 /** The recorded iterations of a run, in order. */
 export async function recordedIterations(sql: postgres.Sql, runName: string): Promise<RecordedIteration[]> {
   return sql<RecordedIteration[]>`
-    select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.games_played, i.settings,
+    select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.games_played, i.target_games, i.settings,
       i.elo_diff
     from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName} order by i.iteration_number`;
 }

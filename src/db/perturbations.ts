@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { lockOpenIteration } from "./batches.js";
+import { lockOpenIteration } from "./iteration-lock.js";
 import type { AppliedBatch, ChainRun, ChainStart, OptionDraw, OptionParams, ReportedBatch, SpsaMathConfig, Values } from "../types/spsa.js";
 import type { Pentanomial } from "../types/play.js";
 
@@ -134,16 +134,21 @@ export async function appliedState(tx: Sql, runId: number): Promise<{ applied: n
   return row;
 }
 
+/** A run's parameter list as a worker has it: the signature it came with, and its order of the names. */
+export interface KnownList {
+  signature: string;
+  names: readonly string[];
+}
+
+/** A claimed batch's draw, with its run's parameter list and names; the list is null when the claim named it as known. */
+export type ClaimedDraw = Omit<OptionDraw, "parameters"> & { parameters: OptionParams | null; names: readonly string[] };
+
 /**
  * A claimed batch's draw with its run's parameters; undefined for a batch without a draw. The
- * parameter list is left out (null) when its signature is `knownSignature`: the caller has that
- * list already (a large run's list is the biggest read of a claim).
+ * parameter list is left out (null) when its signature is `known`'s: the caller has that list
+ * already (a large run's list is the biggest read of a claim).
  */
-export async function drawOfBatch(
-  sql: Sql,
-  batchId: number,
-  known?: { signature: string; names: readonly string[] },
-): Promise<(Omit<OptionDraw, "parameters"> & { parameters: OptionParams | null; names: readonly string[] }) | undefined> {
+export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList): Promise<ClaimedDraw | undefined> {
   const [row] = await sql<{ parameters: OptionParams | null; names: string[] | null; signature: string | null; plus: StoredValues; minus: StoredValues }[]>`
     select case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameters end as parameters,
       case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameter_names end as names,

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
-import { lockOpenIteration, setAsideBatches } from "./batches.js";
+import { setAsideBatches } from "./batches.js";
+import { lockOpenIteration } from "./iteration-lock.js";
 import { WORKER_GROUP } from "../postgres/worker-role.js";
 import type { Sql } from "../postgres/sql.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";

@@ -201,16 +201,12 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
  * the games of the batches in flight. One writer (the iteration's master, each poll), so
  * reports never queue on the iteration's row; the counters lag the reports by at most a poll.
  * Batches with a UCI-option draw are left to the option master, which folds them as it
- * applies them to θ (src/master/apply-reports.ts). A complete iteration is left as it is.
+ * applies them to θ (src/master/apply-reports.ts). A complete iteration is left as it is. A
+ * tuning master sets aside the reports of workers under suspicion first (foldHoldingSetAside).
  * When they moved, pages that watch (the dashboard) are told once; true then.
  */
-export async function foldIteration(sql: postgres.Sql, iterationId: number, beforeFold?: (tx: postgres.TransactionSql) => Promise<unknown>): Promise<boolean> {
-  const moved = await sql.begin(async (tx) => {
-    if (!(await lockOpenIteration(tx, iterationId))) return false;
-    // A tuning master sets aside the reports of workers under suspicion first (src/db/worker-decisions.ts).
-    await beforeFold?.(tx);
-    return foldBatches(tx, iterationId, "undrawn");
-  });
+export async function foldIteration(sql: postgres.Sql, iterationId: number): Promise<boolean> {
+  const moved = await sql.begin(async (tx) => (await lockOpenIteration(tx, iterationId)) && foldBatches(tx, iterationId, "undrawn"));
   if (moved) await tellWatchers(sql, iterationId);
   return moved;
 }

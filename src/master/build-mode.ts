@@ -4,8 +4,8 @@ import { spsaMathConfig } from "../config/config.js";
 import { valuesOf, type Param } from "../params/params.js";
 import { buildVariants } from "../engine-build/engine-builder.js";
 import { storeBinaries } from "../engine-build/binary-store.js";
-import { expireLeases, foldIteration } from "../db/batches.js";
-import { holdSetAsideReports } from "../db/worker-decisions.js";
+import { expireLeases } from "../db/batches.js";
+import { foldHoldingSetAside } from "../db/worker-decisions.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { createRng } from "../core/rng.js";
 import { perturb, update } from "../spsa/math.js";
@@ -294,7 +294,7 @@ async function waitForGames(
         // A dead worker's games are handed out again, whoever looks first.
         await expireLeases(sql);
         // Reports of workers under suspicion are held and their games played again (docs/bad-workers.md).
-        await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+        await foldHoldingSetAside(sql, run.id, iteration.id);
         return readIteration(sql, iteration.id);
       });
       // Reports arriving: look again soon, as the iteration may be about to finish.

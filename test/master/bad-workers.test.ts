@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { insertOptionRun } from "../../src/db/perturbations.js";
-import { holdSetAsideReports, latestDecisions, recordDecision, setAsideWorkers } from "../../src/db/worker-decisions.js";
+import { foldHoldingSetAside, latestDecisions, recordDecision, setAsideWorkers } from "../../src/db/worker-decisions.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
@@ -62,7 +62,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     expect(await report(sql, "suspect", mine!, sweep)).toBe("accepted");
     const theirs = await claimBatch(sql, "honest", 4);
     expect(await report(sql, "honest", theirs!, even)).toBe("accepted");
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     const [held] = await sql`select status, folded, held_at is not null as held from spsa_batch where id = ${mine!.batchId}`;
     expect(held).toEqual({ status: "done", folded: true, held: true });
     const [counted] = await sql`select games_played, plus_wins from spsa_iteration where id = ${iteration.id}`;
@@ -71,13 +71,13 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     const [open] = await sql<{ n: number }[]>`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${iteration.id} and status = 'open'`;
     expect(open!.n).toBe(12);
     // A fold again holds nothing twice.
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(4);
 
     await recordDecision(sql, { runId: run.id, workerName: "suspect", decision: "accepted", reason: "looked fine", who: "alice@box" });
     const next = await claimBatch(sql, "suspect", 4);
     await report(sql, "suspect", next!, even);
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(8);
     const [state] = await latestDecisions(sql, run.id);
     expect(state).toMatchObject({ workerName: "suspect", decision: "accepted", reason: "looked fine" });
@@ -102,7 +102,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
       const batch = await claimBatch(name === "owner-w" ? sql : guest, name, 4);
       expect(await report(name === "owner-w" ? sql : guest, name, batch!, even)).toBe("accepted");
     }
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     const rows = await sql<{ worker_name: string; held: boolean }[]>`
       select worker_name, held_at is not null as held from spsa_batch where iteration_id = ${iteration.id} and status = 'done' order by worker_name`;
     expect(rows).toEqual([{ worker_name: `${machine}-b`, held: true }, { worker_name: "owner-w", held: false }]);
@@ -157,7 +157,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
         const batch = await claimBatch(sql, w, 4);
         await report(sql, w, batch!, w === "rliar" ? sweep : even);
       }
-      await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+      await foldHoldingSetAside(sql, run.id, iteration.id);
       verdict = await review.beforeStep(1);
       if (verdict) {
         // Not stepped here: the next round's batches join the same iteration.

@@ -48,7 +48,7 @@ import { optionParamsOf } from "../dist/params/option-names.js";
 import { applyReports } from "../dist/master/apply-reports.js";
 import { thetaEveryFor } from "../dist/master/options-mode.js";
 import { topUpDraws } from "../dist/master/draw-pool.js";
-import { optionsOnClaim } from "../dist/worker/option-draw.js";
+import { knownLists, withOptionList } from "../dist/worker/option-draw.js";
 
 const { values } = parseArgs({
   options: {
@@ -262,7 +262,6 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
   const clients = Array.from({ length: n }, () => connect(url, 1, { connection: { application_name: "spsa-fleet-worker" } }));
   let stopping = false;
   let started = 0;
-  const onClaim = mode === "options" ? optionsOnClaim : undefined;
   const register = async (sql, index) => {
     const session = { name: `fleet-${bench.run.id}-${n}-${index}`, sessionId: randomUUID() };
     await claimWorkerName(sql, { ...session, host: "fleet", pid: process.pid, concurrency: 1 }, () => false);
@@ -278,7 +277,10 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
       const t0 = performance.now();
       let batch;
       try {
-        batch = await claimBatch(sql, session.name, batchGames, onClaim);
+        // As a worker claims: the parameter lists it has are not read again (UCI-option mode).
+        const known = knownLists();
+        batch = await claimBatch(sql, session.name, batchGames, { known });
+        batch = batch && withOptionList(batch, known);
       } catch (error) {
         noteError("claim", error);
         await sleep(50);

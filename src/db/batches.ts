@@ -1,9 +1,10 @@
 import type postgres from "postgres";
-import type { OptionDraw } from "../types/spsa.js";
 import { joinFragments, type RowOf } from "./columns.js";
 import { addCounters, counterValues, sumBatchCounters } from "./fault-columns.js";
 import { countRunWorkers } from "./run-workers.js";
-import { withRetry } from "../postgres/retry.js";
+import { storeFaultedGames, type FaultedGame } from "./faulted-games.js";
+import { lockOpenIteration } from "./iteration-lock.js";
+import { drawOfBatch, type ClaimedDraw, type KnownList } from "./option-runs.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
 import type { IterationMoveLimit } from "../types/config.js";
@@ -47,14 +48,21 @@ export type ClaimedBatch = RowOf<
   moveLimit: IterationMoveLimit | null;
   /** The iteration's `[time_control] reference_nps`, or null: times per move are not scaled. */
   referenceNps: number | null;
-  /** UCI-option mode: the master's draw and the run's signed parameter list, from which the worker sets the plus and minus engines' options (both run the same binary). */
-  optionDraw?: OptionDraw;
+  /**
+   * UCI-option mode: the master's draw and the run's signed parameter list (left out when it is
+   * a list the claim named as known), from which the worker sets the plus and minus engines'
+   * options (both run the same binary). A build-mode batch has none.
+   */
+  optionDraw?: ClaimedDraw;
 };
 
-/** Runs in the claim's transaction and may add to the batch (UCI-option mode reads the master's draw). */
-export type ClaimHook = (tx: postgres.TransactionSql, batch: ClaimedBatch) => Promise<ClaimedBatch>;
-/** Runs in the report's transaction once its games are counted, so once per batch. */
-export type ReportHook = (tx: postgres.TransactionSql, report: BatchReport) => Promise<void>;
+/** What a claim passes over and what it need not read again. */
+export interface ClaimOptions {
+  /** Iterations this worker refused the binaries of. */
+  skip?: readonly number[];
+  /** The parameter lists the worker has, by run (a large run's list is the biggest read of a claim). */
+  known?: ReadonlyMap<number, KnownList>;
+}
 
 /**
  * A batch's games, counted from the plus engine's side (plus is each pair's first engine). In
@@ -67,25 +75,19 @@ export interface BatchReport extends Omit<PairCounts, "faults"> {
   workerName: string;
   faults: EngineFaults;
   reference?: ReferenceResults;
+  /** The first of its games that an engine fault decided, kept with the report (src/db/faulted-games.ts). */
+  faultedGames?: readonly FaultedGame[];
 }
 
 export type ReportOutcome = "accepted" | "duplicate" | "refused";
 
-/** Returns batches whose lease ran out to the pool; their games become claimable again. */
+/**
+ * Returns batches whose lease ran out to the pool; their games become claimable again. Each
+ * round of a master or verification waiting for games and of a worker claiming them runs it
+ * first, so that a dead worker's games are handed out again whoever looks first.
+ */
 export async function expireLeases(sql: Sql): Promise<number> {
   return (await returnToPool(sql, null)).batches;
-}
-
-/**
- * `work` after expired leases are returned to the pool, retried through database outages:
- * each round of a master or verification waiting for games and of a worker claiming them,
- * so that a dead worker's games are handed out again whoever looks first.
- */
-export async function afterExpiringLeases<T>(sql: postgres.Sql, log: (line: string) => void, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
-  return withRetry(log, signal, async () => {
-    await expireLeases(sql);
-    return work();
-  });
 }
 
 /**
@@ -115,18 +117,12 @@ export async function releaseClaims(sql: Sql, worker: WorkerSession): Promise<{ 
 /**
  * Claims up to `maxGames` games of the oldest open iteration, never beyond its target:
  * spsa_claim_batch takes its oldest open batch row that no other claim holds (FOR UPDATE
- * SKIP LOCKED), splitting off what is beyond `maxGames` rounded down to whole pairs (units of
- * four in reference mode), at least one (a UCI-option batch, drawn by the master, is taken
- * whole), and gives it the iteration's lease, in the transaction that also
- * runs `onClaim`. Iterations in `skip` (whose binaries this worker refused) are passed over.
+ * SKIP LOCKED), splitting off what is beyond `maxGames` (a UCI-option batch, drawn by the
+ * master, is taken whole), and gives it the iteration's lease; in the same transaction, a
+ * UCI-option batch's draw is read with its run's parameter list (spsa_claim_batch hands one out
+ * only with its draw; a worker writes none). Iterations in `skip` are passed over.
  */
-export async function claimBatch(
-  sql: postgres.Sql,
-  workerName: string,
-  maxGames: number,
-  onClaim?: ClaimHook,
-  skip: readonly number[] = [],
-): Promise<ClaimedBatch | undefined> {
+export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames: number, { skip = [], known }: ClaimOptions = {}): Promise<ClaimedBatch | undefined> {
   return sql.begin(async (tx) => {
     const [granted] = await tx<{ batchId: number; iterationId: number; games: number; leaseSeconds: number }[]>`
       select batch_id::int as "batchId", iteration_id as "iterationId", games, lease_seconds as "leaseSeconds"
@@ -145,7 +141,9 @@ export async function claimBatch(
              g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs",
              g.settings->'moveLimit' as "moveLimit", (g.settings->>'referenceNps')::float8 as "referenceNps"
       from spsa_iteration g join spsa_run r on r.id = g.run_id where g.id = ${granted.iterationId}`;
-    return claimed && onClaim ? onClaim(tx, claimed) : claimed;
+    if (!claimed) return undefined;
+    const optionDraw = await drawOfBatch(tx, claimed.batchId, known?.get(claimed.runId));
+    return optionDraw ? { ...claimed, optionDraw } : claimed;
   });
 }
 
@@ -172,11 +170,12 @@ export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: numbe
 
 /**
  * Records a batch's results, once (spsa_report_batch): on its row and its worker's, only if
- * the batch goes from claimed to done in this transaction; a replay of an accepted report is
- * a "duplicate", a report for a batch that expired (and may have been reclaimed) is "refused".
- * The iteration's counters follow at its master's next foldIteration.
+ * the batch goes from claimed to done in this transaction, with its faulted games; a replay of
+ * an accepted report is a "duplicate", a report for a batch that expired (and may have been
+ * reclaimed) is "refused", and neither keeps anything. The iteration's counters follow at its
+ * master's next foldIteration.
  */
-export async function reportBatch(sql: postgres.Sql, report: BatchReport, onReport?: ReportHook): Promise<ReportOutcome> {
+export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promise<ReportOutcome> {
   const { reference } = report;
   const sides = reference && [reference.plus, reference.minus].flatMap((side) => [side.wins, side.draws, side.losses]);
   return sql.begin(async (tx) => {
@@ -185,7 +184,7 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport, onRepo
         ${report.pairs as number[]}::int[], ${tx.json(counterValues(report.faults))}, ${report.replays}, ${report.replayLimitPairs},
         ${sides ?? null}::int[]) as outcome`;
     const outcome = row?.outcome ?? "refused";
-    if (outcome === "accepted") await onReport?.(tx, report);
+    if (outcome === "accepted" && report.faultedGames) await storeFaultedGames(tx, { batchId: report.batchId, workerName: report.workerName, games: report.faultedGames });
     return outcome;
   });
 }
@@ -197,16 +196,12 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport, onRepo
  * the games of the batches in flight. One writer (the iteration's master, each poll), so
  * reports never queue on the iteration's row; the counters lag the reports by at most a poll.
  * Batches with a UCI-option draw are left to the option master, which folds them as it
- * applies them to θ (src/master/apply-reports.ts). A complete iteration is left as it is.
+ * applies them to θ (src/master/apply-reports.ts). A complete iteration is left as it is. A
+ * tuning master sets aside the reports of workers under suspicion first (foldHoldingSetAside).
  * When they moved, pages that watch (the dashboard) are told once; true then.
  */
-export async function foldIteration(sql: postgres.Sql, iterationId: number, beforeFold?: (tx: postgres.TransactionSql) => Promise<unknown>): Promise<boolean> {
-  const moved = await sql.begin(async (tx) => {
-    if (!(await lockOpenIteration(tx, iterationId))) return false;
-    // A tuning master sets aside the reports of workers under suspicion first (src/db/worker-decisions.ts).
-    await beforeFold?.(tx);
-    return foldBatches(tx, iterationId, "undrawn");
-  });
+export async function foldIteration(sql: postgres.Sql, iterationId: number): Promise<boolean> {
+  const moved = await sql.begin(async (tx) => (await lockOpenIteration(tx, iterationId)) && foldBatches(tx, iterationId, "undrawn"));
   if (moved) await tellWatchers(sql, iterationId);
   return moved;
 }
@@ -214,17 +209,6 @@ export async function foldIteration(sql: postgres.Sql, iterationId: number, befo
 /** Tells pages that watch (the dashboard) that the iteration's counters moved: after the fold's commit, as it is read then. */
 export async function tellWatchers(sql: postgres.Sql, iterationId: number): Promise<void> {
   await sql`select pg_notify(${PROGRESS_CHANNEL}, ${String(iterationId)})`;
-}
-
-/**
- * Folds of one iteration take turns (so a claimed count and the played games it adds to come
- * from one moment), under an advisory lock rather than the iteration row's: a poll that finds
- * nothing to fold then writes nothing, not even a lock. False if the iteration is complete.
- */
-export async function lockOpenIteration(tx: postgres.TransactionSql, iterationId: number): Promise<boolean> {
-  await tx`select pg_advisory_xact_lock(hashtext(${`spsa_fold:${iterationId}`}))`;
-  const [row] = await tx<{ status: string }[]>`select status from spsa_iteration where id = ${iterationId}`;
-  return row !== undefined && row.status !== "complete";
 }
 
 /**

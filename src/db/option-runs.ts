@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { lockOpenIteration } from "./batches.js";
+import { lockOpenIteration } from "./iteration-lock.js";
 import type { AppliedBatch, ChainRun, ChainStart, OptionDraw, OptionParams, ReportedBatch, SpsaMathConfig, Values } from "../types/spsa.js";
 import type { Pentanomial } from "../types/play.js";
 
@@ -129,16 +129,21 @@ export async function appliedState(tx: Sql, runId: number): Promise<{ applied: n
   return row;
 }
 
+/** A run's parameter list as a worker has it: the signature it came with, and its order of the names. */
+export interface KnownList {
+  signature: string;
+  names: readonly string[];
+}
+
+/** A claimed batch's draw, with its run's parameter list and names; the list is null when the claim named it as known. */
+export type ClaimedDraw = Omit<OptionDraw, "parameters"> & { parameters: OptionParams | null; names: readonly string[] };
+
 /**
  * A claimed batch's draw with its run's parameters; undefined for a batch without a draw. The
- * parameter list is left out (null) when its signature is `knownSignature`: the caller has that
- * list already (a large run's list is the biggest read of a claim).
+ * parameter list is left out (null) when its signature is `known`'s: the caller has that list
+ * already (a large run's list is the biggest read of a claim).
  */
-export async function drawOfBatch(
-  sql: Sql,
-  batchId: number,
-  known?: { signature: string; names: readonly string[] },
-): Promise<(Omit<OptionDraw, "parameters"> & { parameters: OptionParams | null; names: readonly string[] }) | undefined> {
+export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList): Promise<ClaimedDraw | undefined> {
   const [row] = await sql<{ parameters: OptionParams | null; names: string[] | null; signature: string | null; plus: StoredValues; minus: StoredValues }[]>`
     select case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameters end as parameters,
       case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameter_names end as names,
@@ -174,29 +179,28 @@ export interface UnfoldedBatch {
 /**
  * Locks the run and its carrier iteration for the master's fold (only the master takes these
  * locks; `no key update`, so that a draw's foreign key to the run, a key-share lock, does not
- * wait for the fold) and returns up to `limit` batches not folded yet in the order they are to
- * be applied: the order they were reported. Nothing (`open` false) once the iteration is
- * complete. θ is read (drawnTheta) only when there is something to apply.
+ * wait for the fold). False once the iteration is complete.
  */
-export async function lockUnfoldedBatches(
-  tx: postgres.TransactionSql,
-  run: { runId: number; iterationId: number; names: readonly string[] },
-  limit: number,
-  beforeRead?: () => Promise<unknown>,
-): Promise<{ open: boolean; batches: UnfoldedBatch[] }> {
+export async function lockOptionFold(tx: postgres.TransactionSql, run: { runId: number; iterationId: number }): Promise<boolean> {
   const [row] = await tx`select id from spsa_run where id = ${run.runId} for no key update`;
   if (!row) throw new Error(`run ${run.runId} vanished`);
-  const open = await lockOpenIteration(tx, run.iterationId);
-  // Under the locks: the master sets aside the reports of workers under suspicion (src/db/worker-decisions.ts).
-  if (open) await beforeRead?.();
-  const batches = !open ? [] : await tx<(Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]>`
+  return lockOpenIteration(tx, run.iterationId);
+}
+
+/**
+ * Under the fold's locks (lockOptionFold): up to `limit` batches not folded yet in the order they
+ * are to be applied, the order they were reported. θ is read (drawnTheta) only when there is
+ * something to apply.
+ */
+export async function unfoldedBatches(tx: postgres.TransactionSql, run: { iterationId: number; names: readonly string[] }, limit: number): Promise<UnfoldedBatch[]> {
+  const batches = await tx<(Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]>`
     select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
       p.applied_number is not null as applied, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
     from spsa_batch b left join spsa_perturbation p on p.batch_id = b.id
     where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused)
     order by b.reported_at, b.id limit ${limit}`;
   const byName = (stored: StoredValues | null) => (stored === null ? null : valuesByName(run.names, stored));
-  return { open, batches: batches.map((b) => ({ ...b, plus: byName(b.plus), minus: byName(b.minus) })) };
+  return batches.map((b) => ({ ...b, plus: byName(b.plus), minus: byName(b.minus) }));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
-import { lockOpenIteration, setAsideBatches } from "./batches.js";
+import { foldBatches, setAsideBatches, tellWatchers } from "./batches.js";
+import { lockOpenIteration } from "./iteration-lock.js";
 import { WORKER_GROUP } from "../postgres/worker-role.js";
 import type { Sql } from "../postgres/sql.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
@@ -85,6 +86,21 @@ export async function holdSetAsideReports(tx: postgres.TransactionSql, runId: nu
     where b.iteration_id = ${iterationId} and b.status = 'done' and not b.folded`;
   if (rows.length === 0) return 0;
   return (await setAsideBatches(tx, iterationId, rows.map((r) => r.id), { held: true }, reopen)).batches;
+}
+
+/**
+ * A build-mode master's fold (src/db/batches.ts foldIteration): in its transaction, under the
+ * iteration's lock, the reports of workers set aside are held first and their games opened
+ * again, so none of them is counted. True when the counters moved.
+ */
+export async function foldHoldingSetAside(sql: postgres.Sql, runId: number, iterationId: number): Promise<boolean> {
+  const moved = await sql.begin(async (tx) => {
+    if (!(await lockOpenIteration(tx, iterationId))) return false;
+    await holdSetAsideReports(tx, runId, iterationId, true);
+    return foldBatches(tx, iterationId, "undrawn");
+  });
+  if (moved) await tellWatchers(sql, iterationId);
+  return moved;
 }
 
 /**

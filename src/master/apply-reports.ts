@@ -1,6 +1,8 @@
 import type postgres from "postgres";
 import { foldBatches, tellWatchers } from "../db/batches.js";
-import { dropUnplayedValues, lastReportedBatches, lockUnfoldedBatches, optionRunOf, recordApplied, setRunTheta, thetaArray, type OptionRunRow, type UnfoldedBatch } from "../db/option-runs.js";
+import {
+  dropUnplayedValues, lastReportedBatches, lockOptionFold, optionRunOf, recordApplied, setRunTheta, thetaArray, unfoldedBatches, type OptionRunRow, type UnfoldedBatch,
+} from "../db/option-runs.js";
 import { holdSetAsideReports } from "../db/worker-decisions.js";
 import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../spsa/option-batches.js";
@@ -36,9 +38,12 @@ export async function applyReports(sql: postgres.Sql, runOrId: number | OptionRu
   let total = 0;
   for (;;) {
     const { applied, folded, moved, after } = await sql.begin(async (tx) => {
-      const hold = () => holdSetAsideReports(tx, runId, run.iterationId, false);
-      const { open, batches } = await lockUnfoldedBatches(tx, run, FOLD_LIMIT, hold);
-      if (!open || batches.length === 0) return { applied: 0, folded: 0, moved: false, after: undefined };
+      const nothing = { applied: 0, folded: 0, moved: false, after: undefined };
+      if (!(await lockOptionFold(tx, run))) return nothing;
+      // Under the locks: the reports of workers under suspicion are set aside first (src/db/worker-decisions.ts).
+      await holdSetAsideReports(tx, runId, run.iterationId, false);
+      const batches = await unfoldedBatches(tx, run, FOLD_LIMIT);
+      if (batches.length === 0) return nothing;
       const toApply = batches.filter(unapplied);
       let after: { applied: number; theta: Values; written: boolean } | undefined;
       if (toApply.length > 0) {

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { lockOpenIteration } from "../db/batches.js";
+import { lockOpenIteration } from "../db/iteration-lock.js";
 import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/option-runs.js";
 import { currentTheta, type HeldTheta } from "./held-theta.js";
 import { activeGameSlots } from "../db/workers.js";

@@ -1,13 +1,10 @@
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
-import type { Param } from "../params/params.js";
 import { readReferenceIterations } from "../db/iterations.js";
-import { withRetry } from "../postgres/retry.js";
-import type { RunRow } from "../db/runs.js";
 import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { buildStartEngine } from "./reference.js";
 import type { TuningConfig } from "../types/config.js";
 import { isReferenceResult, type PilotIteration, type PilotMeasure, type Values } from "../types/spsa.js";
-import type { MasterOptions } from "./run-setup.js";
+import type { MasterContext } from "./run-setup.js";
 
 /**
  * The curvature pilot in the build mode (src/spsa/pilot.ts, docs/adaptive-gains.md): the
@@ -42,8 +39,9 @@ function fitsUnitsOfFour(config: TuningConfig): boolean {
 }
 
 /** θ₀ as the pilot iterations' opponent, built from the run's starting values (each pilot iteration stores it for the workers as it opens). */
-export async function pilotEngine(options: MasterOptions, run: RunRow, params: readonly Param[], log: (line: string) => void): Promise<BuiltEngine> {
-  const engine = await buildStartEngine(options, run, params);
+export async function pilotEngine(master: MasterContext): Promise<BuiltEngine> {
+  const { options, run, log } = master;
+  const engine = await buildStartEngine(master);
   log(`run "${run.name}": curvature pilot: θ+ and θ− of its first ${pilotIterations(options.config)} iteration(s) each play θ₀ (sha256 ${engine.sha256.slice(0, 12)})`);
   return engine;
 }
@@ -52,15 +50,10 @@ export async function pilotEngine(options: MasterOptions, run: RunRow, params: r
  * An iteration after the pilot: its step scales raised by the pilot's factor, and the measure to
  * record. Unchanged when no pilot iteration completed (a run started before the pilot existed).
  */
-export async function pilotScaled(
-  options: MasterOptions,
-  run: RunRow,
-  stepScale: Values | undefined,
-  log: (line: string) => void,
-): Promise<{ stepScale: Values | undefined; pilot: PilotMeasure | undefined }> {
+export async function pilotScaled({ options, run, db }: MasterContext, stepScale: Values | undefined): Promise<{ stepScale: Values | undefined; pilot: PilotMeasure | undefined }> {
   const pilots = pilotIterations(options.config);
   if (stepScale === undefined || pilots === 0) return { stepScale, pilot: undefined };
-  const played = await withRetry(log, options.signal, () => readReferenceIterations(options.database.sql, run.id, pilots));
+  const played = await db.retrying((sql) => readReferenceIterations(sql, run.id, pilots));
   const iterations = played.flatMap(({ outcome, plus, minus, settings }): PilotIteration[] => {
     if (!isReferenceResult(outcome)) return [];
     const steps = Object.fromEntries(Object.entries(settings.parameters).map(([name, p]) => [name, p.step]));

@@ -1,15 +1,13 @@
 import { join } from "node:path";
 import { sha256OfFile, storeBinaries } from "../engine-build/binary-store.js";
 import { buildEngine, type BuiltEngine } from "../engine-build/engine-builder.js";
-import type { Param } from "../params/params.js";
-import { withRetry } from "../postgres/retry.js";
 import { recordReference, type RunRow } from "../db/runs.js";
 import { InputError, SpsaError } from "../core/errors.js";
 import { parsePublicKey, signedMessage, verifyMessage } from "../signing/binary-signature.js";
 import { builtValue } from "../spsa/math.js";
 import { withSpinner } from "../core/status-line.js";
 import { crashPoint } from "./crash-points.js";
-import type { HeldOptions, MasterOptions } from "./run-setup.js";
+import type { MasterContext } from "./run-setup.js";
 
 /**
  * Reference mode's engine (docs/reference-mode.md): the one engine θ+ and θ− each play for the
@@ -44,7 +42,8 @@ export function referenceConflict(run: RecordedReference, configured: string | u
  * names the run's own: recorded already, or built or taken now and recorded (a master killed
  * before recording it does it again, from the same θ₀ or file).
  */
-export async function runReference(options: HeldOptions, run: RunRow, params: readonly Param[], log: (line: string) => void): Promise<BuiltEngine | undefined> {
+export async function runReference(master: MasterContext): Promise<BuiltEngine | undefined> {
+  const { options, run, db, log } = master;
   const { config } = options;
   const configured = config.spsa.reference;
   const fileSha256 = configured === undefined || configured === "start" ? undefined : sha256OfFile(configured);
@@ -58,11 +57,11 @@ export async function runReference(options: HeldOptions, run: RunRow, params: re
     // Recorded by a version before these signatures, or changed in the database: built or taken again below, and signed.
     log(`run "${run.name}": the recorded reference engine (sha256 ${run.referenceSha256.slice(0, 12)}) carries no signature of this master's key; it is ${configured === "start" ? "built" : "taken"} again`);
   }
-  const engine = configured === "start" ? await buildStartEngine(options, run, params) : { path: configured, sha256: fileSha256 ?? sha256OfFile(configured) };
+  const engine = configured === "start" ? await buildStartEngine(master) : { path: configured, sha256: fileSha256 ?? sha256OfFile(configured) };
   crashPoint("reference-built");
   const signature = options.signingKey.signMessage(referenceMessage(run.uid, engine.sha256));
   // Stored and recorded in one transaction: the run's reference is kept while the run is active.
-  const recorded = await withRetry(log, options.signal, () => options.hold.transaction(async (tx) => {
+  const recorded = await db.retrying(() => options.hold.transaction(async (tx) => {
     await storeBinaries(tx, [engine]);
     return recordReference(tx, run.id, { ...engine, signature });
   }));
@@ -81,7 +80,7 @@ function referenceMessage(runUid: string, sha256: string): Buffer {
  * in the plus engine's tree, whose next build then only recompiles the constants. Reference
  * mode's "start" and the curvature pilot (src/master/pilot.ts) play it.
  */
-export async function buildStartEngine(options: MasterOptions, run: RunRow, params: readonly Param[]): Promise<BuiltEngine> {
+export async function buildStartEngine({ options, run, params }: MasterContext): Promise<BuiltEngine> {
   const { config } = options;
   const values = Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: run.initialParameters[p.name] ?? p.value })]));
   return withSpinner(

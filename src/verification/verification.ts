@@ -5,9 +5,8 @@ import { buildPlusAndMinus, type BuiltEngine } from "../engine-build/engine-buil
 import { storeBinaries } from "../engine-build/binary-store.js";
 import { buildingLock, verificationFolder, sweepBuilds } from "../engine-build/retention.js";
 import { withFileLock } from "../core/lock-file.js";
-import { afterExpiringLeases, foldIteration } from "../db/batches.js";
-import type { Database } from "../postgres/connection.js";
-import { withRetry } from "../postgres/retry.js";
+import { expireLeases, foldIteration } from "../db/batches.js";
+import type { DatabaseHandle } from "../postgres/database-handle.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { createVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
@@ -34,7 +33,8 @@ import { etaSeconds, gamesPerMinute, rateWindowMinutes, runRate } from "../db/ru
  * one is set up.
  */
 export interface VerificationSetup {
-  database: Database;
+  /** Retried through outages; its stop ends the builds and the waits. */
+  db: DatabaseHandle;
   config: TuningConfig;
   /** params.toml: which constants the values go to. */
   params: Param[];
@@ -45,7 +45,6 @@ export interface VerificationSetup {
   sprt: SprtBounds | undefined;
   /** What both engines search with. */
   limits: PlayLimits;
-  signal?: AbortSignal;
 }
 
 /** The two θ compared: "to" plays on the plus side, and the Elo is its. */
@@ -85,8 +84,8 @@ export async function startVerification(
         build,
         params,
         values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
-        destination: (role, binary) => join(folder, role, binary),
-        signal: match.signal,
+        destination: (variant, binary) => join(folder, variant, binary),
+        signal: match.db.signal,
       }),
     );
     return openVerification(match, run, compared, engines, ship && { ship });
@@ -109,12 +108,12 @@ export async function openVerification(
   engines: { plus: BuiltEngine; minus: BuiltEngine },
   link?: { ship: { checkId: number; stage: string } } | { transferIterationId: number },
 ): Promise<VerificationRow> {
-  const { config, database, limits } = match;
+  const { config, db, limits } = match;
   // Timed per move: the iteration's [timelow, timehigh]; otherwise its settings' moveLimit
   // (timelow and timehigh are then unused, and kept as the run's).
   const timeRange = "timelowMs" in limits ? limits : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
   const moveLimit = "timelowMs" in limits ? undefined : limits;
-  return createVerification(database.sql, {
+  return createVerification(db.sql, {
     runId: run.id,
     runName: run.name,
     ...compared,
@@ -149,7 +148,7 @@ export async function openVerification(
  * the SPRT's decision; `onGames` is called with each look at the row (the master's crash points).
  */
 export async function waitForOutcome(
-  match: Pick<VerificationSetup, "database" | "config" | "signal">,
+  match: Pick<VerificationSetup, "db" | "config">,
   first: VerificationRow,
   log: (line: string) => void,
   onGames?: (row: VerificationRow) => void,
@@ -159,21 +158,21 @@ export async function waitForOutcome(
   let row = first;
   try {
     for (;;) {
-      match.signal?.throwIfAborted();
+      match.db.signal?.throwIfAborted();
       const seen = row.gamesPlayed;
-      const look = await lookAtOutcome(match, row, log);
+      const look = await lookAtOutcome(match, row);
       row = look.row;
       if (row.gamesPlayed !== seen) poll.reset();
-      status.update(look.result ? look.text : `${look.text}  ${await matchSpeed(match, row, log)}`);
+      status.update(look.result ? look.text : `${look.text}  ${await matchSpeed(match, row)}`);
       if (look.result) {
         status.done();
         log(look.text);
         // Its engines are no longer needed (unless other games name them): their bytes go.
-        await withRetry(log, match.signal, () => sweepBuilds(match.database.sql, match.config.build.outputDir, undefined));
+        await match.db.retrying((sql) => sweepBuilds(sql, match.config.build.outputDir, undefined));
         return look.result;
       }
       onGames?.(row);
-      await poll.wait(match.signal);
+      await poll.wait(match.db.signal);
     }
   } finally {
     status.done();
@@ -184,9 +183,9 @@ export async function waitForOutcome(
 export const WAITING_FOR_WORKERS = "waiting for a worker to claim its games (start one: compete --spsa)";
 
 /** "16.8 games/min  ETA 1m17s" of a match's games left, from its carrier run's reports, or that no worker has claimed any. */
-async function matchSpeed(match: Pick<VerificationSetup, "database" | "signal">, row: VerificationRow, log: (line: string) => void): Promise<string> {
+async function matchSpeed(match: Pick<VerificationSetup, "db">, row: VerificationRow): Promise<string> {
   if (row.gamesClaimed === 0 && row.gamesPlayed === 0) return WAITING_FOR_WORKERS;
-  const rate = await withRetry(log, match.signal, () => runRate(match.database.sql, row.carrierRunId, rateWindowMinutes(process.uptime())));
+  const rate = await match.db.retrying((sql) => runRate(sql, row.carrierRunId, rateWindowMinutes(process.uptime())));
   return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), [{ name: "match", seconds: etaSeconds(row.targetGames - row.gamesPlayed, rate) }]);
 }
 
@@ -197,20 +196,20 @@ async function matchSpeed(match: Pick<VerificationSetup, "database" | "signal">,
  * own steps, without waiting for them.
  */
 export async function lookAtOutcome(
-  match: Pick<VerificationSetup, "database" | "signal">,
+  { db }: Pick<VerificationSetup, "db">,
   previous: VerificationRow,
-  log: (line: string) => void,
 ): Promise<{ row: VerificationRow; text: string; result: FinishedVerification | undefined }> {
-  const { database } = match;
-  const row = await afterExpiringLeases(database.sql, log, match.signal, async () => {
-    await foldIteration(database.sql, previous.iterationId);
-    return readVerification(database.sql, previous.id);
+  const row = await db.retrying(async (sql) => {
+    // A dead worker's games are handed out again, whoever looks first.
+    await expireLeases(sql);
+    await foldIteration(sql, previous.iterationId);
+    return readVerification(sql, previous.id);
   });
   const outcome = outcomeOf(row);
-  if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(database.sql, row.iterationId);
+  if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(db.sql, row.iterationId);
   const finished = row.gamesPlayed >= row.targetGames || (row.targetGames === 0 && row.gamesClaimed === 0);
   const final = finished && row.sprt && outcome.verdict === null ? { ...outcome, verdict: "undecided" } : outcome;
-  await withRetry(log, match.signal, () => recordOutcome(database.sql, row, final, finished));
+  await db.retrying((sql) => recordOutcome(sql, row, final, finished));
   const result = finished ? { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final } : undefined;
   return { row, text: describeOutcome(row, final), result };
 }

@@ -1,5 +1,6 @@
 import type { Param } from "../params/params.js";
 import type { Database } from "../postgres/connection.js";
+import { DatabaseHandle } from "../postgres/database-handle.js";
 import { findRunningVerification } from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
 import { runNamed } from "../db/runs.js";
@@ -49,6 +50,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const { database } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sql = database.sql;
+  const { config, params, signingKey, games, sprt, limits } = options;
+  const match = { db: new DatabaseHandle(database.sql, log, options.signal), config, params, signingKey, games, sprt, limits };
   const run = await runNamed(sql, options.runName);
   if (!run) throw new InputError(`run "${options.runName}"`, "not found (see select name from spsa_run)");
   if (options.config.engine.mode === "options" || (await isOptionRun(sql, run.name))) throw new InputError(`run "${run.name}"`, OPTION_RUN_REFUSAL(run.name));
@@ -65,8 +68,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     refuseRepeatedGames({ games: options.games, book, bookFile, limits: options.limits, flag: "--games" });
     const fromValues = await thetaOf(sql, run, options.from);
     const toValues = await thetaOf(sql, run, options.to);
-    row = await startVerification(options, run, { fromLabel, toLabel, fromValues, toValues });
+    row = await startVerification(match, run, { fromLabel, toLabel, fromValues, toValues });
     log(`verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`);
   }
-  return waitForOutcome(options, row, log);
+  return waitForOutcome(match, row, log);
 }

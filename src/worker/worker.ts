@@ -4,20 +4,12 @@ import { obtainBinary, UntrustedBinaryError, type SignedBinary } from "../engine
 import type { EngineCache } from "../engine-build/engine-cache.js";
 import { UntrustedOptionsError, verifiedDraw } from "../signing/options-signature.js";
 import { drawOptions } from "../params/option-names.js";
-import {
-  afterExpiringLeases,
-  claimBatch,
-  heartbeat,
-  refuseBatch,
-  releaseClaims,
-  reportBatch,
-  type ClaimedBatch,
-  type ReportOutcome,
-} from "../db/batches.js";
+import { claimBatch, expireLeases, heartbeat, refuseBatch, releaseClaims, reportBatch, type ReportOutcome } from "../db/batches.js";
 import { anyRunActive } from "../db/runs.js";
-import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../db/faulted-games.js";
+import { FAULTED_GAME_LIMITS, type FaultedGame } from "../db/faulted-games.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
-import { databaseOutage, observed, untilAborted, withRetry } from "../postgres/retry.js";
+import { databaseOutage } from "../postgres/retry.js";
+import { DatabaseHandle } from "../postgres/database-handle.js";
 import { stoppedDuringOutage } from "../postgres/outage-log.js";
 import { describeDatabase, type Database } from "../postgres/connection.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
@@ -31,7 +23,7 @@ import { seededRng, uniform, type Rng } from "../core/rng.js";
 import { ENGINE_ROLES, type PlusMinus } from "../types/engines.js";
 import type { SearchLimits } from "../types/play.js";
 import { BatchTally } from "./batch-tally.js";
-import { optionsOnClaim } from "./option-draw.js";
+import { knownLists, withOptionList, type PlayableBatch } from "./option-draw.js";
 import { DelayGuard } from "./delay-guard.js";
 import { faultedGames } from "./faulted-games.js";
 import { describeHolder, holderAlive } from "./name-holder.js";
@@ -103,7 +95,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const rng = seededRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
   const heartbeatMs = heartbeatInterval(options.leaseSeconds);
   const where = `${describeDatabase(database.url)}${database.embedded ? " (this checkout's embedded server)" : ""}`;
-  const session = await takeName(options, heartbeatMs, log);
+  const db = new DatabaseHandle(database.sql, log, options.signal);
+  const session = await takeName(options, db, heartbeatMs, log);
   log(`worker ${name}: ${where}`);
   // Leases are the master's (each iteration's settings): beat a third of the shortest one claimed.
   let beatMs = heartbeatMs;
@@ -111,7 +104,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
 
   const inFlight = new Map<number, Promise<void>>();
   // Batches this process claimed that are neither reported, refused nor given up on: a stop returns them.
-  const holding = new Map<number, ClaimedBatch>();
+  const holding = new Map<number, PlayableBatch>();
   let concurrency = options.concurrency;
   const guard = new DelayGuard(concurrency);
   const guardGames = (tally: BatchTally, games: number) => {
@@ -145,11 +138,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   };
   options.signal?.addEventListener("abort", beginStop, { once: true });
   if (options.signal?.aborted) beginStop();
+  // Claims and binary fetches end at the stop; reports, refusals and the hand-back have its patience.
+  const claims = db.stoppedBy(stop.signal);
+  const reports = db.stoppedBy(patience.signal);
 
   const poll = new PollBackoff(options.pollIntervalMs);
   const beatOnce = () => {
     // Not retried (the next beat is), but an outage it meets is said like any other.
-    observed(log, heartbeat(database.sql, session, [...inFlight.keys()]))
+    db.once((sql) => heartbeat(sql, session, [...inFlight.keys()]))
       .then(({ ownsName }) => {
         if (ownsName || stop.signal.aborted) return;
         log(`worker ${name}: another process took this name over (--force); stopping`);
@@ -158,7 +154,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       .catch(() => {});
   };
   let beat = setInterval(beatOnce, beatMs);
-  const beatFor = (batch: ClaimedBatch) => {
+  const beatFor = (batch: PlayableBatch) => {
     const ms = heartbeatInterval(batch.leaseSeconds);
     if (ms >= beatMs) return;
     beatMs = ms;
@@ -169,7 +165,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   // Iterations whose binaries this worker refused: not claimed again, as the refusal would repeat.
   const refusedIterations: number[] = [];
   let untrusted: Untrusted | undefined;
-  const refuse = async (batch: ClaimedBatch, error: Untrusted) => {
+  const refuse = async (batch: PlayableBatch, error: Untrusted) => {
     refusedIterations.push(batch.iterationId);
     summary.binariesRefused++;
     // Not played: they do not count toward --games.
@@ -178,7 +174,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     if (error.noTrustedKey) untrusted = error;
     else log(`worker ${name}: ${error.message}; batch ${batch.batchId} goes back to the pool`);
     // If even the retries fail, the batch's lease expires and it returns to the pool uncounted.
-    await withRetry(log, patience.signal, () => refuseBatch(database.sql, batch.batchId, name)).then(
+    await reports.retrying((sql) => refuseBatch(sql, batch.batchId, name)).then(
       () => holding.delete(batch.batchId),
       () => {},
     );
@@ -190,9 +186,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const lookForOpenRuns = async () => {
     if (Date.now() - runsLookedAt < OPEN_RUN_CHECK_MS) return;
     runsLookedAt = Date.now();
-    noRunOpen = !(await untilAborted(anyRunActive(database.sql), stop.signal).catch(() => true));
+    noRunOpen = !(await claims.untilStopped(anyRunActive).catch(() => true));
   };
-  const showStatus = (batch?: ClaimedBatch) => {
+  const showStatus = (batch?: PlayableBatch) => {
     const minutes = (Date.now() - started) / 60_000;
     const waiting = noRunOpen
       ? `, waiting for work: no run is open on ${where}; a master must run on this database (point the worker at the master's with DATABASE_URL or --config)`
@@ -208,12 +204,16 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     while (!stop.signal.aborted) {
       if (untrusted) throw untrusted;
       const wantMore = options.maxGames === undefined || claimedGames < options.maxGames;
-      let claimed: ClaimedBatch | undefined;
+      let claimed: PlayableBatch | undefined;
       if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
-        claimed = await afterExpiringLeases(database.sql, log, stop.signal, () =>
-          claimBatch(database.sql, name, limit, optionsOnClaim, refusedIterations),
-        );
+        const known = knownLists();
+        const batch = await claims.retrying(async (sql) => {
+          // A dead worker's games are handed out again, whoever looks first.
+          await expireLeases(sql);
+          return claimBatch(sql, name, Math.max(2, limit - (limit % 2)), { skip: refusedIterations, known });
+        });
+        claimed = batch && withOptionList(batch, known);
       }
       if (claimed) {
         const batch = claimed;
@@ -226,18 +226,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         pendingGames += batch.games;
         showStatus(batch);
         let unplayed = batch.games;
-        const play = playBatch(options, batch, rng, log, factorFor, stop.signal, () => {
+        const play = playBatch(options, batch, claims, rng, log, factorFor, () => {
           unplayed -= 2;
           pendingGames -= 2;
         })
           .then(async ({ tally, faulted }) => {
             // Games a stop cut short are not results: the batch goes back to the pool (handBack).
             if (stop.signal.aborted) return;
-            const outcome = await withRetry(log, patience.signal, () =>
-              reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, async (tx) => {
-                await storeFaultedGames(tx, { batchId: batch.batchId, workerName: name, games: faulted });
-              }),
-            );
+            const outcome = await reports.retrying((sql) => reportBatch(sql, { batchId: batch.batchId, workerName: name, ...tally.counts(), faultedGames: faulted }));
             holding.delete(batch.batchId);
             noteOutcome(log, batch, tally, outcome, summary, concurrency);
             guardGames(tally, batch.games);
@@ -283,7 +279,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   try {
     // A batch finished before a stop is reported (within the patience), one cut short is not.
     await Promise.allSettled(inFlight.values());
-    const handedBack = stop.signal.aborted ? await handBack(options, session, holding, patience.signal, log) : undefined;
+    const handedBack = stop.signal.aborted ? await handBack(name, session, holding, reports) : undefined;
     if (failure) {
       if (handedBack?.batches) log(handedBack.line);
       throw failure.error;
@@ -305,16 +301,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
  * in time (they come back when their leases end).
  */
 async function handBack(
-  options: WorkerOptions,
+  name: string,
   session: WorkerSession,
-  holding: ReadonlyMap<number, ClaimedBatch>,
-  patience: AbortSignal,
-  log: (line: string) => void,
+  holding: ReadonlyMap<number, PlayableBatch>,
+  reports: DatabaseHandle,
 ): Promise<{ line: string; batches: number; left: boolean }> {
-  const { name } = options;
   if (holding.size === 0) return { line: `worker ${name}: stopped`, batches: 0, left: false };
   try {
-    const { batches, games } = await withRetry(log, patience, () => releaseClaims(options.database.sql, session));
+    const { batches, games } = await reports.retrying((sql) => releaseClaims(sql, session));
     const returned = batches === 0 ? "" : `; ${batchesOf(batches, games)} it had not finished or reported went back to the pool`;
     return { line: `worker ${name}: stopped${returned}`, batches, left: false };
   } catch {
@@ -340,8 +334,8 @@ function batchesOf(batches: number, games: number): string {
  * claimed (it was killed) return to the pool at once; a live holder makes this one refuse
  * to start, unless forced.
  */
-async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line: string) => void): Promise<WorkerSession> {
-  const { database, name } = options;
+async function takeName(options: WorkerOptions, db: DatabaseHandle, heartbeatMs: number, log: (line: string) => void): Promise<WorkerSession> {
+  const { name } = options;
   const identity = {
     name,
     sessionId: randomUUID(),
@@ -350,9 +344,7 @@ async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line:
     concurrency: options.concurrency,
     concurrencyNote: options.concurrencyNote,
   };
-  const claim = await withRetry(log, options.signal, () =>
-    claimWorkerName(database.sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs)),
-  ).catch((error: unknown) => {
+  const claim = await db.retrying((sql) => claimWorkerName(sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs))).catch((error: unknown) => {
     // The name was registered by another database role (another worker machine's URL).
     if ((error as { code?: string }).code === "42501") throw new InputError("--name", (error as Error).message);
     throw error;
@@ -372,7 +364,7 @@ async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line:
 }
 
 /** Gives a batch the factor of its times per move (see timeScaler). */
-type FactorFor = (batch: ClaimedBatch, enginePath: string) => Promise<number>;
+type FactorFor = (batch: PlayableBatch, enginePath: string) => Promise<number>;
 
 /**
  * Speed normalisation (`[time_control] reference_nps`): the engine's speed is measured
@@ -409,7 +401,7 @@ function timeScaler(options: WorkerOptions, session: WorkerSession, log: (line: 
 }
 
 /** A pair's search limits: the iteration's nodes or depth, or a time per move drawn in [timelow, timehigh] and scaled. */
-function pairLimits(batch: ClaimedBatch, rng: Rng, factor: number): SearchLimits {
+function pairLimits(batch: PlayableBatch, rng: Rng, factor: number): SearchLimits {
   return batch.moveLimit ?? { movetimeMs: scaledMovetime(uniform(rng, batch.timelowMs, batch.timehighMs), factor) };
 }
 
@@ -418,7 +410,7 @@ function pairLimits(batch: ClaimedBatch, rng: Rng, factor: number): SearchLimits
  * and in reference mode the run's reference engine (signed for this iteration too: a worker
  * runs no reference that the master did not sign).
  */
-function binariesOf(batch: ClaimedBatch): SignedBinary[] {
+function binariesOf(batch: PlayableBatch): SignedBinary[] {
   const subject = { runUid: batch.runUid, iterationNumber: batch.iterationNumber };
   const reference: SignedBinary[] =
     batch.referenceEngineSha256 === null
@@ -463,14 +455,13 @@ interface PlayedBatch {
 
 async function playBatch(
   options: WorkerOptions,
-  batch: ClaimedBatch,
+  batch: PlayableBatch,
+  claims: DatabaseHandle,
   rng: Rng,
   log: (line: string) => void,
   factorFor: FactorFor,
-  stop: AbortSignal,
   onPair: () => void,
 ): Promise<PlayedBatch> {
-  const { database } = options;
   const keys = options.trustedKeys();
   const binaries = binariesOf(batch);
   // In use until the batch is over: no eviction (of this worker or another sharing the cache) removes them meanwhile.
@@ -478,7 +469,7 @@ async function playBatch(
   const done = await options.cache.use(hashes);
   try {
     const cached = options.cache.holds(hashes);
-    const paths = await withRetry(log, stop, () => Promise.all(binaries.map((binary) => obtainBinary(database.sql, binary, keys, options.cache.dir))));
+    const paths = await claims.retrying((sql) => Promise.all(binaries.map((binary) => obtainBinary(sql, binary, keys, options.cache.dir))));
     // A binary just added may take the cache beyond its bounds.
     if (!cached) await options.cache.evict().catch((error: unknown) => log(`worker ${options.name}: the engine cache could not be trimmed: ${(error as Error).message}`));
     return await playObtained(options, batch, paths, keys, rng, factorFor, onPair);
@@ -488,7 +479,7 @@ async function playBatch(
 }
 
 /** Plays a batch whose binaries are in the cache at `paths` (plus, minus and the reference). */
-async function playObtained(options: WorkerOptions, batch: ClaimedBatch, paths: string[], keys: KeyObject[], rng: Rng, factorFor: FactorFor, onPair: () => void): Promise<PlayedBatch> {
+async function playObtained(options: WorkerOptions, batch: PlayableBatch, paths: string[], keys: KeyObject[], rng: Rng, factorFor: FactorFor, onPair: () => void): Promise<PlayedBatch> {
   await options.player.retire(paths);
   const factor = await factorFor(batch, paths[0]!);
   // UCI-option mode: options only from a parameter list the master signed, with values in its bounds.
@@ -515,7 +506,7 @@ async function playObtained(options: WorkerOptions, batch: ClaimedBatch, paths: 
   return { tally, faulted: faulted.slice(0, FAULTED_GAME_LIMITS.perIterationAndWorker) };
 }
 
-function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: BatchTally, outcome: ReportOutcome, summary: WorkerSummary, concurrency: number): void {
+function noteOutcome(log: (line: string) => void, batch: PlayableBatch, tally: BatchTally, outcome: ReportOutcome, summary: WorkerSummary, concurrency: number): void {
   if (outcome === "refused") {
     summary.refused++;
     log(`batch ${batch.batchId} was refused: its lease expired and its games went back to the pool`);

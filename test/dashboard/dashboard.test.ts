@@ -316,7 +316,7 @@ describe("spsa dashboard in a browser", () => {
     const { run, iteration } = await seedIteration(sql, { runName: "versus", targetGames: 4, reference });
     await sql`update spsa_run set reference = 'start', reference_path = ${reference.path}, reference_sha256 = ${reference.sha256} where id = ${run.id}`;
     const others = await sql<{ id: number }[]>`select id from spsa_iteration where id <> ${iteration.id} and status <> 'complete'`;
-    const batch = await claimBatch(sql, "w-versus", 4, undefined, others.map((o) => o.id));
+    const batch = await claimBatch(sql, "w-versus", 4, { skip: others.map((o) => o.id) });
     expect(batch?.iterationId).toBe(iteration.id);
     const report = {
       batchId: batch!.batchId, workerName: "w-versus", wins: 0, losses: 0, draws: 0, pairs: [0, 1, 0, 1, 0] as Pentanomial,

@@ -7,7 +7,6 @@ import { applyReports } from "../../src/master/apply-reports.js";
 import { scheduleStep } from "../../src/spsa/option-batches.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { HeldTheta, writeHeldTheta } from "../../src/master/held-theta.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, crowdOfWorkers, killWhileWaitingOnBatch, registerTestWorker, seedIteration } from "../support/iterations.js";
 import { expectConsistentRun } from "../support/options-run.js";
@@ -74,7 +73,7 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
         database.url,
         names,
         iteration.id,
-        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 3), optionsOnClaim),
+        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 3)),
         async (db, name, batch, round) => {
           expect(batch.optionDraw).toBeDefined();
           const kind = (w(name) + round) % 3;
@@ -121,7 +120,7 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
     await registerTestWorker(sql, "kf");
     for (let k = 0; k < 6; k++) {
       await draw();
-      const batch = await claimBatch(sql, "kf", 4, optionsOnClaim);
+      const batch = await claimBatch(sql, "kf", 4);
       const wins = [batch!.games, 0, batch!.games / 2][k % 3]!;
       const report: BatchReport = { batchId: batch!.batchId, workerName: "kf", wins, losses: batch!.games - wins, draws: 0, pairs: pairsOf(wins, batch!.games), ...clean() };
       expect(await reportBatch(sql, report)).toBe("accepted");
@@ -158,7 +157,7 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
     // The runs of the tests before keep open iterations in this database: claims pass them over.
     const others = (await sql<{ id: number }[]>`select id from spsa_iteration where id <> ${iteration.id} and status <> 'complete'`).map((r) => r.id);
     const playOne = async (k: number) => {
-      const batch = await claimBatch(sql, "hd", 4, optionsOnClaim, others);
+      const batch = await claimBatch(sql, "hd", 4, { skip: others });
       const wins = [batch!.games, 0, batch!.games / 2, batch!.games][k % 4]!;
       expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "hd", wins, losses: batch!.games - wins, draws: 0, pairs: pairsOf(wins, batch!.games), ...clean() })).toBe("accepted");
     };

@@ -1,17 +1,17 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { insertOptionRun } from "../../src/db/option-runs.js";
-import { holdSetAsideReports, latestDecisions, recordDecision, setAsideWorkers } from "../../src/db/worker-decisions.js";
+import { foldHoldingSetAside, latestDecisions, recordDecision, setAsideWorkers } from "../../src/db/worker-decisions.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { BuildReview, OptionReview } from "../../src/master/worker-review.js";
 import { connect } from "../../src/postgres/connection.js";
+import { DatabaseHandle } from "../../src/postgres/database-handle.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
 import type { IterationResult } from "../../src/types/spsa.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/iterations.js";
 
@@ -62,7 +62,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     expect(await report(sql, "suspect", mine!, sweep)).toBe("accepted");
     const theirs = await claimBatch(sql, "honest", 4);
     expect(await report(sql, "honest", theirs!, even)).toBe("accepted");
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     const [held] = await sql`select status, folded, held_at is not null as held from spsa_batch where id = ${mine!.batchId}`;
     expect(held).toEqual({ status: "done", folded: true, held: true });
     const [counted] = await sql`select games_played, plus_wins from spsa_iteration where id = ${iteration.id}`;
@@ -71,13 +71,13 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     const [open] = await sql<{ n: number }[]>`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${iteration.id} and status = 'open'`;
     expect(open!.n).toBe(12);
     // A fold again holds nothing twice.
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(4);
 
     await recordDecision(sql, { runId: run.id, workerName: "suspect", decision: "accepted", reason: "looked fine", who: "alice@box" });
     const next = await claimBatch(sql, "suspect", 4);
     await report(sql, "suspect", next!, even);
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(8);
     const [state] = await latestDecisions(sql, run.id);
     expect(state).toMatchObject({ workerName: "suspect", decision: "accepted", reason: "looked fine" });
@@ -102,7 +102,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
       const batch = await claimBatch(name === "owner-w" ? sql : guest, name, 4);
       expect(await report(name === "owner-w" ? sql : guest, name, batch!, even)).toBe("accepted");
     }
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     const rows = await sql<{ worker_name: string; held: boolean }[]>`
       select worker_name, held_at is not null as held from spsa_batch where iteration_id = ${iteration.id} and status = 'done' order by worker_name`;
     expect(rows).toEqual([{ worker_name: `${machine}-b`, held: true }, { worker_name: "owner-w", held: false }]);
@@ -127,7 +127,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     for (const w of ["honest-o", "suspect-o"]) await registerTestWorker(sql, w);
     await recordDecision(sql, { runId: run.id, workerName: "suspect-o", decision: "rejected", reason: "test", who: "alice@box" });
     await topUpDraws(sql, { ...optionRun, seed: "s" }, 32, 4);
-    const mine = await claimBatch(sql, "suspect-o", 4, optionsOnClaim);
+    const mine = await claimBatch(sql, "suspect-o", 4);
     await report(sql, "suspect-o", mine!, sweep);
     expect(await applyReports(sql, run.id)).toBe(0);
     const [held] = await sql`select b.held_at is not null as held, b.folded, p.applied_number from spsa_batch b join spsa_perturbation p on p.batch_id = b.id where b.id = ${mine!.batchId}`;
@@ -136,7 +136,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     expect(theta!.current_parameters).toEqual({ X: 1 });
     // Its games count as given out no more: the pool draws them again, until all 32 are drawn once besides it.
     while ((await topUpDraws(sql, { ...optionRun, seed: "s" }, 32, 4)) > 0) {
-      const batch = await claimBatch(sql, "honest-o", 4, optionsOnClaim);
+      const batch = await claimBatch(sql, "honest-o", 4);
       await report(sql, "honest-o", batch!, even);
     }
     const [drawn] = await sql<{ n: number }[]>`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${iteration.id} and held_at is null`;
@@ -149,7 +149,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     const { run, iteration } = await seedIteration(sql, { runName: "review-build", targetGames: 16, batchSize: 4 });
     for (const w of ["r1", "r2", "r3", "rliar"]) await registerTestWorker(sql, w);
     const lines: string[] = [];
-    const review = await BuildReview.start({ sql, runId: run.id, names: ["X"], log: (line) => lines.push(line) });
+    const review = await BuildReview.start({ db: new DatabaseHandle(sql, (line) => lines.push(line)), runId: run.id, names: ["X"], log: (line) => lines.push(line) });
     // One iteration's batches, many times over: each round is the iteration's stratum again (its signs: X +1), 16 games of four workers.
     let verdict = true;
     for (let round = 0; round < 12 && verdict; round++) {
@@ -157,7 +157,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
         const batch = await claimBatch(sql, w, 4);
         await report(sql, w, batch!, w === "rliar" ? sweep : even);
       }
-      await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+      await foldHoldingSetAside(sql, run.id, iteration.id);
       verdict = await review.beforeStep(1);
       if (verdict) {
         // Not stepped here: the next round's batches join the same iteration.
@@ -187,12 +187,12 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     await sql`update spsa_run set current_parameters = '{"X": 5, "Y": 5}', initial_parameters = '{"X": 5, "Y": 5}' where id = ${run.id}`;
     for (const w of ["o1", "o2", "o3", "oliar"]) await registerTestWorker(sql, w);
     const lines: string[] = [];
-    const review = await OptionReview.start({ sql, runId: run.id, names: ["X", "Y"], log: (line) => lines.push(line) }, optionRun);
+    const review = await OptionReview.start({ db: new DatabaseHandle(sql, (line) => lines.push(line)), runId: run.id, names: ["X", "Y"], log: (line) => lines.push(line) }, optionRun);
     let flaggedAfter = 0;
     for (let round = 0; round < 40 && flaggedAfter === 0; round++) {
       for (const w of ["o1", "o2", "o3", "oliar"]) {
         await topUpDraws(sql, { ...optionRun, seed: "s" }, 640, 4);
-        const batch = await claimBatch(sql, w, 4, optionsOnClaim);
+        const batch = await claimBatch(sql, w, 4);
         const draw = batch!.optionDraw!;
         await report(sql, w, batch!, w === "oliar" ? (draw.plus.Y! > draw.minus.Y! ? sweep : lost) : even);
       }
@@ -205,7 +205,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     expect(decision).toMatchObject({ workerName: "oliar", decision: "suspect" });
     expect(lines.find((l) => l.startsWith("suspect worker oliar: "))).toBeDefined();
     await topUpDraws(sql, { ...optionRun, seed: "s" }, 640, 4);
-    const next = await claimBatch(sql, "oliar", 4, optionsOnClaim);
+    const next = await claimBatch(sql, "oliar", 4);
     await report(sql, "oliar", next!, sweep);
     await applyReports(sql, run.id);
     const [held] = await sql`select held_at is not null as held from spsa_batch where id = ${next!.batchId}`;

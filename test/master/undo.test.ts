@@ -18,7 +18,6 @@ import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../../src/sp
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import type { IterationSettings } from "../../src/types/config.js";
 import type { IterationResult, Values } from "../../src/types/spsa.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, registerTestWorker } from "../support/iterations.js";
 import { localSigningKey } from "../support/signing.js";
@@ -180,7 +179,7 @@ describe("spsa undo --worker in UCI-option mode", () => {
     const play = async (workers: string[]) => {
       for (const worker of workers) {
         await topUpDraws(sql, { ...optionRun, seed: run.seed }, target, 8);
-        const batch = await claimBatch(sql, worker, 8, optionsOnClaim);
+        const batch = await claimBatch(sql, worker, 8);
         expect(batch?.optionDraw).toBeDefined();
         await report(sql, worker, batch!, resultFor(worker, batch!.games, batch!.optionDraw!.plus.X! > batch!.optionDraw!.minus.X! ? 1 : -1, rng));
         // Each report applied at once, in the order reported.
@@ -190,7 +189,7 @@ describe("spsa undo --worker in UCI-option mode", () => {
     await play(["h1", "liar", "h1", "h1", "liar", "h1", "liar", "h1"]);
     // A liar's report the master has not applied yet is taken out too.
     await topUpDraws(sql, { ...optionRun, seed: run.seed }, target, 8);
-    const late = await claimBatch(sql, "liar", 8, optionsOnClaim);
+    const late = await claimBatch(sql, "liar", 8);
     await report(sql, "liar", late!, resultFor("liar", 8, 1, rng));
     type Applied = { batch_number: number; worker_name: string; games: number; k: number; a_k: number; drawn_from: number; plus_wins: number; minus_wins: number; draws: number };
     const before = await sql<Applied[]>`

@@ -12,7 +12,6 @@ import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-r
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { compete, spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
@@ -237,9 +236,9 @@ describe("the worker role in UCI-option mode", () => {
     await insertOptionRun(database.sql, optionRun);
     const name = `${machine}-1`;
     await claimWorkerName(worker, { name, sessionId: "s", host: "box", pid: 1, concurrency: 1 }, () => false);
-    expect(await claimBatch(worker, name, 2, optionsOnClaim)).toBeUndefined();
+    expect(await claimBatch(worker, name, 2)).toBeUndefined();
     expect(await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, 4, 2)).toBe(2);
-    const batch = await claimBatch(worker, name, 2, optionsOnClaim);
+    const batch = await claimBatch(worker, name, 2);
     // Stored in the run's order (["X"]), read by name.
     const [drawn] = await database.sql<{ plus: [number] }[]>`select plus_parameters as plus from spsa_perturbation where batch_id = ${batch!.batchId}`;
     expect(batch?.optionDraw?.plus).toEqual({ X: drawn!.plus[0] });

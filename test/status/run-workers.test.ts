@@ -72,7 +72,7 @@ describe("the workers of a run on spsa status and the dashboard", () => {
     expect(renderStatus(idle)).toContain("\nwaiting: no worker has claimed games of iteration 1 yet: start one with compete --spsa\n");
     for (const p of PLAYED) {
       const other = p.run === "A" ? runs.B : runs.A;
-      const batch = await claimBatch(sql, p.worker, BATCH, undefined, [other.id]);
+      const batch = await claimBatch(sql, p.worker, BATCH, { skip: [other.id] });
       expect(batch?.iterationId).toBe(runs[p.run].id);
       const faults: [FaultCounts, FaultCounts] = [{ ...noFaults(), crash: p.crashes }, { ...noFaults(), delay: p.delays }];
       const pairs = pairsOf(p);

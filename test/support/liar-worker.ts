@@ -3,7 +3,6 @@ import type postgres from "postgres";
 import { connect } from "../../src/postgres/connection.js";
 import { claimBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
 import { claimWorkerName } from "../../src/db/workers.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { noFaults } from "../../src/types/faults.js";
 import type { Pentanomial } from "../../src/types/play.js";
 import type { OptionDraw, Values } from "../../src/types/spsa.js";
@@ -53,7 +52,7 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
         await sleep(50);
         continue;
       }
-      const batch = await claimBatch(sql, options.name, options.maxGames, optionsOnClaim);
+      const batch = await claimBatch(sql, options.name, options.maxGames);
       if (!batch) {
         await sleep(100);
         continue;
@@ -99,7 +98,7 @@ async function underShare(sql: postgres.Sql, runId: number, name: string, share:
 }
 
 /** The batch's sign of `target`: its own draw's (UCI-option mode: plus's value above minus's), or its iteration's. */
-async function signOf(sql: postgres.Sql, batch: { iterationId: number; optionDraw?: OptionDraw | undefined }, target: string): Promise<number> {
+async function signOf(sql: postgres.Sql, batch: { iterationId: number; optionDraw?: Pick<OptionDraw, "plus" | "minus"> | undefined }, target: string): Promise<number> {
   if (batch.optionDraw) return (batch.optionDraw.plus[target] ?? 0) >= (batch.optionDraw.minus[target] ?? 0) ? 1 : -1;
   const [iteration] = await sql<{ signs: Values | null }[]>`select perturbation_signs as signs from spsa_iteration where id = ${batch.iterationId}`;
   return iteration?.signs?.[target] ?? 1;

@@ -27,6 +27,7 @@ import { boundRows, defaultFamily, describeCell, familyLine, newRows, runFamily 
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 import { signalShare, stepScales } from "../dist/spsa/adaptive.js";
+import { mean, sd } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -54,9 +55,9 @@ const window = (history, w) => history.slice(Math.max(0, history.length - w));
 const parameterShare = (recent, name) => {
   const gs = recent.map((it) => it.gradient[name] ?? 0).filter((g) => g !== 0);
   if (gs.length < 2) return 0;
-  const mean = gs.reduce((s, g) => s + g, 0) / gs.length;
-  const se2 = gs.reduce((s, g) => s + (g - mean) ** 2, 0) / (gs.length - 1) / gs.length;
-  return mean === 0 ? 0 : Math.min(1, Math.max(0, 1 - se2 / (mean * mean)));
+  const m = mean(gs);
+  const se2 = sd(gs) ** 2 / gs.length;
+  return m === 0 ? 0 : Math.min(1, Math.max(0, 1 - se2 / (m * m)));
 };
 const KINDS = {
   old: () => [1.5, 0.002, undefined],

@@ -21,6 +21,7 @@ import { cellProblem } from "../dist/simulate/family.js";
 import { runFleet } from "../dist/simulate/bad-workers.js";
 import { EvidenceLedger } from "../dist/spsa/worker-evidence.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+import { mean, median } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -119,10 +120,9 @@ if (only.includes("liars")) {
           distances.quarantine.push(delta(lying.theta));
           distances.undo.push(delta(lying.undone));
         }
-        const sorted = [...latencies].sort((a, b) => a - b);
-        const median = sorted.length === 0 ? "-" : sorted[Math.floor((sorted.length - 1) / 2)];
-        const stat = (xs) => `${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2)} (${Math.max(...xs).toFixed(2)})`;
-        console.log(`| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${median} (${sorted.at(-1) ?? "-"}) | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`);
+        const stat = (xs) => `${mean(xs).toFixed(2)} (${Math.max(...xs).toFixed(2)})`;
+        const latency = latencies.length === 0 ? "- (-)" : `${median(latencies)} (${Math.max(...latencies)})`;
+        console.log(`| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${latency} | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`);
       }
     }
   }

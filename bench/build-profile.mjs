@@ -25,6 +25,7 @@ import { join, resolve } from "node:path";
 import { clearInterval, setInterval } from "node:timers";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
+import { mean } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -119,8 +120,8 @@ async function build(label) {
   const wall = (performance.now() - started) / 1000;
   const cpu = reapedSeconds() - cpuBefore;
   const share = (test) => (100 * samples.filter(test).length) / Math.max(1, samples.length);
-  const meanBusy = samples.reduce((s, x) => s + x.busy, 0) / Math.max(1, samples.length);
-  const meanRunnable = samples.reduce((s, x) => s + x.runnable, 0) / Math.max(1, samples.length);
+  const meanBusy = samples.length === 0 ? 0 : mean(samples.map((x) => x.busy));
+  const meanRunnable = samples.length === 0 ? 0 : mean(samples.map((x) => x.runnable));
   return { label, wall, cpu, meanBusy, meanRunnable, r0: share((s) => s.runnable === 0), r1: share((s) => s.runnable === 1), r2: share((s) => s.runnable === 2), r3: share((s) => s.runnable >= 3), samples };
 }
 
@@ -140,12 +141,12 @@ for (let i = 1; i <= Number(values.rebuilds); i++) {
   rebuilds.push(r);
   console.log(row(r));
 }
-const mean = (key) => rebuilds.reduce((s, r) => s + r[key], 0) / rebuilds.length;
-console.log(row({ label: "**rebuild, mean**", ...Object.fromEntries(["wall", "cpu", "meanRunnable", "r0", "r1", "r2", "r3"].map((k) => [k, mean(k)])) }));
+const meanOf = (key) => mean(rebuilds.map((r) => r[key]));
+console.log(row({ label: "**rebuild, mean**", ...Object.fromEntries(["wall", "cpu", "meanRunnable", "r0", "r1", "r2", "r3"].map((k) => [k, meanOf(k)])) }));
 const last = rebuilds.at(-1);
 if (last) {
   const tenths = Array.from({ length: 10 }, (_, i) => last.samples.filter((s) => s.at >= (i * last.wall) / 10 && s.at < ((i + 1) * last.wall) / 10));
-  const avg = (xs, key) => (xs.length === 0 ? "–" : (xs.reduce((s, x) => s + x[key], 0) / xs.length).toFixed(1));
+  const avg = (xs, key) => (xs.length === 0 ? "–" : mean(xs.map((x) => x[key])).toFixed(1));
   console.log(`\nlast rebuild, by tenths of its ${last.wall.toFixed(1)} s: runnable threads ${tenths.map((xs) => avg(xs, "runnable")).join(" ")}; cores used ${tenths.map((xs) => avg(xs, "busy")).join(" ")}`);
 }
 console.log(`load average at the end ${load()}`);

@@ -22,6 +22,7 @@ import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../dist/postgres/connection.js";
 import { benchProcesses } from "./tuning-kit.mjs";
+import { mean } from "./bench-stats.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -129,8 +130,8 @@ console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
 for (const r of results) console.log(`| ${r.name} | ${r.atOnce} | ${r.wall.toFixed(0)} | ${r.perHour.toFixed(0)} | ${r.overlapping} / ${r.builds} | ${r.most} | ${r.staleness.toFixed(2)} | ${r.load} |`);
 for (const atOnce of atOnces) {
   const of = results.filter((r) => r.atOnce === atOnce);
-  const mean = (key) => of.reduce((s, r) => s + r[key], 0) / of.length;
-  console.log(`builds_at_once ${atOnce}: mean ${mean("perHour").toFixed(0)} games per hour, ${mean("wall").toFixed(0)} s per run, mean staleness ${mean("staleness").toFixed(2)}`);
+  const meanOf = (key) => mean(of.map((r) => r[key]));
+  console.log(`builds_at_once ${atOnce}: mean ${meanOf("perHour").toFixed(0)} games per hour, ${meanOf("wall").toFixed(0)} s per run, mean staleness ${meanOf("staleness").toFixed(2)}`);
 }
 log(`files in ${dir}`);
 // The workers would keep this script alive: stopped, it ends (and stops its database on the way out).

@@ -49,6 +49,7 @@ import { applyReports } from "../dist/master/apply-reports.js";
 import { thetaEveryFor } from "../dist/master/options-mode.js";
 import { topUpDraws } from "../dist/master/draw-pool.js";
 import { knownLists, withOptionList } from "../dist/worker/option-draw.js";
+import { median, quantile } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -223,14 +224,9 @@ async function sqlPrefill(bench, count) {
   return row.batches;
 }
 
-function quantile(sorted, q) {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
 function latency(list) {
-  const sorted = [...list].sort((a, b) => a - b);
   const s = (ms) => (Number.isNaN(ms) ? "-" : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`);
-  return `${s(quantile(sorted, 0.5))} / ${s(quantile(sorted, 0.99))} / ${s(sorted.at(-1) ?? NaN)}`;
+  return `${s(median(list))} / ${s(quantile(list, 0.99))} / ${s(list.length === 0 ? NaN : Math.max(...list))}`;
 }
 
 function cpuTimes() {

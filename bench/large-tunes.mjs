@@ -31,12 +31,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, connect, resolveDatabaseUrl } from "../src/postgres/connection.ts";
+import { applyMigrations, connect, resolveDatabaseUrl } from "../dist/postgres/connection.js";
 import { buildExtraOptionsEngine, extraOptionParams } from "../test/support/extra-options-engine.ts";
-import { EngineProcess } from "../src/play/engine-process.ts";
-import { loadParams } from "../src/params/params.ts";
-import { targetsOf } from "../src/engine-build/engine-builder.ts";
-import { rewriteConstants } from "../src/rust-constants/rewriter.ts";
+import { EngineProcess } from "../dist/play/engine-process.js";
+import { loadParams } from "../dist/params/params.js";
+import { targetsOf } from "../dist/engine-build/engine-builder.js";
+import { rewriteConstants } from "../dist/rust-constants/rewriter.js";
+import { median } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -56,7 +57,6 @@ const sizes = values.sizes.split(",").map(Number);
 const folder = join(tmpdir(), "spsa-large-bench");
 mkdirSync(folder, { recursive: true });
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const engine = await buildExtraOptionsEngine(folder, Math.max(...sizes), values.minnow && resolve(values.minnow));
 console.log(`engine: ${engine.binary} (minnow + ${Math.max(...sizes)} spin options); load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);

@@ -17,6 +17,7 @@ import { cellProblem, defaultFamily } from "../dist/simulate/family.js";
 import { describeReference, referencePlay } from "../dist/simulate/reference-mode.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+import { mean, sd } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -50,9 +51,7 @@ const nameOf = ({ tuner, share }) => (share === 1 ? tuner.name : `plus-vs-minus 
 /** Two-sided 95 % quantile of Student's t with n − 1 degrees of freedom (n seeds). */
 const t95 = (n) => ({ 2: 12.71, 3: 4.3, 4: 3.18, 5: 2.78, 6: 2.57, 8: 2.36, 16: 2.13 })[n] ?? 1.96;
 const interval = (xs) => {
-  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
-  const sd = Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / Math.max(1, xs.length - 1));
-  return { mean, half: (t95(xs.length) * sd) / Math.sqrt(xs.length) };
+  return { mean: mean(xs), half: (t95(xs.length) * sd(xs)) / Math.sqrt(xs.length) };
 };
 const show = ({ mean, half }) => `${mean.toFixed(1)} ± ${half.toFixed(1)}`;
 

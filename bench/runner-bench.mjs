@@ -23,6 +23,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { createRunner } from "../dist/play/runner.js";
 import { loadBook, pickOpening } from "../dist/play/book.js";
 import { seededRng } from "../dist/core/rng.js";
+import { median, quantile } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -140,7 +141,6 @@ async function fastchess(mode) {
   return { games: plyCounts.length, plies, cpuPerPly: cpuMs / plies, wakesPerPly: [...threadWakes.values()].reduce((sum, count) => sum + count, 0) / plies, gamesPerMin: (plyCounts.length / wallMs) * 60_000 };
 }
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 for (const mode of values.modes.split(",")) {
   const { label, limits } = MODES[mode];
@@ -187,7 +187,7 @@ for (const mode of values.modes.split(",")) {
     [
       `${label}: ${games.length} games, ${plies} plies, ${ms(wallMs / 1000)} s`,
       `  runner CPU per ply: ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)} ms (user ${(cpu.user / 1000 / plies).toFixed(3)}, system ${(cpu.system / 1000 / plies).toFixed(3)}), wakes per ply ${(wakes / plies).toFixed(2)}`,
-      `  latency (measured - engine time): median ${ms(percentile(latencies, 50))} ms, p90 ${ms(percentile(latencies, 90))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms${waiting ? ` (${waiting} early answers read after a quiet spell left out)` : ""}`,
+      `  latency (measured - engine time): median ${ms(median(latencies))} ms, p90 ${ms(quantile(latencies, 0.9))} ms, p99 ${ms(quantile(latencies, 0.99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms${waiting ? ` (${waiting} early answers read after a quiet spell left out)` : ""}`,
       `  games/min: ${((games.length / wallMs) * 60_000).toFixed(1)}`,
       ...later,
       ...(lag ? [`  event-loop lateness: p50 ${ms(lag.percentile(50) / 1e6 - 10)} ms, p99 ${ms(lag.percentile(99) / 1e6 - 10)} ms, max ${ms(lag.max / 1e6 - 10)} ms`] : []),

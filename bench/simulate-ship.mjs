@@ -19,6 +19,7 @@ import { playGames } from "../dist/simulate/game-model.js";
 import { challengerWins } from "../dist/spsa/ship.js";
 import { createRng } from "../dist/core/rng.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+import { mean, sd } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -51,8 +52,7 @@ function candidates(problem, budget, seed) {
   return { final, tail: trace.final, finalLeft: eloLeft(problem.model, final), tailLeft: eloLeft(problem.model, trace.final) };
 }
 
-const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
-const stderr = (xs) => Math.sqrt(xs.reduce((s, x) => s + (x - mean(xs)) ** 2, 0) / Math.max(1, xs.length - 1) / xs.length);
+const stderr = (xs) => sd(xs) / Math.sqrt(xs.length);
 
 console.log(`${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration, default gains; tail average of the last ${tail} of the iterations; elimination ${elimination} games\n`);
 console.log("| budget | final θ not the best (share of runs) | by > 1 Elo | mean Elo left: final θ, full budget | tail average, full budget | selected (budget − E, then E elimination games) | oracle pick (budget − E) | selected − final (± 2 s.e.) | elimination picks the better |");

@@ -15,14 +15,15 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, connect, resolveDatabaseUrl } from "../src/postgres/connection.ts";
-import { findRun } from "../src/db/run-status.ts";
+import { applyMigrations, connect, resolveDatabaseUrl } from "../dist/postgres/connection.js";
+import { findRun } from "../dist/db/run-status.js";
 import { writeSyntheticRun } from "../test/support/synthetic-run.ts";
-import { loadConfig } from "../src/config/config.ts";
-import { loadParams } from "../src/params/params.ts";
-import { readRunStatus } from "../src/status/snapshot.ts";
-import { readRunDetail } from "../src/dashboard/run-detail.ts";
+import { loadConfig } from "../dist/config/config.js";
+import { loadParams } from "../dist/params/params.js";
+import { readRunStatus } from "../dist/status/snapshot.js";
+import { readRunDetail } from "../dist/dashboard/run-detail.js";
 import { writeSyntheticOptionRun } from "../test/support/synthetic-option-run.ts";
+import { median } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: { iterations: { type: "string", default: "10000" }, repeat: { type: "string", default: "20" }, options: { type: "boolean", default: false } },
@@ -31,10 +32,7 @@ const iterations = Number(values.iterations);
 const repeat = Number(values.repeat);
 const root = new URL("..", import.meta.url).pathname;
 const ms = (x) => `${x.toFixed(1)} ms`;
-const summary = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return `median ${ms(s[Math.floor(s.length / 2)])}, max ${ms(s[s.length - 1])}`;
-};
+const summary = (xs) => `median ${ms(median(xs))}, max ${ms(Math.max(...xs))}`;
 
 const { url: serverUrl } = await resolveDatabaseUrl({});
 const name = `spsa_status_bench_${process.pid}`;

@@ -41,6 +41,7 @@ import { parseArgs } from "node:util";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";
 import { allowedStaleness, buildsAtOnce } from "../dist/spsa/in-flight.js";
 import { createRng } from "../dist/core/rng.js";
+import { mean, median, quantile, sd } from "./bench-stats.mjs";
 
 const GAME_SECONDS = [0.83,3.28,4.39,2.84,1.21,0.72,2.24,2.63,1.95,1.01,3.13,3.19,4.25,2.11,0.23,3.5,2.6,4.04,0.73,1.8,3.06,1.72,1.3,1.83,4.17,2.14,2.31,2.69,3.01,3.77,4.17,2.82,3.89,2.46,2.04,3.42,3.63,2.84,3.23,2.64,2.05,5.04,1.6,2.55,2.23,2.1,4.92,5.07,9.29,10.92,7.66,17.87,11.79,6.83,5.57,7.72,8.61,9.53,7.08,4.86,8.5,10.14,5.66,8.9,18.51,8.7,9.52,2.15,1.99,4.89,2.59,3.9,0.92,1.85,3.24,0.84,1.75,2.77,2.7,3.51];
 const REBUILD_SECONDS = 0.6;
@@ -88,11 +89,7 @@ async function measure(games, path) {
 }
 
 function summary(xs) {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
-  const sd = Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1));
-  const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-  return `${xs.length} games: mean ${mean.toFixed(2)} s, sd ${sd.toFixed(2)} s, median ${q(0.5)}, p90 ${q(0.9)}, max ${sorted.at(-1)}`;
+  return `${xs.length} games: mean ${mean(xs).toFixed(2)} s, sd ${sd(xs).toFixed(2)} s, median ${median(xs)}, p90 ${quantile(xs, 0.9)}, max ${Math.max(...xs)}`;
 }
 
 // Rows per policy, and whether a worker claims while its pending games are ≤ its concurrency
@@ -261,7 +258,7 @@ function simulateInFlight({ games, batch, slots, iterations, allowed, build, cor
   return { idle, steady, games: played, elapsed: now, staleness: staleness / iterations, atOnce: mostAtOnce };
 }
 
-const MEAN_GAME_SECONDS = GAME_SECONDS.reduce((s, x) => s + x, 0) / GAME_SECONDS.length;
+const MEAN_GAME_SECONDS = mean(GAME_SECONDS);
 
 /** The master's choice of staleness (src/spsa/in-flight.ts) under `bound`, with the slots' rate known. */
 const mastersChoice = (games, bound) => (slots, buildSeconds) =>
@@ -312,9 +309,7 @@ function simulateAllInFlight() {
 }
 
 function meanSd(xs, digits) {
-  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
-  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
-  return `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
+  return `${mean(xs).toFixed(digits)} ± ${sd(xs).toFixed(digits)}`;
 }
 
 function simulateAll() {

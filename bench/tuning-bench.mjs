@@ -22,6 +22,7 @@ import { storedRunConfig } from "../dist/config/secrets.js";
 import { settingsOf } from "../dist/config/iteration-settings.js";
 import { noFaults } from "../dist/play/faults.js";
 import { loadConfig } from "../dist/config/config.js";
+import { median, quantile } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -32,11 +33,8 @@ const { values } = parseArgs({
   },
 });
 const root = new URL("..", import.meta.url).pathname;
-const stats = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-  return `median ${at(50).toFixed(2)} ms, p90 ${at(90).toFixed(2)} ms, p99 ${at(99).toFixed(2)} ms, max ${s[s.length - 1].toFixed(2)} ms`;
-};
+const stats = (xs) =>
+  `median ${median(xs).toFixed(2)} ms, p90 ${quantile(xs, 0.9).toFixed(2)} ms, p99 ${quantile(xs, 0.99).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms`;
 
 // 1. Claim / report round trips.
 const database = await openDatabase({});

@@ -35,8 +35,6 @@ export interface NewVerification {
   ship?: { checkId: number; stage: string };
   /** Transfer in the run: the tuning iteration whose plus and minus play (unique). */
   transferIterationId?: number;
-  /** Inserts the carrier's iteration, given the carrier run. */
-  insertGames: (tx: postgres.TransactionSql, carrier: { id: number; uid: string }) => Promise<void>;
 }
 
 /** The running verification of this run comparing the same two θ at the same limits, to resume after a kill. */
@@ -65,25 +63,31 @@ export async function runningTransfers(sql: Sql, runId: number): Promise<Verific
     order by v.id`;
 }
 
-/** Creates the carrier run, its iteration and the verification row in one transaction. */
-export async function createVerification(sql: postgres.Sql, it: NewVerification): Promise<VerificationRow> {
-  return sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(hashtext(${`spsa_verify:${it.runId}`}))`;
-    const [{ n } = { n: 0 }] = await tx<{ n: number }[]>`select count(*)::int as n from spsa_verification where run_id = ${it.runId}`;
-    const [carrier] = await tx<{ id: number; uid: string }[]>`
-      insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
-      values (${`${it.runName}/verify-${n + 1}`}, 'verify', ${tx.json({ verifies: it.runName })}, ${tx.json(it.toValues)}, ${tx.json(it.toValues)})
-      returning id, uid`;
-    if (!carrier) throw new Error("insert into spsa_run returned nothing");
-    await it.insertGames(tx, carrier);
-    const [row] = await tx<{ id: number }[]>`
-      insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits, ship_check_id, ship_stage, transfer_iteration_id)
-      values (${it.runId}, ${carrier.id}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)}, ${tx.json(it.toValues)}, ${it.maxGames},
-        ${it.sprt ? tx.json({ ...it.sprt }) : null}, ${tx.json(asJson(it.limits))}, ${it.ship?.checkId ?? null}, ${it.ship?.stage ?? null}, ${it.transferIterationId ?? null})
-      returning id`;
-    if (!row) throw new Error("insert into spsa_verification returned nothing");
-    return readVerification(tx, row.id);
-  });
+/**
+ * The carrier run of a new verification (the caller inserts its iteration, then the
+ * verification row, in the same transaction): under the run's lock, so that the carriers'
+ * numbers are unique.
+ */
+export async function insertCarrierRun(tx: postgres.TransactionSql, it: Pick<NewVerification, "runId" | "runName" | "toValues">): Promise<{ id: number; uid: string }> {
+  await tx`select pg_advisory_xact_lock(hashtext(${`spsa_verify:${it.runId}`}))`;
+  const [{ n } = { n: 0 }] = await tx<{ n: number }[]>`select count(*)::int as n from spsa_verification where run_id = ${it.runId}`;
+  const [carrier] = await tx<{ id: number; uid: string }[]>`
+    insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
+    values (${`${it.runName}/verify-${n + 1}`}, 'verify', ${tx.json({ verifies: it.runName })}, ${tx.json(it.toValues)}, ${tx.json(it.toValues)})
+    returning id, uid`;
+  if (!carrier) throw new Error("insert into spsa_run returned nothing");
+  return carrier;
+}
+
+/** The verification row of a carrier run inserted in the same transaction. */
+export async function insertVerification(tx: postgres.TransactionSql, carrierId: number, it: NewVerification): Promise<VerificationRow> {
+  const [row] = await tx<{ id: number }[]>`
+    insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits, ship_check_id, ship_stage, transfer_iteration_id)
+    values (${it.runId}, ${carrierId}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)}, ${tx.json(it.toValues)}, ${it.maxGames},
+      ${it.sprt ? tx.json({ ...it.sprt }) : null}, ${tx.json(asJson(it.limits))}, ${it.ship?.checkId ?? null}, ${it.ship?.stage ?? null}, ${it.transferIterationId ?? null})
+    returning id`;
+  if (!row) throw new Error("insert into spsa_verification returned nothing");
+  return readVerification(tx, row.id);
 }
 
 export async function readVerification(sql: Sql, id: number): Promise<VerificationRow> {

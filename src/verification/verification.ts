@@ -8,7 +8,7 @@ import { withFileLock } from "../core/lock-file.js";
 import { expireLeases, foldIteration } from "../db/batches.js";
 import type { DatabaseHandle } from "../postgres/database-handle.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
-import { createVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
+import { insertCarrierRun, insertVerification, readVerification, recordOutcome, stopHandingOut, type NewVerification, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
 import { settingsOf } from "../config/iteration-settings.js";
 import { insertIteration } from "../db/iterations.js";
@@ -113,33 +113,27 @@ export async function openVerification(
   // (timelow and timehigh are then unused, and kept as the run's).
   const timeRange = "timelowMs" in limits ? limits : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
   const moveLimit = "timelowMs" in limits ? undefined : limits;
-  return createVerification(db.sql, {
-    runId: run.id,
-    runName: run.name,
-    ...compared,
-    maxGames: match.games,
-    sprt: match.sprt,
-    limits: match.limits,
-    ...link,
-    insertGames: async (tx, carrier) => {
-      await storeBinaries(tx, [engines.plus, engines.minus]);
-      await insertIteration(tx, {
-        runId: carrier.id,
-        iterationNumber: 1,
-        ...signedEngines(match.signingKey.sign, { runUid: carrier.uid, iterationNumber: 1 }, { plus: engines.plus, minus: engines.minus }),
-        ...timeRange,
-        targetGames: match.games,
-        batchSizes: planBatchSizes(match.games, config.games.batchSize, await activeGameSlots(tx)),
-        // Not an SPSA step: no gains, and the "base" is the θ on the plus side.
-        ck: 0,
-        ak: 0,
-        base: compared.toValues,
-        plusValues: compared.toValues,
-        minusValues: compared.fromValues,
-        signs: {},
-        settings: { ...settingsOf(config, match.params), moveLimit },
-      });
-    },
+  const verification: NewVerification = { runId: run.id, runName: run.name, ...compared, maxGames: match.games, sprt: match.sprt, limits: match.limits, ...link };
+  return db.sql.begin(async (tx) => {
+    const carrier = await insertCarrierRun(tx, verification);
+    await storeBinaries(tx, [engines.plus, engines.minus]);
+    await insertIteration(tx, {
+      runId: carrier.id,
+      iterationNumber: 1,
+      ...signedEngines(match.signingKey.sign, { runUid: carrier.uid, iterationNumber: 1 }, { plus: engines.plus, minus: engines.minus }),
+      ...timeRange,
+      targetGames: match.games,
+      batchSizes: planBatchSizes(match.games, config.games.batchSize, await activeGameSlots(tx)),
+      // Not an SPSA step: no gains, and the "base" is the θ on the plus side.
+      ck: 0,
+      ak: 0,
+      base: compared.toValues,
+      plusValues: compared.toValues,
+      minusValues: compared.fromValues,
+      signs: {},
+      settings: { ...settingsOf(config, match.params), moveLimit },
+    });
+    return insertVerification(tx, carrier.id, verification);
   });
 }
 

@@ -30,7 +30,11 @@ export const DEFAULT_RUN_NAME = "main";
  * config.toml and params.toml, read and checked against the engine's constants file (every
  * target, every [min, max] against its Rust type) before any file or database row is written.
  */
-export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "params" | "adjust">): { config: TuningConfig; params: Param[]; paramsFile: string } {
+export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "params" | "adjust">): {
+  config: TuningConfig;
+  params: Param[];
+  paramsFile: string;
+} {
   const loaded = loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
   const config = options.adjust ? options.adjust(loaded) : loaded;
   const paramsFile = options.params ?? DEFAULT_PARAMS_FILE;
@@ -64,7 +68,11 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
       signal: options.signal,
     });
   } catch (error) {
-    throw stopDuringOutage(error, options.signal, "nothing is lost: the run is as the database last saw it, and the master resumes it when started again");
+    throw stopDuringOutage(
+      error,
+      options.signal,
+      "nothing is lost: the run is as the database last saw it, and the master resumes it when started again",
+    );
   } finally {
     // After a stop, a query the database has not answered is given up on at once.
     await database.close(options.signal?.aborted ? 0 : 5);

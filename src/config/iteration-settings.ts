@@ -4,13 +4,20 @@ import type { SpsaParam, Values, PilotMeasure } from "../types/spsa.js";
 import { ADAPT_KEYS, configKey, SPSA_KEYS } from "./config.js";
 
 /** What an iteration records of config.toml and params.toml in its settings (the rest of it, in its row's columns, its caller writes). */
-export function settingsOf(config: TuningConfig, params: readonly Param[], stepScale?: Values, pilot?: PilotMeasure): IterationSettings {
+export function settingsOf(
+  config: TuningConfig,
+  params: readonly Param[],
+  stepScale?: Values,
+  pilot?: PilotMeasure,
+): IterationSettings {
   return {
     spsa: config.spsa,
     ...(config.timeControl.moveLimit && { moveLimit: config.timeControl.moveLimit }),
     ...(config.timeControl.referenceNps !== undefined && { referenceNps: config.timeControl.referenceNps }),
     leaseSeconds: config.games.leaseSeconds,
-    parameters: Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false }])),
+    parameters: Object.fromEntries(
+      params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false }]),
+    ),
     ...(stepScale && { stepScale }),
     ...(pilot && { pilot }),
   };
@@ -28,7 +35,12 @@ export function recordedParams(settings: IterationSettings, base: Values): SpsaP
 /** What an iteration of this config and these parameters would be played with. */
 export function playedWith(config: TuningConfig, params: readonly Param[]): PlayedWith {
   const { timelowMs, timehighMs } = config.timeControl;
-  return { settings: settingsOf(config, params), timelowMs, timehighMs, gamesPerIteration: config.games.gamesPerIteration };
+  return {
+    settings: settingsOf(config, params),
+    timelowMs,
+    timehighMs,
+    gamesPerIteration: config.games.gamesPerIteration,
+  };
 }
 
 /** One line per setting that differs, in the words of config.toml and params.toml. */
@@ -38,7 +50,10 @@ export function describeChanges(recorded: PlayedWith, now: PlayedWith): string[]
   const compare = (label: string, old: unknown, now: unknown) => {
     if (old !== now) changes.push(`${label}: ${show(old)} → ${show(now)}`);
   };
-  for (const [key, name] of Object.entries(SPSA_KEYS) as [Exclude<keyof SpsaConfig, "adaptive">, (typeof SPSA_KEYS)[keyof typeof SPSA_KEYS]][]) {
+  for (const [key, name] of Object.entries(SPSA_KEYS) as [
+    Exclude<keyof SpsaConfig, "adaptive">,
+    (typeof SPSA_KEYS)[keyof typeof SPSA_KEYS],
+  ][]) {
     compare(configKey("spsa", name), before.spsa[key], after.spsa[key]);
   }
   // Settings recorded before adaptive gains existed have none: those iterations were played without.
@@ -52,7 +67,8 @@ export function describeChanges(recorded: PlayedWith, now: PlayedWith): string[]
     compare(configKey("time_control", "timelow"), recorded.timelowMs / 1000, now.timelowMs / 1000);
     compare(configKey("time_control", "timehigh"), recorded.timehighMs / 1000, now.timehighMs / 1000);
   }
-  for (const key of ["nodes", "depth"] as const) compare(configKey("time_control", key), limitOf(before, key), limitOf(after, key));
+  for (const key of ["nodes", "depth"] as const)
+    compare(configKey("time_control", key), limitOf(before, key), limitOf(after, key));
   compare(configKey("time_control", "reference_nps"), before.referenceNps, after.referenceNps);
   for (const [name, now] of Object.entries(after.parameters)) {
     const old = before.parameters[name];
@@ -60,7 +76,8 @@ export function describeChanges(recorded: PlayedWith, now: PlayedWith): string[]
       changes.push(`[${name}] added`);
       continue;
     }
-    for (const key of ["min", "max", "step", "type", "frozen"] as const) compare(`[${name}] ${key}`, old[key], now[key]);
+    for (const key of ["min", "max", "step", "type", "frozen"] as const)
+      compare(`[${name}] ${key}`, old[key], now[key]);
   }
   return changes;
 }

@@ -2,7 +2,15 @@ import type postgres from "postgres";
 import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games.js";
 import { readPlayedWith } from "../db/iterations.js";
-import { eloBuckets, faultyIterations, gamesPerBucket, verificationResults, type EloBucket, type RunRecord, type VerificationResult } from "../db/run-status.js";
+import {
+  eloBuckets,
+  faultyIterations,
+  gamesPerBucket,
+  verificationResults,
+  type EloBucket,
+  type RunRecord,
+  type VerificationResult,
+} from "../db/run-status.js";
 import type { WinDrawLoss } from "../types/engines.js";
 import { appliedGamesPerBucket } from "../db/option-runs.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
@@ -67,7 +75,10 @@ const FAULTED_GAMES_LISTED = 20;
 /** The run page's first load: its charts are every parameter, or on a larger run the CHARTS_PER_PAGE that moved most, with the index to choose others. */
 export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<RunDetail> {
   const status = await readRunStatus(sql, run, { samples: CHART_POINTS, listed: CHARTS_PER_PAGE });
-  const [progress, played] = await Promise.all([readProgress(sql, run, status, undefined), readPlayedWith(sql, { runId: run.id })]);
+  const [progress, played] = await Promise.all([
+    readProgress(sql, run, status, undefined),
+    readPlayedWith(sql, { runId: run.id }),
+  ]);
   const index = status.parameterSummary.listed === "all" ? null : parameterRows(run, played?.settings ?? null);
   return {
     ...progress,
@@ -79,18 +90,36 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
 }
 
 /** A refresh of the run page: the charted parameters' new points, and what else changed since `since`. */
-export async function readRunUpdate(sql: postgres.Sql, run: RunRecord, since: number, charts: readonly string[]): Promise<RunUpdate> {
-  const status = await readRunStatus(sql, run, { samples: CHART_POINTS, only: charts.slice(0, MAX_CHARTS), historyAfter: since });
+export async function readRunUpdate(
+  sql: postgres.Sql,
+  run: RunRecord,
+  since: number,
+  charts: readonly string[],
+): Promise<RunUpdate> {
+  const status = await readRunStatus(sql, run, {
+    samples: CHART_POINTS,
+    only: charts.slice(0, MAX_CHARTS),
+    historyAfter: since,
+  });
   return { ...(await readProgress(sql, run, status, since)), since };
 }
 
 /** The charts the page chose (a search, a page of the most moved): these parameters with their whole history. */
-export async function readRunCharts(sql: postgres.Sql, run: RunRecord, names: readonly string[]): Promise<ParameterStatus[]> {
+export async function readRunCharts(
+  sql: postgres.Sql,
+  run: RunRecord,
+  names: readonly string[],
+): Promise<ParameterStatus[]> {
   const status = await readRunStatus(sql, run, { samples: CHART_POINTS, only: names.slice(0, MAX_CHARTS) });
   return mostMoved(status.parameters);
 }
 
-async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus, since: number | undefined): Promise<RunProgress> {
+async function readProgress(
+  sql: postgres.Sql,
+  run: RunRecord,
+  status: RunStatus,
+  since: number | undefined,
+): Promise<RunProgress> {
   const bucket = Math.max(1, Math.ceil(status.iteration.completed / CHART_POINTS));
   // A UCI-option run: its batches in windows, and its games by when they were reported (its one iteration completes at the end).
   const options = status.perturbations !== null;
@@ -109,11 +138,24 @@ async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus
   const counters = COUNTER_KEYS.filter((column) => column.role !== "reference" || status.reference !== null);
   return {
     status,
-    elo: windows?.windows ?? buckets.map((b) => ({ first: b.first, last: b.last, elo: b.elo, error: finiteOrNull(eloError(b)), games: b.games })),
+    elo:
+      windows?.windows ??
+      buckets.map((b) => ({
+        first: b.first,
+        last: b.last,
+        elo: b.elo,
+        error: finiteOrNull(eloError(b)),
+        games: b.games,
+      })),
     gamesRate: { bucketSeconds: rateBucket, points: ratePoints(rates, rateBucket, spanSeconds) },
     faults: {
       headers: ["iteration", ...counters.map((column) => column.words), "replays", "pairs out of replays"],
-      rows: faults.map((row) => [row.iteration, ...counters.map((column) => row[column.key]), row.replays, row.replayLimitPairs]),
+      rows: faults.map((row) => [
+        row.iteration,
+        ...counters.map((column) => row[column.key]),
+        row.replays,
+        row.replayLimitPairs,
+      ]),
     },
     verifications: verifications.map((v) => ({ ...v, limits_text: describeLimits(v.limits) })),
     faultedGames,
@@ -138,7 +180,11 @@ export function rateBucketSeconds(spanSeconds: number, iterations: number): numb
 }
 
 /** Every bucket from the run's start to its end with its games per minute (the last one over its part that has passed). */
-function ratePoints(rows: { bucket: number; games: number }[], bucketSeconds: number, spanSeconds: number): RunProgress["gamesRate"]["points"] {
+function ratePoints(
+  rows: { bucket: number; games: number }[],
+  bucketSeconds: number,
+  spanSeconds: number,
+): RunProgress["gamesRate"]["points"] {
   const last = Math.max(0, Math.floor(spanSeconds / bucketSeconds), ...rows.map((r) => r.bucket));
   return Array.from({ length: last + 1 }, (_, bucket) => {
     const games = rows.find((r) => r.bucket === bucket)?.games ?? 0;

@@ -22,9 +22,18 @@ import type { Sql } from "../postgres/sql.js";
 /** A claimed batch: its games, and what the worker needs of its iteration. */
 export type ClaimedBatch = RowOf<
   typeof spsaIteration,
-  | "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256"
-  | "plusEngineSignature" | "minusEngineSignature" | "timelowMs" | "timehighMs"
-  | "referenceEnginePath" | "referenceEngineSha256" | "referenceEngineSignature"
+  | "iterationNumber"
+  | "plusEnginePath"
+  | "minusEnginePath"
+  | "plusEngineSha256"
+  | "minusEngineSha256"
+  | "plusEngineSignature"
+  | "minusEngineSignature"
+  | "timelowMs"
+  | "timehighMs"
+  | "referenceEnginePath"
+  | "referenceEngineSha256"
+  | "referenceEngineSignature"
 > & {
   batchId: number;
   iterationId: number;
@@ -96,7 +105,9 @@ export async function expireLeases(sql: Sql): Promise<number> {
  * refused) and their games claimable again; waiting workers are woken.
  */
 export async function returnToPool(sql: Sql, workerName: string | null): Promise<{ batches: number; games: number }> {
-  const [row] = await sql<{ batches: number; games: number }[]>`select batches, games from spsa_return_to_pool(${workerName})`;
+  const [row] = await sql<
+    { batches: number; games: number }[]
+  >`select batches, games from spsa_return_to_pool(${workerName})`;
   const released = { batches: row?.batches ?? 0, games: row?.games ?? 0 };
   if (released.batches > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
   return released;
@@ -108,7 +119,9 @@ export async function returnToPool(sql: Sql, workerName: string | null): Promise
  * returnToPool does. Nothing when another process has taken the name over since.
  */
 export async function releaseClaims(sql: Sql, worker: WorkerSession): Promise<{ batches: number; games: number }> {
-  const [row] = await sql<{ batches: number; games: number }[]>`select batches, games from spsa_release_claims(${worker.name}, ${worker.sessionId})`;
+  const [row] = await sql<
+    { batches: number; games: number }[]
+  >`select batches, games from spsa_release_claims(${worker.name}, ${worker.sessionId})`;
   const released = { batches: row?.batches ?? 0, games: row?.games ?? 0 };
   if (released.batches > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
   return released;
@@ -122,7 +135,12 @@ export async function releaseClaims(sql: Sql, worker: WorkerSession): Promise<{ 
  * UCI-option batch's draw is read with its run's parameter list (spsa_claim_batch hands one out
  * only with its draw; a worker writes none). Iterations in `skip` are passed over.
  */
-export async function claimBatch(sql: postgres.Sql, workerName: string, maxGames: number, { skip = [], known }: ClaimOptions = {}): Promise<ClaimedBatch | undefined> {
+export async function claimBatch(
+  sql: postgres.Sql,
+  workerName: string,
+  maxGames: number,
+  { skip = [], known }: ClaimOptions = {},
+): Promise<ClaimedBatch | undefined> {
   return sql.begin(async (tx) => {
     const [granted] = await tx<{ batchId: number; iterationId: number; games: number; leaseSeconds: number }[]>`
       select batch_id::int as "batchId", iteration_id as "iterationId", games, lease_seconds as "leaseSeconds"
@@ -162,7 +180,11 @@ export async function refuseBatch(sql: postgres.Sql, batchId: number, workerName
  * lease) and marks the worker seen. Returns the batches it still holds, and whether its name
  * is still its own (another process takes it over with `--force`).
  */
-export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: number[]): Promise<{ held: number[]; ownsName: boolean }> {
+export async function heartbeat(
+  sql: Sql,
+  worker: WorkerSession,
+  batchIds: number[],
+): Promise<{ held: number[]; ownsName: boolean }> {
   const [row] = await sql<{ held: number[]; ownsName: boolean }[]>`
     select held::int[] as held, owns_name as "ownsName" from spsa_heartbeat(${worker.name}, ${worker.sessionId}, ${batchIds}::bigint[])`;
   return row ?? { held: [], ownsName: false };
@@ -184,7 +206,12 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
         ${report.pairs as number[]}::int[], ${tx.json(counterValues(report.faults))}, ${report.replays}, ${report.replayLimitPairs},
         ${sides ?? null}::int[]) as outcome`;
     const outcome = row?.outcome ?? "refused";
-    if (outcome === "accepted" && report.faultedGames) await storeFaultedGames(tx, { batchId: report.batchId, workerName: report.workerName, games: report.faultedGames });
+    if (outcome === "accepted" && report.faultedGames)
+      await storeFaultedGames(tx, {
+        batchId: report.batchId,
+        workerName: report.workerName,
+        games: report.faultedGames,
+      });
     return outcome;
   });
 }
@@ -201,7 +228,9 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
  * When they moved, pages that watch (the dashboard) are told once; true then.
  */
 export async function foldIteration(sql: postgres.Sql, iterationId: number): Promise<boolean> {
-  const moved = await sql.begin(async (tx) => (await lockOpenIteration(tx, iterationId)) && foldBatches(tx, iterationId, "undrawn"));
+  const moved = await sql.begin(
+    async (tx) => (await lockOpenIteration(tx, iterationId)) && foldBatches(tx, iterationId, "undrawn"),
+  );
   if (moved) await tellWatchers(sql, iterationId);
   return moved;
 }
@@ -218,10 +247,15 @@ export async function tellWatchers(sql: postgres.Sql, iterationId: number): Prom
  * iteration that has no UCI-option draw. Its cost is that of the batches it adds and of
  * those in flight, however long the iteration. True if the counters moved.
  */
-export async function foldBatches(tx: postgres.TransactionSql, iterationId: number, batches: readonly number[] | "undrawn"): Promise<boolean> {
-  const which = batches === "undrawn"
-    ? tx`not exists (select 1 from spsa_perturbation p where p.batch_id = b.id)`
-    : tx`b.id = any(${tx.array(batches as number[])}::bigint[])`;
+export async function foldBatches(
+  tx: postgres.TransactionSql,
+  iterationId: number,
+  batches: readonly number[] | "undrawn",
+): Promise<boolean> {
+  const which =
+    batches === "undrawn"
+      ? tx`not exists (select 1 from spsa_perturbation p where p.batch_id = b.id)`
+      : tx`b.id = any(${tx.array(batches as number[])}::bigint[])`;
   const [row] = await tx<{ folded: number; moved: boolean }[]>`
     with folded as (
       update spsa_batch b set folded = true
@@ -238,7 +272,9 @@ export async function foldBatches(tx: postgres.TransactionSql, iterationId: numb
     )
     select (select batches from s) as folded, exists (select 1 from moved) as moved`;
   if (batches !== "undrawn" && row?.folded !== batches.length) {
-    throw new Error(`iteration ${iterationId}: ${row?.folded ?? 0} of ${batches.length} batches folded; another fold took the rest`);
+    throw new Error(
+      `iteration ${iterationId}: ${row?.folded ?? 0} of ${batches.length} batches folded; another fold took the rest`,
+    );
   }
   return row?.moved ?? false;
 }
@@ -309,12 +345,23 @@ export async function closeOpenBatches(sql: postgres.Sql, iterationId: number): 
 }
 
 /** Reference mode's results, the same columns in spsa_batch (as reported) and spsa_iteration (summed). */
-const REFERENCE_COUNTERS = ["ref_plus_wins", "ref_plus_draws", "ref_plus_losses", "ref_minus_wins", "ref_minus_draws", "ref_minus_losses"] as const;
+const REFERENCE_COUNTERS = [
+  "ref_plus_wins",
+  "ref_plus_draws",
+  "ref_plus_losses",
+  "ref_minus_wins",
+  "ref_minus_draws",
+  "ref_minus_losses",
+] as const;
 
 /** What a fold reads of each batch it adds or takes out (alias b), for the iteration's counters and its run's by worker. */
 const FOLDED_COLUMNS = (sql: Sql) => sql`
   b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused,
-  ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`b.${sql(column)}`), ",")}, b.worker_name, b.reported_at`;
+  ${joinFragments(
+    sql,
+    REFERENCE_COUNTERS.map((column) => sql`b.${sql(column)}`),
+    ",",
+  )}, b.worker_name, b.reported_at`;
 
 /** The sums of the batches being folded (`folded`), as the iteration's columns. */
 function batchSums(sql: Sql) {
@@ -324,7 +371,11 @@ function batchSums(sql: Sql) {
       coalesce(sum((pairs->>0)::int), 0)::int as pairs_ll, coalesce(sum((pairs->>1)::int), 0)::int as pairs_ld,
       coalesce(sum((pairs->>2)::int), 0)::int as pairs_dd, coalesce(sum((pairs->>3)::int), 0)::int as pairs_dw,
       coalesce(sum((pairs->>4)::int), 0)::int as pairs_ww, ${sumBatchCounters(sql)},
-      ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`coalesce(sum(${sql(column)}), 0)::int as ${sql(column)}`), ",")},
+      ${joinFragments(
+        sql,
+        REFERENCE_COUNTERS.map((column) => sql`coalesce(sum(${sql(column)}), 0)::int as ${sql(column)}`),
+        ",",
+      )},
       coalesce(sum(replays), 0)::int as replays, coalesce(sum(replay_limit_pairs), 0)::int as replay_limit_pairs,
       (count(*) filter (where refused))::int as binaries_refused
     from folded`;

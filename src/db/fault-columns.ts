@@ -1,4 +1,3 @@
-
 import { joinFragments as join, type Fragment } from "./columns.js";
 import { spsaIteration } from "./schema.js";
 import { ENGINE_ROLES, type EngineFaults, type EngineRole } from "../types/engines.js";
@@ -26,7 +25,11 @@ interface Column<C extends FaultCounter> {
 /** Counter-major: plusCrashes, minusCrashes, referenceCrashes, plusTimeLosses, ... */
 function columnsOf<C extends FaultCounter>(counters: readonly C[]): Column<C>[] {
   return counters.flatMap((counter) =>
-    ([0, 1, 2] as const).map((role) => ({ key: `${ENGINE_ROLES[role]}${counter[0]!.toUpperCase()}${counter.slice(1)}` as CounterColumn<C>, role, counter })),
+    ([0, 1, 2] as const).map((role) => ({
+      key: `${ENGINE_ROLES[role]}${counter[0]!.toUpperCase()}${counter.slice(1)}` as CounterColumn<C>,
+      role,
+      counter,
+    })),
   );
 }
 
@@ -39,12 +42,18 @@ const sqlName = (column: Column<FaultCounter>): string => spsaIteration[column.k
 /** The counters' values for the faults of the plus, the minus and (if given) the reference engine. */
 export function counterValues(faults: EngineFaults): Record<CounterColumn, number> {
   const sums = faults.map(byCounter);
-  return Object.fromEntries(COUNTER_COLUMNS.map((column) => [column.key, sums[column.role]?.[column.counter] ?? 0])) as Record<CounterColumn, number>;
+  return Object.fromEntries(
+    COUNTER_COLUMNS.map((column) => [column.key, sums[column.role]?.[column.counter] ?? 0]),
+  ) as Record<CounterColumn, number>;
 }
 
 /** `(plus_crashes + minus_crashes + ...)`: the sum of the given counters' columns in an iteration row. */
 function counterSum(sql: Sql, columns: readonly Column<FaultCounter>[]): Fragment {
-  return sql`(${join(sql, columns.map((column) => sql`${sql(sqlName(column))}`), "+")})`;
+  return sql`(${join(
+    sql,
+    columns.map((column) => sql`${sql(sqlName(column))}`),
+    "+",
+  )})`;
 }
 
 /** The engine faults of an iteration row. */
@@ -68,7 +77,11 @@ export function batchDelayLosses(sql: Sql): Fragment {
 }
 
 function batchCounterSum(sql: Sql, columns: readonly Column<FaultCounter>[]): Fragment {
-  return sql`(${join(sql, columns.map((column) => sql`coalesce((faults->>${column.key})::int, 0)`), "+")})`;
+  return sql`(${join(
+    sql,
+    columns.map((column) => sql`coalesce((faults->>${column.key})::int, 0)`),
+    "+",
+  )})`;
 }
 
 export type CounterColumns = Record<CounterColumn, number>;
@@ -82,15 +95,31 @@ export const COUNTER_KEYS = COUNTER_COLUMNS.map((column) => ({
 
 /** `plus_crashes as "plusCrashes", ...`: every counter column, for a select list. */
 export function selectCounters(sql: Sql): Fragment {
-  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} as ${sql(column.key)}`), ",");
+  return join(
+    sql,
+    COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} as ${sql(column.key)}`),
+    ",",
+  );
 }
 
 /** `coalesce(sum((faults->>'plusCrashes')::int), 0)::int as plus_crashes, ...`: spsa_batch rows' reported counters, summed as the iteration's columns. */
 export function sumBatchCounters(sql: Sql): Fragment {
-  return join(sql, COUNTER_COLUMNS.map((column) => sql`coalesce(sum((faults->>${column.key})::int), 0)::int as ${sql(sqlName(column))}`), ",");
+  return join(
+    sql,
+    COUNTER_COLUMNS.map(
+      (column) => sql`coalesce(sum((faults->>${column.key})::int), 0)::int as ${sql(sqlName(column))}`,
+    ),
+    ",",
+  );
 }
 
 /** `plus_crashes = i.plus_crashes + s.plus_crashes, ...`: every counter column of an iteration `i` plus (or, sign −1, minus) a row `s` of sumBatchCounters. */
 export function addCounters(sql: Sql, sign: 1 | -1 = 1): Fragment {
-  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} = i.${sql(sqlName(column))} + ${sign}::int * s.${sql(sqlName(column))}`), ",");
+  return join(
+    sql,
+    COUNTER_COLUMNS.map(
+      (column) => sql`${sql(sqlName(column))} = i.${sql(sqlName(column))} + ${sign}::int * s.${sql(sqlName(column))}`,
+    ),
+    ",",
+  );
 }

@@ -9,12 +9,25 @@ import type { Values } from "../types/spsa.js";
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
-const VERIFICATION_KEYS = ["id", "carrierRunId", "status", "fromLabel", "toLabel", "maxGames", "sprt", "limits"] as const;
+const VERIFICATION_KEYS = [
+  "id",
+  "carrierRunId",
+  "status",
+  "fromLabel",
+  "toLabel",
+  "maxGames",
+  "sprt",
+  "limits",
+] as const;
 const GAMES_KEYS = ["gamesClaimed", "gamesPlayed", "targetGames", "plusWins", "minusWins", "draws"] as const;
 
 /** A verification, with its carrier run's name and the games of the carrier's iteration. */
 export type VerificationRow = RowOf<typeof spsaVerification, (typeof VERIFICATION_KEYS)[number]> &
-  RowOf<typeof spsaIteration, (typeof GAMES_KEYS)[number]> & { carrierName: string; iterationId: number; pairs: Pentanomial };
+  RowOf<typeof spsaIteration, (typeof GAMES_KEYS)[number]> & {
+    carrierName: string;
+    iterationId: number;
+    pairs: Pentanomial;
+  };
 
 const COLUMNS = (sql: Sql) => sql`
   ${selectColumns(sql, spsaVerification, VERIFICATION_KEYS, "v")}, c.name as "carrierName", i.id as "iterationId",
@@ -38,7 +51,13 @@ export interface NewVerification {
 }
 
 /** The running verification of this run comparing the same two θ at the same limits, to resume after a kill. */
-export async function findRunningVerification(sql: Sql, runId: number, fromLabel: string, toLabel: string, limits: PlayLimits): Promise<VerificationRow | undefined> {
+export async function findRunningVerification(
+  sql: Sql,
+  runId: number,
+  fromLabel: string,
+  toLabel: string,
+  limits: PlayLimits,
+): Promise<VerificationRow | undefined> {
   const [row] = await sql<VerificationRow[]>`
     select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
     where v.run_id = ${runId} and v.from_label = ${fromLabel} and v.to_label = ${toLabel} and v.status = 'running' and v.ship_check_id is null and v.transfer_iteration_id is null
@@ -48,7 +67,11 @@ export async function findRunningVerification(sql: Sql, runId: number, fromLabel
 }
 
 /** The match of a ship check's stage, running or complete, to resume or read after a kill. */
-export async function findShipVerification(sql: Sql, shipCheckId: number, stage: string): Promise<VerificationRow | undefined> {
+export async function findShipVerification(
+  sql: Sql,
+  shipCheckId: number,
+  stage: string,
+): Promise<VerificationRow | undefined> {
   const [row] = await sql<VerificationRow[]>`
     select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
     where v.ship_check_id = ${shipCheckId} and v.ship_stage = ${stage}`;
@@ -68,9 +91,14 @@ export async function runningTransfers(sql: Sql, runId: number): Promise<Verific
  * verification row, in the same transaction): under the run's lock, so that the carriers'
  * numbers are unique.
  */
-export async function insertCarrierRun(tx: postgres.TransactionSql, it: Pick<NewVerification, "runId" | "runName" | "toValues">): Promise<{ id: number; uid: string }> {
+export async function insertCarrierRun(
+  tx: postgres.TransactionSql,
+  it: Pick<NewVerification, "runId" | "runName" | "toValues">,
+): Promise<{ id: number; uid: string }> {
   await tx`select pg_advisory_xact_lock(hashtext(${`spsa_verify:${it.runId}`}))`;
-  const [{ n } = { n: 0 }] = await tx<{ n: number }[]>`select count(*)::int as n from spsa_verification where run_id = ${it.runId}`;
+  const [{ n } = { n: 0 }] = await tx<
+    { n: number }[]
+  >`select count(*)::int as n from spsa_verification where run_id = ${it.runId}`;
   const [carrier] = await tx<{ id: number; uid: string }[]>`
     insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
     values (${`${it.runName}/verify-${n + 1}`}, 'verify', ${tx.json({ verifies: it.runName })}, ${tx.json(it.toValues)}, ${tx.json(it.toValues)})
@@ -80,7 +108,11 @@ export async function insertCarrierRun(tx: postgres.TransactionSql, it: Pick<New
 }
 
 /** The verification row of a carrier run inserted in the same transaction. */
-export async function insertVerification(tx: postgres.TransactionSql, carrierId: number, it: NewVerification): Promise<VerificationRow> {
+export async function insertVerification(
+  tx: postgres.TransactionSql,
+  carrierId: number,
+  it: NewVerification,
+): Promise<VerificationRow> {
   const [row] = await tx<{ id: number }[]>`
     insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits, ship_check_id, ship_stage, transfer_iteration_id)
     values (${it.runId}, ${carrierId}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)}, ${tx.json(it.toValues)}, ${it.maxGames},
@@ -112,7 +144,12 @@ export interface VerificationOutcome {
 }
 
 /** Records the outcome so far; `complete` also closes the carrier run, so workers leave it. */
-export async function recordOutcome(sql: postgres.Sql, row: VerificationRow, outcome: VerificationOutcome, complete: boolean): Promise<void> {
+export async function recordOutcome(
+  sql: postgres.Sql,
+  row: VerificationRow,
+  outcome: VerificationOutcome,
+  complete: boolean,
+): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`
       update spsa_verification set elo = ${finite(outcome.elo)}, elo_error = ${finite(outcome.eloError)}, los = ${outcome.los},

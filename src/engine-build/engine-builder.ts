@@ -20,7 +20,15 @@ export interface BuiltEngine {
 }
 
 export function targetsOf(params: readonly Param[]): CheckedParam[] {
-  return params.map((p) => ({ param: p.name, constant: p.constant, index: p.index, type: p.type, rustType: p.rustType, min: p.min, max: p.max }));
+  return params.map((p) => ({
+    param: p.name,
+    constant: p.constant,
+    index: p.index,
+    type: p.type,
+    rustType: p.rustType,
+    min: p.min,
+    max: p.max,
+  }));
 }
 
 /** The constants file's text and the crate's `type` aliases its declared types may use. */
@@ -30,7 +38,10 @@ export function readConstants(build: BuildConfig): { file: string; source: strin
   try {
     source = readFileSync(file, "utf8");
   } catch {
-    throw new InputError(file, "cannot read the constants file (see [build].engine_dir and constants_file in config.toml)");
+    throw new InputError(
+      file,
+      "cannot read the constants file (see [build].engine_dir and constants_file in config.toml)",
+    );
   }
   return { file, source, aliases: readCrateAliases(join(build.engineDir, "src")) };
 }
@@ -69,16 +80,27 @@ export async function buildEngine(options: {
   mkdirSync(logDir, { recursive: true });
   const tree = join(build.outputDir, "trees", options.tree);
   mkdirSync(join(build.outputDir, "trees"), { recursive: true });
-  const assignments = targetsOf(options.params).map((target) => ({ target, value: options.values[target.param] ?? Number.NaN }));
+  const assignments = targetsOf(options.params).map((target) => ({
+    target,
+    value: options.values[target.param] ?? Number.NaN,
+  }));
   // Two masters sharing an output_dir (two runs on one machine) share its trees: without the
   // lock, one would rewrite the constants while the other's cargo compiles them.
   return withFileLock(`${tree}.lock`, TREE_LOCK_TIMEOUT_MS, async () => {
     syncTree(build.engineDir, tree);
     writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
-    await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${label}.log`), label, signal: options.signal });
+    await runCargo({
+      treeDir: tree,
+      args: build.cargoArgs,
+      logFile: join(logDir, `${label}.log`),
+      label,
+      signal: options.signal,
+    });
     const built = join(tree, "target", "release", binary);
     if (!existsSync(built)) {
-      throw new BuildError(`cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? set [build].binary_name)`);
+      throw new BuildError(
+        `cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? set [build].binary_name)`,
+      );
     }
     const dest = options.destination(binary);
     placeAtomically(built, dest);
@@ -123,7 +145,10 @@ export async function buildPlusAndMinus(options: {
       signal,
     });
   // One failed build stops the other: its error is the one reported, and no cargo outlives it.
-  const [plus, minus] = await allOrNothing([(signal) => buildOne("plus", signal), (signal) => buildOne("minus", signal)], options.signal);
+  const [plus, minus] = await allOrNothing(
+    [(signal) => buildOne("plus", signal), (signal) => buildOne("minus", signal)],
+    options.signal,
+  );
   return { plus: plus!, minus: minus! };
 }
 

@@ -71,7 +71,8 @@ export async function sweepBuilds(
     const folder = join(verifications, name);
     if (VERIFICATION_BUILD.test(name) && !named(folder) && !lockHeld(buildingLock(folder))) remove(folder);
     // The lock of a verification killed while it built.
-    else if (name.endsWith(".lock") && VERIFICATION_BUILD.test(name.slice(0, -".lock".length)) && !lockHeld(folder)) rmSync(folder, { force: true });
+    else if (name.endsWith(".lock") && VERIFICATION_BUILD.test(name.slice(0, -".lock".length)) && !lockHeld(folder))
+      rmSync(folder, { force: true });
   }
   if (folders.length > 0) between?.();
   const pruned = await pruneBinaries(sql);

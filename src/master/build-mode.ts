@@ -16,11 +16,28 @@ import { describeChanges, playedWith, recordedParams, settingsOf } from "../conf
 import { faultWarning, formatProgress } from "./progress.js";
 import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import {
-  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readPlayedWith, readThetaAfter, readTrajectory,
+  completeIteration,
+  inFlightState,
+  insertIteration,
+  latestIteration,
+  oldestOpenIteration,
+  outcomeOf,
+  readIteration,
+  readMeasuredIterations,
+  readPlayedWith,
+  readThetaAfter,
+  readTrajectory,
   type IterationRow,
 } from "../db/iterations.js";
 import { activeGameSlots } from "../db/workers.js";
-import { allowedStaleness, buildsAtOnce, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
+import {
+  allowedStaleness,
+  buildsAtOnce,
+  mayOpen,
+  slowBuildWarning,
+  stalenessBound,
+  stalenessOf,
+} from "../spsa/in-flight.js";
 import { markRunComplete, runParameters } from "../db/runs.js";
 import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
 import { signedEngines } from "../signing/binary-signature.js";
@@ -32,7 +49,15 @@ import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped 
 import type { Perturbation, Values } from "../types/spsa.js";
 import type { IterationSettings } from "../types/config.js";
 import { IterationBuilds } from "./iteration-builds.js";
-import { openTuningRun, sweepRun, syncParamsFile, withTuningRun, type MasterContext, type MasterOptions, type MasterSummary } from "./run-setup.js";
+import {
+  openTuningRun,
+  sweepRun,
+  syncParamsFile,
+  withTuningRun,
+  type MasterContext,
+  type MasterOptions,
+  type MasterSummary,
+} from "./run-setup.js";
 import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
 import { BuildReview } from "./worker-review.js";
 import { describeShipCheck } from "../verification/ship-text.js";
@@ -62,7 +87,8 @@ async function tune(master: MasterContext): Promise<MasterSummary> {
   if (skipped) log(skipped);
   // θ₀ for the pilot iterations: built once, when the first of them starts.
   let theta0: Promise<BuiltEngine> | undefined;
-  const opponentOf = (k: number) => (k <= pilotIterations(options.config) ? (theta0 ??= pilotEngine(master)) : Promise.resolve(reference));
+  const opponentOf = (k: number) =>
+    k <= pilotIterations(options.config) ? (theta0 ??= pilotEngine(master)) : Promise.resolve(reference);
   const initial = valuesOf(params);
   syncParamsFile(paramsFile, valuesOf(params), log);
   await reportChanges(master);
@@ -84,7 +110,11 @@ async function tune(master: MasterContext): Promise<MasterSummary> {
       // θ as the database holds it: an undo (spsa undo --worker) may have moved it.
       current = withTheta(current, await db.retrying((sql) => runParameters(sql, run.id)));
       const state = await db.retrying((sql) => inFlightState(sql, run.id));
-      const atOnce = buildsAtOnce({ configured: config.build.buildsAtOnce, cores, coresPerBuild: builds.coresPerBuild });
+      const atOnce = buildsAtOnce({
+        configured: config.build.buildsAtOnce,
+        cores,
+        coresPerBuild: builds.coresPerBuild,
+      });
       // Built iterations open in iteration order, so the database holds iterations 1..latest, never a gap.
       const built = builds.take();
       if (built) {
@@ -113,7 +143,13 @@ async function tune(master: MasterContext): Promise<MasterSummary> {
       // Open the next iteration while earlier ones are played and built, as far ahead as the slots need.
       if (k <= config.spsa.maxIterations && builds.running < atOnce) {
         const slots = await db.retrying(activeGameSlots);
-        const allowed = allowedStaleness({ slots, gamesPerIteration: config.games.gamesPerIteration, buildSeconds: builds.lastSeconds, gamesPerSecond: state.gamesPerSecond, maxStaleness: bound });
+        const allowed = allowedStaleness({
+          slots,
+          gamesPerIteration: config.games.gamesPerIteration,
+          buildSeconds: builds.lastSeconds,
+          gamesPerSecond: state.gamesPerSecond,
+          maxStaleness: bound,
+        });
         if (mayOpen(k, state.applied, allowed, pilotIterations(config))) {
           const drawn = await drawIteration(master, current, k, stalenessOf(k, state.applied), await opponentOf(k));
           crashPoint("build-starting");
@@ -171,7 +207,9 @@ async function reportChanges({ options, run, params, db, log }: MasterContext): 
   const recorded = latest && (await db.retrying((sql) => readPlayedWith(sql, { iterationId: latest.id })));
   if (!latest || !recorded) return;
   for (const change of describeChanges(recorded, playedWith(options.config, params))) {
-    log(`changed since iteration ${latest.iterationNumber}: ${change} (applies from iteration ${latest.iterationNumber + 1})`);
+    log(
+      `changed since iteration ${latest.iterationNumber}: ${change} (applies from iteration ${latest.iterationNumber + 1})`,
+    );
   }
 }
 
@@ -197,7 +235,13 @@ interface BuiltIteration {
  * perturbation, and its step scales from the iterations completed so far (always 1..k − 1 −
  * staleness). In reference mode and the curvature pilot its sides each play `reference`.
  */
-async function drawIteration(master: MasterContext, params: Param[], k: number, staleness: number, reference: BuiltEngine | undefined): Promise<DrawnIteration> {
+async function drawIteration(
+  master: MasterContext,
+  params: Param[],
+  k: number,
+  staleness: number,
+  reference: BuiltEngine | undefined,
+): Promise<DrawnIteration> {
   const { options, run, db, log } = master;
   const { config } = options;
   // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
@@ -205,21 +249,44 @@ async function drawIteration(master: MasterContext, params: Param[], k: number, 
     config.spsa.schedule === "self-correcting"
       ? [...(await db.retrying((sql) => readTrajectory(sql, run.id, k - 1))), valuesOf(params)]
       : undefined;
-  const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${run.seed}:${k}`), trajectory);
+  const perturbation = perturb(
+    params,
+    spsaMathConfig(config.spsa, config.games.gamesPerIteration),
+    k,
+    createRng(`${run.seed}:${k}`),
+    trajectory,
+  );
   // Adaptive gains: each parameter's factor on a_k from what the last iterations measured, recorded in the settings.
   const adaptive = config.spsa.adaptive;
   const measured =
     adaptive.mode === "off"
       ? undefined
-      : stepScales(await db.retrying((sql) => readMeasuredIterations(sql, run.id, k - 1, adaptive.window)), params.map((p) => p.name), adaptive);
+      : stepScales(
+          await db.retrying((sql) => readMeasuredIterations(sql, run.id, k - 1, adaptive.window)),
+          params.map((p) => p.name),
+          adaptive,
+        );
   // After the curvature pilot, its factor on every scale (src/master/pilot.ts).
-  const { stepScale, pilot } = k > pilotIterations(config) ? await pilotScaled(master, measured) : { stepScale: measured, pilot: undefined };
+  const { stepScale, pilot } =
+    k > pilotIterations(config) ? await pilotScaled(master, measured) : { stepScale: measured, pilot: undefined };
   if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
-  return { k, params, staleness, perturbation, reference, settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) } };
+  return {
+    k,
+    params,
+    staleness,
+    perturbation,
+    reference,
+    settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
+  };
 }
 
 /** Builds a drawn iteration's plus and minus in build slot `slot` (in the background: the master goes on meanwhile). */
-async function buildIteration({ options, run }: MasterContext, drawn: DrawnIteration, slot: number, signal: AbortSignal): Promise<BuiltIteration> {
+async function buildIteration(
+  { options, run }: MasterContext,
+  drawn: DrawnIteration,
+  slot: number,
+  signal: AbortSignal,
+): Promise<BuiltIteration> {
   const { config } = options;
   const building = buildPlusAndMinus({
     build: config.build,
@@ -236,34 +303,49 @@ async function buildIteration({ options, run }: MasterContext, drawn: DrawnItera
 }
 
 /** Opens a built iteration: its binaries stored and signed, its row and batches inserted. */
-async function openIteration({ options, run, db, log }: MasterContext, built: BuiltIteration, buildSeconds: number): Promise<void> {
+async function openIteration(
+  { options, run, db, log }: MasterContext,
+  built: BuiltIteration,
+  buildSeconds: number,
+): Promise<void> {
   const { config } = options;
   const { k, staleness, perturbation, reference, settings } = built.drawn;
-  const ahead = staleness > 0 ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} not applied then` : "";
-  log(`iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`);
+  const ahead =
+    staleness > 0
+      ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} not applied then`
+      : "";
+  log(
+    `iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`,
+  );
   // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
-  const engines = signedEngines(options.signingKey.sign, { runUid: run.uid, iterationNumber: k }, { plus: built.plus, minus: built.minus, ...(reference && { reference }) });
+  const engines = signedEngines(
+    options.signingKey.sign,
+    { runUid: run.uid, iterationNumber: k },
+    { plus: built.plus, minus: built.minus, ...(reference && { reference }) },
+  );
   const plan = reference ? planReferenceBatchSizes : planBatchSizes;
   // The binaries stored and named in one transaction, which commits only while this master holds the run.
-  await db.retrying(() => options.hold.transaction(async (tx) => {
-    await storeBinaries(tx, [built.plus, built.minus, ...(reference ? [reference] : [])]);
-    return insertIteration(tx, {
-      runId: run.id,
-      iterationNumber: k,
-      ...engines,
-      timelowMs: config.timeControl.timelowMs,
-      timehighMs: config.timeControl.timehighMs,
-      targetGames: config.games.gamesPerIteration,
-      batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
-      ck: perturbation.ck,
-      ak: perturbation.ak,
-      base: valuesOf(built.drawn.params),
-      plusValues: perturbation.plus,
-      minusValues: perturbation.minus,
-      signs: perturbation.signs,
-      settings,
-    });
-  }));
+  await db.retrying(() =>
+    options.hold.transaction(async (tx) => {
+      await storeBinaries(tx, [built.plus, built.minus, ...(reference ? [reference] : [])]);
+      return insertIteration(tx, {
+        runId: run.id,
+        iterationNumber: k,
+        ...engines,
+        timelowMs: config.timeControl.timelowMs,
+        timehighMs: config.timeControl.timehighMs,
+        targetGames: config.games.gamesPerIteration,
+        batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
+        ck: perturbation.ck,
+        ak: perturbation.ak,
+        base: valuesOf(built.drawn.params),
+        plusValues: perturbation.plus,
+        minusValues: perturbation.minus,
+        signs: perturbation.signs,
+        settings,
+      });
+    }),
+  );
   crashPoint("iteration-inserted");
 }
 
@@ -283,9 +365,12 @@ async function waitForGames(
   let row = iteration;
   let built = false;
   // Only while something builds: a wait on nothing would hold its callback until the next build ends.
-  const buildEnded = builds.iterations.length === 0 ? undefined : builds.ended().then(() => {
-    built = true;
-  });
+  const buildEnded =
+    builds.iterations.length === 0
+      ? undefined
+      : builds.ended().then(() => {
+          built = true;
+        });
   try {
     for (;;) {
       options.signal?.throwIfAborted();
@@ -323,17 +408,29 @@ async function waitForGames(
   return row;
 }
 
-async function finishIteration({ options, run, db, log }: MasterContext, params: Param[], iteration: IterationRow): Promise<Param[]> {
+async function finishIteration(
+  { options, run, db, log }: MasterContext,
+  params: Param[],
+  iteration: IterationRow,
+): Promise<Param[]> {
   const { config, paramsFile } = options;
   const k = iteration.iterationNumber;
   // The update uses only what the iteration recorded (today's files may differ from what was
   // played), and moves θ as the database holds it: the step measured around the iteration's base
   // θ, which an iteration opened in flight drew before the steps of the iterations still playing then.
   const settings = iteration.settings ?? settingsOf(config, params);
-  const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters, ...(settings.stepScale && { scale: settings.stepScale }) };
+  const played = {
+    ak: iteration.ak,
+    plus: iteration.plusParameters,
+    minus: iteration.minusParameters,
+    ...(settings.stepScale && { scale: settings.stepScale }),
+  };
   // Plus against minus, or (its row names a reference engine) both sides against the reference.
   const counts = outcomeOf(iteration);
-  const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(await db.retrying((sql) => readTrajectory(sql, run.id, k)), k) : undefined;
+  const previous =
+    (settings.spsa.momentum ?? 0) > 0
+      ? previousMove(await db.retrying((sql) => readTrajectory(sql, run.id, k)), k)
+      : undefined;
   const step = (stored: Values) => {
     // Parameters added since the run started have no θ in the database yet: they keep their value.
     const theta = { ...valuesOf(params), ...stored };
@@ -341,13 +438,22 @@ async function finishIteration({ options, run, db, log }: MasterContext, params:
     return { ...updated, newValues: { ...theta, ...updated.newValues } };
   };
   const result = await db.retrying(() =>
-    options.hold.transaction((tx) => completeIteration(tx, { runId: run.id, iterationId: iteration.id, step, finalIteration: k >= config.spsa.maxIterations })),
+    options.hold.transaction((tx) =>
+      completeIteration(tx, {
+        runId: run.id,
+        iterationId: iteration.id,
+        step,
+        finalIteration: k >= config.spsa.maxIterations,
+      }),
+    ),
   );
   crashPoint("iteration-committed");
   // Not applied: the iteration was completed already (a commit retried after its answer was
   // lost, or another master on this run). θ is then what the database holds.
   if (result) {
-    log(`iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`);
+    log(
+      `iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`,
+    );
   } else {
     log(`iteration ${k} was already complete in the database: θ taken from there`);
   }
@@ -373,7 +479,10 @@ async function shipCandidate(master: MasterContext, params: Param[]): Promise<Va
   log(describeShipCheck(check));
   syncParamsFile(options.paramsFile, check.chosenParameters, () => {});
   log(`${options.paramsFile}: the ship check's candidate (${check.chosen})`);
-  if (check.verdict !== "pass") log(`warning: the shipped candidate did not pass its test against the start θ (${check.verdict ?? "no verdict"}): keep testing before you ship it`);
+  if (check.verdict !== "pass")
+    log(
+      `warning: the shipped candidate did not pass its test against the start θ (${check.verdict ?? "no verdict"}): keep testing before you ship it`,
+    );
   return check.chosenParameters;
 }
 
@@ -382,14 +491,19 @@ async function shipCandidate(master: MasterContext, params: Param[]): Promise<Va
  * share of the last iterations (Polyak–Ruppert), written to params.toml. The database keeps
  * the last θ (spsa_run.current_parameters), so the run's history stays as it was played.
  */
-async function finalValues({ options, run, db, log }: MasterContext, params: Param[], iterations: number): Promise<Values> {
+async function finalValues(
+  { options, run, db, log }: MasterContext,
+  params: Param[],
+  iterations: number,
+): Promise<Values> {
   const { averageTail } = options.config.spsa;
   if (averageTail === 0 || iterations === 0) return valuesOf(params);
   // θ after each iteration as its step left it (with iterations in flight, the next one's base is older θ).
   const thetas = await db.retrying((sql) => readThetaAfter(sql, run.id));
   const averaged = tailAverage(thetas.length > 0 ? thetas : [valuesOf(params)], averageTail);
   syncParamsFile(options.paramsFile, averaged, () => {});
-  log(`${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`);
+  log(
+    `${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`,
+  );
   return averaged;
 }
-

@@ -5,7 +5,16 @@ import { binaryName, runCargo } from "../engine-build/cargo.js";
 import { spsaMathConfig } from "../config/config.js";
 import { expireLeases } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
-import { carrierProgress, completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/option-runs.js";
+import {
+  carrierProgress,
+  completeOptionRun,
+  insertOptionRun,
+  isOptionRun,
+  optionRunOf,
+  runTheta,
+  setParametersSignature,
+  type OptionRunRow,
+} from "../db/option-runs.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { InputError } from "../core/errors.js";
 import { describeChanges, playedWith, settingsOf } from "../config/iteration-settings.js";
@@ -19,7 +28,15 @@ import { optionsMessage, signOptions } from "../signing/options-signature.js";
 import { signedEngines } from "../signing/binary-signature.js";
 import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
-import { openTuningRun, sweepRun, syncParamsFile, withTuningRun, type MasterContext, type MasterOptions, type MasterSummary } from "./run-setup.js";
+import {
+  openTuningRun,
+  sweepRun,
+  syncParamsFile,
+  withTuningRun,
+  type MasterContext,
+  type MasterOptions,
+  type MasterSummary,
+} from "./run-setup.js";
 import { formatOptionProgress } from "./progress.js";
 import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import { OptionReview } from "./worker-review.js";
@@ -59,7 +76,11 @@ export async function runOptionsMaster(options: MasterOptions): Promise<MasterSu
   return withTuningRun(options, opened, (master) => tune(master, opened.created, parameters));
 }
 
-async function tune(master: MasterContext, created: boolean, parameters: OptionRunRow["parameters"]): Promise<MasterSummary> {
+async function tune(
+  master: MasterContext,
+  created: boolean,
+  parameters: OptionRunRow["parameters"],
+): Promise<MasterSummary> {
   const { options, run, params, db, log } = master;
   const { config, paramsFile } = options;
   const initial = valuesOf(params);
@@ -68,15 +89,21 @@ async function tune(master: MasterContext, created: boolean, parameters: OptionR
   let optionRun = await optionRunOf(db.sql, run.id);
   if (!optionRun) {
     if (!created && run.status === "active") {
-      if ((await iterationCount(db.sql, run.id)) > 0) throw new InputError(`run "${run.name}"`, 'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh');
+      if ((await iterationCount(db.sql, run.id)) > 0)
+        throw new InputError(
+          `run "${run.name}"`,
+          'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh',
+        );
     }
     optionRun = await openOptionRun(master, parameters);
   } else {
     await warnOfChanges(master, optionRun);
     if (optionRun.parametersSignature === null) optionRun = await signOlderRun(master, optionRun, parameters);
   }
-  log(`${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
-    `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`);
+  log(
+    `${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
+      `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`,
+  );
   syncParamsFile(paramsFile, (await runTheta(db.sql, run.id)).theta, log);
   const review = await OptionReview.start({ db, runId: run.id, names: optionRun.names, log }, optionRun);
   const final = await watch(master, optionRun, review);
@@ -86,7 +113,10 @@ async function tune(master: MasterContext, created: boolean, parameters: OptionR
 }
 
 /** The binary (built once from the crate if none is named), stored by hash; the carrier iteration and the option settings in one transaction. */
-async function openOptionRun({ options, run, params, db }: MasterContext, parameters: OptionRunRow["parameters"]): Promise<OptionRunRow> {
+async function openOptionRun(
+  { options, run, params, db }: MasterContext,
+  parameters: OptionRunRow["parameters"],
+): Promise<OptionRunRow> {
   const { config } = options;
   // A master that stalled and lost the run to another one never builds.
   await db.retrying(() => options.hold.confirm());
@@ -112,7 +142,11 @@ async function openOptionRun({ options, run, params, db }: MasterContext, parame
       const iteration = await insertIteration(tx, {
         runId: run.id,
         iterationNumber: 1,
-        ...signedEngines(options.signingKey.sign, { runUid: run.uid, iterationNumber: 1 }, { plus: { path: enginePath, sha256 }, minus: { path: enginePath, sha256 } }),
+        ...signedEngines(
+          options.signingKey.sign,
+          { runUid: run.uid, iterationNumber: 1 },
+          { plus: { path: enginePath, sha256 }, minus: { path: enginePath, sha256 } },
+        ),
         timelowMs: config.timeControl.timelowMs,
         timehighMs: config.timeControl.timehighMs,
         targetGames: config.spsa.maxIterations * gamesPerIteration,
@@ -135,9 +169,16 @@ async function openOptionRun({ options, run, params, db }: MasterContext, parame
  * A run opened before option lists were signed: its master signs the stored list once, if it
  * is the list params.toml gives (a list changed in the database is not signed into trust).
  */
-async function signOlderRun({ options, run, db }: MasterContext, optionRun: OptionRunRow, parameters: OptionRunRow["parameters"]): Promise<OptionRunRow> {
+async function signOlderRun(
+  { options, run, db }: MasterContext,
+  optionRun: OptionRunRow,
+  parameters: OptionRunRow["parameters"],
+): Promise<OptionRunRow> {
   if (!optionsMessage(run.uid, optionRun.parameters).equals(optionsMessage(run.uid, parameters))) {
-    throw new InputError(`run "${run.name}"`, `its stored UCI options differ from ${options.paramsFile} and were never signed: restart it with --fresh, or tune under another --name`);
+    throw new InputError(
+      `run "${run.name}"`,
+      `its stored UCI options differ from ${options.paramsFile} and were never signed: restart it with --fresh, or tune under another --name`,
+    );
   }
   const signature = signOptions(options.signingKey.signMessage, run.uid, parameters);
   await db.retrying((sql) => setParametersSignature(sql, run.id, signature));
@@ -153,7 +194,9 @@ async function warnOfChanges({ options, params, db, log }: MasterContext, option
   const recorded = await db.retrying((sql) => readPlayedWith(sql, { iterationId: optionRun.iterationId }));
   if (!recorded) return;
   for (const change of describeChanges(recorded, playedWith(options.config, params))) {
-    log(`changed since the run started: ${change} (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)`);
+    log(
+      `changed since the run started: ${change} (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)`,
+    );
   }
 }
 
@@ -165,7 +208,12 @@ async function engineBinary(config: TuningConfig, runName: string): Promise<stri
   mkdirSync(build.outputDir, { recursive: true });
   await withSpinner(
     `building ${basename(build.engineDir)} once for UCI-option tuning`,
-    runCargo({ treeDir: build.engineDir, args: build.cargoArgs, logFile: join(build.outputDir, `${runName}-options-build.log`), label: "UCI-option" }),
+    runCargo({
+      treeDir: build.engineDir,
+      args: build.cargoArgs,
+      logFile: join(build.outputDir, `${runName}-options-build.log`),
+      label: "UCI-option",
+    }),
   );
   const placed = join(build.outputDir, runName, "options", name);
   placeAtomically(join(build.engineDir, "target", "release", name), placed);
@@ -173,7 +221,11 @@ async function engineBinary(config: TuningConfig, runName: string): Promise<stri
 }
 
 /** Until the carrier iteration has all its games: progress, expired leases back to the pool, reports into θ, the workers' evidence, params.toml from θ. */
-async function watch({ options, run, db, log }: MasterContext, optionRun: OptionRunRow, review: OptionReview): Promise<MasterSummary["final"]> {
+async function watch(
+  { options, run, db, log }: MasterContext,
+  optionRun: OptionRunRow,
+  review: OptionReview,
+): Promise<MasterSummary["final"]> {
   const { paramsFile } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(options.config.database.pollIntervalMs);
@@ -193,7 +245,13 @@ async function watch({ options, run, db, log }: MasterContext, optionRun: Option
         await review.afterApply();
         const carrier = await carrierProgress(sql, optionRun.iterationId);
         // New draws from the θ just moved, for the batches the workers claim next.
-        await topUpDraws(sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize, held);
+        await topUpDraws(
+          sql,
+          { ...optionRun, seed: run.seed },
+          carrier.targetGames,
+          options.config.games.batchSize,
+          held,
+        );
         return carrier;
       });
       if (iteration.gamesPlayed !== seen) poll.reset();
@@ -225,5 +283,9 @@ async function watch({ options, run, db, log }: MasterContext, optionRun: Option
 /** The build-mode master must not take over a UCI-option run: its carrier iteration has no perturbation of its own. */
 export async function refuseOptionRun(database: Database, runName: string, fresh: boolean): Promise<void> {
   if (fresh) return;
-  if (await isOptionRun(database.sql, runName)) throw new InputError(`run "${runName}"`, 'is a UCI-option run: set [engine] mode = "options" to resume it, or use another --name or --fresh');
+  if (await isOptionRun(database.sql, runName))
+    throw new InputError(
+      `run "${runName}"`,
+      'is a UCI-option run: set [engine] mode = "options" to resume it, or use another --name or --fresh',
+    );
 }

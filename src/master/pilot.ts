@@ -42,7 +42,9 @@ function fitsUnitsOfFour(config: TuningConfig): boolean {
 export async function pilotEngine(master: MasterContext): Promise<BuiltEngine> {
   const { options, run, log } = master;
   const engine = await buildStartEngine(master);
-  log(`run "${run.name}": curvature pilot: θ+ and θ− of its first ${pilotIterations(options.config)} iteration(s) each play θ₀ (sha256 ${engine.sha256.slice(0, 12)})`);
+  log(
+    `run "${run.name}": curvature pilot: θ+ and θ− of its first ${pilotIterations(options.config)} iteration(s) each play θ₀ (sha256 ${engine.sha256.slice(0, 12)})`,
+  );
   return engine;
 }
 
@@ -50,7 +52,10 @@ export async function pilotEngine(master: MasterContext): Promise<BuiltEngine> {
  * An iteration after the pilot: its step scales raised by the pilot's factor, and the measure to
  * record. Unchanged when no pilot iteration completed (a run started before the pilot existed).
  */
-export async function pilotScaled({ options, run, db }: MasterContext, stepScale: Values | undefined): Promise<{ stepScale: Values | undefined; pilot: PilotMeasure | undefined }> {
+export async function pilotScaled(
+  { options, run, db }: MasterContext,
+  stepScale: Values | undefined,
+): Promise<{ stepScale: Values | undefined; pilot: PilotMeasure | undefined }> {
   const pilots = pilotIterations(options.config);
   if (stepScale === undefined || pilots === 0) return { stepScale, pilot: undefined };
   const played = await db.retrying((sql) => readReferenceIterations(sql, run.id, pilots));
@@ -66,6 +71,8 @@ export async function pilotScaled({ options, run, db }: MasterContext, stepScale
 
 /** The pilot's result in words, for the master's log. */
 export function describePilot(pilot: PilotMeasure): string {
-  const curvature = pilot.saturated ? "beyond what its games measure" : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`;
+  const curvature = pilot.saturated
+    ? "beyond what its games measure"
+    : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`;
   return `curvature pilot: total curvature ${curvature}; steps × ${pilot.factor.toFixed(2)} from here on`;
 }

@@ -79,19 +79,22 @@ export async function openTuningRun(options: MasterOptions): Promise<OpenedTunin
   const log = masterLog(options);
   const db = new DatabaseHandle(options.database.sql, log, options.signal);
   const identity = masterIdentity(options.config.games.leaseSeconds);
-  const opened = await db.retrying((sql) => openRun(sql, {
-    name: options.runName,
-    fresh: options.fresh ?? false,
-    seed: options.seed,
-    config: storedRunConfig(options.config),
-    reference: options.config.spsa.reference,
-    values: valuesOf(options.params),
-    master: takeRun(identity),
-  }));
+  const opened = await db.retrying((sql) =>
+    openRun(sql, {
+      name: options.runName,
+      fresh: options.fresh ?? false,
+      seed: options.seed,
+      config: storedRunConfig(options.config),
+      reference: options.config.spsa.reference,
+      values: valuesOf(options.params),
+      master: takeRun(identity),
+    }),
+  );
   if (opened.heldBy) throw heldError(options.runName, opened.heldBy);
   const { run, created, tookOverFrom } = opened;
   const hold = new RunHold(options.database, run, identity, options.signal);
-  if (tookOverFrom) log(`run "${run.name}": taken over from ${describeRunHolder(tookOverFrom)}: it is gone, or missed its heartbeats`);
+  if (tookOverFrom)
+    log(`run "${run.name}": taken over from ${describeRunHolder(tookOverFrom)}: it is gone, or missed its heartbeats`);
   try {
     return { run, created, params: withValues(options.params, run, options.paramsFile, log), hold, db, log };
   } catch (error) {
@@ -105,10 +108,20 @@ export async function openTuningRun(options: MasterOptions): Promise<OpenedTunin
  * which is released at the end, on a stop or an error. A master that lost the run stops with
  * the error that says so, whatever its work was doing when it learnt it.
  */
-export async function withTuningRun<T>(options: MasterOptions, opened: OpenedTuningRun, work: (master: MasterContext) => Promise<T>): Promise<T> {
+export async function withTuningRun<T>(
+  options: MasterOptions,
+  opened: OpenedTuningRun,
+  work: (master: MasterContext) => Promise<T>,
+): Promise<T> {
   const { hold, run, params, log } = opened;
   try {
-    return await work({ options: { ...options, signal: hold.signal, hold }, run, params, db: opened.db.stoppedBy(hold.signal), log });
+    return await work({
+      options: { ...options, signal: hold.signal, hold },
+      run,
+      params,
+      db: opened.db.stoppedBy(hold.signal),
+      log,
+    });
   } catch (error) {
     throw hold.lost ?? error;
   } finally {
@@ -150,6 +163,14 @@ export function syncParamsFile(paramsFile: string, values: Values, log: (line: s
  * folders (`over`: the run is complete, its reference and engine too) but those of the
  * iterations its master is `building`, verifications', and the database's bytes.
  */
-export async function sweepRun({ options, run, db }: MasterContext, over: boolean, building: readonly number[] = []): Promise<void> {
-  await db.retrying((sql) => sweepBuilds(sql, options.config.build.outputDir, { name: run.name, over, building }, () => crashPoint("builds-swept")));
+export async function sweepRun(
+  { options, run, db }: MasterContext,
+  over: boolean,
+  building: readonly number[] = [],
+): Promise<void> {
+  await db.retrying((sql) =>
+    sweepBuilds(sql, options.config.build.outputDir, { name: run.name, over, building }, () =>
+      crashPoint("builds-swept"),
+    ),
+  );
 }

@@ -1,9 +1,20 @@
 import { valuesOf, type Param } from "../params/params.js";
 import { readThetaAfter } from "../db/iterations.js";
 import type { ShipCandidate, ShipMatch } from "../db/schema.js";
-import { openShipCheck, readShipCheck, recordElimination, recordShipOutcome, type ShipCheckRow } from "../db/ship-checks.js";
+import {
+  openShipCheck,
+  readShipCheck,
+  recordElimination,
+  recordShipOutcome,
+  type ShipCheckRow,
+} from "../db/ship-checks.js";
 import { findShipVerification } from "../db/verifications.js";
-import { startVerification, waitForOutcome, type Compared, type FinishedVerification } from "../verification/verification.js";
+import {
+  startVerification,
+  waitForOutcome,
+  type Compared,
+  type FinishedVerification,
+} from "../verification/verification.js";
 import { loadBook, resolveBook } from "../play/book.js";
 import { refuseRepeatedGames, deterministicLimit } from "../play/repeated-games.js";
 import { describeLimits } from "../play/time-control.js";
@@ -28,7 +39,11 @@ export function refuseRepeatedShipGames(config: TuningConfig): void {
   const bookFile = resolveBook(config.games.book);
   const book = loadBook(bookFile, { plies: config.games.bookPlies });
   const transfer = ship.transfer.every > 0 ? [["transfer_games", ship.transfer.games] as const] : [];
-  for (const [key, games] of [["max_games", ship.maxGames], ["elimination_games", ship.eliminationGames], ...transfer] as const) {
+  for (const [key, games] of [
+    ["max_games", ship.maxGames],
+    ["elimination_games", ship.eliminationGames],
+    ...transfer,
+  ] as const) {
     refuseRepeatedGames({ games, book, bookFile, limits: ship.limits, flag: `${config.file}: [ship].${key}` });
   }
 }
@@ -40,7 +55,10 @@ export function refuseRepeatedShipGames(config: TuningConfig): void {
  * so a restarted master continues the check where it was (a match already played is read back).
  * Returns the complete check, or undefined when the run has none (no `[ship]`).
  */
-export async function runShipCheck({ options, run, db, log }: MasterContext, params: Param[]): Promise<ShipCheckRow | undefined> {
+export async function runShipCheck(
+  { options, run, db, log }: MasterContext,
+  params: Param[],
+): Promise<ShipCheckRow | undefined> {
   const { config } = options;
   const existing = await db.retrying((sql) => readShipCheck(sql, run.id));
   if (existing?.status === "complete") return existing;
@@ -51,17 +69,38 @@ export async function runShipCheck({ options, run, db, log }: MasterContext, par
     const ship = config.ship;
     if (!ship) return undefined;
     const thetaAfter = await db.retrying((sql) => readThetaAfter(sql, run.id));
-    const candidates = shipCandidates({ thetaAfter, tail: ship.tail, averageTail: config.spsa.averageTail, key: (values) => builtKey(params, values) });
-    const opened = { runId: run.id, limits: ship.limits, sprt: ship.sprt, maxGames: ship.maxGames, eliminationGames: ship.eliminationGames, candidates };
+    const candidates = shipCandidates({
+      thetaAfter,
+      tail: ship.tail,
+      averageTail: config.spsa.averageTail,
+      key: (values) => builtKey(params, values),
+    });
+    const opened = {
+      runId: run.id,
+      limits: ship.limits,
+      sprt: ship.sprt,
+      maxGames: ship.maxGames,
+      eliminationGames: ship.eliminationGames,
+      candidates,
+    };
     check = await db.retrying((sql) => openShipCheck(sql, opened));
-    log(`ship check of run "${run.name}" at ${describeLimits(check.limits)}: candidates ${check.candidates.map((c) => c.label).join("; ")}`);
+    log(
+      `ship check of run "${run.name}" at ${describeLimits(check.limits)}: candidates ${check.candidates.map((c) => c.label).join("; ")}`,
+    );
   }
   const { id, limits } = check;
-  const play = async (stage: string, compared: Compared, games: number, sprt: SprtBounds | undefined): Promise<FinishedVerification> => {
+  const play = async (
+    stage: string,
+    compared: Compared,
+    games: number,
+    sprt: SprtBounds | undefined,
+  ): Promise<FinishedVerification> => {
     const match = { db, config, params, signingKey: options.signingKey, games, sprt, limits };
     const found = await db.retrying((sql) => findShipVerification(sql, id, stage));
     const row = found ?? (await startVerification(match, run, compared, { checkId: id, stage }));
-    log(`ship check, ${stage}: ${compared.toLabel} vs ${compared.fromLabel}, ${found ? `resumed at ${row.gamesPlayed} games` : `up to ${games} games`} (verification ${row.id})`);
+    log(
+      `ship check, ${stage}: ${compared.toLabel} vs ${compared.fromLabel}, ${found ? `resumed at ${row.gamesPlayed} games` : `up to ${games} games`} (verification ${row.id})`,
+    );
     return waitForOutcome(match, row, log, (played) => {
       if (played.gamesPlayed > 0) crashPoint(stage === FINAL_STAGE ? "ship-final-waiting" : "ship-elimination-waiting");
     });
@@ -72,9 +111,22 @@ export async function runShipCheck({ options, run, db, log }: MasterContext, par
   let holder = first;
   const elimination: ShipMatch[] = [];
   for (const [index, challenger] of check.eliminationGames > 0 ? challengers.entries() : []) {
-    const result = await play(`elimination ${index + 1}`, compare(holder, challenger), check.eliminationGames, undefined);
+    const result = await play(
+      `elimination ${index + 1}`,
+      compare(holder, challenger),
+      check.eliminationGames,
+      undefined,
+    );
     const winner = challengerWins(result) ? challenger : holder;
-    elimination.push({ holder: holder.label, challenger: challenger.label, verificationId: result.id, wins: result.wins, losses: result.losses, draws: result.draws, winner: winner.label });
+    elimination.push({
+      holder: holder.label,
+      challenger: challenger.label,
+      verificationId: result.id,
+      wins: result.wins,
+      losses: result.losses,
+      draws: result.draws,
+      winner: winner.label,
+    });
     holder = winner;
   }
   await db.retrying((sql) => recordElimination(sql, id, elimination, holder));
@@ -83,7 +135,13 @@ export async function runShipCheck({ options, run, db, log }: MasterContext, par
   // A parameter that joined the run after its start has no start value: the start θ has today's.
   const start = { label: START_LABEL, values: { ...valuesOf(params), ...run.initialParameters } };
   const result = await play(FINAL_STAGE, compare(start, holder), check.maxGames, check.sprt);
-  const outcome = { verdict: shipVerdict(result.verdict), elo: result.elo, eloError: result.eloError, llr: result.llr, games: result.games };
+  const outcome = {
+    verdict: shipVerdict(result.verdict),
+    elo: result.elo,
+    eloError: result.eloError,
+    llr: result.llr,
+    games: result.games,
+  };
   await db.retrying((sql) => recordShipOutcome(sql, id, outcome, true));
   const done = await db.retrying((sql) => readShipCheck(sql, run.id));
   if (!done) throw new Error(`ship check ${id} vanished`);

@@ -1,7 +1,13 @@
 import type { Param } from "../params/params.js";
 import { iterationsToTransfer, readTransfers } from "../db/transfers.js";
 import { runningTransfers, type VerificationRow } from "../db/verifications.js";
-import { lookAtOutcome, openVerification, waitForOutcome, type VerificationSetup, type FinishedVerification } from "../verification/verification.js";
+import {
+  lookAtOutcome,
+  openVerification,
+  waitForOutcome,
+  type VerificationSetup,
+  type FinishedVerification,
+} from "../verification/verification.js";
 import { summarizeTransfers } from "../verification/transfer-text.js";
 import { describeLimits } from "../play/time-control.js";
 import { crashPoint } from "./crash-points.js";
@@ -21,15 +27,32 @@ export async function queueTransfers(master: MasterContext, params: Param[]): Pr
   const { options, run, db, log } = master;
   const ship = options.config.ship;
   if (!ship || ship.transfer.every === 0) return;
-  const match: VerificationSetup = { ...transferMatch(master, params), games: ship.transfer.games, limits: ship.limits, sprt: undefined };
+  const match: VerificationSetup = {
+    ...transferMatch(master, params),
+    games: ship.transfer.games,
+    limits: ship.limits,
+    sprt: undefined,
+  };
   const due = await db.retrying((sql) => iterationsToTransfer(sql, run.id, ship.transfer.every));
   for (const it of due) {
     const k = it.iterationNumber;
-    const compared = { fromLabel: `iteration ${k} minus`, toLabel: `iteration ${k} plus`, fromValues: it.minusParameters, toValues: it.plusParameters };
-    const engines = { plus: { path: it.plusEnginePath, sha256: it.plusEngineSha256 }, minus: { path: it.minusEnginePath, sha256: it.minusEngineSha256 } };
+    const compared = {
+      fromLabel: `iteration ${k} minus`,
+      toLabel: `iteration ${k} plus`,
+      fromValues: it.minusParameters,
+      toValues: it.plusParameters,
+    };
+    const engines = {
+      plus: { path: it.plusEnginePath, sha256: it.plusEngineSha256 },
+      minus: { path: it.minusEnginePath, sha256: it.minusEngineSha256 },
+    };
     // One transaction, unique per iteration: a kill before it commits leaves nothing, after it the transfer is found.
-    const row = await db.retrying(() => openVerification(match, run, compared, engines, { transferIterationId: it.id }));
-    log(`iteration ${k}: transfer queued, ${ship.transfer.games} games of its plus vs minus at ${describeLimits(ship.limits)} (verification ${row.id})`);
+    const row = await db.retrying(() =>
+      openVerification(match, run, compared, engines, { transferIterationId: it.id }),
+    );
+    log(
+      `iteration ${k}: transfer queued, ${ship.transfer.games} games of its plus vs minus at ${describeLimits(ship.limits)} (verification ${row.id})`,
+    );
   }
 }
 
@@ -51,20 +74,30 @@ export async function lookAtTransfers({ options, run, db }: MasterContext, log: 
 export async function finishTransfers(master: MasterContext, params: Param[]): Promise<void> {
   const { run, db, log } = master;
   for (const row of await db.retrying((sql) => runningTransfers(sql, run.id))) {
-    log(`waiting for the transfer ${row.toLabel} vs ${row.fromLabel}, at ${row.gamesPlayed} of ${row.targetGames} games (verification ${row.id})`);
+    log(
+      `waiting for the transfer ${row.toLabel} vs ${row.fromLabel}, at ${row.gamesPlayed} of ${row.targetGames} games (verification ${row.id})`,
+    );
     // Its last line gives the transfer's games; the line above names it.
     await waitForOutcome(transferMatch(master, params), row, log, (played) => {
       if (played.gamesPlayed > 0) crashPoint("transfer-playing");
     });
   }
-  const summary = summarizeTransfers(await db.retrying((sql) => readTransfers(sql, run.id)), params.map((p) => p.name));
+  const summary = summarizeTransfers(
+    await db.retrying((sql) => readTransfers(sql, run.id)),
+    params.map((p) => p.name),
+  );
   if (summary) log(summary.summary);
 }
 
-function transferMatch({ options, db }: MasterContext, params: Param[]): Pick<VerificationSetup, "db" | "config" | "params" | "signingKey"> {
+function transferMatch(
+  { options, db }: MasterContext,
+  params: Param[],
+): Pick<VerificationSetup, "db" | "config" | "params" | "signingKey"> {
   return { db, config: options.config, params, signingKey: options.signingKey };
 }
 
 function logDone(row: VerificationRow, result: FinishedVerification, log: (line: string) => void): void {
-  log(`transfer ${row.toLabel} vs ${row.fromLabel}: +${result.wins} -${result.losses} =${result.draws} at the ship limits (not in the step)`);
+  log(
+    `transfer ${row.toLabel} vs ${row.fromLabel}: +${result.wins} -${result.losses} =${result.draws} at the ship limits (not in the step)`,
+  );
 }

@@ -1,6 +1,18 @@
 import { hostname } from "node:os";
-import { appliedCount, iterationReports, optionReports, type OptionReportRecord, type ReportRecord } from "../db/recorded-batches.js";
-import { holdOpenIterationBatches, latestDecisions, recordDecision, saveReview, setAsideWorkers } from "../db/worker-decisions.js";
+import {
+  appliedCount,
+  iterationReports,
+  optionReports,
+  type OptionReportRecord,
+  type ReportRecord,
+} from "../db/recorded-batches.js";
+import {
+  holdOpenIterationBatches,
+  latestDecisions,
+  recordDecision,
+  saveReview,
+  setAsideWorkers,
+} from "../db/worker-decisions.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import type { DatabaseHandle } from "../postgres/database-handle.js";
 import { signsOfBits } from "../spsa/option-batches.js";
@@ -75,10 +87,19 @@ abstract class WorkerReview {
   private async flag(suspect: WorkerEvidence): Promise<void> {
     const reason = suspect.suspicion ?? "past a limit";
     await this.options.db.retrying((sql) =>
-      recordDecision(sql, { runId: this.options.runId, workerName: suspect.worker, decision: "suspect", reason, who: this.who, evidence: suspect }),
+      recordDecision(sql, {
+        runId: this.options.runId,
+        workerName: suspect.worker,
+        decision: "suspect",
+        reason,
+        who: this.who,
+        evidence: suspect,
+      }),
     );
     this.setAside.add(suspect.worker);
-    this.options.log(`suspect worker ${suspect.worker}: ${reason}; its batches are set aside until you decide (spsa workers accept|reject ${suspect.worker}, docs/bad-workers.md)`);
+    this.options.log(
+      `suspect worker ${suspect.worker}: ${reason}; its batches are set aside until you decide (spsa workers accept|reject ${suspect.worker}, docs/bad-workers.md)`,
+    );
   }
 }
 
@@ -107,11 +128,19 @@ export class BuildReview extends WorkerReview {
       if ((await this.judge()) === undefined) return true;
       // Every name set aside: the suspects and the other names of their machines.
       const aside = await this.options.db.retrying((sql) => setAsideWorkers(sql, this.options.runId));
-      const held = await this.options.db.retrying((sql) => holdOpenIterationBatches(sql, this.options.runId, aside.map((a) => a.name)));
+      const held = await this.options.db.retrying((sql) =>
+        holdOpenIterationBatches(
+          sql,
+          this.options.runId,
+          aside.map((a) => a.name),
+        ),
+      );
       // The evidence of the iterations stepped, without the suspect in the pool; this one joins it when it is complete.
       await this.rebuild();
       if (held > 0) {
-        this.options.log(`${held} batches of workers under suspicion set aside in iterations not stepped yet; their games are played again`);
+        this.options.log(
+          `${held} batches of workers under suspicion set aside in iterations not stepped yet; their games are played again`,
+        );
         return false;
       }
     }

@@ -176,13 +176,25 @@ export async function playGame(
       timeForfeit = { ...forfeit, cause };
       const own = timeMs === undefined ? "" : `, engine reported ${timeMs} ms`;
       const outside = cause === "outside" ? "; delay outside the engine" : "";
-      return fault(side, "timeout", `time forfeit (${Math.round(elapsedMs)} ms of ${Math.round(forfeit.allowedMs)} allowed${own}${outside})`);
+      return fault(
+        side,
+        "timeout",
+        `time forfeit (${Math.round(elapsedMs)} ms of ${Math.round(forfeit.allowedMs)} allowed${own}${outside})`,
+      );
     }
     const san = position.play(uci, options.san);
     if (san === undefined) return fault(side, "illegal", `illegal move ${uci}`);
 
     const { elapsedMs, answerWasWaiting } = outcome;
-    moves.push({ uci, elapsedMs, ...(options.san && { san }), score, depth, engineTimeMs: timeMs, ...(answerWasWaiting && { answerWasWaiting }) });
+    moves.push({
+      uci,
+      elapsedMs,
+      ...(options.san && { san }),
+      score,
+      depth,
+      engineTimeMs: timeMs,
+      ...(answerWasWaiting && { answerWasWaiting }),
+    });
     moveList += ` ${uci}`;
     end = position.end() ?? adjudicator.afterMove(side, position.fullMoveNumber - side, score);
   }

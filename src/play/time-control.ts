@@ -6,7 +6,8 @@ export function describeLimits(limits: PlayLimits): string {
   if ("tc" in limits) return `tc ${formatTimeControl(limits.tc)}`;
   if ("nodes" in limits) return `${limits.nodes} nodes per move`;
   if ("depth" in limits) return `depth ${limits.depth}`;
-  const range = limits.timelowMs === limits.timehighMs ? `${limits.timelowMs}` : `${limits.timelowMs}–${limits.timehighMs}`;
+  const range =
+    limits.timelowMs === limits.timehighMs ? `${limits.timelowMs}` : `${limits.timelowMs}–${limits.timehighMs}`;
   return `${range} ms per move`;
 }
 

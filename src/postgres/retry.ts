@@ -30,7 +30,11 @@ export function stopDuringOutage(error: unknown, signal: AbortSignal | undefined
  * OutageLog words it. `signal` ends it at once, a query in flight included (left to finish or
  * fail unseen: closing the client ends it), with the signal's reason.
  */
-export async function withRetry<T>(log: (line: string) => void, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+export async function withRetry<T>(
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   for (let failures = 1; ; failures++) {
     signal?.throwIfAborted();
     try {
@@ -73,7 +77,19 @@ export function isConnectionError(error: unknown): boolean {
   const { code = "", syscall } = error as { code?: string; syscall?: string };
   // A stopped embedded server removes its Unix socket: connecting then fails with ENOENT.
   if (code === "ENOENT" && syscall === "connect") return true;
-  return (
-    ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "EPIPE", "57P01", "57P02", "57P03", "08006", "08001", "08003"].includes(code)
-  );
+  return [
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "CONNECTION_CLOSED",
+    "CONNECTION_ENDED",
+    "CONNECTION_DESTROYED",
+    "CONNECT_TIMEOUT",
+    "EPIPE",
+    "57P01",
+    "57P02",
+    "57P03",
+    "08006",
+    "08001",
+    "08003",
+  ].includes(code);
 }

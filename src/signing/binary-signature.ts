@@ -62,7 +62,10 @@ export function parsePublicKey(text: string, where: string): KeyObject {
   const trimmed = text.trim();
   const raw = trimmed.startsWith(PREFIX) ? Buffer.from(trimmed.slice(PREFIX.length), "base64") : undefined;
   if (raw?.length !== 32 || raw.toString("base64") !== trimmed.slice(PREFIX.length)) {
-    throw new InputError(where, `"${trimmed.slice(0, 60)}" is not a public key (expected ed25519: and 44 base64 characters, as \`spsa key\` prints)`);
+    throw new InputError(
+      where,
+      `"${trimmed.slice(0, 60)}" is not a public key (expected ed25519: and 44 base64 characters, as \`spsa key\` prints)`,
+    );
   }
   return createPublicKey({ key: Buffer.concat([SPKI_HEADER, raw]), format: "der", type: "spki" });
 }

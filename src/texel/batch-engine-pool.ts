@@ -12,7 +12,11 @@ export class BatchEnginePool {
     private readonly shares: string[][],
   ) {}
 
-  static async start(path: string, fens: readonly string[], processes = availableParallelism()): Promise<BatchEnginePool> {
+  static async start(
+    path: string,
+    fens: readonly string[],
+    processes = availableParallelism(),
+  ): Promise<BatchEnginePool> {
     const count = Math.max(1, Math.min(processes, fens.length));
     const engines: BatchEngine[] = [];
     try {
@@ -37,10 +41,12 @@ export class BatchEnginePool {
 
   /** Every position's score(s) from white's view, in the order given to `start`. */
   async evaluate(options: ReadonlyMap<string, number>, mode: EvalMode): Promise<Int32Array> {
-    const parts = await Promise.all(this.engines.map((engine, i) => {
-      engine.setOptions(options);
-      return engine.evaluate(this.shares[i]!, mode);
-    }));
+    const parts = await Promise.all(
+      this.engines.map((engine, i) => {
+        engine.setOptions(options);
+        return engine.evaluate(this.shares[i]!, mode);
+      }),
+    );
     const out = new Int32Array(parts.reduce((n, p) => n + p.length, 0));
     let at = 0;
     for (const part of parts) {

@@ -8,7 +8,16 @@ import { withFileLock } from "../core/lock-file.js";
 import { expireLeases, foldIteration } from "../db/batches.js";
 import type { DatabaseHandle } from "../postgres/database-handle.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
-import { insertCarrierRun, insertVerification, readVerification, recordOutcome, stopHandingOut, type NewVerification, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
+import {
+  insertCarrierRun,
+  insertVerification,
+  readVerification,
+  recordOutcome,
+  stopHandingOut,
+  type NewVerification,
+  type VerificationOutcome,
+  type VerificationRow,
+} from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
 import { settingsOf } from "../config/iteration-settings.js";
 import { insertIteration } from "../db/iterations.js";
@@ -71,7 +80,8 @@ export async function startVerification(
   ship?: { checkId: number; stage: string },
 ): Promise<VerificationRow> {
   const { config, params } = match;
-  const built = (values: Values) => Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
+  const built = (values: Values) =>
+    Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
   // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
   const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
   const folder = verificationFolder(config.build.outputDir, run.name, Date.now());
@@ -111,16 +121,31 @@ export async function openVerification(
   const { config, db, limits } = match;
   // Timed per move: the iteration's [timelow, timehigh]; otherwise its settings' moveLimit
   // (timelow and timehigh are then unused, and kept as the run's).
-  const timeRange = "timelowMs" in limits ? limits : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
+  const timeRange =
+    "timelowMs" in limits
+      ? limits
+      : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
   const moveLimit = "timelowMs" in limits ? undefined : limits;
-  const verification: NewVerification = { runId: run.id, runName: run.name, ...compared, maxGames: match.games, sprt: match.sprt, limits: match.limits, ...link };
+  const verification: NewVerification = {
+    runId: run.id,
+    runName: run.name,
+    ...compared,
+    maxGames: match.games,
+    sprt: match.sprt,
+    limits: match.limits,
+    ...link,
+  };
   return db.sql.begin(async (tx) => {
     const carrier = await insertCarrierRun(tx, verification);
     await storeBinaries(tx, [engines.plus, engines.minus]);
     await insertIteration(tx, {
       runId: carrier.id,
       iterationNumber: 1,
-      ...signedEngines(match.signingKey.sign, { runUid: carrier.uid, iterationNumber: 1 }, { plus: engines.plus, minus: engines.minus }),
+      ...signedEngines(
+        match.signingKey.sign,
+        { runUid: carrier.uid, iterationNumber: 1 },
+        { plus: engines.plus, minus: engines.minus },
+      ),
       ...timeRange,
       targetGames: match.games,
       batchSizes: planBatchSizes(match.games, config.games.batchSize, await activeGameSlots(tx)),
@@ -180,7 +205,9 @@ export const WAITING_FOR_WORKERS = "waiting for a worker to claim its games (sta
 async function matchSpeed(match: Pick<VerificationSetup, "db">, row: VerificationRow): Promise<string> {
   if (row.gamesClaimed === 0 && row.gamesPlayed === 0) return WAITING_FOR_WORKERS;
   const rate = await match.db.retrying((sql) => runRate(sql, row.carrierRunId, rateWindowMinutes(process.uptime())));
-  return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), [{ name: "match", seconds: etaSeconds(row.targetGames - row.gamesPlayed, rate) }]);
+  return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), [
+    { name: "match", seconds: etaSeconds(row.targetGames - row.gamesPlayed, rate) },
+  ]);
 }
 
 /**
@@ -204,7 +231,9 @@ export async function lookAtOutcome(
   const finished = row.gamesPlayed >= row.targetGames || (row.targetGames === 0 && row.gamesClaimed === 0);
   const final = finished && row.sprt && outcome.verdict === null ? { ...outcome, verdict: "undecided" } : outcome;
   await db.retrying((sql) => recordOutcome(sql, row, final, finished));
-  const result = finished ? { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final } : undefined;
+  const result = finished
+    ? { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final }
+    : undefined;
   return { row, text: describeOutcome(row, final), result };
 }
 
@@ -212,11 +241,20 @@ function outcomeOf(row: VerificationRow): VerificationOutcome {
   const { elo, error } = eloFromPentanomial(row.pairs);
   // No verdict before a game is in: bounds at 0 (alpha = beta = 0.5) would otherwise decide on nothing.
   const state = row.sprt && row.gamesPlayed > 0 ? sprt(row.pairs, row.sprt) : undefined;
-  return { elo, eloError: error, los: los(row.plusWins, row.minusWins), llr: state?.llr ?? null, verdict: state?.decision ?? null };
+  return {
+    elo,
+    eloError: error,
+    los: los(row.plusWins, row.minusWins),
+    llr: state?.llr ?? null,
+    verdict: state?.decision ?? null,
+  };
 }
 
 function describeOutcome(row: VerificationRow, outcome: VerificationOutcome): string {
-  const sprtText = row.sprt && outcome.llr !== null ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}` : "";
+  const sprtText =
+    row.sprt && outcome.llr !== null
+      ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}`
+      : "";
   return (
     `games ${row.gamesPlayed}/${row.targetGames}  +${row.plusWins} -${row.minusWins} =${row.draws}  ` +
     `Elo ${eloWithError(outcome.elo, outcome.eloError, row.pairs)}, LOS ${(100 * outcome.los).toFixed(1)}%${sprtText}`
@@ -225,6 +263,7 @@ function describeOutcome(row: VerificationRow, outcome: VerificationOutcome): st
 
 function requireValue(values: Values, param: Param, runName: string): number {
   const value = values[param.name];
-  if (value === undefined) throw new InputError(`run "${runName}"`, `has no value for parameter ${param.name} of the parameters file`);
+  if (value === undefined)
+    throw new InputError(`run "${runName}"`, `has no value for parameter ${param.name} of the parameters file`);
   return value;
 }

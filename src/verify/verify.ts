@@ -51,16 +51,27 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sql = database.sql;
   const { config, params, signingKey, games, sprt, limits } = options;
-  const match = { db: new DatabaseHandle(database.sql, log, options.signal), config, params, signingKey, games, sprt, limits };
+  const match = {
+    db: new DatabaseHandle(database.sql, log, options.signal),
+    config,
+    params,
+    signingKey,
+    games,
+    sprt,
+    limits,
+  };
   const run = await runNamed(sql, options.runName);
   if (!run) throw new InputError(`run "${options.runName}"`, "not found (see select name from spsa_run)");
-  if (options.config.engine.mode === "options" || (await isOptionRun(sql, run.name))) throw new InputError(`run "${run.name}"`, OPTION_RUN_REFUSAL(run.name));
+  if (options.config.engine.mode === "options" || (await isOptionRun(sql, run.name)))
+    throw new InputError(`run "${run.name}"`, OPTION_RUN_REFUSAL(run.name));
   const fromLabel = describeTheta(options.from);
   const toLabel = describeTheta(options.to);
   const limitsText = describeLimits(options.limits);
   let row = await findRunningVerification(sql, run.id, fromLabel, toLabel, options.limits);
   if (row) {
-    log(`resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, ${row.gamesPlayed} games played`);
+    log(
+      `resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, ${row.gamesPlayed} games played`,
+    );
   } else {
     // The workers play the book of the config (the default one unless `[games] book` names another).
     const bookFile = resolveBook(options.config.games.book);
@@ -69,7 +80,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     const fromValues = await thetaOf(sql, run, options.from);
     const toValues = await thetaOf(sql, run, options.to);
     row = await startVerification(match, run, { fromLabel, toLabel, fromValues, toValues });
-    log(`verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`);
+    log(
+      `verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`,
+    );
   }
   return waitForOutcome(match, row, log);
 }

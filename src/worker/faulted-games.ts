@@ -11,7 +11,13 @@ import type { EngineRole } from "../types/engines.js";
  * plus and minus, or in reference mode θ+ or θ− and the reference) is white in its first game
  * and black in its second; `pairIndex` numbers the pair in its batch.
  */
-export function faultedGames(pair: PairResult, pairIndex: number, event: string, date: Date, engines: readonly [EngineRole, EngineRole] = ["plus", "minus"]): FaultedGame[] {
+export function faultedGames(
+  pair: PairResult,
+  pairIndex: number,
+  event: string,
+  date: Date,
+  engines: readonly [EngineRole, EngineRole] = ["plus", "minus"],
+): FaultedGame[] {
   return pair.games.flatMap((game, g) => {
     const firstColor = g === 0 ? "white" : "black";
     const secondColor = g === 0 ? "black" : "white";

@@ -32,7 +32,8 @@ export function withOptionList(batch: ClaimedBatch, known: ReadonlyMap<number, K
   if (!draw) return claimed;
   const { names, ...rest } = draw;
   const parameters = draw.parameters ?? known.get(batch.runId)?.parameters;
-  if (!parameters) throw new Error(`batch ${batch.batchId}: its run's parameter list was left out as known, and it is not`);
+  if (!parameters)
+    throw new Error(`batch ${batch.batchId}: its run's parameter list was left out as known, and it is not`);
   if (draw.signature !== null) {
     lists.delete(batch.runId);
     lists.set(batch.runId, { signature: draw.signature, parameters, names });

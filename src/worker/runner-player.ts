@@ -46,7 +46,11 @@ export function createRunnerPlayer(options: {
   /** This worker's own UCI options for both engines; a tuned option (UCI-option mode) overrides one of the same name. */
   engineOptions?: Readonly<Record<string, string>>;
 }): PairPlayer {
-  const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs, outsideDelay: options.outsideDelay });
+  const runner = createRunner({
+    concurrency: options.concurrency,
+    timeMarginMs: options.marginMs,
+    outsideDelay: options.outsideDelay,
+  });
   const closing = new AbortController();
   // This worker's options with a batch's tuned ones, made once per batch's options object: a
   // batch's pairs then share one set (the engine pool keys its processes by it).
@@ -67,7 +71,8 @@ export function createRunnerPlayer(options: {
         opening: job.opening,
         limits: job.limits,
       }),
-    measureNps: (path) => measureNps({ name: "speed", path, options: options.engineOptions }, SPEED_MOVETIME_MS, closing.signal),
+    measureNps: (path) =>
+      measureNps({ name: "speed", path, options: options.engineOptions }, SPEED_MOVETIME_MS, closing.signal),
     retire: (keepPaths) => runner.retire(keepPaths),
     setConcurrency: (concurrency) => runner.setConcurrency(concurrency),
     close: () => {

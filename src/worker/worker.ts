@@ -4,7 +4,15 @@ import { obtainBinary, UntrustedBinaryError, type SignedBinary } from "../engine
 import type { EngineCache } from "../engine-build/engine-cache.js";
 import { UntrustedOptionsError, verifiedDraw } from "../signing/options-signature.js";
 import { drawOptions } from "../params/option-names.js";
-import { claimBatch, expireLeases, heartbeat, refuseBatch, releaseClaims, reportBatch, type ReportOutcome } from "../db/batches.js";
+import {
+  claimBatch,
+  expireLeases,
+  heartbeat,
+  refuseBatch,
+  releaseClaims,
+  reportBatch,
+  type ReportOutcome,
+} from "../db/batches.js";
 import { anyRunActive } from "../db/runs.js";
 import { FAULTED_GAME_LIMITS, type FaultedGame } from "../db/faulted-games.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
@@ -174,10 +182,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     if (error.noTrustedKey) untrusted = error;
     else log(`worker ${name}: ${error.message}; batch ${batch.batchId} goes back to the pool`);
     // If even the retries fail, the batch's lease expires and it returns to the pool uncounted.
-    await reports.retrying((sql) => refuseBatch(sql, batch.batchId, name)).then(
-      () => holding.delete(batch.batchId),
-      () => {},
-    );
+    await reports
+      .retrying((sql) => refuseBatch(sql, batch.batchId, name))
+      .then(
+        () => holding.delete(batch.batchId),
+        () => {},
+      );
   };
 
   // Why an idle worker waits: no run open on its database at all, or none with games to hand out now.
@@ -233,7 +243,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           .then(async ({ tally, faulted }) => {
             // Games a stop cut short are not results: the batch goes back to the pool (handBack).
             if (stop.signal.aborted) return;
-            const outcome = await reports.retrying((sql) => reportBatch(sql, { batchId: batch.batchId, workerName: name, ...tally.counts(), faultedGames: faulted }));
+            const outcome = await reports.retrying((sql) =>
+              reportBatch(sql, { batchId: batch.batchId, workerName: name, ...tally.counts(), faultedGames: faulted }),
+            );
             holding.delete(batch.batchId);
             noteOutcome(log, batch, tally, outcome, summary, concurrency);
             guardGames(tally, batch.games);
@@ -242,10 +254,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           .catch(async (error: unknown) => {
             // Cut short by the stop, or its report did not get through in time: the stop hands it back.
             if (stop.signal.aborted) return;
-            if (error instanceof UntrustedBinaryError || error instanceof UntrustedOptionsError) return refuse(batch, error);
+            if (error instanceof UntrustedBinaryError || error instanceof UntrustedOptionsError)
+              return refuse(batch, error);
             // Its lease is no longer extended, so the batch returns to the pool for another try.
             holding.delete(batch.batchId);
-            log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
+            log(
+              `batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`,
+            );
           })
           .finally(() => {
             pendingGames -= unplayed;
@@ -309,16 +324,20 @@ async function handBack(
   if (holding.size === 0) return { line: `worker ${name}: stopped`, batches: 0, left: false };
   try {
     const { batches, games } = await reports.retrying((sql) => releaseClaims(sql, session));
-    const returned = batches === 0 ? "" : `; ${batchesOf(batches, games)} it had not finished or reported went back to the pool`;
+    const returned =
+      batches === 0 ? "" : `; ${batchesOf(batches, games)} it had not finished or reported went back to the pool`;
     return { line: `worker ${name}: stopped${returned}`, batches, left: false };
   } catch {
     const held = [...holding.values()];
     const games = held.reduce((sum, batch) => sum + batch.games, 0);
     const lease = Math.max(...held.map((batch) => batch.leaseSeconds));
-    const [stay, end, go] = held.length === 1 ? ["stays", "its lease ends", "returns"] : ["stay", "their leases end", "return"];
+    const [stay, end, go] =
+      held.length === 1 ? ["stays", "its lease ends", "returns"] : ["stay", "their leases end", "return"];
     const behind = `${batchesOf(held.length, games)} ${stay} claimed until ${end} (within ${lease} s), then ${go} to the pool`;
     const outage = databaseOutage();
-    const stopped = outage ? stoppedDuringOutage(outage, Date.now(), behind) : `stopped while the database did not answer in time; ${behind}`;
+    const stopped = outage
+      ? stoppedDuringOutage(outage, Date.now(), behind)
+      : `stopped while the database did not answer in time; ${behind}`;
     const line = `worker ${name}: ${stopped}`;
     return { line, batches: held.length, left: true };
   }
@@ -334,7 +353,12 @@ function batchesOf(batches: number, games: number): string {
  * claimed (it was killed) return to the pool at once; a live holder makes this one refuse
  * to start, unless forced.
  */
-async function takeName(options: WorkerOptions, db: DatabaseHandle, heartbeatMs: number, log: (line: string) => void): Promise<WorkerSession> {
+async function takeName(
+  options: WorkerOptions,
+  db: DatabaseHandle,
+  heartbeatMs: number,
+  log: (line: string) => void,
+): Promise<WorkerSession> {
   const { name } = options;
   const identity = {
     name,
@@ -344,11 +368,13 @@ async function takeName(options: WorkerOptions, db: DatabaseHandle, heartbeatMs:
     concurrency: options.concurrency,
     concurrencyNote: options.concurrencyNote,
   };
-  const claim = await db.retrying((sql) => claimWorkerName(sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs))).catch((error: unknown) => {
-    // The name was registered by another database role (another worker machine's URL).
-    if ((error as { code?: string }).code === "42501") throw new InputError("--name", (error as Error).message);
-    throw error;
-  });
+  const claim = await db
+    .retrying((sql) => claimWorkerName(sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs)))
+    .catch((error: unknown) => {
+      // The name was registered by another database role (another worker machine's URL).
+      if ((error as { code?: string }).code === "42501") throw new InputError("--name", (error as Error).message);
+      throw error;
+    });
   if (claim.taken) {
     throw new InputError(
       "--name",
@@ -356,10 +382,13 @@ async function takeName(options: WorkerOptions, db: DatabaseHandle, heartbeatMs:
     );
   }
   if (claim.holder && options.force && holderAlive(claim.holder, heartbeatMs)) {
-    log(`worker ${name}: took the name over from a live worker (${describeHolder(claim.holder)}); it stops at its next heartbeat`);
+    log(
+      `worker ${name}: took the name over from a live worker (${describeHolder(claim.holder)}); it stops at its next heartbeat`,
+    );
   }
   const { batches, games } = claim.released;
-  if (batches > 0) log(`worker ${name}: returned ${batches} batches (${games} games) of an earlier process of this name to the pool`);
+  if (batches > 0)
+    log(`worker ${name}: returned ${batches} batches (${games} games) of an earlier process of this name to the pool`);
   return identity;
 }
 
@@ -384,15 +413,22 @@ function timeScaler(options: WorkerOptions, session: WorkerSession, log: (line: 
     });
     const nps = await measured;
     if (nps === undefined) {
-      if (recorded === undefined) log(`worker ${options.name}: the engine reported no nps (nor nodes and time) while its speed was measured; times per move are not scaled`);
+      if (recorded === undefined)
+        log(
+          `worker ${options.name}: the engine reported no nps (nor nodes and time) while its speed was measured; times per move are not scaled`,
+        );
       recorded = 1;
       return 1;
     }
     const { factor, clamped } = timeFactor(batch.referenceNps, nps);
     if (factor !== recorded) {
       recorded = factor;
-      const limit = clamped ? ` (reference / measured is ${(batch.referenceNps / nps).toFixed(3)}, kept within [${MIN_TIME_FACTOR}, ${MAX_TIME_FACTOR}])` : "";
-      log(`worker ${options.name}: engine speed ${Math.round(nps)} nodes/s; times per move × ${factor.toFixed(3)} for reference_nps ${batch.referenceNps}${limit}`);
+      const limit = clamped
+        ? ` (reference / measured is ${(batch.referenceNps / nps).toFixed(3)}, kept within [${MIN_TIME_FACTOR}, ${MAX_TIME_FACTOR}])`
+        : "";
+      log(
+        `worker ${options.name}: engine speed ${Math.round(nps)} nodes/s; times per move × ${factor.toFixed(3)} for reference_nps ${batch.referenceNps}${limit}`,
+      );
       // Best effort, as recordConcurrency: the log has it too.
       recordSpeed(options.database.sql, session, nps, factor).catch(() => {});
     }
@@ -415,10 +451,30 @@ function binariesOf(batch: PlayableBatch): SignedBinary[] {
   const reference: SignedBinary[] =
     batch.referenceEngineSha256 === null
       ? []
-      : [{ ...subject, role: "reference", sha256: batch.referenceEngineSha256, signature: batch.referenceEngineSignature, path: batch.referenceEnginePath ?? "" }];
+      : [
+          {
+            ...subject,
+            role: "reference",
+            sha256: batch.referenceEngineSha256,
+            signature: batch.referenceEngineSignature,
+            path: batch.referenceEnginePath ?? "",
+          },
+        ];
   return [
-    { ...subject, role: "plus", sha256: batch.plusEngineSha256, signature: batch.plusEngineSignature, path: batch.plusEnginePath },
-    { ...subject, role: "minus", sha256: batch.minusEngineSha256, signature: batch.minusEngineSignature, path: batch.minusEnginePath },
+    {
+      ...subject,
+      role: "plus",
+      sha256: batch.plusEngineSha256,
+      signature: batch.plusEngineSignature,
+      path: batch.plusEnginePath,
+    },
+    {
+      ...subject,
+      role: "minus",
+      sha256: batch.minusEngineSha256,
+      signature: batch.minusEngineSignature,
+      path: batch.minusEnginePath,
+    },
     ...reference,
   ];
 }
@@ -436,14 +492,33 @@ interface Pairing {
  * The game pairs of one unit, all on one opening at one time per move: plus against minus, or
  * in reference mode (four games) θ+ against the reference and θ− against the reference.
  */
-function pairingsOf([plus, minus, reference]: string[], engineOptions?: { plus: Record<string, number>; minus: Record<string, number> }): Pairing[] {
+function pairingsOf(
+  [plus, minus, reference]: string[],
+  engineOptions?: { plus: Record<string, number>; minus: Record<string, number> },
+): Pairing[] {
   if (reference === undefined) {
-    const tuned = (role: PlusMinus, path: string): PairEngine => ({ role, path, ...(engineOptions && { options: engineOptions[role] }) });
+    const tuned = (role: PlusMinus, path: string): PairEngine => ({
+      role,
+      path,
+      ...(engineOptions && { options: engineOptions[role] }),
+    });
     return [{ side: "plus", engines: [tuned("plus", plus!), tuned("minus", minus!)] }];
   }
   return [
-    { side: "plus", engines: [{ role: "plus", path: plus! }, { role: "reference", path: reference }] },
-    { side: "minus", engines: [{ role: "minus", path: minus! }, { role: "reference", path: reference }] },
+    {
+      side: "plus",
+      engines: [
+        { role: "plus", path: plus! },
+        { role: "reference", path: reference },
+      ],
+    },
+    {
+      side: "minus",
+      engines: [
+        { role: "minus", path: minus! },
+        { role: "reference", path: reference },
+      ],
+    },
   ];
 }
 
@@ -469,9 +544,16 @@ async function playBatch(
   const done = await options.cache.use(hashes);
   try {
     const cached = options.cache.holds(hashes);
-    const paths = await claims.retrying((sql) => Promise.all(binaries.map((binary) => obtainBinary(sql, binary, keys, options.cache.dir))));
+    const paths = await claims.retrying((sql) =>
+      Promise.all(binaries.map((binary) => obtainBinary(sql, binary, keys, options.cache.dir))),
+    );
     // A binary just added may take the cache beyond its bounds.
-    if (!cached) await options.cache.evict().catch((error: unknown) => log(`worker ${options.name}: the engine cache could not be trimmed: ${(error as Error).message}`));
+    if (!cached)
+      await options.cache
+        .evict()
+        .catch((error: unknown) =>
+          log(`worker ${options.name}: the engine cache could not be trimmed: ${(error as Error).message}`),
+        );
     return await playObtained(options, batch, paths, keys, rng, factorFor, onPair);
   } finally {
     done();
@@ -479,11 +561,22 @@ async function playBatch(
 }
 
 /** Plays a batch whose binaries are in the cache at `paths` (plus, minus and the reference). */
-async function playObtained(options: WorkerOptions, batch: PlayableBatch, paths: string[], keys: KeyObject[], rng: Rng, factorFor: FactorFor, onPair: () => void): Promise<PlayedBatch> {
+async function playObtained(
+  options: WorkerOptions,
+  batch: PlayableBatch,
+  paths: string[],
+  keys: KeyObject[],
+  rng: Rng,
+  factorFor: FactorFor,
+  onPair: () => void,
+): Promise<PlayedBatch> {
   await options.player.retire(paths);
   const factor = await factorFor(batch, paths[0]!);
   // UCI-option mode: options only from a parameter list the master signed, with values in its bounds.
-  const pairings = pairingsOf(paths, batch.optionDraw && drawOptions(verifiedDraw(keys, batch.runUid, batch.optionDraw)));
+  const pairings = pairingsOf(
+    paths,
+    batch.optionDraw && drawOptions(verifiedDraw(keys, batch.runUid, batch.optionDraw)),
+  );
   const tally = new BatchTally(pairings.length > 1);
   const faulted: FaultedGame[] = [];
   const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;
@@ -498,7 +591,8 @@ async function playObtained(options: WorkerOptions, batch: PlayableBatch, paths:
         const result = await options.player.playPair({ first, second, ...unit });
         tally.add(result, pairing.side);
         // A crashing engine faults every game: hold no more than the database keeps of one worker per iteration.
-        if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker) faulted.push(...faultedGames(result, u * pairings.length + p, event, new Date(), [first.role, second.role]));
+        if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker)
+          faulted.push(...faultedGames(result, u * pairings.length + p, event, new Date(), [first.role, second.role]));
         onPair();
       }),
     ),
@@ -506,7 +600,14 @@ async function playObtained(options: WorkerOptions, batch: PlayableBatch, paths:
   return { tally, faulted: faulted.slice(0, FAULTED_GAME_LIMITS.perIterationAndWorker) };
 }
 
-function noteOutcome(log: (line: string) => void, batch: PlayableBatch, tally: BatchTally, outcome: ReportOutcome, summary: WorkerSummary, concurrency: number): void {
+function noteOutcome(
+  log: (line: string) => void,
+  batch: PlayableBatch,
+  tally: BatchTally,
+  outcome: ReportOutcome,
+  summary: WorkerSummary,
+  concurrency: number,
+): void {
   if (outcome === "refused") {
     summary.refused++;
     log(`batch ${batch.batchId} was refused: its lease expired and its games went back to the pool`);
@@ -522,10 +623,15 @@ function noteOutcome(log: (line: string) => void, batch: PlayableBatch, tally: B
       const sums = byCounter(counts);
       return ENGINE_FAULT_COUNTERS.map((counter) => `${sums[counter]} ${FAULT_COUNTERS[counter]}`).join(", ");
     };
-    log(`warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults (${engines.map((e) => `${e.name}: ${side(e.counts)}`).join("; ")})`);
+    log(
+      `warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults (${engines.map((e) => `${e.name}: ${side(e.counts)}`).join("; ")})`,
+    );
   }
   if (tally.replays + tally.delayLosses > 0) {
-    const limit = tally.replayLimitPairs > 0 ? `; ${plural(tally.replayLimitPairs, "pair")} ran out of replays: the machine is overloaded (${delayRemedy(concurrency)})` : "";
+    const limit =
+      tally.replayLimitPairs > 0
+        ? `; ${plural(tally.replayLimitPairs, "pair")} ran out of replays: the machine is overloaded (${delayRemedy(concurrency)})`
+        : "";
     log(
       `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ${tally.replays} games replayed, ` +
         `${tally.delayLosses} scored as time losses (${engines.map((e) => `${e.name} ${e.counts.delay}`).join(", ")})${limit}`,

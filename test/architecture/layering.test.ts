@@ -39,7 +39,8 @@ function layeringViolations(edges: readonly ImportEdge[], layers: readonly (read
     const fromRank = rank.get(from);
     const toRank = rank.get(to);
     const where = `src/${edge.from}:${edge.line} imports src/${edge.to}`;
-    if (fromRank === undefined || toRank === undefined) problems.push(`${where} (${fromRank === undefined ? from : to}/ is not in LAYERS)`);
+    if (fromRank === undefined || toRank === undefined)
+      problems.push(`${where} (${fromRank === undefined ? from : to}/ is not in LAYERS)`);
     else if (toRank === fromRank) problems.push(`${where} (${from}/ and ${to}/ are peers)`);
     else if (toRank < fromRank) problems.push(`${where} (${to}/ is above ${from}/)`);
   }
@@ -63,7 +64,9 @@ describe("src/ layering", () => {
   it("has no import circle between files", () => {
     // Each circle as the imports that close it, so the message names files and lines.
     const circleImports = circles(files, edges).map((members) =>
-      edges.filter((edge) => members.includes(edge.from) && members.includes(edge.to)).map((edge) => `src/${edge.from}:${edge.line} imports src/${edge.to}`),
+      edges
+        .filter((edge) => members.includes(edge.from) && members.includes(edge.to))
+        .map((edge) => `src/${edge.from}:${edge.line} imports src/${edge.to}`),
     );
     expect(circleImports).toEqual([]);
   });
@@ -78,12 +81,30 @@ describe("src/ layering", () => {
       "src/master/pilot.ts:7 imports src/worker/worker.ts (master/ and worker/ are peers)",
     ]);
     // The pure layers (the SPSA math, statistics, parameters, game rules, config) sit below the database.
-    const sql = ["spsa/math.ts", "stats/elo.ts", "params/params.ts", "play/game.ts", "signing/key-file.ts", "config/config.ts", "rust-constants/parser.ts", "types/spsa.ts"].flatMap((from) => [
+    const sql = [
+      "spsa/math.ts",
+      "stats/elo.ts",
+      "params/params.ts",
+      "play/game.ts",
+      "signing/key-file.ts",
+      "config/config.ts",
+      "rust-constants/parser.ts",
+      "types/spsa.ts",
+    ].flatMap((from) => [
       { from, to: "db/runs.ts", line: 1 },
       { from, to: "postgres/sql.ts", line: 2 },
     ]);
     expect(layeringViolations(sql, LAYERS)).toHaveLength(sql.length);
     expect(layeringViolations(sql, LAYERS)[0]).toBe("src/spsa/math.ts:1 imports src/db/runs.ts (db/ is above spsa/)");
-    expect(circles(["a.ts", "b.ts", "c.ts"], [{ from: "a.ts", to: "b.ts" }, { from: "b.ts", to: "a.ts" }, { from: "b.ts", to: "c.ts" }])).toEqual([["a.ts", "b.ts"]]);
+    expect(
+      circles(
+        ["a.ts", "b.ts", "c.ts"],
+        [
+          { from: "a.ts", to: "b.ts" },
+          { from: "b.ts", to: "a.ts" },
+          { from: "b.ts", to: "c.ts" },
+        ],
+      ),
+    ).toEqual([["a.ts", "b.ts"]]);
   });
 });

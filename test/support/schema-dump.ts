@@ -69,7 +69,9 @@ export async function migratedSchema(): Promise<SchemaObject[]> {
     const url = databaseUrl(await testServerUrl(), name);
     const sql = connect(url, 1);
     try {
-      await sql.unsafe(`do $$ begin create role ${WORKER_GROUP} nologin; exception when duplicate_object or unique_violation then null; end $$`);
+      await sql.unsafe(
+        `do $$ begin create role ${WORKER_GROUP} nologin; exception when duplicate_object or unique_violation then null; end $$`,
+      );
       await applyMigrations(url);
       return await dumpSchema(sql);
     } finally {
@@ -90,7 +92,8 @@ export async function dumpSchema(sql: postgres.Sql): Promise<SchemaObject[]> {
   const kinds = [schemas, types, sequences, tables, views, functions];
   const objects: SchemaObject[] = [];
   // Sorted here, by code unit: the server's collation must not change the order.
-  for (const kind of kinds) objects.push(...(await kind(sql)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
+  for (const kind of kinds)
+    objects.push(...(await kind(sql)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
   return objects;
 }
 
@@ -98,7 +101,10 @@ async function schemas(sql: postgres.Sql): Promise<SchemaObject[]> {
   const rows = await sql<{ name: string; grants: string[] }[]>`
     select n.nspname as name, ${grantsOf(sql, "n.nspacl", "acldefault('n', n.nspowner)", "n.nspowner", sql`'SCHEMA ' || quote_ident(n.nspname)`)} as grants
     from pg_namespace n where ${sql.unsafe(USER_SCHEMAS)} order by n.nspname collate "C"`;
-  return rows.map((r) => ({ key: `schema: ${r.name}`, text: [`CREATE SCHEMA ${r.name};`, ...r.grants.sort()].join("\n") }));
+  return rows.map((r) => ({
+    key: `schema: ${r.name}`,
+    text: [`CREATE SCHEMA ${r.name};`, ...r.grants.sort()].join("\n"),
+  }));
 }
 
 async function types(sql: postgres.Sql): Promise<SchemaObject[]> {
@@ -133,7 +139,17 @@ async function sequences(sql: postgres.Sql): Promise<SchemaObject[]> {
 }
 
 async function tables(sql: postgres.Sql): Promise<SchemaObject[]> {
-  const rows = await sql<{ name: string; columns: string[]; constraints: string[]; indexes: string[]; triggers: string[]; grants: string[]; columnGrants: string[] }[]>`
+  const rows = await sql<
+    {
+      name: string;
+      columns: string[];
+      constraints: string[];
+      indexes: string[];
+      triggers: string[];
+      grants: string[];
+      columnGrants: string[];
+    }[]
+  >`
     select format('%I.%I', n.nspname, c.relname) as name,
       array(select format('  %I %s%s%s%s', a.attname, format_type(a.atttypid, a.atttypmod),
                 case when a.attgenerated = 's' then format(' GENERATED ALWAYS AS (%s) STORED', pg_get_expr(d.adbin, d.adrelid))
@@ -158,7 +174,15 @@ async function tables(sql: postgres.Sql): Promise<SchemaObject[]> {
     where ${sql.unsafe(USER_SCHEMAS)} and c.relkind in ('r', 'p')`;
   return rows.map((r) => ({
     key: `table: ${r.name}`,
-    text: [`CREATE TABLE ${r.name} (`, [...r.columns, ...r.constraints].join(",\n"), ");", ...r.indexes, ...r.triggers, ...r.grants.sort(), ...r.columnGrants.sort()].join("\n"),
+    text: [
+      `CREATE TABLE ${r.name} (`,
+      [...r.columns, ...r.constraints].join(",\n"),
+      ");",
+      ...r.indexes,
+      ...r.triggers,
+      ...r.grants.sort(),
+      ...r.columnGrants.sort(),
+    ].join("\n"),
   }));
 }
 
@@ -170,7 +194,11 @@ async function views(sql: postgres.Sql): Promise<SchemaObject[]> {
     where ${sql.unsafe(USER_SCHEMAS)} and c.relkind in ('v', 'm')`;
   return rows.map((r) => ({
     key: `view: ${r.name}`,
-    text: [`CREATE ${r.kind === "m" ? "MATERIALIZED " : ""}VIEW ${r.name} AS`, r.definition.trimEnd(), ...r.grants.sort()].join("\n"),
+    text: [
+      `CREATE ${r.kind === "m" ? "MATERIALIZED " : ""}VIEW ${r.name} AS`,
+      r.definition.trimEnd(),
+      ...r.grants.sort(),
+    ].join("\n"),
   }));
 }
 
@@ -181,14 +209,23 @@ async function functions(sql: postgres.Sql): Promise<SchemaObject[]> {
     from pg_proc p join pg_namespace n on n.oid = p.pronamespace
     where ${sql.unsafe(USER_SCHEMAS)} and p.prokind in ('f', 'p')
       and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')`;
-  return rows.map((r) => ({ key: `function: ${r.name}`, text: [`${r.definition.trimEnd()};`, ...r.grants.sort()].join("\n") }));
+  return rows.map((r) => ({
+    key: `function: ${r.name}`,
+    text: [`${r.definition.trimEnd()};`, ...r.grants.sort()].join("\n"),
+  }));
 }
 
 /**
  * The GRANT lines of an object's ACL (its default when never changed: a function's EXECUTE for
  * PUBLIC shows), but the owner's own: the owner differs between servers and may do anything.
  */
-function grantsOf(sql: postgres.Sql, acl: string, aclDefault: string, owner: string, object: postgres.PendingQuery<postgres.Row[]>) {
+function grantsOf(
+  sql: postgres.Sql,
+  acl: string,
+  aclDefault: string,
+  owner: string,
+  object: postgres.PendingQuery<postgres.Row[]>,
+) {
   return sql`array(select format('GRANT %s ON %s TO %s;', x.privilege_type, ${object},
       case when x.grantee = 0 then 'PUBLIC' else quote_ident(pg_get_userbyid(x.grantee)) end)
     from aclexplode(coalesce(${sql.unsafe(acl)}, ${sql.unsafe(aclDefault)})) x where x.grantee <> ${sql.unsafe(owner)})`;
@@ -207,7 +244,8 @@ export function schemaDifferences(file: readonly SchemaObject[], migrated: reado
     if (committed === undefined) differences.push(`${key}: made by the migrations, missing from the file`);
     else if (committed !== text) differences.push(`${key}: differs, ${firstDifference(committed, text)}`);
   }
-  for (const key of inFile.keys()) if (!inMigrated.has(key)) differences.push(`${key}: in the file, not made by the migrations`);
+  for (const key of inFile.keys())
+    if (!inMigrated.has(key)) differences.push(`${key}: in the file, not made by the migrations`);
   return differences;
 }
 

@@ -2,7 +2,7 @@ import { checkConstants } from "../engine-build/engine-builder.js";
 import { loadConfig } from "../config/config.js";
 import { loadParams, type Param } from "../params/params.js";
 import { openDatabase } from "../postgres/connection.js";
-import { stopDuringOutage } from "../postgres/retry.js";
+import { onOwnDatabase } from "../postgres/retry.js";
 import { runBuildMaster } from "../master/build-mode.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { refuseOptionRun, runOptionsMaster } from "../master/options-mode.js";
@@ -50,31 +50,27 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
   const { config, params, paramsFile } = loadRunInputs(options);
   // One connection, no session state: the master may go through a pooler like the workers (docs/scaling-out.md).
   const database = await openDatabase({ configUrl: config.database.url, max: 1, applicationName: "spsa-master" });
-  try {
-    // After the database: an unusable home is reported as the database's failure (exit 3).
-    const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
-    const runName = options.name ?? DEFAULT_RUN_NAME;
-    if (config.engine.mode === "build") await refuseOptionRun(database, runName, options.fresh ?? false);
-    return await (config.engine.mode === "options" ? runOptionsMaster : runBuildMaster)({
-      database,
-      config,
-      params,
-      paramsFile,
-      runName,
-      signingKey,
-      fresh: options.fresh,
-      seed: options.seed,
-      log: options.log,
-      signal: options.signal,
-    });
-  } catch (error) {
-    throw stopDuringOutage(
-      error,
-      options.signal,
-      "nothing is lost: the run is as the database last saw it, and the master resumes it when started again",
-    );
-  } finally {
-    // After a stop, a query the database has not answered is given up on at once.
-    await database.close(options.signal?.aborted ? 0 : 5);
-  }
+  return onOwnDatabase(
+    database,
+    options.signal,
+    "nothing is lost: the run is as the database last saw it, and the master resumes it when started again",
+    async () => {
+      // After the database: an unusable home is reported as the database's failure (exit 3).
+      const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
+      const runName = options.name ?? DEFAULT_RUN_NAME;
+      if (config.engine.mode === "build") await refuseOptionRun(database, runName, options.fresh ?? false);
+      return await (config.engine.mode === "options" ? runOptionsMaster : runBuildMaster)({
+        database,
+        config,
+        params,
+        paramsFile,
+        runName,
+        signingKey,
+        fresh: options.fresh,
+        seed: options.seed,
+        log: options.log,
+        signal: options.signal,
+      });
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import { openDatabase } from "../postgres/connection.js";
-import { stopDuringOutage } from "../postgres/retry.js";
+import { onOwnDatabase } from "../postgres/retry.js";
 import { InputError } from "../core/errors.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { parseThetaLabel } from "../verify/theta.js";
@@ -32,29 +32,26 @@ export async function verifyCommand(options: VerifyCommandOptions = {}): Promise
   const { config, params } = loadRunInputs(options);
   const limits = verifyLimits(options, config.timeControl);
   const database = await openDatabase({ configUrl: config.database.url, max: 1, applicationName: "spsa-verify" });
-  try {
-    const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
-    return await runVerify({
-      database,
-      config,
-      params,
-      runName: options.name ?? DEFAULT_RUN_NAME,
-      signingKey,
-      from,
-      to,
-      games,
-      sprt: options.sprt,
-      limits,
-      log: options.log,
-      signal: options.signal,
-    });
-  } catch (error) {
-    throw stopDuringOutage(
-      error,
-      options.signal,
-      "the workers play the verification on, and spsa verify run again follows it",
-    );
-  } finally {
-    await database.close(options.signal?.aborted ? 0 : 5);
-  }
+  return onOwnDatabase(
+    database,
+    options.signal,
+    "the workers play the verification on, and spsa verify run again follows it",
+    async () => {
+      const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
+      return await runVerify({
+        database,
+        config,
+        params,
+        runName: options.name ?? DEFAULT_RUN_NAME,
+        signingKey,
+        from,
+        to,
+        games,
+        sprt: options.sprt,
+        limits,
+        log: options.log,
+        signal: options.signal,
+      });
+    },
+  );
 }

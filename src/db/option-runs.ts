@@ -69,28 +69,19 @@ export async function optionRunSchedule(
   return row;
 }
 
-/** The carrier iteration's counters, as the master's poll reads them (not its recorded θ and settings: a large run's are megabytes). */
-export async function carrierProgress(
-  sql: Sql,
-  iterationId: number,
-): Promise<{
+/** The carrier iteration's counters, as the master's poll reads them. */
+export interface CarrierProgress {
   gamesPlayed: number;
   gamesClaimed: number;
   targetGames: number;
   plusWins: number;
   minusWins: number;
   draws: number;
-}> {
-  const [row] = await sql<
-    {
-      gamesPlayed: number;
-      gamesClaimed: number;
-      targetGames: number;
-      plusWins: number;
-      minusWins: number;
-      draws: number;
-    }[]
-  >`
+}
+
+/** The carrier iteration's counters (not its recorded θ and settings: a large run's are megabytes). */
+export async function carrierProgress(sql: Sql, iterationId: number): Promise<CarrierProgress> {
+  const [row] = await sql<CarrierProgress[]>`
     select games_played as "gamesPlayed", games_claimed as "gamesClaimed", target_games as "targetGames", plus_wins as "plusWins", minus_wins as "minusWins", draws
     from spsa_iteration where id = ${iterationId}`;
   if (!row) throw new Error(`iteration ${iterationId} vanished`);

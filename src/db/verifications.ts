@@ -29,10 +29,12 @@ export type VerificationRow = RowOf<typeof spsaVerification, (typeof VERIFICATIO
     pairs: Pentanomial;
   };
 
-const COLUMNS = (sql: Sql) => sql`
-  ${selectColumns(sql, spsaVerification, VERIFICATION_KEYS, "v")}, c.name as "carrierName", i.id as "iterationId",
-  ${selectColumns(sql, spsaIteration, GAMES_KEYS, "i")},
-  json_build_array(i.pairs_ll, i.pairs_ld, i.pairs_dd, i.pairs_dw, i.pairs_ww) as pairs`;
+/** A verification row with its carrier's name and its games, from `spsa_verification v` and its carrier run and iteration. */
+const SELECT_VERIFICATIONS = (sql: Sql) => sql`
+  select ${selectColumns(sql, spsaVerification, VERIFICATION_KEYS, "v")}, c.name as "carrierName", i.id as "iterationId",
+    ${selectColumns(sql, spsaIteration, GAMES_KEYS, "i")},
+    json_build_array(i.pairs_ll, i.pairs_ld, i.pairs_dd, i.pairs_dw, i.pairs_ww) as pairs
+  from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id`;
 
 export interface NewVerification {
   runId: number;
@@ -59,7 +61,7 @@ export async function findRunningVerification(
   limits: PlayLimits,
 ): Promise<VerificationRow | undefined> {
   const [row] = await sql<VerificationRow[]>`
-    select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
+    ${SELECT_VERIFICATIONS(sql)}
     where v.run_id = ${runId} and v.from_label = ${fromLabel} and v.to_label = ${toLabel} and v.status = 'running' and v.ship_check_id is null and v.transfer_iteration_id is null
       and v.limits = ${sql.json(asJson(limits))}
     order by v.id desc limit 1`;
@@ -73,7 +75,7 @@ export async function findShipVerification(
   stage: string,
 ): Promise<VerificationRow | undefined> {
   const [row] = await sql<VerificationRow[]>`
-    select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
+    ${SELECT_VERIFICATIONS(sql)}
     where v.ship_check_id = ${shipCheckId} and v.ship_stage = ${stage}`;
   return row;
 }
@@ -81,7 +83,7 @@ export async function findShipVerification(
 /** The run's transfer matches still playing (transfer in the run), oldest first. */
 export async function runningTransfers(sql: Sql, runId: number): Promise<VerificationRow[]> {
   return sql<VerificationRow[]>`
-    select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
+    ${SELECT_VERIFICATIONS(sql)}
     where v.run_id = ${runId} and v.transfer_iteration_id is not null and v.status = 'running'
     order by v.id`;
 }
@@ -124,7 +126,7 @@ export async function insertVerification(
 
 export async function readVerification(sql: Sql, id: number): Promise<VerificationRow> {
   const [row] = await sql<VerificationRow[]>`
-    select ${COLUMNS(sql)} from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id
+    ${SELECT_VERIFICATIONS(sql)}
     where v.id = ${id}`;
   if (!row) throw new Error(`verification ${id} vanished`);
   return row;

@@ -80,7 +80,10 @@ export function engineOptions(parameters: OptionParams, values: Values): Record<
 }
 
 /** What the run records of params.toml in this mode; every parameter must name its option. */
-export function optionParamsOf(params: readonly Param[], paramsFile: string): OptionParams {
+export function optionParamsOf(
+  params: readonly Pick<Param, "name" | "min" | "max" | "step" | "type" | "frozen" | "option" | "optionScale">[],
+  paramsFile: string,
+): OptionParams {
   const missing = params.filter((p) => p.option === undefined).map((p) => p.name);
   if (missing.length > 0) {
     throw new InputError(

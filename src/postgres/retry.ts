@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { DatabaseError } from "../core/errors.js";
 import { OutageLog, stoppedDuringOutage, type Outage } from "./outage-log.js";
 import { backoffDelay } from "./reconnect-backoff.js";
+import type { Database } from "./connection.js";
 
 /**
  * What this process says of its database's outages. One per process: a process of this tool
@@ -22,6 +23,26 @@ export function databaseOutage(): Outage | undefined {
 export function stopDuringOutage(error: unknown, signal: AbortSignal | undefined, behind: string): unknown {
   const outage = outages.current;
   return signal?.aborted && outage ? new DatabaseError(stoppedDuringOutage(outage, Date.now(), behind)) : error;
+}
+
+/**
+ * A long command's work on a database connection of its own: closed at the end (at once after
+ * a stop: a query the database has not answered is given up on), and a stop during an outage
+ * turned into a DatabaseError (exit 3) saying what stays `behind`.
+ */
+export async function onOwnDatabase<T>(
+  database: Database,
+  signal: AbortSignal | undefined,
+  behind: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw stopDuringOutage(error, signal, behind);
+  } finally {
+    await database.close(signal?.aborted ? 0 : 5);
+  }
 }
 
 /**

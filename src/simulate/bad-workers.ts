@@ -1,4 +1,5 @@
 import { createRng, type Rng } from "../core/rng.js";
+import { optionParamsOf } from "../params/option-names.js";
 import { perturb, update } from "../spsa/math.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { applyBatch, batchStepFactor, batchWindow, drawBatch, paramsAt } from "../spsa/option-batches.js";
@@ -13,7 +14,6 @@ import type {
   AppliedBatch,
   IterationResult,
   MeasuredIteration,
-  OptionParams,
   SpsaMathConfig,
   SpsaParam,
   Values,
@@ -151,19 +151,10 @@ function buildFleet(run: FleetRun): FleetResult {
 function optionFleet(run: FleetRun): FleetResult {
   const state = new FleetState(run);
   const cfg = run.gains;
-  const parameters: OptionParams = Object.fromEntries(
-    run.problem.params.map((p) => [
-      p.name,
-      {
-        min: p.min,
-        max: p.max,
-        step: p.step,
-        type: p.type,
-        frozen: p.frozen ?? false,
-        option: p.name,
-        optionScale: undefined,
-      },
-    ]),
+  // The simulated engine's options are named as its parameters.
+  const parameters = optionParamsOf(
+    run.problem.params.map((p) => ({ ...p, option: p.name })),
+    "the simulated problem",
   );
   const list = { parameters, names: run.problem.params.map((p) => p.name) };
   let theta = valuesOf(run.problem.params);

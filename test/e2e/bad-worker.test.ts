@@ -132,14 +132,15 @@ async function expectLiarCaught(
   expect(decisions.map((d) => d.decision)).toEqual(["suspect", "rejected"]);
   expect(decisions[0]!.batches).toBeLessThanOrEqual(50);
   expect(decisions[0]!.decided_by).toMatch(/^master \(pid \d+ on .+\)/);
-  // Every batch of the liar is held or undone: none of them is in a counter or in θ.
+  // Every batch of the liar that a fold took is undone, the others held: none of them is in a counter or in θ.
+  // (A report that came after the run's last fold is never folded: the liar plays until the master ends.)
   const [left] = await fixture.sql<{ n: number }[]>`
     select count(*)::int as n from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
-    where r.name = ${runName} and b.worker_name = 'liar' and b.status = 'done' and b.held_at is null and b.undo_id is null`;
+    where r.name = ${runName} and b.worker_name = 'liar' and b.status = 'done' and b.folded and b.held_at is null and b.undo_id is null`;
   expect(left!.n).toBe(0);
-  // Each iteration's counters are its counted batches' sums.
+  // Each iteration's counters are its folded, counted batches' sums.
   const counters = await fixture.sql<{ played: number; batches: number }[]>`
-    select i.games_played as played, (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done' and b.held_at is null and b.undo_id is null) as batches
+    select i.games_played as played, (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done' and b.folded and b.held_at is null and b.undo_id is null) as batches
     from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName}`;
   for (const c of counters) expect(c.played).toBe(c.batches);
   const [run] = await fixture.sql<

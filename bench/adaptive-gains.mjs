@@ -27,6 +27,7 @@ import { boundRows, defaultFamily, describeCell, familyLine, newRows, runFamily 
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 import { signalShare, stepScales } from "../dist/spsa/adaptive.js";
+import { mean, sd } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -44,8 +45,25 @@ const perIteration = 64;
 const budgets = values.budgets.split(",").map(Number);
 const rows = values.rows.split(",");
 
-const spsa = (cEnd, rEnd, maxIterations, maxStep = DEFAULT_MAX_STEP, adaptive = { mode: "off", window: 16, floor: 1 }) => ({
-  ...{ maxIterations, cEnd, rEnd, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep },
+const spsa = (
+  cEnd,
+  rEnd,
+  maxIterations,
+  maxStep = DEFAULT_MAX_STEP,
+  adaptive = { mode: "off", window: 16, floor: 1 },
+) => ({
+  ...{
+    maxIterations,
+    cEnd,
+    rEnd,
+    a: undefined,
+    c: undefined,
+    A: undefined,
+    alpha: 0.602,
+    gamma: 0.101,
+    eloCap: DEFAULT_ELO_CAP,
+    maxStep,
+  },
   ...{ schedule: "standard", momentum: 0, averageTail: 0, adaptive },
 });
 
@@ -54,9 +72,9 @@ const window = (history, w) => history.slice(Math.max(0, history.length - w));
 const parameterShare = (recent, name) => {
   const gs = recent.map((it) => it.gradient[name] ?? 0).filter((g) => g !== 0);
   if (gs.length < 2) return 0;
-  const mean = gs.reduce((s, g) => s + g, 0) / gs.length;
-  const se2 = gs.reduce((s, g) => s + (g - mean) ** 2, 0) / (gs.length - 1) / gs.length;
-  return mean === 0 ? 0 : Math.min(1, Math.max(0, 1 - se2 / (mean * mean)));
+  const m = mean(gs);
+  const se2 = sd(gs) ** 2 / gs.length;
+  return m === 0 ? 0 : Math.min(1, Math.max(0, 1 - se2 / (m * m)));
 };
 const KINDS = {
   old: () => [1.5, 0.002, undefined],
@@ -67,46 +85,87 @@ const KINDS = {
     const adaptive = { mode: "signal", window: o.w ?? 32, floor: o.f ?? 0.25, pilot: o.pilot ?? 0 };
     if (o.n0 === undefined) return [o.c ?? 1.5, o.r, undefined, undefined, o.ms, adaptive];
     // n0: a rate inversely proportional to the number of parameters, (n0 / n)^p.
-    return [o.c ?? 1.5, o.r, (h, names) => {
-      const scales = stepScales(h, names, adaptive);
-      return Object.fromEntries(names.map((n) => [n, scales[n] * (o.n0 / names.length) ** (o.p ?? 1)]));
-    }, undefined, o.ms];
+    return [
+      o.c ?? 1.5,
+      o.r,
+      (h, names) => {
+        const scales = stepScales(h, names, adaptive);
+        return Object.fromEntries(names.map((n) => [n, scales[n] * (o.n0 / names.length) ** (o.p ?? 1)]));
+      },
+      undefined,
+      o.ms,
+    ];
   },
-  perparam: (o) => [o.c ?? 1.5, o.r, (h, names) => {
-    const recent = window(h, o.w ?? 16);
-    const rho = signalShare(recent);
-    return Object.fromEntries(names.map((n) => [n, (o.f ?? 0.1) + (1 - (o.f ?? 0.1)) * rho * parameterShare(recent, n)]));
-  }],
-  param: (o) => [o.c ?? 1.5, o.r, (h, names) => Object.fromEntries(names.map((n) => [n, (o.f ?? 0.1) + (1 - (o.f ?? 0.1)) * parameterShare(window(h, o.w ?? 16), n)]))],
-  rprop: (o) => [o.c ?? 1.5, o.r, (h, names) => {
-    // Replayed from the history each time (pure): the scale after every sign agreement or flip.
-    const scale = Object.fromEntries(names.map((n) => [n, 1]));
-    for (let j = 1; j < h.length; j++)
-      for (const n of names) {
-        const agree = Math.sign(h[j].gradient[n] ?? 0) * Math.sign(h[j - 1].gradient[n] ?? 0);
-        if (agree !== 0) scale[n] = Math.min(4, Math.max(0.1, scale[n] * (agree > 0 ? (o.up ?? 1.2) : (o.down ?? 0.5))));
-      }
-    return scale;
-  }],
+  perparam: (o) => [
+    o.c ?? 1.5,
+    o.r,
+    (h, names) => {
+      const recent = window(h, o.w ?? 16);
+      const rho = signalShare(recent);
+      return Object.fromEntries(
+        names.map((n) => [n, (o.f ?? 0.1) + (1 - (o.f ?? 0.1)) * rho * parameterShare(recent, n)]),
+      );
+    },
+  ],
+  param: (o) => [
+    o.c ?? 1.5,
+    o.r,
+    (h, names) =>
+      Object.fromEntries(
+        names.map((n) => [n, (o.f ?? 0.1) + (1 - (o.f ?? 0.1)) * parameterShare(window(h, o.w ?? 16), n)]),
+      ),
+  ],
+  rprop: (o) => [
+    o.c ?? 1.5,
+    o.r,
+    (h, names) => {
+      // Replayed from the history each time (pure): the scale after every sign agreement or flip.
+      const scale = Object.fromEntries(names.map((n) => [n, 1]));
+      for (let j = 1; j < h.length; j++)
+        for (const n of names) {
+          const agree = Math.sign(h[j].gradient[n] ?? 0) * Math.sign(h[j - 1].gradient[n] ?? 0);
+          if (agree !== 0)
+            scale[n] = Math.min(4, Math.max(0.1, scale[n] * (agree > 0 ? (o.up ?? 1.2) : (o.down ?? 0.5))));
+        }
+      return scale;
+    },
+  ],
   budget: (o) => [o.c ?? 1.5, o.r, undefined, (n) => o.r * Math.sqrt((o.n0 ?? 100) / n)],
 };
 
 const tuner = (text) => {
   const [kind, settings = ""] = text.split(":");
   if (!(kind in KINDS)) throw new Error(`unknown candidate kind "${kind}"`);
-  const o = Object.fromEntries(settings.split(",").filter(Boolean).map((kv) => kv.split("=")).map(([k, v]) => [k, Number(v)]));
+  const o = Object.fromEntries(
+    settings
+      .split(",")
+      .filter(Boolean)
+      .map((kv) => kv.split("="))
+      .map(([k, v]) => [k, Number(v)]),
+  );
   const [cEnd, rEnd, scales, rEndFor, maxStep, adaptive] = KINDS[kind](o);
-  return masterTuner(text, (n) => spsaMathConfig(spsa(cEnd, rEndFor ? rEndFor(n) : rEnd, n, maxStep, adaptive), perIteration), perIteration, 0, scales);
+  return masterTuner(
+    text,
+    (n) => spsaMathConfig(spsa(cEnd, rEndFor ? rEndFor(n) : rEnd, n, maxStep, adaptive), perIteration),
+    perIteration,
+    0,
+    scales,
+  );
 };
 
 // The two detunes of minnow in docs/adaptive-gains.md ("Real engine") as the simulator sees them:
 // 18 parameters; 6 of them 6 steps off, or 12 of them 3 steps off, at the curvature their
 // measured gaps give (46 and 47 Elo).
 const minnowRows = () => [
-  ...[{ parameters: 18, far: 6, offset: 6, curvature: 0.68 }, { parameters: 18, far: 12, offset: 3, curvature: 1.4 }].flatMap((row) => ["int", "float"].map((type) => ({ ...row, type }))),
+  ...[
+    { parameters: 18, far: 6, offset: 6, curvature: 0.68 },
+    { parameters: 18, far: 12, offset: 3, curvature: 1.4 },
+  ].flatMap((row) => ["int", "float"].map((type) => ({ ...row, type }))),
 ];
 const families = { old: defaultFamily(), new: newRows(), minnow: minnowRows(), bound: boundRows() };
-console.log(`${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration; Elo left (of start) · worse / significantly worse\n`);
+console.log(
+  `${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration; Elo left (of start) · worse / significantly worse\n`,
+);
 for (const text of values.candidates.split(";").filter(Boolean)) {
   const t = tuner(text);
   const started = Date.now();
@@ -118,11 +177,20 @@ for (const text of values.candidates.split(";").filter(Boolean)) {
       const results = runFamily(t, cells, budget, seeds, drawRate);
       const { text, significant } = familyLine(results);
       out.push(text);
-      results.forEach((r, i) => perCell[i].push(`${r.end.toFixed(1)}${r.cell.far === undefined ? "" : `, others ${r.wander.toFixed(1)} steps`}`));
-      if (values.details) for (const r of significant) console.error(`  ${text}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`);
+      results.forEach((r, i) =>
+        perCell[i].push(
+          `${r.end.toFixed(1)}${r.cell.far === undefined ? "" : `, others ${r.wander.toFixed(1)} steps`}`,
+        ),
+      );
+      if (values.details)
+        for (const r of significant)
+          console.error(
+            `  ${text}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`,
+          );
     }
     console.log(`| ${text} | ${row} rows | ${out.join(" | ")} |`);
-    if (row !== "old") cells.forEach((cell, i) => console.log(`|   | ${describeCell(cell)} | ${perCell[i].join(" | ")} |`));
+    if (row !== "old")
+      cells.forEach((cell, i) => console.log(`|   | ${describeCell(cell)} | ${perCell[i].join(" | ")} |`));
   }
   console.error(`  (${text}: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }

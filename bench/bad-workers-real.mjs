@@ -93,7 +93,8 @@ step = 12
 option = "ROOK_VALUE_MG"
 `;
 
-const spsa = (args, options = {}) => execa("node", [join(ROOT, "bin/spsa.js"), ...args], { reject: false, all: true, ...options });
+const spsa = (args, options = {}) =>
+  execa("node", [join(ROOT, "bin/spsa.js"), ...args], { reject: false, all: true, ...options });
 const database = await openDatabase(databaseOptionsFrom(undefined));
 const sql = database.sql;
 const machine = `bench${process.pid}`;
@@ -109,7 +110,9 @@ async function run(label) {
   const config = join(dir, "config.toml");
   const params = join(dir, "params.toml");
   writeFileSync(params, build ? readFileSync(join(ROOT, "params.toml"), "utf8") : PARAMS);
-  writeFileSync(config, `
+  writeFileSync(
+    config,
+    `
 [time_control]
 nodes = 500
 
@@ -127,21 +130,54 @@ output_dir = "${join(dir, "builds")}"
 [database]
 poll_interval = 0.2
 ${build ? "" : '\n[engine]\nmode = "options"'}
-`);
+`,
+  );
   const name = `real-${values.seed}-${label.replace(/[^a-z0-9]/g, "")}-${process.pid}`;
   const started = Date.now();
   const master = spsa(["--config", config, "master", "--params", params, "--name", name, "--seed", values.seed]);
-  const honest = ["h1", "h2"].map((w) => execa("node", [join(ROOT, "bin/compete.js"), "--spsa", "-c", "1", "--config", config, "--name", `${w}-${process.pid}`], { reject: false, all: true }));
-  const liar = kind === "clean" ? undefined : execa(join(ROOT, "node_modules/.bin/tsx"), ["test/support/liar-worker.ts", "--name", `liar-${process.pid}`, "--kind", kind, "--target", TARGET, "--share", share, "--idle-ms", "30000"], {
-    cwd: ROOT, env: { DATABASE_URL: workerUrl }, reject: false, all: true,
-  });
+  const honest = ["h1", "h2"].map((w) =>
+    execa(
+      "node",
+      [join(ROOT, "bin/compete.js"), "--spsa", "-c", "1", "--config", config, "--name", `${w}-${process.pid}`],
+      { reject: false, all: true },
+    ),
+  );
+  const liar =
+    kind === "clean"
+      ? undefined
+      : execa(
+          join(ROOT, "node_modules/.bin/tsx"),
+          [
+            "test/support/liar-worker.ts",
+            "--name",
+            `liar-${process.pid}`,
+            "--kind",
+            kind,
+            "--target",
+            TARGET,
+            "--share",
+            share,
+            "--idle-ms",
+            "30000",
+          ],
+          {
+            cwd: ROOT,
+            env: { DATABASE_URL: workerUrl },
+            reject: false,
+            all: true,
+          },
+        );
   let ended = false;
   void master.then(() => (ended = true));
   if (accept) {
     const [run] = await waitForRun(name, () => ended);
     for (let accepted = false; !ended && !accepted; await sleep(500)) {
-      const [flag] = run ? await sql`select 1 from spsa_worker_decision where run_id = ${run.id} and decision = 'suspect'` : [];
-      if (flag) accepted = (await spsa(["--config", config, "workers", "accept", `liar-${process.pid}`, "--name", name])).exitCode === 0;
+      const [flag] = run
+        ? await sql`select 1 from spsa_worker_decision where run_id = ${run.id} and decision = 'suspect'`
+        : [];
+      if (flag)
+        accepted =
+          (await spsa(["--config", config, "workers", "accept", `liar-${process.pid}`, "--name", name])).exitCode === 0;
     }
   }
   const done = await master;
@@ -149,7 +185,8 @@ ${build ? "" : '\n[engine]\nmode = "options"'}
   await Promise.all([...honest, liar].filter(Boolean));
   if (done.exitCode !== 0) throw new Error(`${label}: master exited ${done.exitCode}\n${done.all}`);
   const [row] = await sql`select id, current_parameters as theta from spsa_run where name = ${name}`;
-  const decisions = await sql`select worker_name, decision, (evidence->>'batches')::int as batches from spsa_worker_decision where run_id = ${row.id} order by id`;
+  const decisions =
+    await sql`select worker_name, decision, (evidence->>'batches')::int as batches from spsa_worker_decision where run_id = ${row.id} order by id`;
   const counts = await sql`
     select b.worker_name, count(*)::int as reported, (count(*) filter (where b.held_at is null))::int as applied
     from spsa_batch b join spsa_iteration i on i.id = b.iteration_id where i.run_id = ${row.id} and b.status = 'done' group by b.worker_name`;
@@ -161,7 +198,15 @@ ${build ? "" : '\n[engine]\nmode = "options"'}
     if (undo.exitCode !== 0) throw new Error(undo.all);
     [undone] = await sql`select current_parameters as theta from spsa_run where id = ${row.id}`;
   }
-  return { label, theta: row.theta, undone: undone?.theta, decisions, counts, liarName, minutes: (Date.now() - started) / 60000 };
+  return {
+    label,
+    theta: row.theta,
+    undone: undone?.theta,
+    decisions,
+    counts,
+    liarName,
+    minutes: (Date.now() - started) / 60000,
+  };
 }
 
 /** The run's row once its master made it. */
@@ -177,18 +222,29 @@ const results = [];
 for (const label of values.runs.split(",")) {
   const result = await run(label);
   results.push(result);
-  console.error(`${label}: ${result.minutes.toFixed(1)} min, ${TARGET} ${result.theta[TARGET].toFixed(2)}, decisions ${JSON.stringify(result.decisions)}`);
+  console.error(
+    `${label}: ${result.minutes.toFixed(1)} min, ${TARGET} ${result.theta[TARGET].toFixed(2)}, decisions ${JSON.stringify(result.decisions)}`,
+  );
 }
 const clean = results.find((r) => r.label === "clean");
-console.log(`minnow, ${build ? "build mode, params.toml's 18 constants" : "UCI-option mode, 8 options"}, 500 nodes per move, ${values.games} games per run (batches of 8), two honest workers (-c 1), seed ${values.seed}\n`);
-console.log(`| run | liar's batches reported (applied) | flagged after its batches | honest workers flagged | ${TARGET} at the end (Δ steps from clean) | after undo (Δ steps) |`);
+console.log(
+  `minnow, ${build ? "build mode, params.toml's 18 constants" : "UCI-option mode, 8 options"}, 500 nodes per move, ${values.games} games per run (batches of 8), two honest workers (-c 1), seed ${values.seed}\n`,
+);
+console.log(
+  `| run | liar's batches reported (applied) | flagged after its batches | honest workers flagged | ${TARGET} at the end (Δ steps from clean) | after undo (Δ steps) |`,
+);
 console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
 for (const r of results) {
   const liar = r.counts.find((c) => c.worker_name === r.liarName);
   const flag = r.decisions.find((d) => d.worker_name === r.liarName && d.decision === "suspect");
   const honestFlags = r.decisions.filter((d) => d.worker_name !== r.liarName && d.decision === "suspect").length;
-  const delta = (theta) => (clean && r !== clean ? ` (${((theta[TARGET] - clean.theta[TARGET]) / STEP >= 0 ? "+" : "")}${((theta[TARGET] - clean.theta[TARGET]) / STEP).toFixed(2)})` : "");
-  console.log(`| ${r.label} | ${liar ? `${liar.reported} (${liar.applied})` : "-"} | ${flag ? flag.batches : "-"} | ${honestFlags} | ${r.theta[TARGET].toFixed(2)}${delta(r.theta)} | ${r.undone ? `${r.undone[TARGET].toFixed(2)}${delta(r.undone)}` : "-"} |`);
+  const delta = (theta) =>
+    clean && r !== clean
+      ? ` (${(theta[TARGET] - clean.theta[TARGET]) / STEP >= 0 ? "+" : ""}${((theta[TARGET] - clean.theta[TARGET]) / STEP).toFixed(2)})`
+      : "";
+  console.log(
+    `| ${r.label} | ${liar ? `${liar.reported} (${liar.applied})` : "-"} | ${flag ? flag.batches : "-"} | ${honestFlags} | ${r.theta[TARGET].toFixed(2)}${delta(r.theta)} | ${r.undone ? `${r.undone[TARGET].toFixed(2)}${delta(r.undone)}` : "-"} |`,
+  );
 }
 await spsa(["db", "worker-url", "--name", machine, "--revoke"]);
 await database.close();

@@ -21,6 +21,7 @@ import { cellProblem } from "../dist/simulate/family.js";
 import { runFleet } from "../dist/simulate/bad-workers.js";
 import { EvidenceLedger } from "../dist/spsa/worker-evidence.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+import { mean, median } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -43,28 +44,61 @@ const batchGames = Number(values.batch);
 const [parameters, offset, curvature] = values.cell.split(",").map(Number);
 const cell = { parameters, offset, curvature, type: "int" };
 const gains = spsaMathConfig(
-  { maxIterations: budget / gamesPerIteration, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP, adaptive: DEFAULT_ADAPTIVE },
+  {
+    maxIterations: budget / gamesPerIteration,
+    cEnd: DEFAULT_C_END,
+    rEnd: DEFAULT_R_END,
+    a: undefined,
+    c: undefined,
+    A: undefined,
+    alpha: 0.602,
+    gamma: 0.101,
+    eloCap: DEFAULT_ELO_CAP,
+    maxStep: DEFAULT_MAX_STEP,
+    adaptive: DEFAULT_ADAPTIVE,
+  },
   gamesPerIteration,
 );
 const honest = (name, extra = {}) => ({ name, share: 1, behaviour: { kind: "honest" }, ...extra });
 
 function fleetRun(mode, seed, workers, quarantine = true) {
   const problem = cellProblem(cell, drawRate, `bad-workers:${seed}`);
-  return { mode, problem, gains, gamesPerIteration, batchGames, budget, workers, quarantine, seed: `s${seed}`, openingSd, stratumGames: Math.max(32, gamesPerIteration) };
+  return {
+    mode,
+    problem,
+    gains,
+    gamesPerIteration,
+    batchGames,
+    budget,
+    workers,
+    quarantine,
+    seed: `s${seed}`,
+    openingSd,
+    stratumGames: Math.max(32, gamesPerIteration),
+  };
 }
 
 const modes = values.modes.split(",");
 const only = values.only.split(",");
-console.log(`${seeds} seeds, ${budget} games (batches of ${batchGames}, ${gamesPerIteration} per iteration), ${parameters} int parameters ${offset} steps off at ${curvature}× the reference curvature, draw rate ${drawRate}, openings ±${openingSd} Elo\n`);
+console.log(
+  `${seeds} seeds, ${budget} games (batches of ${batchGames}, ${gamesPerIteration} per iteration), ${parameters} int parameters ${offset} steps off at ${curvature}× the reference curvature, draw rate ${drawRate}, openings ±${openingSd} Elo\n`,
+);
 
 if (only.includes("fp")) {
   const fleets = {
     "5 equal": () => [1, 2, 3, 4, 5].map((i) => honest(`h${i}`)),
     "one joins at half time": () => [honest("h1"), honest("h2"), honest("h3"), honest("late", { from: 0.5 })],
     "one leaves at a quarter": () => [honest("h1"), honest("h2"), honest("h3"), honest("early", { until: 0.25 })],
-    "one at a 20 % higher draw rate": () => [honest("h1"), honest("h2"), honest("h3"), { name: "drawish", share: 1, behaviour: { kind: "honest", drawRate: drawRate * 1.2 } }],
+    "one at a 20 % higher draw rate": () => [
+      honest("h1"),
+      honest("h2"),
+      honest("h3"),
+      { name: "drawish", share: 1, behaviour: { kind: "honest", drawRate: drawRate * 1.2 } },
+    ],
   };
-  console.log("| mode | fleet | honest worker-runs | flagged | false-positive rate | closest to a flag: largest severity (median of the runs) |");
+  console.log(
+    "| mode | fleet | honest worker-runs | flagged | false-positive rate | closest to a flag: largest severity (median of the runs) |",
+  );
   console.log("| --- | --- | ---: | ---: | ---: | ---: |");
   for (const mode of modes) {
     for (const [label, workers] of Object.entries(fleets)) {
@@ -79,7 +113,9 @@ if (only.includes("fp")) {
         flagged.push(...result.flags.map((f) => `${f.worker} (seed ${seed}: ${f.reason})`));
       }
       const sortedPeaks = [...peaks].sort((a, b) => a - b);
-      console.log(`| ${mode} | ${label} | ${runs} | ${flagged.length} | ${((100 * flagged.length) / runs).toFixed(2)} % | ${sortedPeaks.at(-1).toFixed(2)} (${sortedPeaks[Math.floor(sortedPeaks.length / 2)].toFixed(2)}) |`);
+      console.log(
+        `| ${mode} | ${label} | ${runs} | ${flagged.length} | ${((100 * flagged.length) / runs).toFixed(2)} % | ${sortedPeaks.at(-1).toFixed(2)} (${sortedPeaks[Math.floor(sortedPeaks.length / 2)].toFixed(2)}) |`,
+      );
       for (const f of flagged) console.error(`  flagged: ${mode} ${label}: ${f}`);
     }
   }
@@ -87,7 +123,9 @@ if (only.includes("fp")) {
 }
 
 if (only.includes("liars")) {
-  console.log("| mode | liar | share of batches | flagged (runs) | its batches until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo | runs within 0.5 step after undo |");
+  console.log(
+    "| mode | liar | share of batches | flagged (runs) | its batches until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo | runs within 0.5 step after undo |",
+  );
   console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const mode of modes) {
     const liars = [
@@ -105,7 +143,10 @@ if (only.includes("liars")) {
           const target = problem.params[0].name;
           const step = problem.params[0].step;
           // Four honest workers share the rest equally.
-          const workers = (liar) => [...[1, 2, 3, 4].map((i) => ({ ...honest(`h${i}`), share: (1 - share) / 4 })), { name: "liar", share, behaviour: liar }];
+          const workers = (liar) => [
+            ...[1, 2, 3, 4].map((i) => ({ ...honest(`h${i}`), share: (1 - share) / 4 })),
+            { name: "liar", share, behaviour: liar },
+          ];
           const clean = runFleet(fleetRun(mode, seed, workers({ kind: "honest" }), true));
           const lying = runFleet(fleetRun(mode, seed, workers(behaviour(target)), true));
           const open = runFleet(fleetRun(mode, seed, workers(behaviour(target)), false));
@@ -119,10 +160,11 @@ if (only.includes("liars")) {
           distances.quarantine.push(delta(lying.theta));
           distances.undo.push(delta(lying.undone));
         }
-        const sorted = [...latencies].sort((a, b) => a - b);
-        const median = sorted.length === 0 ? "-" : sorted[Math.floor((sorted.length - 1) / 2)];
-        const stat = (xs) => `${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2)} (${Math.max(...xs).toFixed(2)})`;
-        console.log(`| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${median} (${sorted.at(-1) ?? "-"}) | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`);
+        const stat = (xs) => `${mean(xs).toFixed(2)} (${Math.max(...xs).toFixed(2)})`;
+        const latency = latencies.length === 0 ? "- (-)" : `${median(latencies)} (${Math.max(...latencies)})`;
+        console.log(
+          `| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${latency} | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`,
+        );
       }
     }
   }
@@ -141,7 +183,13 @@ if (only.includes("cost")) {
     for (let k = 0; k < 40; k++) {
       // UCI-option mode: every batch has signs of its own.
       const stratum = Array.from({ length: 10 }, (_, w) => ({
-        worker: `w${w}`, games: 8, net: (k + w) % 5 - 2, wins: 3, losses: 3, draws: 2, pairs: [1, 1, 0, 1, 1],
+        worker: `w${w}`,
+        games: 8,
+        net: ((k + w) % 5) - 2,
+        wins: 3,
+        losses: 3,
+        draws: 2,
+        pairs: [1, 1, 0, 1, 1],
         signs: Object.fromEntries(names.map((n, i) => [n, (i * 7 + k * 13 + w) % 2 ? 1 : -1])),
       }));
       let t = performance.now();

@@ -25,6 +25,7 @@ import { join, resolve } from "node:path";
 import { clearInterval, setInterval } from "node:timers";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
+import { mean } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -37,13 +38,22 @@ const { values } = parseArgs({
 });
 
 const TICKS = 100; // USER_HZ: /proc's clock ticks per second on Linux.
-const LTO_PROFILE = { CARGO_PROFILE_RELEASE_LTO: "true", CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "1", CARGO_PROFILE_RELEASE_INCREMENTAL: "false" };
+const LTO_PROFILE = {
+  CARGO_PROFILE_RELEASE_LTO: "true",
+  CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "1",
+  CARGO_PROFILE_RELEASE_INCREMENTAL: "false",
+};
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-build-profile-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 const crate = join(dir, "crate");
 cpSync(resolve(values.engine), crate, { recursive: true, filter: (path) => !/\/(target|\.git)$/.test(path) });
-const env = { ...process.env, CARGO_TARGET_DIR: join(dir, "target"), CARGO_TERM_COLOR: "never", ...(values.profile === "lto" ? LTO_PROFILE : {}) };
+const env = {
+  ...process.env,
+  CARGO_TARGET_DIR: join(dir, "target"),
+  CARGO_TERM_COLOR: "never",
+  ...(values.profile === "lto" ? LTO_PROFILE : {}),
+};
 
 /** The /proc stat of a process or thread: [state, ppid, utime + stime ticks], or undefined once gone. */
 function stat(path) {
@@ -55,7 +65,12 @@ function stat(path) {
   }
   // The command name may hold spaces and parentheses: the fields follow its last ')'.
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return { state: fields[0], ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), childTicks: Number(fields[13]) + Number(fields[14]) };
+  return {
+    state: fields[0],
+    ppid: Number(fields[1]),
+    ticks: Number(fields[11]) + Number(fields[12]),
+    childTicks: Number(fields[13]) + Number(fields[14]),
+  };
 }
 
 /** cargo and its descendants now, with their threads. */
@@ -101,7 +116,11 @@ function reapedSeconds() {
 async function build(label) {
   const cpuBefore = reapedSeconds();
   const started = performance.now();
-  const child = spawn("cargo", ["build", "--release", "--quiet"], { cwd: crate, env, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn("cargo", ["build", "--release", "--quiet"], {
+    cwd: crate,
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const samples = [];
   let last = { at: performance.now(), ticks: new Map() };
   const timer = setInterval(() => {
@@ -119,16 +138,32 @@ async function build(label) {
   const wall = (performance.now() - started) / 1000;
   const cpu = reapedSeconds() - cpuBefore;
   const share = (test) => (100 * samples.filter(test).length) / Math.max(1, samples.length);
-  const meanBusy = samples.reduce((s, x) => s + x.busy, 0) / Math.max(1, samples.length);
-  const meanRunnable = samples.reduce((s, x) => s + x.runnable, 0) / Math.max(1, samples.length);
-  return { label, wall, cpu, meanBusy, meanRunnable, r0: share((s) => s.runnable === 0), r1: share((s) => s.runnable === 1), r2: share((s) => s.runnable === 2), r3: share((s) => s.runnable >= 3), samples };
+  const meanBusy = samples.length === 0 ? 0 : mean(samples.map((x) => x.busy));
+  const meanRunnable = samples.length === 0 ? 0 : mean(samples.map((x) => x.runnable));
+  return {
+    label,
+    wall,
+    cpu,
+    meanBusy,
+    meanRunnable,
+    r0: share((s) => s.runnable === 0),
+    r1: share((s) => s.runnable === 1),
+    r2: share((s) => s.runnable === 2),
+    r3: share((s) => s.runnable >= 3),
+    samples,
+  };
 }
 
 const row = (r) =>
   `| ${r.label} | ${r.wall.toFixed(2)} | ${r.cpu.toFixed(2)} | ${(r.cpu / r.wall).toFixed(2)} | ${r.meanRunnable.toFixed(2)} | ${r.r0.toFixed(0)} % | ${r.r1.toFixed(0)} % | ${r.r2.toFixed(0)} % | ${r.r3.toFixed(0)} % |`;
 
-const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
-console.log(`${values.engine}, profile ${values.profile === "lto" ? "lto = true, codegen-units = 1, incremental = false" : "as in its Cargo.toml"}; load average at the start ${load()}\n`);
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
+console.log(
+  `${values.engine}, profile ${values.profile === "lto" ? "lto = true, codegen-units = 1, incremental = false" : "as in its Cargo.toml"}; load average at the start ${load()}\n`,
+);
 console.log("| build | wall s | CPU s | CPU / wall | mean runnable threads | 0 runnable | 1 | 2 | 3+ |");
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 console.log(row(await build("first (cold)")));
@@ -140,12 +175,21 @@ for (let i = 1; i <= Number(values.rebuilds); i++) {
   rebuilds.push(r);
   console.log(row(r));
 }
-const mean = (key) => rebuilds.reduce((s, r) => s + r[key], 0) / rebuilds.length;
-console.log(row({ label: "**rebuild, mean**", ...Object.fromEntries(["wall", "cpu", "meanRunnable", "r0", "r1", "r2", "r3"].map((k) => [k, mean(k)])) }));
+const meanOf = (key) => mean(rebuilds.map((r) => r[key]));
+console.log(
+  row({
+    label: "**rebuild, mean**",
+    ...Object.fromEntries(["wall", "cpu", "meanRunnable", "r0", "r1", "r2", "r3"].map((k) => [k, meanOf(k)])),
+  }),
+);
 const last = rebuilds.at(-1);
 if (last) {
-  const tenths = Array.from({ length: 10 }, (_, i) => last.samples.filter((s) => s.at >= (i * last.wall) / 10 && s.at < ((i + 1) * last.wall) / 10));
-  const avg = (xs, key) => (xs.length === 0 ? "–" : (xs.reduce((s, x) => s + x[key], 0) / xs.length).toFixed(1));
-  console.log(`\nlast rebuild, by tenths of its ${last.wall.toFixed(1)} s: runnable threads ${tenths.map((xs) => avg(xs, "runnable")).join(" ")}; cores used ${tenths.map((xs) => avg(xs, "busy")).join(" ")}`);
+  const tenths = Array.from({ length: 10 }, (_, i) =>
+    last.samples.filter((s) => s.at >= (i * last.wall) / 10 && s.at < ((i + 1) * last.wall) / 10),
+  );
+  const avg = (xs, key) => (xs.length === 0 ? "–" : mean(xs.map((x) => x[key])).toFixed(1));
+  console.log(
+    `\nlast rebuild, by tenths of its ${last.wall.toFixed(1)} s: runnable threads ${tenths.map((xs) => avg(xs, "runnable")).join(" ")}; cores used ${tenths.map((xs) => avg(xs, "busy")).join(" ")}`,
+  );
 }
 console.log(`load average at the end ${load()}`);

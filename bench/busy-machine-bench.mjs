@@ -18,7 +18,10 @@ import { seededRng, uniform } from "../dist/core/rng.js";
 const { values } = parseArgs({
   options: {
     games: { type: "string", default: "40" },
-    engine: { type: "string", default: fileURLToPath(new URL("../engines/minnow/target/release/minnow", import.meta.url)) },
+    engine: {
+      type: "string",
+      default: fileURLToPath(new URL("../engines/minnow/target/release/minnow", import.meta.url)),
+    },
     concurrency: { type: "string", default: "2" },
     margin: { type: "string", default: "50" },
     timelow: { type: "string", default: "0.02" },
@@ -31,12 +34,18 @@ const engine = (name) => ({ name, path: values.engine });
 
 function startHog() {
   return Array.from({ length: availableParallelism() }, () =>
-    spawn(process.execPath, ["-e", "const end = Date.now() + 3_600_000; while (Date.now() < end);"], { stdio: "ignore" }),
+    spawn(process.execPath, ["-e", "const end = Date.now() + 3_600_000; while (Date.now() < end);"], {
+      stdio: "ignore",
+    }),
   );
 }
 
 async function measure(outsideDelay) {
-  const runner = createRunner({ concurrency: Number(values.concurrency), timeMarginMs: Number(values.margin), outsideDelay });
+  const runner = createRunner({
+    concurrency: Number(values.concurrency),
+    timeMarginMs: Number(values.margin),
+    outsideDelay,
+  });
   const tally = new MatchTally(["a", "b"]);
   const rng = seededRng("busy-machine-bench");
   const pairs = Array.from({ length: games / 2 }, () => ({
@@ -61,7 +70,9 @@ for (const hogged of [false, true]) {
   try {
     for (const policy of ["loss", "replay"]) {
       const label = `${hogged ? "with hog   " : "without hog"} ${policy === "loss" ? "before (strict)" : "after (replay) "}`;
-      console.log(`${label} ${games} games: ${await measure(policy === "loss" ? { policy } : { policy, maxReplays: 4 })}`);
+      console.log(
+        `${label} ${games} games: ${await measure(policy === "loss" ? { policy } : { policy, maxReplays: 4 })}`,
+      );
     }
   } finally {
     for (const child of hog) child.kill("SIGKILL");

@@ -6,15 +6,24 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
+import { median, quantile } from "./bench-stats.mjs";
 
-const { values } = parseArgs({ options: { engine: { type: "string" }, starts: { type: "string", default: "100" }, setpriv: { type: "string", default: "/usr/bin/setpriv" } } });
+const { values } = parseArgs({
+  options: {
+    engine: { type: "string" },
+    starts: { type: "string", default: "100" },
+    setpriv: { type: "string", default: "/usr/bin/setpriv" },
+  },
+});
 if (!values.engine) throw new Error("--engine PATH is required");
 const starts = Number(values.starts);
 
 /** Milliseconds from spawn to `uciok`. */
 async function start(viaSetpriv) {
   const began = performance.now();
-  const [command, args] = viaSetpriv ? [values.setpriv, ["--pdeathsig", "KILL", "--", values.engine]] : [values.engine, []];
+  const [command, args] = viaSetpriv
+    ? [values.setpriv, ["--pdeathsig", "KILL", "--", values.engine]]
+    : [values.engine, []];
   const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"], detached: true });
   let text = "";
   await new Promise((resolve, reject) => {
@@ -33,9 +42,10 @@ async function start(viaSetpriv) {
 
 const times = { direct: [], setpriv: [] };
 // Interleaved, so both ways see the same machine.
-for (let i = 0; i < starts; i++) for (const way of ["direct", "setpriv"]) times[way].push(await start(way === "setpriv"));
-const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+for (let i = 0; i < starts; i++)
+  for (const way of ["direct", "setpriv"]) times[way].push(await start(way === "setpriv"));
 for (const [way, list] of Object.entries(times)) {
-  const sorted = [...list].sort((a, b) => a - b);
-  console.log(`${way}: ${starts} starts to uciok, median ${at(sorted, 0.5).toFixed(1)} ms, p90 ${at(sorted, 0.9).toFixed(1)} ms`);
+  console.log(
+    `${way}: ${starts} starts to uciok, median ${median(list).toFixed(1)} ms, p90 ${quantile(list, 0.9).toFixed(1)} ms`,
+  );
 }

@@ -38,7 +38,7 @@ import { loadParams, valuesOf } from "../dist/params/params.js";
 import { claimBatch, expireLeases, foldIteration, heartbeat, reportBatch } from "../dist/db/batches.js";
 import { connect, openDatabase } from "../dist/postgres/connection.js";
 import { insertIteration, readIteration } from "../dist/db/iterations.js";
-import { insertOptionRun } from "../dist/db/perturbations.js";
+import { insertOptionRun } from "../dist/db/option-runs.js";
 import { openRun } from "../dist/db/runs.js";
 import { storedRunConfig } from "../dist/config/secrets.js";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";
@@ -48,7 +48,8 @@ import { optionParamsOf } from "../dist/params/option-names.js";
 import { applyReports } from "../dist/master/apply-reports.js";
 import { thetaEveryFor } from "../dist/master/options-mode.js";
 import { topUpDraws } from "../dist/master/draw-pool.js";
-import { optionsOnClaim } from "../dist/worker/option-draw.js";
+import { knownLists, withOptionList } from "../dist/worker/option-draw.js";
+import { median, quantile } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -65,17 +66,24 @@ const { values } = parseArgs({
 const modes = values.mode === "both" ? ["build", "options"] : [values.mode];
 if (!modes.every((m) => m === "build" || m === "options")) fail(`--mode: build, options or both, got ${values.mode}`);
 const sizes = values.workers.split(",").map(Number);
-if (!sizes.every((n) => Number.isInteger(n) && n > 0)) fail(`--workers: a comma-separated list of positive integers, got ${values.workers}`);
+if (!sizes.every((n) => Number.isInteger(n) && n > 0))
+  fail(`--workers: a comma-separated list of positive integers, got ${values.workers}`);
 const seconds = Number(values.seconds);
 const batchGames = Number(values.batch);
 const gamesPerIteration = Number(values["games-per-iteration"]);
 // Checkpoints: batches/s at the run's start, then after each of these totals of batches.
-const checkpoints = values.prefill.split(",").map(Number).filter((p) => p > 0);
-if (!checkpoints.every((p, i) => Number.isInteger(p) && p > (checkpoints[i - 1] ?? 0))) fail(`--prefill: increasing batch counts, got ${values.prefill}`);
+const checkpoints = values.prefill
+  .split(",")
+  .map(Number)
+  .filter((p) => p > 0);
+if (!checkpoints.every((p, i) => Number.isInteger(p) && p > (checkpoints[i - 1] ?? 0)))
+  fail(`--prefill: increasing batch counts, got ${values.prefill}`);
 const prefill = checkpoints.at(-1) ?? 0;
 // UCI-option mode: the carrier iteration's budget (the master draws its batches as they are
 // claimed); enough for the phases at a few hundred batches per second, and the prefill.
-const optionIterations = Math.ceil(((prefill + 300 * seconds * (checkpoints.length + 2)) * batchGames) / gamesPerIteration);
+const optionIterations = Math.ceil(
+  ((prefill + 300 * seconds * (checkpoints.length + 2)) * batchGames) / gamesPerIteration,
+);
 const HEARTBEAT_MS = 10_000;
 const root = new URL("..", import.meta.url).pathname;
 
@@ -85,9 +93,11 @@ function fail(message) {
 }
 
 const database = await openDatabase({ applicationName: "spsa-fleet-bench" });
-const [{ max_connections: maxConnections }] = await database.sql`select current_setting('max_connections')::int as max_connections`;
+const [{ max_connections: maxConnections }] =
+  await database.sql`select current_setting('max_connections')::int as max_connections`;
 const [{ n: active }] = await database.sql`select count(*)::int as n from spsa_run where status = 'active'`;
-if (active > 0) fail(`the database holds ${active} active runs; their games would be claimed: use another database (DATABASE_URL)`);
+if (active > 0)
+  fail(`the database holds ${active} active runs; their games would be claimed: use another database (DATABASE_URL)`);
 const poolerUrl = process.env.POOLER_URL;
 const dir = mkdtempSync(join(tmpdir(), "spsa-fleet-"));
 
@@ -96,9 +106,12 @@ function runFiles(mode) {
   const configFile = join(dir, `${mode}.toml`);
   const paramsFile = join(dir, `${mode}-params.toml`);
   writeFileSync(paramsFile, mode === "options" ? OPTION_PARAMS : readFileSync(join(root, "params.toml"), "utf8"));
-  writeFileSync(configFile, `[time_control]\ntimelow = 0.01\ntimehigh = 0.02\n[games]\ngames_per_iteration = ${gamesPerIteration}\nbatch_size = ${batchGames}\n` +
-    `[spsa]\nmax_iterations = ${mode === "options" ? optionIterations : 1000000}\n[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n` +
-    (mode === "options" ? `[engine]\nmode = "options"\n` : ""));
+  writeFileSync(
+    configFile,
+    `[time_control]\ntimelow = 0.01\ntimehigh = 0.02\n[games]\ngames_per_iteration = ${gamesPerIteration}\nbatch_size = ${batchGames}\n` +
+      `[spsa]\nmax_iterations = ${mode === "options" ? optionIterations : 1000000}\n[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n` +
+      (mode === "options" ? `[engine]\nmode = "options"\n` : ""),
+  );
   return { config: loadConfig(configFile), params: loadParams(paramsFile), paramsFile };
 }
 
@@ -111,10 +124,26 @@ const ENGINE = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
 /** A run as the master opens it; `more()` inserts the next iteration (build mode). */
 async function openBenchRun(mode, label) {
   const { config, params, paramsFile } = runFiles(mode);
-  const { run } = await openRun(database.sql, { name: `fleet-${label}-${randomUUID().slice(0, 8)}`, fresh: true, config: storedRunConfig(config), values: valuesOf(params) });
+  const { run } = await openRun(database.sql, {
+    name: `fleet-${label}-${randomUUID().slice(0, 8)}`,
+    fresh: true,
+    config: storedRunConfig(config),
+    values: valuesOf(params),
+  });
   const iteration = async (iterationNumber, targetGames) => ({
-    runId: run.id, iterationNumber, plus: { ...ENGINE, signature: null }, minus: { ...ENGINE, signature: null }, timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs,
-    targetGames, ck: 1, ak: 1, base: valuesOf(params), plusValues: valuesOf(params), minusValues: valuesOf(params), signs: {},
+    runId: run.id,
+    iterationNumber,
+    plus: { ...ENGINE, signature: null },
+    minus: { ...ENGINE, signature: null },
+    timelowMs: config.timeControl.timelowMs,
+    timehighMs: config.timeControl.timehighMs,
+    targetGames,
+    ck: 1,
+    ak: 1,
+    base: valuesOf(params),
+    plusValues: valuesOf(params),
+    minusValues: valuesOf(params),
+    signs: {},
     settings: settingsOf(config, params),
     batchSizes: mode === "options" ? [] : planBatchSizes(targetGames, batchGames, await activeGameSlots(database.sql)),
   });
@@ -125,8 +154,16 @@ async function openBenchRun(mode, label) {
     await database.sql.begin(async (tx) => {
       const carrier = await insertIteration(tx, await iteration(1, config.spsa.maxIterations * gamesPerIteration));
       optionRun = {
-        runId: run.id, iterationId: carrier.id, enginePath: ENGINE.path, engineSha256: ENGINE.sha256,
-        parameters: optionParamsOf(params, paramsFile), names: params.map((p) => p.name), thetaEvery: thetaEveryFor(params.length), gains: spsaMathConfig(config.spsa, gamesPerIteration), gamesPerIteration, parametersSignature: null,
+        runId: run.id,
+        iterationId: carrier.id,
+        enginePath: ENGINE.path,
+        engineSha256: ENGINE.sha256,
+        parameters: optionParamsOf(params, paramsFile),
+        names: params.map((p) => p.name),
+        thetaEvery: thetaEveryFor(params.length),
+        gains: spsaMathConfig(config.spsa, gamesPerIteration),
+        gamesPerIteration,
+        parametersSignature: null,
       };
       await insertOptionRun(tx, optionRun);
       targets.set(carrier.id, carrier.targetGames);
@@ -137,7 +174,15 @@ async function openBenchRun(mode, label) {
     run,
     targets,
     // UCI-option mode: the master's draws for the batches claimed next.
-    draw: async () => (optionRun ? topUpDraws(database.sql, { ...optionRun, seed: run.seed }, config.spsa.maxIterations * gamesPerIteration, batchGames) : 0),
+    draw: async () =>
+      optionRun
+        ? topUpDraws(
+            database.sql,
+            { ...optionRun, seed: run.seed },
+            config.spsa.maxIterations * gamesPerIteration,
+            batchGames,
+          )
+        : 0,
     // What the simulated workers were granted and had accepted, over all phases on this run.
     claimedByIteration: new Map(),
     acceptedByIteration: new Map(),
@@ -219,18 +264,16 @@ async function sqlPrefill(bench, count) {
   await database.sql`vacuum analyze spsa_perturbation`;
   bench.acceptedByIteration.set(carrier, (bench.acceptedByIteration.get(carrier) ?? 0) + row.games);
   bench.claimedByIteration.set(carrier, (bench.claimedByIteration.get(carrier) ?? 0) + row.games);
-  console.log(`options prefill: ${row.batches} batches in SQL in ${((t1 - t0) / 1000).toFixed(1)} s, VACUUM ANALYZE in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+  console.log(
+    `options prefill: ${row.batches} batches in SQL in ${((t1 - t0) / 1000).toFixed(1)} s, VACUUM ANALYZE in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+  );
   return row.batches;
 }
 
-function quantile(sorted, q) {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
 function latency(list) {
-  const sorted = [...list].sort((a, b) => a - b);
-  const s = (ms) => (Number.isNaN(ms) ? "-" : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`);
-  return `${s(quantile(sorted, 0.5))} / ${s(quantile(sorted, 0.99))} / ${s(sorted.at(-1) ?? NaN)}`;
+  const s = (ms) =>
+    Number.isNaN(ms) ? "-" : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`;
+  return `${s(median(list))} / ${s(quantile(list, 0.99))} / ${s(list.length === 0 ? NaN : Math.max(...list))}`;
 }
 
 function cpuTimes() {
@@ -246,7 +289,10 @@ function cpuTimes() {
  */
 async function phase(mode, bench, n, ms, stopAfter = Infinity) {
   const url = n + 10 > maxConnections ? poolerUrl : database.url;
-  if (!url) fail(`N = ${n} is above the server's max_connections (${maxConnections}): set POOLER_URL to a PgBouncer in transaction mode in front of the database`);
+  if (!url)
+    fail(
+      `N = ${n} is above the server's max_connections (${maxConnections}): set POOLER_URL to a PgBouncer in transaction mode in front of the database`,
+    );
   const via = url === database.url ? "direct" : "pooler";
   const claims = [];
   const reports = [];
@@ -256,13 +302,16 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
   let duplicateClaims = 0;
   let duplicateAccepts = 0;
   const noteError = (what, error) => {
-    const key = `${what}: ${String(error?.message ?? error).split("\n")[0].slice(0, 80)}`;
+    const key = `${what}: ${String(error?.message ?? error)
+      .split("\n")[0]
+      .slice(0, 80)}`;
     errors.set(key, (errors.get(key) ?? 0) + 1);
   };
-  const clients = Array.from({ length: n }, () => connect(url, 1, { connection: { application_name: "spsa-fleet-worker" } }));
+  const clients = Array.from({ length: n }, () =>
+    connect(url, 1, { connection: { application_name: "spsa-fleet-worker" } }),
+  );
   let stopping = false;
   let started = 0;
-  const onClaim = mode === "options" ? optionsOnClaim : undefined;
   const register = async (sql, index) => {
     const session = { name: `fleet-${bench.run.id}-${n}-${index}`, sessionId: randomUUID() };
     await claimWorkerName(sql, { ...session, host: "fleet", pid: process.pid, concurrency: 1 }, () => false);
@@ -278,7 +327,10 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
       const t0 = performance.now();
       let batch;
       try {
-        batch = await claimBatch(sql, session.name, batchGames, onClaim);
+        // As a worker claims: the parameter lists it has are not read again (UCI-option mode).
+        const known = knownLists();
+        batch = await claimBatch(sql, session.name, batchGames, { known });
+        batch = batch && withOptionList(batch, known);
       } catch (error) {
         noteError("claim", error);
         await sleep(50);
@@ -323,7 +375,10 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
       await fold(mode, bench).catch((error) => noteError("fold", error));
       await bench.draw().catch((error) => noteError("draw", error));
       if (mode === "build") {
-        const claimable = [...bench.targets].reduce((sum, [id, target]) => sum + target - (claimedByIteration.get(id) ?? 0), 0);
+        const claimable = [...bench.targets].reduce(
+          (sum, [id, target]) => sum + target - (claimedByIteration.get(id) ?? 0),
+          0,
+        );
         if (claimable < n * batchGames * 4) await bench.more();
       }
       await sleep(mode === "build" ? 100 : 20);
@@ -362,16 +417,36 @@ async function phase(mode, bench, n, ms, stopAfter = Infinity) {
     const row = await readIteration(database.sql, id);
     const acceptedGames = acceptedByIteration.get(id) ?? 0;
     const claimedGames = claimedByIteration.get(id) ?? 0;
-    if (row.gamesPlayed !== acceptedGames) problems.push(`iteration ${row.iterationNumber}: games_played ${row.gamesPlayed}, accepted reports ${acceptedGames}`);
-    if (claimedGames > target || row.gamesPlayed > target) problems.push(`iteration ${row.iterationNumber}: ${claimedGames} games claimed, ${row.gamesPlayed} played, target ${target}`);
-    if (row.draws !== row.gamesPlayed) problems.push(`iteration ${row.iterationNumber}: ${row.draws} draws of ${row.gamesPlayed} games`);
+    if (row.gamesPlayed !== acceptedGames)
+      problems.push(
+        `iteration ${row.iterationNumber}: games_played ${row.gamesPlayed}, accepted reports ${acceptedGames}`,
+      );
+    if (claimedGames > target || row.gamesPlayed > target)
+      problems.push(
+        `iteration ${row.iterationNumber}: ${claimedGames} games claimed, ${row.gamesPlayed} played, target ${target}`,
+      );
+    if (row.draws !== row.gamesPlayed)
+      problems.push(`iteration ${row.iterationNumber}: ${row.draws} draws of ${row.gamesPlayed} games`);
   }
   const busy = 1 - (cpuAfter.idle - cpuBefore.idle) / Math.max(1, cpuAfter.total - cpuBefore.total);
-  const topWaits = [...waits].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([event, count]) => `${event} ${(count / Math.max(1, samples)).toFixed(1)}`);
+  const topWaits = [...waits]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([event, count]) => `${event} ${(count / Math.max(1, samples)).toFixed(1)}`);
   return {
-    mode, n, via, elapsed, batches: acceptedHere, perSecond: acceptedHere / elapsed, claim: latency(claims), report: latency(reports),
-    errors: [...errors.values()].reduce((a, b) => a + b, 0), errorKinds: [...errors].map(([k, v]) => `${v}× ${k}`),
-    cpu: `${Math.round(busy * 100)} %`, waits: topWaits.join(", "), problems,
+    mode,
+    n,
+    via,
+    elapsed,
+    batches: acceptedHere,
+    perSecond: acceptedHere / elapsed,
+    claim: latency(claims),
+    report: latency(reports),
+    errors: [...errors.values()].reduce((a, b) => a + b, 0),
+    errorKinds: [...errors].map(([k, v]) => `${v}× ${k}`),
+    cpu: `${Math.round(busy * 100)} %`,
+    waits: topWaits.join(", "),
+    problems,
   };
 }
 
@@ -392,16 +467,24 @@ async function printStats(bench, label) {
   console.log(`  --- ${label}: statements by total time`);
   const statements = await database.sql`
     select calls, total_exec_time as total, mean_exec_time as mean, (shared_blks_hit + shared_blks_read)::float8 / greatest(calls, 1) as blocks, toplevel, query
-    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc limit 15`.catch((error) => (console.log(`  (no pg_stat_statements: ${error.message})`), []));
+    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc limit 15`.catch(
+    (error) => (console.log(`  (no pg_stat_statements: ${error.message})`), []),
+  );
   for (const s of statements) {
-    console.log(`  ${String(s.calls).padStart(7)} calls ${s.total.toFixed(0).padStart(7)} ms ${s.mean.toFixed(3).padStart(8)} ms/call ${s.blocks.toFixed(1).padStart(8)} blocks/call ${s.toplevel ? "top " : "nest"} ${s.query.replace(/\s+/g, " ").slice(0, 150)}`);
+    console.log(
+      `  ${String(s.calls).padStart(7)} calls ${s.total.toFixed(0).padStart(7)} ms ${s.mean.toFixed(3).padStart(8)} ms/call ${s.blocks.toFixed(1).padStart(8)} blocks/call ${s.toplevel ? "top " : "nest"} ${s.query.replace(/\s+/g, " ").slice(0, 150)}`,
+    );
   }
   const [wal] = await database.sql`select wal_records, wal_fpi, wal_bytes from pg_stat_wal`;
-  console.log(`  WAL: ${wal.wal_records} records, ${wal.wal_fpi} full pages, ${(Number(wal.wal_bytes) / 1e6).toFixed(1)} MB`);
+  console.log(
+    `  WAL: ${wal.wal_records} records, ${wal.wal_fpi} full pages, ${(Number(wal.wal_bytes) / 1e6).toFixed(1)} MB`,
+  );
   const tables = await database.sql`
     select relname, n_live_tup as live, n_dead_tup as dead, autovacuum_count as vacuums, pg_relation_size(relid) / 8192 as pages
     from pg_stat_user_tables where relname in ('spsa_batch', 'spsa_perturbation', 'spsa_iteration', 'spsa_run') order by relname`;
-  console.log(`  tables: ${tables.map((t) => `${t.relname} ${t.live} live ${t.dead} dead ${t.pages} pages ${t.vacuums} autovacuums`).join("; ")}`);
+  console.log(
+    `  tables: ${tables.map((t) => `${t.relname} ${t.live} live ${t.dead} dead ${t.pages} pages ${t.vacuums} autovacuums`).join("; ")}`,
+  );
   const indexes = await database.sql`
     select indexrelname as name, pg_relation_size(indexrelid) / 8192 as pages from pg_stat_user_indexes
     where relname in ('spsa_batch', 'spsa_perturbation') order by indexrelname`;
@@ -419,9 +502,11 @@ async function printStats(bench, label) {
 const results = [];
 let failed = false;
 const show = (r, label = "") => {
-  console.log(`${r.mode.padEnd(7)} N=${String(r.n).padEnd(5)}${label} ${r.via.padEnd(6)} ${r.perSecond.toFixed(1).padStart(7)} batches/s  ` +
-    `claim p50/p99/max ${r.claim}  report ${r.report}  errors ${r.errors}  machine CPU ${r.cpu}  active backends by wait (mean): ${r.waits}  ` +
-    (r.problems.length ? `COUNTS WRONG: ${r.problems.join("; ")}` : "counts exact"));
+  console.log(
+    `${r.mode.padEnd(7)} N=${String(r.n).padEnd(5)}${label} ${r.via.padEnd(6)} ${r.perSecond.toFixed(1).padStart(7)} batches/s  ` +
+      `claim p50/p99/max ${r.claim}  report ${r.report}  errors ${r.errors}  machine CPU ${r.cpu}  active backends by wait (mean): ${r.waits}  ` +
+      (r.problems.length ? `COUNTS WRONG: ${r.problems.join("; ")}` : "counts exact"),
+  );
   for (const kind of r.errorKinds.slice(0, 3)) console.log(`    ${kind}`);
   if (r.problems.length) failed = true;
 };
@@ -445,10 +530,13 @@ try {
       await printStats(bench, "start");
       let total = start.batches;
       for (const checkpoint of checkpoints) {
-        if (values["sql-prefill"] && checkpoint - total > REAL_TAIL) total += await sqlPrefill(bench, checkpoint - total - REAL_TAIL);
+        if (values["sql-prefill"] && checkpoint - total > REAL_TAIL)
+          total += await sqlPrefill(bench, checkpoint - total - REAL_TAIL);
         const filled = await phase(mode, bench, Math.min(50, maxConnections - 20), 24 * 3600_000, checkpoint - total);
         total += filled.batches;
-        console.log(`options prefill: ${filled.batches} more batches at ${filled.perSecond.toFixed(1)}/s${filled.problems.length ? `; COUNTS WRONG: ${filled.problems.join("; ")}` : ""}`);
+        console.log(
+          `options prefill: ${filled.batches} more batches at ${filled.perSecond.toFixed(1)}/s${filled.problems.length ? `; COUNTS WRONG: ${filled.problems.join("; ")}` : ""}`,
+        );
         if (filled.problems.length) failed = true;
         await resetStats();
         const after = await phase(mode, bench, n, seconds * 1000);
@@ -463,9 +551,14 @@ try {
   await database.close();
   rmSync(dir, { recursive: true, force: true });
 }
-console.log("\n| mode | N | via | batches/s | claim p50 / p99 / max | report p50 / p99 / max | errors | exact counts |");
+console.log(
+  "\n| mode | N | via | batches/s | claim p50 / p99 / max | report p50 / p99 / max | errors | exact counts |",
+);
 console.log("|---|---:|---|---:|---|---|---:|---|");
-for (const r of results) console.log(`| ${r.mode} | ${r.n} | ${r.via} | ${r.perSecond.toFixed(1)} | ${r.claim} | ${r.report} | ${r.errors} | ${r.problems.length ? "NO" : "yes"} |`);
+for (const r of results)
+  console.log(
+    `| ${r.mode} | ${r.n} | ${r.via} | ${r.perSecond.toFixed(1)} | ${r.claim} | ${r.report} | ${r.errors} | ${r.problems.length ? "NO" : "yes"} |`,
+  );
 if (failed) {
   console.error("fleet.mjs: exact counts FAILED (above)");
   process.exit(1);

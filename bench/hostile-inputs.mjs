@@ -42,14 +42,24 @@ try {
   writeFileSync(pgn, `[Result "1-0"]\n\n1. e4 {${comment}} e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 1-0\n`);
   const out = join(dir, "out.txt");
   // GNU time's %M: the process's peak resident set, KiB.
-  const run = spawnSync("/usr/bin/time", ["-f", "%M", "node", values.spsa, "texel-data", pgn, "--out", out, "--skip-plies", "0"], { encoding: "utf8" });
+  const run = spawnSync(
+    "/usr/bin/time",
+    ["-f", "%M", "node", values.spsa, "texel-data", pgn, "--out", out, "--skip-plies", "0"],
+    { encoding: "utf8" },
+  );
   const commentPeakKiB = Number(run.stderr.trim().split("\n").at(-1));
-  console.log(`texel-data on a PGN with a ${values["comment-mb"]} MB comment: peak RSS ${(commentPeakKiB / 1024).toFixed(0)} MB`);
+  console.log(
+    `texel-data on a PGN with a ${values["comment-mb"]} MB comment: peak RSS ${(commentPeakKiB / 1024).toFixed(0)} MB`,
+  );
 
   const game = join(dir, "game.pgn");
   writeFileSync(game, '[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0\n');
   const engine = join(root, "test/fixtures/engines/endless-line.sh");
-  const child = spawn("node", [values.spsa, "texel-data", game, "--out", out, "--quiet", "--engine", engine, "-p", "1"], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(
+    "node",
+    [values.spsa, "texel-data", game, "--out", out, "--quiet", "--engine", engine, "-p", "1"],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
   const started = performance.now();
@@ -69,7 +79,9 @@ try {
   }, 20);
   const code = await new Promise((resolve) => child.on("exit", (exitCode, signal) => resolve(exitCode ?? signal)));
   clearInterval(poll);
-  const ended = killed || ` (exit ${code} after ${((performance.now() - started) / 1000).toFixed(1)} s: ${stderr.trim().split("\n").at(-1)})`;
+  const ended =
+    killed ||
+    ` (exit ${code} after ${((performance.now() - started) / 1000).toFixed(1)} s: ${stderr.trim().split("\n").at(-1)})`;
   console.log(`texel-data --quiet with an endless-line engine: peak RSS ${(peakKiB / 1024).toFixed(0)} MB${ended}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -31,12 +31,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, connect, resolveDatabaseUrl } from "../src/postgres/connection.ts";
+import { applyMigrations, connect, resolveDatabaseUrl } from "../dist/postgres/connection.js";
 import { buildExtraOptionsEngine, extraOptionParams } from "../test/support/extra-options-engine.ts";
-import { EngineProcess } from "../src/play/engine-process.ts";
-import { loadParams } from "../src/params/params.ts";
-import { targetsOf } from "../src/engine-build/engine-builder.ts";
-import { rewriteConstants } from "../src/rust-constants/rewriter.ts";
+import { EngineProcess } from "../dist/play/engine-process.js";
+import { loadParams } from "../dist/params/params.js";
+import { targetsOf } from "../dist/engine-build/engine-builder.js";
+import { rewriteConstants } from "../dist/rust-constants/rewriter.js";
+import { median } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -56,10 +57,11 @@ const sizes = values.sizes.split(",").map(Number);
 const folder = join(tmpdir(), "spsa-large-bench");
 mkdirSync(folder, { recursive: true });
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const engine = await buildExtraOptionsEngine(folder, Math.max(...sizes), values.minnow && resolve(values.minnow));
-console.log(`engine: ${engine.binary} (minnow + ${Math.max(...sizes)} spin options); load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+console.log(
+  `engine: ${engine.binary} (minnow + ${Math.max(...sizes)} spin options); load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+);
 
 const { url: serverUrl } = await resolveDatabaseUrl({});
 const admin = connect(serverUrl, 1);
@@ -72,10 +74,15 @@ try {
   } else {
     for (const size of sizes) rows.push(await measureRun(await playRun(size)));
   }
-  console.log("\n| parameters | master CPU per applied batch | row bytes per batch | database growth per batch | status: wall (CPU) / text | status --json | dashboard: first load / per refresh | worker games/min | setoption: N lines + isready | load |");
+  console.log(
+    "\n| parameters | master CPU per applied batch | row bytes per batch | database growth per batch | status: wall (CPU) / text | status --json | dashboard: first load / per refresh | worker games/min | setoption: N lines + isready | load |",
+  );
   console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   const timed = (c) => `${c.ms.toFixed(0)} ms (${c.cpuMs.toFixed(0)} ms) / ${kb(c.bytes)}`;
-  for (const r of rows) console.log(`| ${r.size} | ${r.cpuPerBatch.toFixed(0)} ms | ${kb(r.rowBytes)} | ${kb(r.growth)} | ${timed(r.status)} | ${timed(r.json)} | ${kb(r.firstLoad)} / ${r.refreshes.length === 0 ? "-" : `${kb(median(r.refreshes))} (max ${kb(Math.max(...r.refreshes))}, ${r.refreshes.length} refreshes)`} | ${r.gamesPerMinute.toFixed(0)} | ${r.setoption.toFixed(1)} ms | ${r.load} |`);
+  for (const r of rows)
+    console.log(
+      `| ${r.size} | ${r.cpuPerBatch.toFixed(0)} ms | ${kb(r.rowBytes)} | ${kb(r.growth)} | ${timed(r.status)} | ${timed(r.json)} | ${kb(r.firstLoad)} / ${r.refreshes.length === 0 ? "-" : `${kb(median(r.refreshes))} (max ${kb(Math.max(...r.refreshes))}, ${r.refreshes.length} refreshes)`} | ${r.gamesPerMinute.toFixed(0)} | ${r.setoption.toFixed(1)} ms | ${r.load} |`,
+    );
   await buildModeRun(Number(values["build-literals"]));
 } finally {
   await admin.end();
@@ -107,9 +114,15 @@ function writeRunFiles(dir, { size, mode, games, batches, crate }) {
   const config = join(dir, "config.toml");
   const params = join(dir, "params.toml");
   writeFileSync(params, extraOptionParams(size));
-  const engineSection = mode === "options" ? `[engine]\nmode = "options"\nbinary = "${engine.binary}"\n` : `[build]\nengine_dir = "${crate}"\noutput_dir = "${join(dir, "builds")}"\n`;
-  writeFileSync(config, `[time_control]\nnodes = ${values.nodes}\n[games]\ngames_per_iteration = ${games}\nbatch_size = 8\nlease_seconds = 600\n` +
-    `[spsa]\nmax_iterations = ${batches}\nadapt_pilot = 0\n${engineSection}`);
+  const engineSection =
+    mode === "options"
+      ? `[engine]\nmode = "options"\nbinary = "${engine.binary}"\n`
+      : `[build]\nengine_dir = "${crate}"\noutput_dir = "${join(dir, "builds")}"\n`;
+  writeFileSync(
+    config,
+    `[time_control]\nnodes = ${values.nodes}\n[games]\ngames_per_iteration = ${games}\nbatch_size = 8\nlease_seconds = 600\n` +
+      `[spsa]\nmax_iterations = ${batches}\nadapt_pilot = 0\n${engineSection}`,
+  );
   return { config, params };
 }
 
@@ -139,12 +152,44 @@ async function playRun(size) {
   const cpuFile = join(dir, "master-cpu.json");
   const workerName = `large-${size}-worker`;
   const profile = values.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(values.profile)];
-  const worker = run([...profile, join(root, "bin/compete.js"), "--spsa", "-c", values.concurrency, "--config", files.config, "--name", workerName], env);
+  const worker = run(
+    [
+      ...profile,
+      join(root, "bin/compete.js"),
+      "--spsa",
+      "-c",
+      values.concurrency,
+      "--config",
+      files.config,
+      "--name",
+      workerName,
+    ],
+    env,
+  );
   let dashboardUrl;
-  const dashboard = run([join(root, "bin/spsa.js"), "--config", files.config, "dashboard", "--port", "0"], env, (line) => {
-    dashboardUrl ??= line.match(/dashboard at (\S+)/)?.[1];
-  });
-  const master = run([...profile, "--import", join(root, "bench/cpu-at-exit.mjs"), join(root, "bin/spsa.js"), "--config", files.config, "master", "--params", files.params, "--name", "large"], { ...env, SPSA_CPU_FILE: cpuFile });
+  const dashboard = run(
+    [join(root, "bin/spsa.js"), "--config", files.config, "dashboard", "--port", "0"],
+    env,
+    (line) => {
+      dashboardUrl ??= line.match(/dashboard at (\S+)/)?.[1];
+    },
+  );
+  const master = run(
+    [
+      ...profile,
+      "--import",
+      join(root, "bench/cpu-at-exit.mjs"),
+      join(root, "bin/spsa.js"),
+      "--config",
+      files.config,
+      "master",
+      "--params",
+      files.params,
+      "--name",
+      "large",
+    ],
+    { ...env, SPSA_CPU_FILE: cpuFile },
+  );
   // The dashboard as an open page sees it: a first load once batches are applied, then a refresh per look that finds new ones.
   let firstLoad = 0;
   let refreshUrl;
@@ -156,8 +201,10 @@ async function playRun(size) {
   let start;
   while (!finished) {
     await sleep(2000);
-    const [{ applied, size: dbSize }] = await sql`select coalesce(max(applied_number), 0)::int as applied, pg_database_size(current_database())::float8 as size from spsa_perturbation`;
-    if (applied > 0 && start === undefined && !finished) start = { applied, dbSize, cpu: processCpuMicroseconds(master.child.pid) };
+    const [{ applied, size: dbSize }] =
+      await sql`select coalesce(max(applied_number), 0)::int as applied, pg_database_size(current_database())::float8 as size from spsa_perturbation`;
+    if (applied > 0 && start === undefined && !finished)
+      start = { applied, dbSize, cpu: processCpuMicroseconds(master.child.pid) };
     if (dashboardUrl === undefined || applied === seen || finished) continue;
     seen = applied;
     const page = `${dashboardUrl}api/runs/large`;
@@ -178,11 +225,18 @@ async function playRun(size) {
       (select coalesce(sum(pg_column_size(p.*)), 0) from spsa_perturbation p)::float8 as perturbations,
       (select coalesce(sum(pg_column_size(b.*)), 0) from spsa_batch b)::float8 as batches,
       pg_database_size(current_database())::float8 as after`;
-  const [rate] = await sql`select sum(games)::int as games, extract(epoch from max(reported_at) - min(claimed_at))::float8 as seconds from spsa_batch where status = 'done'`;
+  const [rate] =
+    await sql`select sum(games)::int as games, extract(epoch from max(reported_at) - min(claimed_at))::float8 as seconds from spsa_batch where status = 'done'`;
   await sql.end();
-  console.log(`${size} parameters: ${counts.applied} batches applied, master ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU, ${rate.games} games in ${rate.seconds.toFixed(0)} s`);
+  console.log(
+    `${size} parameters: ${counts.applied} batches applied, master ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU, ${rate.games} games in ${rate.seconds.toFixed(0)} s`,
+  );
   return {
-    size, database, env, files, dashboard,
+    size,
+    database,
+    env,
+    files,
+    dashboard,
     row: {
       size,
       cpuPerBatch: (cpu.user + cpu.system - start.cpu) / 1000 / (counts.applied - start.applied),
@@ -200,7 +254,10 @@ async function playRun(size) {
 async function measureRun({ size, database, env, files, dashboard, row }) {
   try {
     const status = timeCommand([join(root, "bin/spsa.js"), "--config", files.config, "status", "--name", "large"], env);
-    const json = timeCommand([join(root, "bin/spsa.js"), "--config", files.config, "status", "--name", "large", "--json"], env);
+    const json = timeCommand(
+      [join(root, "bin/spsa.js"), "--config", files.config, "status", "--name", "large", "--json"],
+      env,
+    );
     const measured = { ...row, status, json, setoption: await setoptionCost(size) };
     console.log(`${size} parameters: ${JSON.stringify(measured)}`);
     return measured;
@@ -213,7 +270,9 @@ async function measureRun({ size, database, env, files, dashboard, row }) {
 
 /** A process's user + system CPU so far, in microseconds (/proc/PID/stat, clock ticks of 10 ms). */
 function processCpuMicroseconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .replace(/^.*\) /, "")
+    .split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
@@ -223,7 +282,10 @@ function processCpuMicroseconds(pid) {
  */
 function nextRefresh(page, body, previous) {
   if (body.cursor === undefined) return page;
-  const charts = previous === undefined ? body.status.parameters.map((p) => `&chart=${encodeURIComponent(p.name)}`).join("") : previous.replace(/^[^&]*/, "");
+  const charts =
+    previous === undefined
+      ? body.status.parameters.map((p) => `&chart=${encodeURIComponent(p.name)}`).join("")
+      : previous.replace(/^[^&]*/, "");
   return `${page}?since=${encodeURIComponent(body.cursor)}${charts}`;
 }
 
@@ -234,7 +296,11 @@ function timeCommand(args, env) {
   let bytes = 0;
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    const result = spawnSync("/usr/bin/time", ["-f", "cpu %U %S", "node", ...args], { env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 1 << 30 });
+    const result = spawnSync("/usr/bin/time", ["-f", "cpu %U %S", "node", ...args], {
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+      maxBuffer: 1 << 30,
+    });
     times.push(performance.now() - t);
     if (result.status !== 0) throw new Error(`${args.join(" ")}: ${result.stderr}`);
     const [, user, system] = result.stderr.match(/cpu ([\d.]+) ([\d.]+)\s*$/) ?? [];
@@ -246,8 +312,12 @@ function timeCommand(args, env) {
 
 /** N setoption lines (every value new) and isready, on one engine process, as a batch's reconfigure sends them: median of 5. */
 async function setoptionCost(size) {
-  const options = (round) => Object.fromEntries(Array.from({ length: size }, (_, i) => [`BENCH_EXTRA_${i}`, ((i + round) % 7) - 3]));
-  const process = await EngineProcess.start({ name: "bench", path: engine.binary, options: options(0) }, { uciMs: 60_000, readyMs: 600_000, quitMs: 1000 });
+  const options = (round) =>
+    Object.fromEntries(Array.from({ length: size }, (_, i) => [`BENCH_EXTRA_${i}`, ((i + round) % 7) - 3]));
+  const process = await EngineProcess.start(
+    { name: "bench", path: engine.binary, options: options(0) },
+    { uciMs: 60_000, readyMs: 600_000, quitMs: 1000 },
+  );
   const times = [];
   try {
     for (let round = 1; round <= 5; round++) {
@@ -278,16 +348,45 @@ async function buildModeRun(literals) {
       times.push(performance.now() - t);
     }
     const env = { DATABASE_URL: url };
-    const worker = run([join(root, "bin/compete.js"), "--spsa", "-c", values.concurrency, "--config", files.config, "--name", "large-build-worker"], env);
-    const master = run(["--import", join(root, "bench/cpu-at-exit.mjs"), join(root, "bin/spsa.js"), "--config", files.config, "master", "--params", files.params, "--name", "large-build"], { ...env, SPSA_CPU_FILE: join(dir, "master-cpu.json") });
+    const worker = run(
+      [
+        join(root, "bin/compete.js"),
+        "--spsa",
+        "-c",
+        values.concurrency,
+        "--config",
+        files.config,
+        "--name",
+        "large-build-worker",
+      ],
+      env,
+    );
+    const master = run(
+      [
+        "--import",
+        join(root, "bench/cpu-at-exit.mjs"),
+        join(root, "bin/spsa.js"),
+        "--config",
+        files.config,
+        "master",
+        "--params",
+        files.params,
+        "--name",
+        "large-build",
+      ],
+      { ...env, SPSA_CPU_FILE: join(dir, "master-cpu.json") },
+    );
     const { code, output } = await master.done;
     worker.child.kill("SIGTERM");
     await worker.done;
     if (code !== 0) throw new Error(`build-mode master failed: ${output.slice(-2000)}`);
     const sql = connect(url, 1);
-    const [row] = await sql`select count(*)::int as iterations, avg(pg_column_size(i.*))::float8 as bytes from spsa_iteration i`;
+    const [row] =
+      await sql`select count(*)::int as iterations, avg(pg_column_size(i.*))::float8 as bytes from spsa_iteration i`;
     await sql.end();
-    console.log(`\nbuild mode, ${params.length} parameters on a constants file of ${source.length} characters: rewrite ${median(times).toFixed(1)} ms per engine (median of 5); ` +
-      `${row.iterations} iterations, ${kb(row.bytes)} per iteration row`);
+    console.log(
+      `\nbuild mode, ${params.length} parameters on a constants file of ${source.length} characters: rewrite ${median(times).toFixed(1)} ms per engine (median of 5); ` +
+        `${row.iterations} iterations, ${kb(row.bytes)} per iteration row`,
+    );
   });
 }

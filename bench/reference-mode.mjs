@@ -17,6 +17,7 @@ import { cellProblem, defaultFamily } from "../dist/simulate/family.js";
 import { describeReference, referencePlay } from "../dist/simulate/reference-mode.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+import { mean, sd } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +32,22 @@ const budgets = values.budgets.split(",").map(Number);
 const perIteration = 64;
 const cells = defaultFamily();
 const gainsFor = (n) =>
-  spsaMathConfig({ maxIterations: n, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP, adaptive: DEFAULT_ADAPTIVE }, perIteration);
+  spsaMathConfig(
+    {
+      maxIterations: n,
+      cEnd: DEFAULT_C_END,
+      rEnd: DEFAULT_R_END,
+      a: undefined,
+      c: undefined,
+      A: undefined,
+      alpha: 0.602,
+      gamma: 0.101,
+      eloCap: DEFAULT_ELO_CAP,
+      maxStep: DEFAULT_MAX_STEP,
+      adaptive: DEFAULT_ADAPTIVE,
+    },
+    perIteration,
+  );
 const references = [{ kind: "start" }, { kind: "fixed", elo: 100 }, { kind: "fixed", elo: -100 }];
 const plusVsMinus = masterTuner("plus-vs-minus (the default)", gainsFor, perIteration);
 // Rows: a tuner and the share of the budget it plays. Plus-vs-minus at ½ and ¼ of the games
@@ -39,20 +55,26 @@ const plusVsMinus = masterTuner("plus-vs-minus (the default)", gainsFor, perIter
 const tuners = [
   { tuner: plusVsMinus, share: 1 },
   ...references.map((reference) => ({
-    tuner: masterTuner(`reference mode, ${describeReference(reference)}`, gainsFor, perIteration, 0, undefined, referencePlay(reference, DEFAULT_ELO_CAP)),
+    tuner: masterTuner(
+      `reference mode, ${describeReference(reference)}`,
+      gainsFor,
+      perIteration,
+      0,
+      undefined,
+      referencePlay(reference, DEFAULT_ELO_CAP),
+    ),
     share: 1,
   })),
   { tuner: plusVsMinus, share: 0.5 },
   { tuner: plusVsMinus, share: 0.25 },
 ];
-const nameOf = ({ tuner, share }) => (share === 1 ? tuner.name : `plus-vs-minus at ${share === 0.5 ? "½" : "¼"} of the games`);
+const nameOf = ({ tuner, share }) =>
+  share === 1 ? tuner.name : `plus-vs-minus at ${share === 0.5 ? "½" : "¼"} of the games`;
 
 /** Two-sided 95 % quantile of Student's t with n − 1 degrees of freedom (n seeds). */
 const t95 = (n) => ({ 2: 12.71, 3: 4.3, 4: 3.18, 5: 2.78, 6: 2.57, 8: 2.36, 16: 2.13 })[n] ?? 1.96;
 const interval = (xs) => {
-  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
-  const sd = Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / Math.max(1, xs.length - 1));
-  return { mean, half: (t95(xs.length) * sd) / Math.sqrt(xs.length) };
+  return { mean: mean(xs), half: (t95(xs.length) * sd(xs)) / Math.sqrt(xs.length) };
 };
 const show = ({ mean, half }) => `${mean.toFixed(1)} ± ${half.toFixed(1)}`;
 

@@ -23,6 +23,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { createRunner } from "../dist/play/runner.js";
 import { loadBook, pickOpening } from "../dist/play/book.js";
 import { seededRng } from "../dist/core/rng.js";
+import { median, quantile } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +32,10 @@ const { values } = parseArgs({
     engine: { type: "string", default: "/usr/games/stockfish" },
     nodes: { type: "string", default: "2000" },
     // fastchess's own 99 openings, so that both runners draw from the same book.
-    book: { type: "string", default: new URL("../test/fixtures/books/fastchess-openings.epd", import.meta.url).pathname },
+    book: {
+      type: "string",
+      default: new URL("../test/fixtures/books/fastchess-openings.epd", import.meta.url).pathname,
+    },
     concurrency: { type: "string", default: "2" },
     margin: { type: "string", default: "50" },
     floor: { type: "boolean", default: false },
@@ -51,10 +55,24 @@ const book = loadBook(values.book);
 const enginePath = resolve(values.engine);
 const engine = (name) => ({ name, path: enginePath, options: { Hash: 16, Threads: 1 } });
 
-const GO = { movetime: "go movetime 50", tc: "go wtime 1000 btime 1000 winc 10 binc 10", nodes: `go nodes ${values.nodes}` };
+const GO = {
+  movetime: "go movetime 50",
+  tc: "go wtime 1000 btime 1000 winc 10 binc 10",
+  nodes: `go nodes ${values.nodes}`,
+};
 /** fastchess's arguments for the same limits (its margin is `timemargin`). */
 const FASTCHESS_LIMITS = { movetime: ["st=0.05"], tc: ["tc=1+0.01"], nodes: [`nodes=${values.nodes}`] };
-const ADJUDICATION = ["-draw", "movenumber=40", "movecount=8", "score=10", "-resign", "movecount=4", "score=1000", "-maxmoves", "200"];
+const ADJUDICATION = [
+  "-draw",
+  "movenumber=40",
+  "movecount=8",
+  "score=10",
+  "-resign",
+  "movecount=4",
+  "score=1000",
+  "-maxmoves",
+  "200",
+];
 
 /** CPU per `go` of the least any runner must do: write the command, read the pipe until `bestmove`. */
 async function floor(mode, searches = 100) {
@@ -100,7 +118,10 @@ function ownCpuMs(pid) {
 function sampleWakes(pid, seen) {
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      seen.set(tid, Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, "latin1"))[1]));
+      seen.set(
+        tid,
+        Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, "latin1"))[1]),
+      );
     }
   } catch {
     // exited, or a thread exited between the listing and the read
@@ -113,12 +134,30 @@ async function fastchess(mode) {
   const pgn = join(dir, "games.pgn");
   const engineArgs = (name) => ["-engine", `cmd=${enginePath}`, `name=${name}`];
   const args = [
-    ...engineArgs("sf-a"), ...engineArgs("sf-b"),
-    "-each", "option.Hash=16", "option.Threads=1", `timemargin=${values.margin}`, ...FASTCHESS_LIMITS[mode],
-    "-openings", `file=${values.book}`, "format=epd", "order=random", "-srand", "1",
-    "-rounds", String(Number(values.games) / 2), "-games", "2", "-repeat",
-    "-concurrency", values.concurrency, ...ADJUDICATION,
-    "-pgnout", `file=${pgn}`, "notation=uci",
+    ...engineArgs("sf-a"),
+    ...engineArgs("sf-b"),
+    "-each",
+    "option.Hash=16",
+    "option.Threads=1",
+    `timemargin=${values.margin}`,
+    ...FASTCHESS_LIMITS[mode],
+    "-openings",
+    `file=${values.book}`,
+    "format=epd",
+    "order=random",
+    "-srand",
+    "1",
+    "-rounds",
+    String(Number(values.games) / 2),
+    "-games",
+    "2",
+    "-repeat",
+    "-concurrency",
+    values.concurrency,
+    ...ADJUDICATION,
+    "-pgnout",
+    `file=${pgn}`,
+    "notation=uci",
   ];
   const started = performance.now();
   // In its own directory: fastchess saves a config.json where it runs.
@@ -137,17 +176,22 @@ async function fastchess(mode) {
   if (code !== 0) throw new Error(`fastchess exited with ${code}`);
   const plyCounts = [...text.matchAll(/\[PlyCount "(\d+)"\]/g)].map((match) => Number(match[1]));
   const plies = plyCounts.reduce((sum, count) => sum + count, 0);
-  return { games: plyCounts.length, plies, cpuPerPly: cpuMs / plies, wakesPerPly: [...threadWakes.values()].reduce((sum, count) => sum + count, 0) / plies, gamesPerMin: (plyCounts.length / wallMs) * 60_000 };
+  return {
+    games: plyCounts.length,
+    plies,
+    cpuPerPly: cpuMs / plies,
+    wakesPerPly: [...threadWakes.values()].reduce((sum, count) => sum + count, 0) / plies,
+    gamesPerMin: (plyCounts.length / wallMs) * 60_000,
+  };
 }
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 for (const mode of values.modes.split(",")) {
   const { label, limits } = MODES[mode];
   const runner = createRunner({ concurrency: Number(values.concurrency), timeMarginMs: Number(values.margin) });
   const rng = seededRng(`bench-${mode}`);
   const pairs = Number(values.games) / 2;
-  const pair = () => runner.playPair({ first: engine("sf-a"), second: engine("sf-b"), opening: pickOpening(book, rng), limits });
+  const pair = () =>
+    runner.playPair({ first: engine("sf-a"), second: engine("sf-b"), opening: pickOpening(book, rng), limits });
   // One pair first, not counted: it starts the four processes (kept for the rest) and warms up the JIT.
   await pair();
   const lag = values["loop-lag"] ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
@@ -157,7 +201,12 @@ for (const mode of values.modes.split(",")) {
     const wakesBefore = process.resourceUsage().voluntaryContextSwitches;
     const started = performance.now();
     const results = await Promise.all(Array.from({ length: pairs }, pair));
-    return { results, wallMs: performance.now() - started, cpu: process.cpuUsage(cpuBefore), wakes: process.resourceUsage().voluntaryContextSwitches - wakesBefore };
+    return {
+      results,
+      wallMs: performance.now() - started,
+      cpu: process.cpuUsage(cpuBefore),
+      wakes: process.resourceUsage().voluntaryContextSwitches - wakesBefore,
+    };
   };
   const { results, wallMs, cpu, wakes } = await batch();
   lag?.disable();
@@ -166,7 +215,9 @@ for (const mode of values.modes.split(",")) {
     const next = await batch();
     const nextPlies = next.results.flatMap((pair) => pair.games).reduce((sum, game) => sum + game.plies, 0);
     const nextCpu = (next.cpu.user + next.cpu.system) / 1000 / nextPlies;
-    later.push(`  batch ${i + 1} (same runner): runner CPU per ply ${nextCpu.toFixed(3)} ms, wakes per ply ${(next.wakes / nextPlies).toFixed(2)}, games/min ${((2 * pairs * 60_000) / next.wallMs).toFixed(1)}`);
+    later.push(
+      `  batch ${i + 1} (same runner): runner CPU per ply ${nextCpu.toFixed(3)} ms, wakes per ply ${(next.wakes / nextPlies).toFixed(2)}, games/min ${((2 * pairs * 60_000) / next.wallMs).toFixed(1)}`,
+    );
   }
   await runner.close();
 
@@ -181,20 +232,41 @@ for (const mode of values.modes.split(",")) {
     .sort((a, b) => a - b);
   const faults = games.flatMap((game) => [game.faults.white, game.faults.black]).filter((kind) => kind !== "none");
   // A forfeit is the runner's (or the OS's) when the engine's own time was within the allowance.
-  const notTheEngines = games.filter((game) => game.timeForfeit && (game.timeForfeit.engineTimeMs ?? Infinity) <= game.timeForfeit.allowedMs);
+  const notTheEngines = games.filter(
+    (game) => game.timeForfeit && (game.timeForfeit.engineTimeMs ?? Infinity) <= game.timeForfeit.allowedMs,
+  );
   const ms = (value) => value.toFixed(2);
   console.log(
     [
       `${label}: ${games.length} games, ${plies} plies, ${ms(wallMs / 1000)} s`,
       `  runner CPU per ply: ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)} ms (user ${(cpu.user / 1000 / plies).toFixed(3)}, system ${(cpu.system / 1000 / plies).toFixed(3)}), wakes per ply ${(wakes / plies).toFixed(2)}`,
-      `  latency (measured - engine time): median ${ms(percentile(latencies, 50))} ms, p90 ${ms(percentile(latencies, 90))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms${waiting ? ` (${waiting} early answers read after a quiet spell left out)` : ""}`,
+      `  latency (measured - engine time): median ${ms(median(latencies))} ms, p90 ${ms(quantile(latencies, 0.9))} ms, p99 ${ms(quantile(latencies, 0.99))} ms, max ${ms(latencies.at(-1) ?? NaN)} ms${waiting ? ` (${waiting} early answers read after a quiet spell left out)` : ""}`,
       `  games/min: ${((games.length / wallMs) * 60_000).toFixed(1)}`,
       ...later,
-      ...(lag ? [`  event-loop lateness: p50 ${ms(lag.percentile(50) / 1e6 - 10)} ms, p99 ${ms(lag.percentile(99) / 1e6 - 10)} ms, max ${ms(lag.max / 1e6 - 10)} ms`] : []),
+      ...(lag
+        ? [
+            `  event-loop lateness: p50 ${ms(lag.percentile(50) / 1e6 - 10)} ms, p99 ${ms(lag.percentile(99) / 1e6 - 10)} ms, max ${ms(lag.max / 1e6 - 10)} ms`,
+          ]
+        : []),
       ...(values.floor ? [`  bare pipe reader, CPU per go: ${(await floor(mode)).toFixed(3)} ms`] : []),
-      ...(process.env.FASTCHESS ? [await fastchess(mode).then((theirs) => `  fastchess, same games: ${theirs.games} games, ${theirs.plies} plies, CPU per ply ${theirs.cpuPerPly.toFixed(3)} ms (ours ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)}), wakes per ply ${theirs.wakesPerPly.toFixed(2)} (ours ${(wakes / plies).toFixed(2)}), games/min ${theirs.gamesPerMin.toFixed(1)} (ours ${((games.length / wallMs) * 60_000).toFixed(1)})`)] : []),
-      `  forfeits: ${faults.length}, with the engine's own time within the limit: ${notTheEngines.length}${faults.length ? ` (${faults.join(", ")}; ${games.filter((g) => g.faults.white !== "none" || g.faults.black !== "none").map((g) => g.reason).join("; ")})` : ""}`,
+      ...(process.env.FASTCHESS
+        ? [
+            await fastchess(mode).then(
+              (theirs) =>
+                `  fastchess, same games: ${theirs.games} games, ${theirs.plies} plies, CPU per ply ${theirs.cpuPerPly.toFixed(3)} ms (ours ${((cpu.user + cpu.system) / 1000 / plies).toFixed(3)}), wakes per ply ${theirs.wakesPerPly.toFixed(2)} (ours ${(wakes / plies).toFixed(2)}), games/min ${theirs.gamesPerMin.toFixed(1)} (ours ${((games.length / wallMs) * 60_000).toFixed(1)})`,
+            ),
+          ]
+        : []),
+      `  forfeits: ${faults.length}, with the engine's own time within the limit: ${notTheEngines.length}${
+        faults.length
+          ? ` (${faults.join(", ")}; ${games
+              .filter((g) => g.faults.white !== "none" || g.faults.black !== "none")
+              .map((g) => g.reason)
+              .join("; ")})`
+          : ""
+      }`,
     ].join("\n"),
   );
 }
-if (values.floor) console.log(`one wakeup of this Node process after 50 ms idle: ${(await wakeCost()).toFixed(3)} ms CPU`);
+if (values.floor)
+  console.log(`one wakeup of this Node process after 50 ms idle: ${(await wakeCost()).toFixed(3)} ms CPU`);

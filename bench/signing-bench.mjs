@@ -15,12 +15,14 @@ import { loadOrCreateSigningKey } from "../dist/signing/key-file.js";
 import { privateFolder, readRegularFile } from "../dist/core/private-folder.js";
 import { writeFileAtomic } from "../dist/core/write-atomic.js";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "2000" }, "binary-mb": { type: "string", default: "8" } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "2000" }, "binary-mb": { type: "string", default: "8" } },
+});
 const rounds = Number(values.rounds);
 const { privateKey, publicKey } = generateKeyPairSync("ed25519");
 const sign = signerFor(privateKey);
 const sha256 = createHash("sha256").update(randomBytes(1024)).digest("hex");
-const subject = (k, variant) => ({ runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: k, variant, sha256 });
+const subject = (k, role) => ({ runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: k, role, sha256 });
 
 const time = (work) => {
   const start = process.hrtime.bigint();
@@ -52,12 +54,17 @@ const hashMs = time(() => createHash("sha256").update(binary).digest("hex"));
 const cache = privateFolder(join(dir, "engine-cache"), "engine cache");
 const writeMs = time(() => writeFileAtomic(join(cache, sha256), binary, { mode: 0o700 }));
 const useRounds = 20;
-const useMs = time(() => {
-  for (let i = 0; i < useRounds; i++) createHash("sha256").update(readRegularFile(join(cache, sha256), true, 1024 ** 3)).digest("hex");
-}) / useRounds;
-const statMs = time(() => {
-  for (let i = 0; i < useRounds; i++) lstatSync(join(cache, sha256));
-}) / useRounds;
+const useMs =
+  time(() => {
+    for (let i = 0; i < useRounds; i++)
+      createHash("sha256")
+        .update(readRegularFile(join(cache, sha256), true, 1024 ** 3))
+        .digest("hex");
+  }) / useRounds;
+const statMs =
+  time(() => {
+    for (let i = 0; i < useRounds; i++) lstatSync(join(cache, sha256));
+  }) / useRounds;
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`sign, per iteration (plus and minus):        ${(signMs / rounds).toFixed(3)} ms`);
@@ -65,5 +72,7 @@ console.log(`check, per batch (plus and minus):           ${(verifyMs / rounds).
 console.log(`key file: create ${createMs.toFixed(1)} ms, load ${loadMs.toFixed(1)} ms (once per master or spsa key)`);
 console.log(`for scale: sha256 of one ${values["binary-mb"]} MB binary in memory: ${hashMs.toFixed(1)} ms`);
 console.log(`engine cache, once per binary: write ${values["binary-mb"]} MB, fsync, rename: ${writeMs.toFixed(1)} ms`);
-console.log(`engine cache, once per binary and worker process: read and hash ${values["binary-mb"]} MB: ${useMs.toFixed(1)} ms`);
+console.log(
+  `engine cache, once per binary and worker process: read and hash ${values["binary-mb"]} MB: ${useMs.toFixed(1)} ms`,
+);
 console.log(`engine cache, per binary per later batch: stat: ${statMs.toFixed(3)} ms`);

@@ -26,7 +26,22 @@ const perIteration = 64;
 const budgets = [5000, 20000, 60000];
 const cells = defaultFamily();
 const gainsFor = (n) =>
-  spsaMathConfig({ maxIterations: n, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP, adaptive: DEFAULT_ADAPTIVE }, perIteration);
+  spsaMathConfig(
+    {
+      maxIterations: n,
+      cEnd: DEFAULT_C_END,
+      rEnd: DEFAULT_R_END,
+      a: undefined,
+      c: undefined,
+      A: undefined,
+      alpha: 0.602,
+      gamma: 0.101,
+      eloCap: DEFAULT_ELO_CAP,
+      maxStep: DEFAULT_MAX_STEP,
+      adaptive: DEFAULT_ADAPTIVE,
+    },
+    perIteration,
+  );
 const tuners = [
   masterTuner(`barrier: iterations of ${perIteration} games (build mode)`, gainsFor, perIteration),
   ...values.variants.split(",").map((v) => {
@@ -35,7 +50,9 @@ const tuners = [
   }),
 ];
 
-console.log(`${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, gains c_end ${DEFAULT_C_END}, r_end ${DEFAULT_R_END}, adapt ${DEFAULT_ADAPTIVE.mode} per ${perIteration} games\n`);
+console.log(
+  `${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, gains c_end ${DEFAULT_C_END}, r_end ${DEFAULT_R_END}, adapt ${DEFAULT_ADAPTIVE.mode} per ${perIteration} games\n`,
+);
 console.log(`| tuner | ${budgets.map((b) => `${b} games: Elo left · worse / significantly worse`).join(" | ")} |`);
 console.log(`| --- | ${budgets.map(() => "---").join(" | ")} |`);
 for (const tuner of tuners) {

@@ -37,36 +37,88 @@ const budgets = [2000, 5000, 20000, 60000];
 const cells = defaultFamily();
 
 const spsa = (cEnd, rEnd, maxIterations) => ({
-  ...{ maxIterations, cEnd, rEnd, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP },
+  ...{
+    maxIterations,
+    cEnd,
+    rEnd,
+    a: undefined,
+    c: undefined,
+    A: undefined,
+    alpha: 0.602,
+    gamma: 0.101,
+    eloCap: DEFAULT_ELO_CAP,
+    maxStep: DEFAULT_MAX_STEP,
+  },
   ...{ schedule: "standard", momentum: 0, averageTail: 0, adaptive: DEFAULT_ADAPTIVE },
 });
-const VARIANT_KEYS = { schedule: "schedule", momentum: "momentum", average_tail: "averageTail", A: "A", c_end: "cEnd", r_end: "rEnd", adapt: "adapt" };
+const VARIANT_KEYS = {
+  schedule: "schedule",
+  momentum: "momentum",
+  average_tail: "averageTail",
+  A: "A",
+  c_end: "cEnd",
+  r_end: "rEnd",
+  adapt: "adapt",
+};
 const variant = (text) => {
   const settings = {};
   for (const pair of text.split(",")) {
     const [key, value] = pair.split("=").map((s) => s.trim());
-    if (!(key in VARIANT_KEYS) || value === undefined) throw new Error(`--variants: expected key=value with key one of ${Object.keys(VARIANT_KEYS).join(", ")}, got "${pair}"`);
+    if (!(key in VARIANT_KEYS) || value === undefined)
+      throw new Error(
+        `--variants: expected key=value with key one of ${Object.keys(VARIANT_KEYS).join(", ")}, got "${pair}"`,
+      );
     if (key === "adapt") settings.adaptive = { ...DEFAULT_ADAPTIVE, mode: value };
     else settings[VARIANT_KEYS[key]] = key === "schedule" ? value : Number(value);
   }
   // A is given as a share of max_iterations, as the default A = 0.1 × N is.
-  const forRun = (n) => ({ ...spsa(DEFAULT_C_END, DEFAULT_R_END, n), ...settings, ...(settings.A === undefined ? {} : { A: settings.A * n }) });
-  return masterTuner(`defaults + ${text}`, (n) => spsaMathConfig(forRun(n), perIteration), perIteration, settings.averageTail ?? 0);
+  const forRun = (n) => ({
+    ...spsa(DEFAULT_C_END, DEFAULT_R_END, n),
+    ...settings,
+    ...(settings.A === undefined ? {} : { A: settings.A * n }),
+  });
+  return masterTuner(
+    `defaults + ${text}`,
+    (n) => spsaMathConfig(forRun(n), perIteration),
+    perIteration,
+    settings.averageTail ?? 0,
+  );
 };
 const tuners = [
-  ...values.candidates.split(",").filter(Boolean).map((pair) => {
-    const [cEnd, rEnd] = pair.split(":").map(Number);
-    return masterTuner(`c_end ${cEnd}, r_end ${rEnd}`, (n) => spsaMathConfig(spsa(cEnd, rEnd, n), perIteration), perIteration);
-  }),
+  ...values.candidates
+    .split(",")
+    .filter(Boolean)
+    .map((pair) => {
+      const [cEnd, rEnd] = pair.split(":").map(Number);
+      return masterTuner(
+        `c_end ${cEnd}, r_end ${rEnd}`,
+        (n) => spsaMathConfig(spsa(cEnd, rEnd, n), perIteration),
+        perIteration,
+      );
+    }),
   ...(values.previous
-    ? [masterTuner("previous defaults (a 1, c 1, elo_cap 100)", (n) => ({ ...spsaMathConfig({ ...spsa(1, 1, n), a: 1, c: 1, adaptive: { ...DEFAULT_ADAPTIVE, mode: "off" } }, perIteration), eloCap: 100 }), perIteration)]
+    ? [
+        masterTuner(
+          "previous defaults (a 1, c 1, elo_cap 100)",
+          (n) => ({
+            ...spsaMathConfig(
+              { ...spsa(1, 1, n), a: 1, c: 1, adaptive: { ...DEFAULT_ADAPTIVE, mode: "off" } },
+              perIteration,
+            ),
+            eloCap: 100,
+          }),
+          perIteration,
+        ),
+      ]
     : []),
   ...(values.variants === "" ? [] : values.variants.split(";").map(variant)),
   ...(values.anchors ? [fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: 8 }), seedTuner()] : []),
 ];
 
 console.log(`${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration\n`);
-console.log(`| tuner | ${budgets.map((b) => `${b} games: Elo left (of start) · worse / significantly worse`).join(" | ")} |`);
+console.log(
+  `| tuner | ${budgets.map((b) => `${b} games: Elo left (of start) · worse / significantly worse`).join(" | ")} |`,
+);
 console.log(`| --- | ${budgets.map(() => "---").join(" | ")} |`);
 for (const tuner of tuners) {
   const started = Date.now();
@@ -75,7 +127,11 @@ for (const tuner of tuners) {
     const results = runFamily(tuner, cells, budget, seeds, drawRate);
     const { text, worse } = familyLine(results);
     cellsOut.push(text);
-    if (values.details) for (const r of worse) console.error(`  ${tuner.name}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`);
+    if (values.details)
+      for (const r of worse)
+        console.error(
+          `  ${tuner.name}, ${budget}: ${describeCell(r.cell)}: ${r.start.toFixed(2)} → ${r.end.toFixed(2)} ± ${r.changeError.toFixed(2)}`,
+        );
   }
   console.log(`| ${tuner.name} | ${cellsOut.join(" | ")} |`);
   console.error(`  (${tuner.name}: ${((Date.now() - started) / 1000).toFixed(0)} s)`);

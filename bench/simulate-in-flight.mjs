@@ -30,14 +30,39 @@ const budgets = values.budgets.split(",").map(Number);
 const families = { family: defaultFamily(), new: newRows() };
 const gainsFor = (maxIterations) =>
   spsaMathConfig(
-    { maxIterations, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP, adaptive: DEFAULT_ADAPTIVE },
+    {
+      maxIterations,
+      cEnd: DEFAULT_C_END,
+      rEnd: DEFAULT_R_END,
+      a: undefined,
+      c: undefined,
+      A: undefined,
+      alpha: 0.602,
+      gamma: 0.101,
+      eloCap: DEFAULT_ELO_CAP,
+      maxStep: DEFAULT_MAX_STEP,
+      adaptive: DEFAULT_ADAPTIVE,
+    },
     perIteration,
   );
-const tuners = values.staleness.split(",").map(Number).map((d) =>
-  masterTuner(d === 0 ? "barrier (staleness 0)" : `in flight, staleness ${d}`, gainsFor, perIteration, 0, undefined, plusVsMinus, d),
-);
+const tuners = values.staleness
+  .split(",")
+  .map(Number)
+  .map((d) =>
+    masterTuner(
+      d === 0 ? "barrier (staleness 0)" : `in flight, staleness ${d}`,
+      gainsFor,
+      perIteration,
+      0,
+      undefined,
+      plusVsMinus,
+      d,
+    ),
+  );
 
-console.log(`${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration, default gains (c_end ${DEFAULT_C_END}, r_end ${DEFAULT_R_END}, adapt ${DEFAULT_ADAPTIVE.mode}, pilot ${DEFAULT_ADAPTIVE.pilot})\n`);
+console.log(
+  `${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration, default gains (c_end ${DEFAULT_C_END}, r_end ${DEFAULT_R_END}, adapt ${DEFAULT_ADAPTIVE.mode}, pilot ${DEFAULT_ADAPTIVE.pilot})\n`,
+);
 for (const row of values.rows.split(",")) {
   const cells = families[row];
   if (!cells) throw new Error(`--rows: expected family or new, got "${row}"`);

@@ -19,6 +19,7 @@ import { playGames } from "../dist/simulate/game-model.js";
 import { challengerWins } from "../dist/spsa/ship.js";
 import { createRng } from "../dist/core/rng.js";
 import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+import { mean, sd } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +39,19 @@ const budgets = values.budgets.split(",").map(Number);
 const cells = defaultFamily();
 const gainsFor = (maxIterations) =>
   spsaMathConfig(
-    { maxIterations, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: DEFAULT_ELO_CAP, maxStep: DEFAULT_MAX_STEP, adaptive: DEFAULT_ADAPTIVE },
+    {
+      maxIterations,
+      cEnd: DEFAULT_C_END,
+      rEnd: DEFAULT_R_END,
+      a: undefined,
+      c: undefined,
+      A: undefined,
+      alpha: 0.602,
+      gamma: 0.101,
+      eloCap: DEFAULT_ELO_CAP,
+      maxStep: DEFAULT_MAX_STEP,
+      adaptive: DEFAULT_ADAPTIVE,
+    },
     perIteration,
   );
 // One run gives both candidates: its final θ (unaveraged) and its tail average (final).
@@ -48,14 +61,22 @@ const tuner = masterTuner("default gains", gainsFor, perIteration, tail);
 function candidates(problem, budget, seed) {
   const trace = tuner.run(problem, budget, seed);
   const final = trace.unaveraged ?? trace.final;
-  return { final, tail: trace.final, finalLeft: eloLeft(problem.model, final), tailLeft: eloLeft(problem.model, trace.final) };
+  return {
+    final,
+    tail: trace.final,
+    finalLeft: eloLeft(problem.model, final),
+    tailLeft: eloLeft(problem.model, trace.final),
+  };
 }
 
-const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
-const stderr = (xs) => Math.sqrt(xs.reduce((s, x) => s + (x - mean(xs)) ** 2, 0) / Math.max(1, xs.length - 1) / xs.length);
+const stderr = (xs) => sd(xs) / Math.sqrt(xs.length);
 
-console.log(`${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration, default gains; tail average of the last ${tail} of the iterations; elimination ${elimination} games\n`);
-console.log("| budget | final θ not the best (share of runs) | by > 1 Elo | mean Elo left: final θ, full budget | tail average, full budget | selected (budget − E, then E elimination games) | oracle pick (budget − E) | selected − final (± 2 s.e.) | elimination picks the better |");
+console.log(
+  `${cells.length} cells × ${seeds} seeds, draw rate ${drawRate}, ${perIteration} games per iteration, default gains; tail average of the last ${tail} of the iterations; elimination ${elimination} games\n`,
+);
+console.log(
+  "| budget | final θ not the best (share of runs) | by > 1 Elo | mean Elo left: final θ, full budget | tail average, full budget | selected (budget − E, then E elimination games) | oracle pick (budget − E) | selected − final (± 2 s.e.) | elimination picks the better |",
+);
 console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const budget of budgets) {
   const started = Date.now();
@@ -65,9 +86,21 @@ for (const budget of budgets) {
       const problem = cellProblem(cell, drawRate, String(s));
       const full = candidates(problem, budget, `run${s}`);
       const short = candidates(problem, budget - elimination, `run${s}`);
-      const match = playGames(eloBetween(problem.model, short.tail, short.final), elimination, drawRate, createRng(`ship:${s}:${budget}:${cell.parameters}`));
-      const chosen = challengerWins({ wins: match.plusWins, losses: match.minusWins }) ? short.tailLeft : short.finalLeft;
-      rows.push({ full, chosen, oracle: Math.min(short.finalLeft, short.tailLeft), right: chosen === Math.min(short.finalLeft, short.tailLeft) || short.finalLeft === short.tailLeft });
+      const match = playGames(
+        eloBetween(problem.model, short.tail, short.final),
+        elimination,
+        drawRate,
+        createRng(`ship:${s}:${budget}:${cell.parameters}`),
+      );
+      const chosen = challengerWins({ wins: match.plusWins, losses: match.minusWins })
+        ? short.tailLeft
+        : short.finalLeft;
+      rows.push({
+        full,
+        chosen,
+        oracle: Math.min(short.finalLeft, short.tailLeft),
+        right: chosen === Math.min(short.finalLeft, short.tailLeft) || short.finalLeft === short.tailLeft,
+      });
     }
   }
   const gain = rows.map((r) => r.chosen - r.full.finalLeft);

@@ -29,7 +29,19 @@ import { Buffer } from "node:buffer";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { get } from "node:http";
-import { closeSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -165,10 +177,11 @@ function descendantsOf(pid, parent) {
   const below = [pid];
   while (below.length > 0) {
     const up = below.pop();
-    for (const [child, of] of parent) if (of === up) {
-      found.push({ pid: child, start: startTimeOf(child) });
-      below.push(child);
-    }
+    for (const [child, of] of parent)
+      if (of === up) {
+        found.push({ pid: child, start: startTimeOf(child) });
+        below.push(child);
+      }
   }
   return found;
 }
@@ -183,9 +196,11 @@ function cleanup() {
     const below = live.flatMap((child) => descendantsOf(child.pid, table));
     for (const child of live) child.kill("SIGTERM");
     const allEnded = Promise.all(live.map((child) => child.exited));
-    if (await Promise.race([allEnded.then(() => true), sleep(20_000).then(() => false)]) === false) {
+    if ((await Promise.race([allEnded.then(() => true), sleep(20_000).then(() => false)])) === false) {
       for (const child of live.filter(running)) {
-        log(`${[...children].find(([, c]) => c === child)[0]} (pid ${child.pid}) still running 20 s after SIGTERM: SIGKILL`);
+        log(
+          `${[...children].find(([, c]) => c === child)[0]} (pid ${child.pid}) still running 20 s after SIGTERM: SIGKILL`,
+        );
         child.kill("SIGKILL");
       }
       await allEnded;
@@ -209,7 +224,8 @@ function cleanup() {
     removeServerFolders();
     if (opts.logs !== undefined) {
       mkdirSync(opts.logs, { recursive: true });
-      for (const name of children.keys()) copyFileSync(join(dir, `${name}.log`), join(opts.logs, `${runName}-${name}.log`));
+      for (const name of children.keys())
+        copyFileSync(join(dir, `${name}.log`), join(opts.logs, `${runName}-${name}.log`));
     }
     rmSync(dir, { recursive: true, force: true });
   })();
@@ -224,7 +240,11 @@ function removeServerFolders() {
   if (server === undefined || !server.outsideHome) return;
   for (const folder of new Set([server.serverDir, server.socketDir])) {
     if (!existsSync(folder)) continue;
-    const removed = spawnSync("rm", ["-rf", "--", folder], { uid: server.user.uid, gid: server.user.gid, encoding: "utf8" });
+    const removed = spawnSync("rm", ["-rf", "--", folder], {
+      uid: server.user.uid,
+      gid: server.user.gid,
+      encoding: "utf8",
+    });
     if (removed.status !== 0) log(`could not remove ${folder}: ${removed.stderr.trim()}`);
   }
 }
@@ -291,9 +311,14 @@ function processStats(child, table) {
 /** `spsa status --name RUN [--json]`: wall time (ms) and output bytes, and the output. */
 function timeStatus(json) {
   const t = performance.now();
-  const result = spawnSync(process.execPath, [join(root, "bin/spsa.js"), "status", "--name", runName, ...(json ? ["--json"] : [])], { encoding: "utf8" });
+  const result = spawnSync(
+    process.execPath,
+    [join(root, "bin/spsa.js"), "status", "--name", runName, ...(json ? ["--json"] : [])],
+    { encoding: "utf8" },
+  );
   const ms = performance.now() - t;
-  if (result.status !== 0) throw new Error(`spsa status${json ? " --json" : ""} exited ${result.status}: ${result.stderr.trim()}`);
+  if (result.status !== 0)
+    throw new Error(`spsa status${json ? " --json" : ""} exited ${result.status}: ${result.stderr.trim()}`);
   return { ms, bytes: Buffer.byteLength(result.stdout), output: result.stdout };
 }
 
@@ -306,7 +331,10 @@ let dashboard;
  */
 function request(path) {
   return new Promise((resolve, reject) => {
-    get(`${dashboard.url}${path}`, { headers: dashboard.headers, agent: false, signal: stop.signal }, resolve).once("error", reject);
+    get(`${dashboard.url}${path}`, { headers: dashboard.headers, agent: false, signal: stop.signal }, resolve).once(
+      "error",
+      reject,
+    );
   });
 }
 
@@ -315,12 +343,19 @@ async function loadRunPage() {
   const t = performance.now();
   let bytes = 0;
   let apiBytes = 0;
-  for (const path of [`run/${encodeURIComponent(runName)}`, "static/style.css", "static/app.js", "static/charts.js", `api/runs/${encodeURIComponent(runName)}`]) {
+  for (const path of [
+    `run/${encodeURIComponent(runName)}`,
+    "static/style.css",
+    "static/app.js",
+    "static/charts.js",
+    `api/runs/${encodeURIComponent(runName)}`,
+  ]) {
     const response = await request(path);
     const chunks = [];
     for await (const chunk of response) chunks.push(chunk);
     const body = Buffer.concat(chunks);
-    if (response.statusCode !== 200) throw new Error(`dashboard /${path}: ${response.statusCode} ${body.toString().trim()}`);
+    if (response.statusCode !== 200)
+      throw new Error(`dashboard /${path}: ${response.statusCode} ${body.toString().trim()}`);
     bytes += body.length;
     if (path.startsWith("api/")) apiBytes = body.length;
   }
@@ -369,29 +404,64 @@ async function sample(done, label) {
     const [counted] = await db.unsafe(`select count(*)::int as rows from "${name}"`);
     rows[name] = counted.rows;
   }
-  const [{ connections }] = await db`select count(*)::int as connections from pg_stat_activity where datname = current_database()`;
+  const [{ connections }] =
+    await db`select count(*)::int as connections from pg_stat_activity where datname = current_database()`;
   const output = usage(outputDir);
   const cache = usage(cacheDir);
   const table = parents();
-  const [master, worker, dash] = ["master", "worker", "dashboard"].map((name) => processStats(children.get(name), table));
+  const [master, worker, dash] = ["master", "worker", "dashboard"].map((name) =>
+    processStats(children.get(name), table),
+  );
   const status = timeStatus(false);
   const statusJson = timeStatus(true);
   const page = await loadRunPage();
   const run = JSON.parse(statusJson.output);
   const previous = samples.at(-1);
   const values = {
-    database, outputDir: output.bytes, outputFiles: output.files, engineCache: cache.bytes, cacheFiles: cache.files,
-    masterRss: master.rss, workerRss: worker.rss, dashboardRss: dash.rss,
-    masterFds: master.fds, workerFds: worker.fds, dashboardFds: dash.fds, masterChildren: master.children, workerChildren: worker.children, connections,
-    msPerUnit: previous === undefined || done === previous.done ? null : (60000 * (minutes() - previous.minutes)) / (done - previous.done),
-    statusMs: status.ms, statusBytes: status.bytes, statusJsonMs: statusJson.ms, statusJsonBytes: statusJson.bytes,
-    pageMs: page.ms, pageBytes: page.bytes, apiBytes: page.apiBytes,
+    database,
+    outputDir: output.bytes,
+    outputFiles: output.files,
+    engineCache: cache.bytes,
+    cacheFiles: cache.files,
+    masterRss: master.rss,
+    workerRss: worker.rss,
+    dashboardRss: dash.rss,
+    masterFds: master.fds,
+    workerFds: worker.fds,
+    dashboardFds: dash.fds,
+    masterChildren: master.children,
+    workerChildren: worker.children,
+    connections,
+    msPerUnit:
+      previous === undefined || done === previous.done
+        ? null
+        : (60000 * (minutes() - previous.minutes)) / (done - previous.done),
+    statusMs: status.ms,
+    statusBytes: status.bytes,
+    statusJsonMs: statusJson.ms,
+    statusJsonBytes: statusJson.bytes,
+    pageMs: page.ms,
+    pageBytes: page.bytes,
+    apiBytes: page.apiBytes,
     ...Object.fromEntries(tables.map((t) => [`table:${t.name}`, t.bytes])),
   };
-  const row = { done, label, minutes: minutes(), load: loadavg()[0], games: run.games?.total ?? null, faults: run.faults ?? null, delays: run.delays ?? null, events: { ...events }, rows, values };
+  const row = {
+    done,
+    label,
+    minutes: minutes(),
+    load: loadavg()[0],
+    games: run.games?.total ?? null,
+    faults: run.faults ?? null,
+    delays: run.delays ?? null,
+    events: { ...events },
+    rows,
+    values,
+  };
   samples.push(row);
-  log(`${unit} ${done}/${target}${label ? ` (${label})` : ""}: database ${show("disk", database)}, output_dir ${show("disk", output.bytes)}, cache ${show("disk", cache.bytes)}, ` +
-    `RSS master ${show("rss", master.rss)} worker ${show("rss", worker.rss)} dashboard ${show("rss", dash.rss)}, status ${status.ms.toFixed(0)} ms, page ${page.ms.toFixed(0)} ms, load ${row.load.toFixed(1)}`);
+  log(
+    `${unit} ${done}/${target}${label ? ` (${label})` : ""}: database ${show("disk", database)}, output_dir ${show("disk", output.bytes)}, cache ${show("disk", cache.bytes)}, ` +
+      `RSS master ${show("rss", master.rss)} worker ${show("rss", worker.rss)} dashboard ${show("rss", dash.rss)}, status ${status.ms.toFixed(0)} ms, page ${page.ms.toFixed(0)} ms, load ${row.load.toFixed(1)}`,
+  );
   return row;
 }
 
@@ -420,7 +490,10 @@ async function waitForLine(name, pattern, seconds) {
   for (let waited = 0; waited < seconds * 10; waited++) {
     const match = readFileSync(join(dir, `${name}.log`), "utf8").match(pattern);
     if (match) return match;
-    if (!running(children.get(name))) throw new Error(`${name} exited before it printed ${pattern}: ${readFileSync(join(dir, `${name}.log`), "utf8").trim()}`);
+    if (!running(children.get(name)))
+      throw new Error(
+        `${name} exited before it printed ${pattern}: ${readFileSync(join(dir, `${name}.log`), "utf8").trim()}`,
+      );
     await sleep(100, undefined, { signal: stop.signal });
   }
   throw new Error(`${name} printed no ${pattern} in ${seconds} s`);
@@ -442,8 +515,12 @@ async function soak() {
   writeRunConfig(configFile, { root, dir, spsa: spsaSection(root, iterations), games, nodes, margin: 300 });
   if (optionsMode) writeFileSync(configFile, `${readFileSync(configFile, "utf8")}[engine]\nmode = "options"\n`);
   writeFileSync(paramsFile, optionsMode ? optionParams() : readFileSync(join(root, "params.toml"), "utf8"));
-  log(`soak of a ${opts.mode}-mode run: ${target} ${unit === "batch" ? "batches" : "iterations"} (${iterations} × ${games} games at ${nodes} nodes per move), ` +
-    `a sample every ${every}, fits from ${warmup}; worker -c ${concurrency}; ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(" ")}; folder ${dir}`);
+  log(
+    `soak of a ${opts.mode}-mode run: ${target} ${unit === "batch" ? "batches" : "iterations"} (${iterations} × ${games} games at ${nodes} nodes per move), ` +
+      `a sample every ${every}, fits from ${warmup}; worker -c ${concurrency}; ${cpus().length} cores, load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}; folder ${dir}`,
+  );
 
   // The server first, alone: the three processes below would otherwise race to initialise it.
   const dbStart = spawnSync(process.execPath, [join(root, "bin/spsa.js"), "db", "start"], { encoding: "utf8" });
@@ -457,8 +534,24 @@ async function soak() {
   const database = await openDatabase({ max: 2, applicationName: "soak" });
   db = database.sql;
 
-  const master = start("master", "spsa.js", ["--config", configFile, "master", "--params", paramsFile, "--name", runName]);
-  const worker = start("worker", "compete.js", ["--spsa", "-c", String(concurrency), "--config", configFile, "--name", `${runName}-worker`]);
+  const master = start("master", "spsa.js", [
+    "--config",
+    configFile,
+    "master",
+    "--params",
+    paramsFile,
+    "--name",
+    runName,
+  ]);
+  const worker = start("worker", "compete.js", [
+    "--spsa",
+    "-c",
+    String(concurrency),
+    "--config",
+    configFile,
+    "--name",
+    `${runName}-worker`,
+  ]);
   // The token only in the dashboard's environment (docs/dashboard-security.md); requests send it as a bearer.
   const token = randomBytes(16).toString("hex");
   start("dashboard", "spsa.js", ["dashboard", "--port", "0"], { ...process.env, SPSA_DASHBOARD_TOKEN: token });
@@ -474,10 +567,12 @@ async function soak() {
   for (;;) {
     if (interrupted !== undefined) throw new Error(`stopped by ${interrupted}`);
     if (!running(master)) break;
-    if (!running(worker)) throw new Error(`the worker exited (${JSON.stringify(await worker.exited)}) while the master ran`);
+    if (!running(worker))
+      throw new Error(`the worker exited (${JSON.stringify(await worker.exited)}) while the master ran`);
     const done = await progress();
     if (done !== last.done) last = { done, at: performance.now() };
-    else if (performance.now() - last.at > stallSeconds * 1000) throw new Error(`no ${unit} done for ${stallSeconds} s (stuck at ${done}); see the logs`);
+    else if (performance.now() - last.at > stallSeconds * 1000)
+      throw new Error(`no ${unit} done for ${stallSeconds} s (stuck at ${done}); see the logs`);
     if (done >= next) {
       await sample(done);
       while (next <= done) next += every;
@@ -539,14 +634,32 @@ function verdict(kind, f, late, from, to, points) {
   if (points < MIN_POINTS) return `(${points} samples: too few to judge)`;
   const growth = f.slope * (to - from);
   const steady = f.r2 !== null && f.r2 >= STEADY && late !== undefined && late.slope >= f.slope / 2;
-  const levelled = f.r2 !== null && f.r2 >= STEADY && !steady && f.slope > 0 ? `grew, then levelled off (last half ${formatSlope(kind, late?.slope)}/${unit})` : "";
+  const levelled =
+    f.r2 !== null && f.r2 >= STEADY && !steady && f.slope > 0
+      ? `grew, then levelled off (last half ${formatSlope(kind, late?.slope)}/${unit})`
+      : "";
   if (kind === "disk") return f.slope > BUG_BYTES ? `BUG: > ${size(BUG_BYTES)}/${unit}` : "";
-  if (kind === "rss") return growth >= BUG_RSS && steady ? `BUG: steady growth, ${size(growth)} over the samples` : growth >= BUG_RSS ? levelled : "";
-  if (kind === "count") return growth >= BUG_COUNT && steady ? `BUG: piles up, +${growth.toFixed(0)} over the samples` : "";
+  if (kind === "rss")
+    return growth >= BUG_RSS && steady
+      ? `BUG: steady growth, ${size(growth)} over the samples`
+      : growth >= BUG_RSS
+        ? levelled
+        : "";
+  if (kind === "count")
+    return growth >= BUG_COUNT && steady ? `BUG: piles up, +${growth.toFixed(0)} over the samples` : "";
   if (kind === "files") return growth >= BUG_COUNT && steady ? "grows (see the bytes)" : "";
-  if (kind === "payload") return f.slope > BUG_BYTES ? `BUG: > ${size(BUG_BYTES)}/${unit}` : f.slope > LOOK_BYTES && steady ? `look: > ${size(LOOK_BYTES)}/${unit}` : f.slope > LOOK_BYTES ? levelled : "";
+  if (kind === "payload")
+    return f.slope > BUG_BYTES
+      ? `BUG: > ${size(BUG_BYTES)}/${unit}`
+      : f.slope > LOOK_BYTES && steady
+        ? `look: > ${size(LOOK_BYTES)}/${unit}`
+        : f.slope > LOOK_BYTES
+          ? levelled
+          : "";
   const start = f.intercept + f.slope * from;
-  return growth >= 0.5 * start && steady ? `look: ${((100 * growth) / start).toFixed(0)} % slower over the samples` : "";
+  return growth >= 0.5 * start && steady
+    ? `look: ${((100 * growth) / start).toFixed(0)} % slower over the samples`
+    : "";
 }
 
 /** A slope in its metric's unit: bytes, ms, or a count. */
@@ -558,24 +671,39 @@ function formatSlope(kind, slope) {
 
 function growthRows() {
   const during = samples.filter((s) => s.label === undefined && s.done >= warmup);
-  const tables = Object.keys(samples.at(-1)?.values ?? {}).filter((k) => k.startsWith("table:")).map((k) => tableMetric(k.slice(6)));
+  const tables = Object.keys(samples.at(-1)?.values ?? {})
+    .filter((k) => k.startsWith("table:"))
+    .map((k) => tableMetric(k.slice(6)));
   const from = during[0]?.done;
   const to = during.at(-1)?.done;
   return [...METRICS.slice(0, 1), ...tables, ...METRICS.slice(1)].map((m) => {
-    const points = during.filter((s) => s.values[m.key] !== null && s.values[m.key] !== undefined).map((s) => ({ x: s.done, y: s.values[m.key] }));
+    const points = during
+      .filter((s) => s.values[m.key] !== null && s.values[m.key] !== undefined)
+      .map((s) => ({ x: s.done, y: s.values[m.key] }));
     const f = fit(points);
     const late = fit(points.filter((p) => p.x >= (from + to) / 2));
     return {
-      ...m, first: samples[0]?.values[m.key] ?? null, last: during.at(-1)?.values[m.key] ?? null, runOver: samples.at(-1)?.label ? samples.at(-1).values[m.key] : null,
-      slope: f?.slope ?? null, r2: f?.r2 ?? null, lateSlope: late?.slope ?? null,
-      at1000: f === undefined || !PROJECTED.has(m.kind) ? null : f.intercept + f.slope * 1000, verdict: verdict(m.kind, f, late, from, to, points.length),
+      ...m,
+      first: samples[0]?.values[m.key] ?? null,
+      last: during.at(-1)?.values[m.key] ?? null,
+      runOver: samples.at(-1)?.label ? samples.at(-1).values[m.key] : null,
+      slope: f?.slope ?? null,
+      r2: f?.r2 ?? null,
+      lateSlope: late?.slope ?? null,
+      at1000: f === undefined || !PROJECTED.has(m.kind) ? null : f.intercept + f.slope * 1000,
+      verdict: verdict(m.kind, f, late, from, to, points.length),
     };
   });
 }
 
 function printTable(headers, rows) {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => cells.map((c, i) => (i === 0 || /^[\d.–-]/.test(String(c)) ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join("  ");
+  const line = (cells) =>
+    cells
+      .map((c, i) =>
+        i === 0 || /^[\d.–-]/.test(String(c)) ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]),
+      )
+      .join("  ");
   console.log(line(headers));
   for (const row of rows) console.log(line(row));
 }
@@ -598,30 +726,119 @@ function findings(name) {
 function report(ok, failure) {
   const growth = growthRows();
   const logs = Object.fromEntries([...children.keys()].map((name) => [name, findings(name)]));
-  const load = { start: samples[0]?.load ?? null, end: loadavg()[0], max: samples.length === 0 ? null : Math.max(...samples.map((s) => s.load)) };
+  const load = {
+    start: samples[0]?.load ?? null,
+    end: loadavg()[0],
+    max: samples.length === 0 ? null : Math.max(...samples.map((s) => s.load)),
+  };
   if (opts.json) {
-    console.log(JSON.stringify({ mode: opts.mode, unit, target, iterations, games, nodes, every, warmup, concurrency, cores: cpus().length, ok, failure: failure ?? null, load, samples, growth, logs }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          mode: opts.mode,
+          unit,
+          target,
+          iterations,
+          games,
+          nodes,
+          every,
+          warmup,
+          concurrency,
+          cores: cpus().length,
+          ok,
+          failure: failure ?? null,
+          load,
+          samples,
+          growth,
+          logs,
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
-  const main = ["database", "outputDir", "engineCache", "masterRss", "workerRss", "dashboardRss", "statusMs", "statusBytes", "statusJsonMs", "statusJsonBytes", "pageMs", "apiBytes"];
+  const main = [
+    "database",
+    "outputDir",
+    "engineCache",
+    "masterRss",
+    "workerRss",
+    "dashboardRss",
+    "statusMs",
+    "statusBytes",
+    "statusJsonMs",
+    "statusJsonBytes",
+    "pageMs",
+    "apiBytes",
+  ];
   const kinds = Object.fromEntries(METRICS.map((m) => [m.key, m.kind]));
-  console.log(`\nsoak of a ${opts.mode}-mode run of minnow at ${nodes} nodes per move, ${games} games per iteration, worker -c ${concurrency}, ${cpus().length} cores; ` +
-    (samples.length === 0 ? `load average ${load.end.toFixed(1)} at the end; no sample taken\n` : `load average ${load.start.toFixed(1)} at the first sample, ${load.max.toFixed(1)} at most, ${load.end.toFixed(1)} at the end\n`));
-  printTable([unit, "min", "load", "games", "database", "output_dir", "cache", "RSS master", "worker", "dashboard", "status", "bytes", "--json", "bytes", "page", "api bytes"],
-    samples.map((s) => [s.label ? `${s.done} (${s.label})` : s.done, s.minutes.toFixed(1), s.load.toFixed(1), s.games ?? "–", ...main.map((k) => show(kinds[k], s.values[k]))]));
-  const tables = Object.keys(samples.at(-1)?.values ?? {}).filter((k) => k.startsWith("table:") && samples.some((s) => s.values[k] !== samples[0].values[k]));
+  console.log(
+    `\nsoak of a ${opts.mode}-mode run of minnow at ${nodes} nodes per move, ${games} games per iteration, worker -c ${concurrency}, ${cpus().length} cores; ` +
+      (samples.length === 0
+        ? `load average ${load.end.toFixed(1)} at the end; no sample taken\n`
+        : `load average ${load.start.toFixed(1)} at the first sample, ${load.max.toFixed(1)} at most, ${load.end.toFixed(1)} at the end\n`),
+  );
+  printTable(
+    [
+      unit,
+      "min",
+      "load",
+      "games",
+      "database",
+      "output_dir",
+      "cache",
+      "RSS master",
+      "worker",
+      "dashboard",
+      "status",
+      "bytes",
+      "--json",
+      "bytes",
+      "page",
+      "api bytes",
+    ],
+    samples.map((s) => [
+      s.label ? `${s.done} (${s.label})` : s.done,
+      s.minutes.toFixed(1),
+      s.load.toFixed(1),
+      s.games ?? "–",
+      ...main.map((k) => show(kinds[k], s.values[k])),
+    ]),
+  );
+  const tables = Object.keys(samples.at(-1)?.values ?? {}).filter(
+    (k) => k.startsWith("table:") && samples.some((s) => s.values[k] !== samples[0].values[k]),
+  );
   console.log("\ntables that changed (pg_total_relation_size; rows at the end)");
-  printTable([unit, ...tables.map((k) => `${k.slice(6).replace(/^spsa_/, "")} (${samples.at(-1).rows[k.slice(6)]})`)],
-    samples.map((s) => [s.label ? `${s.done} (${s.label})` : s.done, ...tables.map((k) => size(s.values[k]))]));
+  printTable(
+    [unit, ...tables.map((k) => `${k.slice(6).replace(/^spsa_/, "")} (${samples.at(-1).rows[k.slice(6)]})`)],
+    samples.map((s) => [s.label ? `${s.done} (${s.label})` : s.done, ...tables.map((k) => size(s.values[k]))]),
+  );
   console.log(`\ngrowth per ${unit} (least squares over the samples from ${unit} ${warmup} on)`);
-  printTable(["metric", "first", "last", `per ${unit}`, "R²", "last half", `fitted at 1,000`, "run over", "verdict"],
-    growth.map((g) => [g.label, show(g.kind, g.first), show(g.kind, g.last), formatSlope(g.kind, g.slope),
-      g.r2 === null ? "–" : g.r2.toFixed(2), formatSlope(g.kind, g.lateSlope), show(g.kind, g.at1000), show(g.kind, g.runOver), g.verdict]));
+  printTable(
+    ["metric", "first", "last", `per ${unit}`, "R²", "last half", `fitted at 1,000`, "run over", "verdict"],
+    growth.map((g) => [
+      g.label,
+      show(g.kind, g.first),
+      show(g.kind, g.last),
+      formatSlope(g.kind, g.slope),
+      g.r2 === null ? "–" : g.r2.toFixed(2),
+      formatSlope(g.kind, g.lateSlope),
+      show(g.kind, g.at1000),
+      show(g.kind, g.runOver),
+      g.verdict,
+    ]),
+  );
   const last = samples.at(-1);
-  if (last) console.log(`\nthe run: ${last.games} games, ${last.faults ?? "?"} engine faults, delays ${JSON.stringify(last.delays)}; the open page got ${last.events.progress} progress and ` +
-    `${last.events.iteration} iteration events (${size(last.events.bytes)}; a browser reads /api/runs/RUN again after each, one read at a time)`);
+  if (last)
+    console.log(
+      `\nthe run: ${last.games} games, ${last.faults ?? "?"} engine faults, delays ${JSON.stringify(last.delays)}; the open page got ${last.events.progress} progress and ` +
+        `${last.events.iteration} iteration events (${size(last.events.bytes)}; a browser reads /api/runs/RUN again after each, one read at a time)`,
+    );
   for (const [name, lines] of Object.entries(logs)) {
-    console.log(`\n${name} log: ${lines.length === 0 ? "no warning or error" : `${lines.reduce((s, l) => s + l.count, 0)} warning/error lines`}`);
+    console.log(
+      `\n${name} log: ${lines.length === 0 ? "no warning or error" : `${lines.reduce((s, l) => s + l.count, 0)} warning/error lines`}`,
+    );
     for (const l of lines.slice(0, 8)) console.log(`  ${String(l.count).padStart(5)} × ${l.example}`);
   }
   if (!ok) console.log(`\nthe soak did not finish: ${failure}`);

@@ -15,26 +15,28 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, connect, resolveDatabaseUrl } from "../src/postgres/connection.ts";
-import { findRun } from "../src/db/run-status.ts";
+import { applyMigrations, connect, resolveDatabaseUrl } from "../dist/postgres/connection.js";
+import { findRun } from "../dist/db/run-status.js";
 import { writeSyntheticRun } from "../test/support/synthetic-run.ts";
-import { loadConfig } from "../src/config/config.ts";
-import { loadParams } from "../src/params/params.ts";
-import { readRunStatus } from "../src/status/snapshot.ts";
-import { readRunDetail } from "../src/dashboard/run-detail.ts";
+import { loadConfig } from "../dist/config/config.js";
+import { loadParams } from "../dist/params/params.js";
+import { readRunStatus } from "../dist/status/snapshot.js";
+import { readRunDetail } from "../dist/dashboard/run-detail.js";
 import { writeSyntheticOptionRun } from "../test/support/synthetic-option-run.ts";
+import { median } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
-  options: { iterations: { type: "string", default: "10000" }, repeat: { type: "string", default: "20" }, options: { type: "boolean", default: false } },
+  options: {
+    iterations: { type: "string", default: "10000" },
+    repeat: { type: "string", default: "20" },
+    options: { type: "boolean", default: false },
+  },
 });
 const iterations = Number(values.iterations);
 const repeat = Number(values.repeat);
 const root = new URL("..", import.meta.url).pathname;
 const ms = (x) => `${x.toFixed(1)} ms`;
-const summary = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return `median ${ms(s[Math.floor(s.length / 2)])}, max ${ms(s[s.length - 1])}`;
-};
+const summary = (xs) => `median ${ms(median(xs))}, max ${ms(Math.max(...xs))}`;
 
 const { url: serverUrl } = await resolveDatabaseUrl({});
 const name = `spsa_status_bench_${process.pid}`;
@@ -53,14 +55,28 @@ try {
   if (values.options) {
     const batches = (iterations * config.games.gamesPerIteration) / config.games.batchSize;
     const wins = Array.from({ length: batches }, (_, i) => (i * 7) % 3);
-    await writeSyntheticOptionRun(sql, { name: "long", config, params, workerName: "bench-worker", wins, startedAt: new Date(Date.now() - batches * 1000), batchSeconds: 1, slots: 1 });
-  }
-  else await writeSyntheticRun(sql, { name: "long", config, params, iterations, open: true, workerName: "bench-worker" });
+    await writeSyntheticOptionRun(sql, {
+      name: "long",
+      config,
+      params,
+      workerName: "bench-worker",
+      wins,
+      startedAt: new Date(Date.now() - batches * 1000),
+      batchSeconds: 1,
+      slots: 1,
+    });
+  } else
+    await writeSyntheticRun(sql, { name: "long", config, params, iterations, open: true, workerName: "bench-worker" });
   await sql`analyze`;
-  console.log(`synthetic ${values.options ? "UCI-option run" : "run"}: ${iterations} iterations' games × ${params.length} parameters written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  const [size] = await sql`select pg_size_pretty(pg_total_relation_size('spsa_iteration')) as iterations, pg_size_pretty(pg_total_relation_size('spsa_batch')) as batches,
+  console.log(
+    `synthetic ${values.options ? "UCI-option run" : "run"}: ${iterations} iterations' games × ${params.length} parameters written in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
+  const [size] =
+    await sql`select pg_size_pretty(pg_total_relation_size('spsa_iteration')) as iterations, pg_size_pretty(pg_total_relation_size('spsa_batch')) as batches,
     (select count(*) from spsa_batch)::int as batch_rows, pg_size_pretty(pg_total_relation_size('spsa_perturbation')) as perturbations`;
-  console.log(`tables: spsa_iteration ${size.iterations}, spsa_batch ${size.batches} (${size.batch_rows} batches), spsa_perturbation ${size.perturbations}`);
+  console.log(
+    `tables: spsa_iteration ${size.iterations}, spsa_batch ${size.batches} (${size.batch_rows} batches), spsa_perturbation ${size.perturbations}`,
+  );
 
   const run = await findRun(sql, "long");
   const times = [];
@@ -76,14 +92,19 @@ try {
     await readRunDetail(sql, run);
     dashboardTimes.push(performance.now() - t);
   }
-  console.log(`readRunDetail (the dashboard's run page: 400 points per chart), ${repeat} times: ${summary(dashboardTimes)}`);
+  console.log(
+    `readRunDetail (the dashboard's run page: 400 points per chart), ${repeat} times: ${summary(dashboardTimes)}`,
+  );
   await sql.end();
 
   for (const args of [["--version"], ["status", "--name", "long"], ["status", "--name", "long", "--json"]]) {
     const wall = [];
     for (let i = 0; i < 5; i++) {
       t = performance.now();
-      execFileSync("node", [join(root, "bin", "spsa.js"), ...args], { env: { ...process.env, DATABASE_URL: url }, stdio: "pipe" });
+      execFileSync("node", [join(root, "bin", "spsa.js"), ...args], {
+        env: { ...process.env, DATABASE_URL: url },
+        stdio: "pipe",
+      });
       wall.push(performance.now() - t);
     }
     console.log(`spsa ${args.join(" ")} as a process, 5 times: ${summary(wall)}`);
@@ -92,4 +113,3 @@ try {
   await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.end();
 }
-

@@ -41,8 +41,15 @@ import { parseArgs } from "node:util";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";
 import { allowedStaleness, buildsAtOnce } from "../dist/spsa/in-flight.js";
 import { createRng } from "../dist/core/rng.js";
+import { mean, median, quantile, sd } from "./bench-stats.mjs";
 
-const GAME_SECONDS = [0.83,3.28,4.39,2.84,1.21,0.72,2.24,2.63,1.95,1.01,3.13,3.19,4.25,2.11,0.23,3.5,2.6,4.04,0.73,1.8,3.06,1.72,1.3,1.83,4.17,2.14,2.31,2.69,3.01,3.77,4.17,2.82,3.89,2.46,2.04,3.42,3.63,2.84,3.23,2.64,2.05,5.04,1.6,2.55,2.23,2.1,4.92,5.07,9.29,10.92,7.66,17.87,11.79,6.83,5.57,7.72,8.61,9.53,7.08,4.86,8.5,10.14,5.66,8.9,18.51,8.7,9.52,2.15,1.99,4.89,2.59,3.9,0.92,1.85,3.24,0.84,1.75,2.77,2.7,3.51];
+const GAME_SECONDS = [
+  0.83, 3.28, 4.39, 2.84, 1.21, 0.72, 2.24, 2.63, 1.95, 1.01, 3.13, 3.19, 4.25, 2.11, 0.23, 3.5, 2.6, 4.04, 0.73, 1.8,
+  3.06, 1.72, 1.3, 1.83, 4.17, 2.14, 2.31, 2.69, 3.01, 3.77, 4.17, 2.82, 3.89, 2.46, 2.04, 3.42, 3.63, 2.84, 3.23, 2.64,
+  2.05, 5.04, 1.6, 2.55, 2.23, 2.1, 4.92, 5.07, 9.29, 10.92, 7.66, 17.87, 11.79, 6.83, 5.57, 7.72, 8.61, 9.53, 7.08,
+  4.86, 8.5, 10.14, 5.66, 8.9, 18.51, 8.7, 9.52, 2.15, 1.99, 4.89, 2.59, 3.9, 0.92, 1.85, 3.24, 0.84, 1.75, 2.77, 2.7,
+  3.51,
+];
 const REBUILD_SECONDS = 0.6;
 const PER_WORKER = 2;
 
@@ -77,7 +84,12 @@ async function measure(games, path) {
     while (left-- > 0) {
       const movetimeMs = 10 + Math.floor(rng.next() * 21);
       const started = performance.now();
-      await runner.playGame({ white: { name: "a", path }, black: { name: "b", path }, opening: pickOpening(book, rng), limits: { movetimeMs } });
+      await runner.playGame({
+        white: { name: "a", path },
+        black: { name: "b", path },
+        opening: pickOpening(book, rng),
+        limits: { movetimeMs },
+      });
       seconds.push(Number(((performance.now() - started) / 1000).toFixed(2)));
     }
   };
@@ -88,11 +100,7 @@ async function measure(games, path) {
 }
 
 function summary(xs) {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
-  const sd = Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1));
-  const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-  return `${xs.length} games: mean ${mean.toFixed(2)} s, sd ${sd.toFixed(2)} s, median ${q(0.5)}, p90 ${q(0.9)}, max ${sorted.at(-1)}`;
+  return `${xs.length} games: mean ${mean(xs).toFixed(2)} s, sd ${sd(xs).toFixed(2)} s, median ${median(xs)}, p90 ${quantile(xs, 0.9)}, max ${Math.max(...xs)}`;
 }
 
 // Rows per policy, and whether a worker claims while its pending games are ≤ its concurrency
@@ -100,15 +108,23 @@ function summary(xs) {
 // "factoring" is the alternative planBatchSizes was chosen against: rows of half its size.
 const factoring = (games, batch, slots) => {
   const sizes = [];
-  for (let pairs = games / 2; pairs > 0; pairs -= sizes.at(-1) / 2) sizes.push(2 * Math.min(Math.floor(batch / 2), pairs, Math.ceil(pairs / (2 * slots))));
+  for (let pairs = games / 2; pairs > 0; pairs -= sizes.at(-1) / 2)
+    sizes.push(2 * Math.min(Math.floor(batch / 2), pairs, Math.ceil(pairs / (2 * slots))));
   return sizes;
 };
 const POLICIES = {
-  old: { rows: (games, batch) => Array.from({ length: Math.ceil(games / batch) }, (_, i) => Math.min(batch, games - i * batch)), ahead: true },
+  old: {
+    rows: (games, batch) =>
+      Array.from({ length: Math.ceil(games / batch) }, (_, i) => Math.min(batch, games - i * batch)),
+    ahead: true,
+  },
   new: { rows: (games, batch, slots) => planBatchSizes(games, batch, slots), ahead: true },
   "factoring (rows of half the new size)": { rows: factoring, ahead: true },
   "new, slots unknown (0)": { rows: (games, batch) => planBatchSizes(games, batch, 0), ahead: true },
-  "new, claim for a free slot only": { rows: (games, batch, slots) => planBatchSizes(games, batch, slots), ahead: false },
+  "new, claim for a free slot only": {
+    rows: (games, batch, slots) => planBatchSizes(games, batch, slots),
+    ahead: false,
+  },
   "bound: one game per claim, for a free slot": { rows: (games) => Array(games).fill(1), ahead: false },
 };
 
@@ -218,7 +234,11 @@ function simulateInFlight({ games, batch, slots, iterations, allowed, build, cor
       open.shift();
       applied++;
     }
-    while (inProgress().length < atOnce && drawn < iterations && drawn - applied <= allowed(slots, lastBuild ?? build)) {
+    while (
+      inProgress().length < atOnce &&
+      drawn < iterations &&
+      drawn - applied <= allowed(slots, lastBuild ?? build)
+    ) {
       drawn++;
       staleness += drawn - 1 - applied;
       building.push({ k: drawn, left: build, started: now, done: false });
@@ -261,11 +281,17 @@ function simulateInFlight({ games, batch, slots, iterations, allowed, build, cor
   return { idle, steady, games: played, elapsed: now, staleness: staleness / iterations, atOnce: mostAtOnce };
 }
 
-const MEAN_GAME_SECONDS = GAME_SECONDS.reduce((s, x) => s + x, 0) / GAME_SECONDS.length;
+const MEAN_GAME_SECONDS = mean(GAME_SECONDS);
 
 /** The master's choice of staleness (src/spsa/in-flight.ts) under `bound`, with the slots' rate known. */
 const mastersChoice = (games, bound) => (slots, buildSeconds) =>
-  allowedStaleness({ slots, gamesPerIteration: games, buildSeconds, gamesPerSecond: slots / MEAN_GAME_SECONDS, maxStaleness: bound });
+  allowedStaleness({
+    slots,
+    gamesPerIteration: games,
+    buildSeconds,
+    gamesPerSecond: slots / MEAN_GAME_SECONDS,
+    maxStaleness: bound,
+  });
 
 /**
  * The scheduling policies compared at a master of `cores` cores: fixed staleness bounds (0: the
@@ -276,9 +302,23 @@ const inFlightPolicies = (games, cores, demand) => {
   const atOnce = buildsAtOnce({ configured: "auto", cores, coresPerBuild: demand });
   const bounds = values.bounds.split(",").filter(Boolean).map(Number);
   return [
-    ...values.staleness.split(",").filter(Boolean).map(Number).map((d) => ({ name: d === 0 ? "barrier" : `staleness ≤ ${d}`, allowed: () => d, atOnce: 1, blocking: true })),
-    ...bounds.map((bound) => ({ name: `max_staleness ${bound}, one build at a time (before)`, allowed: mastersChoice(games, bound), atOnce: 1, blocking: true })),
-    ...bounds.map((bound) => ({ name: `max_staleness ${bound}, builds side by side`, allowed: mastersChoice(games, bound), atOnce, blocking: false })),
+    ...values.staleness
+      .split(",")
+      .filter(Boolean)
+      .map(Number)
+      .map((d) => ({ name: d === 0 ? "barrier" : `staleness ≤ ${d}`, allowed: () => d, atOnce: 1, blocking: true })),
+    ...bounds.map((bound) => ({
+      name: `max_staleness ${bound}, one build at a time (before)`,
+      allowed: mastersChoice(games, bound),
+      atOnce: 1,
+      blocking: true,
+    })),
+    ...bounds.map((bound) => ({
+      name: `max_staleness ${bound}, builds side by side`,
+      allowed: mastersChoice(games, bound),
+      atOnce,
+      blocking: false,
+    })),
   ];
 };
 
@@ -287,8 +327,12 @@ function simulateAllInFlight() {
   const iterations = Number(values.iterations);
   const batch = Number(values.batch);
   const demand = Number(values.demand);
-  console.log(`game seconds: ${summary(GAME_SECONDS)}; workers of -c ${PER_WORKER}; batch_size ${batch}; ${iterations} iterations × ${seeds} seeds; an iteration's build asks ${demand} cores`);
-  console.log("each cell: mean staleness · idle share (of all slot time from the first iteration's opening to the last one's, builds included, mean ± sd) · games per hour\n");
+  console.log(
+    `game seconds: ${summary(GAME_SECONDS)}; workers of -c ${PER_WORKER}; batch_size ${batch}; ${iterations} iterations × ${seeds} seeds; an iteration's build asks ${demand} cores`,
+  );
+  console.log(
+    "each cell: mean staleness · idle share (of all slot time from the first iteration's opening to the last one's, builds included, mean ± sd) · games per hour\n",
+  );
   const names = inFlightPolicies(64, 2, demand).map((p) => p.name);
   console.log(`| build | slots | games per iteration | master's cores | builds at once | ${names.join(" | ")} |`);
   console.log(`| ---: | ---: | ---: | ---: | ---: | ${names.map(() => "---:").join(" | ")} |`);
@@ -298,13 +342,20 @@ function simulateAllInFlight() {
         for (const cores of values.cores.split(",").map(Number)) {
           const policies = inFlightPolicies(games, cores, demand);
           const cells = policies.map((policy) => {
-            const runs = Array.from({ length: seeds }, (_, seed) => simulateInFlight({ games, batch, slots, iterations, build, cores, demand, ...policy }, createRng(`tail-wait:${seed}`)));
+            const runs = Array.from({ length: seeds }, (_, seed) =>
+              simulateInFlight(
+                { games, batch, slots, iterations, build, cores, demand, ...policy },
+                createRng(`tail-wait:${seed}`),
+              ),
+            );
             const staleness = runs.reduce((sum, r) => sum + r.staleness, 0) / runs.length;
             const idleShare = runs.map((r) => (100 * r.idle) / (slots * r.steady));
             const perHour = runs.map((r) => (3600 * r.games) / r.elapsed);
             return `${staleness.toFixed(2)} · ${meanSd(idleShare, 1)} % · ${meanSd(perHour, 0).split(" ")[0]}`;
           });
-          console.log(`| ${build} s | ${slots} | ${games} | ${cores} | ${policies.at(-1).atOnce} | ${cells.join(" | ")} |`);
+          console.log(
+            `| ${build} s | ${slots} | ${games} | ${cores} | ${policies.at(-1).atOnce} | ${cells.join(" | ")} |`,
+          );
         }
       }
     }
@@ -312,25 +363,31 @@ function simulateAllInFlight() {
 }
 
 function meanSd(xs, digits) {
-  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
-  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
-  return `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
+  return `${mean(xs).toFixed(digits)} ± ${sd(xs).toFixed(digits)}`;
 }
 
 function simulateAll() {
   const seeds = Number(values.seeds);
   const iterations = Number(values.iterations);
   const batch = Number(values.batch);
-  console.log(`game seconds: ${summary(GAME_SECONDS)}; rebuild ${REBUILD_SECONDS} s; workers of -c ${PER_WORKER}; batch_size ${batch}; ${iterations} iterations × ${seeds} seeds\n`);
-  console.log("| slots | games per iteration | rows | claims per iteration | idle share at iteration ends | games per hour |");
+  console.log(
+    `game seconds: ${summary(GAME_SECONDS)}; rebuild ${REBUILD_SECONDS} s; workers of -c ${PER_WORKER}; batch_size ${batch}; ${iterations} iterations × ${seeds} seeds\n`,
+  );
+  console.log(
+    "| slots | games per iteration | rows | claims per iteration | idle share at iteration ends | games per hour |",
+  );
   console.log("| ---: | ---: | --- | ---: | ---: | ---: |");
   for (const slots of values.slots.split(",").map(Number)) {
     for (const games of values.games.split(",").map(Number)) {
       for (const [name, { rows, ahead }] of Object.entries(POLICIES)) {
-        const runs = Array.from({ length: seeds }, (_, seed) => simulate(rows(games, batch, slots), ahead, slots, iterations, createRng(`tail-wait:${seed}`)));
+        const runs = Array.from({ length: seeds }, (_, seed) =>
+          simulate(rows(games, batch, slots), ahead, slots, iterations, createRng(`tail-wait:${seed}`)),
+        );
         const idleShare = runs.map((r) => (100 * r.idle) / (slots * r.elapsed));
         const perHour = runs.map((r) => (3600 * r.games) / r.elapsed);
-        console.log(`| ${slots} | ${games} | ${name} | ${runs[0].claims} | ${meanSd(idleShare, 1)} % | ${meanSd(perHour, 0)} |`);
+        console.log(
+          `| ${slots} | ${games} | ${name} | ${runs[0].claims} | ${meanSd(idleShare, 1)} % | ${meanSd(perHour, 0)} |`,
+        );
       }
     }
   }

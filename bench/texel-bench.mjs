@@ -21,7 +21,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { loadParams } from "../dist/params/params.js";
-import { EnginePool } from "../dist/texel/engine-pool.js";
+import { BatchEnginePool } from "../dist/texel/batch-engine-pool.js";
 import { optionTargets, optionValues } from "../dist/params/option-names.js";
 import { parsePositions } from "../dist/texel/positions.js";
 
@@ -43,7 +43,11 @@ const root = new URL("..", import.meta.url).pathname;
 const dir = args.dir ?? mkdtempSync(join(tmpdir(), "texel-bench-"));
 const run = (file, argv) => {
   const started = performance.now();
-  const result = spawnSync("node", [join(root, "bin", file), ...argv], { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 });
+  const result = spawnSync("node", [join(root, "bin", file), ...argv], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 1 << 28,
+  });
   const output = `${result.stdout}${result.stderr}`;
   if (result.status !== 0) throw new Error(`${file} ${argv.join(" ")} failed (${result.status}):\n${output}`);
   return { output, stdout: result.stdout, seconds: (performance.now() - started) / 1000 };
@@ -68,8 +72,25 @@ if (positionsFile === undefined) {
     pgn = join(dir, "selfplay.pgn");
     // At fixed nodes the same engine on both sides replays a pair's first game as its second.
     const other = `${engine}:ASPIRATION_WINDOWS_0=31`;
-    const games = run("compete.js", [engine, other, "-g", args.games, "-c", String(availableParallelism()), "--nodes", args.nodes, "--random-plies", args["random-plies"], "--seed", "14", "--pgn", pgn]);
-    report(`self-play: ${args.games} games at ${args.nodes} nodes per move, ${args["random-plies"]} random plies, in ${games.seconds.toFixed(0)} s`);
+    const games = run("compete.js", [
+      engine,
+      other,
+      "-g",
+      args.games,
+      "-c",
+      String(availableParallelism()),
+      "--nodes",
+      args.nodes,
+      "--random-plies",
+      args["random-plies"],
+      "--seed",
+      "14",
+      "--pgn",
+      pgn,
+    ]);
+    report(
+      `self-play: ${args.games} games at ${args.nodes} nodes per move, ${args["random-plies"]} random plies, in ${games.seconds.toFixed(0)} s`,
+    );
   }
   positionsFile = join(dir, "positions.epd");
   const data = run("spsa.js", ["texel-data", pgn, "--out", positionsFile, "--quiet", "--engine", engine]);
@@ -80,11 +101,21 @@ const positions = parsePositions(readFileSync(positionsFile, "utf8"), positionsF
 const paramsFile = join(dir, "params.toml");
 run("spsa.js", ["init", "--constants", join(crate, "src", "engine_constants.rs"), "--out", paramsFile, "--force"]);
 const params = loadParams(paramsFile);
-const evaluation = args.only === undefined ? params.slice(params.findIndex((p) => p.name === "PAWN_VALUE_0")) : params.filter((p) => args.only.split(",").includes(p.name));
+const evaluation =
+  args.only === undefined
+    ? params.slice(params.findIndex((p) => p.name === "PAWN_VALUE_0"))
+    : params.filter((p) => args.only.split(",").includes(p.name));
 const start = Object.fromEntries(params.map((p) => [p.name, p.value]));
 
-const targets = optionTargets(params, readFileSync(join(crate, "src", "engine_constants.rs"), "utf8"), "engine_constants.rs");
-const pool = await EnginePool.start(engine, positions.map((p) => p.fen));
+const targets = optionTargets(
+  params,
+  readFileSync(join(crate, "src", "engine_constants.rs"), "utf8"),
+  "engine_constants.rs",
+);
+const pool = await BatchEnginePool.start(
+  engine,
+  positions.map((p) => p.fen),
+);
 const options = optionValues(params, targets, start);
 await pool.evaluate(options, "static"); // options sent, caches warm
 const passes = 5;
@@ -92,12 +123,31 @@ const started = performance.now();
 for (let i = 0; i < passes; i++) await pool.evaluate(options, "static");
 const rate = (passes * positions.length) / ((performance.now() - started) / 1000);
 await pool.close();
-report(`evaluation: ${Math.round(rate)} positions/s with ${pool.size} engines (${passes} full passes over ${positions.length} positions)`);
+report(
+  `evaluation: ${Math.round(rate)} positions/s with ${pool.size} engines (${passes} full passes over ${positions.length} positions)`,
+);
 
-const texel = run("spsa.js", ["texel", "--positions", positionsFile, "--params", paramsFile, "--engine", engine, "--method", args.method, "--only", evaluation.map((p) => p.name).join(",")]);
-const summary = /K ([\d.]+), error ([\d.]+) → ([\d.]+) in (\d+) passes, (\d+) evaluations, ([\d.]+) s \((\d+) positions\/s\)/.exec(texel.output);
+const texel = run("spsa.js", [
+  "texel",
+  "--positions",
+  positionsFile,
+  "--params",
+  paramsFile,
+  "--engine",
+  engine,
+  "--method",
+  args.method,
+  "--only",
+  evaluation.map((p) => p.name).join(","),
+]);
+const summary =
+  /K ([\d.]+), error ([\d.]+) → ([\d.]+) in (\d+) passes, (\d+) evaluations, ([\d.]+) s \((\d+) positions\/s\)/.exec(
+    texel.output,
+  );
 if (!summary) throw new Error(`no summary in spsa texel's output:\n${texel.output}`);
-report(`texel (${args.method}, ${evaluation.length} parameters): K ${summary[1]}, error ${summary[2]} → ${summary[3]}, ${summary[4]} passes, ${summary[5]} evaluations, ${summary[6]} s (${texel.seconds.toFixed(1)} s with loading)`);
+report(
+  `texel (${args.method}, ${evaluation.length} parameters): K ${summary[1]}, error ${summary[2]} → ${summary[3]}, ${summary[4]} passes, ${summary[5]} evaluations, ${summary[6]} s (${texel.seconds.toFixed(1)} s with loading)`,
+);
 const tuned = loadParams(paramsFile);
 const changed = tuned.filter((p) => p.value !== start[p.name]);
 report(`changed: ${changed.map((p) => `${p.name} ${start[p.name]} → ${p.value}`).join(", ")}`);
@@ -106,13 +156,30 @@ const eloGames = Number(args["elo-games"]);
 if (eloGames > 0) {
   // The same binary with the changed terms set as UCI options: no rebuild.
   const index = new Map(params.map((p, i) => [p.name, i]));
-  const tunedOptions = optionValues(changed, changed.map((p) => targets[index.get(p.name)]), {});
+  const tunedOptions = optionValues(
+    changed,
+    changed.map((p) => targets[index.get(p.name)]),
+    {},
+  );
   const spec = `${engine}:${[...tunedOptions].map(([name, value]) => `${name}=${value}`).join(",")}`;
   const eloNodes = args["elo-nodes"] ?? args.nodes;
-  const match = run("compete.js", [spec, engine, "-g", String(eloGames), "-c", String(availableParallelism()), "--nodes", eloNodes, "--seed", "15"]);
+  const match = run("compete.js", [
+    spec,
+    engine,
+    "-g",
+    String(eloGames),
+    "-c",
+    String(availableParallelism()),
+    "--nodes",
+    eloNodes,
+    "--seed",
+    "15",
+  ]);
   // The summary on stdout, not the live status lines on stderr.
   const elo = /Elo ([+-]?[\d.]+) ± ([\d.]+|inf)/.exec(match.stdout);
   const wld = /\+(\d+) -(\d+) =(\d+)/.exec(match.stdout);
-  report(`tuned vs start: ${eloGames} games at ${eloNodes} nodes per move: ${wld?.[0] ?? "?"}, Elo ${elo?.[1] ?? "?"} ± ${elo?.[2] ?? "?"} (${match.seconds.toFixed(0)} s)`);
+  report(
+    `tuned vs start: ${eloGames} games at ${eloNodes} nodes per move: ${wld?.[0] ?? "?"}, Elo ${elo?.[1] ?? "?"} ± ${elo?.[2] ?? "?"} (${match.seconds.toFixed(0)} s)`,
+  );
 }
 console.log(`\n${lines.join("\n")}`);

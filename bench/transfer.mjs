@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { buildVariants } from "../dist/engine-build/engine-builder.js";
+import { buildPlusAndMinus } from "../dist/engine-build/engine-builder.js";
 import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
@@ -52,7 +52,11 @@ const started = performance.now();
 const log = (line) => console.log(`[${((performance.now() - started) / 60000).toFixed(1)} min] ${line}`);
 const cpuSeconds = () => {
   // Children's user + system time (the master, the worker, their engines and cargo once waited for).
-  const [utime, stime] = readFileSync(`/proc/${process.pid}/stat`, "utf8").split(") ")[1].split(" ").slice(13, 15).map(Number);
+  const [utime, stime] = readFileSync(`/proc/${process.pid}/stat`, "utf8")
+    .split(") ")[1]
+    .split(" ")
+    .slice(13, 15)
+    .map(Number);
   return (utime + stime) / 100;
 };
 
@@ -65,16 +69,59 @@ log(`detuned ${opts.subset} of ${params.length} parameters × ${opts.steps} step
 const paramsFile = join(dir, "params.toml");
 writeFileSync(paramsFile, updateParamValues(readFileSync(join(root, "params.toml"), "utf8"), start, paramsFile));
 const configFile = join(dir, "config.toml");
-writeRunConfig(configFile, { root, dir, spsa: spsaSection(root, opts.iterations), games: opts.games, nodes: opts.nodes, margin: 300 });
-appendFileSync(configFile, `[ship]\nnodes = ${opts["ship-nodes"]}\nmax_games = 2\ntransfer_every = ${opts.every}\ntransfer_games = ${opts["transfer-games"]}\n`);
+writeRunConfig(configFile, {
+  root,
+  dir,
+  spsa: spsaSection(root, opts.iterations),
+  games: opts.games,
+  nodes: opts.nodes,
+  margin: 300,
+});
+appendFileSync(
+  configFile,
+  `[ship]\nnodes = ${opts["ship-nodes"]}\nmax_games = 2\ntransfer_every = ${opts.every}\ntransfer_games = ${opts["transfer-games"]}\n`,
+);
 const config = loadConfig(configFile);
 const name = `transfer-${Date.now()}`;
-const spsa = (args) => execFileSync("node", [join(root, "bin/spsa.js"), "--config", configFile, ...args], { encoding: "utf8" });
-log(`tuning at ${opts.nodes} nodes (${opts.iterations} × ${opts.games} games), transfer every ${opts.every} iterations: ${opts["transfer-games"]} games at ${opts["ship-nodes"]} nodes`);
+const spsa = (args) =>
+  execFileSync("node", [join(root, "bin/spsa.js"), "--config", configFile, ...args], { encoding: "utf8" });
+log(
+  `tuning at ${opts.nodes} nodes (${opts.iterations} × ${opts.games} games), transfer every ${opts.every} iterations: ${opts["transfer-games"]} games at ${opts["ship-nodes"]} nodes`,
+);
 const masterLog = join(dir, "master.log");
-const master = spawn("node", [join(root, "bin/spsa.js"), "--config", configFile, "master", "--params", paramsFile, "--name", name, "--seed", opts.seed], { stdio: ["ignore", openSync(masterLog, "w"), openSync(masterLog, "a")] });
+const master = spawn(
+  "node",
+  [
+    join(root, "bin/spsa.js"),
+    "--config",
+    configFile,
+    "master",
+    "--params",
+    paramsFile,
+    "--name",
+    name,
+    "--seed",
+    opts.seed,
+  ],
+  { stdio: ["ignore", openSync(masterLog, "w"), openSync(masterLog, "a")] },
+);
 children.push(master);
-const worker = spawn("node", [join(root, "bin/compete.js"), "--spsa", "-c", opts.concurrency, "--config", configFile, "--name", "transfer-worker", "--seed", opts.seed], { stdio: "ignore" });
+const worker = spawn(
+  "node",
+  [
+    join(root, "bin/compete.js"),
+    "--spsa",
+    "-c",
+    opts.concurrency,
+    "--config",
+    configFile,
+    "--name",
+    "transfer-worker",
+    "--seed",
+    opts.seed,
+  ],
+  { stdio: "ignore" },
+);
 children.push(worker);
 const code = await new Promise((resolve) => master.on("exit", resolve));
 worker.kill("SIGTERM");
@@ -86,9 +133,14 @@ log(`run done (children's CPU so far ${(cpuSeconds() / 60).toFixed(1)} min)`);
 const status = JSON.parse(spsa(["status", "--name", name, "--json"]));
 const { transfer } = status;
 console.log(`\n${transfer.summary}\n`);
-console.log("| parameter | transfer iterations | gradient at tuning limits ± s.e. | at ship limits ± s.e. | signs | within noise |\n|---|---:|---:|---:|---|---|");
+console.log(
+  "| parameter | transfer iterations | gradient at tuning limits ± s.e. | at ship limits ± s.e. | signs | within noise |\n|---|---:|---:|---:|---|---|",
+);
 const est = (e) => `${e.mean >= 0 ? "+" : ""}${e.mean.toFixed(4)} ± ${e.error === null ? "–" : e.error.toFixed(4)}`;
-for (const p of transfer.report.parameters) console.log(`| ${p.name} | ${p.n} | ${est(p.tune)} | ${est(p.ship)} | ${p.agree ? "agree" : "DISAGREE"} | ${p.withinNoise ? "yes" : "no"} |`);
+for (const p of transfer.report.parameters)
+  console.log(
+    `| ${p.name} | ${p.n} | ${est(p.tune)} | ${est(p.ship)} | ${p.agree ? "agree" : "DISAGREE"} | ${p.withinNoise ? "yes" : "no"} |`,
+  );
 
 // 4. Final θ against final θ with the disagreeing parameters at the start θ.
 const final = Object.fromEntries(status.parameters.map((p) => [p.name, p.now]));
@@ -96,13 +148,39 @@ const dropped = { ...final, ...Object.fromEntries(transfer.report.disagree.map((
 const built = (values) => Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: values[p.name] })]));
 // What the match can tell apart: the constants the two engines are built with differently (ints rounded).
 const [finalBuilt, droppedBuilt] = [built(final), built(dropped)];
-const differing = params.filter((p) => finalBuilt[p.name] !== droppedBuilt[p.name]).map((p) => `${p.name} ${finalBuilt[p.name]} vs ${droppedBuilt[p.name]}`);
+const differing = params
+  .filter((p) => finalBuilt[p.name] !== droppedBuilt[p.name])
+  .map((p) => `${p.name} ${finalBuilt[p.name]} vs ${droppedBuilt[p.name]}`);
 log(`the engines differ in ${differing.length} constants: ${differing.join(", ") || "none"}`);
-const engines = await buildVariants({ build: config.build, params, values: { plus: finalBuilt, minus: droppedBuilt }, destination: (variant, binary) => join(dir, "match", variant, binary) });
+const engines = await buildPlusAndMinus({
+  build: config.build,
+  params,
+  values: { plus: finalBuilt, minus: droppedBuilt },
+  destination: (role, binary) => join(dir, "match", role, binary),
+});
 const pgn = join(dir, "match.pgn");
-const out = execFileSync("node", [join(root, "bin/compete.js"), engines.plus.path, engines.minus.path, "-g", opts["match-games"], "-c", opts.concurrency,
-  "--nodes", opts["ship-nodes"], "--seed", `${opts.seed}:match`, "--pgn", pgn], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+const out = execFileSync(
+  "node",
+  [
+    join(root, "bin/compete.js"),
+    engines.plus.path,
+    engines.minus.path,
+    "-g",
+    opts["match-games"],
+    "-c",
+    opts.concurrency,
+    "--nodes",
+    opts["ship-nodes"],
+    "--seed",
+    `${opts.seed}:match`,
+    "--pgn",
+    pgn,
+  ],
+  { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+);
 const { elo, error } = eloOf(out);
-log(`final θ vs final θ with ${transfer.report.disagree.length} disagreeing parameters at start θ (${transfer.report.disagree.join(", ")}), at ${opts["ship-nodes"]} nodes: ` +
-  `Elo ${elo >= 0 ? "+" : ""}${elo.toFixed(1)} ± ${error.toFixed(1)} (95%), ${opts["match-games"]} games, ${distinctGames(pgn)} distinct (${out.split("\n").find((l) => / games, \+/.test(l)) ?? ""})`);
+log(
+  `final θ vs final θ with ${transfer.report.disagree.length} disagreeing parameters at start θ (${transfer.report.disagree.join(", ")}), at ${opts["ship-nodes"]} nodes: ` +
+    `Elo ${elo >= 0 ? "+" : ""}${elo.toFixed(1)} ± ${error.toFixed(1)} (95%), ${opts["match-games"]} games, ${distinctGames(pgn)} distinct (${out.split("\n").find((l) => / games, \+/.test(l)) ?? ""})`,
+);
 log(`children's CPU in all: ${(cpuSeconds() / 60).toFixed(1)} min; files in ${dir}`);

@@ -22,6 +22,7 @@ import { storedRunConfig } from "../dist/config/secrets.js";
 import { settingsOf } from "../dist/config/iteration-settings.js";
 import { noFaults } from "../dist/play/faults.js";
 import { loadConfig } from "../dist/config/config.js";
+import { median, quantile } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -32,22 +33,41 @@ const { values } = parseArgs({
   },
 });
 const root = new URL("..", import.meta.url).pathname;
-const stats = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-  return `median ${at(50).toFixed(2)} ms, p90 ${at(90).toFixed(2)} ms, p99 ${at(99).toFixed(2)} ms, max ${s[s.length - 1].toFixed(2)} ms`;
-};
+const stats = (xs) =>
+  `median ${median(xs).toFixed(2)} ms, p90 ${quantile(xs, 0.9).toFixed(2)} ms, p99 ${quantile(xs, 0.99).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms`;
 
 // 1. Claim / report round trips.
 const database = await openDatabase({});
 const runName = `bench-claims-${Date.now()}`;
-const { run } = await openRun(database.sql, { name: runName, fresh: false, config: storedRunConfig(loadConfig(join(root, "config.toml"))), values: { X: 1 } });
+const { run } = await openRun(database.sql, {
+  name: runName,
+  fresh: false,
+  config: storedRunConfig(loadConfig(join(root, "config.toml"))),
+  values: { X: 1 },
+});
 const fake = { path: "/nonexistent", sha256: "0".repeat(64), signature: null };
 await insertIteration(database.sql, {
-  runId: run.id, iterationNumber: 1, plus: fake, minus: fake, timelowMs: 1, timehighMs: 1, targetGames: 400, batchSizes: Array(200).fill(2),
-  ck: 1, ak: 1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig(join(root, "config.toml")), []),
+  runId: run.id,
+  iterationNumber: 1,
+  plus: fake,
+  minus: fake,
+  timelowMs: 1,
+  timehighMs: 1,
+  targetGames: 400,
+  batchSizes: Array(200).fill(2),
+  ck: 1,
+  ak: 1,
+  base: { X: 1 },
+  plusValues: { X: 1 },
+  minusValues: { X: 1 },
+  signs: { X: 1 },
+  settings: settingsOf(loadConfig(join(root, "config.toml")), []),
 });
-await claimWorkerName(database.sql, { name: "bench", sessionId: "bench", host: "bench", pid: null, concurrency: 1 }, () => false);
+await claimWorkerName(
+  database.sql,
+  { name: "bench", sessionId: "bench", host: "bench", pid: null, concurrency: 1 },
+  () => false,
+);
 const claims = [];
 const reports = [];
 for (;;) {
@@ -57,8 +77,15 @@ for (;;) {
   claims.push(performance.now() - t);
   t = performance.now();
   await reportBatch(database.sql, {
-    batchId: batch.batchId, workerName: "bench", wins: 1, losses: 0, draws: 1, pairs: [0, 0, 0, 1, 0],
-    faults: [noFaults(), noFaults()], replays: 0, replayLimitPairs: 0,
+    batchId: batch.batchId,
+    workerName: "bench",
+    wins: 1,
+    losses: 0,
+    draws: 1,
+    pairs: [0, 0, 0, 1, 0],
+    faults: [noFaults(), noFaults()],
+    replays: 0,
+    replayLimitPairs: 0,
   });
   reports.push(performance.now() - t);
 }
@@ -71,14 +98,25 @@ const dir = mkdtempSync(join(tmpdir(), "spsa-bench-"));
 const configFile = join(dir, "config.toml");
 const paramsFile = join(dir, "params.toml");
 copyFileSync(join(root, "params.toml"), paramsFile);
-writeFileSync(configFile, `[time_control]\ntimelow = ${values.timelow}\ntimehigh = ${values.timehigh}\nmargin_ms = 100\n` +
-  `[games]\ngames_per_iteration = ${values.games}\nbatch_size = 8\n[spsa]\nmax_iterations = ${values.iterations}\n` +
-  `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`);
+writeFileSync(
+  configFile,
+  `[time_control]\ntimelow = ${values.timelow}\ntimehigh = ${values.timehigh}\nmargin_ms = 100\n` +
+    `[games]\ngames_per_iteration = ${values.games}\nbatch_size = 8\n[spsa]\nmax_iterations = ${values.iterations}\n` +
+    `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`,
+);
 const name = `bench-${Date.now()}`;
 const started = performance.now();
-const worker = spawn("node", [join(root, "bin/compete.js"), "--spsa", "-c", "2", "--config", configFile, "--name", `${name}-worker`], { stdio: "ignore" });
+const worker = spawn(
+  "node",
+  [join(root, "bin/compete.js"), "--spsa", "-c", "2", "--config", configFile, "--name", `${name}-worker`],
+  { stdio: "ignore" },
+);
 // The master logs to stderr.
-const masterLog = spawnSync("node", [join(root, "bin/spsa.js"), "--config", configFile, "master", "--params", paramsFile, "--name", name], { encoding: "utf8" }).stderr;
+const masterLog = spawnSync(
+  "node",
+  [join(root, "bin/spsa.js"), "--config", configFile, "master", "--params", paramsFile, "--name", name],
+  { encoding: "utf8" },
+).stderr;
 const runSeconds = (performance.now() - started) / 1000;
 worker.kill("SIGTERM");
 const rows = await database.sql`
@@ -91,22 +129,46 @@ const gaps = [];
 for (let i = 1; i < rows.length; i++) {
   const gap = (rows[i].first_claim - rows[i - 1].last_report) / 1000;
   gaps.push(gap);
-  console.log(`gap ${rows[i - 1].k}->${rows[i].k}: ${gap.toFixed(2)} s (cargo build ${built[i]?.toFixed(2) ?? "?"} s, ` +
-    `complete ${((rows[i - 1].completed_at - rows[i - 1].last_report) / 1000).toFixed(2)} s, ` +
-    `pickup ${((rows[i].first_claim - rows[i].created_at) / 1000).toFixed(2)} s)`);
+  console.log(
+    `gap ${rows[i - 1].k}->${rows[i].k}: ${gap.toFixed(2)} s (cargo build ${built[i]?.toFixed(2) ?? "?"} s, ` +
+      `complete ${((rows[i - 1].completed_at - rows[i - 1].last_report) / 1000).toFixed(2)} s, ` +
+      `pickup ${((rows[i].first_claim - rows[i].created_at) / 1000).toFixed(2)} s)`,
+  );
 }
 const games = rows.reduce((sum, r) => sum + r.games_played, 0);
 const tuningPerHour = (games / runSeconds) * 3600;
-console.log(`tuning run: ${games} games in ${runSeconds.toFixed(1)} s (first build ${built[0]?.toFixed(2)} s): ${tuningPerHour.toFixed(0)} games/hour`);
-const [binaries] = await database.sql`select plus_engine_path, minus_engine_path from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${name} order by i.iteration_number limit 1`;
+console.log(
+  `tuning run: ${games} games in ${runSeconds.toFixed(1)} s (first build ${built[0]?.toFixed(2)} s): ${tuningPerHour.toFixed(0)} games/hour`,
+);
+const [binaries] =
+  await database.sql`select plus_engine_path, minus_engine_path from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${name} order by i.iteration_number limit 1`;
 await database.close();
 
 // 3. The same games through compete match mode.
 const matchStart = performance.now();
-execFileSync("node", [join(root, "bin/compete.js"), binaries.plus_engine_path, binaries.minus_engine_path, "-g", String(games), "-c", "2",
-  "--timelow", values.timelow, "--timehigh", values.timehigh, "--margin", "100"], { stdio: "ignore" });
+execFileSync(
+  "node",
+  [
+    join(root, "bin/compete.js"),
+    binaries.plus_engine_path,
+    binaries.minus_engine_path,
+    "-g",
+    String(games),
+    "-c",
+    "2",
+    "--timelow",
+    values.timelow,
+    "--timehigh",
+    values.timehigh,
+    "--margin",
+    "100",
+  ],
+  { stdio: "ignore" },
+);
 const matchSeconds = (performance.now() - matchStart) / 1000;
 const matchPerHour = (games / matchSeconds) * 3600;
 console.log(`compete match: ${games} games in ${matchSeconds.toFixed(1)} s: ${matchPerHour.toFixed(0)} games/hour`);
-console.log(`tuning run / match mode: ${((100 * tuningPerHour) / matchPerHour).toFixed(1)} %` +
-  ` (idle gaps ${gaps.reduce((a, b) => a + b, 0).toFixed(1)} s of ${runSeconds.toFixed(1)} s)`);
+console.log(
+  `tuning run / match mode: ${((100 * tuningPerHour) / matchPerHour).toFixed(1)} %` +
+    ` (idle gaps ${gaps.reduce((a, b) => a + b, 0).toFixed(1)} s of ${runSeconds.toFixed(1)} s)`,
+);

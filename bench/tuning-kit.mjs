@@ -31,21 +31,33 @@ export function benchProcesses(root, dir) {
 export function detunedValues(params, { steps, subset, seed }) {
   const rng = createRng(seed);
   // With a subset, a seeded shuffle picks the parameters to move (without, the draws are as before).
-  const shuffled = () => params.map((p) => [rng.next(), p.name]).sort((x, y) => x[0] - y[0]).map(([, n]) => n);
+  const shuffled = () =>
+    params
+      .map((p) => [rng.next(), p.name])
+      .sort((x, y) => x[0] - y[0])
+      .map(([, n]) => n);
   const moved = new Set(subset === undefined ? params.map((p) => p.name) : shuffled().slice(0, Number(subset)));
-  const values = Object.fromEntries(params.map((p) => {
-    if (!moved.has(p.name)) return [p.name, p.value];
-    const move = Number(steps) * p.step * (rng.next() < 0.5 ? -1 : 1);
-    const inBounds = (v) => v >= p.min && v <= p.max;
-    const value = inBounds(p.value + move) ? p.value + move : inBounds(p.value - move) ? p.value - move : Math.min(p.max, Math.max(p.min, p.value + move));
-    return [p.name, value];
-  }));
+  const values = Object.fromEntries(
+    params.map((p) => {
+      if (!moved.has(p.name)) return [p.name, p.value];
+      const move = Number(steps) * p.step * (rng.next() < 0.5 ? -1 : 1);
+      const inBounds = (v) => v >= p.min && v <= p.max;
+      const value = inBounds(p.value + move)
+        ? p.value + move
+        : inBounds(p.value - move)
+          ? p.value - move
+          : Math.min(p.max, Math.max(p.min, p.value + move));
+      return [p.name, value];
+    }),
+  );
   return { values, moved };
 }
 
 /** config.toml's [spsa] section with max_iterations set and `settings` (key → value text) replaced or added. */
 export function spsaSection(root, iterations, settings = {}) {
-  let section = readFileSync(join(root, "config.toml"), "utf8").match(/\[spsa\][\s\S]*?(?=\n\[)/)[0].replace(/max_iterations = \d+/, `max_iterations = ${iterations}`);
+  let section = readFileSync(join(root, "config.toml"), "utf8")
+    .match(/\[spsa\][\s\S]*?(?=\n\[)/)[0]
+    .replace(/max_iterations = \d+/, `max_iterations = ${iterations}`);
   for (const [key, value] of Object.entries(settings)) {
     const line = new RegExp(`^${key} = [^\\s#]+`, "m");
     section = line.test(section) ? section.replace(line, `${key} = ${value}`) : `${section}\n${key} = ${value}`;
@@ -56,9 +68,12 @@ export function spsaSection(root, iterations, settings = {}) {
 /** A run's config.toml: minnow built into `dir`, games at `nodes` per move or a time per move. */
 export function writeRunConfig(file, { root, dir, spsa, games, nodes, timelow, timehigh, margin, book }) {
   const timeControl = nodes === undefined ? `timelow = ${timelow}\ntimehigh = ${timehigh}\n` : `nodes = ${nodes}\n`;
-  writeFileSync(file, `[time_control]\n${timeControl}margin_ms = ${margin}\n` +
-    `[games]\ngames_per_iteration = ${games}\nbatch_size = 8\n${book === undefined ? "" : `book = "${book}"\n`}${spsa}\n` +
-    `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`);
+  writeFileSync(
+    file,
+    `[time_control]\n${timeControl}margin_ms = ${margin}\n` +
+      `[games]\ngames_per_iteration = ${games}\nbatch_size = 8\n${book === undefined ? "" : `book = "${book}"\n`}${spsa}\n` +
+      `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`,
+  );
 }
 
 /** The last "Elo x ± e (95%)" of a match's or verification's output (progress lines before the summary may hold "± inf"). */
@@ -73,6 +88,12 @@ export function eloOf(out) {
  */
 export function distinctGames(pgn) {
   const games = splitPgnGames(readFileSync(pgn, "utf8")).map((g) =>
-    g.text.split("\n").filter((l) => !/^\[(?!FEN|White )/.test(l)).join(" ").replace(/\{[^}]*\}/g, "").replace(/\s+/g, " "));
+    g.text
+      .split("\n")
+      .filter((l) => !/^\[(?!FEN|White )/.test(l))
+      .join(" ")
+      .replace(/\{[^}]*\}/g, "")
+      .replace(/\s+/g, " "),
+  );
   return new Set(games).size;
 }

@@ -46,16 +46,25 @@ async function churn(mode) {
   const configFile = join(dir, "config.toml");
   const paramsFile = join(dir, "params.toml");
   copyFileSync(join(root, "params.toml"), paramsFile);
-  writeFileSync(configFile, `[time_control]\ntimelow = ${values.timelow}\ntimehigh = ${values.timehigh}\nmargin_ms = 100\n` +
-    `[games]\ngames_per_iteration = ${values.games}\nbatch_size = ${values.batch}\nlease_seconds = ${values.lease}\n` +
-    `[spsa]\nmax_iterations = 1000\n[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n` +
-    `[database]\npoll_interval = 0.2\n`);
+  writeFileSync(
+    configFile,
+    `[time_control]\ntimelow = ${values.timelow}\ntimehigh = ${values.timehigh}\nmargin_ms = 100\n` +
+      `[games]\ngames_per_iteration = ${values.games}\nbatch_size = ${values.batch}\nlease_seconds = ${values.lease}\n` +
+      `[spsa]\nmax_iterations = 1000\n[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n` +
+      `[database]\npoll_interval = 0.2\n`,
+  );
   const runName = `churn-${mode}-${Date.now()}`;
-  const master = spawn("node", [join(root, "bin/spsa.js"), "--config", configFile, "master", "--params", paramsFile, "--name", runName], { stdio: "ignore" });
+  const master = spawn(
+    "node",
+    [join(root, "bin/spsa.js"), "--config", configFile, "master", "--params", paramsFile, "--name", runName],
+    { stdio: "ignore" },
+  );
   let serial = 0;
   const startWorker = (slot) => {
     const name = mode === "same-name" ? `${runName}-w${slot}` : `${runName}-w${slot}-${serial++}`;
-    return spawn("node", [join(root, "bin/compete.js"), "--spsa", "-c", "1", "--config", configFile, "--name", name], { stdio: "ignore" });
+    return spawn("node", [join(root, "bin/compete.js"), "--spsa", "-c", "1", "--config", configFile, "--name", name], {
+      stdio: "ignore",
+    });
   };
   const workers = Array.from({ length: Number(values.workers) }, (_, slot) => startWorker(slot));
   const started = Date.now();
@@ -71,7 +80,9 @@ async function churn(mode) {
     kills++;
     if (Date.now() >= nextReport) {
       const p = await progress(runName);
-      console.log(`[${mode}] ${Math.round((Date.now() - started) / 1000)} s: ${p.games} games counted, ${p.complete} iterations complete, ${kills} kills`);
+      console.log(
+        `[${mode}] ${Math.round((Date.now() - started) / 1000)} s: ${p.games} games counted, ${p.complete} iterations complete, ${kills} kills`,
+      );
       nextReport += 30_000;
     }
   }
@@ -82,13 +93,17 @@ async function churn(mode) {
   await database.sql`update spsa_run set status = 'stopped' where name = ${runName}`;
   rmSync(dir, { recursive: true, force: true });
   const perMinute = result.games / minutes;
-  console.log(`[${mode}] after ${minutes} min and ${kills} kills: ${result.games} games counted (${perMinute.toFixed(1)}/min), ` +
-    `${result.complete} iterations complete, ${result.returned} batches returned to the pool`);
+  console.log(
+    `[${mode}] after ${minutes} min and ${kills} kills: ${result.games} games counted (${perMinute.toFixed(1)}/min), ` +
+      `${result.complete} iterations complete, ${result.returned} batches returned to the pool`,
+  );
   return perMinute;
 }
 
 const released = await churn("same-name");
 const leaseOnly = await churn("new-name");
 await database.close();
-console.log(`progress with immediate release: ${released.toFixed(1)} games/min; with lease expiry alone: ${leaseOnly.toFixed(1)} games/min; ` +
-  `ratio ${leaseOnly > 0 ? (released / leaseOnly).toFixed(1) : "∞"}×`);
+console.log(
+  `progress with immediate release: ${released.toFixed(1)} games/min; with lease expiry alone: ${leaseOnly.toFixed(1)} games/min; ` +
+    `ratio ${leaseOnly > 0 ? (released / leaseOnly).toFixed(1) : "∞"}×`,
+);

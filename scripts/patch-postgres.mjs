@@ -30,7 +30,8 @@ const FIXES = [
   {
     what: "terminate() drops the unsent bytes and the write timer",
     before: "      error(Errors.connection('CONNECTION_DESTROYED', options))\n\n    clearImmediate(nextWriteTimer)\n",
-    after: "      error(Errors.connection('CONNECTION_DESTROYED', options))\n\n    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null\n",
+    after:
+      "      error(Errors.connection('CONNECTION_DESTROYED', options))\n\n    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null\n",
   },
   {
     what: "closed() drops the unsent bytes and the write timer",
@@ -47,7 +48,9 @@ for (const file of [join(root, "src", "connection.js"), join(root, "cjs", "src",
   for (const fix of FIXES) {
     if (text.includes(fix.after)) continue;
     if (!text.includes(fix.before)) {
-      console.error(`scripts/patch-postgres.mjs: ${file} (postgres ${version}) has changed; cannot apply "${fix.what}". Check whether this release fixes it and update the script.`);
+      console.error(
+        `scripts/patch-postgres.mjs: ${file} (postgres ${version}) has changed; cannot apply "${fix.what}". Check whether this release fixes it and update the script.`,
+      );
       process.exit(1);
     }
     text = text.replace(fix.before, fix.after);

@@ -24,17 +24,38 @@ export function buildWorkerProgram(): Command {
     .description("Work for SPSA runs: claim batches of games, play them, report the results")
     .version(packageVersion())
     .requiredOption("--spsa", "worker mode")
-    .option("-c, --concurrency <n>", "games at once (default: the cores not busy with other work at start)", parseInteger)
-    .option("--batch-size <n>", "games per claim, even (default: [games].batch_size of config.toml, else 8)", parseInteger)
+    .option(
+      "-c, --concurrency <n>",
+      "games at once (default: the cores not busy with other work at start)",
+      parseInteger,
+    )
+    .option(
+      "--batch-size <n>",
+      "games per claim, even (default: [games].batch_size of config.toml, else 8)",
+      parseInteger,
+    )
     .option("--name <name>", "worker name shown in spsa_worker (default: host-pid)")
     .option("--force", "take --name over even from a live worker (it stops at its next heartbeat)")
     .option("--config <file>", "config.toml for the database URL, book and leases (optional)")
-    .option("--book <file>", "opening book, EPD or PGN (.gz too), or a shipped book's name (default: config's, else balanced)")
+    .option(
+      "--book <file>",
+      "opening book, EPD or PGN (.gz too), or a shipped book's name (default: config's, else balanced)",
+    )
     .option("--games <n>", "stop after this many games", parseInteger)
     .option("--idle-exit <seconds>", "stop after this long without work", parseInteger)
     .option("--seed <seed>", "seed for openings and times")
-    .option("--option <name=value>", "UCI option of this worker's engines, e.g. Threads=1 or SyzygyPath=/tb (repeatable; a tuned option keeps the run's value)", collect, [])
-    .option("--trust <key>", "public key of a master whose signed binaries this worker runs, as `spsa key` prints it (repeatable; this machine's master is trusted already)", collect, [])
+    .option(
+      "--option <name=value>",
+      "UCI option of this worker's engines, e.g. Threads=1 or SyzygyPath=/tb (repeatable; a tuned option keeps the run's value)",
+      collect,
+      [],
+    )
+    .option(
+      "--trust <key>",
+      "public key of a master whose signed binaries this worker runs, as `spsa key` prints it (repeatable; this machine's master is trusted already)",
+      collect,
+      [],
+    )
     .option("--verbose", "on an error, print its stack trace too")
     .showHelpAfterError()
     .exitOverride()

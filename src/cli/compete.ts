@@ -32,31 +32,56 @@ interface MatchFlags {
 
 export function buildCompeteProgram(): Command {
   const program = new Command("compete")
-    .description("Play an engine match in game pairs (same opening, colours swapped); `compete --spsa --help` for the SPSA worker")
+    .description(
+      "Play an engine match in game pairs (same opening, colours swapped); `compete --spsa --help` for the SPSA worker",
+    )
     .version(packageVersion())
     .argument("<engineA>", "engine A: PATH or PATH:Name=Value,Name=Value (UCI options)")
     .argument("<engineB>", "engine B, as engine A")
     .requiredOption("-g, --games <n>", "games to play (even)", parseNumber)
     .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseNumber)
-    .option("--timelow <s>", "lowest time per move in seconds; each pair draws one in [timelow, timehigh] (default 0.05)", parseNumber)
+    .option(
+      "--timelow <s>",
+      "lowest time per move in seconds; each pair draws one in [timelow, timehigh] (default 0.05)",
+      parseNumber,
+    )
     .option("--timehigh <s>", "highest time per move in seconds (default max(timelow, 0.2))", parseNumber)
     .option("--tc <tc>", "clock instead of time per move: SECONDS[+INC] or MOVES/SECONDS[+INC], e.g. 10+0.1, 40/60+0.5")
     .option("--nodes <n>", "search a fixed number of nodes per move", parseNumber)
     .option("--depth <n>", "search to a fixed depth per move", parseNumber)
-    .option("--book <file>", "opening book, EPD or PGN (.gz too), or a shipped book: balanced (the default) or openings (276 named ones)")
+    .option(
+      "--book <file>",
+      "opening book, EPD or PGN (.gz too), or a shipped book: balanced (the default) or openings (276 named ones)",
+    )
     .option("--book-plies <n>", "PGN books: play at most this many plies of each game", parseNumber)
-    .option("--book-order <order>", "random (a seeded shuffle: no opening twice until all are played) or sequential", "random")
-    .option("--random-plies <n>", "after each opening, play this many random legal plies (varied games for Texel data)", parseCount)
+    .option(
+      "--book-order <order>",
+      "random (a seeded shuffle: no opening twice until all are played) or sequential",
+      "random",
+    )
+    .option(
+      "--random-plies <n>",
+      "after each opening, play this many random legal plies (varied games for Texel data)",
+      parseCount,
+    )
     .option("--pgn <file>", "write the games to this PGN file")
     .option("--sprt <bounds...>", "stop when decided: elo0 elo1 alpha beta, e.g. --sprt 0 5 0.05 0.05")
     .option("--seed <seed>", "seed for openings and times (same seed, same schedule)")
     .option("--margin <ms>", "a move may exceed its time by this much before it loses on time", parseNumber, 50)
     .addOption(
-      new Option("--outside-delay <policy>", "a game lost on time only to a delay outside the engine (a busy machine): loss, or replay it")
+      new Option(
+        "--outside-delay <policy>",
+        "a game lost on time only to a delay outside the engine (a busy machine): loss, or replay it",
+      )
         .choices(OUTSIDE_DELAY_POLICIES)
         .default("loss"),
     )
-    .option("--max-replays <n>", "with --outside-delay replay: replays per pair before such a loss is scored (0 or more)", parseCount, DEFAULT_MAX_REPLAYS)
+    .option(
+      "--max-replays <n>",
+      "with --outside-delay replay: replays per pair before such a loss is scored (0 or more)",
+      parseCount,
+      DEFAULT_MAX_REPLAYS,
+    )
     .option("--option-a <name=value>", "UCI option for engine A (repeatable)", collect, [])
     .option("--option-b <name=value>", "UCI option for engine B (repeatable)", collect, [])
     .option("--verbose", "on an error, print its stack trace too")
@@ -93,12 +118,16 @@ export function buildCompeteProgram(): Command {
   return program;
 }
 
-
 /**
  * `PATH` or `PATH:Hash=16,Threads=1`, plus repeated --option-a/--option-b. Names are the
  * file names; when both are the same, " (A)" and " (B)" tell them apart.
  */
-export function engineSpecs(textA: string, textB: string, optionsA: string[] = [], optionsB: string[] = []): [EngineSpec, EngineSpec] {
+export function engineSpecs(
+  textA: string,
+  textB: string,
+  optionsA: string[] = [],
+  optionsB: string[] = [],
+): [EngineSpec, EngineSpec] {
   const parse = (text: string, extra: string[]): EngineSpec => {
     const colon = text.indexOf(":");
     const hasOptions = colon > 0 && text.slice(colon + 1).includes("=");
@@ -118,7 +147,9 @@ export function engineSpecs(textA: string, textB: string, optionsA: string[] = [
 /** `compete --spsa …` is the SPSA worker; anything else is a match. */
 export async function main(argv: string[]): Promise<void> {
   await runCommand(async () => {
-    const program = argv.includes("--spsa") ? (await import("./compete-spsa.js")).buildWorkerProgram() : buildCompeteProgram();
+    const program = argv.includes("--spsa")
+      ? (await import("./compete-spsa.js")).buildWorkerProgram()
+      : buildCompeteProgram();
     await program.parseAsync(argv);
   }, argv);
 }

@@ -6,7 +6,8 @@ import type { SprtBounds } from "../types/play.js";
 export function parseInteger(text: string): number {
   const value = Number(text);
   // Number("") is 0: an empty argument is no integer.
-  if (text.trim() === "" || !Number.isInteger(value)) throw new InvalidArgumentError(`expected an integer, got "${text}"`);
+  if (text.trim() === "" || !Number.isInteger(value))
+    throw new InvalidArgumentError(`expected an integer, got "${text}"`);
   return value;
 }
 
@@ -26,7 +27,10 @@ export function parsePositiveInteger(text: string): number {
 
 /** `A,B, C`: the names, blanks left out. */
 export function parseNames(text: string): string[] {
-  return text.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  return text
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
 }
 
 export function parseNumber(text: string): number {

@@ -57,7 +57,10 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
     throw new InputError("--batch-size", `must be an even integer >= 2, got ${batchSize}`);
   }
   const openings = loadOpenings(options.book ?? config?.games.book, config?.games.bookPlies ?? DEFAULT_BOOK_PLIES);
-  const chosen = options.concurrency === undefined ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false) : undefined;
+  const chosen =
+    options.concurrency === undefined
+      ? defaultConcurrency(await measureLoad(), options.masterBeside ?? false)
+      : undefined;
   const concurrency = options.concurrency ?? chosen!.concurrency;
   const pinned = [
     ...(options.trust ?? []).map((key) => parsePublicKey(key, "--trust")),
@@ -74,7 +77,10 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   try {
     // Checked here, so a planted folder stops the worker before it claims, and again at each use (obtainBinary);
     // after the database opened, so an unusable home is said as the database's error. Older versions' `binaries` folder is no longer used.
-    const cache = new EngineCache(privateFolder(join(spsaHome(), "engine-cache"), "engine cache"), config?.worker.engineCache ?? DEFAULT_ENGINE_CACHE);
+    const cache = new EngineCache(
+      privateFolder(join(spsaHome(), "engine-cache"), "engine cache"),
+      config?.worker.engineCache ?? DEFAULT_ENGINE_CACHE,
+    );
     // Within its bounds from the start (they may have been lowered since the last run).
     await cache.evict();
     return await runWorker({

@@ -27,17 +27,37 @@ export async function dashboardCommand(options: DashboardCommandOptions = {}): P
   const log = options.log ?? console.log;
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 8080;
-  if (options.tokenOnCommandLine) throw new InputError("--token", `every local user sees a command line (ps): put the token in $${TOKEN_ENV} or in a file for --token-file`);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InputError("--port", `must be 0 … 65535, got ${port}`);
+  if (options.tokenOnCommandLine)
+    throw new InputError(
+      "--token",
+      `every local user sees a command line (ps): put the token in $${TOKEN_ENV} or in a file for --token-file`,
+    );
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new InputError("--port", `must be 0 … 65535, got ${port}`);
   const token = readDashboardToken(options.tokenFile, options.env);
   if (!isLoopback(host) && token === undefined) {
-    throw new InputError("--host", `${host} is reachable from other machines: set a token first ($${TOKEN_ENV} or --token-file FILE)`);
+    throw new InputError(
+      "--host",
+      `${host} is reachable from other machines: set a token first ($${TOKEN_ENV} or --token-file FILE)`,
+    );
   }
   // The reconnect loop spaces its attempts out: a stopped server is not hammered, nor a stand-in on its port.
-  const database = await openDatabase({ ...databaseOptionsFrom(options.config), socket: backoffSocketFactory(), applicationName: "spsa-dashboard" });
+  const database = await openDatabase({
+    ...databaseOptionsFrom(options.config),
+    socket: backoffSocketFactory(),
+    applicationName: "spsa-dashboard",
+  });
   try {
-    const dashboard = await startDashboard({ sql: database.sql, host, port, token, allowHosts: options.allowHosts, maxClients: options.maxClients });
-    const access = token === undefined ? "" : "; open it once as ?token=TOKEN (then a cookie) or send Authorization: Bearer TOKEN";
+    const dashboard = await startDashboard({
+      sql: database.sql,
+      host,
+      port,
+      token,
+      allowHosts: options.allowHosts,
+      maxClients: options.maxClients,
+    });
+    const access =
+      token === undefined ? "" : "; open it once as ?token=TOKEN (then a cookie) or send Authorization: Bearer TOKEN";
     log(`dashboard at ${dashboard.url} (read-only${access}; Ctrl-C stops it)`);
     await new Promise<void>((resolve) => {
       if (options.signal?.aborted) resolve();

@@ -1,10 +1,27 @@
 import { hostname } from "node:os";
 import { execa } from "execa";
-import { applyMigrations, connect, libpqVariables, openDatabase, redactUrl, resolveDatabaseUrl, withoutPassword } from "../postgres/connection.js";
+import {
+  applyMigrations,
+  connect,
+  libpqVariables,
+  openDatabase,
+  redactUrl,
+  resolveDatabaseUrl,
+  withoutPassword,
+} from "../postgres/connection.js";
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import {
-  binaries, embeddedEndpoint, embeddedPassFile, embeddedServer, embeddedState, embeddedUrl, ensureEmbeddedServer, removeEmbeddedServer, setEmbeddedListen, stopEmbeddedServer,
+  binaries,
+  embeddedEndpoint,
+  embeddedPassFile,
+  embeddedServer,
+  embeddedState,
+  embeddedUrl,
+  ensureEmbeddedServer,
+  removeEmbeddedServer,
+  setEmbeddedListen,
+  stopEmbeddedServer,
   type EmbeddedServer,
 } from "../postgres/embedded.js";
 import { listServerFolders, removeServerFolder, type ServerFolder } from "../postgres/server-folders.js";
@@ -39,7 +56,9 @@ export async function dbStatus(options: DbCommandOptions = {}): Promise<void> {
     log(`url:        ${redactUrl(database.url)}`);
     if (database.embedded) log(`data:       ${describeDataDir(embeddedServer())}`);
     log(`migrations: ${migrations} applied`);
-    log(`runs:       ${runs.length === 0 ? "none yet" : runs.map((r) => `${r.name} (${r.status}, ${r.iterations} iterations)`).join(", ")}`);
+    log(
+      `runs:       ${runs.length === 0 ? "none yet" : runs.map((r) => `${r.name} (${r.status}, ${r.iterations} iterations)`).join(", ")}`,
+    );
   } finally {
     await database.close();
   }
@@ -62,7 +81,8 @@ export async function dbStart(options: DbCommandOptions & { listen?: string | fa
     return;
   }
   const server = embeddedServer();
-  if (options.listen !== undefined) await setEmbeddedListen(server, options.listen === false ? undefined : options.listen);
+  if (options.listen !== undefined)
+    await setEmbeddedListen(server, options.listen === false ? undefined : options.listen);
   const url = await ensureEmbeddedServer(server);
   await applyMigrations(url);
   const { listen, port } = embeddedEndpoint(server);
@@ -77,7 +97,11 @@ export async function dbStop(options: DbCommandOptions = {}): Promise<void> {
     return;
   }
   const server = embeddedServer();
-  log((await stopEmbeddedServer(server)) ? "embedded Postgres stopped" : `embedded Postgres was not running (${await embeddedState(server)})`);
+  log(
+    (await stopEmbeddedServer(server))
+      ? "embedded Postgres stopped"
+      : `embedded Postgres was not running (${await embeddedState(server)})`,
+  );
 }
 
 /**
@@ -102,7 +126,9 @@ export async function dbRemove(options: DbCommandOptions & { yes?: boolean } = {
   if (state === "running") {
     const clients = await otherClients(embeddedUrl(server));
     if (clients.length > 0) {
-      throw new SpsaError(`${clients.length} other connection${clients.length > 1 ? "s are" : " is"} open on the embedded Postgres (${[...new Set(clients)].join(", ")}): stop ${clients.length > 1 ? "them" : "it"} (workers, masters, the dashboard), then remove it`);
+      throw new SpsaError(
+        `${clients.length} other connection${clients.length > 1 ? "s are" : " is"} open on the embedded Postgres (${[...new Set(clients)].join(", ")}): stop ${clients.length > 1 ? "them" : "it"} (workers, masters, the dashboard), then remove it`,
+      );
     }
   }
   const removed = await removeEmbeddedServer(server);
@@ -128,23 +154,31 @@ async function otherClients(url: string): Promise<string[]> {
  * whose they are; with `remove`, the orphans are stopped and removed (with `unmarked`, the
  * unmarked ones too, unless their server runs: their checkout may still use it).
  */
-export async function dbOrphans(options: { remove?: boolean; unmarked?: boolean; log?: (line: string) => void } = {}): Promise<void> {
+export async function dbOrphans(
+  options: { remove?: boolean; unmarked?: boolean; log?: (line: string) => void } = {},
+): Promise<void> {
   const log = options.log ?? console.log;
   const root = serverRoot();
   const folders = await listServerFolders(root);
-  const size = (bytes: number | undefined) => (bytes === undefined ? "size unknown" : `${(bytes / 1024 ** 2).toFixed(1)} MB`);
-  const server = (folder: ServerFolder) => (folder.serverPid === undefined ? "no server running" : `its server runs (pid ${folder.serverPid})`);
+  const size = (bytes: number | undefined) =>
+    bytes === undefined ? "size unknown" : `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  const server = (folder: ServerFolder) =>
+    folder.serverPid === undefined ? "no server running" : `its server runs (pid ${folder.serverPid})`;
   const inUse = folders.filter((f) => f.state === "in use").length;
   const listed = folders.filter((f) => f.state !== "in use");
   for (const folder of listed) {
-    const why = folder.state === "orphaned" ? `its home ${folder.home} is gone` : "made by a version whose folders do not name their home";
+    const why =
+      folder.state === "orphaned"
+        ? `its home ${folder.home} is gone`
+        : "made by a version whose folders do not name their home";
     log(`${folder.state}  ${folder.path}  ${why}; ${size(folder.bytes)}, ${server(folder)}`);
   }
   const orphans = listed.filter((f) => f.state === "orphaned");
   const unmarked = listed.filter((f) => f.state === "unmarked");
   log(`${root}: ${orphans.length} orphaned, ${unmarked.length} unmarked, ${inUse} in use`);
   if (!options.remove) {
-    if (orphans.length > 0 || unmarked.length > 0) log("remove them with `spsa db orphans --remove` (add --unmarked for the unmarked ones)");
+    if (orphans.length > 0 || unmarked.length > 0)
+      log("remove them with `spsa db orphans --remove` (add --unmarked for the unmarked ones)");
     return;
   }
   const failed: string[] = [];
@@ -189,7 +223,12 @@ export async function dbPsql(options: DbCommandOptions & { args?: string[] } = {
   const password = decodeURIComponent(new URL(url).password);
   // A process's environment is readable by its user only; its command line by everyone (ps).
   const env = { ...cleanLibpqEnv(), ...(password === "" ? {} : { PGPASSWORD: password }) };
-  const result = await execa("psql", [withoutPassword(url), ...(options.args ?? [])], { stdio: "inherit", reject: false, env, extendEnv: false });
+  const result = await execa("psql", [withoutPassword(url), ...(options.args ?? [])], {
+    stdio: "inherit",
+    reject: false,
+    env,
+    extendEnv: false,
+  });
   if (result.failed && result.exitCode === undefined) {
     throw new SpsaError("psql is not installed: install the PostgreSQL client (apt-get install postgresql-client)");
   }
@@ -198,7 +237,12 @@ export async function dbPsql(options: DbCommandOptions & { args?: string[] } = {
 
 /** Our environment without libpq's variables, so that psql sees only the ones we give it. */
 function cleanLibpqEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !entry[0].startsWith("PG") && entry[0] !== "DATABASE_URL"));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && !entry[0].startsWith("PG") && entry[0] !== "DATABASE_URL",
+    ),
+  );
 }
 
 function shellQuote(text: string): string {
@@ -231,8 +275,15 @@ export async function dbWorkerUrl(options: WorkerUrlOptions): Promise<void> {
   try {
     if (options.revoke) {
       const { dropped, sessionsEnded, released } = await revokeWorkerLogin(database.sql, options.name);
-      note(!dropped ? `no database role ${role}: nothing to revoke` : `dropped database role ${role}: its URL no longer connects, ${released} claimed batches went back to the pool and its worker names are free`);
-      if (!sessionsEnded) note(`this database role may not end ${role}'s open sessions: stop that worker, or end them as a superuser (pg_terminate_backend)`);
+      note(
+        !dropped
+          ? `no database role ${role}: nothing to revoke`
+          : `dropped database role ${role}: its URL no longer connects, ${released} claimed batches went back to the pool and its worker names are free`,
+      );
+      if (!sessionsEnded)
+        note(
+          `this database role may not end ${role}'s open sessions: stop that worker, or end them as a superuser (pg_terminate_backend)`,
+        );
       return;
     }
     const { password, created } = await issueWorkerLogin(database.sql, options.name);
@@ -242,8 +293,10 @@ export async function dbWorkerUrl(options: WorkerUrlOptions): Promise<void> {
     if (options.output) writeFileAtomic(options.output, `${url}\n`, { mode: 0o600 });
     else log(url);
     const where = options.output ? `written to ${options.output} (mode 0600)` : "printed above";
-    note(`${created ? "created database role" : "new password for database role"} ${role}: the worker URL is ${where}; ` +
-      `give it to that machine only (DATABASE_URL=... compete --spsa)${created ? "" : "; its previous URL no longer connects"}`);
+    note(
+      `${created ? "created database role" : "new password for database role"} ${role}: the worker URL is ${where}; ` +
+        `give it to that machine only (DATABASE_URL=... compete --spsa)${created ? "" : "; its previous URL no longer connects"}`,
+    );
     if (reach.note) note(reach.note);
   } finally {
     await database.close();
@@ -282,13 +335,25 @@ function embeddedReach(host: string | undefined): Reach {
       note: "the embedded server listens on its Unix socket only: run `spsa db start --listen ADDR` (an address of this machine that the workers reach) before they connect",
     };
   }
-  const specific = listen.split(",").map((address) => address.trim()).find((address) => !ANY_ADDRESS.has(address));
+  const specific = listen
+    .split(",")
+    .map((address) => address.trim())
+    .find((address) => !ANY_ADDRESS.has(address));
   if (host !== undefined || specific !== undefined) return { tcp: { host: host ?? specific, port } };
-  return { tcp: { host: hostname(), port }, note: `the embedded server listens on every address (${listen}): the URL names this machine ${hostname()}; give --host ADDR for another name` };
+  return {
+    tcp: { host: hostname(), port },
+    note: `the embedded server listens on every address (${listen}): the URL names this machine ${hostname()}; give --host ADDR for another name`,
+  };
 }
 
 /** A server of DATABASE_URL: its own host, or --host; a Unix socket URL reaches this machine only. */
 function externalReach(ownerUrl: string, host: string | undefined): Reach {
   const socket = new URL(ownerUrl).searchParams.get("host")?.startsWith("/") ?? false;
-  return { tcp: { host }, note: socket && host === undefined ? "the URL names a Unix socket of this machine: give --host ADDR for workers elsewhere" : undefined };
+  return {
+    tcp: { host },
+    note:
+      socket && host === undefined
+        ? "the URL names a Unix socket of this machine: give --host ADDR for workers elsewhere"
+        : undefined,
+  };
 }

@@ -69,6 +69,8 @@ export async function demoCommand(options: DemoOptions = {}): Promise<void> {
     const decimals = Math.max(2, 2 - Math.floor(Math.log10(p.step)));
     const change = Number((now - p.value).toFixed(decimals));
     const signed = change === 0 ? "0" : `${change > 0 ? "+" : ""}${change.toFixed(decimals)}`;
-    log(`  ${p.name.padEnd(width)}  ${String(p.value).padStart(8)} -> ${now.toFixed(decimals).padStart(8)}  (${signed})`);
+    log(
+      `  ${p.name.padEnd(width)}  ${String(p.value).padStart(8)} -> ${now.toFixed(decimals).padStart(8)}  (${signed})`,
+    );
   }
 }

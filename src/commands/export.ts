@@ -3,17 +3,18 @@ import { loadParams } from "../params/params.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 import { openDatabase } from "../postgres/connection.js";
 import { faultedGamesOf } from "../db/faulted-games.js";
-import { latestSettings, recentIterations } from "../db/run-status.js";
+import { readPlayedWith } from "../db/iterations.js";
+import { recentIterations } from "../db/run-status.js";
 import { InputError, SpsaError } from "../core/errors.js";
 import { faultedGamesPgn } from "../export/faulted-pgn.js";
 import { exportedTheta } from "../export/shipped.js";
 import { readShipCheck } from "../db/ship-checks.js";
 import { readTransfers } from "../db/transfers.js";
-import { summarizeTransfers } from "../head-to-head/transfer-text.js";
+import { summarizeTransfers } from "../verification/transfer-text.js";
 import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
 import { requireRun } from "../status/run-lookup.js";
 import { appliedThetaHistory, thetaHistory } from "../status/snapshot.js";
-import { perturbationProgress } from "../db/perturbations.js";
+import { perturbationProgress } from "../db/option-runs.js";
 import { DEFAULT_CONFIG_FILE, databaseOptionsFrom } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 
@@ -40,41 +41,81 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
   const out = options.write ?? ((text: string) => process.stdout.write(text));
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const format = options.format;
-  const given = [options.constants !== undefined, format !== undefined, options.faulted === true].filter(Boolean).length;
-  if (given !== 1) throw new InputError("spsa export", "give one of --constants FILE, --format csv|openbench|fishtest or --faulted");
+  const given = [options.constants !== undefined, format !== undefined, options.faulted === true].filter(
+    Boolean,
+  ).length;
+  if (given !== 1)
+    throw new InputError("spsa export", "give one of --constants FILE, --format csv|openbench|fishtest or --faulted");
   if (options.out !== undefined && !options.faulted) throw new InputError("--out", "goes with --faulted");
   if (format !== undefined && !(EXPORT_FORMATS as readonly string[]).includes(format)) {
     throw new InputError("--format", `must be one of ${EXPORT_FORMATS.join(", ")}, got "${format}"`);
   }
   // The files are read before the database is opened: bad input writes nothing.
-  const forConstants = options.constants === undefined ? undefined : { config: loadConfig(options.config ?? DEFAULT_CONFIG_FILE), params: loadParams(options.params ?? DEFAULT_PARAMS_FILE) };
+  const forConstants =
+    options.constants === undefined
+      ? undefined
+      : {
+          config: loadConfig(options.config ?? DEFAULT_CONFIG_FILE),
+          params: loadParams(options.params ?? DEFAULT_PARAMS_FILE),
+        };
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
     const run = await requireRun(database.sql, options.name);
     // θ to ship: the ship check's candidate when the run has one (else the run's θ), and a caution when it did not pass.
-    const shipped = options.constants !== undefined || format === "openbench" || format === "fishtest" ? exportedTheta(run, await readShipCheck(database.sql, run.id)) : undefined;
+    const shipped =
+      options.constants !== undefined || format === "openbench" || format === "fishtest"
+        ? exportedTheta(run, await readShipCheck(database.sql, run.id))
+        : undefined;
     if (shipped?.caution) log(`warning: run "${run.name}": ${shipped.caution}`);
     // Transfer in the run: which parameters' gradients disagree between the tuning and the ship limits, before they are shipped.
-    const transfer = shipped && summarizeTransfers(await readTransfers(database.sql, run.id), Object.keys(run.currentParameters));
+    const transfer =
+      shipped && summarizeTransfers(await readTransfers(database.sql, run.id), Object.keys(run.currentParameters));
     if (transfer) log(`note: run "${run.name}": ${transfer.summary}`);
     if (forConstants && options.constants !== undefined && shipped) {
       const { file, text } = constantsWithTheta(forConstants.config.build, forConstants.params, shipped.theta);
-      writeFileAtomic(options.constants, `${shipped.caution ? `// spsa ship check: ${shipped.caution}\n` : ""}${text}`, { mode: 0o644 });
-      log(`${options.constants}: ${file} with ${shipped.source} of run "${run.name}" (${forConstants.params.length} parameters, ints rounded as built)`);
+      writeFileAtomic(
+        options.constants,
+        `${shipped.caution ? `// spsa ship check: ${shipped.caution}\n` : ""}${text}`,
+        { mode: 0o644 },
+      );
+      log(
+        `${options.constants}: ${file} with ${shipped.source} of run "${run.name}" (${forConstants.params.length} parameters, ints rounded as built)`,
+      );
     } else if (options.faulted) {
       const rows = await faultedGamesOf(database.sql, run.id);
       const pgn = faultedGamesPgn(run.name, rows);
       if (options.out === undefined) out(pgn);
       else writeFileAtomic(options.out, pgn);
-      log(`${rows.length} faulted games of run "${run.name}"${options.out === undefined ? "" : ` written to ${options.out}`}`);
+      log(
+        `${rows.length} faulted games of run "${run.name}"${options.out === undefined ? "" : ` written to ${options.out}`}`,
+      );
     } else if (format === "csv") {
       // A UCI-option run: θ after each applied batch whose θ is stored, and its θ now.
       const progress = await perturbationProgress(database.sql, run.id, 0);
-      if (progress) out(historyCsv(await appliedThetaHistory(database.sql, run, progress.thetaApplied, Number.POSITIVE_INFINITY, "all", -1), "batches"));
-      else out(historyCsv(await thetaHistory(database.sql, run, (await recentIterations(database.sql, run.id, 1))[0], Number.POSITIVE_INFINITY)));
+      if (progress)
+        out(
+          historyCsv(
+            await appliedThetaHistory(database.sql, run, progress.thetaApplied, Number.POSITIVE_INFINITY, "all", -1),
+            "batches",
+          ),
+        );
+      else
+        out(
+          historyCsv(
+            await thetaHistory(
+              database.sql,
+              run,
+              (await recentIterations(database.sql, run.id, 1))[0],
+              Number.POSITIVE_INFINITY,
+            ),
+          ),
+        );
     } else if (format === "openbench" || format === "fishtest") {
-      const settings = await latestSettings(database.sql, run.id);
-      if (!settings) throw new SpsaError(`run "${run.name}" has no iteration yet: its bounds and steps are recorded with the first one`);
+      const settings = (await readPlayedWith(database.sql, { runId: run.id }))?.settings;
+      if (!settings)
+        throw new SpsaError(
+          `run "${run.name}" has no iteration yet: its bounds and steps are recorded with the first one`,
+        );
       if (shipped?.caution) out(`# spsa ship check: ${shipped.caution}\n`);
       out(toolLines(format, settings, shipped?.theta ?? run.currentParameters));
     }

@@ -1,7 +1,12 @@
 import { DEFAULT_C_END } from "../config/config.js";
 import { readInputFile } from "../core/input-file.js";
 import { InputError } from "../core/errors.js";
-import { formatParamsToml, writeParamsFile, type ParamEntry, type ParamsOutputOptions } from "../params/params-writer.js";
+import {
+  formatParamsToml,
+  writeParamsFile,
+  type ParamEntry,
+  type ParamsOutputOptions,
+} from "../params/params-writer.js";
 import { parseToolLines } from "../export/tool-formats.js";
 import { optionalConfig } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
@@ -23,7 +28,11 @@ export async function importCommand(options: ImportCommandOptions): Promise<void
   const cEnd = spsa?.cEnd ?? DEFAULT_C_END;
   const lines = parseToolLines(readInputFile(options.file, "file"), options.file);
   if (lines.length === 0) throw new InputError(options.file, "holds no parameter lines");
-  const entries: ParamEntry[] = lines.map(({ param }) => ({ ...param, step: Number((param.cEnd / cEnd).toPrecision(12)), stepNote: `c_end ${param.cEnd} / [spsa] c_end ${cEnd}` }));
+  const entries: ParamEntry[] = lines.map(({ param }) => ({
+    ...param,
+    step: Number((param.cEnd / cEnd).toPrecision(12)),
+    stepNote: `c_end ${param.cEnd} / [spsa] c_end ${cEnd}`,
+  }));
   const rEnds = [...new Set(lines.map((l) => l.param.rEnd))];
   const header = [
     `Imported by spsa import from ${options.file} (${[...new Set(lines.map((l) => l.format))].join(" and ")} lines).`,

@@ -1,7 +1,12 @@
 import { readInputFile } from "../core/input-file.js";
 import { InputError } from "../core/errors.js";
 import { paramsFromConstants } from "../params/from-constants.js";
-import { formatParamsToml, writeParamsFile, type ParamEntry, type ParamsOutputOptions } from "../params/params-writer.js";
+import {
+  formatParamsToml,
+  writeParamsFile,
+  type ParamEntry,
+  type ParamsOutputOptions,
+} from "../params/params-writer.js";
 import { BatchEngine } from "../texel/batch-engine.js";
 import { paramsFromUciOptions } from "../params/uci-options.js";
 import { pickEntries, type EntryPick } from "../params/pick-entries.js";
@@ -20,15 +25,23 @@ export interface InitCommandOptions extends ParamsOutputOptions, EntryPick {
  */
 export async function initCommand(options: InitCommandOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  if ((options.constants === undefined) === (options.engine === undefined)) throw new InputError("spsa init", "give either --constants FILE or --engine PATH");
+  if ((options.constants === undefined) === (options.engine === undefined))
+    throw new InputError("spsa init", "give either --constants FILE or --engine PATH");
   const source = options.engine ?? options.constants ?? "";
-  const { entries: proposed, skipped, header, skippedTitle } = options.engine !== undefined ? await fromEngine(options.engine) : fromConstants(source);
+  const {
+    entries: proposed,
+    skipped,
+    header,
+    skippedTitle,
+  } = options.engine !== undefined ? await fromEngine(options.engine) : fromConstants(source);
   const entries = pickEntries(proposed, options, source);
   const footer = skipped.length === 0 ? [] : [skippedTitle, ...skipped.map((line) => `  ${line}`)];
   const out = options.out ?? DEFAULT_PARAMS_FILE;
   writeParamsFile(out, formatParamsToml(header, entries, footer), options.force ?? false);
   const count = entries.length === proposed.length ? `${entries.length}` : `${entries.length} of ${proposed.length}`;
-  log(`${out}: ${count} parameters from ${source}${skipped.length > 0 ? `, ${skipped.length} skipped (listed at the end)` : ""}`);
+  log(
+    `${out}: ${count} parameters from ${source}${skipped.length > 0 ? `, ${skipped.length} skipped (listed at the end)` : ""}`,
+  );
 }
 
 interface Proposal {
@@ -40,7 +53,11 @@ interface Proposal {
 
 function fromConstants(file: string): Proposal {
   const { entries, skipped } = paramsFromConstants(readInputFile(file, "constants file"), file);
-  if (entries.length === 0) throw new InputError(file, `has no number literal to tune${skipped.length > 0 ? ` (${skipped.length} constants are not literals)` : ""}`);
+  if (entries.length === 0)
+    throw new InputError(
+      file,
+      `has no number literal to tune${skipped.length > 0 ? ` (${skipped.length} constants are not literals)` : ""}`,
+    );
   const header = [
     `Starting parameters for the SPSA tuner, written by spsa init from ${file}.`,
     "Every number literal of the file is here: delete what should not be tuned, and set each min, max and step",
@@ -58,7 +75,11 @@ async function fromEngine(path: string): Promise<Proposal> {
     await engine.close();
   }
   const { entries, skipped } = paramsFromUciOptions(lines, path);
-  if (entries.length === 0) throw new InputError(path, `has no spin option to tune${skipped.length > 0 ? ` (${skipped.length} skipped: ${skipped.join("; ")})` : ""}`);
+  if (entries.length === 0)
+    throw new InputError(
+      path,
+      `has no spin option to tune${skipped.length > 0 ? ` (${skipped.length} skipped: ${skipped.join("; ")})` : ""}`,
+    );
   const header = [
     `Starting parameters for UCI-option tuning ([engine] mode = "options"), written by spsa init from ${path}.`,
     "Every spin option of its uci reply is here, as an int in the option's own units: delete what should not be",

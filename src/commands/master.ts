@@ -2,8 +2,8 @@ import { checkConstants } from "../engine-build/engine-builder.js";
 import { loadConfig } from "../config/config.js";
 import { loadParams, type Param } from "../params/params.js";
 import { openDatabase } from "../postgres/connection.js";
-import { stopDuringOutage } from "../postgres/retry.js";
-import { runMaster } from "../master/build-mode.js";
+import { onOwnDatabase } from "../postgres/retry.js";
+import { runBuildMaster } from "../master/build-mode.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { refuseOptionRun, runOptionsMaster } from "../master/options-mode.js";
 import { DEFAULT_CONFIG_FILE } from "./database-options.js";
@@ -30,7 +30,11 @@ export const DEFAULT_RUN_NAME = "main";
  * config.toml and params.toml, read and checked against the engine's constants file (every
  * target, every [min, max] against its Rust type) before any file or database row is written.
  */
-export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "params" | "adjust">): { config: TuningConfig; params: Param[]; paramsFile: string } {
+export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "params" | "adjust">): {
+  config: TuningConfig;
+  params: Param[];
+  paramsFile: string;
+} {
   const loaded = loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
   const config = options.adjust ? options.adjust(loaded) : loaded;
   const paramsFile = options.params ?? DEFAULT_PARAMS_FILE;
@@ -46,27 +50,27 @@ export async function masterCommand(options: MasterCommandOptions = {}): Promise
   const { config, params, paramsFile } = loadRunInputs(options);
   // One connection, no session state: the master may go through a pooler like the workers (docs/scaling-out.md).
   const database = await openDatabase({ configUrl: config.database.url, max: 1, applicationName: "spsa-master" });
-  try {
-    // After the database: an unusable home is reported as the database's failure (exit 3).
-    const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
-    const runName = options.name ?? DEFAULT_RUN_NAME;
-    if (config.engine.mode === "build") await refuseOptionRun(database, runName, options.fresh ?? false);
-    return await (config.engine.mode === "options" ? runOptionsMaster : runMaster)({
-      database,
-      config,
-      params,
-      paramsFile,
-      runName,
-      signingKey,
-      fresh: options.fresh,
-      seed: options.seed,
-      log: options.log,
-      signal: options.signal,
-    });
-  } catch (error) {
-    throw stopDuringOutage(error, options.signal, "nothing is lost: the run is as the database last saw it, and the master resumes it when started again");
-  } finally {
-    // After a stop, a query the database has not answered is given up on at once.
-    await database.close(options.signal?.aborted ? 0 : 5);
-  }
+  return onOwnDatabase(
+    database,
+    options.signal,
+    "nothing is lost: the run is as the database last saw it, and the master resumes it when started again",
+    async () => {
+      // After the database: an unusable home is reported as the database's failure (exit 3).
+      const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
+      const runName = options.name ?? DEFAULT_RUN_NAME;
+      if (config.engine.mode === "build") await refuseOptionRun(database, runName, options.fresh ?? false);
+      return await (config.engine.mode === "options" ? runOptionsMaster : runBuildMaster)({
+        database,
+        config,
+        params,
+        paramsFile,
+        runName,
+        signingKey,
+        fresh: options.fresh,
+        seed: options.seed,
+        log: options.log,
+        signal: options.signal,
+      });
+    },
+  );
 }

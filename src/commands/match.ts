@@ -59,7 +59,8 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
     throw new InputError("-g/--games", `must be an even number >= 2 (games come in pairs), got ${games}`);
   }
   const concurrency = options.concurrency ?? cpus().length;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError("-c/--concurrency", `must be >= 1, got ${concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InputError("-c/--concurrency", `must be >= 1, got ${concurrency}`);
   checkEngineFile("engine A", engineA.path);
   checkEngineFile("engine B", engineB.path);
   const limitsFor = limitsChooser(options);
@@ -68,12 +69,17 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   const seed = options.seed ?? String(Date.now());
   const rng = seededRng(seed);
   const randomPlies = options.randomPlies ?? 0;
-  if (!Number.isInteger(randomPlies) || randomPlies < 0) throw new InputError("--random-plies", `must be a whole number >= 0, got ${randomPlies}`);
-  if (randomPlies === 0) refuseRepeatedGames({ games, book, bookFile, limits: limitsFor(rng), flag: "-g/--games", randomPlies: true });
+  if (!Number.isInteger(randomPlies) || randomPlies < 0)
+    throw new InputError("--random-plies", `must be a whole number >= 0, got ${randomPlies}`);
+  if (randomPlies === 0)
+    refuseRepeatedGames({ games, book, bookFile, limits: limitsFor(rng), flag: "-g/--games", randomPlies: true });
   // Random order: a seeded shuffle of the book, so no opening comes twice until all have been
   // played. Every pair's opening is chosen (and checked playable) before any game.
   const shuffled = openingOrder(book.length, seed);
-  const nextBookOpening = options.bookOrder === "sequential" ? sequentialOpenings(book) : (_: unknown, i: number) => playable(book[shuffled(i)]!);
+  const nextBookOpening =
+    options.bookOrder === "sequential"
+      ? sequentialOpenings(book)
+      : (_: unknown, i: number) => playable(book[shuffled(i)]!);
   const bookOpenings = Array.from({ length: games / 2 }, nextBookOpening);
   let pairs = 0;
   const nextOpening = () => {
@@ -107,11 +113,15 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   const record = (pair: PairResult, index: number) => {
     if (closed) return; // a pair abandoned after a failure or a stop
     tally.add(pair);
-    pair.games.forEach((game, g) => pgn?.write(formatPgn(game, { event: "compete match", round: 2 * index + g + 1, date: started })));
+    pair.games.forEach((game, g) =>
+      pgn?.write(formatPgn(game, { event: "compete match", round: 2 * index + g + 1, date: started })),
+    );
     status.update(tally.status(games, options.sprt));
   };
   const decided = () =>
-    options.signal?.aborted === true || pgnFailure !== undefined || (options.sprt !== undefined && tally.sprt(options.sprt).decision !== undefined);
+    options.signal?.aborted === true ||
+    pgnFailure !== undefined ||
+    (options.sprt !== undefined && tally.sprt(options.sprt).decision !== undefined);
 
   // ceil(c/2) pairs in flight keep c games running without queueing games nobody may need after an SPRT stop.
   const inFlight = new Set<Promise<void>>();
@@ -154,7 +164,8 @@ function limitsChooser(options: MatchOptions): (rng: ReturnType<typeof seededRng
   if (limits) return () => limits;
   const low = options.timelow ?? 0.05;
   const high = options.timehigh ?? Math.max(low, 0.2);
-  if (!(low > 0) || !(high >= low)) throw new InputError("--timelow/--timehigh", `need 0 < timelow <= timehigh, got ${low} and ${high}`);
+  if (!(low > 0) || !(high >= low))
+    throw new InputError("--timelow/--timehigh", `need 0 < timelow <= timehigh, got ${low} and ${high}`);
   return (rng) => ({ movetimeMs: Math.round(uniform(rng, low, high) * 1000) });
 }
 
@@ -164,7 +175,8 @@ function limitsChooser(options: MatchOptions): (rng: ReturnType<typeof seededRng
  */
 function checkEngineFile(which: string, path: string): void {
   const found = findProgram(path);
-  if (found === undefined) throw new InputError(which, `${path}: ${path.includes("/") ? "no such file" : "not found in PATH"}`);
+  if (found === undefined)
+    throw new InputError(which, `${path}: ${path.includes("/") ? "no such file" : "not found in PATH"}`);
   if (!isExecutable(found)) throw new InputError(which, `${found}: not executable (chmod +x?)`);
 }
 

@@ -61,9 +61,11 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
   const perIteration = config.games.gamesPerIteration;
   const games = options.games ?? config.spsa.maxIterations * perIteration;
   const iterations = Math.floor(games / perIteration);
-  if (iterations < 1) throw new InputError("--games", `must be at least games_per_iteration (${perIteration}), got ${games}`);
+  if (iterations < 1)
+    throw new InputError("--games", `must be at least games_per_iteration (${perIteration}), got ${games}`);
   const seeds = options.seeds ?? 8;
-  if (!Number.isInteger(seeds) || seeds < 1) throw new InputError("--seeds", `must be a positive integer, got ${seeds}`);
+  if (!Number.isInteger(seeds) || seeds < 1)
+    throw new InputError("--seeds", `must be a positive integer, got ${seeds}`);
   let fit: FittedModel | undefined;
   if (options.fromRun !== undefined) {
     fit = await fitRun(options.config, options.fromRun, params);
@@ -80,7 +82,8 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
     drawRate: fitted?.drawRate ?? options.drawRate ?? 0.4,
     overrides: options.model ? parseModelFile(readTomlFile(options.model), params) : {},
   };
-  if (!(model.drawRate >= 0 && model.drawRate < 1)) throw new InputError("--draw-rate", `must be in [0, 1), got ${model.drawRate}`);
+  if (!(model.drawRate >= 0 && model.drawRate < 1))
+    throw new InputError("--draw-rate", `must be in [0, 1), got ${model.drawRate}`);
 
   const gainsFor = (maxIterations: number) => spsaMathConfig({ ...config.spsa, maxIterations }, perIteration);
   const yours = `your config (${describeGains(config.spsa)}, ${perIteration} games/iteration)`;
@@ -88,16 +91,33 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
   const reference = options.reference === undefined ? undefined : parseReference(options.reference);
   if (reference) {
     const play = referencePlay(reference, gainsFor(iterations).eloCap ?? DEFAULT_ELO_CAP);
-    tuners.push(masterTuner(`your config in reference mode (${describeReference(reference)})`, gainsFor, perIteration, config.spsa.averageTail, undefined, play));
+    tuners.push(
+      masterTuner(
+        `your config in reference mode (${describeReference(reference)})`,
+        gainsFor,
+        perIteration,
+        config.spsa.averageTail,
+        undefined,
+        play,
+      ),
+    );
   }
-  if (options.anchors ?? true) tuners.push(fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: config.games.batchSize }), seedTuner());
-  const summaries = tuners.map((tuner) => simulateSeeds(tuner, (seed) => userProblem(params, model, seed), iterations * perIteration, seeds));
+  if (options.anchors ?? true)
+    tuners.push(fishtestTuner({ cEnd: 1, rEnd: 0.002, batchGames: config.games.batchSize }), seedTuner());
+  const summaries = tuners.map((tuner) =>
+    simulateSeeds(tuner, (seed) => userProblem(params, model, seed), iterations * perIteration, seeds),
+  );
 
-  const optimum = model.offsetSteps === undefined ? "an optimum drawn uniformly in its bounds" : `an optimum ${model.offsetSteps} steps from its value`;
+  const optimum =
+    model.offsetSteps === undefined
+      ? "an optimum drawn uniformly in its bounds"
+      : `an optimum ${model.offsetSteps} steps from its value`;
   out(
     `${params.length} parameters of ${paramsFile}, ${iterations * perIteration} games (${iterations} iterations × ${perIteration}), ${seeds} seeds, ` +
       `draw rate ${model.drawRate}; each parameter loses ${model.lossElo} Elo at ${model.lossSteps} steps from ${optimum}` +
-      (Object.keys(model.overrides).length > 0 ? ` (${Object.keys(model.overrides).length} set by ${options.model})` : ""),
+      (Object.keys(model.overrides).length > 0
+        ? ` (${Object.keys(model.overrides).length} set by ${options.model})`
+        : ""),
   );
   out("");
   out(eloLeftTable(summaries));
@@ -109,7 +129,11 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
     out(distanceTable(first));
   }
   if (options.svg) {
-    writeFileAtomic(options.svg, svgChart(summaries, `Elo left, ${params.length} parameters of ${paramsFile}, ${seeds} seeds`), { mode: 0o644 });
+    writeFileAtomic(
+      options.svg,
+      svgChart(summaries, `Elo left, ${params.length} parameters of ${paramsFile}, ${seeds} seeds`),
+      { mode: 0o644 },
+    );
     out(`\nchart written to ${options.svg}`);
   }
   return { games: iterations * perIteration, iterations, summaries, ...(fit && { fit }) };
@@ -122,8 +146,16 @@ async function fitRun(configFile: string | undefined, runName: string, params: r
     const run = await requireRun(database.sql, runName);
     const played = await readPlayedIterations(database.sql, run.id);
     const missing = Object.keys(played.start).filter((name) => !params.some((p) => p.name === name));
-    if (missing.length > 0) throw new InputError("--params", `has no parameter ${missing.join(", ")} of run "${runName}": give the parameters file the run was started with`);
-    if (played.iterations.length < 2) throw new InputError("--from-run", `run "${runName}" has ${played.iterations.length} completed iteration(s); a fit needs at least 2`);
+    if (missing.length > 0)
+      throw new InputError(
+        "--params",
+        `has no parameter ${missing.join(", ")} of run "${runName}": give the parameters file the run was started with`,
+      );
+    if (played.iterations.length < 2)
+      throw new InputError(
+        "--from-run",
+        `run "${runName}" has ${played.iterations.length} completed iteration(s); a fit needs at least 2`,
+      );
     return fitLossModel({
       params: params.filter((p) => p.name in played.start),
       start: played.start,
@@ -139,7 +171,8 @@ async function fitRun(configFile: string | undefined, runName: string, params: r
 function parseReference(text: string): Reference {
   if (text === "start") return { kind: "start" };
   const elo = Number(text);
-  if (text.trim() === "" || !Number.isFinite(elo)) throw new InputError("--reference", `must be "start" or an Elo over θ₀ (e.g. 100 or -100), got "${text}"`);
+  if (text.trim() === "" || !Number.isFinite(elo))
+    throw new InputError("--reference", `must be "start" or an Elo over θ₀ (e.g. 100 or -100), got "${text}"`);
   return { kind: "fixed", elo };
 }
 
@@ -154,7 +187,9 @@ function describeGains(spsa: SpsaConfig): string {
     spsa.schedule === "standard" ? "" : `schedule ${spsa.schedule}`,
     spsa.momentum === 0 ? "" : `momentum ${spsa.momentum}`,
     spsa.averageTail === 0 ? "" : `average_tail ${spsa.averageTail}`,
-    spsa.adaptive.mode === "off" ? "" : `adapt ${spsa.adaptive.mode} (window ${spsa.adaptive.window}, floor ${spsa.adaptive.floor})`,
+    spsa.adaptive.mode === "off"
+      ? ""
+      : `adapt ${spsa.adaptive.mode} (window ${spsa.adaptive.window}, floor ${spsa.adaptive.floor})`,
   ];
   return [gainsText, ...variants.filter(Boolean)].join(", ");
 }

@@ -35,10 +35,13 @@ export const DEFAULT_SKIP_PLIES = 8;
 export async function texelDataCommand(options: TexelDataCommandOptions): Promise<TexelDataSummary> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const skipPlies = options.skipPlies ?? DEFAULT_SKIP_PLIES;
-  if (!Number.isInteger(skipPlies) || skipPlies < 0) throw new InputError("--skip-plies", `must be a whole number of at least 0, got ${skipPlies}`);
+  if (!Number.isInteger(skipPlies) || skipPlies < 0)
+    throw new InputError("--skip-plies", `must be a whole number of at least 0, got ${skipPlies}`);
   if (options.pgn.length === 0) throw new InputError("texel-data", "no PGN file given");
   // The engine is resolved before the PGNs are read, so a missing build fails at once.
-  const engine = options.quiet ? texelEngine(options.engine, () => loadConfig(options.config ?? DEFAULT_CONFIG_FILE).build) : undefined;
+  const engine = options.quiet
+    ? texelEngine(options.engine, () => loadConfig(options.config ?? DEFAULT_CONFIG_FILE).build)
+    : undefined;
   let games = 0;
   const all: LabelledPosition[] = [];
   for (const file of options.pgn) {
@@ -50,6 +53,8 @@ export async function texelDataCommand(options: TexelDataCommandOptions): Promis
   const kept = engine === undefined ? unique : await quietPositions(engine, unique, options.processes);
   shuffle(kept, seededRng(options.seed ?? "texel-data"));
   writeFileAtomic(options.out, formatPositions(kept), { mode: 0o644 });
-  log(`${options.out}: ${kept.length} positions from ${games} games (${all.length} after skipping ${skipPlies} plies and checks, ${unique.length} unique${engine === undefined ? "" : `, ${kept.length} quiet`})`);
+  log(
+    `${options.out}: ${kept.length} positions from ${games} games (${all.length} after skipping ${skipPlies} plies and checks, ${unique.length} unique${engine === undefined ? "" : `, ${kept.length} quiet`})`,
+  );
   return { games, extracted: all.length, unique: unique.length, written: kept.length };
 }

@@ -32,16 +32,23 @@ export async function undoCommand(options: UndoCommandOptions): Promise<void> {
   try {
     text = readFileSync(paramsFile, "utf8");
   } catch (error) {
-    throw new InputError(paramsFile, `cannot read it (${(error as Error).message}); give the run's parameters file with --params`);
+    throw new InputError(
+      paramsFile,
+      `cannot read it (${(error as Error).message}); give the run's parameters file with --params`,
+    );
   }
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
     const run = await requireRun(database.sql, options.name);
     updateParamValues(text, run.currentParameters, paramsFile);
     const undone = await undoWorker(database.sql, run, options.worker, operatorName());
-    out(`run "${run.name}": took worker ${printable(options.worker)}'s ${undone.batches} batches (${undone.games} games) out of θ ` +
-      `and recomputed θ from the recorded ${undone.mode === "build" ? "iterations" : "chain of applied batches"} without them (undo ${undone.undoId})`);
-    const moved = Object.keys(undone.thetaAfter).filter((name) => undone.thetaAfter[name] !== undone.thetaBefore[name]).sort();
+    out(
+      `run "${run.name}": took worker ${printable(options.worker)}'s ${undone.batches} batches (${undone.games} games) out of θ ` +
+        `and recomputed θ from the recorded ${undone.mode === "build" ? "iterations" : "chain of applied batches"} without them (undo ${undone.undoId})`,
+    );
+    const moved = Object.keys(undone.thetaAfter)
+      .filter((name) => undone.thetaAfter[name] !== undone.thetaBefore[name])
+      .sort();
     for (const name of moved) out(`  ${name}: ${undone.thetaBefore[name]} → ${undone.thetaAfter[name]}`);
     if (moved.length === 0) out("  θ is unchanged");
     syncParamsFile(paramsFile, undone.thetaAfter, out);

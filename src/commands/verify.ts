@@ -1,6 +1,5 @@
-
 import { openDatabase } from "../postgres/connection.js";
-import { stopDuringOutage } from "../postgres/retry.js";
+import { onOwnDatabase } from "../postgres/retry.js";
 import { InputError } from "../core/errors.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { parseThetaLabel } from "../verify/theta.js";
@@ -26,18 +25,33 @@ export const DEFAULT_VERIFY_GAMES = 400;
 /** `spsa verify`: plays two θ of a run against each other through the workers. */
 export async function verifyCommand(options: VerifyCommandOptions = {}): Promise<VerifyResult> {
   const games = options.games ?? DEFAULT_VERIFY_GAMES;
-  if (!Number.isInteger(games) || games < 2 || games % 2 !== 0) throw new InputError("--games", `must be an even number of at least 2, got ${games}`);
+  if (!Number.isInteger(games) || games < 2 || games % 2 !== 0)
+    throw new InputError("--games", `must be an even number of at least 2, got ${games}`);
   const from = parseThetaLabel(options.from ?? "start", "--from");
   const to = parseThetaLabel(options.to ?? "current", "--to");
   const { config, params } = loadRunInputs(options);
   const limits = verifyLimits(options, config.timeControl);
   const database = await openDatabase({ configUrl: config.database.url, max: 1, applicationName: "spsa-verify" });
-  try {
-    const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
-    return await runVerify({ database, config, params, runName: options.name ?? DEFAULT_RUN_NAME, signingKey, from, to, games, sprt: options.sprt, limits, log: options.log, signal: options.signal });
-  } catch (error) {
-    throw stopDuringOutage(error, options.signal, "the workers play the verification on, and spsa verify run again follows it");
-  } finally {
-    await database.close(options.signal?.aborted ? 0 : 5);
-  }
+  return onOwnDatabase(
+    database,
+    options.signal,
+    "the workers play the verification on, and spsa verify run again follows it",
+    async () => {
+      const signingKey = loadOrCreateSigningKey(signingKeyPath(config));
+      return await runVerify({
+        database,
+        config,
+        params,
+        runName: options.name ?? DEFAULT_RUN_NAME,
+        signingKey,
+        from,
+        to,
+        games,
+        sprt: options.sprt,
+        limits,
+        log: options.log,
+        signal: options.signal,
+      });
+    },
+  );
 }

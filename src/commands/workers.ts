@@ -31,16 +31,27 @@ export async function workersCommand(options: WorkersCommandOptions): Promise<vo
     const run = await requireRun(database.sql, options.name);
     const known = await runWorkerNames(database.sql, run.id);
     if (!known.includes(options.worker)) {
-      throw new InputError("NAME", `no worker "${printable(options.worker)}" in run "${run.name}"${didYouMean(options.worker, known)}${known.length > 0 ? ` (workers: ${known.slice(0, 8).map(printable).join(", ")}${known.length > 8 ? ", …" : ""})` : ""}`);
+      throw new InputError(
+        "NAME",
+        `no worker "${printable(options.worker)}" in run "${run.name}"${didYouMean(options.worker, known)}${known.length > 0 ? ` (workers: ${known.slice(0, 8).map(printable).join(", ")}${known.length > 8 ? ", …" : ""})` : ""}`,
+      );
     }
     const before = (await latestDecisions(database.sql, run.id)).find((d) => d.workerName === options.worker);
     const who = operatorName();
-    await recordDecision(database.sql, { runId: run.id, workerName: options.worker, decision: options.decision, reason: options.note ?? `${options.decision} by an operator`, who });
+    await recordDecision(database.sql, {
+      runId: run.id,
+      workerName: options.worker,
+      decision: options.decision,
+      reason: options.note ?? `${options.decision} by an operator`,
+      who,
+    });
     const was = before ? ` (was ${before.decision} since ${before.createdAt.toISOString()})` : "";
-    out(options.decision === "accepted"
-      ? `run "${run.name}": worker ${printable(options.worker)} accepted by ${who}${was}: the master applies its batches again and does not flag it again in this run`
-      : `run "${run.name}": worker ${printable(options.worker)} rejected by ${who}${was}: its batches stay set aside in this run; ` +
-        `take what it reported before out of θ with spsa undo --worker ${printable(options.worker)} --name ${run.name}, and revoke its machine's URL (spsa db worker-url --name MACHINE --revoke)`);
+    out(
+      options.decision === "accepted"
+        ? `run "${run.name}": worker ${printable(options.worker)} accepted by ${who}${was}: the master applies its batches again and does not flag it again in this run`
+        : `run "${run.name}": worker ${printable(options.worker)} rejected by ${who}${was}: its batches stay set aside in this run; ` +
+            `take what it reported before out of θ with spsa undo --worker ${printable(options.worker)} --name ${run.name}, and revoke its machine's URL (spsa db worker-url --name MACHINE --revoke)`,
+    );
   } finally {
     await database.close();
   }

@@ -40,19 +40,88 @@ export const DEFAULT_R_END_PLAIN = 0.0005;
 export const DEFAULT_MAX_STALENESS = 6;
 export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667, pilot: 1 };
 
-const SECTIONS = ["time_control", "games", "spsa", "build", "engine", "database", "master", "worker", "ship"] as const;
+/**
+ * config.toml's [spsa] keys by the SpsaConfig field each sets, and those of the adaptive gains
+ * by AdaptiveGains field: the one map of them, which loadConfig reads by and describeChanges
+ * (src/config/iteration-settings.ts) names them by.
+ */
+export const SPSA_KEYS = {
+  maxIterations: "max_iterations",
+  cEnd: "c_end",
+  rEnd: "r_end",
+  a: "a",
+  c: "c",
+  A: "A",
+  alpha: "alpha",
+  gamma: "gamma",
+  eloCap: "elo_cap",
+  maxStep: "max_step",
+  schedule: "schedule",
+  momentum: "momentum",
+  averageTail: "average_tail",
+  maxStaleness: "max_staleness",
+  reference: "reference",
+} as const satisfies Record<Exclude<keyof SpsaConfig, "adaptive">, string>;
+export const ADAPT_KEYS = {
+  mode: "adapt",
+  window: "adapt_window",
+  floor: "adapt_floor",
+  pilot: "adapt_pilot",
+} as const satisfies Record<keyof AdaptiveGains, string>;
+
+const SHIP_LIMITS = ["tc", "timelow", "timehigh", "nodes", "depth"] as const;
+const SHIP_KEYS = [
+  ...SHIP_LIMITS,
+  "elo0",
+  "elo1",
+  "alpha",
+  "beta",
+  "max_games",
+  "elimination_games",
+  "tail",
+  "transfer_every",
+  "transfer_games",
+] as const;
+
+/** Every key of config.toml, by section: loadConfig refuses any other, and messages name keys from here. */
+export const CONFIG_KEYS = {
+  time_control: ["timelow", "timehigh", "nodes", "depth", "reference_nps", "margin_ms", "outside_delay", "max_replays"],
+  games: ["games_per_iteration", "batch_size", "book", "book_plies", "lease_seconds"],
+  spsa: [...Object.values(SPSA_KEYS), ...Object.values(ADAPT_KEYS)],
+  build: ["engine_dir", "constants_file", "output_dir", "cargo_args", "binary_name", "builds_at_once"],
+  engine: ["mode", "binary"],
+  database: ["url", "poll_interval"],
+  master: ["signing_key"],
+  worker: ["trusted_keys", "engine_cache_files", "engine_cache_mb"],
+  ship: SHIP_KEYS,
+} as const;
+type Section = keyof typeof CONFIG_KEYS;
+
+/** "[games] games_per_iteration": a key as a message names it, checked against CONFIG_KEYS. */
+export function configKey<S extends Section>(section: S, key: (typeof CONFIG_KEYS)[S][number]): string {
+  return `[${section}] ${key}`;
+}
 
 /** `[ship]`'s defaults: fishtest's usual bounds for a gainer, and a cap that keeps a stuck test finite. */
-export const DEFAULT_SHIP = { elo0: 0, elo1: 5, alpha: 0.05, beta: 0.05, maxGames: 20_000, eliminationGames: 0, tail: 0.5, transferEvery: 0 } as const;
+export const DEFAULT_SHIP = {
+  elo0: 0,
+  elo1: 5,
+  alpha: 0.05,
+  beta: 0.05,
+  maxGames: 20_000,
+  eliminationGames: 0,
+  tail: 0.5,
+  transferEvery: 0,
+} as const;
 
 /** Loads and validates config.toml. Relative paths are resolved against the file's folder. */
 export function loadConfig(file: string): TuningConfig {
   const doc = readTomlFile(file);
-  new TableReader(doc, undefined, doc.data, SECTIONS); // rejects unknown sections
+  new TableReader(doc, undefined, doc.data, Object.keys(CONFIG_KEYS)); // rejects unknown sections
   const base = dirname(resolve(file));
-  const section = (name: (typeof SECTIONS)[number], keys: readonly string[]) => new TableReader(doc, name, doc.data[name], keys);
+  const section = (name: Section) => new TableReader(doc, name, doc.data[name], CONFIG_KEYS[name]);
 
-  const tc = section("time_control", ["timelow", "timehigh", "nodes", "depth", "reference_nps", "margin_ms", "outside_delay", "max_replays"]);
+  const tc = section("time_control");
   const timelow = tc.number("timelow", { default: 0.05, above: 0 });
   const timehigh = tc.number("timehigh", { default: 0.2, above: 0 });
   if (timehigh < timelow) tc.fail("timehigh", `must be >= timelow (${timelow}), got ${timehigh}`);
@@ -62,60 +131,94 @@ export function loadConfig(file: string): TuningConfig {
     const limitKey = "nodes" in moveLimit ? "nodes" : "depth";
     // A limit that is silently not used would tune at another strength than the user thinks.
     for (const key of ["timelow", "timehigh", "reference_nps"]) {
-      if (tc.has(key)) tc.fail(key, `applies only to timed games; remove it, or remove ${limitKey} (games are played at ${limitKey} = ${Object.values(moveLimit)[0]})`);
+      if (tc.has(key))
+        tc.fail(
+          key,
+          `applies only to timed games; remove it, or remove ${limitKey} (games are played at ${limitKey} = ${Object.values(moveLimit)[0]})`,
+        );
     }
   }
 
-  const games = section("games", ["games_per_iteration", "batch_size", "book", "book_plies", "lease_seconds"]);
+  const games = section("games");
   const gamesPerIteration = games.number("games_per_iteration", { default: 64, integer: true, min: 2 });
-  if (gamesPerIteration % 2 !== 0) games.fail("games_per_iteration", `must be even (games are played in pairs), got ${gamesPerIteration}`);
+  if (gamesPerIteration % 2 !== 0)
+    games.fail("games_per_iteration", `must be even (games are played in pairs), got ${gamesPerIteration}`);
   const batchSize = games.number("batch_size", { default: DEFAULT_BATCH_SIZE, integer: true, min: 2 });
   if (batchSize % 2 !== 0) games.fail("batch_size", `must be even (games are played in pairs), got ${batchSize}`);
   const bookSetting = games.optionalString("book");
   // A file (relative to config.toml), else a shipped book's name (`book = "openings"`).
-  const book = bookSetting === undefined ? undefined : existsSync(resolve(base, bookSetting)) ? resolve(base, bookSetting) : (shippedBook(bookSetting) ?? resolve(base, bookSetting));
+  const book =
+    bookSetting === undefined
+      ? undefined
+      : existsSync(resolve(base, bookSetting))
+        ? resolve(base, bookSetting)
+        : (shippedBook(bookSetting) ?? resolve(base, bookSetting));
   if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
 
-  const spsa = section("spsa", ["max_iterations", "c_end", "r_end", "a", "c", "A", "alpha", "gamma", "elo_cap", "max_step", "schedule", "momentum", "average_tail", "max_staleness", "adapt", "adapt_window", "adapt_floor", "adapt_pilot", "reference"]);
-  const a = spsa.optionalNumber("a", { above: 0 });
-  const c = spsa.optionalNumber("c", { above: 0 });
-  if ((a === undefined) !== (c === undefined)) spsa.fail(a === undefined ? "c" : "a", "set both a and c, or neither (then c_end and r_end give them)");
-  if (a !== undefined && (spsa.has("c_end") || spsa.has("r_end"))) spsa.fail(spsa.has("c_end") ? "c_end" : "r_end", "set either a and c, or c_end and r_end, not both");
-  const momentum = spsa.number("momentum", { default: 0, min: 0 });
-  if (momentum >= 1) spsa.fail("momentum", `must be < 1 (at 1 a move is never forgotten), got ${momentum}`);
-  const build = section("build", ["engine_dir", "constants_file", "output_dir", "cargo_args", "binary_name", "builds_at_once"]);
-  const engine = section("engine", ["mode", "binary"]);
+  const spsa = section("spsa");
+  const a = spsa.optionalNumber(SPSA_KEYS.a, { above: 0 });
+  const c = spsa.optionalNumber(SPSA_KEYS.c, { above: 0 });
+  if ((a === undefined) !== (c === undefined))
+    spsa.fail(
+      a === undefined ? SPSA_KEYS.c : SPSA_KEYS.a,
+      "set both a and c, or neither (then c_end and r_end give them)",
+    );
+  if (a !== undefined && (spsa.has(SPSA_KEYS.cEnd) || spsa.has(SPSA_KEYS.rEnd)))
+    spsa.fail(
+      spsa.has(SPSA_KEYS.cEnd) ? SPSA_KEYS.cEnd : SPSA_KEYS.rEnd,
+      "set either a and c, or c_end and r_end, not both",
+    );
+  const momentum = spsa.number(SPSA_KEYS.momentum, { default: 0, min: 0 });
+  if (momentum >= 1) spsa.fail(SPSA_KEYS.momentum, `must be < 1 (at 1 a move is never forgotten), got ${momentum}`);
+  const build = section("build");
+  const engine = section("engine");
   const binary = engine.optionalString("binary");
   const engineBinary = binary === undefined ? undefined : resolve(base, binary);
   if (engineBinary !== undefined && !existsSync(engineBinary)) engine.fail("binary", `file not found: ${engineBinary}`);
   const engineMode = engine.oneOf("mode", ["build", "options"] as const, "build");
-  if (engineBinary !== undefined && engineMode === "build") engine.fail("binary", 'applies only with mode = "options" (the build mode builds its engines from [build])');
-  const schedule = spsa.oneOf("schedule", SCHEDULES, "standard");
-  const averageTail = spsa.number("average_tail", { default: 0, min: 0, max: 1 });
-  const adaptMode = spsa.oneOf("adapt", ADAPT_MODES, DEFAULT_ADAPTIVE.mode);
+  if (engineBinary !== undefined && engineMode === "build")
+    engine.fail("binary", 'applies only with mode = "options" (the build mode builds its engines from [build])');
+  const schedule = spsa.oneOf(SPSA_KEYS.schedule, SCHEDULES, "standard");
+  const averageTail = spsa.number(SPSA_KEYS.averageTail, { default: 0, min: 0, max: 1 });
+  const adaptMode = spsa.oneOf(ADAPT_KEYS.mode, ADAPT_MODES, DEFAULT_ADAPTIVE.mode);
   // Options mode applies each batch as it arrives, with no iterations whose θ these read back.
   if (engineMode === "options") {
-    if (schedule !== "standard") spsa.fail("schedule", 'applies only with [engine] mode = "build"');
-    if (momentum > 0) spsa.fail("momentum", 'applies only with [engine] mode = "build"');
-    if (averageTail > 0) spsa.fail("average_tail", 'applies only with [engine] mode = "build"');
-    if (spsa.has("max_staleness")) spsa.fail("max_staleness", 'applies only with [engine] mode = "build" (UCI-option mode applies each batch as it arrives, with no iterations to open ahead)');
+    if (schedule !== "standard") spsa.fail(SPSA_KEYS.schedule, 'applies only with [engine] mode = "build"');
+    if (momentum > 0) spsa.fail(SPSA_KEYS.momentum, 'applies only with [engine] mode = "build"');
+    if (averageTail > 0) spsa.fail(SPSA_KEYS.averageTail, 'applies only with [engine] mode = "build"');
+    if (spsa.has(SPSA_KEYS.maxStaleness))
+      spsa.fail(
+        SPSA_KEYS.maxStaleness,
+        'applies only with [engine] mode = "build" (UCI-option mode applies each batch as it arrives, with no iterations to open ahead)',
+      );
   }
   const reference = readReference(spsa, base);
   if (reference !== undefined) {
-    if (engineMode === "options") spsa.fail("reference", 'applies only with [engine] mode = "build" (UCI-option mode applies each batch on its own; see docs/reference-mode.md)');
+    if (engineMode === "options")
+      spsa.fail(
+        SPSA_KEYS.reference,
+        'applies only with [engine] mode = "build" (UCI-option mode applies each batch on its own; see docs/reference-mode.md)',
+      );
     // Each opening is a unit of four games: θ+ and θ− each a pair against the reference.
-    for (const [key, value] of [["games_per_iteration", gamesPerIteration], ["batch_size", batchSize]] as const) {
-      if (value % 4 !== 0) games.fail(key, `must be a multiple of 4 with [spsa] reference (θ+ and θ− each play a game pair against the reference on every opening), got ${value}`);
+    for (const [key, value] of [
+      ["games_per_iteration", gamesPerIteration],
+      ["batch_size", batchSize],
+    ] as const) {
+      if (value % 4 !== 0)
+        games.fail(
+          key,
+          `must be a multiple of 4 with [spsa] reference (θ+ and θ− each play a game pair against the reference on every opening), got ${value}`,
+        );
     }
   }
-  const database = section("database", ["url", "poll_interval"]);
+  const database = section("database");
   const url = database.optionalString("url");
-  const signingKey = section("master", ["signing_key"]).optionalString("signing_key");
-  const worker = section("worker", ["trusted_keys", "engine_cache_files", "engine_cache_mb"]);
+  const signingKey = section("master").optionalString("signing_key");
+  const worker = section("worker");
   const trustedKeys = worker.stringArray("trusted_keys", []);
   // Checked here, so a mistyped key fails at start naming the file and line.
   trustedKeys.forEach((key) => parsePublicKey(key, worker.where("trusted_keys")));
-  const ship = readShip(section("ship", SHIP_KEYS), averageTail, engineMode, gamesPerIteration);
+  const ship = readShip(section("ship"), averageTail, engineMode, gamesPerIteration);
 
   return {
     file: resolve(file),
@@ -138,25 +241,28 @@ export function loadConfig(file: string): TuningConfig {
       leaseSeconds: games.number("lease_seconds", { default: DEFAULT_LEASE_SECONDS, above: 0 }),
     },
     spsa: {
-      maxIterations: spsa.number("max_iterations", { default: 100, integer: true, min: 1 }),
-      cEnd: spsa.number("c_end", { default: DEFAULT_C_END, above: 0 }),
-      rEnd: spsa.number("r_end", { default: adaptMode === "off" ? DEFAULT_R_END_PLAIN : DEFAULT_R_END, above: 0 }),
+      maxIterations: spsa.number(SPSA_KEYS.maxIterations, { default: 100, integer: true, min: 1 }),
+      cEnd: spsa.number(SPSA_KEYS.cEnd, { default: DEFAULT_C_END, above: 0 }),
+      rEnd: spsa.number(SPSA_KEYS.rEnd, {
+        default: adaptMode === "off" ? DEFAULT_R_END_PLAIN : DEFAULT_R_END,
+        above: 0,
+      }),
       a,
       c,
-      A: spsa.optionalNumber("A", { min: 0 }),
-      alpha: spsa.number("alpha", { default: 0.602, above: 0, max: 1 }),
-      gamma: spsa.number("gamma", { default: 0.101, min: 0, max: 1 }),
-      eloCap: spsa.number("elo_cap", { default: DEFAULT_ELO_CAP, above: 0 }),
-      maxStep: spsa.number("max_step", { default: DEFAULT_MAX_STEP, above: 0 }),
+      A: spsa.optionalNumber(SPSA_KEYS.A, { min: 0 }),
+      alpha: spsa.number(SPSA_KEYS.alpha, { default: 0.602, above: 0, max: 1 }),
+      gamma: spsa.number(SPSA_KEYS.gamma, { default: 0.101, min: 0, max: 1 }),
+      eloCap: spsa.number(SPSA_KEYS.eloCap, { default: DEFAULT_ELO_CAP, above: 0 }),
+      maxStep: spsa.number(SPSA_KEYS.maxStep, { default: DEFAULT_MAX_STEP, above: 0 }),
       schedule,
       momentum,
       averageTail,
-      maxStaleness: spsa.number("max_staleness", { default: DEFAULT_MAX_STALENESS, integer: true, min: 0 }),
+      maxStaleness: spsa.number(SPSA_KEYS.maxStaleness, { default: DEFAULT_MAX_STALENESS, integer: true, min: 0 }),
       adaptive: {
         mode: adaptMode,
-        window: spsa.number("adapt_window", { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
-        floor: spsa.number("adapt_floor", { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
-        pilot: spsa.number("adapt_pilot", { default: DEFAULT_ADAPTIVE.pilot ?? 0, integer: true, min: 0 }),
+        window: spsa.number(ADAPT_KEYS.window, { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
+        floor: spsa.number(ADAPT_KEYS.floor, { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
+        pilot: spsa.number(ADAPT_KEYS.pilot, { default: DEFAULT_ADAPTIVE.pilot ?? 0, integer: true, min: 0 }),
       },
       ...(reference !== undefined && { reference }),
     },
@@ -171,7 +277,9 @@ export function loadConfig(file: string): TuningConfig {
     engine: { mode: engineMode, binary: engineBinary },
     database: {
       url: url === "" ? undefined : url,
-      pollIntervalMs: Math.round(database.number("poll_interval", { default: DEFAULT_POLL_INTERVAL_MS / 1000, above: 0 }) * 1000),
+      pollIntervalMs: Math.round(
+        database.number("poll_interval", { default: DEFAULT_POLL_INTERVAL_MS / 1000, above: 0 }) * 1000,
+      ),
     },
     master: { signingKey: signingKey === undefined ? undefined : resolve(base, signingKey) },
     worker: {
@@ -185,14 +293,16 @@ export function loadConfig(file: string): TuningConfig {
   };
 }
 
-const SHIP_LIMITS = ["tc", "timelow", "timehigh", "nodes", "depth"] as const;
-const SHIP_KEYS = [...SHIP_LIMITS, "elo0", "elo1", "alpha", "beta", "max_games", "elimination_games", "tail", "transfer_every", "transfer_games"] as const;
-
 /**
  * `[ship]`: off unless it sets a limit (an empty or absent section); any other key without a
  * limit is refused, since a check the user configured would otherwise silently not run.
  */
-function readShip(ship: TableReader, averageTail: number, engineMode: "build" | "options", gamesPerIteration: number): ShipConfig | undefined {
+function readShip(
+  ship: TableReader,
+  averageTail: number,
+  engineMode: "build" | "options",
+  gamesPerIteration: number,
+): ShipConfig | undefined {
   const limits = givenLimits(
     {
       tc: ship.optionalString("tc"),
@@ -206,11 +316,19 @@ function readShip(ship: TableReader, averageTail: number, engineMode: "build" | 
   );
   if (limits === undefined) {
     const set = SHIP_KEYS.find((key) => ship.has(key));
-    if (set !== undefined) ship.fail(set, "needs the limit the engine ships with: set tc, nodes, depth or timelow/timehigh in [ship] (or remove the section)");
+    if (set !== undefined)
+      ship.fail(
+        set,
+        "needs the limit the engine ships with: set tc, nodes, depth or timelow/timehigh in [ship] (or remove the section)",
+      );
     return undefined;
   }
   const limitKey = SHIP_LIMITS.find((key) => ship.has(key)) ?? "tc";
-  if (engineMode === "options") ship.fail(limitKey, 'applies only with [engine] mode = "build" (the ship check builds each candidate θ into an engine)');
+  if (engineMode === "options")
+    ship.fail(
+      limitKey,
+      'applies only with [engine] mode = "build" (the ship check builds each candidate θ into an engine)',
+    );
   const elo0 = ship.number("elo0", { default: DEFAULT_SHIP.elo0 });
   const elo1 = ship.number("elo1", { default: DEFAULT_SHIP.elo1 });
   if (elo1 <= elo0) ship.fail("elo1", `must be > elo0 (${elo0}), got ${elo1}`);
@@ -220,14 +338,31 @@ function readShip(ship: TableReader, averageTail: number, engineMode: "build" | 
   if (beta >= 1) ship.fail("beta", `must be < 1, got ${beta}`);
   const maxGames = ship.number("max_games", { default: DEFAULT_SHIP.maxGames, integer: true, min: 2 });
   if (maxGames % 2 !== 0) ship.fail("max_games", `must be even (games are played in pairs), got ${maxGames}`);
-  const eliminationGames = ship.number("elimination_games", { default: DEFAULT_SHIP.eliminationGames, integer: true, min: 0 });
-  if (eliminationGames % 2 !== 0) ship.fail("elimination_games", `must be even (games are played in pairs), got ${eliminationGames}`);
+  const eliminationGames = ship.number("elimination_games", {
+    default: DEFAULT_SHIP.eliminationGames,
+    integer: true,
+    min: 0,
+  });
+  if (eliminationGames % 2 !== 0)
+    ship.fail("elimination_games", `must be even (games are played in pairs), got ${eliminationGames}`);
   const tail = ship.number("tail", { default: averageTail > 0 ? averageTail : DEFAULT_SHIP.tail, above: 0, max: 1 });
   const transferEvery = ship.number("transfer_every", { default: DEFAULT_SHIP.transferEvery, integer: true, min: 0 });
   const transferGames = ship.number("transfer_games", { default: gamesPerIteration, integer: true, min: 2 });
-  if (transferGames % 2 !== 0) ship.fail("transfer_games", `must be even (games are played in pairs), got ${transferGames}`);
-  if (transferEvery === 0 && ship.has("transfer_games")) ship.fail("transfer_games", "applies only with transfer_every > 0 (every how many iterations to play at the ship limits too)");
-  return { limits, sprt: { elo0, elo1, alpha, beta }, maxGames, eliminationGames, tail, transfer: { every: transferEvery, games: transferGames } };
+  if (transferGames % 2 !== 0)
+    ship.fail("transfer_games", `must be even (games are played in pairs), got ${transferGames}`);
+  if (transferEvery === 0 && ship.has("transfer_games"))
+    ship.fail(
+      "transfer_games",
+      "applies only with transfer_every > 0 (every how many iterations to play at the ship limits too)",
+    );
+  return {
+    limits,
+    sprt: { elo0, elo1, alpha, beta },
+    maxGames,
+    eliminationGames,
+    tail,
+    transfer: { every: transferEvery, games: transferGames },
+  };
 }
 
 /** `[time_control] nodes` or `depth`, at most one of them. */
@@ -241,15 +376,19 @@ function readMoveLimit(tc: TableReader): MoveLimit | undefined {
 
 /** `[spsa] reference`: "start", or an engine binary (relative to config.toml) that exists and may be run. */
 function readReference(spsa: TableReader, base: string): string | undefined {
-  const setting = spsa.optionalString("reference");
+  const setting = spsa.optionalString(SPSA_KEYS.reference);
   if (setting === undefined || setting === "start") return setting;
   const path = resolve(base, setting);
-  if (!existsSync(path)) spsa.fail("reference", `file not found: ${path} (write "start" for θ₀ built when the run starts, or an engine binary's path)`);
-  if (!statSync(path).isFile()) spsa.fail("reference", `is not a file: ${path}`);
+  if (!existsSync(path))
+    spsa.fail(
+      SPSA_KEYS.reference,
+      `file not found: ${path} (write "start" for θ₀ built when the run starts, or an engine binary's path)`,
+    );
+  if (!statSync(path).isFile()) spsa.fail(SPSA_KEYS.reference, `is not a file: ${path}`);
   try {
     accessSync(path, constants.X_OK);
   } catch {
-    spsa.fail("reference", `is not executable: ${path}`);
+    spsa.fail(SPSA_KEYS.reference, `is not executable: ${path}`);
   }
   return path;
 }
@@ -260,7 +399,15 @@ export function spsaMathConfig(spsa: SpsaConfig, gamesPerIteration: number): Sps
   const { a, c } =
     spsa.a !== undefined && spsa.c !== undefined
       ? { a: spsa.a, c: spsa.c }
-      : deriveFromEnd({ cEnd: spsa.cEnd, rEnd: spsa.rEnd, N: spsa.maxIterations, A, alpha: spsa.alpha, gamma: spsa.gamma, gamesPerIteration });
+      : deriveFromEnd({
+          cEnd: spsa.cEnd,
+          rEnd: spsa.rEnd,
+          N: spsa.maxIterations,
+          A,
+          alpha: spsa.alpha,
+          gamma: spsa.gamma,
+          gamesPerIteration,
+        });
   const { alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum, adaptive } = spsa;
   return { a, c, A, alpha, gamma, maxIterations, eloCap, maxStep, schedule, momentum, adaptive };
 }

@@ -7,7 +7,13 @@ export function formatDuration(seconds: number): string {
 }
 
 /** "16.8 games/min  iteration ETA 1m17s  run ETA 2h05m": a rate (null or 0: unknown) and named ETAs (null: unknown), as progress lines show them. */
-export function rateAndEtas(perMinute: number | null, etas: readonly { name: string; seconds: number | null }[]): string {
+export function rateAndEtas(
+  perMinute: number | null,
+  etas: readonly { name: string; seconds: number | null }[],
+): string {
   const rate = perMinute !== null && perMinute > 0 ? perMinute.toFixed(1) : "?";
-  return [`${rate} games/min`, ...etas.map((eta) => `${eta.name} ETA ${eta.seconds === null ? "?" : formatDuration(eta.seconds)}`)].join("  ");
+  return [
+    `${rate} games/min`,
+    ...etas.map((eta) => `${eta.name} ETA ${eta.seconds === null ? "?" : formatDuration(eta.seconds)}`),
+  ].join("  ");
 }

@@ -6,7 +6,12 @@ import { delimiter, join } from "node:path";
  * a bare name looked up in the folders of `searchPath` (PATH). Undefined when there is none.
  */
 export function findProgram(path: string, searchPath = process.env.PATH ?? ""): string | undefined {
-  const candidates = path.includes("/") ? [path] : searchPath.split(delimiter).filter(Boolean).map((dir) => join(dir, path));
+  const candidates = path.includes("/")
+    ? [path]
+    : searchPath
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, path));
   return candidates.find((file) => {
     try {
       return statSync(file).isFile();

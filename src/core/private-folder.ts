@@ -22,13 +22,21 @@ export function privateFolder(folder: string, what: string): string {
   const fix = `remove it (it is made again, 0700) or point SPSA_HOME elsewhere`;
   if (stat.isSymbolicLink()) throw new InputError(folder, `the ${what} is a symbolic link: ${fix}`);
   if (!stat.isDirectory()) throw new InputError(folder, `the ${what} is not a folder: ${fix}`);
-  if (uid !== undefined && stat.uid !== uid) throw new InputError(folder, `the ${what} belongs to another user (uid ${stat.uid}, this process runs as ${uid}): ${fix}`);
-  if ((stat.mode & 0o777) !== 0o700) throw new InputError(folder, `the ${what} has mode ${(stat.mode & 0o777).toString(8)}, not 700: ${fix}`);
+  if (uid !== undefined && stat.uid !== uid)
+    throw new InputError(
+      folder,
+      `the ${what} belongs to another user (uid ${stat.uid}, this process runs as ${uid}): ${fix}`,
+    );
+  if ((stat.mode & 0o777) !== 0o700)
+    throw new InputError(folder, `the ${what} has mode ${(stat.mode & 0o777).toString(8)}, not 700: ${fix}`);
   for (let above = realpathSync(dirname(folder)); ; above = dirname(above)) {
     const parent = lstatSync(above);
     const othersWrite = (parent.mode & 0o022) !== 0 && (parent.mode & STICKY) === 0;
     if ((uid !== undefined && parent.uid !== 0 && parent.uid !== uid) || othersWrite) {
-      throw new InputError(folder, `another user could replace the ${what}: ${above} belongs to uid ${parent.uid} with mode ${(parent.mode & 0o7777).toString(8)}; point SPSA_HOME to a folder of your own`);
+      throw new InputError(
+        folder,
+        `another user could replace the ${what}: ${above} belongs to uid ${parent.uid} with mode ${(parent.mode & 0o7777).toString(8)}; point SPSA_HOME to a folder of your own`,
+      );
     }
     if (above === dirname(above)) return folder;
   }

@@ -18,8 +18,13 @@ export function readPrivateFile(path: string, what: string): string | undefined 
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new InputError(path, `the ${what} is not a regular file`);
-    if (process.getuid !== undefined && stat.uid !== process.getuid()) throw new InputError(path, `the ${what} belongs to another user (uid ${stat.uid})`);
-    if ((stat.mode & 0o077) !== 0) throw new InputError(path, `others can read the ${what} (mode ${(stat.mode & 0o777).toString(8)}): chmod 600 ${path}, or make a new one`);
+    if (process.getuid !== undefined && stat.uid !== process.getuid())
+      throw new InputError(path, `the ${what} belongs to another user (uid ${stat.uid})`);
+    if ((stat.mode & 0o077) !== 0)
+      throw new InputError(
+        path,
+        `others can read the ${what} (mode ${(stat.mode & 0o777).toString(8)}): chmod 600 ${path}, or make a new one`,
+      );
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);

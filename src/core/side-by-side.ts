@@ -6,7 +6,11 @@
  * failure reaches the one place that prints errors and sets exit codes; when `main` ends,
  * `beside` is stopped and awaited. `signal` (a Ctrl-C) stops both.
  */
-export async function runSideBySide<T>(main: (signal: AbortSignal) => Promise<T>, beside: (signal: AbortSignal) => Promise<unknown>, signal?: AbortSignal): Promise<T> {
+export async function runSideBySide<T>(
+  main: (signal: AbortSignal) => Promise<T>,
+  beside: (signal: AbortSignal) => Promise<unknown>,
+  signal?: AbortSignal,
+): Promise<T> {
   const stopMain = new AbortController();
   const stopBeside = new AbortController();
   const stopBoth = () => {
@@ -37,7 +41,10 @@ export async function runSideBySide<T>(main: (signal: AbortSignal) => Promise<T>
  * others through their signal; every task is awaited before the first error is thrown, so
  * nothing keeps running behind the error.
  */
-export async function allOrNothing<T>(tasks: readonly ((signal: AbortSignal) => Promise<T>)[], signal?: AbortSignal): Promise<T[]> {
+export async function allOrNothing<T>(
+  tasks: readonly ((signal: AbortSignal) => Promise<T>)[],
+  signal?: AbortSignal,
+): Promise<T[]> {
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });

@@ -37,7 +37,11 @@ export class StatusLine {
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /** Shows a spinner with elapsed seconds while `work` runs on a terminal; elsewhere (logs) the label once, as it starts. */
-export async function withSpinner<T>(label: string, work: Promise<T>, stream: NodeJS.WriteStream = process.stderr): Promise<T> {
+export async function withSpinner<T>(
+  label: string,
+  work: Promise<T>,
+  stream: NodeJS.WriteStream = process.stderr,
+): Promise<T> {
   if (!stream.isTTY) stream.write(`${label}…\n`);
   const started = Date.now();
   const line = new StatusLine(stream, Number.POSITIVE_INFINITY);

@@ -28,7 +28,9 @@ export function nearest(name: string, candidates: readonly string[]): string | u
   }
   if (bestDistance <= Math.max(2, Math.floor(name.length / 3))) return best;
   const lower = name.toLowerCase();
-  const extensions = candidates.filter((c) => c.toLowerCase().startsWith(`${lower}_`) || c.toLowerCase().endsWith(`_${lower}`));
+  const extensions = candidates.filter(
+    (c) => c.toLowerCase().startsWith(`${lower}_`) || c.toLowerCase().endsWith(`_${lower}`),
+  );
   return extensions.sort((a, b) => a.length - b.length)[0];
 }
 

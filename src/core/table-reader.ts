@@ -53,7 +53,8 @@ export class TableReader {
     if (value === undefined) this.fail(key, "is required");
     if (typeof value !== "number") this.fail(key, `must be a number, got ${show(value)}`);
     // TOML has inf and nan; no setting or parameter means them (a bound of inf made simulate print NaN).
-    if (!Number.isFinite(value)) this.fail(key, `must be a finite number, got ${Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf"}`);
+    if (!Number.isFinite(value))
+      this.fail(key, `must be a finite number, got ${Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf"}`);
     if (rule.integer && !Number.isInteger(value)) this.fail(key, `must be an integer, got ${value}`);
     if (rule.min !== undefined && value < rule.min) this.fail(key, `must be >= ${rule.min}, got ${value}`);
     if (rule.above !== undefined && value <= rule.above) this.fail(key, `must be > ${rule.above}, got ${value}`);
@@ -93,7 +94,10 @@ export class TableReader {
   oneOf<T extends string>(key: string, choices: readonly T[], fallback?: T): T {
     const value = this.string(key, fallback);
     if (!(choices as readonly string[]).includes(value)) {
-      this.fail(key, `must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got "${value}"${didYouMean(value, choices)}`);
+      this.fail(
+        key,
+        `must be one of ${choices.map((c) => `"${c}"`).join(", ")}, got "${value}"${didYouMean(value, choices)}`,
+      );
     }
     return value as T;
   }

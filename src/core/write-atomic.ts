@@ -1,5 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fchmodSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 
 export interface AtomicWriteOptions {
@@ -33,7 +43,7 @@ export function copyFileAtomic(source: string, dest: string, options: AtomicWrit
   try {
     replaceFile(dest, options, (fd) => {
       const chunk = Buffer.allocUnsafe(1 << 20);
-      for (let read; (read = readSync(input, chunk, 0, chunk.length, null)) > 0; ) writeAll(fd, chunk, read);
+      for (let read; (read = readSync(input, chunk, 0, chunk.length, null)) > 0;) writeAll(fd, chunk, read);
     });
   } finally {
     closeSync(input);
@@ -41,7 +51,7 @@ export function copyFileAtomic(source: string, dest: string, options: AtomicWrit
 }
 
 function writeAll(fd: number, bytes: Uint8Array, length: number): void {
-  for (let written = 0; written < length; ) written += writeSync(fd, bytes, written, length - written);
+  for (let written = 0; written < length;) written += writeSync(fd, bytes, written, length - written);
 }
 
 function replaceFile(path: string, options: AtomicWriteOptions, fill: (fd: number) => void): void {

@@ -55,7 +55,10 @@ export function setCookieHeader(token: string): string {
 export function authorised(request: IncomingMessage, token: string): boolean {
   const header = request.headers.authorization;
   if (header?.startsWith("Bearer ") && sameText(header.slice(7), token)) return true;
-  const cookie = (request.headers.cookie ?? "").split(";").map((part) => part.trim()).find((part) => part.startsWith(`${COOKIE}=`));
+  const cookie = (request.headers.cookie ?? "")
+    .split(";")
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${COOKIE}=`));
   return cookie !== undefined && sameText(cookie.slice(COOKIE.length + 1), cookieValue(token));
 }
 

@@ -23,7 +23,12 @@ export class EventHub {
   private listeners: { unlisten(): Promise<void> }[] = [];
   private keepAlive: NodeJS.Timeout | undefined;
 
-  constructor(private readonly limits: EventHubLimits = { maxClients: DEFAULT_MAX_CLIENTS, maxBufferedBytes: DEFAULT_CLIENT_BUFFER_BYTES }) {}
+  constructor(
+    private readonly limits: EventHubLimits = {
+      maxClients: DEFAULT_MAX_CLIENTS,
+      maxBufferedBytes: DEFAULT_CLIENT_BUFFER_BYTES,
+    },
+  ) {}
 
   async start(sql: postgres.Sql): Promise<void> {
     for (const channel of [PROGRESS_CHANNEL, WORK_CHANNEL]) {
@@ -36,7 +41,11 @@ export class EventHub {
   /** Starts a stream on `response`; false (nothing written) when `maxClients` are open. */
   add(response: ServerResponse): boolean {
     if (this.clients.size >= this.limits.maxClients) return false;
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
+    response.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-store",
+      connection: "keep-alive",
+    });
     response.write(": connected\n\n");
     this.clients.add(response);
     response.on("close", () => this.clients.delete(response));
@@ -44,7 +53,9 @@ export class EventHub {
   }
 
   private send(channel: string, payload: string): void {
-    this.write(`event: ${channel === PROGRESS_CHANNEL ? "progress" : "iteration"}\ndata: ${JSON.stringify({ channel, payload })}\n\n`);
+    this.write(
+      `event: ${channel === PROGRESS_CHANNEL ? "progress" : "iteration"}\ndata: ${JSON.stringify({ channel, payload })}\n\n`,
+    );
   }
 
   private write(text: string): void {

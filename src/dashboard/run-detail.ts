@@ -1,15 +1,25 @@
 import type postgres from "postgres";
 import { COUNTER_KEYS } from "../db/fault-columns.js";
 import { latestFaultedGames, type FaultedGameSummary } from "../db/faulted-games.js";
-import { eloBuckets, faultyIterations, gamesPerBucket, latestSettings, verificationResults, type EloBucket, type RunRecord, type SideCounts, type VerificationResult } from "../db/run-status.js";
-import { appliedGamesPerBucket } from "../db/perturbations.js";
+import { readPlayedWith } from "../db/iterations.js";
+import {
+  eloBuckets,
+  faultyIterations,
+  gamesPerBucket,
+  verificationResults,
+  type EloBucket,
+  type RunRecord,
+  type VerificationResult,
+} from "../db/run-status.js";
+import type { WinDrawLoss } from "../types/engines.js";
+import { appliedGamesPerBucket } from "../db/option-runs.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
 import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
 import { optionRunConfig, publicConfig } from "./public-config.js";
-import type { IterationSettings } from "../types/config.js";
+import type { IterationSettings, PlayedWith } from "../types/config.js";
 
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
 export const CHART_POINTS = 400;
@@ -45,8 +55,8 @@ interface RunProgress {
 export interface RunDetail extends RunProgress {
   eloWindowGames: number | null;
   config: Record<string, unknown>;
-  /** The latest iteration's settings, without its per-parameter ones (the charts carry theirs). */
-  settings: Omit<IterationSettings, "parameters" | "stepScale"> | null;
+  /** What the latest iteration was played with, without its per-parameter settings (the charts carry theirs). */
+  settings: (Omit<IterationSettings, "parameters" | "stepScale"> & Pick<PlayedWith, "timelowMs" | "timehighMs">) | null;
   /**
    * Every parameter's name and move in steps (by name), from which the page picks its charts (a search, pages of
    * the most moved); null when status.parameters holds them all.
@@ -65,31 +75,51 @@ const FAULTED_GAMES_LISTED = 20;
 /** The run page's first load: its charts are every parameter, or on a larger run the CHARTS_PER_PAGE that moved most, with the index to choose others. */
 export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<RunDetail> {
   const status = await readRunStatus(sql, run, { samples: CHART_POINTS, listed: CHARTS_PER_PAGE });
-  const [progress, settings] = await Promise.all([readProgress(sql, run, status, undefined), latestSettings(sql, run.id)]);
-  const index = status.parameterSummary.listed === "all" ? null : parameterRows(run, settings);
-  const { parameters: _, stepScale: __, ...shown } = settings ?? { parameters: {} };
+  const [progress, played] = await Promise.all([
+    readProgress(sql, run, status, undefined),
+    readPlayedWith(sql, { runId: run.id }),
+  ]);
+  const index = status.parameterSummary.listed === "all" ? null : parameterRows(run, played?.settings ?? null);
   return {
     ...progress,
     eloWindowGames: status.eloWindows?.windowGames ?? null,
     config: status.perturbations ? optionRunConfig(publicConfig(run.config)) : publicConfig(run.config),
-    settings: settings ? (shown as Omit<IterationSettings, "parameters" | "stepScale">) : null,
+    settings: played ? shownSettings(played) : null,
     parameterIndex: index && { names: index.map((p) => p.name), steps: index.map((p) => p.steps) },
   };
 }
 
 /** A refresh of the run page: the charted parameters' new points, and what else changed since `since`. */
-export async function readRunUpdate(sql: postgres.Sql, run: RunRecord, since: number, charts: readonly string[]): Promise<RunUpdate> {
-  const status = await readRunStatus(sql, run, { samples: CHART_POINTS, only: charts.slice(0, MAX_CHARTS), historyAfter: since });
+export async function readRunUpdate(
+  sql: postgres.Sql,
+  run: RunRecord,
+  since: number,
+  charts: readonly string[],
+): Promise<RunUpdate> {
+  const status = await readRunStatus(sql, run, {
+    samples: CHART_POINTS,
+    only: charts.slice(0, MAX_CHARTS),
+    historyAfter: since,
+  });
   return { ...(await readProgress(sql, run, status, since)), since };
 }
 
 /** The charts the page chose (a search, a page of the most moved): these parameters with their whole history. */
-export async function readRunCharts(sql: postgres.Sql, run: RunRecord, names: readonly string[]): Promise<ParameterStatus[]> {
+export async function readRunCharts(
+  sql: postgres.Sql,
+  run: RunRecord,
+  names: readonly string[],
+): Promise<ParameterStatus[]> {
   const status = await readRunStatus(sql, run, { samples: CHART_POINTS, only: names.slice(0, MAX_CHARTS) });
   return mostMoved(status.parameters);
 }
 
-async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus, since: number | undefined): Promise<RunProgress> {
+async function readProgress(
+  sql: postgres.Sql,
+  run: RunRecord,
+  status: RunStatus,
+  since: number | undefined,
+): Promise<RunProgress> {
   const bucket = Math.max(1, Math.ceil(status.iteration.completed / CHART_POINTS));
   // A UCI-option run: its batches in windows, and its games by when they were reported (its one iteration completes at the end).
   const options = status.perturbations !== null;
@@ -105,14 +135,27 @@ async function readProgress(sql: postgres.Sql, run: RunRecord, status: RunStatus
     verificationResults(sql, run.name),
     latestFaultedGames(sql, run.id, FAULTED_GAMES_LISTED),
   ]);
-  const counters = COUNTER_KEYS.filter((column) => column.side !== "reference" || status.reference !== null);
+  const counters = COUNTER_KEYS.filter((column) => column.role !== "reference" || status.reference !== null);
   return {
     status,
-    elo: windows?.windows ?? buckets.map((b) => ({ first: b.first, last: b.last, elo: b.elo, error: finiteOrNull(eloError(b)), games: b.games })),
+    elo:
+      windows?.windows ??
+      buckets.map((b) => ({
+        first: b.first,
+        last: b.last,
+        elo: b.elo,
+        error: finiteOrNull(eloError(b)),
+        games: b.games,
+      })),
     gamesRate: { bucketSeconds: rateBucket, points: ratePoints(rates, rateBucket, spanSeconds) },
     faults: {
       headers: ["iteration", ...counters.map((column) => column.words), "replays", "pairs out of replays"],
-      rows: faults.map((row) => [row.iteration, ...counters.map((column) => row[column.key]), row.replays, row.replayLimitPairs]),
+      rows: faults.map((row) => [
+        row.iteration,
+        ...counters.map((column) => row[column.key]),
+        row.replays,
+        row.replayLimitPairs,
+      ]),
     },
     verifications: verifications.map((v) => ({ ...v, limits_text: describeLimits(v.limits) })),
     faultedGames,
@@ -137,7 +180,11 @@ export function rateBucketSeconds(spanSeconds: number, iterations: number): numb
 }
 
 /** Every bucket from the run's start to its end with its games per minute (the last one over its part that has passed). */
-function ratePoints(rows: { bucket: number; games: number }[], bucketSeconds: number, spanSeconds: number): RunProgress["gamesRate"]["points"] {
+function ratePoints(
+  rows: { bucket: number; games: number }[],
+  bucketSeconds: number,
+  spanSeconds: number,
+): RunProgress["gamesRate"]["points"] {
   const last = Math.max(0, Math.floor(spanSeconds / bucketSeconds), ...rows.map((r) => r.bucket));
   return Array.from({ length: last + 1 }, (_, bucket) => {
     const games = rows.find((r) => r.bucket === bucket)?.games ?? 0;
@@ -152,8 +199,14 @@ function ratePoints(rows: { bucket: number; games: number }[], bucketSeconds: nu
  */
 function eloError(bucket: EloBucket): number {
   if (!bucket.reference) return shownError(eloFromPentanomial(bucket.pairs).error, bucket.pairs) ?? Number.NaN;
-  const result = (side: SideCounts) => ({ plusWins: side.wins, minusWins: side.losses, draws: side.draws });
+  const result = (side: WinDrawLoss) => ({ plusWins: side.wins, minusWins: side.losses, draws: side.draws });
   const { plus, minus } = bucket.reference;
   if ([plus, minus].some((side) => side.wins + side.draws + side.losses === 0)) return Number.NaN;
   return 1.96 * Math.sqrt(iterationNoise({ plus: result(plus), minus: result(minus) }));
+}
+
+/** The run page's settings: gains and time per move or node limit, not the per-parameter ones. */
+function shownSettings({ settings, timelowMs, timehighMs }: PlayedWith): NonNullable<RunDetail["settings"]> {
+  const { parameters: _, stepScale: __, ...shown } = settings;
+  return { ...shown, timelowMs, timehighMs };
 }

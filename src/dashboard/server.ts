@@ -51,7 +51,10 @@ export interface Dashboard {
 }
 
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
-  const hub = new EventHub({ maxClients: options.maxClients ?? DEFAULT_MAX_CLIENTS, maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_CLIENT_BUFFER_BYTES });
+  const hub = new EventHub({
+    maxClients: options.maxClients ?? DEFAULT_MAX_CLIENTS,
+    maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_CLIENT_BUFFER_BYTES,
+  });
   await hub.start(options.sql);
   // Known once listening (port 0 picks one).
   let hosts = new Set<string>();
@@ -69,7 +72,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   } catch (error) {
     // The hub's LISTENs and keep-alive timer would keep the process running behind the error.
     await hub.close();
-    throw new InputError("--host/--port", `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+    throw new InputError(
+      "--host/--port",
+      `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`,
+    );
   }
   const { port } = server.address() as AddressInfo;
   hosts = allowedHosts(options.host, port, options.allowHosts);
@@ -84,7 +90,13 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   };
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, options: DashboardOptions, hub: EventHub, hosts: ReadonlySet<string>): Promise<void> {
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: DashboardOptions,
+  hub: EventHub,
+  hosts: ReadonlySet<string>,
+): Promise<void> {
   // Before anything else, so that a rebound name or a misdirected request learns nothing.
   if (!hostAllowed(request, hosts)) return send(response, 421, TEXT, "this dashboard does not answer to that Host\n");
   if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, TEXT, "read-only\n");
@@ -92,11 +104,23 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   if (options.token !== undefined) {
     const given = url.searchParams.get("token");
     if (given !== null) return exchangeToken(response, url, given, options.token);
-    if (!authorised(request, options.token)) return send(response, 401, TEXT, "a token is required: open /?token=TOKEN once (it becomes a cookie), or send Authorization: Bearer TOKEN\n");
+    if (!authorised(request, options.token))
+      return send(
+        response,
+        401,
+        TEXT,
+        "a token is required: open /?token=TOKEN once (it becomes a cookie), or send Authorization: Bearer TOKEN\n",
+      );
   }
   const path = url.pathname;
   if (path === "/") return send(response, 200, "text/html; charset=utf-8", readStatic("index.html"));
-  if (path.startsWith("/run/")) return send(response, 200, "text/html; charset=utf-8", await runPage(options.sql, decodeURIComponent(path.slice("/run/".length))));
+  if (path.startsWith("/run/"))
+    return send(
+      response,
+      200,
+      "text/html; charset=utf-8",
+      await runPage(options.sql, decodeURIComponent(path.slice("/run/".length))),
+    );
   if (path.startsWith("/static/")) {
     const name = path.slice("/static/".length);
     const type = STATIC_FILES[name];
@@ -104,7 +128,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   }
   if (path === "/events") return hub.add(response) ? undefined : tooManyStreams(response);
   if (path === "/api/runs") return sendJson(response, await listRuns(options.sql));
-  if (path.startsWith("/api/runs/")) return runData(response, options.sql, decodeURIComponent(path.slice("/api/runs/".length)), url.searchParams);
+  if (path.startsWith("/api/runs/"))
+    return runData(response, options.sql, decodeURIComponent(path.slice("/api/runs/".length)), url.searchParams);
   return notFound(response);
 }
 
@@ -112,10 +137,16 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
  * A run's page data: its first load; with `since=N` (and `chart=NAME`, repeated) what changed
  * after the page's cursor N, for its charts; with `chart` alone those charts' whole history.
  */
-async function runData(response: ServerResponse, sql: postgres.Sql, name: string, query: URLSearchParams): Promise<void> {
+async function runData(
+  response: ServerResponse,
+  sql: postgres.Sql,
+  name: string,
+  query: URLSearchParams,
+): Promise<void> {
   const since = query.get("since");
   const charts = query.getAll("chart");
-  if (since !== null && !/^\d{1,9}$/.test(since)) return send(response, 400, TEXT, "since: a whole number of batches or iterations\n");
+  if (since !== null && !/^\d{1,9}$/.test(since))
+    return send(response, 400, TEXT, "since: a whole number of batches or iterations\n");
   if (charts.length > MAX_CHARTS) return send(response, 400, TEXT, `chart: at most ${MAX_CHARTS} parameters at once\n`);
   const run = await findRun(sql, name);
   if (run === undefined) return notFound(response);
@@ -135,9 +166,10 @@ const FIRST_PAINT_SPARKLINE = 24;
 async function runPage(sql: postgres.Sql, name: string): Promise<string> {
   const page = readStatic("index.html");
   const run = await findRun(sql, name);
-  const body = run === undefined
-    ? `<p class="error">no run "${escapeHtml(name)}"</p>`
-    : `<h1>Run ${escapeHtml(run.name)}</h1>\n<pre id="first-paint">${escapeHtml(renderStatus(await readRunStatus(sql, run, { samples: FIRST_PAINT_SPARKLINE })))}</pre>`;
+  const body =
+    run === undefined
+      ? `<p class="error">no run "${escapeHtml(name)}"</p>`
+      : `<h1>Run ${escapeHtml(run.name)}</h1>\n<pre id="first-paint">${escapeHtml(renderStatus(await readRunStatus(sql, run, { samples: FIRST_PAINT_SPARKLINE })))}</pre>`;
   return page.replace('<main id="app"></main>', `<main id="app">${body}</main>`);
 }
 

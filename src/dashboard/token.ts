@@ -6,7 +6,10 @@ export const TOKEN_ENV = "SPSA_DASHBOARD_TOKEN";
 const MIN_LENGTH = 8;
 
 /** The token from `--token-file`, else from $SPSA_DASHBOARD_TOKEN, else none. */
-export function readDashboardToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function readDashboardToken(
+  tokenFile: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   if (tokenFile !== undefined) return checked(readTokenFile(tokenFile), tokenFile);
   const value = env[TOKEN_ENV];
   return value === undefined || value === "" ? undefined : checked(value, TOKEN_ENV);
@@ -22,6 +25,7 @@ function readTokenFile(file: string): string {
 }
 
 function checked(token: string, where: string): string {
-  if (token.length < MIN_LENGTH || /\s/.test(token)) throw new InputError(where, `the token must be at least ${MIN_LENGTH} characters, without spaces`);
+  if (token.length < MIN_LENGTH || /\s/.test(token))
+    throw new InputError(where, `the token must be at least ${MIN_LENGTH} characters, without spaces`);
   return token;
 }

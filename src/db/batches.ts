@@ -1,12 +1,14 @@
 import type postgres from "postgres";
-import type { OptionDraw } from "../types/spsa.js";
 import { joinFragments, type RowOf } from "./columns.js";
-import { addCounters, counterValues, sumBatchCounters, type SideFaults } from "./fault-columns.js";
+import { addCounters, counterValues, sumBatchCounters } from "./fault-columns.js";
 import { countRunWorkers } from "./run-workers.js";
-import { withRetry } from "../postgres/retry.js";
+import { storeFaultedGames, type FaultedGame } from "./faulted-games.js";
+import { lockOpenIteration } from "./iteration-lock.js";
+import { drawOfBatch, type ClaimedDraw, type KnownList } from "./option-runs.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
 import type { IterationMoveLimit } from "../types/config.js";
+import type { EngineFaults, ReferenceResults } from "../types/engines.js";
 import type { PairCounts } from "../types/play.js";
 import { PROGRESS_CHANNEL, WORK_CHANNEL } from "../postgres/channels.js";
 import type { Sql } from "../postgres/sql.js";
@@ -20,9 +22,18 @@ import type { Sql } from "../postgres/sql.js";
 /** A claimed batch: its games, and what the worker needs of its iteration. */
 export type ClaimedBatch = RowOf<
   typeof spsaIteration,
-  | "iterationNumber" | "plusEnginePath" | "minusEnginePath" | "plusEngineSha256" | "minusEngineSha256"
-  | "plusEngineSignature" | "minusEngineSignature" | "timelowMs" | "timehighMs"
-  | "referenceEnginePath" | "referenceEngineSha256" | "referenceEngineSignature"
+  | "iterationNumber"
+  | "plusEnginePath"
+  | "minusEnginePath"
+  | "plusEngineSha256"
+  | "minusEngineSha256"
+  | "plusEngineSignature"
+  | "minusEngineSignature"
+  | "timelowMs"
+  | "timehighMs"
+  | "referenceEnginePath"
+  | "referenceEngineSha256"
+  | "referenceEngineSignature"
 > & {
   batchId: number;
   iterationId: number;
@@ -37,7 +48,8 @@ export type ClaimedBatch = RowOf<
   runSeed: string;
   /**
    * Where the batch's first game is in its run: (iteration number − 1) × the iteration's games
-   * per iteration + the games before the batch in its iteration. Game pairs at distinct
+   * (its target_games: every iteration of a build-mode run has as many; the other kinds are one
+   * iteration each) + the games before the batch in its iteration. Game pairs at distinct
    * offsets of a run get distinct openings until the book is used up, whichever worker plays them.
    */
   firstGame: number;
@@ -45,20 +57,20 @@ export type ClaimedBatch = RowOf<
   moveLimit: IterationMoveLimit | null;
   /** The iteration's `[time_control] reference_nps`, or null: times per move are not scaled. */
   referenceNps: number | null;
-  /** UCI-option mode: the master's draw and the run's signed parameter list, from which the worker sets the plus and minus engines' options (both run the same binary). */
-  optionDraw?: OptionDraw;
+  /**
+   * UCI-option mode: the master's draw and the run's signed parameter list (left out when it is
+   * a list the claim named as known), from which the worker sets the plus and minus engines'
+   * options (both run the same binary). A build-mode batch has none.
+   */
+  optionDraw?: ClaimedDraw;
 };
 
-/** Runs in the claim's transaction and may add to the batch (UCI-option mode reads the master's draw). */
-export type ClaimHook = (tx: postgres.TransactionSql, batch: ClaimedBatch) => Promise<ClaimedBatch>;
-/** Runs in the report's transaction once its games are counted, so once per batch. */
-export type ReportHook = (tx: postgres.TransactionSql, report: BatchReport) => Promise<void>;
-
-/** Wins, draws and losses of a tuned engine against the reference, from its own side. */
-export interface SideCounts {
-  wins: number;
-  draws: number;
-  losses: number;
+/** What a claim passes over and what it need not read again. */
+export interface ClaimOptions {
+  /** Iterations this worker refused the binaries of. */
+  skip?: readonly number[];
+  /** The parameter lists the worker has, by run (a large run's list is the biggest read of a claim). */
+  known?: ReadonlyMap<number, KnownList>;
 }
 
 /**
@@ -70,27 +82,21 @@ export interface SideCounts {
 export interface BatchReport extends Omit<PairCounts, "faults"> {
   batchId: number;
   workerName: string;
-  faults: SideFaults;
-  reference?: { plus: SideCounts; minus: SideCounts };
+  faults: EngineFaults;
+  reference?: ReferenceResults;
+  /** The first of its games that an engine fault decided, kept with the report (src/db/faulted-games.ts). */
+  faultedGames?: readonly FaultedGame[];
 }
 
 export type ReportOutcome = "accepted" | "duplicate" | "refused";
 
-/** Returns batches whose lease ran out to the pool; their games become claimable again. */
+/**
+ * Returns batches whose lease ran out to the pool; their games become claimable again. Each
+ * round of a master or verification waiting for games and of a worker claiming them runs it
+ * first, so that a dead worker's games are handed out again whoever looks first.
+ */
 export async function expireLeases(sql: Sql): Promise<number> {
   return (await returnToPool(sql, null)).batches;
-}
-
-/**
- * `work` after expired leases are returned to the pool, retried through database outages:
- * each round of a master or verification waiting for games and of a worker claiming them,
- * so that a dead worker's games are handed out again whoever looks first.
- */
-export async function afterExpiringLeases<T>(sql: postgres.Sql, log: (line: string) => void, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
-  return withRetry(log, signal, async () => {
-    await expireLeases(sql);
-    return work();
-  });
 }
 
 /**
@@ -99,7 +105,9 @@ export async function afterExpiringLeases<T>(sql: postgres.Sql, log: (line: stri
  * refused) and their games claimable again; waiting workers are woken.
  */
 export async function returnToPool(sql: Sql, workerName: string | null): Promise<{ batches: number; games: number }> {
-  const [row] = await sql<{ batches: number; games: number }[]>`select batches, games from spsa_return_to_pool(${workerName})`;
+  const [row] = await sql<
+    { batches: number; games: number }[]
+  >`select batches, games from spsa_return_to_pool(${workerName})`;
   const released = { batches: row?.batches ?? 0, games: row?.games ?? 0 };
   if (released.batches > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
   return released;
@@ -111,7 +119,9 @@ export async function returnToPool(sql: Sql, workerName: string | null): Promise
  * returnToPool does. Nothing when another process has taken the name over since.
  */
 export async function releaseClaims(sql: Sql, worker: WorkerSession): Promise<{ batches: number; games: number }> {
-  const [row] = await sql<{ batches: number; games: number }[]>`select batches, games from spsa_release_claims(${worker.name}, ${worker.sessionId})`;
+  const [row] = await sql<
+    { batches: number; games: number }[]
+  >`select batches, games from spsa_release_claims(${worker.name}, ${worker.sessionId})`;
   const released = { batches: row?.batches ?? 0, games: row?.games ?? 0 };
   if (released.batches > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
   return released;
@@ -121,25 +131,25 @@ export async function releaseClaims(sql: Sql, worker: WorkerSession): Promise<{ 
  * Claims up to `maxGames` games of the oldest open iteration, never beyond its target:
  * spsa_claim_batch takes its oldest open batch row that no other claim holds (FOR UPDATE
  * SKIP LOCKED), splitting off what is beyond `maxGames` (a UCI-option batch, drawn by the
- * master, is taken whole), and gives it the iteration's lease, in the transaction that also
- * runs `onClaim`. Iterations in `skip` (whose binaries this worker refused) are passed over.
+ * master, is taken whole), and gives it the iteration's lease; in the same transaction, a
+ * UCI-option batch's draw is read with its run's parameter list (spsa_claim_batch hands one out
+ * only with its draw; a worker writes none). Iterations in `skip` are passed over.
  */
 export async function claimBatch(
   sql: postgres.Sql,
   workerName: string,
   maxGames: number,
-  onClaim?: ClaimHook,
-  skip: readonly number[] = [],
+  { skip = [], known }: ClaimOptions = {},
 ): Promise<ClaimedBatch | undefined> {
   return sql.begin(async (tx) => {
     const [granted] = await tx<{ batchId: number; iterationId: number; games: number; leaseSeconds: number }[]>`
       select batch_id::int as "batchId", iteration_id as "iterationId", games, lease_seconds as "leaseSeconds"
-      from spsa_claim_batch(${workerName}, ${maxGames}, null, ${skip as number[]}::int[])`;
+      from spsa_claim_batch(${workerName}, ${maxGames}, ${skip as number[]}::int[])`;
     if (!granted) return undefined;
     const [claimed] = await tx<ClaimedBatch[]>`
       select ${granted.batchId}::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
              g.run_id as "runId", r.uid as "runUid", r.name as "runName", ${granted.games}::int as games, ${granted.leaseSeconds}::float8 as "leaseSeconds", r.seed as "runSeed",
-             (g.iteration_number - 1) * coalesce((g.settings->>'gamesPerIteration')::int, g.target_games)
+             (g.iteration_number - 1) * g.target_games
                + coalesce((select b.games_before from spsa_batch b where b.id = ${granted.batchId}), 0) as "firstGame",
              g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
              g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
@@ -149,7 +159,9 @@ export async function claimBatch(
              g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs",
              g.settings->'moveLimit' as "moveLimit", (g.settings->>'referenceNps')::float8 as "referenceNps"
       from spsa_iteration g join spsa_run r on r.id = g.run_id where g.id = ${granted.iterationId}`;
-    return claimed && onClaim ? onClaim(tx, claimed) : claimed;
+    if (!claimed) return undefined;
+    const optionDraw = await drawOfBatch(tx, claimed.batchId, known?.get(claimed.runId));
+    return optionDraw ? { ...claimed, optionDraw } : claimed;
   });
 }
 
@@ -168,19 +180,24 @@ export async function refuseBatch(sql: postgres.Sql, batchId: number, workerName
  * lease) and marks the worker seen. Returns the batches it still holds, and whether its name
  * is still its own (another process takes it over with `--force`).
  */
-export async function heartbeat(sql: Sql, worker: WorkerSession, batchIds: number[]): Promise<{ held: number[]; ownsName: boolean }> {
+export async function heartbeat(
+  sql: Sql,
+  worker: WorkerSession,
+  batchIds: number[],
+): Promise<{ held: number[]; ownsName: boolean }> {
   const [row] = await sql<{ held: number[]; ownsName: boolean }[]>`
-    select held::int[] as held, owns_name as "ownsName" from spsa_heartbeat(${worker.name}, ${worker.sessionId}, ${batchIds}::bigint[], null)`;
+    select held::int[] as held, owns_name as "ownsName" from spsa_heartbeat(${worker.name}, ${worker.sessionId}, ${batchIds}::bigint[])`;
   return row ?? { held: [], ownsName: false };
 }
 
 /**
  * Records a batch's results, once (spsa_report_batch): on its row and its worker's, only if
- * the batch goes from claimed to done in this transaction; a replay of an accepted report is
- * a "duplicate", a report for a batch that expired (and may have been reclaimed) is "refused".
- * The iteration's counters follow at its master's next foldIteration.
+ * the batch goes from claimed to done in this transaction, with its faulted games; a replay of
+ * an accepted report is a "duplicate", a report for a batch that expired (and may have been
+ * reclaimed) is "refused", and neither keeps anything. The iteration's counters follow at its
+ * master's next foldIteration.
  */
-export async function reportBatch(sql: postgres.Sql, report: BatchReport, onReport?: ReportHook): Promise<ReportOutcome> {
+export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promise<ReportOutcome> {
   const { reference } = report;
   const sides = reference && [reference.plus, reference.minus].flatMap((side) => [side.wins, side.draws, side.losses]);
   return sql.begin(async (tx) => {
@@ -189,7 +206,12 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport, onRepo
         ${report.pairs as number[]}::int[], ${tx.json(counterValues(report.faults))}, ${report.replays}, ${report.replayLimitPairs},
         ${sides ?? null}::int[]) as outcome`;
     const outcome = row?.outcome ?? "refused";
-    if (outcome === "accepted") await onReport?.(tx, report);
+    if (outcome === "accepted" && report.faultedGames)
+      await storeFaultedGames(tx, {
+        batchId: report.batchId,
+        workerName: report.workerName,
+        games: report.faultedGames,
+      });
     return outcome;
   });
 }
@@ -201,16 +223,14 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport, onRepo
  * the games of the batches in flight. One writer (the iteration's master, each poll), so
  * reports never queue on the iteration's row; the counters lag the reports by at most a poll.
  * Batches with a UCI-option draw are left to the option master, which folds them as it
- * applies them to θ (src/master/apply-reports.ts). A complete iteration is left as it is.
+ * applies them to θ (src/master/apply-reports.ts). A complete iteration is left as it is. A
+ * tuning master sets aside the reports of workers under suspicion first (foldHoldingSetAside).
  * When they moved, pages that watch (the dashboard) are told once; true then.
  */
-export async function foldIteration(sql: postgres.Sql, iterationId: number, beforeFold?: (tx: postgres.TransactionSql) => Promise<unknown>): Promise<boolean> {
-  const moved = await sql.begin(async (tx) => {
-    if (!(await lockOpenIteration(tx, iterationId))) return false;
-    // A tuning master sets aside the reports of workers under suspicion first (src/db/worker-decisions.ts).
-    await beforeFold?.(tx);
-    return foldBatches(tx, iterationId, "undrawn");
-  });
+export async function foldIteration(sql: postgres.Sql, iterationId: number): Promise<boolean> {
+  const moved = await sql.begin(
+    async (tx) => (await lockOpenIteration(tx, iterationId)) && foldBatches(tx, iterationId, "undrawn"),
+  );
   if (moved) await tellWatchers(sql, iterationId);
   return moved;
 }
@@ -221,27 +241,21 @@ export async function tellWatchers(sql: postgres.Sql, iterationId: number): Prom
 }
 
 /**
- * Folds of one iteration take turns (so a claimed count and the played games it adds to come
- * from one moment), under an advisory lock rather than the iteration row's: a poll that finds
- * nothing to fold then writes nothing, not even a lock. False if the iteration is complete.
- */
-export async function lockOpenIteration(tx: postgres.TransactionSql, iterationId: number): Promise<boolean> {
-  await tx`select pg_advisory_xact_lock(hashtext(${`spsa_fold:${iterationId}`}))`;
-  const [row] = await tx<{ status: string }[]>`select status from spsa_iteration where id = ${iterationId}`;
-  return row !== undefined && row.status !== "complete";
-}
-
-/**
  * The fold itself, inside the transaction holding the iteration's lock: marks the batches
  * folded and adds their sums, in one statement. `batches`: these ids (each must be a done or
  * refused batch not folded yet, or the transaction fails), or every such batch of the
  * iteration that has no UCI-option draw. Its cost is that of the batches it adds and of
  * those in flight, however long the iteration. True if the counters moved.
  */
-export async function foldBatches(tx: postgres.TransactionSql, iterationId: number, batches: readonly number[] | "undrawn"): Promise<boolean> {
-  const which = batches === "undrawn"
-    ? tx`not exists (select 1 from spsa_perturbation p where p.batch_id = b.id)`
-    : tx`b.id = any(${tx.array(batches as number[])}::bigint[])`;
+export async function foldBatches(
+  tx: postgres.TransactionSql,
+  iterationId: number,
+  batches: readonly number[] | "undrawn",
+): Promise<boolean> {
+  const which =
+    batches === "undrawn"
+      ? tx`not exists (select 1 from spsa_perturbation p where p.batch_id = b.id)`
+      : tx`b.id = any(${tx.array(batches as number[])}::bigint[])`;
   const [row] = await tx<{ folded: number; moved: boolean }[]>`
     with folded as (
       update spsa_batch b set folded = true
@@ -258,7 +272,9 @@ export async function foldBatches(tx: postgres.TransactionSql, iterationId: numb
     )
     select (select batches from s) as folded, exists (select 1 from moved) as moved`;
   if (batches !== "undrawn" && row?.folded !== batches.length) {
-    throw new Error(`iteration ${iterationId}: ${row?.folded ?? 0} of ${batches.length} batches folded; another fold took the rest`);
+    throw new Error(
+      `iteration ${iterationId}: ${row?.folded ?? 0} of ${batches.length} batches folded; another fold took the rest`,
+    );
   }
   return row?.moved ?? false;
 }
@@ -329,12 +345,23 @@ export async function closeOpenBatches(sql: postgres.Sql, iterationId: number): 
 }
 
 /** Reference mode's results, the same columns in spsa_batch (as reported) and spsa_iteration (summed). */
-const REFERENCE_COUNTERS = ["ref_plus_wins", "ref_plus_draws", "ref_plus_losses", "ref_minus_wins", "ref_minus_draws", "ref_minus_losses"] as const;
+const REFERENCE_COUNTERS = [
+  "ref_plus_wins",
+  "ref_plus_draws",
+  "ref_plus_losses",
+  "ref_minus_wins",
+  "ref_minus_draws",
+  "ref_minus_losses",
+] as const;
 
 /** What a fold reads of each batch it adds or takes out (alias b), for the iteration's counters and its run's by worker. */
 const FOLDED_COLUMNS = (sql: Sql) => sql`
   b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused,
-  ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`b.${sql(column)}`), ",")}, b.worker_name, b.reported_at`;
+  ${joinFragments(
+    sql,
+    REFERENCE_COUNTERS.map((column) => sql`b.${sql(column)}`),
+    ",",
+  )}, b.worker_name, b.reported_at`;
 
 /** The sums of the batches being folded (`folded`), as the iteration's columns. */
 function batchSums(sql: Sql) {
@@ -344,7 +371,11 @@ function batchSums(sql: Sql) {
       coalesce(sum((pairs->>0)::int), 0)::int as pairs_ll, coalesce(sum((pairs->>1)::int), 0)::int as pairs_ld,
       coalesce(sum((pairs->>2)::int), 0)::int as pairs_dd, coalesce(sum((pairs->>3)::int), 0)::int as pairs_dw,
       coalesce(sum((pairs->>4)::int), 0)::int as pairs_ww, ${sumBatchCounters(sql)},
-      ${joinFragments(sql, REFERENCE_COUNTERS.map((column) => sql`coalesce(sum(${sql(column)}), 0)::int as ${sql(column)}`), ",")},
+      ${joinFragments(
+        sql,
+        REFERENCE_COUNTERS.map((column) => sql`coalesce(sum(${sql(column)}), 0)::int as ${sql(column)}`),
+        ",",
+      )},
       coalesce(sum(replays), 0)::int as replays, coalesce(sum(replay_limit_pairs), 0)::int as replay_limit_pairs,
       (count(*) filter (where refused))::int as binaries_refused
     from folded`;

@@ -15,7 +15,9 @@ import type { Sql } from "../postgres/sql.js";
  * seen here, so the bytes are stored again.
  */
 export async function lockBinary(tx: postgres.TransactionSql, hash: string): Promise<{ stored: boolean } | undefined> {
-  const [row] = await tx<{ stored: boolean }[]>`select content is not null as stored from spsa_binary where sha256 = ${hash} for update`;
+  const [row] = await tx<
+    { stored: boolean }[]
+  >`select content is not null as stored from spsa_binary where sha256 = ${hash} for update`;
   return row;
 }
 
@@ -26,8 +28,13 @@ export async function insertBinary(sql: Sql, hash: string, content: Buffer): Pro
 }
 
 /** The stored binary with this hash, if the database has its row (`content` null: its bytes were pruned). */
-export async function storedBinary(sql: Sql, hash: string): Promise<RowOf<typeof spsaBinary, "content" | "prunedAt"> | undefined> {
-  const [row] = await sql<RowOf<typeof spsaBinary, "content" | "prunedAt">[]>`select content, pruned_at as "prunedAt" from spsa_binary where sha256 = ${hash}`;
+export async function storedBinary(
+  sql: Sql,
+  hash: string,
+): Promise<RowOf<typeof spsaBinary, "content" | "prunedAt"> | undefined> {
+  const [row] = await sql<
+    RowOf<typeof spsaBinary, "content" | "prunedAt">[]
+  >`select content, pruned_at as "prunedAt" from spsa_binary where sha256 = ${hash}`;
   return row;
 }
 

@@ -11,7 +11,12 @@ export type RowOf<T extends Table, K extends keyof InferSelectModel<T>> = Pick<I
  * come from the drizzle schema and whose keys are its property names, so that a row typed
  * `RowOf<table, keys>` is what the query returns. `alias` is the table's name in the query.
  */
-export function selectColumns<T extends Table, K extends keyof InferSelectModel<T> & string>(sql: Sql, table: T, keys: readonly K[], alias?: string): Fragment {
+export function selectColumns<T extends Table, K extends keyof InferSelectModel<T> & string>(
+  sql: Sql,
+  table: T,
+  keys: readonly K[],
+  alias?: string,
+): Fragment {
   const columns = getTableColumns(table) as Record<string, { name: string }>;
   return joinFragments(
     sql,

@@ -1,7 +1,7 @@
-
 import { joinFragments as join, type Fragment } from "./columns.js";
 import { spsaIteration } from "./schema.js";
-import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounter, type FaultCounts } from "../types/faults.js";
+import { ENGINE_ROLES, type EngineFaults, type EngineRole } from "../types/engines.js";
+import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type FaultCounter } from "../types/faults.js";
 import type { Sql } from "../postgres/sql.js";
 
 /**
@@ -13,23 +13,23 @@ import type { Sql } from "../postgres/sql.js";
  * spsa_batch.faults by key; the master folds them into the iteration's columns.
  */
 
-/** The engines of a game: plus and minus, or in reference mode θ+ or θ− and the reference. */
-export const SIDES = ["plus", "minus", "reference"] as const;
-export type Side = (typeof SIDES)[number];
-
-export type CounterColumn<C extends FaultCounter = FaultCounter> = `${Side}${Capitalize<C>}`;
+export type CounterColumn<C extends FaultCounter = FaultCounter> = `${EngineRole}${Capitalize<C>}`;
 
 interface Column<C extends FaultCounter> {
   key: CounterColumn<C>;
-  /** Its index in SIDES. */
-  side: 0 | 1 | 2;
+  /** Its engine's index in ENGINE_ROLES. */
+  role: 0 | 1 | 2;
   counter: C;
 }
 
 /** Counter-major: plusCrashes, minusCrashes, referenceCrashes, plusTimeLosses, ... */
 function columnsOf<C extends FaultCounter>(counters: readonly C[]): Column<C>[] {
   return counters.flatMap((counter) =>
-    ([0, 1, 2] as const).map((side) => ({ key: `${SIDES[side]}${counter[0]!.toUpperCase()}${counter.slice(1)}` as CounterColumn<C>, side, counter })),
+    ([0, 1, 2] as const).map((role) => ({
+      key: `${ENGINE_ROLES[role]}${counter[0]!.toUpperCase()}${counter.slice(1)}` as CounterColumn<C>,
+      role,
+      counter,
+    })),
   );
 }
 
@@ -39,18 +39,21 @@ const DELAY_LOSS_COLUMNS = columnsOf(["delayLosses"] as const);
 
 const sqlName = (column: Column<FaultCounter>): string => spsaIteration[column.key].name;
 
-/** The faults of each engine of a batch: plus and minus, and in reference mode the reference engine. */
-export type SideFaults = readonly [FaultCounts, FaultCounts] | readonly [FaultCounts, FaultCounts, FaultCounts];
-
 /** The counters' values for the faults of the plus, the minus and (if given) the reference engine. */
-export function counterValues(faults: SideFaults): Record<CounterColumn, number> {
+export function counterValues(faults: EngineFaults): Record<CounterColumn, number> {
   const sums = faults.map(byCounter);
-  return Object.fromEntries(COUNTER_COLUMNS.map((column) => [column.key, sums[column.side]?.[column.counter] ?? 0])) as Record<CounterColumn, number>;
+  return Object.fromEntries(
+    COUNTER_COLUMNS.map((column) => [column.key, sums[column.role]?.[column.counter] ?? 0]),
+  ) as Record<CounterColumn, number>;
 }
 
 /** `(plus_crashes + minus_crashes + ...)`: the sum of the given counters' columns in an iteration row. */
 function counterSum(sql: Sql, columns: readonly Column<FaultCounter>[]): Fragment {
-  return sql`(${join(sql, columns.map((column) => sql`${sql(sqlName(column))}`), "+")})`;
+  return sql`(${join(
+    sql,
+    columns.map((column) => sql`${sql(sqlName(column))}`),
+    "+",
+  )})`;
 }
 
 /** The engine faults of an iteration row. */
@@ -74,7 +77,11 @@ export function batchDelayLosses(sql: Sql): Fragment {
 }
 
 function batchCounterSum(sql: Sql, columns: readonly Column<FaultCounter>[]): Fragment {
-  return sql`(${join(sql, columns.map((column) => sql`coalesce((faults->>${column.key})::int, 0)`), "+")})`;
+  return sql`(${join(
+    sql,
+    columns.map((column) => sql`coalesce((faults->>${column.key})::int, 0)`),
+    "+",
+  )})`;
 }
 
 export type CounterColumns = Record<CounterColumn, number>;
@@ -82,21 +89,37 @@ export type CounterColumns = Record<CounterColumn, number>;
 /** Every counter column's key, engine and words ("plus crashes"), in their order in selectCounters. */
 export const COUNTER_KEYS = COUNTER_COLUMNS.map((column) => ({
   key: column.key,
-  side: SIDES[column.side],
-  words: `${SIDES[column.side]} ${FAULT_COUNTERS[column.counter]}`,
+  role: ENGINE_ROLES[column.role],
+  words: `${ENGINE_ROLES[column.role]} ${FAULT_COUNTERS[column.counter]}`,
 }));
 
 /** `plus_crashes as "plusCrashes", ...`: every counter column, for a select list. */
 export function selectCounters(sql: Sql): Fragment {
-  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} as ${sql(column.key)}`), ",");
+  return join(
+    sql,
+    COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} as ${sql(column.key)}`),
+    ",",
+  );
 }
 
 /** `coalesce(sum((faults->>'plusCrashes')::int), 0)::int as plus_crashes, ...`: spsa_batch rows' reported counters, summed as the iteration's columns. */
 export function sumBatchCounters(sql: Sql): Fragment {
-  return join(sql, COUNTER_COLUMNS.map((column) => sql`coalesce(sum((faults->>${column.key})::int), 0)::int as ${sql(sqlName(column))}`), ",");
+  return join(
+    sql,
+    COUNTER_COLUMNS.map(
+      (column) => sql`coalesce(sum((faults->>${column.key})::int), 0)::int as ${sql(sqlName(column))}`,
+    ),
+    ",",
+  );
 }
 
 /** `plus_crashes = i.plus_crashes + s.plus_crashes, ...`: every counter column of an iteration `i` plus (or, sign −1, minus) a row `s` of sumBatchCounters. */
 export function addCounters(sql: Sql, sign: 1 | -1 = 1): Fragment {
-  return join(sql, COUNTER_COLUMNS.map((column) => sql`${sql(sqlName(column))} = i.${sql(sqlName(column))} + ${sign}::int * s.${sql(sqlName(column))}`), ",");
+  return join(
+    sql,
+    COUNTER_COLUMNS.map(
+      (column) => sql`${sql(sqlName(column))} = i.${sql(sqlName(column))} + ${sign}::int * s.${sql(sqlName(column))}`,
+    ),
+    ",",
+  );
 }

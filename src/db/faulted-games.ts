@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaFaultedGame } from "./schema.js";
+import type { EngineRole } from "../types/engines.js";
 
 /**
  * SQL of spsa_faulted_game: games an engine fault decided, kept with the θ, binaries and
@@ -21,7 +22,7 @@ export interface FaultedGame {
   /** Pair × 2 + game, within its batch. */
   gameIndex: number;
   /** The engine at fault: plus, minus, or reference mode's reference engine. */
-  side: "plus" | "minus" | "reference";
+  side: EngineRole;
   fault: string;
   reason: string;
   pgn: string;
@@ -33,10 +34,15 @@ export interface FaultedGame {
  * the batch turned from claimed to done, so a retried report stores nothing twice (and the
  * unique (batch, game) index would refuse it). Returns the games kept.
  */
-export async function storeFaultedGames(tx: postgres.TransactionSql, batch: { batchId: number; workerName: string; games: readonly FaultedGame[] }): Promise<number> {
+export async function storeFaultedGames(
+  tx: postgres.TransactionSql,
+  batch: { batchId: number; workerName: string; games: readonly FaultedGame[] },
+): Promise<number> {
   if (batch.games.length === 0) return 0;
   const games = batch.games.map(({ gameIndex, side, fault, reason, pgn }) => ({ gameIndex, side, fault, reason, pgn }));
-  const [row] = await tx<{ kept: number }[]>`select spsa_keep_faulted_games(${batch.batchId}, ${batch.workerName}, ${tx.json(games)}) as kept`;
+  const [row] = await tx<
+    { kept: number }[]
+  >`select spsa_keep_faulted_games(${batch.batchId}, ${batch.workerName}, ${tx.json(games)}) as kept`;
   return row?.kept ?? 0;
 }
 
@@ -45,7 +51,16 @@ export async function countFaultedGames(sql: Sql, runId: number): Promise<number
   return row?.n ?? 0;
 }
 
-const LISTED = ["id", "side", "fault", "reason", "workerName", "plusEngineSha256", "minusEngineSha256", "createdAt"] as const;
+const LISTED = [
+  "id",
+  "side",
+  "fault",
+  "reason",
+  "workerName",
+  "plusEngineSha256",
+  "minusEngineSha256",
+  "createdAt",
+] as const;
 const EXPORTED = [...LISTED, "pgn", "plusParameters", "minusParameters"] as const;
 
 /** A kept game without its moves, as the dashboard lists it. */

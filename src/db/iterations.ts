@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import { selectColumns, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum } from "./fault-columns.js";
 import { spsaIteration } from "./schema.js";
-import type { IterationSettings } from "../types/config.js";
+import type { IterationSettings, PlayedWith } from "../types/config.js";
 import type { IterationOutcome, MeasuredIteration, Values } from "../types/spsa.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
 import type { Sql } from "../postgres/sql.js";
@@ -11,8 +11,16 @@ import type { Sql } from "../postgres/sql.js";
 
 /** What an iteration's games measured: plus against minus, or (a reference engine named) each side against it. */
 export const OUTCOME_KEYS = [
-  "referenceEngineSha256", "plusWins", "minusWins", "draws",
-  "refPlusWins", "refPlusDraws", "refPlusLosses", "refMinusWins", "refMinusDraws", "refMinusLosses",
+  "referenceEngineSha256",
+  "plusWins",
+  "minusWins",
+  "draws",
+  "refPlusWins",
+  "refPlusDraws",
+  "refPlusLosses",
+  "refMinusWins",
+  "refMinusDraws",
+  "refMinusLosses",
 ] as const;
 export type OutcomeColumns = RowOf<typeof spsaIteration, (typeof OUTCOME_KEYS)[number]>;
 
@@ -29,8 +37,20 @@ export function outcomeOf(row: OutcomeColumns): IterationOutcome {
 }
 
 const ITERATION_KEYS = [
-  "id", "iterationNumber", "status", "targetGames", "gamesPlayed", "gamesClaimed", ...OUTCOME_KEYS,
-  "replays", "replayLimitPairs", "ak", "baseParameters", "plusParameters", "minusParameters", "settings",
+  "id",
+  "iterationNumber",
+  "status",
+  "targetGames",
+  "gamesPlayed",
+  "gamesClaimed",
+  ...OUTCOME_KEYS,
+  "replays",
+  "replayLimitPairs",
+  "ak",
+  "baseParameters",
+  "plusParameters",
+  "minusParameters",
+  "settings",
 ] as const;
 
 /** Columns insertIteration always writes: not null in the rows the master reads. */
@@ -57,6 +77,24 @@ export async function latestIteration(sql: Sql, runId: number): Promise<Iteratio
 export async function readIteration(sql: Sql, id: number): Promise<IterationRow> {
   const [row] = await sql<IterationRow[]>`select ${ITERATION_COLUMNS(sql)} from spsa_iteration where id = ${id}`;
   if (!row) throw new Error(`iteration ${id} vanished`);
+  return row;
+}
+
+/**
+ * What an iteration was played with, the one place it is read: its settings, and beside them its
+ * row's columns, the time per move and the games per iteration (its target; a UCI-option run's,
+ * whose one iteration carries the whole run, from spsa_option_run). Of the iteration, or of the
+ * run's latest that has settings; undefined for none (rows of a version before settings have none).
+ */
+export async function readPlayedWith(
+  sql: Sql,
+  of: { iterationId: number } | { runId: number },
+): Promise<PlayedWith | undefined> {
+  const which = "iterationId" in of ? sql`i.id = ${of.iterationId}` : sql`i.run_id = ${of.runId}`;
+  const [row] = await sql<PlayedWith[]>`
+    select i.settings, i.timelow_ms as "timelowMs", i.timehigh_ms as "timehighMs", coalesce(o.games_per_iteration, i.target_games) as "gamesPerIteration"
+    from spsa_iteration i left join spsa_option_run o on o.iteration_id = i.id
+    where ${which} and i.settings is not null order by i.iteration_number desc limit 1`;
   return row;
 }
 
@@ -142,7 +180,9 @@ export async function completeIteration(
   tx: postgres.TransactionSql,
   options: { runId: number; iterationId: number; step: (theta: Values) => StepResult; finalIteration: boolean },
 ): Promise<StepResult | undefined> {
-  const [run] = await tx<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${options.runId} for update`;
+  const [run] = await tx<
+    { theta: Values }[]
+  >`select current_parameters as theta from spsa_run where id = ${options.runId} for update`;
   if (!run) throw new Error(`run ${options.runId} vanished`);
   const result = options.step(run.theta);
   const [done] = await tx`
@@ -188,7 +228,12 @@ export async function readThetaAfter(sql: Sql, runId: number): Promise<Values[]>
  * What the last `count` completed iterations up to `through` measured (oldest first): the
  * adaptive gains' input (src/spsa/adaptive.ts).
  */
-export async function readMeasuredIterations(sql: Sql, runId: number, through: number, count: number): Promise<MeasuredIteration[]> {
+export async function readMeasuredIterations(
+  sql: Sql,
+  runId: number,
+  through: number,
+  count: number,
+): Promise<MeasuredIteration[]> {
   const rows = await sql<(OutcomeColumns & { elo: number })[]>`
     select * from (
       select iteration_number, elo_diff as elo, ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
@@ -246,7 +291,10 @@ export interface PlayedIteration {
 }
 
 /** The completed iterations of a run, in order, with the run's start and current θ. */
-export async function readPlayedIterations(sql: Sql, runId: number): Promise<{ start: Values; current: Values; iterations: PlayedIteration[] }> {
+export async function readPlayedIterations(
+  sql: Sql,
+  runId: number,
+): Promise<{ start: Values; current: Values; iterations: PlayedIteration[] }> {
   const [run] = await sql<{ start: Values; current: Values }[]>`
     select initial_parameters as start, current_parameters as current from spsa_run where id = ${runId}`;
   if (!run) throw new Error(`run ${runId} vanished`);
@@ -255,7 +303,11 @@ export async function readPlayedIterations(sql: Sql, runId: number): Promise<{ s
     from spsa_iteration
     where run_id = ${runId} and status = 'complete' and elo_diff is not null and plus_parameters is not null and minus_parameters is not null
     order by iteration_number`;
-  return { start: run.start, current: run.current, iterations: rows.map((r) => ({ plus: r.plus, minus: r.minus, result: outcomeOf(r), elo: r.elo })) };
+  return {
+    start: run.start,
+    current: run.current,
+    iterations: rows.map((r) => ({ plus: r.plus, minus: r.minus, result: outcomeOf(r), elo: r.elo })),
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { IterationSettings } from "../types/config.js";
 import type { EvidenceBatch } from "../types/evidence.js";
 import type { ChainWithout, IterationOutcome, Values } from "../types/spsa.js";
 import type { Sql } from "../postgres/sql.js";
-import { thetaArray } from "./perturbations.js";
+import { thetaArray } from "./option-runs.js";
 
 /**
  * What the evidence about workers and `spsa undo` read of a run's recorded batches: each
@@ -94,11 +94,25 @@ export async function recordedSteps(sql: Sql, runId: number): Promise<RecordedSt
     select id, iteration_number as number, status, a_k as ak, coalesce(base_parameters, '{}'::jsonb) as base, plus_parameters as plus, minus_parameters as minus, settings,
       ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
     from spsa_iteration where run_id = ${runId} order by iteration_number`;
-  return rows.map((r) => ({ id: r.id, number: r.number, status: r.status, ak: r.ak, base: r.base, plus: r.plus, minus: r.minus, settings: r.settings, outcome: outcomeOf(r) }));
+  return rows.map((r) => ({
+    id: r.id,
+    number: r.number,
+    status: r.status,
+    ak: r.ak,
+    base: r.base,
+    plus: r.plus,
+    minus: r.minus,
+    settings: r.settings,
+    outcome: outcomeOf(r),
+  }));
 }
 
 /** A worker's reported batches of a run that no undo took out yet, by iteration: what `spsa undo` takes out. */
-export async function workerReports(sql: Sql, runId: number, worker: string): Promise<{ batchId: number; iterationId: number; games: number; folded: boolean; applied: boolean }[]> {
+export async function workerReports(
+  sql: Sql,
+  runId: number,
+  worker: string,
+): Promise<{ batchId: number; iterationId: number; games: number; folded: boolean; applied: boolean }[]> {
   return sql<{ batchId: number; iterationId: number; games: number; folded: boolean; applied: boolean }[]>`
     select b.id::int as "batchId", b.iteration_id as "iterationId", b.games, b.folded, p.applied_number is not null as applied
     from spsa_batch b join spsa_iteration i on i.id = b.iteration_id left join spsa_perturbation p on p.batch_id = b.id
@@ -114,13 +128,21 @@ export async function workerReports(sql: Sql, runId: number, worker: string): Pr
  * batches drawn from such a θ and not applied yet. Places are negated first, so that no place is
  * held twice at any moment.
  */
-export async function rewriteAppliedChain(tx: postgres.TransactionSql, runId: number, names: readonly string[], chain: ChainWithout): Promise<void> {
+export async function rewriteAppliedChain(
+  tx: postgres.TransactionSql,
+  runId: number,
+  names: readonly string[],
+  chain: ChainWithout,
+): Promise<void> {
   if (chain.firstRemoved === null) return;
   await tx`update spsa_perturbation set applied_number = null, theta_after = null
     where run_id = ${runId} and batch_number = any(${tx.array(chain.removed)}::bigint[])`;
   await tx`update spsa_perturbation set applied_number = -applied_number where run_id = ${runId} and applied_number >= ${chain.firstRemoved}`;
   for (const b of chain.rewritten) {
-    const played = b.played === null ? tx`` : tx`, drawn_from = null, plus_parameters = ${tx.json(thetaArray(names, b.played.plus))}, minus_parameters = ${tx.json(thetaArray(names, b.played.minus))}`;
+    const played =
+      b.played === null
+        ? tx``
+        : tx`, drawn_from = null, plus_parameters = ${tx.json(thetaArray(names, b.played.plus))}, minus_parameters = ${tx.json(thetaArray(names, b.played.minus))}`;
     await tx`update spsa_perturbation set applied_number = ${b.appliedNumber}, step_scale = ${b.stepScale},
         theta_after = ${b.thetaAfter === null ? null : tx.array(thetaArray(names, b.thetaAfter))}::float8[] ${played}
       where run_id = ${runId} and batch_number = ${b.batchNumber}`;
@@ -129,7 +151,11 @@ export async function rewriteAppliedChain(tx: postgres.TransactionSql, runId: nu
 }
 
 /** Rewrites a completed build-mode iteration's step after an undo: θ after it, its Elo and gradient (null: no game left). */
-export async function rewriteStep(tx: postgres.TransactionSql, iterationId: number, step: { theta: Values; measured: { elo: number; gradient: Values } | null }): Promise<void> {
+export async function rewriteStep(
+  tx: postgres.TransactionSql,
+  iterationId: number,
+  step: { theta: Values; measured: { elo: number; gradient: Values } | null },
+): Promise<void> {
   await tx`update spsa_iteration set theta_after = ${tx.json(step.theta)}, elo_diff = ${step.measured?.elo ?? null},
       gradient_estimate = ${step.measured ? tx.json(step.measured.gradient) : null}
     where id = ${iterationId}`;

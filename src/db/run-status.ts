@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import { selectAll, type Fragment, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
 import { spsaRun, type spsaIteration } from "./schema.js";
-import type { IterationSettings } from "../types/config.js";
+import type { PlusMinus, ReferenceResults } from "../types/engines.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
 
@@ -25,7 +25,8 @@ export function rateWindowMinutes(ageSeconds: number): number {
 }
 
 /** Batches reported in the rate window (of the table aliased b). */
-const IN_RATE_WINDOW = (sql: Sql, minutes: number) => sql`b.status = 'done' and b.reported_at > now() - make_interval(mins => ${minutes})`;
+const IN_RATE_WINDOW = (sql: Sql, minutes: number) =>
+  sql`b.status = 'done' and b.reported_at > now() - make_interval(mins => ${minutes})`;
 
 /**
  * How long the rate window has lasted for the batches aggregated (alias b), in seconds: from the
@@ -59,12 +60,18 @@ const LAST_ACTIVITY = (sql: Sql) => sql`coalesce(
 export async function findRun(sql: Sql, name: string | undefined): Promise<RunRecord | undefined> {
   const [row] =
     name === undefined
-      ? await sql<RunRecord[]>`select ${RUN_COLUMNS(sql)} from spsa_run r where ${NOT_CARRIER(sql)} order by ${LAST_ACTIVITY(sql)} desc, r.id desc limit 1`
+      ? await sql<
+          RunRecord[]
+        >`select ${RUN_COLUMNS(sql)} from spsa_run r where ${NOT_CARRIER(sql)} order by ${LAST_ACTIVITY(sql)} desc, r.id desc limit 1`
       : await sql<RunRecord[]>`select ${RUN_COLUMNS(sql)} from spsa_run r where r.name = ${name}`;
   return row;
 }
 
-export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> & { iterations: number; games: number; lastActivity: Date };
+export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> & {
+  iterations: number;
+  games: number;
+  lastActivity: Date;
+};
 
 /** Every tuning run, most recently active first. */
 export async function listRuns(sql: Sql): Promise<RunListRow[]> {
@@ -123,7 +130,9 @@ const RUN_RATE = (sql: Sql, runId: number, minutes: number) => sql`
 
 /** The run's games per minute as spsa status measures them, for the master's progress line: one small query. */
 export async function runRate(sql: Sql, runId: number, minutes: number): Promise<RunRate> {
-  const [row] = await sql<RunRate[]>`select w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport" from (${RUN_RATE(sql, runId, minutes)}) w`;
+  const [row] = await sql<
+    RunRate[]
+  >`select w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport" from (${RUN_RATE(sql, runId, minutes)}) w`;
   if (!row) throw new Error("an aggregate returned no row");
   return row;
 }
@@ -141,20 +150,21 @@ export function etaSeconds(games: number, { recentGames, recentSeconds, sinceRep
   return (games / gamesPerMinute(recentGames, recentSeconds + (sinceReport ?? 0))) * 60;
 }
 
-/** A tuned engine's wins, draws and losses against the reference engine. */
-export interface SideCounts {
-  wins: number;
-  draws: number;
-  losses: number;
-}
-
 export type IterationSummary = RowOf<
   typeof spsaIteration,
-  "status" | "targetGames" | "gamesPlayed" | "gamesClaimed" | "plusWins" | "minusWins" | "draws" | "createdAt" | "completedAt"
+  | "status"
+  | "targetGames"
+  | "gamesPlayed"
+  | "gamesClaimed"
+  | "plusWins"
+  | "minusWins"
+  | "draws"
+  | "createdAt"
+  | "completedAt"
 > & {
   iteration: number;
   /** Reference mode: θ+'s and θ−'s results against the reference; null for plus against minus. */
-  reference: { plus: SideCounts; minus: SideCounts } | null;
+  reference: ReferenceResults | null;
   pairs: Pentanomial;
   faults: number;
   delayLosses: number;
@@ -166,7 +176,7 @@ export type IterationSummary = RowOf<
 
 /** Reference mode's results as JSON, `{plus: {wins, draws, losses}, minus: …}`, each column read through `of` (e.g. summed). */
 const REFERENCE_RESULTS = (sql: Sql, of: (column: string) => Fragment = (column) => sql`${sql(column)}`) => {
-  const side = (name: "plus" | "minus") =>
+  const side = (name: PlusMinus) =>
     sql`json_build_object('wins', ${of(`ref_${name}_wins`)}, 'draws', ${of(`ref_${name}_draws`)}, 'losses', ${of(`ref_${name}_losses`)})`;
   return sql`json_build_object('plus', ${side("plus")}, 'minus', ${side("minus")})`;
 };
@@ -198,15 +208,12 @@ export async function pilotIterations(sql: Sql, runId: number, pilots: number): 
     order by iteration_number`;
 }
 
-/** The latest iteration's settings: the bounds and steps in force, and the run's length. */
-export async function latestSettings(sql: Sql, runId: number): Promise<IterationSettings | null> {
-  const [row] = await sql<{ settings: IterationSettings | null }[]>`
-    select settings from spsa_iteration where run_id = ${runId} and settings is not null order by iteration_number desc limit 1`;
-  return row?.settings ?? null;
-}
-
 /** θ after the given completed iterations' steps (theta_after), read through the unique index. */
-export async function thetaAfterIterations(sql: Sql, runId: number, iterations: readonly number[]): Promise<Map<number, Values>> {
+export async function thetaAfterIterations(
+  sql: Sql,
+  runId: number,
+  iterations: readonly number[],
+): Promise<Map<number, Values>> {
   if (iterations.length === 0) return new Map();
   const rows = await sql<{ iteration: number; theta: Values }[]>`
     select i.iteration_number as iteration, i.theta_after as theta
@@ -276,7 +283,7 @@ export interface EloBucket {
   elo: number;
   pairs: Pentanomial;
   /** Reference mode: both sides' results against the reference, summed (null for plus against minus). */
-  reference: { plus: SideCounts; minus: SideCounts } | null;
+  reference: ReferenceResults | null;
   games: number;
 }
 
@@ -301,7 +308,12 @@ export async function eloBuckets(sql: Sql, runId: number, bucket: number, withou
  * bucket's index): one pass over the run's iterations, where counting batches by their report
  * time would join every batch.
  */
-export async function gamesPerBucket(sql: Sql, runId: number, start: Date, bucketSeconds: number): Promise<{ bucket: number; games: number }[]> {
+export async function gamesPerBucket(
+  sql: Sql,
+  runId: number,
+  start: Date,
+  bucketSeconds: number,
+): Promise<{ bucket: number; games: number }[]> {
   return sql<{ bucket: number; games: number }[]>`
     select floor(extract(epoch from completed_at - ${start}::timestamptz) / ${bucketSeconds})::int as bucket, sum(games_played)::int as games
     from spsa_iteration where run_id = ${runId} and status = 'complete'
@@ -309,7 +321,8 @@ export async function gamesPerBucket(sql: Sql, runId: number, start: Date, bucke
 }
 
 /** An iteration's counters of faults and of delays outside the engines, and its replays. */
-export type FaultRow = CounterColumns & RowOf<typeof spsaIteration, "replays" | "replayLimitPairs"> & { iteration: number };
+export type FaultRow = CounterColumns &
+  RowOf<typeof spsaIteration, "replays" | "replayLimitPairs"> & { iteration: number };
 
 /** The run's iterations that had engine faults or delays outside the engines, newest first. */
 export async function faultyIterations(sql: Sql, runId: number, limit: number): Promise<FaultRow[]> {

@@ -16,7 +16,8 @@ import type { Sql } from "../postgres/sql.js";
 export function countRunWorkers(sql: Sql, iterationId: number, sign: 1 | -1): Fragment {
   const sum = (column: Fragment) => sql`${sign}::int * coalesce(sum(${column}), 0)::int`;
   // Taking a batch out leaves the first and last report times as they were.
-  const when = (aggregate: "min" | "max") => (sign === 1 ? sql`${sql.unsafe(aggregate)}(reported_at)` : sql`null::timestamptz`);
+  const when = (aggregate: "min" | "max") =>
+    sign === 1 ? sql`${sql.unsafe(aggregate)}(reported_at)` : sql`null::timestamptz`;
   return sql`
     insert into spsa_run_worker as c (run_id, worker_name, batches, games, plus_wins, minus_wins, draws, engine_faults, delay_losses,
       replays, replay_limit_pairs, first_reported_at, last_reported_at)

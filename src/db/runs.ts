@@ -8,7 +8,19 @@ import type { Sql } from "../postgres/sql.js";
 
 /** SQL of tuning runs (spsa_run): the master's run, and a run looked up by name. */
 
-const RUN_KEYS = ["id", "uid", "name", "status", "seed", "initialParameters", "currentParameters", "reference", "referencePath", "referenceSha256", "referenceSignature"] as const;
+const RUN_KEYS = [
+  "id",
+  "uid",
+  "name",
+  "status",
+  "seed",
+  "initialParameters",
+  "currentParameters",
+  "reference",
+  "referencePath",
+  "referenceSha256",
+  "referenceSignature",
+] as const;
 export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
 
 /** A master process taking a run: its random session id, host and pid, and how long its hold lasts without a heartbeat. */
@@ -60,14 +72,25 @@ const NO_HOLD = (sql: Sql) => sql`
  */
 export async function openRun(
   sql: postgres.Sql,
-  options: { name: string; fresh: boolean; seed?: string; config: StoredRunConfig; reference?: string | undefined; values: Values; master?: TakeRun },
+  options: {
+    name: string;
+    fresh: boolean;
+    seed?: string;
+    config: StoredRunConfig;
+    reference?: string | undefined;
+    values: Values;
+    master?: TakeRun;
+  },
 ): Promise<OpenedRun> {
   const { master } = options;
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${`spsa_run:${options.name}`}))`;
-    const [existing] = await tx<RunRow[]>`select ${selectColumns(tx, spsaRun, RUN_KEYS)} from spsa_run where name = ${options.name} for update`;
+    const [existing] = await tx<
+      RunRow[]
+    >`select ${selectColumns(tx, spsaRun, RUN_KEYS)} from spsa_run where name = ${options.name} for update`;
     const previous = existing && (await runHolder(tx, existing.id));
-    if (existing && master && previous && master.isAlive(previous)) return { run: existing, created: false, heldBy: previous };
+    if (existing && master && previous && master.isAlive(previous))
+      return { run: existing, created: false, heldBy: previous };
     if (existing && !options.fresh) {
       if (master) await tx`update spsa_run set ${HOLD(tx, master.identity)} where id = ${existing.id}`;
       return { run: existing, created: false, tookOverFrom: previous };
@@ -93,7 +116,11 @@ export async function openRun(
  * until it commits, so no other master takes the run over in between (the fence of a master's
  * writes). False: the run is no longer this session's.
  */
-export async function renewRunHold(sql: Sql, runId: number, identity: Pick<MasterIdentity, "session" | "leaseMs">): Promise<boolean> {
+export async function renewRunHold(
+  sql: Sql,
+  runId: number,
+  identity: Pick<MasterIdentity, "session" | "leaseMs">,
+): Promise<boolean> {
   const rows = await sql`
     update spsa_run set master_seen_at = now(), master_expires_at = now() + make_interval(secs => ${identity.leaseMs / 1000})
     where id = ${runId} and master_session = ${identity.session} returning id`;
@@ -102,7 +129,9 @@ export async function renewRunHold(sql: Sql, runId: number, identity: Pick<Maste
 
 /** The master holding the run now, if any. */
 export async function runHolder(sql: Sql, runId: number): Promise<RunHolder | undefined> {
-  const [row] = await sql<RunHolder[]>`select ${HOLDER(sql)} from spsa_run where id = ${runId} and master_session is not null`;
+  const [row] = await sql<
+    RunHolder[]
+  >`select ${HOLDER(sql)} from spsa_run where id = ${runId} and master_session is not null`;
   return row;
 }
 
@@ -115,7 +144,11 @@ export async function releaseRunHold(sql: Sql, runId: number, session: string): 
  * Records the run's reference engine once it is built or taken (reference mode), unless a
  * master of this run recorded one first; returns the one recorded.
  */
-export async function recordReference(sql: Sql, runId: number, engine: { path: string; sha256: string; signature: string }): Promise<{ path: string; sha256: string; signature: string | null }> {
+export async function recordReference(
+  sql: Sql,
+  runId: number,
+  engine: { path: string; sha256: string; signature: string },
+): Promise<{ path: string; sha256: string; signature: string | null }> {
   await sql`
     update spsa_run set reference_path = ${engine.path}, reference_sha256 = ${engine.sha256}, reference_signature = ${engine.signature}
     where id = ${runId} and (reference_sha256 is null or reference_signature is null)`;
@@ -131,7 +164,9 @@ export async function markRunComplete(sql: Sql, runId: number): Promise<void> {
 
 /** Whether any run is open for play (a worker with nothing to claim says whether a master runs on its database). */
 export async function anyRunActive(sql: Sql): Promise<boolean> {
-  const [row] = await sql<{ active: boolean }[]>`select exists (select 1 from spsa_run where status = 'active') as active`;
+  const [row] = await sql<
+    { active: boolean }[]
+  >`select exists (select 1 from spsa_run where status = 'active') as active`;
   return row?.active ?? false;
 }
 
@@ -151,7 +186,11 @@ export interface ThetaSources {
 }
 
 /** What θ after iteration `after` (or the start, or the current θ) is read from, in one query. */
-export async function thetaSources(sql: Sql, runId: number, after: number | undefined): Promise<ThetaSources | undefined> {
+export async function thetaSources(
+  sql: Sql,
+  runId: number,
+  after: number | undefined,
+): Promise<ThetaSources | undefined> {
   const [row] = await sql<ThetaSources[]>`
     select r.initial_parameters as initial, r.current_parameters as current,
       (select max(iteration_number) from spsa_iteration where run_id = r.id and status = 'complete') as last,

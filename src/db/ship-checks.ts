@@ -11,7 +11,9 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 export type ShipCheckRow = typeof spsaShipCheck.$inferSelect;
 
 export async function readShipCheck(sql: Sql, runId: number): Promise<ShipCheckRow | undefined> {
-  const [row] = await sql<ShipCheckRow[]>`select ${selectAll(sql, spsaShipCheck)} from spsa_ship_check where run_id = ${runId}`;
+  const [row] = await sql<
+    ShipCheckRow[]
+  >`select ${selectAll(sql, spsaShipCheck)} from spsa_ship_check where run_id = ${runId}`;
   return row;
 }
 
@@ -37,7 +39,12 @@ export async function openShipCheck(sql: postgres.Sql, it: NewShipCheck): Promis
 }
 
 /** The elimination so far and the candidate it leaves (idempotent: a restart writes the same again). */
-export async function recordElimination(sql: postgres.Sql, id: number, elimination: ShipMatch[], chosen: ShipCandidate): Promise<void> {
+export async function recordElimination(
+  sql: postgres.Sql,
+  id: number,
+  elimination: ShipMatch[],
+  chosen: ShipCandidate,
+): Promise<void> {
   await sql`
     update spsa_ship_check set elimination = ${sql.json(elimination.map((m) => ({ ...m })))}, chosen = ${chosen.label},
       chosen_parameters = ${sql.json(chosen.values)}
@@ -53,7 +60,12 @@ export interface ShipOutcome {
 }
 
 /** The chosen candidate's test against the start θ so far; `complete` ends the check. */
-export async function recordShipOutcome(sql: postgres.Sql, id: number, outcome: ShipOutcome, complete: boolean): Promise<void> {
+export async function recordShipOutcome(
+  sql: postgres.Sql,
+  id: number,
+  outcome: ShipOutcome,
+  complete: boolean,
+): Promise<void> {
   await sql`
     update spsa_ship_check set verdict = ${outcome.verdict}, elo = ${finite(outcome.elo)}, elo_error = ${finite(outcome.eloError)},
       llr = ${outcome.llr}, games = ${outcome.games}, status = ${complete ? "complete" : "running"}, completed_at = ${complete ? sql`now()` : null}

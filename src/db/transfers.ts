@@ -11,10 +11,22 @@ import type { Sql } from "../postgres/sql.js";
  * tuning iteration whose plus and minus it plays at the ship limits (unique per iteration).
  */
 
-const ENGINE_KEYS = ["id", "iterationNumber", "plusEnginePath", "plusEngineSha256", "minusEnginePath", "minusEngineSha256", "plusParameters", "minusParameters"] as const;
+const ENGINE_KEYS = [
+  "id",
+  "iterationNumber",
+  "plusEnginePath",
+  "plusEngineSha256",
+  "minusEnginePath",
+  "minusEngineSha256",
+  "plusParameters",
+  "minusParameters",
+] as const;
 
 /** A tuning iteration's engines, built and stored, and the θ they were built with. */
-export type TransferableIteration = Omit<RowOf<typeof spsaIteration, (typeof ENGINE_KEYS)[number]>, "plusParameters" | "minusParameters"> & {
+export type TransferableIteration = Omit<
+  RowOf<typeof spsaIteration, (typeof ENGINE_KEYS)[number]>,
+  "plusParameters" | "minusParameters"
+> & {
   plusParameters: Values;
   minusParameters: Values;
 };
@@ -50,7 +62,9 @@ export interface TransferRow {
 /** The run's transfers in iteration order. */
 export async function readTransfers(sql: Sql, runId: number): Promise<TransferRow[]> {
   type Ship = { shipWins: number; shipLosses: number; shipDraws: number; shipPlayed: number; shipTarget: number };
-  const rows = await sql<(OutcomeColumns & Omit<TransferRow, "tune" | "ship" | "stepped"> & { tuneStatus: string } & Ship)[]>`
+  const rows = await sql<
+    (OutcomeColumns & Omit<TransferRow, "tune" | "ship" | "stepped"> & { tuneStatus: string } & Ship)[]
+  >`
     select t.iteration_number as "iterationNumber", v.limits, v.status, t.status as "tuneStatus", t.plus_parameters as plus, t.minus_parameters as minus, t.settings,
       ${selectColumns(sql, spsaIteration, OUTCOME_KEYS, "t")},
       c.plus_wins as "shipWins", c.minus_wins as "shipLosses", c.draws as "shipDraws", c.games_played as "shipPlayed", c.target_games as "shipTarget"
@@ -69,6 +83,12 @@ export async function readTransfers(sql: Sql, runId: number): Promise<TransferRo
     minus: r.minus,
     settings: r.settings,
     // The carrier's iteration stores the transfer's games; plus is the tuning iteration's plus.
-    ship: { plusWins: r.shipWins, minusWins: r.shipLosses, draws: r.shipDraws, gamesPlayed: r.shipPlayed, targetGames: r.shipTarget },
+    ship: {
+      plusWins: r.shipWins,
+      minusWins: r.shipLosses,
+      draws: r.shipDraws,
+      gamesPlayed: r.shipPlayed,
+      targetGames: r.shipTarget,
+    },
   }));
 }

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
-import { lockOpenIteration, setAsideBatches } from "./batches.js";
+import { foldBatches, setAsideBatches, tellWatchers } from "./batches.js";
+import { lockOpenIteration } from "./iteration-lock.js";
 import { WORKER_GROUP } from "../postgres/worker-role.js";
 import type { Sql } from "../postgres/sql.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
@@ -22,7 +23,14 @@ export interface DecisionRow {
 /** Records a decision; `who` is completed with the session's database role, which the database vouches for. */
 export async function recordDecision(
   sql: Sql,
-  d: { runId: number; workerName: string; decision: WorkerDecisionKind; reason: string; who: string; evidence?: WorkerEvidence | undefined },
+  d: {
+    runId: number;
+    workerName: string;
+    decision: WorkerDecisionKind;
+    reason: string;
+    who: string;
+    evidence?: WorkerEvidence | undefined;
+  },
 ): Promise<void> {
   await sql`
     insert into spsa_worker_decision (run_id, worker_name, decision, reason, decided_by, evidence)
@@ -35,13 +43,6 @@ export async function latestDecisions(sql: Sql, runId: number): Promise<Decision
   return sql<DecisionRow[]>`
     select distinct on (worker_name) worker_name as "workerName", decision, reason, decided_by as "decidedBy", created_at as "createdAt"
     from spsa_worker_decision where run_id = ${runId} order by worker_name, id desc`;
-}
-
-/** The run's decisions, newest first. */
-export async function decisionHistory(sql: Sql, runId: number, limit: number): Promise<DecisionRow[]> {
-  return sql<DecisionRow[]>`
-    select worker_name as "workerName", decision, reason, decided_by as "decidedBy", created_at as "createdAt"
-    from spsa_worker_decision where run_id = ${runId} order by id desc limit ${limit}`;
 }
 
 /** A worker whose batches the master sets aside in a run, and the worker whose decision it follows (itself, or a name of the same machine). */
@@ -85,35 +86,80 @@ function setAsideQuery(sql: Sql, runId: number) {
  * that no fold took yet and whose workers are set aside are held, never counted or applied;
  * with `reopen` (build mode) their games are open again. Returns the batches held.
  */
-export async function holdSetAsideReports(tx: postgres.TransactionSql, runId: number, iterationId: number, reopen: boolean): Promise<number> {
+export async function holdSetAsideReports(
+  tx: postgres.TransactionSql,
+  runId: number,
+  iterationId: number,
+  reopen: boolean,
+): Promise<number> {
   const rows = await tx<{ id: number }[]>`
     with aside as (${setAsideQuery(tx, runId)})
     select b.id::int from spsa_batch b join aside on aside.name = b.worker_name
     where b.iteration_id = ${iterationId} and b.status = 'done' and not b.folded`;
   if (rows.length === 0) return 0;
-  return (await setAsideBatches(tx, iterationId, rows.map((r) => r.id), { held: true }, reopen)).batches;
+  return (
+    await setAsideBatches(
+      tx,
+      iterationId,
+      rows.map((r) => r.id),
+      { held: true },
+      reopen,
+    )
+  ).batches;
+}
+
+/**
+ * A build-mode master's fold (src/db/batches.ts foldIteration): in its transaction, under the
+ * iteration's lock, the reports of workers set aside are held first and their games opened
+ * again, so none of them is counted. True when the counters moved.
+ */
+export async function foldHoldingSetAside(sql: postgres.Sql, runId: number, iterationId: number): Promise<boolean> {
+  const moved = await sql.begin(async (tx) => {
+    if (!(await lockOpenIteration(tx, iterationId))) return false;
+    await holdSetAsideReports(tx, runId, iterationId, true);
+    return foldBatches(tx, iterationId, "undrawn");
+  });
+  if (moved) await tellWatchers(sql, iterationId);
+  return moved;
 }
 
 /**
  * Build mode, when a worker is set aside: its batches in the run's open iterations, counted or
  * not, are held and their games opened again (no step has used them yet). Returns the batches held.
  */
-export async function holdOpenIterationBatches(sql: postgres.Sql, runId: number, workers: readonly string[]): Promise<number> {
-  const open = await sql<{ id: number }[]>`select id from spsa_iteration where run_id = ${runId} and status <> 'complete' order by iteration_number`;
+export async function holdOpenIterationBatches(
+  sql: postgres.Sql,
+  runId: number,
+  workers: readonly string[],
+): Promise<number> {
+  const open = await sql<
+    { id: number }[]
+  >`select id from spsa_iteration where run_id = ${runId} and status <> 'complete' order by iteration_number`;
   let held = 0;
   for (const { id } of open) {
     held += await sql.begin(async (tx) => {
       if (!(await lockOpenIteration(tx, id))) return 0;
       const rows = await tx<{ id: number }[]>`
         select b.id::int from spsa_batch b where b.iteration_id = ${id} and b.status = 'done' and b.worker_name = any(${tx.array(workers as string[])}::text[])`;
-      return (await setAsideBatches(tx, id, rows.map((r) => r.id), { held: true }, true)).batches;
+      return (
+        await setAsideBatches(
+          tx,
+          id,
+          rows.map((r) => r.id),
+          { held: true },
+          true,
+        )
+      ).batches;
     });
   }
   return held;
 }
 
 /** The batches of each worker set aside in the run: held by the master, and taken out by undos. */
-export async function setAsideCounts(sql: Sql, runId: number): Promise<{ workerName: string; held: number; undone: number }[]> {
+export async function setAsideCounts(
+  sql: Sql,
+  runId: number,
+): Promise<{ workerName: string; held: number; undone: number }[]> {
   return sql<{ workerName: string; held: number; undone: number }[]>`
     select b.worker_name as "workerName", (count(*) filter (where b.held_at is not null))::int as held, (count(*) filter (where b.undo_id is not null))::int as undone
     from spsa_batch b join spsa_iteration i on i.id = b.iteration_id
@@ -132,14 +178,22 @@ export async function runWorkerNames(sql: Sql, runId: number): Promise<string[]>
 }
 
 /** Stores the master's latest look at the run's workers. */
-export async function saveReview(sql: Sql, runId: number, evidence: readonly WorkerEvidence[], strata: number): Promise<void> {
+export async function saveReview(
+  sql: Sql,
+  runId: number,
+  evidence: readonly WorkerEvidence[],
+  strata: number,
+): Promise<void> {
   const json = sql.json(JSON.parse(JSON.stringify(evidence)));
   await sql`
     insert into spsa_worker_review (run_id, evidence, strata, reviewed_at) values (${runId}, ${json}, ${strata}, now())
     on conflict (run_id) do update set evidence = excluded.evidence, strata = excluded.strata, reviewed_at = excluded.reviewed_at`;
 }
 
-export async function readReview(sql: Sql, runId: number): Promise<{ evidence: WorkerEvidence[]; strata: number; reviewedAt: Date } | undefined> {
+export async function readReview(
+  sql: Sql,
+  runId: number,
+): Promise<{ evidence: WorkerEvidence[]; strata: number; reviewedAt: Date } | undefined> {
   const [row] = await sql<{ evidence: WorkerEvidence[]; strata: number; reviewedAt: Date }[]>`
     select evidence, strata, reviewed_at as "reviewedAt" from spsa_worker_review where run_id = ${runId}`;
   return row;
@@ -149,7 +203,12 @@ export async function readReview(sql: Sql, runId: number): Promise<{ evidence: W
  * The start of an undo, in its transaction: the run's row locked as a master's step locks it
  * (its θ and θ₀ read under the lock), and the undo's record, who and θ before. Returns its id.
  */
-export async function beginUndo(tx: postgres.TransactionSql, runId: number, worker: string, who: string): Promise<{ undoId: number; initial: Values; current: Values }> {
+export async function beginUndo(
+  tx: postgres.TransactionSql,
+  runId: number,
+  worker: string,
+  who: string,
+): Promise<{ undoId: number; initial: Values; current: Values }> {
   const [run] = await tx<{ initial: Values; current: Values }[]>`
     select initial_parameters as initial, current_parameters as current from spsa_run where id = ${runId} for update`;
   if (!run) throw new Error(`run ${runId} vanished`);
@@ -162,6 +221,12 @@ export async function beginUndo(tx: postgres.TransactionSql, runId: number, work
 }
 
 /** The end of an undo: what it took out, θ before it (a UCI-option run's as its chain gives it) and after it. */
-export async function finishUndo(tx: postgres.TransactionSql, undoId: number, taken: { batches: number; games: number }, before: Values, after: Values): Promise<void> {
+export async function finishUndo(
+  tx: postgres.TransactionSql,
+  undoId: number,
+  taken: { batches: number; games: number },
+  before: Values,
+  after: Values,
+): Promise<void> {
   await tx`update spsa_undo set batches = ${taken.batches}, games = ${taken.games}, theta_before = ${tx.json(before)}, theta_after = ${tx.json(after)} where id = ${undoId}`;
 }

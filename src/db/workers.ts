@@ -7,7 +7,8 @@ type WorkerRow = typeof spsaWorker.$inferSelect;
 /** A worker process: its name, and the random id that tells it from an earlier process of that name. */
 export type WorkerSession = Pick<WorkerRow, "name"> & { sessionId: string };
 
-export type WorkerIdentity = WorkerSession & Pick<WorkerRow, "host" | "pid" | "concurrency"> & { concurrencyNote?: string };
+export type WorkerIdentity = WorkerSession &
+  Pick<WorkerRow, "host" | "pid" | "concurrency"> & { concurrencyNote?: string };
 
 /** The process holding a name, as its row tells; seconds are measured by the database's clock. */
 export type NameHolder = Pick<WorkerRow, "host" | "pid" | "sessionId"> & { secondsSinceSeen: number };
@@ -23,7 +24,11 @@ export type NameClaim =
  * and the batches still claimed under the name go back to the pool at once (their holder is
  * dead, and its games would otherwise wait out their leases). A live holder is left alone.
  */
-export async function claimWorkerName(sql: postgres.Sql, identity: WorkerIdentity, isAlive: (holder: NameHolder) => boolean): Promise<NameClaim> {
+export async function claimWorkerName(
+  sql: postgres.Sql,
+  identity: WorkerIdentity,
+  isAlive: (holder: NameHolder) => boolean,
+): Promise<NameClaim> {
   const { name, sessionId, host, pid, concurrency } = identity;
   // A restarted worker's note replaces its predecessor's (none: the concurrency was given).
   const concurrencyNote = identity.concurrencyNote ?? null;
@@ -31,7 +36,10 @@ export async function claimWorkerName(sql: postgres.Sql, identity: WorkerIdentit
     const [row] = await tx<(NameHolder & { inserted: boolean })[]>`
       select inserted, host, pid, session_id as "sessionId", seconds_since_seen as "secondsSinceSeen"
       from spsa_lock_worker_name(${name}, ${host}, ${pid}, ${sessionId}, ${concurrency}, ${concurrencyNote})`;
-    const previous = row && !row.inserted ? { host: row.host, pid: row.pid, sessionId: row.sessionId, secondsSinceSeen: row.secondsSinceSeen } : undefined;
+    const previous =
+      row && !row.inserted
+        ? { host: row.host, pid: row.pid, sessionId: row.sessionId, secondsSinceSeen: row.secondsSinceSeen }
+        : undefined;
     if (previous && isAlive(previous)) return { taken: true, holder: previous };
     const [released] = await tx<{ batches: number; games: number }[]>`
       select batches, games from spsa_take_worker_name(${name}, ${host}, ${pid}, ${sessionId}, ${concurrency}, ${concurrencyNote})`;
@@ -41,12 +49,22 @@ export async function claimWorkerName(sql: postgres.Sql, identity: WorkerIdentit
 }
 
 /** Records a worker's lowered concurrency and why (spsa_worker.concurrency, concurrency_note). */
-export async function recordConcurrency(sql: postgres.Sql, session: WorkerSession, concurrency: number, note: string): Promise<void> {
+export async function recordConcurrency(
+  sql: postgres.Sql,
+  session: WorkerSession,
+  concurrency: number,
+  note: string,
+): Promise<void> {
   await sql`select spsa_record_worker(${session.name}, ${session.sessionId}, ${concurrency}, ${note}, null, null)`;
 }
 
 /** Records the engine speed a worker measured and the time factor it plays with (spsa_worker.measured_nps, time_factor). */
-export async function recordSpeed(sql: postgres.Sql, session: WorkerSession, measuredNps: number, timeFactor: number): Promise<void> {
+export async function recordSpeed(
+  sql: postgres.Sql,
+  session: WorkerSession,
+  measuredNps: number,
+  timeFactor: number,
+): Promise<void> {
   await sql`select spsa_record_worker(${session.name}, ${session.sessionId}, null, null, ${measuredNps}, ${timeFactor})`;
 }
 

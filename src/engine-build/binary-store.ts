@@ -32,14 +32,21 @@ export function placeAtomically(source: string, dest: string): void {
  * bytes already there are not sent again, and those of a new or pruned binary are read from
  * where the master put it, and checked against its sha256.
  */
-export async function storeBinaries(tx: postgres.TransactionSql, engines: readonly { path: string; sha256: string }[]): Promise<void> {
+export async function storeBinaries(
+  tx: postgres.TransactionSql,
+  engines: readonly { path: string; sha256: string }[],
+): Promise<void> {
   // One order for every transaction, so two storing the same binaries never deadlock.
-  const unique = [...new Map(engines.map((engine) => [engine.sha256, engine])).values()].sort((a, b) => a.sha256.localeCompare(b.sha256));
+  const unique = [...new Map(engines.map((engine) => [engine.sha256, engine])).values()].sort((a, b) =>
+    a.sha256.localeCompare(b.sha256),
+  );
   for (const engine of unique) {
     if ((await lockBinary(tx, engine.sha256))?.stored) continue;
     const content = readRegularFile(engine.path, false, MAX_BINARY_BYTES);
     if (!isIntact(content, engine.sha256)) {
-      throw new SpsaError(`engine binary ${engine.sha256.slice(0, 12)} is not in the database (its bytes were pruned when nothing could run it any more), and ${engine.path} no longer holds it: build it again`);
+      throw new SpsaError(
+        `engine binary ${engine.sha256.slice(0, 12)} is not in the database (its bytes were pruned when nothing could run it any more), and ${engine.path} no longer holds it: build it again`,
+      );
     }
     await insertBinary(tx, engine.sha256, content);
   }
@@ -63,7 +70,7 @@ export class UntrustedBinaryError extends SpsaError {
     super(
       noTrustedKey
         ? "no trusted master key to check the engine binaries against: print the master's key with `spsa key` on its machine and pin it with `compete --spsa --trust KEY` or [worker] trusted_keys in config.toml"
-        : `refused the ${binary.variant} binary of iteration ${binary.iterationNumber} (run ${binary.runUid}, sha256 ${binary.sha256.slice(0, 12)}): ` +
+        : `refused the ${binary.role} binary of iteration ${binary.iterationNumber} (run ${binary.runUid}, sha256 ${binary.sha256.slice(0, 12)}): ` +
             `${binary.signature ? "its signature is not from a trusted master key for this run, iteration and side (signatures of older versions, spsa-binary-v1, are refused too: docs/signing.md)" : "it is not signed"}`,
     );
     this.exitCode = noTrustedKey ? 2 : 1;
@@ -79,8 +86,14 @@ export class UntrustedBinaryError extends SpsaError {
  * into a folder only it can write (`cacheDir`, named by sha256): the bytes come from the
  * master's path if this machine has it (a shared folder works too), else from the database.
  */
-export async function obtainBinary(sql: postgres.Sql, binary: SignedBinary, trustedKeys: readonly KeyObject[], cacheDir: string): Promise<string> {
-  if (!verifyBinary(trustedKeys, binary, binary.signature)) throw new UntrustedBinaryError(binary, trustedKeys.length === 0);
+export async function obtainBinary(
+  sql: postgres.Sql,
+  binary: SignedBinary,
+  trustedKeys: readonly KeyObject[],
+  cacheDir: string,
+): Promise<string> {
+  if (!verifyBinary(trustedKeys, binary, binary.signature))
+    throw new UntrustedBinaryError(binary, trustedKeys.length === 0);
   const { sha256: hash, path: masterPath } = binary;
   const cached = join(privateFolder(cacheDir, "engine cache"), hash);
   if (cachedIntact(cached, hash)) return cached;
@@ -89,7 +102,10 @@ export async function obtainBinary(sql: postgres.Sql, binary: SignedBinary, trus
     const row = await storedBinary(sql, hash);
     if (!row) throw new SpsaError(`engine binary ${hash.slice(0, 12)} is neither at ${masterPath} nor in the database`);
     // Pruned: nothing could run it any more (its iteration is over), so this batch is no longer needed either.
-    if (row.content === null) throw new SpsaError(`engine binary ${hash.slice(0, 12)} is no longer kept (pruned ${row.prunedAt?.toISOString() ?? ""}: its iteration is over)`);
+    if (row.content === null)
+      throw new SpsaError(
+        `engine binary ${hash.slice(0, 12)} is no longer kept (pruned ${row.prunedAt?.toISOString() ?? ""}: its iteration is over)`,
+      );
     content = row.content;
     if (!isIntact(content, hash)) throw new SpsaError(`engine binary ${hash.slice(0, 12)} in the database is corrupt`);
   }

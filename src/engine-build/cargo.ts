@@ -49,12 +49,17 @@ export async function runCargo(build: CargoBuild): Promise<void> {
   });
   // When it ended, too: the log shows which builds ran side by side, and for how long.
   const ended = new Date();
-  log.end(`=== ${ended.toISOString()} ${build.label}: ${result.failed ? "failed" : "built"} in ${((ended.getTime() - started.getTime()) / 1000).toFixed(1)} s\n`);
+  log.end(
+    `=== ${ended.toISOString()} ${build.label}: ${result.failed ? "failed" : "built"} in ${((ended.getTime() - started.getTime()) / 1000).toFixed(1)} s\n`,
+  );
   await once(log, "finish");
   build.signal?.throwIfAborted();
   if (result.failed) {
-    const reason = result.exitCode === undefined ? `could not run cargo (${result.shortMessage})` : `exit ${result.exitCode}`;
-    throw new BuildError(`cargo build of the ${build.label} engine failed (${reason}): ${firstError(String(result.all ?? ""))}; log: ${build.logFile}`);
+    const reason =
+      result.exitCode === undefined ? `could not run cargo (${result.shortMessage})` : `exit ${result.exitCode}`;
+    throw new BuildError(
+      `cargo build of the ${build.label} engine failed (${reason}): ${firstError(String(result.all ?? ""))}; log: ${build.logFile}`,
+    );
   }
 }
 

@@ -12,8 +12,7 @@ import type { TypeAlias } from "../rust-constants/rust-types.js";
 import { checkTargets, type CheckedParam } from "./target-check.js";
 import { placeAtomically, sha256OfFile } from "./binary-store.js";
 import type { BuildConfig } from "../types/config.js";
-
-export type Variant = "plus" | "minus";
+import type { PlusMinus } from "../types/engines.js";
 
 export interface BuiltEngine {
   path: string;
@@ -21,7 +20,15 @@ export interface BuiltEngine {
 }
 
 export function targetsOf(params: readonly Param[]): CheckedParam[] {
-  return params.map((p) => ({ param: p.name, constant: p.constant, index: p.index, type: p.type, rustType: p.rustType, min: p.min, max: p.max }));
+  return params.map((p) => ({
+    param: p.name,
+    constant: p.constant,
+    index: p.index,
+    type: p.type,
+    rustType: p.rustType,
+    min: p.min,
+    max: p.max,
+  }));
 }
 
 /** The constants file's text and the crate's `type` aliases its declared types may use. */
@@ -31,7 +38,10 @@ export function readConstants(build: BuildConfig): { file: string; source: strin
   try {
     source = readFileSync(file, "utf8");
   } catch {
-    throw new InputError(file, "cannot read the constants file (see [build].engine_dir and constants_file in config.toml)");
+    throw new InputError(
+      file,
+      "cannot read the constants file (see [build].engine_dir and constants_file in config.toml)",
+    );
   }
   return { file, source, aliases: readCrateAliases(join(build.engineDir, "src")) };
 }
@@ -70,16 +80,27 @@ export async function buildEngine(options: {
   mkdirSync(logDir, { recursive: true });
   const tree = join(build.outputDir, "trees", options.tree);
   mkdirSync(join(build.outputDir, "trees"), { recursive: true });
-  const assignments = targetsOf(options.params).map((target) => ({ target, value: options.values[target.param] ?? Number.NaN }));
+  const assignments = targetsOf(options.params).map((target) => ({
+    target,
+    value: options.values[target.param] ?? Number.NaN,
+  }));
   // Two masters sharing an output_dir (two runs on one machine) share its trees: without the
   // lock, one would rewrite the constants while the other's cargo compiles them.
   return withFileLock(`${tree}.lock`, TREE_LOCK_TIMEOUT_MS, async () => {
     syncTree(build.engineDir, tree);
     writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
-    await runCargo({ treeDir: tree, args: build.cargoArgs, logFile: join(logDir, `${label}.log`), label, signal: options.signal });
+    await runCargo({
+      treeDir: tree,
+      args: build.cargoArgs,
+      logFile: join(logDir, `${label}.log`),
+      label,
+      signal: options.signal,
+    });
     const built = join(tree, "target", "release", binary);
     if (!existsSync(built)) {
-      throw new BuildError(`cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? set [build].binary_name)`);
+      throw new BuildError(
+        `cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? set [build].binary_name)`,
+      );
     }
     const dest = options.destination(binary);
     placeAtomically(built, dest);
@@ -91,40 +112,43 @@ export async function buildEngine(options: {
 const TREE_LOCK_TIMEOUT_MS = 60 * 60_000;
 
 /**
- * The build tree of `variant` in build slot `slot`: slot 0's are `plus` and `minus`, slot n's
+ * The build tree of `role` in build slot `slot`: slot 0's are `plus` and `minus`, slot n's
  * `plus-<n+1>` and `minus-<n+1>`. A master building several iterations at once gives each its
  * own slot, so every tree keeps its own target folder and its rebuilds stay incremental.
  */
-export function treeName(variant: Variant, slot: number): string {
-  return slot === 0 ? variant : `${variant}-${slot + 1}`;
+export function treeName(role: PlusMinus, slot: number): string {
+  return slot === 0 ? role : `${role}-${slot + 1}`;
 }
 
 /**
  * Builds the plus and minus engines, each in a build tree of its own (those of build slot
  * `slot`, 0 by default), both cargo builds in parallel (buildEngine).
  */
-export async function buildVariants(options: {
+export async function buildPlusAndMinus(options: {
   build: BuildConfig;
   params: readonly Param[];
-  values: Record<Variant, Record<string, number>>;
-  /** Where each variant's binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
-  destination: (variant: Variant, binary: string) => string;
+  values: Record<PlusMinus, Record<string, number>>;
+  /** Where each engine's binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
+  destination: (role: PlusMinus, binary: string) => string;
   slot?: number;
   signal?: AbortSignal;
-}): Promise<Record<Variant, BuiltEngine>> {
-  const buildOne = (variant: Variant, signal: AbortSignal) =>
+}): Promise<Record<PlusMinus, BuiltEngine>> {
+  const buildOne = (role: PlusMinus, signal: AbortSignal) =>
     buildEngine({
       build: options.build,
       params: options.params,
-      values: options.values[variant],
-      tree: treeName(variant, options.slot ?? 0),
+      values: options.values[role],
+      tree: treeName(role, options.slot ?? 0),
       // Its cargo log is the tree's: builds side by side never write into one log.
-      label: treeName(variant, options.slot ?? 0),
-      destination: (binary) => options.destination(variant, binary),
+      label: treeName(role, options.slot ?? 0),
+      destination: (binary) => options.destination(role, binary),
       signal,
     });
   // One failed build stops the other: its error is the one reported, and no cargo outlives it.
-  const [plus, minus] = await allOrNothing([(signal) => buildOne("plus", signal), (signal) => buildOne("minus", signal)], options.signal);
+  const [plus, minus] = await allOrNothing(
+    [(signal) => buildOne("plus", signal), (signal) => buildOne("minus", signal)],
+    options.signal,
+  );
   return { plus: plus!, minus: minus! };
 }
 

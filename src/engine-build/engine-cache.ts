@@ -115,7 +115,8 @@ export class EngineCache {
       }
       // Markers of binaries removed by other means.
       const kept = new Set(binaries.map((b) => b.hash));
-      for (const name of readdirOrNone(join(this.dir, USED))) if (!kept.has(name)) rmSync(join(this.dir, USED, name), { force: true });
+      for (const name of readdirOrNone(join(this.dir, USED)))
+        if (!kept.has(name)) rmSync(join(this.dir, USED, name), { force: true });
       return removed;
     });
   }

@@ -18,15 +18,15 @@ import { playablePaths, pruneBinaries, reclaimBinarySpace } from "../db/binaries
 const RUN_BUILD = /^(\d+|reference|options)$/;
 /** Kept while the run is active: the master builds them once and every iteration of the run may name them. */
 const RUN_LONG = /^(reference|options)$/;
-/** A head-to-head's builds (`spsa verify`, the ship check): `<output_dir>/verify/<run>-<ms>/`. */
-const HEAD_TO_HEAD_BUILD = /-\d+$/;
+/** A verification's builds (`spsa verify`, the ship check): `<output_dir>/verify/<run>-<ms>/`. */
+const VERIFICATION_BUILD = /-\d+$/;
 
-/** Where a head-to-head of `runName` builds its engines. */
-export function headToHeadFolder(outputDir: string, runName: string, stamp: number): string {
+/** Where a verification of `runName` builds its engines. */
+export function verificationFolder(outputDir: string, runName: string, stamp: number): string {
   return join(outputDir, "verify", `${runName}-${stamp}`);
 }
 
-/** The lock a head-to-head holds on its folder from its build until its games are opened (withFileLock): no sweep removes the folder meanwhile. */
+/** The lock a verification holds on its folder from its build until its games are opened (withFileLock): no sweep removes the folder meanwhile. */
 export function buildingLock(folder: string): string {
   return `${folder}.lock`;
 }
@@ -41,7 +41,7 @@ export interface SweepResult {
  * Removes the build folders nothing can run any more, then the database's bytes of the binaries
  * nothing can run (pruneBinaries). `run`: its master sweeps its run's folder too (`over`: the run
  * is complete, so its reference and engine go as well), except the folders of the iterations it
- * is building (`building`: their binaries are not named in the database yet); a head-to-head's
+ * is building (`building`: their binaries are not named in the database yet); a verification's
  * folder being built (its lock held) is left alone. `between` runs after the folders went, before
  * the database's bytes (a crash point for the tests).
  */
@@ -66,12 +66,13 @@ export async function sweepBuilds(
     }
     removeIfEmpty(runFolder);
   }
-  const headToHead = join(outputDir, "verify");
-  for (const name of entries(headToHead)) {
-    const folder = join(headToHead, name);
-    if (HEAD_TO_HEAD_BUILD.test(name) && !named(folder) && !lockHeld(buildingLock(folder))) remove(folder);
-    // The lock of a head-to-head killed while it built.
-    else if (name.endsWith(".lock") && HEAD_TO_HEAD_BUILD.test(name.slice(0, -".lock".length)) && !lockHeld(folder)) rmSync(folder, { force: true });
+  const verifications = join(outputDir, "verify");
+  for (const name of entries(verifications)) {
+    const folder = join(verifications, name);
+    if (VERIFICATION_BUILD.test(name) && !named(folder) && !lockHeld(buildingLock(folder))) remove(folder);
+    // The lock of a verification killed while it built.
+    else if (name.endsWith(".lock") && VERIFICATION_BUILD.test(name.slice(0, -".lock".length)) && !lockHeld(folder))
+      rmSync(folder, { force: true });
   }
   if (folders.length > 0) between?.();
   const pruned = await pruneBinaries(sql);

@@ -1,4 +1,3 @@
-
 import type { Param } from "../params/params.js";
 import { readConstants, targetsOf } from "../engine-build/engine-builder.js";
 import { rewriteConstants } from "../rust-constants/rewriter.js";
@@ -14,7 +13,11 @@ import type { Values } from "../types/spsa.js";
  * so every other byte of the file is kept. A parameter of params.toml that the run does not
  * have yet is written at its params.toml value, as the master would play it.
  */
-export function constantsWithTheta(build: BuildConfig, params: readonly Param[], theta: Values): { file: string; text: string } {
+export function constantsWithTheta(
+  build: BuildConfig,
+  params: readonly Param[],
+  theta: Values,
+): { file: string; text: string } {
   const { file, source, aliases } = readConstants(build);
   const assignments = targetsOf(params).map((target, i) => {
     const p = params[i] as Param;
@@ -29,7 +32,9 @@ export function constantsWithTheta(build: BuildConfig, params: readonly Param[],
  */
 export function historyCsv(points: readonly ThetaPoint[], first: "iteration" | "batches" = "iteration"): string {
   const names = [...new Set(points.flatMap((p) => Object.keys(p.theta)))].sort();
-  const rows = points.map((p) => [String(p.iteration), ...names.map((n) => (p.theta[n] === undefined ? "" : String(p.theta[n])))].join(","));
+  const rows = points.map((p) =>
+    [String(p.iteration), ...names.map((n) => (p.theta[n] === undefined ? "" : String(p.theta[n])))].join(","),
+  );
   return `${[first, ...names].join(",")}\n${rows.join("\n")}\n`;
 }
 
@@ -41,7 +46,17 @@ export function toolLines(format: ToolFormat, settings: IterationSettings, theta
     const value = theta[name];
     if (s === undefined || value === undefined) return [];
     const p = { name, value, ...s };
-    return [formatToolLine(format, { name, type: s.type, value: builtValue(p), min: s.min, max: s.max, cEnd: s.step * settings.spsa.cEnd, rEnd: plainRate(settings) })];
+    return [
+      formatToolLine(format, {
+        name,
+        type: s.type,
+        value: builtValue(p),
+        min: s.min,
+        max: s.max,
+        cEnd: s.step * settings.spsa.cEnd,
+        rEnd: plainRate(settings),
+      }),
+    ];
   });
   return `${lines.join("\n")}\n`;
 }

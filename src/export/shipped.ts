@@ -1,5 +1,5 @@
 import type { ShipCheckRow } from "../db/ship-checks.js";
-import { describeShipCheck, verdictWords } from "../head-to-head/ship-text.js";
+import { describeShipCheck, verdictWords } from "../verification/ship-text.js";
 import type { Values } from "../types/spsa.js";
 
 /** What `spsa export` writes for a run: its θ, where it comes from, and what to warn about. */
@@ -18,9 +18,16 @@ export interface ExportedTheta {
 export function exportedTheta(run: { currentParameters: Values }, check: ShipCheckRow | undefined): ExportedTheta {
   if (check === undefined) return { theta: run.currentParameters, source: "the run's θ", caution: undefined };
   if (check.status !== "complete" || check.verdict === null || check.chosenParameters === null) {
-    return { theta: run.currentParameters, source: "the run's θ", caution: `the ship check is not over (${describeShipCheck(check)}): this is the run's θ, not a checked candidate` };
+    return {
+      theta: run.currentParameters,
+      source: "the run's θ",
+      caution: `the ship check is not over (${describeShipCheck(check)}): this is the run's θ, not a checked candidate`,
+    };
   }
   const source = `the ship check's candidate (${check.chosen})`;
-  const caution = check.verdict === "pass" ? undefined : `${source} did not pass its test against the start θ (${verdictWords(check.verdict)}): ${describeShipCheck(check)}`;
+  const caution =
+    check.verdict === "pass"
+      ? undefined
+      : `${source} did not pass its test against the start θ (${verdictWords(check.verdict)}): ${describeShipCheck(check)}`;
   return { theta: check.chosenParameters, source, caution };
 }

@@ -42,20 +42,27 @@ export function parseToolLines(text: string, file: string): { format: ToolFormat
     const where = `${file}:${i + 1}`;
     const fields = line.split(",").map((f) => f.trim());
     if (fields.length !== 6 && fields.length !== 7) {
-      throw new InputError(where, `expected 7 comma-separated fields (OpenBench: NAME, int|float, value, min, max, c_end, r_end) or 6 (fishtest: NAME,value,min,max,c_end,r_end), got ${fields.length}`);
+      throw new InputError(
+        where,
+        `expected 7 comma-separated fields (OpenBench: NAME, int|float, value, min, max, c_end, r_end) or 6 (fishtest: NAME,value,min,max,c_end,r_end), got ${fields.length}`,
+      );
     }
     const format: ToolFormat = fields.length === 7 ? "openbench" : "fishtest";
     const [name = "", ...rest] = fields;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InputError(where, `"${name}" is not a parameter name (letters, digits and _)`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new InputError(where, `"${name}" is not a parameter name (letters, digits and _)`);
     const typeField = format === "openbench" ? rest.shift() : undefined;
-    if (typeField !== undefined && typeField !== "int" && typeField !== "float") throw new InputError(where, `the type must be int or float, got "${typeField}"`);
+    if (typeField !== undefined && typeField !== "int" && typeField !== "float")
+      throw new InputError(where, `the type must be int or float, got "${typeField}"`);
     const labels = ["value", "min", "max", "c_end", "r_end"];
     const [value, min, max, cEnd, rEnd] = rest.map((text, j) => {
       const x = Number(text);
-      if (text === "" || !Number.isFinite(x)) throw new InputError(where, `${labels[j]} must be a number, got "${text}"`);
+      if (text === "" || !Number.isFinite(x))
+        throw new InputError(where, `${labels[j]} must be a number, got "${text}"`);
       return x;
     }) as [number, number, number, number, number];
-    if (!(cEnd > 0) || !(rEnd > 0)) throw new InputError(where, `c_end and r_end must be positive, got ${cEnd} and ${rEnd}`);
+    if (!(cEnd > 0) || !(rEnd > 0))
+      throw new InputError(where, `c_end and r_end must be positive, got ${cEnd} and ${rEnd}`);
     const type = typeField ?? ([value, min, max].every(Number.isInteger) ? "int" : "float");
     return [{ format, param: { name, type, value, min, max, cEnd, rEnd } }];
   });

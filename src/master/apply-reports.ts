@@ -1,6 +1,17 @@
 import type postgres from "postgres";
 import { foldBatches, tellWatchers } from "../db/batches.js";
-import { dropUnplayedValues, lastReportedBatches, lockUnfoldedBatches, optionRunOf, recordApplied, setRunTheta, thetaArray, type OptionRunRow, type UnfoldedBatch } from "../db/perturbations.js";
+import {
+  dropUnplayedValues,
+  lastReportedBatches,
+  lockOptionFold,
+  optionRunOf,
+  recordApplied,
+  setRunTheta,
+  thetaArray,
+  unfoldedBatches,
+  type OptionRunRow,
+  type UnfoldedBatch,
+} from "../db/option-runs.js";
 import { holdSetAsideReports } from "../db/worker-decisions.js";
 import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../spsa/option-batches.js";
@@ -11,7 +22,8 @@ const FOLD_LIMIT = 500;
 
 /** A reported batch whose draw has not moved θ yet. */
 type Unapplied = UnfoldedBatch & { ak: number; plus: Values; minus: Values };
-const unapplied = (b: UnfoldedBatch): b is Unapplied => b.status === "done" && !b.applied && b.ak !== null && b.plus !== null && b.minus !== null;
+const unapplied = (b: UnfoldedBatch): b is Unapplied =>
+  b.status === "done" && !b.applied && b.ak !== null && b.plus !== null && b.minus !== null;
 
 /**
  * The UCI-option master's fold: moves θ by every reported batch not applied yet, in the order
@@ -26,7 +38,11 @@ const unapplied = (b: UnfoldedBatch): b is Unapplied => b.status === "done" && !
  * reported reads no θ. Reports of workers under suspicion or rejected are set aside first, never
  * applied (docs/bad-workers.md). Returns the reports applied.
  */
-export async function applyReports(sql: postgres.Sql, runOrId: number | OptionRunRow, held?: HeldTheta): Promise<number> {
+export async function applyReports(
+  sql: postgres.Sql,
+  runOrId: number | OptionRunRow,
+  held?: HeldTheta,
+): Promise<number> {
   // The master passes the run it holds: a large run's parameter list is not read again at every poll.
   const run = typeof runOrId === "number" ? await optionRunOf(sql, runOrId) : runOrId;
   if (!run) throw new Error(`run ${String(runOrId)} has no option settings`);
@@ -36,26 +52,42 @@ export async function applyReports(sql: postgres.Sql, runOrId: number | OptionRu
   let total = 0;
   for (;;) {
     const { applied, folded, moved, after } = await sql.begin(async (tx) => {
-      const hold = () => holdSetAsideReports(tx, runId, run.iterationId, false);
-      const { open, batches } = await lockUnfoldedBatches(tx, run, FOLD_LIMIT, hold);
-      if (!open || batches.length === 0) return { applied: 0, folded: 0, moved: false, after: undefined };
+      const nothing = { applied: 0, folded: 0, moved: false, after: undefined };
+      if (!(await lockOptionFold(tx, run))) return nothing;
+      // Under the locks: the reports of workers under suspicion are set aside first (src/db/worker-decisions.ts).
+      await holdSetAsideReports(tx, runId, run.iterationId, false);
+      const batches = await unfoldedBatches(tx, run, FOLD_LIMIT);
+      if (batches.length === 0) return nothing;
       const toApply = batches.filter(unapplied);
       let after: { applied: number; theta: Values; written: boolean } | undefined;
       if (toApply.length > 0) {
         const { theta: start, applied: before } = await currentTheta(tx, run, held);
         // The adaptive gains of each batch come from the batches applied before it: read once, then
         // carried along as this transaction applies more.
-        const recent: ReportedBatch[] = adaptive ? await lastReportedBatches(tx, runId, before, Math.max(...toApply.map((b) => windowOf(b.games)))) : [];
+        const recent: ReportedBatch[] = adaptive
+          ? await lastReportedBatches(tx, runId, before, Math.max(...toApply.map((b) => windowOf(b.games))))
+          : [];
         let theta: Values = start;
         for (const [i, report] of toApply.entries()) {
           const counts = { plusWins: report.plusWins, minusWins: report.minusWins, draws: report.draws };
-          const scale = batchStepFactor(recent.slice(Math.max(0, recent.length - windowOf(report.games))), run.gains, run.gamesPerIteration);
+          const scale = batchStepFactor(
+            recent.slice(Math.max(0, recent.length - windowOf(report.games))),
+            run.gains,
+            run.gamesPerIteration,
+          );
           const result = applyBatch(paramsAt(run, theta), report, counts, run.gains, run.gamesPerIteration, scale);
           // Every parameter's new value: θ whole, without copying the old one.
           theta = result.newValues;
           const appliedNumber = before + i + 1;
           const stored = appliedNumber % run.thetaEvery === 0 ? thetaArray(run.names, theta) : null;
-          await recordApplied(tx, { batchId: report.batchId, appliedNumber, report, elo: result.elo, stepScale: scale ?? 1, thetaAfter: stored });
+          await recordApplied(tx, {
+            batchId: report.batchId,
+            appliedNumber,
+            report,
+            elo: result.elo,
+            stepScale: scale ?? 1,
+            thetaAfter: stored,
+          });
           if (adaptive) recent.push(counts);
         }
         const last = before + toApply.length;
@@ -64,7 +96,11 @@ export async function applyReports(sql: postgres.Sql, runOrId: number | OptionRu
         after = { applied: last, theta, written };
       }
       await dropUnplayedValues(tx, runId);
-      const moved = await foldBatches(tx, run.iterationId, batches.map((b) => b.batchId));
+      const moved = await foldBatches(
+        tx,
+        run.iterationId,
+        batches.map((b) => b.batchId),
+      );
       return { applied: toApply.length, folded: batches.length, moved, after };
     });
     // Held once the fold committed: a rolled back fold leaves the held θ as it was.

@@ -2,27 +2,43 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { spsaMathConfig } from "../config/config.js";
 import { valuesOf, type Param } from "../params/params.js";
-import { buildVariants } from "../engine-build/engine-builder.js";
+import { buildPlusAndMinus } from "../engine-build/engine-builder.js";
 import { storeBinaries } from "../engine-build/binary-store.js";
-import { afterExpiringLeases, foldIteration } from "../db/batches.js";
-import { holdSetAsideReports } from "../db/worker-decisions.js";
+import { expireLeases } from "../db/batches.js";
+import { foldHoldingSetAside } from "../db/worker-decisions.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
-import { withRetry } from "../postgres/retry.js";
 import { createRng } from "../core/rng.js";
 import { perturb, update } from "../spsa/math.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { crashPoint } from "./crash-points.js";
-import { describeChanges, recordedParams, settingsOf } from "../config/iteration-settings.js";
+import { describeChanges, playedWith, recordedParams, settingsOf } from "../config/iteration-settings.js";
 import { faultWarning, formatProgress } from "./progress.js";
 import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import {
-  completeIteration, inFlightState, insertIteration, latestIteration, oldestOpenIteration, outcomeOf, readIteration, readMeasuredIterations, readThetaAfter, readTrajectory,
+  completeIteration,
+  inFlightState,
+  insertIteration,
+  latestIteration,
+  oldestOpenIteration,
+  outcomeOf,
+  readIteration,
+  readMeasuredIterations,
+  readPlayedWith,
+  readThetaAfter,
+  readTrajectory,
   type IterationRow,
 } from "../db/iterations.js";
 import { activeGameSlots } from "../db/workers.js";
-import { allowedStaleness, buildsAtOnce, mayOpen, slowBuildWarning, stalenessBound, stalenessOf } from "../spsa/in-flight.js";
-import { markRunComplete, runParameters, type RunRow } from "../db/runs.js";
+import {
+  allowedStaleness,
+  buildsAtOnce,
+  mayOpen,
+  slowBuildWarning,
+  stalenessBound,
+  stalenessOf,
+} from "../spsa/in-flight.js";
+import { markRunComplete, runParameters } from "../db/runs.js";
 import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
 import { signedEngines } from "../signing/binary-signature.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
@@ -33,10 +49,18 @@ import { describePilot, pilotEngine, pilotIterations, pilotScaled, pilotSkipped 
 import type { Perturbation, Values } from "../types/spsa.js";
 import type { IterationSettings } from "../types/config.js";
 import { IterationBuilds } from "./iteration-builds.js";
-import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary } from "./run-setup.js";
+import {
+  openTuningRun,
+  sweepRun,
+  syncParamsFile,
+  withTuningRun,
+  type MasterContext,
+  type MasterOptions,
+  type MasterSummary,
+} from "./run-setup.js";
 import { refuseRepeatedShipGames, runShipCheck } from "./ship-check.js";
 import { BuildReview } from "./worker-review.js";
-import { describeShipCheck } from "../head-to-head/ship-text.js";
+import { describeShipCheck } from "../verification/ship-text.js";
 import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js";
 
 /**
@@ -45,29 +69,30 @@ import { finishTransfers, lookAtTransfers, queueTransfers } from "./transfer.js"
  * opened ahead while earlier ones are played (src/spsa/in-flight.ts), and steps applied in
  * iteration order. Every step can be interrupted: a restarted master picks up from the database.
  */
-export async function runMaster(options: MasterOptions): Promise<MasterSummary> {
-  const log = masterLog(options);
+export async function runBuildMaster(options: MasterOptions): Promise<MasterSummary> {
   refuseRepeatedShipGames(options.config);
-  const opened = await openTuningRun(options, log);
-  const { run, created } = opened;
+  const opened = await openTuningRun(options);
+  const { run, created, log } = opened;
   log(created ? `run "${run.name}" started (seed ${run.seed})` : `run "${run.name}" resumed (seed ${run.seed})`);
-  return withTuningRun(options, opened, (held) => tune(held, run, opened.params, log));
+  return withTuningRun(options, opened, tune);
 }
 
-async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<MasterSummary> {
-  const { database, config, paramsFile } = options;
+async function tune(master: MasterContext): Promise<MasterSummary> {
+  const { options, run, params, db, log } = master;
+  const { config, paramsFile } = options;
   // What a master killed midway left to remove.
-  await sweepRun(options, run, false, log);
-  const reference = await runReference(options, run, params, log);
+  await sweepRun(master, false);
+  const reference = await runReference(master);
   const skipped = pilotSkipped(options.config);
   if (skipped) log(skipped);
   // θ₀ for the pilot iterations: built once, when the first of them starts.
   let theta0: Promise<BuiltEngine> | undefined;
-  const opponentOf = (k: number) => (k <= pilotIterations(options.config) ? (theta0 ??= pilotEngine(options, run, params, log)) : Promise.resolve(reference));
+  const opponentOf = (k: number) =>
+    k <= pilotIterations(options.config) ? (theta0 ??= pilotEngine(master)) : Promise.resolve(reference);
   const initial = valuesOf(params);
   syncParamsFile(paramsFile, valuesOf(params), log);
-  await reportChanges(options, run, params, log);
-  const review = await BuildReview.start({ sql: database.sql, runId: run.id, names: params.map((p) => p.name), log, signal: options.signal });
+  await reportChanges(master);
+  const review = await BuildReview.start({ db, runId: run.id, names: params.map((p) => p.name), log });
 
   let current = params;
   const bound = stalenessBound(config.spsa);
@@ -81,18 +106,22 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
     for (;;) {
       options.signal?.throwIfAborted();
       // Before the step of any iteration due one: an iteration is never stepped without its transfer queued.
-      await queueTransfers(options, run, current, log);
+      await queueTransfers(master, current);
       // θ as the database holds it: an undo (spsa undo --worker) may have moved it.
-      current = withTheta(current, await withRetry(log, options.signal, () => runParameters(database.sql, run.id)));
-      const state = await withRetry(log, options.signal, () => inFlightState(database.sql, run.id));
-      const atOnce = buildsAtOnce({ configured: config.build.buildsAtOnce, cores, coresPerBuild: builds.coresPerBuild });
+      current = withTheta(current, await db.retrying((sql) => runParameters(sql, run.id)));
+      const state = await db.retrying((sql) => inFlightState(sql, run.id));
+      const atOnce = buildsAtOnce({
+        configured: config.build.buildsAtOnce,
+        cores,
+        coresPerBuild: builds.coresPerBuild,
+      });
       // Built iterations open in iteration order, so the database holds iterations 1..latest, never a gap.
       const built = builds.take();
       if (built) {
-        await openIteration(options, run, built.value, built.seconds, log);
+        await openIteration(master, built.value, built.seconds);
         // Said once: builds the slots outpace, and what would keep them busy.
         if (!warned) {
-          const slots = await withRetry(log, options.signal, () => activeGameSlots(database.sql));
+          const slots = await db.retrying(activeGameSlots);
           const warning = slowBuildWarning({
             gamesPerIteration: config.games.gamesPerIteration,
             buildSeconds: built.seconds,
@@ -113,40 +142,46 @@ async function tune(options: HeldOptions, run: RunRow, params: Param[], log: (li
       const k = state.latest + builds.iterations.length + 1;
       // Open the next iteration while earlier ones are played and built, as far ahead as the slots need.
       if (k <= config.spsa.maxIterations && builds.running < atOnce) {
-        const slots = await withRetry(log, options.signal, () => activeGameSlots(database.sql));
-        const allowed = allowedStaleness({ slots, gamesPerIteration: config.games.gamesPerIteration, buildSeconds: builds.lastSeconds, gamesPerSecond: state.gamesPerSecond, maxStaleness: bound });
+        const slots = await db.retrying(activeGameSlots);
+        const allowed = allowedStaleness({
+          slots,
+          gamesPerIteration: config.games.gamesPerIteration,
+          buildSeconds: builds.lastSeconds,
+          gamesPerSecond: state.gamesPerSecond,
+          maxStaleness: bound,
+        });
         if (mayOpen(k, state.applied, allowed, pilotIterations(config))) {
-          const drawn = await drawIteration(options, run, current, k, stalenessOf(k, state.applied), log, await opponentOf(k));
+          const drawn = await drawIteration(master, current, k, stalenessOf(k, state.applied), await opponentOf(k));
           crashPoint("build-starting");
           // A master that stalled and lost the run to another one never builds.
-          await withRetry(log, options.signal, () => options.hold.confirm());
-          builds.start(k, (slot, signal) => buildIteration(options, run, drawn, slot, signal));
+          await db.retrying(() => options.hold.confirm());
+          builds.start(k, (slot, signal) => buildIteration(master, drawn, slot, signal));
           continue;
         }
       }
       // Steps are applied in iteration order: the oldest open iteration's is next.
-      const oldest = await withRetry(log, options.signal, () => oldestOpenIteration(database.sql, run.id));
+      const oldest = await db.retrying((sql) => oldestOpenIteration(sql, run.id));
       if (oldest) {
         if (watch?.iterationId !== oldest.id) watch = { iterationId: oldest.id, warnedFaults: false };
-        const played = await waitForGames(options, run, oldest, log, { status, watch, builds });
+        const played = await waitForGames(master, oldest, { status, watch, builds });
         if (played.gamesPlayed < played.targetGames) continue; // a build ended: open it
         // The step waits while batches of a worker found a suspect are played again.
-        if (await review.beforeStep(played.iterationNumber)) current = await finishIteration(options, run, current, played, log);
+        if (await review.beforeStep(played.iterationNumber)) current = await finishIteration(master, current, played);
         // The iteration's engines are no longer played (unless a transfer still plays them).
-        await sweepRun(options, run, false, log, builds.iterations);
+        await sweepRun(master, false, builds.iterations);
         continue;
       }
       if (builds.iterations.length > 0) {
         await withSpinner(`building ${describeIterations(builds.iterations)} (plus and minus engines)`, builds.ended());
         continue;
       }
-      await finishTransfers(options, run, current, log);
-      await withRetry(log, options.signal, () => options.hold.transaction((tx) => markRunComplete(tx, run.id)));
+      await finishTransfers(master, current);
+      await db.retrying(() => options.hold.transaction((tx) => markRunComplete(tx, run.id)));
       log(`run "${run.name}" complete: ${config.spsa.maxIterations} iterations`);
-      const final = await finalValues(options, run, current, k - 1, log);
-      const shipped = await shipCandidate(options, run, current, log);
+      const final = await finalValues(master, current, k - 1);
+      const shipped = await shipCandidate(master, current);
       // A complete run keeps no engine: the final θ's is rebuilt from θ if ever needed (docs/results.md).
-      await sweepRun(options, run, true, log);
+      await sweepRun(master, true);
       return { runName: run.name, iterations: state.latest, initial, final: shipped ?? final };
     }
   } finally {
@@ -167,11 +202,14 @@ interface Watch {
 }
 
 /** A resumed run says which settings differ from the last iteration's: they apply from the next one. */
-async function reportChanges(options: MasterOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<void> {
-  const latest = await withRetry(log, options.signal, () => latestIteration(options.database.sql, run.id));
-  if (!latest?.settings) return;
-  for (const change of describeChanges(latest.settings, settingsOf(options.config, params))) {
-    log(`changed since iteration ${latest.iterationNumber}: ${change} (applies from iteration ${latest.iterationNumber + 1})`);
+async function reportChanges({ options, run, params, db, log }: MasterContext): Promise<void> {
+  const latest = await db.retrying((sql) => latestIteration(sql, run.id));
+  const recorded = latest && (await db.retrying((sql) => readPlayedWith(sql, { iterationId: latest.id })));
+  if (!latest || !recorded) return;
+  for (const change of describeChanges(recorded, playedWith(options.config, params))) {
+    log(
+      `changed since iteration ${latest.iterationNumber}: ${change} (applies from iteration ${latest.iterationNumber + 1})`,
+    );
   }
 }
 
@@ -198,41 +236,63 @@ interface BuiltIteration {
  * staleness). In reference mode and the curvature pilot its sides each play `reference`.
  */
 async function drawIteration(
-  options: HeldOptions,
-  run: RunRow,
+  master: MasterContext,
   params: Param[],
   k: number,
   staleness: number,
-  log: (line: string) => void,
   reference: BuiltEngine | undefined,
 ): Promise<DrawnIteration> {
-  const { config, database } = options;
+  const { options, run, db, log } = master;
+  const { config } = options;
   // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
   const trajectory =
     config.spsa.schedule === "self-correcting"
-      ? [...(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k - 1))), valuesOf(params)]
+      ? [...(await db.retrying((sql) => readTrajectory(sql, run.id, k - 1))), valuesOf(params)]
       : undefined;
-  const perturbation = perturb(params, spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${run.seed}:${k}`), trajectory);
+  const perturbation = perturb(
+    params,
+    spsaMathConfig(config.spsa, config.games.gamesPerIteration),
+    k,
+    createRng(`${run.seed}:${k}`),
+    trajectory,
+  );
   // Adaptive gains: each parameter's factor on a_k from what the last iterations measured, recorded in the settings.
   const adaptive = config.spsa.adaptive;
   const measured =
     adaptive.mode === "off"
       ? undefined
-      : stepScales(await withRetry(log, options.signal, () => readMeasuredIterations(database.sql, run.id, k - 1, adaptive.window)), params.map((p) => p.name), adaptive);
+      : stepScales(
+          await db.retrying((sql) => readMeasuredIterations(sql, run.id, k - 1, adaptive.window)),
+          params.map((p) => p.name),
+          adaptive,
+        );
   // After the curvature pilot, its factor on every scale (src/master/pilot.ts).
-  const { stepScale, pilot } = k > pilotIterations(config) ? await pilotScaled(options, run, measured, log) : { stepScale: measured, pilot: undefined };
+  const { stepScale, pilot } =
+    k > pilotIterations(config) ? await pilotScaled(master, measured) : { stepScale: measured, pilot: undefined };
   if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
-  return { k, params, staleness, perturbation, reference, settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) } };
+  return {
+    k,
+    params,
+    staleness,
+    perturbation,
+    reference,
+    settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
+  };
 }
 
 /** Builds a drawn iteration's plus and minus in build slot `slot` (in the background: the master goes on meanwhile). */
-async function buildIteration(options: HeldOptions, run: RunRow, drawn: DrawnIteration, slot: number, signal: AbortSignal): Promise<BuiltIteration> {
+async function buildIteration(
+  { options, run }: MasterContext,
+  drawn: DrawnIteration,
+  slot: number,
+  signal: AbortSignal,
+): Promise<BuiltIteration> {
   const { config } = options;
-  const building = buildVariants({
+  const building = buildPlusAndMinus({
     build: config.build,
     params: drawn.params,
     values: { plus: drawn.perturbation.plus, minus: drawn.perturbation.minus },
-    destination: (variant, binary) => join(config.build.outputDir, run.name, String(drawn.k), variant, binary),
+    destination: (role, binary) => join(config.build.outputDir, run.name, String(drawn.k), role, binary),
     slot,
     signal,
   });
@@ -243,34 +303,49 @@ async function buildIteration(options: HeldOptions, run: RunRow, drawn: DrawnIte
 }
 
 /** Opens a built iteration: its binaries stored and signed, its row and batches inserted. */
-async function openIteration(options: HeldOptions, run: RunRow, built: BuiltIteration, buildSeconds: number, log: (line: string) => void): Promise<void> {
+async function openIteration(
+  { options, run, db, log }: MasterContext,
+  built: BuiltIteration,
+  buildSeconds: number,
+): Promise<void> {
   const { config } = options;
   const { k, staleness, perturbation, reference, settings } = built.drawn;
-  const ahead = staleness > 0 ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} not applied then` : "";
-  log(`iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`);
+  const ahead =
+    staleness > 0
+      ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} not applied then`
+      : "";
+  log(
+    `iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`,
+  );
   // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
-  const engines = signedEngines(options.signingKey.sign, { runUid: run.uid, iterationNumber: k }, { plus: built.plus, minus: built.minus, ...(reference && { reference }) });
+  const engines = signedEngines(
+    options.signingKey.sign,
+    { runUid: run.uid, iterationNumber: k },
+    { plus: built.plus, minus: built.minus, ...(reference && { reference }) },
+  );
   const plan = reference ? planReferenceBatchSizes : planBatchSizes;
   // The binaries stored and named in one transaction, which commits only while this master holds the run.
-  await withRetry(log, options.signal, () => options.hold.transaction(async (tx) => {
-    await storeBinaries(tx, [built.plus, built.minus, ...(reference ? [reference] : [])]);
-    return insertIteration(tx, {
-      runId: run.id,
-      iterationNumber: k,
-      ...engines,
-      timelowMs: config.timeControl.timelowMs,
-      timehighMs: config.timeControl.timehighMs,
-      targetGames: config.games.gamesPerIteration,
-      batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
-      ck: perturbation.ck,
-      ak: perturbation.ak,
-      base: valuesOf(built.drawn.params),
-      plusValues: perturbation.plus,
-      minusValues: perturbation.minus,
-      signs: perturbation.signs,
-      settings,
-    });
-  }));
+  await db.retrying(() =>
+    options.hold.transaction(async (tx) => {
+      await storeBinaries(tx, [built.plus, built.minus, ...(reference ? [reference] : [])]);
+      return insertIteration(tx, {
+        runId: run.id,
+        iterationNumber: k,
+        ...engines,
+        timelowMs: config.timeControl.timelowMs,
+        timehighMs: config.timeControl.timehighMs,
+        targetGames: config.games.gamesPerIteration,
+        batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
+        ck: perturbation.ck,
+        ak: perturbation.ak,
+        base: valuesOf(built.drawn.params),
+        plusValues: perturbation.plus,
+        minusValues: perturbation.minus,
+        signs: perturbation.signs,
+        settings,
+      });
+    }),
+  );
   crashPoint("iteration-inserted");
 }
 
@@ -280,33 +355,37 @@ async function openIteration(options: HeldOptions, run: RunRow, built: BuiltIter
  * ends: the master opens it and starts the next.
  */
 async function waitForGames(
-  options: HeldOptions,
-  run: RunRow,
+  master: MasterContext,
   iteration: IterationRow,
-  log: (line: string) => void,
   { status, watch, builds }: { status: StatusLine; watch: Watch; builds: IterationBuilds<unknown> },
 ): Promise<IterationRow> {
-  const { database, config } = options;
+  const { options, run, db, log } = master;
+  const { config } = options;
   const poll = new PollBackoff(config.database.pollIntervalMs);
   let row = iteration;
   let built = false;
   // Only while something builds: a wait on nothing would hold its callback until the next build ends.
-  const buildEnded = builds.iterations.length === 0 ? undefined : builds.ended().then(() => {
-    built = true;
-  });
+  const buildEnded =
+    builds.iterations.length === 0
+      ? undefined
+      : builds.ended().then(() => {
+          built = true;
+        });
   try {
     for (;;) {
       options.signal?.throwIfAborted();
       const seen = row.gamesPlayed;
-      await withRetry(log, options.signal, () => options.hold.stillHeld());
-      row = await afterExpiringLeases(database.sql, log, options.signal, async () => {
+      await db.retrying(() => options.hold.stillHeld());
+      row = await db.retrying(async (sql) => {
+        // A dead worker's games are handed out again, whoever looks first.
+        await expireLeases(sql);
         // Reports of workers under suspicion are held and their games played again (docs/bad-workers.md).
-        await foldIteration(database.sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
-        return readIteration(database.sql, iteration.id);
+        await foldHoldingSetAside(sql, run.id, iteration.id);
+        return readIteration(sql, iteration.id);
       });
       // Reports arriving: look again soon, as the iteration may be about to finish.
       if (row.gamesPlayed !== seen) poll.reset();
-      const rate = await withRetry(log, options.signal, () => runRate(database.sql, run.id, rateWindowMinutes(process.uptime())));
+      const rate = await db.retrying((sql) => runRate(sql, run.id, rateWindowMinutes(process.uptime())));
       const building = builds.iterations.length > 0 ? `  building ${describeIterations(builds.iterations)}` : "";
       status.update(formatProgress(row, config.spsa.maxIterations, rate) + building);
       const warning = watch.warnedFaults ? undefined : faultWarning(row);
@@ -315,7 +394,7 @@ async function waitForGames(
         status.done();
         log(warning);
       }
-      await lookAtTransfers(options, run, (line) => {
+      await lookAtTransfers(master, (line) => {
         status.done();
         log(line);
       });
@@ -330,40 +409,55 @@ async function waitForGames(
 }
 
 async function finishIteration(
-  options: HeldOptions,
-  run: RunRow,
+  { options, run, db, log }: MasterContext,
   params: Param[],
   iteration: IterationRow,
-  log: (line: string) => void,
 ): Promise<Param[]> {
-  const { config, database, paramsFile } = options;
+  const { config, paramsFile } = options;
   const k = iteration.iterationNumber;
   // The update uses only what the iteration recorded (today's files may differ from what was
   // played), and moves θ as the database holds it: the step measured around the iteration's base
   // θ, which an iteration opened in flight drew before the steps of the iterations still playing then.
   const settings = iteration.settings ?? settingsOf(config, params);
-  const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters, ...(settings.stepScale && { scale: settings.stepScale }) };
+  const played = {
+    ak: iteration.ak,
+    plus: iteration.plusParameters,
+    minus: iteration.minusParameters,
+    ...(settings.stepScale && { scale: settings.stepScale }),
+  };
   // Plus against minus, or (its row names a reference engine) both sides against the reference.
   const counts = outcomeOf(iteration);
-  const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(await withRetry(log, options.signal, () => readTrajectory(database.sql, run.id, k)), k) : undefined;
+  const previous =
+    (settings.spsa.momentum ?? 0) > 0
+      ? previousMove(await db.retrying((sql) => readTrajectory(sql, run.id, k)), k)
+      : undefined;
   const step = (stored: Values) => {
     // Parameters added since the run started have no θ in the database yet: they keep their value.
     const theta = { ...valuesOf(params), ...stored };
     const updated = update(recordedParams(settings, theta), played, counts, settings.spsa, previous);
     return { ...updated, newValues: { ...theta, ...updated.newValues } };
   };
-  const result = await withRetry(log, options.signal, () =>
-    options.hold.transaction((tx) => completeIteration(tx, { runId: run.id, iterationId: iteration.id, step, finalIteration: k >= config.spsa.maxIterations })),
+  const result = await db.retrying(() =>
+    options.hold.transaction((tx) =>
+      completeIteration(tx, {
+        runId: run.id,
+        iterationId: iteration.id,
+        step,
+        finalIteration: k >= config.spsa.maxIterations,
+      }),
+    ),
   );
   crashPoint("iteration-committed");
   // Not applied: the iteration was completed already (a commit retried after its answer was
   // lost, or another master on this run). θ is then what the database holds.
   if (result) {
-    log(`iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`);
+    log(
+      `iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`,
+    );
   } else {
     log(`iteration ${k} was already complete in the database: θ taken from there`);
   }
-  const theta = result ? result.newValues : await withRetry(log, options.signal, () => runParameters(database.sql, run.id));
+  const theta = result ? result.newValues : await db.retrying((sql) => runParameters(sql, run.id));
   const next = withTheta(params, theta);
   syncParamsFile(paramsFile, valuesOf(next), () => {});
   return next;
@@ -378,13 +472,17 @@ function withTheta(params: readonly Param[], theta: Values): Param[] {
  * With a ship check (`[ship]`, or one a killed master left running): its chosen candidate,
  * written to params.toml, and its verdict said; a candidate that did not pass is said as a warning.
  */
-async function shipCandidate(options: MasterOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<Values | undefined> {
-  const check = await runShipCheck(options, run, params, log);
+async function shipCandidate(master: MasterContext, params: Param[]): Promise<Values | undefined> {
+  const { options, log } = master;
+  const check = await runShipCheck(master, params);
   if (!check?.chosenParameters) return undefined;
   log(describeShipCheck(check));
   syncParamsFile(options.paramsFile, check.chosenParameters, () => {});
   log(`${options.paramsFile}: the ship check's candidate (${check.chosen})`);
-  if (check.verdict !== "pass") log(`warning: the shipped candidate did not pass its test against the start θ (${check.verdict ?? "no verdict"}): keep testing before you ship it`);
+  if (check.verdict !== "pass")
+    log(
+      `warning: the shipped candidate did not pass its test against the start θ (${check.verdict ?? "no verdict"}): keep testing before you ship it`,
+    );
   return check.chosenParameters;
 }
 
@@ -393,14 +491,19 @@ async function shipCandidate(options: MasterOptions, run: RunRow, params: Param[
  * share of the last iterations (Polyak–Ruppert), written to params.toml. The database keeps
  * the last θ (spsa_run.current_parameters), so the run's history stays as it was played.
  */
-async function finalValues(options: MasterOptions, run: RunRow, params: Param[], iterations: number, log: (line: string) => void): Promise<Values> {
+async function finalValues(
+  { options, run, db, log }: MasterContext,
+  params: Param[],
+  iterations: number,
+): Promise<Values> {
   const { averageTail } = options.config.spsa;
   if (averageTail === 0 || iterations === 0) return valuesOf(params);
   // θ after each iteration as its step left it (with iterations in flight, the next one's base is older θ).
-  const thetas = await withRetry(log, options.signal, () => readThetaAfter(options.database.sql, run.id));
+  const thetas = await db.retrying((sql) => readThetaAfter(sql, run.id));
   const averaged = tailAverage(thetas.length > 0 ? thetas : [valuesOf(params)], averageTail);
   syncParamsFile(options.paramsFile, averaged, () => {});
-  log(`${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`);
+  log(
+    `${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`,
+  );
   return averaged;
 }
-

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
-import { lockOpenIteration } from "../db/batches.js";
-import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/perturbations.js";
+import { lockOpenIteration } from "../db/iteration-lock.js";
+import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/option-runs.js";
 import { currentTheta, type HeldTheta } from "./held-theta.js";
 import { activeGameSlots } from "../db/workers.js";
 import { drawBatch, paramsAt, signBits } from "../spsa/option-batches.js";
@@ -28,7 +28,13 @@ export function poolSize(slots: number, batchGames: number): number {
  * reopened (its draw stays with it, unapplied); its games are given out again here. Under the
  * carrier iteration's fold lock, so one master's polls never draw twice. Returns the batches drawn.
  */
-export async function topUpDraws(sql: postgres.Sql, run: OptionRunRow & { seed: string }, targetGames: number, batchGames: number, held?: HeldTheta): Promise<number> {
+export async function topUpDraws(
+  sql: postgres.Sql,
+  run: OptionRunRow & { seed: string },
+  targetGames: number,
+  batchGames: number,
+  held?: HeldTheta,
+): Promise<number> {
   const slots = await activeGameSlots(sql);
   const drawn = await sql.begin(async (tx) => {
     if (!(await lockOpenIteration(tx, run.iterationId))) return 0;
@@ -44,10 +50,24 @@ export async function topUpDraws(sql: postgres.Sql, run: OptionRunRow & { seed: 
       const games = Math.min(batchGames, targetGames - before);
       const batchId = await insertOpenBatch(tx, run.iterationId, games, before);
       // The batch row's id numbers the draw: unique in the run, so its signs are its own.
-      const draw = drawBatch(params, run.gains, { seed: run.seed, batchNumber: batchId, gamesBefore: before, gamesPerIteration: run.gamesPerIteration });
+      const draw = drawBatch(params, run.gains, {
+        seed: run.seed,
+        batchNumber: batchId,
+        gamesBefore: before,
+        gamesPerIteration: run.gamesPerIteration,
+      });
       await insertPerturbation(tx, run.names, {
-        batchId, runId: run.runId, batchNumber: batchId, games, k: draw.k, ck: draw.ck, ak: draw.ak,
-        drawnFrom: applied, signs: signBits(run.names, draw.signs), plus: draw.plus, minus: draw.minus,
+        batchId,
+        runId: run.runId,
+        batchNumber: batchId,
+        games,
+        k: draw.k,
+        ck: draw.ck,
+        ak: draw.ak,
+        drawnFrom: applied,
+        signs: signBits(run.names, draw.signs),
+        plus: draw.plus,
+        minus: draw.minus,
       });
       before += games;
     }

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { appliedState, readAppliedChain, runTheta, setRunTheta, type OptionRunRow } from "../db/perturbations.js";
+import { appliedState, readAppliedChain, runTheta, setRunTheta, type OptionRunRow } from "../db/option-runs.js";
 import { replayAppliedChain } from "../spsa/option-chain.js";
 import type { Values } from "../types/spsa.js";
 
@@ -33,7 +33,11 @@ export class HeldTheta {
 }
 
 /** θ after the batches applied so far, read under the fold's lock: the held θ if it is that one, else the written one, else replayed. */
-export async function currentTheta(tx: postgres.TransactionSql, run: OptionRunRow, held: HeldTheta | undefined): Promise<{ applied: number; theta: Values }> {
+export async function currentTheta(
+  tx: postgres.TransactionSql,
+  run: OptionRunRow,
+  held: HeldTheta | undefined,
+): Promise<{ applied: number; theta: Values }> {
   const { applied, thetaApplied } = await appliedState(tx, run.runId);
   if (held?.applied === applied) return { applied, theta: held.theta };
   if (thetaApplied === applied) {
@@ -49,7 +53,12 @@ export async function currentTheta(tx: postgres.TransactionSql, run: OptionRunRo
 
 /** Whether a fold that leaves θ after `applied` batches writes it to the run (see HeldTheta). */
 export function writesTheta(run: OptionRunRow, held: HeldTheta | undefined, applied: number): boolean {
-  return held === undefined || run.thetaEvery === 1 || applied % run.thetaEvery === 0 || Date.now() - held.writtenAt >= THETA_WRITE_MS;
+  return (
+    held === undefined ||
+    run.thetaEvery === 1 ||
+    applied % run.thetaEvery === 0 ||
+    Date.now() - held.writtenAt >= THETA_WRITE_MS
+  );
 }
 
 /** Writes the held θ to the run if it is newer than the one written (the run's end: params.toml and status read it). */

@@ -52,21 +52,23 @@ export class IterationBuilds<T> {
     this.cpuAtStart ??= endedChildrenCpuSeconds();
     const started = performance.now();
     const entry: Entry<T> = { k, slot, outcome: undefined, done: Promise.resolve() };
-    entry.done = build(slot, this.signal).then(
-      (value) => {
-        const seconds = (performance.now() - started) / 1000;
-        this.lastSeconds = seconds;
-        this.wallSeconds += seconds;
-        entry.outcome = { value, seconds };
-      },
-      (error: unknown) => {
-        entry.outcome = { error };
-      },
-    ).finally(() => {
-      const waiting = this.waiting;
-      this.waiting = undefined;
-      waiting?.resolve();
-    });
+    entry.done = build(slot, this.signal)
+      .then(
+        (value) => {
+          const seconds = (performance.now() - started) / 1000;
+          this.lastSeconds = seconds;
+          this.wallSeconds += seconds;
+          entry.outcome = { value, seconds };
+        },
+        (error: unknown) => {
+          entry.outcome = { error };
+        },
+      )
+      .finally(() => {
+        const waiting = this.waiting;
+        this.waiting = undefined;
+        waiting?.resolve();
+      });
     this.entries.push(entry);
   }
 

@@ -3,17 +3,23 @@ import { basename, join } from "node:path";
 import { placeAtomically, sha256OfFile, storeBinaries } from "../engine-build/binary-store.js";
 import { binaryName, runCargo } from "../engine-build/cargo.js";
 import { spsaMathConfig } from "../config/config.js";
-import type { Param } from "../params/params.js";
 import { expireLeases } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
-import { carrierProgress, completeOptionRun, insertOptionRun, isOptionRun, optionRunOf, runTheta, setParametersSignature, type OptionRunRow } from "../db/perturbations.js";
-import { withRetry } from "../postgres/retry.js";
+import {
+  carrierProgress,
+  completeOptionRun,
+  insertOptionRun,
+  isOptionRun,
+  optionRunOf,
+  runTheta,
+  setParametersSignature,
+  type OptionRunRow,
+} from "../db/option-runs.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { InputError } from "../core/errors.js";
-import { describeChanges, settingsOf } from "../config/iteration-settings.js";
+import { describeChanges, playedWith, settingsOf } from "../config/iteration-settings.js";
 import { valuesOf } from "../params/params.js";
-import { insertIteration, iterationCount, readIteration } from "../db/iterations.js";
-import type { RunRow } from "../db/runs.js";
+import { insertIteration, iterationCount, readPlayedWith } from "../db/iterations.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
 import { applyReports } from "./apply-reports.js";
 import { HeldTheta, writeHeldTheta } from "./held-theta.js";
@@ -22,7 +28,15 @@ import { optionsMessage, signOptions } from "../signing/options-signature.js";
 import { signedEngines } from "../signing/binary-signature.js";
 import type { TuningConfig } from "../types/config.js";
 import { optionParamsOf } from "../params/option-names.js";
-import { masterLog, openTuningRun, sweepRun, syncParamsFile, withTuningRun, type HeldOptions, type MasterOptions, type MasterSummary, type OpenedTuningRun } from "./run-setup.js";
+import {
+  openTuningRun,
+  sweepRun,
+  syncParamsFile,
+  withTuningRun,
+  type MasterContext,
+  type MasterOptions,
+  type MasterSummary,
+} from "./run-setup.js";
 import { formatOptionProgress } from "./progress.js";
 import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import { OptionReview } from "./worker-review.js";
@@ -57,42 +71,55 @@ export function thetaEveryFor(count: number): number {
  * and ends the run at its game budget. A restart resumes.
  */
 export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
-  const log = masterLog(options);
   const parameters = optionParamsOf(options.params, options.paramsFile);
-  const opened = await openTuningRun(options, log);
-  return withTuningRun(options, opened, (held) => tune(held, opened, parameters, log));
+  const opened = await openTuningRun(options);
+  return withTuningRun(options, opened, (master) => tune(master, opened.created, parameters));
 }
 
-async function tune(options: HeldOptions, { run, created, params }: OpenedTuningRun, parameters: OptionRunRow["parameters"], log: (line: string) => void): Promise<MasterSummary> {
-  const { database, config, paramsFile } = options;
+async function tune(
+  master: MasterContext,
+  created: boolean,
+  parameters: OptionRunRow["parameters"],
+): Promise<MasterSummary> {
+  const { options, run, params, db, log } = master;
+  const { config, paramsFile } = options;
   const initial = valuesOf(params);
   // What a master killed midway left to remove.
-  await sweepRun(options, run, false, log);
-  let optionRun = await optionRunOf(database.sql, run.id);
+  await sweepRun(master, false);
+  let optionRun = await optionRunOf(db.sql, run.id);
   if (!optionRun) {
     if (!created && run.status === "active") {
-      if ((await iterationCount(database.sql, run.id)) > 0) throw new InputError(`run "${run.name}"`, 'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh');
+      if ((await iterationCount(db.sql, run.id)) > 0)
+        throw new InputError(
+          `run "${run.name}"`,
+          'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh',
+        );
     }
-    optionRun = await openOptionRun(options, run, params, parameters, log);
+    optionRun = await openOptionRun(master, parameters);
   } else {
-    await warnOfChanges(options, optionRun, params, log);
-    if (optionRun.parametersSignature === null) optionRun = await signOlderRun(options, run, optionRun, parameters);
+    await warnOfChanges(master, optionRun);
+    if (optionRun.parametersSignature === null) optionRun = await signOlderRun(master, optionRun, parameters);
   }
-  log(`${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
-    `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`);
-  syncParamsFile(paramsFile, (await runTheta(database.sql, run.id)).theta, log);
-  const review = await OptionReview.start({ sql: database.sql, runId: run.id, names: optionRun.names, log, signal: options.signal }, optionRun);
-  const final = await watch(options, run, optionRun, review, log);
+  log(
+    `${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
+      `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`,
+  );
+  syncParamsFile(paramsFile, (await runTheta(db.sql, run.id)).theta, log);
+  const review = await OptionReview.start({ db, runId: run.id, names: optionRun.names, log }, optionRun);
+  const final = await watch(master, optionRun, review);
   // A complete run keeps no engine.
-  await sweepRun(options, run, true, log);
+  await sweepRun(master, true);
   return { runName: run.name, iterations: config.spsa.maxIterations, initial, final };
 }
 
 /** The binary (built once from the crate if none is named), stored by hash; the carrier iteration and the option settings in one transaction. */
-async function openOptionRun(options: HeldOptions, run: RunRow, params: Param[], parameters: OptionRunRow["parameters"], log: (line: string) => void): Promise<OptionRunRow> {
+async function openOptionRun(
+  { options, run, params, db }: MasterContext,
+  parameters: OptionRunRow["parameters"],
+): Promise<OptionRunRow> {
   const { config } = options;
   // A master that stalled and lost the run to another one never builds.
-  await withRetry(log, options.signal, () => options.hold.confirm());
+  await db.retrying(() => options.hold.confirm());
   const enginePath = await engineBinary(config, run.name);
   const sha256 = sha256OfFile(enginePath);
   const gamesPerIteration = config.games.gamesPerIteration;
@@ -109,13 +136,17 @@ async function openOptionRun(options: HeldOptions, run: RunRow, params: Param[],
     gamesPerIteration,
     parametersSignature: signOptions(options.signingKey.signMessage, run.uid, parameters),
   });
-  return withRetry(log, options.signal, () =>
+  return db.retrying(() =>
     options.hold.transaction(async (tx) => {
       await storeBinaries(tx, [{ path: enginePath, sha256 }]);
       const iteration = await insertIteration(tx, {
         runId: run.id,
         iterationNumber: 1,
-        ...signedEngines(options.signingKey.sign, { runUid: run.uid, iterationNumber: 1 }, { plus: { path: enginePath, sha256 }, minus: { path: enginePath, sha256 } }),
+        ...signedEngines(
+          options.signingKey.sign,
+          { runUid: run.uid, iterationNumber: 1 },
+          { plus: { path: enginePath, sha256 }, minus: { path: enginePath, sha256 } },
+        ),
         timelowMs: config.timeControl.timelowMs,
         timehighMs: config.timeControl.timehighMs,
         targetGames: config.spsa.maxIterations * gamesPerIteration,
@@ -138,12 +169,19 @@ async function openOptionRun(options: HeldOptions, run: RunRow, params: Param[],
  * A run opened before option lists were signed: its master signs the stored list once, if it
  * is the list params.toml gives (a list changed in the database is not signed into trust).
  */
-async function signOlderRun(options: MasterOptions, run: RunRow, optionRun: OptionRunRow, parameters: OptionRunRow["parameters"]): Promise<OptionRunRow> {
+async function signOlderRun(
+  { options, run, db }: MasterContext,
+  optionRun: OptionRunRow,
+  parameters: OptionRunRow["parameters"],
+): Promise<OptionRunRow> {
   if (!optionsMessage(run.uid, optionRun.parameters).equals(optionsMessage(run.uid, parameters))) {
-    throw new InputError(`run "${run.name}"`, `its stored UCI options differ from ${options.paramsFile} and were never signed: restart it with --fresh, or tune under another --name`);
+    throw new InputError(
+      `run "${run.name}"`,
+      `its stored UCI options differ from ${options.paramsFile} and were never signed: restart it with --fresh, or tune under another --name`,
+    );
   }
   const signature = signOptions(options.signingKey.signMessage, run.uid, parameters);
-  await withRetry(masterLog(options), options.signal, () => setParametersSignature(options.database.sql, run.id, signature));
+  await db.retrying((sql) => setParametersSignature(sql, run.id, signature));
   return { ...optionRun, parametersSignature: signature };
 }
 
@@ -152,11 +190,13 @@ async function signOlderRun(options: MasterOptions, run: RunRow, optionRun: Opti
  * per move or node limit, reference_nps; spsa_option_run: options and gains), so edits
  * since are named as not applied rather than silently ignored.
  */
-async function warnOfChanges(options: MasterOptions, optionRun: OptionRunRow, params: Param[], log: (line: string) => void): Promise<void> {
-  const { settings } = await withRetry(log, options.signal, () => readIteration(options.database.sql, optionRun.iterationId));
-  if (!settings) return;
-  for (const change of describeChanges(settings, settingsOf(options.config, params))) {
-    log(`changed since the run started: ${change} (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)`);
+async function warnOfChanges({ options, params, db, log }: MasterContext, optionRun: OptionRunRow): Promise<void> {
+  const recorded = await db.retrying((sql) => readPlayedWith(sql, { iterationId: optionRun.iterationId }));
+  if (!recorded) return;
+  for (const change of describeChanges(recorded, playedWith(options.config, params))) {
+    log(
+      `changed since the run started: ${change} (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)`,
+    );
   }
 }
 
@@ -168,7 +208,12 @@ async function engineBinary(config: TuningConfig, runName: string): Promise<stri
   mkdirSync(build.outputDir, { recursive: true });
   await withSpinner(
     `building ${basename(build.engineDir)} once for UCI-option tuning`,
-    runCargo({ treeDir: build.engineDir, args: build.cargoArgs, logFile: join(build.outputDir, `${runName}-options-build.log`), label: "UCI-option" }),
+    runCargo({
+      treeDir: build.engineDir,
+      args: build.cargoArgs,
+      logFile: join(build.outputDir, `${runName}-options-build.log`),
+      label: "UCI-option",
+    }),
   );
   const placed = join(build.outputDir, runName, "options", name);
   placeAtomically(join(build.engineDir, "target", "release", name), placed);
@@ -176,8 +221,12 @@ async function engineBinary(config: TuningConfig, runName: string): Promise<stri
 }
 
 /** Until the carrier iteration has all its games: progress, expired leases back to the pool, reports into θ, the workers' evidence, params.toml from θ. */
-async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow, review: OptionReview, log: (line: string) => void): Promise<MasterSummary["final"]> {
-  const { database, paramsFile } = options;
+async function watch(
+  { options, run, db, log }: MasterContext,
+  optionRun: OptionRunRow,
+  review: OptionReview,
+): Promise<MasterSummary["final"]> {
+  const { paramsFile } = options;
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(options.config.database.pollIntervalMs);
   // θ as this master moved it: not read back nor written at every batch of a large run.
@@ -187,29 +236,35 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
   try {
     for (;;) {
       options.signal?.throwIfAborted();
-      const iteration = await withRetry(log, options.signal, async () => {
+      const iteration = await db.retrying(async (sql) => {
         await options.hold.stillHeld();
-        await expireLeases(database.sql);
+        await expireLeases(sql);
         // θ and the carrier's counters move together: a batch is counted as it is applied.
-        await applyReports(database.sql, optionRun, held);
+        await applyReports(sql, optionRun, held);
         // What the reports say about each worker (docs/bad-workers.md): a suspect's next reports are set aside.
         await review.afterApply();
-        const carrier = await carrierProgress(database.sql, optionRun.iterationId);
+        const carrier = await carrierProgress(sql, optionRun.iterationId);
         // New draws from the θ just moved, for the batches the workers claim next.
-        await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, carrier.targetGames, options.config.games.batchSize, held);
+        await topUpDraws(
+          sql,
+          { ...optionRun, seed: run.seed },
+          carrier.targetGames,
+          options.config.games.batchSize,
+          held,
+        );
         return carrier;
       });
       if (iteration.gamesPlayed !== seen) poll.reset();
       const finished = iteration.gamesPlayed >= iteration.targetGames;
       if (finished) {
-        await withRetry(log, options.signal, () => writeHeldTheta(database.sql, optionRun, held));
-        await withRetry(log, options.signal, () => completeOptionRun(database.sql, optionRun));
+        await db.retrying((sql) => writeHeldTheta(sql, optionRun, held));
+        await db.retrying((sql) => completeOptionRun(sql, optionRun));
       }
       seen = iteration.gamesPlayed;
-      const rate = await withRetry(log, options.signal, () => runRate(database.sql, run.id, rateWindowMinutes(process.uptime())));
+      const rate = await db.retrying((sql) => runRate(sql, run.id, rateWindowMinutes(process.uptime())));
       status.update(formatOptionProgress(run.name, iteration, rate));
       if (finished || Date.now() - synced >= paramsSyncMs(optionRun.names.length)) {
-        const { theta } = await withRetry(log, options.signal, () => runTheta(database.sql, run.id));
+        const { theta } = await db.retrying((sql) => runTheta(sql, run.id));
         syncParamsFile(paramsFile, theta, () => {});
         synced = Date.now();
         if (finished) {
@@ -228,5 +283,9 @@ async function watch(options: HeldOptions, run: RunRow, optionRun: OptionRunRow,
 /** The build-mode master must not take over a UCI-option run: its carrier iteration has no perturbation of its own. */
 export async function refuseOptionRun(database: Database, runName: string, fresh: boolean): Promise<void> {
   if (fresh) return;
-  if (await isOptionRun(database.sql, runName)) throw new InputError(`run "${runName}"`, 'is a UCI-option run: set [engine] mode = "options" to resume it, or use another --name or --fresh');
+  if (await isOptionRun(database.sql, runName))
+    throw new InputError(
+      `run "${runName}"`,
+      'is a UCI-option run: set [engine] mode = "options" to resume it, or use another --name or --fresh',
+    );
 }

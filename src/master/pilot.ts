@@ -1,13 +1,10 @@
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
-import type { Param } from "../params/params.js";
 import { readReferenceIterations } from "../db/iterations.js";
-import { withRetry } from "../postgres/retry.js";
-import type { RunRow } from "../db/runs.js";
 import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { buildStartEngine } from "./reference.js";
 import type { TuningConfig } from "../types/config.js";
 import { isReferenceResult, type PilotIteration, type PilotMeasure, type Values } from "../types/spsa.js";
-import type { MasterOptions } from "./run-setup.js";
+import type { MasterContext } from "./run-setup.js";
 
 /**
  * The curvature pilot in the build mode (src/spsa/pilot.ts, docs/adaptive-gains.md): the
@@ -42,9 +39,12 @@ function fitsUnitsOfFour(config: TuningConfig): boolean {
 }
 
 /** θ₀ as the pilot iterations' opponent, built from the run's starting values (each pilot iteration stores it for the workers as it opens). */
-export async function pilotEngine(options: MasterOptions, run: RunRow, params: readonly Param[], log: (line: string) => void): Promise<BuiltEngine> {
-  const engine = await buildStartEngine(options, run, params);
-  log(`run "${run.name}": curvature pilot: θ+ and θ− of its first ${pilotIterations(options.config)} iteration(s) each play θ₀ (sha256 ${engine.sha256.slice(0, 12)})`);
+export async function pilotEngine(master: MasterContext): Promise<BuiltEngine> {
+  const { options, run, log } = master;
+  const engine = await buildStartEngine(master);
+  log(
+    `run "${run.name}": curvature pilot: θ+ and θ− of its first ${pilotIterations(options.config)} iteration(s) each play θ₀ (sha256 ${engine.sha256.slice(0, 12)})`,
+  );
   return engine;
 }
 
@@ -53,14 +53,12 @@ export async function pilotEngine(options: MasterOptions, run: RunRow, params: r
  * record. Unchanged when no pilot iteration completed (a run started before the pilot existed).
  */
 export async function pilotScaled(
-  options: MasterOptions,
-  run: RunRow,
+  { options, run, db }: MasterContext,
   stepScale: Values | undefined,
-  log: (line: string) => void,
 ): Promise<{ stepScale: Values | undefined; pilot: PilotMeasure | undefined }> {
   const pilots = pilotIterations(options.config);
   if (stepScale === undefined || pilots === 0) return { stepScale, pilot: undefined };
-  const played = await withRetry(log, options.signal, () => readReferenceIterations(options.database.sql, run.id, pilots));
+  const played = await db.retrying((sql) => readReferenceIterations(sql, run.id, pilots));
   const iterations = played.flatMap(({ outcome, plus, minus, settings }): PilotIteration[] => {
     if (!isReferenceResult(outcome)) return [];
     const steps = Object.fromEntries(Object.entries(settings.parameters).map(([name, p]) => [name, p.step]));
@@ -73,6 +71,8 @@ export async function pilotScaled(
 
 /** The pilot's result in words, for the master's log. */
 export function describePilot(pilot: PilotMeasure): string {
-  const curvature = pilot.saturated ? "beyond what its games measure" : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`;
+  const curvature = pilot.saturated
+    ? "beyond what its games measure"
+    : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`;
   return `curvature pilot: total curvature ${curvature}; steps × ${pilot.factor.toFixed(2)} from here on`;
 }

@@ -5,7 +5,7 @@ import { outcomeText } from "../spsa/outcome-text.js";
 import { progressBar } from "../core/progress-bar.js";
 import { rateAndEtas } from "../core/duration.js";
 import { etaSeconds, gamesPerMinute, type RunRate } from "../db/run-status.js";
-import { WAITING_FOR_WORKERS } from "../head-to-head/head-to-head.js";
+import { WAITING_FOR_WORKERS } from "../verification/verification.js";
 
 /** The iteration counters the progress line shows: its results are plus-vs-minus or (reference mode) both sides' against the reference. */
 export interface IterationCounts extends OutcomeColumns {
@@ -32,7 +32,9 @@ export function formatProgress(counts: IterationCounts, maxIterations: number, r
   const remaining = counts.targetGames - counts.gamesPlayed;
   const later = Math.max(0, maxIterations - counts.iterationNumber) * counts.targetGames;
   const speed = speedText(counts, rate, { iteration: remaining, run: remaining + later });
-  const faults = (counts.faults > 0 ? `  faults ${counts.faults}` : "") + (counts.delayLosses + counts.replays > 0 ? `  delays ${counts.delayLosses} lost, ${counts.replays} replayed` : "");
+  const faults =
+    (counts.faults > 0 ? `  faults ${counts.faults}` : "") +
+    (counts.delayLosses + counts.replays > 0 ? `  delays ${counts.delayLosses} lost, ${counts.replays} replayed` : "");
   return (
     `iteration ${counts.iterationNumber}/${maxIterations} ${progressBar(counts.gamesPlayed, counts.targetGames)} ${counts.gamesPlayed}/${counts.targetGames} games  ` +
     `${outcomeText(outcomeOf(counts))}  ${speed}${faults}`
@@ -43,7 +45,11 @@ export function formatProgress(counts: IterationCounts, maxIterations: number, r
  * A UCI-option run's line, whose one iteration carries the run's games:
  * `run tune: 120/800 games, +9 -8 =7 (plus vs minus)  16.8 games/min  run ETA 40s`.
  */
-export function formatOptionProgress(runName: string, counts: Pick<IterationCounts, "targetGames" | "gamesPlayed" | "gamesClaimed" | "plusWins" | "minusWins" | "draws">, rate: RunRate): string {
+export function formatOptionProgress(
+  runName: string,
+  counts: Pick<IterationCounts, "targetGames" | "gamesPlayed" | "gamesClaimed" | "plusWins" | "minusWins" | "draws">,
+  rate: RunRate,
+): string {
   const speed = speedText(counts, rate, { run: counts.targetGames - counts.gamesPlayed });
   return `run ${runName}: ${counts.gamesPlayed}/${counts.targetGames} games, +${counts.plusWins} -${counts.minusWins} =${counts.draws} (plus vs minus)  ${speed}`;
 }
@@ -53,9 +59,16 @@ export function formatOptionProgress(runName: string, counts: Pick<IterationCoun
  * rate as spsa status measures it (RunRate: counted down from the latest report), or that no
  * worker has claimed any yet.
  */
-function speedText(counts: Pick<IterationCounts, "gamesPlayed" | "gamesClaimed">, rate: RunRate, left: { iteration?: number; run: number }): string {
+function speedText(
+  counts: Pick<IterationCounts, "gamesPlayed" | "gamesClaimed">,
+  rate: RunRate,
+  left: { iteration?: number; run: number },
+): string {
   if (counts.gamesClaimed === 0 && counts.gamesPlayed === 0) return WAITING_FOR_WORKERS;
-  const etas = [...(left.iteration === undefined ? [] : [{ name: "iteration", seconds: etaSeconds(left.iteration, rate) }]), { name: "run", seconds: etaSeconds(left.run, rate) }];
+  const etas = [
+    ...(left.iteration === undefined ? [] : [{ name: "iteration", seconds: etaSeconds(left.iteration, rate) }]),
+    { name: "run", seconds: etaSeconds(left.run, rate) },
+  ];
   return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), etas);
 }
 

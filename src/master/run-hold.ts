@@ -2,7 +2,14 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { RunHeldError } from "../core/errors.js";
 import { heartbeatInterval, holderRuns, MISSED_HEARTBEATS } from "../core/holder.js";
-import { releaseRunHold, renewRunHold, runHolder, type MasterIdentity, type RunHolder, type TakeRun } from "../db/runs.js";
+import {
+  releaseRunHold,
+  renewRunHold,
+  runHolder,
+  type MasterIdentity,
+  type RunHolder,
+  type TakeRun,
+} from "../db/runs.js";
 import type { Database } from "../postgres/connection.js";
 import type postgres from "postgres";
 import type { Sql } from "../postgres/sql.js";
@@ -19,7 +26,13 @@ import type { Sql } from "../postgres/sql.js";
 /** A new master process's identity; it heartbeats as often as a worker of its lease would. */
 export function masterIdentity(leaseSeconds: number): MasterIdentity & { heartbeatMs: number } {
   const heartbeatMs = heartbeatInterval(leaseSeconds);
-  return { session: randomUUID(), host: hostname(), pid: process.pid, leaseMs: MISSED_HEARTBEATS * heartbeatMs, heartbeatMs };
+  return {
+    session: randomUUID(),
+    host: hostname(),
+    pid: process.pid,
+    leaseMs: MISSED_HEARTBEATS * heartbeatMs,
+    heartbeatMs,
+  };
 }
 
 /** Taking a run for `identity`: a recorded holder runs unless its hold lapsed or, on this host, its pid is gone. */
@@ -29,13 +42,18 @@ export function takeRun(identity: MasterIdentity): TakeRun {
 
 /** "master pid 123 on host-a since 2026-11-28 00:40:12 UTC (seen 2 s ago)". */
 export function describeRunHolder(holder: RunHolder): string {
-  const since = holder.since.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+  const since = holder.since
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, " UTC");
   return `master ${holder.pid === null ? "" : `pid ${holder.pid} `}on ${holder.host} since ${since} (seen ${Math.round(holder.secondsSinceSeen)} s ago)`;
 }
 
 /** A live master holds the run: one line naming it. */
 export function heldError(runName: string, holder: RunHolder): RunHeldError {
-  return new RunHeldError(`run "${runName}" is held by ${describeRunHolder(holder)}; stop that master first (one that died is taken over by itself: at once on its own host, from another once it misses 3 heartbeats)`);
+  return new RunHeldError(
+    `run "${runName}" is held by ${describeRunHolder(holder)}; stop that master first (one that died is taken over by itself: at once on its own host, from another once it misses 3 heartbeats)`,
+  );
 }
 
 /** This master's hold on its run, while it runs it. */
@@ -105,7 +123,9 @@ export class RunHold {
   private async lose(sql: Sql): Promise<RunHeldError> {
     clearInterval(this.timer);
     const holder = await runHolder(sql, this.run.id).catch(() => undefined);
-    this.lost ??= new RunHeldError(`run "${this.run.name}" was taken over by ${holder ? describeRunHolder(holder) : "another master"} while this one stalled; this master stops`);
+    this.lost ??= new RunHeldError(
+      `run "${this.run.name}" was taken over by ${holder ? describeRunHolder(holder) : "another master"} while this one stalled; this master stops`,
+    );
     this.stop.abort(this.lost);
     return this.lost;
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { storedRunConfig } from "../config/secrets.js";
 import { openRun, type RunRow } from "../db/runs.js";
-import { withRetry } from "../postgres/retry.js";
+import { DatabaseHandle } from "../postgres/database-handle.js";
 import { sweepBuilds } from "../engine-build/retention.js";
 import { crashPoint } from "./crash-points.js";
 import { describeRunHolder, heldError, masterIdentity, RunHold, takeRun } from "./run-hold.js";
@@ -54,6 +54,20 @@ export interface OpenedTuningRun {
   created: boolean;
   params: Param[];
   hold: RunHold;
+  /** The database as the master reached it to open the run (stopped by the master's own signal). */
+  db: DatabaseHandle;
+  log: (line: string) => void;
+}
+
+/** What a master's steps work with once it holds its run (src/master/run-hold.ts). */
+export interface MasterContext {
+  options: HeldOptions;
+  run: RunRow;
+  /** The run's parameters as the master opened it: their θ then (the steps move θ on, and pass it apart). */
+  params: Param[];
+  /** The database, retried through outages, stopped by the hold's signal. */
+  db: DatabaseHandle;
+  log: (line: string) => void;
 }
 
 /**
@@ -61,23 +75,28 @@ export interface OpenedTuningRun {
  * the run becomes this master's (refused while another live master holds it). Release the hold
  * when done (`withTuningRun`).
  */
-export async function openTuningRun(options: MasterOptions, log: (line: string) => void): Promise<OpenedTuningRun> {
+export async function openTuningRun(options: MasterOptions): Promise<OpenedTuningRun> {
+  const log = masterLog(options);
+  const db = new DatabaseHandle(options.database.sql, log, options.signal);
   const identity = masterIdentity(options.config.games.leaseSeconds);
-  const opened = await withRetry(log, options.signal, () => openRun(options.database.sql, {
-    name: options.runName,
-    fresh: options.fresh ?? false,
-    seed: options.seed,
-    config: storedRunConfig(options.config),
-    reference: options.config.spsa.reference,
-    values: valuesOf(options.params),
-    master: takeRun(identity),
-  }));
+  const opened = await db.retrying((sql) =>
+    openRun(sql, {
+      name: options.runName,
+      fresh: options.fresh ?? false,
+      seed: options.seed,
+      config: storedRunConfig(options.config),
+      reference: options.config.spsa.reference,
+      values: valuesOf(options.params),
+      master: takeRun(identity),
+    }),
+  );
   if (opened.heldBy) throw heldError(options.runName, opened.heldBy);
   const { run, created, tookOverFrom } = opened;
   const hold = new RunHold(options.database, run, identity, options.signal);
-  if (tookOverFrom) log(`run "${run.name}": taken over from ${describeRunHolder(tookOverFrom)}: it is gone, or missed its heartbeats`);
+  if (tookOverFrom)
+    log(`run "${run.name}": taken over from ${describeRunHolder(tookOverFrom)}: it is gone, or missed its heartbeats`);
   try {
-    return { run, created, params: withValues(options.params, run, options.paramsFile, log), hold };
+    return { run, created, params: withValues(options.params, run, options.paramsFile, log), hold, db, log };
   } catch (error) {
     await hold.release();
     throw error;
@@ -89,10 +108,20 @@ export async function openTuningRun(options: MasterOptions, log: (line: string) 
  * which is released at the end, on a stop or an error. A master that lost the run stops with
  * the error that says so, whatever its work was doing when it learnt it.
  */
-export async function withTuningRun<T>(options: MasterOptions, opened: OpenedTuningRun, work: (options: HeldOptions) => Promise<T>): Promise<T> {
-  const { hold } = opened;
+export async function withTuningRun<T>(
+  options: MasterOptions,
+  opened: OpenedTuningRun,
+  work: (master: MasterContext) => Promise<T>,
+): Promise<T> {
+  const { hold, run, params, log } = opened;
   try {
-    return await work({ ...options, signal: hold.signal, hold });
+    return await work({
+      options: { ...options, signal: hold.signal, hold },
+      run,
+      params,
+      db: opened.db.stoppedBy(hold.signal),
+      log,
+    });
   } catch (error) {
     throw hold.lost ?? error;
   } finally {
@@ -132,8 +161,16 @@ export function syncParamsFile(paramsFile: string, values: Values, log: (line: s
 /**
  * Removes what nothing can run any more (src/engine-build/retention.ts): the run's build
  * folders (`over`: the run is complete, its reference and engine too) but those of the
- * iterations its master is `building`, head-to-heads', and the database's bytes.
+ * iterations its master is `building`, verifications', and the database's bytes.
  */
-export async function sweepRun(options: HeldOptions, run: RunRow, over: boolean, log: (line: string) => void, building: readonly number[] = []): Promise<void> {
-  await withRetry(log, options.signal, () => sweepBuilds(options.database.sql, options.config.build.outputDir, { name: run.name, over, building }, () => crashPoint("builds-swept")));
+export async function sweepRun(
+  { options, run, db }: MasterContext,
+  over: boolean,
+  building: readonly number[] = [],
+): Promise<void> {
+  await db.retrying((sql) =>
+    sweepBuilds(sql, options.config.build.outputDir, { name: run.name, over, building }, () =>
+      crashPoint("builds-swept"),
+    ),
+  );
 }

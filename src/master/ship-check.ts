@@ -1,21 +1,30 @@
 import { valuesOf, type Param } from "../params/params.js";
 import { readThetaAfter } from "../db/iterations.js";
-import type { RunRow } from "../db/runs.js";
 import type { ShipCandidate, ShipMatch } from "../db/schema.js";
-import { openShipCheck, readShipCheck, recordElimination, recordShipOutcome, type ShipCheckRow } from "../db/ship-checks.js";
+import {
+  openShipCheck,
+  readShipCheck,
+  recordElimination,
+  recordShipOutcome,
+  type ShipCheckRow,
+} from "../db/ship-checks.js";
 import { findShipVerification } from "../db/verifications.js";
-import { startHeadToHead, waitForOutcome, type Compared, type HeadToHeadResult } from "../head-to-head/head-to-head.js";
+import {
+  startVerification,
+  waitForOutcome,
+  type Compared,
+  type FinishedVerification,
+} from "../verification/verification.js";
 import { loadBook, resolveBook } from "../play/book.js";
 import { refuseRepeatedGames, deterministicLimit } from "../play/repeated-games.js";
 import { describeLimits } from "../play/time-control.js";
-import { withRetry } from "../postgres/retry.js";
 import { builtValue } from "../spsa/math.js";
 import { challengerWins, shipCandidates, shipVerdict } from "../spsa/ship.js";
 import type { SprtBounds } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
 import type { TuningConfig } from "../types/config.js";
 import { crashPoint } from "./crash-points.js";
-import type { MasterOptions } from "./run-setup.js";
+import type { MasterContext } from "./run-setup.js";
 
 const START_LABEL = "start θ";
 const FINAL_STAGE = "final";
@@ -30,7 +39,11 @@ export function refuseRepeatedShipGames(config: TuningConfig): void {
   const bookFile = resolveBook(config.games.book);
   const book = loadBook(bookFile, { plies: config.games.bookPlies });
   const transfer = ship.transfer.every > 0 ? [["transfer_games", ship.transfer.games] as const] : [];
-  for (const [key, games] of [["max_games", ship.maxGames], ["elimination_games", ship.eliminationGames], ...transfer] as const) {
+  for (const [key, games] of [
+    ["max_games", ship.maxGames],
+    ["elimination_games", ship.eliminationGames],
+    ...transfer,
+  ] as const) {
     refuseRepeatedGames({ games, book, bookFile, limits: ship.limits, flag: `${config.file}: [ship].${key}` });
   }
 }
@@ -42,10 +55,12 @@ export function refuseRepeatedShipGames(config: TuningConfig): void {
  * so a restarted master continues the check where it was (a match already played is read back).
  * Returns the complete check, or undefined when the run has none (no `[ship]`).
  */
-export async function runShipCheck(options: MasterOptions, run: RunRow, params: Param[], log: (line: string) => void): Promise<ShipCheckRow | undefined> {
-  const { database, config } = options;
-  const sql = database.sql;
-  const existing = await withRetry(log, options.signal, () => readShipCheck(sql, run.id));
+export async function runShipCheck(
+  { options, run, db, log }: MasterContext,
+  params: Param[],
+): Promise<ShipCheckRow | undefined> {
+  const { config } = options;
+  const existing = await db.retrying((sql) => readShipCheck(sql, run.id));
   if (existing?.status === "complete") return existing;
   let check = existing;
   if (check) {
@@ -53,18 +68,39 @@ export async function runShipCheck(options: MasterOptions, run: RunRow, params: 
   } else {
     const ship = config.ship;
     if (!ship) return undefined;
-    const thetaAfter = await withRetry(log, options.signal, () => readThetaAfter(sql, run.id));
-    const candidates = shipCandidates({ thetaAfter, tail: ship.tail, averageTail: config.spsa.averageTail, key: (values) => builtKey(params, values) });
-    const opened = { runId: run.id, limits: ship.limits, sprt: ship.sprt, maxGames: ship.maxGames, eliminationGames: ship.eliminationGames, candidates };
-    check = await withRetry(log, options.signal, () => openShipCheck(sql, opened));
-    log(`ship check of run "${run.name}" at ${describeLimits(check.limits)}: candidates ${check.candidates.map((c) => c.label).join("; ")}`);
+    const thetaAfter = await db.retrying((sql) => readThetaAfter(sql, run.id));
+    const candidates = shipCandidates({
+      thetaAfter,
+      tail: ship.tail,
+      averageTail: config.spsa.averageTail,
+      key: (values) => builtKey(params, values),
+    });
+    const opened = {
+      runId: run.id,
+      limits: ship.limits,
+      sprt: ship.sprt,
+      maxGames: ship.maxGames,
+      eliminationGames: ship.eliminationGames,
+      candidates,
+    };
+    check = await db.retrying((sql) => openShipCheck(sql, opened));
+    log(
+      `ship check of run "${run.name}" at ${describeLimits(check.limits)}: candidates ${check.candidates.map((c) => c.label).join("; ")}`,
+    );
   }
   const { id, limits } = check;
-  const play = async (stage: string, compared: Compared, games: number, sprt: SprtBounds | undefined): Promise<HeadToHeadResult> => {
-    const match = { database, config, params, signingKey: options.signingKey, games, sprt, limits, signal: options.signal };
-    const found = await withRetry(log, options.signal, () => findShipVerification(sql, id, stage));
-    const row = found ?? (await startHeadToHead(match, run, compared, { checkId: id, stage }));
-    log(`ship check, ${stage}: ${compared.toLabel} vs ${compared.fromLabel}, ${found ? `resumed at ${row.gamesPlayed} games` : `up to ${games} games`} (verification ${row.id})`);
+  const play = async (
+    stage: string,
+    compared: Compared,
+    games: number,
+    sprt: SprtBounds | undefined,
+  ): Promise<FinishedVerification> => {
+    const match = { db, config, params, signingKey: options.signingKey, games, sprt, limits };
+    const found = await db.retrying((sql) => findShipVerification(sql, id, stage));
+    const row = found ?? (await startVerification(match, run, compared, { checkId: id, stage }));
+    log(
+      `ship check, ${stage}: ${compared.toLabel} vs ${compared.fromLabel}, ${found ? `resumed at ${row.gamesPlayed} games` : `up to ${games} games`} (verification ${row.id})`,
+    );
     return waitForOutcome(match, row, log, (played) => {
       if (played.gamesPlayed > 0) crashPoint(stage === FINAL_STAGE ? "ship-final-waiting" : "ship-elimination-waiting");
     });
@@ -75,20 +111,39 @@ export async function runShipCheck(options: MasterOptions, run: RunRow, params: 
   let holder = first;
   const elimination: ShipMatch[] = [];
   for (const [index, challenger] of check.eliminationGames > 0 ? challengers.entries() : []) {
-    const result = await play(`elimination ${index + 1}`, compare(holder, challenger), check.eliminationGames, undefined);
+    const result = await play(
+      `elimination ${index + 1}`,
+      compare(holder, challenger),
+      check.eliminationGames,
+      undefined,
+    );
     const winner = challengerWins(result) ? challenger : holder;
-    elimination.push({ holder: holder.label, challenger: challenger.label, verificationId: result.id, wins: result.wins, losses: result.losses, draws: result.draws, winner: winner.label });
+    elimination.push({
+      holder: holder.label,
+      challenger: challenger.label,
+      verificationId: result.id,
+      wins: result.wins,
+      losses: result.losses,
+      draws: result.draws,
+      winner: winner.label,
+    });
     holder = winner;
   }
-  await withRetry(log, options.signal, () => recordElimination(sql, id, elimination, holder));
+  await db.retrying((sql) => recordElimination(sql, id, elimination, holder));
   log(`ship check: ${holder.label} goes on to play the start θ`);
 
   // A parameter that joined the run after its start has no start value: the start θ has today's.
   const start = { label: START_LABEL, values: { ...valuesOf(params), ...run.initialParameters } };
   const result = await play(FINAL_STAGE, compare(start, holder), check.maxGames, check.sprt);
-  const outcome = { verdict: shipVerdict(result.verdict), elo: result.elo, eloError: result.eloError, llr: result.llr, games: result.games };
-  await withRetry(log, options.signal, () => recordShipOutcome(sql, id, outcome, true));
-  const done = await withRetry(log, options.signal, () => readShipCheck(sql, run.id));
+  const outcome = {
+    verdict: shipVerdict(result.verdict),
+    elo: result.elo,
+    eloError: result.eloError,
+    llr: result.llr,
+    games: result.games,
+  };
+  await db.retrying((sql) => recordShipOutcome(sql, id, outcome, true));
+  const done = await db.retrying((sql) => readShipCheck(sql, run.id));
   if (!done) throw new Error(`ship check ${id} vanished`);
   return done;
 }

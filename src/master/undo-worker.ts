@@ -1,6 +1,7 @@
 import type postgres from "postgres";
-import { lockOpenIteration, setAsideBatches } from "../db/batches.js";
-import { dropOpenDraws, optionRunOf, readAppliedChain, setRunTheta } from "../db/perturbations.js";
+import { setAsideBatches } from "../db/batches.js";
+import { lockOpenIteration } from "../db/iteration-lock.js";
+import { dropOpenDraws, optionRunOf, readAppliedChain, setRunTheta } from "../db/option-runs.js";
 import { recordedSteps, rewriteAppliedChain, rewriteStep, workerReports } from "../db/recorded-batches.js";
 import { beginUndo, finishUndo } from "../db/worker-decisions.js";
 import { InputError } from "../core/errors.js";
@@ -34,13 +35,21 @@ export interface UndoResult {
   thetaAfter: Values;
 }
 
-export async function undoWorker(sql: postgres.Sql, run: { id: number; name: string }, worker: string, who: string): Promise<UndoResult> {
+export async function undoWorker(
+  sql: postgres.Sql,
+  run: { id: number; name: string },
+  worker: string,
+  who: string,
+): Promise<UndoResult> {
   return sql.begin(async (tx) => {
     // The run's row first: no step of a master moves θ between what this reads and what it writes.
     const { undoId, initial, current } = await beginUndo(tx, run.id, worker, who);
     const reports = await workerReports(tx, run.id, worker);
     if (reports.length === 0) {
-      throw new InputError("--worker", `worker "${worker}" has no reported batch in run "${run.name}" that θ still holds (none, or all held or taken out already)`);
+      throw new InputError(
+        "--worker",
+        `worker "${worker}" has no reported batch in run "${run.name}" that θ still holds (none, or all held or taken out already)`,
+      );
     }
     const optionRun = await optionRunOf(tx, run.id);
     const taken = { batches: 0, games: 0 };
@@ -49,10 +58,25 @@ export async function undoWorker(sql: postgres.Sql, run: { id: number; name: str
     let applied: number | undefined;
     if (optionRun) {
       await lockOpenIteration(tx, optionRun.iterationId);
-      Object.assign(taken, await setAsideBatches(tx, optionRun.iterationId, reports.map((r) => r.batchId), { undoId }, false));
+      Object.assign(
+        taken,
+        await setAsideBatches(
+          tx,
+          optionRun.iterationId,
+          reports.map((r) => r.batchId),
+          { undoId },
+          false,
+        ),
+      );
       // The whole chain from θ₀ (the values its batches played follow from it), and the chain without the worker.
       const chain = await readAppliedChain(tx, run.id);
-      const without = replayChainWithout(chain.run, chain.start, chain.batches, (b) => b.workerName === worker, optionRun.thetaEvery);
+      const without = replayChainWithout(
+        chain.run,
+        chain.start,
+        chain.batches,
+        (b) => b.workerName === worker,
+        optionRun.thetaEvery,
+      );
       await rewriteAppliedChain(tx, run.id, optionRun.names, without);
       await dropOpenDraws(tx, optionRun.iterationId);
       thetaBefore = without.thetaBefore;
@@ -64,7 +88,13 @@ export async function undoWorker(sql: postgres.Sql, run: { id: number; name: str
       for (const [iterationId, batches] of byIteration) {
         // An iteration not stepped yet gets the games back to play; a stepped one is replayed below.
         const open = await lockOpenIteration(tx, iterationId);
-        const moved = await setAsideBatches(tx, iterationId, batches.map((b) => b.batchId), { undoId }, open);
+        const moved = await setAsideBatches(
+          tx,
+          iterationId,
+          batches.map((b) => b.batchId),
+          { undoId },
+          open,
+        );
         taken.batches += moved.batches;
         taken.games += moved.games;
       }

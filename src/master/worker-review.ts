@@ -1,9 +1,20 @@
 import { hostname } from "node:os";
-import type postgres from "postgres";
-import { appliedCount, iterationReports, optionReports, type OptionReportRecord, type ReportRecord } from "../db/recorded-batches.js";
-import { holdOpenIterationBatches, latestDecisions, recordDecision, saveReview, setAsideWorkers } from "../db/worker-decisions.js";
+import {
+  appliedCount,
+  iterationReports,
+  optionReports,
+  type OptionReportRecord,
+  type ReportRecord,
+} from "../db/recorded-batches.js";
+import {
+  holdOpenIterationBatches,
+  latestDecisions,
+  recordDecision,
+  saveReview,
+  setAsideWorkers,
+} from "../db/worker-decisions.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
-import { withRetry } from "../postgres/retry.js";
+import type { DatabaseHandle } from "../postgres/database-handle.js";
 import { signsOfBits } from "../spsa/option-batches.js";
 import type { WorkerEvidence } from "../types/evidence.js";
 import type { OptionList } from "../types/spsa.js";
@@ -22,12 +33,12 @@ import type { OptionList } from "../types/spsa.js";
 export const STRATUM_MIN_GAMES = 32;
 
 interface ReviewOptions {
-  sql: postgres.Sql;
+  /** Every read and write of the review is retried through outages. */
+  db: DatabaseHandle;
   runId: number;
   /** The run's parameters, in the order the evidence lists them. */
   names: readonly string[];
   log: (line: string) => void;
-  signal?: AbortSignal | undefined;
 }
 
 abstract class WorkerReview {
@@ -42,7 +53,7 @@ abstract class WorkerReview {
 
   /** The decisions as they stand; true when they differ from the evidence's (an operator decided meanwhile). */
   protected async readDecisions(): Promise<boolean> {
-    const rows = await this.retry(() => latestDecisions(this.options.sql, this.options.runId));
+    const rows = await this.options.db.retrying((sql) => latestDecisions(sql, this.options.runId));
     const setAside = new Set(rows.filter((r) => r.decision !== "accepted").map((r) => r.workerName));
     const accepted = new Set(rows.filter((r) => r.decision === "accepted").map((r) => r.workerName));
     const changed = !sameSet(setAside, this.setAside) || !sameSet(accepted, this.accepted);
@@ -67,7 +78,7 @@ abstract class WorkerReview {
   protected async judge(): Promise<string | undefined> {
     const evidence = this.ledger.evidence();
     const suspect = nextSuspect(evidence, this.setAside, this.accepted);
-    await this.retry(() => saveReview(this.options.sql, this.options.runId, evidence, this.ledger.strata));
+    await this.options.db.retrying((sql) => saveReview(sql, this.options.runId, evidence, this.ledger.strata));
     if (!suspect) return undefined;
     await this.flag(suspect);
     return suspect.worker;
@@ -75,15 +86,20 @@ abstract class WorkerReview {
 
   private async flag(suspect: WorkerEvidence): Promise<void> {
     const reason = suspect.suspicion ?? "past a limit";
-    await this.retry(() =>
-      recordDecision(this.options.sql, { runId: this.options.runId, workerName: suspect.worker, decision: "suspect", reason, who: this.who, evidence: suspect }),
+    await this.options.db.retrying((sql) =>
+      recordDecision(sql, {
+        runId: this.options.runId,
+        workerName: suspect.worker,
+        decision: "suspect",
+        reason,
+        who: this.who,
+        evidence: suspect,
+      }),
     );
     this.setAside.add(suspect.worker);
-    this.options.log(`suspect worker ${suspect.worker}: ${reason}; its batches are set aside until you decide (spsa workers accept|reject ${suspect.worker}, docs/bad-workers.md)`);
-  }
-
-  protected retry<T>(work: () => Promise<T>): Promise<T> {
-    return withRetry(this.options.log, this.options.signal, work);
+    this.options.log(
+      `suspect worker ${suspect.worker}: ${reason}; its batches are set aside until you decide (spsa workers accept|reject ${suspect.worker}, docs/bad-workers.md)`,
+    );
   }
 }
 
@@ -101,22 +117,30 @@ export class BuildReview extends WorkerReview {
   }
 
   protected async strataFromRows(): Promise<ReportRecord[][]> {
-    return byIteration(await this.retry(() => iterationReports(this.options.sql, this.options.runId)));
+    return byIteration(await this.options.db.retrying((sql) => iterationReports(sql, this.options.runId)));
   }
 
   /** Before iteration `number`'s step: true to apply it, false when batches were set aside (the iteration waits for their games). */
   async beforeStep(number: number): Promise<boolean> {
     if (await this.readDecisions()) await this.rebuild();
     for (;;) {
-      this.ledger.add(await this.retry(() => iterationReports(this.options.sql, this.options.runId, number)));
+      this.ledger.add(await this.options.db.retrying((sql) => iterationReports(sql, this.options.runId, number)));
       if ((await this.judge()) === undefined) return true;
       // Every name set aside: the suspects and the other names of their machines.
-      const aside = await this.retry(() => setAsideWorkers(this.options.sql, this.options.runId));
-      const held = await this.retry(() => holdOpenIterationBatches(this.options.sql, this.options.runId, aside.map((a) => a.name)));
+      const aside = await this.options.db.retrying((sql) => setAsideWorkers(sql, this.options.runId));
+      const held = await this.options.db.retrying((sql) =>
+        holdOpenIterationBatches(
+          sql,
+          this.options.runId,
+          aside.map((a) => a.name),
+        ),
+      );
       // The evidence of the iterations stepped, without the suspect in the pool; this one joins it when it is complete.
       await this.rebuild();
       if (held > 0) {
-        this.options.log(`${held} batches of workers under suspicion set aside in iterations not stepped yet; their games are played again`);
+        this.options.log(
+          `${held} batches of workers under suspicion set aside in iterations not stepped yet; their games are played again`,
+        );
         return false;
       }
     }
@@ -151,7 +175,7 @@ export class OptionReview extends WorkerReview {
   }
 
   protected async strataFromRows(): Promise<Iterable<ReportRecord[]>> {
-    const count = await this.retry(() => appliedCount(this.options.sql, this.options.runId));
+    const count = await this.options.db.retrying((sql) => appliedCount(sql, this.options.runId));
     this.applied = count.applied;
     this.undo = count.undo;
     const strata = windows(await this.reports(), this.stratumGames);
@@ -162,7 +186,7 @@ export class OptionReview extends WorkerReview {
 
   /** After a fold: the batches applied since join the evidence, a window at a time. */
   async afterApply(): Promise<void> {
-    const count = await this.retry(() => appliedCount(this.options.sql, this.options.runId));
+    const count = await this.options.db.retrying((sql) => appliedCount(sql, this.options.runId));
     // An operator decided, or an undo renumbered the chain: the evidence from the rows again.
     if ((await this.readDecisions()) || count.undo !== this.undo) {
       await this.rebuild();
@@ -184,7 +208,7 @@ export class OptionReview extends WorkerReview {
 
   /** The reports applied after the `after`-th (or all of them). */
   private reports(after?: number): Promise<OptionReportRecord[]> {
-    return this.retry(() => optionReports(this.options.sql, this.options.runId, after));
+    return this.options.db.retrying((sql) => optionReports(sql, this.options.runId, after));
   }
 
   private *decodedEach(strata: readonly (readonly OptionReportRecord[])[]): Generator<ReportRecord[]> {

@@ -33,9 +33,12 @@ export function paramsFromConstants(source: string, file: string): { entries: Pa
       const what = `${item.name}${index.map((i) => `[${i}]`).join("")}`;
       const text = source.slice(node.start, node.end);
       const from = names.filter((name) => name !== item.name && new RegExp(`\\b${name}\\b`).test(text));
-      const derived = from.length > 0 && !node.description.startsWith("derived") ? `derived from ${from.join(", ")}: ` : "";
+      const derived =
+        from.length > 0 && !node.description.startsWith("derived") ? `derived from ${from.join(", ")}: ` : "";
       // The tuner's own words for why it cannot rewrite this, without its advice on rewriting it.
-      skipped.push(`${what} (line ${lineAt(source, node.start)}): ${derived}${node.description.replace(/; write .*$/, "")}`);
+      skipped.push(
+        `${what} (line ${lineAt(source, node.start)}): ${derived}${node.description.replace(/; write .*$/, "")}`,
+      );
     };
     walk(item.value, []);
   }
@@ -81,8 +84,13 @@ function proposeEntry(loc: LocatedTarget, literalText: string, file: string): Pa
     step,
     constant: element ? target.constant : undefined,
     index: element ? target.index : undefined,
-    about: [`${basename(file)}:${loc.line}: ${target.constant}${target.index.map((i) => `[${i}]`).join("")} = ${literalText} (${loc.primitive})`],
-    boundsNote: value === 0 ? `proposed: ${int ? "±20" : "±1"} around 0${min > -20 ? `, cut to ${loc.primitive}` : ""}; edit` : "proposed: half to twice the value; edit",
+    about: [
+      `${basename(file)}:${loc.line}: ${target.constant}${target.index.map((i) => `[${i}]`).join("")} = ${literalText} (${loc.primitive})`,
+    ],
+    boundsNote:
+      value === 0
+        ? `proposed: ${int ? "±20" : "±1"} around 0${min > -20 ? `, cut to ${loc.primitive}` : ""}; edit`
+        : "proposed: half to twice the value; edit",
     stepNote: "proposed: 1/20 of [min, max]",
   };
 }
@@ -91,8 +99,13 @@ function proposeEntry(loc: LocatedTarget, literalText: string, file: string): Pa
  * Half to twice the value (the sign kept), ±20 for a zero int and ±1 for a zero float, cut
  * to [low, high]; the step is 1/20 of the range (at least 1 for ints, so plus and minus differ).
  */
-export function proposeRange(value: number, int: boolean, [low, high]: readonly [number, number]): { min: number; max: number; step: number } {
-  let [min, max] = value === 0 ? (int ? [-20, 20] : [-1, 1]) : value > 0 ? [value / 2, value * 2] : [value * 2, value / 2];
+export function proposeRange(
+  value: number,
+  int: boolean,
+  [low, high]: readonly [number, number],
+): { min: number; max: number; step: number } {
+  let [min, max] =
+    value === 0 ? (int ? [-20, 20] : [-1, 1]) : value > 0 ? [value / 2, value * 2] : [value * 2, value / 2];
   if (int) [min, max] = [Math.floor(min), Math.ceil(max)];
   [min, max] = [Math.max(min, low), Math.min(max, high)];
   return { min, max, step: int ? Math.max(1, Math.round((max - min) / 20)) : (max - min) / 20 };
@@ -101,7 +114,10 @@ export function proposeRange(value: number, int: boolean, [low, high]: readonly 
 /** The number a literal's text stands for: sign, `_` separators, 0x/0o/0b, exponent; suffix dropped. */
 function literalValue(text: string, suffix: string): number {
   const negative = text.startsWith("-");
-  const digits = text.slice(negative ? 1 : 0, text.length - suffix.length).trim().replace(/_/g, "");
+  const digits = text
+    .slice(negative ? 1 : 0, text.length - suffix.length)
+    .trim()
+    .replace(/_/g, "");
   const magnitude = Number(digits);
   return negative ? -magnitude : magnitude;
 }

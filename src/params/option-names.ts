@@ -17,7 +17,11 @@ export interface OptionTarget {
  * `NAME_EG` for a tuple's two members, and `_X100` (value × 100) for a float. The
  * constants file tells an array from a tuple; a parameter it cannot place needs `option`.
  */
-export function optionTargets(params: readonly Param[], constantsSource: string, constantsFile: string): OptionTarget[] {
+export function optionTargets(
+  params: readonly Param[],
+  constantsSource: string,
+  constantsFile: string,
+): OptionTarget[] {
   const constants = new Map(parseRustItems(constantsSource, constantsFile).constants.map((c) => [c.name, c.value]));
   return params.map((param) => {
     if (param.option !== undefined) return { param: param.name, option: param.option, scale: param.optionScale ?? 1 };
@@ -28,8 +32,14 @@ export function optionTargets(params: readonly Param[], constantsSource: string,
       option += tupleSuffix(node, i) ?? `_${i}`;
       node = node.items[i];
     }
-    if (node?.kind !== "literal") throw new InputError(`params: [${param.name}]`, `cannot derive a UCI option name from ${param.constant}; set option = "NAME"`);
-    return param.type === "float" ? { param: param.name, option: `${option}_X100`, scale: 100 } : { param: param.name, option, scale: 1 };
+    if (node?.kind !== "literal")
+      throw new InputError(
+        `params: [${param.name}]`,
+        `cannot derive a UCI option name from ${param.constant}; set option = "NAME"`,
+      );
+    return param.type === "float"
+      ? { param: param.name, option: `${option}_X100`, scale: 100 }
+      : { param: param.name, option, scale: 1 };
   });
 }
 
@@ -40,7 +50,11 @@ function tupleSuffix(node: ValueNode & { items: ValueNode[] }, index: number): s
 }
 
 /** Each parameter's option value for θ: scaled and, for an int parameter, rounded as a build would. */
-export function optionValues(params: readonly Pick<Param, "name" | "type" | "value">[], targets: readonly OptionTarget[], values: Readonly<Record<string, number>>): Map<string, number> {
+export function optionValues(
+  params: readonly Pick<Param, "name" | "type" | "value">[],
+  targets: readonly OptionTarget[],
+  values: Readonly<Record<string, number>>,
+): Map<string, number> {
   const out = new Map<string, number>();
   params.forEach((param, i) => {
     const target = targets[i]!;
@@ -66,7 +80,10 @@ export function engineOptions(parameters: OptionParams, values: Values): Record<
 }
 
 /** What the run records of params.toml in this mode; every parameter must name its option. */
-export function optionParamsOf(params: readonly Param[], paramsFile: string): OptionParams {
+export function optionParamsOf(
+  params: readonly Pick<Param, "name" | "min" | "max" | "step" | "type" | "frozen" | "option" | "optionScale">[],
+  paramsFile: string,
+): OptionParams {
   const missing = params.filter((p) => p.option === undefined).map((p) => p.name);
   if (missing.length > 0) {
     throw new InputError(
@@ -76,7 +93,18 @@ export function optionParamsOf(params: readonly Param[], paramsFile: string): Op
     );
   }
   return Object.fromEntries(
-    params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false, option: p.option ?? p.name, optionScale: p.optionScale }]),
+    params.map((p) => [
+      p.name,
+      {
+        min: p.min,
+        max: p.max,
+        step: p.step,
+        type: p.type,
+        frozen: p.frozen ?? false,
+        option: p.option ?? p.name,
+        optionScale: p.optionScale,
+      },
+    ]),
   );
 }
 

@@ -27,7 +27,8 @@ export function updateParamValues(text: string, values: Readonly<Record<string, 
       if (table !== undefined) seenTables.add(table);
       continue;
     }
-    const match = table !== undefined && (first === "v" || first === '"') && pending.has(table) ? VALUE_LINE.exec(line) : null;
+    const match =
+      table !== undefined && (first === "v" || first === '"') && pending.has(table) ? VALUE_LINE.exec(line) : null;
     if (match && table !== undefined) {
       const value = values[table] ?? Number.NaN;
       lines[i] = `${match[1]}${formatTomlNumber(value, `${fileName}: [${table}].value`)}${match[3]}`;
@@ -35,7 +36,10 @@ export function updateParamValues(text: string, values: Readonly<Record<string, 
     }
   }
   for (const name of pending) {
-    throw new InputError(`${fileName}: [${name}]`, seenTables.has(name) ? "has no `value = …` line to update" : "table not found");
+    throw new InputError(
+      `${fileName}: [${name}]`,
+      seenTables.has(name) ? "has no `value = …` line to update" : "table not found",
+    );
   }
   return lines.join("\n");
 }

@@ -34,7 +34,11 @@ export interface ParamEntry {
 }
 
 /** params.toml text: a comment header, then one table per entry, then trailing comment lines. */
-export function formatParamsToml(header: readonly string[], entries: readonly ParamEntry[], footer: readonly string[] = []): string {
+export function formatParamsToml(
+  header: readonly string[],
+  entries: readonly ParamEntry[],
+  footer: readonly string[] = [],
+): string {
   const number = (e: ParamEntry, key: string, x: number) => formatTomlNumber(x, `[${e.name}].${key}`);
   const note = (text: string | undefined) => (text === undefined ? "" : `  # ${text}`);
   const tables = entries.map((e) =>
@@ -42,7 +46,9 @@ export function formatParamsToml(header: readonly string[], entries: readonly Pa
       ...(e.about ?? []).map((line) => `# ${line}`),
       `[${e.name}]`,
       ...(e.constant === undefined ? [] : [`constant = "${e.constant}"`]),
-      ...(e.index === undefined || e.index.length === 0 ? [] : [`index = ${e.index.length === 1 ? e.index[0] : `[${e.index.join(", ")}]`}`]),
+      ...(e.index === undefined || e.index.length === 0
+        ? []
+        : [`index = ${e.index.length === 1 ? e.index[0] : `[${e.index.join(", ")}]`}`]),
       ...(e.option === undefined ? [] : [`option = "${e.option}"`]),
       `type = "${e.type}"`,
       `value = ${number(e, "value", e.value)}`,
@@ -60,7 +66,8 @@ export function formatParamsToml(header: readonly string[], entries: readonly Pa
  * this tool writes always loads), atomically, never over an existing file unless `force`.
  */
 export function writeParamsFile(file: string, text: string, force: boolean): Param[] {
-  if (!force && existsSync(file)) throw new InputError(file, "already exists; choose another --out or pass --force to replace it");
+  if (!force && existsSync(file))
+    throw new InputError(file, "already exists; choose another --out or pass --force to replace it");
   const params = parseParams({ file, text, data: parseToml(file, text) });
   writeFileAtomic(file, text, { mode: 0o644 });
   return params;

@@ -21,7 +21,19 @@ export interface Param extends SpsaParam {
   optionScale?: number;
 }
 
-const PARAM_KEYS = ["value", "min", "max", "step", "type", "constant", "index", "rust_type", "frozen", "option", "option_scale"] as const;
+const PARAM_KEYS = [
+  "value",
+  "min",
+  "max",
+  "step",
+  "type",
+  "constant",
+  "index",
+  "rust_type",
+  "frozen",
+  "option",
+  "option_scale",
+] as const;
 
 /** Loads and validates params.toml: one table per parameter, the table name is the parameter name. */
 export function loadParams(file: string): Param[] {
@@ -52,23 +64,42 @@ function readParam(reader: TableReader, name: string): Param {
   const type = reader.oneOf("type", ["int", "float"] as const, "int");
   const rustType = reader.optionalOneOf("rust_type", RUST_NUMBER_TYPES);
   if (rustType !== undefined && isFloatType(rustType) !== (type === "float")) {
-    reader.fail("rust_type", `"${rustType}" is ${isFloatType(rustType) ? "a float" : "an integer"} type but the parameter's type is "${type}"`);
+    reader.fail(
+      "rust_type",
+      `"${rustType}" is ${isFloatType(rustType) ? "a float" : "an integer"} type but the parameter's type is "${type}"`,
+    );
   }
   const min = reader.number("min");
   const max = reader.number("max");
   if (min > max) reader.fail("min", `min (${min}) is greater than max (${max})`);
   // Plus and minus of an int parameter are integers in ceil(min)..floor(max).
-  if (type === "int" && Math.ceil(min) > Math.floor(max)) reader.fail("min", `[min, max] = [${min}, ${max}] holds no integer`);
+  if (type === "int" && Math.ceil(min) > Math.floor(max))
+    reader.fail("min", `[min, max] = [${min}, ${max}] holds no integer`);
   const value = reader.number("value");
   if (value < min || value > max) reader.fail("value", `${value} is outside [${min}, ${max}]`);
   const step = reader.number("step", { above: 0 });
   const constant = reader.string("constant", name);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(constant)) reader.fail("constant", `"${constant}" is not a Rust identifier`);
   const option = reader.optionalString("option");
-  if (option !== undefined && !/^\S(.*\S)?$/.test(option)) reader.fail("option", `"${option}" is not a UCI option name`);
+  if (option !== undefined && !/^\S(.*\S)?$/.test(option))
+    reader.fail("option", `"${option}" is not a UCI option name`);
   const optionScale = reader.optionalNumber("option_scale", { above: 0 });
-  if (optionScale !== undefined && option === undefined) reader.fail("option_scale", "needs option = \"NAME\" (the option it scales)");
-  return { name, value, min, max, step, type, constant, index: reader.indexPath("index"), rustType, frozen: reader.boolean("frozen", false), option, optionScale };
+  if (optionScale !== undefined && option === undefined)
+    reader.fail("option_scale", 'needs option = "NAME" (the option it scales)');
+  return {
+    name,
+    value,
+    min,
+    max,
+    step,
+    type,
+    constant,
+    index: reader.indexPath("index"),
+    rustType,
+    frozen: reader.boolean("frozen", false),
+    option,
+    optionScale,
+  };
 }
 
 export function valuesOf(params: readonly Param[]): Values {

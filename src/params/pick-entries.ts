@@ -32,6 +32,7 @@ export function pickEntries(entries: readonly ParamEntry[], pick: EntryPick, sou
     throw new InputError("--match", `"${pick.match}" is not a regular expression: ${(error as Error).message}`);
   }
   const picked = entries.filter((e) => only.has(e.name) || only.has(constantOf(e)) || (pattern?.test(e.name) ?? false));
-  if (picked.length === 0) throw new InputError("--match", `"${pick.match}" matches none of the ${entries.length} parameters of ${source}`);
+  if (picked.length === 0)
+    throw new InputError("--match", `"${pick.match}" matches none of the ${entries.length} parameters of ${source}`);
   return picked;
 }

@@ -14,20 +14,53 @@ import { proposeRange } from "./from-constants.js";
  */
 const SETUP_KINDS: { kind: string; matches: (words: readonly string[], lower: string) => boolean }[] = [
   { kind: "a GUI's UCI_ option", matches: (_, lower) => lower.startsWith("uci_") },
-  { kind: "threads", matches: (words) => hasAny(words, ["threads", "thread", "cpus", "cpu", "cores", "processors", "smp"]) },
+  {
+    kind: "threads",
+    matches: (words) => hasAny(words, ["threads", "thread", "cpus", "cpu", "cores", "processors", "smp"]),
+  },
   { kind: "hash or cache size", matches: (words) => hasAny(words, ["hash", "cache", "memory", "mb", "transposition"]) },
-  { kind: "endgame tablebases", matches: (words) => hasAny(words, ["syzygy", "tablebase", "tablebases", "bitbase", "bitbases", "egtb", "nalimov", "gaviota"]) },
+  {
+    kind: "endgame tablebases",
+    matches: (words) =>
+      hasAny(words, ["syzygy", "tablebase", "tablebases", "bitbase", "bitbases", "egtb", "nalimov", "gaviota"]),
+  },
   { kind: "multi-PV", matches: (words, lower) => words.includes("multipv") || /multi[ _-]?pv/.test(lower) },
   // A limit named by its own words only: Search Depth, Max Nodes, Depth Limit, Search Time.
-  { kind: "search limit", matches: (words) => words.every((w) => SEARCH_LIMIT_WORDS.has(w)) && hasAny(words, ["depth", "nodes", "time", "movetime", "ply", "plies"]) },
-  { kind: "time management", matches: (words) => TIME_SETUP.has(words.join(" ")) || hasAny(words, ["overhead", "nodestime", "latency"]) },
+  {
+    kind: "search limit",
+    matches: (words) =>
+      words.every((w) => SEARCH_LIMIT_WORDS.has(w)) &&
+      hasAny(words, ["depth", "nodes", "time", "movetime", "ply", "plies"]),
+  },
+  {
+    kind: "time management",
+    matches: (words) => TIME_SETUP.has(words.join(" ")) || hasAny(words, ["overhead", "nodestime", "latency"]),
+  },
   { kind: "pondering", matches: (words) => hasAny(words, ["ponder"]) },
   { kind: "playing strength limit", matches: (words) => hasAny(words, ["skill", "elo", "handicap"]) },
   { kind: "opening book", matches: (words) => hasAny(words, ["book", "ownbook"]) },
   // Not "file": an open file is a chess term (ROOK_OPEN_FILE_BONUS).
-  { kind: "files and logs", matches: (words) => words[0] === "log" || hasAny(words, ["path", "directory", "folder", "logging", "debug", "verbose", "verbosity"]) },
+  {
+    kind: "files and logs",
+    matches: (words) =>
+      words[0] === "log" || hasAny(words, ["path", "directory", "folder", "logging", "debug", "verbose", "verbosity"]),
+  },
 ];
-const SEARCH_LIMIT_WORDS = new Set(["search", "max", "maximum", "fixed", "limit", "depth", "nodes", "time", "movetime", "ply", "plies", "per", "move"]);
+const SEARCH_LIMIT_WORDS = new Set([
+  "search",
+  "max",
+  "maximum",
+  "fixed",
+  "limit",
+  "depth",
+  "nodes",
+  "time",
+  "movetime",
+  "ply",
+  "plies",
+  "per",
+  "move",
+]);
 const TIME_SETUP = new Set(["minimum thinking time", "slow mover"]);
 
 function hasAny(words: readonly string[], wanted: readonly string[]): boolean {
@@ -36,7 +69,11 @@ function hasAny(words: readonly string[], wanted: readonly string[]): boolean {
 
 /** `Number of Threads` → number, of, threads; `EvalHash` → eval, hash; `LMR_MIN_DEPTH` → lmr, min, depth. */
 function wordsOf(name: string): string[] {
-  return name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "");
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== "");
 }
 
 /** Why an option is left out as engine set-up, or undefined for a candidate tunable. */
@@ -48,7 +85,10 @@ export function setupKind(name: string): string | undefined {
 
 const SPIN = /^option name (.+?) type spin default (-?\d+) min (-?\d+) max (-?\d+)\s*$/;
 
-export function paramsFromUciOptions(lines: readonly string[], engine: string): { entries: ParamEntry[]; skipped: string[] } {
+export function paramsFromUciOptions(
+  lines: readonly string[],
+  engine: string,
+): { entries: ParamEntry[]; skipped: string[] } {
   const entries: ParamEntry[] = [];
   const skipped: string[] = [];
   const taken = new Set<string>();

@@ -39,7 +39,10 @@ export class Adjudicator {
     if (resign) {
       this.resignStreak[side] = score !== undefined && score <= -resign.score ? this.resignStreak[side] + 1 : 0;
       if (this.resignStreak[side] >= resign.moveCount) {
-        return { result: side === 0 ? "0-1" : "1-0", reason: `adjudication: ${side === 0 ? "white" : "black"} resigns` };
+        return {
+          result: side === 0 ? "0-1" : "1-0",
+          reason: `adjudication: ${side === 0 ? "white" : "black"} resigns`,
+        };
       }
     }
     if (draw) {

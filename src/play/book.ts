@@ -142,7 +142,8 @@ const playableOpenings = new WeakSet<Opening>();
 /** The opening, if its game is not already over; else InputError naming its file and line. */
 export function playable(opening: Opening): Opening {
   if (playableOpenings.has(opening)) return opening;
-  if (new Position(opening.fen).end()) throw new InputError(origins.get(opening) ?? "book", `the game is already over in "${opening.fen}"`);
+  if (new Position(opening.fen).end())
+    throw new InputError(origins.get(opening) ?? "book", `the game is already over in "${opening.fen}"`);
   playableOpenings.add(opening);
   return opening;
 }
@@ -273,7 +274,13 @@ export function openingOrder(size: number, key: string): (index: number) => numb
  * by the run's seed), checked playable. Batches at different offsets of a run never share an
  * opening until the book is used up, whichever workers play them.
  */
-export function runOpenings(book: readonly Opening[], runSeed: string, firstGame: number, units: number, unitGames: number): Opening[] {
+export function runOpenings(
+  book: readonly Opening[],
+  runSeed: string,
+  firstGame: number,
+  units: number,
+  unitGames: number,
+): Opening[] {
   const order = openingOrder(book.length, runSeed);
   const firstUnit = Math.floor(firstGame / unitGames);
   return Array.from({ length: units }, (_, u) => playable(book[order(firstUnit + u)]!));

@@ -33,7 +33,14 @@ export type SearchOutcome =
    * it was already in the pipe when reading resumed after a quiet spell, so the engine
    * answered before `elapsedMs` (which is then an upper bound).
    */
-  | { kind: "bestmove"; move: string | undefined; elapsedMs: number; info: SearchInfo; stopped: boolean; answerWasWaiting: boolean }
+  | {
+      kind: "bestmove";
+      move: string | undefined;
+      elapsedMs: number;
+      info: SearchInfo;
+      stopped: boolean;
+      answerWasWaiting: boolean;
+    }
   | { kind: "crash"; elapsedMs: number }
   /** No `bestmove` after the stall timeout, nor within the grace period after `stop`. */
   | { kind: "hang"; elapsedMs: number };
@@ -106,7 +113,12 @@ export class EngineProcess {
     try {
       await engine.request("uci", (line) => line.trim() === "uciok", timeouts.uciMs, "uciok");
       const options = Object.entries(spec.options ?? {}).map(([name, value]) => setoptionLine(name, value));
-      await engine.request([...options, "isready"].join("\n"), (line) => line.trim() === "readyok", timeouts.readyMs, "readyok");
+      await engine.request(
+        [...options, "isready"].join("\n"),
+        (line) => line.trim() === "readyok",
+        timeouts.readyMs,
+        "readyok",
+      );
     } catch (error) {
       engine.kill();
       throw error;
@@ -160,7 +172,13 @@ export class EngineProcess {
     const lines: string[] = [];
     for (const name in after) if (before[name] !== after[name]) lines.push(setoptionLine(name, after[name]!));
     // Nothing changed (an equal set under another key): no round trip.
-    if (lines.length > 0) await this.request([...lines, "isready"].join("\n"), (line) => line.trim() === "readyok", this.timeouts.readyMs, "readyok");
+    if (lines.length > 0)
+      await this.request(
+        [...lines, "isready"].join("\n"),
+        (line) => line.trim() === "readyok",
+        this.timeouts.readyMs,
+        "readyok",
+      );
     this.currentSpec = spec;
   }
 
@@ -200,7 +218,10 @@ export class EngineProcess {
       search.timers.stall = setTimeout(() => {
         search.stopped = true;
         this.write("stop");
-        search.timers.stall = setTimeout(() => search.resolve({ kind: "hang", elapsedMs: performance.now() - search.started }), timing.graceMs);
+        search.timers.stall = setTimeout(
+          () => search.resolve({ kind: "hang", elapsedMs: performance.now() - search.started }),
+          timing.graceMs,
+        );
       }, timing.stallMs);
       search.started = performance.now();
       this.write(`${position}\n${go}`);
@@ -261,7 +282,12 @@ export class EngineProcess {
   }
 
   /** Writes a command and resolves when `done` accepts a line; rejects on timeout or exit. */
-  private request(command: string, done: (line: string) => boolean, timeoutMs: number, expected: string): Promise<void> {
+  private request(
+    command: string,
+    done: (line: string) => boolean,
+    timeoutMs: number,
+    expected: string,
+  ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.exited) return reject(new EngineError(`${this.spec.name}: the engine is not running`));
       const timer = setTimeout(() => {

@@ -28,7 +28,11 @@ const WITHHELD = /^(DATABASE_URL$|PG|SPSA_)|TOKEN|PASSW|SECRET|CREDENTIAL/i;
 
 /** The environment an engine runs with: ours without what could reach the database or another secret (an engine is someone else's code). */
 export function engineEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && !WITHHELD.test(entry[0])));
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && !WITHHELD.test(entry[0]),
+    ),
+  );
 }
 
 /**
@@ -41,7 +45,11 @@ function setprivWithDeathSignal(): Promise<string | undefined> {
   deathSignalTool ??= (async () => {
     if (process.platform !== "linux") return undefined;
     for (const tool of ["/usr/bin/setpriv", "/bin/setpriv"]) {
-      const probe = await execa(tool, ["--pdeathsig", "KILL", "--", "true"], { reject: false, stdio: "ignore", timeout: 10_000 });
+      const probe = await execa(tool, ["--pdeathsig", "KILL", "--", "true"], {
+        reject: false,
+        stdio: "ignore",
+        timeout: 10_000,
+      });
       if (probe.exitCode === 0) return tool;
     }
     return undefined;
@@ -103,7 +111,8 @@ export async function spawnEngine(path: string, args: readonly string[], sink: O
   const env = engineEnvironment(process.env);
   const tool = await setprivWithDeathSignal();
   const file = findProgram(path, env.PATH);
-  const [command, argv] = tool && file && isExecutable(file) ? [tool, ["--pdeathsig", "KILL", "--", file, ...args]] : [path, [...args]];
+  const [command, argv] =
+    tool && file && isExecutable(file) ? [tool, ["--pdeathsig", "KILL", "--", file, ...args]] : [path, [...args]];
   const dir = await mkdtemp(join(tmpdir(), "uci-"));
   try {
     const fifo = join(dir, "stdout");

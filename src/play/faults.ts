@@ -1,5 +1,12 @@
 import type { GameResult } from "./game.js";
-import { byCounter, ENGINE_FAULT_COUNTERS, FAULT_COUNTERS, type CountedFault, type FaultCounts, type FaultKind } from "../types/faults.js";
+import {
+  byCounter,
+  ENGINE_FAULT_COUNTERS,
+  FAULT_COUNTERS,
+  type CountedFault,
+  type FaultCounts,
+  type FaultKind,
+} from "../types/faults.js";
 
 /** How a side's fault in `game` is counted, if it had one: a time loss to an outside delay is told apart. */
 export function countedFault(kind: FaultKind, game: Pick<GameResult, "timeForfeit">): CountedFault | undefined {

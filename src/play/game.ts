@@ -7,7 +7,7 @@ import { Position, START_FEN, type GameEnd } from "./position.js";
 import { Clock } from "./time-control.js";
 import { goLine } from "./uci-lines.js";
 import type { FaultKind } from "../types/faults.js";
-import type { SearchLimits, Side } from "../types/play.js";
+import type { SearchLimits, Color } from "../types/play.js";
 
 export type GameScore = "1-0" | "0-1" | "1/2-1/2";
 
@@ -74,7 +74,7 @@ export interface DelayProbe {
 const COLORS = ["white", "black"] as const;
 const UCI_MOVE = /^[a-h][1-8][a-h][1-8][qrbn]?$/;
 
-function lossFor(side: Side): GameScore {
+function lossFor(side: Color): GameScore {
   return side === 0 ? "0-1" : "1-0";
 }
 
@@ -126,7 +126,7 @@ export async function playGame(
     moves,
     ...(timeForfeit && { timeForfeit }),
   });
-  const fault = (side: Side, kind: FaultKind, detail: string): GameResult => {
+  const fault = (side: Color, kind: FaultKind, detail: string): GameResult => {
     faults[COLORS[side]] = kind;
     return finish({ result: lossFor(side), reason: `${COLORS[side]}: ${detail}` });
   };
@@ -176,13 +176,25 @@ export async function playGame(
       timeForfeit = { ...forfeit, cause };
       const own = timeMs === undefined ? "" : `, engine reported ${timeMs} ms`;
       const outside = cause === "outside" ? "; delay outside the engine" : "";
-      return fault(side, "timeout", `time forfeit (${Math.round(elapsedMs)} ms of ${Math.round(forfeit.allowedMs)} allowed${own}${outside})`);
+      return fault(
+        side,
+        "timeout",
+        `time forfeit (${Math.round(elapsedMs)} ms of ${Math.round(forfeit.allowedMs)} allowed${own}${outside})`,
+      );
     }
     const san = position.play(uci, options.san);
     if (san === undefined) return fault(side, "illegal", `illegal move ${uci}`);
 
     const { elapsedMs, answerWasWaiting } = outcome;
-    moves.push({ uci, elapsedMs, ...(options.san && { san }), score, depth, engineTimeMs: timeMs, ...(answerWasWaiting && { answerWasWaiting }) });
+    moves.push({
+      uci,
+      elapsedMs,
+      ...(options.san && { san }),
+      score,
+      depth,
+      engineTimeMs: timeMs,
+      ...(answerWasWaiting && { answerWasWaiting }),
+    });
     moveList += ` ${uci}`;
     end = position.end() ?? adjudicator.afterMove(side, position.fullMoveNumber - side, score);
   }

@@ -25,7 +25,11 @@ const throwInputError: LimitFailure = (names, detail) => {
  * The one kind of limit given, checked, or undefined when none is: `spsa verify`'s flags and
  * `[ship]`'s keys are read alike, each naming its own flags or keys in its messages.
  */
-export function givenLimits(given: LimitFlags, names: LimitNames, fail: LimitFailure = throwInputError): PlayLimits | undefined {
+export function givenLimits(
+  given: LimitFlags,
+  names: LimitNames,
+  fail: LimitFailure = throwInputError,
+): PlayLimits | undefined {
   const kinds = [
     given.tc !== undefined && [names.tc],
     (given.timelow !== undefined || given.timehigh !== undefined) && [names.timelow, names.timehigh],
@@ -33,7 +37,10 @@ export function givenLimits(given: LimitFlags, names: LimitNames, fail: LimitFai
     given.depth !== undefined && [names.depth],
   ].filter((kind): kind is string[] => kind !== false);
   if (kinds.length > 1) {
-    fail(kinds.map((kind) => kind.join("/")), `give one kind of limit: ${names.tc}, ${names.timelow}/${names.timehigh}, ${names.nodes} or ${names.depth}`);
+    fail(
+      kinds.map((kind) => kind.join("/")),
+      `give one kind of limit: ${names.tc}, ${names.timelow}/${names.timehigh}, ${names.nodes} or ${names.depth}`,
+    );
   }
   if (given.tc !== undefined) {
     try {
@@ -49,7 +56,8 @@ export function givenLimits(given: LimitFlags, names: LimitNames, fail: LimitFai
     // One of the two alone is a fixed time per move.
     const timelowMs = milliseconds(names.timelow, given.timelow ?? given.timehigh ?? 0, fail);
     const timehighMs = milliseconds(names.timehigh, given.timehigh ?? given.timelow ?? 0, fail);
-    if (timelowMs > timehighMs) fail([names.timelow], `${timelowMs / 1000} s is above ${names.timehigh} ${timehighMs / 1000} s`);
+    if (timelowMs > timehighMs)
+      fail([names.timelow], `${timelowMs / 1000} s is above ${names.timehigh} ${timehighMs / 1000} s`);
     return { timelowMs, timehighMs };
   }
   return undefined;
@@ -62,6 +70,7 @@ function positiveInteger(name: string, value: number, fail: LimitFailure): numbe
 
 function milliseconds(name: string, seconds: number, fail: LimitFailure): number {
   const ms = Math.round(seconds * 1000);
-  if (!Number.isFinite(seconds) || ms < 1) fail([name], `must be a time per move in seconds of at least 0.001, got ${seconds}`);
+  if (!Number.isFinite(seconds) || ms < 1)
+    fail([name], `must be a time per move in seconds of at least 0.001, got ${seconds}`);
   return ms;
 }

@@ -52,7 +52,8 @@ export class LoopLag {
   /** The longest lateness seen since `since` (performance.now() time). */
   lateMsSince(since: number): number {
     let worst = 0;
-    for (let i = this.late.length - 1; i >= 0 && this.late[i]!.at >= since; i--) worst = Math.max(worst, this.late[i]!.lateMs);
+    for (let i = this.late.length - 1; i >= 0 && this.late[i]!.at >= since; i--)
+      worst = Math.max(worst, this.late[i]!.lateMs);
     return worst;
   }
 

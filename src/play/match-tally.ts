@@ -39,7 +39,15 @@ export class PairTally implements PairCounts {
   /** The counts alone, as plain data. */
   counts(): PairCounts {
     const { wins, losses, draws, pairs, faults, replays, replayLimitPairs } = this;
-    return { wins, losses, draws, pairs: [...pairs], faults: [{ ...faults[0] }, { ...faults[1] }], replays, replayLimitPairs };
+    return {
+      wins,
+      losses,
+      draws,
+      pairs: [...pairs],
+      faults: [{ ...faults[0] }, { ...faults[1] }],
+      replays,
+      replayLimitPairs,
+    };
   }
 }
 
@@ -87,11 +95,18 @@ export class MatchTally extends PairTally {
     const width = Math.max(a.length, b.length);
     lines.push(`faults ${" ".repeat(Math.max(0, width - 6))} ${kinds.join(" ")}`);
     this.names.forEach((name, side) => {
-      lines.push(`${name.padEnd(Math.max(width, 6))} ${kinds.map((kind) => String(this.faults[side]![kind]).padStart(kind.length)).join(" ")}`);
+      lines.push(
+        `${name.padEnd(Math.max(width, 6))} ${kinds.map((kind) => String(this.faults[side]![kind]).padStart(kind.length)).join(" ")}`,
+      );
     });
-    lines.push(`time losses: ${this.faults.map((f, side) => `${this.names[side]} ${f.timeout} own, ${f.delay} to delays outside the engine`).join("; ")}`);
+    lines.push(
+      `time losses: ${this.faults.map((f, side) => `${this.names[side]} ${f.timeout} own, ${f.delay} to delays outside the engine`).join("; ")}`,
+    );
     if (this.replays > 0 || this.replayLimitPairs > 0) {
-      const limit = this.replayLimitPairs > 0 ? `; ${plural(this.replayLimitPairs, "pair")} ran out of replays (machine overloaded), their delay losses scored` : "";
+      const limit =
+        this.replayLimitPairs > 0
+          ? `; ${plural(this.replayLimitPairs, "pair")} ran out of replays (machine overloaded), their delay losses scored`
+          : "";
       lines.push(`replayed after an outside delay: ${this.replays} games${limit}`);
     }
     const reasons = [...this.reasons].sort((x, y) => y[1] - x[1]).map(([reason, n]) => `${reason} ${n}`);

@@ -1,4 +1,3 @@
-
 import type { GameResult } from "./game.js";
 import { Position, START_FEN } from "./position.js";
 import { formatTimeControl } from "./time-control.js";
@@ -49,7 +48,8 @@ export function formatPgn(game: GameResult, context: PgnContext): string {
   game.moves.forEach((move, index) => {
     if (!black) tokens.push(`${moveNumber}.`);
     else if (index === 0) tokens.push(`${moveNumber}...`);
-    const score = move.score === undefined ? "" : `${formatScore(move.score)}${move.depth === undefined ? "" : `/${move.depth}`} `;
+    const score =
+      move.score === undefined ? "" : `${formatScore(move.score)}${move.depth === undefined ? "" : `/${move.depth}`} `;
     const last = index === game.moves.length - 1 ? `, ${game.reason}` : "";
     tokens.push(move.san ?? move.uci, `{${score}${(move.elapsedMs / 1000).toFixed(3)}s${last}}`);
     if (black) moveNumber++;

@@ -1,4 +1,5 @@
 import { Chess, DEFAULT_POSITION } from "chess.js";
+import type { Color } from "../types/play.js";
 
 export { DEFAULT_POSITION as START_FEN };
 
@@ -24,7 +25,14 @@ interface ChessInternals {
   _kings: Record<"w" | "b", number>;
 }
 
-export const CHESS_INTERNALS = ["_moves", "_moveToSan", "_makeMove", "_undoMove", "_isKingAttacked", "_incPositionCount"] as const;
+export const CHESS_INTERNALS = [
+  "_moves",
+  "_moveToSan",
+  "_makeMove",
+  "_undoMove",
+  "_isKingAttacked",
+  "_incPositionCount",
+] as const;
 
 /** The chess.js internals this module uses that the installed chess.js lacks (empty when all are there). */
 export function missingChessInternals(): string[] {
@@ -73,7 +81,7 @@ export class Position {
   }
 
   /** 0 when white is to move, 1 for black. */
-  get sideToMove(): 0 | 1 {
+  get sideToMove(): Color {
     return this.chess.turn() === "w" ? 0 : 1;
   }
 
@@ -89,7 +97,9 @@ export class Position {
     const from = square(uci, 0);
     const to = square(uci, 2);
     const promotion = uci.length > 4 ? uci[4] : undefined;
-    const move = this.internals._moves({ legal: false, square: uci.slice(0, 2) }).find((m) => m.from === from && m.to === to && m.promotion === promotion);
+    const move = this.internals
+      ._moves({ legal: false, square: uci.slice(0, 2) })
+      .find((m) => m.from === from && m.to === to && m.promotion === promotion);
     if (!move || !this.tryMove(move)) return undefined;
     let text = "";
     if (san) {
@@ -130,9 +140,12 @@ export class Position {
   end(): GameEnd | undefined {
     if (!this.hasLegalMove()) {
       if (!this.chess.isCheck()) return { result: "1/2-1/2", reason: "stalemate" };
-      return this.sideToMove === 0 ? { result: "0-1", reason: "black mates" } : { result: "1-0", reason: "white mates" };
+      return this.sideToMove === 0
+        ? { result: "0-1", reason: "black mates" }
+        : { result: "1-0", reason: "white mates" };
     }
-    if (this.materialChanged && this.chess.isInsufficientMaterial()) return { result: "1/2-1/2", reason: "insufficient material" };
+    if (this.materialChanged && this.chess.isInsufficientMaterial())
+      return { result: "1/2-1/2", reason: "insufficient material" };
     if (this.chess.isThreefoldRepetition()) return { result: "1/2-1/2", reason: "threefold repetition" };
     if (this.chess.isDrawByFiftyMoves()) return { result: "1/2-1/2", reason: "fifty-move rule" };
     return undefined;

@@ -1,12 +1,13 @@
 import { InputError } from "../core/errors.js";
-import type { PlayLimits, Side, TimeControl } from "../types/play.js";
+import type { Color, PlayLimits, TimeControl } from "../types/play.js";
 
 /** "10–30 ms per move", "tc 10+0.1", "1000 nodes per move", "depth 8". */
 export function describeLimits(limits: PlayLimits): string {
   if ("tc" in limits) return `tc ${formatTimeControl(limits.tc)}`;
   if ("nodes" in limits) return `${limits.nodes} nodes per move`;
   if ("depth" in limits) return `depth ${limits.depth}`;
-  const range = limits.timelowMs === limits.timehighMs ? `${limits.timelowMs}` : `${limits.timelowMs}–${limits.timehighMs}`;
+  const range =
+    limits.timelowMs === limits.timehighMs ? `${limits.timelowMs}` : `${limits.timelowMs}–${limits.timehighMs}`;
   return `${range} ms per move`;
 }
 
@@ -45,28 +46,28 @@ export class Clock {
     this.remaining = [tc.baseMs, tc.baseMs];
   }
 
-  remainingMs(side: Side): number {
+  remainingMs(side: Color): number {
     return this.remaining[side];
   }
 
-  movesToGo(side: Side): number | undefined {
+  movesToGo(side: Color): number | undefined {
     return this.tc.moves === undefined ? undefined : this.tc.moves - (this.movesMade[side] % this.tc.moves);
   }
 
   /** The `go` command for `side` to move (side 0 is white); `movestogo` is that side's. */
-  goCommand(side: Side): string {
+  goCommand(side: Color): string {
     const togo = this.movesToGo(side);
     const [w, b] = this.remaining.map((ms) => Math.max(0, Math.round(ms)));
     return `go wtime ${w} btime ${b} winc ${this.tc.incMs} binc ${this.tc.incMs}${togo === undefined ? "" : ` movestogo ${togo}`}`;
   }
 
   /** Time the side may use before it is flagged, margin included. */
-  allowedMs(side: Side): number {
+  allowedMs(side: Color): number {
     return this.remaining[side] + this.marginMs;
   }
 
   /** Charges a move; false when the side lost on time. */
-  charge(side: Side, elapsedMs: number): boolean {
+  charge(side: Color, elapsedMs: number): boolean {
     const left = this.remaining[side] - elapsedMs;
     if (left < -this.marginMs) return false;
     this.movesMade[side]++;

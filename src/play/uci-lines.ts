@@ -1,6 +1,5 @@
 import type { SearchLimits } from "../types/play.js";
 
-
 /**
  * The UCI lines whose words come from outside the runner (a run's rows, a config, an
  * engine's own option list), checked where they are written: a newline in an option name
@@ -22,10 +21,18 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** `setoption name NAME value VALUE`, or UciLineError for a name or value that could say more than that. */
 export function setoptionLine(name: string, value: string | number | boolean): string {
   if (name.trim() === "" || name.length > 256 || CONTROL.test(name) || /(^|\s)value(\s|$)/i.test(name)) {
-    throw new UciLineError(`option name ${JSON.stringify(name)} is empty, longer than 256 characters, holds a control character or the word "value"`);
+    throw new UciLineError(
+      `option name ${JSON.stringify(name)} is empty, longer than 256 characters, holds a control character or the word "value"`,
+    );
   }
-  if (typeof value === "number" ? !Number.isFinite(value) : typeof value === "string" && (value.length > 1024 || CONTROL.test(value))) {
-    throw new UciLineError(`option ${name}: value ${JSON.stringify(String(value))} is not a finite number or a line of at most 1024 characters without control characters`);
+  if (
+    typeof value === "number"
+      ? !Number.isFinite(value)
+      : typeof value === "string" && (value.length > 1024 || CONTROL.test(value))
+  ) {
+    throw new UciLineError(
+      `option ${name}: value ${JSON.stringify(String(value))} is not a finite number or a line of at most 1024 characters without control characters`,
+    );
   }
   return `setoption name ${name} value ${value}`;
 }

@@ -64,7 +64,12 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
  * backoff grows to 20 s, and a query queued behind it (a heartbeat, a claim) waited as long for
  * its next attempt, and held a stopped process that long.
  */
-export function connect(url: string, max: number, options: postgres.Options<Record<string, postgres.PostgresType>> = {}, socket?: SocketFactory): postgres.Sql {
+export function connect(
+  url: string,
+  max: number,
+  options: postgres.Options<Record<string, postgres.PostgresType>> = {},
+  socket?: SocketFactory,
+): postgres.Sql {
   const [plain, folder] = socketAware(url);
   const backoff = (failures: number) => backoffDelay(failures) / 1000;
   const all = { max, onnotice: () => {}, connect_timeout: 10, prepare: false, backoff, ...folder, ...options };
@@ -107,12 +112,18 @@ export async function applyMigrations(url: string, applicationName?: string): Pr
     await sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
       // A worker role may not migrate (docs/worker-role.md), and needs not when the owner did.
-      if (await migrationsPending(tx)) await migrate(drizzle(nestable(tx, sql)), { migrationsFolder: MIGRATIONS_FOLDER });
+      if (await migrationsPending(tx))
+        await migrate(drizzle(nestable(tx, sql)), { migrationsFolder: MIGRATIONS_FOLDER });
       if (await canGrantWorkerPrivileges(tx)) await grantWorkerPrivileges(tx);
     });
   } catch (error) {
-    const hint = (error as { code?: string }).code === "42501" ? " (a worker role cannot migrate: run `spsa db start` or the master with the owner's URL first)" : "";
-    throw new DatabaseError(`cannot prepare the database at ${redactUrl(url)}: ${(error as Error).message}${hint}`, { cause: error });
+    const hint =
+      (error as { code?: string }).code === "42501"
+        ? " (a worker role cannot migrate: run `spsa db start` or the master with the owner's URL first)"
+        : "";
+    throw new DatabaseError(`cannot prepare the database at ${redactUrl(url)}: ${(error as Error).message}${hint}`, {
+      cause: error,
+    });
   } finally {
     await sql.end({ timeout: 5 });
   }
@@ -126,15 +137,21 @@ export async function applyMigrations(url: string, applicationName?: string): Pr
 function nestable(tx: postgres.TransactionSql, client: postgres.Sql): postgres.Sql {
   const begin = (fn: (inner: postgres.TransactionSql) => unknown) => tx.savepoint(fn);
   const own: Record<PropertyKey, unknown> = { begin, options: client.options };
-  return new Proxy(tx, { get: (target, key) => (key in own ? own[key] : Reflect.get(target, key)) }) as unknown as postgres.Sql;
+  return new Proxy(tx, {
+    get: (target, key) => (key in own ? own[key] : Reflect.get(target, key)),
+  }) as unknown as postgres.Sql;
 }
 
 /** Whether the newest migration is newer than the last one applied (drizzle's own test). */
 async function migrationsPending(sql: postgres.TransactionSql): Promise<boolean> {
   const newest = Math.max(...readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((m) => m.folderMillis));
-  const [table] = await sql<{ exists: boolean }[]>`select to_regclass('drizzle.__drizzle_migrations') is not null as exists`;
+  const [table] = await sql<
+    { exists: boolean }[]
+  >`select to_regclass('drizzle.__drizzle_migrations') is not null as exists`;
   if (!table?.exists) return true;
-  const [last] = await sql<{ at: string | null }[]>`select max(created_at)::text as at from drizzle.__drizzle_migrations`;
+  const [last] = await sql<
+    { at: string | null }[]
+  >`select max(created_at)::text as at from drizzle.__drizzle_migrations`;
   return Number(last?.at ?? 0) < newest;
 }
 

@@ -54,7 +54,8 @@ function copyNative(native: string, packageDir: string, copyParent: string, user
   const parts = NATIVE_PARTS.filter((part) => existsSync(join(native, part)));
   const archive = execFileSync("tar", ["-c", "-C", native, "-f", "-", ...parts], { maxBuffer: 1 << 30 });
   // Another process may finish its copy first: then its copy is used and ours removed.
-  const unpack = 'rm -rf "$1" && mkdir -m 700 "$1" && tar -x -C "$1" -f - && { mv -T "$1" "$2" || { rm -rf "$1"; test -d "$2"; }; }';
+  const unpack =
+    'rm -rf "$1" && mkdir -m 700 "$1" && tar -x -C "$1" -f - && { mv -T "$1" "$2" || { rm -rf "$1"; test -d "$2"; }; }';
   try {
     execFileSync("sh", ["-c", unpack, "sh", `${target}.tmp-${process.pid}`, target], {
       input: archive,
@@ -66,7 +67,10 @@ function copyNative(native: string, packageDir: string, copyParent: string, user
   } catch (error) {
     // A folder the user cannot write ends the shell before it reads the archive (EPIPE): its stderr says why.
     const stderr = String((error as { stderr?: Buffer | string }).stderr ?? "").trim();
-    throw new DatabaseError(`the server's user ${user.name} cannot copy the Postgres binaries into ${copyParent}: ${stderr || (error as Error).message}`, { cause: error });
+    throw new DatabaseError(
+      `the server's user ${user.name} cannot copy the Postgres binaries into ${copyParent}: ${stderr || (error as Error).message}`,
+      { cause: error },
+    );
   }
   return target;
 }

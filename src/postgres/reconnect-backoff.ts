@@ -41,7 +41,9 @@ export function backoffSocketFactory(): SocketFactory {
   return async (target) => {
     const wait = notBefore - Date.now();
     if (wait > 0) await sleep(wait);
-    const socket = target.path ? netConnect(target.path) : netConnect(target.port[0] ?? 5432, target.host[0] ?? "localhost");
+    const socket = target.path
+      ? netConnect(target.path)
+      : netConnect(target.port[0] ?? 5432, target.host[0] ?? "localhost");
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once("connect", resolve);

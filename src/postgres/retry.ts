@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { DatabaseError } from "../core/errors.js";
 import { OutageLog, stoppedDuringOutage, type Outage } from "./outage-log.js";
 import { backoffDelay } from "./reconnect-backoff.js";
+import type { Database } from "./connection.js";
 
 /**
  * What this process says of its database's outages. One per process: a process of this tool
@@ -25,12 +26,36 @@ export function stopDuringOutage(error: unknown, signal: AbortSignal | undefined
 }
 
 /**
+ * A long command's work on a database connection of its own: closed at the end (at once after
+ * a stop: a query the database has not answered is given up on), and a stop during an outage
+ * turned into a DatabaseError (exit 3) saying what stays `behind`.
+ */
+export async function onOwnDatabase<T>(
+  database: Database,
+  signal: AbortSignal | undefined,
+  behind: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw stopDuringOutage(error, signal, behind);
+  } finally {
+    await database.close(signal?.aborted ? 0 : 5);
+  }
+}
+
+/**
  * Retries database work through outages (a restarted Postgres) with capped, jittered
  * exponential backoff (at least one attempt every BACKOFF_CAP_MS), saying so on `log` as
  * OutageLog words it. `signal` ends it at once, a query in flight included (left to finish or
  * fail unseen: closing the client ends it), with the signal's reason.
  */
-export async function withRetry<T>(log: (line: string) => void, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+export async function withRetry<T>(
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   for (let failures = 1; ; failures++) {
     signal?.throwIfAborted();
     try {
@@ -73,7 +98,19 @@ export function isConnectionError(error: unknown): boolean {
   const { code = "", syscall } = error as { code?: string; syscall?: string };
   // A stopped embedded server removes its Unix socket: connecting then fails with ENOENT.
   if (code === "ENOENT" && syscall === "connect") return true;
-  return (
-    ["ECONNREFUSED", "ECONNRESET", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "EPIPE", "57P01", "57P02", "57P03", "08006", "08001", "08003"].includes(code)
-  );
+  return [
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "CONNECTION_CLOSED",
+    "CONNECTION_ENDED",
+    "CONNECTION_DESTROYED",
+    "CONNECT_TIMEOUT",
+    "EPIPE",
+    "57P01",
+    "57P02",
+    "57P03",
+    "08006",
+    "08001",
+    "08003",
+  ].includes(code);
 }

@@ -17,12 +17,27 @@ export const DEDICATED_USER = "spsa-postgres";
  * `nobody`: every daemon that drops to it could then reach the data); otherwise as
  * ourselves (undefined).
  */
-export function serverUser(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): ServiceUser | undefined {
+export function serverUser(
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): ServiceUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const existing = findUser("postgres") ?? findUser(DEDICATED_USER);
   if (existing) return existing;
   try {
-    execFileSync("useradd", ["--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", DEDICATED_USER], { stdio: "pipe" });
+    execFileSync(
+      "useradd",
+      [
+        "--system",
+        "--user-group",
+        "--no-create-home",
+        "--home-dir",
+        "/nonexistent",
+        "--shell",
+        "/usr/sbin/nologin",
+        DEDICATED_USER,
+      ],
+      { stdio: "pipe" },
+    );
   } catch (error) {
     throw new DatabaseError(
       `no "postgres" user to run the embedded Postgres as, and \`useradd --system ${DEDICATED_USER}\` failed (${(error as Error).message.split("\n")[0]}); create a system user "${DEDICATED_USER}" or set DATABASE_URL`,
@@ -41,9 +56,21 @@ export function serverUid(user: ServiceUser | undefined): number {
 }
 
 /** execa options that run a child as `user` (nothing to change when undefined). */
-export function asUser(user: ServiceUser | undefined): { uid?: number; gid?: number; env?: Record<string, string>; extendEnv?: boolean } {
+export function asUser(user: ServiceUser | undefined): {
+  uid?: number;
+  gid?: number;
+  env?: Record<string, string>;
+  extendEnv?: boolean;
+} {
   // A clean environment: the server's user gets none of root's variables (DATABASE_URL, tokens).
-  return user ? { uid: user.uid, gid: user.gid, env: { HOME: "/tmp", PATH: process.env.PATH ?? "/usr/bin:/bin" }, extendEnv: false } : {};
+  return user
+    ? {
+        uid: user.uid,
+        gid: user.gid,
+        env: { HOME: "/tmp", PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        extendEnv: false,
+      }
+    : {};
 }
 
 /** The user of this uid (named by its uid when /etc/passwd has none), with its primary group. */

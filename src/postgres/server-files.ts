@@ -1,5 +1,19 @@
 import { createHash } from "node:crypto";
-import { chownSync, closeSync, constants, existsSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, realpathSync, statSync, writeSync } from "node:fs";
+import {
+  chownSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { DatabaseError } from "../core/errors.js";
@@ -56,7 +70,10 @@ export function socketDirFor(serverDir: string, port: number): string {
   const fits = (dir: string) => Buffer.byteLength(join(dir, `.s.PGSQL.${port}`)) <= MAX_SOCKET_PATH;
   if (fits(serverDir)) return serverDir;
   const short = join(existsSync("/tmp") ? "/tmp" : tmpdir(), `spsa-pg-${keyOf(serverDir)}`);
-  if (!fits(short)) throw new DatabaseError(`no folder short enough for the embedded Postgres socket (${short}); set TMPDIR to a shorter path`);
+  if (!fits(short))
+    throw new DatabaseError(
+      `no folder short enough for the embedded Postgres socket (${short}); set TMPDIR to a shorter path`,
+    );
   return short;
 }
 
@@ -135,7 +152,8 @@ interface OwnerMarker {
   created: string;
 }
 
-const markerText = (home: string) => JSON.stringify({ home: realPathOf(home), created: new Date().toISOString() } satisfies OwnerMarker);
+const markerText = (home: string) =>
+  JSON.stringify({ home: realPathOf(home), created: new Date().toISOString() } satisfies OwnerMarker);
 
 /** Writes the marker into a folder we just made and still own (by path: nobody else can enter it yet). */
 function writeOwnerMarker(dir: string, home: string): void {
@@ -153,7 +171,11 @@ export function adoptServerDir(dir: string, home: string): void {
     if (readMarkerAt(at) !== undefined) return;
     let fd: number;
     try {
-      fd = openSync(at(OWNER_MARKER), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+      fd = openSync(
+        at(OWNER_MARKER),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o644,
+      );
     } catch {
       return;
     }

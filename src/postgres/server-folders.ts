@@ -39,8 +39,16 @@ export async function listServerFolders(root = serverRoot()): Promise<ServerFold
     const owner = match && ownerOf(path);
     if (!match || owner === null) continue;
     const home = readOwnerMarker(path);
-    const state: FolderState = home === undefined || keyOf(home) !== match[1] ? "unmarked" : existsSync(home) ? "in use" : "orphaned";
-    folders.push({ path, state, home: state === "unmarked" ? undefined : home, owner, serverPid: await runningServer(path, owner), bytes: await sizeOf(path, owner) });
+    const state: FolderState =
+      home === undefined || keyOf(home) !== match[1] ? "unmarked" : existsSync(home) ? "in use" : "orphaned";
+    folders.push({
+      path,
+      state,
+      home: state === "unmarked" ? undefined : home,
+      owner,
+      serverPid: await runningServer(path, owner),
+      bytes: await sizeOf(path, owner),
+    });
   }
   return folders;
 }
@@ -79,7 +87,10 @@ function ownerOf(path: string): ServiceUser | undefined | null {
  * server of another folder, names no server here.
  */
 async function runningServer(path: string, owner: ServiceUser | undefined): Promise<number | undefined> {
-  const read = await execa("sh", ["-c", 'head -n 1 -- "$1"', "sh", join(path, "data", "postmaster.pid")], { reject: false, ...asUser(owner) });
+  const read = await execa("sh", ["-c", 'head -n 1 -- "$1"', "sh", join(path, "data", "postmaster.pid")], {
+    reject: false,
+    ...asUser(owner),
+  });
   const pid = Number(read.stdout.trim());
   return Number.isInteger(pid) && pid > 0 && servesFolder(pid, path, owner) ? pid : undefined;
 }
@@ -103,7 +114,10 @@ async function stopServer(path: string, pid: number, owner: ServiceUser | undefi
   await execa("sh", ["-c", 'kill -INT "$1"', "sh", String(pid)], { reject: false, ...asUser(owner) });
   const deadline = Date.now() + STOP_TIMEOUT_MS;
   while (servesFolder(pid, path, owner)) {
-    if (Date.now() > deadline) throw new DatabaseError(`the server in ${path} (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s; stop it and run this again`);
+    if (Date.now() > deadline)
+      throw new DatabaseError(
+        `the server in ${path} (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s; stop it and run this again`,
+      );
     await sleep(100);
   }
 }

@@ -53,7 +53,9 @@ export async function inheritedFromPublic(sql: Sql, role: string): Promise<strin
   const [row] = await sql<{ schema: boolean; database: boolean }[]>`
     select has_schema_privilege(${role}, 'public', 'CREATE') as schema, has_database_privilege(${role}, current_database(), 'CREATE') as database`;
   return [
-    ...(row?.schema ? ["create tables in schema public (revoke with: revoke create on schema public from public)"] : []),
+    ...(row?.schema
+      ? ["create tables in schema public (revoke with: revoke create on schema public from public)"]
+      : []),
     ...(row?.database ? ["create schemas (revoke with: revoke create on database <name> from public)"] : []),
   ];
 }
@@ -62,7 +64,8 @@ export async function inheritedFromPublic(sql: Sql, role: string): Promise<strin
 export async function grantWorkerPrivileges(tx: postgres.TransactionSql): Promise<void> {
   for (const schema of ["public", "drizzle"]) {
     // Revoking a table's privileges revokes its column privileges too.
-    for (const kind of ["tables", "sequences", "functions"]) await tx.unsafe(`revoke all on all ${kind} in schema ${schema} from ${WORKER_GROUP}`);
+    for (const kind of ["tables", "sequences", "functions"])
+      await tx.unsafe(`revoke all on all ${kind} in schema ${schema} from ${WORKER_GROUP}`);
     await tx.unsafe(`revoke all on schema ${schema} from ${WORKER_GROUP}`);
   }
   for (const privilege of WORKER_PRIVILEGES) await tx.unsafe(`${privilege} to ${WORKER_GROUP}`);
@@ -71,7 +74,10 @@ export async function grantWorkerPrivileges(tx: postgres.TransactionSql): Promis
 /** The login role of a worker machine called `machine` (lower-case letters, digits, `_`, `-`). */
 export function workerLoginRole(machine: string): string {
   if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(machine)) {
-    throw new InputError("--name", `a worker machine's name is 1 to 40 lower-case letters, digits, "_" or "-", starting with a letter or digit; got "${machine}"`);
+    throw new InputError(
+      "--name",
+      `a worker machine's name is 1 to 40 lower-case letters, digits, "_" or "-", starting with a letter or digit; got "${machine}"`,
+    );
   }
   return `${LOGIN_PREFIX}${machine}`;
 }
@@ -81,7 +87,10 @@ export function workerLoginRole(machine: string): string {
  * password (the old one stops working for new connections). Only a SCRAM verifier of the password
  * reaches the server (as psql's \password does), so no server log or catalog holds the password.
  */
-export async function issueWorkerLogin(sql: postgres.Sql, machine: string): Promise<{ role: string; password: string; created: boolean }> {
+export async function issueWorkerLogin(
+  sql: postgres.Sql,
+  machine: string,
+): Promise<{ role: string; password: string; created: boolean }> {
   const role = workerLoginRole(machine);
   const password = randomBytes(32).toString("base64url");
   const verifier = scramVerifier(password);
@@ -89,7 +98,11 @@ export async function issueWorkerLogin(sql: postgres.Sql, machine: string): Prom
     const [group] = await tx`select 1 from pg_roles where rolname = ${WORKER_GROUP}`;
     if (!group) await createGroupUnlessRaced(tx);
     const existing = await loginRoleState(tx, role);
-    if (existing === "other") throw new InputError("--name", `database role "${role}" exists and is not a worker role (not in ${WORKER_GROUP}); choose another name`);
+    if (existing === "other")
+      throw new InputError(
+        "--name",
+        `database role "${role}" exists and is not a worker role (not in ${WORKER_GROUP}); choose another name`,
+      );
     const options = `login nosuperuser nocreatedb nocreaterole noreplication nobypassrls password ${literal(verifier)}`;
     if (existing) await tx.unsafe(`alter role ${identifier(role)} ${options}`);
     else await tx.unsafe(`create role ${identifier(role)} ${options} in role ${WORKER_GROUP}`);
@@ -118,11 +131,18 @@ async function createGroupUnlessRaced(tx: postgres.TransactionSql): Promise<void
  * free (a name belongs to a role only while the role exists: spsa_lock_worker_name). Returns
  * whether there was one, the batches released, and whether its sessions could be ended by this role.
  */
-export async function revokeWorkerLogin(sql: postgres.Sql, machine: string): Promise<{ dropped: boolean; sessionsEnded: boolean; released: number }> {
+export async function revokeWorkerLogin(
+  sql: postgres.Sql,
+  machine: string,
+): Promise<{ dropped: boolean; sessionsEnded: boolean; released: number }> {
   const role = workerLoginRole(machine);
   const existing = await loginRoleState(sql, role);
   if (existing === undefined) return { dropped: false, sessionsEnded: true, released: 0 };
-  if (existing === "other") throw new InputError("--name", `database role "${role}" is not a worker role (not in ${WORKER_GROUP}); it is left alone`);
+  if (existing === "other")
+    throw new InputError(
+      "--name",
+      `database role "${role}" is not a worker role (not in ${WORKER_GROUP}); it is left alone`,
+    );
   const released = await sql.begin(async (tx) => {
     const [row] = await tx<{ batches: number }[]>`select batches from spsa_release_role(${role})`;
     await tx.unsafe(`drop role ${identifier(role)}`);

@@ -34,11 +34,18 @@ export function readNumberLiteral(text: string): NumberLiteral {
  * always with a point or an exponent (`1.0`, `0.75f64`, `1e-7`) so rustc does not read an
  * integer. Returns an error message instead when the value cannot be written.
  */
-export function formatNumberLiteral(value: number, literal: NumberLiteral, primitive: RustNumberType): string | { error: string } {
+export function formatNumberLiteral(
+  value: number,
+  literal: NumberLiteral,
+  primitive: RustNumberType,
+): string | { error: string } {
   if (!Number.isFinite(value)) return { error: `cannot write ${value}` };
-  if (literal.type === "int" && !Number.isInteger(value)) return { error: `${value} is not an integer, and the literal is an integer` };
+  if (literal.type === "int" && !Number.isInteger(value))
+    return { error: `${value} is not an integer, and the literal is an integer` };
   if (literal.type === "int" && !Number.isSafeInteger(value)) {
-    return { error: `${value} is outside the range a float64 holds exactly (±${Number.MAX_SAFE_INTEGER}), so it cannot be written as an exact integer` };
+    return {
+      error: `${value} is outside the range a float64 holds exactly (±${Number.MAX_SAFE_INTEGER}), so it cannot be written as an exact integer`,
+    };
   }
   const [low, high] = typeRange(primitive);
   if (value < low || value > high) return { error: `${value} does not fit in ${primitive}` };

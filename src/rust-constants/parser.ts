@@ -108,9 +108,17 @@ export function parseRustItems(source: string, fileName: string): ParsedFile {
     const equals = findOutsideAngles(j + 2, "=");
     const semicolon = equals === undefined ? undefined : findAtDepth(equals + 1, tokens.length, ";");
     if (equals === undefined || semicolon === undefined) {
-      throw new InputError(`${fileName}:${lineAt(source, name.start)}`, `cannot read the definition of ${name.text} (expected \`= value;\`)`);
+      throw new InputError(
+        `${fileName}:${lineAt(source, name.start)}`,
+        `cannot read the definition of ${name.text} (expected \`= value;\`)`,
+      );
     }
-    const item = { name: name.text, nameStart: name.start, type: parseType(j + 2, equals), value: parseValue(equals + 1, semicolon) };
+    const item = {
+      name: name.text,
+      nameStart: name.start,
+      type: parseType(j + 2, equals),
+      value: parseValue(equals + 1, semicolon),
+    };
     return { item, next: semicolon + 1 };
   }
 
@@ -156,7 +164,9 @@ export function parseRustItems(source: string, fileName: string): ParsedFile {
     }
     const path = tokens.slice(k, to);
     const isPath = path.every((t) => t.kind === "ident" || t.text === ":") && last.kind === "ident";
-    return isPath ? { kind: "name", name: last.text } : { kind: "unknown", text: source.slice(first.start, last.end).replace(/\s+/g, " ") };
+    return isPath
+      ? { kind: "name", name: last.text }
+      : { kind: "unknown", text: source.slice(first.start, last.end).replace(/\s+/g, " ") };
   }
 
   /** First token with this text in [from, to) outside any brackets. */
@@ -180,7 +190,8 @@ export function parseRustItems(source: string, fileName: string): ParsedFile {
       const inner = parseValue(from + 1, to);
       return inner.kind === "other" ? other(from, to) : inner;
     }
-    if (first.kind === "number" && to === from + 1) return { kind: "literal", ...span, literal: readNumberLiteral(first.text) };
+    if (first.kind === "number" && to === from + 1)
+      return { kind: "literal", ...span, literal: readNumberLiteral(first.text) };
     if (first.text === "-" && tokens[from + 1]?.kind === "number" && to === from + 2) {
       return { kind: "literal", ...span, literal: readNumberLiteral(tokens[from + 1]?.text ?? "") };
     }
@@ -231,9 +242,11 @@ function describe(tokens: Token[], shown: string): string {
   if (tokens.some((t) => t.text === "as")) return `a cast (${shown}); write a typed literal such as \`5i32\` instead`;
   const call = tokens.findIndex((t) => t.text === "(");
   // A path, possibly with a turbofish: `scaled(2)`, `eval::scale::<3>(5)`.
-  const isCallee = (t: Token): boolean => t.kind === "ident" || t.kind === "number" || [":", "<", ">", ","].includes(t.text);
+  const isCallee = (t: Token): boolean =>
+    t.kind === "ident" || t.kind === "number" || [":", "<", ">", ","].includes(t.text);
   if (call > 0 && tokens.slice(0, call).every(isCallee)) return `built by a function call (${shown})`;
-  if (tokens[0]?.text === "[" && tokens.some((t) => t.text === ";")) return `a repeat expression (${shown}); write the elements out`;
+  if (tokens[0]?.text === "[" && tokens.some((t) => t.text === ";"))
+    return `a repeat expression (${shown}); write the elements out`;
   return `an expression (${shown})`;
 }
 
@@ -256,7 +269,10 @@ function matchBrackets(tokens: Token[], source: string, fileName: string): Map<n
   });
   const unclosed = stack.pop();
   if (unclosed !== undefined) {
-    throw new InputError(`${fileName}:${lineAt(source, tokens[unclosed]?.start ?? 0)}`, `unclosed \`${tokens[unclosed]?.text}\``);
+    throw new InputError(
+      `${fileName}:${lineAt(source, tokens[unclosed]?.start ?? 0)}`,
+      `unclosed \`${tokens[unclosed]?.text}\``,
+    );
   }
   return closer;
 }

@@ -3,7 +3,13 @@ import { InputError } from "../core/errors.js";
 import { lineAt } from "./lexer.js";
 import { formatNumberLiteral, type NumberLiteral } from "./literal.js";
 import { parseRustItems, type ConstantItem, type ValueNode } from "./parser.js";
-import { resolvePrimitive, type AliasScope, type Resolution, type RustNumberType, type TypeAlias } from "./rust-types.js";
+import {
+  resolvePrimitive,
+  type AliasScope,
+  type Resolution,
+  type RustNumberType,
+  type TypeAlias,
+} from "./rust-types.js";
 
 /** Where a parameter's value lives: a constant, and an element path for arrays and tuples. */
 export interface ConstantTarget {
@@ -37,7 +43,10 @@ export class ParameterProblems extends InputError {
     readonly problems: readonly InputError[],
     fileName: string,
   ) {
-    super(fileName, `${problems.length} parameters cannot be tuned:\n${problems.map((p) => `  ${p.message}`).join("\n")}`);
+    super(
+      fileName,
+      `${problems.length} parameters cannot be tuned:\n${problems.map((p) => `  ${p.message}`).join("\n")}`,
+    );
   }
 }
 
@@ -78,7 +87,12 @@ export function inspectTargets(
 }
 
 /** inspectTargets, throwing when any target is bad. */
-export function locateTargets(source: string, targets: readonly ConstantTarget[], fileName: string, crateAliases: readonly TypeAlias[] = []): LocatedTarget[] {
+export function locateTargets(
+  source: string,
+  targets: readonly ConstantTarget[],
+  fileName: string,
+  crateAliases: readonly TypeAlias[] = [],
+): LocatedTarget[] {
   const { located, problems } = inspectTargets(source, targets, fileName, crateAliases);
   throwProblems(problems, fileName);
   return located;
@@ -89,8 +103,18 @@ export function locateTargets(source: string, targets: readonly ConstantTarget[]
  * kept. Int values must be integers that fit the literal's type; floats are written so rustc
  * reads a float. The suffix (`13i32`, `-3_i16`, `0.8f64`) is kept.
  */
-export function rewriteConstants(source: string, assignments: readonly Assignment[], fileName: string, crateAliases: readonly TypeAlias[] = []): string {
-  const located = locateTargets(source, assignments.map((a) => a.target), fileName, crateAliases);
+export function rewriteConstants(
+  source: string,
+  assignments: readonly Assignment[],
+  fileName: string,
+  crateAliases: readonly TypeAlias[] = [],
+): string {
+  const located = locateTargets(
+    source,
+    assignments.map((a) => a.target),
+    fileName,
+    crateAliases,
+  );
   const problems: InputError[] = [];
   const edits = located.flatMap((loc, i) => {
     const value = assignments[i]?.value ?? Number.NaN;
@@ -105,7 +129,10 @@ export function rewriteConstants(source: string, assignments: readonly Assignmen
   let at = 0;
   for (const edit of edits) {
     if (edit.start < at) {
-      throw new InputError(`${fileName}:${edit.line}`, `${label(edit.target)}: another parameter already targets this literal`);
+      throw new InputError(
+        `${fileName}:${edit.line}`,
+        `${label(edit.target)}: another parameter already targets this literal`,
+      );
     }
     out += source.slice(at, edit.start) + edit.text;
     at = edit.end;
@@ -113,12 +140,21 @@ export function rewriteConstants(source: string, assignments: readonly Assignmen
   return out + source.slice(at);
 }
 
-function locateOne(source: string, items: readonly ConstantItem[], scope: AliasScope, target: ConstantTarget, fileName: string): LocatedTarget {
+function locateOne(
+  source: string,
+  items: readonly ConstantItem[],
+  scope: AliasScope,
+  target: ConstantTarget,
+  fileName: string,
+): LocatedTarget {
   const matches = items.filter((item) => item.name === target.constant);
   const item = matches[0];
   if (item === undefined) {
     const names = [...new Set(items.map((i) => i.name))];
-    throw new InputError(fileName, `${label(target)}: constant ${target.constant} not found${didYouMean(target.constant, names)}`);
+    throw new InputError(
+      fileName,
+      `${label(target)}: constant ${target.constant} not found${didYouMean(target.constant, names)}`,
+    );
   }
   // Annotated so TypeScript narrows after each call.
   const fail: (at: number, detail: string) => never = (at, detail) => {
@@ -132,33 +168,61 @@ function locateOne(source: string, items: readonly ConstantItem[], scope: AliasS
   let node: ValueNode = item.value;
   let path = target.constant;
   for (const index of target.index) {
-    if (node.kind === "other" || node.kind === "not-number") fail(node.start, `${path} is not a literal array or tuple: it is ${node.description}`);
+    if (node.kind === "other" || node.kind === "not-number")
+      fail(node.start, `${path} is not a literal array or tuple: it is ${node.description}`);
     if (node.kind === "literal") fail(node.start, `${path} is a single number, so it has no element [${index}]`);
     const next: ValueNode | undefined = node.items[index];
     if (next === undefined) fail(node.start, `index ${index} is out of range: ${path} is ${sized(node)}`);
     node = next;
     path += `[${index}]`;
   }
-  if (node.kind === "not-number") fail(node.start, `${path} is ${node.description}, not a number; only number literals can be tuned`);
-  if (node.kind === "other") fail(node.start, `${path} is not a literal: it is ${node.description}; only plain number literals can be tuned`);
+  if (node.kind === "not-number")
+    fail(node.start, `${path} is ${node.description}, not a number; only number literals can be tuned`);
+  if (node.kind === "other")
+    fail(node.start, `${path} is not a literal: it is ${node.description}; only plain number literals can be tuned`);
   if (node.kind !== "literal") return fail(node.start, `${path} is ${sized(node)}; set \`index\` to pick one`);
   if (node.literal.type !== target.type) {
-    fail(node.start, `${path} is ${article(node.literal.type)} literal (\`${source.slice(node.start, node.end)}\`) but the parameter's type is "${target.type}"`);
+    fail(
+      node.start,
+      `${path} is ${article(node.literal.type)} literal (\`${source.slice(node.start, node.end)}\`) but the parameter's type is "${target.type}"`,
+    );
   }
   const type = literalType(node.literal, item, target, scope, path);
   if ("problem" in type) fail(node.start, type.problem);
-  return { target, line: lineAt(source, node.start), start: node.start, end: node.end, literal: node.literal, primitive: type.primitive };
+  return {
+    target,
+    line: lineAt(source, node.start),
+    start: node.start,
+    end: node.end,
+    literal: node.literal,
+    primitive: type.primitive,
+  };
 }
 
 /** The literal's suffix, else its declared type through aliases; rust_type must agree with it, or stands in when neither tells. */
-function literalType(literal: NumberLiteral, item: ConstantItem, target: ConstantTarget, scope: AliasScope, path: string): Resolution {
-  const found = literal.primitive === undefined ? resolvePrimitive(item.type, target.index, scope) : { primitive: literal.primitive };
+function literalType(
+  literal: NumberLiteral,
+  item: ConstantItem,
+  target: ConstantTarget,
+  scope: AliasScope,
+  path: string,
+): Resolution {
+  const found =
+    literal.primitive === undefined
+      ? resolvePrimitive(item.type, target.index, scope)
+      : { primitive: literal.primitive };
   const stated = target.rustType;
   if (stated === undefined) {
-    return "problem" in found ? { problem: `cannot tell the Rust type of ${path}: ${found.problem}; state it in params.toml, e.g. rust_type = "i32"` } : found;
+    return "problem" in found
+      ? {
+          problem: `cannot tell the Rust type of ${path}: ${found.problem}; state it in params.toml, e.g. rust_type = "i32"`,
+        }
+      : found;
   }
   if ("problem" in found || found.primitive === stated) return { primitive: stated };
-  return { problem: `rust_type is "${stated}" but ${path} is ${found.primitive} by its ${literal.primitive === undefined ? "declared type" : "suffix"}` };
+  return {
+    problem: `rust_type is "${stated}" but ${path} is ${found.primitive} by its ${literal.primitive === undefined ? "declared type" : "suffix"}`,
+  };
 }
 
 export function label(target: ConstantTarget): string {

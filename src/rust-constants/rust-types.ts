@@ -24,9 +24,20 @@ export interface TypeAlias {
 }
 
 export const RUST_NUMBER_TYPES = [
-  "i8", "i16", "i32", "i64", "i128", "isize",
-  "u8", "u16", "u32", "u64", "u128", "usize",
-  "f32", "f64",
+  "i8",
+  "i16",
+  "i32",
+  "i64",
+  "i128",
+  "isize",
+  "u8",
+  "u16",
+  "u32",
+  "u64",
+  "u128",
+  "usize",
+  "f32",
+  "f64",
 ] as const;
 
 export type RustNumberType = (typeof RUST_NUMBER_TYPES)[number];
@@ -85,7 +96,10 @@ function resolve(type: TypeNode, index: readonly number[], scope: AliasScope, se
       return { problem: `its declared type \`${type.text}\` is not a number type this tool can read` };
     case "tuple": {
       const item = first === undefined ? undefined : type.items[first];
-      if (item === undefined) return { problem: `its declared type is a tuple of ${type.items.length} elements, which has no element [${first ?? ""}]` };
+      if (item === undefined)
+        return {
+          problem: `its declared type is a tuple of ${type.items.length} elements, which has no element [${first ?? ""}]`,
+        };
       return resolve(item, rest, scope, seen);
     }
     case "array":
@@ -93,7 +107,9 @@ function resolve(type: TypeNode, index: readonly number[], scope: AliasScope, se
       return resolve(type.element, rest, scope, seen);
     case "name":
       if (isRustNumberType(type.name)) {
-        return first === undefined ? { primitive: type.name } : { problem: `its declared type ${type.name} has no element [${first}]` };
+        return first === undefined
+          ? { primitive: type.name }
+          : { problem: `its declared type ${type.name} has no element [${first}]` };
       }
       return resolveAlias(type.name, index, scope, seen);
   }
@@ -103,7 +119,10 @@ function resolveAlias(name: string, index: readonly number[], scope: AliasScope,
   if (seen.includes(name)) return { problem: `type alias ${[...seen, name].join(" -> ")} is a cycle` };
   const local = scope.local.filter((a) => a.name === name);
   const candidates = local.length > 0 ? local : scope.crate.filter((a) => a.name === name);
-  if (candidates.length === 0) return { problem: `its declared type \`${name}\` is not a number type and no \`type ${name} = …;\` was found in the crate` };
+  if (candidates.length === 0)
+    return {
+      problem: `its declared type \`${name}\` is not a number type and no \`type ${name} = …;\` was found in the crate`,
+    };
   const resolved: { alias: TypeAlias; primitive: RustNumberType }[] = [];
   for (const alias of candidates) {
     const result = resolve(alias.type, index, scope, [...seen, name]);

@@ -1,5 +1,6 @@
 import { createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 import { InputError } from "../core/errors.js";
+import type { EngineRole } from "../types/engines.js";
 
 /**
  * Ed25519 signatures over engine binaries (docs/signing.md). The sha256 in the database
@@ -10,14 +11,11 @@ import { InputError } from "../core/errors.js";
  * another database either.
  */
 
-/** The engines an iteration names: plus and minus, and in reference mode the run's reference engine. */
-export type Variant = "plus" | "minus" | "reference";
-
 /** What a signature vouches for: this binary, on this side of this iteration of this run (its uid). */
 export interface BinarySubject {
   runUid: string;
   iterationNumber: number;
-  variant: Variant;
+  role: EngineRole;
   sha256: string;
 }
 
@@ -41,7 +39,7 @@ export function signedMessage(kind: string, fields: readonly (string | number)[]
 }
 
 export function binaryMessage(subject: BinarySubject): Buffer {
-  return signedMessage(BINARY_KIND, [subject.runUid, subject.iterationNumber, subject.variant, subject.sha256]);
+  return signedMessage(BINARY_KIND, [subject.runUid, subject.iterationNumber, subject.role, subject.sha256]);
 }
 
 export function messageSignerFor(privateKey: KeyObject): MessageSigner {
@@ -64,7 +62,10 @@ export function parsePublicKey(text: string, where: string): KeyObject {
   const trimmed = text.trim();
   const raw = trimmed.startsWith(PREFIX) ? Buffer.from(trimmed.slice(PREFIX.length), "base64") : undefined;
   if (raw?.length !== 32 || raw.toString("base64") !== trimmed.slice(PREFIX.length)) {
-    throw new InputError(where, `"${trimmed.slice(0, 60)}" is not a public key (expected ed25519: and 44 base64 characters, as \`spsa key\` prints)`);
+    throw new InputError(
+      where,
+      `"${trimmed.slice(0, 60)}" is not a public key (expected ed25519: and 44 base64 characters, as \`spsa key\` prints)`,
+    );
   }
   return createPublicKey({ key: Buffer.concat([SPKI_HEADER, raw]), format: "der", type: "spki" });
 }
@@ -83,14 +84,14 @@ export function verifyBinary(keys: readonly KeyObject[], subject: BinarySubject,
 }
 
 /** An iteration's engines, each with the master's signature for this run, iteration and side (`sign` null: unsigned, for synthetic rows). */
-export function signedEngines<T extends Partial<Record<Variant, { sha256: string }>>>(
+export function signedEngines<T extends Partial<Record<EngineRole, { sha256: string }>>>(
   sign: BinarySigner | null,
-  subject: Omit<BinarySubject, "variant" | "sha256">,
+  subject: Omit<BinarySubject, "role" | "sha256">,
   engines: T,
 ): { [K in keyof T]: T[K] & { signature: string | null } } {
-  const signed = Object.entries(engines).map(([variant, engine]) => {
-    const signature = engine && sign ? sign({ ...subject, variant: variant as Variant, sha256: engine.sha256 }) : null;
-    return [variant, { ...engine, signature }];
+  const signed = Object.entries(engines).map(([role, engine]) => {
+    const signature = engine && sign ? sign({ ...subject, role: role as EngineRole, sha256: engine.sha256 }) : null;
+    return [role, { ...engine, signature }];
   });
   return Object.fromEntries(signed) as { [K in keyof T]: T[K] & { signature: string | null } };
 }

@@ -1,11 +1,30 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
-import { closeSync, constants, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { spsaHome } from "../core/home.js";
 import { InputError } from "../core/errors.js";
 import { readPrivateFile } from "../core/read-private.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
-import { formatPublicKey, messageSignerFor, parsePublicKey, signerFor, type BinarySigner, type MessageSigner } from "./binary-signature.js";
+import {
+  formatPublicKey,
+  messageSignerFor,
+  parsePublicKey,
+  signerFor,
+  type BinarySigner,
+  type MessageSigner,
+} from "./binary-signature.js";
 
 /** The master's signing key: its private half stays in a 0600 file, never in the database. */
 export interface SigningKey {
@@ -31,10 +50,15 @@ export function publicKeyPath(signingKeyPath: string): string {
 export function loadOrCreateSigningKey(path: string): SigningKey {
   checkKeyFolder(path);
   const privateKey = createPrivateKey(readPrivateKey(path) ?? createKeyFile(path));
-  if (privateKey.asymmetricKeyType !== "ed25519") throw new InputError(path, `holds a ${privateKey.asymmetricKeyType} key; the signing key must be Ed25519 (remove the file to have a new one made)`);
+  if (privateKey.asymmetricKeyType !== "ed25519")
+    throw new InputError(
+      path,
+      `holds a ${privateKey.asymmetricKeyType} key; the signing key must be Ed25519 (remove the file to have a new one made)`,
+    );
   const publicKey = formatPublicKey(createPublicKey(privateKey));
   const pubFile = publicKeyPath(path);
-  if (!existsSync(pubFile) || readFileSync(pubFile, "utf8") !== `${publicKey}\n`) writeFileAtomic(pubFile, `${publicKey}\n`, { mode: 0o644 });
+  if (!existsSync(pubFile) || readFileSync(pubFile, "utf8") !== `${publicKey}\n`)
+    writeFileAtomic(pubFile, `${publicKey}\n`, { mode: 0o644 });
   return { sign: signerFor(privateKey), signMessage: messageSignerFor(privateKey), publicKey, path };
 }
 
@@ -58,8 +82,13 @@ function checkKeyFolder(path: string): void {
   }
   const stat = lstatSync(folder);
   if (!stat.isDirectory()) throw new InputError(path, `${folder} is not a folder`);
-  if (process.getuid && stat.uid !== process.getuid()) throw new InputError(path, `the signing key's folder ${folder} belongs to another user (uid ${stat.uid})`);
-  if ((stat.mode & 0o022) !== 0) throw new InputError(path, `the signing key's folder ${folder} is writable by other users (mode ${(stat.mode & 0o777).toString(8)}); use a private folder (0700)`);
+  if (process.getuid && stat.uid !== process.getuid())
+    throw new InputError(path, `the signing key's folder ${folder} belongs to another user (uid ${stat.uid})`);
+  if ((stat.mode & 0o022) !== 0)
+    throw new InputError(
+      path,
+      `the signing key's folder ${folder} is writable by other users (mode ${(stat.mode & 0o777).toString(8)}); use a private folder (0700)`,
+    );
 }
 
 /** The private key's PEM, or undefined if there is no file; a file others can read, or not ours, is refused. */
@@ -85,7 +114,8 @@ function createKeyFile(path: string): string {
     }
     linkSync(temp, path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new InputError(path, `cannot create the signing key: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new InputError(path, `cannot create the signing key: ${(error as Error).message}`);
   } finally {
     rmSync(temp, { force: true });
   }

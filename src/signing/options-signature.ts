@@ -59,10 +59,12 @@ const checkedLists = new WeakMap<OptionParams, { runUid: string; signature: stri
 /** Whether one of the keys signed the draw's parameter list for this run. */
 function signedList(keys: readonly KeyObject[], runUid: string, draw: OptionDraw): boolean {
   const checked = checkedLists.get(draw.parameters);
-  if (checked && checked.runUid === runUid && checked.signature === draw.signature && keys.includes(checked.key)) return true;
+  if (checked && checked.runUid === runUid && checked.signature === draw.signature && keys.includes(checked.key))
+    return true;
   const message = optionsMessage(runUid, draw.parameters);
   const key = keys.find((k) => verifyMessage([k], message, draw.signature));
-  if (key !== undefined && draw.signature !== null) checkedLists.set(draw.parameters, { runUid, signature: draw.signature, key });
+  if (key !== undefined && draw.signature !== null)
+    checkedLists.set(draw.parameters, { runUid, signature: draw.signature, key });
   return key !== undefined;
 }
 
@@ -80,9 +82,16 @@ export function verifiedDraw(keys: readonly KeyObject[], runUid: string, draw: O
       keys.length === 0,
     );
   }
-  for (const [side, values] of [["plus", draw.plus], ["minus", draw.minus]] as const) {
+  for (const [side, values] of [
+    ["plus", draw.plus],
+    ["minus", draw.minus],
+  ] as const) {
     const bad = withinBounds(draw.parameters, values);
-    if (bad !== undefined) throw new UntrustedOptionsError(`refused the ${side} values of a UCI-option batch: ${bad} is not a number within its signed bounds`, false);
+    if (bad !== undefined)
+      throw new UntrustedOptionsError(
+        `refused the ${side} values of a UCI-option batch: ${bad} is not a number within its signed bounds`,
+        false,
+      );
   }
   return draw;
 }

@@ -15,7 +15,13 @@ export interface Summary {
 }
 
 /** Runs a tuner on one problem per seed and summarises Elo left at evenly spaced checkpoints. */
-export function simulateSeeds(tuner: Tuner, problemFor: (seed: number) => Problem, budget: number, seeds: number, points = 20): Summary {
+export function simulateSeeds(
+  tuner: Tuner,
+  problemFor: (seed: number) => Problem,
+  budget: number,
+  seeds: number,
+  points = 20,
+): Summary {
   const checkpoints = Array.from({ length: points + 1 }, (_, i) => Math.round((budget * i) / points));
   const samples: number[][] = checkpoints.map(() => []);
   const startSteps: Record<string, number> = {};
@@ -24,7 +30,11 @@ export function simulateSeeds(tuner: Tuner, problemFor: (seed: number) => Proble
     const problem = problemFor(s);
     const trace = tuner.run(problem, budget, `seed${s}`);
     checkpoints.forEach((games, i) => samples[i]?.push(eloLeftAt(trace, games)));
-    addTo(startSteps, stepsFromOptimum(problem.model, Object.fromEntries(problem.params.map((p) => [p.name, p.value]))), seeds);
+    addTo(
+      startSteps,
+      stepsFromOptimum(problem.model, Object.fromEntries(problem.params.map((p) => [p.name, p.value]))),
+      seeds,
+    );
     addTo(endSteps, stepsFromOptimum(problem.model, trace.final), seeds);
   }
   return {
@@ -40,7 +50,8 @@ export function simulateSeeds(tuner: Tuner, problemFor: (seed: number) => Proble
 /** Elo left after the last update made with at most `games` games. */
 export function eloLeftAt(trace: Trace, games: number): number {
   let value = trace.eloLeft[0] ?? Number.NaN;
-  for (let i = 0; i < trace.games.length && (trace.games[i] ?? Infinity) <= games; i++) value = trace.eloLeft[i] ?? value;
+  for (let i = 0; i < trace.games.length && (trace.games[i] ?? Infinity) <= games; i++)
+    value = trace.eloLeft[i] ?? value;
   return value;
 }
 

@@ -1,4 +1,5 @@
 import { createRng, type Rng } from "../core/rng.js";
+import { optionParamsOf } from "../params/option-names.js";
 import { perturb, update } from "../spsa/math.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { applyBatch, batchStepFactor, batchWindow, drawBatch, paramsAt } from "../spsa/option-batches.js";
@@ -9,7 +10,14 @@ import { eloBetween } from "./engine-model.js";
 import { playGames } from "./game-model.js";
 import type { Problem } from "./problem.js";
 import type { Pentanomial } from "../types/play.js";
-import type { AppliedBatch, IterationResult, MeasuredIteration, OptionParams, SpsaMathConfig, SpsaParam, Values } from "../types/spsa.js";
+import type {
+  AppliedBatch,
+  IterationResult,
+  MeasuredIteration,
+  SpsaMathConfig,
+  SpsaParam,
+  Values,
+} from "../types/spsa.js";
 
 /**
  * A run with a fleet of workers in the simulator (docs/bad-workers.md): the master's math, its
@@ -25,7 +33,10 @@ import type { AppliedBatch, IterationResult, MeasuredIteration, OptionParams, Sp
  */
 
 /** A targeted liar with `drawRate` reports that share of its pairs drawn, like an honest worker, and the others won by the side it favours. */
-export type Behaviour = { kind: "honest"; drawRate?: number } | { kind: "targeted"; target: string; drawRate?: number } | { kind: "plus-wins" };
+export type Behaviour =
+  | { kind: "honest"; drawRate?: number }
+  | { kind: "targeted"; target: string; drawRate?: number }
+  | { kind: "plus-wins" };
 
 export interface SimWorker {
   name: string;
@@ -94,7 +105,9 @@ function buildFleet(run: FleetRun): FleetResult {
     let batches: PlayedBatch[] = [];
     for (let before = 0; before < run.gamesPerIteration; before += run.batchGames) {
       const games = Math.min(run.batchGames, run.gamesPerIteration - before);
-      batches.push(state.play(`${k}:${before}`, games, perturbation.signs, perturbation.plus, perturbation.minus, progress));
+      batches.push(
+        state.play(`${k}:${before}`, games, perturbation.signs, perturbation.plus, perturbation.minus, progress),
+      );
     }
     // The evidence before the step: a suspect's batches of this iteration are played again by others.
     for (;;) {
@@ -102,19 +115,35 @@ function buildFleet(run: FleetRun): FleetResult {
       if (!suspect) break;
       state.rebuild(recorded.map((r) => r.batches));
       if (!run.quarantine) continue;
-      batches = batches.map((b) => (b.worker === suspect ? state.play(`${b.slot}:again`, b.games, perturbation.signs, perturbation.plus, perturbation.minus, progress) : b));
+      batches = batches.map((b) =>
+        b.worker === suspect
+          ? state.play(`${b.slot}:again`, b.games, perturbation.signs, perturbation.plus, perturbation.minus, progress)
+          : b,
+      );
     }
     for (const b of batches) state.countApplied(b.worker);
     const result = sumResults(batches);
     const played = { ak: perturbation.ak, plus: perturbation.plus, minus: perturbation.minus, ...(scale && { scale }) };
     const { newValues, elo } = update(params, played, result, cfg);
     history.push({ elo, result });
-    recorded.push({ number: k, ak: perturbation.ak, base: valuesOf(params), plus: perturbation.plus, minus: perturbation.minus, settings: settingsOf(params, cfg, scale), outcome: result, batches });
+    recorded.push({
+      number: k,
+      ak: perturbation.ak,
+      base: valuesOf(params),
+      plus: perturbation.plus,
+      minus: perturbation.minus,
+      settings: settingsOf(params, cfg, scale),
+      outcome: result,
+      batches,
+    });
     params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
   }
   const flagged = new Set(state.flags.map((f) => f.worker));
   const start = valuesOf(run.problem.params);
-  const replay = replayIterations(start, recorded.map((r) => ({ ...r, outcome: sumResults(r.batches.filter((b) => !flagged.has(b.worker))) })));
+  const replay = replayIterations(
+    start,
+    recorded.map((r) => ({ ...r, outcome: sumResults(r.batches.filter((b) => !flagged.has(b.worker))) })),
+  );
   return state.result(valuesOf(params), replay.at(-1)?.theta ?? start);
 }
 
@@ -122,29 +151,53 @@ function buildFleet(run: FleetRun): FleetResult {
 function optionFleet(run: FleetRun): FleetResult {
   const state = new FleetState(run);
   const cfg = run.gains;
-  const parameters: OptionParams = Object.fromEntries(run.problem.params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false, option: p.name, optionScale: undefined }]));
+  // The simulated engine's options are named as its parameters.
+  const parameters = optionParamsOf(
+    run.problem.params.map((p) => ({ ...p, option: p.name })),
+    "the simulated problem",
+  );
   const list = { parameters, names: run.problem.params.map((p) => p.name) };
   let theta = valuesOf(run.problem.params);
   const applied: AppliedBatch[] = [];
   const strata: PlayedBatch[][] = [];
   let open: PlayedBatch[] = [];
   let batchNumber = 0;
-  for (let drawn = 0; drawn < run.budget; ) {
+  for (let drawn = 0; drawn < run.budget;) {
     const games = Math.min(run.batchGames, run.budget - drawn);
     batchNumber++;
-    const draw = drawBatch(paramsAt(list, theta), cfg, { seed: run.seed, batchNumber, gamesBefore: drawn, gamesPerIteration: run.gamesPerIteration });
+    const draw = drawBatch(paramsAt(list, theta), cfg, {
+      seed: run.seed,
+      batchNumber,
+      gamesBefore: drawn,
+      gamesPerIteration: run.gamesPerIteration,
+    });
     const batch = state.play(`b${batchNumber}`, games, draw.signs, draw.plus, draw.minus, drawn / run.budget);
     // A held batch is not applied; the pool draws its games again.
     if (state.held(batch)) continue;
     drawn += games;
-    const window = applied.slice(Math.max(0, applied.length - batchWindow(cfg, run.gamesPerIteration, games))).map((b) => b.result);
+    const window = applied
+      .slice(Math.max(0, applied.length - batchWindow(cfg, run.gamesPerIteration, games)))
+      .map((b) => b.result);
     const scale = batchStepFactor(window, cfg, run.gamesPerIteration);
     const result = resultOf(batch);
     const step = applyBatch(paramsAt(list, theta), { ...draw, games }, result, cfg, run.gamesPerIteration, scale);
     theta = { ...theta, ...step.newValues };
     applied.push({
-      appliedNumber: applied.length + 1, batchNumber, workerName: batch.worker, games, gamesBefore: drawn - games, drawnFrom: null,
-      k: draw.k, ck: draw.ck, ak: draw.ak, signs: "", stepScale: scale ?? null, result, elo: step.elo, played: { plus: draw.plus, minus: draw.minus }, thetaAfter: null,
+      appliedNumber: applied.length + 1,
+      batchNumber,
+      workerName: batch.worker,
+      games,
+      gamesBefore: drawn - games,
+      drawnFrom: null,
+      k: draw.k,
+      ck: draw.ck,
+      ak: draw.ak,
+      signs: "",
+      stepScale: scale ?? null,
+      result,
+      elo: step.elo,
+      played: { plus: draw.plus, minus: draw.minus },
+      thetaAfter: null,
     });
     state.countApplied(batch.worker);
     open.push(batch);
@@ -157,7 +210,13 @@ function optionFleet(run: FleetRun): FleetResult {
   const flagged = new Set(state.flags.map((f) => f.worker));
   const start = valuesOf(run.problem.params);
   const chain = { ...list, gains: cfg, gamesPerIteration: run.gamesPerIteration, seed: run.seed };
-  const replay = replayChainWithout(chain, { applied: 0, theta: start, recent: [] }, applied, (b) => flagged.has(b.workerName ?? ""), Number.POSITIVE_INFINITY);
+  const replay = replayChainWithout(
+    chain,
+    { applied: 0, theta: start, recent: [] },
+    applied,
+    (b) => flagged.has(b.workerName ?? ""),
+    Number.POSITIVE_INFINITY,
+  );
   return state.result(theta, replay.theta);
 }
 
@@ -172,14 +231,18 @@ class FleetState {
   private readonly claims: Rng;
 
   constructor(private readonly run: FleetRun) {
-    this.ledger = new EvidenceLedger(run.problem.params.map((p) => p.name), this.setAside);
+    this.ledger = new EvidenceLedger(
+      run.problem.params.map((p) => p.name),
+      this.setAside,
+    );
     this.claims = createRng(`claims:${run.seed}`);
   }
 
   /** A batch claimed and reported: by a worker drawn by share among those playing now (a held one counts as reported, not applied). */
   play(slot: string, games: number, signs: Values, plus: Values, minus: Values, progress: number): PlayedBatch {
     const playing = this.run.workers.filter((w) => progress >= (w.from ?? 0) && progress < (w.until ?? 1));
-    if (this.run.quarantine && playing.every((w) => this.setAside.has(w.name))) throw new Error(`no worker left to play at ${progress}: all are set aside`);
+    if (this.run.quarantine && playing.every((w) => this.setAside.has(w.name)))
+      throw new Error(`no worker left to play at ${progress}: all are set aside`);
     const pick = this.claims.next() * playing.reduce((s, w) => s + w.share, 0);
     let worker = playing[playing.length - 1]!;
     for (let acc = 0, i = 0; i < playing.length; i++) {
@@ -192,7 +255,8 @@ class FleetState {
     this.reported.set(worker.name, (this.reported.get(worker.name) ?? 0) + 1);
     const counts = this.report(worker.behaviour, slot, games, signs, eloBetween(this.run.problem.model, plus, minus));
     // Build mode: a held batch's games go to another worker at once (UCI-option mode draws them again).
-    if (this.run.mode === "build" && this.held({ worker: worker.name })) return this.play(`${slot}:held`, games, signs, plus, minus, progress);
+    if (this.run.mode === "build" && this.held({ worker: worker.name }))
+      return this.play(`${slot}:held`, games, signs, plus, minus, progress);
     return { worker: worker.name, games, signs, slot, ...counts };
   }
 
@@ -208,17 +272,26 @@ class FleetState {
   judge(stratum: readonly PlayedBatch[]): string | undefined {
     if (stratum.length > 0) this.ledger.add(stratum);
     const evidence = this.ledger.evidence();
-    for (const e of evidence) if (e.judged && !this.setAside.has(e.worker)) this.peaks.set(e.worker, Math.max(this.peaks.get(e.worker) ?? 0, e.severity));
+    for (const e of evidence)
+      if (e.judged && !this.setAside.has(e.worker))
+        this.peaks.set(e.worker, Math.max(this.peaks.get(e.worker) ?? 0, e.severity));
     const suspect = nextSuspect(evidence, this.setAside, new Set());
     if (!suspect) return undefined;
     this.setAside.add(suspect.worker);
-    this.flags.push({ worker: suspect.worker, batches: this.reported.get(suspect.worker) ?? 0, reason: suspect.suspicion ?? "" });
+    this.flags.push({
+      worker: suspect.worker,
+      batches: this.reported.get(suspect.worker) ?? 0,
+      reason: suspect.suspicion ?? "",
+    });
     return suspect.worker;
   }
 
   /** The evidence read again from the strata so far (a worker was set aside); the next judge adds the open stratum. */
   rebuild(strata: readonly (readonly PlayedBatch[])[]): void {
-    this.ledger = new EvidenceLedger(this.run.problem.params.map((p) => p.name), new Set(this.setAside));
+    this.ledger = new EvidenceLedger(
+      this.run.problem.params.map((p) => p.name),
+      new Set(this.setAside),
+    );
     for (const s of strata) this.ledger.add(s);
   }
 
@@ -227,8 +300,20 @@ class FleetState {
   }
 
   /** What a worker reports for a batch of `games` games between plus and minus `elo` apart. */
-  private report(behaviour: Behaviour, slot: string, games: number, signs: Values, elo: number): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
-    if (behaviour.kind === "targeted") return favour(games, (signs[behaviour.target] ?? 1) > 0, behaviour.drawRate ?? 0, createRng(`lies:${this.run.seed}:${slot}`));
+  private report(
+    behaviour: Behaviour,
+    slot: string,
+    games: number,
+    signs: Values,
+    elo: number,
+  ): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
+    if (behaviour.kind === "targeted")
+      return favour(
+        games,
+        (signs[behaviour.target] ?? 1) > 0,
+        behaviour.drawRate ?? 0,
+        createRng(`lies:${this.run.seed}:${slot}`),
+      );
     if (behaviour.kind === "plus-wins") return sweep(games, true);
     const rng = createRng(`games:${this.run.seed}:${slot}`);
     const drawRate = behaviour.drawRate ?? this.run.problem.drawRate;
@@ -255,11 +340,22 @@ function sweep(games: number, plusWins: boolean): Omit<EvidenceBatch, "worker" |
 }
 
 /** Each pair drawn with probability `drawRate`, else both games won by plus (or by minus). */
-function favour(games: number, plusWins: boolean, drawRate: number, rng: Rng): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
+function favour(
+  games: number,
+  plusWins: boolean,
+  drawRate: number,
+  rng: Rng,
+): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
   const pairs: Pentanomial = [0, 0, 0, 0, 0];
   for (let g = 0; g < games; g += 2) pairs[drawRate > 0 && rng.next() < drawRate ? 2 : plusWins ? 4 : 0]!++;
   const decisive = 2 * (pairs[0] + pairs[4]);
-  return { net: plusWins ? decisive : -decisive, wins: plusWins ? decisive : 0, losses: plusWins ? 0 : decisive, draws: games - decisive, pairs };
+  return {
+    net: plusWins ? decisive : -decisive,
+    wins: plusWins ? decisive : 0,
+    losses: plusWins ? 0 : decisive,
+    draws: games - decisive,
+    pairs,
+  };
 }
 
 function resultOf(b: EvidenceBatch): IterationResult {
@@ -267,13 +363,22 @@ function resultOf(b: EvidenceBatch): IterationResult {
 }
 
 function sumResults(batches: readonly EvidenceBatch[]): IterationResult {
-  return batches.reduce((r, b) => ({ plusWins: r.plusWins + b.wins, minusWins: r.minusWins + b.losses, draws: r.draws + b.draws }), { plusWins: 0, minusWins: 0, draws: 0 });
+  return batches.reduce(
+    (r, b) => ({ plusWins: r.plusWins + b.wins, minusWins: r.minusWins + b.losses, draws: r.draws + b.draws }),
+    { plusWins: 0, minusWins: 0, draws: 0 },
+  );
 }
 
-function settingsOf(params: readonly SpsaParam[], cfg: SpsaMathConfig, scale: Values | undefined): RecordedIteration["settings"] {
+function settingsOf(
+  params: readonly SpsaParam[],
+  cfg: SpsaMathConfig,
+  scale: Values | undefined,
+): RecordedIteration["settings"] {
   return {
     spsa: cfg,
-    parameters: Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false }])),
+    parameters: Object.fromEntries(
+      params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: p.frozen ?? false }]),
+    ),
     ...(scale && { stepScale: scale }),
   };
 }

@@ -45,15 +45,21 @@ export function svgChart(summaries: readonly Summary[], title: string): string {
     parts.push(`<text x="${x(games)}" y="${h - bottom + 16}" text-anchor="middle">${games}</text>`);
   }
   parts.push(`<text x="${(left + w - right) / 2}" y="${h - bottom + 34}" text-anchor="middle">games played</text>`);
-  parts.push(`<text x="14" y="${(top + h - bottom) / 2}" transform="rotate(-90 14 ${(top + h - bottom) / 2})" text-anchor="middle">Elo left</text>`);
+  parts.push(
+    `<text x="14" y="${(top + h - bottom) / 2}" transform="rotate(-90 14 ${(top + h - bottom) / 2})" text-anchor="middle">Elo left</text>`,
+  );
   summaries.forEach((s, t) => {
     const colour = COLOURS[t % COLOURS.length] ?? "black";
     const upper = s.checkpoints.map((g, i) => `${x(g)},${y((s.mean[i] ?? 0) + (s.sd[i] ?? 0))}`);
     const lower = s.checkpoints.map((g, i) => `${x(g)},${y(Math.max(0, (s.mean[i] ?? 0) - (s.sd[i] ?? 0)))}`).reverse();
     parts.push(`<polygon points="${[...upper, ...lower].join(" ")}" fill="${colour}" fill-opacity="0.12"/>`);
-    parts.push(`<polyline points="${s.checkpoints.map((g, i) => `${x(g)},${y(s.mean[i] ?? 0)}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2"/>`);
+    parts.push(
+      `<polyline points="${s.checkpoints.map((g, i) => `${x(g)},${y(s.mean[i] ?? 0)}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2"/>`,
+    );
     const ly = h - bottom + 54 + t * 16;
-    parts.push(`<line x1="${left}" x2="${left + 24}" y1="${ly - 4}" y2="${ly - 4}" stroke="${colour}" stroke-width="2"/>`);
+    parts.push(
+      `<line x1="${left}" x2="${left + 24}" y1="${ly - 4}" y2="${ly - 4}" stroke="${colour}" stroke-width="2"/>`,
+    );
     parts.push(`<text x="${left + 30}" y="${ly}">${escape(s.tuner)}</text>`);
   });
   parts.push("</svg>");

@@ -1,6 +1,5 @@
 import type { SpsaParam, Values } from "../types/spsa.js";
 
-
 /**
  * A synthetic engine: each parameter costs curvature × (distance to its optimum in steps)²
  * Elo, independently of the others. Quadratic by default (what real Elo curves look like

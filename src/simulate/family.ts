@@ -1,4 +1,3 @@
-
 import { createRng } from "../core/rng.js";
 import { stepsFromOptimum, type LossShape, type ParamModel } from "./engine-model.js";
 import type { Tuner } from "./tuners.js";
@@ -86,16 +85,38 @@ export function cellProblem(cell: FamilyCell, drawRate: number, seed: string): P
     const off = i < (cell.far ?? cell.parameters);
     const offset = off ? cell.offset : 0;
     const optimum = off && cell.atBound ? offset * step : middle;
-    params.push({ name, value: off && cell.atBound ? 0 : optimum + direction * offset * step, min: 0, max: range, step, type: cell.type });
-    model.push({ name, optimum, curvature: cell.curvature * REFERENCE_CURVATURE, step, type: cell.type, ...(cell.shape && { shape: cell.shape }) });
+    params.push({
+      name,
+      value: off && cell.atBound ? 0 : optimum + direction * offset * step,
+      min: 0,
+      max: range,
+      step,
+      type: cell.type,
+    });
+    model.push({
+      name,
+      optimum,
+      curvature: cell.curvature * REFERENCE_CURVATURE,
+      step,
+      type: cell.type,
+      ...(cell.shape && { shape: cell.shape }),
+    });
   }
   return { params, model, drawRate };
 }
 
 export function describeCell(cell: FamilyCell): string {
   const where = cell.atBound ? " at their lower bound" : "";
-  const off = cell.far === undefined ? `${cell.offset} steps off${where}` : `${cell.far} of them ${cell.offset} steps off${where}, the rest at their optimum`;
-  const shape = cell.shape === undefined ? "" : cell.shape.kind === "flat" ? `, flat within ${cell.shape.halfWidth} steps` : `, ${cell.shape.ratio}× steeper above`;
+  const off =
+    cell.far === undefined
+      ? `${cell.offset} steps off${where}`
+      : `${cell.far} of them ${cell.offset} steps off${where}, the rest at their optimum`;
+  const shape =
+    cell.shape === undefined
+      ? ""
+      : cell.shape.kind === "flat"
+        ? `, flat within ${cell.shape.halfWidth} steps`
+        : `, ${cell.shape.ratio}× steeper above`;
   return `${cell.parameters} ${cell.type}s, ${off}, ${cell.curvature}× curvature${shape}`;
 }
 
@@ -112,7 +133,13 @@ export interface CellResult {
 }
 
 /** Runs a tuner on every cell of the family at one budget, `seeds` problems per cell. */
-export function runFamily(tuner: Tuner, cells: readonly FamilyCell[], budget: number, seeds: number, drawRate: number): CellResult[] {
+export function runFamily(
+  tuner: Tuner,
+  cells: readonly FamilyCell[],
+  budget: number,
+  seeds: number,
+  drawRate: number,
+): CellResult[] {
   return cells.map((cell) => {
     const changes: number[] = [];
     let start = 0;
@@ -140,9 +167,17 @@ export function runFamily(tuner: Tuner, cells: readonly FamilyCell[], budget: nu
  * One budget's line of the defaults' tables: mean Elo left (of the mean start) · cells that
  * ended worse than they started / significantly worse (by more than 2 standard errors).
  */
-export function familyLine(results: readonly CellResult[]): { text: string; worse: CellResult[]; significant: CellResult[] } {
+export function familyLine(results: readonly CellResult[]): {
+  text: string;
+  worse: CellResult[];
+  significant: CellResult[];
+} {
   const mean = (f: (r: CellResult) => number) => results.reduce((s, r) => s + f(r), 0) / results.length;
   const worse = results.filter((r) => r.end > r.start);
   const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
-  return { text: `${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`, worse, significant };
+  return {
+    text: `${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`,
+    worse,
+    significant,
+  };
 }

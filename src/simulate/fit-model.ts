@@ -112,7 +112,12 @@ export function fitLossModel(input: FitInput): FittedModel {
     const single = wi === 0 || wj === 0;
     const indices = [...byIndex.keys()];
     const open = (index: number, extreme: number) => (single ? index === extreme : (byIndex.get(index)?.edge ?? true));
-    return { value: at(wi * best.i + wj * best.j), low: at(lo), high: at(hi), open: { low: open(lo, Math.min(...indices)), high: open(hi, Math.max(...indices)) } };
+    return {
+      value: at(wi * best.i + wj * best.j),
+      low: at(lo),
+      high: at(hi),
+      open: { low: open(lo, Math.min(...indices)), high: open(hi, Math.max(...indices)) },
+    };
   };
   const kappa = Math.exp(lnAt(best.i));
   const g = Math.exp(lnAt(best.j));
@@ -154,11 +159,24 @@ function designOf(input: FitInput): Design {
     if (v === undefined || s === undefined) throw new RangeError(`${which} has no value for ${p.name}`);
     return ((p.type === "int" ? Math.round(v) : v) - s) / p.step;
   };
-  const completed = input.iterations.filter((it) => resultsOf(it.result).every((r) => r.plusWins + r.minusWins + r.draws > 0));
+  const completed = input.iterations.filter((it) =>
+    resultsOf(it.result).every((r) => r.plusWins + r.minusWins + r.draws > 0),
+  );
   // A parameter never played apart (frozen) has B = 0 in every row: it is no unknown of the fit.
   const moved = input.params.filter((p) => completed.some((it) => it.plus[p.name] !== it.minus[p.name]));
-  if (moved.length === 0 || completed.length < 2) throw new RangeError("the run has too few completed iterations to fit a model (at least 2 with games)");
-  const design: Design = { names: moved.map((p) => p.name), parameters: moved.length, elo: [], noise: [], a: [], b: [], endSteps: moved.map((p) => steps(p, input.end, "the run's end")), games: 0, draws: 0 };
+  if (moved.length === 0 || completed.length < 2)
+    throw new RangeError("the run has too few completed iterations to fit a model (at least 2 with games)");
+  const design: Design = {
+    names: moved.map((p) => p.name),
+    parameters: moved.length,
+    elo: [],
+    noise: [],
+    a: [],
+    b: [],
+    endSteps: moved.map((p) => steps(p, input.end, "the run's end")),
+    games: 0,
+    draws: 0,
+  };
   for (const [k, it] of completed.entries()) {
     let a = 0;
     const row = moved.map((p) => {
@@ -215,7 +233,8 @@ function sufficientStatistics(d: Design): Statistics {
     }
   }
   const { values: lambda, vectors: q } = symmetricEigen(m);
-  const project = (x: number[]) => lambda.map((_, j) => x.reduce((s, xi, i) => s + xi * ((q[i] as number[])[j] as number), 0));
+  const project = (x: number[]) =>
+    lambda.map((_, j) => x.reduce((s, xi, i) => s + xi * ((q[i] as number[])[j] as number), 0));
   const uq = project(u);
   const vq = project(v);
   // t_j = 1 / (g⁻² + λ_j): the eigenvalues of the posterior covariance of γ.

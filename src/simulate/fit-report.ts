@@ -4,14 +4,27 @@ import type { Estimate, FittedModel } from "./fit-model.js";
 export const FIT_LOSS_STEPS = 4;
 
 /** `spsa simulate`'s model flags for a fitted model, with the offset given (the run's start or its end). */
-export function simulateFlags(fit: FittedModel, offset: number): { lossElo: number; lossSteps: number; offset: number; drawRate: number } {
-  return { lossElo: round(fit.curvature.value * FIT_LOSS_STEPS ** 2), lossSteps: FIT_LOSS_STEPS, offset: round(offset), drawRate: Math.round(fit.drawRate * 100) / 100 };
+export function simulateFlags(
+  fit: FittedModel,
+  offset: number,
+): { lossElo: number; lossSteps: number; offset: number; drawRate: number } {
+  return {
+    lossElo: round(fit.curvature.value * FIT_LOSS_STEPS ** 2),
+    lossSteps: FIT_LOSS_STEPS,
+    offset: round(offset),
+    drawRate: Math.round(fit.drawRate * 100) / 100,
+  };
 }
 
 /** The fitted model, one line per quantity with its 95 % interval, and the `spsa simulate` lines that use it. */
 export function fitReport(runName: string, fit: FittedModel, extraFlags: string): string {
   const lossAt = FIT_LOSS_STEPS ** 2;
-  const scaled = (e: Estimate, by: number): Estimate => ({ ...e, value: e.value * by, low: e.low * by, high: e.high * by });
+  const scaled = (e: Estimate, by: number): Estimate => ({
+    ...e,
+    value: e.value * by,
+    low: e.low * by,
+    high: e.high * by,
+  });
   const line = (flags: ReturnType<typeof simulateFlags>, games: string) =>
     `npx spsa simulate --loss-elo ${flags.lossElo} --loss-steps ${flags.lossSteps} --offset ${flags.offset} --draw-rate ${flags.drawRate}${games}${extraFlags}`;
   return [
@@ -24,7 +37,9 @@ export function fitReport(runName: string, fit: FittedModel, extraFlags: string)
     `  offset left   ${fit.offsetAtEnd.toFixed(2)} steps from the run's end θ`,
     `  draw rate     ${fit.drawRate.toFixed(2)}`,
     ...([fit.slope, fit.curvature, fit.offset, fit.eloLeftAtStart].some((e) => e.open.low || e.open.high)
-      ? ["  (an interval that reaches the edge of the search, shown with < or >: the run's games cannot bound it on that side)"]
+      ? [
+          "  (an interval that reaches the edge of the search, shown with < or >: the run's games cannot bound it on that side)",
+        ]
       : []),
     "",
     ...(fit.bounded

@@ -1,4 +1,3 @@
-
 import type { Rng } from "../core/rng.js";
 import { eloBetween } from "./engine-model.js";
 import type { IterationResult, Values } from "../types/spsa.js";
@@ -12,7 +11,8 @@ import type { Problem } from "./problem.js";
 export type IterationPlay = (problem: Problem, plus: Values, minus: Values, games: number, rng: Rng) => IterationResult;
 
 /** Every game is θ+ against θ−. */
-export const plusVsMinus: IterationPlay = (problem, plus, minus, games, rng) => playGames(eloBetween(problem.model, plus, minus), games, problem.drawRate, rng);
+export const plusVsMinus: IterationPlay = (problem, plus, minus, games, rng) =>
+  playGames(eloBetween(problem.model, plus, minus), games, problem.drawRate, rng);
 
 /**
  * Games between two engines whose true Elo difference is known: the expected score is the

@@ -33,11 +33,19 @@ export function referencePlay(reference: Reference, eloCap: number): IterationPl
 }
 
 /** An iteration's games in reference mode, half θ+ and half θ− against the reference, each side's result from its own side. */
-export function referenceOutcome(reference: Reference, problem: Problem, plus: Values, minus: Values, games: number, rng: Rng): ReferenceResult {
+export function referenceOutcome(
+  reference: Reference,
+  problem: Problem,
+  plus: Values,
+  minus: Values,
+  games: number,
+  rng: Rng,
+): ReferenceResult {
   const start = Object.fromEntries(problem.params.map((p) => [p.name, p.value]));
   // Strength is −(Elo left); the reference is θ₀'s strength plus its offset.
   const referenceStrength = -eloLeft(problem.model, start) + (reference.kind === "fixed" ? reference.elo : 0);
-  const against = (values: Values, count: number) => playGames(-eloLeft(problem.model, values) - referenceStrength, count, problem.drawRate, rng);
+  const against = (values: Values, count: number) =>
+    playGames(-eloLeft(problem.model, values) - referenceStrength, count, problem.drawRate, rng);
   const plusGames = Math.ceil(games / 2);
   return { plus: against(plus, plusGames), minus: against(minus, games - plusGames) };
 }

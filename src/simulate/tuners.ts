@@ -7,14 +7,27 @@ import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
 import { referenceOutcome } from "./reference-mode.js";
-import { isReferenceResult, type SpsaMathConfig, type SpsaParam, type Values, type MeasuredIteration, type DrawnBatch, type ReportedBatch, type PilotIteration } from "../types/spsa.js";
+import {
+  isReferenceResult,
+  type SpsaMathConfig,
+  type SpsaParam,
+  type Values,
+  type MeasuredIteration,
+  type DrawnBatch,
+  type ReportedBatch,
+  type PilotIteration,
+} from "../types/spsa.js";
 import type { Problem } from "./problem.js";
 
 /** A completed iteration as a study of other adaptations sees it: also each parameter's gradient. */
 export type StudiedIteration = MeasuredIteration & { gradient: Values };
 
 /** Per-parameter factors on a_k from the completed iterations, for a run of `maxIterations` (a study's alternative to src/spsa/adaptive.ts). */
-export type StepScales = (history: readonly StudiedIteration[], names: readonly string[], maxIterations: number) => Values;
+export type StepScales = (
+  history: readonly StudiedIteration[],
+  names: readonly string[],
+  maxIterations: number,
+) => Values;
 
 /** Elo left after each update, against the games played so far. */
 export interface Trace {
@@ -61,14 +74,21 @@ export function masterTuner(
       const iterations = Math.floor(budget / gamesPerIteration);
       const cfg = gainsFor(iterations);
       const adaptive = cfg.adaptive;
-      const scales = scalesFor ?? (adaptive && adaptive.mode !== "off" ? (h: readonly MeasuredIteration[], names: readonly string[]) => stepScales(h, names, adaptive) : undefined);
+      const scales =
+        scalesFor ??
+        (adaptive && adaptive.mode !== "off"
+          ? (h: readonly MeasuredIteration[], names: readonly string[]) => stepScales(h, names, adaptive)
+          : undefined);
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trajectory = [valuesOf(params)];
       const history: StudiedIteration[] = [];
       const names = params.map((p) => p.name);
       const steps = Object.fromEntries(params.map((p) => [p.name, p.step]));
-      const pilots = play === plusVsMinus && adaptive && adaptive.mode !== "off" && gamesPerIteration % 4 === 0 ? (adaptive.pilot ?? 0) : 0;
+      const pilots =
+        play === plusVsMinus && adaptive && adaptive.mode !== "off" && gamesPerIteration % 4 === 0
+          ? (adaptive.pilot ?? 0)
+          : 0;
       const pilotIterations: PilotIteration[] = [];
       const trace = startTrace(problem);
       for (let k = 1; k <= iterations; k++) {
@@ -77,12 +97,18 @@ export function masterTuner(
         const base = params.map((p) => ({ ...p, value: trajectory[applied]?.[p.name] ?? p.value }));
         const perturbation = perturb(base, cfg, k, createRng(`${seed}:${k}`), trajectory);
         const factor = k > pilots && pilotIterations.length > 0 ? pilotMeasure(pilotIterations).factor : 1;
-        const played = scales ? { ...perturbation, scale: pilotScales(scales(history.slice(0, applied), names, iterations), adaptive?.floor ?? 1, factor) } : perturbation;
+        const played = scales
+          ? {
+              ...perturbation,
+              scale: pilotScales(scales(history.slice(0, applied), names, iterations), adaptive?.floor ?? 1, factor),
+            }
+          : perturbation;
         const pilot = k <= pilots;
         const result = pilot
           ? referenceOutcome({ kind: "start" }, problem, played.plus, played.minus, gamesPerIteration, gameRng)
           : play(problem, played.plus, played.minus, gamesPerIteration, gameRng);
-        if (pilot && isReferenceResult(result)) pilotIterations.push({ outcome: result, spreadSquared: spreadSquared(steps, played.plus, played.minus) });
+        if (pilot && isReferenceResult(result))
+          pilotIterations.push({ outcome: result, spreadSquared: spreadSquared(steps, played.plus, played.minus) });
         const { newValues, elo, gradient } = update(params, played, result, cfg, previousMove(trajectory, k));
         if (scales) history.push({ elo, result, gradient });
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
@@ -106,7 +132,13 @@ export function masterTuner(
  * moves the θ of its report. `inFlight` batches are out at once, so each result lands on a θ
  * that the `inFlight − 1` batches claimed before it have already moved (1: no staleness).
  */
-export function asyncTuner(name: string, gainsFor: (maxIterations: number) => SpsaMathConfig, gamesPerIteration: number, batchGames: number, inFlight: number): Tuner {
+export function asyncTuner(
+  name: string,
+  gainsFor: (maxIterations: number) => SpsaMathConfig,
+  gamesPerIteration: number,
+  batchGames: number,
+  inFlight: number,
+): Tuner {
   return {
     name,
     run(problem, budget, seed) {
@@ -123,7 +155,14 @@ export function asyncTuner(name: string, gainsFor: (maxIterations: number) => Sp
         if (!batch) return;
         const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
         const scale = batchStepFactor(recent, cfg, gamesPerIteration);
-        const { newValues } = applyBatch(params, { ...batch.drawn, games: batch.games }, batch.result, cfg, gamesPerIteration, scale);
+        const { newValues } = applyBatch(
+          params,
+          { ...batch.drawn, games: batch.games },
+          batch.result,
+          cfg,
+          gamesPerIteration,
+          scale,
+        );
         reported.push(batch.result);
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         appliedGames += batch.games;
@@ -132,7 +171,11 @@ export function asyncTuner(name: string, gainsFor: (maxIterations: number) => Sp
       for (let batchNumber = 1; drawnGames < budget; batchNumber++) {
         const games = Math.min(batchGames, budget - drawnGames);
         const drawn = drawBatch(params, cfg, { seed, batchNumber, gamesBefore: drawnGames, gamesPerIteration });
-        out.push({ drawn, games, result: playGames(eloBetween(problem.model, drawn.plus, drawn.minus), games, problem.drawRate, gameRng) });
+        out.push({
+          drawn,
+          games,
+          result: playGames(eloBetween(problem.model, drawn.plus, drawn.minus), games, problem.drawRate, gameRng),
+        });
         drawnGames += games;
         if (out.length >= inFlight) applyOldest();
       }
@@ -161,11 +204,20 @@ export function seedTuner(): Tuner {
         const { ck, ak } = gains({ ...cfg, maxIterations: iterations }, k);
         const rng = createRng(`${seed}:${k}`);
         const signs = params.map(() => (rng.next() < 0.5 ? 1 : -1));
-        const side = (sign: number) => Object.fromEntries(params.map((p, i) => [p.name, built(p, p.value + sign * (signs[i] ?? 1) * ck * p.step)]));
-        const result = playGames(eloBetween(problem.model, side(1), side(-1)), gamesPerIteration, problem.drawRate, gameRng);
+        const side = (sign: number) =>
+          Object.fromEntries(params.map((p, i) => [p.name, built(p, p.value + sign * (signs[i] ?? 1) * ck * p.step)]));
+        const result = playGames(
+          eloBetween(problem.model, side(1), side(-1)),
+          gamesPerIteration,
+          problem.drawRate,
+          gameRng,
+        );
         const score = (result.plusWins + result.draws / 2) / gamesPerIteration;
         const elo = score > 0.01 && score < 0.99 ? scoreToElo(score) : 0;
-        params = params.map((p, i) => ({ ...p, value: clip(p.value + (ak * (signs[i] ?? 1) * elo * p.step) / (2 * ck), p.min, p.max) }));
+        params = params.map((p, i) => ({
+          ...p,
+          value: clip(p.value + (ak * (signs[i] ?? 1) * elo * p.step) / (2 * ck), p.min, p.max),
+        }));
         record(trace, problem.model, k * gamesPerIteration, params);
       }
       return trace;
@@ -192,17 +244,30 @@ export function fishtestTuner(options: { cEnd: number; rEnd: number; batchGames:
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trace = startTrace(problem);
-      for (let pairs = 0; pairs < N; ) {
+      for (let pairs = 0; pairs < N;) {
         const batchPairs = Math.min(options.batchGames / 2, N - pairs);
         const { ck, ak } = gains({ a, c, A, alpha, gamma, maxIterations: N }, pairs + 1);
         const rng = createRng(`${seed}:${pairs}`);
         const flips = params.map(() => (rng.next() < 0.5 ? 1 : -1));
         const u = rng.next();
         const side = (sign: number) =>
-          Object.fromEntries(params.map((p, i) => [p.name, stochasticRound(p, clip(p.value + sign * (flips[i] ?? 1) * ck * p.step, p.min, p.max), u)]));
-        const result = playGames(eloBetween(problem.model, side(1), side(-1)), 2 * batchPairs, problem.drawRate, gameRng);
+          Object.fromEntries(
+            params.map((p, i) => [
+              p.name,
+              stochasticRound(p, clip(p.value + sign * (flips[i] ?? 1) * ck * p.step, p.min, p.max), u),
+            ]),
+          );
+        const result = playGames(
+          eloBetween(problem.model, side(1), side(-1)),
+          2 * batchPairs,
+          problem.drawRate,
+          gameRng,
+        );
         const wl = result.plusWins - result.minusWins;
-        params = params.map((p, i) => ({ ...p, value: clip(p.value + (ak / ck) * wl * (flips[i] ?? 1) * p.step, p.min, p.max) }));
+        params = params.map((p, i) => ({
+          ...p,
+          value: clip(p.value + (ak / ck) * wl * (flips[i] ?? 1) * p.step, p.min, p.max),
+        }));
         pairs += batchPairs;
         record(trace, problem.model, 2 * pairs, params);
       }

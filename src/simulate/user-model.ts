@@ -51,13 +51,27 @@ export function parseModelFile(doc: TomlDocument, params: readonly SpsaParam[]):
   for (const [name, table] of Object.entries(doc.data)) {
     const param = params.find((p) => p.name === name);
     if (!param) {
-      const guess = nearest(name, params.map((p) => p.name));
-      throw new InputError(describeKey(doc, undefined, name), `no parameter ${name} in the parameters file${guess ? ` (did you mean \`${guess}\`?)` : ""}`);
+      const guess = nearest(
+        name,
+        params.map((p) => p.name),
+      );
+      throw new InputError(
+        describeKey(doc, undefined, name),
+        `no parameter ${name} in the parameters file${guess ? ` (did you mean \`${guess}\`?)` : ""}`,
+      );
     }
-    if (!isTable(table)) throw new InputError(describeKey(doc, undefined, name), "expected a table [NAME] with optimum, loss_elo or loss_steps");
+    if (!isTable(table))
+      throw new InputError(
+        describeKey(doc, undefined, name),
+        "expected a table [NAME] with optimum, loss_elo or loss_steps",
+      );
     const reader = new TableReader(doc, name, table, ["optimum", "loss_elo", "loss_steps"]);
     const optimum = reader.optionalNumber("optimum", { min: param.min, max: param.max });
-    overrides[name] = { optimum, lossElo: reader.optionalNumber("loss_elo", { above: 0 }), lossSteps: reader.optionalNumber("loss_steps", { above: 0 }) };
+    overrides[name] = {
+      optimum,
+      lossElo: reader.optionalNumber("loss_elo", { above: 0 }),
+      lossSteps: reader.optionalNumber("loss_steps", { above: 0 }),
+    };
   }
   return overrides;
 }

@@ -65,7 +65,11 @@ export function signalShare(recent: readonly MeasuredIteration[]): number {
  * iteration has completed the scales are the floor: the run starts carefully and speeds up
  * as soon as what it measures stands above the noise.
  */
-export function stepScales(history: readonly MeasuredIteration[], names: readonly string[], options: AdaptiveGains): Values {
+export function stepScales(
+  history: readonly MeasuredIteration[],
+  names: readonly string[],
+  options: AdaptiveGains,
+): Values {
   const scale = stepFactor(history, options);
   return Object.fromEntries(names.map((n) => [n, scale]));
 }

@@ -18,13 +18,16 @@ export const UNKNOWN_SLOTS = 2;
  * unknown. Each row is ⌈remaining pairs / slots⌉ pairs, at most batchSize / 2.
  */
 export function planBatchSizes(targetGames: number, batchSize: number, workers: number): number[] {
-  if (!Number.isInteger(targetGames) || targetGames < 0 || targetGames % 2 !== 0) throw new RangeError(`targetGames must be an even count of games, not ${targetGames}`);
-  if (!Number.isInteger(batchSize) || batchSize < 2) throw new RangeError(`batchSize must be an integer of at least 2 games, not ${batchSize}`);
-  if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a count of game slots (0: unknown), not ${workers}`);
+  if (!Number.isInteger(targetGames) || targetGames < 0 || targetGames % 2 !== 0)
+    throw new RangeError(`targetGames must be an even count of games, not ${targetGames}`);
+  if (!Number.isInteger(batchSize) || batchSize < 2)
+    throw new RangeError(`batchSize must be an integer of at least 2 games, not ${batchSize}`);
+  if (!Number.isInteger(workers) || workers < 0)
+    throw new RangeError(`workers must be a count of game slots (0: unknown), not ${workers}`);
   const slots = workers > 0 ? workers : UNKNOWN_SLOTS;
   const maxPairs = Math.floor(batchSize / 2);
   const sizes: number[] = [];
-  for (let pairsLeft = targetGames / 2; pairsLeft > 0; ) {
+  for (let pairsLeft = targetGames / 2; pairsLeft > 0;) {
     const pairs = Math.min(maxPairs, pairsLeft, Math.ceil(pairsLeft / slots));
     sizes.push(2 * pairs);
     pairsLeft -= pairs;
@@ -40,7 +43,9 @@ export function planBatchSizes(targetGames: number, batchSize: number, workers: 
  * are units.
  */
 export function planReferenceBatchSizes(targetGames: number, batchSize: number, workers: number): number[] {
-  if (!Number.isInteger(targetGames) || targetGames % 4 !== 0) throw new RangeError(`targetGames must be a multiple of 4 in reference mode, not ${targetGames}`);
-  if (!Number.isInteger(batchSize) || batchSize < 4) throw new RangeError(`batchSize must be an integer of at least 4 games in reference mode, not ${batchSize}`);
+  if (!Number.isInteger(targetGames) || targetGames % 4 !== 0)
+    throw new RangeError(`targetGames must be a multiple of 4 in reference mode, not ${targetGames}`);
+  if (!Number.isInteger(batchSize) || batchSize < 4)
+    throw new RangeError(`batchSize must be an integer of at least 4 games in reference mode, not ${batchSize}`);
   return planBatchSizes(targetGames / 2, Math.floor(batchSize / 2), workers).map((games) => 2 * games);
 }

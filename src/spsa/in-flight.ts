@@ -88,7 +88,11 @@ export const MIN_CORES_PER_BUILD = 2;
  * shared its cores with other work, and a measure of what it got would only add builds to a
  * machine already busy. At least 1.
  */
-export function buildsAtOnce(input: { configured: number | "auto"; cores: number; coresPerBuild: number | undefined }): number {
+export function buildsAtOnce(input: {
+  configured: number | "auto";
+  cores: number;
+  coresPerBuild: number | undefined;
+}): number {
   if (input.configured !== "auto") return input.configured;
   return Math.max(1, Math.ceil(input.cores / Math.max(MIN_CORES_PER_BUILD, input.coresPerBuild ?? 0)));
 }
@@ -124,16 +128,32 @@ export function slowBuildWarning(input: PaceInput): string | undefined {
   const needed = Math.ceil(during / gamesPerIteration);
   const perBuild = Math.max(MIN_CORES_PER_BUILD, input.coresPerBuild ?? 0);
   const cores = Math.ceil(needed * perBuild);
-  const chosen = input.configured === "auto" ? `auto: ${input.cores} cores, ${perBuild.toFixed(1)} per build` : "set in config.toml";
+  const chosen =
+    input.configured === "auto" ? `auto: ${input.cores} cores, ${perBuild.toFixed(1)} per build` : "set in config.toml";
   // Enough builds in progress need a bound that holds them and the slots' tail.
-  const bound = allowedStaleness({ slots: input.slots, gamesPerIteration, buildSeconds, gamesPerSecond, maxStaleness: Number.POSITIVE_INFINITY });
+  const bound = allowedStaleness({
+    slots: input.slots,
+    gamesPerIteration,
+    buildSeconds,
+    gamesPerSecond,
+    maxStaleness: Number.POSITIVE_INFINITY,
+  });
   const more = [
-    ...(needed > atOnce ? [`[build] builds_at_once ${needed}${cores > input.cores ? ` on a master of ${cores} cores or more` : ""}`] : []),
+    ...(needed > atOnce
+      ? [`[build] builds_at_once ${needed}${cores > input.cores ? ` on a master of ${cores} cores or more` : ""}`]
+      : []),
     ...(bound > maxStaleness ? [`[spsa] max_staleness ${bound}`] : []),
   ];
   // Larger iterations: the builds at once hold the games played during one, within the bound with the slots' tail.
-  const games = Math.max(during / atOnce, maxStaleness > 0 ? (input.slots * TAIL_GAMES_PER_SLOT + during) / maxStaleness : during);
-  const fixes = [more.join(" with "), `[games] games_per_iteration ${2 * Math.ceil(games / 2)} or more`, `[engine] mode = "options" (one binary, no builds: docs/uci-options.md)`];
+  const games = Math.max(
+    during / atOnce,
+    maxStaleness > 0 ? (input.slots * TAIL_GAMES_PER_SLOT + during) / maxStaleness : during,
+  );
+  const fixes = [
+    more.join(" with "),
+    `[games] games_per_iteration ${2 * Math.ceil(games / 2)} or more`,
+    `[engine] mode = "options" (one binary, no builds: docs/uci-options.md)`,
+  ];
   const limits = `[build] builds_at_once ${atOnce} (${chosen})${maxStaleness < atOnce ? `, [spsa] max_staleness ${maxStaleness}` : ""}`;
   return (
     `builds are slower than the workers: they play about ${Math.round(during)} games while an iteration's engines are built ` +

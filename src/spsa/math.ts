@@ -7,7 +7,19 @@
 import { scoreFromElo } from "../stats/elo.js";
 import type { Rng } from "../core/rng.js";
 import { selfCorrectingCk, selfCorrectingFactor } from "./trajectory.js";
-import { isReferenceResult, type IterationOutcome, type IterationResult, type Perturbation, type PlayedPerturbation, type SpsaMathConfig, type SpsaParam, type SpsaParams, type Trajectory, type UpdateResult, type Values } from "../types/spsa.js";
+import {
+  isReferenceResult,
+  type IterationOutcome,
+  type IterationResult,
+  type Perturbation,
+  type PlayedPerturbation,
+  type SpsaMathConfig,
+  type SpsaParam,
+  type SpsaParams,
+  type Trajectory,
+  type UpdateResult,
+  type Values,
+} from "../types/spsa.js";
 
 /** High enough to leave real results alone (a 64-game iteration's error is about 35 Elo); it stops a sweep. */
 export const DEFAULT_ELO_CAP = 400;
@@ -29,7 +41,11 @@ export function defaultA(maxIterations: number): number {
  * c_k = c / k^gamma and a_k = a / (k + A)^alpha, k 1-based. The self-correcting schedule
  * also needs the parameters and θ of iterations 1..k (`past`); the standard one ignores them.
  */
-export function gains(cfg: SpsaMathConfig, k: number, past?: { params: SpsaParams; trajectory: Trajectory }): { ck: number; ak: number } {
+export function gains(
+  cfg: SpsaMathConfig,
+  k: number,
+  past?: { params: SpsaParams; trajectory: Trajectory },
+): { ck: number; ak: number } {
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`iteration number must be an integer >= 1, got ${k}`);
   const A = cfg.A ?? defaultA(cfg.maxIterations);
   if (cfg.schedule !== "self-correcting") return { ck: cfg.c / k ** cfg.gamma, ak: cfg.a / (k + A) ** cfg.alpha };
@@ -54,7 +70,13 @@ export function gains(cfg: SpsaMathConfig, k: number, past?: { params: SpsaParam
  * stay apart and the iteration still measures a slope. Only a range narrower than 2δ narrows
  * the pair further.
  */
-export function perturb(params: SpsaParams, cfg: SpsaMathConfig, k: number, rng: Rng, trajectory?: Trajectory): Perturbation {
+export function perturb(
+  params: SpsaParams,
+  cfg: SpsaMathConfig,
+  k: number,
+  rng: Rng,
+  trajectory?: Trajectory,
+): Perturbation {
   const { ck, ak } = gains(cfg, k, trajectory && { params, trajectory });
   const result: Perturbation = { ck, ak, signs: {}, delta: {}, plus: {}, minus: {} };
   for (const p of params) {
@@ -131,13 +153,15 @@ export function update(
   const { score, elo } = iterationElo(result, cfg.eloCap);
   const maxStep = cfg.maxStep ?? DEFAULT_MAX_STEP;
   const momentum = cfg.momentum ?? 0;
-  if (momentum > 0 && previous === undefined) throw new RangeError("momentum needs the previous move (θ_k − θ_{k−1}; zeros at the first iteration)");
+  if (momentum > 0 && previous === undefined)
+    throw new RangeError("momentum needs the previous move (θ_k − θ_{k−1}; zeros at the first iteration)");
   const gradient: Values = {};
   const newValues: Values = {};
   for (const p of params) {
     const plus = played.plus[p.name];
     const minus = played.minus[p.name];
-    if (plus === undefined || minus === undefined) throw new RangeError(`the perturbation has no plus or minus value for parameter ${p.name}`);
+    if (plus === undefined || minus === undefined)
+      throw new RangeError(`the perturbation has no plus or minus value for parameter ${p.name}`);
     const spreadSteps = (plus - minus) / p.step;
     if (spreadSteps === 0) {
       gradient[p.name] = 0;
@@ -161,9 +185,20 @@ export function update(
  * a_k = a / (k + A)^α that give them: c = c_end·N^γ, and a = r_end·c_end²·(A + N)^α times
  * the wins − losses per Elo of an iteration's games, since a_k here multiplies an Elo.
  */
-export function deriveFromEnd(end: { cEnd: number; rEnd: number; N: number; A: number; alpha: number; gamma: number; gamesPerIteration: number }): { c: number; a: number } {
+export function deriveFromEnd(end: {
+  cEnd: number;
+  rEnd: number;
+  N: number;
+  A: number;
+  alpha: number;
+  gamma: number;
+  gamesPerIteration: number;
+}): { c: number; a: number } {
   const winsMinusLossesPerElo = end.gamesPerIteration * WINS_MINUS_LOSSES_PER_GAME_PER_ELO;
-  return { c: end.cEnd * end.N ** end.gamma, a: end.rEnd * end.cEnd ** 2 * (end.A + end.N) ** end.alpha * 2 * winsMinusLossesPerElo };
+  return {
+    c: end.cEnd * end.N ** end.gamma,
+    a: end.rEnd * end.cEnd ** 2 * (end.A + end.N) ** end.alpha * 2 * winsMinusLossesPerElo,
+  };
 }
 
 /** Near equal strength a game's expected wins − losses, 2·score − 1, grows by ln 10 / 800 per Elo. */

@@ -1,7 +1,17 @@
 import { measuredElo, perturb, update } from "./math.js";
 import { createRng } from "../core/rng.js";
 import { stepFactor } from "./adaptive.js";
-import type { DrawnBatch, IterationResult, OptionList, ParamSettings, ReportedBatch, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
+import type {
+  DrawnBatch,
+  IterationResult,
+  OptionList,
+  ParamSettings,
+  ReportedBatch,
+  SpsaMathConfig,
+  SpsaParam,
+  UpdateResult,
+  Values,
+} from "../types/spsa.js";
 
 /** k = 1 + whole iterations' worth of games drawn before this batch, at most maxIterations. */
 export function scheduleStep(gamesBefore: number, gamesPerIteration: number, maxIterations: number): number {
@@ -9,7 +19,10 @@ export function scheduleStep(gamesBefore: number, gamesPerIteration: number, max
 }
 
 /** The parameters as the math sees them, at θ, in the run's order (a UCI-option run's, or a build-mode iteration's recorded settings). */
-export function paramsAt({ parameters, names }: { parameters: Readonly<Record<string, ParamSettings>>; names: readonly string[] }, theta: Values): SpsaParam[] {
+export function paramsAt(
+  { parameters, names }: { parameters: Readonly<Record<string, ParamSettings>>; names: readonly string[] },
+  theta: Values,
+): SpsaParam[] {
   return names.map((name) => {
     const s = parameters[name];
     const value = theta[name];
@@ -37,7 +50,11 @@ export function signsOfBits({ parameters, names }: OptionList, bits: string): Va
 }
 
 /** Batch `batchNumber` of a run: its signs come from the run's seed and the number, so a replay draws the same. */
-export function drawBatch(params: readonly SpsaParam[], gains: SpsaMathConfig, draw: { seed: string; batchNumber: number; gamesBefore: number; gamesPerIteration: number }): DrawnBatch {
+export function drawBatch(
+  params: readonly SpsaParam[],
+  gains: SpsaMathConfig,
+  draw: { seed: string; batchNumber: number; gamesBefore: number; gamesPerIteration: number },
+): DrawnBatch {
   const k = scheduleStep(draw.gamesBefore, draw.gamesPerIteration, gains.maxIterations);
   return { ...perturb(params, gains, k, createRng(`${draw.seed}:batch:${draw.batchNumber}`)), k };
 }
@@ -55,7 +72,12 @@ export function applyBatch(
   gamesPerIteration: number,
   scale?: number,
 ): UpdateResult {
-  return update(paramsNow, { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) }, result, gains);
+  return update(
+    paramsNow,
+    { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) },
+    result,
+    gains,
+  );
 }
 
 /**
@@ -67,7 +89,11 @@ export function applyBatch(
  * is the same for every parameter (src/spsa/adaptive.ts); undefined when the run has no
  * adaptive gains.
  */
-export function batchStepFactor(reported: readonly ReportedBatch[], gains: SpsaMathConfig, gamesPerIteration: number): number | undefined {
+export function batchStepFactor(
+  reported: readonly ReportedBatch[],
+  gains: SpsaMathConfig,
+  gamesPerIteration: number,
+): number | undefined {
   if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
   const groups: IterationResult[] = [];
   let open: IterationResult | undefined;

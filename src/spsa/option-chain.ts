@@ -7,19 +7,38 @@ import type { AppliedBatch, ChainRun, ChainStart, Values } from "../types/spsa.j
  * from), exactly as the master computed it (src/master/apply-reports.ts). A batch whose row no
  * longer holds the values it played is drawn again (drawBatch with the run's seed and its number,
  * from θ after `drawnFrom` batches), and the draw must give its recorded k, gains and signs; a θ
- * stored on the way must equal the replay's. Rows come from readAppliedChain (src/db/perturbations.ts).
+ * stored on the way must equal the replay's. Rows come from readAppliedChain (src/db/option-runs.ts).
  */
 
 /** The stored chain and its replay disagree: a row was changed, or the draw's math is not the one the run was drawn with. */
 export class ChainMismatch extends Error {}
 
 /** The values a batch played: as stored, or drawn again from `thetaDrawn` (θ after its drawnFrom batches) and checked against its record. */
-export function playedValues(run: ChainRun, batch: AppliedBatch, thetaDrawn: Values | undefined): { plus: Values; minus: Values } {
+export function playedValues(
+  run: ChainRun,
+  batch: AppliedBatch,
+  thetaDrawn: Values | undefined,
+): { plus: Values; minus: Values } {
   if (batch.played) return batch.played;
-  if (thetaDrawn === undefined) throw new ChainMismatch(`batch ${batch.batchNumber}: the θ it was drawn from (after ${batch.drawnFrom ?? "?"} batches) is not in the replay`);
-  const drawn = drawBatch(paramsAt(run, thetaDrawn), run.gains, { seed: run.seed, batchNumber: batch.batchNumber, gamesBefore: batch.gamesBefore, gamesPerIteration: run.gamesPerIteration });
-  if (drawn.k !== batch.k || drawn.ck !== batch.ck || drawn.ak !== batch.ak || signBits(run.names, drawn.signs) !== batch.signs) {
-    throw new ChainMismatch(`batch ${batch.batchNumber}: drawn again from θ after ${batch.drawnFrom} batches it does not give its recorded k, c_k, a_k and signs`);
+  if (thetaDrawn === undefined)
+    throw new ChainMismatch(
+      `batch ${batch.batchNumber}: the θ it was drawn from (after ${batch.drawnFrom ?? "?"} batches) is not in the replay`,
+    );
+  const drawn = drawBatch(paramsAt(run, thetaDrawn), run.gains, {
+    seed: run.seed,
+    batchNumber: batch.batchNumber,
+    gamesBefore: batch.gamesBefore,
+    gamesPerIteration: run.gamesPerIteration,
+  });
+  if (
+    drawn.k !== batch.k ||
+    drawn.ck !== batch.ck ||
+    drawn.ak !== batch.ak ||
+    signBits(run.names, drawn.signs) !== batch.signs
+  ) {
+    throw new ChainMismatch(
+      `batch ${batch.batchNumber}: drawn again from θ after ${batch.drawnFrom} batches it does not give its recorded k, c_k, a_k and signs`,
+    );
   }
   return { plus: drawn.plus, minus: drawn.minus };
 }
@@ -43,20 +62,39 @@ export function replayAppliedChain(
   const recent = start.recent.slice(-longestWindow);
   let theta = start.theta;
   for (const [i, batch] of batches.entries()) {
-    if (batch.appliedNumber !== start.applied + i + 1) throw new ChainMismatch(`batch ${batch.batchNumber} is applied ${batch.appliedNumber}th, expected ${start.applied + i + 1}th`);
+    if (batch.appliedNumber !== start.applied + i + 1)
+      throw new ChainMismatch(
+        `batch ${batch.batchNumber} is applied ${batch.appliedNumber}th, expected ${start.applied + i + 1}th`,
+      );
     const played = playedValues(run, batch, batch.drawnFrom === null ? undefined : thetas.get(batch.drawnFrom));
-    const window = recent.slice(Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)));
+    const window = recent.slice(
+      Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)),
+    );
     const scale = batch.stepScale ?? batchStepFactor(window, run.gains, run.gamesPerIteration);
-    const step = applyBatch(paramsAt(run, theta), { ak: batch.ak, ...played, games: batch.games }, batch.result, run.gains, run.gamesPerIteration, scale);
-    if (step.elo !== batch.elo) throw new ChainMismatch(`batch ${batch.batchNumber}: its result gives Elo ${step.elo}, its row says ${batch.elo}`);
+    const step = applyBatch(
+      paramsAt(run, theta),
+      { ak: batch.ak, ...played, games: batch.games },
+      batch.result,
+      run.gains,
+      run.gamesPerIteration,
+      scale,
+    );
+    if (step.elo !== batch.elo)
+      throw new ChainMismatch(
+        `batch ${batch.batchNumber}: its result gives Elo ${step.elo}, its row says ${batch.elo}`,
+      );
     theta = { ...theta, ...step.newValues };
     if (batch.thetaAfter) {
       const differs = run.names.find((name) => batch.thetaAfter?.[name] !== theta[name]);
-      if (differs !== undefined) throw new ChainMismatch(`batch ${batch.batchNumber}: the replay gives ${differs} = ${theta[differs]} after it, its row holds ${batch.thetaAfter[differs]}`);
+      if (differs !== undefined)
+        throw new ChainMismatch(
+          `batch ${batch.batchNumber}: the replay gives ${differs} = ${theta[differs]} after it, its row holds ${batch.thetaAfter[differs]}`,
+        );
     }
     recent.push(batch.result);
     if (recent.length > longestWindow) recent.shift();
-    if (batch.drawnFrom !== null && drawnFrom.get(batch.drawnFrom) === batch.appliedNumber) thetas.delete(batch.drawnFrom);
+    if (batch.drawnFrom !== null && drawnFrom.get(batch.drawnFrom) === batch.appliedNumber)
+      thetas.delete(batch.drawnFrom);
     if (drawnFrom.has(batch.appliedNumber)) thetas.set(batch.appliedNumber, theta);
     onStep?.(batch, theta, played);
   }

@@ -1,6 +1,5 @@
 import { isReferenceResult, type IterationOutcome, type IterationResult } from "../types/spsa.js";
 
-
 const counts = (result: IterationResult) => `+${result.plusWins} -${result.minusWins} =${result.draws}`;
 
 /**
@@ -8,5 +7,7 @@ const counts = (result: IterationResult) => `+${result.plusWins} -${result.minus
  * reference mode each side's against the reference, `θ+ +5 -3 =4, θ− +4 -4 =4 vs reference`.
  */
 export function outcomeText(outcome: IterationOutcome): string {
-  return isReferenceResult(outcome) ? `θ+ ${counts(outcome.plus)}, θ− ${counts(outcome.minus)} vs reference` : counts(outcome);
+  return isReferenceResult(outcome)
+    ? `θ+ ${counts(outcome.plus)}, θ− ${counts(outcome.minus)} vs reference`
+    : counts(outcome);
 }

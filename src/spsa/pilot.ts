@@ -32,7 +32,9 @@ export function pilotScale(scale: number, floor: number, factor: number): number
 
 /** Every parameter's step scale after the pilot (pilotScale); unchanged with a factor of 1. */
 export function pilotScales(scales: Values, floor: number, factor: number): Values {
-  return factor === 1 ? scales : Object.fromEntries(Object.entries(scales).map(([name, scale]) => [name, pilotScale(scale, floor, factor)]));
+  return factor === 1
+    ? scales
+    : Object.fromEntries(Object.entries(scales).map(([name, scale]) => [name, pilotScale(scale, floor, factor)]));
 }
 
 /** Mean of d_i² over the parameters whose plus and minus differ, d_i = (plus_i − minus_i) / (2·step_i). */
@@ -66,6 +68,10 @@ export function pilotMeasure(pilots: readonly PilotIteration[]): PilotMeasure {
   const curvature = weighted / weights;
   const error = Math.sqrt(1 / weights);
   const upper = curvature + 2 * error;
-  const factor = saturated ? 1 : upper <= 0 ? PILOT_MAX_FACTOR : Math.min(PILOT_MAX_FACTOR, Math.max(1, PILOT_SAFE_CURVATURE / upper));
+  const factor = saturated
+    ? 1
+    : upper <= 0
+      ? PILOT_MAX_FACTOR
+      : Math.min(PILOT_MAX_FACTOR, Math.max(1, PILOT_SAFE_CURVATURE / upper));
   return { curvature, error, saturated, factor };
 }

@@ -1,6 +1,5 @@
 import type { SpsaParams, Trajectory, Values } from "../types/spsa.js";
 
-
 /** Bounds on one correction of the self-correcting schedule: SCSPSA moves a_k by at most 25 %. */
 export const SC_MAX_FACTOR = 1.25;
 export const SC_MIN_FACTOR = 0.75;
@@ -27,8 +26,14 @@ export function selfCorrectingCk(cEnd: number, k: number, N: number): number {
  * (larger steps), θ wandering means it is near (smaller steps). The ratio is over all parameters
  * that are not frozen, in step units. Needs θ of iterations 1..k.
  */
-export function selfCorrectingFactor(params: SpsaParams, trajectory: Trajectory, k: number, blockLength: number): number {
-  if (trajectory.length < k) throw new RangeError(`the self-correcting schedule needs θ of iterations 1..${k}, got ${trajectory.length}`);
+export function selfCorrectingFactor(
+  params: SpsaParams,
+  trajectory: Trajectory,
+  k: number,
+  blockLength: number,
+): number {
+  if (trajectory.length < k)
+    throw new RangeError(`the self-correcting schedule needs θ of iterations 1..${k}, got ${trajectory.length}`);
   const L = Math.max(1, Math.round(blockLength));
   const moving = params.filter((p) => !p.frozen);
   let factor = 1;
@@ -56,7 +61,8 @@ function blockCorrection(moving: SpsaParams, steps: string, trajectory: Trajecto
     net += (at(b) - at(b - L)) ** 2;
     for (let j = b - L; j < b; j++) squares += (at(j + 1) - at(j)) ** 2;
   }
-  const correction = squares === 0 ? 1 : clip(Math.sqrt(net / squares / SC_NEUTRAL_DRIFT), SC_MIN_FACTOR, SC_MAX_FACTOR);
+  const correction =
+    squares === 0 ? 1 : clip(Math.sqrt(net / squares / SC_NEUTRAL_DRIFT), SC_MIN_FACTOR, SC_MAX_FACTOR);
   memo.set(key, correction);
   return correction;
 }
@@ -68,7 +74,9 @@ export function previousMove(trajectory: Trajectory, k: number): Values {
   const now = trajectory[k - 1];
   const before = trajectory[k - 2];
   if (now === undefined) throw new RangeError(`momentum needs θ of iterations 1..${k}, got ${trajectory.length}`);
-  return Object.fromEntries(Object.entries(now).map(([name, value]) => [name, before?.[name] === undefined ? 0 : value - before[name]]));
+  return Object.fromEntries(
+    Object.entries(now).map(([name, value]) => [name, before?.[name] === undefined ? 0 : value - before[name]]),
+  );
 }
 
 /**

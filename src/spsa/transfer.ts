@@ -77,7 +77,10 @@ export function spreadInSteps(steps: Values, plus: Values, minus: Values): Value
 
 export function transferReport(samples: readonly TransferSample[], names: readonly string[]): TransferReport {
   const parameters = names.map((name) => parameterTransfer(samples, name));
-  const correlation = pearson(samples.map((s) => s.tune), samples.map((s) => s.ship));
+  const correlation = pearson(
+    samples.map((s) => s.tune),
+    samples.map((s) => s.ship),
+  );
   return {
     n: samples.length,
     correlation,
@@ -89,11 +92,19 @@ export function transferReport(samples: readonly TransferSample[], names: readon
 
 function parameterTransfer(samples: readonly TransferSample[], name: string): ParameterTransfer {
   const perturbed = samples.filter((s) => (s.spread[name] ?? 0) !== 0);
-  const gradient = (score: (s: TransferSample) => number) => estimate(perturbed.map((s) => score(s) / (s.spread[name] ?? 1)));
+  const gradient = (score: (s: TransferSample) => number) =>
+    estimate(perturbed.map((s) => score(s) / (s.spread[name] ?? 1)));
   const tune = gradient((s) => s.tune);
   const ship = gradient((s) => s.ship);
   const noise = (e: Estimate) => e.error === null || Math.abs(e.mean) < Z95 * e.error;
-  return { name, n: perturbed.length, tune, ship, agree: tune.mean * ship.mean >= 0, withinNoise: noise(tune) || noise(ship) };
+  return {
+    name,
+    n: perturbed.length,
+    tune,
+    ship,
+    agree: tune.mean * ship.mean >= 0,
+    withinNoise: noise(tune) || noise(ship),
+  };
 }
 
 export function estimate(values: readonly number[]): Estimate {

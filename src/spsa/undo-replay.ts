@@ -3,7 +3,17 @@ import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "./option-bat
 import { replayAppliedChain } from "./option-chain.js";
 import { previousMove } from "./trajectory.js";
 import type { IterationSettings } from "../types/config.js";
-import type { AppliedBatch, ChainRun, ChainStart, ChainWithout, IterationOutcome, IterationResult, ReportedBatch, SpsaMathConfig, Values } from "../types/spsa.js";
+import type {
+  AppliedBatch,
+  ChainRun,
+  ChainStart,
+  ChainWithout,
+  IterationOutcome,
+  IterationResult,
+  ReportedBatch,
+  SpsaMathConfig,
+  Values,
+} from "../types/spsa.js";
 
 /**
  * θ recomputed from a run's recorded rows (spsa undo, docs/bad-workers.md), pure. The master's
@@ -27,7 +37,9 @@ export interface RecordedIteration {
 }
 
 /** The recorded settings an iteration's step reads (IterationSettings has them). */
-export type StepSettings = Pick<IterationSettings, "parameters" | "stepScale"> & { spsa: Pick<SpsaMathConfig, "eloCap" | "maxStep" | "momentum"> };
+export type StepSettings = Pick<IterationSettings, "parameters" | "stepScale"> & {
+  spsa: Pick<SpsaMathConfig, "eloCap" | "maxStep" | "momentum">;
+};
 
 /** One replayed step: θ after it, and the Elo and gradient it measured (null: no game left, θ unchanged). */
 export interface ReplayedStep {
@@ -53,9 +65,20 @@ export function replayIterations(start: Values, iterations: readonly RecordedIte
       continue;
     }
     const { settings } = it;
-    const played = { ak: it.ak, plus: it.plus, minus: it.minus, ...(settings.stepScale && { scale: settings.stepScale }) };
+    const played = {
+      ak: it.ak,
+      plus: it.plus,
+      minus: it.minus,
+      ...(settings.stepScale && { scale: settings.stepScale }),
+    };
     const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(thetas, i + 1) : undefined;
-    const updated = update(paramsAt({ parameters: settings.parameters, names: Object.keys(settings.parameters) }, theta), played, it.outcome, settings.spsa, previous);
+    const updated = update(
+      paramsAt({ parameters: settings.parameters, names: Object.keys(settings.parameters) }, theta),
+      played,
+      it.outcome,
+      settings.spsa,
+      previous,
+    );
     const after = { ...theta, ...updated.newValues };
     steps.push({ theta: after, measured: { elo: updated.elo, gradient: updated.gradient } });
     thetas.push(after);
@@ -77,7 +100,13 @@ export function replayChainWithout(
   removed: (batch: AppliedBatch) => boolean,
   thetaEvery: number,
 ): ChainWithout {
-  const result: ChainWithout = { thetaBefore: start.theta, theta: start.theta, firstRemoved: null, removed: [], rewritten: [] };
+  const result: ChainWithout = {
+    thetaBefore: start.theta,
+    theta: start.theta,
+    firstRemoved: null,
+    removed: [],
+    rewritten: [],
+  };
   const recent: ReportedBatch[] = [...start.recent];
   let place = start.applied;
   result.thetaBefore = replayAppliedChain(run, start, batches, (batch, _theta, played) => {
@@ -87,9 +116,18 @@ export function replayChainWithout(
       return;
     }
     place += 1;
-    const window = recent.slice(Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)));
+    const window = recent.slice(
+      Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)),
+    );
     const scale = batchStepFactor(window, run.gains, run.gamesPerIteration);
-    result.theta = applyBatch(paramsAt(run, result.theta), { ak: batch.ak, ...played, games: batch.games }, batch.result, run.gains, run.gamesPerIteration, scale).newValues;
+    result.theta = applyBatch(
+      paramsAt(run, result.theta),
+      { ak: batch.ak, ...played, games: batch.games },
+      batch.result,
+      run.gains,
+      run.gamesPerIteration,
+      scale,
+    ).newValues;
     recent.push(batch.result);
     if (result.firstRemoved === null) return;
     const redrawable = batch.drawnFrom !== null && batch.drawnFrom < result.firstRemoved;

@@ -122,7 +122,13 @@ export class EvidenceLedger {
     for (const [worker, g] of groups) if (!this.excluded.has(worker)) addGroup(total, g, 1);
     for (const [worker, g] of groups) {
       const t = this.tally(worker);
-      const rest: Group = { games: total.games, net: total.net, x: Float64Array.from(total.x), cells: [...total.cells], pairs: total.pairs };
+      const rest: Group = {
+        games: total.games,
+        net: total.net,
+        x: Float64Array.from(total.x),
+        cells: [...total.cells],
+        pairs: total.pairs,
+      };
       if (!this.excluded.has(worker)) addGroup(rest, g, -1);
       if (rest.games > 0 && g.games > 0) {
         // The worker's sum against what the rest played per game, in the finite-population form
@@ -201,7 +207,11 @@ export class EvidenceLedger {
  * The worker that should be set aside next: among those judged, not set aside yet and not
  * accepted by an operator, the one furthest past a limit. Undefined when none passes one.
  */
-export function nextSuspect(evidence: readonly WorkerEvidence[], setAside: ReadonlySet<string>, accepted: ReadonlySet<string>): WorkerEvidence | undefined {
+export function nextSuspect(
+  evidence: readonly WorkerEvidence[],
+  setAside: ReadonlySet<string>,
+  accepted: ReadonlySet<string>,
+): WorkerEvidence | undefined {
   let worst: WorkerEvidence | undefined;
   for (const e of evidence) {
     if (!e.judged || !(e.severity >= 1) || setAside.has(e.worker) || accepted.has(e.worker)) continue;
@@ -339,13 +349,18 @@ function describe(kind: "residual" | "score" | "agreement", e: WorkerEvidence): 
     const p = e.parameters[0]!;
     const pool = p.poolAgreement === null ? "" : ` against the pool's ${signedFixed(p.poolAgreement)}`;
     // Over a few batches two parameters may have had the same signs on all of them: the evidence cannot tell which one it follows.
-    const same = e.parameters.filter((q) => q !== p && Math.abs(Math.abs(q.z) - Math.abs(p.z)) <= 1e-9 * Math.max(1, Math.abs(p.z))).map((q) => q.name);
+    const same = e.parameters
+      .filter((q) => q !== p && Math.abs(Math.abs(q.z) - Math.abs(p.z)) <= 1e-9 * Math.max(1, Math.abs(p.z)))
+      .map((q) => q.name);
     const or = same.length === 0 ? "" : ` (or ${same.join(", ")}: the same signs on its batches)`;
     return `its results follow the signs of ${p.name}${or}: ${signedFixed(p.agreement)} per game${pool} (z ${p.z.toFixed(1)}) ${of}`;
   }
-  if (kind === "score") return `plus scores ${percent(e.score)} in its games against the pool's ${percent(e.poolScore)} (z ${(e.scoreZ ?? 0).toFixed(1)}) ${of}`;
-  return `its game pairs are unlike the pool's: fishtest residual ${(e.residual ?? 0).toFixed(1)} (draws ${percent(e.draws)} against ${percent(e.poolDraws)}, ` +
-    `batches at an extreme result ${percent(e.extremes)} against ${percent(e.poolExtremes)}) ${of}`;
+  if (kind === "score")
+    return `plus scores ${percent(e.score)} in its games against the pool's ${percent(e.poolScore)} (z ${(e.scoreZ ?? 0).toFixed(1)}) ${of}`;
+  return (
+    `its game pairs are unlike the pool's: fishtest residual ${(e.residual ?? 0).toFixed(1)} (draws ${percent(e.draws)} against ${percent(e.poolDraws)}, ` +
+    `batches at an extreme result ${percent(e.extremes)} against ${percent(e.poolExtremes)}) ${of}`
+  );
 }
 
 function signedFixed(x: number): string {
@@ -354,9 +369,23 @@ function signedFixed(x: number): string {
 
 function emptyTally(parameters: number): Tally {
   return {
-    batches: 0, games: 0, wins: 0, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 0], squares: 0, cellSquares: [0, 0, 0], extremes: 0, sizes: new Map(),
-    agreement: new Float64Array(parameters), shared: 0, netExcess: 0, excess: new Float64Array(parameters),
-    cellExcess: [0, 0, 0], cellVariance: [0, 0, 0], cellExpected: [0, 0, 0],
+    batches: 0,
+    games: 0,
+    wins: 0,
+    losses: 0,
+    draws: 0,
+    pairs: [0, 0, 0, 0, 0],
+    squares: 0,
+    cellSquares: [0, 0, 0],
+    extremes: 0,
+    sizes: new Map(),
+    agreement: new Float64Array(parameters),
+    shared: 0,
+    netExcess: 0,
+    excess: new Float64Array(parameters),
+    cellExcess: [0, 0, 0],
+    cellVariance: [0, 0, 0],
+    cellExpected: [0, 0, 0],
   };
 }
 

@@ -1,6 +1,5 @@
 import type { Pentanomial, SprtBounds } from "../types/play.js";
 
-
 /** Logistic Elo difference for a score; ±Infinity at 0 and 1. */
 export function eloFromScore(score: number): number {
   if (score <= 0) return Number.NEGATIVE_INFINITY;
@@ -70,7 +69,9 @@ export function eloWithError(elo: number, error: number, pairs: Pentanomial | nu
   const shown = shownError(error, pairs);
   const count = pairCount(pairs);
   const text = `${elo >= 0 ? "+" : ""}${elo.toFixed(1)}`;
-  return shown === null ? `${text} (${count} ${count === 1 ? "pair" : "pairs"}: too few for an error bar)` : `${text} ± ${shown.toFixed(1)} (95%)`;
+  return shown === null
+    ? `${text} (${count} ${count === 1 ? "pair" : "pairs"}: too few for an error bar)`
+    : `${text} ± ${shown.toFixed(1)} (95%)`;
 }
 
 /** Elo ± 95 % from game counts, treating games as independent. */
@@ -116,6 +117,8 @@ export function sprt(pairs: Pentanomial, bounds: SprtBounds): SprtState {
 export function erf(x: number): number {
   const sign = x < 0 ? -1 : 1;
   const t = 1 / (1 + 0.3275911 * Math.abs(x));
-  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  const y =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
   return sign * y;
 }

@@ -16,7 +16,8 @@ export function logUpperTail(z: number): number {
 export function upperQuantileOfLog(logP: number): number {
   if (!(logP <= 0)) throw new RangeError(`a log probability is at most 0, got ${logP}`);
   // Above ½ by symmetry, from log(1 − p) = log(−expm1(logP)), exact however close p is to 1.
-  if (logP > Math.log(0.5)) return logP === 0 ? Number.NEGATIVE_INFINITY : -upperQuantileOfLog(Math.log(-Math.expm1(logP)));
+  if (logP > Math.log(0.5))
+    return logP === 0 ? Number.NEGATIVE_INFINITY : -upperQuantileOfLog(Math.log(-Math.expm1(logP)));
   let z = Math.sqrt(-2 * logP);
   for (let i = 0; i < 100; i++) {
     const tail = logUpperTail(z);
@@ -41,6 +42,15 @@ export function upperQuantile(p: number): number {
 function logErfc(x: number): number {
   const t = 1 / (1 + 0.5 * x);
   const poly =
-    -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+    -1.26551223 +
+    t *
+      (1.00002368 +
+        t *
+          (0.37409196 +
+            t *
+              (0.09678418 +
+                t *
+                  (-0.18628806 +
+                    t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
   return Math.log(t) - x * x + poly;
 }

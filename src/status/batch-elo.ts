@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { appliedShape, appliedWindows, optionRunSchedule } from "../db/perturbations.js";
+import { appliedShape, appliedWindows, optionRunSchedule } from "../db/option-runs.js";
 import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { measuredElo } from "../spsa/math.js";
 
@@ -42,7 +42,11 @@ export function finiteOrNull(x: number): number | null {
  * only, or those from the window holding batch `since` + 1 on (a few rows, whatever the run's
  * length); undefined for another run.
  */
-export async function batchElo(sql: postgres.Sql, runId: number, only: { latest?: number; since?: number | undefined } = {}): Promise<BatchElo | undefined> {
+export async function batchElo(
+  sql: postgres.Sql,
+  runId: number,
+  only: { latest?: number; since?: number | undefined } = {},
+): Promise<BatchElo | undefined> {
   const run = await optionRunSchedule(sql, runId);
   if (!run) return undefined;
   const { batchSize, applied } = await appliedShape(sql, runId);
@@ -50,7 +54,12 @@ export async function batchElo(sql: postgres.Sql, runId: number, only: { latest?
   // Whole batches, so that a window is a range of applied numbers.
   const per = Math.max(1, Math.round(wanted / batchSize));
   const { latest, since } = only;
-  const after = latest !== undefined ? Math.max(0, (Math.floor((applied - 1) / per) - latest + 1) * per) : since !== undefined ? Math.floor(since / per) * per : 0;
+  const after =
+    latest !== undefined
+      ? Math.max(0, (Math.floor((applied - 1) / per) - latest + 1) * per)
+      : since !== undefined
+        ? Math.floor(since / per) * per
+        : 0;
   const windows = applied === 0 ? [] : await appliedWindows(sql, runId, per, after);
   return {
     windowGames: per * batchSize,

@@ -24,7 +24,10 @@ export function moveHistogram(moves: readonly number[]): MoveBin[] {
     else if (move < 0) counts[fromLargest]!++;
     else counts[2 * sizes - fromLargest]!++;
   }
-  const bounds = (i: number): [number | null, number | null] => [EDGES[i] ?? 0, i === 0 ? null : EDGES[i - 1] ?? null];
+  const bounds = (i: number): [number | null, number | null] => [
+    EDGES[i] ?? 0,
+    i === 0 ? null : (EDGES[i - 1] ?? null),
+  ];
   const minus = Array.from({ length: sizes }, (_, i) => {
     const [low, high] = bounds(i);
     return { from: high === null ? null : -high, to: low === null || low === 0 ? 0 : -low };

@@ -5,7 +5,7 @@ import { short, shortTime, signed, table } from "./text-format.js";
 import { plural } from "../core/plural.js";
 import { eloWithError } from "../stats/elo.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
-import type { SideCounts } from "../db/run-status.js";
+import type { WinDrawLoss } from "../types/engines.js";
 import { printable } from "../core/printable.js";
 
 /** `spsa status` as text for one terminal screen. */
@@ -17,29 +17,47 @@ export function renderStatus(status: RunStatus): string {
   if (status.reference) lines.push(referenceLine(status.reference));
   const { perturbations } = status;
   if (perturbations) {
-    lines.push(`UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in flight (${iteration.gamesPlayed}/${iteration.targetGames} games played)`);
+    lines.push(
+      `UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in flight (${iteration.gamesPlayed}/${iteration.targetGames} games played)`,
+    );
   } else {
-    const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete" ? `, ${iteration.gamesPlayed}/${iteration.targetGames} games played` : "";
+    const open =
+      iteration.latestStatus !== null && iteration.latestStatus !== "complete"
+        ? `, ${iteration.gamesPlayed}/${iteration.targetGames} games played`
+        : "";
     lines.push(`iteration ${iteration.latest} of ${iteration.max} (${iteration.completed} complete${open})`);
   }
-  const eta = (games.etaSeconds === null ? "" : `, run ETA ${formatDuration(games.etaSeconds)}`) +
+  const eta =
+    (games.etaSeconds === null ? "" : `, run ETA ${formatDuration(games.etaSeconds)}`) +
     (games.iterationEtaSeconds === null ? "" : `, iteration ETA ${formatDuration(games.iterationEtaSeconds)}`);
-  lines.push(`games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last ${formatDuration(games.rateSeconds)} (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`);
+  lines.push(
+    `games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last ${formatDuration(games.rateSeconds)} (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`,
+  );
   if (status.waiting) lines.push(`waiting: ${status.waiting}`);
   if (status.eloWindows) {
     lines.push(windowsLine(status.eloWindows));
   } else {
-    const elos = status.recent.filter((it) => it.elo !== null && !it.pilot).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
+    const elos = status.recent
+      .filter((it) => it.elo !== null && !it.pilot)
+      .map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
     const measured = status.reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
-    lines.push(`Elo of the last iterations (${measured}): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`);
+    lines.push(
+      `Elo of the last iterations (${measured}): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`,
+    );
     if (status.reference) lines.push(`scores against the reference (θ+ / θ−): ${scores(status.recent)}`);
     if (status.pilot.length > 0) lines.push(pilotLine(status.pilot));
   }
   const faulty = status.recent.find((it) => it.faults > 0);
-  const kept = status.faultedGamesKept > 0 ? `; ${status.faultedGamesKept} faulted games kept (spsa export --faulted)` : "";
-  lines.push(`faults: ${status.faults}${status.faults > 0 ? ` ${engineFaultWords()}${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}${kept}`);
+  const kept =
+    status.faultedGamesKept > 0 ? `; ${status.faultedGamesKept} faulted games kept (spsa export --faulted)` : "";
+  lines.push(
+    `faults: ${status.faults}${status.faults > 0 ? ` ${engineFaultWords()}${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}${kept}`,
+  );
   lines.push(delaysLine(status));
-  if (status.binariesRefused > 0) lines.push(`binaries refused by workers: ${status.binariesRefused} batches (unsigned, or not signed by a key they trust; see the workers' logs and docs/signing.md)`);
+  if (status.binariesRefused > 0)
+    lines.push(
+      `binaries refused by workers: ${status.binariesRefused} batches (unsigned, or not signed by a key they trust; see the workers' logs and docs/signing.md)`,
+    );
   lines.push(...status.verifications.map(verificationLine));
   if (status.ship) lines.push(status.ship.summary);
   if (status.transfer) lines.push(status.transfer.summary);
@@ -52,7 +70,11 @@ export function renderStatus(status: RunStatus): string {
 
 /** The parameters: all of them in a table, or on a large run how far they moved and the table of those that moved most. */
 function parametersPart({ parameters, parameterSummary: summary }: RunStatus): string[] {
-  const rows = table(["parameter", "start", "", "now", "Δ steps", "[min, max]", "step", "history"], parameters.map(parameterRow), "no parameters");
+  const rows = table(
+    ["parameter", "start", "", "now", "Δ steps", "[min, max]", "step", "history"],
+    parameters.map(parameterRow),
+    "no parameters",
+  );
   if (summary.listed === "all") return rows;
   const frozen = summary.frozen > 0 ? `, ${summary.frozen} frozen` : "";
   return [
@@ -74,7 +96,9 @@ function histogramLines(bins: RunStatus["parameterSummary"]["histogram"]): strin
     ["", "", ""],
     bins.map((b) => [binLabel(b), String(b.count), "█".repeat(Math.ceil((b.count / most) * BAR_WIDTH))]),
     "",
-  ).slice(1).map((line) => `  ${line}`);
+  )
+    .slice(1)
+    .map((line) => `  ${line}`);
 }
 
 function binLabel({ from, to }: RunStatus["parameterSummary"]["histogram"][number]): string {
@@ -91,31 +115,74 @@ function binLabel({ from, to }: RunStatus["parameterSummary"]["histogram"][numbe
  * the stale workers in one line, and why a concurrency was chosen.
  */
 function workerLines({ workers, staleWorkers: stale, workerReview: review }: RunStatus): string[] {
-  const lines = review.suspects.map((s) => `suspect worker ${printable(s.worker)}: ${printable(s.reason)} (since ${shortTime(s.since)}; spsa workers accept|reject ${printable(s.worker)})`);
-  const looked = review.reviewedAt === null ? "the master has not judged them yet" : `judged at ${shortTime(review.reviewedAt)} over ${review.strata} ${review.strata === 1 ? "stratum" : "strata"}`;
+  const lines = review.suspects.map(
+    (s) =>
+      `suspect worker ${printable(s.worker)}: ${printable(s.reason)} (since ${shortTime(s.since)}; spsa workers accept|reject ${printable(s.worker)})`,
+  );
+  const looked =
+    review.reviewedAt === null
+      ? "the master has not judged them yet"
+      : `judged at ${shortTime(review.reviewedAt)} over ${review.strata} ${review.strata === 1 ? "stratum" : "strata"}`;
   lines.push(`workers of this run (games counted in it; ${looked}):`);
-  lines.push(...table(
-    ["worker", "host", "conc", "games", "+W/=D/−L %", "faults", "delay losses", "replays", "nps", "time ×", "games/min", "last seen", "score (pool)", "score z", "held", "verdict"],
-    workers.map((w) => {
-      const e = w.evidence;
-      return [
-        printable(w.name), printable(w.host ?? "-"), w.concurrency === null ? "-" : String(w.concurrency), String(w.games), resultShares(w),
-        String(w.engineFaults), String(w.delayLosses), String(w.replays),
-        w.measuredNps === null ? "-" : String(Math.round(w.measuredNps)), w.timeFactor === null ? "-" : w.timeFactor.toFixed(3),
-        w.gamesPerMinute.toFixed(1), w.secondsAgo === null ? "-" : `${formatDuration(w.secondsAgo)} ago`,
-        e ? `${percent(e.score)} (${percent(e.poolScore)})` : "-", e?.scoreZ == null ? "-" : e.scoreZ.toFixed(1),
-        w.undone > 0 ? `${w.held}, ${w.undone} undone` : String(w.held),
-        printable(w.verdict) + (w.decision && w.decision.kind !== "suspect" ? ` (${printable(w.decision.by)}, ${shortTime(w.decision.at)})` : ""),
-      ];
-    }),
-    "no worker has played in this run yet: start one with compete --spsa",
-  ));
+  lines.push(
+    ...table(
+      [
+        "worker",
+        "host",
+        "conc",
+        "games",
+        "+W/=D/−L %",
+        "faults",
+        "delay losses",
+        "replays",
+        "nps",
+        "time ×",
+        "games/min",
+        "last seen",
+        "score (pool)",
+        "score z",
+        "held",
+        "verdict",
+      ],
+      workers.map((w) => {
+        const e = w.evidence;
+        return [
+          printable(w.name),
+          printable(w.host ?? "-"),
+          w.concurrency === null ? "-" : String(w.concurrency),
+          String(w.games),
+          resultShares(w),
+          String(w.engineFaults),
+          String(w.delayLosses),
+          String(w.replays),
+          w.measuredNps === null ? "-" : String(Math.round(w.measuredNps)),
+          w.timeFactor === null ? "-" : w.timeFactor.toFixed(3),
+          w.gamesPerMinute.toFixed(1),
+          w.secondsAgo === null ? "-" : `${formatDuration(w.secondsAgo)} ago`,
+          e ? `${percent(e.score)} (${percent(e.poolScore)})` : "-",
+          e?.scoreZ == null ? "-" : e.scoreZ.toFixed(1),
+          w.undone > 0 ? `${w.held}, ${w.undone} undone` : String(w.held),
+          printable(w.verdict) +
+            (w.decision && w.decision.kind !== "suspect"
+              ? ` (${printable(w.decision.by)}, ${shortTime(w.decision.at)})`
+              : ""),
+        ];
+      }),
+      "no worker has played in this run yet: start one with compete --spsa",
+    ),
+  );
   lines.push(...workers.flatMap((w) => (w.evidence ? [`  ${printable(w.name)}: ${evidenceWords(w.evidence)}`] : [])));
   if (stale) {
     const more = stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : "";
-    lines.push(`${plural(stale.count, "more worker")} not seen for ${stale.minutes} min before the run's latest report (${stale.names.map(printable).join(", ")}${more}): ${plural(stale.games, "game")}, the latest at ${shortTime(stale.lastSeen)}`);
+    lines.push(
+      `${plural(stale.count, "more worker")} not seen for ${stale.minutes} min before the run's latest report (${stale.names.map(printable).join(", ")}${more}): ${plural(stale.games, "game")}, the latest at ${shortTime(stale.lastSeen)}`,
+    );
   }
-  lines.push(...workers.filter((w) => w.concurrencyNote !== null).map((w) => `${printable(w.name)}: concurrency ${printable(w.concurrencyNote ?? "")}`));
+  lines.push(
+    ...workers
+      .filter((w) => w.concurrencyNote !== null)
+      .map((w) => `${printable(w.name)}: concurrency ${printable(w.concurrencyNote ?? "")}`),
+  );
   return lines;
 }
 
@@ -135,8 +202,12 @@ function evidenceWords(e: NonNullable<RunStatus["workers"][number]["evidence"]>)
     `draws ${percent(e.draws)} (pool ${percent(e.poolDraws)})`,
     `extreme batches ${percent(e.extremes)} (pool ${percent(e.poolExtremes)})`,
     `residual ${e.residual === null ? "-" : e.residual.toFixed(1)}`,
-    p ? `most agreeing parameter ${printable(p.name)} ${signed(p.agreement, 2)} (pool ${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}` : null,
-  ].filter((part) => part !== null).join(", ");
+    p
+      ? `most agreeing parameter ${printable(p.name)} ${signed(p.agreement, 2)} (pool ${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}`
+      : null,
+  ]
+    .filter((part) => part !== null)
+    .join(", ");
 }
 
 /** Windows of a UCI-option run shown on the Elo line. */
@@ -145,7 +216,11 @@ const WINDOWS_SHOWN = 4;
 /** "Elo per 64 games (plus vs minus, 95 %): batches 9–12 +5.0 ± 120.3  batches 1–8 …": a UCI-option run's latest windows of batches. */
 function windowsLine({ windowGames, recent }: NonNullable<RunStatus["eloWindows"]>): string {
   // A window of fewer than MIN_ERROR_PAIRS pairs has no error bar (src/stats/elo.ts).
-  const windows = recent.slice(0, WINDOWS_SHOWN).map((w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)}${w.error === null ? "" : ` ± ${w.error.toFixed(1)}`}`);
+  const windows = recent
+    .slice(0, WINDOWS_SHOWN)
+    .map(
+      (w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)}${w.error === null ? "" : ` ± ${w.error.toFixed(1)}`}`,
+    );
   return `Elo per ${windowGames} games (plus vs minus, 95 %): ${windows.length === 0 ? "no batch applied yet" : windows.join("  ")}`;
 }
 
@@ -164,11 +239,15 @@ function referenceLine(reference: NonNullable<RunStatus["reference"]>): string {
 
 /** "#3 56.2% / 50.0%  #2 …": θ+'s and θ−'s score against the reference in the iterations that have games. */
 function scores(iterations: RunStatus["recent"]): string {
-  const score = (side: SideCounts) => {
+  const score = (side: WinDrawLoss) => {
     const games = side.wins + side.draws + side.losses;
     return `${(((side.wins + side.draws / 2) / games) * 100).toFixed(1)}%`;
   };
-  const shown = iterations.flatMap((it) => (it.reference && it.gamesPlayed > 0 ? [`#${it.iteration} ${score(it.reference.plus)} / ${score(it.reference.minus)}`] : []));
+  const shown = iterations.flatMap((it) =>
+    it.reference && it.gamesPlayed > 0
+      ? [`#${it.iteration} ${score(it.reference.plus)} / ${score(it.reference.minus)}`]
+      : [],
+  );
   return shown.length === 0 ? "no games yet" : shown.join("  ");
 }
 

@@ -1,5 +1,11 @@
 import type postgres from "postgres";
-import { latestDecisions, readReview, setAsideCounts, setAsideWorkers, type DecisionRow } from "../db/worker-decisions.js";
+import {
+  latestDecisions,
+  readReview,
+  setAsideCounts,
+  setAsideWorkers,
+  type DecisionRow,
+} from "../db/worker-decisions.js";
 import { gamesPerMinute, listRunWorkers, type RunWorkerRow } from "../db/run-status.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
 
@@ -8,7 +14,22 @@ import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
  * master's counts, spsa_run_worker), what its process reported about itself, its evidence against
  * the pool (docs/bad-workers.md), the decision about it and a plain verdict.
  */
-export type RunWorker = Pick<RunWorkerRow, "name" | "host" | "concurrency" | "concurrencyNote" | "measuredNps" | "timeFactor" | "batches" | "games" | "draws" | "engineFaults" | "delayLosses" | "replays" | "replayLimitPairs"> & {
+export type RunWorker = Pick<
+  RunWorkerRow,
+  | "name"
+  | "host"
+  | "concurrency"
+  | "concurrencyNote"
+  | "measuredNps"
+  | "timeFactor"
+  | "batches"
+  | "games"
+  | "draws"
+  | "engineFaults"
+  | "delayLosses"
+  | "replays"
+  | "replayLimitPairs"
+> & {
   /** Plus's wins and minus's wins (its losses) in this run's counted games. */
   wins: number;
   losses: number;
@@ -60,13 +81,23 @@ const STALE_NAMES = 3;
 /** The run's workers with their games, evidence and decisions, in a few small queries (one row per worker of the run). */
 export async function readRunWorkers(sql: postgres.Sql, runId: number, rateMinutes: number): Promise<RunWorkers> {
   const [rows, review, decisions, aside, counts] = await Promise.all([
-    listRunWorkers(sql, runId, rateMinutes), readReview(sql, runId), latestDecisions(sql, runId), setAsideWorkers(sql, runId), setAsideCounts(sql, runId),
+    listRunWorkers(sql, runId, rateMinutes),
+    readReview(sql, runId),
+    latestDecisions(sql, runId),
+    setAsideWorkers(sql, runId),
+    setAsideCounts(sql, runId),
   ]);
   // Those with counted games the latest first, then those only judged, held or decided about.
-  const others = [...(review?.evidence ?? []).map((e) => e.worker), ...decisions.map((d) => d.workerName), ...aside.map((a) => a.name), ...counts.map((c) => c.workerName)];
+  const others = [
+    ...(review?.evidence ?? []).map((e) => e.worker),
+    ...decisions.map((d) => d.workerName),
+    ...aside.map((a) => a.name),
+    ...counts.map((c) => c.workerName),
+  ];
   const names = [...new Set([...rows.map((r) => r.name), ...others.sort()])];
   const all = names.map((name): RunWorker => {
-    const { plusWins, minusWins, recentGames, recentSeconds, lastReported, secondsAgo, ...row } = rows.find((r) => r.name === name) ?? noGames(name);
+    const { plusWins, minusWins, recentGames, recentSeconds, lastReported, secondsAgo, ...row } =
+      rows.find((r) => r.name === name) ?? noGames(name);
     const evidence = review?.evidence.find((e) => e.worker === name) ?? null;
     const decision = decisions.find((d) => d.workerName === name);
     const set = counts.find((c) => c.workerName === name);
@@ -87,28 +118,53 @@ export async function readRunWorkers(sql: postgres.Sql, runId: number, rateMinut
   });
   // Measured from the run's latest report, so a finished run keeps the workers that played to its end.
   const latest = Math.min(...all.map((w) => w.secondsAgo ?? Infinity));
-  const isStale = (w: RunWorker) => w.decision === null && w.held === 0 && w.secondsAgo !== null && w.secondsAgo - latest > STALE_MINUTES * 60;
+  const isStale = (w: RunWorker) =>
+    w.decision === null && w.held === 0 && w.secondsAgo !== null && w.secondsAgo - latest > STALE_MINUTES * 60;
   const stale = all.filter(isStale);
   return {
     reviewedAt: review?.reviewedAt.toISOString() ?? null,
     strata: review?.strata ?? 0,
     workers: all.filter((w) => !isStale(w)),
-    stale: stale.length === 0 ? null : {
-      minutes: STALE_MINUTES,
-      count: stale.length,
-      games: stale.reduce((sum, w) => sum + w.games, 0),
-      names: stale.slice(0, STALE_NAMES).map((w) => w.name),
-      lastSeen: stale[0]!.lastSeen!,
-    },
-    suspects: decisions.filter((d) => d.decision === "suspect").map((d) => ({ worker: d.workerName, reason: d.reason, since: d.createdAt.toISOString() })),
+    stale:
+      stale.length === 0
+        ? null
+        : {
+            minutes: STALE_MINUTES,
+            count: stale.length,
+            games: stale.reduce((sum, w) => sum + w.games, 0),
+            names: stale.slice(0, STALE_NAMES).map((w) => w.name),
+            lastSeen: stale[0]!.lastSeen!,
+          },
+    suspects: decisions
+      .filter((d) => d.decision === "suspect")
+      .map((d) => ({ worker: d.workerName, reason: d.reason, since: d.createdAt.toISOString() })),
   };
 }
 
 /** A worker judged, held or decided about that has no game counted in the run. */
-function noGames(name: string): Omit<RunWorkerRow, "lastReported" | "secondsAgo"> & { lastReported: null; secondsAgo: null } {
+function noGames(
+  name: string,
+): Omit<RunWorkerRow, "lastReported" | "secondsAgo"> & { lastReported: null; secondsAgo: null } {
   return {
-    name, host: null, concurrency: null, concurrencyNote: null, measuredNps: null, timeFactor: null, batches: 0, games: 0, plusWins: 0, minusWins: 0, draws: 0,
-    engineFaults: 0, delayLosses: 0, replays: 0, replayLimitPairs: 0, recentGames: 0, recentSeconds: 0, lastReported: null, secondsAgo: null,
+    name,
+    host: null,
+    concurrency: null,
+    concurrencyNote: null,
+    measuredNps: null,
+    timeFactor: null,
+    batches: 0,
+    games: 0,
+    plusWins: 0,
+    minusWins: 0,
+    draws: 0,
+    engineFaults: 0,
+    delayLosses: 0,
+    replays: 0,
+    replayLimitPairs: 0,
+    recentGames: 0,
+    recentSeconds: 0,
+    lastReported: null,
+    secondsAgo: null,
   };
 }
 
@@ -117,7 +173,12 @@ function decisionOf(d: DecisionRow): NonNullable<RunWorker["decision"]> {
 }
 
 /** One line a reader acts on: what the master does with the worker's batches, and why. */
-function verdictOf(worker: string, evidence: WorkerEvidence | null, decision: DecisionRow | undefined, heldBecause: string | undefined): string {
+function verdictOf(
+  worker: string,
+  evidence: WorkerEvidence | null,
+  decision: DecisionRow | undefined,
+  heldBecause: string | undefined,
+): string {
   if (decision?.decision === "suspect") return "suspect: its batches are held until you decide";
   if (decision?.decision === "rejected") return "rejected: its batches are held";
   if (heldBecause !== undefined && heldBecause !== worker) return `held: same machine as ${heldBecause}`;

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
+import { readPlayedWith } from "../db/iterations.js";
 import {
   gamesPerMinute,
-  latestSettings,
   pilotIterations,
   rateWindowMinutes,
   etaSeconds,
@@ -16,11 +16,11 @@ import {
 import { countFaultedGames } from "../db/faulted-games.js";
 import { runHolder } from "../db/runs.js";
 import { readShipCheck, type ShipCheckRow } from "../db/ship-checks.js";
-import { describeShipCheck } from "../head-to-head/ship-text.js";
+import { describeShipCheck } from "../verification/ship-text.js";
 import { readTransfers } from "../db/transfers.js";
-import { summarizeTransfers, type TransferSummary } from "../head-to-head/transfer-text.js";
+import { summarizeTransfers, type TransferSummary } from "../verification/transfer-text.js";
 import { describeLimits } from "../play/time-control.js";
-import { perturbationProgress, storedThetaEvery, storedThetas, type PerturbationProgress } from "../db/perturbations.js";
+import { perturbationProgress, storedThetaEvery, storedThetas, type PerturbationProgress } from "../db/option-runs.js";
 import { builtValue } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
@@ -144,12 +144,24 @@ export interface RunStatus {
 }
 
 /** An iteration as the status shows it: `pilot` when it is one of the curvature pilot's (θ+ and θ− against θ₀). */
-export type IterationStatus = Omit<IterationSummary, "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null; pilot: boolean };
+export type IterationStatus = Omit<IterationSummary, "createdAt" | "completedAt"> & {
+  createdAt: string;
+  completedAt: string | null;
+  pilot: boolean;
+};
 
-export type ShipStatus = Omit<ShipCheckRow, "runId" | "createdAt" | "completedAt"> & { createdAt: string; completedAt: string | null; limitsText: string; summary: string };
+export type ShipStatus = Omit<ShipCheckRow, "runId" | "createdAt" | "completedAt"> & {
+  createdAt: string;
+  completedAt: string | null;
+  limitsText: string;
+  summary: string;
+};
 
 /** A verification as the status shows it: the view's row, its numbers as numbers, and its limits in words ("tc 10+0.1"). */
-export type VerificationStatus = Pick<VerificationResult, "id" | "comparison" | "status" | "games" | "wins" | "losses" | "draws" | "verdict" | "limits"> & {
+export type VerificationStatus = Pick<
+  VerificationResult,
+  "id" | "comparison" | "status" | "games" | "wins" | "losses" | "draws" | "verdict" | "limits"
+> & {
   elo: number | null;
   eloError: number | null;
   limitsText: string;
@@ -174,10 +186,23 @@ export interface SnapshotOptions {
 export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: SnapshotOptions): Promise<RunStatus> {
   const now = options.now ?? new Date();
   const rateMinutes = rateWindowMinutes((now.getTime() - run.createdAt.getTime()) / 1000);
-  const [totals, recent, settings, perturbations, faultedGamesKept, verifications, windows, ship, transfers, master, runWorkers, pilot] = await Promise.all([
+  const [
+    totals,
+    recent,
+    played,
+    perturbations,
+    faultedGamesKept,
+    verifications,
+    windows,
+    ship,
+    transfers,
+    master,
+    runWorkers,
+    pilot,
+  ] = await Promise.all([
     runTotals(sql, run.id, rateMinutes),
     recentIterations(sql, run.id, options.recentCount ?? 8),
-    latestSettings(sql, run.id),
+    readPlayedWith(sql, { runId: run.id }),
     perturbationProgress(sql, run.id, options.recentCount ?? 8),
     countFaultedGames(sql, run.id),
     verificationResults(sql, run.name, options.recentCount ?? 8),
@@ -189,15 +214,26 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
     run.reference === null ? pilotIterations(sql, run.id, configuredPilots(run)) : [],
   ]);
+  const settings = played?.settings ?? null;
   const iterationStatus = (it: IterationSummary): IterationStatus => ({
-    ...it, createdAt: it.createdAt.toISOString(), completedAt: it.completedAt?.toISOString() ?? null, pilot: run.reference === null && it.reference !== null,
+    ...it,
+    createdAt: it.createdAt.toISOString(),
+    completedAt: it.completedAt?.toISOString() ?? null,
+    pilot: run.reference === null && it.reference !== null,
   });
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
   const { listed, summary } = listParameters(run, settings, options);
   const after = options.historyAfter ?? -1;
   const history = perturbations
-    ? await appliedThetaHistory(sql, run, perturbations.thetaApplied, options.samples, summary.listed === "all" ? "all" : listed.map((p) => p.name), after)
+    ? await appliedThetaHistory(
+        sql,
+        run,
+        perturbations.thetaApplied,
+        options.samples,
+        summary.listed === "all" ? "all" : listed.map((p) => p.name),
+        after,
+      )
     : (await thetaHistory(sql, run, latest, options.samples)).filter((point) => point.iteration > after);
   const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
@@ -205,18 +241,33 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
   const parameters = withHistory(run, listed, history);
   // A UCI-option run's one carrier iteration holds its whole budget.
-  const remaining = remainingGames(latest, latestNumber, perturbations ? latestNumber : maxIterations, settings);
+  const remaining = remainingGames(latest, latestNumber, perturbations ? latestNumber : maxIterations);
   return {
-    run: { name: run.name, status: run.status, seed: run.seed, createdAt: run.createdAt.toISOString(), completedAt: run.completedAt?.toISOString() ?? null },
-    reference: run.reference === null ? null : { engine: run.reference, path: run.referencePath, sha256: run.referenceSha256 },
-    master: master ? { host: master.host, pid: master.pid, since: master.since.toISOString(), secondsAgo: master.secondsSinceSeen, lapsed: master.lapsed } : null,
+    run: {
+      name: run.name,
+      status: run.status,
+      seed: run.seed,
+      createdAt: run.createdAt.toISOString(),
+      completedAt: run.completedAt?.toISOString() ?? null,
+    },
+    reference:
+      run.reference === null ? null : { engine: run.reference, path: run.referencePath, sha256: run.referenceSha256 },
+    master: master
+      ? {
+          host: master.host,
+          pid: master.pid,
+          since: master.since.toISOString(),
+          secondsAgo: master.secondsSinceSeen,
+          lapsed: master.lapsed,
+        }
+      : null,
     iteration: {
       latest: latestNumber,
       completed: totals.completed,
       max: maxIterations,
       latestStatus: latest?.status ?? null,
       gamesPlayed: latest?.gamesPlayed ?? 0,
-      targetGames: latest?.targetGames ?? settings?.gamesPerIteration ?? 0,
+      targetGames: latest?.targetGames ?? 0,
     },
     games: {
       total: totals.games,
@@ -225,9 +276,13 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       overallPerMinute: minutes > 0 ? totals.games / minutes : 0,
       startedAt: totals.firstStarted?.toISOString() ?? null,
       etaSeconds: run.status === "active" ? etaSeconds(remaining, totals) : null,
-      iterationEtaSeconds: run.status === "active" && !perturbations && latest && latest.status !== "complete" ? etaSeconds(latest.targetGames - latest.gamesPlayed, totals) : null,
+      iterationEtaSeconds:
+        run.status === "active" && !perturbations && latest && latest.status !== "complete"
+          ? etaSeconds(latest.targetGames - latest.gamesPlayed, totals)
+          : null,
     },
-    waiting: run.status === "active" ? waitingFor(latest, maxIterations, Boolean(master), Boolean(perturbations)) : null,
+    waiting:
+      run.status === "active" ? waitingFor(latest, maxIterations, Boolean(master), Boolean(perturbations)) : null,
     faults: totals.faults,
     faultedGamesKept,
     delays: { losses: totals.delayLosses, replays: totals.replays, replayLimitPairs: totals.replayLimitPairs },
@@ -256,27 +311,46 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       limitsText: describeLimits(v.limits),
     })),
     ship: ship ? shipStatus(ship) : null,
-    transfer: summarizeTransfers(transfers, parameters.map((p) => p.name)) ?? null,
+    transfer:
+      summarizeTransfers(
+        transfers,
+        parameters.map((p) => p.name),
+      ) ?? null,
   };
 }
 
 function shipStatus({ runId: _, createdAt, completedAt, ...check }: ShipCheckRow): ShipStatus {
-  return { ...check, createdAt: createdAt.toISOString(), completedAt: completedAt?.toISOString() ?? null, limitsText: describeLimits(check.limits), summary: describeShipCheck(check) };
+  return {
+    ...check,
+    createdAt: createdAt.toISOString(),
+    completedAt: completedAt?.toISOString() ?? null,
+    limitsText: describeLimits(check.limits),
+    summary: describeShipCheck(check),
+  };
 }
 
 /** What an active run waits for, if anything (RunStatus.waiting). */
-function waitingFor(latest: IterationSummary | undefined, maxIterations: number, mastered: boolean, options: boolean): string | null {
+function waitingFor(
+  latest: IterationSummary | undefined,
+  maxIterations: number,
+  mastered: boolean,
+  options: boolean,
+): string | null {
   if (!mastered) return "no master runs it: start spsa master to go on";
-  if (latest === undefined || latest.status === "complete") return !options && (latest?.iteration ?? 0) < maxIterations ? `the master is building the engines of iteration ${(latest?.iteration ?? 0) + 1}` : null;
-  if (latest.gamesClaimed === 0 && latest.gamesPlayed === 0) return `no worker has claimed games of ${options ? "the run" : `iteration ${latest.iteration}`} yet: start one with compete --spsa`;
+  if (latest === undefined || latest.status === "complete")
+    return !options && (latest?.iteration ?? 0) < maxIterations
+      ? `the master is building the engines of iteration ${(latest?.iteration ?? 0) + 1}`
+      : null;
+  if (latest.gamesClaimed === 0 && latest.gamesPlayed === 0)
+    return `no worker has claimed games of ${options ? "the run" : `iteration ${latest.iteration}`} yet: start one with compete --spsa`;
   return null;
 }
 
-/** Games left to max_iterations: the open iteration's rest and the full iterations after it. */
-function remainingGames(latest: IterationSummary | undefined, latestNumber: number, maxIterations: number, settings: IterationSettings | null): number {
-  const perIteration = settings?.gamesPerIteration ?? latest?.targetGames ?? 0;
-  const open = latest && latest.status !== "complete" ? latest.targetGames - latest.gamesPlayed : 0;
-  return open + Math.max(0, maxIterations - latestNumber) * perIteration;
+/** Games left to max_iterations: the open iteration's rest and the full iterations after it, of its games each (its target_games). */
+function remainingGames(latest: IterationSummary | undefined, latestNumber: number, maxIterations: number): number {
+  if (!latest) return 0;
+  const open = latest.status !== "complete" ? latest.targetGames - latest.gamesPlayed : 0;
+  return open + Math.max(0, maxIterations - latestNumber) * latest.targetGames;
 }
 
 /** The run's `[spsa] adapt_pilot` as its stored config has it (0: none, or a config from before the pilot). */
@@ -300,27 +374,56 @@ export interface ThetaPoint {
  * step (with iterations in flight the next one's base may be older), and the run's current θ
  * where a row has none.
  */
-export async function thetaHistory(sql: postgres.Sql, run: RunRecord, latestIteration: IterationSummary | undefined, samples: number): Promise<ThetaPoint[]> {
+export async function thetaHistory(
+  sql: postgres.Sql,
+  run: RunRecord,
+  latestIteration: IterationSummary | undefined,
+  samples: number,
+): Promise<ThetaPoint[]> {
   const latest = latestIteration?.iteration ?? 0;
   const points = latest === 0 ? 1 : latest + (latestIteration?.status === "complete" ? 1 : 0);
   const positions = samplePositions(points, samples);
-  const after = await thetaAfterIterations(sql, run.id, positions.filter((x) => x > 0));
-  return positions.map((x) => ({ iteration: x, theta: (x === 0 ? run.initialParameters : after.get(x)) ?? run.currentParameters }));
+  const after = await thetaAfterIterations(
+    sql,
+    run.id,
+    positions.filter((x) => x > 0),
+  );
+  return positions.map((x) => ({
+    iteration: x,
+    theta: (x === 0 ? run.initialParameters : after.get(x)) ?? run.currentParameters,
+  }));
 }
 
 /**
  * θ after 0, 1, … applied batches of a UCI-option run, of the named parameters (or all), sampled
- * among the stored ones (src/db/perturbations.ts storedThetas) up to the run's θ (after `applied`
+ * among the stored ones (src/db/option-runs.ts storedThetas) up to the run's θ (after `applied`
  * batches, its theta_applied); 0 is the run's initial θ.
  */
-export async function appliedThetaHistory(sql: postgres.Sql, run: RunRecord, applied: number, samples: number, names: readonly string[] | "all", after: number): Promise<ThetaPoint[]> {
+export async function appliedThetaHistory(
+  sql: postgres.Sql,
+  run: RunRecord,
+  applied: number,
+  samples: number,
+  names: readonly string[] | "all",
+  after: number,
+): Promise<ThetaPoint[]> {
   if (names.length === 0) return [];
   const every = await storedThetaEvery(sql, run.id);
   const stored = Math.floor(applied / every);
-  const positions = samplePositions(stored + 1, samples).map((k) => k * every).filter((x) => x > after);
+  const positions = samplePositions(stored + 1, samples)
+    .map((k) => k * every)
+    .filter((x) => x > after);
   if (positions.at(-1) !== applied && applied > after) positions.push(applied);
-  const thetas = await storedThetas(sql, run.id, positions.filter((x) => x > 0 && x < applied), names);
-  return positions.map((x) => ({ iteration: x, theta: (x === 0 ? run.initialParameters : x === applied ? run.currentParameters : thetas.get(x)) ?? {} }));
+  const thetas = await storedThetas(
+    sql,
+    run.id,
+    positions.filter((x) => x > 0 && x < applied),
+    names,
+  );
+  return positions.map((x) => ({
+    iteration: x,
+    theta: (x === 0 ? run.initialParameters : x === applied ? run.currentParameters : thetas.get(x)) ?? {},
+  }));
 }
 
 /** Parameters a status lists once a run has more: the ones that moved most. */
@@ -349,7 +452,11 @@ export function parameterRows(run: RunRecord, settings: IterationSettings | null
 }
 
 /** The parameters to list (all, the `listed` that moved most, or `only` those) and the summary of all of them. */
-function listParameters(run: RunRecord, settings: IterationSettings | null, options: SnapshotOptions): { listed: Omit<ParameterStatus, "history">[]; summary: ParameterSummary } {
+function listParameters(
+  run: RunRecord,
+  settings: IterationSettings | null,
+  options: SnapshotOptions,
+): { listed: Omit<ParameterStatus, "history">[]; summary: ParameterSummary } {
   const rows = parameterRows(run, settings);
   const count = options.listed ?? LISTED_PARAMETERS;
   const counted = rows.filter((p) => !p.frozen && p.steps !== null);
@@ -368,13 +475,19 @@ function listParameters(run: RunRecord, settings: IterationSettings | null, opti
 }
 
 /** The parameters that moved most first (by |Δ steps|, or |Δ| without a recorded step), then by name. */
-export function mostMoved<T extends Pick<ParameterStatus, "name" | "steps" | "now" | "start">>(rows: readonly T[]): T[] {
+export function mostMoved<T extends Pick<ParameterStatus, "name" | "steps" | "now" | "start">>(
+  rows: readonly T[],
+): T[] {
   const moved = (p: T) => Math.abs(p.steps ?? p.now - p.start);
   return [...rows].sort((a, b) => moved(b) - moved(a) || (a.name < b.name ? -1 : 1));
 }
 
 /** Each listed parameter with its points of `history`; one that joined the run later starts at its first. */
-function withHistory(run: RunRecord, listed: readonly Omit<ParameterStatus, "history">[], history: readonly ThetaPoint[]): ParameterStatus[] {
+function withHistory(
+  run: RunRecord,
+  listed: readonly Omit<ParameterStatus, "history">[],
+  history: readonly ThetaPoint[],
+): ParameterStatus[] {
   return listed.map((p) => {
     const own = history.flatMap((point) => {
       const value = point.theta[p.name];

@@ -9,5 +9,7 @@ export function sparkline(values: readonly number[]): string {
   const low = Math.min(...values);
   const high = Math.max(...values);
   const top = BARS.length - 1;
-  return values.map((v) => BARS[high === low ? Math.floor(top / 2) : Math.round(((v - low) / (high - low)) * top)]).join("");
+  return values
+    .map((v) => BARS[high === low ? Math.floor(top / 2) : Math.round(((v - low) / (high - low)) * top)])
+    .join("");
 }

@@ -10,7 +10,9 @@ export function renderTexelStatus(status: TexelStatus): string {
     `${status.evaluations} evaluations, ${status.passes} passes, ${Math.round(status.positionsPerSecond)} positions/s, ${status.seconds.toFixed(1)} s`,
     "",
   ];
-  lines.push(...table(["parameter", "start", "", "final", "change"], status.changed.map(changeRow), "no parameter changed"));
+  lines.push(
+    ...table(["parameter", "start", "", "final", "change"], status.changed.map(changeRow), "no parameter changed"),
+  );
   lines.push(`${status.unchanged} parameters unchanged`);
   return lines.join("\n");
 }

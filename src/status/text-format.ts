@@ -6,7 +6,10 @@ export function table(header: string[], rows: string[][], empty: string): string
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const numeric = header.map((_, i) => rows.every((r) => /^[-+]?[\d.?]+$/.test(r[i] ?? "")));
   const format = (row: string[]) =>
-    row.map((cell, i) => (numeric[i] ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd();
+    row
+      .map((cell, i) => (numeric[i] ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
   return [format(header), ...rows.map(format)];
 }
 

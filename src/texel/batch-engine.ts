@@ -80,7 +80,10 @@ export class BatchEngine {
       if (line === "readyok") break;
       // minnow answers twice (once without `again`); an engine without evalbatch may answer each of the
       // probe's lines ("Unknown command", as Stockfish does). More is an engine printing without end.
-      if (++answers > MAX_PROBE_LINES) throw this.fail(`answered the evalbatch probe with more than ${MAX_PROBE_LINES} lines ("${line?.slice(0, 80)}")`);
+      if (++answers > MAX_PROBE_LINES)
+        throw this.fail(
+          `answered the evalbatch probe with more than ${MAX_PROBE_LINES} lines ("${line?.slice(0, 80)}")`,
+        );
     }
     this.canRescore = answers === 2;
   }
@@ -133,7 +136,8 @@ export class BatchEngine {
       const parts = perLine === 1 ? [line] : line.split(" ");
       for (let k = 0; k < perLine; k++) {
         const value = Number(parts[k]);
-        if (parts.length !== perLine || !Number.isInteger(value)) throw new EngineError(`${this.path}: evalbatch answered "${line}" for ${fens[i]}`);
+        if (parts.length !== perLine || !Number.isInteger(value))
+          throw new EngineError(`${this.path}: evalbatch answered "${line}" for ${fens[i]}`);
         scores[i * perLine + k] = value;
       }
     });

@@ -16,6 +16,10 @@ export function texelEngine(engine: string | undefined, buildConfig: () => Build
   // Read only without --engine, so a folder without config.toml can use --engine.
   const build = buildConfig();
   const path = join(build.engineDir, "target", "release", binaryName(build.engineDir, build.binaryName));
-  if (!existsSync(path)) throw new InputError("--engine", `not given, and ${path} does not exist: run cargo build --release in ${build.engineDir}, or pass --engine PATH`);
+  if (!existsSync(path))
+    throw new InputError(
+      "--engine",
+      `not given, and ${path} does not exist: run cargo build --release in ${build.engineDir}, or pass --engine PATH`,
+    );
   return path;
 }

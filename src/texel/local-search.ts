@@ -61,7 +61,9 @@ export async function coordinateSearch(options: SearchOptions): Promise<SearchRe
   const values: Record<string, number> = { ...options.start };
   let best = options.startError;
   let evaluations = 0;
-  const steps = new Map(params.map((p) => [p.name, method === "local" ? unit(p) : Math.max(unit(p), roundStep(p, p.step))]));
+  const steps = new Map(
+    params.map((p) => [p.name, method === "local" ? unit(p) : Math.max(unit(p), roundStep(p, p.step))]),
+  );
   let passes = 0;
   while (passes < options.maxPasses && !options.signal?.aborted) {
     passes++;
@@ -89,7 +91,13 @@ export async function coordinateSearch(options: SearchOptions): Promise<SearchRe
         if (improves) break;
       }
       improved ||= moved;
-      if (method === "adaptive") steps.set(param.name, moved ? Math.min(roundStep(param, step * 2), 16 * param.step) : Math.max(unit(param), roundStep(param, step / 2)));
+      if (method === "adaptive")
+        steps.set(
+          param.name,
+          moved
+            ? Math.min(roundStep(param, step * 2), 16 * param.step)
+            : Math.max(unit(param), roundStep(param, step / 2)),
+        );
     }
     if (!improved && atUnit) break;
   }
@@ -100,7 +108,10 @@ export async function coordinateSearch(options: SearchOptions): Promise<SearchRe
  * The error of `values`, or undefined when the run was stopped: Ctrl-C reaches the engine
  * processes too, so an evaluation in flight fails, and the best values so far still count.
  */
-async function evaluateUnlessStopped(options: SearchOptions, values: Readonly<Record<string, number>>): Promise<number | undefined> {
+async function evaluateUnlessStopped(
+  options: SearchOptions,
+  values: Readonly<Record<string, number>>,
+): Promise<number | undefined> {
   try {
     return await options.error(values);
   } catch (error) {

@@ -22,7 +22,11 @@ export interface ExtractOptions {
  * move in check or mated (a `+` or `#` on the move that led there). Unfinished games
  * (`*`) are skipped; a game chess.js cannot read is an InputError naming file and line.
  */
-export function extractPositions(text: string, file: string, options: ExtractOptions): { positions: LabelledPosition[]; games: number } {
+export function extractPositions(
+  text: string,
+  file: string,
+  options: ExtractOptions,
+): { positions: LabelledPosition[]; games: number } {
   const positions: LabelledPosition[] = [];
   let games = 0;
   for (const { text: game, line } of splitPgnGames(text)) {
@@ -85,7 +89,8 @@ export function parsePositions(text: string, file: string): LabelledPosition[] {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) return;
     const match = LINE.exec(line);
-    if (!match) throw new InputError(`${file}:${index + 1}`, `expected "FEN [1.0|0.5|0.0]", got "${line.slice(0, 80)}"`);
+    if (!match)
+      throw new InputError(`${file}:${index + 1}`, `expected "FEN [1.0|0.5|0.0]", got "${line.slice(0, 80)}"`);
     const fen = match[1]!;
     const check = validateFen(fen);
     if (!check.ok) throw new InputError(`${file}:${index + 1}`, `bad FEN "${fen}": ${check.error}`);

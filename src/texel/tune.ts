@@ -1,12 +1,12 @@
 import type { Param } from "../params/params.js";
-import type { EnginePool } from "./engine-pool.js";
+import type { BatchEnginePool } from "./batch-engine-pool.js";
 import { fitK, meanSquaredError } from "./error.js";
 import { coordinateSearch, type SearchPosition, type SearchProgress, type TexelMethod } from "./local-search.js";
 import { optionValues, type OptionTarget } from "../params/option-names.js";
 import type { LabelledPosition } from "./positions.js";
 
 export interface TexelTuneOptions {
-  pool: EnginePool;
+  pool: BatchEnginePool;
   positions: readonly LabelledPosition[];
   /** Every parameter of params.toml (the engine gets all their values) and which are tuned. */
   params: readonly Param[];

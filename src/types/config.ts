@@ -5,15 +5,14 @@ import type { OutsideDelayPolicy } from "./play.js";
 export type IterationMoveLimit = MoveLimit | { tc: TimeControl };
 
 /**
- * What an iteration was played with, stored in its row: its update is computed from this
- * (not from today's files), and a resumed master compares it with today's files to say
- * what changed.
+ * What an iteration was played with, stored in its row (`settings`): its update is computed
+ * from this (not from today's files), and a resumed master compares it with today's files to
+ * say what changed. Not here, since its row has a column for each (stored once): the time per
+ * move (`timelow_ms`, `timehigh_ms`) and the games (`target_games`; a UCI-option run's games
+ * per iteration are `spsa_option_run.games_per_iteration`): see PlayedWith.
  */
 export interface IterationSettings {
   spsa: SpsaConfig;
-  gamesPerIteration: number;
-  timelowMs: number;
-  timehighMs: number;
   /**
    * `[time_control] nodes` or `depth`, or `spsa verify --tc`'s clock (absent: a time per move
    * in [timelow, timehigh]); workers read it from here.
@@ -36,6 +35,14 @@ export interface IterationSettings {
    * had no step applied when its perturbation was drawn (absent: 0, the barrier).
    */
   staleness?: number;
+}
+
+/** An iteration's settings with what its row holds in columns beside them: what describeChanges compares with today's files. */
+export interface PlayedWith {
+  settings: IterationSettings;
+  timelowMs: number;
+  timehighMs: number;
+  gamesPerIteration: number;
 }
 
 /** `[time_control] nodes` or `depth`: every move searched to it instead of a time per move. */

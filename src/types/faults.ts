@@ -37,7 +37,9 @@ export type FaultKind = Exclude<CountedFault, "delay"> | "none";
 /** The counters of engine faults: all but the time losses to outside delays. */
 export type EngineFaultCounter = Exclude<FaultCounter, "delayLosses">;
 
-export const ENGINE_FAULT_COUNTERS = (Object.keys(FAULT_COUNTERS) as FaultCounter[]).filter((c): c is EngineFaultCounter => c !== "delayLosses");
+export const ENGINE_FAULT_COUNTERS = (Object.keys(FAULT_COUNTERS) as FaultCounter[]).filter(
+  (c): c is EngineFaultCounter => c !== "delayLosses",
+);
 
 /** One engine's faults, by kind. */
 export type FaultCounts = Record<CountedFault, number>;
@@ -48,7 +50,10 @@ export function noFaults(): FaultCounts {
 
 /** Counts by counter: the kinds that share one are summed. */
 export function byCounter(counts: FaultCounts): Record<FaultCounter, number> {
-  const sums = Object.fromEntries(Object.keys(FAULT_COUNTERS).map((counter) => [counter, 0])) as Record<FaultCounter, number>;
+  const sums = Object.fromEntries(Object.keys(FAULT_COUNTERS).map((counter) => [counter, 0])) as Record<
+    FaultCounter,
+    number
+  >;
   for (const kind of Object.keys(FAULTS) as CountedFault[]) sums[FAULTS[kind].counter] += counts[kind];
   return sums;
 }

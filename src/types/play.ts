@@ -21,9 +21,11 @@ export type SearchLimits = { movetimeMs: number } | { tc: TimeControl } | { node
  * Limits as a run or a verification records them: a time per move drawn per pair in
  * [timelowMs, timehighMs], a clock, or a node or depth limit per move.
  */
-export type PlayLimits = { timelowMs: number; timehighMs: number } | { tc: TimeControl } | { nodes: number } | { depth: number };
+export type PlayLimits =
+  { timelowMs: number; timehighMs: number } | { tc: TimeControl } | { nodes: number } | { depth: number };
 
-export type Side = 0 | 1;
+/** A colour by index: 0 white, 1 black (the side to move). */
+export type Color = 0 | 1;
 
 /** Game pairs counted from the first engine's side (the plus engine's, in SPSA). */
 export interface PairCounts {

@@ -194,7 +194,7 @@ export interface ChainRun extends OptionList {
   seed: string;
 }
 
-/** One applied batch of a UCI-option run as stored (src/db/perturbations.ts readAppliedChain). */
+/** One applied batch of a UCI-option run as stored (src/db/option-runs.ts readAppliedChain). */
 export interface AppliedBatch {
   /** 1, 2, …: its place in the order the master applied the reports. */
   appliedNumber: number;

@@ -11,6 +11,9 @@ const FLAGS = { tc: "--tc", timelow: "--timelow", timehigh: "--timehigh", nodes:
  * move in seconds, as in config.toml and `compete`), or the run's own (config.toml's
  * [time_control]) when none is given. At most one kind of limit.
  */
-export function verifyLimits(flags: LimitFlags, run: Pick<TimeControlConfig, "timelowMs" | "timehighMs" | "moveLimit">): PlayLimits {
+export function verifyLimits(
+  flags: LimitFlags,
+  run: Pick<TimeControlConfig, "timelowMs" | "timehighMs" | "moveLimit">,
+): PlayLimits {
   return givenLimits(flags, FLAGS) ?? run.moveLimit ?? { timelowMs: run.timelowMs, timehighMs: run.timehighMs };
 }

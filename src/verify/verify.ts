@@ -1,14 +1,15 @@
 import type { Param } from "../params/params.js";
 import type { Database } from "../postgres/connection.js";
+import { DatabaseHandle } from "../postgres/database-handle.js";
 import { findRunningVerification } from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
 import { runNamed } from "../db/runs.js";
-import { isOptionRun } from "../db/perturbations.js";
+import { isOptionRun } from "../db/option-runs.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { describeLimits } from "../play/time-control.js";
 import { loadBook, resolveBook } from "../play/book.js";
 import { refuseRepeatedGames } from "../play/repeated-games.js";
-import { startHeadToHead, waitForOutcome, type HeadToHeadResult } from "../head-to-head/head-to-head.js";
+import { startVerification, waitForOutcome, type FinishedVerification } from "../verification/verification.js";
 import { describeTheta, thetaOf, type ThetaLabel } from "./theta.js";
 import type { TuningConfig } from "../types/config.js";
 import type { SprtBounds, PlayLimits } from "../types/play.js";
@@ -32,7 +33,7 @@ export interface VerifyOptions {
   signal?: AbortSignal;
 }
 
-export type VerifyResult = HeadToHeadResult;
+export type VerifyResult = FinishedVerification;
 
 /** Why spsa verify refuses a UCI-option run, and what plays its θ instead (the dashboard says the same). */
 export const OPTION_RUN_REFUSAL = (name: string) =>
@@ -49,15 +50,28 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const { database } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sql = database.sql;
+  const { config, params, signingKey, games, sprt, limits } = options;
+  const match = {
+    db: new DatabaseHandle(database.sql, log, options.signal),
+    config,
+    params,
+    signingKey,
+    games,
+    sprt,
+    limits,
+  };
   const run = await runNamed(sql, options.runName);
   if (!run) throw new InputError(`run "${options.runName}"`, "not found (see select name from spsa_run)");
-  if (options.config.engine.mode === "options" || (await isOptionRun(sql, run.name))) throw new InputError(`run "${run.name}"`, OPTION_RUN_REFUSAL(run.name));
+  if (options.config.engine.mode === "options" || (await isOptionRun(sql, run.name)))
+    throw new InputError(`run "${run.name}"`, OPTION_RUN_REFUSAL(run.name));
   const fromLabel = describeTheta(options.from);
   const toLabel = describeTheta(options.to);
   const limitsText = describeLimits(options.limits);
   let row = await findRunningVerification(sql, run.id, fromLabel, toLabel, options.limits);
   if (row) {
-    log(`resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, ${row.gamesPlayed} games played`);
+    log(
+      `resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, ${row.gamesPlayed} games played`,
+    );
   } else {
     // The workers play the book of the config (the default one unless `[games] book` names another).
     const bookFile = resolveBook(options.config.games.book);
@@ -65,8 +79,10 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     refuseRepeatedGames({ games: options.games, book, bookFile, limits: options.limits, flag: "--games" });
     const fromValues = await thetaOf(sql, run, options.from);
     const toValues = await thetaOf(sql, run, options.to);
-    row = await startHeadToHead(options, run, { fromLabel, toLabel, fromValues, toValues });
-    log(`verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`);
+    row = await startVerification(match, run, { fromLabel, toLabel, fromValues, toValues });
+    log(
+      `verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`,
+    );
   }
-  return waitForOutcome(options, row, log);
+  return waitForOutcome(match, row, log);
 }

@@ -1,5 +1,5 @@
 import type { BatchReport } from "../db/batches.js";
-import type { SideFaults } from "../db/fault-columns.js";
+import type { EngineFaults, PlusMinus } from "../types/engines.js";
 import { noFaults, type CountedFault, type FaultCounts } from "../types/faults.js";
 import { PairTally } from "../play/match-tally.js";
 import type { PairResult } from "../play/runner.js";
@@ -23,7 +23,7 @@ export class BatchTally {
   }
 
   /** A pair of plus against minus, or in reference mode of `side` against the reference. */
-  add(pair: PairResult, side: "plus" | "minus" = "plus"): void {
+  add(pair: PairResult, side: PlusMinus = "plus"): void {
     const tally = side === "minus" ? this.minus : this.plus;
     if (!tally) throw new Error("a pair of minus against the reference in a plus-against-minus batch");
     tally.add(pair);
@@ -42,7 +42,7 @@ export class BatchTally {
   }
 
   /** Each engine's faults: plus and minus, and in reference mode the reference's (its own in θ+'s and θ−'s games). */
-  get faults(): SideFaults {
+  get faults(): EngineFaults {
     if (!this.minus) return this.plus.faults;
     return [this.plus.faults[0], this.minus.faults[0], addFaults(this.plus.faults[1], this.minus.faults[1])];
   }

@@ -23,7 +23,11 @@ export function defaultConcurrency(load: MachineLoad, masterBeside: boolean): Co
   const forMaster = masterBeside ? 1 : 0;
   const busy = Math.round(Math.min(load.cores, Math.max(0, load.busyCores)));
   const concurrency = Math.max(1, load.cores - forMaster - busy);
-  const reasons = [`${load.cores} cores`, ...(masterBeside ? ["1 left for the master"] : []), `${load.busyCores.toFixed(1)} busy with other work at start`];
+  const reasons = [
+    `${load.cores} cores`,
+    ...(masterBeside ? ["1 left for the master"] : []),
+    `${load.busyCores.toFixed(1)} busy with other work at start`,
+  ];
   return { concurrency, note: `default ${concurrency} (${reasons.join(", ")}; -c to choose)` };
 }
 
@@ -32,7 +36,14 @@ export function defaultConcurrency(load: MachineLoad, masterBeside: boolean): Co
  * in cores. A short sample sees what runs now, unlike the load average's minute-long memory.
  */
 export async function measureLoad(ms = 500): Promise<MachineLoad> {
-  const total = () => cpus().reduce((sum, cpu) => ({ busy: sum.busy + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, idle: sum.idle + cpu.times.idle }), { busy: 0, idle: 0 });
+  const total = () =>
+    cpus().reduce(
+      (sum, cpu) => ({
+        busy: sum.busy + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq,
+        idle: sum.idle + cpu.times.idle,
+      }),
+      { busy: 0, idle: 0 },
+    );
   const before = total();
   const ownBefore = process.cpuUsage();
   await new Promise((resolve) => setTimeout(resolve, ms));

@@ -40,7 +40,11 @@ export class DelayGuard {
     this.games = 0;
     this.delayed = 0;
     if (this.concurrency <= 1 || hit < this.options.threshold * seen) return undefined;
-    const lowering = { from: this.concurrency, to: this.concurrency - 1, reason: `${hit} of ${seen} games hit by delays outside the engines` };
+    const lowering = {
+      from: this.concurrency,
+      to: this.concurrency - 1,
+      reason: `${hit} of ${seen} games hit by delays outside the engines`,
+    };
     this.concurrency = lowering.to;
     return lowering;
   }

@@ -21,7 +21,11 @@ export const SPEED_MOVETIME_MS = 1000;
  * The median of the positions' speeds in nodes per second; undefined when the engine reports
  * neither nps nor nodes and time. `signal` kills the engine (the measurement then fails).
  */
-export async function measureNps(spec: EngineSpec, movetimeMs = SPEED_MOVETIME_MS, signal?: AbortSignal): Promise<number | undefined> {
+export async function measureNps(
+  spec: EngineSpec,
+  movetimeMs = SPEED_MOVETIME_MS,
+  signal?: AbortSignal,
+): Promise<number | undefined> {
   const engine = await EngineProcess.start(spec);
   const kill = () => engine.kill();
   signal?.addEventListener("abort", kill, { once: true });
@@ -30,8 +34,12 @@ export async function measureNps(spec: EngineSpec, movetimeMs = SPEED_MOVETIME_M
     const speeds: number[] = [];
     for (const position of SPEED_POSITIONS) {
       await engine.newGame();
-      const outcome = await engine.go(position, `go movetime ${movetimeMs}`, { stallMs: movetimeMs + 5000, graceMs: 1000 });
-      if (outcome.kind !== "bestmove") throw new EngineError(`${spec.name}: no bestmove while its speed was measured (${outcome.kind})`);
+      const outcome = await engine.go(position, `go movetime ${movetimeMs}`, {
+        stallMs: movetimeMs + 5000,
+        graceMs: 1000,
+      });
+      if (outcome.kind !== "bestmove")
+        throw new EngineError(`${spec.name}: no bestmove while its speed was measured (${outcome.kind})`);
       const nps = npsOf(outcome.info);
       if (nps !== undefined) speeds.push(nps);
     }
@@ -44,7 +52,8 @@ export async function measureNps(spec: EngineSpec, movetimeMs = SPEED_MOVETIME_M
 
 function npsOf(info: SearchInfo): number | undefined {
   if (info.nps !== undefined && info.nps > 0) return info.nps;
-  if (info.nodes !== undefined && info.timeMs !== undefined && info.nodes > 0 && info.timeMs > 0) return (info.nodes * 1000) / info.timeMs;
+  if (info.nodes !== undefined && info.timeMs !== undefined && info.nodes > 0 && info.timeMs > 0)
+    return (info.nodes * 1000) / info.timeMs;
   return undefined;
 }
 

@@ -2,6 +2,7 @@ import { countedFault } from "../play/faults.js";
 import { formatPgn, withSan } from "../play/pgn.js";
 import type { PairResult } from "../play/runner.js";
 import type { FaultedGame } from "../db/faulted-games.js";
+import type { EngineRole } from "../types/engines.js";
 
 /**
  * The games of a pair that an engine fault decided (crash, illegal or unparsable move, its
@@ -10,7 +11,13 @@ import type { FaultedGame } from "../db/faulted-games.js";
  * plus and minus, or in reference mode θ+ or θ− and the reference) is white in its first game
  * and black in its second; `pairIndex` numbers the pair in its batch.
  */
-export function faultedGames(pair: PairResult, pairIndex: number, event: string, date: Date, engines: readonly [FaultedGame["side"], FaultedGame["side"]] = ["plus", "minus"]): FaultedGame[] {
+export function faultedGames(
+  pair: PairResult,
+  pairIndex: number,
+  event: string,
+  date: Date,
+  engines: readonly [EngineRole, EngineRole] = ["plus", "minus"],
+): FaultedGame[] {
   return pair.games.flatMap((game, g) => {
     const firstColor = g === 0 ? "white" : "black";
     const secondColor = g === 0 ? "black" : "white";

@@ -1,20 +1,23 @@
 import { createRunner, type PairResult } from "../play/runner.js";
 import { isShippedBook, loadBook, playable, resolveBook, type Opening } from "../play/book.js";
+import type { EngineRole } from "../types/engines.js";
 import type { OutsideDelayPolicy, SearchLimits } from "../types/play.js";
 import { measureNps, SPEED_MOVETIME_MS } from "./engine-speed.js";
 
+/** An engine of a worker's game pair: its role (its name in the games), its binary, and its tuned UCI options (UCI-option mode), set with `setoption` before its games. */
+export interface PairEngine {
+  role: EngineRole;
+  path: string;
+  options?: Readonly<Record<string, number>>;
+}
+
 /**
- * One game pair of plus against minus, as the worker asks for it; in reference mode of θ+ or θ−
- * (as plus) against the reference engine (as minus), named by `names`.
+ * One game pair as the worker asks for it: plus against minus, or in reference mode θ+ or θ−
+ * against the reference engine. The first engine is the tuned one (plus, or θ+ or θ−).
  */
-export interface PlusMinusJob {
-  plusPath: string;
-  minusPath: string;
-  /** The engines' names in the games (default "plus" and "minus"). */
-  names?: readonly [string, string];
-  /** UCI options of each side (UCI-option mode), set with `setoption` before its games. */
-  plusOptions?: Readonly<Record<string, number>>;
-  minusOptions?: Readonly<Record<string, number>>;
+export interface WorkerPairJob {
+  first: PairEngine;
+  second: PairEngine;
   /** Both games of the pair start from it. */
   opening: Opening;
   /** Both games of the pair search with these: a time per move, or the iteration's nodes or depth. */
@@ -23,8 +26,8 @@ export interface PlusMinusJob {
 
 /** What the worker needs from the game runner (the loop's seam for its own tests). */
 export interface PairPlayer {
-  /** Plays plus as white then as black; plus is the pair's first engine. Respects the concurrency limit itself. */
-  playPair(job: PlusMinusJob): Promise<PairResult>;
+  /** Plays the first engine as white then as black. Respects the concurrency limit itself. */
+  playPair(job: WorkerPairJob): Promise<PairResult>;
   /** The engine's speed in nodes per second, with this worker's options, measured alone (src/worker/engine-speed.ts). */
   measureNps(path: string): Promise<number | undefined>;
   /** Games at once from now on. */
@@ -43,13 +46,17 @@ export function createRunnerPlayer(options: {
   /** This worker's own UCI options for both engines; a tuned option (UCI-option mode) overrides one of the same name. */
   engineOptions?: Readonly<Record<string, string>>;
 }): PairPlayer {
-  const runner = createRunner({ concurrency: options.concurrency, timeMarginMs: options.marginMs, outsideDelay: options.outsideDelay });
+  const runner = createRunner({
+    concurrency: options.concurrency,
+    timeMarginMs: options.marginMs,
+    outsideDelay: options.outsideDelay,
+  });
   const closing = new AbortController();
   // This worker's options with a batch's tuned ones, made once per batch's options object: a
   // batch's pairs then share one set (the engine pool keys its processes by it).
   const merged = new WeakMap<object, Readonly<Record<string, string | number>>>();
   const own = Object.keys(options.engineOptions ?? {}).length > 0;
-  const withOwn = (tuned: PlusMinusJob["plusOptions"]) => {
+  const withOwn = (tuned: PairEngine["options"]) => {
     if (tuned === undefined) return { ...options.engineOptions };
     if (!own) return tuned;
     let set = merged.get(tuned);
@@ -59,12 +66,13 @@ export function createRunnerPlayer(options: {
   return {
     playPair: (job) =>
       runner.playPair({
-        first: { name: job.names?.[0] ?? "plus", path: job.plusPath, options: withOwn(job.plusOptions) },
-        second: { name: job.names?.[1] ?? "minus", path: job.minusPath, options: withOwn(job.minusOptions) },
+        first: { name: job.first.role, path: job.first.path, options: withOwn(job.first.options) },
+        second: { name: job.second.role, path: job.second.path, options: withOwn(job.second.options) },
         opening: job.opening,
         limits: job.limits,
       }),
-    measureNps: (path) => measureNps({ name: "speed", path, options: options.engineOptions }, SPEED_MOVETIME_MS, closing.signal),
+    measureNps: (path) =>
+      measureNps({ name: "speed", path, options: options.engineOptions }, SPEED_MOVETIME_MS, closing.signal),
     retire: (keepPaths) => runner.retire(keepPaths),
     setConcurrency: (concurrency) => runner.setConcurrency(concurrency),
     close: () => {

@@ -16,7 +16,8 @@ export interface TimeFactor {
 }
 
 export function timeFactor(referenceNps: number, measuredNps: number): TimeFactor {
-  if (!(referenceNps > 0) || !(measuredNps > 0)) throw new Error(`speeds must be positive, got reference ${referenceNps} and measured ${measuredNps}`);
+  if (!(referenceNps > 0) || !(measuredNps > 0))
+    throw new Error(`speeds must be positive, got reference ${referenceNps} and measured ${measuredNps}`);
   const raw = referenceNps / measuredNps;
   const factor = Math.min(MAX_TIME_FACTOR, Math.max(MIN_TIME_FACTOR, raw));
   return { factor, clamped: factor !== raw };

@@ -5,19 +5,19 @@ import type { EngineCache } from "../engine-build/engine-cache.js";
 import { UntrustedOptionsError, verifiedDraw } from "../signing/options-signature.js";
 import { drawOptions } from "../params/option-names.js";
 import {
-  afterExpiringLeases,
   claimBatch,
+  expireLeases,
   heartbeat,
   refuseBatch,
   releaseClaims,
   reportBatch,
-  type ClaimedBatch,
   type ReportOutcome,
 } from "../db/batches.js";
 import { anyRunActive } from "../db/runs.js";
-import { FAULTED_GAME_LIMITS, storeFaultedGames, type FaultedGame } from "../db/faulted-games.js";
+import { FAULTED_GAME_LIMITS, type FaultedGame } from "../db/faulted-games.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
-import { databaseOutage, observed, untilAborted, withRetry } from "../postgres/retry.js";
+import { databaseOutage } from "../postgres/retry.js";
+import { DatabaseHandle } from "../postgres/database-handle.js";
 import { stoppedDuringOutage } from "../postgres/outage-log.js";
 import { describeDatabase, type Database } from "../postgres/connection.js";
 import { claimWorkerName, recordConcurrency, recordSpeed, type WorkerSession } from "../db/workers.js";
@@ -28,15 +28,15 @@ import { delayRemedy, engineFaults } from "../play/faults.js";
 import { plural } from "../core/plural.js";
 import { runOpenings, type Opening } from "../play/book.js";
 import { seededRng, uniform, type Rng } from "../core/rng.js";
+import { ENGINE_ROLES, type PlusMinus } from "../types/engines.js";
 import type { SearchLimits } from "../types/play.js";
-import { SIDES } from "../db/fault-columns.js";
 import { BatchTally } from "./batch-tally.js";
-import { optionsOnClaim } from "./option-draw.js";
+import { knownLists, withOptionList, type PlayableBatch } from "./option-draw.js";
 import { DelayGuard } from "./delay-guard.js";
 import { faultedGames } from "./faulted-games.js";
 import { describeHolder, holderAlive } from "./name-holder.js";
 import { heartbeatInterval } from "../core/holder.js";
-import type { PairPlayer } from "./runner-player.js";
+import type { PairEngine, PairPlayer } from "./runner-player.js";
 import { MAX_TIME_FACTOR, MIN_TIME_FACTOR, scaledMovetime, timeFactor } from "./time-factor.js";
 
 export interface WorkerOptions {
@@ -103,7 +103,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const rng = seededRng(options.seed ?? `${name}:${process.pid}:${Date.now()}`);
   const heartbeatMs = heartbeatInterval(options.leaseSeconds);
   const where = `${describeDatabase(database.url)}${database.embedded ? " (this checkout's embedded server)" : ""}`;
-  const session = await takeName(options, heartbeatMs, log);
+  const db = new DatabaseHandle(database.sql, log, options.signal);
+  const session = await takeName(options, db, heartbeatMs, log);
   log(`worker ${name}: ${where}`);
   // Leases are the master's (each iteration's settings): beat a third of the shortest one claimed.
   let beatMs = heartbeatMs;
@@ -111,7 +112,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
 
   const inFlight = new Map<number, Promise<void>>();
   // Batches this process claimed that are neither reported, refused nor given up on: a stop returns them.
-  const holding = new Map<number, ClaimedBatch>();
+  const holding = new Map<number, PlayableBatch>();
   let concurrency = options.concurrency;
   const guard = new DelayGuard(concurrency);
   const guardGames = (tally: BatchTally, games: number) => {
@@ -145,11 +146,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   };
   options.signal?.addEventListener("abort", beginStop, { once: true });
   if (options.signal?.aborted) beginStop();
+  // Claims and binary fetches end at the stop; reports, refusals and the hand-back have its patience.
+  const claims = db.stoppedBy(stop.signal);
+  const reports = db.stoppedBy(patience.signal);
 
   const poll = new PollBackoff(options.pollIntervalMs);
   const beatOnce = () => {
     // Not retried (the next beat is), but an outage it meets is said like any other.
-    observed(log, heartbeat(database.sql, session, [...inFlight.keys()]))
+    db.once((sql) => heartbeat(sql, session, [...inFlight.keys()]))
       .then(({ ownsName }) => {
         if (ownsName || stop.signal.aborted) return;
         log(`worker ${name}: another process took this name over (--force); stopping`);
@@ -158,7 +162,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       .catch(() => {});
   };
   let beat = setInterval(beatOnce, beatMs);
-  const beatFor = (batch: ClaimedBatch) => {
+  const beatFor = (batch: PlayableBatch) => {
     const ms = heartbeatInterval(batch.leaseSeconds);
     if (ms >= beatMs) return;
     beatMs = ms;
@@ -169,7 +173,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   // Iterations whose binaries this worker refused: not claimed again, as the refusal would repeat.
   const refusedIterations: number[] = [];
   let untrusted: Untrusted | undefined;
-  const refuse = async (batch: ClaimedBatch, error: Untrusted) => {
+  const refuse = async (batch: PlayableBatch, error: Untrusted) => {
     refusedIterations.push(batch.iterationId);
     summary.binariesRefused++;
     // Not played: they do not count toward --games.
@@ -178,10 +182,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     if (error.noTrustedKey) untrusted = error;
     else log(`worker ${name}: ${error.message}; batch ${batch.batchId} goes back to the pool`);
     // If even the retries fail, the batch's lease expires and it returns to the pool uncounted.
-    await withRetry(log, patience.signal, () => refuseBatch(database.sql, batch.batchId, name)).then(
-      () => holding.delete(batch.batchId),
-      () => {},
-    );
+    await reports
+      .retrying((sql) => refuseBatch(sql, batch.batchId, name))
+      .then(
+        () => holding.delete(batch.batchId),
+        () => {},
+      );
   };
 
   // Why an idle worker waits: no run open on its database at all, or none with games to hand out now.
@@ -190,9 +196,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const lookForOpenRuns = async () => {
     if (Date.now() - runsLookedAt < OPEN_RUN_CHECK_MS) return;
     runsLookedAt = Date.now();
-    noRunOpen = !(await untilAborted(anyRunActive(database.sql), stop.signal).catch(() => true));
+    noRunOpen = !(await claims.untilStopped(anyRunActive).catch(() => true));
   };
-  const showStatus = (batch?: ClaimedBatch) => {
+  const showStatus = (batch?: PlayableBatch) => {
     const minutes = (Date.now() - started) / 60_000;
     const waiting = noRunOpen
       ? `, waiting for work: no run is open on ${where}; a master must run on this database (point the worker at the master's with DATABASE_URL or --config)`
@@ -208,12 +214,16 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     while (!stop.signal.aborted) {
       if (untrusted) throw untrusted;
       const wantMore = options.maxGames === undefined || claimedGames < options.maxGames;
-      let claimed: ClaimedBatch | undefined;
+      let claimed: PlayableBatch | undefined;
       if (wantMore && pendingGames <= concurrency) {
         const limit = Math.min(options.batchSize, (options.maxGames ?? Infinity) - claimedGames);
-        claimed = await afterExpiringLeases(database.sql, log, stop.signal, () =>
-          claimBatch(database.sql, name, Math.max(2, limit - (limit % 2)), optionsOnClaim, refusedIterations),
-        );
+        const known = knownLists();
+        const batch = await claims.retrying(async (sql) => {
+          // A dead worker's games are handed out again, whoever looks first.
+          await expireLeases(sql);
+          return claimBatch(sql, name, Math.max(2, limit - (limit % 2)), { skip: refusedIterations, known });
+        });
+        claimed = batch && withOptionList(batch, known);
       }
       if (claimed) {
         const batch = claimed;
@@ -226,17 +236,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         pendingGames += batch.games;
         showStatus(batch);
         let unplayed = batch.games;
-        const play = playBatch(options, batch, rng, log, factorFor, stop.signal, () => {
+        const play = playBatch(options, batch, claims, rng, log, factorFor, () => {
           unplayed -= 2;
           pendingGames -= 2;
         })
           .then(async ({ tally, faulted }) => {
             // Games a stop cut short are not results: the batch goes back to the pool (handBack).
             if (stop.signal.aborted) return;
-            const outcome = await withRetry(log, patience.signal, () =>
-              reportBatch(database.sql, { batchId: batch.batchId, workerName: name, ...tally.counts() }, async (tx) => {
-                await storeFaultedGames(tx, { batchId: batch.batchId, workerName: name, games: faulted });
-              }),
+            const outcome = await reports.retrying((sql) =>
+              reportBatch(sql, { batchId: batch.batchId, workerName: name, ...tally.counts(), faultedGames: faulted }),
             );
             holding.delete(batch.batchId);
             noteOutcome(log, batch, tally, outcome, summary, concurrency);
@@ -246,10 +254,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           .catch(async (error: unknown) => {
             // Cut short by the stop, or its report did not get through in time: the stop hands it back.
             if (stop.signal.aborted) return;
-            if (error instanceof UntrustedBinaryError || error instanceof UntrustedOptionsError) return refuse(batch, error);
+            if (error instanceof UntrustedBinaryError || error instanceof UntrustedOptionsError)
+              return refuse(batch, error);
             // Its lease is no longer extended, so the batch returns to the pool for another try.
             holding.delete(batch.batchId);
-            log(`batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`);
+            log(
+              `batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`,
+            );
           })
           .finally(() => {
             pendingGames -= unplayed;
@@ -283,7 +294,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   try {
     // A batch finished before a stop is reported (within the patience), one cut short is not.
     await Promise.allSettled(inFlight.values());
-    const handedBack = stop.signal.aborted ? await handBack(options, session, holding, patience.signal, log) : undefined;
+    const handedBack = stop.signal.aborted ? await handBack(name, session, holding, reports) : undefined;
     if (failure) {
       if (handedBack?.batches) log(handedBack.line);
       throw failure.error;
@@ -305,26 +316,28 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
  * in time (they come back when their leases end).
  */
 async function handBack(
-  options: WorkerOptions,
+  name: string,
   session: WorkerSession,
-  holding: ReadonlyMap<number, ClaimedBatch>,
-  patience: AbortSignal,
-  log: (line: string) => void,
+  holding: ReadonlyMap<number, PlayableBatch>,
+  reports: DatabaseHandle,
 ): Promise<{ line: string; batches: number; left: boolean }> {
-  const { name } = options;
   if (holding.size === 0) return { line: `worker ${name}: stopped`, batches: 0, left: false };
   try {
-    const { batches, games } = await withRetry(log, patience, () => releaseClaims(options.database.sql, session));
-    const returned = batches === 0 ? "" : `; ${batchesOf(batches, games)} it had not finished or reported went back to the pool`;
+    const { batches, games } = await reports.retrying((sql) => releaseClaims(sql, session));
+    const returned =
+      batches === 0 ? "" : `; ${batchesOf(batches, games)} it had not finished or reported went back to the pool`;
     return { line: `worker ${name}: stopped${returned}`, batches, left: false };
   } catch {
     const held = [...holding.values()];
     const games = held.reduce((sum, batch) => sum + batch.games, 0);
     const lease = Math.max(...held.map((batch) => batch.leaseSeconds));
-    const [stay, end, go] = held.length === 1 ? ["stays", "its lease ends", "returns"] : ["stay", "their leases end", "return"];
+    const [stay, end, go] =
+      held.length === 1 ? ["stays", "its lease ends", "returns"] : ["stay", "their leases end", "return"];
     const behind = `${batchesOf(held.length, games)} ${stay} claimed until ${end} (within ${lease} s), then ${go} to the pool`;
     const outage = databaseOutage();
-    const stopped = outage ? stoppedDuringOutage(outage, Date.now(), behind) : `stopped while the database did not answer in time; ${behind}`;
+    const stopped = outage
+      ? stoppedDuringOutage(outage, Date.now(), behind)
+      : `stopped while the database did not answer in time; ${behind}`;
     const line = `worker ${name}: ${stopped}`;
     return { line, batches: held.length, left: true };
   }
@@ -340,8 +353,13 @@ function batchesOf(batches: number, games: number): string {
  * claimed (it was killed) return to the pool at once; a live holder makes this one refuse
  * to start, unless forced.
  */
-async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line: string) => void): Promise<WorkerSession> {
-  const { database, name } = options;
+async function takeName(
+  options: WorkerOptions,
+  db: DatabaseHandle,
+  heartbeatMs: number,
+  log: (line: string) => void,
+): Promise<WorkerSession> {
+  const { name } = options;
   const identity = {
     name,
     sessionId: randomUUID(),
@@ -350,13 +368,13 @@ async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line:
     concurrency: options.concurrency,
     concurrencyNote: options.concurrencyNote,
   };
-  const claim = await withRetry(log, options.signal, () =>
-    claimWorkerName(database.sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs)),
-  ).catch((error: unknown) => {
-    // The name was registered by another database role (another worker machine's URL).
-    if ((error as { code?: string }).code === "42501") throw new InputError("--name", (error as Error).message);
-    throw error;
-  });
+  const claim = await db
+    .retrying((sql) => claimWorkerName(sql, identity, (holder) => !options.force && holderAlive(holder, heartbeatMs)))
+    .catch((error: unknown) => {
+      // The name was registered by another database role (another worker machine's URL).
+      if ((error as { code?: string }).code === "42501") throw new InputError("--name", (error as Error).message);
+      throw error;
+    });
   if (claim.taken) {
     throw new InputError(
       "--name",
@@ -364,15 +382,18 @@ async function takeName(options: WorkerOptions, heartbeatMs: number, log: (line:
     );
   }
   if (claim.holder && options.force && holderAlive(claim.holder, heartbeatMs)) {
-    log(`worker ${name}: took the name over from a live worker (${describeHolder(claim.holder)}); it stops at its next heartbeat`);
+    log(
+      `worker ${name}: took the name over from a live worker (${describeHolder(claim.holder)}); it stops at its next heartbeat`,
+    );
   }
   const { batches, games } = claim.released;
-  if (batches > 0) log(`worker ${name}: returned ${batches} batches (${games} games) of an earlier process of this name to the pool`);
+  if (batches > 0)
+    log(`worker ${name}: returned ${batches} batches (${games} games) of an earlier process of this name to the pool`);
   return identity;
 }
 
 /** Gives a batch the factor of its times per move (see timeScaler). */
-type FactorFor = (batch: ClaimedBatch, enginePath: string) => Promise<number>;
+type FactorFor = (batch: PlayableBatch, enginePath: string) => Promise<number>;
 
 /**
  * Speed normalisation (`[time_control] reference_nps`): the engine's speed is measured
@@ -392,15 +413,22 @@ function timeScaler(options: WorkerOptions, session: WorkerSession, log: (line: 
     });
     const nps = await measured;
     if (nps === undefined) {
-      if (recorded === undefined) log(`worker ${options.name}: the engine reported no nps (nor nodes and time) while its speed was measured; times per move are not scaled`);
+      if (recorded === undefined)
+        log(
+          `worker ${options.name}: the engine reported no nps (nor nodes and time) while its speed was measured; times per move are not scaled`,
+        );
       recorded = 1;
       return 1;
     }
     const { factor, clamped } = timeFactor(batch.referenceNps, nps);
     if (factor !== recorded) {
       recorded = factor;
-      const limit = clamped ? ` (reference / measured is ${(batch.referenceNps / nps).toFixed(3)}, kept within [${MIN_TIME_FACTOR}, ${MAX_TIME_FACTOR}])` : "";
-      log(`worker ${options.name}: engine speed ${Math.round(nps)} nodes/s; times per move × ${factor.toFixed(3)} for reference_nps ${batch.referenceNps}${limit}`);
+      const limit = clamped
+        ? ` (reference / measured is ${(batch.referenceNps / nps).toFixed(3)}, kept within [${MIN_TIME_FACTOR}, ${MAX_TIME_FACTOR}])`
+        : "";
+      log(
+        `worker ${options.name}: engine speed ${Math.round(nps)} nodes/s; times per move × ${factor.toFixed(3)} for reference_nps ${batch.referenceNps}${limit}`,
+      );
       // Best effort, as recordConcurrency: the log has it too.
       recordSpeed(options.database.sql, session, nps, factor).catch(() => {});
     }
@@ -409,7 +437,7 @@ function timeScaler(options: WorkerOptions, session: WorkerSession, log: (line: 
 }
 
 /** A pair's search limits: the iteration's nodes or depth, or a time per move drawn in [timelow, timehigh] and scaled. */
-function pairLimits(batch: ClaimedBatch, rng: Rng, factor: number): SearchLimits {
+function pairLimits(batch: PlayableBatch, rng: Rng, factor: number): SearchLimits {
   return batch.moveLimit ?? { movetimeMs: scaledMovetime(uniform(rng, batch.timelowMs, batch.timehighMs), factor) };
 }
 
@@ -418,15 +446,35 @@ function pairLimits(batch: ClaimedBatch, rng: Rng, factor: number): SearchLimits
  * and in reference mode the run's reference engine (signed for this iteration too: a worker
  * runs no reference that the master did not sign).
  */
-function binariesOf(batch: ClaimedBatch): SignedBinary[] {
+function binariesOf(batch: PlayableBatch): SignedBinary[] {
   const subject = { runUid: batch.runUid, iterationNumber: batch.iterationNumber };
   const reference: SignedBinary[] =
     batch.referenceEngineSha256 === null
       ? []
-      : [{ ...subject, variant: "reference", sha256: batch.referenceEngineSha256, signature: batch.referenceEngineSignature, path: batch.referenceEnginePath ?? "" }];
+      : [
+          {
+            ...subject,
+            role: "reference",
+            sha256: batch.referenceEngineSha256,
+            signature: batch.referenceEngineSignature,
+            path: batch.referenceEnginePath ?? "",
+          },
+        ];
   return [
-    { ...subject, variant: "plus", sha256: batch.plusEngineSha256, signature: batch.plusEngineSignature, path: batch.plusEnginePath },
-    { ...subject, variant: "minus", sha256: batch.minusEngineSha256, signature: batch.minusEngineSignature, path: batch.minusEnginePath },
+    {
+      ...subject,
+      role: "plus",
+      sha256: batch.plusEngineSha256,
+      signature: batch.plusEngineSignature,
+      path: batch.plusEnginePath,
+    },
+    {
+      ...subject,
+      role: "minus",
+      sha256: batch.minusEngineSha256,
+      signature: batch.minusEngineSignature,
+      path: batch.minusEnginePath,
+    },
     ...reference,
   ];
 }
@@ -434,23 +482,43 @@ function binariesOf(batch: ClaimedBatch): SignedBinary[] {
 /** What the master did not sign for the worker to run or send its engines: the batch goes back to the pool. */
 type Untrusted = UntrustedBinaryError | UntrustedOptionsError;
 
-/** One game pair of a unit: its first engine (plus, or in reference mode θ+ or θ−) against the second, with their names and options. */
+/** One game pair of a unit: its first engine (plus, or in reference mode θ+ or θ−) against the second. */
 interface Pairing {
-  side: "plus" | "minus";
-  paths: [string, string];
-  names: [FaultedGame["side"], FaultedGame["side"]];
-  options: [Record<string, number> | undefined, Record<string, number> | undefined];
+  side: PlusMinus;
+  engines: [PairEngine, PairEngine];
 }
 
 /**
  * The game pairs of one unit, all on one opening at one time per move: plus against minus, or
  * in reference mode (four games) θ+ against the reference and θ− against the reference.
  */
-function pairingsOf([plus, minus, reference]: string[], engineOptions?: { plus: Record<string, number>; minus: Record<string, number> }): Pairing[] {
-  if (reference === undefined) return [{ side: "plus", paths: [plus!, minus!], names: ["plus", "minus"], options: [engineOptions?.plus, engineOptions?.minus] }];
+function pairingsOf(
+  [plus, minus, reference]: string[],
+  engineOptions?: { plus: Record<string, number>; minus: Record<string, number> },
+): Pairing[] {
+  if (reference === undefined) {
+    const tuned = (role: PlusMinus, path: string): PairEngine => ({
+      role,
+      path,
+      ...(engineOptions && { options: engineOptions[role] }),
+    });
+    return [{ side: "plus", engines: [tuned("plus", plus!), tuned("minus", minus!)] }];
+  }
   return [
-    { side: "plus", paths: [plus!, reference], names: ["plus", "reference"], options: [undefined, undefined] },
-    { side: "minus", paths: [minus!, reference], names: ["minus", "reference"], options: [undefined, undefined] },
+    {
+      side: "plus",
+      engines: [
+        { role: "plus", path: plus! },
+        { role: "reference", path: reference },
+      ],
+    },
+    {
+      side: "minus",
+      engines: [
+        { role: "minus", path: minus! },
+        { role: "reference", path: reference },
+      ],
+    },
   ];
 }
 
@@ -462,14 +530,13 @@ interface PlayedBatch {
 
 async function playBatch(
   options: WorkerOptions,
-  batch: ClaimedBatch,
+  batch: PlayableBatch,
+  claims: DatabaseHandle,
   rng: Rng,
   log: (line: string) => void,
   factorFor: FactorFor,
-  stop: AbortSignal,
   onPair: () => void,
 ): Promise<PlayedBatch> {
-  const { database } = options;
   const keys = options.trustedKeys();
   const binaries = binariesOf(batch);
   // In use until the batch is over: no eviction (of this worker or another sharing the cache) removes them meanwhile.
@@ -477,9 +544,16 @@ async function playBatch(
   const done = await options.cache.use(hashes);
   try {
     const cached = options.cache.holds(hashes);
-    const paths = await withRetry(log, stop, () => Promise.all(binaries.map((binary) => obtainBinary(database.sql, binary, keys, options.cache.dir))));
+    const paths = await claims.retrying((sql) =>
+      Promise.all(binaries.map((binary) => obtainBinary(sql, binary, keys, options.cache.dir))),
+    );
     // A binary just added may take the cache beyond its bounds.
-    if (!cached) await options.cache.evict().catch((error: unknown) => log(`worker ${options.name}: the engine cache could not be trimmed: ${(error as Error).message}`));
+    if (!cached)
+      await options.cache
+        .evict()
+        .catch((error: unknown) =>
+          log(`worker ${options.name}: the engine cache could not be trimmed: ${(error as Error).message}`),
+        );
     return await playObtained(options, batch, paths, keys, rng, factorFor, onPair);
   } finally {
     done();
@@ -487,11 +561,22 @@ async function playBatch(
 }
 
 /** Plays a batch whose binaries are in the cache at `paths` (plus, minus and the reference). */
-async function playObtained(options: WorkerOptions, batch: ClaimedBatch, paths: string[], keys: KeyObject[], rng: Rng, factorFor: FactorFor, onPair: () => void): Promise<PlayedBatch> {
+async function playObtained(
+  options: WorkerOptions,
+  batch: PlayableBatch,
+  paths: string[],
+  keys: KeyObject[],
+  rng: Rng,
+  factorFor: FactorFor,
+  onPair: () => void,
+): Promise<PlayedBatch> {
   await options.player.retire(paths);
   const factor = await factorFor(batch, paths[0]!);
   // UCI-option mode: options only from a parameter list the master signed, with values in its bounds.
-  const pairings = pairingsOf(paths, batch.optionDraw && drawOptions(verifiedDraw(keys, batch.runUid, batch.optionDraw)));
+  const pairings = pairingsOf(
+    paths,
+    batch.optionDraw && drawOptions(verifiedDraw(keys, batch.runUid, batch.optionDraw)),
+  );
   const tally = new BatchTally(pairings.length > 1);
   const faulted: FaultedGame[] = [];
   const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;
@@ -502,12 +587,12 @@ async function playObtained(options: WorkerOptions, batch: ClaimedBatch, paths: 
   await Promise.all(
     units.flatMap((unit, u) =>
       pairings.map(async (pairing, p) => {
-        const [plusPath, minusPath] = pairing.paths;
-        const [plusOptions, minusOptions] = pairing.options;
-        const result = await options.player.playPair({ plusPath, minusPath, names: pairing.names, ...(plusOptions && { plusOptions }), ...(minusOptions && { minusOptions }), ...unit });
+        const [first, second] = pairing.engines;
+        const result = await options.player.playPair({ first, second, ...unit });
         tally.add(result, pairing.side);
         // A crashing engine faults every game: hold no more than the database keeps of one worker per iteration.
-        if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker) faulted.push(...faultedGames(result, u * pairings.length + p, event, new Date(), pairing.names));
+        if (faulted.length < FAULTED_GAME_LIMITS.perIterationAndWorker)
+          faulted.push(...faultedGames(result, u * pairings.length + p, event, new Date(), [first.role, second.role]));
         onPair();
       }),
     ),
@@ -515,7 +600,14 @@ async function playObtained(options: WorkerOptions, batch: ClaimedBatch, paths: 
   return { tally, faulted: faulted.slice(0, FAULTED_GAME_LIMITS.perIterationAndWorker) };
 }
 
-function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: BatchTally, outcome: ReportOutcome, summary: WorkerSummary, concurrency: number): void {
+function noteOutcome(
+  log: (line: string) => void,
+  batch: PlayableBatch,
+  tally: BatchTally,
+  outcome: ReportOutcome,
+  summary: WorkerSummary,
+  concurrency: number,
+): void {
   if (outcome === "refused") {
     summary.refused++;
     log(`batch ${batch.batchId} was refused: its lease expired and its games went back to the pool`);
@@ -524,17 +616,22 @@ function noteOutcome(log: (line: string) => void, batch: ClaimedBatch, tally: Ba
   summary.games += batch.games;
   summary.batches++;
   // Plus and minus, and in reference mode the reference engine.
-  const engines = tally.faults.map((counts: FaultCounts, i) => ({ name: SIDES[i]!, counts }));
+  const engines = tally.faults.map((counts: FaultCounts, i) => ({ name: ENGINE_ROLES[i]!, counts }));
   const faults = engines.reduce((sum, e) => sum + engineFaults(e.counts), 0);
   if (faults > 0) {
     const side = (counts: FaultCounts) => {
       const sums = byCounter(counts);
       return ENGINE_FAULT_COUNTERS.map((counter) => `${sums[counter]} ${FAULT_COUNTERS[counter]}`).join(", ");
     };
-    log(`warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults (${engines.map((e) => `${e.name}: ${side(e.counts)}`).join("; ")})`);
+    log(
+      `warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults (${engines.map((e) => `${e.name}: ${side(e.counts)}`).join("; ")})`,
+    );
   }
   if (tally.replays + tally.delayLosses > 0) {
-    const limit = tally.replayLimitPairs > 0 ? `; ${plural(tally.replayLimitPairs, "pair")} ran out of replays: the machine is overloaded (${delayRemedy(concurrency)})` : "";
+    const limit =
+      tally.replayLimitPairs > 0
+        ? `; ${plural(tally.replayLimitPairs, "pair")} ran out of replays: the machine is overloaded (${delayRemedy(concurrency)})`
+        : "";
     log(
       `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ${tally.replays} games replayed, ` +
         `${tally.delayLosses} scored as time losses (${engines.map((e) => `${e.name} ${e.counts.delay}`).join(", ")})${limit}`,

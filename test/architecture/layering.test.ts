@@ -13,14 +13,15 @@ const LAYERS: readonly (readonly string[])[] = [
   ["commands"], //                                                     one plain async function per command: the only wiring
   ["dashboard", "export"], //                                          views of a run: the web page, files
   ["master", "worker", "verify", "texel", "simulate", "status"], //   the features
-  ["head-to-head"], //                                                 two θ of a run played by the workers (spsa verify, the ship check)
+  ["verification"], //                                                 two θ of a run played by the workers (spsa verify, the ship check)
   ["engine-build"], //                                                 cargo builds, signed binaries in the database
+  ["db"], //                                                           SQL and the schema, nothing else
+  ["postgres"], //                                                     the embedded server, connections, roles
+  // Below the database: pure code that never imports db/ or postgres/.
   ["config"], //                                                       config.toml and what an iteration records of it
   ["params", "play", "signing"], //                                    params.toml; games through UCI engines; keys and signatures
   ["spsa", "rust-constants"], //                                       the SPSA math; reading and rewriting Rust constants
   ["stats"], //                                                        Elo, pentanomial, SPRT
-  ["db"], //                                                           SQL and the schema, nothing else
-  ["postgres"], //                                                     the embedded server, connections, roles
   ["types"], //                                                        the shapes every layer passes around
   ["core"], //                                                         errors, files, randomness, text, terminal
 ];
@@ -38,7 +39,8 @@ function layeringViolations(edges: readonly ImportEdge[], layers: readonly (read
     const fromRank = rank.get(from);
     const toRank = rank.get(to);
     const where = `src/${edge.from}:${edge.line} imports src/${edge.to}`;
-    if (fromRank === undefined || toRank === undefined) problems.push(`${where} (${fromRank === undefined ? from : to}/ is not in LAYERS)`);
+    if (fromRank === undefined || toRank === undefined)
+      problems.push(`${where} (${fromRank === undefined ? from : to}/ is not in LAYERS)`);
     else if (toRank === fromRank) problems.push(`${where} (${from}/ and ${to}/ are peers)`);
     else if (toRank < fromRank) problems.push(`${where} (${to}/ is above ${from}/)`);
   }
@@ -62,12 +64,14 @@ describe("src/ layering", () => {
   it("has no import circle between files", () => {
     // Each circle as the imports that close it, so the message names files and lines.
     const circleImports = circles(files, edges).map((members) =>
-      edges.filter((edge) => members.includes(edge.from) && members.includes(edge.to)).map((edge) => `src/${edge.from}:${edge.line} imports src/${edge.to}`),
+      edges
+        .filter((edge) => members.includes(edge.from) && members.includes(edge.to))
+        .map((edge) => `src/${edge.from}:${edge.line} imports src/${edge.to}`),
     );
     expect(circleImports).toEqual([]);
   });
 
-  it("catches an upward import, a peer import and a circle", () => {
+  it("catches an upward import, a peer import, SQL imported by a pure layer and a circle", () => {
     const planted = [
       { from: "core/errors.ts", to: "db/runs.ts", line: 3 },
       { from: "master/pilot.ts", to: "worker/worker.ts", line: 7 },
@@ -76,6 +80,31 @@ describe("src/ layering", () => {
       "src/core/errors.ts:3 imports src/db/runs.ts (db/ is above core/)",
       "src/master/pilot.ts:7 imports src/worker/worker.ts (master/ and worker/ are peers)",
     ]);
-    expect(circles(["a.ts", "b.ts", "c.ts"], [{ from: "a.ts", to: "b.ts" }, { from: "b.ts", to: "a.ts" }, { from: "b.ts", to: "c.ts" }])).toEqual([["a.ts", "b.ts"]]);
+    // The pure layers (the SPSA math, statistics, parameters, game rules, config) sit below the database.
+    const sql = [
+      "spsa/math.ts",
+      "stats/elo.ts",
+      "params/params.ts",
+      "play/game.ts",
+      "signing/key-file.ts",
+      "config/config.ts",
+      "rust-constants/parser.ts",
+      "types/spsa.ts",
+    ].flatMap((from) => [
+      { from, to: "db/runs.ts", line: 1 },
+      { from, to: "postgres/sql.ts", line: 2 },
+    ]);
+    expect(layeringViolations(sql, LAYERS)).toHaveLength(sql.length);
+    expect(layeringViolations(sql, LAYERS)[0]).toBe("src/spsa/math.ts:1 imports src/db/runs.ts (db/ is above spsa/)");
+    expect(
+      circles(
+        ["a.ts", "b.ts", "c.ts"],
+        [
+          { from: "a.ts", to: "b.ts" },
+          { from: "b.ts", to: "a.ts" },
+          { from: "b.ts", to: "c.ts" },
+        ],
+      ),
+    ).toEqual([["a.ts", "b.ts"]]);
   });
 });

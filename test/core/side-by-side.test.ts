@@ -3,7 +3,9 @@ import { allOrNothing, runSideBySide } from "../../src/core/side-by-side.js";
 
 /** Resolves when the signal aborts, rejecting with its reason, as the master and worker loops do. */
 const untilAborted = (signal: AbortSignal) =>
-  new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
+  new Promise<never>((_, reject) =>
+    signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }),
+  );
 
 describe("runSideBySide", () => {
   it("stops main when the task beside it fails, and throws that task's error", async () => {

@@ -4,7 +4,10 @@ import { StatusLine } from "../../src/core/status-line.js";
 
 function stream(isTTY: boolean) {
   const written: string[] = [];
-  return { written, stream: { isTTY, write: (text: string) => written.push(text) > 0 } as unknown as NodeJS.WriteStream };
+  return {
+    written,
+    stream: { isTTY, write: (text: string) => written.push(text) > 0 } as unknown as NodeJS.WriteStream,
+  };
 }
 
 describe("StatusLine", () => {

@@ -1,6 +1,16 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -77,14 +87,17 @@ describe("writeFileAtomic", () => {
     expect(readdirSync(dir)).toEqual(["shared"]);
   });
 
-  it.skipIf(!canSwitchUser)(`creates a secret 0600 from the start: a watcher as another user on a 0755 folder never reads it (skipped unless ${notRootReason})`, async () => {
-    const dir = folder();
-    chmodSync(dir, 0o755);
-    const secret = "secret-".concat(randomBytes(8).toString("hex"));
-    // The other user lists the folder and reads every file in it as fast as it can, until told to stop.
-    // The other user opens every file in the folder as soon as it appears (the mode is checked at open
-    // only), keeps it open a while and reads it again and again, until told to stop.
-    const watcher = nodeAs(`
+  it.skipIf(!canSwitchUser)(
+    `creates a secret 0600 from the start: a watcher as another user on a 0755 folder never reads it (skipped unless ${notRootReason})`,
+    async () => {
+      const dir = folder();
+      chmodSync(dir, 0o755);
+      const secret = "secret-".concat(randomBytes(8).toString("hex"));
+      // The other user lists the folder and reads every file in it as fast as it can, until told to stop.
+      // The other user opens every file in the folder as soon as it appears (the mode is checked at open
+      // only), keeps it open a while and reads it again and again, until told to stop.
+      const watcher = nodeAs(
+        `
       import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
       const [dir, secret, stop] = process.argv.slice(1);
       let leaks = 0, publicReads = 0;
@@ -103,21 +116,24 @@ describe("writeFileAtomic", () => {
         }
         open = open.filter((file) => file.age <= 20);
       }
-      console.log(JSON.stringify({ leaks, publicReads }));`, [dir, secret, join(dir, "stop")]);
-    await new Promise<void>((ready) => watcher.stdout?.once("data", () => ready()));
-    // Large, so that each write lasts long enough for the watcher to try the file while it is written.
-    const padding = "x".repeat(4 << 20);
-    for (let i = 0; i < 60; i++) {
-      writeFileAtomic(join(dir, "connection.json"), `${secret} ${padding} ${i}`, { mode: 0o600 });
-      // The control: the watcher does read what it may read (a 0644 file written the same way).
-      writeFileAtomic(join(dir, "params.toml"), `public ${i}`, { mode: 0o644 });
-    }
-    writeFileSync(join(dir, "stop"), "");
-    const result = await watcher;
-    const { leaks, publicReads } = findings<{ leaks: number; publicReads: number }>(result);
-    expect(publicReads).toBeGreaterThan(0);
-    expect(leaks).toBe(0);
-  });
+      console.log(JSON.stringify({ leaks, publicReads }));`,
+        [dir, secret, join(dir, "stop")],
+      );
+      await new Promise<void>((ready) => watcher.stdout?.once("data", () => ready()));
+      // Large, so that each write lasts long enough for the watcher to try the file while it is written.
+      const padding = "x".repeat(4 << 20);
+      for (let i = 0; i < 60; i++) {
+        writeFileAtomic(join(dir, "connection.json"), `${secret} ${padding} ${i}`, { mode: 0o600 });
+        // The control: the watcher does read what it may read (a 0644 file written the same way).
+        writeFileAtomic(join(dir, "params.toml"), `public ${i}`, { mode: 0o644 });
+      }
+      writeFileSync(join(dir, "stop"), "");
+      const result = await watcher;
+      const { leaks, publicReads } = findings<{ leaks: number; publicReads: number }>(result);
+      expect(publicReads).toBeGreaterThan(0);
+      expect(leaks).toBe(0);
+    },
+  );
 
   it("replaces a symlink planted at the target instead of writing through it", () => {
     const dir = folder();

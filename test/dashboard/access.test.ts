@@ -6,13 +6,28 @@ import { InputError } from "../../src/core/errors.js";
 
 describe("dashboard access rules", () => {
   it("knows loopback addresses from the others", () => {
-    expect(["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LocalHost"].map(isLoopback)).toEqual([true, true, true, true, true, true]);
-    expect(["0.0.0.0", "::", "192.168.1.5", "example.org", "127.0.0.1.example.org", "localhost.example.org"].map(isLoopback)).toEqual([false, false, false, false, false, false]);
+    expect(["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LocalHost"].map(isLoopback)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(
+      ["0.0.0.0", "::", "192.168.1.5", "example.org", "127.0.0.1.example.org", "localhost.example.org"].map(isLoopback),
+    ).toEqual([false, false, false, false, false, false]);
   });
 
   it("answers to its loopback names, its address and the names given, at its port only", () => {
     const hosts = allowedHosts("192.168.1.5", 8080, ["Tuner.Example"]);
-    expect([...hosts].sort()).toEqual(["127.0.0.1:8080", "192.168.1.5:8080", "[::1]:8080", "localhost:8080", "tuner.example:8080"]);
+    expect([...hosts].sort()).toEqual([
+      "127.0.0.1:8080",
+      "192.168.1.5:8080",
+      "[::1]:8080",
+      "localhost:8080",
+      "tuner.example:8080",
+    ]);
     // Port 80 may be left out of a Host header.
     expect(allowedHosts("127.0.0.1", 80).has("localhost")).toBe(true);
   });
@@ -35,6 +50,9 @@ describe("dashboard access rules", () => {
       database: { url: "postgres://u:pw@h/db", pollIntervalMs: 1000 },
       engine: { options: [{ name: "Hash", value: 16 }], api_token: "t", dbPassword: "p", url: "postgres://u:pw@h/db" },
     };
-    expect(publicConfig(config)).toEqual({ spsa: { alpha: 0.602, c: 2 }, engine: { options: [{ name: "Hash", value: 16 }] } });
+    expect(publicConfig(config)).toEqual({
+      spsa: { alpha: 0.602, c: 2 },
+      engine: { options: [{ name: "Hash", value: 16 }] },
+    });
   });
 });

@@ -31,12 +31,15 @@ interface Reply {
 /** One HTTP GET with any headers (fetch refuses to set Host), the whole body read. */
 function get(port: number, path: string, headers: Record<string, string> = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: "127.0.0.1", port, path, headers: { host: `127.0.0.1:${port}`, ...headers } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -52,20 +55,31 @@ interface Stream {
 function openStream(port: number, headers: Record<string, string> = {}): Promise<Stream> {
   return new Promise((resolve, reject) => {
     let text = "";
-    const req = request({ host: "127.0.0.1", port, path: "/events", headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (text += chunk));
-      res.on("error", () => {});
-      resolve({ status: res.statusCode ?? 0, text: () => text, close: () => req.destroy() });
-    });
+    const req = request(
+      { host: "127.0.0.1", port, path: "/events", headers: { host: `127.0.0.1:${port}`, ...headers } },
+      (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("error", () => {});
+        resolve({ status: res.statusCode ?? 0, text: () => text, close: () => req.destroy() });
+      },
+    );
     req.on("error", reject);
     req.end();
   });
 }
 
 /** The dashboard as a real process; resolves with its port once it says where it listens. */
-async function startDashboard(args: string[], env: Record<string, string>): Promise<{ child: Child; port: number; output: () => string }> {
-  const child = execa("node", [SPSA_BIN, "dashboard", "--port", "0", ...args], { cwd: ROOT, env, reject: false, all: true });
+async function startDashboard(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ child: Child; port: number; output: () => string }> {
+  const child = execa("node", [SPSA_BIN, "dashboard", "--port", "0", ...args], {
+    cwd: ROOT,
+    env,
+    reject: false,
+    all: true,
+  });
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {
     child.all?.on("data", (chunk: Buffer) => {
@@ -92,7 +106,14 @@ describe("spsa dashboard under attack", () => {
     database = await freshDatabase();
     await applyMigrations(database.url);
     sql = connect(database.url, 2);
-    await writeSyntheticRun(sql, { name: "live", config: loadConfig("config.toml"), params: loadParams("params.toml"), iterations: 2, open: true, workerName: "w1" });
+    await writeSyntheticRun(sql, {
+      name: "live",
+      config: loadConfig("config.toml"),
+      params: loadParams("params.toml"),
+      iterations: 2,
+      open: true,
+      workerName: "w1",
+    });
     // A run stored by a master that kept the database URL in its config (before it stopped doing so).
     await sql`update spsa_run set config = config || ${sql.json({ database: { url: `postgres://spsa:${PLANTED_PASSWORD}@127.0.0.1:5432/spsa`, pollIntervalMs: 1000 } })}`;
   });
@@ -111,7 +132,12 @@ describe("spsa dashboard under attack", () => {
 
     it("a foreign Host header (DNS rebinding) gets 421 and no data; the dashboard's own names get the data", async () => {
       const { port } = dashboard;
-      for (const host of [`attacker.example:${port}`, "attacker.example", `127.0.0.1:${port + 1}`, `localhost.attacker.example:${port}`]) {
+      for (const host of [
+        `attacker.example:${port}`,
+        "attacker.example",
+        `127.0.0.1:${port + 1}`,
+        `localhost.attacker.example:${port}`,
+      ]) {
         for (const path of ["/api/runs", "/api/runs/live", "/events", "/"]) {
           const reply = await get(port, path, { host });
           expect(reply.status, `${host} ${path}`).toBe(421);
@@ -135,16 +161,20 @@ describe("spsa dashboard under attack", () => {
     });
 
     it(`caps the event streams at ${DEFAULT_MAX_CLIENTS} by default: the next ones get 503, and a closed one frees its place`, async () => {
-      const streams = await Promise.all(Array.from({ length: DEFAULT_MAX_CLIENTS + 8 }, () => openStream(dashboard.port)));
+      const streams = await Promise.all(
+        Array.from({ length: DEFAULT_MAX_CLIENTS + 8 }, () => openStream(dashboard.port)),
+      );
       const accepted = streams.filter((s) => s.status === 200);
       const refused = streams.filter((s) => s.status === 503);
       expect([accepted.length, refused.length]).toEqual([DEFAULT_MAX_CLIENTS, 8]);
       accepted[0]!.close();
-      await expect.poll(async () => {
-        const again = await openStream(dashboard.port);
-        again.close();
-        return again.status;
-      }).toBe(200);
+      await expect
+        .poll(async () => {
+          const again = await openStream(dashboard.port);
+          again.close();
+          return again.status;
+        })
+        .toBe(200);
       for (const s of streams) s.close();
     });
   });
@@ -200,11 +230,13 @@ describe("spsa dashboard under attack", () => {
       await new Promise((resolve) => slow.once("connect", resolve));
       slow.write(`GET /events HTTP/1.1\r\nHost: 127.0.0.1:${dashboard.port}\r\n\r\n`);
       slow.pause(); // never reads again: the kernel's buffers fill, then the server's
-      await expect.poll(async () => {
-        const probe = await openStream(dashboard.port);
-        probe.close();
-        return probe.status;
-      }).toBe(503);
+      await expect
+        .poll(async () => {
+          const probe = await openStream(dashboard.port);
+          probe.close();
+          return probe.status;
+        })
+        .toBe(503);
       let sent = 0;
       let dropped = false;
       // 7 kB events, 50 per round, until the slow stream's place is free; at most 40 MB.
@@ -231,7 +263,9 @@ describe("spsa dashboard under attack", () => {
     const env = { DATABASE_URL: database.url };
     const wildcard = await spsa(["dashboard", "--port", "0", "--host", "0.0.0.0"], { env });
     expect(wildcard.exitCode, wildcard.all).toBe(2);
-    expect(wildcard.stderr.trim().split("\n")).toEqual(["error: --host: 0.0.0.0 is reachable from other machines: set a token first ($SPSA_DASHBOARD_TOKEN or --token-file FILE)"]);
+    expect(wildcard.stderr.trim().split("\n")).toEqual([
+      "error: --host: 0.0.0.0 is reachable from other machines: set a token first ($SPSA_DASHBOARD_TOKEN or --token-file FILE)",
+    ]);
 
     const argv = await spsa(["dashboard", "--port", "0", "--token", TOKEN], { env });
     expect(argv.exitCode, argv.all).toBe(2);
@@ -281,10 +315,15 @@ describe("spsa dashboard under attack", () => {
       expect(whileCut).toBeLessThan(20);
       proxy.restore();
       // Back: the LISTEN is made again (within the capped backoff) and events flow.
-      await expect.poll(async () => {
-        await sql`select pg_notify(${PROGRESS_CHANNEL}, 'back')`;
-        return reader.text().includes('"payload":"back"');
-      }, { timeout: 40_000, interval: 1000 }).toBe(true);
+      await expect
+        .poll(
+          async () => {
+            await sql`select pg_notify(${PROGRESS_CHANNEL}, 'back')`;
+            return reader.text().includes('"payload":"back"');
+          },
+          { timeout: 40_000, interval: 1000 },
+        )
+        .toBe(true);
       console.log(`dashboard: ${whileCut} connection attempts in 6 s while the database was gone`);
       reader.close();
     } finally {

@@ -24,8 +24,14 @@ const COMPLETED = 12;
 /** The real run's iterations: minnow's games at a node limit, so θ moves the same way every time. */
 const REAL_ITERATIONS = 4;
 const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 
 /**
@@ -49,7 +55,13 @@ describe("spsa dashboard in a browser", () => {
     await applyMigrations(database.url);
     sql = connect(database.url, 2);
     // With a ship check of two games a match, so the page shows a verdict.
-    real = tuningSetup({ iterations: REAL_ITERATIONS, games: 8, batchSize: 2, moveLimit: "nodes = 1000", extraConfig: "[ship]\nnodes = 300\nelimination_games = 2\nmax_games = 2\n" });
+    real = tuningSetup({
+      iterations: REAL_ITERATIONS,
+      games: 8,
+      batchSize: 2,
+      moveLimit: "nodes = 1000",
+      extraConfig: "[ship]\nnodes = 300\nelimination_games = 2\nmax_games = 2\n",
+    });
     const env = { DATABASE_URL: database.url };
     const worker = startWorker(real, env, "real-worker", ["--seed", "w"]);
     try {
@@ -70,8 +82,20 @@ describe("spsa dashboard in a browser", () => {
       await optionsWorker;
     }
     // Written after the real run, whose worker would otherwise take the open iteration's games.
-    await writeSyntheticRun(sql, { name: "live", config: loadConfig("config.toml"), params, iterations: COMPLETED, open: true, workerName: "w1" });
-    server = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], { cwd: ROOT, env: { DATABASE_URL: database.url, SPSA_DASHBOARD_TOKEN: TOKEN }, reject: false, all: true });
+    await writeSyntheticRun(sql, {
+      name: "live",
+      config: loadConfig("config.toml"),
+      params,
+      iterations: COMPLETED,
+      open: true,
+      workerName: "w1",
+    });
+    server = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], {
+      cwd: ROOT,
+      env: { DATABASE_URL: database.url, SPSA_DASHBOARD_TOKEN: TOKEN },
+      reject: false,
+      all: true,
+    });
     url = await new Promise<string>((resolve, reject) => {
       let output = "";
       server.stdout?.on("data", (chunk: Buffer) => {
@@ -82,7 +106,12 @@ describe("spsa dashboard in a browser", () => {
       server.then((result) => reject(new Error(`the dashboard exited: ${result.all}`)), reject);
     });
     profile = mkdtempSync(join(tmpdir(), "spsa-chromium-"));
-    context = await chromium.launchPersistentContext(profile, { executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 900 },
+    });
     page = context.pages()[0] ?? (await context.newPage());
   });
   afterAll(async () => {
@@ -115,7 +144,9 @@ describe("spsa dashboard in a browser", () => {
     await charts.first().waitFor();
     expect(await charts.count()).toBe(params.length);
     // θ after 0, 1, …, 12 iterations: 13 points in each chart's line.
-    const points = await page.$$eval("figure.param-chart polyline.theta", (lines) => lines.map((l) => l.getAttribute("points")?.trim().split(/\s+/).length));
+    const points = await page.$$eval("figure.param-chart polyline.theta", (lines) =>
+      lines.map((l) => l.getAttribute("points")?.trim().split(/\s+/).length),
+    );
     expect(points).toEqual(params.map(() => COMPLETED + 1));
     // Twelve iterations moved no parameter near its bounds: none drawn.
     expect(await page.locator("figure.param-chart line.bound").count()).toBe(0);
@@ -128,8 +159,21 @@ describe("spsa dashboard in a browser", () => {
     const batch = await claimBatch(sql, "w1", 8);
     expect(batch).toBeDefined();
     // Plus lost 1 game and minus 2 to delays outside the engines; 4 games were replayed.
-    const faults: [FaultCounts, FaultCounts] = [{ ...noFaults(), delay: 1 }, { ...noFaults(), delay: 2 }];
-    const report = { batchId: batch!.batchId, workerName: "w1", wins: 3, losses: 1, draws: 4, pairs: [0, 0, 2, 2, 0] as Pentanomial, faults, replays: 4, replayLimitPairs: 1 };
+    const faults: [FaultCounts, FaultCounts] = [
+      { ...noFaults(), delay: 1 },
+      { ...noFaults(), delay: 2 },
+    ];
+    const report = {
+      batchId: batch!.batchId,
+      workerName: "w1",
+      wins: 3,
+      losses: 1,
+      draws: 4,
+      pairs: [0, 0, 2, 2, 0] as Pentanomial,
+      faults,
+      replays: 4,
+      replayLimitPairs: 1,
+    };
     expect(await reportBatch(sql, report)).toBe("accepted");
     // The master folds it into the iteration on its next poll.
     expect(await foldIteration(sql, batch!.iterationId)).toBe(true);
@@ -139,10 +183,20 @@ describe("spsa dashboard in a browser", () => {
     expect(await page.evaluate("window.notReloaded")).toBe(true);
     // Delays outside the engines show apart from the engines' faults: run, iteration and worker.
     expect(await page.locator("#progress").textContent()).toContain("delays outside the engines: 3 lost, 4 replayed");
-    const rows = await page.$$eval("tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    const rows = await page.$$eval("tbody tr", (trs) =>
+      trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
+    );
     expect(rows).toContainEqual(["13", "0", "0", "0", "0", "0", "0", "1", "2", "4", "1"]);
     // Its worker's row holds its games in this run, results in percent, faults, delay losses and replays.
-    expect(rows.find((row) => row[0] === "w1")?.slice(1, 8)).toEqual(["synthetic", "2", String(COMPLETED * 64 + 8), expect.stringMatching(/^\d+\/\d+\/\d+$/), "0", "3", "4"]);
+    expect(rows.find((row) => row[0] === "w1")?.slice(1, 8)).toEqual([
+      "synthetic",
+      "2",
+      String(COMPLETED * 64 + 8),
+      expect.stringMatching(/^\d+\/\d+\/\d+$/),
+      "0",
+      "3",
+      "4",
+    ]);
   });
 
   it("renders the run page's known content in its first response: without the page's script it reads the run's status, its numbers psql's", async () => {
@@ -164,7 +218,9 @@ describe("spsa dashboard in a browser", () => {
   });
 
   it("draws a real run's moving parameters as lines that climb or fall across the chart, from a marked start, with a scale in steps", async () => {
-    const detail = (await (await fetch(`${url}api/runs/tuned`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+    const detail = (await (
+      await fetch(`${url}api/runs/tuned`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json()) as {
       status: { parameters: { name: string; step: number; history: { value: number }[] }[] };
     };
     // Four iterations at the default gains move θ by hundredths of a step (an even score moves
@@ -179,7 +235,10 @@ describe("spsa dashboard in a browser", () => {
     await page.locator("figure.param-chart").first().waitFor();
     for (const { name } of moved) {
       const drawn = await page.locator(`figure.param-chart[data-parameter="${name}"] svg`).evaluate((svg) => {
-        const ys = (svg.querySelector("polyline.theta")?.getAttribute("points") ?? "").trim().split(/\s+/).map((point: string) => Number(point.split(",")[1]));
+        const ys = (svg.querySelector("polyline.theta")?.getAttribute("points") ?? "")
+          .trim()
+          .split(/\s+/)
+          .map((point: string) => Number(point.split(",")[1]));
         const axis = svg.querySelector("line.y-axis");
         const start = svg.querySelector("line.start");
         return {
@@ -191,7 +250,10 @@ describe("spsa dashboard in a browser", () => {
         };
       });
       // The line spans at least a quarter of the plot's height (over [min, max] it was a flat line).
-      expect(drawn.span / drawn.height, `${name}: drawn ${drawn.span.toFixed(2)} of ${drawn.height}`).toBeGreaterThanOrEqual(0.25);
+      expect(
+        drawn.span / drawn.height,
+        `${name}: drawn ${drawn.span.toFixed(2)} of ${drawn.height}`,
+      ).toBeGreaterThanOrEqual(0.25);
       // The start is marked where the line begins, and the right scale reads steps from it.
       expect(drawn.startY, name).toBeCloseTo(drawn.firstY ?? Number.NaN, 1);
       expect(drawn.steps, name).toContain("0");
@@ -200,8 +262,12 @@ describe("spsa dashboard in a browser", () => {
     }
     expect(await page.locator("#elo-chart circle.elo").count()).toBe(REAL_ITERATIONS);
     // Two games cannot decide the SPRT: the ship check's line says so, marked as not passed.
-    expect(await page.locator("#ship.not-passed").textContent()).toMatch(/^ship check at 300 nodes per move: .* vs start θ, undecided at max_games \[0, 5\], Elo [+-]\d+\.\d \(1 pair: too few for an error bar\), 2 games/);
-    expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(REAL_ITERATIONS);
+    expect(await page.locator("#ship.not-passed").textContent()).toMatch(
+      /^ship check at 300 nodes per move: .* vs start θ, undecided at max_games \[0, 5\], Elo [+-]\d+\.\d \(1 pair: too few for an error bar\), 2 games/,
+    );
+    expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(
+      REAL_ITERATIONS,
+    );
     if (process.env.SPSA_DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_SCREENSHOT });
   });
 
@@ -212,16 +278,21 @@ describe("spsa dashboard in a browser", () => {
       select sum(b.games)::int as games from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
       where r.name = 'uci-tuned' and b.worker_name = 'options-worker' and b.status = 'done' and b.held_at is null`;
     expect(played!.games).toBe(6 * 8);
-    const workers = await page.$$eval("#workers tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    const workers = await page.$$eval("#workers tbody tr", (trs) =>
+      trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
+    );
     expect(workers.map((row) => [row[0], row[3]])).toEqual([["options-worker", String(played!.games)]]);
-    const batches = await page.$$eval("#batches tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    const batches = await page.$$eval("#batches tbody tr", (trs) =>
+      trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
+    );
     expect(batches.length).toBeGreaterThan(0);
     for (const row of batches) {
       expect(row[2]).toBe("options-worker");
       expect(row[3]).toMatch(/^\+\d -\d =\d$/);
     }
     expect(await page.locator("figure.param-chart").count()).toBe(4);
-    if (process.env.SPSA_DASHBOARD_OPTIONS_SCREENSHOT) await page.screenshot({ path: process.env.SPSA_DASHBOARD_OPTIONS_SCREENSHOT });
+    if (process.env.SPSA_DASHBOARD_OPTIONS_SCREENSHOT)
+      await page.screenshot({ path: process.env.SPSA_DASHBOARD_OPTIONS_SCREENSHOT });
   });
 
   it("fits the θ axis to the path, widened to a bound only when the path comes near it, and averages Elo over the latest points", async () => {
@@ -232,7 +303,10 @@ describe("spsa dashboard in a browser", () => {
       unmoved: charts.thetaAxis([5, 5], { start: 5, min: 1, max: 10, step: 1 }),
       ticks: charts.niceTicks(-0.024, 0.324, 4).map((tick) => tick.label),
       mean: charts.runningMean([{ elo: 10, games: 2 }, { elo: -20, games: 6 }, { elo: 40, games: 4 }], 2),
-    }))`)) as Record<"nearMin" | "farFromBoth" | "unmoved", { domain: [number, number]; bounds: unknown[] }> & { ticks: string[]; mean: number[] };
+    }))`)) as Record<"nearMin" | "farFromBoth" | "unmoved", { domain: [number, number]; bounds: unknown[] }> & {
+      ticks: string[];
+      mean: number[];
+    };
     // min is 0.05 below a path 0.2 tall: drawn, and the axis reaches it (with 8 % margins); max is far.
     expect(results.nearMin.bounds).toEqual([{ label: "min", value: 0.05 }]);
     expect(results.nearMin.domain[0]).toBeCloseTo(0.03, 9);
@@ -254,18 +328,33 @@ describe("spsa dashboard in a browser", () => {
     config.games.gamesPerIteration = 16;
     config.games.batchSize = 4;
     const wins = Array.from({ length: 10 }, (_, n) => n % 3);
-    await writeSyntheticOptionRun(sql, { name: "options", config, params, workerName: "w-options", wins, startedAt: new Date(Date.now() - 50_000), batchSeconds: 5, slots: 1 });
+    await writeSyntheticOptionRun(sql, {
+      name: "options",
+      config,
+      params,
+      workerName: "w-options",
+      wins,
+      startedAt: new Date(Date.now() - 50_000),
+      batchSeconds: 5,
+      slots: 1,
+    });
     // With the token: the test needs no cookie from the ones before it.
     await page.goto(`${url}run/options?token=${TOKEN}`);
     await page.locator("#progress").waitFor();
     const progress = await page.locator("#progress").textContent();
-    expect(progress).toMatch(/^UCI-option run: 10 batches applied, 0 in flight · 40\/768 games · 40 games in total · \d+\.\d games\/min over the last \S+ · run ETA \S+ · /);
-    expect(await page.locator("h2", { hasText: "Elo per 16 games of batches (plus vs minus, 95 % error bars" }).count()).toBe(1);
+    expect(progress).toMatch(
+      /^UCI-option run: 10 batches applied, 0 in flight · 40\/768 games · 40 games in total · \d+\.\d games\/min over the last \S+ · run ETA \S+ · /,
+    );
+    expect(
+      await page.locator("h2", { hasText: "Elo per 16 games of batches (plus vs minus, 95 % error bars" }).count(),
+    ).toBe(1);
     // Batches 1–4, 5–8 and 9–10: three points and the running mean through them; error bars on the first two
     // (8 pairs each), none on the last window's 4 pairs (too few for one).
     expect(await page.locator("#elo-chart circle.elo").count()).toBe(3);
     expect(await page.locator("#elo-chart line.error").count()).toBe(2);
-    expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(3);
+    expect((await page.locator("#elo-chart polyline.mean").getAttribute("points"))?.trim().split(/\s+/)).toHaveLength(
+      3,
+    );
     expect(await page.locator("#elo-chart circle.elo title").first().textContent()).toMatch(/^batches 1–4: /);
     // Games per minute by when their batches were reported, in buckets since the run's start: all 40 games in them, the axis in time since the start.
     const bars = await page.locator("#games-chart rect.bar title").allTextContents();
@@ -275,7 +364,11 @@ describe("spsa dashboard in a browser", () => {
     const rows = await page.$$eval("#batches tbody tr", (trs) => trs.map((tr) => tr.children[1]?.textContent));
     expect(rows).toEqual(Array.from({ length: 8 }, () => "4"));
     // Nothing but elements under the page's root: no text such as a stray "null" between them.
-    expect(await page.locator("#app").evaluate((app) => [...app.childNodes].filter((node) => node.nodeType !== 1).map((node) => node.textContent))).toEqual([]);
+    expect(
+      await page
+        .locator("#app")
+        .evaluate((app) => [...app.childNodes].filter((node) => node.nodeType !== 1).map((node) => node.textContent)),
+    ).toEqual([]);
   });
 
   it("charts a run of many parameters 24 at a time: the most moved first, a search box and pages; a refresh asks only what changed, for those charts", async () => {
@@ -283,17 +376,40 @@ describe("spsa dashboard in a browser", () => {
     config.spsa.maxIterations = 8;
     config.games.gamesPerIteration = 16;
     config.games.batchSize = 4;
-    const many = Array.from({ length: 60 }, (_, i) => ({ ...params[0]!, name: `P_${String(i).padStart(2, "0")}`, constant: `P_${i}`, index: [], option: `P_${i}`, value: 10, min: 0, max: 100, step: 1, type: "int" as const }));
-    const { runId } = await writeSyntheticOptionRun(sql, { name: "many", config, params: many, workerName: "w-many", wins: [1, 2, 0], startedAt: new Date(Date.now() - 30_000), batchSeconds: 5, slots: 1 });
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      ...params[0]!,
+      name: `P_${String(i).padStart(2, "0")}`,
+      constant: `P_${i}`,
+      index: [],
+      option: `P_${i}`,
+      value: 10,
+      min: 0,
+      max: 100,
+      step: 1,
+      type: "int" as const,
+    }));
+    const { runId } = await writeSyntheticOptionRun(sql, {
+      name: "many",
+      config,
+      params: many,
+      workerName: "w-many",
+      wins: [1, 2, 0],
+      startedAt: new Date(Date.now() - 30_000),
+      batchSeconds: 5,
+      slots: 1,
+    });
     // P_07 moved most, then P_42: the first page starts with them.
     await sql`update spsa_run set current_parameters = current_parameters || '{"P_07": 14, "P_42": 12.5}'::jsonb where id = ${runId}`;
     await page.goto(`${url}run/many`);
     await page.locator("figure.param-chart").first().waitFor();
-    const shown = () => page.$$eval("figure.param-chart", (figures) => figures.map((f) => f.getAttribute("data-parameter")));
+    const shown = () =>
+      page.$$eval("figure.param-chart", (figures) => figures.map((f) => f.getAttribute("data-parameter")));
     expect((await shown()).slice(0, 2)).toEqual(["P_07", "P_42"]);
     expect(await shown()).toHaveLength(24);
     const moves = await page.locator("#moves").textContent();
-    expect(moves).toMatch(/^60 parameters, 2 moved from their start\. Moves in steps: ≤ -2: 0 · .* · 0: 58 · .* · ≥ 2: 2$/);
+    expect(moves).toMatch(
+      /^60 parameters, 2 moved from their start\. Moves in steps: ≤ -2: 0 · .* · 0: 58 · .* · ≥ 2: 2$/,
+    );
     expect(await page.locator("#charts-page").textContent()).toContain("page 1 of 3");
     await page.locator("#charts-next").click();
     await expect.poll(async () => (await shown())[0]).not.toBe("P_07");
@@ -304,7 +420,18 @@ describe("spsa dashboard in a browser", () => {
     const refresh = page.waitForResponse((response) => response.url().includes("/api/runs/many?since="));
     await sql`select pg_notify('spsa_progress', '')`;
     const response = await refresh;
-    expect(new URL(response.url()).searchParams.getAll("chart")).toEqual(["P_42", "P_40", "P_41", "P_43", "P_44", "P_45", "P_46", "P_47", "P_48", "P_49"]);
+    expect(new URL(response.url()).searchParams.getAll("chart")).toEqual([
+      "P_42",
+      "P_40",
+      "P_41",
+      "P_43",
+      "P_44",
+      "P_45",
+      "P_46",
+      "P_47",
+      "P_48",
+      "P_49",
+    ]);
     expect((await response.body()).length).toBeLessThan(20_000);
     expect(await page.locator("#parameter-search").inputValue()).toBe("P_4");
     expect(await shown()).toHaveLength(10);
@@ -315,22 +442,37 @@ describe("spsa dashboard in a browser", () => {
     const reference = { path: "/nonexistent/reference", sha256: "3".repeat(64) };
     const { run, iteration } = await seedIteration(sql, { runName: "versus", targetGames: 4, reference });
     await sql`update spsa_run set reference = 'start', reference_path = ${reference.path}, reference_sha256 = ${reference.sha256} where id = ${run.id}`;
-    const others = await sql<{ id: number }[]>`select id from spsa_iteration where id <> ${iteration.id} and status <> 'complete'`;
-    const batch = await claimBatch(sql, "w-versus", 4, undefined, others.map((o) => o.id));
+    const others = await sql<
+      { id: number }[]
+    >`select id from spsa_iteration where id <> ${iteration.id} and status <> 'complete'`;
+    const batch = await claimBatch(sql, "w-versus", 4, { skip: others.map((o) => o.id) });
     expect(batch?.iterationId).toBe(iteration.id);
     const report = {
-      batchId: batch!.batchId, workerName: "w-versus", wins: 0, losses: 0, draws: 0, pairs: [0, 1, 0, 1, 0] as Pentanomial,
-      faults: [noFaults(), noFaults(), { ...noFaults(), crash: 1 }] as const, replays: 0, replayLimitPairs: 0,
+      batchId: batch!.batchId,
+      workerName: "w-versus",
+      wins: 0,
+      losses: 0,
+      draws: 0,
+      pairs: [0, 1, 0, 1, 0] as Pentanomial,
+      faults: [noFaults(), noFaults(), { ...noFaults(), crash: 1 }] as const,
+      replays: 0,
+      replayLimitPairs: 0,
       reference: { plus: { wins: 1, draws: 1, losses: 0 }, minus: { wins: 0, draws: 1, losses: 1 } },
     };
     expect(await reportBatch(sql, report)).toBe("accepted");
     await foldIteration(sql, iteration.id);
     await page.goto(`${url}run/versus`);
     await page.locator("#iterations").waitFor();
-    expect(await page.locator("#reference").textContent()).toBe("Reference mode: θ+ and θ− each play θ₀, built at the run's start (sha256 333333333333).");
-    const rows = await page.$$eval("#iterations tbody tr", (trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(await page.locator("#reference").textContent()).toBe(
+      "Reference mode: θ+ and θ− each play θ₀, built at the run's start (sha256 333333333333).",
+    );
+    const rows = await page.$$eval("#iterations tbody tr", (trs) =>
+      trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
+    );
     expect(rows).toEqual([["1", "in_progress", "4/4", "θ+ +1 -0 =1 (75.0%) · θ− +0 -1 =1 (25.0%)", ""]]);
-    expect(await page.locator("h2", { hasText: "Elo per iteration (θ+ vs reference − θ− vs reference" }).count()).toBe(1);
+    expect(await page.locator("h2", { hasText: "Elo per iteration (θ+ vs reference − θ− vs reference" }).count()).toBe(
+      1,
+    );
     const headers = await page.$$eval("th", (ths) => ths.map((th) => th.textContent));
     expect(headers).toContain("reference crashes");
   });

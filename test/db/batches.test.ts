@@ -1,9 +1,24 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, expireLeases, foldIteration, heartbeat, refuseBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
+import {
+  claimBatch,
+  expireLeases,
+  foldIteration,
+  heartbeat,
+  refuseBatch,
+  reportBatch,
+  returnToPool,
+  type BatchReport,
+} from "../../src/db/batches.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { planBatchSizes } from "../../src/spsa/batch-plan.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, crowdOfWorkers, killWhileWaitingOnBatch, registerTestWorker, seedIteration } from "../support/iterations.js";
+import {
+  clean,
+  crowdOfWorkers,
+  killWhileWaitingOnBatch,
+  registerTestWorker,
+  seedIteration,
+} from "../support/iterations.js";
 
 /** A report of `games` games: all draws, one DD pair per two games. */
 function drawsReport(batchId: number, workerName: string, games: number): BatchReport {
@@ -23,30 +38,48 @@ describe("claiming and reporting batches", () => {
   /** The iteration's counters as its master sees them: folded from the batches first. */
   async function counters(iterationId: number) {
     await foldIteration(sql, iterationId);
-    const [row] = await sql`select games_claimed, games_played, plus_wins, minus_wins, draws, pairs_dd, binaries_refused, status
+    const [row] =
+      await sql`select games_claimed, games_played, plus_wins, minus_wins, draws, pairs_dd, binaries_refused, status
                             from spsa_iteration where id = ${iterationId}`;
     return row;
   }
 
   it("makes the iteration's games into open batches and never grants beyond them", async () => {
     const { iteration } = await seedIteration(sql, { runName: "claims", targetGames: 10, batchSize: 4 });
-    const planned = await sql`select games, games_before from spsa_batch where iteration_id = ${iteration.id} order by id`;
-    expect(planned).toEqual([{ games: 4, games_before: 0 }, { games: 4, games_before: 4 }, { games: 2, games_before: 8 }]);
+    const planned =
+      await sql`select games, games_before from spsa_batch where iteration_id = ${iteration.id} order by id`;
+    expect(planned).toEqual([
+      { games: 4, games_before: 0 },
+      { games: 4, games_before: 4 },
+      { games: 2, games_before: 8 },
+    ]);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 0, status: "pending" });
-    // A claim of 3 splits the first batch; its last game stays open after the rest.
+    // A claim of 3 gets a pair (games are played in pairs: the claim rounds down, to one pair at least) and splits the batch.
     const grants = [];
     for (let i = 0; i < 5; i++) grants.push((await claimBatch(sql, "w1", 3))?.games);
-    expect(grants).toEqual([3, 3, 2, 1, 1]);
-    expect(await claimBatch(sql, "w1", 3)).toBeUndefined();
-    const rows = await sql`select games, games_before from spsa_batch where iteration_id = ${iteration.id} order by games_before`;
-    expect(rows.map((r) => [r.games_before, r.games])).toEqual([[0, 3], [3, 1], [4, 3], [7, 1], [8, 2]]);
+    expect(grants).toEqual([2, 2, 2, 2, 2]);
+    expect(await claimBatch(sql, "w1", 1)).toBeUndefined();
+    const rows =
+      await sql`select games, games_before from spsa_batch where iteration_id = ${iteration.id} order by games_before`;
+    expect(rows.map((r) => [r.games_before, r.games])).toEqual([
+      [0, 2],
+      [2, 2],
+      [4, 2],
+      [6, 2],
+      [8, 2],
+    ]);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: 10, games_played: 0, status: "in_progress" });
     await sql`update spsa_iteration set status = 'complete' where id = ${iteration.id}`;
   });
 
   it("places each claimed batch in its run: the iteration's offset plus the games before it, with the run's seed", async () => {
     // Iteration 3 of a run of 64 games per iteration (config.toml) starts at game 128.
-    const { iteration } = await seedIteration(sql, { runName: "offsets", targetGames: 64, batchSize: 16, iterationNumber: 3 });
+    const { iteration } = await seedIteration(sql, {
+      runName: "offsets",
+      targetGames: 64,
+      batchSize: 16,
+      iterationNumber: 3,
+    });
     const [run] = await sql<{ seed: string }[]>`select seed from spsa_run where name = 'offsets'`;
     const claimed: [number, number][] = [];
     for (let batch = await claimBatch(sql, "w1", 6); batch; batch = await claimBatch(sql, "w2", 6)) {
@@ -67,7 +100,12 @@ describe("claiming and reporting batches", () => {
     const { iteration } = await seedIteration(sql, { runName: "replay", targetGames: 2 });
     const batch = await claimBatch(sql, "w1", 4);
     expect(batch?.iterationId).toBe(iteration.id);
-    const report = { ...drawsReport(batch!.batchId, "w1", 2), wins: 1, draws: 1, pairs: [0, 0, 0, 1, 0] as BatchReport["pairs"] };
+    const report = {
+      ...drawsReport(batch!.batchId, "w1", 2),
+      wins: 1,
+      draws: 1,
+      pairs: [0, 0, 0, 1, 0] as BatchReport["pairs"],
+    };
     expect(await reportBatch(sql, report)).toBe("accepted");
     expect(await reportBatch(sql, report)).toBe("duplicate");
     expect(await counters(iteration.id)).toMatchObject({ games_played: 2, plus_wins: 1, draws: 1, pairs_dd: 0 });
@@ -79,7 +117,9 @@ describe("claiming and reporting batches", () => {
     const { iteration } = await seedIteration(sql, { runName: "wrong", targetGames: 2 });
     const batch = await claimBatch(sql, "w1", 4);
     expect(await reportBatch(sql, drawsReport(batch!.batchId, "w2", 2))).toBe("refused");
-    await expect(reportBatch(sql, drawsReport(batch!.batchId, "w1", 4))).rejects.toThrow(/has 2 games, the report has 4/);
+    await expect(reportBatch(sql, drawsReport(batch!.batchId, "w1", 4))).rejects.toThrow(
+      /has 2 games, the report has 4/,
+    );
     expect(await counters(iteration.id)).toMatchObject({ games_played: 0 });
     expect(await reportBatch(sql, drawsReport(batch!.batchId, "w1", 2))).toBe("accepted");
   });
@@ -105,8 +145,12 @@ describe("claiming and reporting batches", () => {
     await seedIteration(sql, { runName: "heartbeat", targetGames: 2 });
     const batch = await claimBatch(sql, "w1", 2);
     await sql`update spsa_batch set lease_expires_at = now() + interval '100 milliseconds' where id = ${batch!.batchId}`;
-    expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [batch!.batchId])).toEqual({ held: [batch!.batchId], ownsName: true });
-    const [row] = await sql`select lease_expires_at > now() + interval '30 seconds' as extended from spsa_batch where id = ${batch!.batchId}`;
+    expect(await heartbeat(sql, { name: "w1", sessionId: "w1" }, [batch!.batchId])).toEqual({
+      held: [batch!.batchId],
+      ownsName: true,
+    });
+    const [row] =
+      await sql`select lease_expires_at > now() + interval '30 seconds' as extended from spsa_batch where id = ${batch!.batchId}`;
     expect(row?.extended).toBe(true);
     expect(await reportBatch(sql, drawsReport(batch!.batchId, "w1", 2))).toBe("accepted");
   });
@@ -129,7 +173,8 @@ describe("claiming and reporting batches", () => {
     );
     expect(played.reduce((a, b) => a + b, 0)).toBe(target);
     expect(await counters(iteration.id)).toMatchObject({ games_claimed: target, games_played: target, draws: target });
-    const [sum] = await sql`select sum(games)::int as games, count(*)::int as batches from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
+    const [sum] =
+      await sql`select sum(games)::int as games, count(*)::int as batches from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
     expect(sum?.games).toBe(target);
   });
 
@@ -146,7 +191,9 @@ describe("claiming and reporting batches", () => {
     const master = (async () => {
       while (folding) {
         await foldIteration(sql, iteration.id);
-        const [row] = await sql<{ claimed: number; played: number }[]>`select games_claimed as claimed, games_played as played from spsa_iteration where id = ${iteration.id}`;
+        const [row] = await sql<
+          { claimed: number; played: number }[]
+        >`select games_claimed as claimed, games_played as played from spsa_iteration where id = ${iteration.id}`;
         expect(row!.claimed).toBeLessThanOrEqual(target);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
@@ -184,9 +231,19 @@ describe("claiming and reporting batches", () => {
     for (const l of late) expect(await reportBatch(sql, drawsReport(l.batchId, l.name, l.games))).toBe("refused");
     const reported = [...accepted.values()].reduce((a, b) => a + b, 0);
     expect(reported).toBe(target);
-    const refusals = late.length - (await sql`select count(*)::int as n from spsa_batch where iteration_id = ${iteration.id} and status = 'expired' and not refused`)[0]!.n;
-    expect(await counters(iteration.id)).toMatchObject({ games_claimed: target, games_played: target, draws: target, binaries_refused: refusals });
-    const [sum] = await sql`select sum(games)::int as games, count(*)::int as batches from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
+    const refusals =
+      late.length -
+      (
+        await sql`select count(*)::int as n from spsa_batch where iteration_id = ${iteration.id} and status = 'expired' and not refused`
+      )[0]!.n;
+    expect(await counters(iteration.id)).toMatchObject({
+      games_claimed: target,
+      games_played: target,
+      draws: target,
+      binaries_refused: refusals,
+    });
+    const [sum] =
+      await sql`select sum(games)::int as games, count(*)::int as batches from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
     expect(sum).toEqual({ games: target, batches: accepted.size });
     expect(late.length).toBeGreaterThan(0);
   }, 120_000);
@@ -198,31 +255,51 @@ describe("claiming and reporting batches", () => {
     const report = (batchId: number, name: string, games: number, k: number): BatchReport => {
       const kind = k % 3;
       return {
-        batchId, workerName: name, wins: kind === 0 ? games : 0, losses: kind === 1 ? games : 0, draws: kind === 2 ? games : 0,
-        pairs: [kind === 1 ? games / 2 : 0, 0, kind === 2 ? games / 2 : 0, 0, kind === 0 ? games / 2 : 0], ...clean(), replays: k % 2,
+        batchId,
+        workerName: name,
+        wins: kind === 0 ? games : 0,
+        losses: kind === 1 ? games : 0,
+        draws: kind === 2 ? games : 0,
+        pairs: [kind === 1 ? games / 2 : 0, 0, kind === 2 ? games / 2 : 0, 0, kind === 0 ? games / 2 : 0],
+        ...clean(),
+        replays: k % 2,
       };
     };
-    const doneSums = async () => (await sql`
+    const doneSums = async () =>
+      (
+        await sql`
       select coalesce(sum(games), 0)::int as games_played, coalesce(sum(plus_wins), 0)::int as plus_wins, coalesce(sum(minus_wins), 0)::int as minus_wins,
         coalesce(sum(draws), 0)::int as draws, coalesce(sum((pairs->>0)::int), 0)::int as pairs_ll, coalesce(sum((pairs->>4)::int), 0)::int as pairs_ww,
         coalesce(sum(replays), 0)::int as replays
-      from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`)[0];
-    const counted = async () => (await sql`
-      select games_played, plus_wins, minus_wins, draws, pairs_ll, pairs_ww, replays from spsa_iteration where id = ${iteration.id}`)[0];
+      from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`
+      )[0];
+    const counted = async () =>
+      (
+        await sql`
+      select games_played, plus_wins, minus_wins, draws, pairs_ll, pairs_ww, replays from spsa_iteration where id = ${iteration.id}`
+      )[0];
     let k = 0;
     const playSome = async (name: string, games: number) => {
-      for (let left = games; left > 0; ) {
+      for (let left = games; left > 0;) {
         const batch = await claimBatch(sql, name, 4);
         expect(await reportBatch(sql, report(batch!.batchId, name, batch!.games, k++))).toBe("accepted");
         left -= batch!.games;
       }
     };
     await playSome("w1", 32);
-    const [last] = await sql<{ id: number }[]>`select max(id)::int as id from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
+    const [last] = await sql<
+      { id: number }[]
+    >`select max(id)::int as id from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
     // The fold waits for the last batch's lock with the others marked; its connection dies there.
-    await killWhileWaitingOnBatch(database.url, last!.id, { module: "db/batches.js", fn: "foldIteration", args: [iteration.id] });
+    await killWhileWaitingOnBatch(database.url, last!.id, {
+      module: "db/batches.js",
+      fn: "foldIteration",
+      args: [iteration.id],
+    });
     expect(await counted()).toMatchObject({ games_played: 0, draws: 0 });
-    expect((await sql`select count(*)::int as n from spsa_batch where iteration_id = ${iteration.id} and folded`)[0]?.n).toBe(0);
+    expect(
+      (await sql`select count(*)::int as n from spsa_batch where iteration_id = ${iteration.id} and folded`)[0]?.n,
+    ).toBe(0);
     expect(await foldIteration(sql, iteration.id)).toBe(true);
     expect(await foldIteration(sql, iteration.id)).toBe(false);
     expect(await counted()).toEqual({ ...(await doneSums()), games_played: 32 });
@@ -265,9 +342,14 @@ describe("batch sizes at an iteration's end", () => {
 
   it("shrinks the open rows over the game slots of the workers seen, and counts every game once", async () => {
     const { sql } = database;
-    for (const name of ["a", "b"]) await claimWorkerName(sql, { name, sessionId: name, host: "test", pid: null, concurrency: 4 }, () => false);
+    for (const name of ["a", "b"])
+      await claimWorkerName(sql, { name, sessionId: name, host: "test", pid: null, concurrency: 4 }, () => false);
     const { iteration } = await seedIteration(sql, { runName: "tail", targetGames: 64, batchSize: 8 });
-    const planned = (await sql<{ games: number }[]>`select games from spsa_batch where iteration_id = ${iteration.id} order by games_before`).map((r) => r.games);
+    const planned = (
+      await sql<
+        { games: number }[]
+      >`select games from spsa_batch where iteration_id = ${iteration.id} order by games_before`
+    ).map((r) => r.games);
     // 8 slots: full batches first, pairs for the last games.
     expect(planned).toEqual(planBatchSizes(64, 8, 8));
     expect(planned.slice(0, 2)).toEqual([8, 8]);
@@ -284,7 +366,8 @@ describe("batch sizes at an iteration's end", () => {
     await foldIteration(sql, iteration.id);
     const [row] = await sql`select games_played, games_claimed, draws from spsa_iteration where id = ${iteration.id}`;
     expect(row).toEqual({ games_played: 64, games_claimed: 64, draws: 64 });
-    const [done] = await sql`select count(*)::int as n, sum(games)::int as games from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
+    const [done] =
+      await sql`select count(*)::int as n, sum(games)::int as games from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
     expect(done).toEqual({ n: planned.length, games: 64 });
   });
 });

@@ -39,19 +39,44 @@ describe("fault counters in the database, built from the list of fault kinds", (
         plus_delay_losses, minus_delay_losses, replays, replay_limit_pairs
       from spsa_iteration where id = ${iteration.id}`;
     expect(row).toEqual({
-      plus_crashes: 2, minus_crashes: 0, plus_time_losses: 0, minus_time_losses: 2, plus_illegal_moves: 1, minus_illegal_moves: 1,
-      plus_delay_losses: 0, minus_delay_losses: 1, replays: 2, replay_limit_pairs: 1,
+      plus_crashes: 2,
+      minus_crashes: 0,
+      plus_time_losses: 0,
+      minus_time_losses: 2,
+      plus_illegal_moves: 1,
+      minus_illegal_moves: 1,
+      plus_delay_losses: 0,
+      minus_delay_losses: 1,
+      replays: 2,
+      replay_limit_pairs: 1,
     });
-    expect(await readIteration(sql, iteration.id)).toMatchObject({ faults: 6, delayLosses: 1, replays: 2, replayLimitPairs: 1 });
+    expect(await readIteration(sql, iteration.id)).toMatchObject({
+      faults: 6,
+      delayLosses: 1,
+      replays: 2,
+      replayLimitPairs: 1,
+    });
     expect(await faultyIterations(sql, run.id, 5)).toEqual([
       {
         iteration: 1,
-        plusCrashes: 2, minusCrashes: 0, plusTimeLosses: 0, minusTimeLosses: 2, plusIllegalMoves: 1, minusIllegalMoves: 1,
-        plusDelayLosses: 0, minusDelayLosses: 1, replays: 2, replayLimitPairs: 1,
-        referenceCrashes: 0, referenceTimeLosses: 0, referenceIllegalMoves: 0, referenceDelayLosses: 0,
+        plusCrashes: 2,
+        minusCrashes: 0,
+        plusTimeLosses: 0,
+        minusTimeLosses: 2,
+        plusIllegalMoves: 1,
+        minusIllegalMoves: 1,
+        plusDelayLosses: 0,
+        minusDelayLosses: 1,
+        replays: 2,
+        replayLimitPairs: 1,
+        referenceCrashes: 0,
+        referenceTimeLosses: 0,
+        referenceIllegalMoves: 0,
+        referenceDelayLosses: 0,
       },
     ]);
-    const [worker] = await sql`select delay_losses::int as delay_losses, replays::int as replays from spsa_worker where name = 'faulty'`;
+    const [worker] =
+      await sql`select delay_losses::int as delay_losses, replays::int as replays from spsa_worker where name = 'faulty'`;
     expect(worker).toEqual({ delay_losses: 1, replays: 2 });
   });
 });
@@ -82,7 +107,13 @@ describe("fault counters of reference mode's three engines", () => {
     await foldIteration(sql, iteration.id);
     expect(await readIteration(sql, iteration.id)).toMatchObject({ faults: 3, delayLosses: 1 });
     expect(await faultyIterations(sql, run.id, 5)).toEqual([
-      expect.objectContaining({ plusCrashes: 1, minusCrashes: 0, referenceCrashes: 0, referenceIllegalMoves: 2, referenceDelayLosses: 1 }),
+      expect.objectContaining({
+        plusCrashes: 1,
+        minusCrashes: 0,
+        referenceCrashes: 0,
+        referenceIllegalMoves: 2,
+        referenceDelayLosses: 1,
+      }),
     ]);
     const [worker] = await sql`select delay_losses::int as delay_losses from spsa_worker where name = 'faulty-ref'`;
     expect(worker).toEqual({ delay_losses: 1 });

@@ -7,10 +7,24 @@ import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/it
 const REFERENCE = { path: "/nonexistent/reference", sha256: "2".repeat(64) };
 
 /** A reference-mode report of `units` units: θ+ and θ− each win, draw and lose as given per unit's pair. */
-function referenceReport(batchId: number, workerName: string, plus: [number, number, number], minus: [number, number, number]): BatchReport {
+function referenceReport(
+  batchId: number,
+  workerName: string,
+  plus: [number, number, number],
+  minus: [number, number, number],
+): BatchReport {
   const side = ([wins, draws, losses]: [number, number, number]) => ({ wins, draws, losses });
   const pairs = pairsOf(plus[0] + minus[0], plus[2] + minus[2], plus[1] + minus[1]);
-  return { batchId, workerName, wins: 0, losses: 0, draws: 0, pairs, ...clean(), reference: { plus: side(plus), minus: side(minus) } };
+  return {
+    batchId,
+    workerName,
+    wins: 0,
+    losses: 0,
+    draws: 0,
+    pairs,
+    ...clean(),
+    reference: { plus: side(plus), minus: side(minus) },
+  };
 }
 
 describe("reference mode's batches", () => {
@@ -53,8 +67,17 @@ describe("reference mode's batches", () => {
     expect(await reportBatch(sql, report)).toBe("accepted");
     expect(await reportBatch(sql, report)).toBe("duplicate");
     expect(await counters(iteration.id)).toEqual({
-      games_played: 8, plus_wins: 0, minus_wins: 0, draws: 0, ref_plus_wins: 2, ref_plus_draws: 1, ref_plus_losses: 1,
-      ref_minus_wins: 0, ref_minus_draws: 3, ref_minus_losses: 1, pairs_dd: 4,
+      games_played: 8,
+      plus_wins: 0,
+      minus_wins: 0,
+      draws: 0,
+      ref_plus_wins: 2,
+      ref_plus_draws: 1,
+      ref_plus_losses: 1,
+      ref_minus_wins: 0,
+      ref_minus_draws: 3,
+      ref_minus_losses: 1,
+      pairs_dd: 4,
     });
     const [worker] = await sql`select games_played::int as games from spsa_worker where name = 'r1'`;
     expect(worker?.games).toBe(8);
@@ -68,10 +91,24 @@ describe("reference mode's batches", () => {
   it("refuses a report of the other kind, uneven sides or plus-against-minus games, counting nothing", async () => {
     const { iteration } = await seedIteration(sql, { runName: "kinds", targetGames: 8, reference: REFERENCE });
     const batch = await claimBatch(sql, "r1", 8);
-    const plain = { batchId: batch!.batchId, workerName: "r1", wins: 4, losses: 2, draws: 2, pairs: [0, 0, 4, 0, 0] as BatchReport["pairs"], ...clean() };
-    await expect(reportBatch(sql, plain)).rejects.toThrow(/its iteration plays θ\+ and θ− against a reference engine, the report is of plus against minus/);
-    await expect(reportBatch(sql, referenceReport(batch!.batchId, "r1", [3, 1, 1], [1, 1, 1]))).rejects.toThrow(/as many games of θ\+ as of θ− \(here 5 and 3\)/);
-    await expect(reportBatch(sql, { ...referenceReport(batch!.batchId, "r1", [1, 1, 0], [1, 1, 0]), wins: 4 })).rejects.toThrow(/no plus-against-minus games/);
+    const plain = {
+      batchId: batch!.batchId,
+      workerName: "r1",
+      wins: 4,
+      losses: 2,
+      draws: 2,
+      pairs: [0, 0, 4, 0, 0] as BatchReport["pairs"],
+      ...clean(),
+    };
+    await expect(reportBatch(sql, plain)).rejects.toThrow(
+      /its iteration plays θ\+ and θ− against a reference engine, the report is of plus against minus/,
+    );
+    await expect(reportBatch(sql, referenceReport(batch!.batchId, "r1", [3, 1, 1], [1, 1, 1]))).rejects.toThrow(
+      /as many games of θ\+ as of θ− \(here 5 and 3\)/,
+    );
+    await expect(
+      reportBatch(sql, { ...referenceReport(batch!.batchId, "r1", [1, 1, 0], [1, 1, 0]), wins: 4 }),
+    ).rejects.toThrow(/no plus-against-minus games/);
     expect(await counters(iteration.id)).toMatchObject({ games_played: 0, ref_plus_wins: 0 });
     expect(await reportBatch(sql, referenceReport(batch!.batchId, "r1", [1, 2, 1], [2, 2, 0]))).toBe("accepted");
     // A plus-against-minus iteration refuses a reference report.
@@ -79,21 +116,30 @@ describe("reference mode's batches", () => {
     const pair = await claimBatch(sql, "r1", 2);
     expect(pair?.iterationId).toBe(pvm.iteration.id);
     expect(pair?.referenceEngineSha256).toBeNull();
-    await expect(reportBatch(sql, referenceReport(pair!.batchId, "r1", [1, 0, 0], [0, 1, 0]))).rejects.toThrow(/its iteration plays plus against minus, the report is of games against a reference engine/);
+    await expect(reportBatch(sql, referenceReport(pair!.batchId, "r1", [1, 0, 0], [0, 1, 0]))).rejects.toThrow(
+      /its iteration plays plus against minus, the report is of games against a reference engine/,
+    );
   });
 
   it("still takes a plus-vs-minus report in the nine arguments of the version before (a worker not upgraded yet)", async () => {
     const { iteration } = await seedIteration(sql, { runName: "older-worker", targetGames: 2 });
     const batch = await claimBatch(sql, "r1", 2);
-    const [row] = await sql`select spsa_report_batch(${batch!.batchId}, 'r1', 1, 0, 1, '{0,0,0,1,0}'::int[], '{}'::jsonb, 0, 0) as outcome`;
+    const [row] =
+      await sql`select spsa_report_batch(${batch!.batchId}, 'r1', 1, 0, 1, '{0,0,0,1,0}'::int[], '{}'::jsonb, 0, 0) as outcome`;
     expect(row?.outcome).toBe("accepted");
     expect(await counters(iteration.id)).toMatchObject({ games_played: 2, plus_wins: 1, draws: 1, ref_plus_wins: 0 });
   });
 
   it("keeps the iteration's counters adding up to its games: the database refuses uneven sides or mixed kinds", async () => {
     const { iteration } = await seedIteration(sql, { runName: "checks", targetGames: 4, reference: REFERENCE });
-    await expect(sql`update spsa_iteration set games_claimed = 2, games_played = 2, ref_plus_wins = 2 where id = ${iteration.id}`).rejects.toThrow(/spsa_iteration_reference_sides/);
-    await expect(sql`update spsa_iteration set games_claimed = 4, games_played = 4, ref_plus_wins = 2, ref_minus_wins = 1 where id = ${iteration.id}`).rejects.toThrow(/spsa_iteration_reference_sides|spsa_iteration_results/);
-    await expect(sql`update spsa_iteration set games_claimed = 2, games_played = 2, plus_wins = 2 where id = ${iteration.id}`).rejects.toThrow(/spsa_iteration_one_kind/);
+    await expect(
+      sql`update spsa_iteration set games_claimed = 2, games_played = 2, ref_plus_wins = 2 where id = ${iteration.id}`,
+    ).rejects.toThrow(/spsa_iteration_reference_sides/);
+    await expect(
+      sql`update spsa_iteration set games_claimed = 4, games_played = 4, ref_plus_wins = 2, ref_minus_wins = 1 where id = ${iteration.id}`,
+    ).rejects.toThrow(/spsa_iteration_reference_sides|spsa_iteration_results/);
+    await expect(
+      sql`update spsa_iteration set games_claimed = 2, games_played = 2, plus_wins = 2 where id = ${iteration.id}`,
+    ).rejects.toThrow(/spsa_iteration_one_kind/);
   });
 });

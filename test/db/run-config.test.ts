@@ -13,7 +13,10 @@ import { useMigratedDatabase } from "../support/database.js";
 function configWithPassword(): ReturnType<typeof loadConfig> {
   const dir = mkdtempSync(join(tmpdir(), "run-config-"));
   const file = join(dir, "config.toml");
-  const text = readFileSync(join(ROOT, "config.toml"), "utf8").replace("[database]\n", '[database]\nurl = "postgres://spsa:hunter2-secret@db.example:5432/spsa"\n');
+  const text = readFileSync(join(ROOT, "config.toml"), "utf8").replace(
+    "[database]\n",
+    '[database]\nurl = "postgres://spsa:hunter2-secret@db.example:5432/spsa"\n',
+  );
   writeFileSync(file, text);
   return loadConfig(file);
 }
@@ -25,12 +28,19 @@ describe("the stored run config", () => {
     const config = configWithPassword();
     expect(config.database.url).toContain("hunter2-secret");
     await openRun(database.sql, { name: "secretive", fresh: false, config: storedRunConfig(config), values: { X: 1 } });
-    const [row] = await database.sql<{ config: Record<string, unknown>; text: string }[]>`select config, config::text as text from spsa_run where name = 'secretive'`;
+    const [row] = await database.sql<
+      { config: Record<string, unknown>; text: string }[]
+    >`select config, config::text as text from spsa_run where name = 'secretive'`;
     expect(row?.text).not.toContain("hunter2-secret");
     expect(row?.config).not.toHaveProperty("database");
     expect(row?.config).toHaveProperty("spsa");
 
-    const dashboard = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], { cwd: ROOT, env: { DATABASE_URL: database.url }, reject: false, all: true });
+    const dashboard = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], {
+      cwd: ROOT,
+      env: { DATABASE_URL: database.url },
+      reject: false,
+      all: true,
+    });
     try {
       const base = await new Promise<string>((resolve) => {
         dashboard.stdout?.on("data", (chunk: Buffer) => {
@@ -50,7 +60,9 @@ describe("the stored run config", () => {
   it("loses the [database] of rows stored by older versions to the migration that scrubs them", async () => {
     await database.sql`insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
       values ('old', 's', ${database.sql.json({ spsa: { a: 1 }, database: { url: "postgres://u:old-secret@h/db" } })}, '{}', '{}')`;
-    const migration = readdirSync(join(ROOT, "migrations")).find((name) => name.endsWith("_scrub_run_config_secrets.sql"));
+    const migration = readdirSync(join(ROOT, "migrations")).find((name) =>
+      name.endsWith("_scrub_run_config_secrets.sql"),
+    );
     if (!migration) throw new Error("the scrubbing migration is missing");
     await database.sql.unsafe(readFileSync(join(ROOT, "migrations", migration), "utf8"));
     const [row] = await database.sql<{ text: string }[]>`select config::text as text from spsa_run where name = 'old'`;

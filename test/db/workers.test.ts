@@ -25,24 +25,48 @@ describe("taking a worker name", () => {
     const orphan = await claimBatch(sql, "restarted", 4);
     expect(await claimedGames(orphan!.iterationId)).toBe(4);
 
-    const claim = await claimWorkerName(sql, { name: "restarted", sessionId: "second", host: "test", pid: null, concurrency: 1 }, () => false);
-    expect(claim).toMatchObject({ taken: false, holder: { sessionId: "restarted" }, released: { batches: 1, games: 4 } });
+    const claim = await claimWorkerName(
+      sql,
+      { name: "restarted", sessionId: "second", host: "test", pid: null, concurrency: 1 },
+      () => false,
+    );
+    expect(claim).toMatchObject({
+      taken: false,
+      holder: { sessionId: "restarted" },
+      released: { batches: 1, games: 4 },
+    });
     expect(await claimedGames(orphan!.iterationId)).toBe(0);
     const [batch] = await sql`select status from spsa_batch where id = ${orphan!.batchId}`;
     expect(batch?.status).toBe("expired");
-    const late: BatchReport = { batchId: orphan!.batchId, workerName: "restarted", wins: 0, losses: 0, draws: 4, pairs: [0, 0, 2, 0, 0], ...clean() };
+    const late: BatchReport = {
+      batchId: orphan!.batchId,
+      workerName: "restarted",
+      wins: 0,
+      losses: 0,
+      draws: 4,
+      pairs: [0, 0, 2, 0, 0],
+      ...clean(),
+    };
     expect(await reportBatch(sql, late)).toBe("refused");
     // The old process, if it still ran, learns from its heartbeat that the name is gone.
-    expect(await heartbeat(sql, { name: "restarted", sessionId: "restarted" }, [orphan!.batchId])).toEqual({ held: [], ownsName: false });
+    expect(await heartbeat(sql, { name: "restarted", sessionId: "restarted" }, [orphan!.batchId])).toEqual({
+      held: [],
+      ownsName: false,
+    });
     expect(await heartbeat(sql, { name: "restarted", sessionId: "second" }, [])).toEqual({ held: [], ownsName: true });
   });
 
   it("records a process's measured speed for its own session only, and a new process of the name starts unmeasured", async () => {
     await registerTestWorker(sql, "measured");
-    const speedOf = async () => (await sql`select measured_nps, time_factor from spsa_worker where name = 'measured'`)[0];
+    const speedOf = async () =>
+      (await sql`select measured_nps, time_factor from spsa_worker where name = 'measured'`)[0];
     await recordSpeed(sql, { name: "measured", sessionId: "measured" }, 812_000, 1.25);
     expect(await speedOf()).toEqual({ measured_nps: 812_000, time_factor: 1.25 });
-    await claimWorkerName(sql, { name: "measured", sessionId: "next", host: "test", pid: null, concurrency: 1 }, () => false);
+    await claimWorkerName(
+      sql,
+      { name: "measured", sessionId: "next", host: "test", pid: null, concurrency: 1 },
+      () => false,
+    );
     expect(await speedOf()).toEqual({ measured_nps: null, time_factor: null });
     // The old process's late record does not land on the new one's row.
     await recordSpeed(sql, { name: "measured", sessionId: "measured" }, 500_000, 2);
@@ -55,10 +79,14 @@ describe("taking a worker name", () => {
     const held = await claimBatch(sql, "busy", 4);
     const claimedBefore = await claimedGames(held!.iterationId);
     let seen: NameHolder | undefined;
-    const claim = await claimWorkerName(sql, { name: "busy", sessionId: "intruder", host: "test", pid: null, concurrency: 1 }, (holder) => {
-      seen = holder;
-      return true;
-    });
+    const claim = await claimWorkerName(
+      sql,
+      { name: "busy", sessionId: "intruder", host: "test", pid: null, concurrency: 1 },
+      (holder) => {
+        seen = holder;
+        return true;
+      },
+    );
     expect(claim).toEqual({ taken: true, holder: seen });
     expect(seen?.sessionId).toBe("busy");
     expect(seen?.secondsSinceSeen).toBeLessThan(5);
@@ -70,7 +98,13 @@ describe("taking a worker name", () => {
   });
 
   it("gives a name to exactly one of eight processes claiming it at once", async () => {
-    const identity = (i: number) => ({ name: "crowded", sessionId: `s${i}`, host: hostname(), pid: process.ppid, concurrency: 1 });
+    const identity = (i: number) => ({
+      name: "crowded",
+      sessionId: `s${i}`,
+      host: hostname(),
+      pid: process.ppid,
+      concurrency: 1,
+    });
     const claims = await Promise.all(
       Array.from({ length: 8 }, (_, i) => claimWorkerName(sql, identity(i), (holder) => holderAlive(holder, 10_000))),
     );

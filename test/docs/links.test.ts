@@ -7,7 +7,12 @@ import { brokenLinks, headingAnchors, relativeLinks, tableRows, type TableRow } 
 
 const README = join(ROOT, "README.md");
 const DOCS = join(ROOT, "docs");
-const pages = [README, ...readdirSync(DOCS).filter((name) => name.endsWith(".md")).map((name) => join(DOCS, name))];
+const pages = [
+  README,
+  ...readdirSync(DOCS)
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join(DOCS, name)),
+];
 
 describe("links in README.md and docs/", () => {
   it("every relative link and #anchor resolves", () => {
@@ -19,7 +24,10 @@ describe("links in README.md and docs/", () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it("reports a missing file and a missing anchor, and leaves code and web links alone", () => {
-    writeFileSync(join(scratch, "b.md"), "# Page B\n\n## How it works: `spsa master`\n\n## How it works: `spsa master`\n");
+    writeFileSync(
+      join(scratch, "b.md"),
+      "# Page B\n\n## How it works: `spsa master`\n\n## How it works: `spsa master`\n",
+    );
     const a = join(scratch, "a.md");
     writeFileSync(
       a,
@@ -33,17 +41,21 @@ describe("links in README.md and docs/", () => {
         "```",
       ].join("\n"),
     );
-    expect(brokenLinks(a)).toEqual([`${a}:3: missing.md (no such file)`, `${a}:3: b.md#how-it-works (no heading with this anchor)`]);
+    expect(brokenLinks(a)).toEqual([
+      `${a}:3: missing.md (no such file)`,
+      `${a}:3: b.md#how-it-works (no heading with this anchor)`,
+    ]);
   });
 
   it("makes GitHub's anchors of headings", () => {
-    expect([...headingAnchors("# Choosing the gains: `spsa simulate`\n## Mixed machines: node limits\n## θ and k, again\n## θ and k, again")]).toEqual([
-      "choosing-the-gains-spsa-simulate",
-      "mixed-machines-node-limits",
-      "θ-and-k-again",
-      "θ-and-k-again-1",
+    expect([
+      ...headingAnchors(
+        "# Choosing the gains: `spsa simulate`\n## Mixed machines: node limits\n## θ and k, again\n## θ and k, again",
+      ),
+    ]).toEqual(["choosing-the-gains-spsa-simulate", "mixed-machines-node-limits", "θ-and-k-again", "θ-and-k-again-1"]);
+    expect(relativeLinks("![pic](docs/dashboard.png) [x](mailto:a@b)")).toEqual([
+      { line: 1, target: "docs/dashboard.png" },
     ]);
-    expect(relativeLinks("![pic](docs/dashboard.png) [x](mailto:a@b)")).toEqual([{ line: 1, target: "docs/dashboard.png" }]);
   });
 });
 
@@ -113,7 +125,8 @@ async function checkRows(rows: TableRow[]): Promise<{ problems: string[]; named:
     const own = description.replace(/`(npx |spsa |compete )[^`]*`/g, "");
     const flags = [...`${command} ${own}`.matchAll(/(?<=^|[\s`(])--?[a-z][\w-]*/g)].map((match) => match[0]);
     for (const flag of flags) {
-      if (!help.flags.has(flag) && !top.flags.has(flag)) problems.push(`${command}: ${flag} is not in \`${[program, ...path].join(" ")} --help\``);
+      if (!help.flags.has(flag) && !top.flags.has(flag))
+        problems.push(`${command}: ${flag} is not in \`${[program, ...path].join(" ")} --help\``);
     }
   }
   return { problems, named };

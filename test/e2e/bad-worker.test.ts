@@ -6,7 +6,7 @@ import { loadParams } from "../../src/params/params.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { update } from "../../src/spsa/math.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
-import { readAppliedChain } from "../../src/db/perturbations.js";
+import { readAppliedChain } from "../../src/db/option-runs.js";
 import type { IterationSettings } from "../../src/types/config.js";
 import type { Values } from "../../src/types/spsa.js";
 import { ROOT, spsa } from "../support/cli.js";
@@ -20,35 +20,92 @@ import { useRunFixture, type RunFixture } from "../support/run-fixture.js";
  * of the batches. The master names it, holds its batches; an operator rejects it and undoes it
  * with the CLI while the master runs; the run ends on θ that the rows replay without the liar.
  */
-async function runWithLiar(fixture: RunFixture, runName: string): Promise<{ statusWhileSuspect: string; undo: string; master: string }> {
+async function runWithLiar(
+  fixture: RunFixture,
+  runName: string,
+): Promise<{ statusWhileSuspect: string; undo: string; master: string }> {
   const machine = `l${randomBytes(4).toString("hex")}`;
   const issued = await spsa(["db", "worker-url", "--name", machine], { env: fixture.env });
   expect(issued.exitCode, issued.all).toBe(0);
-  const liar = execa(join(ROOT, "node_modules/.bin/tsx"), ["test/support/liar-worker.ts", "--name", "liar", "--kind", "targeted", "--target", "KNIGHT_VALUE_MG", "--share", "0.2", "--idle-ms", "30000"], {
-    cwd: ROOT, env: { DATABASE_URL: issued.stdout.trim() }, reject: false, all: true,
-  });
+  const liar = execa(
+    join(ROOT, "node_modules/.bin/tsx"),
+    [
+      "test/support/liar-worker.ts",
+      "--name",
+      "liar",
+      "--kind",
+      "targeted",
+      "--target",
+      "KNIGHT_VALUE_MG",
+      "--share",
+      "0.2",
+      "--idle-ms",
+      "30000",
+    ],
+    {
+      cwd: ROOT,
+      env: { DATABASE_URL: issued.stdout.trim() },
+      reject: false,
+      all: true,
+    },
+  );
   let honest: ReturnType<typeof startWorker> | undefined;
   let master: ReturnType<typeof startMaster> | undefined;
   try {
     // The liar is there from the start (tsx takes a few seconds to start it).
-    await waitFor(async () => liar.exitCode !== null || (await fixture.sql`select 1 from spsa_worker where name = 'liar'`).length > 0, 120_000, "the liar to register");
+    await waitFor(
+      async () =>
+        liar.exitCode !== null || (await fixture.sql`select 1 from spsa_worker where name = 'liar'`).length > 0,
+      120_000,
+      "the liar to register",
+    );
     if (liar.exitCode !== null) throw new Error(`the liar exited: ${(await liar).all}`);
     honest = startWorker(fixture.setup, fixture.env, "honest");
     master = startMaster(fixture.setup, fixture.env, runName, ["--seed", "s"]);
     let ended = false;
     void master.then(() => (ended = true));
-    const named = async () => (await fixture.sql`select 1 from spsa_worker_decision where worker_name = 'liar' and decision = 'suspect'`).length > 0;
+    const named = async () =>
+      (await fixture.sql`select 1 from spsa_worker_decision where worker_name = 'liar' and decision = 'suspect'`)
+        .length > 0;
     await waitFor(async () => ended || (await named()), 600_000, "the master to name the liar");
     if (!(await named())) {
       liar.kill("SIGTERM");
       throw new Error(`the run ended without naming the liar:\n${(await master).all}\n--- liar:\n${(await liar).all}`);
     }
-    const status = await spsa(["--config", fixture.setup.configFile, "status", "--name", runName], { env: fixture.env });
+    const status = await spsa(["--config", fixture.setup.configFile, "status", "--name", runName], {
+      env: fixture.env,
+    });
     expect(status.exitCode, status.all).toBe(0);
-    const rejected = await spsa(["--config", fixture.setup.configFile, "workers", "reject", "liar", "--name", runName, "--note", "lies about KNIGHT_VALUE_MG"], { env: fixture.env });
+    const rejected = await spsa(
+      [
+        "--config",
+        fixture.setup.configFile,
+        "workers",
+        "reject",
+        "liar",
+        "--name",
+        runName,
+        "--note",
+        "lies about KNIGHT_VALUE_MG",
+      ],
+      { env: fixture.env },
+    );
     expect(rejected.exitCode, rejected.all).toBe(0);
     expect(rejected.stdout).toMatch(/worker liar rejected by .+ \(was suspect since .+\)/);
-    const undo = await spsa(["--config", fixture.setup.configFile, "undo", "--worker", "liar", "--name", runName, "--params", fixture.setup.paramsFile], { env: fixture.env });
+    const undo = await spsa(
+      [
+        "--config",
+        fixture.setup.configFile,
+        "undo",
+        "--worker",
+        "liar",
+        "--name",
+        runName,
+        "--params",
+        fixture.setup.paramsFile,
+      ],
+      { env: fixture.env },
+    );
     expect(undo.exitCode, undo.all).toBe(0);
     const done = await master;
     expect(done.exitCode, done.all).toBe(0);
@@ -61,7 +118,11 @@ async function runWithLiar(fixture: RunFixture, runName: string): Promise<{ stat
 }
 
 /** What every run must show: the liar named within 50 of its batches, both decisions recorded, nothing of it in θ. */
-async function expectLiarCaught(fixture: RunFixture, runName: string, out: { statusWhileSuspect: string; undo: string; master: string }) {
+async function expectLiarCaught(
+  fixture: RunFixture,
+  runName: string,
+  out: { statusWhileSuspect: string; undo: string; master: string },
+) {
   expect(out.statusWhileSuspect).toMatch(/^suspect worker liar: .+/m);
   expect(out.master).toMatch(/^suspect worker liar: /m);
   expect(out.undo).toMatch(/took worker liar's \d+ batches \(\d+ games\) out of θ/);
@@ -71,17 +132,20 @@ async function expectLiarCaught(fixture: RunFixture, runName: string, out: { sta
   expect(decisions.map((d) => d.decision)).toEqual(["suspect", "rejected"]);
   expect(decisions[0]!.batches).toBeLessThanOrEqual(50);
   expect(decisions[0]!.decided_by).toMatch(/^master \(pid \d+ on .+\)/);
-  // Every batch of the liar is held or undone: none of them is in a counter or in θ.
+  // Every batch of the liar that a fold took is undone, the others held: none of them is in a counter or in θ.
+  // (A report that came after the run's last fold is never folded: the liar plays until the master ends.)
   const [left] = await fixture.sql<{ n: number }[]>`
     select count(*)::int as n from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
-    where r.name = ${runName} and b.worker_name = 'liar' and b.status = 'done' and b.held_at is null and b.undo_id is null`;
+    where r.name = ${runName} and b.worker_name = 'liar' and b.status = 'done' and b.folded and b.held_at is null and b.undo_id is null`;
   expect(left!.n).toBe(0);
-  // Each iteration's counters are its counted batches' sums.
+  // Each iteration's counters are its folded, counted batches' sums.
   const counters = await fixture.sql<{ played: number; batches: number }[]>`
-    select i.games_played as played, (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done' and b.held_at is null and b.undo_id is null) as batches
+    select i.games_played as played, (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done' and b.folded and b.held_at is null and b.undo_id is null) as batches
     from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName}`;
   for (const c of counters) expect(c.played).toBe(c.batches);
-  const [run] = await fixture.sql<{ theta: Values; status: string }[]>`select current_parameters as theta, status from spsa_run where name = ${runName}`;
+  const [run] = await fixture.sql<
+    { theta: Values; status: string }[]
+  >`select current_parameters as theta, status from spsa_run where name = ${runName}`;
   expect(run!.status).toBe("complete");
   const written = Object.fromEntries(loadParams(fixture.setup.paramsFile).map((p) => [p.name, p.value]));
   expect(written).toEqual(run!.theta);
@@ -109,8 +173,23 @@ describe("a liar worker on a real run, caught and undone", () => {
     const out = await runWithLiar(build, "liar-build");
     const theta = await expectLiarCaught(build, "liar-build", out);
     // Every completed iteration's step from its recorded row and counters, in order from θ₀: the run's θ.
-    const [run] = await build.sql<{ id: number; initial: Values }[]>`select id, initial_parameters as initial from spsa_run where name = 'liar-build'`;
-    const rows = await build.sql<{ a_k: number; base_parameters: Values; plus_parameters: Values; minus_parameters: Values; settings: IterationSettings; plus_wins: number; minus_wins: number; draws: number; ref: number[] | null; theta_after: Values }[]>`
+    const [run] = await build.sql<
+      { id: number; initial: Values }[]
+    >`select id, initial_parameters as initial from spsa_run where name = 'liar-build'`;
+    const rows = await build.sql<
+      {
+        a_k: number;
+        base_parameters: Values;
+        plus_parameters: Values;
+        minus_parameters: Values;
+        settings: IterationSettings;
+        plus_wins: number;
+        minus_wins: number;
+        draws: number;
+        ref: number[] | null;
+        theta_after: Values;
+      }[]
+    >`
       select a_k, base_parameters, plus_parameters, minus_parameters, settings, plus_wins, minus_wins, draws, theta_after,
         case when reference_engine_sha256 is null then null else array[ref_plus_wins, ref_plus_losses, ref_plus_draws, ref_minus_wins, ref_minus_losses, ref_minus_draws] end as ref
       from spsa_iteration where run_id = ${run!.id} and status = 'complete' order by iteration_number`;
@@ -118,10 +197,23 @@ describe("a liar worker on a real run, caught and undone", () => {
     let chained = run!.initial;
     for (const row of rows) {
       const outcome = row.ref
-        ? { plus: { plusWins: row.ref[0]!, minusWins: row.ref[1]!, draws: row.ref[2]! }, minus: { plusWins: row.ref[3]!, minusWins: row.ref[4]!, draws: row.ref[5]! } }
+        ? {
+            plus: { plusWins: row.ref[0]!, minusWins: row.ref[1]!, draws: row.ref[2]! },
+            minus: { plusWins: row.ref[3]!, minusWins: row.ref[4]!, draws: row.ref[5]! },
+          }
         : { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
       const start = { ...row.base_parameters, ...chained };
-      const step = update(recordedParams(row.settings, start), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, ...(row.settings.stepScale && { scale: row.settings.stepScale }) }, outcome, row.settings.spsa);
+      const step = update(
+        recordedParams(row.settings, start),
+        {
+          ak: row.a_k,
+          plus: row.plus_parameters,
+          minus: row.minus_parameters,
+          ...(row.settings.stepScale && { scale: row.settings.stepScale }),
+        },
+        outcome,
+        row.settings.spsa,
+      );
       chained = { ...start, ...step.newValues };
       expect(row.theta_after).toEqual(chained);
     }

@@ -21,11 +21,20 @@ const GAMES = 64;
 const BATCH = 4;
 
 describe(`a UCI-option run of ${COUNT} parameters, end to end`, () => {
-  const fixture = useRunFixture({ mode: "options", iterations: GAMES / 16, games: 16, batchSize: BATCH, moveLimit: "nodes = 300" });
+  const fixture = useRunFixture({
+    mode: "options",
+    iterations: GAMES / 16,
+    games: 16,
+    batchSize: BATCH,
+    moveLimit: "nodes = 300",
+  });
   beforeAll(async () => {
     const engine = await buildExtraOptionsEngine(join(TEST_HOME, "extra-options-engines"), EXTRA);
     writeFileSync(fixture.setup.paramsFile, `${OPTION_PARAMS}\n${extraOptionParams(EXTRA)}`);
-    const config = readFileSync(fixture.setup.configFile, "utf8").replace('mode = "options"', `mode = "options"\nbinary = "${engine.binary}"`);
+    const config = readFileSync(fixture.setup.configFile, "utf8").replace(
+      'mode = "options"',
+      `mode = "options"\nbinary = "${engine.binary}"`,
+    );
     writeFileSync(fixture.setup.configFile, config);
   }, 300_000);
 
@@ -42,15 +51,24 @@ describe(`a UCI-option run of ${COUNT} parameters, end to end`, () => {
     const applied = rows.filter((r) => r.report_order !== null);
     expect(applied.reduce((n, r) => n + r.games, 0)).toBe(GAMES);
     expect(applied).toHaveLength(GAMES / BATCH);
-    const [optionRun] = await sql<{ names: string[]; every: number }[]>`select parameter_names as names, theta_every as every from spsa_option_run`;
-    expect(optionRun?.names).toEqual(["LMR_BASE", "LMR_MIN_DEPTH", "KNIGHT_VALUE_MG", "ALPHA_PRUNE_MARGINS_1", ...Array.from({ length: EXTRA }, (_, i) => `${EXTRA_OPTION}_${i}`)]);
+    const [optionRun] = await sql<
+      { names: string[]; every: number }[]
+    >`select parameter_names as names, theta_every as every from spsa_option_run`;
+    expect(optionRun?.names).toEqual([
+      "LMR_BASE",
+      "LMR_MIN_DEPTH",
+      "KNIGHT_VALUE_MG",
+      "ALPHA_PRUNE_MARGINS_1",
+      ...Array.from({ length: EXTRA }, (_, i) => `${EXTRA_OPTION}_${i}`),
+    ]);
     expect(optionRun?.every).toBe(12);
     // Each applied row: its signs, one bit per parameter, and a few numbers; θ in one of them, the 12th.
     const sizes = await sql<{ applied: number; bytes: number; stored: boolean }[]>`
       select applied_number as applied, pg_column_size(p.*) as bytes, theta_after is not null as stored
       from spsa_perturbation p where applied_number is not null order by applied_number`;
     expect(sizes.filter((s) => s.stored).map((s) => s.applied)).toEqual([12]);
-    for (const size of sizes.filter((s) => !s.stored)) expect(size.bytes, `row of batch ${size.applied}`).toBeLessThan(COUNT / 8 + 400);
+    for (const size of sizes.filter((s) => !s.stored))
+      expect(size.bytes, `row of batch ${size.applied}`).toBeLessThan(COUNT / 8 + 400);
 
     // Drawn again from the stored rows, step by step, the chain gives the run's θ and params.toml's.
     const final = await expectConsistentRun(sql, "big", "b");
@@ -64,16 +82,22 @@ describe(`a UCI-option run of ${COUNT} parameters, end to end`, () => {
     const text = await spsa(["--config", setup.configFile, "status", "--name", "big"], { env });
     expect(text.exitCode, text.all).toBe(0);
     const lines = text.stdout.split("\n");
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${COUNT} parameters, \\d+ moved from their start; moves in steps:$`)));
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^${COUNT} parameters, \\d+ moved from their start; moves in steps:$`)),
+    );
     expect(lines).toContain("the 20 that moved most (spsa status --all lists every one):");
     expect(lines.filter((line) => /^[A-Z_0-9]+ +-?[\d.]+ {2}→ /.test(line))).toHaveLength(20);
     expect(lines.length).toBeLessThan(60);
-    const json = JSON.parse((await spsa(["--config", setup.configFile, "status", "--name", "big", "--json"], { env })).stdout) as RunStatus;
+    const json = JSON.parse(
+      (await spsa(["--config", setup.configFile, "status", "--name", "big", "--json"], { env })).stdout,
+    ) as RunStatus;
     expect(json.parameterSummary).toMatchObject({ count: COUNT, frozen: 0, listed: "most moved" });
     expect(json.parameterSummary.histogram.reduce((n, bin) => n + bin.count, 0)).toBe(COUNT);
     const moves = json.parameters.map((p) => Math.abs(p.steps ?? 0));
     expect(moves).toEqual([...moves].sort((a, b) => b - a));
-    const all = JSON.parse((await spsa(["--config", setup.configFile, "status", "--name", "big", "--json", "--all"], { env })).stdout) as RunStatus;
+    const all = JSON.parse(
+      (await spsa(["--config", setup.configFile, "status", "--name", "big", "--json", "--all"], { env })).stdout,
+    ) as RunStatus;
     expect(all.parameters).toHaveLength(COUNT);
     expect(all.parameterSummary.listed).toBe("all");
     // The sparkline's points: the start, the one stored θ, and θ now.
@@ -86,11 +110,16 @@ describe(`a UCI-option run of ${COUNT} parameters, end to end`, () => {
     expect(detail.status.parameters).toHaveLength(24);
     expect(detail.parameterIndex?.names).toHaveLength(COUNT);
     expect(detail.cursor).toBe(GAMES / BATCH);
-    const charts = detail.status.parameters.slice(0, 3).map((p) => p.name).sort();
+    const charts = detail.status.parameters
+      .slice(0, 3)
+      .map((p) => p.name)
+      .sort();
     const nothingNew = await readRunUpdate(fixture.sql, run, detail.cursor, charts);
     expect(nothingNew.status.parameters.map((p) => [p.name, p.history])).toEqual(charts.map((name) => [name, []]));
     const since = await readRunUpdate(fixture.sql, run, 12, charts);
-    expect(since.status.parameters.map((p) => [p.name, p.history.map((h) => h.iteration)])).toEqual(charts.map((name) => [name, [GAMES / BATCH]]));
+    expect(since.status.parameters.map((p) => [p.name, p.history.map((h) => h.iteration)])).toEqual(
+      charts.map((name) => [name, [GAMES / BATCH]]),
+    );
     expect(JSON.stringify(since).length).toBeLessThan(JSON.stringify(detail).length / 10);
   }, 120_000);
 });

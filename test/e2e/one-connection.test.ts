@@ -44,31 +44,36 @@ describe("one connection per process", () => {
   }, 300_000);
 });
 
-describe.skipIf(!pgbouncerInstalled)(`a run through PgBouncer in transaction mode${pgbouncerInstalled ? "" : ` (skipped: ${noPgbouncerReason})`}`, () => {
-  const fixture = useRunFixture(RUN);
-  let bouncer: PgBouncer | undefined;
-  beforeAll(async () => {
-    bouncer = await startPgBouncer(fixture.env.DATABASE_URL!);
-  });
-  afterAll(async () => {
-    await bouncer?.stop();
-  });
+describe.skipIf(!pgbouncerInstalled)(
+  `a run through PgBouncer in transaction mode${pgbouncerInstalled ? "" : ` (skipped: ${noPgbouncerReason})`}`,
+  () => {
+    const fixture = useRunFixture(RUN);
+    let bouncer: PgBouncer | undefined;
+    beforeAll(async () => {
+      bouncer = await startPgBouncer(fixture.env.DATABASE_URL!);
+    });
+    afterAll(async () => {
+      await bouncer?.stop();
+    });
 
-  it("completes with exact counts, master and two workers going through the pooler only", async () => {
-    const { setup, sql } = fixture;
-    const env = { DATABASE_URL: bouncer!.url };
-    const workers = [startWorker(setup, env, "b1"), startWorker(setup, env, "b2")];
-    const master = await startMaster(setup, env, "pooled", ["--seed", "p"]);
-    for (const worker of workers) worker.kill("SIGTERM");
-    const workerOutput = (await Promise.all(workers)).map((w) => w.all).join("\n");
-    expect(master.exitCode, `${master.all}\n${workerOutput}\n${bouncer!.log()}`).toBe(0);
-    expect(workerOutput).not.toMatch(/prepared statement|failed|error/i);
+    it("completes with exact counts, master and two workers going through the pooler only", async () => {
+      const { setup, sql } = fixture;
+      const env = { DATABASE_URL: bouncer!.url };
+      const workers = [startWorker(setup, env, "b1"), startWorker(setup, env, "b2")];
+      const master = await startMaster(setup, env, "pooled", ["--seed", "p"]);
+      for (const worker of workers) worker.kill("SIGTERM");
+      const workerOutput = (await Promise.all(workers)).map((w) => w.all).join("\n");
+      expect(master.exitCode, `${master.all}\n${workerOutput}\n${bouncer!.log()}`).toBe(0);
+      expect(workerOutput).not.toMatch(/prepared statement|failed|error/i);
 
-    const rows = await iterationsOf(sql, "pooled");
-    expectExactCounts(rows, expect);
-    expect(rows[0]?.games_played).toBe(24);
-    const [byWorker] = await sql<{ workers: string[] }[]>`select array_agg(distinct worker_name order by worker_name) as workers from spsa_batch where status = 'done'`;
-    expect(byWorker?.workers).toEqual(["b1", "b2"]);
-    await expectConsistentRun(sql, "pooled", "p");
-  }, 300_000);
-});
+      const rows = await iterationsOf(sql, "pooled");
+      expectExactCounts(rows, expect);
+      expect(rows[0]?.games_played).toBe(24);
+      const [byWorker] = await sql<
+        { workers: string[] }[]
+      >`select array_agg(distinct worker_name order by worker_name) as workers from spsa_batch where status = 'done'`;
+      expect(byWorker?.workers).toEqual(["b1", "b2"]);
+      await expectConsistentRun(sql, "pooled", "p");
+    }, 300_000);
+  },
+);

@@ -37,6 +37,8 @@ describe("a tuning run: master and two workers on Postgres with the sample engin
     expect(state?.status).toBe("complete");
     // Only `value = …` lines changed: comments and layout are kept.
     const keptLines = (text: string) => text.split("\n").filter((line) => !/^\s*value\s*=/.test(line));
-    expect(keptLines(readFileSync(run.setup.paramsFile, "utf8"))).toEqual(keptLines(readFileSync(join(ROOT, "params.toml"), "utf8")));
+    expect(keptLines(readFileSync(run.setup.paramsFile, "utf8"))).toEqual(
+      keptLines(readFileSync(join(ROOT, "params.toml"), "utf8")),
+    );
   });
 });

@@ -29,7 +29,15 @@ async function runWithWorkerUrl(fixture: RunFixture, runName: string): Promise<s
  */
 describe("a worker with only its worker URL", () => {
   const build = useRunFixture({ iterations: 1, games: 4, batchSize: 2 });
-  const options = useRunFixture({ iterations: 1, games: 4, batchSize: 2, timelow: 0.005, timehigh: 0.015, mode: "options", moveLimit: "nodes = 1500" });
+  const options = useRunFixture({
+    iterations: 1,
+    games: 4,
+    batchSize: 2,
+    timelow: 0.005,
+    timehigh: 0.015,
+    mode: "options",
+    moveLimit: "nodes = 1500",
+  });
 
   it("plays and reports a build-mode iteration that the master completes", async () => {
     const machine = await runWithWorkerUrl(build, "guarded-build");

@@ -9,7 +9,12 @@ import { localSigningKey, localTrust } from "../support/signing.js";
 
 /** The binary with this hash at `path`, signed as the master signs a run's iteration 1. */
 function signed(hash: string, path: string): [SignedBinary, ReturnType<typeof localTrust>] {
-  const subject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 1, variant: "plus" as const, sha256: hash };
+  const subject = {
+    runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11",
+    iterationNumber: 1,
+    role: "plus" as const,
+    sha256: hash,
+  };
   return [{ ...subject, path, signature: localSigningKey().sign(subject) }, localTrust()];
 }
 
@@ -54,7 +59,9 @@ describe("a stored binary whose hash does not match", () => {
     freshCache();
     await database.sql`update spsa_binary set content = ${Buffer.from("corrupt")} where sha256 = ${hash}`;
     try {
-      await expect(obtainBinary(database.sql, ...signed(hash, built), cacheDir)).rejects.toThrow(`engine binary ${hash.slice(0, 12)} in the database is corrupt`);
+      await expect(obtainBinary(database.sql, ...signed(hash, built), cacheDir)).rejects.toThrow(
+        `engine binary ${hash.slice(0, 12)} in the database is corrupt`,
+      );
       expect(existsSync(cacheDir) ? readdirSync(cacheDir, { recursive: true }) : []).toEqual([]);
     } finally {
       await database.sql`update spsa_binary set content = ${content} where sha256 = ${hash}`;

@@ -28,7 +28,10 @@ function cacheWith(sizes: number[]): { dir: string; hashes: string[] } {
   return { dir, hashes };
 }
 
-const cached = (dir: string) => readdirSync(dir).filter((name) => /^[0-9a-f]{64}$/.test(name)).sort();
+const cached = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => /^[0-9a-f]{64}$/.test(name))
+    .sort();
 
 /** Another worker process on the cache (the built module, as `compete --spsa` runs it): marks `hashes` in use and waits, or evicts once. */
 function otherProcess(dir: string, action: "hold" | "evict", hashes: string[], files: number) {

@@ -19,7 +19,15 @@ describe("two builds in one build tree at once", () => {
   const params = loadParams(join(ROOT, "params.toml"));
   const values = { a: valuesOf(params), b: { ...valuesOf(params), KNIGHT_VALUE_MG: 360, LMR_BASE: 1.05 } };
   const buildInto = (which: "a" | "b", folder: string) =>
-    buildEngine({ build, params, values: values[which], tree: "plus", label: `${folder}-${which}`, destination: (binary) => join(dir, folder, which, binary), signal: undefined });
+    buildEngine({
+      build,
+      params,
+      values: values[which],
+      tree: "plus",
+      label: `${folder}-${which}`,
+      destination: (binary) => join(dir, folder, which, binary),
+      signal: undefined,
+    });
 
   it("each gets the binary of its own values, as built alone", { timeout: 600_000 }, async () => {
     const aloneA = await buildInto("a", "alone");

@@ -17,7 +17,12 @@ describe("boundsProblem", () => {
     ["u8 with both ends out", int(-5, 300), "u8", "min = -5 and max = 300 are outside u8 (0 to 255)"],
     ["i8 below -128 after rounding", int(-129.5, 0), "i8", "min = -129.5 is outside i8 (-128 to 127)"],
     ["i32 above 2^31 - 1", int(0, 2 ** 31), "i32", "max = 2147483648 is outside i32 (-2147483648 to 2147483647)"],
-    ["i64 from 2^53", int(0, 2 ** 53), "i64", "[min, max] = [0, 9007199254740992] reaches integers outside the range a float64 holds exactly (±9007199254740991)"],
+    [
+      "i64 from 2^53",
+      int(0, 2 ** 53),
+      "i64",
+      "[min, max] = [0, 9007199254740992] reaches integers outside the range a float64 holds exactly (±9007199254740991)",
+    ],
     ["f32 overflow", float(0, 1e39), "f32", "max = 1e+39 is outside f32 (±3.4028234663852886e+38)"],
     ["f32 negative overflow", float(-1e39, 0), "f32", "min = -1e+39 is outside f32 (±3.4028234663852886e+38)"],
     ["an infinite bound", float(0, Infinity), "f64", "[min, max] = [0, Infinity] is not finite"],
@@ -47,11 +52,29 @@ describe("checkTargets", () => {
     "pub const FOREIGN: Eval = 7;",
     "",
   ].join("\n");
-  const param = (name: string, min: number, max: number, extra: Partial<CheckedParam> = {}): CheckedParam => ({ param: name, constant: name, index: [], type: "int", min, max, ...extra });
+  const param = (name: string, min: number, max: number, extra: Partial<CheckedParam> = {}): CheckedParam => ({
+    param: name,
+    constant: name,
+    index: [],
+    type: "int",
+    min,
+    max,
+    ...extra,
+  });
 
   it("passes good parameters", () => {
     expect(() =>
-      checkTargets(SOURCE, [param("DEPTH", 0, 255), param("PAIR", -100, 100, { index: [1] }), param("RATIO", 0, 1e38, { type: "float" }), param("FOREIGN", 0, 9, { rustType: "i64" })], "c.rs", []),
+      checkTargets(
+        SOURCE,
+        [
+          param("DEPTH", 0, 255),
+          param("PAIR", -100, 100, { index: [1] }),
+          param("RATIO", 0, 1e38, { type: "float" }),
+          param("FOREIGN", 0, 9, { rustType: "i64" }),
+        ],
+        "c.rs",
+        [],
+      ),
     ).not.toThrow();
   });
 
@@ -77,7 +100,7 @@ describe("checkTargets", () => {
       "c.rs: 6 parameters cannot be tuned:",
       "  c.rs:5: parameter USE_NMP (constant USE_NMP): USE_NMP is a bool (`false`), not a number; only number literals can be tuned",
       "  c.rs: parameter KNIGHT_VALUE (constant KNIGHT_VALUE): constant KNIGHT_VALUE not found (did you mean `KNIGHT_VALUE_PAIR`?)",
-      "  c.rs:7: parameter FOREIGN (constant FOREIGN): cannot tell the Rust type of FOREIGN: its declared type `Eval` is not a number type and no `type Eval = …;` was found in the crate; state it in params.toml, e.g. rust_type = \"i32\"",
+      '  c.rs:7: parameter FOREIGN (constant FOREIGN): cannot tell the Rust type of FOREIGN: its declared type `Eval` is not a number type and no `type Eval = …;` was found in the crate; state it in params.toml, e.g. rust_type = "i32"',
       "  c.rs:2: parameter DEPTH (constant DEPTH): min = -5 and max = 300 are outside u8 (0 to 255)",
       "  c.rs:3: parameter PAIR (constant PAIR[0]): max = 2147483648 is outside i32 (-2147483648 to 2147483647)",
       "  c.rs:4: parameter RATIO (constant RATIO): max = 1e+39 is outside f32 (±3.4028234663852886e+38)",
@@ -85,7 +108,9 @@ describe("checkTargets", () => {
   });
 
   it("follows an alias found elsewhere in the crate", () => {
-    const aliases = [{ name: "Eval", type: { kind: "name" as const, name: "i16" }, where: "types.rs:1", topLevel: true }];
+    const aliases = [
+      { name: "Eval", type: { kind: "name" as const, name: "i16" }, where: "types.rs:1", topLevel: true },
+    ];
     expect(() => checkTargets(SOURCE, [param("FOREIGN", 0, 40000)], "c.rs", aliases)).toThrow(
       new InputError("c.rs:7", "parameter FOREIGN (constant FOREIGN): max = 40000 is outside i16 (-32768 to 32767)"),
     );

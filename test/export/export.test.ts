@@ -20,7 +20,9 @@ describe("spsa export and spsa import", () => {
   const params = loadParams("params.toml");
   const builtOf = (name: string) => {
     const p = params.find((q) => q.name === name)!;
-    return p.type === "int" ? Math.min(Math.floor(p.max), Math.max(Math.ceil(p.min), Math.round(theta[name]!))) : theta[name]!;
+    return p.type === "int"
+      ? Math.min(Math.floor(p.max), Math.max(Math.ceil(p.min), Math.round(theta[name]!)))
+      : theta[name]!;
   };
 
   beforeAll(async () => {
@@ -29,8 +31,17 @@ describe("spsa export and spsa import", () => {
     sql = connect(database.url, 2);
     env = { DATABASE_URL: database.url };
     dir = mkdtempSync(join(tmpdir(), "spsa-export-"));
-    await writeSyntheticRun(sql, { name: "tuned", config: loadConfig("config.toml"), params, iterations: 30, open: true, workerName: "w" });
-    const [run] = await sql<{ theta: Record<string, number> }[]>`select current_parameters as theta from spsa_run where name = 'tuned'`;
+    await writeSyntheticRun(sql, {
+      name: "tuned",
+      config: loadConfig("config.toml"),
+      params,
+      iterations: 30,
+      open: true,
+      workerName: "w",
+    });
+    const [run] = await sql<
+      { theta: Record<string, number> }[]
+    >`select current_parameters as theta from spsa_run where name = 'tuned'`;
     theta = run!.theta;
     // The synthetic run moves θ off params.toml, so the test can tell exported from original values.
     expect(params.filter((p) => builtOf(p.name) !== p.value).length).toBeGreaterThan(0);
@@ -50,11 +61,16 @@ describe("spsa export and spsa import", () => {
     expect(result.stderr).toContain(`${out}: `);
     const original = readFileSync(join(ROOT, "engines", "minnow", "src", "engine_constants.rs"), "utf8");
     expect(readFileSync(out, "utf8")).not.toBe(original);
-    execFileSync("cargo", ["build", "--release", "--quiet"], { cwd: crate, stdio: "pipe", env: { ...process.env, CARGO_TARGET_DIR: join(dir, "target") } });
+    execFileSync("cargo", ["build", "--release", "--quiet"], {
+      cwd: crate,
+      stdio: "pipe",
+      env: { ...process.env, CARGO_TARGET_DIR: join(dir, "target") },
+    });
     const uci = execFileSync(join(dir, "target", "release", "minnow"), { input: "uci\nquit\n", encoding: "utf8" });
     // Every option's default is its compiled constant; float options are spin × 100.
     for (const p of params) {
-      const [option, value] = p.type === "int" ? [p.name, builtOf(p.name)] : [`${p.name}_X100`, Math.round(builtOf(p.name) * 100)];
+      const [option, value] =
+        p.type === "int" ? [p.name, builtOf(p.name)] : [`${p.name}_X100`, Math.round(builtOf(p.name) * 100)];
       expect(uci, p.name).toMatch(new RegExp(`^option name ${option} type spin default ${value} `, "m"));
     }
   });
@@ -80,9 +96,10 @@ describe("spsa export and spsa import", () => {
       const knight = params.find((p) => p.name === "KNIGHT_VALUE_MG")!;
       // An adaptive run exports its floor rate (r_end × adapt_floor) for tools without adaptation.
       const rEnd = Number((DEFAULT_R_END * DEFAULT_ADAPTIVE.floor).toPrecision(6));
-      const expected = format === "openbench"
-        ? `KNIGHT_VALUE_MG, int, ${builtOf("KNIGHT_VALUE_MG")}, ${knight.min}, ${knight.max}, ${knight.step * DEFAULT_C_END}, ${rEnd}`
-        : `KNIGHT_VALUE_MG,${builtOf("KNIGHT_VALUE_MG")},${knight.min},${knight.max},${knight.step * DEFAULT_C_END},${rEnd}`;
+      const expected =
+        format === "openbench"
+          ? `KNIGHT_VALUE_MG, int, ${builtOf("KNIGHT_VALUE_MG")}, ${knight.min}, ${knight.max}, ${knight.step * DEFAULT_C_END}, ${rEnd}`
+          : `KNIGHT_VALUE_MG,${builtOf("KNIGHT_VALUE_MG")},${knight.min},${knight.max},${knight.step * DEFAULT_C_END},${rEnd}`;
       expect(lines).toContain(expected);
 
       const file = join(dir, `${format}.txt`);
@@ -113,11 +130,15 @@ describe("spsa export and spsa import", () => {
     expect(() => readFileSync(out)).toThrow();
     const outside = join(dir, "outside.txt");
     writeFileSync(outside, "A,7,0,5,1,0.002\n");
-    expect((await spsa(["import", outside, "--out", out])).stderr.trim()).toBe(`error: ${out}: [A].value (line 7): 7 is outside [0, 5]`);
+    expect((await spsa(["import", outside, "--out", out])).stderr.trim()).toBe(
+      `error: ${out}: [A].value (line 7): 7 is outside [0, 5]`,
+    );
 
     const neither = await spsa(["export"], { env });
     expect(neither.exitCode).toBe(2);
-    expect(neither.stderr.trim()).toBe("error: spsa export: give one of --constants FILE, --format csv|openbench|fishtest or --faulted");
+    expect(neither.stderr.trim()).toBe(
+      "error: spsa export: give one of --constants FILE, --format csv|openbench|fishtest or --faulted",
+    );
     const format = await spsa(["export", "--format", "json"], { env });
     expect(format.stderr.trim()).toBe('error: --format: must be one of csv, openbench, fishtest, got "json"');
   });

@@ -16,7 +16,10 @@ describe("the master with adaptive gains", () => {
     const { setup, env, sql } = fixture;
     writeFileSync(
       setup.configFile,
-      readFileSync(setup.configFile, "utf8").replace("max_iterations = 4", 'max_iterations = 4\nadapt = "signal"\nadapt_window = 2\nadapt_floor = 0.5\nadapt_pilot = 0\nr_end = 0.02'),
+      readFileSync(setup.configFile, "utf8").replace(
+        "max_iterations = 4",
+        'max_iterations = 4\nadapt = "signal"\nadapt_window = 2\nadapt_floor = 0.5\nadapt_pilot = 0\nr_end = 0.02',
+      ),
     );
     const workers = [startWorker(setup, env, "a", ["--seed", "w"])];
     try {
@@ -30,23 +33,47 @@ describe("the master with adaptive gains", () => {
     }
 
     const rows = await recordedIterations(sql, "adaptive");
-    const [run] = await sql<{ current_parameters: Record<string, number> }[]>`select current_parameters from spsa_run where name = 'adaptive'`;
+    const [run] = await sql<
+      { current_parameters: Record<string, number> }[]
+    >`select current_parameters from spsa_run where name = 'adaptive'`;
     if (!run) throw new Error("no run");
     expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3, 4]);
-    const measured = rows.map((r) => ({ elo: r.elo_diff ?? Number.NaN, result: { plusWins: r.plus_wins, minusWins: r.minus_wins, draws: r.draws } }));
+    const measured = rows.map((r) => ({
+      elo: r.elo_diff ?? Number.NaN,
+      result: { plusWins: r.plus_wins, minusWins: r.minus_wins, draws: r.draws },
+    }));
     // Steps in order; an iteration opened in flight was drawn, and its scales chosen, `staleness` steps behind.
-    const final = replayChain(rows, rows[0]!.base_parameters, (row) => row.settings.staleness ?? 0, (row, applied, theta) => {
-      const names = Object.keys(row.settings.parameters);
-      // The scales are those of the last two iterations completed when it opened (the floor at the first), as recorded.
-      const expected = stepScales(measured.slice(Math.max(0, applied - 2), applied), names, { mode: "signal", window: 2, floor: 0.5 });
-      expect(row.settings.stepScale, `step scales of iteration ${row.iteration_number}`).toEqual(expected);
-      expect(row.settings.spsa.adaptive).toEqual({ mode: "signal", window: 2, floor: 0.5, pilot: 0 });
-      const outcome = { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
-      return update(recordedParams(row.settings, theta), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: expected }, outcome, row.settings.spsa).newValues;
-    }, expect);
-    for (const [name, value] of Object.entries(final)) expect(run.current_parameters[name], `${name} at the end`).toBeCloseTo(value, 12);
+    const final = replayChain(
+      rows,
+      rows[0]!.base_parameters,
+      (row) => row.settings.staleness ?? 0,
+      (row, applied, theta) => {
+        const names = Object.keys(row.settings.parameters);
+        // The scales are those of the last two iterations completed when it opened (the floor at the first), as recorded.
+        const expected = stepScales(measured.slice(Math.max(0, applied - 2), applied), names, {
+          mode: "signal",
+          window: 2,
+          floor: 0.5,
+        });
+        expect(row.settings.stepScale, `step scales of iteration ${row.iteration_number}`).toEqual(expected);
+        expect(row.settings.spsa.adaptive).toEqual({ mode: "signal", window: 2, floor: 0.5, pilot: 0 });
+        const outcome = { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
+        return update(
+          recordedParams(row.settings, theta),
+          { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: expected },
+          outcome,
+          row.settings.spsa,
+        ).newValues;
+      },
+      expect,
+    );
+    for (const [name, value] of Object.entries(final))
+      expect(run.current_parameters[name], `${name} at the end`).toBeCloseTo(value, 12);
     // Iterations 2–4 could open while the one before them played.
-    expect(rows.some((r) => (r.settings.staleness ?? 0) > 0), "no iteration opened in flight").toBe(true);
+    expect(
+      rows.some((r) => (r.settings.staleness ?? 0) > 0),
+      "no iteration opened in flight",
+    ).toBe(true);
     // Eight engine builds and two master starts: slower than most on a busy machine.
   }, 300_000);
 });

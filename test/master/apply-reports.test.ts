@@ -1,15 +1,20 @@
 import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, reportBatch, type BatchReport } from "../../src/db/batches.js";
-import { insertOptionRun, readAppliedChain } from "../../src/db/perturbations.js";
+import { insertOptionRun, readAppliedChain } from "../../src/db/option-runs.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { scheduleStep } from "../../src/spsa/option-batches.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { HeldTheta, writeHeldTheta } from "../../src/master/held-theta.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, crowdOfWorkers, killWhileWaitingOnBatch, registerTestWorker, seedIteration } from "../support/iterations.js";
+import {
+  clean,
+  crowdOfWorkers,
+  killWhileWaitingOnBatch,
+  registerTestWorker,
+  seedIteration,
+} from "../support/iterations.js";
 import { expectConsistentRun } from "../support/options-run.js";
 
 /** The carrier iteration's counters, and the same sums over its done batches: equal when each was counted once. */
@@ -22,8 +27,20 @@ async function countsAndSums(sql: postgres.Sql, iterationId: number) {
       from spsa_batch where iteration_id = ${iterationId} and status = 'done') s
     where i.id = ${iterationId}`;
   return {
-    counted: { games: row!.games_played, plusWins: row!.plus_wins, minusWins: row!.minus_wins, draws: row!.draws, pairsDd: row!.pairs_dd },
-    done: { games: row!.done_games, plusWins: row!.done_plus_wins, minusWins: row!.done_minus_wins, draws: row!.done_draws, pairsDd: row!.done_pairs_dd },
+    counted: {
+      games: row!.games_played,
+      plusWins: row!.plus_wins,
+      minusWins: row!.minus_wins,
+      draws: row!.draws,
+      pairsDd: row!.pairs_dd,
+    },
+    done: {
+      games: row!.done_games,
+      plusWins: row!.done_plus_wins,
+      minusWins: row!.done_minus_wins,
+      draws: row!.done_draws,
+      pairsDd: row!.done_pairs_dd,
+    },
   };
 }
 
@@ -35,11 +52,29 @@ function pairsOf(wins: number, games: number): BatchReport["pairs"] {
 
 /** A UCI-option run of one float parameter X over `target` games, as the master opens it; `draw` tops its pool of drawn batches of 4 games up, as the master's polls do. */
 async function seedOptionRun(sql: postgres.Sql, runName: string, target: number, gamesPerIteration: number) {
-  const { run, iteration } = await seedIteration(sql, { runName, targetGames: target, batchSize: 4, openBatches: false });
-  const parameters = { X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined } };
+  const { run, iteration } = await seedIteration(sql, {
+    runName,
+    targetGames: target,
+    batchSize: 4,
+    openBatches: false,
+  });
+  const parameters = {
+    X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined },
+  };
   const gains = { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: target / gamesPerIteration };
   // θ stored after every other batch: the chain between is replayed from the rows.
-  const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, names: ["X"], thetaEvery: 2, gains, gamesPerIteration, parametersSignature: null };
+  const optionRun = {
+    runId: run.id,
+    iterationId: iteration.id,
+    enginePath: "/x",
+    engineSha256: "x",
+    parameters,
+    names: ["X"],
+    thetaEvery: 2,
+    gains,
+    gamesPerIteration,
+    parametersSignature: null,
+  };
   await insertOptionRun(sql, optionRun);
   const [{ seed } = { seed: "" }] = await sql<{ seed: string }[]>`select seed from spsa_run where id = ${run.id}`;
   const draw = (held?: HeldTheta) => topUpDraws(sql, { ...optionRun, seed }, target, 4, held);
@@ -74,12 +109,20 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
         database.url,
         names,
         iteration.id,
-        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 3), optionsOnClaim),
+        (db, name, round) => claimBatch(db, name, 2 + 2 * ((w(name) + round) % 3)),
         async (db, name, batch, round) => {
           expect(batch.optionDraw).toBeDefined();
           const kind = (w(name) + round) % 3;
           const wins = kind === 0 ? batch.games : kind === 1 ? 0 : batch.games / 2;
-          const report: BatchReport = { batchId: batch.batchId, workerName: name, wins, losses: batch.games - wins, draws: 0, pairs: pairsOf(wins, batch.games), ...clean() };
+          const report: BatchReport = {
+            batchId: batch.batchId,
+            workerName: name,
+            wins,
+            losses: batch.games - wins,
+            draws: 0,
+            pairs: pairsOf(wins, batch.games),
+            ...clean(),
+          };
           if ((w(name) * 5 + round) % 9 === 0) {
             // A dead worker: its lease runs out, its draw is dropped and its late report refused.
             await db`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batch.batchId}`;
@@ -121,17 +164,33 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
     await registerTestWorker(sql, "kf");
     for (let k = 0; k < 6; k++) {
       await draw();
-      const batch = await claimBatch(sql, "kf", 4, optionsOnClaim);
+      const batch = await claimBatch(sql, "kf", 4);
       const wins = [batch!.games, 0, batch!.games / 2][k % 3]!;
-      const report: BatchReport = { batchId: batch!.batchId, workerName: "kf", wins, losses: batch!.games - wins, draws: 0, pairs: pairsOf(wins, batch!.games), ...clean() };
+      const report: BatchReport = {
+        batchId: batch!.batchId,
+        workerName: "kf",
+        wins,
+        losses: batch!.games - wins,
+        draws: 0,
+        pairs: pairsOf(wins, batch!.games),
+        ...clean(),
+      };
       expect(await reportBatch(sql, report)).toBe("accepted");
     }
-    const [last] = await sql<{ id: number }[]>`select max(id)::int as id from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
+    const [last] = await sql<
+      { id: number }[]
+    >`select max(id)::int as id from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
     // Killed once it has moved θ by every report in its transaction, waiting to mark the last batch folded.
-    await killWhileWaitingOnBatch(database.url, last!.id, { module: "master/apply-reports.js", fn: "applyReports", args: [run.id] });
+    await killWhileWaitingOnBatch(database.url, last!.id, {
+      module: "master/apply-reports.js",
+      fn: "applyReports",
+      args: [run.id],
+    });
     const [before] = await sql`select current_parameters as theta from spsa_run where id = ${run.id}`;
     expect(before?.theta).toEqual({ X: 1 });
-    expect((await sql`select count(applied_number)::int as n from spsa_perturbation where run_id = ${run.id}`)[0]?.n).toBe(0);
+    expect(
+      (await sql`select count(applied_number)::int as n from spsa_perturbation where run_id = ${run.id}`)[0]?.n,
+    ).toBe(0);
     expect((await countsAndSums(sql, iteration.id)).counted.games).toBe(0);
     expect(await applyReports(sql, run.id)).toBe(6);
     expect(await applyReports(sql, run.id)).toBe(0);
@@ -156,14 +215,29 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
     const fullRun = { ...optionRun, thetaEvery: 2 };
     await registerTestWorker(sql, "hd");
     // The runs of the tests before keep open iterations in this database: claims pass them over.
-    const others = (await sql<{ id: number }[]>`select id from spsa_iteration where id <> ${iteration.id} and status <> 'complete'`).map((r) => r.id);
+    const others = (
+      await sql<{ id: number }[]>`select id from spsa_iteration where id <> ${iteration.id} and status <> 'complete'`
+    ).map((r) => r.id);
     const playOne = async (k: number) => {
-      const batch = await claimBatch(sql, "hd", 4, optionsOnClaim, others);
+      const batch = await claimBatch(sql, "hd", 4, { skip: others });
       const wins = [batch!.games, 0, batch!.games / 2, batch!.games][k % 4]!;
-      expect(await reportBatch(sql, { batchId: batch!.batchId, workerName: "hd", wins, losses: batch!.games - wins, draws: 0, pairs: pairsOf(wins, batch!.games), ...clean() })).toBe("accepted");
+      expect(
+        await reportBatch(sql, {
+          batchId: batch!.batchId,
+          workerName: "hd",
+          wins,
+          losses: batch!.games - wins,
+          draws: 0,
+          pairs: pairsOf(wins, batch!.games),
+          ...clean(),
+        }),
+      ).toBe("accepted");
     };
-    const written = async () => (await sql<{ applied: number; theta: Record<string, number> }[]>`
-      select o.theta_applied as applied, r.current_parameters as theta from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${run.id}`)[0]!;
+    const written = async () =>
+      (
+        await sql<{ applied: number; theta: Record<string, number> }[]>`
+      select o.theta_applied as applied, r.current_parameters as theta from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${run.id}`
+      )[0]!;
     // A master's polls: each applies the batch reported since and draws from the θ it holds.
     const polls = async (held: HeldTheta, ks: number[]) => {
       for (const k of ks) {

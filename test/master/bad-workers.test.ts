@@ -1,17 +1,22 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
-import { insertOptionRun } from "../../src/db/perturbations.js";
-import { holdSetAsideReports, latestDecisions, recordDecision, setAsideWorkers } from "../../src/db/worker-decisions.js";
+import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { insertOptionRun } from "../../src/db/option-runs.js";
+import {
+  foldHoldingSetAside,
+  latestDecisions,
+  recordDecision,
+  setAsideWorkers,
+} from "../../src/db/worker-decisions.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { BuildReview, OptionReview } from "../../src/master/worker-review.js";
 import { connect } from "../../src/postgres/connection.js";
+import { DatabaseHandle } from "../../src/postgres/database-handle.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
 import type { IterationResult } from "../../src/types/spsa.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/iterations.js";
 
@@ -19,9 +24,22 @@ import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/it
 const DENIED = { code: "42501" };
 
 /** Reports `result(games)` for the batch's games. */
-async function report(sql: postgres.Sql, worker: string, batch: { batchId: number; games: number }, outcome: (games: number) => IterationResult) {
+async function report(
+  sql: postgres.Sql,
+  worker: string,
+  batch: { batchId: number; games: number },
+  outcome: (games: number) => IterationResult,
+) {
   const result = outcome(batch.games);
-  return reportBatch(sql, { batchId: batch.batchId, workerName: worker, wins: result.plusWins, losses: result.minusWins, draws: result.draws, pairs: pairsOf(result.plusWins, result.minusWins, result.draws), ...clean() });
+  return reportBatch(sql, {
+    batchId: batch.batchId,
+    workerName: worker,
+    wins: result.plusWins,
+    losses: result.minusWins,
+    draws: result.draws,
+    pairs: pairsOf(result.plusWins, result.minusWins, result.draws),
+    ...clean(),
+  });
 }
 
 /** Claims take the oldest open iteration of any active run: a test's run stops when it is done. */
@@ -57,27 +75,42 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     const sql = database.sql;
     const { run, iteration } = await seedIteration(sql, { runName: "held-build", targetGames: 16, batchSize: 4 });
     for (const w of ["honest", "suspect"]) await registerTestWorker(sql, w);
-    await recordDecision(sql, { runId: run.id, workerName: "suspect", decision: "suspect", reason: "test", who: "master (test)" });
+    await recordDecision(sql, {
+      runId: run.id,
+      workerName: "suspect",
+      decision: "suspect",
+      reason: "test",
+      who: "master (test)",
+    });
     const mine = await claimBatch(sql, "suspect", 4);
     expect(await report(sql, "suspect", mine!, sweep)).toBe("accepted");
     const theirs = await claimBatch(sql, "honest", 4);
     expect(await report(sql, "honest", theirs!, even)).toBe("accepted");
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
-    const [held] = await sql`select status, folded, held_at is not null as held from spsa_batch where id = ${mine!.batchId}`;
+    await foldHoldingSetAside(sql, run.id, iteration.id);
+    const [held] =
+      await sql`select status, folded, held_at is not null as held from spsa_batch where id = ${mine!.batchId}`;
     expect(held).toEqual({ status: "done", folded: true, held: true });
     const [counted] = await sql`select games_played, plus_wins from spsa_iteration where id = ${iteration.id}`;
     expect(counted).toEqual({ games_played: 4, plus_wins: 1 });
     // Its games are open again: the whole iteration's 16 games are still to be had.
-    const [open] = await sql<{ n: number }[]>`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${iteration.id} and status = 'open'`;
+    const [open] = await sql<
+      { n: number }[]
+    >`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${iteration.id} and status = 'open'`;
     expect(open!.n).toBe(12);
     // A fold again holds nothing twice.
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(4);
 
-    await recordDecision(sql, { runId: run.id, workerName: "suspect", decision: "accepted", reason: "looked fine", who: "alice@box" });
+    await recordDecision(sql, {
+      runId: run.id,
+      workerName: "suspect",
+      decision: "accepted",
+      reason: "looked fine",
+      who: "alice@box",
+    });
     const next = await claimBatch(sql, "suspect", 4);
     await report(sql, "suspect", next!, even);
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(8);
     const [state] = await latestDecisions(sql, run.id);
     expect(state).toMatchObject({ workerName: "suspect", decision: "accepted", reason: "looked fine" });
@@ -89,11 +122,21 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     const sql = database.sql;
     const { run, iteration } = await seedIteration(sql, { runName: "held-machine", targetGames: 16, batchSize: 4 });
     for (const name of [`${machine}-a`, `${machine}-b`]) {
-      const claim = await claimWorkerName(guest, { name, sessionId: name, host: "m", pid: 1, concurrency: 1 }, () => false);
+      const claim = await claimWorkerName(
+        guest,
+        { name, sessionId: name, host: "m", pid: 1, concurrency: 1 },
+        () => false,
+      );
       expect(claim.taken).toBe(false);
     }
     await registerTestWorker(sql, "owner-w");
-    await recordDecision(sql, { runId: run.id, workerName: `${machine}-a`, decision: "suspect", reason: "test", who: "master (test)" });
+    await recordDecision(sql, {
+      runId: run.id,
+      workerName: `${machine}-a`,
+      decision: "suspect",
+      reason: "test",
+      who: "master (test)",
+    });
     expect(await setAsideWorkers(sql, run.id)).toEqual([
       { name: `${machine}-a`, because: `${machine}-a` },
       { name: `${machine}-b`, because: `${machine}-a` },
@@ -102,10 +145,13 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
       const batch = await claimBatch(name === "owner-w" ? sql : guest, name, 4);
       expect(await report(name === "owner-w" ? sql : guest, name, batch!, even)).toBe("accepted");
     }
-    await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+    await foldHoldingSetAside(sql, run.id, iteration.id);
     const rows = await sql<{ worker_name: string; held: boolean }[]>`
       select worker_name, held_at is not null as held from spsa_batch where iteration_id = ${iteration.id} and status = 'done' order by worker_name`;
-    expect(rows).toEqual([{ worker_name: `${machine}-b`, held: true }, { worker_name: "owner-w", held: false }]);
+    expect(rows).toEqual([
+      { worker_name: `${machine}-b`, held: true },
+      { worker_name: "owner-w", held: false },
+    ]);
     await stop(sql, run.id);
   });
 
@@ -113,33 +159,64 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     await expect(guest`select * from spsa_worker_decision`).rejects.toMatchObject(DENIED);
     await expect(guest`select * from spsa_worker_review`).rejects.toMatchObject(DENIED);
     await expect(guest`select * from spsa_undo`).rejects.toMatchObject(DENIED);
-    await expect(guest`insert into spsa_worker_decision (run_id, worker_name, decision, reason, decided_by) values (1, ${`${machine}-a`}, 'accepted', 'me', 'me')`).rejects.toMatchObject(DENIED);
-    await expect(guest`update spsa_batch set held_at = null where worker_name = ${`${machine}-b`}`).rejects.toMatchObject(DENIED);
+    await expect(
+      guest`insert into spsa_worker_decision (run_id, worker_name, decision, reason, decided_by) values (1, ${`${machine}-a`}, 'accepted', 'me', 'me')`,
+    ).rejects.toMatchObject(DENIED);
+    await expect(
+      guest`update spsa_batch set held_at = null where worker_name = ${`${machine}-b`}`,
+    ).rejects.toMatchObject(DENIED);
     await expect(guest`delete from spsa_worker_decision`).rejects.toMatchObject(DENIED);
   });
 
   it("UCI-option mode: a suspect's reports are never applied, and the pool draws their games again", async () => {
     const sql = database.sql;
-    const { run, iteration } = await seedIteration(sql, { runName: "held-options", targetGames: 32, batchSize: 4, openBatches: false });
-    const parameters = { X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined } };
-    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, names: ["X"], thetaEvery: 1, gains: { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: 2 }, gamesPerIteration: 16, parametersSignature: null };
+    const { run, iteration } = await seedIteration(sql, {
+      runName: "held-options",
+      targetGames: 32,
+      batchSize: 4,
+      openBatches: false,
+    });
+    const parameters = {
+      X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined },
+    };
+    const optionRun = {
+      runId: run.id,
+      iterationId: iteration.id,
+      enginePath: "/x",
+      engineSha256: "x",
+      parameters,
+      names: ["X"],
+      thetaEvery: 1,
+      gains: { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: 2 },
+      gamesPerIteration: 16,
+      parametersSignature: null,
+    };
     await insertOptionRun(sql, optionRun);
     for (const w of ["honest-o", "suspect-o"]) await registerTestWorker(sql, w);
-    await recordDecision(sql, { runId: run.id, workerName: "suspect-o", decision: "rejected", reason: "test", who: "alice@box" });
+    await recordDecision(sql, {
+      runId: run.id,
+      workerName: "suspect-o",
+      decision: "rejected",
+      reason: "test",
+      who: "alice@box",
+    });
     await topUpDraws(sql, { ...optionRun, seed: "s" }, 32, 4);
-    const mine = await claimBatch(sql, "suspect-o", 4, optionsOnClaim);
+    const mine = await claimBatch(sql, "suspect-o", 4);
     await report(sql, "suspect-o", mine!, sweep);
     expect(await applyReports(sql, run.id)).toBe(0);
-    const [held] = await sql`select b.held_at is not null as held, b.folded, p.applied_number from spsa_batch b join spsa_perturbation p on p.batch_id = b.id where b.id = ${mine!.batchId}`;
+    const [held] =
+      await sql`select b.held_at is not null as held, b.folded, p.applied_number from spsa_batch b join spsa_perturbation p on p.batch_id = b.id where b.id = ${mine!.batchId}`;
     expect(held).toEqual({ held: true, folded: true, applied_number: null });
     const [theta] = await sql`select current_parameters from spsa_run where id = ${run.id}`;
     expect(theta!.current_parameters).toEqual({ X: 1 });
     // Its games count as given out no more: the pool draws them again, until all 32 are drawn once besides it.
     while ((await topUpDraws(sql, { ...optionRun, seed: "s" }, 32, 4)) > 0) {
-      const batch = await claimBatch(sql, "honest-o", 4, optionsOnClaim);
+      const batch = await claimBatch(sql, "honest-o", 4);
       await report(sql, "honest-o", batch!, even);
     }
-    const [drawn] = await sql<{ n: number }[]>`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${iteration.id} and held_at is null`;
+    const [drawn] = await sql<
+      { n: number }[]
+    >`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${iteration.id} and held_at is null`;
     expect(drawn!.n).toBe(32);
     await stop(sql, run.id);
   });
@@ -149,7 +226,12 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     const { run, iteration } = await seedIteration(sql, { runName: "review-build", targetGames: 16, batchSize: 4 });
     for (const w of ["r1", "r2", "r3", "rliar"]) await registerTestWorker(sql, w);
     const lines: string[] = [];
-    const review = await BuildReview.start({ sql, runId: run.id, names: ["X"], log: (line) => lines.push(line) });
+    const review = await BuildReview.start({
+      db: new DatabaseHandle(sql, (line) => lines.push(line)),
+      runId: run.id,
+      names: ["X"],
+      log: (line) => lines.push(line),
+    });
     // One iteration's batches, many times over: each round is the iteration's stratum again (its signs: X +1), 16 games of four workers.
     let verdict = true;
     for (let round = 0; round < 12 && verdict; round++) {
@@ -157,7 +239,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
         const batch = await claimBatch(sql, w, 4);
         await report(sql, w, batch!, w === "rliar" ? sweep : even);
       }
-      await foldIteration(sql, iteration.id, (tx) => holdSetAsideReports(tx, run.id, iteration.id, true));
+      await foldHoldingSetAside(sql, run.id, iteration.id);
       verdict = await review.beforeStep(1);
       if (verdict) {
         // Not stepped here: the next round's batches join the same iteration.
@@ -171,28 +253,59 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     expect(decisions[0]!.decidedBy).toMatch(/^master \(pid \d+ on .+\) \(database role .+\)$/);
     expect(lines.some((l) => l.startsWith("suspect worker rliar: "))).toBe(true);
     // Its batches in the open iteration are held, their games open again.
-    const [left] = await sql<{ counted: number }[]>`select count(*)::int as counted from spsa_batch where iteration_id = ${iteration.id} and worker_name = 'rliar' and held_at is null`;
+    const [left] = await sql<
+      { counted: number }[]
+    >`select count(*)::int as counted from spsa_batch where iteration_id = ${iteration.id} and worker_name = 'rliar' and held_at is null`;
     expect(left!.counted).toBe(0);
-    const [review2] = await sql<{ n: number }[]>`select jsonb_array_length(evidence) as n from spsa_worker_review where run_id = ${run.id}`;
+    const [review2] = await sql<
+      { n: number }[]
+    >`select jsonb_array_length(evidence) as n from spsa_worker_review where run_id = ${run.id}`;
     expect(review2!.n).toBe(4);
     await stop(sql, run.id);
   });
 
   it("the UCI-option master's review flags a liar from the reports it applied, and its next report is held", async () => {
     const sql = database.sql;
-    const { run, iteration } = await seedIteration(sql, { runName: "review-options", targetGames: 640, batchSize: 4, openBatches: false });
-    const parameters = { X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined }, Y: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "Y", optionScale: undefined } };
-    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, names: ["X", "Y"], thetaEvery: 1, gains: { a: 0.5, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: 40 }, gamesPerIteration: 16, parametersSignature: null };
+    const { run, iteration } = await seedIteration(sql, {
+      runName: "review-options",
+      targetGames: 640,
+      batchSize: 4,
+      openBatches: false,
+    });
+    const parameters = {
+      X: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "X", optionScale: undefined },
+      Y: { min: 0, max: 10, step: 1, type: "float" as const, frozen: false, option: "Y", optionScale: undefined },
+    };
+    const optionRun = {
+      runId: run.id,
+      iterationId: iteration.id,
+      enginePath: "/x",
+      engineSha256: "x",
+      parameters,
+      names: ["X", "Y"],
+      thetaEvery: 1,
+      gains: { a: 0.5, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: 40 },
+      gamesPerIteration: 16,
+      parametersSignature: null,
+    };
     await insertOptionRun(sql, optionRun);
     await sql`update spsa_run set current_parameters = '{"X": 5, "Y": 5}', initial_parameters = '{"X": 5, "Y": 5}' where id = ${run.id}`;
     for (const w of ["o1", "o2", "o3", "oliar"]) await registerTestWorker(sql, w);
     const lines: string[] = [];
-    const review = await OptionReview.start({ sql, runId: run.id, names: ["X", "Y"], log: (line) => lines.push(line) }, optionRun);
+    const review = await OptionReview.start(
+      {
+        db: new DatabaseHandle(sql, (line) => lines.push(line)),
+        runId: run.id,
+        names: ["X", "Y"],
+        log: (line) => lines.push(line),
+      },
+      optionRun,
+    );
     let flaggedAfter = 0;
     for (let round = 0; round < 40 && flaggedAfter === 0; round++) {
       for (const w of ["o1", "o2", "o3", "oliar"]) {
         await topUpDraws(sql, { ...optionRun, seed: "s" }, 640, 4);
-        const batch = await claimBatch(sql, w, 4, optionsOnClaim);
+        const batch = await claimBatch(sql, w, 4);
         const draw = batch!.optionDraw!;
         await report(sql, w, batch!, w === "oliar" ? (draw.plus.Y! > draw.minus.Y! ? sweep : lost) : even);
       }
@@ -205,7 +318,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     expect(decision).toMatchObject({ workerName: "oliar", decision: "suspect" });
     expect(lines.find((l) => l.startsWith("suspect worker oliar: "))).toBeDefined();
     await topUpDraws(sql, { ...optionRun, seed: "s" }, 640, 4);
-    const next = await claimBatch(sql, "oliar", 4, optionsOnClaim);
+    const next = await claimBatch(sql, "oliar", 4);
     await report(sql, "oliar", next!, sweep);
     await applyReports(sql, run.id);
     const [held] = await sql`select held_at is not null as held from spsa_batch where id = ${next!.batchId}`;

@@ -14,7 +14,10 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
     const { setup, env, sql } = fixture;
     // The barrier: killed while waiting for iteration 1, the master has not opened iteration 2
     // yet, so the edits apply from it (in flight they apply from the next iteration opened, as the master's line says).
-    writeFileSync(setup.configFile, readFileSync(setup.configFile, "utf8").replace("[spsa]\n", "[spsa]\nmax_staleness = 0\n"));
+    writeFileSync(
+      setup.configFile,
+      readFileSync(setup.configFile, "utf8").replace("[spsa]\n", "[spsa]\nmax_staleness = 0\n"),
+    );
     const workers = [startWorker(setup, env, "a")];
     try {
       const crashed = await startMaster(setup, { ...env, SPSA_CRASH_AT: "waiting" }, "edits", ["--seed", "e"]);
@@ -22,17 +25,26 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
       // The edits: larger gains and one more iteration, games at 2000 nodes a move; LMR_BASE's step doubled, KING_ATTACK_SCALE frozen.
       const config = readFileSync(setup.configFile, "utf8");
       expect(config).toContain("timelow = 0.005\ntimehigh = 0.01\n");
-      writeFileSync(setup.configFile, config.replace("max_iterations = 2", "max_iterations = 3\nc_end = 2\nr_end = 0.01").replace("timelow = 0.005\ntimehigh = 0.01\n", "nodes = 2000\n"));
+      writeFileSync(
+        setup.configFile,
+        config
+          .replace("max_iterations = 2", "max_iterations = 3\nc_end = 2\nr_end = 0.01")
+          .replace("timelow = 0.005\ntimehigh = 0.01\n", "nodes = 2000\n"),
+      );
       const params = readFileSync(setup.paramsFile, "utf8");
       writeFileSync(
         setup.paramsFile,
-        params.replace(/(\[LMR_BASE\][^[]*?step = )0\.1/, "$10.2").replace(/(\[KING_ATTACK_SCALE\][^[]*?step = \d+)/, "$1\nfrozen = true") +
+        params
+          .replace(/(\[LMR_BASE\][^[]*?step = )0\.1/, "$10.2")
+          .replace(/(\[KING_ATTACK_SCALE\][^[]*?step = \d+)/, "$1\nfrozen = true") +
           "\n[DELTA_PRUNE_MARGIN]\nvalue = 200\nmin = 100\nmax = 400\nstep = 20\n",
       );
       const finished = await startMaster(setup, env, "edits", ["--seed", "e"]);
       expect(finished.exitCode, finished.all).toBe(0);
       expect(finished.all).toContain("changed since iteration 1: [spsa] c_end: 3 → 2 (applies from iteration 2)");
-      expect(finished.all).toContain("changed since iteration 1: [time_control] nodes: (default) → 2000 (applies from iteration 2)");
+      expect(finished.all).toContain(
+        "changed since iteration 1: [time_control] nodes: (default) → 2000 (applies from iteration 2)",
+      );
       expect(finished.all).not.toContain("[time_control] timelow");
       expect(finished.all).toContain("[LMR_BASE] step: 0.1 → 0.2");
       expect(finished.all).toContain("[KING_ATTACK_SCALE] frozen: false → true");
@@ -52,11 +64,17 @@ describe("config.toml and params.toml edited between a kill and a restart", () =
     expect(first.settings.parameters.LMR_BASE?.step).toBe(0.1);
     const replayed = update(
       recordedParams(first.settings, first.base_parameters),
-      { ak: first.a_k, plus: first.plus_parameters, minus: first.minus_parameters, ...(first.settings.stepScale && { scale: first.settings.stepScale }) },
+      {
+        ak: first.a_k,
+        plus: first.plus_parameters,
+        minus: first.minus_parameters,
+        ...(first.settings.stepScale && { scale: first.settings.stepScale }),
+      },
       { plusWins: first.plus_wins, minusWins: first.minus_wins, draws: first.draws },
       first.settings.spsa,
     );
-    for (const [name, value] of Object.entries(replayed.newValues)) expect(second.base_parameters[name], name).toBeCloseTo(value, 12);
+    for (const [name, value] of Object.entries(replayed.newValues))
+      expect(second.base_parameters[name], name).toBeCloseTo(value, 12);
     // Iteration 2 records and plays the new settings: the frozen parameter is not perturbed.
     expect(second.settings.spsa.cEnd).toBe(2);
     expect(second.settings.parameters.LMR_BASE?.step).toBe(0.2);

@@ -28,7 +28,13 @@ describe("the curvature pilot on real engines", () => {
 
   it("plays θ+ and θ− of the first iteration against θ₀, then scales every later step by what they lost, and a killed master replays it", async () => {
     const { setup, env, sql } = fixture;
-    writeFileSync(setup.configFile, readFileSync(setup.configFile, "utf8").replace("max_iterations = 3", "max_iterations = 3\nadapt_window = 2\nadapt_floor = 0.5"));
+    writeFileSync(
+      setup.configFile,
+      readFileSync(setup.configFile, "utf8").replace(
+        "max_iterations = 3",
+        "max_iterations = 3\nadapt_window = 2\nadapt_floor = 0.5",
+      ),
+    );
     const workers = [startWorker(setup, env, "a", ["--seed", "w"])];
     let log = "";
     try {
@@ -49,7 +55,14 @@ describe("the curvature pilot on real engines", () => {
         i.games_played, i.settings, i.elo_diff, i.reference_engine_path, i.reference_engine_sha256, i.reference_engine_signature,
         i.ref_plus_wins, i.ref_plus_draws, i.ref_plus_losses, i.ref_minus_wins, i.ref_minus_draws, i.ref_minus_losses, i.run_id
       from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'pilot' order by i.iteration_number`;
-    const [run] = await sql<{ id: number; uid: string; initial_parameters: Record<string, number>; current_parameters: Record<string, number> }[]>`
+    const [run] = await sql<
+      {
+        id: number;
+        uid: string;
+        initial_parameters: Record<string, number>;
+        current_parameters: Record<string, number>;
+      }[]
+    >`
       select id, uid, initial_parameters, current_parameters from spsa_run where name = 'pilot'`;
     if (!run) throw new Error("no run");
     expect(rows.map((r) => r.iteration_number)).toEqual([1, 2, 3]);
@@ -58,8 +71,17 @@ describe("the curvature pilot on real engines", () => {
 
     // Iteration 1 is the pilot: both sides played a signed θ₀, four games each, and no plus-vs-minus game.
     expect(pilot.reference_engine_sha256).not.toBeNull();
-    expect(verifyBinary(localTrust(), { runUid: run.uid, iterationNumber: 1, variant: "reference", sha256: pilot.reference_engine_sha256 ?? "" }, pilot.reference_engine_signature)).toBe(true);
-    expect([pilot.ref_plus_wins + pilot.ref_plus_draws + pilot.ref_plus_losses, pilot.ref_minus_wins + pilot.ref_minus_draws + pilot.ref_minus_losses]).toEqual([4, 4]);
+    expect(
+      verifyBinary(
+        localTrust(),
+        { runUid: run.uid, iterationNumber: 1, role: "reference", sha256: pilot.reference_engine_sha256 ?? "" },
+        pilot.reference_engine_signature,
+      ),
+    ).toBe(true);
+    expect([
+      pilot.ref_plus_wins + pilot.ref_plus_draws + pilot.ref_plus_losses,
+      pilot.ref_minus_wins + pilot.ref_minus_draws + pilot.ref_minus_losses,
+    ]).toEqual([4, 4]);
     expect(pilot.plus_wins + pilot.minus_wins + pilot.draws).toBe(0);
     expect(pilot.settings.pilot).toBeUndefined();
     // The later iterations play plus against minus.
@@ -67,35 +89,70 @@ describe("the curvature pilot on real engines", () => {
 
     // Their scales: the adaptive ones raised by the pilot's factor, as recorded; the measure is the pilot's.
     const steps = Object.fromEntries(Object.entries(pilot.settings.parameters).map(([name, p]) => [name, p.step]));
-    const expectedPilot = pilotMeasure([{ outcome: outcomeOf(pilot) as ReferenceResult, spreadSquared: spreadSquared(steps, pilot.plus_parameters, pilot.minus_parameters) }]);
+    const expectedPilot = pilotMeasure([
+      {
+        outcome: outcomeOf(pilot) as ReferenceResult,
+        spreadSquared: spreadSquared(steps, pilot.plus_parameters, pilot.minus_parameters),
+      },
+    ]);
     // These games speed the run up (a factor near 3), so the scales below check the factor itself.
     expect(expectedPilot.factor).toBeGreaterThan(1);
     const measured = rows.map((r) => ({ elo: r.elo_diff ?? Number.NaN, result: outcomeOf(r) }));
     // Steps in order; an iteration opened in flight was drawn, and its scales chosen, `staleness` steps behind.
     // Iteration 2 waits for the pilot: its scale holds the pilot's factor.
     expect(rows[1]?.settings.staleness, "staleness of iteration 2").toBeUndefined();
-    const final = replayChain(rows, run.initial_parameters, (row) => row.settings.staleness ?? 0, (row, applied, theta) => {
-      const i = row.iteration_number - 1;
-      const names = Object.keys(row.settings.parameters);
-      const adaptive = stepScales(measured.slice(Math.max(0, applied - 2), applied), names, { mode: "signal", window: 2, floor: 0.5 });
-      const expected = i === 0 ? adaptive : Object.fromEntries(Object.entries(adaptive).map(([n, s]) => [n, pilotScale(s, 0.5, expectedPilot.factor)]));
-      expect(row.settings.stepScale, `step scales of iteration ${row.iteration_number}`).toEqual(expected);
-      if (i > 0) expect(row.settings.pilot, `pilot of iteration ${row.iteration_number}`).toEqual(expectedPilot);
-      return update(recordedParams(row.settings, theta), { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: expected }, outcomeOf(row), row.settings.spsa).newValues;
-    }, expect);
-    for (const [name, value] of Object.entries(final)) expect(run.current_parameters[name], `${name} at the end`).toBeCloseTo(value, 12);
+    const final = replayChain(
+      rows,
+      run.initial_parameters,
+      (row) => row.settings.staleness ?? 0,
+      (row, applied, theta) => {
+        const i = row.iteration_number - 1;
+        const names = Object.keys(row.settings.parameters);
+        const adaptive = stepScales(measured.slice(Math.max(0, applied - 2), applied), names, {
+          mode: "signal",
+          window: 2,
+          floor: 0.5,
+        });
+        const expected =
+          i === 0
+            ? adaptive
+            : Object.fromEntries(
+                Object.entries(adaptive).map(([n, s]) => [n, pilotScale(s, 0.5, expectedPilot.factor)]),
+              );
+        expect(row.settings.stepScale, `step scales of iteration ${row.iteration_number}`).toEqual(expected);
+        if (i > 0) expect(row.settings.pilot, `pilot of iteration ${row.iteration_number}`).toEqual(expectedPilot);
+        return update(
+          recordedParams(row.settings, theta),
+          { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: expected },
+          outcomeOf(row),
+          row.settings.spsa,
+        ).newValues;
+      },
+      expect,
+    );
+    for (const [name, value] of Object.entries(final))
+      expect(run.current_parameters[name], `${name} at the end`).toBeCloseTo(value, 12);
     expect(log).toContain("curvature pilot: θ+ and θ− of its first 1 iteration(s) each play θ₀");
-    expect(log).toMatch(/curvature pilot: total curvature (-?[\d.]+ ± [\d.]+ Elo per step²|beyond what its games measure); steps × [\d.]+ from here on/);
+    expect(log).toMatch(
+      /curvature pilot: total curvature (-?[\d.]+ ± [\d.]+ Elo per step²|beyond what its games measure); steps × [\d.]+ from here on/,
+    );
   }, 300_000);
 
   it("says once why it does not run when an iteration's games are not units of four, and steps as before", async () => {
     const { setup, env } = fixture;
-    writeFileSync(setup.configFile, readFileSync(setup.configFile, "utf8").replace("batch_size = 4", "batch_size = 2").replace("max_iterations = 3", "max_iterations = 1"));
+    writeFileSync(
+      setup.configFile,
+      readFileSync(setup.configFile, "utf8")
+        .replace("batch_size = 4", "batch_size = 2")
+        .replace("max_iterations = 3", "max_iterations = 1"),
+    );
     const workers = [startWorker(setup, env, "b", ["--seed", "w"])];
     try {
       const finished = await startMaster(setup, env, "no-pilot", ["--seed", "p"]);
       expect(finished.exitCode, finished.all).toBe(0);
-      expect(finished.all.match(/no curvature pilot: \[games\] games_per_iteration and batch_size must be multiples of 4/g)).toHaveLength(1);
+      expect(
+        finished.all.match(/no curvature pilot: \[games\] games_per_iteration and batch_size must be multiples of 4/g),
+      ).toHaveLength(1);
     } finally {
       for (const worker of workers) worker.kill("SIGTERM");
       await Promise.all(workers);

@@ -3,7 +3,13 @@ import { IterationBuilds } from "../../src/master/iteration-builds.js";
 
 /** A build that ends when the test says so, and records the slot and signal it was given. */
 function controlled() {
-  const started: { k: number; slot: number; signal: AbortSignal; finish: (value: string) => void; fail: (error: Error) => void }[] = [];
+  const started: {
+    k: number;
+    slot: number;
+    signal: AbortSignal;
+    finish: (value: string) => void;
+    fail: (error: Error) => void;
+  }[] = [];
   const build = (k: number) => (slot: number, signal: AbortSignal) =>
     new Promise<string>((resolve, reject) => {
       started.push({ k, slot, signal, finish: resolve, fail: reject });
@@ -45,7 +51,10 @@ describe("IterationBuilds", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(abandoned).toBe(true);
     // The master's next wait, after the build ended: it must not wait for another build that never comes.
-    const next = await Promise.race([builds.ended().then(() => "ended"), new Promise((resolve) => setImmediate(() => resolve("hung")))]);
+    const next = await Promise.race([
+      builds.ended().then(() => "ended"),
+      new Promise((resolve) => setImmediate(() => resolve("hung"))),
+    ]);
     expect(next).toBe("ended");
     expect(builds.take()).toMatchObject({ k: 7, value: "seven" });
   });
@@ -59,7 +68,11 @@ describe("IterationBuilds", () => {
     await builds.ended();
     // Iteration 2 waits for 1 to be opened, in its own folder: slot 1's trees are free again.
     builds.start(3, build(3));
-    expect(started.map((s) => [s.k, s.slot])).toEqual([[1, 0], [2, 1], [3, 1]]);
+    expect(started.map((s) => [s.k, s.slot])).toEqual([
+      [1, 0],
+      [2, 1],
+      [3, 1],
+    ]);
     await builds.close();
   });
 

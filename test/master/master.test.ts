@@ -7,7 +7,7 @@ import { loadParams, type Param } from "../../src/params/params.js";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import type { Database } from "../../src/postgres/connection.js";
 import { recordedParams, settingsOf } from "../../src/config/iteration-settings.js";
-import { runMaster } from "../../src/master/build-mode.js";
+import { runBuildMaster } from "../../src/master/build-mode.js";
 import { update } from "../../src/spsa/math.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/iterations.js";
@@ -39,7 +39,18 @@ describe("the master loop", () => {
     writeFileSync(paramsFile, `# θ of ${runName}\n[X]\ntype = "float"\nvalue = 1\nmin = -10\nmax = 10\nstep = 1\n`);
     const db: Database = { url: database.url, embedded: false, sql: database.sql, close: async () => {} };
     const lines: string[] = [];
-    return { database: db, config, params, paramsFile, runName, signingKey: localSigningKey(), lines, log: (line) => lines.push(line), status: silentStatus(), ...extra };
+    return {
+      database: db,
+      config,
+      params,
+      paramsFile,
+      runName,
+      signingKey: localSigningKey(),
+      lines,
+      log: (line) => lines.push(line),
+      status: silentStatus(),
+      ...extra,
+    };
   }
 
   /** Plays `games` of the run's open iteration as a worker would report them: plus wins, minus wins, draws. */
@@ -52,7 +63,17 @@ describe("the master loop", () => {
       const wins = Math.min(left.plusWins, n);
       const losses = Math.min(left.minusWins, n - wins);
       const draws = n - wins - losses;
-      expect(await reportBatch(database.sql, { batchId: batch!.batchId, workerName: worker, wins, losses, draws, pairs: pairsOf(wins, losses, draws), ...clean() })).toBe("accepted");
+      expect(
+        await reportBatch(database.sql, {
+          batchId: batch!.batchId,
+          workerName: worker,
+          wins,
+          losses,
+          draws,
+          pairs: pairsOf(wins, losses, draws),
+          ...clean(),
+        }),
+      ).toBe("accepted");
       left = { games: left.games - n, plusWins: left.plusWins - wins, minusWins: left.minusWins - losses };
     }
   }
@@ -60,7 +81,12 @@ describe("the master loop", () => {
   /** θ after one SPSA step on these counts, from X = 1 perturbed to 2 and 0. */
   function expectedX(plusWins: number, minusWins: number, draws: number): number {
     const settings = settingsOf(config, params);
-    const step = update(recordedParams(settings, { X: 1 }), { ak: 0.1, plus: { X: 2 }, minus: { X: 0 } }, { plusWins, minusWins, draws }, settings.spsa);
+    const step = update(
+      recordedParams(settings, { X: 1 }),
+      { ak: 0.1, plus: { X: 2 }, minus: { X: 0 } },
+      { plusWins, minusWins, draws },
+      settings.spsa,
+    );
     return step.newValues.X!;
   }
 
@@ -78,7 +104,7 @@ describe("the master loop", () => {
     await registerTestWorker(database.sql, "w-counters");
     await report("w-counters", 4, 3, 0);
     const options = masterOptions("counters");
-    const summary = await runMaster(options);
+    const summary = await runBuildMaster(options);
 
     const x = expectedX(3, 0, 1);
     expect(x).toBeGreaterThan(1); // plus (X = 2) won: θ moves up
@@ -98,7 +124,7 @@ describe("the master loop", () => {
     const first = masterOptions("resumed", { signal: stop.signal });
     const shown: string[] = [];
     first.status = silentStatus(shown);
-    const running = runMaster(first);
+    const running = runBuildMaster(first);
     await waitFor(async () => shown.length > 0, 30_000, "the master to wait for games");
     stop.abort();
     await expect(running).rejects.toThrow();
@@ -107,13 +133,14 @@ describe("the master loop", () => {
     // A worker reports meanwhile; the restarted master finishes the iteration it left.
     await report("w-resumed", 2, 1, 0);
     const second = masterOptions("resumed");
-    const summary = await runMaster(second);
+    const summary = await runBuildMaster(second);
     const x = expectedX(1, 2, 1);
     expect(x).toBeLessThan(1); // minus (X = 0) won more
     expect(summary.final).toEqual({ X: x });
     expect(second.lines[0]).toMatch(/^run "resumed" resumed/);
     expect(await runRow("resumed")).toEqual({ status: "complete", x, iterations: 1, open: 0 });
-    const [iteration] = await database.sql`select games_played, plus_wins, minus_wins, draws from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'resumed'`;
+    const [iteration] =
+      await database.sql`select games_played, plus_wins, minus_wins, draws from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'resumed'`;
     expect(iteration).toEqual({ games_played: 4, plus_wins: 1, minus_wins: 2, draws: 1 });
   });
 });

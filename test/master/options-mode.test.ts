@@ -11,7 +11,13 @@ import { expectConsistentRun, perturbationsOf, type Theta } from "../support/opt
 import { expectExactCounts, iterationsOf, startMaster, startWorker, waitFor } from "../support/processes.js";
 import { useRunFixture, type RunFixture } from "../support/run-fixture.js";
 
-function optionsFixture(extra: { leaseSeconds?: number; iterations: number; games: number; batchSize: number; moveLimit?: string }): RunFixture {
+function optionsFixture(extra: {
+  leaseSeconds?: number;
+  iterations: number;
+  games: number;
+  batchSize: number;
+  moveLimit?: string;
+}): RunFixture {
   return useRunFixture({ ...extra, timelow: 0.005, timehigh: 0.015, mode: "options" });
 }
 
@@ -37,7 +43,9 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
     expect(perturbations.filter((p) => p.status === "done").reduce((n, p) => n + p.games, 0)).toBe(32);
     expect(new Set(perturbations.map((p) => p.worker_name))).toEqual(new Set(["u1", "u2"]));
     // Built once: one binary for the whole run. The run complete, nothing can run it: its row keeps its size, not its bytes nor its folder in output_dir.
-    const binaries = await sql<{ size: number; kept: boolean }[]>`select size, content is not null as kept from spsa_binary`;
+    const binaries = await sql<
+      { size: number; kept: boolean }[]
+    >`select size, content is not null as kept from spsa_binary`;
     expect(binaries).toEqual([{ size: expect.any(Number) as number, kept: false }]);
     expect(binaries[0]?.size).toBeGreaterThan(0);
     expect(existsSync(join(setup.dir, "builds", "uci"))).toBe(false);
@@ -60,7 +68,9 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
     expect(knight?.history[0]?.value).toBe(320);
     expect(knight?.history.at(-1)?.value).toBe(final.KNIGHT_VALUE_MG);
     const text = await spsa(["status", "--name", "uci"], { env, cwd: setup.dir });
-    expect(text.stdout).toContain(`UCI-option run: ${reported.length} batches applied, 0 in flight (32/32 games played)`);
+    expect(text.stdout).toContain(
+      `UCI-option run: ${reported.length} batches applied, 0 in flight (32/32 games played)`,
+    );
     // Windows of 8 games (4 pairs) are too few for an error bar.
     expect(text.stdout).toMatch(/Elo per 8 games \(plus vs minus, 95 %\): batches \d+–\d+ [+-]\d+\.\d {2}batches /);
 
@@ -76,7 +86,9 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
       pairs: [0, 0, done.games / 2, 0, 0] as [number, number, number, number, number],
       ...clean(),
     };
-    const [before] = await sql<{ id: number; theta: Theta }[]>`select id, current_parameters as theta from spsa_run where name = 'uci'`;
+    const [before] = await sql<
+      { id: number; theta: Theta }[]
+    >`select id, current_parameters as theta from spsa_run where name = 'uci'`;
     expect(await reportBatch(sql, replay)).toBe("duplicate");
     expect(await applyReports(sql, before?.id ?? 0)).toBe(0);
     const [after] = await sql<{ theta: Theta }[]>`select current_parameters as theta from spsa_run where name = 'uci'`;
@@ -92,7 +104,8 @@ describe("UCI-option mode: master and workers killed with -9 and restarted", () 
     const { setup, env, sql } = fixture;
     let serial = 0;
     const workers = [startWorker(setup, env, `k${serial++}`), startWorker(setup, env, `k${serial++}`)];
-    const played = async () => (await sql<{ n: number }[]>`select coalesce(sum(games_played), 0)::int as n from spsa_iteration`)[0]?.n ?? 0;
+    const played = async () =>
+      (await sql<{ n: number }[]>`select coalesce(sum(games_played), 0)::int as n from spsa_iteration`)[0]?.n ?? 0;
     try {
       const first = startMaster(setup, env, "uci-kill", ["--seed", "k"]);
       await waitFor(async () => (await played()) >= 6, 120_000, "games to flow");

@@ -30,18 +30,41 @@ describe("the master's progress line", () => {
   it("shows the bar, counts, speed, the iteration's ETA and the run's", () => {
     const line = formatProgress(counts({}), 100, rateOf(16));
     // 48 games left of this iteration, 97 × 64 more after it, at 16 a minute.
-    expect(line).toBe(`iteration 3/100 [#####...............] 16/64 games  +6 -5 =5  16.0 games/min  iteration ETA 3m00s  run ETA ${formatDuration(((48 + 97 * 64) / 16) * 60)}`);
+    expect(line).toBe(
+      `iteration 3/100 [#####...............] 16/64 games  +6 -5 =5  16.0 games/min  iteration ETA 3m00s  run ETA ${formatDuration(((48 + 97 * 64) / 16) * 60)}`,
+    );
   });
 
   it("shows faults, delays outside the engines and an unknown ETA before any report", () => {
-    const line = formatProgress(counts({ iterationNumber: 1, targetGames: 8, gamesPlayed: 0, gamesClaimed: 8, plusWins: 0, minusWins: 0, draws: 0, faults: 2, delayLosses: 1, replays: 3 }), 2, NO_REPORT);
+    const line = formatProgress(
+      counts({
+        iterationNumber: 1,
+        targetGames: 8,
+        gamesPlayed: 0,
+        gamesClaimed: 8,
+        plusWins: 0,
+        minusWins: 0,
+        draws: 0,
+        faults: 2,
+        delayLosses: 1,
+        replays: 3,
+      }),
+      2,
+      NO_REPORT,
+    );
     expect(line).toContain("? games/min  iteration ETA ?  run ETA ?");
     expect(line).toContain("faults 2  delays 1 lost, 3 replayed");
   });
 
   it("says so while no worker has claimed the iteration's games", () => {
-    const line = formatProgress(counts({ gamesPlayed: 0, gamesClaimed: 0, plusWins: 0, minusWins: 0, draws: 0 }), 100, NO_REPORT);
-    expect(line).toBe("iteration 3/100 [....................] 0/64 games  +0 -0 =0  waiting for a worker to claim its games (start one: compete --spsa)");
+    const line = formatProgress(
+      counts({ gamesPlayed: 0, gamesClaimed: 0, plusWins: 0, minusWins: 0, draws: 0 }),
+      100,
+      NO_REPORT,
+    );
+    expect(line).toBe(
+      "iteration 3/100 [....................] 0/64 games  +0 -0 =0  waiting for a worker to claim its games (start one: compete --spsa)",
+    );
   });
 
   it("counts the ETA down from the latest report, where a rate to now would make it grow; once overdue, at the rate to now", () => {
@@ -53,15 +76,37 @@ describe("the master's progress line", () => {
 
   it("gives a UCI-option run's line its speed and the run's ETA, or says no worker claimed its games", () => {
     const carrier = { targetGames: 800, gamesPlayed: 120, gamesClaimed: 136, plusWins: 40, minusWins: 38, draws: 42 };
-    expect(formatOptionProgress("tune", carrier, rateOf(20))).toBe("run tune: 120/800 games, +40 -38 =42 (plus vs minus)  20.0 games/min  run ETA 34m00s");
-    expect(formatOptionProgress("tune", { ...carrier, gamesPlayed: 0, gamesClaimed: 0, plusWins: 0, minusWins: 0, draws: 0 }, NO_REPORT))
-      .toBe("run tune: 0/800 games, +0 -0 =0 (plus vs minus)  waiting for a worker to claim its games (start one: compete --spsa)");
+    expect(formatOptionProgress("tune", carrier, rateOf(20))).toBe(
+      "run tune: 120/800 games, +40 -38 =42 (plus vs minus)  20.0 games/min  run ETA 34m00s",
+    );
+    expect(
+      formatOptionProgress(
+        "tune",
+        { ...carrier, gamesPlayed: 0, gamesClaimed: 0, plusWins: 0, minusWins: 0, draws: 0 },
+        NO_REPORT,
+      ),
+    ).toBe(
+      "run tune: 0/800 games, +0 -0 =0 (plus vs minus)  waiting for a worker to claim its games (start one: compete --spsa)",
+    );
   });
 
   it("shows both sides' results against the reference in reference mode", () => {
-    const reference = { referenceEngineSha256: "ab".repeat(32), plusWins: 0, minusWins: 0, draws: 0, refPlusWins: 4, refPlusDraws: 3, refPlusLosses: 1, refMinusWins: 2, refMinusDraws: 2, refMinusLosses: 4 };
+    const reference = {
+      referenceEngineSha256: "ab".repeat(32),
+      plusWins: 0,
+      minusWins: 0,
+      draws: 0,
+      refPlusWins: 4,
+      refPlusDraws: 3,
+      refPlusLosses: 1,
+      refMinusWins: 2,
+      refMinusDraws: 2,
+      refMinusLosses: 4,
+    };
     const line = formatProgress(counts(reference), 3, rateOf(16));
-    expect(line).toBe("iteration 3/3 [#####...............] 16/64 games  θ+ +4 -1 =3, θ− +2 -4 =2 vs reference  16.0 games/min  iteration ETA 3m00s  run ETA 3m00s");
+    expect(line).toBe(
+      "iteration 3/3 [#####...............] 16/64 games  θ+ +4 -1 =3, θ− +2 -4 =2 vs reference  16.0 games/min  iteration ETA 3m00s  run ETA 3m00s",
+    );
   });
 
   it("formats durations", () => {
@@ -101,7 +146,9 @@ describe("the master's fault warning", () => {
 
 describe("the advice about delays outside the engines", () => {
   it("does not tell a worker at -c 1 to lower -c", () => {
-    expect(delayRemedy(1)).toBe("at -c 1 only less other load on the machine helps, or tune at a node or depth limit ([time_control] nodes or depth), which no delay can cost");
+    expect(delayRemedy(1)).toBe(
+      "at -c 1 only less other load on the machine helps, or tune at a node or depth limit ([time_control] nodes or depth), which no delay can cost",
+    );
     expect(delayRemedy(1)).not.toMatch(/lower -c/);
     expect(delayRemedy(4)).toMatch(/^lower -c or the machine's other load, or tune at a node or depth limit/);
   });

@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
-import { expectExactCounts, expectRunFinal, iterationsOf, replayTheta, startMaster, startWorker } from "../support/processes.js";
+import {
+  expectExactCounts,
+  expectRunFinal,
+  iterationsOf,
+  replayTheta,
+  startMaster,
+  startWorker,
+} from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
 
 /** A transfer as the database holds it: its verification, its carrier iteration's games and its accepted batches' games. */
@@ -37,9 +44,14 @@ describe("transfer in the run: every 2nd iteration's plus and minus also play at
     const worker = startWorker(setup, env, "t1", ["--seed", "w"]);
     let killedDuring: TransferCheck | undefined;
     try {
-      const crashed = await startMaster(setup, { ...env, SPSA_CRASH_AT: "transfer-playing" }, "transfers", ["--seed", "t"]);
+      const crashed = await startMaster(setup, { ...env, SPSA_CRASH_AT: "transfer-playing" }, "transfers", [
+        "--seed",
+        "t",
+      ]);
       expect(crashed.signal, crashed.all).toBe("SIGKILL");
-      expect(crashed.all).toMatch(/iteration 2: transfer queued, 8 games of its plus vs minus at 2000 nodes per move \(verification \d+\)/);
+      expect(crashed.all).toMatch(
+        /iteration 2: transfer queued, 8 games of its plus vs minus at 2000 nodes per move \(verification \d+\)/,
+      );
       const before = await transfersOf();
       killedDuring = before.find((t) => t.status === "running");
       expect(killedDuring?.games_played).toBeGreaterThan(0);
@@ -47,7 +59,9 @@ describe("transfer in the run: every 2nd iteration's plus and minus also play at
 
       const finished = await startMaster(setup, env, "transfers", ["--seed", "t"]);
       expect(finished.exitCode, finished.all).toBe(0);
-      expect(finished.all).toMatch(/^transfer at 2000 nodes per move: 2 of 2 iterations measured \(16 games at the ship limits\)/m);
+      expect(finished.all).toMatch(
+        /^transfer at 2000 nodes per move: 2 of 2 iterations measured \(16 games at the ship limits\)/m,
+      );
     } finally {
       worker.kill("SIGTERM");
       await worker;
@@ -55,10 +69,20 @@ describe("transfer in the run: every 2nd iteration's plus and minus also play at
 
     // One transfer per due iteration, the one the killed master queued played on; every game claimed, played and recorded once.
     const transfers = await transfersOf();
-    expect(transfers.map((t) => [t.iteration, t.status])).toEqual([[2, "complete"], [4, "complete"]]);
+    expect(transfers.map((t) => [t.iteration, t.status])).toEqual([
+      [2, "complete"],
+      [4, "complete"],
+    ]);
     expect(transfers.find((t) => t.iteration === killedDuring?.iteration)?.id).toBe(killedDuring?.id);
     for (const t of transfers) {
-      expect(t, `transfer of iteration ${t.iteration}`).toMatchObject({ limits: { nodes: 2000 }, target_games: 8, games_claimed: 8, games_played: 8, results: 8, batch_games: 8 });
+      expect(t, `transfer of iteration ${t.iteration}`).toMatchObject({
+        limits: { nodes: 2000 },
+        target_games: 8,
+        games_claimed: 8,
+        games_played: 8,
+        results: 8,
+        batch_games: 8,
+      });
     }
     // The last iteration is stepped without waiting for its transfer, which the master waits for only at the run's end.
     const last = transfers.find((t) => t.iteration === 4);
@@ -76,7 +100,9 @@ describe("transfer in the run: every 2nd iteration's plus and minus also play at
     await expect(sql`
       insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, limits, transfer_iteration_id)
       select run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, limits, transfer_iteration_id
-      from spsa_verification where id = ${transfers[0]?.id ?? 0}`).rejects.toThrow(/spsa_verification_transfer_iteration/);
+      from spsa_verification where id = ${transfers[0]?.id ?? 0}`).rejects.toThrow(
+      /spsa_verification_transfer_iteration/,
+    );
 
     // A master started again on the complete run queues nothing more.
     const again = await startMaster(setup, env, "transfers", ["--seed", "t"]);
@@ -87,18 +113,31 @@ describe("transfer in the run: every 2nd iteration's plus and minus also play at
   it("shows the report in spsa status, apart from the verifications, and in spsa export", async () => {
     const { env } = fixture;
     const text = await spsa(["status", "--name", "transfers"], { env });
-    expect(text.stdout).toMatch(/^transfer at 2000 nodes per move: 2 of 2 iterations measured \(16 games at the ship limits\); r not measured yet \(needs 3 iterations\) \(n 2\); signs (agree on all 18 parameters|disagree on \d+ of 18 parameters: )/m);
+    expect(text.stdout).toMatch(
+      /^transfer at 2000 nodes per move: 2 of 2 iterations measured \(16 games at the ship limits\); r not measured yet \(needs 3 iterations\) \(n 2\); signs (agree on all 18 parameters|disagree on \d+ of 18 parameters: )/m,
+    );
     expect(text.stdout).not.toMatch(/iteration 2 plus vs iteration 2 minus/);
     const json = JSON.parse((await spsa(["status", "--name", "transfers", "--json"], { env })).stdout) as RunStatus;
-    expect(json.transfer).toMatchObject({ limitsText: "2000 nodes per move", queued: 2, measured: 2, games: 16, report: { n: 2, correlation: null } });
+    expect(json.transfer).toMatchObject({
+      limitsText: "2000 nodes per move",
+      queued: 2,
+      measured: 2,
+      games: 16,
+      report: { n: 2, correlation: null },
+    });
     const parameters = json.transfer?.report.parameters ?? [];
     expect(parameters).toHaveLength(18);
     expect(json.transfer?.report.disagree).toEqual(parameters.filter((p) => p.n > 0 && !p.agree).map((p) => p.name));
 
     // spsa export says it next to the θ it writes.
-    const lines = await spsa(["--config", fixture.setup.configFile, "export", "--name", "transfers", "--format", "openbench"], { env });
+    const lines = await spsa(
+      ["--config", fixture.setup.configFile, "export", "--name", "transfers", "--format", "openbench"],
+      { env },
+    );
     expect(lines.exitCode, lines.all).toBe(0);
-    expect(lines.stderr).toMatch(/^note: run "transfers": transfer at 2000 nodes per move: 2 of 2 iterations measured/m);
+    expect(lines.stderr).toMatch(
+      /^note: run "transfers": transfer at 2000 nodes per move: 2 of 2 iterations measured/m,
+    );
   });
 
   async function transfersOf(): Promise<TransferCheck[]> {

@@ -5,7 +5,7 @@ import { recordedParams, settingsOf } from "../../src/config/iteration-settings.
 import { createRng, type Rng } from "../../src/core/rng.js";
 import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
 import { completeIteration, insertIteration, outcomeOf, readIteration } from "../../src/db/iterations.js";
-import { insertOptionRun, readAppliedChain } from "../../src/db/perturbations.js";
+import { insertOptionRun, readAppliedChain } from "../../src/db/option-runs.js";
 import { openRun } from "../../src/db/runs.js";
 import { storedRunConfig } from "../../src/config/secrets.js";
 import { applyReports } from "../../src/master/apply-reports.js";
@@ -18,7 +18,6 @@ import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../../src/sp
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import type { IterationSettings } from "../../src/types/config.js";
 import type { IterationResult, Values } from "../../src/types/spsa.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, registerTestWorker } from "../support/iterations.js";
 import { localSigningKey } from "../support/signing.js";
@@ -29,11 +28,23 @@ import { localSigningKey } from "../support/signing.js";
  * out, and the run goes on from the corrected θ.
  */
 
-const PARAMS: Param[] = ["X", "Y"].map((name) => ({ name, value: 5, min: 0, max: 10, step: 1, type: "float", constant: name, index: [], rustType: undefined, option: undefined }));
+const PARAMS: Param[] = ["X", "Y"].map((name) => ({
+  name,
+  value: 5,
+  min: 0,
+  max: 10,
+  step: 1,
+  type: "float",
+  constant: name,
+  index: [],
+  rustType: undefined,
+  option: undefined,
+}));
 
 /** A report of `games` games: plus's wins for the liar when its sign of X is +1 (all of them), else random. */
 function resultFor(worker: string, games: number, signX: number, rng: Rng): IterationResult {
-  if (worker === "liar") return signX > 0 ? { plusWins: games, minusWins: 0, draws: 0 } : { plusWins: 0, minusWins: games, draws: 0 };
+  if (worker === "liar")
+    return signX > 0 ? { plusWins: games, minusWins: 0, draws: 0 } : { plusWins: 0, minusWins: games, draws: 0 };
   // Whole pairs of wins, losses and draws.
   const result = { plusWins: 0, minusWins: 0, draws: 0 };
   for (let g = 0; g < games; g += 2) {
@@ -44,7 +55,12 @@ function resultFor(worker: string, games: number, signX: number, rng: Rng): Iter
   return result;
 }
 
-async function report(sql: postgres.Sql, worker: string, batch: { batchId: number; games: number }, result: IterationResult) {
+async function report(
+  sql: postgres.Sql,
+  worker: string,
+  batch: { batchId: number; games: number },
+  result: IterationResult,
+) {
   const outcome = await reportBatch(sql, {
     batchId: batch.batchId,
     workerName: worker,
@@ -61,7 +77,17 @@ async function report(sql: postgres.Sql, worker: string, batch: { batchId: numbe
 function masterStep(row: Awaited<ReturnType<typeof readIteration>>) {
   const settings = row.settings!;
   return (theta: Values) => {
-    const updated = update(recordedParams(settings, theta), { ak: row.ak, plus: row.plusParameters, minus: row.minusParameters, ...(settings.stepScale && { scale: settings.stepScale }) }, outcomeOf(row), settings.spsa);
+    const updated = update(
+      recordedParams(settings, theta),
+      {
+        ak: row.ak,
+        plus: row.plusParameters,
+        minus: row.minusParameters,
+        ...(settings.stepScale && { scale: settings.stepScale }),
+      },
+      outcomeOf(row),
+      settings.spsa,
+    );
     return { ...updated, newValues: { ...theta, ...updated.newValues } };
   };
 }
@@ -72,25 +98,49 @@ describe("spsa undo --worker in build mode", () => {
   it("recomputes θ as an independent replay of the iterations without the worker's batches, and the run goes on from it", async () => {
     const sql = database.sql;
     const config = loadConfig("config.toml");
-    const { run } = await openRun(sql, { name: "undo-build", fresh: false, config: storedRunConfig(config), values: { X: 5, Y: 5 } });
+    const { run } = await openRun(sql, {
+      name: "undo-build",
+      fresh: false,
+      config: storedRunConfig(config),
+      values: { X: 5, Y: 5 },
+    });
     for (const w of ["h1", "h2", "liar"]) await registerTestWorker(sql, w);
     const rng = createRng("undo-build");
     const cfg = { a: 4, c: 1, A: 1, alpha: 0.602, gamma: 0.101, maxIterations: 10 };
     // Iterations of 16 games in batches of 4, each drawn from θ as the database holds it; one batch of each goes to the liar.
     const open = async (k: number) => {
-      const [{ theta } = { theta: {} }] = await sql<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`;
+      const [{ theta } = { theta: {} }] = await sql<
+        { theta: Values }[]
+      >`select current_parameters as theta from spsa_run where id = ${run.id}`;
       const params = PARAMS.map((p) => ({ ...p, value: theta[p.name]! }));
       const perturbation = perturb(params, cfg, k, createRng(`undo-build:${k}`));
       const engine = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
       const settings: IterationSettings = { ...settingsOf(config, params), stepScale: { X: 0.5, Y: 1.5 } };
       return insertIteration(sql, {
-        runId: run.id, iterationNumber: k, ...signedEngines(localSigningKey().sign, { runUid: run.uid, iterationNumber: k }, { plus: engine, minus: engine }),
-        timelowMs: 10, timehighMs: 20, targetGames: 16, batchSizes: [4, 4, 4, 4], ck: perturbation.ck, ak: perturbation.ak, base: theta,
-        plusValues: perturbation.plus, minusValues: perturbation.minus, signs: perturbation.signs, settings,
+        runId: run.id,
+        iterationNumber: k,
+        ...signedEngines(
+          localSigningKey().sign,
+          { runUid: run.uid, iterationNumber: k },
+          { plus: engine, minus: engine },
+        ),
+        timelowMs: 10,
+        timehighMs: 20,
+        targetGames: 16,
+        batchSizes: [4, 4, 4, 4],
+        ck: perturbation.ck,
+        ak: perturbation.ak,
+        base: theta,
+        plusValues: perturbation.plus,
+        minusValues: perturbation.minus,
+        signs: perturbation.signs,
+        settings,
       });
     };
     const play = async (iterationId: number, workers: string[]) => {
-      const [{ signs } = { signs: {} }] = await sql<{ signs: Values }[]>`select perturbation_signs as signs from spsa_iteration where id = ${iterationId}`;
+      const [{ signs } = { signs: {} }] = await sql<
+        { signs: Values }[]
+      >`select perturbation_signs as signs from spsa_iteration where id = ${iterationId}`;
       for (const worker of workers) {
         const batch = await claimBatch(sql, worker, 4);
         expect(batch?.iterationId).toBe(iterationId);
@@ -100,7 +150,11 @@ describe("spsa undo --worker in build mode", () => {
     };
     const step = async (iterationId: number) => {
       const row = await readIteration(sql, iterationId);
-      expect(await sql.begin((tx) => completeIteration(tx, { runId: run.id, iterationId, step: masterStep(row), finalIteration: false }))).toBeDefined();
+      expect(
+        await sql.begin((tx) =>
+          completeIteration(tx, { runId: run.id, iterationId, step: masterStep(row), finalIteration: false }),
+        ),
+      ).toBeDefined();
     };
     for (let k = 1; k <= 5; k++) {
       const iteration = await open(k);
@@ -110,13 +164,25 @@ describe("spsa undo --worker in build mode", () => {
     // Iteration 6 in flight: the liar's batch counted, two batches still open.
     const sixth = await open(6);
     await play(sixth.id, ["liar", "h2"]);
-    const [lied] = await sql<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`;
+    const [lied] = await sql<
+      { theta: Values }[]
+    >`select current_parameters as theta from spsa_run where id = ${run.id}`;
 
     const undone = await undoWorker(sql, run, "liar", "tester@test");
     expect(undone).toMatchObject({ mode: "build", batches: 6, games: 24, thetaBefore: lied!.theta });
 
     // The independent replay: each completed iteration's step from its recorded row and its batches without the liar's.
-    const rows = await sql<{ id: number; a_k: number; plus_parameters: Values; minus_parameters: Values; settings: IterationSettings; theta_after: Values; status: string }[]>`
+    const rows = await sql<
+      {
+        id: number;
+        a_k: number;
+        plus_parameters: Values;
+        minus_parameters: Values;
+        settings: IterationSettings;
+        theta_after: Values;
+        status: string;
+      }[]
+    >`
       select id, a_k, plus_parameters, minus_parameters, settings, theta_after, status from spsa_iteration where run_id = ${run.id} order by iteration_number`;
     let theta: Values = { X: 5, Y: 5 };
     for (const row of rows.filter((r) => r.status === "complete")) {
@@ -124,7 +190,15 @@ describe("spsa undo --worker in build mode", () => {
         select coalesce(sum(plus_wins), 0)::int as "plusWins", coalesce(sum(minus_wins), 0)::int as "minusWins", coalesce(sum(draws), 0)::int as draws
         from spsa_batch where iteration_id = ${row.id} and status = 'done' and worker_name <> 'liar'`;
       const params = Object.entries(row.settings.parameters).map(([name, s]) => ({ name, value: theta[name]!, ...s }));
-      theta = { ...theta, ...update(params, { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: row.settings.stepScale! }, counts!, row.settings.spsa).newValues };
+      theta = {
+        ...theta,
+        ...update(
+          params,
+          { ak: row.a_k, plus: row.plus_parameters, minus: row.minus_parameters, scale: row.settings.stepScale! },
+          counts!,
+          row.settings.spsa,
+        ).newValues,
+      };
       expect(row.theta_after, `θ after iteration ${row.id}`).toEqual(theta);
     }
     expect(undone.thetaAfter).toEqual(theta);
@@ -132,25 +206,39 @@ describe("spsa undo --worker in build mode", () => {
     expect(now!.theta).toEqual(theta);
     expect(theta).not.toEqual(lied!.theta);
     // What was taken out is recorded: the undo, and each of the liar's batches names it.
-    const [record] = await sql`select worker_name, batches, games, theta_before, theta_after, decided_by from spsa_undo where id = ${undone.undoId}`;
-    expect(record).toMatchObject({ worker_name: "liar", batches: 6, games: 24, theta_before: lied!.theta, theta_after: theta });
+    const [record] =
+      await sql`select worker_name, batches, games, theta_before, theta_after, decided_by from spsa_undo where id = ${undone.undoId}`;
+    expect(record).toMatchObject({
+      worker_name: "liar",
+      batches: 6,
+      games: 24,
+      theta_before: lied!.theta,
+      theta_after: theta,
+    });
     expect(record!.decided_by).toMatch(/^tester@test \(database role .+\)$/);
-    const liar = await sql`select count(*)::int as n from spsa_batch where worker_name = 'liar' and undo_id = ${undone.undoId}`;
+    const liar =
+      await sql`select count(*)::int as n from spsa_batch where worker_name = 'liar' and undo_id = ${undone.undoId}`;
     expect(liar[0]!.n).toBe(6);
     // Iteration 6 counts only h2's batch, and the liar's games are open again.
     const sixthNow = await readIteration(sql, sixth.id);
     expect(sixthNow.gamesPlayed).toBe(4);
-    const [openGames] = await sql<{ n: number }[]>`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${sixth.id} and status = 'open'`;
+    const [openGames] = await sql<
+      { n: number }[]
+    >`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${sixth.id} and status = 'open'`;
     expect(openGames!.n).toBe(12);
     // A second undo finds nothing left to take out.
-    await expect(undoWorker(sql, run, "liar", "tester@test")).rejects.toThrow(/has no reported batch in run "undo-build" that θ still holds/);
+    await expect(undoWorker(sql, run, "liar", "tester@test")).rejects.toThrow(
+      /has no reported batch in run "undo-build" that θ still holds/,
+    );
 
     // The run goes on: iteration 6's games played by honest workers, its step taken from the corrected θ.
     await play(sixth.id, ["h1", "h2", "h1"]);
     const sixthRow = await readIteration(sql, sixth.id);
     expect(sixthRow.gamesPlayed).toBe(16);
     await step(sixth.id);
-    const [after] = await sql<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`;
+    const [after] = await sql<
+      { theta: Values }[]
+    >`select current_parameters as theta from spsa_run where id = ${run.id}`;
     expect(after!.theta).toEqual(masterStep(sixthRow)(theta).newValues);
   }, 60_000);
 });
@@ -161,28 +249,77 @@ describe("spsa undo --worker in UCI-option mode", () => {
   it("recomputes θ as an independent replay of the chain without the worker's batches, and the run goes on from it", async () => {
     const sql = database.sql;
     const config = loadConfig("config.toml");
-    const { run } = await openRun(sql, { name: "undo-options", fresh: false, config: storedRunConfig(config), values: { X: 5, Y: 5 } });
+    const { run } = await openRun(sql, {
+      name: "undo-options",
+      fresh: false,
+      config: storedRunConfig(config),
+      values: { X: 5, Y: 5 },
+    });
     const engine = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
     const target = 160;
     const iteration = await insertIteration(sql, {
-      runId: run.id, iterationNumber: 1, ...signedEngines(localSigningKey().sign, { runUid: run.uid, iterationNumber: 1 }, { plus: engine, minus: engine }),
-      timelowMs: 10, timehighMs: 20, targetGames: target, batchSizes: [], ck: 0, ak: 0, base: { X: 5, Y: 5 }, plusValues: { X: 5, Y: 5 }, minusValues: { X: 5, Y: 5 }, signs: {},
+      runId: run.id,
+      iterationNumber: 1,
+      ...signedEngines(
+        localSigningKey().sign,
+        { runUid: run.uid, iterationNumber: 1 },
+        { plus: engine, minus: engine },
+      ),
+      timelowMs: 10,
+      timehighMs: 20,
+      targetGames: target,
+      batchSizes: [],
+      ck: 0,
+      ak: 0,
+      base: { X: 5, Y: 5 },
+      plusValues: { X: 5, Y: 5 },
+      minusValues: { X: 5, Y: 5 },
+      signs: {},
       settings: settingsOf(config, PARAMS),
     });
-    const parameters = Object.fromEntries(PARAMS.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: false, option: p.name, optionScale: undefined }]));
+    const parameters = Object.fromEntries(
+      PARAMS.map((p) => [
+        p.name,
+        { min: p.min, max: p.max, step: p.step, type: p.type, frozen: false, option: p.name, optionScale: undefined },
+      ]),
+    );
     // Adaptive gains: each step's scale comes from the batches applied before it.
-    const gains = { a: 2, c: 1, A: 2, alpha: 0.602, gamma: 0.101, maxIterations: 10, adaptive: { mode: "signal" as const, window: 2, floor: 0.2 } };
+    const gains = {
+      a: 2,
+      c: 1,
+      A: 2,
+      alpha: 0.602,
+      gamma: 0.101,
+      maxIterations: 10,
+      adaptive: { mode: "signal" as const, window: 2, floor: 0.2 },
+    };
     // θ stored after every second batch: the undo stores it at the new places, and the rest is replayed.
-    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, names: ["X", "Y"], thetaEvery: 2, gains, gamesPerIteration: 16, parametersSignature: null };
+    const optionRun = {
+      runId: run.id,
+      iterationId: iteration.id,
+      enginePath: "/x",
+      engineSha256: "x",
+      parameters,
+      names: ["X", "Y"],
+      thetaEvery: 2,
+      gains,
+      gamesPerIteration: 16,
+      parametersSignature: null,
+    };
     await insertOptionRun(sql, optionRun);
     for (const w of ["h1", "liar"]) await registerTestWorker(sql, w);
     const rng = createRng("undo-options");
     const play = async (workers: string[]) => {
       for (const worker of workers) {
         await topUpDraws(sql, { ...optionRun, seed: run.seed }, target, 8);
-        const batch = await claimBatch(sql, worker, 8, optionsOnClaim);
+        const batch = await claimBatch(sql, worker, 8);
         expect(batch?.optionDraw).toBeDefined();
-        await report(sql, worker, batch!, resultFor(worker, batch!.games, batch!.optionDraw!.plus.X! > batch!.optionDraw!.minus.X! ? 1 : -1, rng));
+        await report(
+          sql,
+          worker,
+          batch!,
+          resultFor(worker, batch!.games, batch!.optionDraw!.plus.X! > batch!.optionDraw!.minus.X! ? 1 : -1, rng),
+        );
         // Each report applied at once, in the order reported.
         await applyReports(sql, run.id);
       }
@@ -190,29 +327,59 @@ describe("spsa undo --worker in UCI-option mode", () => {
     await play(["h1", "liar", "h1", "h1", "liar", "h1", "liar", "h1"]);
     // A liar's report the master has not applied yet is taken out too.
     await topUpDraws(sql, { ...optionRun, seed: run.seed }, target, 8);
-    const late = await claimBatch(sql, "liar", 8, optionsOnClaim);
+    const late = await claimBatch(sql, "liar", 8);
     await report(sql, "liar", late!, resultFor("liar", 8, 1, rng));
-    type Applied = { batch_number: number; worker_name: string; games: number; k: number; a_k: number; drawn_from: number; plus_wins: number; minus_wins: number; draws: number };
+    type Applied = {
+      batch_number: number;
+      worker_name: string;
+      games: number;
+      k: number;
+      a_k: number;
+      drawn_from: number;
+      plus_wins: number;
+      minus_wins: number;
+      draws: number;
+    };
     const before = await sql<Applied[]>`
       select batch_number::int, worker_name, games, k, a_k, drawn_from, plus_wins, minus_wins, draws
       from spsa_perturbation where run_id = ${run.id} and applied_number is not null order by applied_number`;
     expect(before.filter((b) => b.worker_name === "liar")).toHaveLength(3);
     // The values each batch played, drawn again here from θ after its drawn_from batches of the chain as it stood.
     const list = { parameters, names: ["X", "Y"] };
-    const results = (rows: readonly Applied[]) => rows.map((x) => ({ plusWins: x.plus_wins, minusWins: x.minus_wins, draws: x.draws }));
-    const chainOf = (rows: readonly Applied[], played: (b: Applied, thetas: readonly Values[]) => { plus: Values; minus: Values }) => {
+    const results = (rows: readonly Applied[]) =>
+      rows.map((x) => ({ plusWins: x.plus_wins, minusWins: x.minus_wins, draws: x.draws }));
+    const chainOf = (
+      rows: readonly Applied[],
+      played: (b: Applied, thetas: readonly Values[]) => { plus: Values; minus: Values },
+    ) => {
       const thetas: Values[] = [{ X: 5, Y: 5 }];
       for (const [i, b] of rows.entries()) {
         const done = results(rows.slice(0, i));
-        const scale = batchStepFactor(done.slice(Math.max(0, done.length - batchWindow(gains, 16, b.games))), gains, 16);
-        const step = applyBatch(paramsAt(list, thetas[i]!), { ak: b.a_k, ...played(b, thetas), games: b.games }, results([b])[0]!, gains, 16, scale);
+        const scale = batchStepFactor(
+          done.slice(Math.max(0, done.length - batchWindow(gains, 16, b.games))),
+          gains,
+          16,
+        );
+        const step = applyBatch(
+          paramsAt(list, thetas[i]!),
+          { ak: b.a_k, ...played(b, thetas), games: b.games },
+          results([b])[0]!,
+          gains,
+          16,
+          scale,
+        );
         thetas.push({ ...thetas[i], ...step.newValues });
       }
       return thetas;
     };
     const values = new Map<number, { plus: Values; minus: Values }>();
     const lied = chainOf(before, (b, thetas) => {
-      const drawn = perturb(paramsAt(list, thetas[b.drawn_from]!), gains, b.k, createRng(`${run.seed}:batch:${b.batch_number}`));
+      const drawn = perturb(
+        paramsAt(list, thetas[b.drawn_from]!),
+        gains,
+        b.k,
+        createRng(`${run.seed}:batch:${b.batch_number}`),
+      );
       values.set(b.batch_number, drawn);
       return drawn;
     }).at(-1)!;
@@ -226,15 +393,27 @@ describe("spsa undo --worker in UCI-option mode", () => {
     const theta = thetas.at(-1)!;
     expect(undone.thetaAfter).toEqual(theta);
     expect(theta).not.toEqual(lied);
-    const rows = await sql<{ batch_number: number; n: number | null; theta_after: number[] | null; worker_name: string; undo_id: number | null }[]>`
+    const rows = await sql<
+      {
+        batch_number: number;
+        n: number | null;
+        theta_after: number[] | null;
+        worker_name: string;
+        undo_id: number | null;
+      }[]
+    >`
       select p.batch_number::int, p.applied_number as n, p.theta_after, p.worker_name, b.undo_id
       from spsa_perturbation p join spsa_batch b on b.id = p.batch_id where p.run_id = ${run.id} and b.status = 'done' order by p.applied_number nulls last, p.batch_id`;
     const applied = rows.filter((r) => r.n !== null);
     expect(applied.map((r) => r.batch_number)).toEqual(honest.map((b) => b.batch_number));
     expect(applied.map((r) => r.n)).toEqual(honest.map((_, i) => i + 1));
     // θ stored after every second place of the new chain, as the replay gives it.
-    expect(applied.map((r) => r.theta_after)).toEqual(honest.map((_, i) => ((i + 1) % 2 === 0 ? [thetas[i + 1]!.X, thetas[i + 1]!.Y] : null)));
-    expect(rows.filter((r) => r.worker_name === "liar").map((r) => [r.n, r.undo_id])).toEqual(Array.from({ length: 4 }, () => [null, undone.undoId]));
+    expect(applied.map((r) => r.theta_after)).toEqual(
+      honest.map((_, i) => ((i + 1) % 2 === 0 ? [thetas[i + 1]!.X, thetas[i + 1]!.Y] : null)),
+    );
+    expect(rows.filter((r) => r.worker_name === "liar").map((r) => [r.n, r.undo_id])).toEqual(
+      Array.from({ length: 4 }, () => [null, undone.undoId]),
+    );
     // The master's own replay of the rewritten chain gives the same θ.
     const chain = await readAppliedChain(sql, run.id);
     expect(replayAppliedChain(chain.run, chain.start, chain.batches)).toEqual(theta);
@@ -247,7 +426,9 @@ describe("spsa undo --worker in UCI-option mode", () => {
     const [next] = await sql<{ drawn_from: number; n: number }[]>`
       select drawn_from, applied_number as n from spsa_perturbation where run_id = ${run.id} and applied_number = ${honest.length + 1}`;
     expect(next).toEqual({ drawn_from: honest.length, n: honest.length + 1 });
-    const [final] = await sql<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`;
+    const [final] = await sql<
+      { theta: Values }[]
+    >`select current_parameters as theta from spsa_run where id = ${run.id}`;
     const after = await readAppliedChain(sql, run.id);
     expect(after.batches.length + after.start.applied).toBe(honest.length + 2);
     expect(replayAppliedChain(after.run, after.start, after.batches)).toEqual(final!.theta);

@@ -34,7 +34,11 @@ step = 1
 
 describe("updateParamValues", () => {
   it("rewrites only the value of each table and keeps every other byte", () => {
-    const out = updateParamValues(TEXT, { LMR_BASE: 0.8123456789, KNIGHT_VALUE_MG: 321.5, NO_VALUE_SEEN_YET: 4 }, "params.toml");
+    const out = updateParamValues(
+      TEXT,
+      { LMR_BASE: 0.8123456789, KNIGHT_VALUE_MG: 321.5, NO_VALUE_SEEN_YET: 4 },
+      "params.toml",
+    );
     const expected = TEXT.replace("value = 0.75 # tuned", "value = 0.8123456789 # tuned")
       .replace("value   =   320\n", "value   =   321.5\n")
       .replace("value = -3\n", "value = 4\n");
@@ -56,14 +60,20 @@ describe("updateParamValues", () => {
   it("does not touch a value key of another table or a nested key", () => {
     const text = `[A]\nvalue = 1\n[A.meta]\nvalue = 9\n[B]\nvalue = 2\n`;
     // [A.meta] is a different table: its value stays 9.
-    expect(updateParamValues(text, { A: 5, B: 6 }, "p.toml")).toBe(`[A]\nvalue = 5\n[A.meta]\nvalue = 9\n[B]\nvalue = 6\n`);
+    expect(updateParamValues(text, { A: 5, B: 6 }, "p.toml")).toBe(
+      `[A]\nvalue = 5\n[A.meta]\nvalue = 9\n[B]\nvalue = 6\n`,
+    );
     expect(() => updateParamValues(`[A]\n[A.meta]\nvalue = 9\n`, { A: 5 }, "p.toml")).toThrow(/has no `value/);
     expect(() => updateParamValues(`[A]\n[[A]]\nvalue = 9\n`, { A: 5 }, "p.toml")).toThrow(/has no `value/);
   });
 
   it("throws when a table or its value key is missing", () => {
-    expect(() => updateParamValues(TEXT, { NOPE: 1 }, "params.toml")).toThrow(new InputError("params.toml: [NOPE]", "table not found"));
-    expect(() => updateParamValues("[X]\nmin = 1\n", { X: 1 }, "params.toml")).toThrow(/params\.toml: \[X\]: has no `value = …` line/);
+    expect(() => updateParamValues(TEXT, { NOPE: 1 }, "params.toml")).toThrow(
+      new InputError("params.toml: [NOPE]", "table not found"),
+    );
+    expect(() => updateParamValues("[X]\nmin = 1\n", { X: 1 }, "params.toml")).toThrow(
+      /params\.toml: \[X\]: has no `value = …` line/,
+    );
   });
 });
 
@@ -104,7 +114,8 @@ describe("θ through params.toml", () => {
       NEG_PLAIN: -0.30000000000000004,
       INT_FRACTION: 3.27,
     };
-    const table = (name: string) => `[${name}]\ntype = "${name === "INT_FRACTION" ? "int" : "float"}"\nvalue = 0\nmin = -1e308\nmax = 1e308\nstep = 1\n`;
+    const table = (name: string) =>
+      `[${name}]\ntype = "${name === "INT_FRACTION" ? "int" : "float"}"\nvalue = 0\nmin = -1e308\nmax = 1e308\nstep = 1\n`;
     const dir = mkdtempSync(join(tmpdir(), "spsa-roundtrip-"));
     try {
       const file = join(dir, "params.toml");

@@ -15,18 +15,36 @@ describe("adjudication", () => {
 
   it("draws when both sides stay within the score for N moves each, from move M", () => {
     const adjudicator = new Adjudicator({ draw });
-    expect(play(adjudicator, 36, Array(7).fill([5, -5]))).toEqual({ verdict: { result: "1/2-1/2", reason: "adjudication: draw" }, move: 42 });
+    expect(play(adjudicator, 36, Array(7).fill([5, -5]))).toEqual({
+      verdict: { result: "1/2-1/2", reason: "adjudication: draw" },
+      move: 42,
+    });
   });
 
   it("restarts the draw count when a score leaves the window or is missing", () => {
     const adjudicator = new Adjudicator({ draw });
-    const scores: [number | undefined, number | undefined][] = [[0, 0], [0, 11], [0, 0], [undefined, 0], [0, 0], [0, 0], [0, 0]];
+    const scores: [number | undefined, number | undefined][] = [
+      [0, 0],
+      [0, 11],
+      [0, 0],
+      [undefined, 0],
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ];
     expect(play(adjudicator, 40, scores)?.move).toBe(46);
   });
 
   it("resigns a side whose own score stays below -X for N of its moves", () => {
     const adjudicator = new Adjudicator({ resign: { moveCount: 3, score: 500 } });
-    const result = play(adjudicator, 10, [[600, -600], [700, -700], [800, -499], [900, -800], [900, -800], [900, -900]]);
+    const result = play(adjudicator, 10, [
+      [600, -600],
+      [700, -700],
+      [800, -499],
+      [900, -800],
+      [900, -800],
+      [900, -900],
+    ]);
     expect(result).toEqual({ verdict: { result: "1-0", reason: "adjudication: black resigns" }, move: 15 });
     const white = new Adjudicator({ resign: { moveCount: 1, score: 500 } });
     expect(white.afterMove(0, 1, -500)).toEqual({ result: "0-1", reason: "adjudication: white resigns" });

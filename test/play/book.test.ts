@@ -5,7 +5,18 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { START_FEN } from "../../src/play/position.js";
-import { defaultBookPath, isShippedBook, loadBook, openingOrder, pickOpening, playable, resolveBook, runOpenings, sequentialOpenings, withRandomPlies } from "../../src/play/book.js";
+import {
+  defaultBookPath,
+  isShippedBook,
+  loadBook,
+  openingOrder,
+  pickOpening,
+  playable,
+  resolveBook,
+  runOpenings,
+  sequentialOpenings,
+  withRandomPlies,
+} from "../../src/play/book.js";
 import { seededRng } from "../../src/core/rng.js";
 import { boundComments, epdOperations, MAX_PGN_COMMENT, parseEpdBook, shippedBook } from "../../src/play/book.js";
 import { Position } from "../../src/play/position.js";
@@ -23,11 +34,19 @@ describe("opening books", () => {
   it("reads EPD with opcodes (chess-compete)", () => {
     const book = loadBook(books("chess-compete-openings-50.epd"));
     expect(book).toHaveLength(50);
-    expect(book[0]).toEqual({ fen: "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R b KQkq - 1 5", name: "Sicilian Open" });
+    expect(book[0]).toEqual({
+      fen: "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R b KQkq - 1 5",
+      name: "Sicilian Open",
+    });
   });
 
   it("reads EPD operations in one pass: a quoted ';' stays in its operand, text after the last ';' is none", () => {
-    expect(epdOperations('hmvc 3; id "a; b";  fmvn  7 ; c0 "x"; trailing words')).toEqual([["hmvc", "3"], ["id", "a; b"], ["fmvn", "7"], ["c0", "x"]]);
+    expect(epdOperations('hmvc 3; id "a; b";  fmvn  7 ; c0 "x"; trailing words')).toEqual([
+      ["hmvc", "3"],
+      ["id", "a; b"],
+      ["fmvn", "7"],
+      ["c0", "x"],
+    ]);
     // 80,000 words and no ';' (minutes with the old regex, see bench/hostile-inputs.mjs): no operation, the counters default.
     const line = `${START_FEN.split(" ").slice(0, 4).join(" ")} ${"word ".repeat(80_000)}\n`;
     expect(parseEpdBook(line, "long.epd")).toEqual([{ fen: START_FEN }]);
@@ -36,7 +55,9 @@ describe("opening books", () => {
   it("cuts PGN comments to MAX_PGN_COMMENT characters, braces and ';' alike, and the game still reads", () => {
     const long = "x".repeat(MAX_PGN_COMMENT + 10);
     const cut = "x".repeat(MAX_PGN_COMMENT);
-    expect(boundComments(`1. e4 {${long}} e5 {short} 2. Nf3 ; ${long}\nNc6 {; not a line comment}`)).toBe(`1. e4 {${cut}} e5 {short} 2. Nf3 ; ${cut.slice(1)}\nNc6 {; not a line comment}`);
+    expect(boundComments(`1. e4 {${long}} e5 {short} 2. Nf3 ; ${long}\nNc6 {; not a line comment}`)).toBe(
+      `1. e4 {${cut}} e5 {short} 2. Nf3 ; ${cut.slice(1)}\nNc6 {; not a line comment}`,
+    );
     const file = write("long-comment.pgn", `[Event "{x"]\n[Result "*"]\n\n1. e4 {${long}} e5 2. Nf3 *\n`);
     expect(loadBook(file)[0]!.fen).toBe("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
   });
@@ -112,8 +133,12 @@ describe("opening books", () => {
       writeFileSync(file, gzipSync(readFileSync(books(fixture))));
       return file;
     };
-    expect(loadBook(gzipped("book.epd.gz", "chess-compete-openings-50.epd"))).toEqual(loadBook(books("chess-compete-openings-50.epd")));
-    expect(loadBook(gzipped("games.pgn.gz", "fastchess-openings.pgn"), { plies: 4 })).toEqual(loadBook(books("fastchess-openings.pgn"), { plies: 4 }));
+    expect(loadBook(gzipped("book.epd.gz", "chess-compete-openings-50.epd"))).toEqual(
+      loadBook(books("chess-compete-openings-50.epd")),
+    );
+    expect(loadBook(gzipped("games.pgn.gz", "fastchess-openings.pgn"), { plies: 4 })).toEqual(
+      loadBook(books("fastchess-openings.pgn"), { plies: 4 }),
+    );
     const broken = write("broken.epd.gz", "not gzip");
     expect(() => loadBook(broken)).toThrow(`${broken}: cannot read the book`);
   });
@@ -136,7 +161,8 @@ describe("opening books", () => {
   it("orders a book in seeded passes that repeat no opening until all are used", () => {
     const order = openingOrder(7, "run-seed");
     const indexes = Array.from({ length: 21 }, (_, i) => order(i));
-    for (let pass = 0; pass < 3; pass++) expect([...indexes.slice(7 * pass, 7 * pass + 7)].sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    for (let pass = 0; pass < 3; pass++)
+      expect([...indexes.slice(7 * pass, 7 * pass + 7)].sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
     // Each pass is its own shuffle, and anyone with the key finds the same opening at an index, in any order of asking.
     expect(indexes.slice(0, 7)).not.toEqual(indexes.slice(7, 14));
     const other = openingOrder(7, "run-seed");
@@ -146,7 +172,14 @@ describe("opening books", () => {
 
   it("picks openings with a seeded RNG, or in order", () => {
     const book = loadBook(books("fastchess-openings.epd"));
-    const draw = (seed: string) => Array.from({ length: 10 }, ((rng) => () => pickOpening(book, rng))(seededRng(seed)));
+    const draw = (seed: string) =>
+      Array.from(
+        { length: 10 },
+        (
+          (rng) => () =>
+            pickOpening(book, rng)
+        )(seededRng(seed)),
+      );
     expect(draw("a")).toEqual(draw("a"));
     expect(draw("a")).not.toEqual(draw("b"));
     const next = sequentialOpenings(book.slice(0, 3));
@@ -155,7 +188,14 @@ describe("opening books", () => {
 
   it("adds random legal plies after an opening: seeded, varied, never a finished game", () => {
     const start = { fen: START_FEN, name: "start" };
-    const walk = (seed: string) => Array.from({ length: 50 }, ((rng) => () => withRandomPlies(start, 8, rng))(seededRng(seed)));
+    const walk = (seed: string) =>
+      Array.from(
+        { length: 50 },
+        (
+          (rng) => () =>
+            withRandomPlies(start, 8, rng)
+        )(seededRng(seed)),
+      );
     const openings = walk("x");
     expect(openings).toEqual(walk("x"));
     expect(new Set(openings.map((opening) => opening.fen)).size).toBeGreaterThan(45);

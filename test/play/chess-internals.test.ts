@@ -11,7 +11,8 @@ const CHANGED = `chess.js ${version} changed internals that src/play/position.ts
 
 /** What chess.js's public API says about the end of the game, in Position's terms. */
 function publicEnd(chess: Chess): GameEnd | undefined {
-  if (chess.isCheckmate()) return chess.turn() === "w" ? { result: "0-1", reason: "black mates" } : { result: "1-0", reason: "white mates" };
+  if (chess.isCheckmate())
+    return chess.turn() === "w" ? { result: "0-1", reason: "black mates" } : { result: "1-0", reason: "white mates" };
   if (chess.isStalemate()) return { result: "1/2-1/2", reason: "stalemate" };
   if (chess.isInsufficientMaterial()) return { result: "1/2-1/2", reason: "insufficient material" };
   if (chess.isThreefoldRepetition()) return { result: "1/2-1/2", reason: "threefold repetition" };
@@ -48,8 +49,14 @@ describe("chess.js internals used by Position", () => {
         // A few moves that are not legal here must be refused (and leave the position as it was).
         for (let tries = 0; tries < 3; tries++) {
           const [from, to] = [SQUARES[Math.floor(rng.next() * 64)]!, SQUARES[Math.floor(rng.next() * 64)]!];
-          const legal = reference.moves({ square: from as Square, verbose: true }).some((m) => m.to === to && !m.promotion);
-          if (!legal) expect(position.play(from + to, false), `${CHANGED}: ${from}${to} accepted in ${reference.fen()}`).toBeUndefined();
+          const legal = reference
+            .moves({ square: from as Square, verbose: true })
+            .some((m) => m.to === to && !m.promotion);
+          if (!legal)
+            expect(
+              position.play(from + to, false),
+              `${CHANGED}: ${from}${to} accepted in ${reference.fen()}`,
+            ).toBeUndefined();
         }
         const sans = reference.moves();
         const move = reference.move(sans[Math.floor(rng.next() * sans.length)]!);

@@ -32,6 +32,7 @@ describe("an engine's environment", () => {
     const env = readFileSync(dump, "utf8");
     expect(env).toContain("ENGINE_KEEPS_THIS=kept");
     expect(env).toContain("PATH=");
-    for (const secret of ["db-secret", "pg-secret", "token-secret", "gh-secret", "PGHOST", "SPSA_HOME", "DATABASE_URL"]) expect(env).not.toContain(secret);
+    for (const secret of ["db-secret", "pg-secret", "token-secret", "gh-secret", "PGHOST", "SPSA_HOME", "DATABASE_URL"])
+      expect(env).not.toContain(secret);
   });
 });

@@ -40,8 +40,16 @@ describe("engine pool: option sets of the same binary", () => {
       // The same set (one object for a batch's games): the same process, nothing sent but the new game.
       expect(await pool.acquire({ ...first })).toBe(engine);
       pool.release(engine);
-      const sent = () => readFileSync(log, "utf8").split("\n").filter((line) => line.startsWith("setoption"));
-      expect(sent()).toEqual(["setoption name P0 value 1", "setoption name P1 value 2", "setoption name P2 value 3", "setoption name P3 value 4"]);
+      const sent = () =>
+        readFileSync(log, "utf8")
+          .split("\n")
+          .filter((line) => line.startsWith("setoption"));
+      expect(sent()).toEqual([
+        "setoption name P0 value 1",
+        "setoption name P1 value 2",
+        "setoption name P2 value 3",
+        "setoption name P3 value 4",
+      ]);
       const second = await pool.acquire({ name: "plus", path, args: [log], options: options([1, 5, 3, 6]) });
       expect(second).toBe(engine);
       expect(sent().slice(4)).toEqual(["setoption name P1 value 5", "setoption name P3 value 6"]);

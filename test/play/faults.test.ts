@@ -20,7 +20,10 @@ const limits = { nodes: 1 };
 const STARTUP_TIMEOUT_MS = 5000;
 
 /** Plays the misbehaving engine as white, then a normal game with the same runner. */
-async function misbehave(name: string, options: Parameters<typeof createRunner>[0] = {}): Promise<[GameResult, GameResult]> {
+async function misbehave(
+  name: string,
+  options: Parameters<typeof createRunner>[0] = {},
+): Promise<[GameResult, GameResult]> {
   const runner = createRunner({ concurrency: 1, untimedStallMs: 2000, stopGraceMs: 300, ...options });
   try {
     const bad = await runner.playGame({ white: fixture(name), black: good, opening, limits });
@@ -41,7 +44,12 @@ describe("misbehaving engines", () => {
     ["illegal", "illegal", "white: illegal move a1a1", 4],
     ["garbage", "garbage", 'white: unparsable move "banana"', 4],
     ["no-uciok", "startup", `white: engine failed to start (no-uciok: no uciok within ${STARTUP_TIMEOUT_MS} ms)`, 0],
-    ["slow-start", "startup", `white: engine failed to start (slow-start: no uciok within ${STARTUP_TIMEOUT_MS} ms)`, 0],
+    [
+      "slow-start",
+      "startup",
+      `white: engine failed to start (slow-start: no uciok within ${STARTUP_TIMEOUT_MS} ms)`,
+      0,
+    ],
   ] as const)("%s: loses with fault %s, and the next game is played", async (name, kind, reason, plies) => {
     const [bad, next] = await misbehave(name, kind === "startup" ? { timeouts: { uciMs: STARTUP_TIMEOUT_MS } } : {});
     expect(bad).toMatchObject({ result: "0-1", reason, plies, faults: { white: kind, black: "none" } });

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { forfeitCause, type ForfeitEvidence } from "../../src/play/forfeit-cause.js";
 
 // A move allowed 70 ms that was measured at 120 ms, on a machine that looked fine.
-const base: ForfeitEvidence = { timed: true, elapsedMs: 120, allowedMs: 70, stopped: false, answerWasWaiting: false, runnerLateMs: 0, overloaded: false };
+const base: ForfeitEvidence = {
+  timed: true,
+  elapsedMs: 120,
+  allowedMs: 70,
+  stopped: false,
+  answerWasWaiting: false,
+  runnerLateMs: 0,
+  overloaded: false,
+};
 
 describe("whose fault a time forfeit was", () => {
   it("an engine that reports more than it was allowed overran", () => {
@@ -24,7 +32,9 @@ describe("whose fault a time forfeit was", () => {
   });
 
   it("a search without a time limit that had to be stopped is the engine's stall", () => {
-    expect(forfeitCause({ ...base, timed: false, engineTimeMs: 1, stopped: true, overloaded: true, runnerLateMs: 200 })).toBe("engine");
+    expect(
+      forfeitCause({ ...base, timed: false, engineTimeMs: 1, stopped: true, overloaded: true, runnerLateMs: 200 }),
+    ).toBe("engine");
   });
 
   it("without a reported time, only a visible delay excuses the overrun", () => {

@@ -11,7 +11,10 @@ import { loadBook, splitPgnGames } from "../../src/play/book.js";
 import { buildMinnow } from "../support/minnow.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/engines/${name}.mjs`, import.meta.url));
-const quietStatus = new StatusLine({ isTTY: false, write: () => true } as unknown as NodeJS.WriteStream, Number.POSITIVE_INFINITY);
+const quietStatus = new StatusLine(
+  { isTTY: false, write: () => true } as unknown as NodeJS.WriteStream,
+  Number.POSITIVE_INFINITY,
+);
 
 function options(overrides: Partial<MatchOptions>): MatchOptions {
   return {
@@ -50,7 +53,12 @@ describe("compete match mode", () => {
 
   it("stops as soon as SPRT is decided", async () => {
     const { tally, stoppedEarly } = await matchCommand(
-      options({ games: 198, concurrency: 2, sprt: { elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }, engineB: { name: "crash", path: fixture("crash") } }),
+      options({
+        games: 198,
+        concurrency: 2,
+        sprt: { elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 },
+        engineB: { name: "crash", path: fixture("crash") },
+      }),
     );
     expect(stoppedEarly).toBe(true);
     expect(tally.sprt({ elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }).decision).toBe("H1");
@@ -107,18 +115,26 @@ describe("compete match mode", () => {
         "the engines repeat their games, so the games past 6 would replay earlier ones and the error bars would count them as new. " +
         "Play at most 6 games, use a bigger book (the default one has 50,000 openings), add --random-plies, or play on a clock",
     );
-    await expect(matchCommand(options({ games: 8, book, nodes: undefined, depth: 2 }))).rejects.toThrow("at --depth 2 need 4 distinct openings");
+    await expect(matchCommand(options({ games: 8, book, nodes: undefined, depth: 2 }))).rejects.toThrow(
+      "at --depth 2 need 4 distinct openings",
+    );
     // 6 games fit; random plies or a clock vary the games, so those may go on.
     expect((await matchCommand(options({ games: 6, book }))).tally.games).toBe(6);
     expect((await matchCommand(options({ games: 8, book, randomPlies: 2 }))).tally.games).toBe(8);
-    expect((await matchCommand(options({ games: 8, book, nodes: undefined, timelow: 0.01, timehigh: 0.01 }))).tally.games).toBe(8);
+    expect(
+      (await matchCommand(options({ games: 8, book, nodes: undefined, timelow: 0.01, timehigh: 0.01 }))).tally.games,
+    ).toBe(8);
   });
 
   it("refuses an odd number of games, two limits, and bad times", async () => {
     await expect(matchCommand(options({ games: 3 }))).rejects.toThrow(InputError);
     await expect(matchCommand(options({ depth: 3 }))).rejects.toThrow("--tc/--nodes/--depth");
-    await expect(matchCommand(options({ nodes: undefined, timelow: 0.2, timehigh: 0.1 }))).rejects.toThrow("--timelow/--timehigh");
-    await expect(matchCommand(options({ timelow: 0.1 }))).rejects.toThrow("--timelow/--timehigh: a time per move does not go with --tc, --nodes or --depth");
+    await expect(matchCommand(options({ nodes: undefined, timelow: 0.2, timehigh: 0.1 }))).rejects.toThrow(
+      "--timelow/--timehigh",
+    );
+    await expect(matchCommand(options({ timelow: 0.1 }))).rejects.toThrow(
+      "--timelow/--timehigh: a time per move does not go with --tc, --nodes or --depth",
+    );
   });
 });
 

@@ -7,7 +7,11 @@ import type { EngineSpec } from "../../src/play/engine-process.js";
 import type { GameResult } from "../../src/play/game.js";
 
 const TIMED = fileURLToPath(new URL("../fixtures/engines/timed.mjs", import.meta.url));
-const timed = (name: string, behaviour: object = {}): EngineSpec => ({ name, path: TIMED, args: [JSON.stringify(behaviour)] });
+const timed = (name: string, behaviour: object = {}): EngineSpec => ({
+  name,
+  path: TIMED,
+  args: [JSON.stringify(behaviour)],
+});
 // At its first move, "late" answers 300 ms after its time (200 + margin 100): measured ~500 ms,
 // well before the stall (1300 ms), so the runner waits for it. As white, that is the game's
 // first ply: the load of a busy test machine cannot end the game before it.
@@ -17,7 +21,14 @@ const limits = { movetimeMs: 200 };
 
 async function pair(first: EngineSpec, options: RunnerOptions) {
   const played: GameResult[] = [];
-  const runner = createRunner({ concurrency: 1, timeMarginMs: 100, stallMs: 1000, adjudication: { maxMoves: 6 }, onGameEnd: (g) => played.push(g), ...options });
+  const runner = createRunner({
+    concurrency: 1,
+    timeMarginMs: 100,
+    stallMs: 1000,
+    adjudication: { maxMoves: 6 },
+    onGameEnd: (g) => played.push(g),
+    ...options,
+  });
   try {
     return { result: await runner.playPair({ first, second: good, opening: { fen: START_FEN }, limits }), played };
   } finally {
@@ -29,7 +40,9 @@ describe("time losses to a delay outside the engine", () => {
   it("are told from an engine's own overrun, and scored under the strict rule", async () => {
     const outside = await pair(late(false), {});
     expect(outside.result.games[0].timeForfeit).toMatchObject({ cause: "outside", engineTimeMs: 198 });
-    expect(outside.result.games[0].reason).toMatch(/^white: time forfeit \(\d+ ms of 300 allowed, engine reported 198 ms; delay outside the engine\)$/);
+    expect(outside.result.games[0].reason).toMatch(
+      /^white: time forfeit \(\d+ ms of 300 allowed, engine reported 198 ms; delay outside the engine\)$/,
+    );
     expect(outside.result.first[0]).toMatchObject({ outcome: "loss", fault: "timeout" });
     expect(outside.result.replays).toBe(0);
     // Late at its first move in every game; the second game is not asserted on, as the load of a
@@ -38,11 +51,15 @@ describe("time losses to a delay outside the engine", () => {
     tally.add(outside.result);
     expect(tally.faults[0].timeout).toBe(0);
     expect(tally.faults[0].delay).toBeGreaterThanOrEqual(1);
-    expect(tally.summary()).toMatch(/time losses: late 0 own, [12] to delays outside the engine; good 0 own, \d to delays outside the engine/);
+    expect(tally.summary()).toMatch(
+      /time losses: late 0 own, [12] to delays outside the engine; good 0 own, \d to delays outside the engine/,
+    );
 
     const own = await pair(late(true), {});
     expect(own.result.games[0].timeForfeit).toMatchObject({ cause: "engine" });
-    expect(own.result.games[0].reason).toMatch(/^white: time forfeit \(\d+ ms of 300 allowed, engine reported 498 ms\)$/);
+    expect(own.result.games[0].reason).toMatch(
+      /^white: time forfeit \(\d+ ms of 300 allowed, engine reported 498 ms\)$/,
+    );
     tally.add(own.result);
     expect(tally.faults[0].timeout).toBeGreaterThanOrEqual(1);
   });

@@ -8,7 +8,15 @@ import { byCounter, noFaults } from "../../src/types/faults.js";
 describe("counting game pairs from the first engine's side", () => {
   it("puts each pair in its pentanomial bucket and counts W/L/D per game", () => {
     const tally = new PairTally();
-    for (const [a, b] of [["loss", "loss"], ["loss", "draw"], ["draw", "loss"], ["win", "loss"], ["draw", "draw"], ["draw", "win"], ["win", "win"]] as const) {
+    for (const [a, b] of [
+      ["loss", "loss"],
+      ["loss", "draw"],
+      ["draw", "loss"],
+      ["win", "loss"],
+      ["draw", "draw"],
+      ["draw", "win"],
+      ["win", "win"],
+    ] as const) {
       tally.add(pair(a, b));
     }
     expect(tally.pairs).toEqual([1, 2, 2, 1, 1]);
@@ -45,7 +53,15 @@ describe("counting game pairs from the first engine's side", () => {
     tally.add(pairResult([game(true, "loss", { white: "illegal" }), game(false, "draw")]));
     const counts = tally.counts();
     tally.add(pair("win", "win"));
-    expect(counts).toEqual({ wins: 0, losses: 1, draws: 1, pairs: [0, 1, 0, 0, 0], faults: [{ ...noFaults(), illegal: 1 }, noFaults()], replays: 0, replayLimitPairs: 0 });
+    expect(counts).toEqual({
+      wins: 0,
+      losses: 1,
+      draws: 1,
+      pairs: [0, 1, 0, 0, 0],
+      faults: [{ ...noFaults(), illegal: 1 }, noFaults()],
+      replays: 0,
+      replayLimitPairs: 0,
+    });
   });
 
   it("names the engine faults in words", () => {

@@ -29,7 +29,9 @@ describe("PGN output", () => {
     expect(text).toContain('[Black "beta \\"2\\""]\n');
     expect(text).toContain('[Date "2025.01.02"]');
     expect(text).toContain('[Termination "normal"]');
-    expect(text.replace(/\n/g, " ")).toContain("1. f3 {-0.20/9 0.051s} e5 {+0.30 0.050s} 2. g4 {0.050s} Qh4# {+M1/1 0.012s, black mates} 0-1");
+    expect(text.replace(/\n/g, " ")).toContain(
+      "1. f3 {-0.20/9 0.051s} e5 {+0.30 0.050s} 2. g4 {0.050s} Qh4# {+M1/1 0.012s, black mates} 0-1",
+    );
     expect(text).toMatch(/0-1\n\n$/);
   });
 
@@ -61,13 +63,21 @@ describe("PGN output", () => {
   });
 
   it("writes the reason alone for a game without moves", () => {
-    const text = formatPgn(game({ black: "beta", moves: [], plies: 0, reason: "white: engine failed to start (x)", result: "0-1" }), context);
+    const text = formatPgn(
+      game({ black: "beta", moves: [], plies: 0, reason: "white: engine failed to start (x)", result: "0-1" }),
+      context,
+    );
     expect(text).toMatch(/\n\n\{white: engine failed to start \(x\)\} 0-1\n\n$/);
     expect(() => new Chess().loadPgn(text)).not.toThrow();
   });
 
   it("wraps long movetext below 80 columns", () => {
-    const moves = Array.from({ length: 40 }, (_, i) => ({ uci: "g1f3", san: i % 2 ? "Nf6" : "Nf3", elapsedMs: 1234.5, score: 5 }));
+    const moves = Array.from({ length: 40 }, (_, i) => ({
+      uci: "g1f3",
+      san: i % 2 ? "Nf6" : "Nf3",
+      elapsedMs: 1234.5,
+      score: 5,
+    }));
     const text = formatPgn(game({ moves, plies: 40 }), context);
     for (const line of text.split("\n")) expect(line.length).toBeLessThan(80);
   });

@@ -7,7 +7,17 @@ describe("position", () => {
   it("plays UCI moves with SAN, including castling, en passant and promotion", () => {
     const position = new Position();
     expect(play(position, "e2e4 d7d5 e4e5 f7f5 e5f6 g8f6 g1f3 e7e6 f1e2 f8e7 e1g1")).toEqual([
-      "e4", "d5", "e5", "f5", "exf6", "Nxf6", "Nf3", "e6", "Be2", "Be7", "O-O",
+      "e4",
+      "d5",
+      "e5",
+      "f5",
+      "exf6",
+      "Nxf6",
+      "Nf3",
+      "e6",
+      "Be2",
+      "Be7",
+      "O-O",
     ]);
     expect(new Position("8/P6k/8/8/8/8/8/K7 w - - 0 1").play("a7a8q", true)).toBe("a8=Q");
   });

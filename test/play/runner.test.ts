@@ -40,13 +40,20 @@ describe("runner", () => {
     const pairs = await Promise.all([running, queued]);
     expect(runner.engineCount).toBe(0);
     // The queued pair never got an engine: both its games failed to start on the closed runner.
-    expect(pairs[1].games.map((game) => game.reason)).toEqual(pairs[1].games.map(() => expect.stringContaining("the game runner was closed")));
+    expect(pairs[1].games.map((game) => game.reason)).toEqual(
+      pairs[1].games.map(() => expect.stringContaining("the game runner was closed")),
+    );
   });
 
   it("respects the concurrency limit, keeps processes across games and pairs, and retires old binaries", async () => {
     let peak = 0;
     const ends: number[] = [];
-    runner = createRunner({ concurrency: 2, timeMarginMs: 500, adjudication: { maxMoves: 10 }, onGameEnd: (game) => ends.push(game.plies) });
+    runner = createRunner({
+      concurrency: 2,
+      timeMarginMs: 500,
+      adjudication: { maxMoves: 10 },
+      onGameEnd: (game) => ends.push(game.plies),
+    });
     const spec = mover("a");
     const other = mover("b");
     const jobs = Array.from({ length: 3 }, () => ({ first: spec, second: other, opening, limits: { nodes: 1 } }));
@@ -57,7 +64,11 @@ describe("runner", () => {
     expect(pairs).toHaveLength(3);
     expect(ends).toHaveLength(6);
     // a and b are one binary: reused processes must still play under the name the job gave.
-    for (const pair of pairs) expect(pair.games.map((game) => [game.white, game.black])).toEqual([["a", "b"], ["b", "a"]]);
+    for (const pair of pairs)
+      expect(pair.games.map((game) => [game.white, game.black])).toEqual([
+        ["a", "b"],
+        ["b", "a"],
+      ]);
     // two games at once need four processes, and they are reused for the other four games
     expect(peak).toBeLessThanOrEqual(4);
     expect(runner.engineCount).toBe(4);
@@ -70,7 +81,12 @@ describe("runner", () => {
   it("plays with a clock, a depth limit and from the start position", async () => {
     runner = createRunner({ concurrency: 2, timeMarginMs: 500, adjudication: { maxMoves: 20 } });
     const [clock, depth] = await Promise.all([
-      runner.playGame({ white: mover("a"), black: mover("b"), opening: { fen: START_FEN }, limits: { tc: { baseMs: 2000, incMs: 10, moves: 5 } } }),
+      runner.playGame({
+        white: mover("a"),
+        black: mover("b"),
+        opening: { fen: START_FEN },
+        limits: { tc: { baseMs: 2000, incMs: 10, moves: 5 } },
+      }),
       runner.playGame({ white: mover("a"), black: mover("b"), opening: { fen: START_FEN }, limits: { depth: 3 } }),
     ]);
     for (const game of [clock, depth]) {

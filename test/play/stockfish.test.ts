@@ -7,7 +7,11 @@ import { matchCommand } from "../../src/commands/match.js";
 import { splitPgnGames } from "../../src/play/book.js";
 
 const STOCKFISH = "/usr/games/stockfish";
-const ADJUDICATION = { maxMoves: 60, resign: { moveCount: 3, score: 600 }, draw: { moveNumber: 30, moveCount: 4, score: 15 } };
+const ADJUDICATION = {
+  maxMoves: 60,
+  resign: { moveCount: 3, score: 600 },
+  draw: { moveNumber: 30, moveCount: 4, score: 15 },
+};
 
 /** The mover's score in cp from a move comment (`+0.31/12 0.051s`, `-M3/20 0.040s`); mates count as ±100000. */
 function scoreOf(comment: string): number | undefined {
@@ -20,7 +24,10 @@ function scoreOf(comment: string): number | undefined {
 const lossOf = (color: string) => (color === "white" ? "0-1" : "1-0");
 
 /** The game's result and Termination tag are what its reason says, and the final position or the scores bear the reason out. */
-function expectEndingHolds(chess: Chess, game: { result: string; termination: string; reason: string; scores: (number | undefined)[] }): void {
+function expectEndingHolds(
+  chess: Chess,
+  game: { result: string; termination: string; reason: string; scores: (number | undefined)[] },
+): void {
   const { result, termination, reason, scores } = game;
   const label = `${reason}: ${chess.pgn()}`;
   // Games start from book positions, so the board (not the ply count) says who moved last.
@@ -33,13 +40,20 @@ function expectEndingHolds(chess: Chess, game: { result: string; termination: st
   } else if (resign) {
     expect([result, termination], label).toEqual([lossOf(resign[1]!), "adjudication"]);
     expect(lastMover, label).toBe(resign[1]);
-    for (const score of moverScores(ADJUDICATION.resign.moveCount)) expect(score, label).toBeLessThanOrEqual(-ADJUDICATION.resign.score);
+    for (const score of moverScores(ADJUDICATION.resign.moveCount))
+      expect(score, label).toBeLessThanOrEqual(-ADJUDICATION.resign.score);
   } else if (reason === "adjudication: draw") {
     expect([result, termination], label).toEqual(["1/2-1/2", "adjudication"]);
-    for (const score of scores.slice(-2 * ADJUDICATION.draw.moveCount)) expect(Math.abs(score ?? Infinity), label).toBeLessThanOrEqual(ADJUDICATION.draw.score);
+    for (const score of scores.slice(-2 * ADJUDICATION.draw.moveCount))
+      expect(Math.abs(score ?? Infinity), label).toBeLessThanOrEqual(ADJUDICATION.draw.score);
     expect(chess.moveNumber(), label).toBeGreaterThanOrEqual(ADJUDICATION.draw.moveNumber);
   } else if (reason === "adjudication: max moves") {
-    expect([result, termination, lastMover, chess.moveNumber() - 1], label).toEqual(["1/2-1/2", "adjudication", "black", ADJUDICATION.maxMoves]);
+    expect([result, termination, lastMover, chess.moveNumber() - 1], label).toEqual([
+      "1/2-1/2",
+      "adjudication",
+      "black",
+      ADJUDICATION.maxMoves,
+    ]);
   } else {
     const position: Record<string, [string, boolean]> = {
       "white mates": ["1-0", chess.isCheckmate() && chess.turn() === "b"],
@@ -79,7 +93,8 @@ describe.skipIf(!existsSync(STOCKFISH))("stockfish match", () => {
     // engine must be the engine's: the time it measured exceeds what the engine reported by no
     // more than scheduling noise. A delay it saw outside the engine is said so in the reason.
     for (const [reason] of tally.reasons) {
-      const forfeit = /time forfeit \((\d+) ms of \d+ allowed, engine reported (\d+) ms(; delay outside the engine)?\)/.exec(reason);
+      const forfeit =
+        /time forfeit \((\d+) ms of \d+ allowed, engine reported (\d+) ms(; delay outside the engine)?\)/.exec(reason);
       if (reason.includes("time forfeit")) expect(forfeit, reason).not.toBeNull();
       if (forfeit && !forfeit[3]) expect(Number(forfeit[1]) - Number(forfeit[2]), reason).toBeLessThan(50);
     }
@@ -96,11 +111,17 @@ describe.skipIf(!existsSync(STOCKFISH))("stockfish match", () => {
       const plies = chess.history().length;
       expect(comments.length).toBe(Math.max(plies, 1));
       const reason = plies === 0 ? comments[0]! : (/^(?:\S+ )?\d+\.\d{3}s, (.*)$/.exec(comments.at(-1)!)?.[1] ?? "");
-      expectEndingHolds(chess, { result: headers.Result!, termination: headers.Termination!, reason, scores: plies === 0 ? [] : comments.map(scoreOf) });
+      expectEndingHolds(chess, {
+        result: headers.Result!,
+        termination: headers.Termination!,
+        reason,
+        scores: plies === 0 ? [] : comments.map(scoreOf),
+      });
       return { round: Number(headers.Round), aIsWhite: headers.White === "sf-a", result: headers.Result!, reason };
     });
     expect(games.map((g) => g.round).sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
-    const aPoints = (g: (typeof games)[number]) => (g.result === "1/2-1/2" ? 1 : (g.result === "1-0") === g.aIsWhite ? 2 : 0);
+    const aPoints = (g: (typeof games)[number]) =>
+      g.result === "1/2-1/2" ? 1 : (g.result === "1-0") === g.aIsWhite ? 2 : 0;
     expect({ wins: tally.wins, losses: tally.losses, draws: tally.draws }).toEqual({
       wins: games.filter((g) => aPoints(g) === 2).length,
       losses: games.filter((g) => aPoints(g) === 0).length,

@@ -3,7 +3,8 @@ import { formatScore, isScoredInfo, MATE_SCORE, parseInfo } from "../../src/play
 
 describe("info lines", () => {
   it("keeps score, depth, time, nodes and nps, and ignores the pv", () => {
-    const line = "info depth 14 seldepth 20 multipv 1 score cp -31 nodes 90210 nps 1800000 time 50 pv e2e4 e7e5 g1f3 score cp 999";
+    const line =
+      "info depth 14 seldepth 20 multipv 1 score cp -31 nodes 90210 nps 1800000 time 50 pv e2e4 e7e5 g1f3 score cp 999";
     expect(parseInfo(line)).toEqual({ depth: 14, score: -31, nodes: 90210, nps: 1800000, timeMs: 50 });
     expect(parseInfo("info depth 3 score cp 12 lowerbound time 4 pv d2d4")).toEqual({ depth: 3, score: 12, timeMs: 4 });
   });

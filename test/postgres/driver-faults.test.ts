@@ -49,7 +49,8 @@ describe("the Postgres driver when the server kills its connections", () => {
     expect(report.unhandled).toEqual([]);
     // Failures are the connection's, each one a rejected query that the caller can retry.
     expect(Object.keys(report.codes).length).toBeGreaterThan(0);
-    for (const code of Object.keys(report.codes)) expect(["57P01", "CONNECTION_CLOSED", "ECONNRESET", "EPIPE"]).toContain(code);
+    for (const code of Object.keys(report.codes))
+      expect(["57P01", "CONNECTION_CLOSED", "ECONNRESET", "EPIPE"]).toContain(code);
     expect(report.ok).toBeGreaterThan(0);
     expect(report.x).toBe(42);
   });

@@ -56,14 +56,17 @@ afterEach(async () => {
   for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!canSwitchUser)(`the embedded server against another local user (skipped unless ${notRootReason})`, () => {
-  it("`spsa db psql -c` shows the password in no command line or environment another user can read", async () => {
-    const home = newHome();
-    expect((await spsa(["db", "start"], { env: envFor(home) })).exitCode).toBe(0);
-    const { password } = connectionOf(home);
-    const attack = openFolder();
-    // Another user reads every /proc/*/cmdline and /proc/*/environ it can, until told to stop.
-    const scanner = nodeAs(`
+describe.skipIf(!canSwitchUser)(
+  `the embedded server against another local user (skipped unless ${notRootReason})`,
+  () => {
+    it("`spsa db psql -c` shows the password in no command line or environment another user can read", async () => {
+      const home = newHome();
+      expect((await spsa(["db", "start"], { env: envFor(home) })).exitCode).toBe(0);
+      const { password } = connectionOf(home);
+      const attack = openFolder();
+      // Another user reads every /proc/*/cmdline and /proc/*/environ it can, until told to stop.
+      const scanner = nodeAs(
+        `
       import { existsSync, readdirSync, readFileSync } from "node:fs";
       const [passwordFile, stop] = process.argv.slice(1);
       const password = readFileSync(passwordFile, "utf8");
@@ -80,33 +83,46 @@ describe.skipIf(!canSwitchUser)(`the embedded server against another local user 
           }
         }
       }
-      console.log(JSON.stringify({ leaks, psqlSeen, reads }));`, [secretFile(attack, password), join(attack, "stop")]);
-    await ready(scanner);
-    const psql = await spsa(["db", "psql", "-c", "select pg_sleep(1.5), 'psql ran' as done"], { env: envFor(home) });
-    const dashDash = await spsa(["db", "psql", "--", "-Atc", "select 'dash dash ' || 1"], { env: envFor(home) });
-    writeFileSync(join(attack, "stop"), "");
-    const { leaks, psqlSeen, reads } = findings<{ leaks: number; psqlSeen: number; reads: number }>(await scanner);
-    expect(psql.exitCode, psql.all).toBe(0);
-    expect(psql.stdout).toContain("psql ran");
-    expect(dashDash.stdout.trim()).toBe("dash dash 1");
-    // The scanner did see psql running (its command line is public), and never the password.
-    expect(psqlSeen, `reads: ${reads}`).toBeGreaterThan(0);
-    expect(leaks).toBe(0);
-  });
+      console.log(JSON.stringify({ leaks, psqlSeen, reads }));`,
+        [secretFile(attack, password), join(attack, "stop")],
+      );
+      await ready(scanner);
+      const psql = await spsa(["db", "psql", "-c", "select pg_sleep(1.5), 'psql ran' as done"], { env: envFor(home) });
+      const dashDash = await spsa(["db", "psql", "--", "-Atc", "select 'dash dash ' || 1"], { env: envFor(home) });
+      writeFileSync(join(attack, "stop"), "");
+      const { leaks, psqlSeen, reads } = findings<{ leaks: number; psqlSeen: number; reads: number }>(await scanner);
+      expect(psql.exitCode, psql.all).toBe(0);
+      expect(psql.stdout).toContain("psql ran");
+      expect(dashDash.stdout.trim()).toBe("dash dash 1");
+      // The scanner did see psql running (its command line is public), and never the password.
+      expect(psqlSeen, `reads: ${reads}`).toBeGreaterThan(0);
+      expect(leaks).toBe(0);
+    });
 
-  it("gives no password to a fake server that another user binds on the old TCP port", async () => {
-    const home = newHome();
-    expect((await spsa(["db", "start"], { env: envFor(home) })).exitCode).toBe(0);
-    const { port, password } = connectionOf(home);
-    // Long-running clients, connected while the server runs: a dashboard and an idle worker.
-    const dashboard = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], { env: envFor(home), reject: false, all: true });
-    const worker = execa("node", [COMPETE_BIN, "--spsa", "--name", "fake-port", "-c", "1", "--idle-exit", "60"], { env: envFor(home), reject: false, all: true });
-    await new Promise<void>((resolve) => dashboard.stdout?.on("data", (chunk: Buffer) => chunk.toString().includes("dashboard at") && resolve()));
-    expect((await spsa(["db", "stop"], { env: envFor(home) })).stdout).toContain("stopped");
+    it("gives no password to a fake server that another user binds on the old TCP port", async () => {
+      const home = newHome();
+      expect((await spsa(["db", "start"], { env: envFor(home) })).exitCode).toBe(0);
+      const { port, password } = connectionOf(home);
+      // Long-running clients, connected while the server runs: a dashboard and an idle worker.
+      const dashboard = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], {
+        env: envFor(home),
+        reject: false,
+        all: true,
+      });
+      const worker = execa("node", [COMPETE_BIN, "--spsa", "--name", "fake-port", "-c", "1", "--idle-exit", "60"], {
+        env: envFor(home),
+        reject: false,
+        all: true,
+      });
+      await new Promise<void>((resolve) =>
+        dashboard.stdout?.on("data", (chunk: Buffer) => chunk.toString().includes("dashboard at") && resolve()),
+      );
+      expect((await spsa(["db", "stop"], { env: envFor(home) })).stdout).toContain("stopped");
 
-    // Another user binds the port and asks every client for its password in clear text, as Postgres may.
-    const attack = openFolder();
-    const fake = nodeAs(`
+      // Another user binds the port and asks every client for its password in clear text, as Postgres may.
+      const attack = openFolder();
+      const fake = nodeAs(
+        `
       import { existsSync, readFileSync } from "node:fs";
       import { createServer } from "node:net";
       const [port, passwordFile, stop] = process.argv.slice(1);
@@ -125,57 +141,71 @@ describe.skipIf(!canSwitchUser)(`the embedded server against another local user 
         clearInterval(timer);
         console.log(JSON.stringify({ connections, leaks }));
         process.exit(0);
-      }, 50);`, [String(port), secretFile(attack, password), join(attack, "stop")]);
-    await ready(fake);
+      }, 50);`,
+        [String(port), secretFile(attack, password), join(attack, "stop")],
+      );
+      await ready(fake);
 
-    // The clients try to reconnect for a while; then a new command starts the server again (on its socket).
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const status = await spsa(["db", "status"], { env: envFor(home) });
-    writeFileSync(join(attack, "stop"), "");
-    const result = findings<{ connections: number; leaks: number }>(await fake);
-    dashboard.kill("SIGTERM");
-    worker.kill("SIGTERM");
-    await Promise.all([dashboard, worker]);
-    expect(status.exitCode, status.all).toBe(0);
-    expect(result).toEqual({ connections: 0, leaks: 0 });
-  });
+      // The clients try to reconnect for a while; then a new command starts the server again (on its socket).
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const status = await spsa(["db", "status"], { env: envFor(home) });
+      writeFileSync(join(attack, "stop"), "");
+      const result = findings<{ connections: number; leaks: number }>(await fake);
+      dashboard.kill("SIGTERM");
+      worker.kill("SIGTERM");
+      await Promise.all([dashboard, worker]);
+      expect(status.exitCode, status.all).toBe(0);
+      expect(result).toEqual({ connections: 0, leaks: 0 });
+    });
 
-  it("root follows no symlink the server's user plants in its folder (server.log to a root-only file)", async () => {
-    const home = newHome();
-    expect((await spsa(["db", "start"], { env: envFor(home) })).exitCode).toBe(0);
-    expect((await spsa(["db", "stop"], { env: envFor(home) })).exitCode).toBe(0);
-    const server = embeddedServer(home);
-    const user = serverUser();
-    if (!user) throw new Error("root has a server user");
+    it("root follows no symlink the server's user plants in its folder (server.log to a root-only file)", async () => {
+      const home = newHome();
+      expect((await spsa(["db", "start"], { env: envFor(home) })).exitCode).toBe(0);
+      expect((await spsa(["db", "stop"], { env: envFor(home) })).exitCode).toBe(0);
+      const server = embeddedServer(home);
+      const user = serverUser();
+      if (!user) throw new Error("root has a server user");
 
-    // A file only root may read or write, e.g. /etc/shadow.
-    const vault = mkdtempSync(join(tmpdir(), "spsa-canary-"));
-    folders.push(vault);
-    const canary = join(vault, "canary");
-    writeFileSync(canary, "root's secret canary\n", { mode: 0o600 });
-    chmodSync(vault, 0o711);
-    const plant = (links: string[]) =>
-      execa("setpriv", [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "sh", "-c", links.map((link) => `rm -f '${link}' && ln -s '${canary}' '${link}'`).join(" && ")], { reject: false, all: true });
-    const planted = await plant([server.logFile, join(server.serverDir, "spsa_hba.conf")]);
-    expect(planted.exitCode, planted.all).toBe(0);
+      // A file only root may read or write, e.g. /etc/shadow.
+      const vault = mkdtempSync(join(tmpdir(), "spsa-canary-"));
+      folders.push(vault);
+      const canary = join(vault, "canary");
+      writeFileSync(canary, "root's secret canary\n", { mode: 0o600 });
+      chmodSync(vault, 0o711);
+      const plant = (links: string[]) =>
+        execa(
+          "setpriv",
+          [
+            `--reuid=${user.uid}`,
+            `--regid=${user.gid}`,
+            "--clear-groups",
+            "sh",
+            "-c",
+            links.map((link) => `rm -f '${link}' && ln -s '${canary}' '${link}'`).join(" && "),
+          ],
+          { reject: false, all: true },
+        );
+      const planted = await plant([server.logFile, join(server.serverDir, "spsa_hba.conf")]);
+      expect(planted.exitCode, planted.all).toBe(0);
 
-    // Root runs the tool: the server's user cannot write the log through the link, so the start fails; nothing of root's is touched.
-    const status = await spsa(["db", "status"], { env: envFor(home) });
-    const start = await spsa(["db", "start"], { env: envFor(home) });
-    for (const result of [status, start]) {
-      expect(result.exitCode, result.all).toBe(3);
-      expect(result.all).not.toContain("canary");
-    }
-    expect(readFileSync(canary, "utf8")).toBe("root's secret canary\n");
-    expect(statSync(canary)).toMatchObject({ uid: 0, gid: 0 });
-    expect(statSync(canary).mode & 0o777).toBe(0o600);
-    expect(lstatSync(server.logFile).isSymbolicLink()).toBe(true);
+      // Root runs the tool: the server's user cannot write the log through the link, so the start fails; nothing of root's is touched.
+      const status = await spsa(["db", "status"], { env: envFor(home) });
+      const start = await spsa(["db", "start"], { env: envFor(home) });
+      for (const result of [status, start]) {
+        expect(result.exitCode, result.all).toBe(3);
+        expect(result.all).not.toContain("canary");
+      }
+      expect(readFileSync(canary, "utf8")).toBe("root's secret canary\n");
+      expect(statSync(canary)).toMatchObject({ uid: 0, gid: 0 });
+      expect(statSync(canary).mode & 0o777).toBe(0o600);
+      expect(lstatSync(server.logFile).isSymbolicLink()).toBe(true);
 
-    // Once the server's user removes its link, the server starts again with its data.
-    await execa("setpriv", [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "rm", server.logFile]);
-    const again = await spsa(["db", "status"], { env: envFor(home) });
-    expect(again.exitCode, again.all).toBe(0);
-    expect(lstatSync(server.logFile)).toMatchObject({ uid: user.uid });
-    expect(lstatSync(server.logFile).mode & 0o777).toBe(0o600);
-  });
-});
+      // Once the server's user removes its link, the server starts again with its data.
+      await execa("setpriv", [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "rm", server.logFile]);
+      const again = await spsa(["db", "status"], { env: envFor(home) });
+      expect(again.exitCode, again.all).toBe(0);
+      expect(lstatSync(server.logFile)).toMatchObject({ uid: user.uid });
+      expect(lstatSync(server.logFile).mode & 0o777).toBe(0o600);
+    });
+  },
+);

@@ -83,7 +83,9 @@ describe("embedded Postgres", () => {
     await spsa(["db", "stop"], { env: envFor(home) });
     expect((await spsa(["db", "start"], { env: envFor(home) })).stdout).toContain("and on TCP 127.0.0.1");
     expect((await spsa(["db", "start", "--no-listen"], { env: envFor(home) })).stdout).not.toContain("TCP");
-    const closed = connect(`postgres://spsa:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`, 1, { connect_timeout: 5 });
+    const closed = connect(`postgres://spsa:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`, 1, {
+      connect_timeout: 5,
+    });
     await expect(closed`select 1`).rejects.toThrow(/ECONNREFUSED/);
     await closed.end();
   });

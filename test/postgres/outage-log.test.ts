@@ -24,13 +24,19 @@ describe("what a process says while its database is unreachable", () => {
       expect(gap).toBeLessThan(OUTAGE_REPORT_MS + BACKOFF_CAP_MS);
     }
     expect(said[0]![1]).toBe(`database unreachable (${REASON}); retrying at least every 10 s`);
-    expect(said[1]![1]).toMatch(new RegExp(`^database unreachable for 1m0\\ds \\(${REASON.replace(/[.]/g, "\\.")}\\); retrying at least every 10 s$`));
+    expect(said[1]![1]).toMatch(
+      new RegExp(
+        `^database unreachable for 1m0\\ds \\(${REASON.replace(/[.]/g, "\\.")}\\); retrying at least every 10 s$`,
+      ),
+    );
     expect(said[3]![1]).toMatch(/^database unreachable for 3m0\ds /);
     expect(back).toBe("database back after 3m12s");
     // Back to normal: nothing more to say, and the next outage is a new one.
     expect(outage.succeeded(1_200_000)).toBeUndefined();
     expect(outage.current).toBeUndefined();
-    expect(outage.failed("ECONNREFUSED", 1_300_000)).toBe("database unreachable (ECONNREFUSED); retrying at least every 10 s");
+    expect(outage.failed("ECONNREFUSED", 1_300_000)).toBe(
+      "database unreachable (ECONNREFUSED); retrying at least every 10 s",
+    );
     expect(outage.current).toEqual({ sinceMs: 1_300_000, reason: "ECONNREFUSED" });
   });
 
@@ -40,7 +46,11 @@ describe("what a process says while its database is unreachable", () => {
     expect(outage.failed(REASON, 30_000)).toBeUndefined();
     expect(outage.current).toEqual({ sinceMs: 0, reason: REASON });
     expect(describeOutage(outage.current!, 72_000)).toBe(`${REASON}, for 1m12s`);
-    expect(stoppedDuringOutage(outage.current!, 72_000)).toBe(`stopped while the database is unreachable (${REASON}, for 1m12s)`);
-    expect(stoppedDuringOutage(outage.current!, 72_000, "1 batch (4 games) stays claimed")).toBe(`stopped while the database is unreachable (${REASON}, for 1m12s); 1 batch (4 games) stays claimed`);
+    expect(stoppedDuringOutage(outage.current!, 72_000)).toBe(
+      `stopped while the database is unreachable (${REASON}, for 1m12s)`,
+    );
+    expect(stoppedDuringOutage(outage.current!, 72_000, "1 batch (4 games) stays claimed")).toBe(
+      `stopped while the database is unreachable (${REASON}, for 1m12s); 1 batch (4 games) stays claimed`,
+    );
   });
 });

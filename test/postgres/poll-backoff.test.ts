@@ -3,7 +3,11 @@ import { FIRST_POLL_MS, PollBackoff, pollDelay } from "../../src/postgres/poll-b
 
 describe("pollDelay", () => {
   it("doubles from the first wait, stops at the cap, and jitters to 50–100 %", () => {
-    expect([0, 1, 2].map((n) => pollDelay(n, 5000, () => 1))).toEqual([FIRST_POLL_MS, 2 * FIRST_POLL_MS, 4 * FIRST_POLL_MS]);
+    expect([0, 1, 2].map((n) => pollDelay(n, 5000, () => 1))).toEqual([
+      FIRST_POLL_MS,
+      2 * FIRST_POLL_MS,
+      4 * FIRST_POLL_MS,
+    ]);
     expect(pollDelay(2, 5000, () => 0)).toBe(2 * FIRST_POLL_MS);
     expect(pollDelay(1000, 5000, () => 1)).toBe(5000);
     expect(pollDelay(0, 50, () => 1)).toBe(50);

@@ -2,14 +2,23 @@ import { setTimeout as sleep } from "node:timers/promises";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/postgres/connection.js";
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffDelay, backoffSocketFactory } from "../../src/postgres/reconnect-backoff.js";
+import {
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
+  backoffDelay,
+  backoffSocketFactory,
+} from "../../src/postgres/reconnect-backoff.js";
 import { startCutProxy, type CutProxy } from "../support/cut-proxy.js";
 import { freshDatabase } from "../support/database.js";
 
 describe("backoffDelay", () => {
   it("doubles from the base, stops at the cap, and jitters to 50–100 %", () => {
     expect(backoffDelay(0)).toBe(0);
-    expect([1, 2, 3].map((n) => backoffDelay(n, () => 1))).toEqual([BACKOFF_BASE_MS, 2 * BACKOFF_BASE_MS, 4 * BACKOFF_BASE_MS]);
+    expect([1, 2, 3].map((n) => backoffDelay(n, () => 1))).toEqual([
+      BACKOFF_BASE_MS,
+      2 * BACKOFF_BASE_MS,
+      4 * BACKOFF_BASE_MS,
+    ]);
     expect(backoffDelay(3, () => 0)).toBe(2 * BACKOFF_BASE_MS);
     expect(backoffDelay(50, () => 1)).toBe(BACKOFF_CAP_MS);
   });

@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -37,14 +47,22 @@ describe.skipIf(!canSwitchUser)(`the embedded servers' folders (${notRootReason}
       return true;
     }
   };
-  const postmasterPid = (folder: string) => Number(readFileSync(join(folder, "data", "postmaster.pid"), "utf8").split("\n")[0]);
-  const asServerUser = (command: string, args: string[]) => execa(command, args, { ...asUser(serverUser()), reject: false, all: true });
+  const postmasterPid = (folder: string) =>
+    Number(readFileSync(join(folder, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+  const asServerUser = (command: string, args: string[]) =>
+    execa(command, args, { ...asUser(serverUser()), reject: false, all: true });
 
   afterAll(async () => {
-    for (const spsaHome of Object.values(homes)) if (existsSync(spsaHome)) await spsa(["db", "remove", "--yes"], { env: envFor(spsaHome) });
+    for (const spsaHome of Object.values(homes))
+      if (existsSync(spsaHome)) await spsa(["db", "remove", "--yes"], { env: envFor(spsaHome) });
     // Whatever a failed case left: the servers of this test's own folders.
     for (const folder of existsSync(root) ? (await execa("ls", [root])).stdout.split("\n").filter(Boolean) : []) {
-      await asServerUser("sh", ["-c", 'pid=$(head -n1 "$1/data/postmaster.pid" 2>/dev/null) && kill -INT "$pid"', "sh", join(root, folder)]);
+      await asServerUser("sh", [
+        "-c",
+        'pid=$(head -n1 "$1/data/postmaster.pid" 2>/dev/null) && kill -INT "$pid"',
+        "sh",
+        join(root, folder),
+      ]);
     }
     rmSync(base, { recursive: true, force: true });
   });
@@ -65,7 +83,16 @@ describe.skipIf(!canSwitchUser)(`the embedded servers' folders (${notRootReason}
 
     // An older version's folder, stopped: its marker is one the server's user wrote (not trusted), naming a home that is gone.
     expect((await spsa(["db", "stop"], { env: envFor(homes.old) })).exitCode).toBe(0);
-    expect((await asServerUser("sh", ["-c", 'rm -f "$1/owner.json" && echo "{\\"home\\": \\"/nowhere\\"}" > "$1/owner.json"', "sh", old])).exitCode).toBe(0);
+    expect(
+      (
+        await asServerUser("sh", [
+          "-c",
+          'rm -f "$1/owner.json" && echo "{\\"home\\": \\"/nowhere\\"}" > "$1/owner.json"',
+          "sh",
+          old,
+        ])
+      ).exitCode,
+    ).toBe(0);
     // The server's user plants a symlink to a folder of root's in its own folder: removal must not follow it.
     const victim = join(base, "victim");
     mkdirSync(victim, { mode: 0o755 });
@@ -79,8 +106,20 @@ describe.skipIf(!canSwitchUser)(`the embedded servers' folders (${notRootReason}
     const listed = await spsa(["db", "orphans"], { env: { SPSA_SERVER_ROOT: root } });
     expect(listed.exitCode, listed.all).toBe(0);
     const lines = listed.stdout.trim().split("\n");
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^orphaned {2}${gone} {2}its home ${realpathSync(base)}/gone is gone; \\d+\\.\\d MB, its server runs \\(pid ${orphanPid}\\)$`)));
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^unmarked {2}${old} {2}made by a version whose folders do not name their home; \\d+\\.\\d MB, no server running$`)));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^orphaned {2}${gone} {2}its home ${realpathSync(base)}/gone is gone; \\d+\\.\\d MB, its server runs \\(pid ${orphanPid}\\)$`,
+        ),
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^unmarked {2}${old} {2}made by a version whose folders do not name their home; \\d+\\.\\d MB, no server running$`,
+        ),
+      ),
+    );
     expect(lines).toContain(`${root}: 1 orphaned, 1 unmarked, 1 in use`);
     expect(existsSync(gone)).toBe(true);
 
@@ -109,19 +148,25 @@ describe.skipIf(!canSwitchUser)(`the embedded servers' folders (${notRootReason}
     expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
     const asked = await spsa(["db", "remove"], { env });
     expect(asked.exitCode).toBe(2);
-    expect(asked.stderr.trim()).toBe(`error: --yes: spsa db remove deletes the embedded Postgres of ${homes.live} and every run in it (${server.serverDir}); run it again with --yes`);
+    expect(asked.stderr.trim()).toBe(
+      `error: --yes: spsa db remove deletes the embedded Postgres of ${homes.live} and every run in it (${server.serverDir}); run it again with --yes`,
+    );
 
     const client = connect(embeddedUrl(server), 1, { connection: { application_name: "a-worker" } });
     await client`select 1`;
     const busy = await spsa(["db", "remove", "--yes"], { env });
     expect(busy.exitCode, busy.all).toBe(1);
-    expect(busy.stderr.trim()).toBe("error: 1 other connection is open on the embedded Postgres (a-worker): stop it (workers, masters, the dashboard), then remove it");
+    expect(busy.stderr.trim()).toBe(
+      "error: 1 other connection is open on the embedded Postgres (a-worker): stop it (workers, masters, the dashboard), then remove it",
+    );
     await client.end();
 
     const pid = postmasterPid(server.serverDir);
     const done = await spsa(["db", "remove", "--yes"], { env });
     expect(done.exitCode, done.all).toBe(0);
-    expect(done.stdout.trim()).toBe(`removed the embedded Postgres of ${homes.live}: ${server.serverDir}, ${join(homes.live, "pg")}`);
+    expect(done.stdout.trim()).toBe(
+      `removed the embedded Postgres of ${homes.live}: ${server.serverDir}, ${join(homes.live, "pg")}`,
+    );
     expect(existsSync(server.serverDir)).toBe(false);
     expect(existsSync(join(homes.live, "pg"))).toBe(false);
     expect(ended(pid)).toBe(true);

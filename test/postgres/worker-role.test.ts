@@ -7,12 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, foldIteration, heartbeat, refuseBatch, reportBatch } from "../../src/db/batches.js";
 import { connect } from "../../src/postgres/connection.js";
 import { embeddedEndpoint, embeddedServer } from "../../src/postgres/embedded.js";
-import { insertOptionRun } from "../../src/db/perturbations.js";
+import { insertOptionRun } from "../../src/db/option-runs.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { compete, spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
@@ -51,7 +50,9 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     const url = new URL(firstUrl);
     expect(url.username).toBe(`spsa_worker_${machine}`);
     expect(url.password.length).toBeGreaterThanOrEqual(40);
-    const [row] = await database.sql<{ verifier: string }[]>`select rolpassword as verifier from pg_authid where rolname = ${url.username}`;
+    const [row] = await database.sql<
+      { verifier: string }[]
+    >`select rolpassword as verifier from pg_authid where rolname = ${url.username}`;
     expect(row?.verifier).toMatch(/^SCRAM-SHA-256\$4096:/);
     expect(row?.verifier).not.toContain(url.password);
   });
@@ -66,7 +67,9 @@ describe("spsa db worker-url: a worker machine's database role", () => {
   });
 
   it("cannot run a shell command on the database host (COPY … FROM PROGRAM)", async () => {
-    await expect(worker.unsafe("create temp table pwn (line text); copy pwn from program 'id'")).rejects.toMatchObject(DENIED);
+    await expect(worker.unsafe("create temp table pwn (line text); copy pwn from program 'id'")).rejects.toMatchObject(
+      DENIED,
+    );
   });
 
   it("cannot create a table", async () => {
@@ -74,8 +77,12 @@ describe("spsa db worker-url: a worker machine's database role", () => {
   });
 
   it("cannot alter or replace a function it calls", async () => {
-    await expect(worker`alter function spsa_claim_batch(text, int, float8, int[]) security invoker`).rejects.toMatchObject(DENIED);
-    await expect(worker.unsafe("create or replace function spsa_own_worker(p_name text) returns void language sql as 'select'")).rejects.toMatchObject(DENIED);
+    await expect(worker`alter function spsa_claim_batch(text, int, int[]) security invoker`).rejects.toMatchObject(
+      DENIED,
+    );
+    await expect(
+      worker.unsafe("create or replace function spsa_own_worker(p_name text) returns void language sql as 'select'"),
+    ).rejects.toMatchObject(DENIED);
   });
 
   it("cannot update spsa_run (stop or complete a run)", async () => {
@@ -88,13 +95,17 @@ describe("spsa db worker-url: a worker machine's database role", () => {
       select proname as name from pg_proc
       where prosrc ilike '%update spsa_run%' and has_function_privilege('spsa_workers', oid, 'execute')`;
     expect(writers).toEqual([]);
-    const [run] = await database.sql<{ theta: unknown }[]>`select current_parameters as theta from spsa_run where name = 'guarded'`;
+    const [run] = await database.sql<
+      { theta: unknown }[]
+    >`select current_parameters as theta from spsa_run where name = 'guarded'`;
     expect(run?.theta).toEqual({ X: 1 });
   });
 
   it("cannot write a verdict or a transfer: no privilege on the ship check, none to change a verification, no function it may call writes either", async () => {
     await expect(worker`update spsa_ship_check set verdict = 'pass'`).rejects.toMatchObject(DENIED);
-    await expect(worker`insert into spsa_ship_check (run_id, limits, sprt, max_games, elimination_games, candidates) values (1, '{}', '{}', 2, 0, '[]')`).rejects.toMatchObject(DENIED);
+    await expect(
+      worker`insert into spsa_ship_check (run_id, limits, sprt, max_games, elimination_games, candidates) values (1, '{}', '{}', 2, 0, '[]')`,
+    ).rejects.toMatchObject(DENIED);
     await expect(worker`select verdict from spsa_ship_check`).rejects.toMatchObject(DENIED);
     await expect(worker`update spsa_verification set verdict = 'H1'`).rejects.toMatchObject(DENIED);
     // Transfer in the run: a transfer is a verification naming its iteration; the worker can neither queue, move nor read one.
@@ -122,14 +133,22 @@ describe("spsa db worker-url: a worker machine's database role", () => {
 
   it("cannot change an iteration's settings, target or binaries, nor add an iteration", async () => {
     await expect(worker`update spsa_iteration set settings = '{}'`).rejects.toMatchObject(DENIED);
-    await expect(worker`update spsa_iteration set target_games = 1000000, plus_engine_sha256 = 'x'`).rejects.toMatchObject(DENIED);
-    await expect(worker`update spsa_iteration set games_played = games_played + 2, plus_wins = plus_wins + 2`).rejects.toMatchObject(DENIED);
+    await expect(
+      worker`update spsa_iteration set target_games = 1000000, plus_engine_sha256 = 'x'`,
+    ).rejects.toMatchObject(DENIED);
+    await expect(
+      worker`update spsa_iteration set games_played = games_played + 2, plus_wins = plus_wins + 2`,
+    ).rejects.toMatchObject(DENIED);
     await expect(worker`insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
-      minus_engine_sha256, timelow_ms, timehigh_ms) select id, 99, '/x', '/x', 'x', 'x', 1, 1 from spsa_run`).rejects.toMatchObject(DENIED);
+      minus_engine_sha256, timelow_ms, timehigh_ms) select id, 99, '/x', '/x', 'x', 'x', 1, 1 from spsa_run`).rejects.toMatchObject(
+      DENIED,
+    );
   });
 
   it("cannot insert or update a binary", async () => {
-    await expect(worker`insert into spsa_binary (sha256, size, content) values ('planted', 1, '\\x00')`).rejects.toMatchObject(DENIED);
+    await expect(
+      worker`insert into spsa_binary (sha256, size, content) values ('planted', 1, '\\x00')`,
+    ).rejects.toMatchObject(DENIED);
     await expect(worker`update spsa_binary set content = '\\x00'`).rejects.toMatchObject(DENIED);
   });
 
@@ -137,40 +156,76 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     await registerTestWorker(database.sql, "master-box");
     const theirs = await claimBatch(database.sql, "master-box", 2);
     expect(theirs).toBeDefined();
-    await expect(worker`update spsa_worker set games_played = 0 where name = 'master-box'`).rejects.toMatchObject(DENIED);
+    await expect(worker`update spsa_worker set games_played = 0 where name = 'master-box'`).rejects.toMatchObject(
+      DENIED,
+    );
     await expect(worker`delete from spsa_worker where name = 'master-box'`).rejects.toMatchObject(DENIED);
     // Through the functions every worker runs: the name was registered by another login role.
     const identity = { name: "master-box", sessionId: "intruder", host: "evil", pid: null, concurrency: 1 };
-    await expect(claimWorkerName(worker, identity, () => false)).rejects.toMatchObject({ ...DENIED, message: expect.stringContaining("belongs to database role") });
+    await expect(claimWorkerName(worker, identity, () => false)).rejects.toMatchObject({
+      ...DENIED,
+      message: expect.stringContaining("belongs to database role"),
+    });
     await expect(claimBatch(worker, "master-box", 2)).rejects.toMatchObject(DENIED);
-    expect(await heartbeat(worker, { name: "master-box", sessionId: "master-box" }, [theirs!.batchId])).toEqual({ held: [], ownsName: false });
-    const report = { batchId: theirs!.batchId, workerName: "master-box", wins: 2, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 1] as const, ...clean() };
-    await expect(reportBatch(worker, { ...report, pairs: [...report.pairs] as [number, number, number, number, number] })).rejects.toMatchObject(DENIED);
+    expect(await heartbeat(worker, { name: "master-box", sessionId: "master-box" }, [theirs!.batchId])).toEqual({
+      held: [],
+      ownsName: false,
+    });
+    const report = {
+      batchId: theirs!.batchId,
+      workerName: "master-box",
+      wins: 2,
+      losses: 0,
+      draws: 0,
+      pairs: [0, 0, 0, 0, 1] as const,
+      ...clean(),
+    };
+    await expect(
+      reportBatch(worker, { ...report, pairs: [...report.pairs] as [number, number, number, number, number] }),
+    ).rejects.toMatchObject(DENIED);
     await expect(worker`select * from spsa_return_to_pool('master-box')`).rejects.toMatchObject(DENIED);
     const [row] = await database.sql<{ host: string; status: string }[]>`
       select w.host, b.status from spsa_worker w join spsa_batch b on b.worker_name = w.name where w.name = 'master-box'`;
     expect(row).toEqual({ host: "test", status: "claimed" });
     // A real worker process given that name stops with one line, before any game.
-    const intruder = await compete(["--spsa", "-c", "1", "--name", "master-box", "--games", "2"], { env: { DATABASE_URL: firstUrl } });
+    const intruder = await compete(["--spsa", "-c", "1", "--name", "master-box", "--games", "2"], {
+      env: { DATABASE_URL: firstUrl },
+    });
     expect(intruder.exitCode, intruder.all).toBe(2);
     expect(intruder.stderr).toContain('--name: worker name "master-box" belongs to database role');
   }, 60_000);
 
   it("claims and reports under its own name, once, never beyond its claim", async () => {
     const name = `${machine}-1`;
-    const claim = await claimWorkerName(worker, { name, sessionId: "s1", host: "box", pid: 1, concurrency: 1 }, () => false);
+    const claim = await claimWorkerName(
+      worker,
+      { name, sessionId: "s1", host: "box", pid: 1, concurrency: 1 },
+      () => false,
+    );
     expect(claim.taken).toBe(false);
     const batch = await claimBatch(worker, name, 2);
     expect(batch?.games).toBe(2);
-    const report = { batchId: batch!.batchId, workerName: name, wins: 1, losses: 0, draws: 1, pairs: [0, 0, 0, 1, 0] as [number, number, number, number, number], ...clean() };
-    await expect(reportBatch(worker, { ...report, wins: 40 })).rejects.toThrow(`batch ${batch!.batchId} has 2 games, the report has 41`);
+    const report = {
+      batchId: batch!.batchId,
+      workerName: name,
+      wins: 1,
+      losses: 0,
+      draws: 1,
+      pairs: [0, 0, 0, 1, 0] as [number, number, number, number, number],
+      ...clean(),
+    };
+    await expect(reportBatch(worker, { ...report, wins: 40 })).rejects.toThrow(
+      `batch ${batch!.batchId} has 2 games, the report has 41`,
+    );
     expect(await reportBatch(worker, report)).toBe("accepted");
     expect(await reportBatch(worker, report)).toBe("duplicate");
     await foldIteration(database.sql, batch!.iterationId);
     const [iteration] = await database.sql<{ played: number; wins: number }[]>`
       select games_played as played, plus_wins as wins from spsa_iteration where id = ${batch!.iterationId}`;
     expect(iteration).toEqual({ played: 2, wins: 1 });
-    const [mine] = await database.sql<{ role: string }[]>`select login_role as role from spsa_worker where name = ${name}`;
+    const [mine] = await database.sql<
+      { role: string }[]
+    >`select login_role as role from spsa_worker where name = ${name}`;
     expect(mine?.role).toBe(`spsa_worker_${machine}`);
   });
 
@@ -180,13 +235,17 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     const batch = await claimBatch(worker, name, 2);
     const refused = async () => {
       await foldIteration(database.sql, batch!.iterationId);
-      const [row] = await database.sql<{ n: number }[]>`select binaries_refused as n from spsa_iteration where id = ${batch!.iterationId}`;
+      const [row] = await database.sql<
+        { n: number }[]
+      >`select binaries_refused as n from spsa_iteration where id = ${batch!.iterationId}`;
       return row?.n;
     };
     await refuseBatch(worker, batch!.batchId, name);
     await refuseBatch(worker, batch!.batchId, name);
     expect(await refused()).toBe(1);
-    const [theirs] = await database.sql<{ id: number }[]>`select id::int from spsa_batch where worker_name = 'master-box' and status = 'claimed'`;
+    const [theirs] = await database.sql<
+      { id: number }[]
+    >`select id::int from spsa_batch where worker_name = 'master-box' and status = 'claimed'`;
     await expect(refuseBatch(worker, theirs!.id, "master-box")).rejects.toMatchObject(DENIED);
     expect(await refused()).toBe(1);
   });
@@ -210,7 +269,6 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     expect(await fresh`select current_user as me`).toEqual([{ me: `spsa_worker_${machine}` }]);
     await fresh.end();
   });
-
 });
 
 describe("the worker role in UCI-option mode", () => {
@@ -230,27 +288,63 @@ describe("the worker role in UCI-option mode", () => {
   });
 
   it("claims a batch the master drew, reads its draw, writes none, and reports results only; the master moves θ by it once", async () => {
-    const { run, iteration } = await seedIteration(database.sql, { runName: "opt", targetGames: 4, openBatches: false });
-    const parameters = { X: { min: 0, max: 10, step: 1, type: "int" as const, frozen: false, option: "X", optionScale: undefined } };
+    const { run, iteration } = await seedIteration(database.sql, {
+      runName: "opt",
+      targetGames: 4,
+      openBatches: false,
+    });
+    const parameters = {
+      X: { min: 0, max: 10, step: 1, type: "int" as const, frozen: false, option: "X", optionScale: undefined },
+    };
     const gains = { a: 1, c: 1, A: 1, alpha: 0.602, gamma: 0.101, maxIterations: 1 };
-    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: "/x", engineSha256: "x", parameters, names: ["X"], thetaEvery: 1, gains, gamesPerIteration: 4, parametersSignature: null };
+    const optionRun = {
+      runId: run.id,
+      iterationId: iteration.id,
+      enginePath: "/x",
+      engineSha256: "x",
+      parameters,
+      names: ["X"],
+      thetaEvery: 1,
+      gains,
+      gamesPerIteration: 4,
+      parametersSignature: null,
+    };
     await insertOptionRun(database.sql, optionRun);
     const name = `${machine}-1`;
     await claimWorkerName(worker, { name, sessionId: "s", host: "box", pid: 1, concurrency: 1 }, () => false);
-    expect(await claimBatch(worker, name, 2, optionsOnClaim)).toBeUndefined();
+    expect(await claimBatch(worker, name, 2)).toBeUndefined();
     expect(await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, 4, 2)).toBe(2);
-    const batch = await claimBatch(worker, name, 2, optionsOnClaim);
+    const batch = await claimBatch(worker, name, 2);
     // Stored in the run's order (["X"]), read by name.
-    const [drawn] = await database.sql<{ plus: [number] }[]>`select plus_parameters as plus from spsa_perturbation where batch_id = ${batch!.batchId}`;
+    const [drawn] = await database.sql<
+      { plus: [number] }[]
+    >`select plus_parameters as plus from spsa_perturbation where batch_id = ${batch!.batchId}`;
     expect(batch?.optionDraw?.plus).toEqual({ X: drawn!.plus[0] });
-    await expect(worker`update spsa_perturbation set a_k = 'NaN' where batch_id = ${batch!.batchId}`).rejects.toMatchObject(DENIED);
+    await expect(
+      worker`update spsa_perturbation set a_k = 'NaN' where batch_id = ${batch!.batchId}`,
+    ).rejects.toMatchObject(DENIED);
     await expect(worker`insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters)
       values (${batch!.batchId}, ${run.id}, 999, 2, 1, 1, 1e6, 0, '1', '{}', '{}')`).rejects.toMatchObject(DENIED);
     const writers = await database.sql<{ name: string }[]>`
       select proname as name from pg_proc where prosrc ilike '%spsa_perturbation (%' and has_function_privilege('spsa_workers', oid, 'execute')`;
     expect(writers).toEqual([]);
-    expect(await reportBatch(worker, { batchId: batch!.batchId, workerName: name, wins: 2, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 1], ...clean() })).toBe("accepted");
-    const theta = async () => (await database.sql<{ theta: Record<string, number> }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`)[0]?.theta;
+    expect(
+      await reportBatch(worker, {
+        batchId: batch!.batchId,
+        workerName: name,
+        wins: 2,
+        losses: 0,
+        draws: 0,
+        pairs: [0, 0, 0, 0, 1],
+        ...clean(),
+      }),
+    ).toBe("accepted");
+    const theta = async () =>
+      (
+        await database.sql<
+          { theta: Record<string, number> }[]
+        >`select current_parameters as theta from spsa_run where id = ${run.id}`
+      )[0]?.theta;
     expect(await theta()).toEqual({ X: 1 });
     expect(await applyReports(database.sql, run.id)).toBe(1);
     const moved = await theta();
@@ -258,7 +352,8 @@ describe("the worker role in UCI-option mode", () => {
     expect(Math.sign(moved!.X! - 1)).toBe(Math.sign(drawn!.plus[0] - 1));
     expect(await applyReports(database.sql, run.id)).toBe(0);
     expect(await theta()).toEqual(moved);
-    const [applied] = await database.sql`select applied_number, drawn_from, theta_after, plus_parameters from spsa_perturbation where batch_id = ${batch!.batchId}`;
+    const [applied] =
+      await database.sql`select applied_number, drawn_from, theta_after, plus_parameters from spsa_perturbation where batch_id = ${batch!.batchId}`;
     expect(applied).toEqual({ applied_number: 1, drawn_from: 0, theta_after: [moved!.X], plus_parameters: null });
   });
 });

@@ -30,10 +30,30 @@ interface Case {
   message: RegExp;
 }
 
-const masterArgs = (dir: string) => ["--config", join(dir, "config.toml"), "master", "--params", join(dir, "params.toml"), "--name", "bad"];
+const masterArgs = (dir: string) => [
+  "--config",
+  join(dir, "config.toml"),
+  "master",
+  "--params",
+  join(dir, "params.toml"),
+  "--name",
+  "bad",
+];
 
-const configCase = (name: string, config: string, message: RegExp): Case => ({ name, command: "spsa", args: masterArgs, files: { "config.toml": config }, message });
-const paramsCase = (name: string, params: string, message: RegExp): Case => ({ name, command: "spsa", args: masterArgs, files: { "params.toml": params }, message });
+const configCase = (name: string, config: string, message: RegExp): Case => ({
+  name,
+  command: "spsa",
+  args: masterArgs,
+  files: { "config.toml": config },
+  message,
+});
+const paramsCase = (name: string, params: string, message: RegExp): Case => ({
+  name,
+  command: "spsa",
+  args: masterArgs,
+  files: { "params.toml": params },
+  message,
+});
 const constantsCase = (name: string, constants: string, message: RegExp): Case => ({
   name,
   command: "spsa",
@@ -48,53 +68,203 @@ const typedCase = (name: string, constants: string, params: string, message: Reg
   files: { "engine/src/engine_constants.rs": constants, "params.toml": params },
   message,
 });
-const param = (name: string, min: number | string, max: number | string, extra = "") => `[${name}]\n${extra}value = ${min}\nmin = ${min}\nmax = ${max}\nstep = 1\n`;
-const flagCase = (name: string, command: Case["command"], args: string[], message: RegExp): Case => ({ name, command, args: () => args, message });
+const param = (name: string, min: number | string, max: number | string, extra = "") =>
+  `[${name}]\n${extra}value = ${min}\nmin = ${min}\nmax = ${max}\nstep = 1\n`;
+const flagCase = (name: string, command: Case["command"], args: string[], message: RegExp): Case => ({
+  name,
+  command,
+  args: () => args,
+  message,
+});
 
 const CASES: Case[] = [
   configCase("config: TOML syntax", "[spsa]\na = = 1\n", /config\.toml:2: TOML syntax error/),
-  configCase("config: unknown section", "[spssa]\n", /config\.toml: \[spssa\] \(line 1\): unknown key \(did you mean `spsa`\?\)/),
-  configCase("config: unknown key", "[games]\nbatch_sise = 4\n", /\[games\]\.batch_sise \(line 2\): unknown key \(did you mean `batch_size`\?\)/),
-  configCase("config: wrong type", "[spsa]\nalpha = \"fast\"\n", /\[spsa\]\.alpha \(line 2\): must be a number/),
-  configCase("config: c = inf", "[spsa]\nc = inf\n", /config\.toml: \[spsa\]\.c \(line 2\): must be a finite number, got inf/),
-  configCase("config: alpha = nan", "[spsa]\nalpha = nan\n", /config\.toml: \[spsa\]\.alpha \(line 2\): must be a finite number, got nan/),
+  configCase(
+    "config: unknown section",
+    "[spssa]\n",
+    /config\.toml: \[spssa\] \(line 1\): unknown key \(did you mean `spsa`\?\)/,
+  ),
+  configCase(
+    "config: unknown key",
+    "[games]\nbatch_sise = 4\n",
+    /\[games\]\.batch_sise \(line 2\): unknown key \(did you mean `batch_size`\?\)/,
+  ),
+  configCase("config: wrong type", '[spsa]\nalpha = "fast"\n', /\[spsa\]\.alpha \(line 2\): must be a number/),
+  configCase(
+    "config: c = inf",
+    "[spsa]\nc = inf\n",
+    /config\.toml: \[spsa\]\.c \(line 2\): must be a finite number, got inf/,
+  ),
+  configCase(
+    "config: alpha = nan",
+    "[spsa]\nalpha = nan\n",
+    /config\.toml: \[spsa\]\.alpha \(line 2\): must be a finite number, got nan/,
+  ),
   configCase("config: negative c", "[spsa]\nc = -0.5\n", /\[spsa\]\.c \(line 2\): must be > 0/),
   configCase("config: alpha above 1", "[spsa]\nalpha = 2\n", /\[spsa\]\.alpha \(line 2\): must be <= 1/),
-  configCase("config: zero iterations", "[spsa]\nmax_iterations = 0\n", /\[spsa\]\.max_iterations \(line 2\): must be >= 1/),
-  configCase("config: timehigh < timelow", "[time_control]\ntimelow = 0.5\ntimehigh = 0.1\n", /\[time_control\]\.timehigh \(line 3\): must be >= timelow \(0\.5\), got 0\.1/),
-  configCase("config: nodes 0", "[time_control]\nnodes = 0\n", /\[time_control\]\.nodes \(line 2\): must be >= 1, got 0/),
-  configCase("config: nodes a float", "[time_control]\nnodes = 1500.5\n", /\[time_control\]\.nodes \(line 2\): must be an integer, got 1500\.5/),
-  configCase("config: depth a string", "[time_control]\ndepth = \"deep\"\n", /\[time_control\]\.depth \(line 2\): must be a number, got "deep"/),
-  configCase("config: nodes and depth", "[time_control]\nnodes = 2000\ndepth = 6\n", /\[time_control\]\.depth \(line 3\): set either nodes or depth, not both/),
-  configCase("config: timelow with nodes", "[time_control]\ntimelow = 0.05\nnodes = 2000\n", /\[time_control\]\.timelow \(line 2\): applies only to timed games; remove it, or remove nodes \(games are played at nodes = 2000\)/),
-  configCase("config: reference_nps with depth", "[time_control]\ndepth = 6\nreference_nps = 1000000\n", /\[time_control\]\.reference_nps \(line 3\): applies only to timed games; remove it, or remove depth/),
-  configCase("config: reference_nps 0", "[time_control]\nreference_nps = 0\n", /\[time_control\]\.reference_nps \(line 2\): must be > 0, got 0/),
-  configCase("config: odd games", "[games]\ngames_per_iteration = 7\n", /\[games\]\.games_per_iteration \(line 2\): must be even/),
-  configCase("config: missing book", "[games]\nbook = \"missing.epd\"\n", /\[games\]\.book \(line 2\): file not found/),
-  configCase("config: cargo args not strings", "[build]\ncargo_args = 5\n", /\[build\]\.cargo_args \(line 2\): must be an array of strings/),
-  configCase("config: missing engine crate", "[build]\nengine_dir = \"nowhere\"\n", /nowhere\/src\/engine_constants\.rs: cannot read the constants file/),
+  configCase(
+    "config: zero iterations",
+    "[spsa]\nmax_iterations = 0\n",
+    /\[spsa\]\.max_iterations \(line 2\): must be >= 1/,
+  ),
+  configCase(
+    "config: timehigh < timelow",
+    "[time_control]\ntimelow = 0.5\ntimehigh = 0.1\n",
+    /\[time_control\]\.timehigh \(line 3\): must be >= timelow \(0\.5\), got 0\.1/,
+  ),
+  configCase(
+    "config: nodes 0",
+    "[time_control]\nnodes = 0\n",
+    /\[time_control\]\.nodes \(line 2\): must be >= 1, got 0/,
+  ),
+  configCase(
+    "config: nodes a float",
+    "[time_control]\nnodes = 1500.5\n",
+    /\[time_control\]\.nodes \(line 2\): must be an integer, got 1500\.5/,
+  ),
+  configCase(
+    "config: depth a string",
+    '[time_control]\ndepth = "deep"\n',
+    /\[time_control\]\.depth \(line 2\): must be a number, got "deep"/,
+  ),
+  configCase(
+    "config: nodes and depth",
+    "[time_control]\nnodes = 2000\ndepth = 6\n",
+    /\[time_control\]\.depth \(line 3\): set either nodes or depth, not both/,
+  ),
+  configCase(
+    "config: timelow with nodes",
+    "[time_control]\ntimelow = 0.05\nnodes = 2000\n",
+    /\[time_control\]\.timelow \(line 2\): applies only to timed games; remove it, or remove nodes \(games are played at nodes = 2000\)/,
+  ),
+  configCase(
+    "config: reference_nps with depth",
+    "[time_control]\ndepth = 6\nreference_nps = 1000000\n",
+    /\[time_control\]\.reference_nps \(line 3\): applies only to timed games; remove it, or remove depth/,
+  ),
+  configCase(
+    "config: reference_nps 0",
+    "[time_control]\nreference_nps = 0\n",
+    /\[time_control\]\.reference_nps \(line 2\): must be > 0, got 0/,
+  ),
+  configCase(
+    "config: odd games",
+    "[games]\ngames_per_iteration = 7\n",
+    /\[games\]\.games_per_iteration \(line 2\): must be even/,
+  ),
+  configCase("config: missing book", '[games]\nbook = "missing.epd"\n', /\[games\]\.book \(line 2\): file not found/),
+  configCase(
+    "config: cargo args not strings",
+    "[build]\ncargo_args = 5\n",
+    /\[build\]\.cargo_args \(line 2\): must be an array of strings/,
+  ),
+  configCase(
+    "config: missing engine crate",
+    '[build]\nengine_dir = "nowhere"\n',
+    /nowhere\/src\/engine_constants\.rs: cannot read the constants file/,
+  ),
   paramsCase("params: TOML syntax", "[P\nvalue = 1\n", /params\.toml:1: TOML syntax error/),
-  paramsCase("params: min > max", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 6\nmax = 1\nstep = 1\n", /params\.toml: \[LMR_MIN_DEPTH\]\.min \(line 3\): min \(6\) is greater than max \(1\)/),
-  paramsCase("params: value out of bounds", "[LMR_MIN_DEPTH]\nvalue = 9\nmin = 1\nmax = 6\nstep = 1\n", /\[LMR_MIN_DEPTH\]\.value \(line 2\): 9 is outside \[1, 6\]/),
-  paramsCase("params: zero step", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 0\n", /\[LMR_MIN_DEPTH\]\.step \(line 5\): must be > 0/),
-  paramsCase("params: min = -inf", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = -inf\nmax = 6\nstep = 1\n", /params\.toml: \[LMR_MIN_DEPTH\]\.min \(line 3\): must be a finite number, got -inf/),
-  paramsCase("params: max = inf", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = inf\nstep = 1\n", /params\.toml: \[LMR_MIN_DEPTH\]\.max \(line 4\): must be a finite number, got inf/),
-  paramsCase("params: step = inf", "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = 6\nstep = +inf\n", /params\.toml: \[LMR_MIN_DEPTH\]\.step \(line 5\): must be a finite number, got inf/),
-  paramsCase("params: value = nan", "[LMR_MIN_DEPTH]\nvalue = nan\nmin = 1\nmax = 6\nstep = 1\n", /params\.toml: \[LMR_MIN_DEPTH\]\.value \(line 2\): must be a finite number, got nan/),
-  paramsCase("params: unknown key", `${GOOD_PARAMS}vlaue = 2\n`, /\[LMR_MIN_DEPTH\]\.vlaue \(line 7\): unknown key \(did you mean `value`\?\)/),
-  paramsCase("params: wrong type", "[LMR_MIN_DEPTH]\nvalue = [3]\nmin = 1\nmax = 6\nstep = 1\n", /\[LMR_MIN_DEPTH\]\.value \(line 2\): must be a number/),
-  paramsCase("params: duplicate target", `${GOOD_PARAMS}[AGAIN]\nconstant = "LMR_MIN_DEPTH"\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\n`, /\[AGAIN\] \(line 7\): targets LMR_MIN_DEPTH, which parameter LMR_MIN_DEPTH already targets/),
-  paramsCase("params: bad type name", `${GOOD_PARAMS}type = "double"\n`, /\[LMR_MIN_DEPTH\]\.type \(line 7\): must be one of "int", "float"/),
+  paramsCase(
+    "params: min > max",
+    "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 6\nmax = 1\nstep = 1\n",
+    /params\.toml: \[LMR_MIN_DEPTH\]\.min \(line 3\): min \(6\) is greater than max \(1\)/,
+  ),
+  paramsCase(
+    "params: value out of bounds",
+    "[LMR_MIN_DEPTH]\nvalue = 9\nmin = 1\nmax = 6\nstep = 1\n",
+    /\[LMR_MIN_DEPTH\]\.value \(line 2\): 9 is outside \[1, 6\]/,
+  ),
+  paramsCase(
+    "params: zero step",
+    "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 0\n",
+    /\[LMR_MIN_DEPTH\]\.step \(line 5\): must be > 0/,
+  ),
+  paramsCase(
+    "params: min = -inf",
+    "[LMR_MIN_DEPTH]\nvalue = 3\nmin = -inf\nmax = 6\nstep = 1\n",
+    /params\.toml: \[LMR_MIN_DEPTH\]\.min \(line 3\): must be a finite number, got -inf/,
+  ),
+  paramsCase(
+    "params: max = inf",
+    "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = inf\nstep = 1\n",
+    /params\.toml: \[LMR_MIN_DEPTH\]\.max \(line 4\): must be a finite number, got inf/,
+  ),
+  paramsCase(
+    "params: step = inf",
+    "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = 6\nstep = +inf\n",
+    /params\.toml: \[LMR_MIN_DEPTH\]\.step \(line 5\): must be a finite number, got inf/,
+  ),
+  paramsCase(
+    "params: value = nan",
+    "[LMR_MIN_DEPTH]\nvalue = nan\nmin = 1\nmax = 6\nstep = 1\n",
+    /params\.toml: \[LMR_MIN_DEPTH\]\.value \(line 2\): must be a finite number, got nan/,
+  ),
+  paramsCase(
+    "params: unknown key",
+    `${GOOD_PARAMS}vlaue = 2\n`,
+    /\[LMR_MIN_DEPTH\]\.vlaue \(line 7\): unknown key \(did you mean `value`\?\)/,
+  ),
+  paramsCase(
+    "params: wrong type",
+    "[LMR_MIN_DEPTH]\nvalue = [3]\nmin = 1\nmax = 6\nstep = 1\n",
+    /\[LMR_MIN_DEPTH\]\.value \(line 2\): must be a number/,
+  ),
+  paramsCase(
+    "params: duplicate target",
+    `${GOOD_PARAMS}[AGAIN]\nconstant = "LMR_MIN_DEPTH"\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\n`,
+    /\[AGAIN\] \(line 7\): targets LMR_MIN_DEPTH, which parameter LMR_MIN_DEPTH already targets/,
+  ),
+  paramsCase(
+    "params: bad type name",
+    `${GOOD_PARAMS}type = "double"\n`,
+    /\[LMR_MIN_DEPTH\]\.type \(line 7\): must be one of "int", "float"/,
+  ),
   paramsCase("params: empty", "", /params\.toml: defines no parameters/),
-  paramsCase("params: missing constant", "[LMR_MIN_DPETH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\n", /engine_constants\.rs: parameter LMR_MIN_DPETH \(constant LMR_MIN_DPETH\): constant LMR_MIN_DPETH not found \(did you mean `LMR_MIN_DEPTH`\?\)/),
-  constantsCase("constants: derived constant", "pub const LMR_MIN_DEPTH: u8 = OTHER + 1;\npub const OTHER: u8 = 2;\n", /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): LMR_MIN_DEPTH is not a literal: it is an expression \(`OTHER \+ 1`\)/),
-  constantsCase("constants: defined twice", "pub const LMR_MIN_DEPTH: u8 = 3;\npub const LMR_MIN_DEPTH: u8 = 4;\n", /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): constant LMR_MIN_DEPTH is defined 2 times \(lines 1, 2\)/),
-  constantsCase("constants: const fn value", "pub const LMR_MIN_DEPTH: u8 = depth(3);\n", /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): LMR_MIN_DEPTH is not a literal: it is built by a function call \(`depth\(3\)`\)/),
-  constantsCase("constants: float literal for an int param", "pub const LMR_MIN_DEPTH: f64 = 3.5;\n", /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): LMR_MIN_DEPTH is a float literal \(`3\.5`\) but the parameter's type is "int"/),
-  constantsCase("constants: a bool", "pub const LMR_MIN_DEPTH: bool = false;\n", /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): LMR_MIN_DEPTH is a bool \(`false`\), not a number/),
-  constantsCase("constants: N of a const generic", "pub fn pick<const LMR_MIN_DEPTH: usize>() -> usize { LMR_MIN_DEPTH }\npub const AFTER: i32 = 42;\n", /parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): constant LMR_MIN_DEPTH not found/),
-  paramsCase("ranges: u8 max 300", param("LMR_MIN_DEPTH", 1, 300), /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): max = 300 is outside u8 \(0 to 255\)/),
-  paramsCase("ranges: u8 min -5", param("LMR_MIN_DEPTH", -5, 6), /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): min = -5 is outside u8 \(0 to 255\)/),
+  paramsCase(
+    "params: missing constant",
+    "[LMR_MIN_DPETH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\n",
+    /engine_constants\.rs: parameter LMR_MIN_DPETH \(constant LMR_MIN_DPETH\): constant LMR_MIN_DPETH not found \(did you mean `LMR_MIN_DEPTH`\?\)/,
+  ),
+  constantsCase(
+    "constants: derived constant",
+    "pub const LMR_MIN_DEPTH: u8 = OTHER + 1;\npub const OTHER: u8 = 2;\n",
+    /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): LMR_MIN_DEPTH is not a literal: it is an expression \(`OTHER \+ 1`\)/,
+  ),
+  constantsCase(
+    "constants: defined twice",
+    "pub const LMR_MIN_DEPTH: u8 = 3;\npub const LMR_MIN_DEPTH: u8 = 4;\n",
+    /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): constant LMR_MIN_DEPTH is defined 2 times \(lines 1, 2\)/,
+  ),
+  constantsCase(
+    "constants: const fn value",
+    "pub const LMR_MIN_DEPTH: u8 = depth(3);\n",
+    /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): LMR_MIN_DEPTH is not a literal: it is built by a function call \(`depth\(3\)`\)/,
+  ),
+  constantsCase(
+    "constants: float literal for an int param",
+    "pub const LMR_MIN_DEPTH: f64 = 3.5;\n",
+    /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): LMR_MIN_DEPTH is a float literal \(`3\.5`\) but the parameter's type is "int"/,
+  ),
+  constantsCase(
+    "constants: a bool",
+    "pub const LMR_MIN_DEPTH: bool = false;\n",
+    /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): LMR_MIN_DEPTH is a bool \(`false`\), not a number/,
+  ),
+  constantsCase(
+    "constants: N of a const generic",
+    "pub fn pick<const LMR_MIN_DEPTH: usize>() -> usize { LMR_MIN_DEPTH }\npub const AFTER: i32 = 42;\n",
+    /parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): constant LMR_MIN_DEPTH not found/,
+  ),
+  paramsCase(
+    "ranges: u8 max 300",
+    param("LMR_MIN_DEPTH", 1, 300),
+    /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): max = 300 is outside u8 \(0 to 255\)/,
+  ),
+  paramsCase(
+    "ranges: u8 min -5",
+    param("LMR_MIN_DEPTH", -5, 6),
+    /engine_constants\.rs:1: parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): min = -5 is outside u8 \(0 to 255\)/,
+  ),
   typedCase(
     "ranges: f32 overflow through an alias",
     "pub type Ratio = f32;\npub const LMR_MIN_DEPTH: u8 = 3;\npub const RATIO: Ratio = 0.5;\n",
@@ -109,7 +279,8 @@ const CASES: Case[] = [
       /engine_constants\.rs:3: parameter PAIR_EG \(constant PAIR\[1\]\): max = 40000 is outside i16 \(-32768 to 32767\)/,
     ),
     files: {
-      "engine/src/engine_constants.rs": "use crate::types::Score;\npub const LMR_MIN_DEPTH: u8 = 3;\npub const PAIR: (Score, Score) = (1, 2);\n",
+      "engine/src/engine_constants.rs":
+        "use crate::types::Score;\npub const LMR_MIN_DEPTH: u8 = 3;\npub const PAIR: (Score, Score) = (1, 2);\n",
       "engine/src/types.rs": "pub type Score = i16;\n",
       "params.toml": `${GOOD_PARAMS}${param("PAIR_EG", 0, 40000, 'constant = "PAIR"\nindex = 1\n')}`,
     },
@@ -134,7 +305,11 @@ const CASES: Case[] = [
     ),
   ),
   {
-    ...paramsCase("demo: a range that does not fit", param("LMR_MIN_DEPTH", 1, 300), /engine_constants\.rs:1: .*max = 300 is outside u8/),
+    ...paramsCase(
+      "demo: a range that does not fit",
+      param("LMR_MIN_DEPTH", 1, 300),
+      /engine_constants\.rs:1: .*max = 300 is outside u8/,
+    ),
     args: (dir) => ["--config", join(dir, "config.toml"), "demo", "--params", join(dir, "params.toml")],
     env: (dir) => ({ SPSA_HOME: join(dir, "home") }),
   },
@@ -142,14 +317,49 @@ const CASES: Case[] = [
   flagCase("flag: bad demo integer", "spsa", ["demo", "--games", "many"], /expected an integer, got "many"/),
   flagCase("flag: unknown command", "spsa", ["mastr"], /unknown command 'mastr'/),
   ...["-1", "1.5", ""].map((bad) =>
-    flagCase(`flag: --max-replays "${bad}"`, "compete", ["a", "b", "-g", "2", "--outside-delay", "replay", "--max-replays", bad], /--max-replays <n>' argument '.*' is invalid. expected (0 or more|an integer)/),
+    flagCase(
+      `flag: --max-replays "${bad}"`,
+      "compete",
+      ["a", "b", "-g", "2", "--outside-delay", "replay", "--max-replays", bad],
+      /--max-replays <n>' argument '.*' is invalid. expected (0 or more|an integer)/,
+    ),
   ),
-  flagCase("flag: missing config file", "spsa", ["--config", "/nonexistent/config.toml", "master"], /^error: \/nonexistent\/config\.toml: file not found/),
-  flagCase("flag: worker concurrency 0", "compete", ["--spsa", "-c", "0"], /-c\/--concurrency: must be a positive integer/),
-  flagCase("flag: odd batch size", "compete", ["--spsa", "-c", "1", "--batch-size", "3"], /--batch-size: must be an even integer/),
-  flagCase("book: empty file", "compete", ["--spsa", "-c", "1", "--book", join(ROOT, "test", "fixtures", "bad-books", "empty.epd")], /empty\.epd: the book has no openings/),
-  flagCase("book: bad FEN", "compete", ["--spsa", "-c", "1", "--book", join(ROOT, "test", "fixtures", "bad-books", "bad-fen.epd")], /bad-fen\.epd:2: bad FEN "[^"]+ x KQkq - 0 1": Invalid FEN: side-to-move is invalid/),
-  flagCase("book: bad PGN", "compete", ["--spsa", "-c", "1", "--book", join(ROOT, "test", "fixtures", "bad-books", "bad-moves.pgn")], /bad-moves\.pgn:1: bad PGN game: Invalid move in PGN: Ke3/),
+  flagCase(
+    "flag: missing config file",
+    "spsa",
+    ["--config", "/nonexistent/config.toml", "master"],
+    /^error: \/nonexistent\/config\.toml: file not found/,
+  ),
+  flagCase(
+    "flag: worker concurrency 0",
+    "compete",
+    ["--spsa", "-c", "0"],
+    /-c\/--concurrency: must be a positive integer/,
+  ),
+  flagCase(
+    "flag: odd batch size",
+    "compete",
+    ["--spsa", "-c", "1", "--batch-size", "3"],
+    /--batch-size: must be an even integer/,
+  ),
+  flagCase(
+    "book: empty file",
+    "compete",
+    ["--spsa", "-c", "1", "--book", join(ROOT, "test", "fixtures", "bad-books", "empty.epd")],
+    /empty\.epd: the book has no openings/,
+  ),
+  flagCase(
+    "book: bad FEN",
+    "compete",
+    ["--spsa", "-c", "1", "--book", join(ROOT, "test", "fixtures", "bad-books", "bad-fen.epd")],
+    /bad-fen\.epd:2: bad FEN "[^"]+ x KQkq - 0 1": Invalid FEN: side-to-move is invalid/,
+  ),
+  flagCase(
+    "book: bad PGN",
+    "compete",
+    ["--spsa", "-c", "1", "--book", join(ROOT, "test", "fixtures", "bad-books", "bad-moves.pgn")],
+    /bad-moves\.pgn:1: bad PGN game: Invalid move in PGN: Ke3/,
+  ),
 ];
 
 describe("bad input", () => {
@@ -176,7 +386,7 @@ describe("bad input", () => {
       "config.toml": `[build]\nengine_dir = "engine"\noutput_dir = "builds"\n`,
       "params.toml": GOOD_PARAMS,
       "engine/Cargo.toml": `[package]\nname = "tiny"\nversion = "0.1.0"\nedition = "2021"\n`,
-      "engine/src/main.rs": "mod engine_constants;\nfn main() { println!(\"{}\", engine_constants::LMR_MIN_DEPTH); }\n",
+      "engine/src/main.rs": 'mod engine_constants;\nfn main() { println!("{}", engine_constants::LMR_MIN_DEPTH); }\n',
       "engine/src/engine_constants.rs": "pub const LMR_MIN_DEPTH: u8 = 3;\n",
       ...testCase.files,
     };
@@ -204,15 +414,18 @@ describe("bad input", () => {
     const dir = setupFor(testCase);
     const before = snapshot(dir);
     const run = testCase.command === "spsa" ? spsa : compete;
-    const result = await run(testCase.args(dir), { env: { DATABASE_URL: database.url, ...testCase.env?.(dir) }, cwd: dir });
+    const result = await run(testCase.args(dir), {
+      env: { DATABASE_URL: database.url, ...testCase.env?.(dir) },
+      cwd: dir,
+    });
     // Every case is the user's mistake: InputError or a usage error, exit status 2.
     expect(result.exitCode, result.all).toBe(2);
     expect(result.stderr).toMatch(testCase.message);
     // A case about its own files names them by their full path, first thing on the line.
     if (testCase.files) expect(result.stderr.startsWith(`error: ${dir}/`), result.stderr).toBe(true);
     expect(snapshot(dir)).toEqual(before);
-    const [rows] = await sql`select (select count(*) from spsa_run)::int as runs, (select count(*) from spsa_iteration)::int as iterations`;
+    const [rows] =
+      await sql`select (select count(*) from spsa_run)::int as runs, (select count(*) from spsa_iteration)::int as iterations`;
     expect(rows).toEqual({ runs: 0, iterations: 0 });
   });
 });
-

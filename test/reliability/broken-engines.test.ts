@@ -36,46 +36,53 @@ const BROKEN = [
 describe("broken plus engines inside a tuning run", () => {
   const fixture = useRunFixture({ iterations: 1, games: 4, batchSize: 2, timelow: 0.02, timehigh: 0.03 });
 
-  it.each(BROKEN)("a plus engine that $kind shows as faults in the row and in both logs", async ({ kind, path: pathIn, column }) => {
-    const { setup, env, sql } = fixture;
-    const path = pathIn(setup.dir);
-    // An iteration as the master would have inserted it, but with a broken plus binary.
-    const name = `broken-${column}`;
-    const params = loadParams(setup.paramsFile);
-    const config = loadConfig(setup.configFile);
-    const values = Object.fromEntries(params.map((p) => [p.name, p.value]));
-    const { run } = await openRun(sql, { name, fresh: false, config: storedRunConfig(config), values });
-    const minus = standalone(setup.dir, "engines/random-mover.mjs");
-    await insertIteration(sql, {
-      runId: run.id,
-      iterationNumber: 1,
-      ...signedEngines(localSigningKey().sign, { runUid: run.uid, iterationNumber: 1 }, {
-        plus: { path, sha256: sha256OfFile(path) },
-        minus: { path: minus, sha256: sha256OfFile(minus) },
-      }),
-      timelowMs: 20,
-      timehighMs: 30,
-      targetGames: 4,
-      batchSizes: planBatchSizes(4, config.games.batchSize, 0),
-      ck: 1,
-      ak: 0.1,
-      base: values,
-      plusValues: values,
-      minusValues: values,
-      signs: Object.fromEntries(Object.keys(values).map((k) => [k, 1])),
-      settings: settingsOf(config, params),
-    });
+  it.each(BROKEN)(
+    "a plus engine that $kind shows as faults in the row and in both logs",
+    async ({ kind, path: pathIn, column }) => {
+      const { setup, env, sql } = fixture;
+      const path = pathIn(setup.dir);
+      // An iteration as the master would have inserted it, but with a broken plus binary.
+      const name = `broken-${column}`;
+      const params = loadParams(setup.paramsFile);
+      const config = loadConfig(setup.configFile);
+      const values = Object.fromEntries(params.map((p) => [p.name, p.value]));
+      const { run } = await openRun(sql, { name, fresh: false, config: storedRunConfig(config), values });
+      const minus = standalone(setup.dir, "engines/random-mover.mjs");
+      await insertIteration(sql, {
+        runId: run.id,
+        iterationNumber: 1,
+        ...signedEngines(
+          localSigningKey().sign,
+          { runUid: run.uid, iterationNumber: 1 },
+          {
+            plus: { path, sha256: sha256OfFile(path) },
+            minus: { path: minus, sha256: sha256OfFile(minus) },
+          },
+        ),
+        timelowMs: 20,
+        timehighMs: 30,
+        targetGames: 4,
+        batchSizes: planBatchSizes(4, config.games.batchSize, 0),
+        ck: 1,
+        ak: 0.1,
+        base: values,
+        plusValues: values,
+        minusValues: values,
+        signs: Object.fromEntries(Object.keys(values).map((k) => [k, 1])),
+        settings: settingsOf(config, params),
+      });
 
-    const worker = startWorker(setup, env, `w-${column}`, ["--games", "4"]);
-    const master = await startMaster(setup, env, name);
-    const workerResult = await worker;
-    expect(master.exitCode, master.all).toBe(0);
-    expect(master.all, kind).toMatch(/warning: iteration 1: \d+ engine faults? in 4 games/);
-    expect(workerResult.all, kind).toMatch(/engine faults \(plus: /);
-    const [row] = await sql<{ faults: number; minus_wins: number; games_played: number }[]>`
+      const worker = startWorker(setup, env, `w-${column}`, ["--games", "4"]);
+      const master = await startMaster(setup, env, name);
+      const workerResult = await worker;
+      expect(master.exitCode, master.all).toBe(0);
+      expect(master.all, kind).toMatch(/warning: iteration 1: \d+ engine faults? in 4 games/);
+      expect(workerResult.all, kind).toMatch(/engine faults \(plus: /);
+      const [row] = await sql<{ faults: number; minus_wins: number; games_played: number }[]>`
       select ${sql(column)} as faults, minus_wins, games_played from spsa_iteration where run_id = ${run.id}`;
-    expect(row?.games_played).toBe(4);
-    expect(row?.faults, kind).toBeGreaterThan(0);
-    expect(row?.minus_wins, kind).toBeGreaterThanOrEqual(row?.faults ?? 0);
-  });
+      expect(row?.games_played).toBe(4);
+      expect(row?.faults, kind).toBeGreaterThan(0);
+      expect(row?.minus_wins, kind).toBeGreaterThanOrEqual(row?.faults ?? 0);
+    },
+  );
 });

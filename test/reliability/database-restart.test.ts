@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spsa } from "../support/cli.js";
-import { expectExactCounts, iterationsOf, outputSoFar, startMaster, startWorker, waitFor } from "../support/processes.js";
+import {
+  expectExactCounts,
+  iterationsOf,
+  outputSoFar,
+  startMaster,
+  startWorker,
+  waitFor,
+} from "../support/processes.js";
 import { expectConsistentRun } from "../support/options-run.js";
 import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 import { connect } from "../../src/postgres/connection.js";
@@ -43,15 +50,25 @@ describe.each([
     const outputs = [master, ...workers].map(outputSoFar);
     try {
       const sql = connect(url, 1);
-      await waitFor(async () => {
-        const [row] = await sql<{ n: number }[]>`select coalesce(sum(games_played), 0)::int as n from spsa_iteration`.catch(() => [{ n: 0 }]);
-        return (row?.n ?? 0) > 0;
-      }, 120_000, "the first reported games");
+      await waitFor(
+        async () => {
+          const [row] = await sql<
+            { n: number }[]
+          >`select coalesce(sum(games_played), 0)::int as n from spsa_iteration`.catch(() => [{ n: 0 }]);
+          return (row?.n ?? 0) > 0;
+        },
+        120_000,
+        "the first reported games",
+      );
       await sql.end();
       expect((await spsa(["db", "stop"], { env })).stdout).toContain("stopped");
       // The outage lasts until the master and both workers have met it (a poll, a claim or a
       // report failed and is being retried), whatever the machine's speed.
-      await waitFor(async () => outputs.every((output) => /database unreachable/.test(output())), 120_000, "every process to meet the outage");
+      await waitFor(
+        async () => outputs.every((output) => /database unreachable/.test(output())),
+        120_000,
+        "every process to meet the outage",
+      );
       expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
       const result = await master;
       expect(result.exitCode, result.all).toBe(0);

@@ -23,7 +23,12 @@ describe("a build-mode run of several iterations", () => {
   // A ship check and transfers (every 2nd iteration at the ship limits) play engines of their own and the iterations'.
   // At most 2 iterations open at once (and a transfer of an earlier one): what may be kept at a time is known.
   const fixture = useRunFixture({
-    iterations: 6, games: 8, batchSize: 4, leaseSeconds: 30, moveLimit: "nodes = 300", spsaLines: "max_staleness = 1",
+    iterations: 6,
+    games: 8,
+    batchSize: 4,
+    leaseSeconds: 30,
+    moveLimit: "nodes = 300",
+    spsaLines: "max_staleness = 1",
     extraConfig: `[worker]\nengine_cache_files = ${CACHE_FILES}\n\n[ship]\nnodes = 600\nmax_games = 8\ntransfer_every = 2\ntransfer_games = 4\n`,
   });
 
@@ -53,7 +58,11 @@ describe("a build-mode run of several iterations", () => {
       let running = true;
       void master.finally(() => (running = false));
       while (running) {
-        const now = { kept: (await stored(sql)).kept, iterationFolders: folders(join(output, RUN)).length, cached: folders(cache).filter((f) => /^[0-9a-f]{64}$/.test(f)).length };
+        const now = {
+          kept: (await stored(sql)).kept,
+          iterationFolders: folders(join(output, RUN)).length,
+          cached: folders(cache).filter((f) => /^[0-9a-f]{64}$/.test(f)).length,
+        };
         for (const key of Object.keys(most) as (keyof typeof most)[]) most[key] = Math.max(most[key], now[key]);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
@@ -89,7 +98,10 @@ describe("a build-mode run of several iterations", () => {
       expect(ship?.verdict).not.toBeNull();
 
       // spsa verify builds what it needs, and keeps nothing once played.
-      const verify = await spsa(["--config", setup.configFile, "verify", "--params", setup.paramsFile, "--name", RUN, "--games", "4"], { env });
+      const verify = await spsa(
+        ["--config", setup.configFile, "verify", "--params", setup.paramsFile, "--name", RUN, "--games", "4"],
+        { env },
+      );
       expect(verify.exitCode, verify.all).toBe(0);
       expect(verify.all).toMatch(/games 4\/4 {2}\+\d+ -\d+ =\d+/);
       expect((await stored(sql)).kept).toBe(0);
@@ -102,7 +114,11 @@ describe("a build-mode run of several iterations", () => {
       worker.kill("SIGTERM");
       await worker;
       const recur = startMaster({ ...setup, paramsFile: initialParams }, env, "recur", ["--seed", "d"]);
-      await waitFor(async () => (await iterationsOf(sql, "recur")).length > 0, 120_000, "iteration 1 of the second run");
+      await waitFor(
+        async () => (await iterationsOf(sql, "recur")).length > 0,
+        120_000,
+        "iteration 1 of the second run",
+      );
       const [again] = await sql<{ same: boolean; intact: boolean; pruned: boolean }[]>`
         select i.plus_engine_sha256 = first.plus_engine_sha256 and i.minus_engine_sha256 = first.minus_engine_sha256 as same,
           encode(sha256(b.content), 'hex') = b.sha256 as intact, b.pruned_at is not null as pruned
@@ -112,7 +128,11 @@ describe("a build-mode run of several iterations", () => {
         where i.iteration_number = 1`;
       expect(again).toEqual({ same: true, intact: true, pruned: false });
       worker = startWorker(setup, env, "disk", ["-c", "2"]);
-      await waitFor(async () => (await iterationsOf(sql, "recur"))[0]?.status === "complete", 120_000, "iteration 1 of the second run played");
+      await waitFor(
+        async () => (await iterationsOf(sql, "recur"))[0]?.status === "complete",
+        120_000,
+        "iteration 1 of the second run played",
+      );
       recur.kill("SIGTERM");
       await recur;
       expectExactCounts((await iterationsOf(sql, "recur")).slice(0, 1), expect);

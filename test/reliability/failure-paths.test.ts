@@ -51,7 +51,7 @@ describe("a database that cannot be used ends every command with one line and ex
 
 const CRATE_MANIFEST = `[package]\nname = "tiny"\nversion = "0.1.0"\nedition = "2021"\n`;
 const CONSTANTS = "pub const LMR_MIN_DEPTH: u8 = 3;\n";
-const PRINT_MAIN = "mod engine_constants;\nfn main() { println!(\"{}\", engine_constants::LMR_MIN_DEPTH); }\n";
+const PRINT_MAIN = 'mod engine_constants;\nfn main() { println!("{}", engine_constants::LMR_MIN_DEPTH); }\n';
 const crate = (dir: string, main: string, extra: Record<string, string> = {}) => ({
   [`${dir}/Cargo.toml`]: CRATE_MANIFEST,
   [`${dir}/src/main.rs`]: main,
@@ -62,19 +62,26 @@ const crate = (dir: string, main: string, extra: Record<string, string> = {}) =>
 const BASE_FILES: Record<string, string> = {
   ...crate("crate", PRINT_MAIN),
   // Does not compile, whatever the constants.
-  ...crate("broken", "mod engine_constants;\nfn main() { let x: u8 = \"no\"; println!(\"{}\", engine_constants::LMR_MIN_DEPTH + x); }\n"),
+  ...crate(
+    "broken",
+    'mod engine_constants;\nfn main() { let x: u8 = "no"; println!("{}", engine_constants::LMR_MIN_DEPTH + x); }\n',
+  ),
   // The variant whose constant is above 3 fails at once; the one below 3 sits in its build
   // script for 10 minutes: the failure must stop it (cargo and the script), not wait for it.
-  ...crate("split", "mod engine_constants;\nconst _: () = assert!(engine_constants::LMR_MIN_DEPTH <= 3);\nfn main() {}\n", {
-    "build.rs": [
-      "fn main() {",
-      "    let text = std::fs::read_to_string(\"src/engine_constants.rs\").unwrap();",
-      "    let value: u32 = text.split('=').nth(1).unwrap().trim().trim_end_matches(';').parse().unwrap();",
-      "    if value < 3 { std::thread::sleep(std::time::Duration::from_secs(600)); }",
-      "}",
-      "",
-    ].join("\n"),
-  }),
+  ...crate(
+    "split",
+    "mod engine_constants;\nconst _: () = assert!(engine_constants::LMR_MIN_DEPTH <= 3);\nfn main() {}\n",
+    {
+      "build.rs": [
+        "fn main() {",
+        '    let text = std::fs::read_to_string("src/engine_constants.rs").unwrap();',
+        "    let value: u32 = text.split('=').nth(1).unwrap().trim().trim_end_matches(';').parse().unwrap();",
+        "    if value < 3 { std::thread::sleep(std::time::Duration::from_secs(600)); }",
+        "}",
+        "",
+      ].join("\n"),
+    },
+  ),
   "params.toml": "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\n",
   "home-file": "a file where SPSA_HOME should be a folder\n",
   // A data folder the server cannot start from (a cleaner removed most of it).
@@ -99,12 +106,18 @@ interface Failure {
 }
 
 const BUILD_FAILURES: Failure[] = [
-  { name: "engine crate missing", files: { "config.toml": config('engine_dir = "nowhere"') }, exitCode: 2, message: /nowhere\/src\/engine_constants\.rs: cannot read the constants file/ },
+  {
+    name: "engine crate missing",
+    files: { "config.toml": config('engine_dir = "nowhere"') },
+    exitCode: 2,
+    message: /nowhere\/src\/engine_constants\.rs: cannot read the constants file/,
+  },
   {
     name: "engine crate not building",
     files: { "config.toml": config('engine_dir = "broken"') },
     exitCode: 4,
-    message: /cargo build of the (plus|minus) engine failed \(exit 101\): error\[E0308\]: mismatched types \(src\/main\.rs:2:\d+\); log: /,
+    message:
+      /cargo build of the (plus|minus) engine failed \(exit 101\): error\[E0308\]: mismatched types \(src\/main\.rs:2:\d+\); log: /,
   },
   {
     name: "one engine not building while the other is still building",
@@ -112,21 +125,66 @@ const BUILD_FAILURES: Failure[] = [
     exitCode: 4,
     message: /cargo build of the (plus|minus) engine failed \(exit 101\): error\[E0080\]/,
   },
-  { name: "engine binary missing", files: { "config.toml": config('engine_dir = "crate"\nbinary_name = "nope"') }, exitCode: 4, message: /cargo built no .*\/target\/release\/nope for the (plus|minus) engine/ },
-  { name: "params file invalid", files: { "params.toml": "[LMR_MIN_DEPTH\nvalue = 3\n" }, exitCode: 2, message: /params\.toml:1: TOML syntax error/ },
+  {
+    name: "engine binary missing",
+    files: { "config.toml": config('engine_dir = "crate"\nbinary_name = "nope"') },
+    exitCode: 4,
+    message: /cargo built no .*\/target\/release\/nope for the (plus|minus) engine/,
+  },
+  {
+    name: "params file invalid",
+    files: { "params.toml": "[LMR_MIN_DEPTH\nvalue = 3\n" },
+    exitCode: 2,
+    message: /params\.toml:1: TOML syntax error/,
+  },
 ];
-const CONFIG_INVALID: Failure = { name: "config file invalid", files: { "config.toml": "[spsa]\nalpha = = 1\n" }, exitCode: 2, message: /config\.toml:2: TOML syntax error/ };
+const CONFIG_INVALID: Failure = {
+  name: "config file invalid",
+  files: { "config.toml": "[spsa]\nalpha = = 1\n" },
+  exitCode: 2,
+  message: /config\.toml:2: TOML syntax error/,
+};
 const SERVER_FAILURES: Failure[] = [
-  { name: "embedded server unusable (SPSA_HOME is a file)", home: "home-file", exitCode: 3, message: /the embedded database cannot use .*home-file .*ENOTDIR/ },
-  { name: "embedded server unusable (damaged data folder)", home: "damaged", exitCode: 3, message: /the embedded Postgres in .*damaged\/pg\/data did not start: / },
+  {
+    name: "embedded server unusable (SPSA_HOME is a file)",
+    home: "home-file",
+    exitCode: 3,
+    message: /the embedded database cannot use .*home-file .*ENOTDIR/,
+  },
+  {
+    name: "embedded server unusable (damaged data folder)",
+    home: "damaged",
+    exitCode: 3,
+    message: /the embedded Postgres in .*damaged\/pg\/data did not start: /,
+  },
 ];
 
 const randomMover = join(ROOT, "test", "fixtures", "engines", "random-mover.mjs");
 const MATCH_FAILURES: Failure[] = [
-  { name: "engine binary missing", args: ["nothere", randomMover], exitCode: 2, message: /engine A: nothere: not found in PATH/ },
-  { name: "engine not executable", args: [randomMover, "./not-executable"], exitCode: 2, message: /engine B: \.\/not-executable: not executable/ },
-  { name: "book invalid", args: [randomMover, randomMover, "--book", "bad-book.epd"], exitCode: 2, message: /bad-book\.epd:1/ },
-  { name: "PGN file unwritable", args: [randomMover, randomMover, "--pgn", "no-such-folder/games.pgn"], exitCode: 2, message: /--pgn: no-such-folder\/games\.pgn: cannot write/ },
+  {
+    name: "engine binary missing",
+    args: ["nothere", randomMover],
+    exitCode: 2,
+    message: /engine A: nothere: not found in PATH/,
+  },
+  {
+    name: "engine not executable",
+    args: [randomMover, "./not-executable"],
+    exitCode: 2,
+    message: /engine B: \.\/not-executable: not executable/,
+  },
+  {
+    name: "book invalid",
+    args: [randomMover, randomMover, "--book", "bad-book.epd"],
+    exitCode: 2,
+    message: /bad-book\.epd:1/,
+  },
+  {
+    name: "PGN file unwritable",
+    args: [randomMover, randomMover, "--pgn", "no-such-folder/games.pgn"],
+    exitCode: 2,
+    message: /--pgn: no-such-folder\/games\.pgn: cannot write/,
+  },
 ];
 
 interface Command {
@@ -136,15 +194,44 @@ interface Command {
 }
 
 const COMMANDS_AND_FAILURES: Command[] = [
-  { name: "spsa demo", run: (env, cwd) => spsa(["--config", "config.toml", "demo", "--params", "params.toml", "-c", "1"], { env, cwd, timeout: 120_000 }), failures: [...BUILD_FAILURES, CONFIG_INVALID, ...SERVER_FAILURES] },
-  { name: "spsa master", run: (env, cwd) => spsa(["--config", "config.toml", "master", "--params", "params.toml"], { env, cwd, timeout: 120_000 }), failures: [...BUILD_FAILURES, CONFIG_INVALID, ...SERVER_FAILURES] },
-  { name: "compete --spsa", run: (env, cwd) => compete(["--spsa", "-c", "1", "--config", "config.toml", "--idle-exit", "1"], { env, cwd, timeout: 120_000 }), failures: [CONFIG_INVALID, ...SERVER_FAILURES] },
-  { name: "compete A B", run: (env, cwd, extra) => compete([...extra, "-g", "2"], { env, cwd, timeout: 120_000 }), failures: MATCH_FAILURES },
-  { name: "spsa db status", run: (env, cwd) => spsa(["--config", "config.toml", "db", "status"], { env, cwd, timeout: 120_000 }), failures: [CONFIG_INVALID, ...SERVER_FAILURES] },
-  { name: "spsa db start", run: (env, cwd) => spsa(["--config", "config.toml", "db", "start"], { env, cwd, timeout: 120_000 }), failures: [CONFIG_INVALID, ...SERVER_FAILURES] },
+  {
+    name: "spsa demo",
+    run: (env, cwd) =>
+      spsa(["--config", "config.toml", "demo", "--params", "params.toml", "-c", "1"], { env, cwd, timeout: 120_000 }),
+    failures: [...BUILD_FAILURES, CONFIG_INVALID, ...SERVER_FAILURES],
+  },
+  {
+    name: "spsa master",
+    run: (env, cwd) =>
+      spsa(["--config", "config.toml", "master", "--params", "params.toml"], { env, cwd, timeout: 120_000 }),
+    failures: [...BUILD_FAILURES, CONFIG_INVALID, ...SERVER_FAILURES],
+  },
+  {
+    name: "compete --spsa",
+    run: (env, cwd) =>
+      compete(["--spsa", "-c", "1", "--config", "config.toml", "--idle-exit", "1"], { env, cwd, timeout: 120_000 }),
+    failures: [CONFIG_INVALID, ...SERVER_FAILURES],
+  },
+  {
+    name: "compete A B",
+    run: (env, cwd, extra) => compete([...extra, "-g", "2"], { env, cwd, timeout: 120_000 }),
+    failures: MATCH_FAILURES,
+  },
+  {
+    name: "spsa db status",
+    run: (env, cwd) => spsa(["--config", "config.toml", "db", "status"], { env, cwd, timeout: 120_000 }),
+    failures: [CONFIG_INVALID, ...SERVER_FAILURES],
+  },
+  {
+    name: "spsa db start",
+    run: (env, cwd) => spsa(["--config", "config.toml", "db", "start"], { env, cwd, timeout: 120_000 }),
+    failures: [CONFIG_INVALID, ...SERVER_FAILURES],
+  },
 ];
 
-const CASES = COMMANDS_AND_FAILURES.flatMap((command) => command.failures.map((failure) => [`${command.name}: ${failure.name}`, command, failure] as const));
+const CASES = COMMANDS_AND_FAILURES.flatMap((command) =>
+  command.failures.map((failure) => [`${command.name}: ${failure.name}`, command, failure] as const),
+);
 
 describe("every other failure ends with one error line, the README's exit status and no stray process", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -178,7 +265,10 @@ describe("every other failure ends with one error line, the README's exit status
     const result = await command.run(env, dir, failure.args ?? []);
     expect(result.exitCode, result.all).toBe(failure.exitCode);
     const lines = result.stderr.trim().split("\n");
-    expect(lines.filter((line) => line.startsWith("error: ")), result.all).toEqual([lines.at(-1)]);
+    expect(
+      lines.filter((line) => line.startsWith("error: ")),
+      result.all,
+    ).toEqual([lines.at(-1)]);
     expect(lines.at(-1)).toMatch(failure.message);
     expect(result.stderr, "no stack trace").not.toMatch(/^\s+at /m);
     expect(await strayProcesses(dir)).toEqual([]);
@@ -189,9 +279,14 @@ describe("every other failure ends with one error line, the README's exit status
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = taken.address() as AddressInfo;
-      const result = await spsa(["dashboard", "--port", String(port)], { env: { DATABASE_URL: database.url }, timeout: 60_000 });
+      const result = await spsa(["dashboard", "--port", String(port)], {
+        env: { DATABASE_URL: database.url },
+        timeout: 60_000,
+      });
       expect(result.exitCode, result.all).toBe(2);
-      expect(result.stderr.trim()).toMatch(new RegExp(`^error: --host/--port: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+      expect(result.stderr.trim()).toMatch(
+        new RegExp(`^error: --host/--port: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`),
+      );
     } finally {
       taken.close();
     }
@@ -199,7 +294,10 @@ describe("every other failure ends with one error line, the README's exit status
 
   it("prints the stack too with --verbose", async () => {
     const dir = caseFolder(SERVER_FAILURES[0]!);
-    const result = await spsa(["db", "status", "--verbose"], { env: { DATABASE_URL: "", SPSA_HOME: join(dir, "home-file") }, cwd: dir });
+    const result = await spsa(["db", "status", "--verbose"], {
+      env: { DATABASE_URL: "", SPSA_HOME: join(dir, "home-file") },
+      cwd: dir,
+    });
     expect(result.exitCode, result.all).toBe(3);
     expect(result.stderr).toMatch(/^error: the embedded database cannot use /);
     expect(result.stderr).toMatch(/^\s+at .*embedded\.js/m);

@@ -1,7 +1,14 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { expectExactCounts, expectRunFinal, iterationsOf, replayTheta, startMaster, startWorker } from "../support/processes.js";
+import {
+  expectExactCounts,
+  expectRunFinal,
+  iterationsOf,
+  replayTheta,
+  startMaster,
+  startWorker,
+} from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
 
 const CRASH_POINTS = ["build-started", "iteration-inserted", "waiting", "iteration-committed"] as const;

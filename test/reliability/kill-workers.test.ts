@@ -6,7 +6,14 @@ const KILLS = 10;
 
 describe("workers killed with -9 in the middle of batches", () => {
   // Short leases, so the dead workers' batches come back quickly.
-  const fixture = useRunFixture({ iterations: 2, games: 40, batchSize: 4, leaseSeconds: 2, timelow: 0.005, timehigh: 0.01 });
+  const fixture = useRunFixture({
+    iterations: 2,
+    games: 40,
+    batchSize: 4,
+    leaseSeconds: 2,
+    timelow: 0.005,
+    timehigh: 0.01,
+  });
 
   // The bound covers cargo building the engines twice on a busy machine; nothing waits for it.
   it("lose no game and count none twice", { timeout: 600_000 }, async () => {
@@ -23,7 +30,9 @@ describe("workers killed with -9 in the middle of batches", () => {
     void master.finally(() => (masterDone = true));
 
     const claimedBy = async () =>
-      sql<{ id: number; worker_name: string }[]>`select id, worker_name from spsa_batch where status = 'claimed' order by id`;
+      sql<
+        { id: number; worker_name: string }[]
+      >`select id, worker_name from spsa_batch where status = 'claimed' order by id`;
     const gamesFlowing = async () => {
       const [played] = await sql<{ n: number }[]>`select coalesce(sum(games_played), 0)::int as n from spsa_iteration`;
       return (played?.n ?? 0) > 0;
@@ -35,10 +44,14 @@ describe("workers killed with -9 in the middle of batches", () => {
     const killedBatches: number[] = [];
     while (!masterDone && killedBatches.length < KILLS) {
       let victim: string | undefined;
-      await waitFor(async () => {
-        victim = masterDone ? "" : (await claimedBy()).find((batch) => workers.has(batch.worker_name))?.worker_name;
-        return victim !== undefined;
-      }, 300_000, "a worker holding a batch");
+      await waitFor(
+        async () => {
+          victim = masterDone ? "" : (await claimedBy()).find((batch) => workers.has(batch.worker_name))?.worker_name;
+          return victim !== undefined;
+        },
+        300_000,
+        "a worker holding a batch",
+      );
       if (!victim) break;
       const child = workers.get(victim)!;
       workers.delete(victim);
@@ -46,7 +59,9 @@ describe("workers killed with -9 in the middle of batches", () => {
       await child;
       addWorker();
       // What it held when it died; a report that slipped in before the kill leaves nothing to count.
-      killedBatches.push(...(await claimedBy()).filter((batch) => batch.worker_name === victim).map((batch) => batch.id));
+      killedBatches.push(
+        ...(await claimedBy()).filter((batch) => batch.worker_name === victim).map((batch) => batch.id),
+      );
     }
     const result = await master;
     for (const worker of workers.values()) worker.kill("SIGTERM");

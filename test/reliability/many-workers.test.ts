@@ -35,21 +35,45 @@ describe("32 worker processes claiming from one iteration", () => {
     // Games that end at the first move (an engine that only plays impossible moves): the
     // subject here is claiming and reporting, not chess.
     const engine = join(ROOT, "test", "fixtures", "broken", "illegal-always.sh");
-    const { run } = await openRun(sql, { name: "crowd", fresh: false, config: storedRunConfig(loadConfig("config.toml")), values: { X: 1 } });
+    const { run } = await openRun(sql, {
+      name: "crowd",
+      fresh: false,
+      config: storedRunConfig(loadConfig("config.toml")),
+      values: { X: 1 },
+    });
     const binary = { path: engine, sha256: sha256OfFile(engine) };
     const iteration = await insertIteration(sql, {
-      runId: run.id, iterationNumber: 1, ...signedEngines(localSigningKey().sign, { runUid: run.uid, iterationNumber: 1 }, { plus: binary, minus: binary }),
-      timelowMs: 10, timehighMs: 10, targetGames: target, batchSizes: planBatchSizes(target, 2, 0),
-      ck: 1, ak: 0.1, base: { X: 1 }, plusValues: { X: 1 }, minusValues: { X: 1 }, signs: { X: 1 }, settings: settingsOf(loadConfig("config.toml"), []),
+      runId: run.id,
+      iterationNumber: 1,
+      ...signedEngines(
+        localSigningKey().sign,
+        { runUid: run.uid, iterationNumber: 1 },
+        { plus: binary, minus: binary },
+      ),
+      timelowMs: 10,
+      timehighMs: 10,
+      targetGames: target,
+      batchSizes: planBatchSizes(target, 2, 0),
+      ck: 1,
+      ak: 0.1,
+      base: { X: 1 },
+      plusValues: { X: 1 },
+      minusValues: { X: 1 },
+      signs: { X: 1 },
+      settings: settingsOf(loadConfig("config.toml"), []),
     });
 
     const workers = Array.from({ length: 32 }, (_, i) =>
-      execa("node", [COMPETE_BIN, "--spsa", "-c", "1", "--batch-size", "2", "--name", `crowd-${i}`, "--idle-exit", "3"], {
-        env: { DATABASE_URL: database.url },
-        cwd: ROOT,
-        reject: false,
-        all: true,
-      }),
+      execa(
+        "node",
+        [COMPETE_BIN, "--spsa", "-c", "1", "--batch-size", "2", "--name", `crowd-${i}`, "--idle-exit", "3"],
+        {
+          env: { DATABASE_URL: database.url },
+          cwd: ROOT,
+          reject: false,
+          all: true,
+        },
+      ),
     );
     const results = await Promise.all(workers);
     for (const result of results) expect(result.exitCode, result.all).toBe(0);

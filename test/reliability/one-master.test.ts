@@ -2,7 +2,14 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { spsa } from "../support/cli.js";
-import { expectExactCounts, iterationsOf, outputSoFar, startMaster, startWorker, waitFor } from "../support/processes.js";
+import {
+  expectExactCounts,
+  iterationsOf,
+  outputSoFar,
+  startMaster,
+  startWorker,
+  waitFor,
+} from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
 
 /** The master process of a run, as spsa_run records it. */
@@ -16,11 +23,20 @@ async function holderOf(sql: import("postgres").Sql, run: string) {
 const stopped = (pid: number) => /^\d+ \(.*\) T /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
 
 const HELD = (pid: number) =>
-  new RegExp(`^error: run "\\S+" is held by master pid ${pid} on ${hostname()} since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(seen \\d+ s ago\\); stop that master first .*$`);
+  new RegExp(
+    `^error: run "\\S+" is held by master pid ${pid} on ${hostname()} since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(seen \\d+ s ago\\); stop that master first .*$`,
+  );
 
 describe.each(["build", "options"] as const)("one master per run (%s mode)", (mode) => {
   // A 3 s lease: the master heartbeats every second, and its hold lapses 3 s after its last one.
-  const fixture = useRunFixture({ iterations: 1, games: 4, batchSize: 2, leaseSeconds: 3, moveLimit: "nodes = 300", mode });
+  const fixture = useRunFixture({
+    iterations: 1,
+    games: 4,
+    batchSize: 2,
+    leaseSeconds: 3,
+    moveLimit: "nodes = 300",
+    mode,
+  });
 
   it("refuses a second master while the first lives (one line: host, pid, since; exit 6), and takes the run over after a kill -9", async () => {
     const { setup, env, sql } = fixture;
@@ -34,7 +50,9 @@ describe.each(["build", "options"] as const)("one master per run (%s mode)", (mo
     const fresh = await startMaster(setup, env, "held", ["--fresh"]);
     expect(fresh.exitCode, fresh.all).toBe(6);
     const status = await spsa(["--config", setup.configFile, "status", "--name", "held"], { env });
-    expect(status.stdout).toMatch(new RegExp(`^master: pid ${first.pid} on ${hostname()} since .* \\(seen \\d+s ago\\)$`, "m"));
+    expect(status.stdout).toMatch(
+      new RegExp(`^master: pid ${first.pid} on ${hostname()} since .* \\(seen \\d+s ago\\)$`, "m"),
+    );
 
     first.kill("SIGKILL");
     await first;
@@ -43,7 +61,11 @@ describe.each(["build", "options"] as const)("one master per run (%s mode)", (mo
     worker.kill("SIGTERM");
     await worker;
     expect(takeover.exitCode, takeover.all).toBe(0);
-    expect(takeover.all).toMatch(new RegExp(`run "held": taken over from master pid ${first.pid} on ${hostname()} since .*: it is gone, or missed its heartbeats`));
+    expect(takeover.all).toMatch(
+      new RegExp(
+        `run "held": taken over from master pid ${first.pid} on ${hostname()} since .*: it is gone, or missed its heartbeats`,
+      ),
+    );
     expectExactCounts(await iterationsOf(sql, "held"), expect);
     // Released at its end: the next master starts at once.
     expect(await holderOf(sql, "held")).toEqual({ pid: null, host: null, lapsed: null });
@@ -62,13 +84,22 @@ describe("a master that stalled and lost its run", () => {
     await waitFor(async () => (await holderOf(sql, "stall"))?.lapsed === true, 30_000, "its hold to lapse");
 
     const next = startMaster(setup, env, "stall", ["--seed", "s"]);
-    await waitFor(async () => (await iterationsOf(sql, "stall")).length === 1, 120_000, "the next master's iteration 1");
+    await waitFor(
+      async () => (await iterationsOf(sql, "stall")).length === 1,
+      120_000,
+      "the next master's iteration 1",
+    );
     expect((await holderOf(sql, "stall"))?.pid).toBe(next.pid);
 
     stalled.kill("SIGCONT");
     const lost = await stalled;
     expect(lost.exitCode, lost.all).toBe(6);
-    expect(lost.stderr).toMatch(new RegExp(`^error: run "stall" was taken over by master pid ${next.pid} on ${hostname()} since .* while this one stalled; this master stops$`, "m"));
+    expect(lost.stderr).toMatch(
+      new RegExp(
+        `^error: run "stall" was taken over by master pid ${next.pid} on ${hostname()} since .* while this one stalled; this master stops$`,
+        "m",
+      ),
+    );
     // It built nothing: no cargo of its own, no second iteration 1.
     expect(stalledOutput()).not.toMatch(/engines built|building plus and minus/);
 

@@ -10,14 +10,32 @@ const SOURCE = readFileSync(join(import.meta.dirname, "..", "fixtures", "constan
 /** All the file's aliases, as the crate scan would find them (the `mod types` one included). */
 const CRATE_ALIASES = parseRustItems(SOURCE, FILE).aliases;
 
-const target = (constant: string, index: number[] = [], type: "int" | "float" = "int"): ConstantTarget => ({ param: `P_${constant}`, constant, index, type });
+const target = (constant: string, index: number[] = [], type: "int" | "float" = "int"): ConstantTarget => ({
+  param: `P_${constant}`,
+  constant,
+  index,
+  type,
+});
 const lineOf = (text: string): number => SOURCE.split("\n").findIndex((line) => line.includes(text)) + 1;
 
 describe("const where it is not an item", () => {
   it("finds exactly the file-level constants and statics", () => {
     expect(parseRustItems(SOURCE, FILE).constants.map((c) => c.name)).toEqual([
-      "AFTER", "AFTER_STRUCT", "AFTER_WHERE", "AFTER_IMPL", "AFTER_TRAIT", "SCALED", "BLOCK", "CALLBACK",
-      "FLOAT_RATIO", "FN_TYPED", "attributed", "ENABLED", "LETTER", "AFTER_CONST_FN", "USES_NESTED",
+      "AFTER",
+      "AFTER_STRUCT",
+      "AFTER_WHERE",
+      "AFTER_IMPL",
+      "AFTER_TRAIT",
+      "SCALED",
+      "BLOCK",
+      "CALLBACK",
+      "FLOAT_RATIO",
+      "FN_TYPED",
+      "attributed",
+      "ENABLED",
+      "LETTER",
+      "AFTER_CONST_FN",
+      "USES_NESTED",
     ]);
   });
 
@@ -32,9 +50,14 @@ describe("const where it is not an item", () => {
     ]);
   });
 
-  it.each(["N", "M", "K", "ASSOCIATED", "TRAIT_CONST", "IN_CLOSURE"])("refuses %s (a generic parameter or a constant inside a block) as not found", (name) => {
-    expect(() => locateTargets(SOURCE, [target(name)], FILE)).toThrow(`${FILE}: parameter P_${name} (constant ${name}): constant ${name} not found`);
-  });
+  it.each(["N", "M", "K", "ASSOCIATED", "TRAIT_CONST", "IN_CLOSURE"])(
+    "refuses %s (a generic parameter or a constant inside a block) as not found",
+    (name) => {
+      expect(() => locateTargets(SOURCE, [target(name)], FILE)).toThrow(
+        `${FILE}: parameter P_${name} (constant ${name}): constant ${name} not found`,
+      );
+    },
+  );
 
   it.each([
     ["AFTER", [], "int", "42", "i32", "pub const AFTER:"],
@@ -46,20 +69,31 @@ describe("const where it is not an item", () => {
     ["attributed", [], "int", "300", "u16", "pub const attributed"],
     ["AFTER_CONST_FN", [], "int", "4", "u8", "AFTER_CONST_FN"],
     ["USES_NESTED", [], "int", "12", "i16", "USES_NESTED"],
-  ] as const)("locates %s%j: `%s`, of type %s through the aliases", (constant, index, type, text, primitive, marker) => {
-    const [loc] = locateTargets(SOURCE, [target(constant, [...index], type)], FILE, CRATE_ALIASES);
-    expect(loc && SOURCE.slice(loc.start, loc.end)).toBe(text);
-    expect(loc?.primitive).toBe(primitive);
-    expect(loc?.line).toBe(lineOf(marker));
-  });
+  ] as const)(
+    "locates %s%j: `%s`, of type %s through the aliases",
+    (constant, index, type, text, primitive, marker) => {
+      const [loc] = locateTargets(SOURCE, [target(constant, [...index], type)], FILE, CRATE_ALIASES);
+      expect(loc && SOURCE.slice(loc.start, loc.end)).toBe(text);
+      expect(loc?.primitive).toBe(primitive);
+      expect(loc?.line).toBe(lineOf(marker));
+    },
+  );
 
   it.each([
     ["ENABLED", "ENABLED is a bool (`false`), not a number; only number literals can be tuned"],
     ["LETTER", "LETTER is a char (`'x'`), not a number; only number literals can be tuned"],
-    ["SCALED", "SCALED is not a literal: it is built by a function call (`scale::<3>(5)`); only plain number literals can be tuned"],
-    ["BLOCK", "BLOCK is not a literal: it is an expression (`const { 6 * 7 }`); only plain number literals can be tuned"],
+    [
+      "SCALED",
+      "SCALED is not a literal: it is built by a function call (`scale::<3>(5)`); only plain number literals can be tuned",
+    ],
+    [
+      "BLOCK",
+      "BLOCK is not a literal: it is an expression (`const { 6 * 7 }`); only plain number literals can be tuned",
+    ],
   ])("refuses %s with its reason", (constant, reason) => {
-    expect(() => locateTargets(SOURCE, [target(constant)], FILE)).toThrow(`${FILE}:${lineOf(`const ${constant}:`)}: parameter P_${constant} (constant ${constant}): ${reason}`);
+    expect(() => locateTargets(SOURCE, [target(constant)], FILE)).toThrow(
+      `${FILE}:${lineOf(`const ${constant}:`)}: parameter P_${constant} (constant ${constant}): ${reason}`,
+    );
   });
 
   it("reports an alias defined only in another module when the crate's aliases are not given", () => {
@@ -78,10 +112,20 @@ describe("const where it is not an item", () => {
   });
 
   describe("rewriting AFTER", () => {
-    const rewritten = rewriteConstants(SOURCE, [{ target: target("AFTER"), value: -41 }, { target: target("AFTER_TRAIT", [1, 0]), value: 8 }], FILE);
+    const rewritten = rewriteConstants(
+      SOURCE,
+      [
+        { target: target("AFTER"), value: -41 },
+        { target: target("AFTER_TRAIT", [1, 0]), value: 8 },
+      ],
+      FILE,
+    );
 
     it("changes AFTER and AFTER_TRAIT[1][0] and every other byte is kept", () => {
-      const expected = SOURCE.replace("pub const AFTER: i32 = 42;", "pub const AFTER: i32 = -41;").replace("[(1, 2), (3, 4)]", "[(1, 2), (8, 4)]");
+      const expected = SOURCE.replace("pub const AFTER: i32 = 42;", "pub const AFTER: i32 = -41;").replace(
+        "[(1, 2), (3, 4)]",
+        "[(1, 2), (8, 4)]",
+      );
       expect(expected).not.toBe(SOURCE);
       expect(rewritten).toBe(expected);
     });

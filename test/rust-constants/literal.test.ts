@@ -43,16 +43,21 @@ describe("formatNumberLiteral", () => {
   });
 
   it("refuses what the literal cannot hold", () => {
-    expect(formatNumberLiteral(0.5, int, "i32")).toEqual({ error: "0.5 is not an integer, and the literal is an integer" });
+    expect(formatNumberLiteral(0.5, int, "i32")).toEqual({
+      error: "0.5 is not an integer, and the literal is an integer",
+    });
     expect(formatNumberLiteral(128, int, "i8")).toEqual({ error: "128 does not fit in i8" });
     expect(formatNumberLiteral(-1, int, "usize")).toEqual({ error: "-1 does not fit in usize" });
     expect(formatNumberLiteral(1e39, float, "f32")).toEqual({ error: "1e+39 does not fit in f32" });
     expect(formatNumberLiteral(Infinity, float, "f64")).toEqual({ error: "cannot write Infinity" });
   });
 
-  it.each([2 ** 53, -(2 ** 53), 2 ** 60])("refuses the integer %s as beyond a float64's exact integers, not as a non-integer", (value) => {
-    expect(formatNumberLiteral(value, int, "i64")).toEqual({
-      error: `${value} is outside the range a float64 holds exactly (±9007199254740991), so it cannot be written as an exact integer`,
-    });
-  });
+  it.each([2 ** 53, -(2 ** 53), 2 ** 60])(
+    "refuses the integer %s as beyond a float64's exact integers, not as a non-integer",
+    (value) => {
+      expect(formatNumberLiteral(value, int, "i64")).toEqual({
+        error: `${value} is outside the range a float64 holds exactly (±9007199254740991), so it cannot be written as an exact integer`,
+      });
+    },
+  );
 });

@@ -18,7 +18,12 @@ fn helper() { inner! { const HIDDEN: u8 = 1; } }
 macro_rules! tunables { ($($t:tt)*) => { const NOT_AN_ITEM: u8 = 7; }; }
 `;
 
-const target = (constant: string, index: number[] = [], type: "int" | "float" = "int"): ConstantTarget => ({ param: constant, constant, index, type });
+const target = (constant: string, index: number[] = [], type: "int" | "float" = "int"): ConstantTarget => ({
+  param: constant,
+  constant,
+  index,
+  type,
+});
 
 describe("constants inside a macro invocation", () => {
   it("are read as the file's constants; a macro's definition and macros in fn bodies are not", () => {
@@ -28,13 +33,19 @@ describe("constants inside a macro invocation", () => {
   it("are rewritten in place, leaving the attributes that carry their ranges alone", () => {
     const targets = [target("MARGIN"), target("BASE", [], "float"), target("PAIR", [1])];
     expect(locateTargets(SOURCE, targets, "m.rs").map((t) => t.line)).toEqual([5, 7, 9]);
-    const rewritten = rewriteConstants(SOURCE, [
-      { target: targets[0]!, value: 120 },
-      { target: targets[1]!, value: 1.25 },
-      { target: targets[2]!, value: 35 },
-    ], "m.rs");
+    const rewritten = rewriteConstants(
+      SOURCE,
+      [
+        { target: targets[0]!, value: 120 },
+        { target: targets[1]!, value: 1.25 },
+        { target: targets[2]!, value: 35 },
+      ],
+      "m.rs",
+    );
     expect(rewritten).toBe(
-      SOURCE.replace("Score = 90;", "Score = 120;").replace("f64 = 0.75;", "f64 = 1.25;").replace("(-10, 20)", "(-10, 35)"),
+      SOURCE.replace("Score = 90;", "Score = 120;")
+        .replace("f64 = 0.75;", "f64 = 1.25;")
+        .replace("(-10, 20)", "(-10, 35)"),
     );
   });
 });

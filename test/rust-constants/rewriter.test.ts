@@ -1,7 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { locateTargets, ParameterProblems, rewriteConstants, type ConstantTarget } from "../../src/rust-constants/rewriter.js";
+import {
+  locateTargets,
+  ParameterProblems,
+  rewriteConstants,
+  type ConstantTarget,
+} from "../../src/rust-constants/rewriter.js";
 import { loadParams } from "../../src/params/params.js";
 import { InputError } from "../../src/core/errors.js";
 import { compileRustLibrary, hasRustc } from "../support/rustc.js";
@@ -10,7 +15,12 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const FILE = "hard.rs";
 const SOURCE = readFileSync(join(ROOT, "test", "fixtures", "constants", FILE), "utf8");
 
-const target = (constant: string, index: number[] = [], type: "int" | "float" = "int"): ConstantTarget => ({ param: `P_${constant}`, constant, index, type });
+const target = (constant: string, index: number[] = [], type: "int" | "float" = "int"): ConstantTarget => ({
+  param: `P_${constant}`,
+  constant,
+  index,
+  type,
+});
 /** 1-based line of the first line containing `text`. */
 const lineOf = (text: string): number => SOURCE.split("\n").findIndex((line) => line.includes(text)) + 1;
 
@@ -73,7 +83,11 @@ describe("rewriteConstants", () => {
     [target("NESTED", [1, 1]), 0, "[-4, -5, 6]", "[-4, 0, 6]"],
     [target("REFS", [0]), 255, "&[7, 8, 9]", "&[255, 8, 9]"],
   ];
-  const rewritten = rewriteConstants(SOURCE, edits.map(([t, value]) => ({ target: t, value })), FILE);
+  const rewritten = rewriteConstants(
+    SOURCE,
+    edits.map(([t, value]) => ({ target: t, value })),
+    FILE,
+  );
 
   it("changes only the targeted literals, byte for byte", () => {
     let expected = SOURCE;
@@ -85,8 +99,28 @@ describe("rewriteConstants", () => {
   });
 
   it("finds the new values where the old ones were", () => {
-    const again = locateTargets(rewritten, edits.map(([t]) => t), FILE);
-    expect(again.map((loc) => rewritten.slice(loc.start, loc.end))).toEqual(["1200", "-44", "-13i32", "5_i16", "127", "0.8", "3.0f64", "1500.0", "2.25f32", "7", "181", "5", "-11", "0", "255"]);
+    const again = locateTargets(
+      rewritten,
+      edits.map(([t]) => t),
+      FILE,
+    );
+    expect(again.map((loc) => rewritten.slice(loc.start, loc.end))).toEqual([
+      "1200",
+      "-44",
+      "-13i32",
+      "5_i16",
+      "127",
+      "0.8",
+      "3.0f64",
+      "1500.0",
+      "2.25f32",
+      "7",
+      "181",
+      "5",
+      "-11",
+      "0",
+      "255",
+    ]);
   });
 
   it("returns the source unchanged with no assignments", () => {
@@ -115,15 +149,32 @@ describe("rewriteConstants", () => {
   });
 
   it("accepts the extremes of the type (u8 0 and 255, i32 through the Score alias)", () => {
-    expect(rewriteConstants(SOURCE, [{ target: target("LMR_MIN_DEPTH"), value: 255 }], FILE)).toContain("LMR_MIN_DEPTH: u8 = 255;");
-    expect(rewriteConstants(SOURCE, [{ target: target("LMR_MIN_DEPTH"), value: 0 }], FILE)).toContain("LMR_MIN_DEPTH: u8 = 0;");
-    expect(rewriteConstants(SOURCE, [{ target: target("STATIC_BONUS"), value: -(2 ** 31) }], FILE)).toContain("STATIC_BONUS: Score = -2147483648;");
-    expect(() => rewriteConstants(SOURCE, [{ target: target("STATIC_BONUS"), value: 2 ** 31 }], FILE)).toThrow(/2147483648 does not fit in i32/);
+    expect(rewriteConstants(SOURCE, [{ target: target("LMR_MIN_DEPTH"), value: 255 }], FILE)).toContain(
+      "LMR_MIN_DEPTH: u8 = 255;",
+    );
+    expect(rewriteConstants(SOURCE, [{ target: target("LMR_MIN_DEPTH"), value: 0 }], FILE)).toContain(
+      "LMR_MIN_DEPTH: u8 = 0;",
+    );
+    expect(rewriteConstants(SOURCE, [{ target: target("STATIC_BONUS"), value: -(2 ** 31) }], FILE)).toContain(
+      "STATIC_BONUS: Score = -2147483648;",
+    );
+    expect(() => rewriteConstants(SOURCE, [{ target: target("STATIC_BONUS"), value: 2 ** 31 }], FILE)).toThrow(
+      /2147483648 does not fit in i32/,
+    );
   });
 
   it("rejects two assignments to the same literal", () => {
     const t = target("TYPED");
-    expect(() => rewriteConstants(SOURCE, [{ target: t, value: 1 }, { target: { ...t, param: "OTHER" }, value: 2 }], FILE)).toThrow(/another parameter already targets/);
+    expect(() =>
+      rewriteConstants(
+        SOURCE,
+        [
+          { target: t, value: 1 },
+          { target: { ...t, param: "OTHER" }, value: 2 },
+        ],
+        FILE,
+      ),
+    ).toThrow(/another parameter already targets/);
   });
 });
 
@@ -131,7 +182,9 @@ describe("locateTargets errors", () => {
   it("names a missing constant and suggests the nearest name", () => {
     const error = errorOf(() => locateTargets(SOURCE, [target("LMR_MIN_DEPHT")], FILE));
     expect(error.where).toBe(FILE);
-    expect(error.message).toBe("hard.rs: parameter P_LMR_MIN_DEPHT (constant LMR_MIN_DEPHT): constant LMR_MIN_DEPHT not found (did you mean `LMR_MIN_DEPTH`?)");
+    expect(error.message).toBe(
+      "hard.rs: parameter P_LMR_MIN_DEPHT (constant LMR_MIN_DEPHT): constant LMR_MIN_DEPHT not found (did you mean `LMR_MIN_DEPTH`?)",
+    );
     expect(error.exitCode).toBe(2);
   });
 
@@ -155,7 +208,11 @@ describe("locateTargets errors", () => {
     ["DERIVED_PATH", [], /derived from another constant \(`self::TYPED`\)/],
     ["EXPRESSION", [], /an expression \(`10 \+ 5`\)/],
     ["CAST", [], /a cast \(`5 as Score`\)/],
-    ["LABEL", [], /LABEL is a string \(`"pub const IN_STRING: i32 = 5; \/\/ not a comment"`\), not a number; only number literals can be tuned/],
+    [
+      "LABEL",
+      [],
+      /LABEL is a string \(`"pub const IN_STRING: i32 = 5; \/\/ not a comment"`\), not a number; only number literals can be tuned/,
+    ],
     ["LETTER", [], /LETTER is a char \(`'"'`\), not a number/],
     ["MIXED", [1], /MIXED\[1\] is not a literal: it is derived from another constant \(`TYPED`\)/],
     ["MIXED", [2], /MIXED\[2\] is not a literal: it is built by a function call \(`scaled\(2\)`\)/],
@@ -233,15 +290,24 @@ describe("the sample engine", () => {
   const constantsFile = join(ROOT, "engines", "minnow", "src", "engine_constants.rs");
   const paramsFile = join(ROOT, "params.toml");
 
-  it.skipIf(!existsSync(constantsFile) || !existsSync(paramsFile))("locates every target of params.toml and rewrites them all", () => {
-    const source = readFileSync(constantsFile, "utf8");
-    const params = loadParams(paramsFile);
-    const targets = params.map((p) => ({ param: p.name, constant: p.constant, index: p.index, type: p.type }));
-    const located = locateTargets(source, targets, constantsFile);
-    expect(located).toHaveLength(params.length);
-    const values = params.map((p) => (p.type === "int" ? Math.round(p.value) + 1 : p.value + 0.25));
-    const rewritten = rewriteConstants(source, targets.map((t, i) => ({ target: t, value: values[i] ?? 0 })), constantsFile);
-    const again = locateTargets(rewritten, targets, constantsFile);
-    again.forEach((loc, i) => expect(Number(rewritten.slice(loc.start, loc.end).replace(/[_a-z]+\d*$/, ""))).toBeCloseTo(values[i] ?? 0, 9));
-  });
+  it.skipIf(!existsSync(constantsFile) || !existsSync(paramsFile))(
+    "locates every target of params.toml and rewrites them all",
+    () => {
+      const source = readFileSync(constantsFile, "utf8");
+      const params = loadParams(paramsFile);
+      const targets = params.map((p) => ({ param: p.name, constant: p.constant, index: p.index, type: p.type }));
+      const located = locateTargets(source, targets, constantsFile);
+      expect(located).toHaveLength(params.length);
+      const values = params.map((p) => (p.type === "int" ? Math.round(p.value) + 1 : p.value + 0.25));
+      const rewritten = rewriteConstants(
+        source,
+        targets.map((t, i) => ({ target: t, value: values[i] ?? 0 })),
+        constantsFile,
+      );
+      const again = locateTargets(rewritten, targets, constantsFile);
+      again.forEach((loc, i) =>
+        expect(Number(rewritten.slice(loc.start, loc.end).replace(/[_a-z]+\d*$/, ""))).toBeCloseTo(values[i] ?? 0, 9),
+      );
+    },
+  );
 });

@@ -1,8 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { describeRange, resolvePrimitive, typeRange, type AliasScope, type TypeAlias, type TypeNode } from "../../src/rust-constants/rust-types.js";
+import {
+  describeRange,
+  resolvePrimitive,
+  typeRange,
+  type AliasScope,
+  type TypeAlias,
+  type TypeNode,
+} from "../../src/rust-constants/rust-types.js";
 
 const name = (n: string): TypeNode => ({ kind: "name", name: n });
-const alias = (n: string, type: TypeNode, where: string, topLevel = true): TypeAlias => ({ name: n, type, where, topLevel });
+const alias = (n: string, type: TypeNode, where: string, topLevel = true): TypeAlias => ({
+  name: n,
+  type,
+  where,
+  topLevel,
+});
 
 describe("typeRange", () => {
   it.each([
@@ -64,10 +76,30 @@ describe("resolvePrimitive", () => {
   });
 
   it.each([
-    ["a missing alias", name("Eval"), [], "its declared type `Eval` is not a number type and no `type Eval = …;` was found in the crate"],
-    ["an unreadable type", { kind: "unknown", text: "Option<i32>" }, [], "its declared type `Option<i32>` is not a number type this tool can read"],
-    ["an array without an index", { kind: "array", element: name("u8") }, [], "its declared type is an array, not a number"],
-    ["a tuple too short", { kind: "tuple", items: [name("u8")] }, [1], "its declared type is a tuple of 1 elements, which has no element [1]"],
+    [
+      "a missing alias",
+      name("Eval"),
+      [],
+      "its declared type `Eval` is not a number type and no `type Eval = …;` was found in the crate",
+    ],
+    [
+      "an unreadable type",
+      { kind: "unknown", text: "Option<i32>" },
+      [],
+      "its declared type `Option<i32>` is not a number type this tool can read",
+    ],
+    [
+      "an array without an index",
+      { kind: "array", element: name("u8") },
+      [],
+      "its declared type is an array, not a number",
+    ],
+    [
+      "a tuple too short",
+      { kind: "tuple", items: [name("u8")] },
+      [1],
+      "its declared type is a tuple of 1 elements, which has no element [1]",
+    ],
     ["an index into a number", name("Score"), [0], "its declared type i32 has no element [0]"],
   ] as const)("reports %s", (_label, type, index, problem) => {
     expect(resolvePrimitive(type as TypeNode, index, scope)).toEqual({ problem });
@@ -76,6 +108,8 @@ describe("resolvePrimitive", () => {
   it("reports a cycle of aliases instead of looping", () => {
     const a = alias("A", name("B"), "x.rs:1");
     const b = alias("B", name("A"), "x.rs:2");
-    expect(resolvePrimitive(name("A"), [], { local: [], crate: [a, b] })).toEqual({ problem: "type alias A -> B -> A is a cycle" });
+    expect(resolvePrimitive(name("A"), [], { local: [], crate: [a, b] })).toEqual({
+      problem: "type alias A -> B -> A is a cycle",
+    });
   });
 });

@@ -4,10 +4,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { binaryMessage, messageSignerFor, parsePublicKey, signedMessage, signerFor, verifyBinary, verifyMessage, type BinarySubject } from "../../src/signing/binary-signature.js";
+import {
+  binaryMessage,
+  messageSignerFor,
+  parsePublicKey,
+  signedMessage,
+  signerFor,
+  verifyBinary,
+  verifyMessage,
+  type BinarySubject,
+} from "../../src/signing/binary-signature.js";
 import { loadOrCreateSigningKey, publicKeyPath } from "../../src/signing/key-file.js";
 
-const subject: BinarySubject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 7, variant: "plus", sha256: "ab".repeat(32) };
+const subject: BinarySubject = {
+  runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11",
+  iterationNumber: 7,
+  role: "plus",
+  sha256: "ab".repeat(32),
+};
 
 describe("binary signatures", () => {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
@@ -15,7 +29,12 @@ describe("binary signatures", () => {
 
   it("verify for the signed subject only: another run, iteration, side or hash fails", () => {
     expect(verifyBinary([publicKey], subject, signature)).toBe(true);
-    for (const other of [{ runUid: "0b5e8a9e-7d51-4c44-8e0f-2f6f3c1a9b22" }, { iterationNumber: 8 }, { variant: "minus" as const }, { sha256: "cd".repeat(32) }]) {
+    for (const other of [
+      { runUid: "0b5e8a9e-7d51-4c44-8e0f-2f6f3c1a9b22" },
+      { iterationNumber: 8 },
+      { role: "minus" as const },
+      { sha256: "cd".repeat(32) },
+    ]) {
       expect(verifyBinary([publicKey], { ...subject, ...other }, signature)).toBe(false);
     }
   });
@@ -31,21 +50,33 @@ describe("binary signatures", () => {
     const message = signedMessage("spsa-test-subject-v1", [subject.runUid, '{"X":1}']);
     const other = messageSignerFor(privateKey)(message);
     expect(verifyMessage([publicKey], message, other)).toBe(true);
-    expect(verifyMessage([publicKey], signedMessage("spsa-test-subject-v1", ["0b5e8a9e-7d51-4c44-8e0f-2f6f3c1a9b22", '{"X":1}']), other)).toBe(false);
-    expect(verifyMessage([publicKey], signedMessage("spsa-test-subject-v2", [subject.runUid, '{"X":1}']), other)).toBe(false);
+    expect(
+      verifyMessage(
+        [publicKey],
+        signedMessage("spsa-test-subject-v1", ["0b5e8a9e-7d51-4c44-8e0f-2f6f3c1a9b22", '{"X":1}']),
+        other,
+      ),
+    ).toBe(false);
+    expect(verifyMessage([publicKey], signedMessage("spsa-test-subject-v2", [subject.runUid, '{"X":1}']), other)).toBe(
+      false,
+    );
     // A binary's signature is one of these messages, of its own kind; the run's serial id (v1) is not signed.
     expect(verifyMessage([publicKey], binaryMessage(subject), signature)).toBe(true);
-    expect(verifyMessage([publicKey], signedMessage("spsa-binary-v1", [3, 7, "plus", subject.sha256]), signature)).toBe(false);
+    expect(verifyMessage([publicKey], signedMessage("spsa-binary-v1", [3, 7, "plus", subject.sha256]), signature)).toBe(
+      false,
+    );
   });
 
   it("sign a message no two subjects share (fields cannot run into each other)", () => {
     expect(signedMessage("k", ["1", 23]).equals(signedMessage("k", ["12", 3]))).toBe(false);
-    expect(signedMessage("k", ["a\",\"b"]).equals(signedMessage("k", ["a", "b"]))).toBe(false);
+    expect(signedMessage("k", ['a","b']).equals(signedMessage("k", ["a", "b"]))).toBe(false);
   });
 
   it("public keys: a malformed one names where it came from", () => {
     expect(() => parsePublicKey("ed25519:short", "--trust")).toThrow(/^--trust: "ed25519:short" is not a public key/);
-    expect(() => parsePublicKey("ssh-ed25519 AAAA", "config.toml: [worker].trusted_keys (line 3)")).toThrow(/^config.toml: \[worker\].trusted_keys \(line 3\): /);
+    expect(() => parsePublicKey("ssh-ed25519 AAAA", "config.toml: [worker].trusted_keys (line 3)")).toThrow(
+      /^config.toml: \[worker\].trusted_keys \(line 3\): /,
+    );
   });
 });
 
@@ -76,7 +107,9 @@ describe("the master's key file", () => {
     const folder = join(dir, "shared");
     mkdirSync(folder);
     chmodSync(folder, 0o777);
-    expect(() => loadOrCreateSigningKey(join(folder, "signing-key"))).toThrow(`the signing key's folder ${folder} is writable by other users (mode 777)`);
+    expect(() => loadOrCreateSigningKey(join(folder, "signing-key"))).toThrow(
+      `the signing key's folder ${folder} is writable by other users (mode 777)`,
+    );
     expect(readdirSync(folder)).toEqual([]);
   });
 
@@ -84,7 +117,9 @@ describe("the master's key file", () => {
     const path = join(dir, "loose");
     loadOrCreateSigningKey(path);
     chmodSync(path, 0o644);
-    expect(() => loadOrCreateSigningKey(path)).toThrow(`${path}: others can read the signing key (mode 644): chmod 600 ${path}, or make a new one`);
+    expect(() => loadOrCreateSigningKey(path)).toThrow(
+      `${path}: others can read the signing key (mode 644): chmod 600 ${path}, or make a new one`,
+    );
   });
 });
 
@@ -99,6 +134,8 @@ describe("config.toml keys of signing", () => {
     expect(loadConfig(file).master.signingKey).toBe(join(dir, "keys", "master"));
     expect(loadConfig(file).worker.trustedKeys).toEqual([good]);
     writeFileSync(file, `[worker]\ntrusted_keys = ["${good}", "ed25519:nope"]\n`);
-    expect(() => loadConfig(file)).toThrow(/config\.toml: \[worker\]\.trusted_keys \(line 2\): "ed25519:nope" is not a public key/);
+    expect(() => loadConfig(file)).toThrow(
+      /config\.toml: \[worker\]\.trusted_keys \(line 2\): "ed25519:nope" is not a public key/,
+    );
   });
 });

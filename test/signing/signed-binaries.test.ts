@@ -48,11 +48,16 @@ describe("signed binaries on real workers", () => {
     return row;
   }
   async function batchStatuses(id: number) {
-    return (await database.sql<{ status: string }[]>`select status from spsa_batch where iteration_id = ${id} order by id`).map((b) => b.status);
+    return (
+      await database.sql<{ status: string }[]>`select status from spsa_batch where iteration_id = ${id} order by id`
+    ).map((b) => b.status);
   }
   /** A worker process that stops after one batch, or after a second without work. */
   const worker = (name: string, extra: string[] = [], extraEnv: Record<string, string> = {}) =>
-    compete(["--spsa", "-c", "1", "--batch-size", "2", "--games", "2", "--idle-exit", "1", "--name", name, ...extra], { env: { ...env(), ...extraEnv }, timeout: 60_000 });
+    compete(["--spsa", "-c", "1", "--batch-size", "2", "--games", "2", "--idle-exit", "1", "--name", name, ...extra], {
+      env: { ...env(), ...extraEnv },
+      timeout: 60_000,
+    });
   const refusals = (stderr: string) => stderr.split("\n").filter((line) => line.includes("refused the"));
 
   /** An open iteration whose plus binary is `planted`, with `signature` beside it (the minus side is genuine). */
@@ -63,14 +68,24 @@ describe("signed binaries on real workers", () => {
     iterationNumber = 1,
   ) {
     const genuine = markedEngine(`${runName}-genuine`);
-    const { run, iteration } = await seedIteration(database.sql, { runName, targetGames: 2, iterationNumber, engine: genuine });
+    const { run, iteration } = await seedIteration(database.sql, {
+      runName,
+      targetGames: 2,
+      iterationNumber,
+      engine: genuine,
+    });
     await storeFile(database.sql, planted.path);
     await database.sql`update spsa_iteration set plus_engine_path = ${planted.path}, plus_engine_sha256 = ${planted.sha256},
       plus_engine_signature = ${await signature(run)} where id = ${iteration.id}`;
     return { run, iteration };
   }
 
-  async function expectRefused(runName: string, iterationId: number, marker: string, result: Awaited<ReturnType<typeof worker>>) {
+  async function expectRefused(
+    runName: string,
+    iterationId: number,
+    marker: string,
+    result: Awaited<ReturnType<typeof worker>>,
+  ) {
     expect(result.exitCode, result.all).toBe(0);
     expect(existsSync(marker), "the planted binary ran").toBe(false);
     expect(refusals(result.stderr), result.all).toHaveLength(1);
@@ -88,14 +103,18 @@ describe("signed binaries on real workers", () => {
     const planted = markedEngine("planted-unsigned");
     const { iteration } = await plantedIteration("planted-unsigned", planted, () => null);
     const result = await worker("w-unsigned");
-    expect(refusals(result.stderr)[0]).toMatch(/refused the plus binary of iteration 1 .*: it is not signed; batch \d+ goes back to the pool$/);
+    expect(refusals(result.stderr)[0]).toMatch(
+      /refused the plus binary of iteration 1 .*: it is not signed; batch \d+ goes back to the pool$/,
+    );
     await expectRefused("planted-unsigned", iteration.id, planted.marker, result);
   });
 
   it("a binary signed by another key is refused", async () => {
     const planted = markedEngine("planted-other-key");
     const other = signerFor(generateKeyPairSync("ed25519").privateKey);
-    const { iteration } = await plantedIteration("planted-other-key", planted, ({ uid }) => other({ runUid: uid, iterationNumber: 1, variant: "plus", sha256: planted.sha256 }));
+    const { iteration } = await plantedIteration("planted-other-key", planted, ({ uid }) =>
+      other({ runUid: uid, iterationNumber: 1, role: "plus", sha256: planted.sha256 }),
+    );
     const result = await worker("w-other-key");
     expect(refusals(result.stderr)[0]).toMatch(/its signature is not from a trusted master key/);
     await expectRefused("planted-other-key", iteration.id, planted.marker, result);
@@ -104,9 +123,16 @@ describe("signed binaries on real workers", () => {
   it("a genuine signature for iteration k replayed on iteration k+1 is refused", async () => {
     // The master signed this binary for iteration 1 (it played there); iteration 2 borrows it.
     const old = markedEngine("replayed");
-    const first = await seedIteration(database.sql, { runName: "replayed", targetGames: 2, iterationNumber: 1, engine: old });
+    const first = await seedIteration(database.sql, {
+      runName: "replayed",
+      targetGames: 2,
+      iterationNumber: 1,
+      engine: old,
+    });
     await database.sql`update spsa_iteration set status = 'complete' where id = ${first.iteration.id}`;
-    const [signed] = await database.sql<{ sig: string }[]>`select plus_engine_signature as sig from spsa_iteration where id = ${first.iteration.id}`;
+    const [signed] = await database.sql<
+      { sig: string }[]
+    >`select plus_engine_signature as sig from spsa_iteration where id = ${first.iteration.id}`;
     const { iteration } = await plantedIteration("replayed", old, () => signed!.sig, 2);
     const result = await worker("w-replayed");
     await expectRefused("replayed", iteration.id, old.marker, result);
@@ -119,13 +145,19 @@ describe("signed binaries on real workers", () => {
       await other.sql`select setval(pg_get_serial_sequence('spsa_run', 'id'), ${id}, false)`;
       const there = await seedIteration(other.sql, { runName: "other-database", targetGames: 2, engine: planted });
       expect(there.run.id).toBe(id);
-      const [row] = await other.sql<{ sig: string }[]>`select plus_engine_signature as sig from spsa_iteration where id = ${there.iteration.id}`;
+      const [row] = await other.sql<
+        { sig: string }[]
+      >`select plus_engine_signature as sig from spsa_iteration where id = ${there.iteration.id}`;
       return row!.sig;
     });
     const [there] = await other.sql<{ uid: string }[]>`select uid from spsa_run where id = ${run.id}`;
     expect(there!.uid).not.toBe(run.uid);
     const result = await worker("w-other-database");
-    expect(refusals(result.stderr)[0]).toMatch(new RegExp(`refused the plus binary of iteration 1 \\(run ${run.uid}, .*its signature is not from a trusted master key`));
+    expect(refusals(result.stderr)[0]).toMatch(
+      new RegExp(
+        `refused the plus binary of iteration 1 \\(run ${run.uid}, .*its signature is not from a trusted master key`,
+      ),
+    );
     await expectRefused("other-database", iteration.id, planted.marker, result);
   });
 
@@ -133,19 +165,34 @@ describe("signed binaries on real workers", () => {
     const other = signerFor(generateKeyPairSync("ed25519").privateKey);
     for (const [name, signature] of [
       ["planted-reference", (): string | null => null],
-      ["foreign-reference", (runUid: string, sha256: string): string | null => other({ runUid, iterationNumber: 1, variant: "reference", sha256 })],
+      [
+        "foreign-reference",
+        (runUid: string, sha256: string): string | null =>
+          other({ runUid, iterationNumber: 1, role: "reference", sha256 }),
+      ],
       // The master's own key, but signed as this iteration's plus engine: not valid as its reference.
-      ["plus-as-reference", (runUid: string, sha256: string): string | null => localSigningKey().sign({ runUid, iterationNumber: 1, variant: "plus", sha256 })],
+      [
+        "plus-as-reference",
+        (runUid: string, sha256: string): string | null =>
+          localSigningKey().sign({ runUid, iterationNumber: 1, role: "plus", sha256 }),
+      ],
     ] as const) {
       const genuine = markedEngine(`${name}-genuine`);
       const planted = markedEngine(name);
       // The master's iteration against a reference of its own; the database writer then swaps the reference.
-      const { run, iteration } = await seedIteration(database.sql, { runName: name, targetGames: 4, engine: genuine, reference: genuine });
+      const { run, iteration } = await seedIteration(database.sql, {
+        runName: name,
+        targetGames: 4,
+        engine: genuine,
+        reference: genuine,
+      });
       await storeFile(database.sql, planted.path);
       await database.sql`update spsa_iteration set reference_engine_path = ${planted.path}, reference_engine_sha256 = ${planted.sha256},
         reference_engine_signature = ${signature(run.uid, planted.sha256)} where id = ${iteration.id}`;
       const result = await worker(`w-${name}`);
-      expect(refusals(result.stderr)[0]).toMatch(/refused the reference binary of iteration 1 .*: (it is not signed|its signature is not from a trusted master key)/);
+      expect(refusals(result.stderr)[0]).toMatch(
+        /refused the reference binary of iteration 1 .*: (it is not signed|its signature is not from a trusted master key)/,
+      );
       await expectRefused(name, iteration.id, planted.marker, result);
       expect(existsSync(genuine.marker), "plus or minus ran without the reference").toBe(false);
       await database.sql`update spsa_run set status = 'stopped' where id = ${run.id}`;
@@ -160,8 +207,15 @@ describe("signed binaries on real workers", () => {
     const result = await worker("w-no-key", [], { SPSA_HOME: home });
     expect(result.exitCode, result.all).toBe(2);
     // Besides the progress line and the one naming its database, the one line of the error.
-    const said = result.stderr.trim().split("\n").filter((line) => !/^worker w-no-key: (\d+ games in|database ")/.test(line));
-    expect(said, result.all).toEqual([expect.stringMatching(/^error: no trusted master key .*`spsa key` .*--trust KEY.*\[worker\] trusted_keys in config.toml$/)]);
+    const said = result.stderr
+      .trim()
+      .split("\n")
+      .filter((line) => !/^worker w-no-key: (\d+ games in|database ")/.test(line));
+    expect(said, result.all).toEqual([
+      expect.stringMatching(
+        /^error: no trusted master key .*`spsa key` .*--trust KEY.*\[worker\] trusted_keys in config.toml$/,
+      ),
+    ]);
     expect(existsSync(engine.marker)).toBe(false);
     expect(await batchStatuses(iteration.id)).toEqual(["expired", "open"]);
     expect(await iterationRow(iteration.id)).toEqual({ games_claimed: 0, games_played: 0, binaries_refused: 1 });

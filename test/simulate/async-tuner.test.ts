@@ -8,7 +8,26 @@ import { createRng } from "../../src/core/rng.js";
 import { applyBatch, drawBatch } from "../../src/spsa/option-batches.js";
 
 const gainsFor = (n: number) =>
-  spsaMathConfig({ maxIterations: n, cEnd: 1.5, rEnd: 0.002, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400, maxStep: 2, schedule: "standard", momentum: 0, averageTail: 0, maxStaleness: 0, adaptive: { mode: "off", window: 32, floor: 0.25 } }, 64);
+  spsaMathConfig(
+    {
+      maxIterations: n,
+      cEnd: 1.5,
+      rEnd: 0.002,
+      a: undefined,
+      c: undefined,
+      A: undefined,
+      alpha: 0.602,
+      gamma: 0.101,
+      eloCap: 400,
+      maxStep: 2,
+      schedule: "standard",
+      momentum: 0,
+      averageTail: 0,
+      maxStaleness: 0,
+      adaptive: { mode: "off", window: 32, floor: 0.25 },
+    },
+    64,
+  );
 
 describe("the simulator's asynchronous tuner", () => {
   const problem = cellProblem({ parameters: 6, offset: 3, curvature: 1, type: "int" }, 0.4, "t");

@@ -6,10 +6,41 @@ import { runFleet, type Behaviour, type FleetRun } from "../../src/simulate/bad-
 /** The issue's case: a fleet of four honest workers and one that takes `share` of the batches. */
 function fleet(mode: FleetRun["mode"], seed: string, liar: Behaviour, share: number, quarantine = true): FleetRun {
   const problem = cellProblem({ parameters: 8, offset: 3, curvature: 1, type: "int" }, 0.3, seed);
-  const gains = spsaMathConfig({ maxIterations: 50, cEnd: DEFAULT_C_END, rEnd: DEFAULT_R_END, a: undefined, c: undefined, A: undefined, alpha: 0.602, gamma: 0.101, eloCap: 400, maxStep: 2, schedule: "standard", momentum: 0, averageTail: 0, maxStaleness: 0, adaptive: DEFAULT_ADAPTIVE }, 64);
+  const gains = spsaMathConfig(
+    {
+      maxIterations: 50,
+      cEnd: DEFAULT_C_END,
+      rEnd: DEFAULT_R_END,
+      a: undefined,
+      c: undefined,
+      A: undefined,
+      alpha: 0.602,
+      gamma: 0.101,
+      eloCap: 400,
+      maxStep: 2,
+      schedule: "standard",
+      momentum: 0,
+      averageTail: 0,
+      maxStaleness: 0,
+      adaptive: DEFAULT_ADAPTIVE,
+    },
+    64,
+  );
   return {
-    mode, problem, gains, gamesPerIteration: 64, batchGames: 8, budget: 3200, quarantine, seed, openingSd: 50, stratumGames: 64,
-    workers: [...[1, 2, 3, 4].map((i) => ({ name: `h${i}`, share: (1 - share) / 4, behaviour: { kind: "honest" as const } })), { name: "liar", share, behaviour: liar }],
+    mode,
+    problem,
+    gains,
+    gamesPerIteration: 64,
+    batchGames: 8,
+    budget: 3200,
+    quarantine,
+    seed,
+    openingSd: 50,
+    stratumGames: 64,
+    workers: [
+      ...[1, 2, 3, 4].map((i) => ({ name: `h${i}`, share: (1 - share) / 4, behaviour: { kind: "honest" as const } })),
+      { name: "liar", share, behaviour: liar },
+    ],
   };
 }
 

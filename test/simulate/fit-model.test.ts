@@ -8,14 +8,50 @@ import { deriveFromEnd, perturb, update } from "../../src/spsa/math.js";
 import type { SpsaMathConfig, SpsaParam, Values } from "../../src/types/spsa.js";
 
 /** A run of the master's math on a quadratic engine whose curvature and optima are known. */
-function syntheticRun(options: { parameters: number; offset: number; curvature: number; iterations: number; rEnd: number; seed: string; type?: "int" | "float"; move?: boolean }) {
+function syntheticRun(options: {
+  parameters: number;
+  offset: number;
+  curvature: number;
+  iterations: number;
+  rEnd: number;
+  seed: string;
+  type?: "int" | "float";
+  move?: boolean;
+}) {
   const type = options.type ?? "float";
   const rng = createRng(`optima:${options.seed}`);
-  let params: SpsaParam[] = Array.from({ length: options.parameters }, (_, i) => ({ name: `P${i}`, value: 100, min: 0, max: 200, step: 2, type }));
-  const model: ParamModel[] = params.map((p) => ({ name: p.name, optimum: p.value + (rng.next() < 0.5 ? -1 : 1) * options.offset * p.step, curvature: options.curvature, step: p.step, type }));
+  let params: SpsaParam[] = Array.from({ length: options.parameters }, (_, i) => ({
+    name: `P${i}`,
+    value: 100,
+    min: 0,
+    max: 200,
+    step: 2,
+    type,
+  }));
+  const model: ParamModel[] = params.map((p) => ({
+    name: p.name,
+    optimum: p.value + (rng.next() < 0.5 ? -1 : 1) * options.offset * p.step,
+    curvature: options.curvature,
+    step: p.step,
+    type,
+  }));
   const games = 64;
   const A = Math.round(options.iterations / 10);
-  const cfg: SpsaMathConfig = { ...deriveFromEnd({ cEnd: 1.5, rEnd: options.rEnd, N: options.iterations, A, alpha: 0.602, gamma: 0.101, gamesPerIteration: games }), A, alpha: 0.602, gamma: 0.101, maxIterations: options.iterations };
+  const cfg: SpsaMathConfig = {
+    ...deriveFromEnd({
+      cEnd: 1.5,
+      rEnd: options.rEnd,
+      N: options.iterations,
+      A,
+      alpha: 0.602,
+      gamma: 0.101,
+      gamesPerIteration: games,
+    }),
+    A,
+    alpha: 0.602,
+    gamma: 0.101,
+    maxIterations: options.iterations,
+  };
   const start: Values = Object.fromEntries(params.map((p) => [p.name, p.value]));
   const iterations: RecordedIteration[] = [];
   const gameRng = createRng(`games:${options.seed}`);
@@ -27,13 +63,19 @@ function syntheticRun(options: { parameters: number; offset: number; curvature: 
     if (options.move ?? true) params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
   }
   const end: Values = Object.fromEntries(params.map((p) => [p.name, p.value]));
-  const trueEnd = Math.sqrt(model.reduce((s, m) => s + ((end[m.name] as number) - m.optimum) ** 2 / (m.step * m.step), 0) / model.length);
+  const trueEnd = Math.sqrt(
+    model.reduce((s, m) => s + ((end[m.name] as number) - m.optimum) ** 2 / (m.step * m.step), 0) / model.length,
+  );
   return { params, start, end, iterations, eloLeftAtStart: eloLeft(model, start), trueEnd };
 }
 
 describe("symmetricEigen", () => {
   it("returns vectors with M v = λ v, orthonormal", () => {
-    const m = [[4, 1, -2], [1, 3, 0.5], [-2, 0.5, 1]];
+    const m = [
+      [4, 1, -2],
+      [1, 3, 0.5],
+      [-2, 0.5, 1],
+    ];
     const { values, vectors } = symmetricEigen(m);
     for (let j = 0; j < 3; j++) {
       const vj = vectors.map((row) => row[j] as number);
@@ -50,7 +92,15 @@ describe("fitLossModel on synthetic runs whose true model is known", () => {
   // games); the offset left at the end within 40 % of the start's offset.
   const cases = [
     { parameters: 10, offset: 4, curvature: 5 / 16, iterations: 400, rEnd: 0.012, seed: "far", type: "float" as const },
-    { parameters: 20, offset: 3, curvature: 1.25 / 4, iterations: 600, rEnd: 0.012, seed: "many", type: "int" as const },
+    {
+      parameters: 20,
+      offset: 3,
+      curvature: 1.25 / 4,
+      iterations: 600,
+      rEnd: 0.012,
+      seed: "many",
+      type: "int" as const,
+    },
     { parameters: 8, offset: 6, curvature: 0.1, iterations: 800, rEnd: 0.012, seed: "flat", type: "float" as const },
   ];
   for (const c of cases) {
@@ -85,7 +135,15 @@ describe("fitLossModel on synthetic runs whose true model is known", () => {
   });
 
   it("says when θ never moved, so the curvature cannot be told from the offset (only their product, the slope)", () => {
-    const run = syntheticRun({ parameters: 18, offset: 6, curvature: 0.3, iterations: 200, rEnd: 0.012, seed: "still", move: false });
+    const run = syntheticRun({
+      parameters: 18,
+      offset: 6,
+      curvature: 0.3,
+      iterations: 200,
+      rEnd: 0.012,
+      seed: "still",
+      move: false,
+    });
     const fit = fitLossModel({ params: run.params, start: run.start, end: run.end, iterations: run.iterations });
     expect(fit.bounded).toBe(false);
     expect(fit.curvature.open.low && fit.curvature.open.high).toBe(true);
@@ -97,6 +155,8 @@ describe("fitLossModel on synthetic runs whose true model is known", () => {
 
   it("refuses a run with fewer than 2 completed iterations", () => {
     const run = syntheticRun({ parameters: 3, offset: 2, curvature: 0.3, iterations: 1, rEnd: 0.012, seed: "short" });
-    expect(() => fitLossModel({ params: run.params, start: run.start, end: run.end, iterations: run.iterations })).toThrow(/too few completed iterations/);
+    expect(() =>
+      fitLossModel({ params: run.params, start: run.start, end: run.end, iterations: run.iterations }),
+    ).toThrow(/too few completed iterations/);
   });
 });

@@ -28,7 +28,9 @@ describe("spsa simulate --from-run", () => {
     const optimum = target <= p.max && target >= p.min ? target : p.value - (up ? 3 : -3) * p.step;
     return { name: p.name, optimum, curvature, step: p.step, type: p.type };
   });
-  const offset = Math.sqrt(engine.reduce((s, m, i) => s + ((m.optimum - params[i]!.value) / m.step) ** 2, 0) / engine.length);
+  const offset = Math.sqrt(
+    engine.reduce((s, m, i) => s + ((m.optimum - params[i]!.value) / m.step) ** 2, 0) / engine.length,
+  );
 
   beforeAll(async () => {
     database = await freshDatabase();
@@ -37,7 +39,14 @@ describe("spsa simulate --from-run", () => {
     env = { DATABASE_URL: database.url };
     dir = mkdtempSync(join(tmpdir(), "spsa-from-run-"));
     const config = loadConfig("config.toml");
-    await writeSyntheticRun(sql, { name: "known", config: { ...config, spsa: { ...config.spsa, maxIterations: 400 } }, params, iterations: 400, workerName: "w", engine });
+    await writeSyntheticRun(sql, {
+      name: "known",
+      config: { ...config, spsa: { ...config.spsa, maxIterations: 400 } },
+      params,
+      iterations: 400,
+      workerName: "w",
+      engine,
+    });
   });
   afterAll(async () => {
     await sql.end();
@@ -46,10 +55,14 @@ describe("spsa simulate --from-run", () => {
   });
 
   it("prints the fitted model with 95 % intervals that hold the truth, the simulate lines, and simulates with it", async () => {
-    const result = await spsa(["simulate", "--from-run", "known", "--seeds", "2", "--no-anchors", "--games", "640"], { env });
+    const result = await spsa(["simulate", "--from-run", "known", "--seeds", "2", "--no-anchors", "--games", "640"], {
+      env,
+    });
     expect(result.exitCode, result.all).toBe(0);
     const out = result.stdout;
-    expect(out).toContain(`run "known": 400 completed iterations, 25600 games, ${params.length} parameters played apart`);
+    expect(out).toContain(
+      `run "known": 400 completed iterations, 25600 games, ${params.length} parameters played apart`,
+    );
     const interval = (label: string) => {
       const match = out.match(new RegExp(`${label}\\s+([\\d.e-]+) \\[<? ?([\\d.e-]+), >? ?([\\d.e-]+)\\]`));
       expect(match, `${label} in\n${out}`).not.toBeNull();
@@ -64,16 +77,22 @@ describe("spsa simulate --from-run", () => {
     expect(sHigh).toBeGreaterThanOrEqual(offset);
     expect(Math.abs(s / offset - 1)).toBeLessThan(0.4);
     // The simulation that follows uses the fitted model, from the run's end.
-    const line = out.match(/simulated below: npx spsa simulate --loss-elo ([\d.]+) --loss-steps 4 --offset ([\d.]+) --draw-rate ([\d.]+)/);
+    const line = out.match(
+      /simulated below: npx spsa simulate --loss-elo ([\d.]+) --loss-steps 4 --offset ([\d.]+) --draw-rate ([\d.]+)/,
+    );
     expect(line, out).not.toBeNull();
-    expect(out).toContain(`each parameter loses ${line![1]} Elo at 4 steps from an optimum ${line![2]} steps from its value`);
+    expect(out).toContain(
+      `each parameter loses ${line![1]} Elo at 4 steps from an optimum ${line![2]} steps from its value`,
+    );
     expect(out).toMatch(/^your config .*$/m);
   });
 
   it("refuses model flags with --from-run, an unknown run, and a parameters file without the run's parameters", async () => {
     const both = await spsa(["simulate", "--from-run", "known", "--offset", "3"], { env });
     expect(both.exitCode).not.toBe(0);
-    expect(both.stderr).toMatch(/--offset.*cannot be used with option '--from-run|--from-run.*cannot be used with option '--offset/);
+    expect(both.stderr).toMatch(
+      /--offset.*cannot be used with option '--from-run|--from-run.*cannot be used with option '--offset/,
+    );
     const unknown = await spsa(["simulate", "--from-run", "knwon"], { env });
     expect(unknown.exitCode, unknown.all).toBe(2);
     expect(unknown.stderr).toContain(`no run named "knwon"`);

@@ -6,7 +6,8 @@ import { masterTuner } from "../../src/simulate/tuners.js";
 import { update } from "../../src/spsa/math.js";
 import type { SpsaMathConfig } from "../../src/types/spsa.js";
 
-const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
+const gains = (n: number): SpsaMathConfig =>
+  spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
 const problem = cellProblem({ parameters: 8, offset: 4, curvature: 1, type: "float" }, 0.4, "in-flight");
 
 describe("the simulator's iterations in flight (masterTuner's staleness)", () => {

@@ -12,7 +12,8 @@ import { createRng } from "../../src/core/rng.js";
 import { spsa } from "../support/cli.js";
 import type { SpsaMathConfig, Values } from "../../src/types/spsa.js";
 
-const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
+const gains = (n: number): SpsaMathConfig =>
+  spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
 
 /** Mean and variance of the Elo the update sees, over `n` iterations of 64 games. */
 function measured(play: typeof plusVsMinus, plus: Values, minus: Values, n: number) {
@@ -37,7 +38,8 @@ describe("reference mode in the simulator", () => {
   it("measures plus against minus without bias, with about 4 times the variance of plus-vs-minus at equal games", () => {
     const problem = cellProblem({ parameters: 4, offset: 3, curvature: 1, type: "float" }, 0.4, "ref");
     // θ+ and θ− 2 steps either side of θ₀ on every parameter: a clear Elo between them.
-    const side = (sign: number) => Object.fromEntries(problem.params.map((p, i) => [p.name, p.value + sign * (i % 2 === 0 ? 1 : -1) * 2 * p.step]));
+    const side = (sign: number) =>
+      Object.fromEntries(problem.params.map((p, i) => [p.name, p.value + sign * (i % 2 === 0 ? 1 : -1) * 2 * p.step]));
     const [plus, minus] = [side(1), side(-1)];
     const truth = eloBetween(problem.model, plus, minus);
     expect(Math.abs(truth)).toBeGreaterThan(10);
@@ -56,7 +58,13 @@ describe("reference mode in the simulator", () => {
   it("tunes a clear problem closer to its optimum, less far than plus-vs-minus at equal games", () => {
     const cells = [{ parameters: 10, offset: 4, curvature: 1, type: "float" as const }];
     const direct = runFamily(masterTuner("pvm", gains, 64), cells, 5000, 4, 0.4)[0];
-    const reference = runFamily(masterTuner("ref", gains, 64, 0, undefined, referencePlay({ kind: "start" }, DEFAULT_ELO_CAP)), cells, 5000, 4, 0.4)[0];
+    const reference = runFamily(
+      masterTuner("ref", gains, 64, 0, undefined, referencePlay({ kind: "start" }, DEFAULT_ELO_CAP)),
+      cells,
+      5000,
+      4,
+      0.4,
+    )[0];
     if (!direct || !reference) throw new Error("no result");
     expect(reference.end).toBeLessThan(0.8 * reference.start);
     expect(reference.end).toBeGreaterThan(direct.end);
@@ -66,14 +74,26 @@ describe("reference mode in the simulator", () => {
 describe("spsa simulate --reference", () => {
   it("adds your config in reference mode to the table", async () => {
     const lines: string[] = [];
-    const result = await simulateCommand({ seeds: 2, games: 640, offset: 3, anchors: false, reference: "-100", out: (text) => lines.push(text) });
-    expect(result.summaries.map((s) => s.tuner)).toEqual([expect.stringContaining("your config ("), "your config in reference mode (reference 100 Elo weaker than θ₀)"]);
+    const result = await simulateCommand({
+      seeds: 2,
+      games: 640,
+      offset: 3,
+      anchors: false,
+      reference: "-100",
+      out: (text) => lines.push(text),
+    });
+    expect(result.summaries.map((s) => s.tuner)).toEqual([
+      expect.stringContaining("your config ("),
+      "your config in reference mode (reference 100 Elo weaker than θ₀)",
+    ]);
     expect(lines.join("\n")).toContain("your config in reference mode (reference 100 Elo weaker than θ₀)");
   });
 
   it("refuses a reference that is neither start nor an Elo, from the CLI", async () => {
     const result = await spsa(["simulate", "--reference", "stockfish", "--seeds", "1"]);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr.trim()).toBe('error: --reference: must be "start" or an Elo over θ₀ (e.g. 100 or -100), got "stockfish"');
+    expect(result.stderr.trim()).toBe(
+      'error: --reference: must be "start" or an Elo over θ₀ (e.g. 100 or -100), got "stockfish"',
+    );
   });
 });

@@ -14,9 +14,16 @@ import { pilotMeasure, pilotScale, spreadSquared } from "../../src/spsa/pilot.js
 import { createRng } from "../../src/core/rng.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
 import { spsa } from "../support/cli.js";
-import { isReferenceResult, type IterationOutcome, type SpsaMathConfig, type PilotIteration, type MeasuredIteration } from "../../src/types/spsa.js";
+import {
+  isReferenceResult,
+  type IterationOutcome,
+  type SpsaMathConfig,
+  type PilotIteration,
+  type MeasuredIteration,
+} from "../../src/types/spsa.js";
 
-const gains = (n: number): SpsaMathConfig => spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
+const gains = (n: number): SpsaMathConfig =>
+  spsaMathConfig({ ...loadConfig("config.toml").spsa, maxIterations: n }, 64);
 
 describe("the synthetic engine and its games", () => {
   it("loses curvature × steps² per parameter, ints built rounded", () => {
@@ -30,10 +37,28 @@ describe("the synthetic engine and its games", () => {
   });
 
   it("has asymmetric and flat-topped curves besides the quadratic one", () => {
-    const asymmetric = [{ name: "A", optimum: 0, curvature: 1, step: 1, type: "float" as const, shape: { kind: "asymmetric" as const, ratio: 8 } }];
+    const asymmetric = [
+      {
+        name: "A",
+        optimum: 0,
+        curvature: 1,
+        step: 1,
+        type: "float" as const,
+        shape: { kind: "asymmetric" as const, ratio: 8 },
+      },
+    ];
     expect(eloLeft(asymmetric, { A: -2 })).toBeCloseTo(4, 12);
     expect(eloLeft(asymmetric, { A: 2 })).toBeCloseTo(32, 12);
-    const flat = [{ name: "F", optimum: 0, curvature: 1, step: 0.5, type: "float" as const, shape: { kind: "flat" as const, halfWidth: 2 } }];
+    const flat = [
+      {
+        name: "F",
+        optimum: 0,
+        curvature: 1,
+        step: 0.5,
+        type: "float" as const,
+        shape: { kind: "flat" as const, halfWidth: 2 },
+      },
+    ];
     expect(eloLeft(flat, { F: 0.9 })).toBe(0);
     expect(eloLeft(flat, { F: -1.5 })).toBeCloseTo(1, 12);
   });
@@ -57,7 +82,14 @@ describe("the synthetic engine and its games", () => {
 
   it("summarises a budget's results: mean left, cells worse and significantly worse", () => {
     const cell = { parameters: 5, offset: 1, curvature: 1, type: "int" as const };
-    const r = (start: number, end: number, changeError: number) => ({ cell, budget: 1, start, end, changeError, wander: 0 });
+    const r = (start: number, end: number, changeError: number) => ({
+      cell,
+      budget: 1,
+      start,
+      end,
+      changeError,
+      wander: 0,
+    });
     const line = familyLine([r(10, 2, 1), r(1, 1.5, 1), r(1, 4, 1)]);
     expect(line.text).toBe("2.5 (of 4.0) · 2 / 1");
     expect(line.significant.map((x) => x.end)).toEqual([4]);
@@ -93,14 +125,20 @@ describe("the master tuner", () => {
     for (let k = 1; k <= 10; k++) {
       // The adaptive gains' scales from the iterations before (the floor at the first), raised by the curvature pilot's factor after it.
       const factor = k > pilots ? pilotMeasure(pilotIterations).factor : 1;
-      const scale = Object.fromEntries(Object.entries(stepScales(history, names, adaptive)).map(([n, s]) => [n, pilotScale(s, adaptive.floor, factor)]));
+      const scale = Object.fromEntries(
+        Object.entries(stepScales(history, names, adaptive)).map(([n, s]) => [
+          n,
+          pilotScale(s, adaptive.floor, factor),
+        ]),
+      );
       const played = { ...perturb(params, cfg, k, createRng(`s:${k}`)), scale };
       // The pilot's iterations play θ+ and θ− each against θ₀.
       const result: IterationOutcome =
         k <= pilots
           ? referenceOutcome({ kind: "start" }, problem, played.plus, played.minus, 64, gameRng)
           : playGames(eloBetween(problem.model, played.plus, played.minus), 64, 0.4, gameRng);
-      if (isReferenceResult(result)) pilotIterations.push({ outcome: result, spreadSquared: spreadSquared(steps, played.plus, played.minus) });
+      if (isReferenceResult(result))
+        pilotIterations.push({ outcome: result, spreadSquared: spreadSquared(steps, played.plus, played.minus) });
       const { newValues, elo } = update(params, played, result, cfg);
       history.push({ elo, result });
       params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
@@ -127,7 +165,11 @@ describe("spsa simulate", () => {
     const svg = join(mkdtempSync(join(tmpdir(), "spsa-sim-")), "chart.svg");
     const result = await simulateCommand({ seeds: 4, games: 3200, offset: 3, svg, out: (text) => lines.push(text) });
     expect(result.iterations).toBe(50);
-    expect(result.summaries.map((s) => s.tuner)).toEqual([expect.stringContaining("your config (c_end 3, r_end 0.003, adapt signal (window 256, floor 0.1667)"), expect.stringContaining("fishtest"), expect.stringContaining("seed design")]);
+    expect(result.summaries.map((s) => s.tuner)).toEqual([
+      expect.stringContaining("your config (c_end 3, r_end 0.003, adapt signal (window 256, floor 0.1667)"),
+      expect.stringContaining("fishtest"),
+      expect.stringContaining("seed design"),
+    ]);
     const [ours] = result.summaries;
     expect(ours?.checkpoints.at(-1)).toBe(3200);
     expect(ours?.mean.at(-1)).toBeLessThan(ours?.mean[0] ?? 0);
@@ -144,6 +186,8 @@ describe("spsa simulate", () => {
     writeFileSync(model, "[KNIGHT_VALUE]\noptimum = 300\n");
     const result = await spsa(["simulate", "--model", model, "--seeds", "1"]);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr.trim()).toBe(`error: ${model}: [KNIGHT_VALUE] (line 1): no parameter KNIGHT_VALUE in the parameters file (did you mean \`KNIGHT_VALUE_MG\`?)`);
+    expect(result.stderr.trim()).toBe(
+      `error: ${model}: [KNIGHT_VALUE] (line 1): no parameter KNIGHT_VALUE in the parameters file (did you mean \`KNIGHT_VALUE_MG\`?)`,
+    );
   });
 });

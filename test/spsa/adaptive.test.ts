@@ -71,7 +71,10 @@ describe("step scales", () => {
 describe("reference mode's noise", () => {
   /** 32 games of θ+ and 32 of θ− against the reference, each side's wins and losses given. */
   const referenceIteration = (plus: [number, number], minus: [number, number]): MeasuredIteration => {
-    const outcome = { plus: result(plus[0], plus[1], 32 - plus[0] - plus[1]), minus: result(minus[0], minus[1], 32 - minus[0] - minus[1]) };
+    const outcome = {
+      plus: result(plus[0], plus[1], 32 - plus[0] - plus[1]),
+      minus: result(minus[0], minus[1], 32 - minus[0] - minus[1]),
+    };
     return { elo: iterationElo(outcome).elo, result: outcome };
   };
 
@@ -79,18 +82,31 @@ describe("reference mode's noise", () => {
     const plus = result(14, 10, 8);
     const minus = result(9, 15, 8);
     expect(iterationNoise({ plus, minus })).toBe(eloNoiseVariance(plus) + eloNoiseVariance(minus));
-    for (const counts of [result(32, 32, 0), result(20, 30, 14), result(64, 0, 0)]) expect(iterationNoise(counts)).toBe(eloNoiseVariance(counts));
+    for (const counts of [result(32, 32, 0), result(20, 30, 14), result(64, 0, 0)])
+      expect(iterationNoise(counts)).toBe(eloNoiseVariance(counts));
     // At equal games about four times plus-vs-minus's: each side has half the games, and there are two.
-    const ratio = iterationNoise({ plus: result(16, 16, 0), minus: result(16, 16, 0) }) / eloNoiseVariance(result(32, 32, 0));
+    const ratio =
+      iterationNoise({ plus: result(16, 16, 0), minus: result(16, 16, 0) }) / eloNoiseVariance(result(32, 32, 0));
     expect(ratio).toBeCloseTo(4, 9);
   });
 
   it("reads differences near their noise as noise and far above it as signal", () => {
-    const noise = [referenceIteration([13, 11], [11, 13]), referenceIteration([11, 13], [12, 12]), referenceIteration([12, 12], [13, 11]), referenceIteration([12, 12], [11, 13])];
+    const noise = [
+      referenceIteration([13, 11], [11, 13]),
+      referenceIteration([11, 13], [12, 12]),
+      referenceIteration([12, 12], [13, 11]),
+      referenceIteration([12, 12], [11, 13]),
+    ];
     expect(signalShare(noise)).toBe(0);
-    const signal = [referenceIteration([20, 4], [4, 20]), referenceIteration([4, 20], [20, 4]), referenceIteration([21, 4], [4, 21])];
+    const signal = [
+      referenceIteration([20, 4], [4, 20]),
+      referenceIteration([4, 20], [20, 4]),
+      referenceIteration([21, 4], [4, 21]),
+    ];
     expect(signalShare(signal)).toBeGreaterThan(0.8);
     // A reference-mode iteration with no games on a side measured nothing.
-    expect(signalShare([...signal, { elo: 0, result: { plus: result(0, 0, 0), minus: result(0, 0, 0) } }])).toBe(signalShare(signal));
+    expect(signalShare([...signal, { elo: 0, result: { plus: result(0, 0, 0), minus: result(0, 0, 0) } }])).toBe(
+      signalShare(signal),
+    );
   });
 });

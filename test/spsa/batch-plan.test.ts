@@ -11,7 +11,11 @@ describe("planBatchSizes", () => {
         for (const workers of [0, 1, 2, 3, 8, 16, 64, 500]) {
           const sizes = planBatchSizes(target, batchSize, workers);
           // Rows shrink toward the end: a later row is never larger than an earlier one.
-          const ok = sum(sizes) === target && sizes.every((size, i) => size % 2 === 0 && size >= 2 && size <= batchSize && (i === 0 || size <= (sizes[i - 1] ?? 0)));
+          const ok =
+            sum(sizes) === target &&
+            sizes.every(
+              (size, i) => size % 2 === 0 && size >= 2 && size <= batchSize && (i === 0 || size <= (sizes[i - 1] ?? 0)),
+            );
           if (!ok) broken.push(`target ${target}, batch ${batchSize}, slots ${workers}: ${sizes.join(",")}`);
         }
       }
@@ -60,7 +64,11 @@ describe("planReferenceBatchSizes", () => {
       for (const batchSize of [4, 6, 8, 16, 64]) {
         for (const workers of [0, 1, 2, 3, 8, 64]) {
           const sizes = planReferenceBatchSizes(target, batchSize, workers);
-          const ok = sum(sizes) === target && sizes.every((size, i) => size % 4 === 0 && size >= 4 && size <= batchSize && (i === 0 || size <= (sizes[i - 1] ?? 0)));
+          const ok =
+            sum(sizes) === target &&
+            sizes.every(
+              (size, i) => size % 4 === 0 && size >= 4 && size <= batchSize && (i === 0 || size <= (sizes[i - 1] ?? 0)),
+            );
           if (!ok) broken.push(`target ${target}, batch ${batchSize}, slots ${workers}: ${sizes.join(",")}`);
         }
       }

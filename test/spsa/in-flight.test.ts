@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { allowedStaleness, buildsAtOnce, mayOpen, MIN_CORES_PER_BUILD, slowBuildWarning, stalenessBound, stalenessOf, TAIL_GAMES_PER_SLOT } from "../../src/spsa/in-flight.js";
+import {
+  allowedStaleness,
+  buildsAtOnce,
+  mayOpen,
+  MIN_CORES_PER_BUILD,
+  slowBuildWarning,
+  stalenessBound,
+  stalenessOf,
+  TAIL_GAMES_PER_SLOT,
+} from "../../src/spsa/in-flight.js";
 
 const measured = { gamesPerIteration: 64, buildSeconds: 0.6, gamesPerSecond: 15, maxStaleness: 8 };
 
@@ -24,7 +33,9 @@ describe("allowedStaleness", () => {
     expect(allowedStaleness({ ...measured, slots: 64 })).toBe(6);
     // A 35 s build at 15 games per second: 525 more games, nine iterations, capped at the bound.
     expect(allowedStaleness({ ...measured, slots: 8, buildSeconds: 35 })).toBe(8);
-    expect(allowedStaleness({ ...measured, slots: 8, buildSeconds: 35, maxStaleness: 20 })).toBe(Math.ceil((8 * TAIL_GAMES_PER_SLOT + 525) / 64));
+    expect(allowedStaleness({ ...measured, slots: 8, buildSeconds: 35, maxStaleness: 20 })).toBe(
+      Math.ceil((8 * TAIL_GAMES_PER_SLOT + 525) / 64),
+    );
   });
 
   it("never exceeds the bound and grows with the slots", () => {
@@ -99,18 +110,30 @@ describe("buildsAtOnce", () => {
 });
 
 describe("slowBuildWarning", () => {
-  const pace = { gamesPerIteration: 64, buildsAtOnce: 1, configured: "auto" as const, cores: 2, coresPerBuild: 2, slots: 16, maxStaleness: 6 };
+  const pace = {
+    gamesPerIteration: 64,
+    buildsAtOnce: 1,
+    configured: "auto" as const,
+    cores: 2,
+    coresPerBuild: 2,
+    slots: 16,
+    maxStaleness: 6,
+  };
 
   it("says nothing while the builds at once outlast the games played during one, or before a rate is measured", () => {
     expect(slowBuildWarning({ ...pace, buildSeconds: 0.6, gamesPerSecond: 15 })).toBeUndefined();
     expect(slowBuildWarning({ ...pace, buildSeconds: 35, gamesPerSecond: undefined })).toBeUndefined();
     // 130 games during a build: two builds at once hold 128, three 192.
-    expect(slowBuildWarning({ ...pace, buildsAtOnce: 3, cores: 8, buildSeconds: 35, gamesPerSecond: 3.7 })).toBeUndefined();
+    expect(
+      slowBuildWarning({ ...pace, buildsAtOnce: 3, cores: 8, buildSeconds: 35, gamesPerSecond: 3.7 }),
+    ).toBeUndefined();
   });
 
   it("names the games played during a build, and what keeps the slots busy: more builds at once and the cores for them, larger iterations, UCI-option mode", () => {
     const line = slowBuildWarning({ ...pace, buildSeconds: 35, gamesPerSecond: 3.7 });
-    expect(line).toMatch(/about 130 games while .* built \(35\.0 s\), more than the iteration of 64 games built at once \(\[build\] builds_at_once 1 \(auto: 2 cores, 2\.0 per build\)\)/);
+    expect(line).toMatch(
+      /about 130 games while .* built \(35\.0 s\), more than the iteration of 64 games built at once \(\[build\] builds_at_once 1 \(auto: 2 cores, 2\.0 per build\)\)/,
+    );
     expect(line).toMatch(/\[build\] builds_at_once 3 on a master of 6 cores or more;/);
     expect(line).toMatch(/games_per_iteration 130 or more/);
     expect(line).toMatch(/\[engine\] mode = "options"/);
@@ -118,17 +141,35 @@ describe("slowBuildWarning", () => {
 
   it("counts the staleness bound as a limit on the builds at once, and names the bound enough builds need", () => {
     // 64 slots at 15 games a second: 527 games per 35 s build, 9 builds at once, staleness 14 with the slots' tail.
-    const line = slowBuildWarning({ ...pace, slots: 64, buildsAtOnce: 8, cores: 16, buildSeconds: 35, gamesPerSecond: 15.06 });
-    expect(line).toMatch(/more than the 6 iterations of 64 games built at once \(\[build\] builds_at_once 8 \(auto: 16 cores, 2\.0 per build\), \[spsa\] max_staleness 6\)/);
+    const line = slowBuildWarning({
+      ...pace,
+      slots: 64,
+      buildsAtOnce: 8,
+      cores: 16,
+      buildSeconds: 35,
+      gamesPerSecond: 15.06,
+    });
+    expect(line).toMatch(
+      /more than the 6 iterations of 64 games built at once \(\[build\] builds_at_once 8 \(auto: 16 cores, 2\.0 per build\), \[spsa\] max_staleness 6\)/,
+    );
     expect(line).toMatch(/\[build\] builds_at_once 9 on a master of 18 cores or more with \[spsa\] max_staleness 14;/);
     // 8 builds at once hold 66-game iterations, but six iterations of the bound must hold 527 games and the tail's 320.
     expect(line).toMatch(/games_per_iteration 142 or more/);
     // Enough builds at once already: only the bound.
-    const bounded = slowBuildWarning({ ...pace, slots: 64, buildsAtOnce: 16, cores: 32, buildSeconds: 35, gamesPerSecond: 15.06 });
+    const bounded = slowBuildWarning({
+      ...pace,
+      slots: 64,
+      buildsAtOnce: 16,
+      cores: 32,
+      buildSeconds: 35,
+      gamesPerSecond: 15.06,
+    });
     expect(bounded).toMatch(/any of these keeps them busy: \[spsa\] max_staleness 14;/);
   });
 
   it("says how the number was chosen when config.toml sets it", () => {
-    expect(slowBuildWarning({ ...pace, configured: 1, buildSeconds: 35, gamesPerSecond: 3.7 })).toMatch(/builds_at_once 1 \(set in config\.toml\)/);
+    expect(slowBuildWarning({ ...pace, configured: 1, buildSeconds: 35, gamesPerSecond: 3.7 })).toMatch(
+      /builds_at_once 1 \(set in config\.toml\)/,
+    );
   });
 });

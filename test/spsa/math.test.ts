@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { defaultA, deriveFromEnd, gains, iterationElo, measuredElo, perturb, scoreToElo, update } from "../../src/spsa/math.js";
+import {
+  defaultA,
+  deriveFromEnd,
+  gains,
+  iterationElo,
+  measuredElo,
+  perturb,
+  scoreToElo,
+  update,
+} from "../../src/spsa/math.js";
 import { createRng, type Rng } from "../../src/core/rng.js";
 import type { SpsaMathConfig, SpsaParam } from "../../src/types/spsa.js";
 
@@ -16,7 +25,15 @@ function scripted(...draws: number[]): Rng {
 }
 
 const cfg: SpsaMathConfig = { a: 1, c: 1, A: undefined, alpha: 0.602, gamma: 0.101, maxIterations: 100 };
-const int = (over: Partial<SpsaParam> = {}): SpsaParam => ({ name: "P", value: 10, min: 0, max: 20, step: 1, type: "int", ...over });
+const int = (over: Partial<SpsaParam> = {}): SpsaParam => ({
+  name: "P",
+  value: 10,
+  min: 0,
+  max: 20,
+  step: 1,
+  type: "int",
+  ...over,
+});
 const result = (plusWins: number, minusWins: number, draws: number) => ({ plusWins, minusWins, draws });
 
 describe("gains", () => {
@@ -52,8 +69,14 @@ describe("perturb: integer rule", () => {
 
   it("rounds plus and minus with one shared u", () => {
     // θ = 10.3, δ = 0.5, s = +1: raw 10.8 and 9.8; u = 0.1 → 10 and 9; u = 0.3 → 11 and 10.
-    expect(perturb([int({ value: 10.3, step: 0.1 })], cfg, 1, scripted(0.2, 0.1))).toMatchObject({ plus: { P: 10 }, minus: { P: 9 } });
-    expect(perturb([int({ value: 10.3, step: 0.1 })], cfg, 1, scripted(0.2, 0.3))).toMatchObject({ plus: { P: 11 }, minus: { P: 10 } });
+    expect(perturb([int({ value: 10.3, step: 0.1 })], cfg, 1, scripted(0.2, 0.1))).toMatchObject({
+      plus: { P: 10 },
+      minus: { P: 9 },
+    });
+    expect(perturb([int({ value: 10.3, step: 0.1 })], cfg, 1, scripted(0.2, 0.3))).toMatchObject({
+      plus: { P: 11 },
+      minus: { P: 10 },
+    });
   });
 
   it("moves the pair inward at a bound instead of collapsing it", () => {
@@ -74,7 +97,10 @@ describe("perturb: integer rule", () => {
     const near = perturb([int({ value: 3, min: 1 })], wide, 1, scripted(0.2, 0));
     expect([near.plus.P, near.minus.P]).toEqual([5, 1]);
     // Far from the bounds the full δ: θ = 10 → 14 and 6.
-    expect(perturb([int({ value: 10 })], wide, 1, scripted(0.2, 0))).toMatchObject({ plus: { P: 14 }, minus: { P: 6 } });
+    expect(perturb([int({ value: 10 })], wide, 1, scripted(0.2, 0))).toMatchObject({
+      plus: { P: 14 },
+      minus: { P: 6 },
+    });
     // At the bound one step is left: the pair is moved inward by it (min 1 → 3 and 1).
     const at = perturb([int({ value: 1, min: 1 })], wide, 1, scripted(0.2, 0));
     expect([at.plus.P, at.minus.P]).toEqual([3, 1]);
@@ -116,7 +142,9 @@ describe("perturb", () => {
   it("is deterministic for a seed and differs between iterations", () => {
     const params = Array.from({ length: 12 }, (_, i) => int({ name: `P${i}`, step: 3 }));
     expect(perturb(params, cfg, 3, createRng("s:3"))).toEqual(perturb(params, cfg, 3, createRng("s:3")));
-    expect(perturb(params, cfg, 3, createRng("s:3")).signs).not.toEqual(perturb(params, cfg, 4, createRng("s:4")).signs);
+    expect(perturb(params, cfg, 3, createRng("s:3")).signs).not.toEqual(
+      perturb(params, cfg, 4, createRng("s:4")).signs,
+    );
   });
 });
 

@@ -39,7 +39,8 @@ describe("asynchronous SPSA math of UCI-option mode", () => {
   });
 
   it("draws the same perturbation for the same seed and batch number, another for the next batch", () => {
-    const draw = (batchNumber: number) => drawBatch(params, gains, { seed: "s", batchNumber, gamesBefore: 128, gamesPerIteration: 64 });
+    const draw = (batchNumber: number) =>
+      drawBatch(params, gains, { seed: "s", batchNumber, gamesBefore: 128, gamesPerIteration: 64 });
     expect(draw(3)).toEqual(draw(3));
     expect(draw(3).k).toBe(3);
     const signs = new Set(Array.from({ length: 12 }, (_, i) => JSON.stringify(draw(i + 1).signs)));
@@ -64,19 +65,32 @@ describe("asynchronous SPSA math of UCI-option mode", () => {
   });
 
   it("refuses a params.toml parameter without an option, naming it", () => {
-    const file = write("params.toml", `[A]\nvalue = 1\nmin = 0\nmax = 2\nstep = 1\noption = "A"\n\n[B]\nvalue = 1\nmin = 0\nmax = 2\nstep = 1\n`);
+    const file = write(
+      "params.toml",
+      `[A]\nvalue = 1\nmin = 0\nmax = 2\nstep = 1\noption = "A"\n\n[B]\nvalue = 1\nmin = 0\nmax = 2\nstep = 1\n`,
+    );
     expect(() => optionParamsOf(loadParams(file), file)).toThrow(InputError);
     expect(() => optionParamsOf(loadParams(file), file)).toThrow(/\[B\] has no option key/);
-    const scaled = write("scaled.toml", `[F]\ntype = "float"\nvalue = 1\nmin = 0\nmax = 2\nstep = 0.1\noption_scale = 100\n`);
+    const scaled = write(
+      "scaled.toml",
+      `[F]\ntype = "float"\nvalue = 1\nmin = 0\nmax = 2\nstep = 0.1\noption_scale = 100\n`,
+    );
     expect(() => loadParams(scaled)).toThrow(/option_scale.*needs option/);
   });
 
   it("reads [engine] mode and binary from config.toml", () => {
     const binary = write("engine", "");
-    expect(loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "${binary}"\n`)).engine).toEqual({ mode: "options", binary });
+    expect(loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "${binary}"\n`)).engine).toEqual({
+      mode: "options",
+      binary,
+    });
     expect(loadConfig(write("config.toml", "")).engine).toEqual({ mode: "build", binary: undefined });
-    expect(() => loadConfig(write("config.toml", `[engine]\nbinary = "${binary}"\n`))).toThrow(/binary.*applies only with mode = "options"/);
-    expect(() => loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "/nonexistent/engine"\n`))).toThrow(/file not found/);
+    expect(() => loadConfig(write("config.toml", `[engine]\nbinary = "${binary}"\n`))).toThrow(
+      /binary.*applies only with mode = "options"/,
+    );
+    expect(() =>
+      loadConfig(write("config.toml", `[engine]\nmode = "options"\nbinary = "/nonexistent/engine"\n`)),
+    ).toThrow(/file not found/);
     expect(() => loadConfig(write("config.toml", `[engine]\nmode = "uci"\n`))).toThrow(/mode/);
   });
 });
@@ -104,7 +118,9 @@ describe("adaptive gains in UCI-option mode", () => {
     expect(stepScales(pooled, ["X", "F"], { ...adaptive, window: 3 })).toEqual({ X: scale, F: scale });
     expect(scale).toBeGreaterThan(adaptive.floor);
     // A batch whose games were all voided adds nothing.
-    expect(batchStepFactor([...reported, { plusWins: 0, minusWins: 0, draws: 0 }], { ...gains, adaptive }, 32)).toBe(scale);
+    expect(batchStepFactor([...reported, { plusWins: 0, minusWins: 0, draws: 0 }], { ...gains, adaptive }, 32)).toBe(
+      scale,
+    );
     // applied: a parameter's step is the factor times the plain one.
     const drawn = { ak: 0.02, plus: { X: 11, F: 0.85 }, minus: { X: 9, F: 0.65 }, games: 16 };
     const plain = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64);
@@ -112,7 +128,12 @@ describe("adaptive gains in UCI-option mode", () => {
     expect((scaled.newValues.X ?? 0) - 10).toBeCloseTo(0.5 * ((plain.newValues.X ?? 0) - 10), 12);
     expect((scaled.newValues.F ?? 0) - 0.75).toBeCloseTo(0.5 * ((plain.newValues.F ?? 0) - 0.75), 12);
     // The same step as update with a scale per parameter (what build mode records), to the bit.
-    const perParameter = update(params, { ak: (drawn.ak * drawn.games) / 64, plus: drawn.plus, minus: drawn.minus, scale: { X: 0.5, F: 0.5 } }, { plusWins: 9, minusWins: 5, draws: 2 }, gains);
+    const perParameter = update(
+      params,
+      { ak: (drawn.ak * drawn.games) / 64, plus: drawn.plus, minus: drawn.minus, scale: { X: 0.5, F: 0.5 } },
+      { plusWins: 9, minusWins: 5, draws: 2 },
+      gains,
+    );
     expect(scaled.newValues).toEqual(perParameter.newValues);
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { PILOT_MAX_FACTOR, PILOT_SAFE_CURVATURE, pilotMeasure, pilotScale, pilotScales, spreadSquared } from "../../src/spsa/pilot.js";
+import {
+  PILOT_MAX_FACTOR,
+  PILOT_SAFE_CURVATURE,
+  pilotMeasure,
+  pilotScale,
+  pilotScales,
+  spreadSquared,
+} from "../../src/spsa/pilot.js";
 import { measuredElo } from "../../src/spsa/math.js";
 import type { PilotIteration, IterationResult } from "../../src/types/spsa.js";
 
@@ -56,7 +63,10 @@ describe("the curvature pilot", () => {
 
   it("measures the spread of the parameters that were perturbed, in steps", () => {
     // A: 10 ± 3 with step 2 (1.5 steps); B: 4 ± 2 with step 1 (2 steps); C frozen.
-    expect(spreadSquared({ A: 2, B: 1, C: 5 }, { A: 13, B: 6, C: 7 }, { A: 7, B: 2, C: 7 })).toBeCloseTo((1.5 ** 2 + 2 ** 2) / 2, 12);
+    expect(spreadSquared({ A: 2, B: 1, C: 5 }, { A: 13, B: 6, C: 7 }, { A: 7, B: 2, C: 7 })).toBeCloseTo(
+      (1.5 ** 2 + 2 ** 2) / 2,
+      12,
+    );
     expect(spreadSquared({ C: 5 }, { C: 7 }, { C: 7 })).toBe(0);
   });
 

@@ -24,9 +24,13 @@ describe("ship check candidates", () => {
 
   it("counts θ that build the same engine once", () => {
     // One iteration: its tail is the final θ.
-    expect(shipCandidates({ thetaAfter: [{ X: 3 }], tail: 0.5, averageTail: 0, key: rounded })).toEqual([{ label: FINAL_LABEL, values: { X: 3 } }]);
+    expect(shipCandidates({ thetaAfter: [{ X: 3 }], tail: 0.5, averageTail: 0, key: rounded })).toEqual([
+      { label: FINAL_LABEL, values: { X: 3 } },
+    ]);
     // 20.2 and 20.4 round to the same int.
-    expect(shipCandidates({ thetaAfter: [{ X: 20.4 }, { X: 20 }], tail: 1, averageTail: 0, key: rounded })).toHaveLength(1);
+    expect(
+      shipCandidates({ thetaAfter: [{ X: 20.4 }, { X: 20 }], tail: 1, averageTail: 0, key: rounded }),
+    ).toHaveLength(1);
     expect(() => shipCandidates({ thetaAfter: [], tail: 0.5, averageTail: 0, key: rounded })).toThrow(RangeError);
   });
 });

@@ -1,19 +1,37 @@
 import { describe, expect, it } from "vitest";
 import { gains, perturb, update } from "../../src/spsa/math.js";
 import { createRng } from "../../src/core/rng.js";
-import { previousMove, SC_MAX_FACTOR, SC_MIN_FACTOR, selfCorrectingCk, selfCorrectingFactor, tailAverage } from "../../src/spsa/trajectory.js";
+import {
+  previousMove,
+  SC_MAX_FACTOR,
+  SC_MIN_FACTOR,
+  selfCorrectingCk,
+  selfCorrectingFactor,
+  tailAverage,
+} from "../../src/spsa/trajectory.js";
 import type { SpsaMathConfig, SpsaParam } from "../../src/types/spsa.js";
 
-const float = (name: string, over: Partial<SpsaParam> = {}): SpsaParam => ({ name, value: 5, min: 0, max: 100, step: 0.5, type: "float", ...over });
+const float = (name: string, over: Partial<SpsaParam> = {}): SpsaParam => ({
+  name,
+  value: 5,
+  min: 0,
+  max: 100,
+  step: 0.5,
+  type: "float",
+  ...over,
+});
 const result = (plusWins: number, minusWins: number, draws: number) => ({ plusWins, minusWins, draws });
 /** θ of iterations 1..n for one parameter X, from its moves in steps of 0.5. */
-const walk = (moves: number[]) => moves.reduce((thetas, m) => [...thetas, { X: (thetas.at(-1)?.X ?? 5) + m * 0.5 }], [{ X: 5 }]);
+const walk = (moves: number[]) =>
+  moves.reduce((thetas, m) => [...thetas, { X: (thetas.at(-1)?.X ?? 5) + m * 0.5 }], [{ X: 5 }]);
 
 describe("self-correcting schedule (SCSPSA)", () => {
   it("ends on c_end, falls to its least near N/4 and rises again", () => {
     const N = 400;
     expect(selfCorrectingCk(1.5, N, N)).toBeCloseTo(1.5, 12);
-    const least = Array.from({ length: N }, (_, i) => i + 1).reduce((best, k) => (selfCorrectingCk(1.5, k, N) < selfCorrectingCk(1.5, best, N) ? k : best));
+    const least = Array.from({ length: N }, (_, i) => i + 1).reduce((best, k) =>
+      selfCorrectingCk(1.5, k, N) < selfCorrectingCk(1.5, best, N) ? k : best,
+    );
     expect(least).toBe(N / 4);
     expect(selfCorrectingCk(1.5, 1, N)).toBeGreaterThan(selfCorrectingCk(1.5, N, N));
   });
@@ -38,7 +56,15 @@ describe("self-correcting schedule (SCSPSA)", () => {
   });
 
   it("gives the gains of the master: c_k of SCSPSA, a_k the standard mean times the factor", () => {
-    const cfg: SpsaMathConfig = { a: 2, c: 3, A: 4, alpha: 0.602, gamma: 0.101, maxIterations: 12, schedule: "self-correcting" };
+    const cfg: SpsaMathConfig = {
+      a: 2,
+      c: 3,
+      A: 4,
+      alpha: 0.602,
+      gamma: 0.101,
+      maxIterations: 12,
+      schedule: "self-correcting",
+    };
     const params = [float("X")];
     const thetas = walk(Array<number>(12).fill(1));
     let meanA = 0;
@@ -71,7 +97,9 @@ describe("momentum", () => {
 
   it("refuses to run without the previous move", () => {
     const played = { ak: 0.01, plus: { X: 5.5 }, minus: { X: 4.5 } };
-    expect(() => update([float("X")], played, result(1, 0, 0), { momentum: 0.9 })).toThrow(/momentum needs the previous move/);
+    expect(() => update([float("X")], played, result(1, 0, 0), { momentum: 0.9 })).toThrow(
+      /momentum needs the previous move/,
+    );
   });
 });
 

@@ -1,11 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { estimate, pearson, scoreDifference, spreadInSteps, transferReport, type TransferSample } from "../../src/spsa/transfer.js";
+import {
+  estimate,
+  pearson,
+  scoreDifference,
+  spreadInSteps,
+  transferReport,
+  type TransferSample,
+} from "../../src/spsa/transfer.js";
 
 describe("transfer in the run: the gradient at the ship limits against the tuning limits'", () => {
   it("scores plus against minus per game, and reference mode as θ+'s minus θ−'s", () => {
     expect(scoreDifference({ plusWins: 5, minusWins: 1, draws: 2 })).toBe(0.5);
     expect(scoreDifference({ plusWins: 0, minusWins: 0, draws: 0 })).toBe(0);
-    expect(scoreDifference({ plus: { plusWins: 3, minusWins: 1, draws: 0 }, minus: { plusWins: 1, minusWins: 2, draws: 1 } })).toBe(0.5 - -0.25);
+    expect(
+      scoreDifference({
+        plus: { plusWins: 3, minusWins: 1, draws: 0 },
+        minus: { plusWins: 1, minusWins: 2, draws: 1 },
+      }),
+    ).toBe(0.5 - -0.25);
   });
 
   it("divides by the spread played in steps, sign included, as the step does", () => {
@@ -28,7 +40,12 @@ describe("transfer in the run: the gradient at the ship limits against the tunin
   });
 
   // A: plus and minus 2 steps apart with signs +,−,+,−; B with signs +,+,−,−.
-  const spreads = [{ A: 2, B: 2 }, { A: -2, B: 2 }, { A: 2, B: -2 }, { A: -2, B: -2 }];
+  const spreads = [
+    { A: 2, B: 2 },
+    { A: -2, B: 2 },
+    { A: 2, B: -2 },
+    { A: -2, B: -2 },
+  ];
   const samples = (tune: number[], ship: number[]): TransferSample[] =>
     spreads.map((spread, k) => ({ iteration: 2 * (k + 1), spread, tune: tune[k] ?? 0, ship: ship[k] ?? 0 }));
 
@@ -65,7 +82,11 @@ describe("transfer in the run: the gradient at the ship limits against the tunin
   });
 
   it("leaves the correlation unmeasured with fewer than 3 iterations, and its interval with fewer than 4", () => {
-    expect(transferReport(samples([0.1, 0.2], [0.1, 0.3]).slice(0, 2), ["A"])).toMatchObject({ n: 2, correlation: null, interval: null });
+    expect(transferReport(samples([0.1, 0.2], [0.1, 0.3]).slice(0, 2), ["A"])).toMatchObject({
+      n: 2,
+      correlation: null,
+      interval: null,
+    });
     const three = transferReport(samples([0.1, 0.2, 0.4], [0.1, 0.3, 0.2]).slice(0, 3), ["A"]);
     expect(three.correlation).not.toBeNull();
     expect(three.interval).toBeNull();

@@ -16,7 +16,14 @@ function randomSigns(rng: Rng): Values {
 }
 
 /** A batch of `games` games whose pairs are drawn from `probabilities`; `flip`: the pairs mirrored (plus's wins become minus's). */
-function batch(worker: string, games: number, signs: Values, rng: Rng, probabilities = BALANCED, flip = false): EvidenceBatch {
+function batch(
+  worker: string,
+  games: number,
+  signs: Values,
+  rng: Rng,
+  probabilities = BALANCED,
+  flip = false,
+): EvidenceBatch {
   const pairs: Pentanomial = [0, 0, 0, 0, 0];
   for (let p = 0; p < games / 2; p++) {
     let x = rng.next();
@@ -31,9 +38,16 @@ function batch(worker: string, games: number, signs: Values, rng: Rng, probabili
 }
 
 /** UCI-option-like strata: each batch its own signs, `per` batches per worker and stratum. */
-function optionStrata(workers: Record<string, (signs: Values, rng: Rng) => EvidenceBatch>, strata: number, per: number, seed: string): EvidenceBatch[][] {
+function optionStrata(
+  workers: Record<string, (signs: Values, rng: Rng) => EvidenceBatch>,
+  strata: number,
+  per: number,
+  seed: string,
+): EvidenceBatch[][] {
   const rng = createRng(seed);
-  return Array.from({ length: strata }, () => Object.values(workers).flatMap((make) => Array.from({ length: per }, () => make(randomSigns(rng), rng))));
+  return Array.from({ length: strata }, () =>
+    Object.values(workers).flatMap((make) => Array.from({ length: per }, () => make(randomSigns(rng), rng))),
+  );
 }
 
 function ledgerOf(strata: EvidenceBatch[][], excluded: string[] = []): EvidenceLedger {
@@ -46,7 +60,12 @@ const honest = (name: string) => (signs: Values, rng: Rng) => batch(name, 8, sig
 
 describe("evidence about workers", () => {
   it("finds nothing against honest workers, and judges them once they share enough games", () => {
-    const strata = optionStrata({ h1: honest("h1"), h2: honest("h2"), h3: honest("h3"), h4: honest("h4") }, 40, 2, "honest");
+    const strata = optionStrata(
+      { h1: honest("h1"), h2: honest("h2"), h3: honest("h3"), h4: honest("h4") },
+      40,
+      2,
+      "honest",
+    );
     const evidence = ledgerOf(strata).evidence();
     expect(evidence.map((e) => e.worker).sort()).toEqual(["h1", "h2", "h3", "h4"]);
     for (const e of evidence) {
@@ -66,7 +85,9 @@ describe("evidence about workers", () => {
     // Its pairs are the pool's, mirrored whenever C's sign is −1: the same draws and the same score, but every batch won by the side that pushed C up.
     const liar = (signs: Values, rng: Rng) => {
       const b = batch("liar", 8, signs, rng, [0.02, 0.08, 0.36, 0.3, 0.24]);
-      return signs.C! > 0 ? b : batch("liar", 8, signs, createRng(String(rng.next())), [0.02, 0.08, 0.36, 0.3, 0.24], true);
+      return signs.C! > 0
+        ? b
+        : batch("liar", 8, signs, createRng(String(rng.next())), [0.02, 0.08, 0.36, 0.3, 0.24], true);
     };
     const strata = optionStrata({ h1: honest("h1"), h2: honest("h2"), h3: honest("h3"), liar }, 50, 1, "liar");
     const evidence = ledgerOf(strata).evidence();
@@ -74,7 +95,9 @@ describe("evidence about workers", () => {
     expect(suspect?.worker).toBe("liar");
     expect(suspect?.parameters[0]?.name).toBe("C");
     expect(suspect?.parameters[0]?.agreement).toBeGreaterThan(0.25);
-    expect(suspect?.suspicion).toMatch(/^its results follow the signs of C: \+0\.\d\d per game against the pool's [+−]0\.\d\d \(z \d+\.\d\) over 50 batches, 400 games$/);
+    expect(suspect?.suspicion).toMatch(
+      /^its results follow the signs of C: \+0\.\d\d per game against the pool's [+−]0\.\d\d \(z \d+\.\d\) over 50 batches, 400 games$/,
+    );
     expect(Math.abs(suspect?.scoreZ ?? 99)).toBeLessThan(3);
   });
 
@@ -92,7 +115,16 @@ describe("evidence about workers", () => {
   it("leaves a worker set aside out of the pool: the honest ones are measured against the others", () => {
     const liar = (signs: Values) => {
       const plusWins = signs.A! > 0;
-      return { worker: "liar", games: 8, net: plusWins ? 8 : -8, wins: plusWins ? 8 : 0, losses: plusWins ? 0 : 8, draws: 0, pairs: (plusWins ? [0, 0, 0, 0, 4] : [4, 0, 0, 0, 0]) as Pentanomial, signs };
+      return {
+        worker: "liar",
+        games: 8,
+        net: plusWins ? 8 : -8,
+        wins: plusWins ? 8 : 0,
+        losses: plusWins ? 0 : 8,
+        draws: 0,
+        pairs: (plusWins ? [0, 0, 0, 0, 4] : [4, 0, 0, 0, 0]) as Pentanomial,
+        signs,
+      };
     };
     const strata = optionStrata({ h1: honest("h1"), h2: honest("h2"), liar }, 30, 1, "aside");
     const together = ledgerOf(strata).evidence();
@@ -124,7 +156,9 @@ describe("evidence about workers", () => {
       const workers = k < 10 ? ["early", "h1", "h2"] : ["h1", "h2", "h3"];
       strata.push(workers.flatMap((w) => [batch(w, 8, signs, rng, p), batch(w, 8, signs, rng, p)]));
     }
-    const early = ledgerOf(strata).evidence().find((e) => e.worker === "early")!;
+    const early = ledgerOf(strata)
+      .evidence()
+      .find((e) => e.worker === "early")!;
     // Its score is far above the pool's over the run, yet within what the same strata scored.
     expect(early.score - (early.poolScore ?? 0)).toBeGreaterThan(0.1);
     expect(Math.abs(early.scoreZ ?? 99)).toBeLessThan(3);
@@ -133,7 +167,16 @@ describe("evidence about workers", () => {
   });
 
   it("gives a worker whose pairs fit the pool's exactly a residual of 0, and no verdict against it", () => {
-    const same = (worker: string): EvidenceBatch => ({ worker, games: 16, net: 0, wins: 6, losses: 6, draws: 4, pairs: [1, 2, 2, 2, 1], signs: {} });
+    const same = (worker: string): EvidenceBatch => ({
+      worker,
+      games: 16,
+      net: 0,
+      wins: 6,
+      losses: 6,
+      draws: 4,
+      pairs: [1, 2, 2, 2, 1],
+      signs: {},
+    });
     const strata = Array.from({ length: 12 }, () => ["a", "b", "c"].map(same));
     const evidence = ledgerOf(strata).evidence();
     for (const e of evidence) {
@@ -156,7 +199,9 @@ describe("evidence about workers", () => {
     const evidence = ledgerOf([stratum]).evidence();
     // fishtest's get_chi2 (server/fishtest/util.py), with pairs as [WW + DW, LL + LD, DD] per worker.
     const rows = ["a", "b", "c"].map((w) => {
-      const pairs = stratum.filter((b) => b.worker === w).reduce((s, b) => s.map((n, i) => n + b.pairs[i]!), [0, 0, 0, 0, 0]);
+      const pairs = stratum
+        .filter((b) => b.worker === w)
+        .reduce((s, b) => s.map((n, i) => n + b.pairs[i]!), [0, 0, 0, 0, 0]);
       return [pairs[4]! + pairs[3]!, pairs[0]! + pairs[1]!, pairs[2]!];
     });
     const columns = [0, 1, 2].map((c) => rows.reduce((s, r) => s + r[c]!, 0));

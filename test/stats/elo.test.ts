@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { eloFromPentanomial, eloFromScore, eloFromTrinomial, erf, los, scoreFromElo, sprt } from "../../src/stats/elo.js";
+import {
+  eloFromPentanomial,
+  eloFromScore,
+  eloFromTrinomial,
+  erf,
+  los,
+  scoreFromElo,
+  sprt,
+} from "../../src/stats/elo.js";
 
 describe("stats", () => {
   it("converts scores to Elo and back", () => {

@@ -15,8 +15,19 @@ describe("a UCI-option run on the screens that are not its status", () => {
     const { sql } = database;
     const config = loadConfig("config.toml");
     const params = loadParams("params.toml");
-    const [{ start } = { start: new Date() }] = await sql<{ start: Date }[]>`select now() - interval '1 minute' as start`;
-    const { runId } = await writeSyntheticOptionRun(sql, { name: "opts", config, params, workerName: "w-opt", wins: [1, 3, 0, 2], startedAt: start, batchSeconds: 5, slots: 1 });
+    const [{ start } = { start: new Date() }] = await sql<
+      { start: Date }[]
+    >`select now() - interval '1 minute' as start`;
+    const { runId } = await writeSyntheticOptionRun(sql, {
+      name: "opts",
+      config,
+      params,
+      workerName: "w-opt",
+      wins: [1, 3, 0, 2],
+      startedAt: start,
+      batchSeconds: 5,
+      slots: 1,
+    });
     // θ after each applied batch as the master stores it: every parameter moved by the batch's number.
     await sql`update spsa_perturbation p set theta_after = (select array_agg(v + p.applied_number order by i) from unnest(p.theta_after) with ordinality as t(v, i)) where run_id = ${runId}`;
     // The run's θ is θ after all four, as the master leaves it.
@@ -41,12 +52,17 @@ describe("a UCI-option run on the screens that are not its status", () => {
     const names = params.map((p) => p.name).sort();
     expect(header).toBe(["batches", ...names].join(","));
     // θ₀, then θ after batches 1–3 from their stored rows, then the run's θ now (after 4: the stored θ after 4).
-    const stored = await sql<{ n: number; theta: number[] }[]>`select applied_number as n, theta_after as theta from spsa_perturbation where run_id = ${runId} order by 1`;
-    const [names0] = await sql<{ names: string[] }[]>`select parameter_names as names from spsa_option_run where run_id = ${runId}`;
+    const stored = await sql<
+      { n: number; theta: number[] }[]
+    >`select applied_number as n, theta_after as theta from spsa_perturbation where run_id = ${runId} order by 1`;
+    const [names0] = await sql<
+      { names: string[] }[]
+    >`select parameter_names as names from spsa_option_run where run_id = ${runId}`;
     expect(rows.map((row) => Number(row.split(",")[0]))).toEqual([0, 1, 2, 3, 4]);
     for (const { n, theta } of stored) {
       const cells = rows[n]!.split(",");
-      for (const name of names) expect(Number(cells[1 + names.indexOf(name)]), `${name} after ${n}`).toBe(theta[names0!.names.indexOf(name)]);
+      for (const name of names)
+        expect(Number(cells[1 + names.indexOf(name)]), `${name} after ${n}`).toBe(theta[names0!.names.indexOf(name)]);
     }
 
     // The dashboard's configuration is the one in effect: no curvature pilot, which the mode does not play.

@@ -15,7 +15,13 @@ describe("the curvature pilot on spsa status and the dashboard", () => {
     const { sql } = database;
     const config = loadConfig("config.toml");
     expect(config.spsa.adaptive.pilot).toBe(1);
-    const { runId } = await writeSyntheticRun(sql, { name: "piloted", config, params: loadParams("params.toml"), iterations: 6, workerName: "w" });
+    const { runId } = await writeSyntheticRun(sql, {
+      name: "piloted",
+      config,
+      params: loadParams("params.toml"),
+      iterations: 6,
+      workerName: "w",
+    });
     // Iteration 1 as the master records a pilot: θ₀ as its reference engine, each side's results against it, an Elo far off.
     await sql`update spsa_iteration set reference_engine_path = '/nonexistent/theta0', reference_engine_sha256 = ${"1".repeat(64)},
       plus_wins = 0, minus_wins = 0, draws = 0, ref_plus_wins = 10, ref_plus_draws = 8, ref_plus_losses = 14, ref_minus_wins = 16, ref_minus_draws = 8, ref_minus_losses = 8, elo_diff = -381.7
@@ -30,12 +36,16 @@ describe("the curvature pilot on spsa status and the dashboard", () => {
     expect(elo).toMatch(/#2 [+-]\d+\.\d$/);
     expect(elo).not.toContain("#1 ");
     // θ+ scored 14/32 and θ− 20/32 against θ₀.
-    expect(lines, lines.join("\n")).toContain("curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): #1 43.8% / 62.5%; Elo of θ+ over θ− #1 -381.7");
+    expect(lines, lines.join("\n")).toContain(
+      "curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): #1 43.8% / 62.5%; Elo of θ+ over θ− #1 -381.7",
+    );
 
     // With a master holding it and no iteration open, the master is building the next one's engines.
     await sql`update spsa_run set master_session = 's', master_host = 'box', master_pid = 4242, master_since = now(),
       master_seen_at = now(), master_expires_at = now() + interval '30 seconds' where id = ${runId}`;
-    expect((await readRunStatus(sql, run, { samples: 2 })).waiting).toBe("the master is building the engines of iteration 7");
+    expect((await readRunStatus(sql, run, { samples: 2 })).waiting).toBe(
+      "the master is building the engines of iteration 7",
+    );
 
     // The dashboard's Elo chart (and the mean line drawn from it) starts after the pilot.
     const detail = await readRunDetail(sql, run);

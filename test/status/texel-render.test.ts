@@ -12,8 +12,20 @@ const run: TexelRunRecord = {
   k: 1.01514,
   errorBefore: 0.08,
   errorAfter: 0.0792,
-  startParameters: { ROOK_VALUE_MG: 480, KNIGHT_VALUE_MG: 320, LMR_BASE: 0.75, PAWN_VALUE_MG: 82, ISOLATED_PAWN_PENALTY_MG: -12 },
-  finalParameters: { ROOK_VALUE_MG: 458, KNIGHT_VALUE_MG: 320, LMR_BASE: 0.8, PAWN_VALUE_MG: 82, ISOLATED_PAWN_PENALTY_MG: -6 },
+  startParameters: {
+    ROOK_VALUE_MG: 480,
+    KNIGHT_VALUE_MG: 320,
+    LMR_BASE: 0.75,
+    PAWN_VALUE_MG: 82,
+    ISOLATED_PAWN_PENALTY_MG: -12,
+  },
+  finalParameters: {
+    ROOK_VALUE_MG: 458,
+    KNIGHT_VALUE_MG: 320,
+    LMR_BASE: 0.8,
+    PAWN_VALUE_MG: 82,
+    ISOLATED_PAWN_PENALTY_MG: -6,
+  },
   evaluations: 176,
   passes: 14,
   positionsPerSecond: 2_030_123.6,
@@ -30,7 +42,14 @@ describe("texelStatus", () => {
     expect(status.unchanged).toBe(2);
     expect(status.errorDrop).toBeCloseTo(0.01, 12);
     expect(status.createdAt).toBe("2026-11-23T14:02:31.250Z");
-    expect(status).toMatchObject({ id: 7, method: "adaptive", positions: 1_018_659, evaluations: 176, passes: 14, seconds: 101.96 });
+    expect(status).toMatchObject({
+      id: 7,
+      method: "adaptive",
+      positions: 1_018_659,
+      evaluations: 176,
+      passes: 14,
+      seconds: 101.96,
+    });
   });
 
   it("a run whose error was already 0 dropped by 0, not NaN", () => {
@@ -57,7 +76,15 @@ describe("renderTexelStatus", () => {
   });
 
   it("a run that changed nothing says so", () => {
-    const text = renderTexelStatus(texelStatus({ ...run, finalParameters: run.startParameters, errorAfter: run.errorBefore }));
-    expect(text.split("\n").slice(2)).toEqual(["K 1.0151, error 0.080000 → 0.080000 (0.00 % lower)", expect.any(String), "", "no parameter changed", "5 parameters unchanged"]);
+    const text = renderTexelStatus(
+      texelStatus({ ...run, finalParameters: run.startParameters, errorAfter: run.errorBefore }),
+    );
+    expect(text.split("\n").slice(2)).toEqual([
+      "K 1.0151, error 0.080000 → 0.080000 (0.00 % lower)",
+      expect.any(String),
+      "",
+      "no parameter changed",
+      "5 parameters unchanged",
+    ]);
   });
 });

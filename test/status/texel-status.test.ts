@@ -28,8 +28,20 @@ const latest: TexelRunRow = {
   k: 1.0151,
   errorBefore: 0.083919,
   errorAfter: 0.083851,
-  startParameters: { ROOK_VALUE_MG: 480, KNIGHT_VALUE_MG: 320, BISHOP_VALUE_EG: 310, LMR_BASE: 0.75, PAWN_VALUE_MG: 82 },
-  finalParameters: { ROOK_VALUE_MG: 458, KNIGHT_VALUE_MG: 310, BISHOP_VALUE_EG: 310, LMR_BASE: 0.75, PAWN_VALUE_MG: 82 },
+  startParameters: {
+    ROOK_VALUE_MG: 480,
+    KNIGHT_VALUE_MG: 320,
+    BISHOP_VALUE_EG: 310,
+    LMR_BASE: 0.75,
+    PAWN_VALUE_MG: 82,
+  },
+  finalParameters: {
+    ROOK_VALUE_MG: 458,
+    KNIGHT_VALUE_MG: 310,
+    BISHOP_VALUE_EG: 310,
+    LMR_BASE: 0.75,
+    PAWN_VALUE_MG: 82,
+  },
   evaluations: 176,
   passes: 14,
   positionsPerSecond: 2_030_000,
@@ -83,11 +95,18 @@ describe("spsa status --texel", () => {
   });
 
   it("an id that is not a positive integer is bad input naming --texel", async () => {
-    const cases: [string, string][] = [["0", 'a positive integer, got "0"'], ["-3", 'a positive integer, got "-3"'], ["abc", 'an integer, got "abc"'], ["1.5", 'an integer, got "1.5"']];
+    const cases: [string, string][] = [
+      ["0", 'a positive integer, got "0"'],
+      ["-3", 'a positive integer, got "-3"'],
+      ["abc", 'an integer, got "abc"'],
+      ["1.5", 'an integer, got "1.5"'],
+    ];
     for (const [id, expected] of cases) {
       const result = await spsa(["status", "--texel", id], { env: env() });
       expect(result.exitCode, id).toBe(2);
-      expect(result.stderr.split("\n")[0]).toBe(`error: option '--texel [id]' argument '${id}' is invalid. expected ${expected}`);
+      expect(result.stderr.split("\n")[0]).toBe(
+        `error: option '--texel [id]' argument '${id}' is invalid. expected ${expected}`,
+      );
       expect(result.stdout).toBe("");
     }
   });

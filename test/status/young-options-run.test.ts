@@ -25,10 +25,18 @@ describe("spsa status of a UCI-option run a minute old", () => {
     config.spsa.maxIterations = 75;
     const target = 75 * 64;
     const rounds = Math.floor(AGE_SECONDS / BATCH_SECONDS);
-    const [{ start } = { start: new Date() }] = await sql<{ start: Date }[]>`select now() - make_interval(secs => ${AGE_SECONDS}) as start`;
+    const [{ start } = { start: new Date() }] = await sql<
+      { start: Date }[]
+    >`select now() - make_interval(secs => ${AGE_SECONDS}) as start`;
     await writeSyntheticOptionRun(sql, {
-      name: "young", config, params: loadParams("params.toml"), workerName: "fast",
-      wins: Array.from({ length: rounds * SLOTS }, () => 1), startedAt: start, batchSeconds: BATCH_SECONDS, slots: SLOTS,
+      name: "young",
+      config,
+      params: loadParams("params.toml"),
+      workerName: "fast",
+      wins: Array.from({ length: rounds * SLOTS }, () => 1),
+      startedAt: start,
+      batchSeconds: BATCH_SECONDS,
+      slots: SLOTS,
     });
 
     const status = await readRunStatus(sql, (await findRun(sql, "young"))!, { samples: 24 });
@@ -49,12 +57,16 @@ describe("spsa status of a UCI-option run a minute old", () => {
     // Progress in batches and games; Elo per window of an iteration's games (8 batches), the latest first.
     const lines = renderStatus(status).split("\n");
     expect(lines[1]).toBe("master: none running");
-    expect(lines[2]).toBe(`UCI-option run: ${rounds * SLOTS} batches applied, 0 in flight (${played}/${target} games played)`);
+    expect(lines[2]).toBe(
+      `UCI-option run: ${rounds * SLOTS} batches applied, 0 in flight (${played}/${target} games played)`,
+    );
     // A UCI-option run's one iteration is the run: one ETA.
     expect(lines[3]).toMatch(/^games 176 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), run ETA \S+$/);
     expect(lines[4]).toBe("waiting: no master runs it: start spsa master to go on");
     // 56.25 % is +43.7 Elo.
-    expect(lines[5]).toMatch(/^Elo per 64 games \(plus vs minus, 95 %\): batches 17–22 \+43\.7 ± \d+\.\d {2}batches 9–16 \+43\.7 ± \d+\.\d {2}batches 1–8 \+43\.7 ± \d+\.\d$/);
+    expect(lines[5]).toMatch(
+      /^Elo per 64 games \(plus vs minus, 95 %\): batches 17–22 \+43\.7 ± \d+\.\d {2}batches 9–16 \+43\.7 ± \d+\.\d {2}batches 1–8 \+43\.7 ± \d+\.\d$/,
+    );
     expect(status.eloWindows?.recent.map((w) => w.games)).toEqual([48, 64, 64]);
 
     // Between reports the rate holds still and the ETA counts down, where a rate to now would decay and the ETA grow.

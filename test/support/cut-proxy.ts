@@ -16,7 +16,10 @@ export async function startCutProxy(databaseUrl: string): Promise<CutProxy> {
   const target = new URL(databaseUrl);
   // The embedded server's URL names its Unix socket folder as libpq does (?host=/folder).
   const folder = target.searchParams.get("host");
-  const upstreamAt = (): Socket => (folder?.startsWith("/") ? netConnect(`${folder}/.s.PGSQL.${target.port}`) : netConnect(Number(target.port), target.hostname));
+  const upstreamAt = (): Socket =>
+    folder?.startsWith("/")
+      ? netConnect(`${folder}/.s.PGSQL.${target.port}`)
+      : netConnect(Number(target.port), target.hostname);
   let cut = false;
   let attempts = 0;
   const open = new Set<Socket>();

@@ -13,12 +13,17 @@ export const EXTRA_OPTION = "BENCH_EXTRA";
  * (`minnow`, default the repository's, is never edited), rebuilt incrementally: a later call
  * with the same source and count pays little. Returns the crate, its binary and constants file.
  */
-export async function buildExtraOptionsEngine(folder: string, extra: number, minnow = join(ROOT, "engines", "minnow")): Promise<{ crate: string; binary: string; constantsFile: string }> {
+export async function buildExtraOptionsEngine(
+  folder: string,
+  extra: number,
+  minnow = join(ROOT, "engines", "minnow"),
+): Promise<{ crate: string; binary: string; constantsFile: string }> {
   const crate = join(folder, `minnow-extra-${extra}`);
   const constantsFile = join(crate, "src", "engine_constants.rs");
   const source = withExtraTunables(readFileSync(join(minnow, "src", "engine_constants.rs"), "utf8"), extra);
   mkdirSync(crate, { recursive: true });
-  for (const part of ["Cargo.toml", "Cargo.lock", "src"]) cpSync(join(minnow, part), join(crate, part), { recursive: true });
+  for (const part of ["Cargo.toml", "Cargo.lock", "src"])
+    cpSync(join(minnow, part), join(crate, part), { recursive: true });
   writeFileSync(constantsFile, source);
   await execa("cargo", ["build", "--release", "--quiet"], { cwd: crate });
   const binary = join(crate, "target", "release", "minnow");
@@ -40,6 +45,9 @@ export function withExtraTunables(source: string, extra: number): string {
  * 20, its element of the constant (build mode) and its option (UCI-option mode).
  */
 export function extraOptionParams(count: number): string {
-  return Array.from({ length: count }, (_, i) =>
-    `[${EXTRA_OPTION}_${i}]\nvalue = 0\nmin = -1000\nmax = 1000\nstep = 20\nconstant = "${EXTRA_OPTION}"\nindex = ${i}\noption = "${EXTRA_OPTION}_${i}"\n`).join("\n");
+  return Array.from(
+    { length: count },
+    (_, i) =>
+      `[${EXTRA_OPTION}_${i}]\nvalue = 0\nmin = -1000\nmax = 1000\nstep = 20\nconstant = "${EXTRA_OPTION}"\nindex = ${i}\noption = "${EXTRA_OPTION}_${i}"\n`,
+  ).join("\n");
 }

@@ -14,7 +14,9 @@ export interface ImportEdge {
 
 /** Every `.ts` file under `root`, relative to it, sorted. */
 export function sourceFiles(root: string): string[] {
-  const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"));
+  const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter(
+    (file) => file.endsWith(".ts") && !file.endsWith(".d.ts"),
+  );
   return files.map((file) => file.split("\\").join("/")).sort();
 }
 

@@ -66,23 +66,36 @@ export async function seedIteration(
   },
 ) {
   const config = options.config ?? loadConfig("config.toml");
-  const { run } = await openRun(sql, { name: options.runName, fresh: false, config: storedRunConfig(config), values: { X: 1 } });
+  const { run } = await openRun(sql, {
+    name: options.runName,
+    fresh: false,
+    config: storedRunConfig(config),
+    values: { X: 1 },
+  });
   const engine = options.engine ?? { path: "/nonexistent/engine", sha256: "0".repeat(64) };
   const iteration = await insertIteration(sql, {
     runId: run.id,
     iterationNumber: options.iterationNumber ?? 1,
-    ...signedEngines(localSigningKey().sign, { runUid: run.uid, iterationNumber: options.iterationNumber ?? 1 }, {
-      plus: engine,
-      minus: engine,
-      ...(options.reference && { reference: options.reference }),
-    }),
+    ...signedEngines(
+      localSigningKey().sign,
+      { runUid: run.uid, iterationNumber: options.iterationNumber ?? 1 },
+      {
+        plus: engine,
+        minus: engine,
+        ...(options.reference && { reference: options.reference }),
+      },
+    ),
     timelowMs: 10,
     timehighMs: 20,
     targetGames: options.targetGames,
     batchSizes:
       options.openBatches === false
         ? []
-        : (options.reference ? planReferenceBatchSizes : planBatchSizes)(options.targetGames, options.batchSize ?? config.games.batchSize, await activeGameSlots(sql)),
+        : (options.reference ? planReferenceBatchSizes : planBatchSizes)(
+            options.targetGames,
+            options.batchSize ?? config.games.batchSize,
+            await activeGameSlots(sql),
+          ),
     ck: 1,
     ak: 0.1,
     base: { X: 1 },
@@ -96,7 +109,9 @@ export async function seedIteration(
 
 /** Folds every open iteration of the run, as its master does on each poll (for tests that run workers without one). */
 export async function foldRun(sql: postgres.Sql, runName: string): Promise<void> {
-  const iterations = await sql<{ id: number }[]>`select i.id from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName}`;
+  const iterations = await sql<
+    { id: number }[]
+  >`select i.id from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName}`;
   for (const { id } of iterations) await foldIteration(sql, id);
 }
 
@@ -111,6 +126,8 @@ export interface RecordedIteration {
   minus_wins: number;
   draws: number;
   games_played: number;
+  /** Its games: in build mode the games per iteration it was played with. */
+  target_games: number;
   settings: IterationSettings;
   elo_diff: number | null;
 }
@@ -118,7 +135,7 @@ export interface RecordedIteration {
 /** The recorded iterations of a run, in order. */
 export async function recordedIterations(sql: postgres.Sql, runName: string): Promise<RecordedIteration[]> {
   return sql<RecordedIteration[]>`
-    select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.games_played, i.settings,
+    select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws, i.games_played, i.target_games, i.settings,
       i.elo_diff
     from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = ${runName} order by i.iteration_number`;
 }
@@ -167,7 +184,11 @@ export async function crowdOfWorkers(
  * released then; returns once the server has ended the dead process's session (its
  * transaction, never committed, rolled back).
  */
-export async function killWhileWaitingOnBatch(url: string, batchId: number, work: { module: string; fn: string; args: unknown[] }): Promise<void> {
+export async function killWhileWaitingOnBatch(
+  url: string,
+  batchId: number,
+  work: { module: string; fn: string; args: unknown[] },
+): Promise<void> {
   const name = `spsa-kill-${process.pid}-${batchId}`;
   const script = `const { connect } = await import(${JSON.stringify(join(ROOT, "dist/postgres/connection.js"))});
     const m = await import(${JSON.stringify(join(ROOT, "dist", work.module))});
@@ -189,14 +210,22 @@ export async function killWhileWaitingOnBatch(url: string, batchId: number, work
     await isLocked;
     const sessions = (wait: boolean) => watcher<{ n: number }[]>`
       select count(*)::int as n from pg_stat_activity where application_name = ${name} and (not ${wait} or wait_event_type = 'Lock')`;
-    await waitFor(async () => (await sessions(true))[0]?.n === 1, 30_000, `the child to wait for batch ${batchId}'s lock`);
+    await waitFor(
+      async () => (await sessions(true))[0]?.n === 1,
+      30_000,
+      `the child to wait for batch ${batchId}'s lock`,
+    );
     child.kill("SIGKILL");
     const result = await child;
     if (result.signal !== "SIGKILL") throw new Error(`the child ended before it was killed: ${result.all ?? ""}`);
     release();
     await holding;
     // The server ends the session at its next read from the dead client, its transaction aborted.
-    await waitFor(async () => (await sessions(false))[0]?.n === 0, 30_000, "the server to end the killed child's session");
+    await waitFor(
+      async () => (await sessions(false))[0]?.n === 0,
+      30_000,
+      "the server to end the killed child's session",
+    );
   } finally {
     release();
     child.kill("SIGKILL");

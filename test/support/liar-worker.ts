@@ -3,7 +3,6 @@ import type postgres from "postgres";
 import { connect } from "../../src/postgres/connection.js";
 import { claimBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
 import { claimWorkerName } from "../../src/db/workers.js";
-import { optionsOnClaim } from "../../src/worker/option-draw.js";
 import { noFaults } from "../../src/types/faults.js";
 import type { Pentanomial } from "../../src/types/play.js";
 import type { OptionDraw, Values } from "../../src/types/spsa.js";
@@ -43,7 +42,11 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
   let idleSince = Date.now();
   let runId: number | undefined;
   try {
-    const claim = await claimWorkerName(sql, { name: options.name, sessionId: `liar-${process.pid}`, host: "liar", pid: process.pid, concurrency: 1 }, () => false);
+    const claim = await claimWorkerName(
+      sql,
+      { name: options.name, sessionId: `liar-${process.pid}`, host: "liar", pid: process.pid, concurrency: 1 },
+      () => false,
+    );
     if (claim.taken) throw new Error(`worker name ${options.name} is held by a live process`);
     while (Date.now() - idleSince < options.idleMs) {
       await returnToPool(sql, null);
@@ -53,7 +56,7 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
         await sleep(50);
         continue;
       }
-      const batch = await claimBatch(sql, options.name, options.maxGames, optionsOnClaim);
+      const batch = await claimBatch(sql, options.name, options.maxGames);
       if (!batch) {
         await sleep(100);
         continue;
@@ -61,9 +64,15 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
       idleSince = Date.now();
       runId = batch.runId;
       const plusWins = options.kind === "plus-wins" || (await signOf(sql, batch, options.target ?? "")) > 0;
-      const outcome = await reportBatch(sql, { batchId: batch.batchId, workerName: options.name, ...lie(batch.games, plusWins, batch.referenceEngineSha256 !== null) });
+      const outcome = await reportBatch(sql, {
+        batchId: batch.batchId,
+        workerName: options.name,
+        ...lie(batch.games, plusWins, batch.referenceEngineSha256 !== null),
+      });
       if (outcome === "accepted") reported++;
-      options.log(`batch ${batch.batchId}: ${batch.games} games reported won by ${plusWins ? "plus" : "minus"} (${outcome})`);
+      options.log(
+        `batch ${batch.batchId}: ${batch.games} games reported won by ${plusWins ? "plus" : "minus"} (${outcome})`,
+      );
     }
     return { reported };
   } finally {
@@ -82,10 +91,25 @@ function lie(games: number, plusWins: boolean, reference: boolean): Omit<BatchRe
     const won = { wins: half, draws: 0, losses: 0 };
     const lost = { wins: 0, draws: 0, losses: half };
     const pairs: Pentanomial = [half / 2, 0, 0, 0, half / 2];
-    return { wins: 0, losses: 0, draws: 0, pairs, faults: [noFaults(), noFaults(), noFaults()], reference: plusWins ? { plus: won, minus: lost } : { plus: lost, minus: won }, ...clean };
+    return {
+      wins: 0,
+      losses: 0,
+      draws: 0,
+      pairs,
+      faults: [noFaults(), noFaults(), noFaults()],
+      reference: plusWins ? { plus: won, minus: lost } : { plus: lost, minus: won },
+      ...clean,
+    };
   }
   const pairs: Pentanomial = plusWins ? [0, 0, 0, 0, games / 2] : [games / 2, 0, 0, 0, 0];
-  return { wins: plusWins ? games : 0, losses: plusWins ? 0 : games, draws: 0, pairs, faults: [noFaults(), noFaults()], ...clean };
+  return {
+    wins: plusWins ? games : 0,
+    losses: plusWins ? 0 : games,
+    draws: 0,
+    pairs,
+    faults: [noFaults(), noFaults()],
+    ...clean,
+  };
 }
 
 /** Whether its batches are at most `share` of the run's batches claimed or reported (or the run is over: nothing to hold back for). */
@@ -99,9 +123,15 @@ async function underShare(sql: postgres.Sql, runId: number, name: string, share:
 }
 
 /** The batch's sign of `target`: its own draw's (UCI-option mode: plus's value above minus's), or its iteration's. */
-async function signOf(sql: postgres.Sql, batch: { iterationId: number; optionDraw?: OptionDraw | undefined }, target: string): Promise<number> {
+async function signOf(
+  sql: postgres.Sql,
+  batch: { iterationId: number; optionDraw?: Pick<OptionDraw, "plus" | "minus"> | undefined },
+  target: string,
+): Promise<number> {
   if (batch.optionDraw) return (batch.optionDraw.plus[target] ?? 0) >= (batch.optionDraw.minus[target] ?? 0) ? 1 : -1;
-  const [iteration] = await sql<{ signs: Values | null }[]>`select perturbation_signs as signs from spsa_iteration where id = ${batch.iterationId}`;
+  const [iteration] = await sql<
+    { signs: Values | null }[]
+  >`select perturbation_signs as signs from spsa_iteration where id = ${batch.iterationId}`;
   return iteration?.signs?.[target] ?? 1;
 }
 

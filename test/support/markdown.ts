@@ -62,7 +62,8 @@ export function brokenLinks(file: string): string[] {
     if (!existsSync(linked)) {
       broken.push(`${where} (no such file)`);
     } else if (anchor !== undefined && linked.endsWith(".md") && statSync(linked).isFile()) {
-      if (!headingAnchors(readFileSync(linked, "utf8")).has(anchor)) broken.push(`${where} (no heading with this anchor)`);
+      if (!headingAnchors(readFileSync(linked, "utf8")).has(anchor))
+        broken.push(`${where} (no heading with this anchor)`);
     }
   }
   return broken;

@@ -9,6 +9,9 @@ import { TEST_HOME } from "./database.js";
  */
 export async function buildMinnow(): Promise<string> {
   const target = join(TEST_HOME, "minnow-target");
-  await execa("cargo", ["build", "--release", "--quiet"], { cwd: join(ROOT, "engines", "minnow"), env: { CARGO_TARGET_DIR: target } });
+  await execa("cargo", ["build", "--release", "--quiet"], {
+    cwd: join(ROOT, "engines", "minnow"),
+    env: { CARGO_TARGET_DIR: target },
+  });
   return join(target, "release", "minnow");
 }

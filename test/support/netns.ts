@@ -56,7 +56,8 @@ export async function killMachine(name: string): Promise<number[]> {
 /** Kills whatever is left in namespace `name` and deletes it; one that does not exist is fine. */
 async function removeMachine(name: string): Promise<void> {
   // A process left in it would keep the namespace alive after `ip netns del`, reachable by no one.
-  for (let attempt = 0; attempt < 50 && (await killMachine(name)).length > 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let attempt = 0; attempt < 50 && (await killMachine(name)).length > 0; attempt++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   await ip(["netns", "del", name]).catch(() => undefined);
 }
 
@@ -100,7 +101,10 @@ export async function namespacesUnavailable(): Promise<string | undefined> {
 export async function createNetwork(workerCount: number): Promise<Network> {
   for (const name of await leftovers()) await removeMachine(name);
   const database = { name: `${PREFIX}${process.pid}-db`, address: `${SUBNET}.1` };
-  const workers = Array.from({ length: workerCount }, (_, i) => ({ name: `${PREFIX}${process.pid}-w${i + 1}`, address: `${SUBNET}.${i + 2}` }));
+  const workers = Array.from({ length: workerCount }, (_, i) => ({
+    name: `${PREFIX}${process.pid}-w${i + 1}`,
+    address: `${SUBNET}.${i + 2}`,
+  }));
   const inDb = (args: string[]) => ip(["-n", database.name, ...args]);
   await ip(["netns", "add", database.name]);
   await inDb(["link", "set", "lo", "up"]);
@@ -133,5 +137,22 @@ export async function removeNetwork(network: Network): Promise<void> {
 export function onMachine(machine: Machine, hidden: readonly string[], command: readonly string[]): [string, string[]] {
   const mounts = hidden.map((_, i) => `mount -t tmpfs tmpfs "$${i + 1}"`).join(" && ");
   const script = hidden.length === 0 ? `exec "$@"` : `${mounts} && shift ${hidden.length} && exec "$@"`;
-  return ["ip", ["netns", "exec", machine.name, "unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", ...hidden, ...command]];
+  return [
+    "ip",
+    [
+      "netns",
+      "exec",
+      machine.name,
+      "unshare",
+      "--mount",
+      "--propagation",
+      "private",
+      "sh",
+      "-c",
+      script,
+      "sh",
+      ...hidden,
+      ...command,
+    ],
+  ];
 }

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { expect } from "vitest";
-import { optionRunOf, readAppliedChain } from "../../src/db/perturbations.js";
+import { optionRunOf, readAppliedChain } from "../../src/db/option-runs.js";
 import { perturb } from "../../src/spsa/math.js";
 import { createRng } from "../../src/core/rng.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt, signBits } from "../../src/spsa/option-batches.js";
@@ -95,8 +95,14 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
   const optionRun = await optionRunOf(sql, run.id);
   if (!optionRun) throw new Error("no option run");
   const rows = await perturbationsOf(sql, runName);
-  const countsOf = (row: PerturbationCheck) => ({ plusWins: row.plus_wins ?? 0, minusWins: row.minus_wins ?? 0, draws: row.draws ?? 0 });
-  const inReportOrder = rows.filter((r) => r.status === "done").sort((x, y) => (x.report_order ?? 0) - (y.report_order ?? 0));
+  const countsOf = (row: PerturbationCheck) => ({
+    plusWins: row.plus_wins ?? 0,
+    minusWins: row.minus_wins ?? 0,
+    draws: row.draws ?? 0,
+  });
+  const inReportOrder = rows
+    .filter((r) => r.status === "done")
+    .sort((x, y) => (x.report_order ?? 0) - (y.report_order ?? 0));
   expect(inReportOrder.map((r) => r.report_order)).toEqual(inReportOrder.map((_, i) => i + 1));
   for (const row of rows) {
     // An applied batch keeps no values; one that expired unplayed neither, from the next fold (or the run's end) on.
@@ -109,19 +115,44 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
   for (const [i, row] of inReportOrder.entries()) {
     const drawnFrom = thetas[row.drawn_from ?? -1];
     expect(drawnFrom, `θ batch ${row.batch_number} was drawn from`).toBeDefined();
-    const drawn = perturb(paramsAt(optionRun, drawnFrom!), optionRun.gains, row.k, createRng(`${seed}:batch:${row.batch_number}`));
+    const drawn = perturb(
+      paramsAt(optionRun, drawnFrom!),
+      optionRun.gains,
+      row.k,
+      createRng(`${seed}:batch:${row.batch_number}`),
+    );
     expect(row.signs, `signs of batch ${row.batch_number}`).toBe(signBits(optionRun.names, drawn.signs));
     expect([row.c_k, row.a_k]).toEqual([drawn.ck, drawn.ak]);
     const before = inReportOrder.slice(0, i).map(countsOf);
     const window = batchWindow(optionRun.gains, optionRun.gamesPerIteration, row.games);
-    const scale = batchStepFactor(before.slice(Math.max(0, before.length - window)), optionRun.gains, optionRun.gamesPerIteration);
+    const scale = batchStepFactor(
+      before.slice(Math.max(0, before.length - window)),
+      optionRun.gains,
+      optionRun.gamesPerIteration,
+    );
     expect(row.step_scale, `step scale of batch ${row.batch_number}`).toBe(scale ?? 1);
     const played = { ak: row.a_k, plus: drawn.plus, minus: drawn.minus, games: row.games };
     const theta = thetas[i]!;
-    const after = { ...theta, ...applyBatch(paramsAt(optionRun, theta), played, countsOf(row), optionRun.gains, optionRun.gamesPerIteration, scale).newValues };
+    const after = {
+      ...theta,
+      ...applyBatch(
+        paramsAt(optionRun, theta),
+        played,
+        countsOf(row),
+        optionRun.gains,
+        optionRun.gamesPerIteration,
+        scale,
+      ).newValues,
+    };
     thetas.push(after);
-    const stored = row.theta_after === null ? null : Object.fromEntries(optionRun.names.map((name, n) => [name, row.theta_after?.[n]]));
-    expect(stored, `θ stored after batch ${row.batch_number} (applied ${i + 1}, every ${optionRun.thetaEvery})`).toEqual((i + 1) % optionRun.thetaEvery === 0 ? after : null);
+    const stored =
+      row.theta_after === null
+        ? null
+        : Object.fromEntries(optionRun.names.map((name, n) => [name, row.theta_after?.[n]]));
+    expect(
+      stored,
+      `θ stored after batch ${row.batch_number} (applied ${i + 1}, every ${optionRun.thetaEvery})`,
+    ).toEqual((i + 1) % optionRun.thetaEvery === 0 ? after : null);
   }
   const final = thetas.at(-1)!;
   expect(run.current_parameters).toEqual(final);

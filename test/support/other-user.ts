@@ -8,13 +8,31 @@ export const notRootReason = "root: only root can act as another local user (set
  * Runs a Node script as another user (uid/gid `as`, default nobody), with `args` in
  * process.argv.slice(1) — the attacker of a security test. It prints its findings as JSON.
  */
-export function nodeAs(script: string, args: string[], as: { uid: number; gid: number } = { uid: 65534, gid: 65534 }): ResultPromise<{ reject: false; all: true }> {
-  return execa("setpriv", [`--reuid=${as.uid}`, `--regid=${as.gid}`, "--clear-groups", "node", "--input-type=module", "-e", script, "--", ...args], {
-    reject: false,
-    all: true,
-    env: { PATH: "/usr/bin:/bin" },
-    extendEnv: false,
-  });
+export function nodeAs(
+  script: string,
+  args: string[],
+  as: { uid: number; gid: number } = { uid: 65534, gid: 65534 },
+): ResultPromise<{ reject: false; all: true }> {
+  return execa(
+    "setpriv",
+    [
+      `--reuid=${as.uid}`,
+      `--regid=${as.gid}`,
+      "--clear-groups",
+      "node",
+      "--input-type=module",
+      "-e",
+      script,
+      "--",
+      ...args,
+    ],
+    {
+      reject: false,
+      all: true,
+      env: { PATH: "/usr/bin:/bin" },
+      extendEnv: false,
+    },
+  );
 }
 
 /** The JSON line a `nodeAs` script printed last. */

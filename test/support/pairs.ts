@@ -5,7 +5,12 @@ import { pairResult } from "../../src/play/runner.js";
 export type Outcome = "win" | "loss" | "draw";
 
 /** A game of the pair's first engine, as white (first game) or black (second game); `outside`: lost to a delay outside the engine. */
-export function game(asWhite: boolean, outcome: Outcome, faults: Partial<GameResult["faults"]> = {}, outside = false): GameResult {
+export function game(
+  asWhite: boolean,
+  outcome: Outcome,
+  faults: Partial<GameResult["faults"]> = {},
+  outside = false,
+): GameResult {
   const whiteWins = (outcome === "win") === asWhite;
   return {
     white: asWhite ? "plus" : "minus",
@@ -22,5 +27,8 @@ export function game(asWhite: boolean, outcome: Outcome, faults: Partial<GameRes
 }
 
 /** A pair of the first engine's two games, with each game's faults. */
-export const pair = (first: Outcome, second: Outcome, faults: [Partial<GameResult["faults"]>, Partial<GameResult["faults"]>] = [{}, {}]) =>
-  pairResult([game(true, first, faults[0]), game(false, second, faults[1])]);
+export const pair = (
+  first: Outcome,
+  second: Outcome,
+  faults: [Partial<GameResult["faults"]>, Partial<GameResult["faults"]>] = [{}, {}],
+) => pairResult([game(true, first, faults[0]), game(false, second, faults[1])]);

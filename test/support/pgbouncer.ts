@@ -33,7 +33,14 @@ export interface PgBouncer {
  * password: with it PgBouncer checks the client's proof and logs in to the server with the
  * keys that proof reveals (PgBouncer ≥ 1.14), so no file holds the password.
  */
-export function pgbouncerIni(options: { port: number; socketDir: string; serverPort: number; database: string; authFile: string; maxClients: number }): string {
+export function pgbouncerIni(options: {
+  port: number;
+  socketDir: string;
+  serverPort: number;
+  database: string;
+  authFile: string;
+  maxClients: number;
+}): string {
   return `[databases]
 spsa = host=${options.socketDir} port=${options.serverPort} dbname=${options.database}
 
@@ -64,7 +71,9 @@ export async function startPgBouncer(serverUrl: string, maxClients = 100): Promi
   const database = decodeURIComponent(server.pathname.slice(1));
   const user = decodeURIComponent(server.username);
   const admin = connect(serverUrl, 1);
-  const [row] = await admin<{ verifier: string }[]>`select rolpassword as verifier from pg_authid where rolname = current_user`;
+  const [row] = await admin<
+    { verifier: string }[]
+  >`select rolpassword as verifier from pg_authid where rolname = current_user`;
   await admin.end();
   if (!row?.verifier.startsWith("SCRAM-SHA-256$")) throw new Error("the server's role has no SCRAM verifier");
 
@@ -84,9 +93,19 @@ export async function startPgBouncer(serverUrl: string, maxClients = 100): Promi
   };
   const authFile = write("userlist.txt", `"${user}" "${row.verifier}"\n`);
   const port = await freePort();
-  const ini = write("pgbouncer.ini", pgbouncerIni({ port, socketDir, serverPort: Number(server.port), database, authFile, maxClients }));
-  const command = owner ? ["setpriv", `--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "pgbouncer", ini] : ["pgbouncer", ini];
-  const child: ResultPromise<{ reject: false; all: true }> = execa(command[0]!, command.slice(1), { reject: false, all: true, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, extendEnv: false });
+  const ini = write(
+    "pgbouncer.ini",
+    pgbouncerIni({ port, socketDir, serverPort: Number(server.port), database, authFile, maxClients }),
+  );
+  const command = owner
+    ? ["setpriv", `--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--clear-groups", "pgbouncer", ini]
+    : ["pgbouncer", ini];
+  const child: ResultPromise<{ reject: false; all: true }> = execa(command[0]!, command.slice(1), {
+    reject: false,
+    all: true,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    extendEnv: false,
+  });
   let output = "";
   child.all?.on("data", (chunk: Buffer | string) => (output += chunk.toString()));
   const url = new URL(serverUrl);
@@ -96,13 +115,17 @@ export async function startPgBouncer(serverUrl: string, maxClients = 100): Promi
   url.search = "";
   const probe = connect(url.toString(), 1);
   try {
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`pgbouncer exited: ${output}`);
-      return probe`select 1`.then(
-        () => true,
-        () => false,
-      );
-    }, 20_000, `pgbouncer on port ${port}: ${output}`);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`pgbouncer exited: ${output}`);
+        return probe`select 1`.then(
+          () => true,
+          () => false,
+        );
+      },
+      20_000,
+      `pgbouncer on port ${port}: ${output}`,
+    );
   } finally {
     await probe.end();
   }

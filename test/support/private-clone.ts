@@ -23,7 +23,10 @@ export function privateClone(): PrivateClone {
   chmodSync(dir, 0o700);
   const root = join(dir, "spsa-tuner");
   execFileSync("git", ["clone", "--quiet", ROOT, root]);
-  const changed = execFileSync("git", ["ls-files", "--modified", "--others", "--exclude-standard", "-z"], { cwd: ROOT, encoding: "utf8" });
+  const changed = execFileSync("git", ["ls-files", "--modified", "--others", "--exclude-standard", "-z"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
   for (const file of changed.split("\0").filter(Boolean)) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     cpSync(join(ROOT, file), join(root, file));

@@ -11,21 +11,41 @@ import { COMPETE_BIN, ROOT, SPSA_BIN } from "./cli.js";
 import { outcomeOf, referenceGames, type ReferenceCounts } from "./reference-counts.js";
 import { replayChain } from "./replay-chain.js";
 import type { TuningSetup } from "./tuning-setup.js";
-import { type MeasuredIteration, isReferenceResult, type SpsaParam, type PilotIteration } from "../../src/types/spsa.js";
+import {
+  type MeasuredIteration,
+  isReferenceResult,
+  type SpsaParam,
+  type PilotIteration,
+} from "../../src/types/spsa.js";
 
 type Child = ResultPromise<{ reject: false; all: true }>;
 
-export function startMaster(setup: TuningSetup, env: Record<string, string>, runName: string, extra: string[] = []): Child {
-  return execa("node", [SPSA_BIN, "--config", setup.configFile, "master", "--params", setup.paramsFile, "--name", runName, ...extra], {
-    env,
-    cwd: ROOT,
-    reject: false,
-    all: true,
-  });
+export function startMaster(
+  setup: TuningSetup,
+  env: Record<string, string>,
+  runName: string,
+  extra: string[] = [],
+): Child {
+  return execa(
+    "node",
+    [SPSA_BIN, "--config", setup.configFile, "master", "--params", setup.paramsFile, "--name", runName, ...extra],
+    {
+      env,
+      cwd: ROOT,
+      reject: false,
+      all: true,
+    },
+  );
 }
 
 /** `groupLeader`: in a process group of its own, as a terminal starts a foreground job (its Ctrl-C is `kill -INT -<pid>`). */
-export function startWorker(setup: TuningSetup, env: Record<string, string>, name: string, extra: string[] = [], options: { groupLeader?: boolean } = {}): Child {
+export function startWorker(
+  setup: TuningSetup,
+  env: Record<string, string>,
+  name: string,
+  extra: string[] = [],
+  options: { groupLeader?: boolean } = {},
+): Child {
   return execa("node", [COMPETE_BIN, "--spsa", "-c", "1", "--config", setup.configFile, "--name", name, ...extra], {
     env,
     cwd: ROOT,
@@ -64,7 +84,10 @@ export async function iterationsOf(sql: postgres.Sql, runName: string): Promise<
 }
 
 /** Every iteration complete with exactly its target, each game counted once. */
-export function expectExactCounts(rows: IterationCheck[], expect: (value: unknown, message?: string) => { toBe(v: unknown): void }): void {
+export function expectExactCounts(
+  rows: IterationCheck[],
+  expect: (value: unknown, message?: string) => { toBe(v: unknown): void },
+): void {
   for (const row of rows) {
     const label = `iteration ${row.iteration_number}`;
     expect(row.status, label).toBe("complete");
@@ -73,7 +96,6 @@ export function expectExactCounts(rows: IterationCheck[], expect: (value: unknow
     expect(row.plus_wins + row.minus_wins + row.draws + referenceGames(row), label).toBe(row.games_played);
   }
 }
-
 
 /**
  * Replays the SPSA formulas on the recorded results from the initial params: the θ of
@@ -84,33 +106,73 @@ export function expectExactCounts(rows: IterationCheck[], expect: (value: unknow
  * steps of 1..k − 1 − d, with the scales of those, and its step moves θ after k − 1's step.
  * Returns the final θ.
  */
-export function replayTheta(setup: TuningSetup, initialParamsFile: string, seed: string, rows: IterationCheck[], expect: (value: unknown, message?: string) => { toEqual(v: unknown): void }): Record<string, number> {
+export function replayTheta(
+  setup: TuningSetup,
+  initialParamsFile: string,
+  seed: string,
+  rows: IterationCheck[],
+  expect: (value: unknown, message?: string) => { toEqual(v: unknown): void },
+): Record<string, number> {
   const config = loadConfig(setup.configFile);
-  const start: SpsaParam[] = loadParams(initialParamsFile).map(({ name, value, min, max, step, type }) => ({ name, value, min, max, step, type }));
+  const start: SpsaParam[] = loadParams(initialParamsFile).map(({ name, value, min, max, step, type }) => ({
+    name,
+    value,
+    min,
+    max,
+    step,
+    type,
+  }));
   const at = (theta: Record<string, number>) => start.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
   const measured: MeasuredIteration[] = [];
   const pilots: PilotIteration[] = [];
   const pilotCount = pilotIterations(config);
   const { adaptive } = config.spsa;
-  return replayChain(rows, Object.fromEntries(start.map((p) => [p.name, p.value])), (row) => row.staleness, (row, applied, theta) => {
-    const k = row.iteration_number;
-    const perturbation = perturb(at(row.base_parameters), spsaMathConfig(config.spsa, config.games.gamesPerIteration), k, createRng(`${seed}:${k}`));
-    expect(row.perturbation_signs, `signs of iteration ${k}`).toEqual(perturbation.signs);
-    const outcome = outcomeOf(row, k <= pilotCount);
-    const adaptiveScale = adaptive.mode === "off" ? undefined : stepScales(measured.slice(0, applied), start.map((p) => p.name), adaptive);
-    const scale = adaptiveScale && pilots.length > 0 ? pilotScales(adaptiveScale, adaptive.floor, pilotMeasure(pilots).factor) : adaptiveScale;
-    const result = update(at(theta), { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
-    measured.push({ elo: result.elo, result: outcome });
-    if (isReferenceResult(outcome)) {
-      const steps = Object.fromEntries(start.map((p) => [p.name, p.step]));
-      pilots.push({ outcome, spreadSquared: spreadSquared(steps, perturbation.plus, perturbation.minus) });
-    }
-    return result.newValues;
-  }, expect);
+  return replayChain(
+    rows,
+    Object.fromEntries(start.map((p) => [p.name, p.value])),
+    (row) => row.staleness,
+    (row, applied, theta) => {
+      const k = row.iteration_number;
+      const perturbation = perturb(
+        at(row.base_parameters),
+        spsaMathConfig(config.spsa, config.games.gamesPerIteration),
+        k,
+        createRng(`${seed}:${k}`),
+      );
+      expect(row.perturbation_signs, `signs of iteration ${k}`).toEqual(perturbation.signs);
+      const outcome = outcomeOf(row, k <= pilotCount);
+      const adaptiveScale =
+        adaptive.mode === "off"
+          ? undefined
+          : stepScales(
+              measured.slice(0, applied),
+              start.map((p) => p.name),
+              adaptive,
+            );
+      const scale =
+        adaptiveScale && pilots.length > 0
+          ? pilotScales(adaptiveScale, adaptive.floor, pilotMeasure(pilots).factor)
+          : adaptiveScale;
+      const result = update(at(theta), { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
+      measured.push({ elo: result.elo, result: outcome });
+      if (isReferenceResult(outcome)) {
+        const steps = Object.fromEntries(start.map((p) => [p.name, p.step]));
+        pilots.push({ outcome, spreadSquared: spreadSquared(steps, perturbation.plus, perturbation.minus) });
+      }
+      return result.newValues;
+    },
+    expect,
+  );
 }
 
 /** The run is complete, and θ in the database and in params.toml (exactly, shortest round-trip form) is `final`. */
-export async function expectRunFinal(sql: postgres.Sql, setup: TuningSetup, runName: string, final: Record<string, number>, expect: (value: unknown, message?: string) => { toBe(v: unknown): void; toEqual(v: unknown): void }): Promise<void> {
+export async function expectRunFinal(
+  sql: postgres.Sql,
+  setup: TuningSetup,
+  runName: string,
+  final: Record<string, number>,
+  expect: (value: unknown, message?: string) => { toBe(v: unknown): void; toEqual(v: unknown): void },
+): Promise<void> {
   const written = Object.fromEntries(loadParams(setup.paramsFile).map((p) => [p.name, p.value]));
   for (const [name, value] of Object.entries(final)) expect(written[name], name).toBe(value);
   const [run] = await sql<{ current_parameters: Record<string, number>; status: string }[]>`

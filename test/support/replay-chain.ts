@@ -1,6 +1,5 @@
 import type { Values } from "../../src/types/spsa.js";
 
-
 type Expect = (value: unknown, message?: string) => { toEqual(v: unknown): void };
 
 /**

@@ -17,7 +17,9 @@ export function compileRustLibrary(source: string): void {
   const dir = mkdtempSync(join(tmpdir(), "spsa-rustc-"));
   try {
     writeFileSync(join(dir, "lib.rs"), source);
-    execFileSync("rustc", ["--edition", "2021", "--crate-type", "lib", "--out-dir", dir, join(dir, "lib.rs")], { stdio: "pipe" });
+    execFileSync("rustc", ["--edition", "2021", "--crate-type", "lib", "--out-dir", dir, join(dir, "lib.rs")], {
+      stdio: "pipe",
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

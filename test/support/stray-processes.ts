@@ -16,7 +16,8 @@ export function processesInside(dir: string): string[] {
       } catch {
         // Another user's process, or it has just ended.
       }
-      if (cmdline.includes(dir) || cwd === dir || cwd.startsWith(`${dir}/`)) found.push(`${pid} (cwd ${cwd}): ${cmdline}`);
+      if (cmdline.includes(dir) || cwd === dir || cwd.startsWith(`${dir}/`))
+        found.push(`${pid} (cwd ${cwd}): ${cmdline}`);
     } catch {
       // It ended while being read.
     }

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { spsaMathConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/params/params.js";
-import { insertOptionRun } from "../../src/db/perturbations.js";
+import { insertOptionRun } from "../../src/db/option-runs.js";
 import { countWorkerAsFolded, writeSyntheticRun } from "./synthetic-run.js";
 import type { TuningConfig } from "../../src/types/config.js";
 
@@ -31,15 +31,49 @@ export interface SyntheticOptionRunOptions {
   slots: number;
 }
 
-export async function writeSyntheticOptionRun(sql: postgres.Sql, options: SyntheticOptionRunOptions): Promise<{ runId: number; iterationId: number }> {
+export async function writeSyntheticOptionRun(
+  sql: postgres.Sql,
+  options: SyntheticOptionRunOptions,
+): Promise<{ runId: number; iterationId: number }> {
   const { config, params } = options;
-  const { runId, open } = await writeSyntheticRun(sql, { name: options.name, config, params, iterations: 0, open: true, workerName: options.workerName });
+  const { runId, open } = await writeSyntheticRun(sql, {
+    name: options.name,
+    config,
+    params,
+    iterations: 0,
+    open: true,
+    workerName: options.workerName,
+  });
   if (!open) throw new Error("writeSyntheticRun opened no iteration");
   const perIteration = config.games.gamesPerIteration;
   const games = config.games.batchSize;
-  const parameters = Object.fromEntries(params.map((p) => [p.name, { min: p.min, max: p.max, step: p.step, type: p.type, frozen: false, option: p.option ?? p.name, optionScale: p.optionScale }]));
+  const parameters = Object.fromEntries(
+    params.map((p) => [
+      p.name,
+      {
+        min: p.min,
+        max: p.max,
+        step: p.step,
+        type: p.type,
+        frozen: false,
+        option: p.option ?? p.name,
+        optionScale: p.optionScale,
+      },
+    ]),
+  );
   const names = params.map((p) => p.name);
-  await insertOptionRun(sql, { runId, iterationId: open.id, enginePath: "/nonexistent/engine", engineSha256: "0".repeat(64), parameters, names, thetaEvery: 1, gains: spsaMathConfig(config.spsa, perIteration), gamesPerIteration: perIteration, parametersSignature: null });
+  await insertOptionRun(sql, {
+    runId,
+    iterationId: open.id,
+    enginePath: "/nonexistent/engine",
+    engineSha256: "0".repeat(64),
+    parameters,
+    names,
+    thetaEvery: 1,
+    gains: spsaMathConfig(config.spsa, perIteration),
+    gamesPerIteration: perIteration,
+    parametersSignature: null,
+  });
   // The carrier's own planned batches make way for the played ones.
   await sql`delete from spsa_batch where iteration_id = ${open.id}`;
   const claimed = sql`${options.startedAt}::timestamptz + make_interval(secs => ((x.i - 1) / ${options.slots}::int)::int * ${options.batchSeconds}::float8)`;

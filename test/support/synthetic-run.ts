@@ -41,15 +41,33 @@ export interface SyntheticRunOptions {
 const ROWS_PER_INSERT = 500;
 /** Pair outcomes LL, LD, DD, DW, WW of equal engines. */
 const PAIR_ODDS = [0.1, 0.2, 0.4, 0.2, 0.1];
-const PAIR_POINTS: [number, number, number][] = [[0, 2, 0], [0, 1, 1], [0, 0, 2], [1, 0, 1], [2, 0, 0]];
+const PAIR_POINTS: [number, number, number][] = [
+  [0, 2, 0],
+  [0, 1, 1],
+  [0, 0, 2],
+  [1, 0, 1],
+  [2, 0, 0],
+];
 
-export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRunOptions): Promise<{ runId: number; open: IterationRow | undefined }> {
+export async function writeSyntheticRun(
+  sql: postgres.Sql,
+  options: SyntheticRunOptions,
+): Promise<{ runId: number; open: IterationRow | undefined }> {
   const { config, iterations } = options;
   const perIteration = config.games.gamesPerIteration;
   const math = spsaMathConfig(config.spsa, perIteration);
   const settings = JSON.parse(JSON.stringify(settingsOf(config, options.params)));
-  const { run } = await openRun(sql, { name: options.name, fresh: true, config: storedRunConfig(config), values: valuesOf(options.params) });
-  await claimWorkerName(sql, { name: options.workerName, sessionId: options.workerName, host: "synthetic", pid: null, concurrency: 2 }, () => false);
+  const { run } = await openRun(sql, {
+    name: options.name,
+    fresh: true,
+    config: storedRunConfig(config),
+    values: valuesOf(options.params),
+  });
+  await claimWorkerName(
+    sql,
+    { name: options.workerName, sessionId: options.workerName, host: "synthetic", pid: null, concurrency: 2 },
+    () => false,
+  );
   const ended = (options.endedAt ?? new Date()).getTime();
 
   let params = options.params;
@@ -69,15 +87,34 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
       const games = elo === undefined ? undefined : [game(elo), game(elo)];
       const outcome = games ? games[0]! + games[1]! : pick(rng.next());
       pairs[outcome] = (pairs[outcome] ?? 0) + 1;
-      const [w, l, d] = games ? [games.filter((g) => g === 2).length, games.filter((g) => g === 0).length, games.filter((g) => g === 1).length] : PAIR_POINTS[outcome]!;
+      const [w, l, d] = games
+        ? [
+            games.filter((g) => g === 2).length,
+            games.filter((g) => g === 0).length,
+            games.filter((g) => g === 1).length,
+          ]
+        : PAIR_POINTS[outcome]!;
       [plusWins, minusWins, draws] = [plusWins + w, minusWins + l, draws + d];
     }
     const result = update(params, played, { plusWins, minusWins, draws }, config.spsa);
     const completedAt = ended - (iterations - k) * 60_000;
     rows.push({
-      k, ck: played.ck, ak: played.ak, base: valuesOf(params), after: { ...valuesOf(params), ...result.newValues }, plus: played.plus, minus: played.minus, signs: played.signs,
-      gradient: result.gradient, elo: result.elo, plus_wins: plusWins, minus_wins: minusWins, draws, pairs,
-      created_at: new Date(completedAt - 55_000).toISOString(), completed_at: new Date(completedAt).toISOString(),
+      k,
+      ck: played.ck,
+      ak: played.ak,
+      base: valuesOf(params),
+      after: { ...valuesOf(params), ...result.newValues },
+      plus: played.plus,
+      minus: played.minus,
+      signs: played.signs,
+      gradient: result.gradient,
+      elo: result.elo,
+      plus_wins: plusWins,
+      minus_wins: minusWins,
+      draws,
+      pairs,
+      created_at: new Date(completedAt - 55_000).toISOString(),
+      completed_at: new Date(completedAt).toISOString(),
     });
     params = params.map((p) => ({ ...p, value: result.newValues[p.name] ?? p.value }));
     if (rows.length === ROWS_PER_INSERT || k === iterations) {
@@ -93,11 +130,21 @@ export async function writeSyntheticRun(sql: postgres.Sql, options: SyntheticRun
   const next = iterations + 1;
   const played = perturb(params, math, next, createRng(`${options.name}:${next}`));
   const open = await insertIteration(sql, {
-    runId: run.id, iterationNumber: next, timelowMs: config.timeControl.timelowMs,
+    runId: run.id,
+    iterationNumber: next,
+    timelowMs: config.timeControl.timelowMs,
     // Its binaries do not exist: unsigned, so no worker would run anything of it.
     ...signedEngines(null, { runUid: run.uid, iterationNumber: next }, { plus: engine, minus: engine }),
-    timehighMs: config.timeControl.timehighMs, targetGames: perIteration, batchSizes: planBatchSizes(perIteration, config.games.batchSize, 0), ck: played.ck, ak: played.ak,
-    base: valuesOf(params), plusValues: played.plus, minusValues: played.minus, signs: played.signs, settings: settingsOf(config, params),
+    timehighMs: config.timeControl.timehighMs,
+    targetGames: perIteration,
+    batchSizes: planBatchSizes(perIteration, config.games.batchSize, 0),
+    ck: played.ck,
+    ak: played.ak,
+    base: valuesOf(params),
+    plusValues: played.plus,
+    minusValues: played.minus,
+    signs: played.signs,
+    settings: settingsOf(config, params),
   });
   return { runId: run.id, open };
 }
@@ -108,7 +155,13 @@ function pick(u: number): number {
   return index < 0 ? PAIR_ODDS.length - 1 : index;
 }
 
-async function insertCompleted(sql: postgres.Sql, runId: number, games: number, settings: unknown, rows: Record<string, unknown>[]): Promise<void> {
+async function insertCompleted(
+  sql: postgres.Sql,
+  runId: number,
+  games: number,
+  settings: unknown,
+  rows: Record<string, unknown>[],
+): Promise<void> {
   await sql`
     insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256, minus_engine_sha256,
       timelow_ms, timehigh_ms, target_games, games_claimed, games_played, plus_wins, minus_wins, draws,

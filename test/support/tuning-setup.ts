@@ -38,7 +38,9 @@ export function tuningSetup(options: TuningSetupOptions): TuningSetup {
   const paramsFile = join(dir, "params.toml");
   if (options.mode === "options") writeFileSync(paramsFile, OPTION_PARAMS);
   else copyFileSync(join(ROOT, "params.toml"), paramsFile);
-  writeFileSync(configFile, `
+  writeFileSync(
+    configFile,
+    `
 [time_control]
 ${options.moveLimit ?? `timelow = ${options.timelow ?? 0.01}\ntimehigh = ${options.timehigh ?? 0.03}`}
 margin_ms = 100
@@ -60,6 +62,7 @@ ${options.buildLines ?? ""}
 [database]
 poll_interval = 0.2
 ${options.mode === "options" ? OPTIONS_MODE : ""}
-${options.extraConfig ?? ""}`);
+${options.extraConfig ?? ""}`,
+  );
   return { dir, configFile, paramsFile };
 }

@@ -15,7 +15,12 @@ import { DEFAULT_ENGINE_CACHE } from "../../src/config/config.js";
  * once, batches of 2, binaries cached under `dir`. It ends after a second without work.
  * Returns its summary (once done) and the lines it logged.
  */
-export function inProcessWorker(database: MigratedDatabase, dir: string, name: string, extra: Partial<WorkerOptions> = {}) {
+export function inProcessWorker(
+  database: MigratedDatabase,
+  dir: string,
+  name: string,
+  extra: Partial<WorkerOptions> = {},
+) {
   const lines: string[] = [];
   const db: Database = { url: database.url, embedded: false, sql: database.sql, close: async () => {} };
   const player = createRunnerPlayer({ concurrency: 2, marginMs: 500, outsideDelay: outsideDelayPolicy("replay", 4) });

@@ -4,15 +4,40 @@ import { coordinateSearch, type SearchPosition, type TexelMethod } from "../../s
 import { formatImprovement, formatSearchPosition } from "../../src/texel/progress.js";
 
 const param = (name: string, value: number, step: number): Param => ({
-  name, value, min: -1000, max: 1000, step, type: "int", constant: name, index: [], rustType: undefined, option: undefined, frozen: false,
+  name,
+  value,
+  min: -1000,
+  max: 1000,
+  step,
+  type: "int",
+  constant: name,
+  index: [],
+  rustType: undefined,
+  option: undefined,
+  frozen: false,
 });
 const PARAMS = [param("A", 0, 10), param("B", 300, 10)];
 const OPTIMUM: Record<string, number> = { A: 73, B: 241 };
-const bowl = async (values: Readonly<Record<string, number>>) => (values.A! - OPTIMUM.A!) ** 2 + 2 * (values.B! - OPTIMUM.B!) ** 2;
+const bowl = async (values: Readonly<Record<string, number>>) =>
+  (values.A! - OPTIMUM.A!) ** 2 + 2 * (values.B! - OPTIMUM.B!) ** 2;
 
-async function search(method: TexelMethod, signal?: AbortSignal, error = bowl, onEvaluation?: (position: SearchPosition) => void) {
+async function search(
+  method: TexelMethod,
+  signal?: AbortSignal,
+  error = bowl,
+  onEvaluation?: (position: SearchPosition) => void,
+) {
   const start = { A: 0, B: 300 };
-  return coordinateSearch({ params: PARAMS, start, startError: await bowl(start), method, maxPasses: 1000, error, signal, onEvaluation });
+  return coordinateSearch({
+    params: PARAMS,
+    start,
+    startError: await bowl(start),
+    method,
+    maxPasses: 1000,
+    error,
+    signal,
+    onEvaluation,
+  });
 }
 
 describe("coordinate search on the error", () => {
@@ -53,11 +78,27 @@ describe("coordinate search on the error", () => {
 
 describe("the progress lines of spsa texel", () => {
   it("a live bar over the pass's parameters, and one line per improvement", () => {
-    expect(formatSearchPosition({ pass: 3, tried: 27, params: 55, evaluations: 412, error: 0.0831024, positionsPerSecond: 2031000.4 })).toBe(
+    expect(
+      formatSearchPosition({
+        pass: 3,
+        tried: 27,
+        params: 55,
+        evaluations: 412,
+        error: 0.0831024,
+        positionsPerSecond: 2031000.4,
+      }),
+    ).toBe(
       `pass 3 [${"#".repeat(10)}${".".repeat(10)}] 27/55 parameters · 412 evaluations · error 0.083102 · 2031000 positions/s`,
     );
-    expect(formatImprovement({ pass: 2, evaluations: 41, param: "ROOK_VALUE_MG", value: 470, error: 0.1325141, positionsPerSecond: 175458.2 })).toBe(
-      "pass 2 · 41 evaluations · ROOK_VALUE_MG = 470 · error 0.132514 · 175458 positions/s",
-    );
+    expect(
+      formatImprovement({
+        pass: 2,
+        evaluations: 41,
+        param: "ROOK_VALUE_MG",
+        value: 470,
+        error: 0.1325141,
+        positionsPerSecond: 175458.2,
+      }),
+    ).toBe("pass 2 · 41 evaluations · ROOK_VALUE_MG = 470 · error 0.132514 · 175458 positions/s");
   });
 });

@@ -56,13 +56,18 @@ describe("texel-data positions", () => {
   });
 
   it("writes and reads the seed's FEN [result] format; a bad line is named", () => {
-    const positions = [{ fen: "8/8/8/8/8/8/8/K6k w - - 0 1", result: 0.5 }, { fen: "8/8/8/8/8/8/8/K5qk b - - 3 9", result: 0 }];
+    const positions = [
+      { fen: "8/8/8/8/8/8/8/K6k w - - 0 1", result: 0.5 },
+      { fen: "8/8/8/8/8/8/8/K5qk b - - 3 9", result: 0 },
+    ];
     const text = formatPositions(positions);
     expect(text).toBe("8/8/8/8/8/8/8/K6k w - - 0 1 [0.5]\n8/8/8/8/8/8/8/K5qk b - - 3 9 [0.0]\n");
     expect(parsePositions(text, "p.epd")).toEqual(positions);
     expect(() => parsePositions(`${text}8/8/8 w [2.0]\n`, "p.epd")).toThrow(InputError);
     expect(() => parsePositions(`${text}8/8/8 w [2.0]\n`, "p.epd")).toThrow(/^p\.epd:3: expected/);
     // The line has the shape of a FEN but no board: refused here, not by the engine.
-    expect(() => parsePositions(`${text}\nrnbqkbnr/pppp/8 w KQkq - 0 1 [1.0]\n`, "p.epd")).toThrow(/^p\.epd:4: bad FEN "rnbqkbnr\/pppp\/8 w KQkq - 0 1": /);
+    expect(() => parsePositions(`${text}\nrnbqkbnr/pppp/8 w KQkq - 0 1 [1.0]\n`, "p.epd")).toThrow(
+      /^p\.epd:4: bad FEN "rnbqkbnr\/pppp\/8 w KQkq - 0 1": /,
+    );
   });
 });

@@ -30,13 +30,22 @@ describe("spsa texel on the real minnow", () => {
   it("evalbatch scores from white's view, and options change the scores without a rebuild", async () => {
     const batch = await BatchEngine.start(engine);
     try {
-      const fens = ["4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "3qk3/8/8/8/8/8/8/4K3 b - - 0 1", "4k3/8/8/8/3q3Q/8/8/4K3 b - - 0 1"];
+      const fens = [
+        "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",
+        "3qk3/8/8/8/8/8/8/4K3 b - - 0 1",
+        "4k3/8/8/8/3q3Q/8/8/4K3 b - - 0 1",
+      ];
       const plain = await batch.evaluate(fens, "static");
       expect(plain[0]).toBeGreaterThan(500);
       expect(plain[1]).toBe(-plain[0]!); // the colour-mirrored position
       const both = await batch.evaluate(fens.slice(2), "both");
       expect(both[1]).toBeLessThan(both[0]! - 500); // black to move takes the hanging queen
-      batch.setOptions(new Map([["QUEEN_VALUE_MG", 1500], ["QUEEN_VALUE_EG", 1500]]));
+      batch.setOptions(
+        new Map([
+          ["QUEEN_VALUE_MG", 1500],
+          ["QUEEN_VALUE_EG", 1500],
+        ]),
+      );
       const richer = await batch.evaluate(fens.slice(0, 1), "static");
       expect(richer[0]).toBeGreaterThan(plain[0]! + 300);
     } finally {
@@ -50,7 +59,14 @@ describe("spsa texel on the real minnow", () => {
       expect(batch.rescores).toBe(true);
       const fens = ["4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "r3k3/8/8/8/8/8/8/4K3 b - - 0 1"];
       const first = await batch.evaluate(fens, "static");
-      batch.setOptions(new Map([["QUEEN_VALUE_MG", 1500], ["QUEEN_VALUE_EG", 1500], ["ROOK_VALUE_MG", 300], ["ROOK_VALUE_EG", 300]]));
+      batch.setOptions(
+        new Map([
+          ["QUEEN_VALUE_MG", 1500],
+          ["QUEEN_VALUE_EG", 1500],
+          ["ROOK_VALUE_MG", 300],
+          ["ROOK_VALUE_EG", 300],
+        ]),
+      );
       const again = await batch.evaluate(fens, "static"); // the same array: `evalbatch static again`
       const resent = await batch.evaluate([...fens], "static"); // a copy: the FENs are sent
       expect([...again]).toEqual([...resent]);
@@ -80,7 +96,10 @@ describe("spsa texel on the real minnow", () => {
     const data = await spsa(["texel-data", PGN, "--out", all, "--skip-plies", "10"], { env });
     expect(data.exitCode, data.all).toBe(0);
     // With --engine, a folder without config.toml will do.
-    const quiet = await spsa(["texel-data", PGN, "--out", positions, "--skip-plies", "10", "--quiet", "--engine", engine], { env, cwd: dir });
+    const quiet = await spsa(
+      ["texel-data", PGN, "--out", positions, "--skip-plies", "10", "--quiet", "--engine", engine],
+      { env, cwd: dir },
+    );
     expect(quiet.exitCode, quiet.all).toBe(0);
     const allCount = parsePositions(readFileSync(all, "utf8"), all).length;
     const quietCount = parsePositions(readFileSync(positions, "utf8"), positions).length;
@@ -90,9 +109,26 @@ describe("spsa texel on the real minnow", () => {
     // Start two evaluation terms far from minnow's values; the search must move them back.
     const params = join(dir, "params.toml");
     copyFileSync(join(ROOT, "params.toml"), params);
-    const text = readFileSync(params, "utf8").replace(/(\[KNIGHT_VALUE_MG\][^[]*value = )320/, "$1260").replace(/(\[ROOK_VALUE_MG\][^[]*value = )480/, "$1420");
+    const text = readFileSync(params, "utf8")
+      .replace(/(\[KNIGHT_VALUE_MG\][^[]*value = )320/, "$1260")
+      .replace(/(\[ROOK_VALUE_MG\][^[]*value = )480/, "$1420");
     writeFileSync(params, text);
-    const run = await spsa(["texel", "--positions", positions, "--params", params, "--only", "KNIGHT_VALUE_MG,ROOK_VALUE_MG", "--engine", engine, "--max-passes", "4"], { env });
+    const run = await spsa(
+      [
+        "texel",
+        "--positions",
+        positions,
+        "--params",
+        params,
+        "--only",
+        "KNIGHT_VALUE_MG,ROOK_VALUE_MG",
+        "--engine",
+        engine,
+        "--max-passes",
+        "4",
+      ],
+      { env },
+    );
     expect(run.exitCode, run.all).toBe(0);
     expect(run.stderr).toMatch(/pass 1 · \d+ evaluations · KNIGHT_VALUE_MG = \d+ · error 0\.\d+/);
 
@@ -102,11 +138,16 @@ describe("spsa texel on the real minnow", () => {
     expect(knight).toBeGreaterThan(260);
     expect(rook).toBeGreaterThan(420);
     // Only those two value lines changed: comments and every other line are kept.
-    expect(after.replace(/(\[KNIGHT_VALUE_MG\][^[]*value = )\d+/, "$1260").replace(/(\[ROOK_VALUE_MG\][^[]*value = )\d+/, "$1420")).toBe(text);
+    expect(
+      after
+        .replace(/(\[KNIGHT_VALUE_MG\][^[]*value = )\d+/, "$1260")
+        .replace(/(\[ROOK_VALUE_MG\][^[]*value = )\d+/, "$1420"),
+    ).toBe(text);
 
     const sql = connect(database.url, 1);
     try {
-      const rows = await sql`select method, k, error_before, error_after, positions, start_parameters, final_parameters from texel_run`;
+      const rows =
+        await sql`select method, k, error_before, error_after, positions, start_parameters, final_parameters from texel_run`;
       expect(rows).toHaveLength(1);
       const row = rows[0]!;
       expect(row.method).toBe("adaptive");
@@ -124,7 +165,25 @@ describe("spsa texel on the real minnow", () => {
     const positions = join(dir, "positions.epd");
     const params = join(dir, "params-local.toml");
     copyFileSync(join(ROOT, "params.toml"), params);
-    const run = await spsa(["texel", "--positions", positions, "--params", params, "--only", "BISHOP_VALUE_PAIR", "--method", "local", "--max-passes", "2", "--engine", engine, "--dry-run"], { env });
+    const run = await spsa(
+      [
+        "texel",
+        "--positions",
+        positions,
+        "--params",
+        params,
+        "--only",
+        "BISHOP_VALUE_PAIR",
+        "--method",
+        "local",
+        "--max-passes",
+        "2",
+        "--engine",
+        engine,
+        "--dry-run",
+      ],
+      { env },
+    );
     expect(run.exitCode, run.all).toBe(0);
     const moves = [...run.stderr.matchAll(/BISHOP_VALUE_PAIR = (\d+)/g)].map((m) => Number(m[1]));
     expect(moves.length).toBeGreaterThan(0);
@@ -151,10 +210,21 @@ describe("spsa texel on the real minnow", () => {
     expect(badFen.stderr).toContain(`error: ${bad}:3: bad FEN "8/8/8/8/8/8/K6k w - - 0 1": `);
 
     const params = join(dir, "params-option.toml");
-    writeFileSync(params, readFileSync(join(ROOT, "params.toml"), "utf8").replace("[KING_ATTACK_SCALE]\n", '[KING_ATTACK_SCALE]\noption = "KING_SCALE"\n'));
+    writeFileSync(
+      params,
+      readFileSync(join(ROOT, "params.toml"), "utf8").replace(
+        "[KING_ATTACK_SCALE]\n",
+        '[KING_ATTACK_SCALE]\noption = "KING_SCALE"\n',
+      ),
+    );
     const good = join(dir, "positions.epd");
-    const missing = await spsa(["texel", "--positions", good, "--params", params, "--only", "KING_ATTACK_SCALE", "--engine", engine], { env });
+    const missing = await spsa(
+      ["texel", "--positions", good, "--params", params, "--only", "KING_ATTACK_SCALE", "--engine", engine],
+      { env },
+    );
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr.trim()).toBe(`error: ${params}: [KING_ATTACK_SCALE]: ${engine} has no UCI option KING_SCALE; set option = "NAME"`);
+    expect(missing.stderr.trim()).toBe(
+      `error: ${params}: [KING_ATTACK_SCALE]: ${engine} has no UCI option KING_SCALE; set option = "NAME"`,
+    );
   });
 });

@@ -22,9 +22,18 @@ describe("spsa verify's limits", () => {
   });
 
   it.each([
-    [{ tc: "10+0.1", nodes: 5 }, "--tc, --nodes: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth"],
-    [{ nodes: 5, depth: 3 }, "--nodes, --depth: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth"],
-    [{ timelow: 0.1, depth: 3 }, "--timelow/--timehigh, --depth: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth"],
+    [
+      { tc: "10+0.1", nodes: 5 },
+      "--tc, --nodes: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth",
+    ],
+    [
+      { nodes: 5, depth: 3 },
+      "--nodes, --depth: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth",
+    ],
+    [
+      { timelow: 0.1, depth: 3 },
+      "--timelow/--timehigh, --depth: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth",
+    ],
     [{ timelow: 0.3, timehigh: 0.2 }, "--timelow: 0.3 s is above --timehigh 0.2 s"],
     [{ timelow: 0.0001 }, "--timelow: must be a time per move in seconds of at least 0.001, got 0.0001"],
     [{ nodes: 0 }, "--nodes: must be a whole number of at least 1, got 0"],

@@ -10,12 +10,16 @@ import { useRunFixture } from "../support/run-fixture.js";
 import type { TuningSetup } from "../support/tuning-setup.js";
 
 function verify(setup: TuningSetup, env: Record<string, string>, args: string[]) {
-  return execa("node", [SPSA_BIN, "--config", setup.configFile, "verify", "--params", setup.paramsFile, "--name", "tuned", ...args], {
-    env,
-    cwd: ROOT,
-    reject: false,
-    all: true,
-  });
+  return execa(
+    "node",
+    [SPSA_BIN, "--config", setup.configFile, "verify", "--params", setup.paramsFile, "--name", "tuned", ...args],
+    {
+      env,
+      cwd: ROOT,
+      reject: false,
+      all: true,
+    },
+  );
 }
 
 /** A row of spsa_verification_result. */
@@ -34,14 +38,20 @@ describe("spsa verify: start against current θ, played by compete --spsa worker
       expect(master.exitCode, master.all).toBe(0);
       const result = await verify(setup, env, ["--games", "8"]);
       expect(result.exitCode, result.all).toBe(0);
-      expect(result.all).toMatch(/verification 1 of run "tuned": current vs start at 1000 nodes per move, up to 8 games; workers play it as tuned\/verify-1/);
-      expect(result.all).toMatch(/games 8\/8 {2}\+\d+ -\d+ =\d+ {2}Elo [+-]\d+\.\d \(4 pairs: too few for an error bar\), LOS \d+\.\d%/);
+      expect(result.all).toMatch(
+        /verification 1 of run "tuned": current vs start at 1000 nodes per move, up to 8 games; workers play it as tuned\/verify-1/,
+      );
+      expect(result.all).toMatch(
+        /games 8\/8 {2}\+\d+ -\d+ =\d+ {2}Elo [+-]\d+\.\d \(4 pairs: too few for an error bar\), LOS \d+\.\d%/,
+      );
 
       const [row] = await sql<ResultRow[]>`select * from spsa_verification_result`;
       expect(row).toMatchObject({ comparison: "current vs start", status: "complete", games: "8/8", verdict: null });
       expect((row?.wins ?? 0) + (row?.losses ?? 0) + (row?.draws ?? 0)).toBe(8);
       // The engines are the run's θ: "to" is the current θ, "from" the initial one.
-      const [compared] = await sql<{ same_to: boolean; same_from: boolean; carrier_status: string; plus: string; minus: string }[]>`
+      const [compared] = await sql<
+        { same_to: boolean; same_from: boolean; carrier_status: string; plus: string; minus: string }[]
+      >`
         select v.to_parameters = r.current_parameters as same_to, v.from_parameters = r.initial_parameters as same_from,
           c.status as carrier_status, i.plus_engine_sha256 as plus, i.minus_engine_sha256 as minus
         from spsa_verification v join spsa_run r on r.id = v.run_id join spsa_run c on c.id = v.carrier_run_id
@@ -59,7 +69,19 @@ describe("spsa verify: start against current θ, played by compete --spsa worker
     const worker = startWorker(setup, env, "v2", ["--seed", "w"]);
     try {
       // alpha = beta = 0.5 puts both SPRT bounds at 0: the first reported pair decides.
-      const result = await verify(setup, env, ["--from", "1", "--to", "2", "--games", "200", "--sprt", "0", "5", "0.5", "0.5"]);
+      const result = await verify(setup, env, [
+        "--from",
+        "1",
+        "--to",
+        "2",
+        "--games",
+        "200",
+        "--sprt",
+        "0",
+        "5",
+        "0.5",
+        "0.5",
+      ]);
       expect(result.exitCode, result.all).toBe(0);
       const [row] = await sql<(ResultRow & { played: number })[]>`
         select r.*, split_part(r.games, '/', 1)::int as played from spsa_verification_result r where comparison = 'iteration 2 vs iteration 1'`;
@@ -85,13 +107,22 @@ describe("spsa verify: start against current θ, played by compete --spsa worker
         from spsa_verification v join spsa_iteration i on i.run_id = v.carrier_run_id order by v.id desc limit 1`;
       // The run plays 1000 nodes per move (its config); its workers played this one at 300.
       expect(row).toEqual({ limits: { nodes: 300 }, move_limit: { nodes: 300 }, status: "complete", games_played: 4 });
-      const [view] = await sql<{ limits: unknown }[]>`select limits from spsa_verification_result order by id desc limit 1`;
+      const [view] = await sql<
+        { limits: unknown }[]
+      >`select limits from spsa_verification_result order by id desc limit 1`;
       expect(view?.limits).toEqual({ nodes: 300 });
 
       const text = await spsa(["status", "--name", "tuned"], { env });
-      expect(text.stdout).toMatch(/^verification \d+: current vs start at 300 nodes per move, complete, 4\/4 games \+\d+ -\d+ =\d+/m);
+      expect(text.stdout).toMatch(
+        /^verification \d+: current vs start at 300 nodes per move, complete, 4\/4 games \+\d+ -\d+ =\d+/m,
+      );
       const json = JSON.parse((await spsa(["status", "--name", "tuned", "--json"], { env })).stdout) as RunStatus;
-      expect(json.verifications[0]).toMatchObject({ limits: { nodes: 300 }, limitsText: "300 nodes per move", games: "4/4", status: "complete" });
+      expect(json.verifications[0]).toMatchObject({
+        limits: { nodes: 300 },
+        limitsText: "300 nodes per move",
+        games: "4/4",
+        status: "complete",
+      });
     } finally {
       worker.kill("SIGTERM");
       await worker;
@@ -116,18 +147,29 @@ describe("spsa verify: start against current θ, played by compete --spsa worker
   it("refuses two kinds of limit in one line, before building anything", async () => {
     const result = await verify(fixture.setup, fixture.env, ["--nodes", "300", "--depth", "4"]);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr.trim()).toBe("error: --nodes, --depth: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth");
+    expect(result.stderr.trim()).toBe(
+      "error: --nodes, --depth: give one kind of limit: --tc, --timelow/--timehigh, --nodes or --depth",
+    );
   });
 
   it("refuses more game pairs at a node limit than the workers' book has openings, before building anything", async () => {
     const { setup, env } = fixture;
     const book = join(ROOT, "test", "fixtures", "books", "chess-compete-openings-50.epd");
     const configFile = join(setup.dir, "tiny-book.toml");
-    writeFileSync(configFile, readFileSync(setup.configFile, "utf8").replace("[games]\n", `[games]\nbook = "${book}"\n`));
+    writeFileSync(
+      configFile,
+      readFileSync(setup.configFile, "utf8").replace("[games]\n", `[games]\nbook = "${book}"\n`),
+    );
     const result = await verify({ ...setup, configFile }, env, ["--games", "102", "--nodes", "300"]);
     expect(result.exitCode, result.all).toBe(2);
-    expect(result.stderr.trim()).toMatch(new RegExp(`^error: --games: 102 games at --nodes 300 need 51 distinct openings \\(one per game pair\\), but ${book} has 50: .* Play at most 100 games`));
-    const built = await fixture.sql<{ n: number }[]>`select count(*)::int as n from spsa_verification v join spsa_run r on r.id = v.run_id where r.name = 'tuned' and v.max_games = 102`;
+    expect(result.stderr.trim()).toMatch(
+      new RegExp(
+        `^error: --games: 102 games at --nodes 300 need 51 distinct openings \\(one per game pair\\), but ${book} has 50: .* Play at most 100 games`,
+      ),
+    );
+    const built = await fixture.sql<
+      { n: number }[]
+    >`select count(*)::int as n from spsa_verification v join spsa_run r on r.id = v.run_id where r.name = 'tuned' and v.max_games = 102`;
     expect(built[0]?.n).toBe(0);
   });
 

@@ -9,7 +9,13 @@ describe("a batch's counts", () => {
     tally.add(pair("win", "draw"));
     tally.add(pair("loss", "loss", [{ white: "crash" }, {}]));
     expect(tally.counts()).toEqual({
-      wins: 1, losses: 2, draws: 1, pairs: [1, 0, 0, 1, 0], faults: [{ ...noFaults(), crash: 1 }, noFaults()], replays: 0, replayLimitPairs: 0,
+      wins: 1,
+      losses: 2,
+      draws: 1,
+      pairs: [1, 0, 0, 1, 0],
+      faults: [{ ...noFaults(), crash: 1 }, noFaults()],
+      replays: 0,
+      replayLimitPairs: 0,
     });
     expect(() => tally.add(pair("win", "win"), "minus")).toThrow(/plus-against-minus batch/);
   });
@@ -24,7 +30,10 @@ describe("a batch's counts", () => {
     tally.add(pair("draw", "draw"), "minus");
     const counts = tally.counts();
     expect([counts.wins, counts.losses, counts.draws]).toEqual([0, 0, 0]);
-    expect(counts.reference).toEqual({ plus: { wins: 2, draws: 2, losses: 0 }, minus: { wins: 0, draws: 2, losses: 2 } });
+    expect(counts.reference).toEqual({
+      plus: { wins: 2, draws: 2, losses: 0 },
+      minus: { wins: 0, draws: 2, losses: 2 },
+    });
     // θ+'s pairs (DW, DW) and θ−'s (LL, DD), from the tuned engine's side.
     expect(counts.pairs).toEqual([1, 0, 1, 2, 0]);
     expect(counts.faults).toEqual([noFaults(), { ...noFaults(), timeout: 1 }, { ...noFaults(), crash: 1 }]);

@@ -23,7 +23,9 @@ describe("a worker's default concurrency", () => {
   });
 
   it("measures a process spinning on a core as a busy core", async () => {
-    const hog = spawn(process.execPath, ["-e", "const end = Date.now() + 60_000; while (Date.now() < end);"], { stdio: "ignore" });
+    const hog = spawn(process.execPath, ["-e", "const end = Date.now() + 60_000; while (Date.now() < end);"], {
+      stdio: "ignore",
+    });
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const load = await measureLoad(500);
@@ -39,7 +41,9 @@ describe("a worker started without -c", () => {
   const database = useMigratedDatabase(1);
 
   it("logs the concurrency it chose and why, and records it in spsa_worker", async () => {
-    const result = await compete(["--spsa", "--name", "w-default", "--idle-exit", "1"], { env: { DATABASE_URL: database.url } });
+    const result = await compete(["--spsa", "--name", "w-default", "--idle-exit", "1"], {
+      env: { DATABASE_URL: database.url },
+    });
     expect(result.exitCode, result.all).toBe(0);
     const note = /^default (\d+) \(\d+ cores, \d+\.\d busy with other work at start; -c to choose\)$/;
     const [row] = await database.sql<{ concurrency: number; concurrency_note: string }[]>`

@@ -14,7 +14,7 @@ import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { inProcessWorker } from "../support/worker-loop.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
-import { insertOptionRun } from "../../src/db/perturbations.js";
+import { insertOptionRun } from "../../src/db/option-runs.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { signOptions } from "../../src/signing/options-signature.js";
 import { localSigningKey } from "../support/signing.js";
@@ -66,7 +66,13 @@ describe("faulted games kept", () => {
     const kept = await keptOf("crashy");
     expect(kept).toHaveLength(3);
     for (const row of kept) {
-      expect(row).toMatchObject({ worker_name: "w-crash", fault: "crash", plus_parameters: { X: 2 }, minus_parameters: { X: 0 }, plus_engine_sha256: crash.sha256 });
+      expect(row).toMatchObject({
+        worker_name: "w-crash",
+        fault: "crash",
+        plus_parameters: { X: 2 },
+        minus_parameters: { X: 0 },
+        plus_engine_sha256: crash.sha256,
+      });
       expect(row.reason).toMatch(/crash/i);
       const chess = new Chess();
       chess.loadPgn(row.pgn);
@@ -95,30 +101,60 @@ describe("faulted games kept", () => {
     for (const [index, game] of games.entries()) {
       const chess = new Chess();
       chess.loadPgn(game);
-      expect(chess.getHeaders()).toMatchObject({ Run: "crashy", Iteration: "1", Worker: "w-crash", Fault: "crash", PlusTheta: "X=2", MinusTheta: "X=0", PlusHash: crash.sha256, Termination: "abandoned" });
+      expect(chess.getHeaders()).toMatchObject({
+        Run: "crashy",
+        Iteration: "1",
+        Worker: "w-crash",
+        Fault: "crash",
+        PlusTheta: "X=2",
+        MinusTheta: "X=0",
+        PlusHash: crash.sha256,
+        Termination: "abandoned",
+      });
       expect(chess.getHeaders().FaultReason).toBe(kept[index]?.reason);
     }
   });
 
   it("keeps a UCI-option batch's crashed games with the options' values by name (the batch stores them in the run's order)", async () => {
     const crash = binary("crash");
-    const { run, iteration } = await seedIteration(database.sql, { runName: "crashy-options", targetGames: 2, engine: crash, openBatches: false });
+    const { run, iteration } = await seedIteration(database.sql, {
+      runName: "crashy-options",
+      targetGames: 2,
+      engine: crash,
+      openBatches: false,
+    });
     const parameters = {
       Y: { min: -10, max: 10, step: 1, type: "int" as const, frozen: false, option: "Y", optionScale: undefined },
       X: { min: 0, max: 10, step: 1, type: "int" as const, frozen: false, option: "X", optionScale: undefined },
     };
     const gains = { a: 1, c: 1, A: 1, alpha: 0.602, gamma: 0.101, maxIterations: 1 };
-    const optionRun = { runId: run.id, iterationId: iteration.id, enginePath: crash.path, engineSha256: crash.sha256, parameters, names: ["X", "Y"], thetaEvery: 1, gains, gamesPerIteration: 2,
-      parametersSignature: signOptions(localSigningKey().signMessage, run.uid, parameters) };
+    const optionRun = {
+      runId: run.id,
+      iterationId: iteration.id,
+      enginePath: crash.path,
+      engineSha256: crash.sha256,
+      parameters,
+      names: ["X", "Y"],
+      thetaEvery: 1,
+      gains,
+      gamesPerIteration: 2,
+      parametersSignature: signOptions(localSigningKey().signMessage, run.uid, parameters),
+    };
     await insertOptionRun(database.sql, optionRun);
     await database.sql`update spsa_run set initial_parameters = '{"X": 1, "Y": 0}', current_parameters = '{"X": 1, "Y": 0}' where id = ${run.id}`;
     expect(await topUpDraws(database.sql, { ...optionRun, seed: run.seed }, 2, 2)).toBe(1);
-    const [stored] = await database.sql<{ plus: number[]; minus: number[] }[]>`select plus_parameters as plus, minus_parameters as minus from spsa_perturbation where run_id = ${run.id}`;
+    const [stored] = await database.sql<
+      { plus: number[]; minus: number[] }[]
+    >`select plus_parameters as plus, minus_parameters as minus from spsa_perturbation where run_id = ${run.id}`;
     const { done, lines } = worker("w-crash-options");
     expect(await done, lines.join("\n")).toMatchObject({ games: 2, batches: 1 });
     const kept = await keptOf("crashy-options");
     expect(kept.length).toBeGreaterThan(0);
-    for (const row of kept) expect(row).toMatchObject({ plus_parameters: { X: stored!.plus[0], Y: stored!.plus[1] }, minus_parameters: { X: stored!.minus[0], Y: stored!.minus[1] } });
+    for (const row of kept)
+      expect(row).toMatchObject({
+        plus_parameters: { X: stored!.plus[0], Y: stored!.plus[1] },
+        minus_parameters: { X: stored!.minus[0], Y: stored!.minus[1] },
+      });
   });
 
   it("keeps no game of a clean iteration", async () => {
@@ -130,7 +166,13 @@ describe("faulted games kept", () => {
 
   it("holds the caps per iteration and worker and per run, refuses another worker's batch, and a retried report keeps nothing twice", async () => {
     const { perIterationAndWorker, perRun } = FAULTED_GAME_LIMITS;
-    const game = (gameIndex: number): FaultedGame => ({ gameIndex, side: "minus", fault: "illegal", reason: "black: illegal move", pgn: `[Event "t"]\n\n1. e4 *\n\n` });
+    const game = (gameIndex: number): FaultedGame => ({
+      gameIndex,
+      side: "minus",
+      fault: "illegal",
+      reason: "black: illegal move",
+      pgn: `[Event "t"]\n\n1. e4 *\n\n`,
+    });
     await registerTestWorker(database.sql, "w-cap");
     // w-cap the only worker seen, one game slot: each iteration is one batch of all its games (planBatchSizes).
     await database.sql`update spsa_worker set last_seen_at = now() - interval '1 hour' where name <> 'w-cap'`;
@@ -141,13 +183,19 @@ describe("faulted games kept", () => {
       if (!batch) throw new Error("nothing to claim");
       batchIds.push(batch.batchId);
       // Four faulted games reported: more than an iteration keeps of one worker.
-      const counts = { batchId: batch.batchId, workerName: "w-cap", wins: 8, losses: 0, draws: 0, pairs: [0, 0, 0, 0, 4] as [number, number, number, number, number], ...clean() };
-      const hook = async (tx: Parameters<typeof storeFaultedGames>[0]) => {
-        await storeFaultedGames(tx, { batchId: batch.batchId, workerName: "w-cap", games: [0, 1, 2, 3].map(game) });
+      const counts = {
+        batchId: batch.batchId,
+        workerName: "w-cap",
+        wins: 8,
+        losses: 0,
+        draws: 0,
+        pairs: [0, 0, 0, 0, 4] as [number, number, number, number, number],
+        ...clean(),
+        faultedGames: [0, 1, 2, 3].map(game),
       };
-      expect(await reportBatch(database.sql, counts, hook)).toBe("accepted");
+      expect(await reportBatch(database.sql, counts)).toBe("accepted");
       // The worker retries a report whose answer it lost: counted once, kept once.
-      expect(await reportBatch(database.sql, counts, hook)).toBe("duplicate");
+      expect(await reportBatch(database.sql, counts)).toBe("duplicate");
     };
     const perIteration = async () =>
       database.sql<{ iteration: number; kept: number }[]>`
@@ -167,14 +215,18 @@ describe("faulted games kept", () => {
       from spsa_faulted_game f, generate_series(1, ${filler}) n where f.batch_id = ${batchIds[0] ?? 0} and f.game_index = 0`;
     await report(2);
     await report(3);
-    const [total] = await database.sql<{ n: number }[]>`select count(*)::int as n from spsa_faulted_game f join spsa_run r on r.id = f.run_id where r.name = 'capped'`;
+    const [total] = await database.sql<
+      { n: number }[]
+    >`select count(*)::int as n from spsa_faulted_game f join spsa_run r on r.id = f.run_id where r.name = 'capped'`;
     expect(total?.n).toBe(perRun);
     expect((await perIteration()).map((row) => row.iteration)).toEqual([1, 2]);
 
     // A worker cannot keep games under another worker's batch.
     await registerTestWorker(database.sql, "w-thief");
-    await expect(database.sql.begin((tx) => storeFaultedGames(tx, { batchId: batchIds[0] ?? 0, workerName: "w-thief", games: [game(9)] }))).rejects.toThrow(
-      `batch ${batchIds[0]} is not a reported batch of worker "w-thief"`,
-    );
+    await expect(
+      database.sql.begin((tx) =>
+        storeFaultedGames(tx, { batchId: batchIds[0] ?? 0, workerName: "w-thief", games: [game(9)] }),
+      ),
+    ).rejects.toThrow(`batch ${batchIds[0]} is not a reported batch of worker "w-thief"`);
   });
 });

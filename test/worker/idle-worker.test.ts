@@ -10,7 +10,8 @@ const HINT = "a master must run on this database (point the worker at the master
 
 describe("a worker with nothing to do", () => {
   const database = useMigratedDatabase(1);
-  const idle = () => compete(["--spsa", "-c", "1", "--name", "idle", "--idle-exit", "1"], { env: { DATABASE_URL: database.url } });
+  const idle = () =>
+    compete(["--spsa", "-c", "1", "--name", "idle", "--idle-exit", "1"], { env: { DATABASE_URL: database.url } });
 
   it("says which database it is on, that no run is open there, and how to point it at the master's", async () => {
     const where = describeDatabase(database.url);

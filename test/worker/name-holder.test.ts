@@ -11,7 +11,13 @@ function deadPid(): number {
 
 describe("whether a name's holder is alive", () => {
   const here = hostname();
-  const holder = (fields: Partial<NameHolder>): NameHolder => ({ host: here, pid: process.ppid, sessionId: "s", secondsSinceSeen: 1, ...fields });
+  const holder = (fields: Partial<NameHolder>): NameHolder => ({
+    host: here,
+    pid: process.ppid,
+    sessionId: "s",
+    secondsSinceSeen: 1,
+    ...fields,
+  });
 
   it("on this host: its pid decides, even with a fresh heartbeat", () => {
     expect(holderAlive(holder({ pid: process.ppid }), 10_000)).toBe(true);

@@ -1,4 +1,16 @@
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,71 +52,118 @@ describe("a worker runs only the bytes it verified", () => {
 
   /** A worker with its own home (so its own engine cache), trusting the master's key as a second machine does. */
   const worker = (name: string, home: string, games: number) =>
-    compete(["--spsa", "-c", "1", "--batch-size", "2", "--games", String(games), "--idle-exit", "1", "--name", name, "--trust", localSigningKey().publicKey], {
-      env: { DATABASE_URL: database.url, SPSA_HOME: home },
-      timeout: 120_000,
-    });
-
-  it.skipIf(notRoot)(`a payload swapped in after the check never runs: the genuine engine plays every game (skipped unless root: ${reason})`, async () => {
-    const genuineMarker = join(dir, "genuine.ran");
-    const payloadMarker = join(dir, "payload.ran");
-    // The attacker's folder, named by the row: theirs, with the genuine binary and the payload in it.
-    const attacker = mkdtempSync(join(tmpdir(), "spsa-attacker-"));
-    attackerDirs.push(attacker);
-    const engine = join(attacker, "engine");
-    const payload = join(attacker, "payload");
-    const swapped = join(attacker, "swapped");
-    const genuine = Buffer.from(engineScript(genuineMarker));
-    writeFileSync(engine, genuine, { mode: 0o755 });
-    writeFileSync(payload, engineScript(payloadMarker), { mode: 0o755 });
-    for (const path of [attacker, engine, payload]) chownSync(path, NOBODY, NOBODY);
-    chmodSync(attacker, 0o755);
-
-    // The master signed the genuine binary (its path on the master's machine is the attacker's folder).
-    const { iteration } = await seedIteration(database.sql, { runName: "swapped", targetGames: 4, engine: { path: engine, sha256: sha256(genuine) } });
-    // The attacker sees the worker's read as the file's access time moving (relatime moves it once
-    // it is older than the file's change), and swaps the payload in at once, as that user.
-    utimesSync(engine, new Date("2000-01-01T00:00:00Z"), new Date());
-    const watcher = execa(
-      "setpriv",
-      [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "node", "-e", SWAP_AFTER_READ, engine, payload, swapped],
-      { reject: false, all: true, timeout: 120_000 },
+    compete(
+      [
+        "--spsa",
+        "-c",
+        "1",
+        "--batch-size",
+        "2",
+        "--games",
+        String(games),
+        "--idle-exit",
+        "1",
+        "--name",
+        name,
+        "--trust",
+        localSigningKey().publicKey,
+      ],
+      {
+        env: { DATABASE_URL: database.url, SPSA_HOME: home },
+        timeout: 120_000,
+      },
     );
-    try {
-      const result = await worker("w-swapped", mkdtempSync(join(dir, "home-")), 4);
-      expect(result.exitCode, result.all).toBe(0);
-      const attack = await watcher;
-      expect(attack.exitCode, attack.all).toBe(0);
-    } finally {
-      watcher.kill();
-    }
-    // The swap happened after the worker read the genuine bytes: the row's path now holds the payload.
-    expect(readFileSync(swapped, "utf8")).toBe("swapped");
-    expect(readFileSync(engine, "utf8")).toContain(payloadMarker);
-    expect(existsSync(payloadMarker), "the payload ran").toBe(false);
-    // Both engines of every pair were the genuine one (two games per pair, each engine started at least once).
-    expect(readFileSync(genuineMarker, "utf8").split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(2);
-    await foldIteration(database.sql, iteration.id);
-    const [row] = await database.sql<{ games_played: number }[]>`select games_played from spsa_iteration where id = ${iteration.id}`;
-    expect(row?.games_played).toBe(4);
-  });
 
-  it.skipIf(notRoot)(`a worker whose engine cache another user owns stops before it claims, and runs nothing (skipped unless root: ${reason})`, async () => {
-    const marker = join(dir, "planted-cache.ran");
-    const path = join(dir, "planted-cache-engine");
-    writeFileSync(path, engineScript(marker), { mode: 0o755 });
-    const { iteration } = await seedIteration(database.sql, { runName: "planted-cache", targetGames: 2, engine: { path, sha256: sha256(readFileSync(path)) } });
-    const home = mkdtempSync(join(dir, "home-"));
-    const cache = join(home, "engine-cache");
-    mkdirSync(cache, { mode: 0o700 });
-    chownSync(cache, NOBODY, NOBODY);
-    const result = await worker("w-planted-cache", home, 2);
-    expect(result.exitCode, result.all).toBe(2);
-    expect(result.stderr.trim()).toBe(`error: ${cache}: the engine cache belongs to another user (uid ${NOBODY}, this process runs as 0): remove it (it is made again, 0700) or point SPSA_HOME elsewhere`);
-    expect(existsSync(marker)).toBe(false);
-    const batches = await database.sql<{ status: string }[]>`select status from spsa_batch where iteration_id = ${iteration.id}`;
-    expect(batches.map((b) => b.status)).toEqual(["open"]);
-  });
+  it.skipIf(notRoot)(
+    `a payload swapped in after the check never runs: the genuine engine plays every game (skipped unless root: ${reason})`,
+    async () => {
+      const genuineMarker = join(dir, "genuine.ran");
+      const payloadMarker = join(dir, "payload.ran");
+      // The attacker's folder, named by the row: theirs, with the genuine binary and the payload in it.
+      const attacker = mkdtempSync(join(tmpdir(), "spsa-attacker-"));
+      attackerDirs.push(attacker);
+      const engine = join(attacker, "engine");
+      const payload = join(attacker, "payload");
+      const swapped = join(attacker, "swapped");
+      const genuine = Buffer.from(engineScript(genuineMarker));
+      writeFileSync(engine, genuine, { mode: 0o755 });
+      writeFileSync(payload, engineScript(payloadMarker), { mode: 0o755 });
+      for (const path of [attacker, engine, payload]) chownSync(path, NOBODY, NOBODY);
+      chmodSync(attacker, 0o755);
+
+      // The master signed the genuine binary (its path on the master's machine is the attacker's folder).
+      const { iteration } = await seedIteration(database.sql, {
+        runName: "swapped",
+        targetGames: 4,
+        engine: { path: engine, sha256: sha256(genuine) },
+      });
+      // The attacker sees the worker's read as the file's access time moving (relatime moves it once
+      // it is older than the file's change), and swaps the payload in at once, as that user.
+      utimesSync(engine, new Date("2000-01-01T00:00:00Z"), new Date());
+      const watcher = execa(
+        "setpriv",
+        [
+          `--reuid=${NOBODY}`,
+          `--regid=${NOBODY}`,
+          "--clear-groups",
+          "node",
+          "-e",
+          SWAP_AFTER_READ,
+          engine,
+          payload,
+          swapped,
+        ],
+        { reject: false, all: true, timeout: 120_000 },
+      );
+      try {
+        const result = await worker("w-swapped", mkdtempSync(join(dir, "home-")), 4);
+        expect(result.exitCode, result.all).toBe(0);
+        const attack = await watcher;
+        expect(attack.exitCode, attack.all).toBe(0);
+      } finally {
+        watcher.kill();
+      }
+      // The swap happened after the worker read the genuine bytes: the row's path now holds the payload.
+      expect(readFileSync(swapped, "utf8")).toBe("swapped");
+      expect(readFileSync(engine, "utf8")).toContain(payloadMarker);
+      expect(existsSync(payloadMarker), "the payload ran").toBe(false);
+      // Both engines of every pair were the genuine one (two games per pair, each engine started at least once).
+      expect(readFileSync(genuineMarker, "utf8").split("\n").filter(Boolean).length).toBeGreaterThanOrEqual(2);
+      await foldIteration(database.sql, iteration.id);
+      const [row] = await database.sql<
+        { games_played: number }[]
+      >`select games_played from spsa_iteration where id = ${iteration.id}`;
+      expect(row?.games_played).toBe(4);
+    },
+  );
+
+  it.skipIf(notRoot)(
+    `a worker whose engine cache another user owns stops before it claims, and runs nothing (skipped unless root: ${reason})`,
+    async () => {
+      const marker = join(dir, "planted-cache.ran");
+      const path = join(dir, "planted-cache-engine");
+      writeFileSync(path, engineScript(marker), { mode: 0o755 });
+      const { iteration } = await seedIteration(database.sql, {
+        runName: "planted-cache",
+        targetGames: 2,
+        engine: { path, sha256: sha256(readFileSync(path)) },
+      });
+      const home = mkdtempSync(join(dir, "home-"));
+      const cache = join(home, "engine-cache");
+      mkdirSync(cache, { mode: 0o700 });
+      chownSync(cache, NOBODY, NOBODY);
+      const result = await worker("w-planted-cache", home, 2);
+      expect(result.exitCode, result.all).toBe(2);
+      expect(result.stderr.trim()).toBe(
+        `error: ${cache}: the engine cache belongs to another user (uid ${NOBODY}, this process runs as 0): remove it (it is made again, 0700) or point SPSA_HOME elsewhere`,
+      );
+      expect(existsSync(marker)).toBe(false);
+      const batches = await database.sql<
+        { status: string }[]
+      >`select status from spsa_batch where iteration_id = ${iteration.id}`;
+      expect(batches.map((b) => b.status)).toEqual(["open"]);
+    },
+  );
 });
 
 /** The attacker, run as nobody: waits for the engine file's first read, then renames the payload over it. */
@@ -125,7 +184,12 @@ describe("an engine cache that is not the worker's own", () => {
   const hash = sha256(content);
   const source = join(dir, "engine");
   writeFileSync(source, content, { mode: 0o755 });
-  const subject = { runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11", iterationNumber: 1, variant: "plus" as const, sha256: hash };
+  const subject = {
+    runUid: "6f1c1f4e-3c8e-4e43-9d2a-1b7c2f0d5a11",
+    iterationNumber: 1,
+    role: "plus" as const,
+    sha256: hash,
+  };
   const binary = (): SignedBinary => ({ ...subject, path: source, signature: localSigningKey().sign(subject) });
   const obtain = (cache: string) => obtainBinary(database.sql, binary(), localTrust(), cache);
 
@@ -141,7 +205,9 @@ describe("an engine cache that is not the worker's own", () => {
     const cache = join(dir, "wide");
     mkdirSync(cache, { mode: 0o700 });
     chmodSync(cache, 0o755);
-    await expect(obtain(cache)).rejects.toThrow(`${cache}: the engine cache has mode 755, not 700: remove it (it is made again, 0700) or point SPSA_HOME elsewhere`);
+    await expect(obtain(cache)).rejects.toThrow(
+      `${cache}: the engine cache has mode 755, not 700: remove it (it is made again, 0700) or point SPSA_HOME elsewhere`,
+    );
     expect(existsSync(join(cache, hash))).toBe(false);
   });
 
@@ -154,17 +220,22 @@ describe("an engine cache that is not the worker's own", () => {
     expect(existsSync(join(target, hash))).toBe(false);
   });
 
-  it.skipIf(notRoot)(`owned by another user, or inside a folder another user owns, is refused (skipped unless root: ${reason})`, async () => {
-    const theirs = join(dir, "theirs");
-    mkdirSync(theirs, { mode: 0o700 });
-    chownSync(theirs, NOBODY, NOBODY);
-    await expect(obtain(theirs)).rejects.toThrow(`${theirs}: the engine cache belongs to another user (uid ${NOBODY}, this process runs as 0)`);
-    // Ours and 0700, but the folder above is theirs: they could rename ours away and put theirs in its place.
-    const parent = join(dir, "their-home");
-    mkdirSync(join(parent, "engine-cache"), { recursive: true, mode: 0o700 });
-    chownSync(parent, NOBODY, NOBODY);
-    await expect(obtain(join(parent, "engine-cache"))).rejects.toThrow(
-      `${join(parent, "engine-cache")}: another user could replace the engine cache: ${parent} belongs to uid ${NOBODY} with mode 700`,
-    );
-  });
+  it.skipIf(notRoot)(
+    `owned by another user, or inside a folder another user owns, is refused (skipped unless root: ${reason})`,
+    async () => {
+      const theirs = join(dir, "theirs");
+      mkdirSync(theirs, { mode: 0o700 });
+      chownSync(theirs, NOBODY, NOBODY);
+      await expect(obtain(theirs)).rejects.toThrow(
+        `${theirs}: the engine cache belongs to another user (uid ${NOBODY}, this process runs as 0)`,
+      );
+      // Ours and 0700, but the folder above is theirs: they could rename ours away and put theirs in its place.
+      const parent = join(dir, "their-home");
+      mkdirSync(join(parent, "engine-cache"), { recursive: true, mode: 0o700 });
+      chownSync(parent, NOBODY, NOBODY);
+      await expect(obtain(join(parent, "engine-cache"))).rejects.toThrow(
+        `${join(parent, "engine-cache")}: another user could replace the engine cache: ${parent} belongs to uid ${NOBODY} with mode 700`,
+      );
+    },
+  );
 });

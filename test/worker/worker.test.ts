@@ -48,7 +48,12 @@ describe("the worker loop", () => {
     return loadConfig(file);
   }
   /** The `go` commands a logging engine was sent (every process of it appends to the same file). */
-  const goCommands = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line.startsWith("go ")) : []);
+  const goCommands = (log: string) =>
+    existsSync(log)
+      ? readFileSync(log, "utf8")
+          .split("\n")
+          .filter((line) => line.startsWith("go "))
+      : [];
 
   const worker = (name: string, extra: Partial<WorkerOptions> = {}) => inProcessWorker(database, dir, name, extra);
 
@@ -61,7 +66,9 @@ describe("the worker loop", () => {
     return row;
   };
   const batchesOf = (runName: string) =>
-    database.sql<{ id: number; worker_name: string; games: number; status: string; reported: boolean; pairs: number }[]>`
+    database.sql<
+      { id: number; worker_name: string; games: number; status: string; reported: boolean; pairs: number }[]
+    >`
       select b.id, b.worker_name, b.games, b.status, b.reported_at is not null as reported,
         coalesce((select sum(p::int) from jsonb_array_elements_text(b.pairs) p), 0)::int as pairs
       from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
@@ -73,7 +80,15 @@ describe("the worker loop", () => {
     expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0, binariesRefused: 0 });
     expect(await iterationOf("plain")).toEqual({ games_played: 4, games_claimed: 4, results: 4 });
     const batches = await batchesOf("plain");
-    expect(batches.map(({ worker_name, games, status, reported, pairs }) => ({ worker_name, games, status, reported, pairs }))).toEqual([
+    expect(
+      batches.map(({ worker_name, games, status, reported, pairs }) => ({
+        worker_name,
+        games,
+        status,
+        reported,
+        pairs,
+      })),
+    ).toEqual([
       { worker_name: "w-plain", games: 2, status: "done", reported: true, pairs: 1 },
       { worker_name: "w-plain", games: 2, status: "done", reported: true, pairs: 1 },
     ]);
@@ -83,10 +98,14 @@ describe("the worker loop", () => {
     await seedIteration(database.sql, { runName: "taken", targetGames: 2, engine });
     const { done, lines } = worker("w-taken");
     let batchId = 0;
-    await waitFor(async () => {
-      batchId = (await batchesOf("taken")).find((b) => b.status === "claimed")?.id ?? 0;
-      return batchId > 0;
-    }, 60_000, "the worker's first claim");
+    await waitFor(
+      async () => {
+        batchId = (await batchesOf("taken")).find((b) => b.status === "claimed")?.id ?? 0;
+        return batchId > 0;
+      },
+      60_000,
+      "the worker's first claim",
+    );
     // What expiry or another process of the name does: the games go back to the pool.
     const released = await database.sql.begin(async (tx) => {
       await tx`update spsa_batch set lease_expires_at = now() - interval '1 second' where id = ${batchId}`;
@@ -128,7 +147,9 @@ describe("the worker loop", () => {
     await seedIteration(database.sql, { runName: "scaled", targetGames: 4, engine: logging, config });
     const { done, lines } = worker("w-scaled");
     expect(await done, lines.join("\n")).toEqual({ games: 4, batches: 2, refused: 0, binariesRefused: 0 });
-    expect(lines).toContain("worker w-scaled: engine speed 1000 nodes/s; times per move × 2.000 for reference_nps 2000");
+    expect(lines).toContain(
+      "worker w-scaled: engine speed 1000 nodes/s; times per move × 2.000 for reference_nps 2000",
+    );
     const sent = goCommands(log);
     // The measurement's three searches come first, then the games at 2 × [10, 20] ms (the iteration's timelow and timehigh).
     expect(sent.slice(0, 3)).toEqual(Array(3).fill("go movetime 1000"));
@@ -160,7 +181,9 @@ describe("the worker loop", () => {
     // minnow searches about a million nodes per second on an idle core (engines/minnow/README.md).
     expect(measured?.measuredNps).toBeGreaterThan(10_000);
     expect(measured?.timeFactor).toBeCloseTo(timeFactor(referenceNps, measured?.measuredNps ?? 0).factor, 12);
-    expect(lines.join("\n")).toMatch(/worker w-minnow: engine speed \d+ nodes\/s; times per move × \d\.\d{3} for reference_nps 800000/);
+    expect(lines.join("\n")).toMatch(
+      /worker w-minnow: engine speed \d+ nodes\/s; times per move × \d\.\d{3} for reference_nps 800000/,
+    );
     // Only this run's workers; one of a run without reference_nps never measures.
     expect(status.workers.map((w) => w.name)).toEqual(["w-minnow"]);
     const [plain] = await database.sql`select measured_nps, time_factor from spsa_worker where name = 'w-plain'`;

@@ -17,9 +17,16 @@ function h(tag, attributes = {}, ...children) {
 function table(headers, rows, empty) {
   if (rows.length === 0) return h("p", {}, empty);
   const numeric = headers.map((_, i) => rows.every((r) => typeof r[i] === "number"));
-  return h("table", {},
+  return h(
+    "table",
+    {},
     h("thead", {}, h("tr", {}, ...headers.map((t) => h("th", {}, t)))),
-    h("tbody", {}, ...rows.map((r) => h("tr", {}, ...r.map((cell, i) => h("td", numeric[i] ? { class: "num" } : {}, cell))))));
+    h(
+      "tbody",
+      {},
+      ...rows.map((r) => h("tr", {}, ...r.map((cell, i) => h("td", numeric[i] ? { class: "num" } : {}, cell)))),
+    ),
+  );
 }
 
 /** What the latest iteration was played with, but its parameters (the table above shows those): gains and time per move or node limit. */
@@ -51,7 +58,13 @@ async function showRuns() {
     h("h1", {}, "Runs"),
     table(
       ["run", "status", "iterations", "games", "last activity"],
-      runs.map((r) => [h("a", { href: `/run/${encodeURIComponent(r.name)}`, class: "run-link" }, r.name), r.status, r.iterations, r.games, new Date(r.lastActivity).toLocaleString()]),
+      runs.map((r) => [
+        h("a", { href: `/run/${encodeURIComponent(r.name)}`, class: "run-link" }, r.name),
+        r.status,
+        r.iterations,
+        r.games,
+        new Date(r.lastActivity).toLocaleString(),
+      ]),
       "No runs yet: start one with spsa master or spsa demo.",
     ),
   );
@@ -62,8 +75,14 @@ function progressLine(status) {
   const { iteration, games, perturbations } = status;
   const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete";
   const where = perturbations
-    ? [`UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in flight`, `${iteration.gamesPlayed}/${iteration.targetGames} games`]
-    : [`iteration ${iteration.latest} of ${iteration.max}`, open ? `${iteration.gamesPlayed}/${iteration.targetGames} games` : `${iteration.completed} complete`];
+    ? [
+        `UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in flight`,
+        `${iteration.gamesPlayed}/${iteration.targetGames} games`,
+      ]
+    : [
+        `iteration ${iteration.latest} of ${iteration.max}`,
+        open ? `${iteration.gamesPlayed}/${iteration.targetGames} games` : `${iteration.completed} complete`,
+      ];
   return [
     ...where,
     `${games.total} games in total`,
@@ -73,7 +92,9 @@ function progressLine(status) {
     status.waiting === null ? null : `waiting: ${status.waiting}`,
     `faults ${status.faults}`,
     `delays outside the engines: ${status.delays.losses} lost, ${status.delays.replays} replayed`,
-  ].filter((part) => part !== null).join(" · ");
+  ]
+    .filter((part) => part !== null)
+    .join(" · ");
 }
 
 /** An iteration's results: "+9 -8 =7" (plus against minus), or in reference mode each side's against the reference with its score. */
@@ -116,12 +137,17 @@ function merge(update) {
     if (!now) return chart;
     const last = chart.history.at(-1)?.iteration ?? -1;
     let history = [...chart.history, ...now.history.filter((point) => point.iteration > last)];
-    while (history.length > MAX_CHART_POINTS) history = history.filter((_, i) => i % 2 === 0 || i === history.length - 1);
+    while (history.length > MAX_CHART_POINTS)
+      history = history.filter((_, i) => i % 2 === 0 || i === history.length - 1);
     return { ...now, start: chart.start, history };
   });
   // A UCI-option run's refresh holds the windows from the one its cursor was in; a build-mode run's, all of them (at most 400).
   const from = update.elo[0]?.first;
-  const elo = !detail.status.perturbations ? update.elo : from === undefined ? detail.elo : [...detail.elo.filter((w) => w.first < from), ...update.elo];
+  const elo = !detail.status.perturbations
+    ? update.elo
+    : from === undefined
+      ? detail.elo
+      : [...detail.elo.filter((w) => w.first < from), ...update.elo];
   run.detail = { ...detail, ...update, elo, status: { ...update.status, parameters: run.charts } };
 }
 
@@ -129,7 +155,9 @@ function merge(update) {
 function matching() {
   const { names, steps } = run.detail.parameterIndex;
   const query = run.query.trim().toLowerCase();
-  const order = names.map((name, i) => ({ name, moved: Math.abs(steps[i] ?? 0) })).filter((p) => p.name.toLowerCase().includes(query));
+  const order = names
+    .map((name, i) => ({ name, moved: Math.abs(steps[i] ?? 0) }))
+    .filter((p) => p.name.toLowerCase().includes(query));
   return order.sort((a, b) => b.moved - a.moved || (a.name < b.name ? -1 : 1)).map((p) => p.name);
 }
 
@@ -139,7 +167,12 @@ async function choose(query, page) {
   const names = matching();
   run.page = Math.max(0, Math.min(page, Math.ceil(names.length / CHARTS_PER_PAGE) - 1));
   const chosen = names.slice(run.page * CHARTS_PER_PAGE, (run.page + 1) * CHARTS_PER_PAGE);
-  const charts = chosen.length === 0 ? { parameters: [] } : await fetchJson(`/api/runs/${encodeURIComponent(run.name)}?${chosen.map((n) => `chart=${encodeURIComponent(n)}`).join("&")}`);
+  const charts =
+    chosen.length === 0
+      ? { parameters: [] }
+      : await fetchJson(
+          `/api/runs/${encodeURIComponent(run.name)}?${chosen.map((n) => `chart=${encodeURIComponent(n)}`).join("&")}`,
+        );
   run.charts = charts.parameters;
   renderCharts();
 }
@@ -149,7 +182,12 @@ function buildRun() {
   const section = (id) => h("div", { id });
   const index = run.detail.parameterIndex;
   let typing;
-  const search = h("input", { id: "parameter-search", type: "search", placeholder: "search parameters", "aria-label": "search parameters" });
+  const search = h("input", {
+    id: "parameter-search",
+    type: "search",
+    placeholder: "search parameters",
+    "aria-label": "search parameters",
+  });
   search.addEventListener("input", () => {
     clearTimeout(typing);
     typing = setTimeout(() => choose(search.value, 0), 250);
@@ -158,14 +196,16 @@ function buildRun() {
   const next = h("button", { id: "charts-next", type: "button" }, "next ▶");
   previous.addEventListener("click", () => choose(run.query, run.page - 1));
   next.addEventListener("click", () => choose(run.query, run.page + 1));
-  app.replaceChildren(...[
-    section("run-head"),
-    h("h2", {}, "Parameters"),
-    section("parameter-summary"),
-    index ? h("p", { class: "chart-controls" }, search, previous, h("span", { id: "charts-page" }), next) : null,
-    h("div", { class: "charts", id: "parameter-charts" }),
-    section("run-body"),
-  ].filter((part) => part !== null));
+  app.replaceChildren(
+    ...[
+      section("run-head"),
+      h("h2", {}, "Parameters"),
+      section("parameter-summary"),
+      index ? h("p", { class: "chart-controls" }, search, previous, h("span", { id: "charts-page" }), next) : null,
+      h("div", { class: "charts", id: "parameter-charts" }),
+      section("run-body"),
+    ].filter((part) => part !== null),
+  );
 }
 
 function renderRun() {
@@ -173,15 +213,32 @@ function renderRun() {
   const { detail } = run;
   const { status } = detail;
   const { reference } = status;
-  document.getElementById("run-head").replaceChildren(...[
-    h("h1", {}, `Run ${status.run.name} `, h("small", {}, `(${status.run.status}, seed ${status.run.seed})`)),
-    h("p", { id: "progress", class: "progress" }, progressLine(status)),
-    reference ? h("p", { id: "reference" }, `Reference mode: θ+ and θ− each play ${reference.engine === "start" ? "θ₀, built at the run's start" : reference.engine}${reference.sha256 ? ` (sha256 ${reference.sha256.slice(0, 12)})` : ""}.`) : null,
-    // The ship check's verdict (docs/ship-check.md); a candidate that did not pass is marked.
-    status.ship ? h("p", { id: "ship", class: status.ship.status === "complete" && status.ship.verdict !== "pass" ? "ship not-passed" : "ship" }, status.ship.summary) : null,
-    // Transfer in the run: the correlation and the parameters whose gradient signs disagree at the ship limits.
-    status.transfer ? h("p", { id: "transfer", class: "ship" }, status.transfer.summary) : null,
-  ].filter((part) => part !== null));
+  document.getElementById("run-head").replaceChildren(
+    ...[
+      h("h1", {}, `Run ${status.run.name} `, h("small", {}, `(${status.run.status}, seed ${status.run.seed})`)),
+      h("p", { id: "progress", class: "progress" }, progressLine(status)),
+      reference
+        ? h(
+            "p",
+            { id: "reference" },
+            `Reference mode: θ+ and θ− each play ${reference.engine === "start" ? "θ₀, built at the run's start" : reference.engine}${reference.sha256 ? ` (sha256 ${reference.sha256.slice(0, 12)})` : ""}.`,
+          )
+        : null,
+      // The ship check's verdict (docs/ship-check.md); a candidate that did not pass is marked.
+      status.ship
+        ? h(
+            "p",
+            {
+              id: "ship",
+              class: status.ship.status === "complete" && status.ship.verdict !== "pass" ? "ship not-passed" : "ship",
+            },
+            status.ship.summary,
+          )
+        : null,
+      // Transfer in the run: the correlation and the parameters whose gradient signs disagree at the ship limits.
+      status.transfer ? h("p", { id: "transfer", class: "ship" }, status.transfer.summary) : null,
+    ].filter((part) => part !== null),
+  );
   renderCharts();
   document.getElementById("run-body").replaceChildren(...runBody(detail));
 }
@@ -190,21 +247,53 @@ function renderRun() {
 function renderCharts() {
   const summary = run.detail.status.parameterSummary;
   const index = run.detail.parameterIndex;
-  const bins = summary.histogram.map((b) => `${b.from === 0 && b.to === 0 ? "0" : b.from === null ? `≤ ${b.to}` : b.to === null ? `≥ ${b.from}` : `${b.from} … ${b.to}`}: ${b.count}`);
-  document.getElementById("parameter-summary").replaceChildren(...(index ? [
-    h("p", { id: "moves" }, `${summary.count} parameters, ${summary.moved} moved from their start${summary.frozen > 0 ? `, ${summary.frozen} frozen` : ""}. Moves in steps: ${bins.join(" · ")}`),
-  ] : []));
+  const bins = summary.histogram.map(
+    (b) =>
+      `${b.from === 0 && b.to === 0 ? "0" : b.from === null ? `≤ ${b.to}` : b.to === null ? `≥ ${b.from}` : `${b.from} … ${b.to}`}: ${b.count}`,
+  );
+  document
+    .getElementById("parameter-summary")
+    .replaceChildren(
+      ...(index
+        ? [
+            h(
+              "p",
+              { id: "moves" },
+              `${summary.count} parameters, ${summary.moved} moved from their start${summary.frozen > 0 ? `, ${summary.frozen} frozen` : ""}. Moves in steps: ${bins.join(" · ")}`,
+            ),
+          ]
+        : []),
+    );
   if (index) {
     const names = matching();
     const pages = Math.max(1, Math.ceil(names.length / CHARTS_PER_PAGE));
-    document.getElementById("charts-page").textContent = ` ${names.length} ${run.query ? "matching" : ""} parameters, the most moved first: page ${run.page + 1} of ${pages} `;
+    document.getElementById("charts-page").textContent =
+      ` ${names.length} ${run.query ? "matching" : ""} parameters, the most moved first: page ${run.page + 1} of ${pages} `;
     document.getElementById("charts-previous").disabled = run.page === 0;
     document.getElementById("charts-next").disabled = run.page >= pages - 1;
   }
-  document.getElementById("parameter-charts").replaceChildren(...run.charts.map((p) =>
-    h("figure", { class: "param-chart", "data-parameter": p.name, "data-points": p.history.length },
-      h("figcaption", {}, p.name, " ", h("span", {}, `${short(p.start)} → ${short(p.now)}${p.steps === null ? "" : ` (${p.steps >= 0 ? "+" : ""}${p.steps.toFixed(2)} steps)`}${p.min === null ? "" : ` in [${p.min}, ${p.max}]`}`)),
-      parameterChart(p.history, p))));
+  document
+    .getElementById("parameter-charts")
+    .replaceChildren(
+      ...run.charts.map((p) =>
+        h(
+          "figure",
+          { class: "param-chart", "data-parameter": p.name, "data-points": p.history.length },
+          h(
+            "figcaption",
+            {},
+            p.name,
+            " ",
+            h(
+              "span",
+              {},
+              `${short(p.start)} → ${short(p.now)}${p.steps === null ? "" : ` (${p.steps >= 0 ? "+" : ""}${p.steps.toFixed(2)} steps)`}${p.min === null ? "" : ` in [${p.min}, ${p.max}]`}`,
+            ),
+          ),
+          parameterChart(p.history, p),
+        ),
+      ),
+    );
 }
 
 /** Everything below the charts. */
@@ -216,30 +305,108 @@ function runBody(detail) {
   const per = perturbations ? `${detail.eloWindowGames} games of batches` : "iteration";
   const nothingYet = perturbations ? "No batch applied yet." : "No iteration complete yet.";
   const latest = perturbations
-    ? [h("h2", {}, "Latest batches"), h("div", { id: "batches" }, table(["batch", "games", "worker", "plus +W -L =D", `Elo (${measured})`],
-      perturbations.recent.map((b) => [b.batchNumber, b.games, b.worker, `+${b.plusWins} -${b.minusWins} =${b.draws}`, Number(b.elo.toFixed(1))]), nothingYet))]
-    : [h("h2", {}, "Latest iterations"), h("div", { id: "iterations" }, table(["iteration", "status", "games", reference ? "results against the reference" : "plus +W -L =D", `Elo (${measured})`],
-      status.recent.map((it) => [it.iteration, it.pilot ? `${it.status} (curvature pilot, against θ₀)` : it.status, `${it.gamesPlayed}/${it.targetGames}`, results(it), it.elo === null ? "" : Number(it.elo.toFixed(1))]), "No iteration yet."))];
+    ? [
+        h("h2", {}, "Latest batches"),
+        h(
+          "div",
+          { id: "batches" },
+          table(
+            ["batch", "games", "worker", "plus +W -L =D", `Elo (${measured})`],
+            perturbations.recent.map((b) => [
+              b.batchNumber,
+              b.games,
+              b.worker,
+              `+${b.plusWins} -${b.minusWins} =${b.draws}`,
+              Number(b.elo.toFixed(1)),
+            ]),
+            nothingYet,
+          ),
+        ),
+      ]
+    : [
+        h("h2", {}, "Latest iterations"),
+        h(
+          "div",
+          { id: "iterations" },
+          table(
+            [
+              "iteration",
+              "status",
+              "games",
+              reference ? "results against the reference" : "plus +W -L =D",
+              `Elo (${measured})`,
+            ],
+            status.recent.map((it) => [
+              it.iteration,
+              it.pilot ? `${it.status} (curvature pilot, against θ₀)` : it.status,
+              `${it.gamesPlayed}/${it.targetGames}`,
+              results(it),
+              it.elo === null ? "" : Number(it.elo.toFixed(1)),
+            ]),
+            "No iteration yet.",
+          ),
+        ),
+      ];
   return [
     h("h2", {}, `Elo per ${per} (${measured}, 95 % error bars; line: mean of the last ${ELO_MEAN_POINTS})`),
-    detail.elo.length === 0 ? h("p", {}, nothingYet) : h("figure", { id: "elo-chart" }, eloChart(detail.elo, perturbations ? "batches" : "iteration")),
-    status.pilot.length === 0 ? null : h("p", { id: "pilot" }, `Curvature pilot (θ+ and θ− each against θ₀; not in the chart or its mean): ${status.pilot.map((it) =>
-      `#${it.iteration} ${results(it)}${it.elo === null ? "" : `, Elo of θ+ over θ− ${it.elo.toFixed(1)}`}`).join("; ")}`),
+    detail.elo.length === 0
+      ? h("p", {}, nothingYet)
+      : h("figure", { id: "elo-chart" }, eloChart(detail.elo, perturbations ? "batches" : "iteration")),
+    status.pilot.length === 0
+      ? null
+      : h(
+          "p",
+          { id: "pilot" },
+          `Curvature pilot (θ+ and θ− each against θ₀; not in the chart or its mean): ${status.pilot
+            .map(
+              (it) =>
+                `#${it.iteration} ${results(it)}${it.elo === null ? "" : `, Elo of θ+ over θ− ${it.elo.toFixed(1)}`}`,
+            )
+            .join("; ")}`,
+        ),
     ...latest,
     h("h2", {}, `Games per minute, per ${duration(detail.gamesRate.bucketSeconds)} since the run's start`),
-    detail.gamesRate.points.every((p) => p.games === 0) ? h("p", {}, nothingYet) : h("figure", { id: "games-chart" }, gamesRateChart(detail.gamesRate)),
+    detail.gamesRate.points.every((p) => p.games === 0)
+      ? h("p", {}, nothingYet)
+      : h("figure", { id: "games-chart" }, gamesRateChart(detail.gamesRate)),
     h("h2", {}, "Workers of this run"),
     ...runWorkers(status),
     h("h2", {}, "Faults and delays outside the engines"),
     table(detail.faults.headers, detail.faults.rows, "No engine faults or delays."),
     h("h2", {}, "Verification results"),
-    table(["comparison", "limits", "status", "games", "W", "L", "D", "Elo", "±", "LOS %", "verdict"],
-      detail.verifications.map((v) => [v.comparison, v.limits_text, v.status, v.games, v.wins, v.losses, v.draws, v.elo ?? "", v.elo_error ?? "", v.los_percent ?? "", v.verdict ?? ""]),
-      perturbations ? "spsa verify plays built engines, not option values: play θ against θ₀ with compete --option-a (docs/uci-options.md#verifying)." : "No verification yet: run spsa verify."),
+    table(
+      ["comparison", "limits", "status", "games", "W", "L", "D", "Elo", "±", "LOS %", "verdict"],
+      detail.verifications.map((v) => [
+        v.comparison,
+        v.limits_text,
+        v.status,
+        v.games,
+        v.wins,
+        v.losses,
+        v.draws,
+        v.elo ?? "",
+        v.elo_error ?? "",
+        v.los_percent ?? "",
+        v.verdict ?? "",
+      ]),
+      perturbations
+        ? "spsa verify plays built engines, not option values: play θ against θ₀ with compete --option-a (docs/uci-options.md#verifying)."
+        : "No verification yet: run spsa verify.",
+    ),
     h("h2", {}, "Faulted games kept"),
-    table(["id", "iteration", "worker", "engine", "fault", "reason", "at"],
-      detail.faultedGames.map((g) => [g.id, g.iteration, g.workerName, g.side, g.fault, g.reason, new Date(g.createdAt).toLocaleString()]),
-      "No faulted game kept. spsa export --faulted writes them as PGN."),
+    table(
+      ["id", "iteration", "worker", "engine", "fault", "reason", "at"],
+      detail.faultedGames.map((g) => [
+        g.id,
+        g.iteration,
+        g.workerName,
+        g.side,
+        g.fault,
+        g.reason,
+        new Date(g.createdAt).toLocaleString(),
+      ]),
+      "No faulted game kept. spsa export --faulted writes them as PGN.",
+    ),
     h("h2", {}, "Configuration"),
     h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
   ].filter((part) => part !== null);
@@ -247,7 +414,10 @@ function runBody(detail) {
 
 /** Games per minute per bucket, x in time since the run's start ("+0s" … "+2h05m"), each bar's title its span, games and rate. */
 function gamesRateChart({ bucketSeconds, points }) {
-  const bars = points.map((p) => ({ label: `+${duration(p.from)} to +${duration(p.from + bucketSeconds)} (${p.games} games), games per minute`, value: Number(p.perMinute.toFixed(1)) }));
+  const bars = points.map((p) => ({
+    label: `+${duration(p.from)} to +${duration(p.from + bucketSeconds)} (${p.games} games), games per minute`,
+    value: Number(p.perMinute.toFixed(1)),
+  }));
   return barChart(bars, ["+0s", `+${duration(points.length * bucketSeconds)}`]);
 }
 
@@ -260,23 +430,93 @@ function runWorkers(status) {
   const { workers, staleWorkers: stale, workerReview: review } = status;
   const percent = (x) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
   const z = (x) => (x === null || x === undefined ? "" : Number(x.toFixed(1)));
-  const shares = (w) => (w.games === 0 ? "" : [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / w.games)).join("/"));
+  const shares = (w) =>
+    w.games === 0 ? "" : [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / w.games)).join("/");
   return [
-    ...review.suspects.map((s) => h("p", { class: "suspect" }, `suspect worker ${s.worker}: ${s.reason} (since ${new Date(s.since).toLocaleString()}; spsa workers accept|reject ${s.worker})`)),
-    h("p", {}, `Games counted in this run; ${review.reviewedAt === null ? "the master has not judged its workers yet" : `judged at ${new Date(review.reviewedAt).toLocaleString()} over ${review.strata} strata (in parentheses the pool's)`}.`),
-    h("div", { id: "workers" }, table(["worker", "host", "concurrency", "games", "+W/=D/−L %", "engine faults", "delay losses", "replays", "nps", "time ×", "games/min", "last seen",
-      "score", "draws", "extreme batches", "residual", "score z", "most agreeing parameter", "agreement (pool)", "z", "held", "undone", "verdict", "decided by", "concurrency note"],
-    workers.map((w) => {
-      const e = w.evidence;
-      const p = e ? e.parameters[0] : undefined;
-      return [w.name, w.host ?? "", w.concurrency ?? "", w.games, shares(w), w.engineFaults, w.delayLosses, w.replays, w.measuredNps === null ? "" : Math.round(w.measuredNps),
-        w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)), Number(w.gamesPerMinute.toFixed(1)), w.secondsAgo === null ? "" : `${duration(w.secondsAgo)} ago`,
-        e ? `${percent(e.score)} (${percent(e.poolScore)})` : "", e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "",
-        e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "", z(e?.residual), z(e?.scoreZ), p ? p.name : "",
-        p ? `${p.agreement.toFixed(2)} (${p.poolAgreement === null ? "?" : p.poolAgreement.toFixed(2)})` : "", p ? Number(p.z.toFixed(1)) : "",
-        w.held, w.undone, w.verdict, w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : "", w.concurrencyNote ?? ""];
-    }), "No worker has played in this run yet: start one with compete --spsa.")),
-    stale ? h("p", { id: "stale-workers" }, `${stale.count} more ${stale.count === 1 ? "worker" : "workers"} not seen for ${stale.minutes} min before the run's latest report (${stale.names.join(", ")}${stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : ""}): ${stale.games} games, the latest at ${new Date(stale.lastSeen).toLocaleString()}.`) : null,
+    ...review.suspects.map((s) =>
+      h(
+        "p",
+        { class: "suspect" },
+        `suspect worker ${s.worker}: ${s.reason} (since ${new Date(s.since).toLocaleString()}; spsa workers accept|reject ${s.worker})`,
+      ),
+    ),
+    h(
+      "p",
+      {},
+      `Games counted in this run; ${review.reviewedAt === null ? "the master has not judged its workers yet" : `judged at ${new Date(review.reviewedAt).toLocaleString()} over ${review.strata} strata (in parentheses the pool's)`}.`,
+    ),
+    h(
+      "div",
+      { id: "workers" },
+      table(
+        [
+          "worker",
+          "host",
+          "concurrency",
+          "games",
+          "+W/=D/−L %",
+          "engine faults",
+          "delay losses",
+          "replays",
+          "nps",
+          "time ×",
+          "games/min",
+          "last seen",
+          "score",
+          "draws",
+          "extreme batches",
+          "residual",
+          "score z",
+          "most agreeing parameter",
+          "agreement (pool)",
+          "z",
+          "held",
+          "undone",
+          "verdict",
+          "decided by",
+          "concurrency note",
+        ],
+        workers.map((w) => {
+          const e = w.evidence;
+          const p = e ? e.parameters[0] : undefined;
+          return [
+            w.name,
+            w.host ?? "",
+            w.concurrency ?? "",
+            w.games,
+            shares(w),
+            w.engineFaults,
+            w.delayLosses,
+            w.replays,
+            w.measuredNps === null ? "" : Math.round(w.measuredNps),
+            w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)),
+            Number(w.gamesPerMinute.toFixed(1)),
+            w.secondsAgo === null ? "" : `${duration(w.secondsAgo)} ago`,
+            e ? `${percent(e.score)} (${percent(e.poolScore)})` : "",
+            e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "",
+            e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "",
+            z(e?.residual),
+            z(e?.scoreZ),
+            p ? p.name : "",
+            p ? `${p.agreement.toFixed(2)} (${p.poolAgreement === null ? "?" : p.poolAgreement.toFixed(2)})` : "",
+            p ? Number(p.z.toFixed(1)) : "",
+            w.held,
+            w.undone,
+            w.verdict,
+            w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : "",
+            w.concurrencyNote ?? "",
+          ];
+        }),
+        "No worker has played in this run yet: start one with compete --spsa.",
+      ),
+    ),
+    stale
+      ? h(
+          "p",
+          { id: "stale-workers" },
+          `${stale.count} more ${stale.count === 1 ? "worker" : "workers"} not seen for ${stale.minutes} min before the run's latest report (${stale.names.join(", ")}${stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : ""}): ${stale.games} games, the latest at ${new Date(stale.lastSeen).toLocaleString()}.`,
+        )
+      : null,
   ];
 }
 

@@ -42,7 +42,9 @@ export function niceTicks(lo, hi, count = 4) {
   const raw = (hi - lo) / count;
   const power = 10 ** Math.floor(Math.log10(raw));
   // The round spacing nearest the wanted one (by ratio): between 0.6 and 1.6 times `count` ticks.
-  const spacing = [1, 2, 5, 10].map((m) => m * power).reduce((best, s) => (Math.abs(Math.log(s / raw)) < Math.abs(Math.log(best / raw)) ? s : best));
+  const spacing = [1, 2, 5, 10]
+    .map((m) => m * power)
+    .reduce((best, s) => (Math.abs(Math.log(s / raw)) < Math.abs(Math.log(best / raw)) ? s : best));
   const decimals = Math.max(0, -Math.floor(Math.log10(spacing) + 1e-9));
   const ticks = [];
   for (let i = Math.ceil(lo / spacing - 1e-9); i * spacing <= hi + spacing * 1e-9; i++) {
@@ -110,7 +112,13 @@ function frame({ width, height }, xDomain, yDomain, right, xLabels = xDomain.map
     for (const tick of niceTicks(toUnits(yDomain[0]), toUnits(yDomain[1]), 4)) {
       const at = y(right.origin + tick.value * right.unit);
       axis.append(el("line", { class: "grid", x1: x0, x2: x1, y1: at, y2: at }));
-      axis.append(el("text", { class: "right-label", x: x1 + 4, y: at + 3 }, tick.label === "0" ? "0" : `${tick.value > 0 ? "+" : "−"}${tick.label.replace("-", "")}`));
+      axis.append(
+        el(
+          "text",
+          { class: "right-label", x: x1 + 4, y: at + 3 },
+          tick.label === "0" ? "0" : `${tick.value > 0 ? "+" : "−"}${tick.label.replace("-", "")}`,
+        ),
+      );
     }
     axis.append(el("text", { x: x1 + 4, y: y1 - 8 }, right.name));
     svg.append(axis);
@@ -133,12 +141,20 @@ function horizontal(svg, x, y, xDomain, value, className, label) {
  */
 export function parameterChart(history, { start, min, max, step }) {
   const xs = history.map((p) => p.iteration);
-  const { domain, bounds } = thetaAxis(history.map((p) => p.value), { start, min, max, step });
+  const { domain, bounds } = thetaAxis(
+    history.map((p) => p.value),
+    { start, min, max, step },
+  );
   const xDomain = [Math.min(...xs), Math.max(...xs, 1)];
   const { svg, x, y } = frame(SMALL, xDomain, domain, step ? { origin: start, unit: step, name: "steps" } : undefined);
   for (const bound of bounds) horizontal(svg, x, y, xDomain, bound.value, "bound", bound.label);
   horizontal(svg, x, y, xDomain, start, "start", "start");
-  svg.append(el("polyline", { class: "theta", points: history.map((p) => `${x(p.iteration).toFixed(1)},${y(p.value).toFixed(2)}`).join(" ") }));
+  svg.append(
+    el("polyline", {
+      class: "theta",
+      points: history.map((p) => `${x(p.iteration).toFixed(1)},${y(p.value).toFixed(2)}`).join(" "),
+    }),
+  );
   return svg;
 }
 
@@ -159,12 +175,24 @@ export function eloChart(points, unit = "iteration") {
   svg.append(el("line", { class: "zero", x1: x(xDomain[0]), x2: x(xDomain[1]), y1: y(0), y2: y(0) }));
   for (const p of points) {
     const cx = x((p.first + p.last) / 2);
-    if (p.error !== null) svg.append(el("line", { class: "error", x1: cx, x2: cx, y1: y(clamp(p.elo - p.error)), y2: y(clamp(p.elo + p.error)) }));
+    if (p.error !== null)
+      svg.append(
+        el("line", { class: "error", x1: cx, x2: cx, y1: y(clamp(p.elo - p.error)), y2: y(clamp(p.elo + p.error)) }),
+      );
     const dot = el("circle", { class: "elo", cx, cy: y(p.elo), r: 3 });
-    dot.append(el("title", {}, `${unit} ${p.first === p.last ? p.first : `${p.first}–${p.last}`}: ${short(p.elo)} ± ${p.error === null ? "?" : short(p.error)}`));
+    dot.append(
+      el(
+        "title",
+        {},
+        `${unit} ${p.first === p.last ? p.first : `${p.first}–${p.last}`}: ${short(p.elo)} ± ${p.error === null ? "?" : short(p.error)}`,
+      ),
+    );
     svg.append(dot);
   }
-  const line = el("polyline", { class: "mean", points: points.map((p, i) => `${x((p.first + p.last) / 2).toFixed(1)},${y(mean[i]).toFixed(2)}`).join(" ") });
+  const line = el("polyline", {
+    class: "mean",
+    points: points.map((p, i) => `${x((p.first + p.last) / 2).toFixed(1)},${y(mean[i]).toFixed(2)}`).join(" "),
+  });
   line.append(el("title", {}, `running mean (last ${ELO_MEAN_POINTS} points): ${short(mean.at(-1) ?? 0)}`));
   svg.append(line);
   return svg;
@@ -175,7 +203,13 @@ export function barChart(bars, labels) {
   const { svg, x, y } = frame(WIDE, [0, bars.length], [0, Math.max(1, ...bars.map((b) => b.value))], undefined, labels);
   const width = (x(1) - x(0)) * 0.8;
   bars.forEach((b, i) => {
-    const rect = el("rect", { class: "bar", x: x(i), width: Math.max(1, width), y: y(b.value), height: y(0) - y(b.value) });
+    const rect = el("rect", {
+      class: "bar",
+      x: x(i),
+      width: Math.max(1, width),
+      y: y(b.value),
+      height: y(0) - y(b.value),
+    });
     rect.append(el("title", {}, `${b.label}: ${b.value}`));
     svg.append(rect);
   });

@@ -1,6 +1,15 @@
 import type postgres from "postgres";
-import { lockOpenIteration } from "./batches.js";
-import type { AppliedBatch, ChainRun, ChainStart, OptionDraw, OptionParams, ReportedBatch, SpsaMathConfig, Values } from "../types/spsa.js";
+import { lockOpenIteration } from "./iteration-lock.js";
+import type {
+  AppliedBatch,
+  ChainRun,
+  ChainStart,
+  OptionDraw,
+  OptionParams,
+  ReportedBatch,
+  SpsaMathConfig,
+  Values,
+} from "../types/spsa.js";
 import type { Pentanomial } from "../types/play.js";
 
 /**
@@ -44,25 +53,35 @@ export async function setParametersSignature(sql: Sql, runId: number, signature:
 }
 
 export async function optionRunOf(sql: Sql, runId: number): Promise<OptionRunRow | undefined> {
-  const [row] = await sql<OptionRunRow[]>`select ${OPTION_RUN_COLUMNS(sql)} from spsa_option_run where run_id = ${runId}`;
+  const [row] = await sql<
+    OptionRunRow[]
+  >`select ${OPTION_RUN_COLUMNS(sql)} from spsa_option_run where run_id = ${runId}`;
   return row;
 }
 
 /** A UCI-option run's gains and games per step of the schedule, without its parameter list (undefined for another run). */
-export async function optionRunSchedule(sql: Sql, runId: number): Promise<Pick<OptionRunRow, "gains" | "gamesPerIteration"> | undefined> {
+export async function optionRunSchedule(
+  sql: Sql,
+  runId: number,
+): Promise<Pick<OptionRunRow, "gains" | "gamesPerIteration"> | undefined> {
   const [row] = await sql<Pick<OptionRunRow, "gains" | "gamesPerIteration">[]>`
     select gains, games_per_iteration as "gamesPerIteration" from spsa_option_run where run_id = ${runId}`;
   return row;
 }
 
-export async function optionRunOfIteration(sql: Sql, iterationId: number): Promise<OptionRunRow | undefined> {
-  const [row] = await sql<OptionRunRow[]>`select ${OPTION_RUN_COLUMNS(sql)} from spsa_option_run where iteration_id = ${iterationId}`;
-  return row;
+/** The carrier iteration's counters, as the master's poll reads them. */
+export interface CarrierProgress {
+  gamesPlayed: number;
+  gamesClaimed: number;
+  targetGames: number;
+  plusWins: number;
+  minusWins: number;
+  draws: number;
 }
 
-/** The carrier iteration's counters, as the master's poll reads them (not its recorded θ and settings: a large run's are megabytes). */
-export async function carrierProgress(sql: Sql, iterationId: number): Promise<{ gamesPlayed: number; gamesClaimed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }> {
-  const [row] = await sql<{ gamesPlayed: number; gamesClaimed: number; targetGames: number; plusWins: number; minusWins: number; draws: number }[]>`
+/** The carrier iteration's counters (not its recorded θ and settings: a large run's are megabytes). */
+export async function carrierProgress(sql: Sql, iterationId: number): Promise<CarrierProgress> {
+  const [row] = await sql<CarrierProgress[]>`
     select games_played as "gamesPlayed", games_claimed as "gamesClaimed", target_games as "targetGames", plus_wins as "plusWins", minus_wins as "minusWins", draws
     from spsa_iteration where id = ${iterationId}`;
   if (!row) throw new Error(`iteration ${iterationId} vanished`);
@@ -79,7 +98,12 @@ export async function drawPoolState(tx: Sql, iterationId: number): Promise<{ ope
 }
 
 /** A new open batch of the carrier iteration, its games the `gamesBefore`-th onward of the run's plan; returns its id. */
-export async function insertOpenBatch(tx: Sql, iterationId: number, games: number, gamesBefore: number): Promise<number> {
+export async function insertOpenBatch(
+  tx: Sql,
+  iterationId: number,
+  games: number,
+  gamesBefore: number,
+): Promise<number> {
   const [row] = await tx<{ id: number }[]>`
     insert into spsa_batch (iteration_id, games, games_before, status) values (${iterationId}, ${games}, ${gamesBefore}, 'open') returning id::int`;
   if (!row) throw new Error("batch insert returned nothing");
@@ -134,17 +158,33 @@ export async function appliedState(tx: Sql, runId: number): Promise<{ applied: n
   return row;
 }
 
+/** A run's parameter list as a worker has it: the signature it came with, and its order of the names. */
+export interface KnownList {
+  signature: string;
+  names: readonly string[];
+}
+
+/** A claimed batch's draw, with its run's parameter list and names; the list is null when the claim named it as known. */
+export type ClaimedDraw = Omit<OptionDraw, "parameters"> & {
+  parameters: OptionParams | null;
+  names: readonly string[];
+};
+
 /**
  * A claimed batch's draw with its run's parameters; undefined for a batch without a draw. The
- * parameter list is left out (null) when its signature is `knownSignature`: the caller has that
- * list already (a large run's list is the biggest read of a claim).
+ * parameter list is left out (null) when its signature is `known`'s: the caller has that list
+ * already (a large run's list is the biggest read of a claim).
  */
-export async function drawOfBatch(
-  sql: Sql,
-  batchId: number,
-  known?: { signature: string; names: readonly string[] },
-): Promise<(Omit<OptionDraw, "parameters"> & { parameters: OptionParams | null; names: readonly string[] }) | undefined> {
-  const [row] = await sql<{ parameters: OptionParams | null; names: string[] | null; signature: string | null; plus: StoredValues; minus: StoredValues }[]>`
+export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList): Promise<ClaimedDraw | undefined> {
+  const [row] = await sql<
+    {
+      parameters: OptionParams | null;
+      names: string[] | null;
+      signature: string | null;
+      plus: StoredValues;
+      minus: StoredValues;
+    }[]
+  >`
     select case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameters end as parameters,
       case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameter_names end as names,
       o.parameters_signature as signature, p.plus_parameters as plus, p.minus_parameters as minus
@@ -152,7 +192,13 @@ export async function drawOfBatch(
   if (!row) return undefined;
   const names = row.names ?? known?.names;
   if (!names) throw new Error(`batch ${batchId}: its run's parameter names were left out as known, and they are not`);
-  return { parameters: row.parameters, names, signature: row.signature, plus: valuesByName(names, row.plus), minus: valuesByName(names, row.minus) };
+  return {
+    parameters: row.parameters,
+    names,
+    signature: row.signature,
+    plus: valuesByName(names, row.plus),
+    minus: valuesByName(names, row.minus),
+  };
 }
 
 /**
@@ -179,29 +225,37 @@ export interface UnfoldedBatch {
 /**
  * Locks the run and its carrier iteration for the master's fold (only the master takes these
  * locks; `no key update`, so that a draw's foreign key to the run, a key-share lock, does not
- * wait for the fold) and returns up to `limit` batches not folded yet in the order they are to
- * be applied: the order they were reported. Nothing (`open` false) once the iteration is
- * complete. θ is read (drawnTheta) only when there is something to apply.
+ * wait for the fold). False once the iteration is complete.
  */
-export async function lockUnfoldedBatches(
+export async function lockOptionFold(
   tx: postgres.TransactionSql,
-  run: { runId: number; iterationId: number; names: readonly string[] },
-  limit: number,
-  beforeRead?: () => Promise<unknown>,
-): Promise<{ open: boolean; batches: UnfoldedBatch[] }> {
+  run: { runId: number; iterationId: number },
+): Promise<boolean> {
   const [row] = await tx`select id from spsa_run where id = ${run.runId} for no key update`;
   if (!row) throw new Error(`run ${run.runId} vanished`);
-  const open = await lockOpenIteration(tx, run.iterationId);
-  // Under the locks: the master sets aside the reports of workers under suspicion (src/db/worker-decisions.ts).
-  if (open) await beforeRead?.();
-  const batches = !open ? [] : await tx<(Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]>`
+  return lockOpenIteration(tx, run.iterationId);
+}
+
+/**
+ * Under the fold's locks (lockOptionFold): up to `limit` batches not folded yet in the order they
+ * are to be applied, the order they were reported. θ is read (drawnTheta) only when there is
+ * something to apply.
+ */
+export async function unfoldedBatches(
+  tx: postgres.TransactionSql,
+  run: { iterationId: number; names: readonly string[] },
+  limit: number,
+): Promise<UnfoldedBatch[]> {
+  const batches = await tx<
+    (Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]
+  >`
     select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
       p.applied_number is not null as applied, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
     from spsa_batch b left join spsa_perturbation p on p.batch_id = b.id
     where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused)
     order by b.reported_at, b.id limit ${limit}`;
   const byName = (stored: StoredValues | null) => (stored === null ? null : valuesByName(run.names, stored));
-  return { open, batches: batches.map((b) => ({ ...b, plus: byName(b.plus), minus: byName(b.minus) })) };
+  return batches.map((b) => ({ ...b, plus: byName(b.plus), minus: byName(b.minus) }));
 }
 
 /**
@@ -212,7 +266,14 @@ export async function lockUnfoldedBatches(
  */
 export async function recordApplied(
   tx: postgres.TransactionSql,
-  r: { batchId: number; appliedNumber: number; report: UnfoldedBatch; elo: number; stepScale: number; thetaAfter: number[] | null },
+  r: {
+    batchId: number;
+    appliedNumber: number;
+    report: UnfoldedBatch;
+    elo: number;
+    stepScale: number;
+    thetaAfter: number[] | null;
+  },
 ): Promise<void> {
   await tx`
     update spsa_perturbation set plus_wins = ${r.report.plusWins}, minus_wins = ${r.report.minusWins}, draws = ${r.report.draws},
@@ -255,7 +316,12 @@ export async function setRunTheta(tx: Sql, runId: number, theta: Values, applied
  * The last `count` of the `applied` batches of a run that moved θ, in the order they moved it
  * (oldest first): a range of the run's applied numbers, read through their index.
  */
-export async function lastReportedBatches(sql: Sql, runId: number, applied: number, count: number): Promise<ReportedBatch[]> {
+export async function lastReportedBatches(
+  sql: Sql,
+  runId: number,
+  applied: number,
+  count: number,
+): Promise<ReportedBatch[]> {
   return sql<ReportedBatch[]>`
     select plus_wins as "plusWins", minus_wins as "minusWins", draws
     from spsa_perturbation where run_id = ${runId} and applied_number > ${applied - count} and applied_number <= ${applied}
@@ -263,7 +329,10 @@ export async function lastReportedBatches(sql: Sql, runId: number, applied: numb
 }
 
 /** Ends the run once its carrier iteration has all its games: call after the fold that applied the last report. */
-export async function completeOptionRun(sql: postgres.Sql, run: { runId: number; iterationId: number }): Promise<boolean> {
+export async function completeOptionRun(
+  sql: postgres.Sql,
+  run: { runId: number; iterationId: number },
+): Promise<boolean> {
   return sql.begin(async (tx) => {
     const [done] = await tx`
       update spsa_iteration set status = 'complete', completed_at = now()
@@ -278,14 +347,18 @@ export async function completeOptionRun(sql: postgres.Sql, run: { runId: number;
 }
 
 export async function runTheta(sql: Sql, runId: number): Promise<{ status: string; theta: Values }> {
-  const [row] = await sql<{ status: string; theta: Values }[]>`select status, current_parameters as theta from spsa_run where id = ${runId}`;
+  const [row] = await sql<
+    { status: string; theta: Values }[]
+  >`select status, current_parameters as theta from spsa_run where id = ${runId}`;
   if (!row) throw new Error(`run ${runId} vanished`);
   return row;
 }
 
 /** Whether the run of this name tunes UCI options (it has option settings). */
 export async function isOptionRun(sql: Sql, runName: string): Promise<boolean> {
-  const [row] = await sql<{ id: number }[]>`select r.id from spsa_run r join spsa_option_run o on o.run_id = r.id where r.name = ${runName}`;
+  const [row] = await sql<
+    { id: number }[]
+  >`select r.id from spsa_run r join spsa_option_run o on o.run_id = r.id where r.name = ${runName}`;
   return row !== undefined;
 }
 
@@ -312,7 +385,11 @@ export interface RecentBatch {
 }
 
 /** A UCI-option run's batches, for `spsa status`; undefined for a run that is not one. */
-export async function perturbationProgress(sql: Sql, runId: number, recentCount: number): Promise<PerturbationProgress | undefined> {
+export async function perturbationProgress(
+  sql: Sql,
+  runId: number,
+  recentCount: number,
+): Promise<PerturbationProgress | undefined> {
   // Applied numbers run 1, 2, …: the last is the count. In flight: the claimed batches, through the leases index.
   const [counts] = await sql<{ runs: number; applied: number; thetaApplied: number; inFlight: number }[]>`
     select (select count(*) from spsa_option_run where run_id = ${runId})::int as runs,
@@ -328,7 +405,9 @@ export async function perturbationProgress(sql: Sql, runId: number, recentCount:
 
 /** How often the run stores θ (spsa_option_run.theta_every): after every this many applied batches. */
 export async function storedThetaEvery(sql: Sql, runId: number): Promise<number> {
-  const [row] = await sql<{ every: number }[]>`select theta_every as every from spsa_option_run where run_id = ${runId}`;
+  const [row] = await sql<
+    { every: number }[]
+  >`select theta_every as every from spsa_option_run where run_id = ${runId}`;
   return row?.every ?? 1;
 }
 
@@ -337,7 +416,12 @@ export async function storedThetaEvery(sql: Sql, runId: number): Promise<number>
  * theta_every), of the named parameters (or all): Postgres takes their elements out of each
  * stored θ, so a chart of a few parameters of a large run reads a few numbers per point.
  */
-export async function storedThetas(sql: Sql, runId: number, ns: readonly number[], names: readonly string[] | "all"): Promise<Map<number, Values>> {
+export async function storedThetas(
+  sql: Sql,
+  runId: number,
+  ns: readonly number[],
+  names: readonly string[] | "all",
+): Promise<Map<number, Values>> {
   if (ns.length === 0 || names.length === 0) return new Map();
   const applied = sql`p.run_id = ${runId} and p.applied_number = any(${sql.array(ns as number[])}::int[]) and p.theta_after is not null`;
   const rows =
@@ -351,10 +435,15 @@ export async function storedThetas(sql: Sql, runId: number, ns: readonly number[
             from spsa_option_run o, unnest(${sql.array(names as string[])}::text[]) with ordinality as x(name, i) where o.run_id = ${runId})
           select p.applied_number as n, array(select p.theta_after[w.at] from wanted w order by w.i) as values
           from spsa_perturbation p where ${applied}`;
-  return new Map(rows.map((r) => {
-    const own: readonly string[] = "names" in r ? r.names : names === "all" ? [] : names;
-    return [r.n, Object.fromEntries(own.flatMap((name, i) => (typeof r.values[i] === "number" ? [[name, r.values[i]]] : [])))];
-  }));
+  return new Map(
+    rows.map((r) => {
+      const own: readonly string[] = "names" in r ? r.names : names === "all" ? [] : names;
+      return [
+        r.n,
+        Object.fromEntries(own.flatMap((name, i) => (typeof r.values[i] === "number" ? [[name, r.values[i]]] : []))),
+      ];
+    }),
+  );
 }
 
 /** The run's applied chain from `start` on: what replayAppliedChain (src/spsa/option-chain.ts) takes. */
@@ -372,20 +461,35 @@ export interface AppliedChain {
  * the batches between it and `after` included (so the replay draws them all again). Reads the
  * batches' rows once, through (run_id, applied_number).
  */
-export async function readAppliedChain(sql: Sql, runId: number, range: { after?: number; through?: number } = {}): Promise<AppliedChain> {
-  const [head] = await sql<(Omit<ChainRun, "seed"> & { seed: string; initial: Values; thetaEvery: number; applied: number })[]>`
+export async function readAppliedChain(
+  sql: Sql,
+  runId: number,
+  range: { after?: number; through?: number } = {},
+): Promise<AppliedChain> {
+  const [head] = await sql<
+    (Omit<ChainRun, "seed"> & { seed: string; initial: Values; thetaEvery: number; applied: number })[]
+  >`
     select o.parameters, o.parameter_names as names, o.gains, o.games_per_iteration as "gamesPerIteration", o.theta_every as "thetaEvery", r.seed,
       r.initial_parameters as initial, (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied
     from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${runId}`;
   if (!head) throw new Error(`run ${runId} is not a UCI-option run`);
-  const run: ChainRun = { parameters: head.parameters, names: head.names, gains: head.gains, gamesPerIteration: head.gamesPerIteration, seed: head.seed };
+  const run: ChainRun = {
+    parameters: head.parameters,
+    names: head.names,
+    gains: head.gains,
+    gamesPerIteration: head.gamesPerIteration,
+    seed: head.seed,
+  };
   const through = Math.min(range.through ?? head.applied, head.applied);
   // A stored θ at or before `after` (θ₀ at 0); earlier while a batch to replay was drawn before it.
   let from = storedAtOrBefore(Math.min(range.after ?? 0, through), head.thetaEvery);
   let batches: AppliedBatch[];
   for (;;) {
     batches = await appliedBatches(sql, runId, run.names, from, through);
-    const earliest = Math.min(from, ...batches.flatMap((b) => (b.played === null && b.drawnFrom !== null ? [b.drawnFrom] : [])));
+    const earliest = Math.min(
+      from,
+      ...batches.flatMap((b) => (b.played === null && b.drawnFrom !== null ? [b.drawnFrom] : [])),
+    );
     if (earliest >= from) break;
     from = storedAtOrBefore(earliest, head.thetaEvery);
   }
@@ -410,22 +514,39 @@ export function thetaArray(names: readonly string[], theta: Values): number[] {
 
 /** A stored θ (values in the run's order) by name. */
 function thetaOfArray(names: readonly string[], values: readonly number[]): Values {
-  if (values.length !== names.length) throw new RangeError(`${values.length} values stored for ${names.length} parameters`);
+  if (values.length !== names.length)
+    throw new RangeError(`${values.length} values stored for ${names.length} parameters`);
   const theta: Values = {};
   names.forEach((name, i) => (theta[name] = values[i]!));
   return theta;
 }
 
 async function storedTheta(sql: Sql, runId: number, names: readonly string[], n: number): Promise<Values> {
-  const [row] = await sql<{ theta: number[] | null }[]>`select theta_after as theta from spsa_perturbation where run_id = ${runId} and applied_number = ${n}`;
+  const [row] = await sql<
+    { theta: number[] | null }[]
+  >`select theta_after as theta from spsa_perturbation where run_id = ${runId} and applied_number = ${n}`;
   if (!row?.theta) throw new Error(`run ${runId} has no θ stored after batch ${n}`);
   return thetaOfArray(names, row.theta);
 }
 
-async function appliedBatches(sql: Sql, runId: number, names: readonly string[], after: number, through: number): Promise<AppliedBatch[]> {
-  const rows = await sql<(Omit<AppliedBatch, "result" | "played" | "thetaAfter" | "signs"> & {
-    signs: string; plusWins: number; minusWins: number; draws: number; plus: StoredValues | null; minus: StoredValues | null; theta: number[] | null;
-  })[]>`
+async function appliedBatches(
+  sql: Sql,
+  runId: number,
+  names: readonly string[],
+  after: number,
+  through: number,
+): Promise<AppliedBatch[]> {
+  const rows = await sql<
+    (Omit<AppliedBatch, "result" | "played" | "thetaAfter" | "signs"> & {
+      signs: string;
+      plusWins: number;
+      minusWins: number;
+      draws: number;
+      plus: StoredValues | null;
+      minus: StoredValues | null;
+      theta: number[] | null;
+    })[]
+  >`
     select p.applied_number as "appliedNumber", p.batch_number as "batchNumber", p.worker_name as "workerName", p.games, b.games_before as "gamesBefore",
       p.drawn_from as "drawnFrom", p.k, p.c_k as ck, p.a_k as ak, p.signs, p.step_scale as "stepScale", p.plus_wins as "plusWins",
       p.minus_wins as "minusWins", p.draws, p.elo_diff as elo, p.plus_parameters as plus, p.minus_parameters as minus, p.theta_after as theta
@@ -480,7 +601,12 @@ export async function appliedWindows(sql: Sql, runId: number, per: number, after
 }
 
 /** A UCI-option run's games by when their batches were reported, in buckets of `bucketSeconds` from `start` (the bucket's index): one pass over its applied rows. */
-export async function appliedGamesPerBucket(sql: Sql, runId: number, start: Date, bucketSeconds: number): Promise<{ bucket: number; games: number }[]> {
+export async function appliedGamesPerBucket(
+  sql: Sql,
+  runId: number,
+  start: Date,
+  bucketSeconds: number,
+): Promise<{ bucket: number; games: number }[]> {
   return sql<{ bucket: number; games: number }[]>`
     select floor(extract(epoch from reported_at - ${start}::timestamptz) / ${bucketSeconds})::int as bucket, sum(games)::int as games
     from spsa_perturbation where run_id = ${runId} and applied_number is not null

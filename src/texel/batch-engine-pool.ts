@@ -6,13 +6,17 @@ import { BatchEngine, type EvalMode } from "./batch-engine.js";
  * a full evaluation takes 1/cores of the time. Option values are sent before each pass
  * (only those that changed).
  */
-export class EnginePool {
+export class BatchEnginePool {
   private constructor(
     private readonly engines: BatchEngine[],
     private readonly shares: string[][],
   ) {}
 
-  static async start(path: string, fens: readonly string[], processes = availableParallelism()): Promise<EnginePool> {
+  static async start(
+    path: string,
+    fens: readonly string[],
+    processes = availableParallelism(),
+  ): Promise<BatchEnginePool> {
     const count = Math.max(1, Math.min(processes, fens.length));
     const engines: BatchEngine[] = [];
     try {
@@ -23,7 +27,7 @@ export class EnginePool {
     }
     const size = Math.ceil(fens.length / count);
     const shares = engines.map((_, i) => fens.slice(i * size, (i + 1) * size));
-    return new EnginePool(engines, shares);
+    return new BatchEnginePool(engines, shares);
   }
 
   get size(): number {
@@ -37,10 +41,12 @@ export class EnginePool {
 
   /** Every position's score(s) from white's view, in the order given to `start`. */
   async evaluate(options: ReadonlyMap<string, number>, mode: EvalMode): Promise<Int32Array> {
-    const parts = await Promise.all(this.engines.map((engine, i) => {
-      engine.setOptions(options);
-      return engine.evaluate(this.shares[i]!, mode);
-    }));
+    const parts = await Promise.all(
+      this.engines.map((engine, i) => {
+        engine.setOptions(options);
+        return engine.evaluate(this.shares[i]!, mode);
+      }),
+    );
     const out = new Int32Array(parts.reduce((n, p) => n + p.length, 0));
     let at = 0;
     for (const part of parts) {

@@ -1,15 +1,23 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Param } from "../params/params.js";
-import { buildVariants, type BuiltEngine } from "../engine-build/engine-builder.js";
+import { buildPlusAndMinus, type BuiltEngine } from "../engine-build/engine-builder.js";
 import { storeBinaries } from "../engine-build/binary-store.js";
-import { buildingLock, headToHeadFolder, sweepBuilds } from "../engine-build/retention.js";
+import { buildingLock, verificationFolder, sweepBuilds } from "../engine-build/retention.js";
 import { withFileLock } from "../core/lock-file.js";
-import { afterExpiringLeases, foldIteration } from "../db/batches.js";
-import type { Database } from "../postgres/connection.js";
-import { withRetry } from "../postgres/retry.js";
+import { expireLeases, foldIteration } from "../db/batches.js";
+import type { DatabaseHandle } from "../postgres/database-handle.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
-import { createVerification, readVerification, recordOutcome, stopHandingOut, type VerificationOutcome, type VerificationRow } from "../db/verifications.js";
+import {
+  insertCarrierRun,
+  insertVerification,
+  readVerification,
+  recordOutcome,
+  stopHandingOut,
+  type NewVerification,
+  type VerificationOutcome,
+  type VerificationRow,
+} from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
 import { settingsOf } from "../config/iteration-settings.js";
 import { insertIteration } from "../db/iterations.js";
@@ -27,12 +35,15 @@ import { rateAndEtas } from "../core/duration.js";
 import { etaSeconds, gamesPerMinute, rateWindowMinutes, runRate } from "../db/run-status.js";
 
 /**
- * Two θ of a run played against each other by the run's own workers, as an ordinary iteration
- * of a carrier run (so it scales out like tuning), to a game count or an SPRT's decision:
- * what `spsa verify` and the master's ship check both play.
+ * A verification (a spsa_verification row): two θ of a run played against each other by the
+ * run's own workers, as the one ordinary iteration of a carrier run (a spsa_run row of its own
+ * that only holds the games, so it scales out like tuning), to a game count or an SPRT's
+ * decision: what `spsa verify`, the master's ship check and its transfers play. This is how
+ * one is set up.
  */
-export interface HeadToHead {
-  database: Database;
+export interface VerificationSetup {
+  /** Retried through outages; its stop ends the builds and the waits. */
+  db: DatabaseHandle;
   config: TuningConfig;
   /** params.toml: which constants the values go to. */
   params: Param[];
@@ -43,7 +54,6 @@ export interface HeadToHead {
   sprt: SprtBounds | undefined;
   /** What both engines search with. */
   limits: PlayLimits;
-  signal?: AbortSignal;
 }
 
 /** The two θ compared: "to" plays on the plus side, and the Elo is its. */
@@ -54,7 +64,7 @@ export interface Compared {
   toValues: Values;
 }
 
-export interface HeadToHeadResult extends VerificationOutcome {
+export interface FinishedVerification extends VerificationOutcome {
   id: number;
   games: number;
   wins: number;
@@ -63,31 +73,32 @@ export interface HeadToHeadResult extends VerificationOutcome {
 }
 
 /** Builds both engines and opens the games, the verification row (and, for a ship check, its stage) in one transaction. */
-export async function startHeadToHead(
-  match: HeadToHead,
+export async function startVerification(
+  match: VerificationSetup,
   run: { id: number; name: string },
   compared: Compared,
   ship?: { checkId: number; stage: string },
 ): Promise<VerificationRow> {
   const { config, params } = match;
-  const built = (values: Values) => Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
+  const built = (values: Values) =>
+    Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
   // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
   const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
-  const folder = headToHeadFolder(config.build.outputDir, run.name, Date.now());
+  const folder = verificationFolder(config.build.outputDir, run.name, Date.now());
   mkdirSync(dirname(folder), { recursive: true });
   // Until the games are opened nothing names the folder: its lock keeps a sweep (sweepBuilds) away.
   return withFileLock(buildingLock(folder), BUILD_LOCK_TIMEOUT_MS, async () => {
     const engines = await withSpinner(
       `building ${compared.toLabel} and ${compared.fromLabel} engines`,
-      buildVariants({
+      buildPlusAndMinus({
         build,
         params,
         values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
         destination: (variant, binary) => join(folder, variant, binary),
-        signal: match.signal,
+        signal: match.db.signal,
       }),
     );
-    return openHeadToHead(match, run, compared, engines, ship && { ship });
+    return openVerification(match, run, compared, engines, ship && { ship });
   });
 }
 
@@ -100,19 +111,22 @@ const BUILD_LOCK_TIMEOUT_MS = 10_000;
  * `link` names what the match belongs to: a ship check's stage, or the tuning iteration a
  * transfer match plays at the ship limits.
  */
-export async function openHeadToHead(
-  match: HeadToHead,
+export async function openVerification(
+  match: VerificationSetup,
   run: { id: number; name: string },
   compared: Compared,
   engines: { plus: BuiltEngine; minus: BuiltEngine },
   link?: { ship: { checkId: number; stage: string } } | { transferIterationId: number },
 ): Promise<VerificationRow> {
-  const { config, database, limits } = match;
+  const { config, db, limits } = match;
   // Timed per move: the iteration's [timelow, timehigh]; otherwise its settings' moveLimit
   // (timelow and timehigh are then unused, and kept as the run's).
-  const timeRange = "timelowMs" in limits ? limits : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
+  const timeRange =
+    "timelowMs" in limits
+      ? limits
+      : { timelowMs: config.timeControl.timelowMs, timehighMs: config.timeControl.timehighMs };
   const moveLimit = "timelowMs" in limits ? undefined : limits;
-  return createVerification(database.sql, {
+  const verification: NewVerification = {
     runId: run.id,
     runName: run.name,
     ...compared,
@@ -120,25 +134,31 @@ export async function openHeadToHead(
     sprt: match.sprt,
     limits: match.limits,
     ...link,
-    insertGames: async (tx, carrier) => {
-      await storeBinaries(tx, [engines.plus, engines.minus]);
-      await insertIteration(tx, {
-        runId: carrier.id,
-        iterationNumber: 1,
-        ...signedEngines(match.signingKey.sign, { runUid: carrier.uid, iterationNumber: 1 }, { plus: engines.plus, minus: engines.minus }),
-        ...timeRange,
-        targetGames: match.games,
-        batchSizes: planBatchSizes(match.games, config.games.batchSize, await activeGameSlots(tx)),
-        // Not an SPSA step: no gains, and the "base" is the θ on the plus side.
-        ck: 0,
-        ak: 0,
-        base: compared.toValues,
-        plusValues: compared.toValues,
-        minusValues: compared.fromValues,
-        signs: {},
-        settings: { ...settingsOf(config, match.params), moveLimit },
-      });
-    },
+  };
+  return db.sql.begin(async (tx) => {
+    const carrier = await insertCarrierRun(tx, verification);
+    await storeBinaries(tx, [engines.plus, engines.minus]);
+    await insertIteration(tx, {
+      runId: carrier.id,
+      iterationNumber: 1,
+      ...signedEngines(
+        match.signingKey.sign,
+        { runUid: carrier.uid, iterationNumber: 1 },
+        { plus: engines.plus, minus: engines.minus },
+      ),
+      ...timeRange,
+      targetGames: match.games,
+      batchSizes: planBatchSizes(match.games, config.games.batchSize, await activeGameSlots(tx)),
+      // Not an SPSA step: no gains, and the "base" is the θ on the plus side.
+      ck: 0,
+      ak: 0,
+      base: compared.toValues,
+      plusValues: compared.toValues,
+      minusValues: compared.fromValues,
+      signs: {},
+      settings: { ...settingsOf(config, match.params), moveLimit },
+    });
+    return insertVerification(tx, carrier.id, verification);
   });
 }
 
@@ -147,31 +167,31 @@ export async function openHeadToHead(
  * the SPRT's decision; `onGames` is called with each look at the row (the master's crash points).
  */
 export async function waitForOutcome(
-  match: Pick<HeadToHead, "database" | "config" | "signal">,
+  match: Pick<VerificationSetup, "db" | "config">,
   first: VerificationRow,
   log: (line: string) => void,
   onGames?: (row: VerificationRow) => void,
-): Promise<HeadToHeadResult> {
+): Promise<FinishedVerification> {
   const status = new StatusLine();
   const poll = new PollBackoff(match.config.database.pollIntervalMs);
   let row = first;
   try {
     for (;;) {
-      match.signal?.throwIfAborted();
+      match.db.signal?.throwIfAborted();
       const seen = row.gamesPlayed;
-      const look = await lookAtOutcome(match, row, log);
+      const look = await lookAtOutcome(match, row);
       row = look.row;
       if (row.gamesPlayed !== seen) poll.reset();
-      status.update(look.result ? look.text : `${look.text}  ${await matchSpeed(match, row, log)}`);
+      status.update(look.result ? look.text : `${look.text}  ${await matchSpeed(match, row)}`);
       if (look.result) {
         status.done();
         log(look.text);
         // Its engines are no longer needed (unless other games name them): their bytes go.
-        await withRetry(log, match.signal, () => sweepBuilds(match.database.sql, match.config.build.outputDir, undefined));
+        await match.db.retrying((sql) => sweepBuilds(sql, match.config.build.outputDir, undefined));
         return look.result;
       }
       onGames?.(row);
-      await poll.wait(match.signal);
+      await poll.wait(match.db.signal);
     }
   } finally {
     status.done();
@@ -182,10 +202,12 @@ export async function waitForOutcome(
 export const WAITING_FOR_WORKERS = "waiting for a worker to claim its games (start one: compete --spsa)";
 
 /** "16.8 games/min  ETA 1m17s" of a match's games left, from its carrier run's reports, or that no worker has claimed any. */
-async function matchSpeed(match: Pick<HeadToHead, "database" | "signal">, row: VerificationRow, log: (line: string) => void): Promise<string> {
+async function matchSpeed(match: Pick<VerificationSetup, "db">, row: VerificationRow): Promise<string> {
   if (row.gamesClaimed === 0 && row.gamesPlayed === 0) return WAITING_FOR_WORKERS;
-  const rate = await withRetry(log, match.signal, () => runRate(match.database.sql, row.carrierRunId, rateWindowMinutes(process.uptime())));
-  return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), [{ name: "match", seconds: etaSeconds(row.targetGames - row.gamesPlayed, rate) }]);
+  const rate = await match.db.retrying((sql) => runRate(sql, row.carrierRunId, rateWindowMinutes(process.uptime())));
+  return rateAndEtas(gamesPerMinute(rate.recentGames, rate.recentSeconds), [
+    { name: "match", seconds: etaSeconds(row.targetGames - row.gamesPlayed, rate) },
+  ]);
 }
 
 /**
@@ -195,21 +217,23 @@ async function matchSpeed(match: Pick<HeadToHead, "database" | "signal">, row: V
  * own steps, without waiting for them.
  */
 export async function lookAtOutcome(
-  match: Pick<HeadToHead, "database" | "signal">,
+  { db }: Pick<VerificationSetup, "db">,
   previous: VerificationRow,
-  log: (line: string) => void,
-): Promise<{ row: VerificationRow; text: string; result: HeadToHeadResult | undefined }> {
-  const { database } = match;
-  const row = await afterExpiringLeases(database.sql, log, match.signal, async () => {
-    await foldIteration(database.sql, previous.iterationId);
-    return readVerification(database.sql, previous.id);
+): Promise<{ row: VerificationRow; text: string; result: FinishedVerification | undefined }> {
+  const row = await db.retrying(async (sql) => {
+    // A dead worker's games are handed out again, whoever looks first.
+    await expireLeases(sql);
+    await foldIteration(sql, previous.iterationId);
+    return readVerification(sql, previous.id);
   });
   const outcome = outcomeOf(row);
-  if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(database.sql, row.iterationId);
+  if (outcome.verdict === "H0" || outcome.verdict === "H1") await stopHandingOut(db.sql, row.iterationId);
   const finished = row.gamesPlayed >= row.targetGames || (row.targetGames === 0 && row.gamesClaimed === 0);
   const final = finished && row.sprt && outcome.verdict === null ? { ...outcome, verdict: "undecided" } : outcome;
-  await withRetry(log, match.signal, () => recordOutcome(database.sql, row, final, finished));
-  const result = finished ? { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final } : undefined;
+  await db.retrying((sql) => recordOutcome(sql, row, final, finished));
+  const result = finished
+    ? { id: row.id, games: row.gamesPlayed, wins: row.plusWins, losses: row.minusWins, draws: row.draws, ...final }
+    : undefined;
   return { row, text: describeOutcome(row, final), result };
 }
 
@@ -217,11 +241,20 @@ function outcomeOf(row: VerificationRow): VerificationOutcome {
   const { elo, error } = eloFromPentanomial(row.pairs);
   // No verdict before a game is in: bounds at 0 (alpha = beta = 0.5) would otherwise decide on nothing.
   const state = row.sprt && row.gamesPlayed > 0 ? sprt(row.pairs, row.sprt) : undefined;
-  return { elo, eloError: error, los: los(row.plusWins, row.minusWins), llr: state?.llr ?? null, verdict: state?.decision ?? null };
+  return {
+    elo,
+    eloError: error,
+    los: los(row.plusWins, row.minusWins),
+    llr: state?.llr ?? null,
+    verdict: state?.decision ?? null,
+  };
 }
 
 function describeOutcome(row: VerificationRow, outcome: VerificationOutcome): string {
-  const sprtText = row.sprt && outcome.llr !== null ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}` : "";
+  const sprtText =
+    row.sprt && outcome.llr !== null
+      ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}`
+      : "";
   return (
     `games ${row.gamesPlayed}/${row.targetGames}  +${row.plusWins} -${row.minusWins} =${row.draws}  ` +
     `Elo ${eloWithError(outcome.elo, outcome.eloError, row.pairs)}, LOS ${(100 * outcome.los).toFixed(1)}%${sprtText}`
@@ -230,6 +263,7 @@ function describeOutcome(row: VerificationRow, outcome: VerificationOutcome): st
 
 function requireValue(values: Values, param: Param, runName: string): number {
   const value = values[param.name];
-  if (value === undefined) throw new InputError(`run "${runName}"`, `has no value for parameter ${param.name} of the parameters file`);
+  if (value === undefined)
+    throw new InputError(`run "${runName}"`, `has no value for parameter ${param.name} of the parameters file`);
   return value;
 }

@@ -1,6 +1,12 @@
 import type { TransferRow } from "../db/transfers.js";
 import { describeLimits } from "../play/time-control.js";
-import { scoreDifference, spreadInSteps, transferReport, type TransferReport, type TransferSample } from "../spsa/transfer.js";
+import {
+  scoreDifference,
+  spreadInSteps,
+  transferReport,
+  type TransferReport,
+  type TransferSample,
+} from "../spsa/transfer.js";
 
 /** Transfer in the run as `spsa status` and the master show it: the counts, the report and its line. */
 export interface TransferSummary {
@@ -16,19 +22,37 @@ export interface TransferSummary {
 }
 
 /** Undefined when the run has no transfer. `names`: the parameters, in params.toml's order. */
-export function summarizeTransfers(rows: readonly TransferRow[], names: readonly string[]): TransferSummary | undefined {
+export function summarizeTransfers(
+  rows: readonly TransferRow[],
+  names: readonly string[],
+): TransferSummary | undefined {
   const latest = rows.at(-1);
   if (!latest) return undefined;
   const samples = rows.filter((r) => r.status === "complete" && r.stepped).map(sampleOf);
-  const report = transferReport(samples, names.filter((name) => samples.some((s) => name in s.spread)));
+  const report = transferReport(
+    samples,
+    names.filter((name) => samples.some((s) => name in s.spread)),
+  );
   const limitsText = describeLimits(latest.limits);
   const games = rows.reduce((sum, r) => sum + r.ship.gamesPlayed, 0);
-  return { limitsText, queued: rows.length, measured: samples.length, games, report, summary: describeTransfer(limitsText, rows.length, games, report) };
+  return {
+    limitsText,
+    queued: rows.length,
+    measured: samples.length,
+    games,
+    report,
+    summary: describeTransfer(limitsText, rows.length, games, report),
+  };
 }
 
 function sampleOf(row: TransferRow): TransferSample {
   const steps = Object.fromEntries(Object.entries(row.settings?.parameters ?? {}).map(([name, p]) => [name, p.step]));
-  return { iteration: row.iterationNumber, spread: spreadInSteps(steps, row.plus, row.minus), tune: scoreDifference(row.tune), ship: scoreDifference(row.ship) };
+  return {
+    iteration: row.iterationNumber,
+    spread: spreadInSteps(steps, row.plus, row.minus),
+    tune: scoreDifference(row.tune),
+    ship: scoreDifference(row.ship),
+  };
 }
 
 /**
@@ -39,10 +63,16 @@ function sampleOf(row: TransferRow): TransferSample {
 function describeTransfer(limitsText: string, queued: number, games: number, report: TransferReport): string {
   const head = `transfer at ${limitsText}: ${report.n} of ${queued} iterations measured (${games} games at the ship limits)`;
   if (report.n === 0) return head;
-  const r = report.correlation === null ? "r not measured yet (needs 3 iterations)" : `tune vs ship score r = ${signed(report.correlation)}`;
-  const interval = report.interval ? ` (95% ${signed(report.interval[0])}…${signed(report.interval[1])}, n ${report.n})` : ` (n ${report.n})`;
+  const r =
+    report.correlation === null
+      ? "r not measured yet (needs 3 iterations)"
+      : `tune vs ship score r = ${signed(report.correlation)}`;
+  const interval = report.interval
+    ? ` (95% ${signed(report.interval[0])}…${signed(report.interval[1])}, n ${report.n})`
+    : ` (n ${report.n})`;
   const perturbed = report.parameters.filter((p) => p.n > 0);
-  if (report.disagree.length === 0) return `${head}; ${r}${interval}; signs agree on all ${perturbed.length} parameters`;
+  if (report.disagree.length === 0)
+    return `${head}; ${r}${interval}; signs agree on all ${perturbed.length} parameters`;
   const noisy = perturbed.filter((p) => report.disagree.includes(p.name) && p.withinNoise).length;
   const noise =
     noisy === report.disagree.length

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Transfer in the run, measured on minnow (docs/ship-check.md; not a test). Needs `npm run build`.
-//   1. Detunes minnow as bench/side-by-side.mjs does (--steps, --subset, --seed).
+//   1. Detunes minnow as bench/real-engine-elo.mjs does (--steps, --subset, --seed).
 //   2. Tunes it from there at --nodes per move (--iterations × --games) with
 //      [ship] nodes = --ship-nodes and transfer_every = --every, transfer_games = --transfer-games:
 //      `spsa master` and one `compete --spsa` worker (-c) on an embedded database.

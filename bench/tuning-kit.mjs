@@ -1,4 +1,4 @@
-// What bench/tune-recovery.mjs, bench/side-by-side.mjs, bench/transfer.mjs and
+// What bench/tune-recovery.mjs, bench/real-engine-elo.mjs, bench/transfer.mjs and
 // bench/builds-side-by-side.mjs share: the seeded detune of minnow, the run's config file, the
 // bench's own database and children, reading a match's Elo and counting its distinct games.
 import { spawnSync } from "node:child_process";

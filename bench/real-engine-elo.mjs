@@ -159,7 +159,6 @@ else {
 // 2. The tunes, two at a time on one worker.
 const tune = async (budget) => {
   const iterations = Math.round(Number(budget) / Number(opts.games));
-  const tuners = opts.tuners.split(",");
   const runs = Object.entries({ ours: {}, plain: PLAIN })
     .filter(([variant]) => tuners.includes(variant))
     .map(([variant, settings]) => {
@@ -235,6 +234,7 @@ const tune = async (budget) => {
     log(`${run.label} recovered ${(100 * share).toFixed(0)} % ± ${(100 * error).toFixed(0)} % of the gap`);
   }
 };
+const tuners = opts.tuners.split(",");
 const budgets = opts.budgets.split(",");
 for (const budget of budgets) await tune(budget);
 

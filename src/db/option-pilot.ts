@@ -38,6 +38,18 @@ export async function pilotDrawState(tx: Sql, runId: number): Promise<{ allocate
   return row ?? { allocated: 0, measured: false };
 }
 
+/** Whether the pilot's measure is stored, and the carrier's reported batches not folded yet (the pilot is measured once none is). */
+export async function pilotMeasureState(
+  tx: Sql,
+  runId: number,
+  iterationId: number,
+): Promise<{ measured: boolean; unfolded: number }> {
+  const [row] = await tx<{ measured: boolean; unfolded: number }[]>`
+    select (select pilot is not null from spsa_option_run where run_id = ${runId}) as measured,
+      (select count(*) from spsa_batch where iteration_id = ${iterationId} and status = 'done' and not folded)::int as unfolded`;
+  return row ?? { measured: false, unfolded: 0 };
+}
+
 /** A played pilot batch as stored: its games, θ+'s and θ−'s results against θ₀, and the values they played (in the run's order of `names`). */
 export interface PlayedPilotBatch {
   batchId: number;

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { lockOpenIteration } from "../db/iteration-lock.js";
-import { playedPilotBatches, recordPilot } from "../db/option-pilot.js";
+import { pilotMeasureState, playedPilotBatches, recordPilot } from "../db/option-pilot.js";
 import type { OptionRunRow } from "../db/option-runs.js";
 import { pilotIterationsOf } from "../spsa/option-pilot.js";
 import { pilotMeasure, spreadSquared } from "../spsa/pilot.js";
@@ -37,10 +37,8 @@ export async function measureOptionPilot(
   if (pilotGames === 0) return undefined;
   return sql.begin(async (tx) => {
     if (!(await lockOpenIteration(tx, run.iterationId))) return undefined;
-    const [state] = await tx<{ measured: boolean; unfolded: number }[]>`
-      select (select pilot is not null from spsa_option_run where run_id = ${run.runId}) as measured,
-        (select count(*) from spsa_batch where iteration_id = ${run.iterationId} and status = 'done' and not folded)::int as unfolded`;
-    if (!state || state.measured || state.unfolded > 0) return undefined;
+    const state = await pilotMeasureState(tx, run.runId, run.iterationId);
+    if (state.measured || state.unfolded > 0) return undefined;
     const played = await playedPilotBatches(tx, run.runId, run.names);
     const games = played.reduce((sum, b) => sum + b.games, 0);
     if (games < pilotGames) return undefined;

@@ -10,8 +10,8 @@ export function publicConfig(config: Record<string, unknown>): Record<string, un
 }
 
 /**
- * The stored config as it is in effect for a UCI-option run: without the curvature pilot
- * (`spsa.adaptive.pilot`), which only build mode plays (src/master/pilot.ts).
+ * The stored config as it is in effect for a UCI-option run that plays no curvature pilot (opened
+ * before the mode had one, or its games are not units of four): without `spsa.adaptive.pilot`.
  */
 export function optionRunConfig(config: Record<string, unknown>): Record<string, unknown> {
   const spsa = config.spsa as { adaptive?: Record<string, unknown> } | undefined;

@@ -19,6 +19,7 @@ import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
 import { optionRunConfig, publicConfig } from "./public-config.js";
+import { optionPilotLine } from "../status/render.js";
 import type { IterationSettings, PlayedWith } from "../types/config.js";
 
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
@@ -47,6 +48,8 @@ interface RunProgress {
   verifications: (VerificationResult & { limits_text: string })[];
   /** The latest kept games an engine fault decided (spsa export --faulted has their moves). */
   faultedGames: FaultedGameSummary[];
+  /** A UCI-option run's curvature pilot, as `spsa status` says it (its batches are not in the Elo chart); null without one. */
+  optionPilot: string | null;
   /** Where the next refresh starts (`?since=`): the last history point, θ after this many applied batches (UCI-option mode) or completed iterations. */
   cursor: number;
 }
@@ -83,7 +86,10 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
   return {
     ...progress,
     eloWindowGames: status.eloWindows?.windowGames ?? null,
-    config: status.perturbations ? optionRunConfig(publicConfig(run.config)) : publicConfig(run.config),
+    config:
+      status.perturbations && !status.optionPilot
+        ? optionRunConfig(publicConfig(run.config))
+        : publicConfig(run.config),
     settings: played ? shownSettings(played) : null,
     parameterIndex: index && { names: index.map((p) => p.name), steps: index.map((p) => p.steps) },
   };
@@ -135,7 +141,10 @@ async function readProgress(
     verificationResults(sql, run.name),
     latestFaultedGames(sql, run.id, FAULTED_GAMES_LISTED),
   ]);
-  const counters = COUNTER_KEYS.filter((column) => column.role !== "reference" || status.reference !== null);
+  // The reference engine's faults: reference mode's, and the θ₀ of a UCI-option run's curvature pilot.
+  const counters = COUNTER_KEYS.filter(
+    (column) => column.role !== "reference" || status.reference !== null || status.optionPilot !== null,
+  );
   return {
     status,
     elo:
@@ -159,6 +168,7 @@ async function readProgress(
     },
     verifications: verifications.map((v) => ({ ...v, limits_text: describeLimits(v.limits) })),
     faultedGames,
+    optionPilot: status.optionPilot && optionPilotLine(status.optionPilot),
     cursor: status.perturbations?.thetaApplied ?? status.iteration.completed,
   };
 }

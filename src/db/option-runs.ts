@@ -33,18 +33,20 @@ export interface OptionRunRow {
   gamesPerIteration: number;
   /** The master's signature of `parameters` for the run (src/signing/options-signature.ts); null in older rows until their master resumes. */
   parametersSignature: string | null;
+  /** Games of the curvature pilot at the run's start (src/master/option-pilot.ts); 0 or absent: none. */
+  pilotGames?: number;
 }
 
 const OPTION_RUN_COLUMNS = (sql: Sql) => sql`
   run_id as "runId", iteration_id as "iterationId", engine_path as "enginePath", engine_sha256 as "engineSha256",
   parameters, parameter_names as names, theta_every as "thetaEvery", gains, games_per_iteration as "gamesPerIteration",
-  parameters_signature as "parametersSignature"`;
+  parameters_signature as "parametersSignature", pilot_games as "pilotGames"`;
 
 export async function insertOptionRun(sql: Sql, row: OptionRunRow): Promise<void> {
   await sql`
-    insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, parameter_names, theta_every, gains, games_per_iteration, parameters_signature)
+    insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, parameter_names, theta_every, gains, games_per_iteration, parameters_signature, pilot_games)
     values (${row.runId}, ${row.iterationId}, ${row.enginePath}, ${row.engineSha256}, ${sql.json(JSON.parse(JSON.stringify(row.parameters)))},
-      ${sql.array(row.names)}::text[], ${row.thetaEvery}, ${sql.json(JSON.parse(JSON.stringify(row.gains)))}, ${row.gamesPerIteration}, ${row.parametersSignature})`;
+      ${sql.array(row.names)}::text[], ${row.thetaEvery}, ${sql.json(JSON.parse(JSON.stringify(row.gains)))}, ${row.gamesPerIteration}, ${row.parametersSignature}, ${row.pilotGames ?? 0})`;
 }
 
 /** Signs an older run's parameters when its master resumes it (rows made before signatures have none). */
@@ -124,6 +126,8 @@ export interface NewPerturbation {
   signs: string;
   plus: Values;
   minus: Values;
+  /** A curvature pilot's batch: θ₀, which plus and minus each play against. */
+  reference?: Values;
 }
 
 /**
@@ -133,9 +137,9 @@ export interface NewPerturbation {
  */
 export async function insertPerturbation(tx: Sql, names: readonly string[], p: NewPerturbation): Promise<void> {
   await tx`
-    insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters)
+    insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters, reference_parameters)
     values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${p.drawnFrom}, ${p.signs}::varbit,
-      ${tx.json(thetaArray(names, p.plus))}, ${tx.json(thetaArray(names, p.minus))})`;
+      ${tx.json(thetaArray(names, p.plus))}, ${tx.json(thetaArray(names, p.minus))}, ${p.reference ? tx.json(thetaArray(names, p.reference)) : null})`;
 }
 
 /** Drawn values as stored: an array in the run's order (or, in rows drawn before migration 0022's version, an object by name). */
@@ -183,21 +187,24 @@ export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList):
       signature: string | null;
       plus: StoredValues;
       minus: StoredValues;
+      reference: StoredValues | null;
     }[]
   >`
     select case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameters end as parameters,
       case when o.parameters_signature = ${known?.signature ?? null}::text then null else o.parameter_names end as names,
-      o.parameters_signature as signature, p.plus_parameters as plus, p.minus_parameters as minus
+      o.parameters_signature as signature, p.plus_parameters as plus, p.minus_parameters as minus, p.reference_parameters as reference
     from spsa_perturbation p join spsa_option_run o on o.run_id = p.run_id where p.batch_id = ${batchId}`;
   if (!row) return undefined;
   const names = row.names ?? known?.names;
   if (!names) throw new Error(`batch ${batchId}: its run's parameter names were left out as known, and they are not`);
+  const reference = row.reference === null ? {} : { reference: valuesByName(names, row.reference) };
   return {
     parameters: row.parameters,
     names,
     signature: row.signature,
     plus: valuesByName(names, row.plus),
     minus: valuesByName(names, row.minus),
+    ...reference,
   };
 }
 
@@ -215,6 +222,8 @@ export interface UnfoldedBatch {
   plus: Values | null;
   minus: Values | null;
   applied: boolean;
+  /** A batch of the curvature pilot (θ± against θ₀): counted, never applied to θ (src/master/option-pilot.ts measures it). */
+  pilot: boolean;
   plusWins: number;
   minusWins: number;
   draws: number;
@@ -250,7 +259,7 @@ export async function unfoldedBatches(
     (Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]
   >`
     select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
-      p.applied_number is not null as applied, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
+      p.applied_number is not null as applied, p.reference_parameters is not null as pilot, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
     from spsa_batch b left join spsa_perturbation p on p.batch_id = b.id
     where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused)
     order by b.reported_at, b.id limit ${limit}`;
@@ -467,9 +476,16 @@ export async function readAppliedChain(
   range: { after?: number; through?: number } = {},
 ): Promise<AppliedChain> {
   const [head] = await sql<
-    (Omit<ChainRun, "seed"> & { seed: string; initial: Values; thetaEvery: number; applied: number })[]
+    (Omit<ChainRun, "seed" | "pilotFactor"> & {
+      seed: string;
+      pilotFactor: number | null;
+      initial: Values;
+      thetaEvery: number;
+      applied: number;
+    })[]
   >`
     select o.parameters, o.parameter_names as names, o.gains, o.games_per_iteration as "gamesPerIteration", o.theta_every as "thetaEvery", r.seed,
+      (o.pilot->>'factor')::float8 as "pilotFactor",
       r.initial_parameters as initial, (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied
     from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${runId}`;
   if (!head) throw new Error(`run ${runId} is not a UCI-option run`);
@@ -479,6 +495,7 @@ export async function readAppliedChain(
     gains: head.gains,
     gamesPerIteration: head.gamesPerIteration,
     seed: head.seed,
+    ...(head.pilotFactor !== null && { pilotFactor: head.pilotFactor }),
   };
   const through = Math.min(range.through ?? head.applied, head.applied);
   // A stored θ at or before `after` (θ₀ at 0); earlier while a batch to replay was drawn before it.

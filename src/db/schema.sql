@@ -195,11 +195,7 @@ CREATE TABLE public.spsa_iteration (
   reference_delay_losses integer DEFAULT 0 NOT NULL,
   theta_after jsonb,
   CONSTRAINT spsa_iteration_claims CHECK (((games_claimed <= target_games) AND (games_played <= games_claimed))),
-  CONSTRAINT spsa_iteration_one_kind CHECK (
-CASE
-    WHEN (reference_engine_sha256 IS NULL) THEN (((ref_plus_wins + ref_plus_draws) + ref_plus_losses) = 0)
-    ELSE (((plus_wins + minus_wins) + draws) = 0)
-END),
+  CONSTRAINT spsa_iteration_one_kind CHECK (((reference_engine_sha256 IS NULL) OR (((plus_wins + minus_wins) + draws) = 0))),
   CONSTRAINT spsa_iteration_pkey PRIMARY KEY (id),
   CONSTRAINT spsa_iteration_reference_sides CHECK ((((ref_plus_wins + ref_plus_draws) + ref_plus_losses) = ((ref_minus_wins + ref_minus_draws) + ref_minus_losses))),
   CONSTRAINT spsa_iteration_results CHECK ((((((((((plus_wins + minus_wins) + draws) + ref_plus_wins) + ref_plus_draws) + ref_plus_losses) + ref_minus_wins) + ref_minus_draws) + ref_minus_losses) = games_played)),
@@ -224,6 +220,8 @@ CREATE TABLE public.spsa_option_run (
   parameter_names text[] NOT NULL,
   theta_every integer DEFAULT 1 NOT NULL,
   theta_applied integer DEFAULT 0 NOT NULL,
+  pilot_games integer DEFAULT 0 NOT NULL,
+  pilot jsonb,
   CONSTRAINT spsa_option_run_iteration_id_spsa_iteration_id_fk FOREIGN KEY (iteration_id) REFERENCES spsa_iteration(id),
   CONSTRAINT spsa_option_run_iteration_id_unique UNIQUE (iteration_id),
   CONSTRAINT spsa_option_run_pkey PRIMARY KEY (run_id),
@@ -255,10 +253,12 @@ CREATE TABLE public.spsa_perturbation (
   theta_after double precision[],
   drawn_from integer,
   step_scale double precision,
+  reference_parameters jsonb,
   CONSTRAINT spsa_perturbation_batch_id_spsa_batch_id_fk FOREIGN KEY (batch_id) REFERENCES spsa_batch(id),
   CONSTRAINT spsa_perturbation_pkey PRIMARY KEY (batch_id),
   CONSTRAINT spsa_perturbation_run_id_spsa_run_id_fk FOREIGN KEY (run_id) REFERENCES spsa_run(id)
 );
+CREATE INDEX spsa_perturbation_pilot ON public.spsa_perturbation USING btree (run_id) WHERE (reference_parameters IS NOT NULL);
 CREATE UNIQUE INDEX spsa_perturbation_run_applied ON public.spsa_perturbation USING btree (run_id, applied_number);
 CREATE UNIQUE INDEX spsa_perturbation_run_number ON public.spsa_perturbation USING btree (run_id, batch_number);
 CREATE INDEX spsa_perturbation_values ON public.spsa_perturbation USING btree (run_id) WHERE (plus_parameters IS NOT NULL);
@@ -1014,7 +1014,10 @@ BEGIN
     RAISE EXCEPTION 'batch %: % replays and % pairs out of replays in % games', p_batch, p_replays, p_replay_limit_pairs, v_played
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  SELECT i.reference_engine_sha256 IS NOT NULL INTO v_reference FROM spsa_iteration i WHERE i.id = v_batch.iteration_id;
+  -- Against a reference: a reference-mode iteration's batch, or a batch of a UCI-option run's curvature pilot.
+  SELECT i.reference_engine_sha256 IS NOT NULL
+      OR EXISTS (SELECT 1 FROM spsa_perturbation p WHERE p.batch_id = p_batch AND p.reference_parameters IS NOT NULL)
+    INTO v_reference FROM spsa_iteration i WHERE i.id = v_batch.iteration_id;
   IF v_reference <> (p_reference IS NOT NULL) THEN
     RAISE EXCEPTION 'batch %: its iteration plays %, the report is of %', p_batch,
       CASE WHEN v_reference THEN 'θ+ and θ− against a reference engine' ELSE 'plus against minus' END,

@@ -188,9 +188,12 @@ export const spsaIteration = pgTable(
       "spsa_iteration_reference_sides",
       sql`${t.refPlusWins} + ${t.refPlusDraws} + ${t.refPlusLosses} = ${t.refMinusWins} + ${t.refMinusDraws} + ${t.refMinusLosses}`,
     ),
+    // A reference-mode iteration plays no plus-vs-minus game. Games against a reference in another
+    // iteration are a UCI-option run's curvature pilot (spsa_report_batch takes them only for a batch
+    // whose draw names θ₀); a build-mode iteration gets none.
     check(
       "spsa_iteration_one_kind",
-      sql`case when ${t.referenceEngineSha256} is null then ${t.refPlusWins} + ${t.refPlusDraws} + ${t.refPlusLosses} = 0 else ${t.plusWins} + ${t.minusWins} + ${t.draws} = 0 end`,
+      sql`${t.referenceEngineSha256} is null or ${t.plusWins} + ${t.minusWins} + ${t.draws} = 0`,
     ),
   ],
 );
@@ -505,6 +508,14 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
    * a worker sets no option the master did not sign. Null in rows of older versions until their master resumes.
    */
   parametersSignature: text("parameters_signature"),
+  /**
+   * Games of the curvature pilot at the run's start (src/master/option-pilot.ts): its batches play
+   * θ+ and θ− each against θ₀ (spsa_perturbation.reference_parameters). 0: none (and in rows of
+   * runs opened before UCI-option mode had one).
+   */
+  pilotGames: integer("pilot_games").notNull().default(0),
+  /** The pilot's measure once its games are in (PilotMeasure and the games it is from: OptionPilotRecord); null before. */
+  pilot: jsonb("pilot"),
   createdAt: createdAt(),
 });
 
@@ -541,6 +552,8 @@ export const spsaPerturbation = pgTable(
     /** The values plus and minus play, by parameter name: kept until the batch is applied or expired (null then), except in rows drawn before migration 0020's version. */
     plusParameters: jsonb("plus_parameters"),
     minusParameters: jsonb("minus_parameters"),
+    /** A batch of the curvature pilot: θ₀, which plus and minus each play against (an array in the run's order); null for plus against minus. Kept. */
+    referenceParameters: jsonb("reference_parameters"),
     plusWins: integer("plus_wins"),
     minusWins: integer("minus_wins"),
     draws: integer("draws"),
@@ -563,6 +576,10 @@ export const spsaPerturbation = pgTable(
     index("spsa_perturbation_values")
       .on(t.runId)
       .where(sql`${t.plusParameters} is not null`),
+    // The curvature pilot's few batches.
+    index("spsa_perturbation_pilot")
+      .on(t.runId)
+      .where(sql`${t.referenceParameters} is not null`),
   ],
 );
 

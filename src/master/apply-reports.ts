@@ -15,6 +15,8 @@ import {
 import { holdSetAsideReports } from "../db/worker-decisions.js";
 import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../spsa/option-batches.js";
+import { pilotBatchScale } from "../spsa/option-pilot.js";
+import { pilotFactor } from "../db/option-pilot.js";
 import type { Values, ReportedBatch } from "../types/spsa.js";
 
 /** Batches folded per transaction: a long backlog moves θ in several short steps. */
@@ -23,7 +25,7 @@ const FOLD_LIMIT = 500;
 /** A reported batch whose draw has not moved θ yet. */
 type Unapplied = UnfoldedBatch & { ak: number; plus: Values; minus: Values };
 const unapplied = (b: UnfoldedBatch): b is Unapplied =>
-  b.status === "done" && !b.applied && b.ak !== null && b.plus !== null && b.minus !== null;
+  b.status === "done" && !b.applied && !b.pilot && b.ak !== null && b.plus !== null && b.minus !== null;
 
 /**
  * The UCI-option master's fold: moves θ by every reported batch not applied yet, in the order
@@ -35,8 +37,10 @@ const unapplied = (b: UnfoldedBatch): b is Unapplied =>
  * and a replay of applyBatch over the recorded rows gives the same chain; a fold killed midway
  * rolls back whole and the next one redoes it. Each transaction reads what its batches need
  * (them, θ once, and the adaptive window once), never the whole run; a poll with nothing
- * reported reads no θ. Reports of workers under suspicion or rejected are set aside first, never
- * applied (docs/bad-workers.md). Returns the reports applied.
+ * reported reads no θ. The curvature pilot's batches are counted, not applied, and its factor
+ * raises the scales of the others (src/master/option-pilot.ts). Reports of workers under
+ * suspicion or rejected are set aside first, never applied (docs/bad-workers.md). Returns the
+ * reports applied.
  */
 export async function applyReports(
   sql: postgres.Sql,
@@ -67,13 +71,19 @@ export async function applyReports(
         const recent: ReportedBatch[] = adaptive
           ? await lastReportedBatches(tx, runId, before, Math.max(...toApply.map((b) => windowOf(b.games))))
           : [];
+        // Raised by the curvature pilot's factor once it is measured (src/master/option-pilot.ts).
+        const factor = adaptive && (run.pilotGames ?? 0) > 0 ? await pilotFactor(tx, runId) : undefined;
         let theta: Values = start;
         for (const [i, report] of toApply.entries()) {
           const counts = { plusWins: report.plusWins, minusWins: report.minusWins, draws: report.draws };
-          const scale = batchStepFactor(
-            recent.slice(Math.max(0, recent.length - windowOf(report.games))),
+          const scale = pilotBatchScale(
+            batchStepFactor(
+              recent.slice(Math.max(0, recent.length - windowOf(report.games))),
+              run.gains,
+              run.gamesPerIteration,
+            ),
             run.gains,
-            run.gamesPerIteration,
+            factor,
           );
           const result = applyBatch(paramsAt(run, theta), report, counts, run.gains, run.gamesPerIteration, scale);
           // Every parameter's new value: θ whole, without copying the old one.

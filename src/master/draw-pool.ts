@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { lockOpenIteration } from "../db/iteration-lock.js";
 import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/option-runs.js";
+import { pilotDrawState } from "../db/option-pilot.js";
 import { currentTheta, type HeldTheta } from "./held-theta.js";
 import { activeGameSlots } from "../db/workers.js";
 import { drawBatch, paramsAt, signBits } from "../spsa/option-batches.js";
@@ -24,7 +25,8 @@ export function poolSize(slots: number, batchGames: number): number {
  * Tops the pool up: new open batches of `batchGames` (fewer for the last of the run's games),
  * each with its draw from the run's θ of now (θ after the batches applied so far, recorded as
  * its drawn_from) at its place in the gain schedule, until the pool
- * is full or every game of the run is given out. A batch that expired or was refused is not
+ * is full or every game of the run is given out (while the curvature pilot is on, every game of
+ * the pilot: src/master/option-pilot.ts). A batch that expired or was refused is not
  * reopened (its draw stays with it, unapplied); its games are given out again here. Under the
  * carrier iteration's fold lock, so one master's polls never draw twice. Returns the batches drawn.
  */
@@ -41,13 +43,18 @@ export async function topUpDraws(
     const { open, allocated } = await drawPoolState(tx, run.iterationId);
     const wanted = poolSize(slots, batchGames) - open;
     if (wanted <= 0 || allocated >= targetGames) return 0;
+    // The curvature pilot's games first, and alone: nothing else is drawn until its measure is stored (src/master/option-pilot.ts).
+    const pilot = (run.pilotGames ?? 0) > 0 ? await pilotDrawState(tx, run.runId) : undefined;
+    const piloting = pilot !== undefined && !pilot.measured;
+    const until = piloting ? Math.min(targetGames, allocated + (run.pilotGames ?? 0) - pilot.allocated) : targetGames;
+    if (allocated >= until) return 0;
     // θ only when drawing, and the held one while it is current: a large run's θ is the biggest read of a poll.
     const { theta, applied } = await currentTheta(tx, run, held);
     const params = paramsAt(run, theta);
     let before = allocated;
     let count = 0;
-    for (; count < wanted && before < targetGames; count++) {
-      const games = Math.min(batchGames, targetGames - before);
+    for (; count < wanted && before < until; count++) {
+      const games = Math.min(batchGames, until - before);
       const batchId = await insertOpenBatch(tx, run.iterationId, games, before);
       // The batch row's id numbers the draw: unique in the run, so its signs are its own.
       const draw = drawBatch(params, run.gains, {
@@ -68,6 +75,8 @@ export async function topUpDraws(
         signs: signBits(run.names, draw.signs),
         plus: draw.plus,
         minus: draw.minus,
+        // A pilot's batch plays θ+ and θ− each against θ₀, the θ of now (no batch moves θ before the pilot is measured).
+        ...(piloting && { reference: theta }),
       });
       before += games;
     }

@@ -40,6 +40,8 @@ import {
 import { formatOptionProgress } from "./progress.js";
 import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import { OptionReview } from "./worker-review.js";
+import { measureOptionPilot, optionPilotGames } from "./option-pilot.js";
+import { describePilot, pilotSkipped } from "./pilot.js";
 
 /**
  * params.toml follows θ at most this often while the run goes on: every 10 s, every 10 s per
@@ -104,12 +106,25 @@ async function tune(
     `${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
       `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`,
   );
+  announcePilot(config, optionRun, log);
   syncParamsFile(paramsFile, (await runTheta(db.sql, run.id)).theta, log);
   const review = await OptionReview.start({ db, runId: run.id, names: optionRun.names, log }, optionRun);
   const final = await watch(master, optionRun, review);
   // A complete run keeps no engine.
   await sweepRun(master, true);
   return { runName: run.name, iterations: config.spsa.maxIterations, initial, final };
+}
+
+/** What the run's curvature pilot does, or why a configured one does not run (a run opened before the mode had one: nothing). */
+function announcePilot(config: TuningConfig, optionRun: OptionRunRow, log: (line: string) => void): void {
+  if ((optionRun.pilotGames ?? 0) > 0)
+    log(
+      `curvature pilot: θ+ and θ− of the run's first ${optionRun.pilotGames} games each play θ₀ (the binary with θ₀'s options); nothing else is drawn until they are in`,
+    );
+  else if (optionPilotGames(config) === 0) {
+    const skipped = pilotSkipped(config);
+    if (skipped) log(skipped);
+  }
 }
 
 /** The binary (built once from the crate if none is named), stored by hash; the carrier iteration and the option settings in one transaction. */
@@ -135,6 +150,7 @@ async function openOptionRun(
     gains: spsaMathConfig(config.spsa, gamesPerIteration),
     gamesPerIteration,
     parametersSignature: signOptions(options.signingKey.signMessage, run.uid, parameters),
+    pilotGames: optionPilotGames(config),
   });
   return db.retrying(() =>
     options.hold.transaction(async (tx) => {
@@ -243,6 +259,9 @@ async function watch(
         await applyReports(sql, optionRun, held);
         // What the reports say about each worker (docs/bad-workers.md): a suspect's next reports are set aside.
         await review.afterApply();
+        // The curvature pilot measured once its games are in: the draws below go on past it.
+        const pilot = await measureOptionPilot(sql, optionRun);
+        if (pilot) log(`run "${run.name}": ${describePilot(pilot)}`);
         const carrier = await carrierProgress(sql, optionRun.iterationId);
         // New draws from the θ just moved, for the batches the workers claim next.
         await topUpDraws(

@@ -1,6 +1,6 @@
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import { readReferenceIterations } from "../db/iterations.js";
-import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
+import { describeCurvature, pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { buildStartEngine } from "./reference.js";
 import type { TuningConfig } from "../types/config.js";
 import { isReferenceResult, type PilotIteration, type PilotMeasure, type Values } from "../types/spsa.js";
@@ -71,8 +71,5 @@ export async function pilotScaled(
 
 /** The pilot's result in words, for the master's log. */
 export function describePilot(pilot: PilotMeasure): string {
-  const curvature = pilot.saturated
-    ? "beyond what its games measure"
-    : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`;
-  return `curvature pilot: total curvature ${curvature}; steps × ${pilot.factor.toFixed(2)} from here on`;
+  return `curvature pilot: ${describeCurvature(pilot)}; steps × ${pilot.factor.toFixed(2)} from here on`;
 }

@@ -109,6 +109,15 @@ export function optionParamsOf(
 }
 
 /** The plus and minus engines' `setoption` values of a batch's draw. */
-export function drawOptions(draw: OptionDraw): { plus: Record<string, number>; minus: Record<string, number> } {
-  return { plus: engineOptions(draw.parameters, draw.plus), minus: engineOptions(draw.parameters, draw.minus) };
+export function drawOptions(draw: OptionDraw): {
+  plus: Record<string, number>;
+  minus: Record<string, number>;
+  reference?: Record<string, number>;
+} {
+  const reference = draw.reference && { reference: engineOptions(draw.parameters, draw.reference) };
+  return {
+    plus: engineOptions(draw.parameters, draw.plus),
+    minus: engineOptions(draw.parameters, draw.minus),
+    ...reference,
+  };
 }

@@ -82,9 +82,11 @@ export function verifiedDraw(keys: readonly KeyObject[], runUid: string, draw: O
       keys.length === 0,
     );
   }
+  // A pilot's batch names θ₀ too (the reference plus and minus each play): checked as they are.
   for (const [side, values] of [
     ["plus", draw.plus],
     ["minus", draw.minus],
+    ...(draw.reference ? [["reference", draw.reference] as const] : []),
   ] as const) {
     const bad = withinBounds(draw.parameters, values);
     if (bad !== undefined)

@@ -4,6 +4,7 @@ import { stepScales } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { applyBatch, batchStepFactor, batchWindow, drawBatch } from "../spsa/option-batches.js";
 import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
+import { pilotBatchScale, pilotIterationsOf, type PilotBatch } from "../spsa/option-pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
 import { referenceOutcome } from "./reference-mode.js";
@@ -130,7 +131,10 @@ export function masterTuner(
  * UCI-option mode's asynchronous tuner, with the workers' own code (src/spsa/option-batches.ts):
  * every batch of `batchGames` draws its perturbation from the θ of its claim, and its result
  * moves the θ of its report. `inFlight` batches are out at once, so each result lands on a θ
- * that the `inFlight − 1` batches claimed before it have already moved (1: no staleness).
+ * that the `inFlight − 1` batches claimed before it have already moved (1: no staleness). With
+ * adaptive gains the curvature pilot runs as the master runs it (src/master/option-pilot.ts): the
+ * first pilot iterations' worth of games are batches of θ+ and θ− each against θ₀, which move θ no
+ * step; nothing else is drawn until they are all in, and their factor raises every later scale.
  */
 export function asyncTuner(
   name: string,
@@ -150,11 +154,19 @@ export function asyncTuner(
       let drawnGames = 0;
       let appliedGames = 0;
       const reported: ReportedBatch[] = [];
+      const adaptive = cfg.adaptive;
+      const pilotGames =
+        adaptive && adaptive.mode !== "off" && gamesPerIteration % 4 === 0 && batchGames % 4 === 0
+          ? (adaptive.pilot ?? 0) * gamesPerIteration
+          : 0;
+      const steps = Object.fromEntries(params.map((p) => [p.name, p.step]));
+      const pilot: PilotBatch[] = [];
+      let factor: number | undefined;
       const applyOldest = () => {
         const batch = out.shift();
         if (!batch) return;
         const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
-        const scale = batchStepFactor(recent, cfg, gamesPerIteration);
+        const scale = pilotBatchScale(batchStepFactor(recent, cfg, gamesPerIteration), cfg, factor);
         const { newValues } = applyBatch(
           params,
           { ...batch.drawn, games: batch.games },
@@ -168,7 +180,24 @@ export function asyncTuner(
         appliedGames += batch.games;
         record(trace, problem.model, appliedGames, params);
       };
-      for (let batchNumber = 1; drawnGames < budget; batchNumber++) {
+      let batchNumber = 1;
+      for (; drawnGames < Math.min(pilotGames, budget); batchNumber++) {
+        const games = Math.min(batchGames, pilotGames - drawnGames);
+        const drawn = drawBatch(params, cfg, { seed, batchNumber, gamesBefore: drawnGames, gamesPerIteration });
+        pilot.push({
+          games,
+          outcome: referenceOutcome({ kind: "start" }, problem, drawn.plus, drawn.minus, games, gameRng),
+          spreadSquared: spreadSquared(steps, drawn.plus, drawn.minus),
+        });
+        drawnGames += games;
+      }
+      if (pilot.length > 0) {
+        factor = pilotMeasure(pilotIterationsOf(pilot, gamesPerIteration)).factor;
+        // The pilot's games count against the budget; θ is where it started.
+        appliedGames = drawnGames;
+        record(trace, problem.model, appliedGames, params);
+      }
+      for (; drawnGames < budget; batchNumber++) {
         const games = Math.min(batchGames, budget - drawnGames);
         const drawn = drawBatch(params, cfg, { seed, batchNumber, gamesBefore: drawnGames, gamesPerIteration });
         out.push({

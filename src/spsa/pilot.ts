@@ -46,6 +46,11 @@ export function spreadSquared(steps: Readonly<Record<string, number>>, plus: Val
   return squares.length === 0 ? 0 : squares.reduce((sum, x) => sum + x, 0) / squares.length;
 }
 
+/** "total curvature 3.12 ± 4.10 Elo per step²" (± two errors), or that it is beyond what the games measure. */
+export function describeCurvature(pilot: PilotMeasure): string {
+  return `total curvature ${pilot.saturated ? "beyond what its games measure" : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`}`;
+}
+
 /**
  * T from the pilot iterations: each gives −(E₊ + E₋) / (2·d̄²) with the variance of its two
  * measured Elo, pooled by inverse variance. The factor uses T's upper 2-error bound, so a noisy

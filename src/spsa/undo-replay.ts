@@ -1,5 +1,6 @@
 import { update } from "./math.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "./option-batches.js";
+import { pilotBatchScale } from "./option-pilot.js";
 import { replayAppliedChain } from "./option-chain.js";
 import { previousMove } from "./trajectory.js";
 import type { IterationSettings } from "../types/config.js";
@@ -90,8 +91,8 @@ export function replayIterations(start: Values, iterations: readonly RecordedIte
  * UCI-option mode: the applied chain (from θ₀, src/spsa/option-chain.ts) replayed as it stands,
  * and at the same time without the batches `removed` says: every other batch with the values it
  * played and its result, in the same order, each with the adaptive scale of the batches before
- * it in the new chain (as src/master/apply-reports.ts applies them). The batches before the first
- * one taken out keep their places and θ.
+ * it in the new chain, raised by the curvature pilot's factor (as src/master/apply-reports.ts
+ * applies them). The batches before the first one taken out keep their places and θ.
  */
 export function replayChainWithout(
   run: ChainRun,
@@ -119,7 +120,11 @@ export function replayChainWithout(
     const window = recent.slice(
       Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)),
     );
-    const scale = batchStepFactor(window, run.gains, run.gamesPerIteration);
+    const scale = pilotBatchScale(
+      batchStepFactor(window, run.gains, run.gamesPerIteration),
+      run.gains,
+      run.pilotFactor,
+    );
     result.theta = applyBatch(
       paramsAt(run, result.theta),
       { ak: batch.ak, ...played, games: batch.games },

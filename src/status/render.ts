@@ -6,6 +6,8 @@ import { plural } from "../core/plural.js";
 import { eloWithError } from "../stats/elo.js";
 import type { ParameterStatus, RunStatus } from "./snapshot.js";
 import type { WinDrawLoss } from "../types/engines.js";
+import type { IterationResult } from "../types/spsa.js";
+import { describeCurvature } from "../spsa/pilot.js";
 import { printable } from "../core/printable.js";
 
 /** `spsa status` as text for one terminal screen. */
@@ -36,6 +38,7 @@ export function renderStatus(status: RunStatus): string {
   if (status.waiting) lines.push(`waiting: ${status.waiting}`);
   if (status.eloWindows) {
     lines.push(windowsLine(status.eloWindows));
+    if (status.optionPilot) lines.push(optionPilotLine(status.optionPilot));
   } else {
     const elos = status.recent
       .filter((it) => it.elo !== null && !it.pilot)
@@ -255,6 +258,20 @@ function scores(iterations: RunStatus["recent"]): string {
 function pilotLine(pilot: RunStatus["pilot"]): string {
   const elos = pilot.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
   return `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ${scores(pilot)}${elos.length > 0 ? `; Elo of θ+ over θ− ${elos.join("  ")}` : ""}`;
+}
+
+/**
+ * "curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): 64/64 games, 43.8% / 62.5%; total
+ * curvature 3.12 ± 4.10 Elo per step², steps × 4.00": a UCI-option run's pilot batches, pooled.
+ */
+export function optionPilotLine(pilot: NonNullable<RunStatus["optionPilot"]>): string {
+  const score = (side: IterationResult) => {
+    const games = side.plusWins + side.draws + side.minusWins;
+    return games === 0 ? "–" : `${(((side.plusWins + side.draws / 2) / games) * 100).toFixed(1)}%`;
+  };
+  const { measure } = pilot;
+  const measured = measure === null ? "" : `; ${describeCurvature(measure)}, steps × ${measure.factor.toFixed(2)}`;
+  return `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ${pilot.played}/${pilot.pilotGames} games, ${score(pilot.outcome.plus)} / ${score(pilot.outcome.minus)}${measured}`;
 }
 
 /** Games a busy machine cost, apart from the engines' own faults: its remedy is more CPU per game, not an engine fix. */

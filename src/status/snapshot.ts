@@ -1,3 +1,4 @@
+import { optionPilotProgress, type OptionPilotProgress } from "../db/option-pilot.js";
 import type postgres from "postgres";
 import { readPlayedWith } from "../db/iterations.js";
 import {
@@ -114,6 +115,11 @@ export interface RunStatus {
    * `recent` says whether it is one: `pilot`); empty without one.
    */
   pilot: IterationStatus[];
+  /**
+   * A UCI-option run's curvature pilot (src/master/option-pilot.ts): its batches' games of θ+ and
+   * θ− against θ₀ so far and, once they are all in, its measure; null without one.
+   */
+  optionPilot: OptionPilotProgress | null;
   /** The run's workers, each with its games in this run, its evidence against the pool and a verdict (docs/bad-workers.md), the latest to report first; stale ones are in `staleWorkers`. */
   workers: RunWorker[];
   /** The workers that reported nothing for STALE_MINUTES before the run's latest report, in one line; null: none. */
@@ -199,6 +205,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     master,
     runWorkers,
     pilot,
+    optionPilot,
   ] = await Promise.all([
     runTotals(sql, run.id, rateMinutes),
     recentIterations(sql, run.id, options.recentCount ?? 8),
@@ -213,6 +220,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     readRunWorkers(sql, run.id, rateMinutes),
     // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
     run.reference === null ? pilotIterations(sql, run.id, configuredPilots(run)) : [],
+    optionPilotProgress(sql, run.id),
   ]);
   const settings = played?.settings ?? null;
   const iterationStatus = (it: IterationSummary): IterationStatus => ({
@@ -289,6 +297,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     binariesRefused: totals.binariesRefused,
     recent: recent.map(iterationStatus),
     pilot: pilot.map(iterationStatus),
+    optionPilot: optionPilot ?? null,
     workers: runWorkers.workers,
     staleWorkers: runWorkers.stale,
     workerReview: { reviewedAt: runWorkers.reviewedAt, strata: runWorkers.strata, suspects: runWorkers.suspects },

@@ -143,6 +143,13 @@ export interface PilotMeasure {
   factor: number;
 }
 
+/** A UCI-option run's curvature pilot as stored once its games are in (spsa_option_run.pilot): the measure, and the games and results it is from. */
+export interface OptionPilotRecord extends PilotMeasure {
+  games: number;
+  /** θ+'s and θ−'s results against θ₀, over all the pilot's batches. */
+  outcome: ReferenceResult;
+}
+
 /** θ at the start of iterations 1, 2, … (entry k − 1 is iteration k's base θ). */
 export type Trajectory = readonly Values[];
 
@@ -179,6 +186,8 @@ export interface OptionDraw {
   signature: string | null;
   plus: Values;
   minus: Values;
+  /** A batch of the curvature pilot: θ₀, which plus and minus each play against (src/master/option-pilot.ts). */
+  reference?: Values;
 }
 
 /** A run's parameter list: the settings by name, and the run's order of the names (a draw's signs and a stored θ follow it). */
@@ -192,6 +201,8 @@ export interface ChainRun extends OptionList {
   gains: SpsaMathConfig;
   gamesPerIteration: number;
   seed: string;
+  /** The curvature pilot's factor on the adaptive scales (OptionPilotRecord), once measured. */
+  pilotFactor?: number;
 }
 
 /** One applied batch of a UCI-option run as stored (src/db/option-runs.ts readAppliedChain). */

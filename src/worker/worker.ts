@@ -28,7 +28,7 @@ import { delayRemedy, engineFaults } from "../play/faults.js";
 import { plural } from "../core/plural.js";
 import { runOpenings, type Opening } from "../play/book.js";
 import { seededRng, uniform, type Rng } from "../core/rng.js";
-import { ENGINE_ROLES, type PlusMinus } from "../types/engines.js";
+import { ENGINE_ROLES, type EngineRole, type PlusMinus } from "../types/engines.js";
 import type { SearchLimits } from "../types/play.js";
 import { BatchTally } from "./batch-tally.js";
 import { knownLists, withOptionList, type PlayableBatch } from "./option-draw.js";
@@ -490,35 +490,22 @@ interface Pairing {
 
 /**
  * The game pairs of one unit, all on one opening at one time per move: plus against minus, or
- * in reference mode (four games) θ+ against the reference and θ− against the reference.
+ * in reference mode (four games) θ+ against the reference and θ− against the reference; in a
+ * UCI-option run's curvature pilot the reference is the run's binary with θ₀'s options.
  */
 function pairingsOf(
   [plus, minus, reference]: string[],
-  engineOptions?: { plus: Record<string, number>; minus: Record<string, number> },
+  engineOptions?: { plus: Record<string, number>; minus: Record<string, number>; reference?: Record<string, number> },
 ): Pairing[] {
-  if (reference === undefined) {
-    const tuned = (role: PlusMinus, path: string): PairEngine => ({
-      role,
-      path,
-      ...(engineOptions && { options: engineOptions[role] }),
-    });
-    return [{ side: "plus", engines: [tuned("plus", plus!), tuned("minus", minus!)] }];
-  }
+  const engine = (role: EngineRole, path: string): PairEngine => {
+    const options = engineOptions?.[role];
+    return { role, path, ...(options && { options }) };
+  };
+  const against = reference ?? (engineOptions?.reference && plus);
+  if (against === undefined) return [{ side: "plus", engines: [engine("plus", plus!), engine("minus", minus!)] }];
   return [
-    {
-      side: "plus",
-      engines: [
-        { role: "plus", path: plus! },
-        { role: "reference", path: reference },
-      ],
-    },
-    {
-      side: "minus",
-      engines: [
-        { role: "minus", path: minus! },
-        { role: "reference", path: reference },
-      ],
-    },
+    { side: "plus", engines: [engine("plus", plus!), engine("reference", against)] },
+    { side: "minus", engines: [engine("minus", minus!), engine("reference", against)] },
   ];
 }
 

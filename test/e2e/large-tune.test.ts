@@ -21,12 +21,14 @@ const GAMES = 64;
 const BATCH = 4;
 
 describe(`a UCI-option run of ${COUNT} parameters, end to end`, () => {
+  // No curvature pilot: every game is in the applied chain whose rows this test sizes (test/master/options-pilot.test.ts has the pilot).
   const fixture = useRunFixture({
     mode: "options",
     iterations: GAMES / 16,
     games: 16,
     batchSize: BATCH,
     moveLimit: "nodes = 300",
+    spsaLines: "adapt_pilot = 0",
   });
   beforeAll(async () => {
     const engine = await buildExtraOptionsEngine(join(TEST_HOME, "extra-options-engines"), EXTRA);

@@ -29,10 +29,11 @@ async function runWithWorkerUrl(fixture: RunFixture, runName: string): Promise<s
  */
 describe("a worker with only its worker URL", () => {
   const build = useRunFixture({ iterations: 1, games: 4, batchSize: 2 });
+  // Two iterations of one unit of four games: the first is the curvature pilot's (θ± against θ₀'s options).
   const options = useRunFixture({
-    iterations: 1,
+    iterations: 2,
     games: 4,
-    batchSize: 2,
+    batchSize: 4,
     timelow: 0.005,
     timehigh: 0.015,
     mode: "options",
@@ -49,11 +50,14 @@ describe("a worker with only its worker URL", () => {
     expect(batches).toEqual([{ worker_name: `${machine}-w`, role: `spsa_worker_${machine}` }]);
   }, 300_000);
 
-  it("plays and reports UCI-option batches, each moving θ once within its bounds", async () => {
+  it("plays and reports UCI-option batches, the curvature pilot's too, each moving θ once within its bounds", async () => {
     const machine = await runWithWorkerUrl(options, "guarded-uci");
     expectExactCounts(await iterationsOf(options.sql, "guarded-uci"), expect);
     const perturbations = await perturbationsOf(options.sql, "guarded-uci");
-    expect(perturbations.filter((p) => p.status === "done").reduce((n, p) => n + p.games, 0)).toBe(4);
+    expect(perturbations.filter((p) => p.status === "done").reduce((n, p) => n + p.games, 0)).toBe(8);
+    expect(
+      perturbations.filter((p) => p.status === "done" && p.reference_parameters !== null).map((p) => p.games),
+    ).toEqual([4]);
     expect(new Set(perturbations.map((p) => p.worker_name))).toEqual(new Set([`${machine}-w`]));
     await expectConsistentRun(options.sql, "guarded-uci", "s");
   }, 300_000);

@@ -55,8 +55,14 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
     expect(written).toEqual(final);
     expect(final).not.toEqual({ LMR_BASE: 0.75, LMR_MIN_DEPTH: 3, KNIGHT_VALUE_MG: 320, ALPHA_PRUNE_MARGINS_1: 260 });
 
-    // spsa status counts batches, not the carrier iteration, and charts θ after each one.
-    const reported = perturbations.filter((p) => p.status === "done");
+    // spsa status counts batches, not the carrier iteration, and charts θ after each one; the
+    // curvature pilot's batches (θ± against θ₀: 8 games) are counted in the games and apart.
+    const reported = perturbations.filter((p) => p.status === "done" && p.reference_parameters === null);
+    expect(
+      perturbations
+        .filter((p) => p.status === "done" && p.reference_parameters !== null)
+        .reduce((n, p) => n + p.games, 0),
+    ).toBe(8);
     const status = await spsa(["status", "--name", "uci", "--json"], { env, cwd: setup.dir });
     expect(status.exitCode, status.all).toBe(0);
     const json = JSON.parse(status.stdout) as RunStatus;
@@ -73,9 +79,12 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
     );
     // Windows of 8 games (4 pairs) are too few for an error bar.
     expect(text.stdout).toMatch(/Elo per 8 games \(plus vs minus, 95 %\): batches \d+–\d+ [+-]\d+\.\d {2}batches /);
+    expect(text.stdout).toMatch(
+      /curvature pilot \(θ\+ \/ θ− each against θ₀, not in the Elo above\): 8\/8 games, \d+\.\d% \/ \d+\.\d%; total curvature .+, steps × \d\.\d\d\n/,
+    );
 
     // A replayed report is a duplicate: no game counted twice, θ not moved twice.
-    const done = perturbations.find((p) => p.status === "done");
+    const done = reported[0];
     if (!done) throw new Error("no reported batch");
     const replay = {
       batchId: done.batch_id,

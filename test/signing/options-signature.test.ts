@@ -61,4 +61,21 @@ describe("a UCI-option run's parameter list, signed like binaries", () => {
       expect(() => verifiedDraw([master.publicKey], UID, draw({ plus }))).toThrow(UntrustedOptionsError);
     }
   });
+
+  it("checks a curvature pilot's θ₀ as it checks plus and minus, and sends it as the reference's options", () => {
+    const reference = { LMR_BASE: 0.75, KNIGHT_VALUE_MG: 320 };
+    expect(drawOptions(verifiedDraw([master.publicKey], UID, draw({ reference }))).reference).toEqual({
+      LMR_BASE_X100: 75,
+      KNIGHT_VALUE_MG: 320,
+    });
+    for (const bad of [
+      { LMR_BASE: 0.75, KNIGHT_VALUE_MG: 1e6 },
+      { LMR_BASE: Number.POSITIVE_INFINITY, KNIGHT_VALUE_MG: 320 },
+      { LMR_BASE: 0.75 } as Record<string, number>,
+    ]) {
+      expect(() => verifiedDraw([master.publicKey], UID, draw({ reference: bad }))).toThrow(
+        /refused the reference values of a UCI-option batch/,
+      );
+    }
+  });
 });

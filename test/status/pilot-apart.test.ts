@@ -7,6 +7,7 @@ import { renderStatus } from "../../src/status/render.js";
 import { readRunStatus } from "../../src/status/snapshot.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { writeSyntheticRun } from "../support/synthetic-run.js";
+import { writeSyntheticOptionRun } from "../support/synthetic-option-run.js";
 
 describe("the curvature pilot on spsa status and the dashboard", () => {
   const database = useMigratedDatabase(2);
@@ -51,5 +52,70 @@ describe("the curvature pilot on spsa status and the dashboard", () => {
     const detail = await readRunDetail(sql, run);
     expect(detail.elo.map((point) => point.first)).toEqual([2, 3, 4, 5, 6]);
     expect(detail.status.pilot).toHaveLength(1);
+  });
+
+  it("shows a UCI-option run's pilot batches pooled, apart from the Elo of its batches, and its measure once stored", async () => {
+    const { sql } = database;
+    const config = loadConfig("config.toml");
+    const { runId, iterationId } = await writeSyntheticOptionRun(sql, {
+      name: "piloted-options",
+      config,
+      params: loadParams("params.toml"),
+      workerName: "w",
+      wins: [1, 3],
+      startedAt: new Date(Date.now() - 60_000),
+      batchSeconds: 5,
+      slots: 1,
+    });
+    await sql`update spsa_option_run set pilot_games = 16 where run_id = ${runId}`;
+    // Two pilot batches of 8 as the master draws them (θ₀ recorded with the draw) and workers report them: θ+ 4.5/8, θ− 2/8 against θ₀ in all.
+    const theta0 =
+      (
+        await sql<
+          { t: number[] }[]
+        >`select array_agg(0) as t from spsa_option_run o, unnest(o.parameter_names) where run_id = ${runId}`
+      )[0]?.t ?? [];
+    for (const [i, [pw, pd, pl, mw, md, ml]] of [
+      [2, 2, 0, 1, 1, 2],
+      [1, 1, 2, 0, 1, 3],
+    ].entries()) {
+      const [batch] = await sql<{ id: number }[]>`
+        insert into spsa_batch (iteration_id, games, games_before, status, worker_name, claimed_at, lease_expires_at, reported_at, plus_wins, minus_wins, draws, pairs,
+          ref_plus_wins, ref_plus_draws, ref_plus_losses, ref_minus_wins, ref_minus_draws, ref_minus_losses)
+        values (${iterationId}, 8, ${8 * i}, 'done', 'w', now(), now(), now(), 0, 0, 0, '[0, 0, 4, 0, 0]', ${pw!}, ${pd!}, ${pl!}, ${mw!}, ${md!}, ${ml!}) returning id::int`;
+      await sql`insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, reference_parameters, worker_name)
+        values (${batch!.id}, ${runId}, ${batch!.id}, 8, 1, 1, 1, 0, '0'::varbit, ${sql.json(theta0)}, 'w')`;
+    }
+    const run = (await findRun(sql, "piloted-options"))!;
+    const live = await readRunStatus(sql, run, { samples: 4 });
+    expect(live.optionPilot).toEqual({
+      pilotGames: 16,
+      played: 16,
+      outcome: { plus: { plusWins: 3, draws: 3, minusWins: 2 }, minus: { plusWins: 1, draws: 2, minusWins: 5 } },
+      measure: null,
+    });
+    // Not among the applied batches, nor in their Elo.
+    expect(live.perturbations?.applied).toBe(2);
+    const lines = renderStatus(live).split("\n");
+    expect(lines, lines.join("\n")).toContain(
+      "curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): 16/16 games, 56.3% / 25.0%",
+    );
+
+    const measure = {
+      curvature: 3.125,
+      error: 2.5,
+      saturated: false,
+      factor: 4,
+      games: 16,
+      outcome: live.optionPilot?.outcome,
+    };
+    await sql`update spsa_option_run set pilot = ${sql.json(JSON.parse(JSON.stringify(measure)))} where run_id = ${runId}`;
+    const detail = await readRunDetail(sql, run);
+    expect(detail.status.optionPilot?.measure).toEqual(measure);
+    expect(detail.optionPilot).toBe(
+      "curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): 16/16 games, 56.3% / 25.0%; total curvature 3.13 ± 5.00 Elo per step², steps × 4.00",
+    );
+    // The run plays its pilot: the dashboard's configuration keeps adapt_pilot.
+    expect(detail.config.spsa).toMatchObject({ adaptive: { pilot: 1 } });
   });
 });

@@ -67,7 +67,11 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
       const outcome = await reportBatch(sql, {
         batchId: batch.batchId,
         workerName: options.name,
-        ...lie(batch.games, plusWins, batch.referenceEngineSha256 !== null),
+        ...lie(
+          batch.games,
+          plusWins,
+          batch.referenceEngineSha256 !== null || batch.optionDraw?.reference !== undefined,
+        ),
       });
       if (outcome === "accepted") reported++;
       options.log(

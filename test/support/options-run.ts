@@ -5,6 +5,11 @@ import { perturb } from "../../src/spsa/math.js";
 import { createRng } from "../../src/core/rng.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt, signBits } from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
+import { pilotIterationsOf } from "../../src/spsa/option-pilot.js";
+import { pilotMeasure, spreadSquared } from "../../src/spsa/pilot.js";
+import type { OptionRunRow } from "../../src/db/option-runs.js";
+import type { OptionPilotRecord } from "../../src/types/spsa.js";
+import type { SideSums } from "../../src/db/option-pilot.js";
 
 /** A UCI-option run of the sample engine in tests: its params, its config section, and the check of its θ chain. */
 
@@ -69,12 +74,15 @@ export interface PerturbationCheck {
   worker_name: string;
   /** 1, 2, … in the order the master applied the reports to θ (null: not applied). */
   report_order: number | null;
+  /** θ₀ of a curvature pilot's batch (in the run's order), else null. */
+  reference_parameters: number[] | null;
 }
 
 export async function perturbationsOf(sql: postgres.Sql, runName: string): Promise<PerturbationCheck[]> {
   return sql<PerturbationCheck[]>`
     select p.batch_id::int as batch_id, p.batch_number, b.status, p.games, b.games_before, p.k, p.c_k, p.a_k, p.drawn_from, p.signs, p.step_scale,
-      p.plus_parameters, p.minus_parameters, p.plus_wins, p.minus_wins, p.draws, p.theta_after, p.worker_name, p.applied_number as report_order
+      p.plus_parameters, p.minus_parameters, p.plus_wins, p.minus_wins, p.draws, p.theta_after, p.worker_name, p.applied_number as report_order,
+      p.reference_parameters
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id join spsa_run r on r.id = p.run_id
     where r.name = ${runName} order by p.batch_number`;
 }
@@ -100,8 +108,9 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
     minusWins: row.minus_wins ?? 0,
     draws: row.draws ?? 0,
   });
+  const factor = await expectPilot(sql, run.id, optionRun, rows);
   const inReportOrder = rows
-    .filter((r) => r.status === "done")
+    .filter((r) => r.status === "done" && r.reference_parameters === null)
     .sort((x, y) => (x.report_order ?? 0) - (y.report_order ?? 0));
   expect(inReportOrder.map((r) => r.report_order)).toEqual(inReportOrder.map((_, i) => i + 1));
   for (const row of rows) {
@@ -125,12 +134,18 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
     expect([row.c_k, row.a_k]).toEqual([drawn.ck, drawn.ak]);
     const before = inReportOrder.slice(0, i).map(countsOf);
     const window = batchWindow(optionRun.gains, optionRun.gamesPerIteration, row.games);
-    const scale = batchStepFactor(
+    const adaptive = batchStepFactor(
       before.slice(Math.max(0, before.length - window)),
       optionRun.gains,
       optionRun.gamesPerIteration,
     );
-    expect(row.step_scale, `step scale of batch ${row.batch_number}`).toBe(scale ?? 1);
+    const floor = optionRun.gains.adaptive?.floor ?? 1;
+    // Raised by the pilot's factor: floor + (factor − floor)·ρ.
+    const scale =
+      adaptive === undefined || factor === undefined || factor === 1
+        ? adaptive
+        : floor + (factor - floor) * ((adaptive - floor) / (1 - floor));
+    expect(row.step_scale, `step scale of batch ${row.batch_number}`).toBeCloseTo(scale ?? 1, 12);
     const played = { ak: row.a_k, plus: drawn.plus, minus: drawn.minus, games: row.games };
     const theta = thetas[i]!;
     const after = {
@@ -159,4 +174,70 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
   const chain = await readAppliedChain(sql, run.id);
   expect(replayAppliedChain(chain.run, chain.start, chain.batches)).toEqual(final);
   return final;
+}
+
+/**
+ * The run's curvature pilot as stored: its batches (those with θ₀ as their reference) were drawn
+ * first, from θ₀, none applied to θ; the reported ones not set aside hold exactly the pilot's games
+ * (none lost, none counted twice), each side half of them; no other batch was drawn before they
+ * were in; and the stored measure is the one their results and spreads give. Returns its factor
+ * (undefined: the run has no pilot).
+ */
+async function expectPilot(
+  sql: postgres.Sql,
+  runId: number,
+  optionRun: OptionRunRow,
+  rows: readonly PerturbationCheck[],
+): Promise<number | undefined> {
+  const pilotGames = optionRun.pilotGames ?? 0;
+  const pilotRows = rows.filter((r) => r.reference_parameters !== null);
+  const [stored] = await sql<{ pilot: OptionPilotRecord | null; initial: Theta }[]>`
+    select o.pilot, r.initial_parameters as initial from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${runId}`;
+  if (pilotGames === 0) {
+    expect(pilotRows).toEqual([]);
+    expect(stored?.pilot).toBeNull();
+    return undefined;
+  }
+  const theta0 = optionRun.names.map((name) => stored?.initial[name]);
+  for (const row of pilotRows) {
+    expect(row.reference_parameters, `θ₀ of pilot batch ${row.batch_number}`).toEqual(theta0);
+    expect([row.drawn_from, row.report_order], `pilot batch ${row.batch_number}: drawn from θ₀, not applied`).toEqual([
+      0,
+      null,
+    ]);
+    expect(row.games_before).toBeLessThan(pilotGames);
+  }
+  const counted = await sql<(SideSums & { games: number; plus: number[]; minus: number[] })[]>`
+    select b.games, b.ref_plus_wins as pw, b.ref_plus_draws as pd, b.ref_plus_losses as pl, b.ref_minus_wins as mw, b.ref_minus_draws as md,
+      b.ref_minus_losses as ml, p.plus_parameters as plus, p.minus_parameters as minus
+    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
+    where p.run_id = ${runId} and p.reference_parameters is not null and b.status = 'done' and b.held_at is null and b.undo_id is null order by b.id`;
+  const played = counted.reduce((n, b) => n + b.games, 0);
+  for (const b of counted) expect([b.pw + b.pd + b.pl, b.mw + b.md + b.ml]).toEqual([b.games / 2, b.games / 2]);
+  const lastPilot = Math.max(...pilotRows.map((r) => r.batch_id));
+  for (const row of rows.filter((r) => r.reference_parameters === null)) {
+    expect(row.batch_id, `batch ${row.batch_number} drawn after the pilot`).toBeGreaterThan(lastPilot);
+    expect(row.games_before).toBeGreaterThanOrEqual(pilotGames);
+  }
+  const steps = Object.fromEntries(optionRun.names.map((name) => [name, optionRun.parameters[name]?.step ?? 1]));
+  const byName = (values: number[]) =>
+    Object.fromEntries(optionRun.names.map((name, i) => [name, values[i] ?? Number.NaN]));
+  const batches = counted.map((b) => ({
+    games: b.games,
+    outcome: {
+      plus: { plusWins: b.pw, minusWins: b.pl, draws: b.pd },
+      minus: { plusWins: b.mw, minusWins: b.ml, draws: b.md },
+    },
+    spreadSquared: spreadSquared(steps, byName(b.plus), byName(b.minus)),
+  }));
+  const measure = pilotMeasure(pilotIterationsOf(batches, optionRun.gamesPerIteration));
+  // Stored once the pilot is in (a run killed before that has none yet, and no batch after it).
+  if (stored?.pilot === null) {
+    expect(played).toBeLessThanOrEqual(pilotGames);
+    expect(rows.filter((r) => r.reference_parameters === null)).toEqual([]);
+    return undefined;
+  }
+  expect(played, "the pilot's games, each once").toBe(pilotGames);
+  expect(stored?.pilot).toMatchObject({ ...measure, games: pilotGames });
+  return measure.factor;
 }

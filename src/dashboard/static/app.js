@@ -364,6 +364,7 @@ function runBody(detail) {
             )
             .join("; ")}`,
         ),
+    detail.optionPilot === null ? null : h("p", { id: "pilot" }, detail.optionPilot),
     ...latest,
     h("h2", {}, `Games per minute, per ${duration(detail.gamesRate.bucketSeconds)} since the run's start`),
     detail.gamesRate.points.every((p) => p.games === 0)

@@ -6,7 +6,7 @@
 // scheme with batches of 8, 16 or 64 games and 1 to 16 batches in flight (their results land
 // on a θ the batches claimed before them have moved). Same gains (config.toml's c_end, r_end).
 // Prints a markdown table: mean Elo left over the family, cells ending worse than they started.
-//   node bench/simulate-async.mjs [--seeds 4] [--draw-rate 0.4]
+//   node bench/simulate-async.mjs [--seeds 4] [--draw-rate 0.4] [--variants 8:4,64:4] [--budgets 5000,20000]
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { defaultFamily, familyLine, runFamily } from "../dist/simulate/family.js";
@@ -18,12 +18,13 @@ const { values } = parseArgs({
     seeds: { type: "string", default: "4" },
     "draw-rate": { type: "string", default: "0.4" },
     variants: { type: "string", default: "8:1,8:4,8:16,16:4,64:4" },
+    budgets: { type: "string", default: "5000,20000,60000" },
   },
 });
 const seeds = Number(values.seeds);
 const drawRate = Number(values["draw-rate"]);
 const perIteration = 64;
-const budgets = [5000, 20000, 60000];
+const budgets = values.budgets.split(",").map(Number);
 const cells = defaultFamily();
 const gainsFor = (n) =>
   spsaMathConfig(

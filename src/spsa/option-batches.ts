@@ -82,12 +82,12 @@ export function applyBatch(
 
 /**
  * The adaptive gains of a batch about to be applied, from the batches reported before it
- * (oldest first; see batchWindow). The batches are pooled into groups of an iteration's games
- * (the last group may be smaller) and each group counts as one iteration, its Elo from the
- * pooled counts: a batch of a few games often ends at the clamped score, whose Elo the noise
- * formula would underrate, and the pooled Elo keeps the ratio of signal to noise. The factor
- * is the same for every parameter (src/spsa/adaptive.ts); undefined when the run has no
- * adaptive gains.
+ * (oldest first; see batchWindow). Each batch counts as the share of an iteration its games
+ * are (signalShare): pooling the counts of batches drawn with different signs would add
+ * signals of opposite signs and read them as noise, an 8-game batch's iteration then
+ * measuring an eighth of the signal an iteration of build mode measures. The factor is the
+ * same for every parameter (src/spsa/adaptive.ts); undefined when the run has no adaptive
+ * gains.
  */
 export function batchStepFactor(
   reported: readonly ReportedBatch[],
@@ -95,23 +95,10 @@ export function batchStepFactor(
   gamesPerIteration: number,
 ): number | undefined {
   if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
-  const groups: IterationResult[] = [];
-  let open: IterationResult | undefined;
-  for (const b of reported) {
-    open ??= { plusWins: 0, minusWins: 0, draws: 0 };
-    open.plusWins += b.plusWins;
-    open.minusWins += b.minusWins;
-    open.draws += b.draws;
-    if (open.plusWins + open.minusWins + open.draws >= gamesPerIteration) {
-      groups.push(open);
-      open = undefined;
-    }
-  }
-  if (open) groups.push(open);
-  const measured = groups
+  const measured = reported
     .filter((r) => r.plusWins + r.minusWins + r.draws > 0)
     .map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
-  return stepFactor(measured, { ...gains.adaptive, window: measured.length });
+  return stepFactor(measured, { ...gains.adaptive, window: measured.length }, gamesPerIteration);
 }
 
 /** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size, as in build mode. */

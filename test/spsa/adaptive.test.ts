@@ -36,6 +36,33 @@ describe("the run's signal share ρ", () => {
     expect(signalShare([...signal, voided])).toBe(signalShare(signal));
     expect(signalShare([voided])).toBe(0);
   });
+
+  it("counts an iteration of fewer games as its share of one: its noise scaled to an iteration's games", () => {
+    const batch = (plusWins: number, minusWins: number): MeasuredIteration => {
+      const counts = result(plusWins, minusWins, 8 - plusWins - minusWins);
+      return { elo: measuredElo(counts).elo, result: counts };
+    };
+    const signal = [iteration(50, 8), iteration(8, 50), iteration(52, 6)];
+    // Whole iterations: the same ρ with or without the iteration's size.
+    expect(signalShare(signal, 64)).toBe(signalShare(signal));
+    // 64 batches of 8 at 7–1 and 1–7: as shares of 64-game iterations, the signal a whole
+    // iteration would see stands further above its noise than it does in 8 games.
+    const batches = Array.from({ length: 64 }, (_, i) => (i % 2 === 0 ? batch(7, 1) : batch(1, 7)));
+    expect(signalShare(batches, 64)).toBeGreaterThan(0.7);
+    expect(signalShare(batches, 64)).toBeGreaterThan(signalShare(batches) + 0.1);
+    // Noise stays noise at any size.
+    const noise = [
+      batch(4, 4),
+      batch(5, 3),
+      batch(3, 5),
+      batch(4, 3),
+      batch(3, 4),
+      batch(5, 4),
+      batch(4, 5),
+      batch(4, 4),
+    ];
+    expect(signalShare(noise, 64)).toBe(0);
+  });
 });
 
 describe("step scales", () => {

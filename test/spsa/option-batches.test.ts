@@ -106,17 +106,29 @@ describe("adaptive gains in UCI-option mode", () => {
     expect(batchStepFactor([batch(12, 2)], { ...gains, adaptive: { ...adaptive, mode: "off" } }, 64)).toBeUndefined();
   });
 
-  it("are the build mode's scales over the reported batches pooled into iterations' worth of games", () => {
-    // Batches of 16 games, iterations of 32: three groups, the last of one batch.
-    const reported = [batch(12, 2), batch(13, 1), batch(2, 12), batch(1, 13), batch(11, 3)];
+  it("count each batch as its share of an iteration: whole iterations give the build mode's scales", () => {
+    const whole = (plusWins: number, minusWins: number) => ({ plusWins, minusWins, draws: 32 - plusWins - minusWins });
+    const iterations = [whole(25, 3), whole(3, 25), whole(11, 9)];
+    const measured = iterations.map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
+    const atIterations = batchStepFactor(iterations, { ...gains, adaptive }, 32);
+    expect(stepScales(measured, ["X"], { ...adaptive, window: 3 })).toEqual({ X: atIterations });
+  });
+
+  it("read batches whose signals have opposite signs as signal, which pooled counts would cancel", () => {
+    // Batches of 16 games, iterations of 32: each pair of batches pooled would score about even.
+    const reported = [batch(12, 2), batch(2, 12), batch(13, 1), batch(1, 13), batch(11, 3)];
+    const scale = batchStepFactor(reported, { ...gains, adaptive }, 32);
+    expect(scale).toBeGreaterThan(0.7);
     const pooled = [
-      { plusWins: 25, minusWins: 3, draws: 4 },
-      { plusWins: 3, minusWins: 25, draws: 4 },
+      { plusWins: 14, minusWins: 14, draws: 4 },
+      { plusWins: 14, minusWins: 14, draws: 4 },
       { plusWins: 11, minusWins: 3, draws: 2 },
     ].map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
-    const scale = batchStepFactor(reported, { ...gains, adaptive }, 32);
-    expect(stepScales(pooled, ["X", "F"], { ...adaptive, window: 3 })).toEqual({ X: scale, F: scale });
-    expect(scale).toBeGreaterThan(adaptive.floor);
+    expect(stepScales(pooled, ["X"], { ...adaptive, window: 3 }).X).toBe(adaptive.floor);
+    // Batches at the noise's size read as noise: the floor.
+    expect(batchStepFactor([batch(8, 6), batch(6, 8), batch(7, 7), batch(8, 7)], { ...gains, adaptive }, 32)).toBe(
+      adaptive.floor,
+    );
     // A batch whose games were all voided adds nothing.
     expect(batchStepFactor([...reported, { plusWins: 0, minusWins: 0, draws: 0 }], { ...gains, adaptive }, 32)).toBe(
       scale,

@@ -14,11 +14,13 @@
 // Every row is also appended to DIR/results.jsonl as it is measured.
 //   nice -n 10 node bench/real-engine-elo.mjs [--steps 6] [--subset N] [--seed elo-1]
 //     [--budgets 5000,20000] [--games 64] [--nodes 1000] [--gap-games 4000] [--match-games 4000]
-//     [--h2h-games 4000] [--gap ELO,ERROR] [--tuners ours,plain] [--tune-book BOOK] [-c 2]
+//     [--h2h-games 4000] [--gap ELO,ERROR] [--tuners ours,plain] [--tune-book BOOK] [--versus NAME=PATH] [-c 2]
 // --tuners ours: tune with the defaults only (no head-to-heads).
 // --tune-book BOOK: the book the tunes play (default: the default book); the matches always play
 // the default book. This script replaced bench/side-by-side.mjs (git show 4ebb2e4:bench/side-by-side.mjs
 // for the runs measured with it).
+// --versus NAME=PATH: an engine built before (a tuned engine of an earlier run, say plain-20000
+// from DIR/engines/tuned-20000/minus/) that ours at the first budget also plays (--h2h-games).
 // --gap: the gap as an earlier run of the same detune measured it (node-limited games are
 // deterministic: the same seed replays the same match), instead of playing it again.
 // Without DATABASE_URL the script starts its own embedded Postgres in its temp folder.
@@ -49,6 +51,7 @@ const { values: opts } = parseArgs({
     gap: { type: "string" },
     "tune-book": { type: "string" },
     tuners: { type: "string", default: "ours,plain" },
+    versus: { type: "string" },
     concurrency: { type: "string", short: "c", default: "2" },
   },
 });
@@ -241,6 +244,12 @@ for (const budget of budgets) await tune(budget);
 // 3. Ours at the smallest budget against plain at the largest.
 if (budgets.length > 1 && tuners.length === 2)
   match(`ours-${budgets[0]}`, `plain-${budgets.at(-1)}`, opts["h2h-games"]);
+
+if (opts.versus !== undefined) {
+  const [name, path] = opts.versus.split("=");
+  engines[name] = path;
+  match(`ours-${budgets[0]}`, name, opts["h2h-games"]);
+}
 
 // 4. The table.
 console.log(`\ndetune: ${detune}; ${opts.nodes} nodes per move; ${opts.games} games per iteration\n`);

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { joinFragments, type RowOf } from "./columns.js";
+import { joinFragments, type Fragment, type RowOf } from "./columns.js";
 import { addCounters, counterValues, sumBatchCounters } from "./fault-columns.js";
 import { countRunWorkers } from "./run-workers.js";
 import { storeFaultedGames, type FaultedGame } from "./faulted-games.js";
@@ -244,13 +244,14 @@ export async function tellWatchers(sql: postgres.Sql, iterationId: number): Prom
  * The fold itself, inside the transaction holding the iteration's lock: marks the batches
  * folded and adds their sums, in one statement. `batches`: these ids (each must be a done or
  * refused batch not folded yet, or the transaction fails), or every such batch of the
- * iteration that has no UCI-option draw. Its cost is that of the batches it adds and of
+ * iteration that has no UCI-option draw; none that `skip` matches (b is the batch). Its cost is that of the batches it adds and of
  * those in flight, however long the iteration. True if the counters moved.
  */
 export async function foldBatches(
   tx: postgres.TransactionSql,
   iterationId: number,
   batches: readonly number[] | "undrawn",
+  skip?: Fragment,
 ): Promise<boolean> {
   const which =
     batches === "undrawn"
@@ -260,6 +261,7 @@ export async function foldBatches(
     with folded as (
       update spsa_batch b set folded = true
       where b.iteration_id = ${iterationId} and not b.folded and (b.status = 'done' or b.refused) and ${which}
+        and not ${skip ?? tx`false`}
       returning ${FOLDED_COLUMNS(tx)}
     ), counted as (${countRunWorkers(tx, iterationId, 1)}), s as (${batchSums(tx)}), flight as (
       select coalesce(sum(games), 0)::int as games from spsa_batch where iteration_id = ${iterationId} and status = 'claimed'

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { Fragment } from "./columns.js";
 import { lockOpenIteration } from "./iteration-lock.js";
 import type {
   AppliedBatch,
@@ -254,6 +255,7 @@ export async function unfoldedBatches(
   tx: postgres.TransactionSql,
   run: { iterationId: number; names: readonly string[] },
   limit: number,
+  skip: Fragment,
 ): Promise<UnfoldedBatch[]> {
   const batches = await tx<
     (Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]
@@ -261,7 +263,7 @@ export async function unfoldedBatches(
     select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
       p.applied_number is not null as applied, p.reference_parameters is not null as pilot, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
     from spsa_batch b left join spsa_perturbation p on p.batch_id = b.id
-    where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused)
+    where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused) and not ${skip}
     order by b.reported_at, b.id limit ${limit}`;
   const byName = (stored: StoredValues | null) => (stored === null ? null : valuesByName(run.names, stored));
   return batches.map((b) => ({ ...b, plus: byName(b.plus), minus: byName(b.minus) }));

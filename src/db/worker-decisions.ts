@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import { foldBatches, setAsideBatches, tellWatchers } from "./batches.js";
+import type { Fragment } from "./columns.js";
 import { lockOpenIteration } from "./iteration-lock.js";
 import { WORKER_GROUP } from "../postgres/worker-role.js";
 import type { Sql } from "../postgres/sql.js";
@@ -61,6 +62,16 @@ export async function setAsideWorkers(sql: Sql, runId: number): Promise<SetAside
   return setAsideQuery(sql, runId);
 }
 
+/**
+ * The condition (on spsa_batch b) that a report is a set-aside worker's. A fold skips such
+ * reports in the statement that picks its batches: a report that lands after the hold's
+ * statement (the same transaction, read committed) is then left for the next fold to hold,
+ * rather than counted or applied.
+ */
+export function fromSetAsideWorker(sql: Sql, runId: number): Fragment {
+  return sql`(b.status = 'done' and b.worker_name in (select name from (${setAsideQuery(sql, runId)}) aside))`;
+}
+
 function setAsideQuery(sql: Sql, runId: number) {
   return sql<SetAsideWorker[]>`
     with latest as (
@@ -117,7 +128,7 @@ export async function foldHoldingSetAside(sql: postgres.Sql, runId: number, iter
   const moved = await sql.begin(async (tx) => {
     if (!(await lockOpenIteration(tx, iterationId))) return false;
     await holdSetAsideReports(tx, runId, iterationId, true);
-    return foldBatches(tx, iterationId, "undrawn");
+    return foldBatches(tx, iterationId, "undrawn", fromSetAsideWorker(tx, runId));
   });
   if (moved) await tellWatchers(sql, iterationId);
   return moved;

@@ -12,7 +12,7 @@ import {
   type OptionRunRow,
   type UnfoldedBatch,
 } from "../db/option-runs.js";
-import { holdSetAsideReports } from "../db/worker-decisions.js";
+import { fromSetAsideWorker, holdSetAsideReports } from "../db/worker-decisions.js";
 import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";
 import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../spsa/option-batches.js";
 import { pilotBatchScale } from "../spsa/option-pilot.js";
@@ -58,9 +58,10 @@ export async function applyReports(
     const { applied, folded, moved, after } = await sql.begin(async (tx) => {
       const nothing = { applied: 0, folded: 0, moved: false, after: undefined };
       if (!(await lockOptionFold(tx, run))) return nothing;
-      // Under the locks: the reports of workers under suspicion are set aside first (src/db/worker-decisions.ts).
+      // Under the locks: the reports of workers under suspicion are set aside first (src/db/worker-decisions.ts),
+      // and one that lands after that statement is skipped, for the next fold to hold.
       await holdSetAsideReports(tx, runId, run.iterationId, false);
-      const batches = await unfoldedBatches(tx, run, FOLD_LIMIT);
+      const batches = await unfoldedBatches(tx, run, FOLD_LIMIT, fromSetAsideWorker(tx, runId));
       if (batches.length === 0) return nothing;
       const toApply = batches.filter(unapplied);
       let after: { applied: number; theta: Values; written: boolean } | undefined;

@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, foldBatches, reportBatch } from "../../src/db/batches.js";
 import { insertOptionRun } from "../../src/db/option-runs.js";
 import {
   foldHoldingSetAside,
+  fromSetAsideWorker,
   latestDecisions,
   recordDecision,
   setAsideWorkers,
@@ -115,6 +116,32 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     const [state] = await latestDecisions(sql, run.id);
     expect(state).toMatchObject({ workerName: "suspect", decision: "accepted", reason: "looked fine" });
     expect(state!.decidedBy).toMatch(/^alice@box \(database role .+\)$/);
+    await stop(sql, run.id);
+  });
+
+  it("a fold skips a suspect's report that its hold did not see (one that landed between the two statements)", async () => {
+    const sql = database.sql;
+    const { run, iteration } = await seedIteration(sql, { runName: "held-late", targetGames: 8, batchSize: 4 });
+    await registerTestWorker(sql, "late");
+    const batch = await claimBatch(sql, "late", 4);
+    expect(await report(sql, "late", batch!, sweep)).toBe("accepted");
+    await recordDecision(sql, {
+      runId: run.id,
+      workerName: "late",
+      decision: "suspect",
+      reason: "test",
+      who: "master (test)",
+    });
+    // The fold's own statement, as if the report had landed after the hold read the batches.
+    await sql.begin((tx) => foldBatches(tx, iteration.id, "undrawn", fromSetAsideWorker(tx, run.id)));
+    const [left] = await sql`select folded, held_at is not null as held from spsa_batch where id = ${batch!.batchId}`;
+    expect(left).toEqual({ folded: false, held: false });
+    expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(0);
+    // The next fold holds it.
+    await foldHoldingSetAside(sql, run.id, iteration.id);
+    const [held] = await sql`select folded, held_at is not null as held from spsa_batch where id = ${batch!.batchId}`;
+    expect(held).toEqual({ folded: true, held: true });
+    expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(0);
     await stop(sql, run.id);
   });
 

@@ -244,8 +244,9 @@ export async function tellWatchers(sql: postgres.Sql, iterationId: number): Prom
  * The fold itself, inside the transaction holding the iteration's lock: marks the batches
  * folded and adds their sums, in one statement. `batches`: these ids (each must be a done or
  * refused batch not folded yet, or the transaction fails), or every such batch of the
- * iteration that has no UCI-option draw; none that `skip` matches (b is the batch). Its cost is that of the batches it adds and of
- * those in flight, however long the iteration. True if the counters moved.
+ * iteration that has no UCI-option draw; none that `skip` matches (b is the batch). Its cost
+ * is that of the batches it adds and of those in flight, however long the iteration. True if
+ * the counters moved.
  */
 export async function foldBatches(
   tx: postgres.TransactionSql,

@@ -248,8 +248,8 @@ export async function lockOptionFold(
 
 /**
  * Under the fold's locks (lockOptionFold): up to `limit` batches not folded yet in the order they
- * are to be applied, the order they were reported. θ is read (drawnTheta) only when there is
- * something to apply.
+ * are to be applied, the order they were reported, but none that `skip` matches (b is the
+ * batch). θ is read (drawnTheta) only when there is something to apply.
  */
 export async function unfoldedBatches(
   tx: postgres.TransactionSql,

@@ -35,7 +35,15 @@ import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
 import { builtValue } from "../dist/spsa/math.js";
-import { benchProcesses, detunedValues, distinctGames, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
+import {
+  benchProcesses,
+  detunedValues,
+  distinctGames,
+  eloOf,
+  spawnSpsaWorker,
+  spsaSection,
+  writeRunConfig,
+} from "./tuning-kit.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -206,22 +214,12 @@ const tune = async (budget) => {
         );
       }),
   );
-  const worker = spawn(
-    "node",
-    [
-      join(root, "bin/compete.js"),
-      "--spsa",
-      "-c",
-      opts.concurrency,
-      "--config",
-      runs[0].configFile,
-      "--name",
-      `worker-${budget}`,
-      "--seed",
-      opts.seed,
-    ],
-    { stdio: "ignore" },
-  );
+  const worker = spawnSpsaWorker(root, {
+    concurrency: opts.concurrency,
+    configFile: runs[0].configFile,
+    name: `worker-${budget}`,
+    seed: opts.seed,
+  });
   children.push(worker);
   await Promise.all(masters);
   worker.kill("SIGTERM");

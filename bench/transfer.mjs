@@ -23,7 +23,7 @@ import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
 import { builtValue } from "../dist/spsa/math.js";
-import { detunedValues, distinctGames, eloOf, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
+import { detunedValues, distinctGames, eloOf, spawnSpsaWorker, spsaSection, writeRunConfig } from "./tuning-kit.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -106,22 +106,12 @@ const master = spawn(
   { stdio: ["ignore", openSync(masterLog, "w"), openSync(masterLog, "a")] },
 );
 children.push(master);
-const worker = spawn(
-  "node",
-  [
-    join(root, "bin/compete.js"),
-    "--spsa",
-    "-c",
-    opts.concurrency,
-    "--config",
-    configFile,
-    "--name",
-    "transfer-worker",
-    "--seed",
-    opts.seed,
-  ],
-  { stdio: "ignore" },
-);
+const worker = spawnSpsaWorker(root, {
+  concurrency: opts.concurrency,
+  configFile,
+  name: "transfer-worker",
+  seed: opts.seed,
+});
 children.push(worker);
 const code = await new Promise((resolve) => master.on("exit", resolve));
 worker.kill("SIGTERM");

@@ -1,7 +1,7 @@
 // What bench/tune-recovery.mjs, bench/real-engine-elo.mjs, bench/transfer.mjs and
 // bench/builds-side-by-side.mjs share: the seeded detune of minnow, the run's config file, the
 // bench's own database and children, reading a match's Elo and counting its distinct games.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRng } from "../dist/core/rng.js";
@@ -96,4 +96,13 @@ export function distinctGames(pgn) {
       .replace(/\s+/g, " "),
   );
   return new Set(games).size;
+}
+
+/** A `compete --spsa` worker for the bench's run, its output discarded; the caller stops it. */
+export function spawnSpsaWorker(root, { concurrency, configFile, name, seed }) {
+  return spawn(
+    "node",
+    [join(root, "bin/compete.js"), "--spsa", "-c", concurrency, "--config", configFile, "--name", name, "--seed", seed],
+    { stdio: "ignore" },
+  );
 }

@@ -2,7 +2,8 @@ import { createRng, type Rng } from "../core/rng.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { perturb, update } from "../spsa/math.js";
 import { stepScales } from "../spsa/adaptive.js";
-import { applyBatch, batchStepFactor, batchWindow, drawBatch, paramsAt } from "../spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, drawBatch, paramsAt, pooledByDraw } from "../spsa/option-batches.js";
+import { nextDraw, type SharedDraw } from "./shared-draws.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import type { EvidenceBatch } from "../types/evidence.js";
 import { replayChainWithout, replayIterations, type RecordedIteration } from "../spsa/undo-replay.js";
@@ -54,6 +55,8 @@ export interface FleetRun {
   gains: SpsaMathConfig;
   gamesPerIteration: number;
   batchGames: number;
+  /** UCI-option mode: the first half's draws shared by an iteration's worth of batches (src/simulate/shared-draws.ts). */
+  sharedDraws?: boolean;
   budget: number;
   workers: readonly SimWorker[];
   /** The master sets the batches of the workers it flags aside (false: it only flags). */
@@ -162,29 +165,40 @@ function optionFleet(run: FleetRun): FleetResult {
   const strata: PlayedBatch[][] = [];
   let open: PlayedBatch[] = [];
   let batchNumber = 0;
+  let shared: SharedDraw<ReturnType<typeof drawBatch>> | undefined;
   for (let drawn = 0; drawn < run.budget;) {
     const games = Math.min(run.batchGames, run.budget - drawn);
-    batchNumber++;
-    const draw = drawBatch(paramsAt(list, theta), cfg, {
-      seed: run.seed,
-      batchNumber,
-      gamesBefore: drawn,
-      gamesPerIteration: run.gamesPerIteration,
+    const size = run.sharedDraws && drawn < run.budget / 2 ? run.gamesPerIteration : games;
+    shared = nextDraw(shared, size, batchNumber + 1, () => {
+      batchNumber++;
+      return drawBatch(paramsAt(list, theta), cfg, {
+        seed: run.seed,
+        batchNumber,
+        gamesBefore: drawn,
+        gamesPerIteration: run.gamesPerIteration,
+      });
     });
+    const draw = shared.drawn;
     const batch = state.play(`b${batchNumber}`, games, draw.signs, draw.plus, draw.minus, drawn / run.budget);
+    shared.left -= games;
     // A held batch is not applied; the pool draws its games again.
     if (state.held(batch)) continue;
     drawn += games;
-    const window = applied
-      .slice(Math.max(0, applied.length - batchWindow(cfg, run.gamesPerIteration, games)))
-      .map((b) => b.result);
-    const scale = batchStepFactor(window, cfg, run.gamesPerIteration);
+    const window = applied.slice(Math.max(0, applied.length - batchWindow(cfg, run.gamesPerIteration, games)));
+    const scale = batchStepFactor(
+      pooledByDraw(
+        window.map((b) => b.result),
+        window.map((b) => b.batchNumber),
+      ),
+      cfg,
+      run.gamesPerIteration,
+    );
     const result = resultOf(batch);
     const step = applyBatch(paramsAt(list, theta), { ...draw, games }, result, cfg, run.gamesPerIteration, scale);
     theta = { ...theta, ...step.newValues };
     applied.push({
       appliedNumber: applied.length + 1,
-      batchNumber,
+      batchNumber: shared.number,
       workerName: batch.worker,
       games,
       gamesBefore: drawn - games,

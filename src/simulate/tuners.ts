@@ -2,7 +2,8 @@ import { gains, perturb, scoreToElo, update } from "../spsa/math.js";
 import { createRng } from "../core/rng.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
-import { applyBatch, batchStepFactor, batchWindow, drawBatch } from "../spsa/option-batches.js";
+import { nextDraw, type SharedDraw } from "./shared-draws.js";
+import { applyBatch, batchStepFactor, batchWindow, drawBatch, pooledByDraw } from "../spsa/option-batches.js";
 import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { pilotBatchScale, pilotIterationsOf, type PilotBatch } from "../spsa/option-pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
@@ -129,7 +130,8 @@ export function masterTuner(
 
 /**
  * UCI-option mode's asynchronous tuner, with the workers' own code (src/spsa/option-batches.ts):
- * every batch of `batchGames` draws its perturbation from the θ of its claim, and its result
+ * every batch (of the master's sizes, optionBatchGames; `fixedSize`: all of `batchGames`, as
+ * before the sizes were planned) draws its perturbation from the θ of its claim, and its result
  * moves the θ of its report. `inFlight` batches are out at once, so each result lands on a θ
  * that the `inFlight − 1` batches claimed before it have already moved (1: no staleness). With
  * adaptive gains the curvature pilot runs as the master runs it (src/master/option-pilot.ts): the
@@ -142,6 +144,7 @@ export function asyncTuner(
   gamesPerIteration: number,
   batchGames: number,
   inFlight: number,
+  sharedDraws = false,
 ): Tuner {
   return {
     name,
@@ -150,7 +153,9 @@ export function asyncTuner(
       const gameRng = createRng(`games:${seed}`);
       let params = problem.params;
       const trace = startTrace(problem);
-      const out: { drawn: DrawnBatch; games: number; result: ReturnType<typeof playGames> }[] = [];
+      const out: { drawn: DrawnBatch; games: number; draw: number; result: ReturnType<typeof playGames> }[] = [];
+      // The draw each reported batch played (its first batch's number).
+      const draws: number[] = [];
       let drawnGames = 0;
       let appliedGames = 0;
       const reported: ReportedBatch[] = [];
@@ -165,7 +170,8 @@ export function asyncTuner(
       const applyOldest = () => {
         const batch = out.shift();
         if (!batch) return;
-        const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
+        const from = Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games));
+        const recent = pooledByDraw(reported.slice(from), draws.slice(from));
         const scale = pilotBatchScale(batchStepFactor(recent, cfg, gamesPerIteration), cfg, factor);
         const { newValues } = applyBatch(
           params,
@@ -176,6 +182,7 @@ export function asyncTuner(
           scale,
         );
         reported.push(batch.result);
+        draws.push(batch.draw);
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         appliedGames += batch.games;
         record(trace, problem.model, appliedGames, params);
@@ -197,12 +204,18 @@ export function asyncTuner(
         appliedGames = drawnGames;
         record(trace, problem.model, appliedGames, params);
       }
+      let shared: SharedDraw<DrawnBatch> | undefined;
       for (; drawnGames < budget; batchNumber++) {
         const games = Math.min(batchGames, budget - drawnGames);
-        const drawn = drawBatch(params, cfg, { seed, batchNumber, gamesBefore: drawnGames, gamesPerIteration });
+        shared = nextDraw(shared, sharedDraws && drawnGames < budget / 2 ? gamesPerIteration : games, batchNumber, () =>
+          drawBatch(params, cfg, { seed, batchNumber, gamesBefore: drawnGames, gamesPerIteration }),
+        );
+        shared.left -= games;
+        const { drawn } = shared;
         out.push({
           drawn,
           games,
+          draw: shared.number,
           result: playGames(eloBetween(problem.model, drawn.plus, drawn.minus), games, problem.drawRate, gameRng),
         });
         drawnGames += games;

@@ -101,6 +101,26 @@ export function batchStepFactor(
   return stepFactor(measured, { ...gains.adaptive, window: measured.length }, gamesPerIteration);
 }
 
+/**
+ * Results of batches that played one draw (the same id in `ids`, one per result), summed in
+ * the order of their first batch: the adaptive scale reads a shared draw as one
+ * sample, as build mode reads an iteration (the simulator's shared draws, docs/uci-options.md).
+ */
+export function pooledByDraw(results: readonly ReportedBatch[], ids: readonly number[]): ReportedBatch[] {
+  const pooled = new Map<number, ReportedBatch>();
+  results.forEach((r, i) => {
+    const id = ids[i];
+    if (id === undefined) throw new RangeError(`result ${i} has no draw id`);
+    const p = pooled.get(id) ?? { plusWins: 0, minusWins: 0, draws: 0 };
+    pooled.set(id, {
+      plusWins: p.plusWins + r.plusWins,
+      minusWins: p.minusWins + r.minusWins,
+      draws: p.draws + r.draws,
+    });
+  });
+  return [...pooled.values()];
+}
+
 /** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size, as in build mode. */
 export function batchWindow(gains: SpsaMathConfig, gamesPerIteration: number, batchGames: number): number {
   return Math.max(1, Math.ceil(((gains.adaptive?.window ?? 1) * gamesPerIteration) / Math.max(1, batchGames)));

@@ -1,5 +1,5 @@
 import { update } from "./math.js";
-import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "./option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, paramsAt, pooledByDraw } from "./option-batches.js";
 import { pilotBatchScale } from "./option-pilot.js";
 import { replayAppliedChain } from "./option-chain.js";
 import { previousMove } from "./trajectory.js";
@@ -109,6 +109,7 @@ export function replayChainWithout(
     rewritten: [],
   };
   const recent: ReportedBatch[] = [...start.recent];
+  const recentIds: number[] = start.recent.map((_, i) => -1 - i);
   let place = start.applied;
   result.thetaBefore = replayAppliedChain(run, start, batches, (batch, _theta, played) => {
     if (removed(batch)) {
@@ -117,9 +118,8 @@ export function replayChainWithout(
       return;
     }
     place += 1;
-    const window = recent.slice(
-      Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)),
-    );
+    const from = Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games));
+    const window = pooledByDraw(recent.slice(from), recentIds.slice(from));
     const scale = pilotBatchScale(
       batchStepFactor(window, run.gains, run.gamesPerIteration),
       run.gains,
@@ -134,6 +134,7 @@ export function replayChainWithout(
       scale,
     ).newValues;
     recent.push(batch.result);
+    recentIds.push(batch.batchNumber);
     if (result.firstRemoved === null) return;
     const redrawable = batch.drawnFrom !== null && batch.drawnFrom < result.firstRemoved;
     result.rewritten.push({

@@ -54,4 +54,26 @@ describe("the simulator's asynchronous tuner", () => {
     expect(late.final).not.toEqual(inOrder.final);
     expect(late.eloLeft.at(-1)).toBeLessThan(late.eloLeft[0] ?? 0);
   });
+
+  it("with shared draws, plays each draw of the first half in an iteration's worth of batches, each applied as it comes", () => {
+    const trace = asyncTuner("shared", gainsFor, 64, 8, 1, true).run(problem, 800, "s");
+    const cfg = gainsFor(12);
+    const gameRng = createRng("games:s");
+    let params = problem.params;
+    let draws = 0;
+    let batch = drawBatch(params, cfg, { seed: "s", batchNumber: 1, gamesBefore: 0, gamesPerIteration: 64 });
+    for (let n = 1, drawn = 0; drawn < 800; n++, drawn += 8) {
+      // A new draw every 64 games up to half the budget (7 draws cover 448 games), then one per batch.
+      if (drawn >= 448 || drawn % 64 === 0) {
+        batch = drawBatch(params, cfg, { seed: "s", batchNumber: n, gamesBefore: drawn, gamesPerIteration: 64 });
+        draws++;
+      }
+      const result = playGames(eloBetween(problem.model, batch.plus, batch.minus), 8, problem.drawRate, gameRng);
+      const { newValues } = applyBatch(params, { ...batch, games: 8 }, result, cfg, 64);
+      params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
+    }
+    expect(draws).toBe(7 + (800 - 448) / 8);
+    expect(trace.final).toEqual(Object.fromEntries(params.map((p) => [p.name, p.value])));
+    expect(trace.final).not.toEqual(asyncTuner("own", gainsFor, 64, 8, 1).run(problem, 800, "s").final);
+  });
 });

@@ -4,7 +4,14 @@ import { cellProblem } from "../../src/simulate/family.js";
 import { runFleet, type Behaviour, type FleetRun } from "../../src/simulate/bad-workers.js";
 
 /** The issue's case: a fleet of four honest workers and one that takes `share` of the batches. */
-function fleet(mode: FleetRun["mode"], seed: string, liar: Behaviour, share: number, quarantine = true): FleetRun {
+function fleet(
+  mode: FleetRun["mode"],
+  seed: string,
+  liar: Behaviour,
+  share: number,
+  quarantine = true,
+  sharedDraws = false,
+): FleetRun {
   const problem = cellProblem({ parameters: 8, offset: 3, curvature: 1, type: "int" }, 0.3, seed);
   const gains = spsaMathConfig(
     {
@@ -32,6 +39,7 @@ function fleet(mode: FleetRun["mode"], seed: string, liar: Behaviour, share: num
     gains,
     gamesPerIteration: 64,
     batchGames: 8,
+    sharedDraws,
     budget: 3200,
     quarantine,
     seed,
@@ -62,4 +70,19 @@ describe("a bad worker in a simulated fleet", () => {
       expect(lying.applied.get("liar")).toBeLessThan(lying.reported.get("liar")!);
     });
   }
+
+  it("options mode with the first half's draws shared: the liar is flagged as soon, and the undo brings θ nearer the clean run's than quarantine alone", () => {
+    const target = cellProblem({ parameters: 8, offset: 3, curvature: 1, type: "int" }, 0.3, "t").params[0]!.name;
+    const lying = runFleet(fleet("options", "t", { kind: "targeted", target }, 0.2, true, true));
+    const clean = runFleet(fleet("options", "t", { kind: "honest" }, 0.2, true, true));
+    const undefended = runFleet(fleet("options", "t", { kind: "targeted", target }, 0.2, false, true));
+    expect(lying.flags.map((f) => f.worker)).toEqual(["liar"]);
+    expect(lying.flags[0]!.batches).toBeLessThanOrEqual(50);
+    expect(clean.flags).toEqual([]);
+    const fromClean = (theta: Record<string, number>) => Math.abs(theta[target]! - clean.theta[target]!);
+    expect(fromClean(undefended.theta)).toBeGreaterThan(2);
+    // Steps read at their real size are larger than at the floor: the undo is within a step here, not half of one.
+    expect(fromClean(lying.undone)).toBeLessThan(Math.min(1, fromClean(lying.theta)));
+    expect(lying.applied.get("liar")).toBeLessThan(lying.reported.get("liar")!);
+  });
 });

@@ -7,7 +7,14 @@ import { loadParams } from "../../src/params/params.js";
 import { InputError } from "../../src/core/errors.js";
 import { measuredElo, update } from "../../src/spsa/math.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
-import { applyBatch, batchStepFactor, batchWindow, drawBatch, scheduleStep } from "../../src/spsa/option-batches.js";
+import {
+  applyBatch,
+  batchStepFactor,
+  batchWindow,
+  drawBatch,
+  pooledByDraw,
+  scheduleStep,
+} from "../../src/spsa/option-batches.js";
 import type { SpsaParam, OptionParams } from "../../src/types/spsa.js";
 import { engineOptions, optionParamsOf } from "../../src/params/option-names.js";
 
@@ -31,6 +38,16 @@ const settings: OptionParams = {
 };
 
 describe("asynchronous SPSA math of UCI-option mode", () => {
+  it("pools the results of batches that played one draw, in the order of each draw's first batch", () => {
+    const r = (plusWins: number, minusWins: number, draws: number) => ({ plusWins, minusWins, draws });
+    expect(pooledByDraw([r(8, 0, 0), r(1, 5, 2), r(0, 8, 0), r(3, 3, 2)], [7, 9, 7, 9])).toEqual([
+      r(8, 8, 0),
+      r(4, 8, 4),
+    ]);
+    expect(pooledByDraw([r(1, 0, 0), r(0, 1, 0)], [1, 2])).toEqual([r(1, 0, 0), r(0, 1, 0)]);
+    expect(() => pooledByDraw([r(1, 0, 0)], [])).toThrow(/no draw id/);
+  });
+
   it("counts the schedule in games: k moves by one per games_per_iteration games, up to N", () => {
     expect(scheduleStep(0, 64, 50)).toBe(1);
     expect(scheduleStep(63, 64, 50)).toBe(1);

@@ -14,9 +14,9 @@
 //   3. (--only cost) the evidence's cost in the master: per batch added, and per look at 10
 //      workers, at 10, 1,000 and 10,000 parameters.
 //   node bench/bad-workers.mjs [--seeds 50] [--games 6400] [--draw-rate 0.3] [--opening-sd 50] [--only fp,liars,cost]
-//     [--shared-draws] [--adapt signal|off]
-// --shared-draws: UCI-option mode's first half plays shared draws (docs/uci-options.md, "Shared
-// draws"); --adapt off: no adaptive scale (steps at full size; what an undo's precision depends on).
+//     [--own-draws] [--adapt signal|off]
+// --own-draws: every UCI-option batch its own draw, as before the first half's draws were shared
+// (docs/uci-options.md, "Shared draws"); --adapt off: no adaptive scale (steps at full size).
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
@@ -36,7 +36,7 @@ const { values } = parseArgs({
     only: { type: "string", default: "fp,liars,cost" },
     cell: { type: "string", default: "8,3,1" },
     batch: { type: "string", default: "8" },
-    "shared-draws": { type: "boolean", default: false },
+    "own-draws": { type: "boolean", default: false },
     adapt: { type: "string", default: DEFAULT_ADAPTIVE.mode },
   },
 });
@@ -74,7 +74,7 @@ function fleetRun(mode, seed, workers, quarantine = true) {
     gains,
     gamesPerIteration,
     batchGames,
-    sharedDraws: values["shared-draws"],
+    ownDraws: values["own-draws"],
     budget,
     workers,
     quarantine,
@@ -87,7 +87,7 @@ function fleetRun(mode, seed, workers, quarantine = true) {
 const modes = values.modes.split(",");
 const only = values.only.split(",");
 console.log(
-  `${seeds} seeds, ${budget} games (batches of ${batchGames}${values["shared-draws"] ? ", the first half's draws shared by an iteration's batches" : ""}, ${gamesPerIteration} per iteration, adapt ${values.adapt}), ${parameters} int parameters ${offset} steps off at ${curvature}× the reference curvature, draw rate ${drawRate}, openings ±${openingSd} Elo\n`,
+  `${seeds} seeds, ${budget} games (batches of ${batchGames}${values["own-draws"] ? ", each its own draw" : ", the first half's draws shared"}, ${gamesPerIteration} per iteration, adapt ${values.adapt}), ${parameters} int parameters ${offset} steps off at ${curvature}× the reference curvature, draw rate ${drawRate}, openings ±${openingSd} Elo\n`,
 );
 
 if (only.includes("fp")) {

@@ -7,8 +7,8 @@
 // on a θ the batches claimed before them have moved). Same gains (config.toml's c_end, r_end).
 // Prints a markdown table: mean Elo left over the family, cells ending worse than they started.
 //   node bench/simulate-async.mjs [--seeds 4] [--draw-rate 0.4] [--variants 8:4,64:4] [--budgets 5000,20000]
-// A variant BATCH:IN_FLIGHT:shared shares each draw of the run's first half among an iteration's
-// worth of batches (docs/uci-options.md, "Shared draws").
+// A variant BATCH:IN_FLIGHT plays the master's draws (the first half's shared by an iteration's
+// batches, docs/uci-options.md "Shared draws"); BATCH:IN_FLIGHT:own gives every batch its own.
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { defaultFamily, familyLine, runFamily } from "../dist/simulate/family.js";
@@ -48,14 +48,14 @@ const gainsFor = (n) =>
 const tuners = [
   masterTuner(`barrier: iterations of ${perIteration} games (build mode)`, gainsFor, perIteration),
   ...values.variants.split(",").map((v) => {
-    const [batch, inFlight, shared] = v.split(":");
+    const [batch, inFlight, own] = v.split(":");
     return asyncTuner(
-      `async: batches of ${batch}, ${inFlight} in flight${shared === "shared" ? ", first half's draws shared" : ""}`,
+      `async: batches of ${batch}, ${inFlight} in flight${own === "own" ? ", each its own draw" : ""}`,
       gainsFor,
       perIteration,
       Number(batch),
       Number(inFlight),
-      shared === "shared",
+      own === "own",
     );
   }),
 ];

@@ -7,7 +7,7 @@ import type {
   ChainStart,
   OptionDraw,
   OptionParams,
-  ReportedBatch,
+  DrawnResult,
   SpsaMathConfig,
   Values,
 } from "../types/spsa.js";
@@ -117,6 +117,8 @@ export interface NewPerturbation {
   batchId: number;
   runId: number;
   batchNumber: number;
+  /** The batchNumber of the draw's first batch (its own, unless it shares a draw). */
+  drawNumber: number;
   games: number;
   k: number;
   ck: number;
@@ -138,8 +140,8 @@ export interface NewPerturbation {
  */
 export async function insertPerturbation(tx: Sql, names: readonly string[], p: NewPerturbation): Promise<void> {
   await tx`
-    insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters, reference_parameters)
-    values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${p.drawnFrom}, ${p.signs}::varbit,
+    insert into spsa_perturbation (batch_id, run_id, batch_number, draw_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters, reference_parameters)
+    values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.drawNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak}, ${p.drawnFrom}, ${p.signs}::varbit,
       ${tx.json(thetaArray(names, p.plus))}, ${tx.json(thetaArray(names, p.minus))}, ${p.reference ? tx.json(thetaArray(names, p.reference)) : null})`;
 }
 
@@ -220,6 +222,8 @@ export interface UnfoldedBatch {
   games: number;
   /** Null without a draw (a batch claimed without the option hook). */
   ak: number | null;
+  /** The draw it played (AppliedBatch.drawNumber); null without a draw. */
+  drawNumber: number | null;
   plus: Values | null;
   minus: Values | null;
   applied: boolean;
@@ -260,7 +264,7 @@ export async function unfoldedBatches(
   const batches = await tx<
     (Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]
   >`
-    select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.plus_parameters as plus, p.minus_parameters as minus,
+    select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.draw_number as "drawNumber", p.plus_parameters as plus, p.minus_parameters as minus,
       p.applied_number is not null as applied, p.reference_parameters is not null as pilot, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
     from spsa_batch b left join spsa_perturbation p on p.batch_id = b.id
     where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused) and not ${skip}
@@ -332,9 +336,9 @@ export async function lastReportedBatches(
   runId: number,
   applied: number,
   count: number,
-): Promise<ReportedBatch[]> {
-  return sql<ReportedBatch[]>`
-    select plus_wins as "plusWins", minus_wins as "minusWins", draws
+): Promise<DrawnResult[]> {
+  return sql<DrawnResult[]>`
+    select plus_wins as "plusWins", minus_wins as "minusWins", draws, draw_number as "drawNumber"
     from spsa_perturbation where run_id = ${runId} and applied_number > ${applied - count} and applied_number <= ${applied}
     order by applied_number`;
 }
@@ -566,7 +570,7 @@ async function appliedBatches(
       theta: number[] | null;
     })[]
   >`
-    select p.applied_number as "appliedNumber", p.batch_number as "batchNumber", p.worker_name as "workerName", p.games, b.games_before as "gamesBefore",
+    select p.applied_number as "appliedNumber", p.batch_number as "batchNumber", p.draw_number as "drawNumber", p.worker_name as "workerName", p.games, b.games_before as "gamesBefore",
       p.drawn_from as "drawnFrom", p.k, p.c_k as ck, p.a_k as ak, p.signs, p.step_scale as "stepScale", p.plus_wins as "plusWins",
       p.minus_wins as "minusWins", p.draws, p.elo_diff as elo, p.plus_parameters as plus, p.minus_parameters as minus, p.theta_after as theta
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id

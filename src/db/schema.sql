@@ -254,6 +254,7 @@ CREATE TABLE public.spsa_perturbation (
   drawn_from integer,
   step_scale double precision,
   reference_parameters jsonb,
+  draw_number integer NOT NULL,
   CONSTRAINT spsa_perturbation_batch_id_spsa_batch_id_fk FOREIGN KEY (batch_id) REFERENCES spsa_batch(id),
   CONSTRAINT spsa_perturbation_pkey PRIMARY KEY (batch_id),
   CONSTRAINT spsa_perturbation_run_id_spsa_run_id_fk FOREIGN KEY (run_id) REFERENCES spsa_run(id)

@@ -538,6 +538,12 @@ export const spsaPerturbation = pgTable(
       .references(() => spsaRun.id),
     /** Unique per run (the batch row's id since migration 0014; 1, 2, … in claim order before); with the run's seed it seeds the draw. */
     batchNumber: integer("batch_number").notNull(),
+    /**
+     * With the run's seed it seeds the draw: the batch_number of the draw's first batch. The batches
+     * of one shared draw (the run's first half: an iteration's worth of batches) have the same; any
+     * other batch has its own batch_number (docs/uci-options.md, "Shared draws").
+     */
+    drawNumber: integer("draw_number").notNull(),
     /** The worker that claimed the batch (null: drawn by the master, not claimed yet). */
     workerName: text("worker_name"),
     games: integer("games").notNull(),

@@ -14,10 +14,10 @@ import {
 } from "../db/option-runs.js";
 import { fromSetAsideWorker, holdSetAsideReports } from "../db/worker-decisions.js";
 import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";
-import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, paramsAt, pooledByDraw } from "../spsa/option-batches.js";
 import { pilotBatchScale } from "../spsa/option-pilot.js";
 import { pilotFactor } from "../db/option-pilot.js";
-import type { Values, ReportedBatch } from "../types/spsa.js";
+import type { DrawnResult, Values } from "../types/spsa.js";
 
 /** Batches folded per transaction: a long backlog moves θ in several short steps. */
 const FOLD_LIMIT = 500;
@@ -69,7 +69,7 @@ export async function applyReports(
         const { theta: start, applied: before } = await currentTheta(tx, run, held);
         // The adaptive gains of each batch come from the batches applied before it: read once, then
         // carried along as this transaction applies more.
-        const recent: ReportedBatch[] = adaptive
+        const recent: DrawnResult[] = adaptive
           ? await lastReportedBatches(tx, runId, before, Math.max(...toApply.map((b) => windowOf(b.games))))
           : [];
         // Raised by the curvature pilot's factor once it is measured (src/master/option-pilot.ts).
@@ -79,7 +79,7 @@ export async function applyReports(
           const counts = { plusWins: report.plusWins, minusWins: report.minusWins, draws: report.draws };
           const scale = pilotBatchScale(
             batchStepFactor(
-              recent.slice(Math.max(0, recent.length - windowOf(report.games))),
+              pooledByDraw(recent.slice(Math.max(0, recent.length - windowOf(report.games)))),
               run.gains,
               run.gamesPerIteration,
             ),
@@ -99,7 +99,7 @@ export async function applyReports(
             stepScale: scale ?? 1,
             thetaAfter: stored,
           });
-          if (adaptive) recent.push(counts);
+          if (adaptive) recent.push({ ...counts, drawNumber: report.drawNumber ?? report.batchId });
         }
         const last = before + toApply.length;
         const written = writesTheta(run, held, last) || toApply.some((_, i) => (before + i + 1) % run.thetaEvery === 0);

@@ -4,7 +4,7 @@ import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow }
 import { pilotDrawState } from "../db/option-pilot.js";
 import { currentTheta, type HeldTheta } from "./held-theta.js";
 import { activeGameSlots } from "../db/workers.js";
-import { drawBatch, paramsAt, signBits } from "../spsa/option-batches.js";
+import { drawBatch, drawSpan, paramsAt, signBits } from "../spsa/option-batches.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
 
 /**
@@ -22,9 +22,11 @@ export function poolSize(slots: number, batchGames: number): number {
 }
 
 /**
- * Tops the pool up: new open batches of `batchGames` (fewer for the last of the run's games),
- * each with its draw from the run's θ of now (θ after the batches applied so far, recorded as
- * its drawn_from) at its place in the gain schedule, until the pool
+ * Tops the pool up: new open batches of `batchGames` (fewer for the last of the run's games or
+ * of a shared draw), their draws from the run's θ of now (θ after the batches applied so far,
+ * recorded as drawn_from) at their place in the gain schedule: in the run's first half one draw
+ * for the batches of the rest of an iteration, drawn together (drawSpan; docs/uci-options.md,
+ * "Shared draws"), else one per batch; until the pool
  * is full or every game of the run is given out (while the curvature pilot is on, every game of
  * the pilot: src/master/option-pilot.ts). A batch that expired or was refused is not
  * reopened (its draw stays with it, unapplied); its games are given out again here. Under the
@@ -53,32 +55,42 @@ export async function topUpDraws(
     const params = paramsAt(run, theta);
     let before = allocated;
     let count = 0;
-    for (; count < wanted && before < until; count++) {
-      const games = Math.min(batchGames, until - before);
-      const batchId = await insertOpenBatch(tx, run.iterationId, games, before);
-      // The batch row's id numbers the draw: unique in the run, so its signs are its own.
-      const draw = drawBatch(params, run.gains, {
-        seed: run.seed,
-        batchNumber: batchId,
-        gamesBefore: before,
-        gamesPerIteration: run.gamesPerIteration,
-      });
-      await insertPerturbation(tx, run.names, {
-        batchId,
-        runId: run.runId,
-        batchNumber: batchId,
-        games,
-        k: draw.k,
-        ck: draw.ck,
-        ak: draw.ak,
-        drawnFrom: applied,
-        signs: signBits(run.names, draw.signs),
-        plus: draw.plus,
-        minus: draw.minus,
-        // A pilot's batch plays θ+ and θ− each against θ₀, the θ of now (no batch moves θ before the pilot is measured).
-        ...(piloting && { reference: theta }),
-      });
-      before += games;
+    while (count < wanted && before < until) {
+      // A shared draw's batches are drawn together (the pilot's batches each have their own draw).
+      const span = piloting ? batchGames : drawSpan(before, targetGames, batchGames, run.gamesPerIteration);
+      const drawEnd = Math.min(until, before + span);
+      let draw: { number: number; drawn: ReturnType<typeof drawBatch> } | undefined;
+      for (; before < drawEnd; count++) {
+        const games = Math.min(batchGames, drawEnd - before);
+        const batchId = await insertOpenBatch(tx, run.iterationId, games, before);
+        // The first batch row's id numbers the draw: unique in the run, so its signs are its own.
+        draw ??= {
+          number: batchId,
+          drawn: drawBatch(params, run.gains, {
+            seed: run.seed,
+            batchNumber: batchId,
+            gamesBefore: before,
+            gamesPerIteration: run.gamesPerIteration,
+          }),
+        };
+        await insertPerturbation(tx, run.names, {
+          batchId,
+          runId: run.runId,
+          batchNumber: batchId,
+          drawNumber: draw.number,
+          games,
+          k: draw.drawn.k,
+          ck: draw.drawn.ck,
+          ak: draw.drawn.ak,
+          drawnFrom: applied,
+          signs: signBits(run.names, draw.drawn.signs),
+          plus: draw.drawn.plus,
+          minus: draw.drawn.minus,
+          // A pilot's batch plays θ+ and θ− each against θ₀, the θ of now (no batch moves θ before the pilot is measured).
+          ...(piloting && { reference: theta }),
+        });
+        before += games;
+      }
     }
     return count;
   });

@@ -2,7 +2,15 @@ import { createRng, type Rng } from "../core/rng.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { perturb, update } from "../spsa/math.js";
 import { stepScales } from "../spsa/adaptive.js";
-import { applyBatch, batchStepFactor, batchWindow, drawBatch, paramsAt, pooledByDraw } from "../spsa/option-batches.js";
+import {
+  applyBatch,
+  batchStepFactor,
+  batchWindow,
+  drawBatch,
+  drawSpan,
+  paramsAt,
+  pooledByDraw,
+} from "../spsa/option-batches.js";
 import { nextDraw, type SharedDraw } from "./shared-draws.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import type { EvidenceBatch } from "../types/evidence.js";
@@ -55,8 +63,8 @@ export interface FleetRun {
   gains: SpsaMathConfig;
   gamesPerIteration: number;
   batchGames: number;
-  /** UCI-option mode: the first half's draws shared by an iteration's worth of batches (src/simulate/shared-draws.ts). */
-  sharedDraws?: boolean;
+  /** UCI-option mode: every batch its own draw, as before shared draws (the master's first half shares them: drawSpan). */
+  ownDraws?: boolean;
   budget: number;
   workers: readonly SimWorker[];
   /** The master sets the batches of the workers it flags aside (false: it only flags). */
@@ -168,16 +176,16 @@ function optionFleet(run: FleetRun): FleetResult {
   let shared: SharedDraw<ReturnType<typeof drawBatch>> | undefined;
   for (let drawn = 0; drawn < run.budget;) {
     const games = Math.min(run.batchGames, run.budget - drawn);
-    const size = run.sharedDraws && drawn < run.budget / 2 ? run.gamesPerIteration : games;
-    shared = nextDraw(shared, size, batchNumber + 1, () => {
-      batchNumber++;
-      return drawBatch(paramsAt(list, theta), cfg, {
+    const size = run.ownDraws ? games : drawSpan(drawn, run.budget, games, run.gamesPerIteration);
+    batchNumber++;
+    shared = nextDraw(shared, size, batchNumber, () =>
+      drawBatch(paramsAt(list, theta), cfg, {
         seed: run.seed,
         batchNumber,
         gamesBefore: drawn,
         gamesPerIteration: run.gamesPerIteration,
-      });
-    });
+      }),
+    );
     const draw = shared.drawn;
     const batch = state.play(`b${batchNumber}`, games, draw.signs, draw.plus, draw.minus, drawn / run.budget);
     shared.left -= games;
@@ -186,10 +194,7 @@ function optionFleet(run: FleetRun): FleetResult {
     drawn += games;
     const window = applied.slice(Math.max(0, applied.length - batchWindow(cfg, run.gamesPerIteration, games)));
     const scale = batchStepFactor(
-      pooledByDraw(
-        window.map((b) => b.result),
-        window.map((b) => b.batchNumber),
-      ),
+      pooledByDraw(window.map((b) => ({ ...b.result, drawNumber: b.drawNumber }))),
       cfg,
       run.gamesPerIteration,
     );
@@ -198,7 +203,8 @@ function optionFleet(run: FleetRun): FleetResult {
     theta = { ...theta, ...step.newValues };
     applied.push({
       appliedNumber: applied.length + 1,
-      batchNumber: shared.number,
+      batchNumber,
+      drawNumber: shared.number,
       workerName: batch.worker,
       games,
       gamesBefore: drawn - games,

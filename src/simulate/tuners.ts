@@ -3,7 +3,7 @@ import { createRng } from "../core/rng.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { nextDraw, type SharedDraw } from "./shared-draws.js";
-import { applyBatch, batchStepFactor, batchWindow, drawBatch, pooledByDraw } from "../spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, drawBatch, drawSpan, pooledByDraw } from "../spsa/option-batches.js";
 import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { pilotBatchScale, pilotIterationsOf, type PilotBatch } from "../spsa/option-pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
@@ -16,7 +16,7 @@ import {
   type Values,
   type MeasuredIteration,
   type DrawnBatch,
-  type ReportedBatch,
+  type DrawnResult,
   type PilotIteration,
 } from "../types/spsa.js";
 import type { Problem } from "./problem.js";
@@ -130,9 +130,9 @@ export function masterTuner(
 
 /**
  * UCI-option mode's asynchronous tuner, with the workers' own code (src/spsa/option-batches.ts):
- * every batch (of the master's sizes, optionBatchGames; `fixedSize`: all of `batchGames`, as
- * before the sizes were planned) draws its perturbation from the θ of its claim, and its result
- * moves the θ of its report. `inFlight` batches are out at once, so each result lands on a θ
+ * batches of `batchGames` play the master's draws from the θ of their claim (the first half's
+ * shared by the batches of an iteration, drawSpan; `ownDraws`: every batch its own, as before),
+ * and each result moves the θ of its report, the adaptive scale reading one draw's batches pooled. `inFlight` batches are out at once, so each result lands on a θ
  * that the `inFlight − 1` batches claimed before it have already moved (1: no staleness). With
  * adaptive gains the curvature pilot runs as the master runs it (src/master/option-pilot.ts): the
  * first pilot iterations' worth of games are batches of θ+ and θ− each against θ₀, which move θ no
@@ -144,7 +144,7 @@ export function asyncTuner(
   gamesPerIteration: number,
   batchGames: number,
   inFlight: number,
-  sharedDraws = false,
+  ownDraws = false,
 ): Tuner {
   return {
     name,
@@ -154,11 +154,9 @@ export function asyncTuner(
       let params = problem.params;
       const trace = startTrace(problem);
       const out: { drawn: DrawnBatch; games: number; draw: number; result: ReturnType<typeof playGames> }[] = [];
-      // The draw each reported batch played (its first batch's number).
-      const draws: number[] = [];
       let drawnGames = 0;
       let appliedGames = 0;
-      const reported: ReportedBatch[] = [];
+      const reported: DrawnResult[] = [];
       const adaptive = cfg.adaptive;
       const pilotGames =
         adaptive && adaptive.mode !== "off" && gamesPerIteration % 4 === 0 && batchGames % 4 === 0
@@ -171,7 +169,7 @@ export function asyncTuner(
         const batch = out.shift();
         if (!batch) return;
         const from = Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games));
-        const recent = pooledByDraw(reported.slice(from), draws.slice(from));
+        const recent = pooledByDraw(reported.slice(from));
         const scale = pilotBatchScale(batchStepFactor(recent, cfg, gamesPerIteration), cfg, factor);
         const { newValues } = applyBatch(
           params,
@@ -181,8 +179,7 @@ export function asyncTuner(
           gamesPerIteration,
           scale,
         );
-        reported.push(batch.result);
-        draws.push(batch.draw);
+        reported.push({ ...batch.result, drawNumber: batch.draw });
         params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
         appliedGames += batch.games;
         record(trace, problem.model, appliedGames, params);
@@ -207,7 +204,8 @@ export function asyncTuner(
       let shared: SharedDraw<DrawnBatch> | undefined;
       for (; drawnGames < budget; batchNumber++) {
         const games = Math.min(batchGames, budget - drawnGames);
-        shared = nextDraw(shared, sharedDraws && drawnGames < budget / 2 ? gamesPerIteration : games, batchNumber, () =>
+        const span = ownDraws ? games : drawSpan(drawnGames, budget, games, gamesPerIteration);
+        shared = nextDraw(shared, span, batchNumber, () =>
           drawBatch(params, cfg, { seed, batchNumber, gamesBefore: drawnGames, gamesPerIteration }),
         );
         shared.left -= games;

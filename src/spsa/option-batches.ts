@@ -3,6 +3,7 @@ import { createRng } from "../core/rng.js";
 import { stepFactor } from "./adaptive.js";
 import type {
   DrawnBatch,
+  DrawnResult,
   IterationResult,
   OptionList,
   ParamSettings,
@@ -102,22 +103,35 @@ export function batchStepFactor(
 }
 
 /**
- * Results of batches that played one draw (the same id in `ids`, one per result), summed in
- * the order of their first batch: the adaptive scale reads a shared draw as one
- * sample, as build mode reads an iteration (the simulator's shared draws, docs/uci-options.md).
+ * Games one draw covers from `gamesBefore` on, in a run of `targetGames`: in the run's first half
+ * the rest of the current iteration (a shared draw, played by all the batches that fit in it;
+ * aligned to iterations, so all have one k), else `batchGames` (each batch its own draw).
+ * docs/uci-options.md, "Shared draws".
  */
-export function pooledByDraw(results: readonly ReportedBatch[], ids: readonly number[]): ReportedBatch[] {
+export function drawSpan(
+  gamesBefore: number,
+  targetGames: number,
+  batchGames: number,
+  gamesPerIteration: number,
+): number {
+  return gamesBefore < targetGames / 2 ? gamesPerIteration - (gamesBefore % gamesPerIteration) : batchGames;
+}
+
+/**
+ * Results of batches that played one draw (the same drawNumber) summed, in the order of each
+ * draw's first batch: the adaptive scale reads a shared draw as one sample, as build mode reads
+ * an iteration; pooling batches of different draws would cancel their signals (docs/uci-options.md).
+ */
+export function pooledByDraw(results: readonly DrawnResult[]): ReportedBatch[] {
   const pooled = new Map<number, ReportedBatch>();
-  results.forEach((r, i) => {
-    const id = ids[i];
-    if (id === undefined) throw new RangeError(`result ${i} has no draw id`);
-    const p = pooled.get(id) ?? { plusWins: 0, minusWins: 0, draws: 0 };
-    pooled.set(id, {
+  for (const r of results) {
+    const p = pooled.get(r.drawNumber) ?? { plusWins: 0, minusWins: 0, draws: 0 };
+    pooled.set(r.drawNumber, {
       plusWins: p.plusWins + r.plusWins,
       minusWins: p.minusWins + r.minusWins,
       draws: p.draws + r.draws,
     });
-  });
+  }
   return [...pooled.values()];
 }
 

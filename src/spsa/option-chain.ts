@@ -1,11 +1,19 @@
-import { applyBatch, batchStepFactor, batchWindow, drawBatch, paramsAt, signBits } from "./option-batches.js";
+import {
+  applyBatch,
+  batchStepFactor,
+  batchWindow,
+  drawBatch,
+  paramsAt,
+  pooledByDraw,
+  signBits,
+} from "./option-batches.js";
 import type { AppliedBatch, ChainRun, ChainStart, Values } from "../types/spsa.js";
 
 /**
  * The applied chain of a UCI-option run, pure: θ after every applied batch follows from the start
  * θ and each batch's stored record (its signs, gains, result, step scale and the θ it was drawn
  * from), exactly as the master computed it (src/master/apply-reports.ts). A batch whose row no
- * longer holds the values it played is drawn again (drawBatch with the run's seed and its number,
+ * longer holds the values it played is drawn again (drawBatch with the run's seed and its draw's number,
  * from θ after `drawnFrom` batches), and the draw must give its recorded k, gains and signs; a θ
  * stored on the way must equal the replay's. Rows come from readAppliedChain (src/db/option-runs.ts).
  */
@@ -26,7 +34,7 @@ export function playedValues(
     );
   const drawn = drawBatch(paramsAt(run, thetaDrawn), run.gains, {
     seed: run.seed,
-    batchNumber: batch.batchNumber,
+    batchNumber: batch.drawNumber,
     gamesBefore: batch.gamesBefore,
     gamesPerIteration: run.gamesPerIteration,
   });
@@ -70,7 +78,7 @@ export function replayAppliedChain(
     const window = recent.slice(
       Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)),
     );
-    const scale = batch.stepScale ?? batchStepFactor(window, run.gains, run.gamesPerIteration);
+    const scale = batch.stepScale ?? batchStepFactor(pooledByDraw(window), run.gains, run.gamesPerIteration);
     const step = applyBatch(
       paramsAt(run, theta),
       { ak: batch.ak, ...played, games: batch.games },
@@ -91,7 +99,7 @@ export function replayAppliedChain(
           `batch ${batch.batchNumber}: the replay gives ${differs} = ${theta[differs]} after it, its row holds ${batch.thetaAfter[differs]}`,
         );
     }
-    recent.push(batch.result);
+    recent.push({ ...batch.result, drawNumber: batch.drawNumber });
     if (recent.length > longestWindow) recent.shift();
     if (batch.drawnFrom !== null && drawnFrom.get(batch.drawnFrom) === batch.appliedNumber)
       thetas.delete(batch.drawnFrom);

@@ -11,7 +11,7 @@ import type {
   ChainWithout,
   IterationOutcome,
   IterationResult,
-  ReportedBatch,
+  DrawnResult,
   SpsaMathConfig,
   Values,
 } from "../types/spsa.js";
@@ -108,8 +108,7 @@ export function replayChainWithout(
     removed: [],
     rewritten: [],
   };
-  const recent: ReportedBatch[] = [...start.recent];
-  const recentIds: number[] = start.recent.map((_, i) => -1 - i);
+  const recent: DrawnResult[] = [...start.recent];
   let place = start.applied;
   result.thetaBefore = replayAppliedChain(run, start, batches, (batch, _theta, played) => {
     if (removed(batch)) {
@@ -119,7 +118,7 @@ export function replayChainWithout(
     }
     place += 1;
     const from = Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games));
-    const window = pooledByDraw(recent.slice(from), recentIds.slice(from));
+    const window = pooledByDraw(recent.slice(from));
     const scale = pilotBatchScale(
       batchStepFactor(window, run.gains, run.gamesPerIteration),
       run.gains,
@@ -133,8 +132,7 @@ export function replayChainWithout(
       run.gamesPerIteration,
       scale,
     ).newValues;
-    recent.push(batch.result);
-    recentIds.push(batch.batchNumber);
+    recent.push({ ...batch.result, drawNumber: batch.drawNumber });
     if (result.firstRemoved === null) return;
     const redrawable = batch.drawnFrom !== null && batch.drawnFrom < result.firstRemoved;
     result.rewritten.push({

@@ -177,6 +177,9 @@ export interface DrawnBatch extends Perturbation {
 /** A reported batch as the adaptive gains read it: its game counts. */
 export type ReportedBatch = IterationResult;
 
+/** A reported batch's result and the draw it played (AppliedBatch.drawNumber): the adaptive scale reads one draw's batches pooled. */
+export type DrawnResult = ReportedBatch & { drawNumber: number };
+
 /** One parameter's settings as an iteration played them. */
 export type ParamSettings = Pick<SpsaParam, "min" | "max" | "step" | "type"> & { frozen: boolean };
 
@@ -209,8 +212,10 @@ export interface ChainRun extends OptionList {
 export interface AppliedBatch {
   /** 1, 2, …: its place in the order the master applied the reports. */
   appliedNumber: number;
-  /** With the run's seed it seeds the draw (the batch row's id). */
+  /** The batch row's id: unique in the run. */
   batchNumber: number;
+  /** With the run's seed it seeds the draw: the batchNumber of the draw's first batch (its own unless it shares a draw). */
+  drawNumber: number;
   workerName: string | null;
   games: number;
   /** The games planned before it in the carrier iteration: its place in the gain schedule. */
@@ -237,7 +242,7 @@ export interface AppliedBatch {
 export interface ChainStart {
   applied: number;
   theta: Values;
-  recent: readonly ReportedBatch[];
+  recent: readonly DrawnResult[];
 }
 
 /** A batch of the chain after an undo, from the first place the undo changed on: what its row must hold. */

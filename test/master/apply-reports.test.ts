@@ -158,6 +158,40 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
     expect(counted.games).toBe(target);
   }, 120_000);
 
+  it("shares each draw of the run's first half among an iteration's batches, drawn together; one per batch after; θ replays", async () => {
+    const sql = database.sql;
+    const { run, seed, draw } = await seedOptionRun(sql, "shared-draws", 64, 16);
+    await registerTestWorker(sql, "sd");
+    for (let k = 0; ; k++) {
+      await draw();
+      const batch = await claimBatch(sql, "sd", 4);
+      if (!batch) break;
+      const wins = [batch.games, 0, batch.games / 2][k % 3]!;
+      await reportBatch(sql, {
+        batchId: batch.batchId,
+        workerName: "sd",
+        wins,
+        losses: batch.games - wins,
+        draws: 0,
+        pairs: pairsOf(wins, batch.games),
+        ...clean(),
+      });
+      await applyReports(sql, run.id);
+    }
+    const rows = await sql<{ games_before: number; batch_number: number; draw_number: number }[]>`
+      select b.games_before, p.batch_number, p.draw_number from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
+      where p.run_id = ${run.id} order by b.games_before`;
+    // Games 0–31 (the first half): two draws of 16 games, four batches each, numbered by their first batch.
+    const firstHalf = rows.filter((r) => r.games_before < 32);
+    expect(firstHalf).toHaveLength(8);
+    expect(new Set(firstHalf.map((r) => r.draw_number)).size).toBe(2);
+    for (const r of firstHalf) expect(r.draw_number).toBe(firstHalf[r.games_before < 16 ? 0 : 4]!.batch_number);
+    // Games 32–63: every batch its own draw.
+    const secondHalf = rows.filter((r) => r.games_before >= 32);
+    expect(secondHalf.map((r) => r.draw_number)).toEqual(secondHalf.map((r) => r.batch_number));
+    await expectConsistentRun(sql, "shared-draws", seed);
+  });
+
   it("applies and counts each batch once: not when the master is killed midway through its fold, not again when it folds twice", async () => {
     const sql = database.sql;
     const { run, iteration, seed, draw } = await seedOptionRun(sql, "killed-fold", 64, 16);

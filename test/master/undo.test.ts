@@ -14,7 +14,7 @@ import { undoWorker } from "../../src/master/undo-worker.js";
 import type { Param } from "../../src/params/params.js";
 import { signedEngines } from "../../src/signing/binary-signature.js";
 import { perturb, update } from "../../src/spsa/math.js";
-import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../../src/spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, paramsAt, pooledByDraw } from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import type { IterationSettings } from "../../src/types/config.js";
 import type { IterationResult, Values } from "../../src/types/spsa.js";
@@ -331,6 +331,7 @@ describe("spsa undo --worker in UCI-option mode", () => {
     await report(sql, "liar", late!, resultFor("liar", 8, 1, rng));
     type Applied = {
       batch_number: number;
+      draw_number: number;
       worker_name: string;
       games: number;
       k: number;
@@ -341,7 +342,7 @@ describe("spsa undo --worker in UCI-option mode", () => {
       draws: number;
     };
     const before = await sql<Applied[]>`
-      select batch_number::int, worker_name, games, k, a_k, drawn_from, plus_wins, minus_wins, draws
+      select batch_number::int, draw_number, worker_name, games, k, a_k, drawn_from, plus_wins, minus_wins, draws
       from spsa_perturbation where run_id = ${run.id} and applied_number is not null order by applied_number`;
     expect(before.filter((b) => b.worker_name === "liar")).toHaveLength(3);
     // The values each batch played, drawn again here from θ after its drawn_from batches of the chain as it stood.
@@ -354,9 +355,10 @@ describe("spsa undo --worker in UCI-option mode", () => {
     ) => {
       const thetas: Values[] = [{ X: 5, Y: 5 }];
       for (const [i, b] of rows.entries()) {
-        const done = results(rows.slice(0, i));
+        const done = rows.slice(0, i).map((x) => ({ ...results([x])[0]!, drawNumber: x.draw_number }));
+        // The batches of one shared draw (the run's first half) read as one sample.
         const scale = batchStepFactor(
-          done.slice(Math.max(0, done.length - batchWindow(gains, 16, b.games))),
+          pooledByDraw(done.slice(Math.max(0, done.length - batchWindow(gains, 16, b.games)))),
           gains,
           16,
         );
@@ -378,7 +380,7 @@ describe("spsa undo --worker in UCI-option mode", () => {
         paramsAt(list, thetas[b.drawn_from]!),
         gains,
         b.k,
-        createRng(`${run.seed}:batch:${b.batch_number}`),
+        createRng(`${run.seed}:batch:${b.draw_number}`),
       );
       values.set(b.batch_number, drawn);
       return drawn;

@@ -323,8 +323,8 @@ describe("the worker role in UCI-option mode", () => {
     await expect(
       worker`update spsa_perturbation set a_k = 'NaN' where batch_id = ${batch!.batchId}`,
     ).rejects.toMatchObject(DENIED);
-    await expect(worker`insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters)
-      values (${batch!.batchId}, ${run.id}, 999, 2, 1, 1, 1e6, 0, '1', '{}', '{}')`).rejects.toMatchObject(DENIED);
+    await expect(worker`insert into spsa_perturbation (batch_id, run_id, batch_number, draw_number, games, k, c_k, a_k, drawn_from, signs, plus_parameters, minus_parameters)
+      values (${batch!.batchId}, ${run.id}, 999, 999, 2, 1, 1, 1e6, 0, '1', '{}', '{}')`).rejects.toMatchObject(DENIED);
     const writers = await database.sql<{ name: string }[]>`
       select proname as name from pg_proc where prosrc ilike '%spsa_perturbation (%' and has_function_privilege('spsa_workers', oid, 'execute')`;
     expect(writers).toEqual([]);

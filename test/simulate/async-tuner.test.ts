@@ -32,8 +32,8 @@ const gainsFor = (n: number) =>
 describe("the simulator's asynchronous tuner", () => {
   const problem = cellProblem({ parameters: 6, offset: 3, curvature: 1, type: "int" }, 0.4, "t");
 
-  it("is UCI-option mode's batch math replayed: draw, play, apply, batch after batch", () => {
-    const trace = asyncTuner("async", gainsFor, 64, 8, 1).run(problem, 800, "s");
+  it("is UCI-option mode's batch math replayed: draw, play, apply, batch after batch (each its own draw)", () => {
+    const trace = asyncTuner("async", gainsFor, 64, 8, 1, true).run(problem, 800, "s");
     const cfg = gainsFor(12);
     const gameRng = createRng("games:s");
     let params = problem.params;
@@ -56,7 +56,7 @@ describe("the simulator's asynchronous tuner", () => {
   });
 
   it("with shared draws, plays each draw of the first half in an iteration's worth of batches, each applied as it comes", () => {
-    const trace = asyncTuner("shared", gainsFor, 64, 8, 1, true).run(problem, 800, "s");
+    const trace = asyncTuner("shared", gainsFor, 64, 8, 1).run(problem, 800, "s");
     const cfg = gainsFor(12);
     const gameRng = createRng("games:s");
     let params = problem.params;
@@ -74,6 +74,6 @@ describe("the simulator's asynchronous tuner", () => {
     }
     expect(draws).toBe(7 + (800 - 448) / 8);
     expect(trace.final).toEqual(Object.fromEntries(params.map((p) => [p.name, p.value])));
-    expect(trace.final).not.toEqual(asyncTuner("own", gainsFor, 64, 8, 1).run(problem, 800, "s").final);
+    expect(trace.final).not.toEqual(asyncTuner("own", gainsFor, 64, 8, 1, true).run(problem, 800, "s").final);
   });
 });

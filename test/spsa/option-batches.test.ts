@@ -12,6 +12,7 @@ import {
   batchStepFactor,
   batchWindow,
   drawBatch,
+  drawSpan,
   pooledByDraw,
   scheduleStep,
 } from "../../src/spsa/option-batches.js";
@@ -40,12 +41,23 @@ const settings: OptionParams = {
 describe("asynchronous SPSA math of UCI-option mode", () => {
   it("pools the results of batches that played one draw, in the order of each draw's first batch", () => {
     const r = (plusWins: number, minusWins: number, draws: number) => ({ plusWins, minusWins, draws });
-    expect(pooledByDraw([r(8, 0, 0), r(1, 5, 2), r(0, 8, 0), r(3, 3, 2)], [7, 9, 7, 9])).toEqual([
+    const of = (drawNumber: number, result: ReturnType<typeof r>) => ({ ...result, drawNumber });
+    expect(pooledByDraw([of(7, r(8, 0, 0)), of(9, r(1, 5, 2)), of(7, r(0, 8, 0)), of(9, r(3, 3, 2))])).toEqual([
       r(8, 8, 0),
       r(4, 8, 4),
     ]);
-    expect(pooledByDraw([r(1, 0, 0), r(0, 1, 0)], [1, 2])).toEqual([r(1, 0, 0), r(0, 1, 0)]);
-    expect(() => pooledByDraw([r(1, 0, 0)], [])).toThrow(/no draw id/);
+    expect(pooledByDraw([of(1, r(1, 0, 0)), of(2, r(0, 1, 0))])).toEqual([r(1, 0, 0), r(0, 1, 0)]);
+  });
+
+  it("shares a draw for the rest of the iteration in the run's first half, aligned to iterations; one per batch after", () => {
+    // 64 games per iteration, batches of 8, a run of 1,000 games.
+    expect(drawSpan(0, 1000, 8, 64)).toBe(64);
+    expect(drawSpan(64, 1000, 8, 64)).toBe(64);
+    // An expired batch's games given out again: the next draw covers the rest of its iteration only.
+    expect(drawSpan(456, 1000, 8, 64)).toBe(56);
+    expect(drawSpan(452, 1000, 8, 64)).toBe(60);
+    expect(drawSpan(500, 1000, 8, 64)).toBe(8);
+    expect(drawSpan(960, 1000, 8, 64)).toBe(8);
   });
 
   it("counts the schedule in games: k moves by one per games_per_iteration games, up to N", () => {

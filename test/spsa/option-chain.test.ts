@@ -69,6 +69,7 @@ function masterChain(drawnFrom: number[]): { batches: AppliedBatch[]; thetas: Va
     batches.push({
       appliedNumber: i + 1,
       batchNumber: 100 + i,
+      drawNumber: 100 + i,
       workerName: "w",
       games: 4,
       gamesBefore: 4 * i,
@@ -102,7 +103,11 @@ describe("the applied chain of a UCI-option run, replayed from its compact rows"
 
   it("starts from a stored θ, with the batches after it", () => {
     expect(
-      replayAppliedChain(run, { applied: 4, theta: thetas[4]!, recent: results.slice(0, 4) }, batches.slice(4)),
+      replayAppliedChain(
+        run,
+        { applied: 4, theta: thetas[4]!, recent: results.slice(0, 4).map((r, i) => ({ ...r, drawNumber: 100 + i })) },
+        batches.slice(4),
+      ),
     ).toEqual(thetas.at(-1));
   });
 

@@ -83,8 +83,8 @@ describe("the curvature pilot on spsa status and the dashboard", () => {
         insert into spsa_batch (iteration_id, games, games_before, status, worker_name, claimed_at, lease_expires_at, reported_at, plus_wins, minus_wins, draws, pairs,
           ref_plus_wins, ref_plus_draws, ref_plus_losses, ref_minus_wins, ref_minus_draws, ref_minus_losses)
         values (${iterationId}, 8, ${8 * i}, 'done', 'w', now(), now(), now(), 0, 0, 0, '[0, 0, 4, 0, 0]', ${pw!}, ${pd!}, ${pl!}, ${mw!}, ${md!}, ${ml!}) returning id::int`;
-      await sql`insert into spsa_perturbation (batch_id, run_id, batch_number, games, k, c_k, a_k, drawn_from, signs, reference_parameters, worker_name)
-        values (${batch!.id}, ${runId}, ${batch!.id}, 8, 1, 1, 1, 0, '0'::varbit, ${sql.json(theta0)}, 'w')`;
+      await sql`insert into spsa_perturbation (batch_id, run_id, batch_number, draw_number, games, k, c_k, a_k, drawn_from, signs, reference_parameters, worker_name)
+        values (${batch!.id}, ${runId}, ${batch!.id}, ${batch!.id}, 8, 1, 1, 1, 0, '0'::varbit, ${sql.json(theta0)}, 'w')`;
     }
     const run = (await findRun(sql, "piloted-options"))!;
     const live = await readRunStatus(sql, run, { samples: 4 });

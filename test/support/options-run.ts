@@ -3,7 +3,14 @@ import { expect } from "vitest";
 import { optionRunOf, readAppliedChain } from "../../src/db/option-runs.js";
 import { perturb } from "../../src/spsa/math.js";
 import { createRng } from "../../src/core/rng.js";
-import { applyBatch, batchStepFactor, batchWindow, paramsAt, signBits } from "../../src/spsa/option-batches.js";
+import {
+  applyBatch,
+  batchStepFactor,
+  batchWindow,
+  paramsAt,
+  pooledByDraw,
+  signBits,
+} from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { pilotIterationsOf } from "../../src/spsa/option-pilot.js";
 import { pilotMeasure, spreadSquared } from "../../src/spsa/pilot.js";
@@ -56,6 +63,7 @@ export type Theta = Record<string, number>;
 export interface PerturbationCheck {
   batch_id: number;
   batch_number: number;
+  draw_number: number;
   status: string;
   games: number;
   games_before: number;
@@ -80,7 +88,7 @@ export interface PerturbationCheck {
 
 export async function perturbationsOf(sql: postgres.Sql, runName: string): Promise<PerturbationCheck[]> {
   return sql<PerturbationCheck[]>`
-    select p.batch_id::int as batch_id, p.batch_number, b.status, p.games, b.games_before, p.k, p.c_k, p.a_k, p.drawn_from, p.signs, p.step_scale,
+    select p.batch_id::int as batch_id, p.batch_number, p.draw_number, b.status, p.games, b.games_before, p.k, p.c_k, p.a_k, p.drawn_from, p.signs, p.step_scale,
       p.plus_parameters, p.minus_parameters, p.plus_wins, p.minus_wins, p.draws, p.theta_after, p.worker_name, p.applied_number as report_order,
       p.reference_parameters
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id join spsa_run r on r.id = p.run_id
@@ -120,6 +128,17 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
     }
     if (row.status !== "done") expect(row.theta_after).toBeNull();
   }
+  // The batches of a shared draw were drawn together: one θ, one k, the same signs.
+  const firstOfDraw = new Map<number, PerturbationCheck>();
+  for (const row of rows) {
+    const first = firstOfDraw.get(row.draw_number) ?? row;
+    firstOfDraw.set(row.draw_number, first);
+    expect([row.drawn_from, row.k, row.signs], `draw of batch ${row.batch_number}`).toEqual([
+      first.drawn_from,
+      first.k,
+      first.signs,
+    ]);
+  }
   const thetas: Theta[] = [run.initial_parameters];
   for (const [i, row] of inReportOrder.entries()) {
     const drawnFrom = thetas[row.drawn_from ?? -1];
@@ -128,14 +147,15 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
       paramsAt(optionRun, drawnFrom!),
       optionRun.gains,
       row.k,
-      createRng(`${seed}:batch:${row.batch_number}`),
+      createRng(`${seed}:batch:${row.draw_number}`),
     );
     expect(row.signs, `signs of batch ${row.batch_number}`).toBe(signBits(optionRun.names, drawn.signs));
     expect([row.c_k, row.a_k]).toEqual([drawn.ck, drawn.ak]);
-    const before = inReportOrder.slice(0, i).map(countsOf);
+    const before = inReportOrder.slice(0, i).map((r) => ({ ...countsOf(r), drawNumber: r.draw_number }));
     const window = batchWindow(optionRun.gains, optionRun.gamesPerIteration, row.games);
+    // The batches of one shared draw are read as one sample.
     const adaptive = batchStepFactor(
-      before.slice(Math.max(0, before.length - window)),
+      pooledByDraw(before.slice(Math.max(0, before.length - window))),
       optionRun.gains,
       optionRun.gamesPerIteration,
     );

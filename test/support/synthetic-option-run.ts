@@ -84,9 +84,9 @@ export async function writeSyntheticOptionRun(
         ${claimed} + make_interval(secs => ${options.batchSeconds}::float8), x.w, 0, ${games} - x.w, json_build_array(0, 0, ${games / 2} - x.w, x.w, 0)
       from unnest(${sql.array([...options.wins])}::int[]) with ordinality as x(w, i)
       returning id, games, plus_wins, minus_wins, draws, pairs, claimed_at, reported_at)
-    insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, drawn_from, signs, step_scale,
+    insert into spsa_perturbation (batch_id, run_id, batch_number, draw_number, worker_name, games, k, c_k, a_k, drawn_from, signs, step_scale,
       plus_wins, minus_wins, draws, pairs, elo_diff, theta_after, claimed_at, reported_at, applied_number)
-    select b.id, r.id, b.id, ${options.workerName}, b.games, 1, 1, 1, 0, repeat('1', ${names.length})::varbit, 1,
+    select b.id, r.id, b.id, b.id, ${options.workerName}, b.games, 1, 1, 1, 0, repeat('1', ${names.length})::varbit, 1,
       b.plus_wins, b.minus_wins, b.draws, b.pairs, 0, ${sql.array(params.map((p) => p.value))}::float8[], b.claimed_at, b.reported_at,
       row_number() over (order by b.reported_at, b.id)
     from b, spsa_run r where r.id = ${runId}`;

@@ -14,7 +14,7 @@ import {
 } from "../db/option-runs.js";
 import { fromSetAsideWorker, holdSetAsideReports } from "../db/worker-decisions.js";
 import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";
-import { applyBatch, batchStepFactor, batchWindow, paramsAt, pooledByDraw } from "../spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../spsa/option-batches.js";
 import { pilotBatchScale } from "../spsa/option-pilot.js";
 import { pilotFactor } from "../db/option-pilot.js";
 import type { DrawnResult, Values } from "../types/spsa.js";
@@ -79,7 +79,7 @@ export async function applyReports(
           const counts = { plusWins: report.plusWins, minusWins: report.minusWins, draws: report.draws };
           const scale = pilotBatchScale(
             batchStepFactor(
-              pooledByDraw(recent.slice(Math.max(0, recent.length - windowOf(report.games)))),
+              recent.slice(Math.max(0, recent.length - windowOf(report.games))),
               run.gains,
               run.gamesPerIteration,
             ),

@@ -2,15 +2,7 @@ import { createRng, type Rng } from "../core/rng.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { perturb, update } from "../spsa/math.js";
 import { stepScales } from "../spsa/adaptive.js";
-import {
-  applyBatch,
-  batchStepFactor,
-  batchWindow,
-  drawBatch,
-  drawSpan,
-  paramsAt,
-  pooledByDraw,
-} from "../spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, drawBatch, drawSpan, paramsAt } from "../spsa/option-batches.js";
 import { nextDraw, type SharedDraw } from "./shared-draws.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import type { EvidenceBatch } from "../types/evidence.js";
@@ -194,7 +186,7 @@ function optionFleet(run: FleetRun): FleetResult {
     drawn += games;
     const window = applied.slice(Math.max(0, applied.length - batchWindow(cfg, run.gamesPerIteration, games)));
     const scale = batchStepFactor(
-      pooledByDraw(window.map((b) => ({ ...b.result, drawNumber: b.drawNumber }))),
+      window.map((b) => ({ ...b.result, drawNumber: b.drawNumber })),
       cfg,
       run.gamesPerIteration,
     );

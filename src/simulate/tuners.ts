@@ -3,7 +3,7 @@ import { createRng } from "../core/rng.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { nextDraw, type SharedDraw } from "./shared-draws.js";
-import { applyBatch, batchStepFactor, batchWindow, drawBatch, drawSpan, pooledByDraw } from "../spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, drawBatch, drawSpan } from "../spsa/option-batches.js";
 import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { pilotBatchScale, pilotIterationsOf, type PilotBatch } from "../spsa/option-pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
@@ -168,8 +168,7 @@ export function asyncTuner(
       const applyOldest = () => {
         const batch = out.shift();
         if (!batch) return;
-        const from = Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games));
-        const recent = pooledByDraw(reported.slice(from));
+        const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
         const scale = pilotBatchScale(batchStepFactor(recent, cfg, gamesPerIteration), cfg, factor);
         const { newValues } = applyBatch(
           params,

@@ -83,20 +83,22 @@ export function applyBatch(
 
 /**
  * The adaptive gains of a batch about to be applied, from the batches reported before it
- * (oldest first; see batchWindow). Each batch counts as the share of an iteration its games
- * are (signalShare): pooling the counts of batches drawn with different signs would add
+ * (oldest first; see batchWindow). The batches of one shared draw are pooled into one sample
+ * (pooledByDraw); each sample counts as the share of an iteration its games are (signalShare):
+ * pooling the counts of batches drawn with different signs would add
  * signals of opposite signs and read them as noise, an 8-game batch's iteration then
  * measuring an eighth of the signal an iteration of build mode measures. The factor is the
  * same for every parameter (src/spsa/adaptive.ts); undefined when the run has no adaptive
  * gains.
  */
 export function batchStepFactor(
-  reported: readonly ReportedBatch[],
+  reported: readonly DrawnResult[],
   gains: SpsaMathConfig,
   gamesPerIteration: number,
 ): number | undefined {
   if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
-  const measured = reported
+  // The batches of one shared draw are one sample.
+  const measured = pooledByDraw(reported)
     .filter((r) => r.plusWins + r.minusWins + r.draws > 0)
     .map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
   return stepFactor(measured, { ...gains.adaptive, window: measured.length }, gamesPerIteration);

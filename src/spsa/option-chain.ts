@@ -1,12 +1,4 @@
-import {
-  applyBatch,
-  batchStepFactor,
-  batchWindow,
-  drawBatch,
-  paramsAt,
-  pooledByDraw,
-  signBits,
-} from "./option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, drawBatch, paramsAt, signBits } from "./option-batches.js";
 import type { AppliedBatch, ChainRun, ChainStart, Values } from "../types/spsa.js";
 
 /**
@@ -78,7 +70,7 @@ export function replayAppliedChain(
     const window = recent.slice(
       Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)),
     );
-    const scale = batch.stepScale ?? batchStepFactor(pooledByDraw(window), run.gains, run.gamesPerIteration);
+    const scale = batch.stepScale ?? batchStepFactor(window, run.gains, run.gamesPerIteration);
     const step = applyBatch(
       paramsAt(run, theta),
       { ak: batch.ak, ...played, games: batch.games },

@@ -1,5 +1,5 @@
 import { update } from "./math.js";
-import { applyBatch, batchStepFactor, batchWindow, paramsAt, pooledByDraw } from "./option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "./option-batches.js";
 import { pilotBatchScale } from "./option-pilot.js";
 import { replayAppliedChain } from "./option-chain.js";
 import { previousMove } from "./trajectory.js";
@@ -117,8 +117,9 @@ export function replayChainWithout(
       return;
     }
     place += 1;
-    const from = Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games));
-    const window = pooledByDraw(recent.slice(from));
+    const window = recent.slice(
+      Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)),
+    );
     const scale = pilotBatchScale(
       batchStepFactor(window, run.gains, run.gamesPerIteration),
       run.gains,

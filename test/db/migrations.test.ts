@@ -300,7 +300,11 @@ describe("migrations", () => {
           gamesBefore: 2 * i,
           gamesPerIteration: 8,
         });
-        const scale = batchStepFactor(results.slice(0, i), run.gains, 8);
+        const scale = batchStepFactor(
+          results.slice(0, i).map((r, n) => ({ ...r, drawNumber: n })),
+          run.gains,
+          8,
+        );
         const after =
           result && applyBatch(paramsAt(run, theta), { ...draw, games: 2 }, result, run.gains, 8, scale).newValues;
         await sql`insert into spsa_perturbation (batch_id, run_id, batch_number, worker_name, games, k, c_k, a_k, theta_before, signs, plus_parameters,

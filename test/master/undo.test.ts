@@ -14,7 +14,7 @@ import { undoWorker } from "../../src/master/undo-worker.js";
 import type { Param } from "../../src/params/params.js";
 import { signedEngines } from "../../src/signing/binary-signature.js";
 import { perturb, update } from "../../src/spsa/math.js";
-import { applyBatch, batchStepFactor, batchWindow, paramsAt, pooledByDraw } from "../../src/spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import type { IterationSettings } from "../../src/types/config.js";
 import type { IterationResult, Values } from "../../src/types/spsa.js";
@@ -358,7 +358,7 @@ describe("spsa undo --worker in UCI-option mode", () => {
         const done = rows.slice(0, i).map((x) => ({ ...results([x])[0]!, drawNumber: x.draw_number }));
         // The batches of one shared draw (the run's first half) read as one sample.
         const scale = batchStepFactor(
-          pooledByDraw(done.slice(Math.max(0, done.length - batchWindow(gains, 16, b.games)))),
+          done.slice(Math.max(0, done.length - batchWindow(gains, 16, b.games))),
           gains,
           16,
         );

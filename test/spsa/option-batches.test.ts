@@ -16,7 +16,7 @@ import {
   pooledByDraw,
   scheduleStep,
 } from "../../src/spsa/option-batches.js";
-import type { SpsaParam, OptionParams } from "../../src/types/spsa.js";
+import type { OptionParams, ReportedBatch, SpsaParam } from "../../src/types/spsa.js";
 import { engineOptions, optionParamsOf } from "../../src/params/option-names.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-uci-"));
@@ -127,26 +127,30 @@ describe("asynchronous SPSA math of UCI-option mode", () => {
 describe("adaptive gains in UCI-option mode", () => {
   const adaptive = { mode: "signal" as const, window: 4, floor: 0.2 };
   const batch = (plusWins: number, minusWins: number) => ({ plusWins, minusWins, draws: 16 - plusWins - minusWins });
+  // Each its own draw.
+  const own = (results: readonly ReportedBatch[]) => results.map((r, drawNumber) => ({ ...r, drawNumber }));
 
   it("count the window in iterations' worth of games, and are off unless configured", () => {
     expect(batchWindow({ ...gains, adaptive }, 64, 16)).toBe(16);
     expect(batchWindow({ ...gains, adaptive }, 64, 6)).toBe(43);
-    expect(batchStepFactor([batch(12, 2)], gains, 64)).toBeUndefined();
-    expect(batchStepFactor([batch(12, 2)], { ...gains, adaptive: { ...adaptive, mode: "off" } }, 64)).toBeUndefined();
+    expect(batchStepFactor(own([batch(12, 2)]), gains, 64)).toBeUndefined();
+    expect(
+      batchStepFactor(own([batch(12, 2)]), { ...gains, adaptive: { ...adaptive, mode: "off" } }, 64),
+    ).toBeUndefined();
   });
 
   it("count each batch as its share of an iteration: whole iterations give the build mode's scales", () => {
     const whole = (plusWins: number, minusWins: number) => ({ plusWins, minusWins, draws: 32 - plusWins - minusWins });
     const iterations = [whole(25, 3), whole(3, 25), whole(11, 9)];
     const measured = iterations.map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
-    const atIterations = batchStepFactor(iterations, { ...gains, adaptive }, 32);
+    const atIterations = batchStepFactor(own(iterations), { ...gains, adaptive }, 32);
     expect(stepScales(measured, ["X"], { ...adaptive, window: 3 })).toEqual({ X: atIterations });
   });
 
   it("read batches whose signals have opposite signs as signal, which pooled counts would cancel", () => {
     // Batches of 16 games, iterations of 32: each pair of batches pooled would score about even.
     const reported = [batch(12, 2), batch(2, 12), batch(13, 1), batch(1, 13), batch(11, 3)];
-    const scale = batchStepFactor(reported, { ...gains, adaptive }, 32);
+    const scale = batchStepFactor(own(reported), { ...gains, adaptive }, 32);
     expect(scale).toBeGreaterThan(0.7);
     const pooled = [
       { plusWins: 14, minusWins: 14, draws: 4 },
@@ -155,13 +159,13 @@ describe("adaptive gains in UCI-option mode", () => {
     ].map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
     expect(stepScales(pooled, ["X"], { ...adaptive, window: 3 }).X).toBe(adaptive.floor);
     // Batches at the noise's size read as noise: the floor.
-    expect(batchStepFactor([batch(8, 6), batch(6, 8), batch(7, 7), batch(8, 7)], { ...gains, adaptive }, 32)).toBe(
+    expect(batchStepFactor(own([batch(8, 6), batch(6, 8), batch(7, 7), batch(8, 7)]), { ...gains, adaptive }, 32)).toBe(
       adaptive.floor,
     );
     // A batch whose games were all voided adds nothing.
-    expect(batchStepFactor([...reported, { plusWins: 0, minusWins: 0, draws: 0 }], { ...gains, adaptive }, 32)).toBe(
-      scale,
-    );
+    expect(
+      batchStepFactor(own([...reported, { plusWins: 0, minusWins: 0, draws: 0 }]), { ...gains, adaptive }, 32),
+    ).toBe(scale);
     // applied: a parameter's step is the factor times the plain one.
     const drawn = { ak: 0.02, plus: { X: 11, F: 0.85 }, minus: { X: 9, F: 0.65 }, games: 16 };
     const plain = applyBatch(params, drawn, { plusWins: 9, minusWins: 5, draws: 2 }, gains, 64);

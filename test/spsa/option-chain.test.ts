@@ -56,7 +56,11 @@ function masterChain(drawnFrom: number[]): { batches: AppliedBatch[]; thetas: Va
       gamesPerIteration: 16,
     });
     const before = results.slice(0, i);
-    const scale = batchStepFactor(before.slice(-batchWindow(run.gains, 16, 4)), run.gains, 16);
+    const scale = batchStepFactor(
+      before.map((r, n) => ({ ...r, drawNumber: 100 + n })).slice(-batchWindow(run.gains, 16, 4)),
+      run.gains,
+      16,
+    );
     const step = applyBatch(
       paramsAt(run, thetas[i]!),
       { ak: draw.ak, plus: draw.plus, minus: draw.minus, games: 4 },

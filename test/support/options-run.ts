@@ -3,14 +3,7 @@ import { expect } from "vitest";
 import { optionRunOf, readAppliedChain } from "../../src/db/option-runs.js";
 import { perturb } from "../../src/spsa/math.js";
 import { createRng } from "../../src/core/rng.js";
-import {
-  applyBatch,
-  batchStepFactor,
-  batchWindow,
-  paramsAt,
-  pooledByDraw,
-  signBits,
-} from "../../src/spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, paramsAt, signBits } from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { pilotIterationsOf } from "../../src/spsa/option-pilot.js";
 import { pilotMeasure, spreadSquared } from "../../src/spsa/pilot.js";
@@ -155,7 +148,7 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
     const window = batchWindow(optionRun.gains, optionRun.gamesPerIteration, row.games);
     // The batches of one shared draw are read as one sample.
     const adaptive = batchStepFactor(
-      pooledByDraw(before.slice(Math.max(0, before.length - window))),
+      before.slice(Math.max(0, before.length - window)),
       optionRun.gains,
       optionRun.gamesPerIteration,
     );

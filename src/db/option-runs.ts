@@ -1,6 +1,7 @@
 import type postgres from "postgres";
-import type { Fragment } from "./columns.js";
-import { lockOpenIteration } from "./iteration-lock.js";
+import type { Sql } from "../postgres/sql.js";
+import type { UnfoldedBatch } from "./fold.js";
+import { thetaArray, thetaOfArray, valuesByName, type StoredValues } from "./stored-values.js";
 import type {
   AppliedBatch,
   ChainRun,
@@ -17,8 +18,6 @@ import type { Pentanomial } from "../types/play.js";
  * SQL of UCI-option mode: the run's option settings (its parameter list, stored once, in order),
  * and one spsa_perturbation row per drawn batch, compact once applied (docs/psql.md).
  */
-
-type Sql = postgres.Sql | postgres.TransactionSql;
 
 export interface OptionRunRow {
   runId: number;
@@ -145,14 +144,6 @@ export async function insertPerturbation(tx: Sql, names: readonly string[], p: N
       ${tx.json(thetaArray(names, p.plus))}, ${tx.json(thetaArray(names, p.minus))}, ${p.reference ? tx.json(thetaArray(names, p.reference)) : null})`;
 }
 
-/** Drawn values as stored: an array in the run's order (or, in rows drawn before migration 0022's version, an object by name). */
-type StoredValues = Values | number[];
-
-/** Drawn values by name, from either stored form. */
-function valuesByName(names: readonly string[], stored: StoredValues): Values {
-  return Array.isArray(stored) ? thetaOfArray(names, stored) : stored;
-}
-
 /**
  * The batches applied so far, and after how many of them the run's θ (spsa_run.current_parameters)
  * was written (read under the fold's lock, so the two are what the last fold left).
@@ -209,68 +200,6 @@ export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList):
     minus: valuesByName(names, row.minus),
     ...reference,
   };
-}
-
-/**
- * A batch of a UCI-option run's carrier iteration not in its counters yet: done (reported) or
- * refused, with its draw when it has one. Only a done batch whose draw has not moved θ yet
- * (`applied` false) is applied; the others are only counted.
- */
-export interface UnfoldedBatch {
-  batchId: number;
-  status: "done" | "expired";
-  games: number;
-  /** Null without a draw (a batch claimed without the option hook). */
-  ak: number | null;
-  /** The draw it played (AppliedBatch.drawNumber); null without a draw. */
-  drawNumber: number | null;
-  plus: Values | null;
-  minus: Values | null;
-  applied: boolean;
-  /** A batch of the curvature pilot (θ± against θ₀): counted, never applied to θ (src/master/option-pilot.ts measures it). */
-  pilot: boolean;
-  plusWins: number;
-  minusWins: number;
-  draws: number;
-  pairs: Pentanomial;
-  reportedAt: Date;
-}
-
-/**
- * Locks the run and its carrier iteration for the master's fold (only the master takes these
- * locks; `no key update`, so that a draw's foreign key to the run, a key-share lock, does not
- * wait for the fold). False once the iteration is complete.
- */
-export async function lockOptionFold(
-  tx: postgres.TransactionSql,
-  run: { runId: number; iterationId: number },
-): Promise<boolean> {
-  const [row] = await tx`select id from spsa_run where id = ${run.runId} for no key update`;
-  if (!row) throw new Error(`run ${run.runId} vanished`);
-  return lockOpenIteration(tx, run.iterationId);
-}
-
-/**
- * Under the fold's locks (lockOptionFold): up to `limit` batches not folded yet in the order they
- * are to be applied, the order they were reported, but none that `skip` matches (b is the
- * batch). θ is read (drawnTheta) only when there is something to apply.
- */
-export async function unfoldedBatches(
-  tx: postgres.TransactionSql,
-  run: { iterationId: number; names: readonly string[] },
-  limit: number,
-  skip: Fragment,
-): Promise<UnfoldedBatch[]> {
-  const batches = await tx<
-    (Omit<UnfoldedBatch, "plus" | "minus"> & { plus: StoredValues | null; minus: StoredValues | null })[]
-  >`
-    select b.id::int as "batchId", b.status, b.games, p.a_k as ak, p.draw_number as "drawNumber", p.plus_parameters as plus, p.minus_parameters as minus,
-      p.applied_number is not null as applied, p.reference_parameters is not null as pilot, b.plus_wins as "plusWins", b.minus_wins as "minusWins", b.draws, b.pairs, b.reported_at as "reportedAt"
-    from spsa_batch b left join spsa_perturbation p on p.batch_id = b.id
-    where b.iteration_id = ${run.iterationId} and not b.folded and (b.status = 'done' or b.refused) and not ${skip}
-    order by b.reported_at, b.id limit ${limit}`;
-  const byName = (stored: StoredValues | null) => (stored === null ? null : valuesByName(run.names, stored));
-  return batches.map((b) => ({ ...b, plus: byName(b.plus), minus: byName(b.minus) }));
 }
 
 /**
@@ -524,24 +453,6 @@ export async function readAppliedChain(
 
 function storedAtOrBefore(n: number, every: number): number {
   return Math.max(0, n - (n % every));
-}
-
-/** θ by name as stored: its values in the run's order. */
-export function thetaArray(names: readonly string[], theta: Values): number[] {
-  return names.map((name) => {
-    const value = theta[name];
-    if (value === undefined) throw new Error(`θ has no value for parameter ${name}`);
-    return value;
-  });
-}
-
-/** A stored θ (values in the run's order) by name. */
-function thetaOfArray(names: readonly string[], values: readonly number[]): Values {
-  if (values.length !== names.length)
-    throw new RangeError(`${values.length} values stored for ${names.length} parameters`);
-  const theta: Values = {};
-  names.forEach((name, i) => (theta[name] = values[i]!));
-  return theta;
 }
 
 async function storedTheta(sql: Sql, runId: number, names: readonly string[], n: number): Promise<Values> {

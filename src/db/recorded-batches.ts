@@ -6,7 +6,7 @@ import type { IterationSettings } from "../types/config.js";
 import type { EvidenceBatch } from "../types/evidence.js";
 import type { ChainWithout, IterationOutcome, Values } from "../types/spsa.js";
 import type { Sql } from "../postgres/sql.js";
-import { thetaArray } from "./option-runs.js";
+import { thetaArray } from "./stored-values.js";
 
 /**
  * What the evidence about workers and `spsa undo` read of a run's recorded batches: each

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { closeOpenBatches } from "./batches.js";
+import { closeOpenBatches } from "./fold.js";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaIteration, spsaVerification } from "./schema.js";
 import type { Pentanomial, SprtBounds, PlayLimits } from "../types/play.js";

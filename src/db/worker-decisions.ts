@@ -1,16 +1,15 @@
 import type postgres from "postgres";
-import { foldBatches, setAsideBatches, tellWatchers } from "./batches.js";
-import type { Fragment } from "./columns.js";
+import { setAsideBatches } from "./fold.js";
 import { lockOpenIteration } from "./iteration-lock.js";
-import { WORKER_GROUP } from "../postgres/worker-role.js";
 import type { Sql } from "../postgres/sql.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
 import type { Values } from "../types/spsa.js";
 
 /**
  * SQL of bad workers (docs/bad-workers.md): decisions about a worker in a run (the master's
- * suspicion, an operator's acceptance or rejection), which workers' batches are set aside, and
- * the master's latest evidence. The worker role reads and writes none of it.
+ * suspicion, an operator's acceptance or rejection; which workers they set aside:
+ * set-aside-workers.ts), the master's latest evidence, and undos. The worker role reads and
+ * writes none of it.
  */
 
 export interface DecisionRow {
@@ -44,94 +43,6 @@ export async function latestDecisions(sql: Sql, runId: number): Promise<Decision
   return sql<DecisionRow[]>`
     select distinct on (worker_name) worker_name as "workerName", decision, reason, decided_by as "decidedBy", created_at as "createdAt"
     from spsa_worker_decision where run_id = ${runId} order by worker_name, id desc`;
-}
-
-/** A worker whose batches the master sets aside in a run, and the worker whose decision it follows (itself, or a name of the same machine). */
-export interface SetAsideWorker {
-  name: string;
-  because: string;
-}
-
-/**
- * The workers whose batches the master sets aside in the run: those whose latest decision is
- * "suspect" or "rejected", and every other name the same worker machine registered (the same
- * login role, when that role is a worker machine's, a member of spsa_workers), so a machine under
- * suspicion cannot start over under a new name; a name an operator accepted is not set aside.
- */
-export async function setAsideWorkers(sql: Sql, runId: number): Promise<SetAsideWorker[]> {
-  return setAsideQuery(sql, runId);
-}
-
-/**
- * The condition (on spsa_batch b) that a report is a set-aside worker's. A fold skips such
- * reports in the statement that picks its batches: a report that lands after the hold's
- * statement (the same transaction, read committed) is then left for the next fold to hold,
- * rather than counted or applied.
- */
-export function fromSetAsideWorker(sql: Sql, runId: number): Fragment {
-  return sql`(b.status = 'done' and b.worker_name in (select name from (${setAsideQuery(sql, runId)}) aside))`;
-}
-
-function setAsideQuery(sql: Sql, runId: number) {
-  return sql<SetAsideWorker[]>`
-    with latest as (
-      select distinct on (worker_name) worker_name, decision from spsa_worker_decision where run_id = ${runId} order by worker_name, id desc
-    ), flagged as (
-      select worker_name from latest where decision in ('suspect', 'rejected')
-    ), named as (
-      select f.worker_name as name, f.worker_name as because from flagged f
-      union
-      select w2.name, f.worker_name from flagged f
-        join spsa_worker w on w.name = f.worker_name
-        join spsa_worker w2 on w2.login_role = w.login_role and w2.name <> w.name
-      where exists (select 1 from pg_auth_members m join pg_roles r on r.oid = m.member join pg_roles g on g.oid = m.roleid
-                    where r.rolname = w.login_role and g.rolname = ${WORKER_GROUP})
-    )
-    select distinct on (name) name, because from named
-    where not exists (select 1 from latest l where l.worker_name = named.name and l.decision = 'accepted')
-    order by name, because`;
-}
-
-/**
- * In the fold's transaction (under the iteration's fold lock): the iteration's reported batches
- * that no fold took yet and whose workers are set aside are held, never counted or applied;
- * with `reopen` (build mode) their games are open again. Returns the batches held.
- */
-export async function holdSetAsideReports(
-  tx: postgres.TransactionSql,
-  runId: number,
-  iterationId: number,
-  reopen: boolean,
-): Promise<number> {
-  const rows = await tx<{ id: number }[]>`
-    with aside as (${setAsideQuery(tx, runId)})
-    select b.id::int from spsa_batch b join aside on aside.name = b.worker_name
-    where b.iteration_id = ${iterationId} and b.status = 'done' and not b.folded`;
-  if (rows.length === 0) return 0;
-  return (
-    await setAsideBatches(
-      tx,
-      iterationId,
-      rows.map((r) => r.id),
-      { held: true },
-      reopen,
-    )
-  ).batches;
-}
-
-/**
- * A build-mode master's fold (src/db/batches.ts foldIteration): in its transaction, under the
- * iteration's lock, the reports of workers set aside are held first and their games opened
- * again, so none of them is counted. True when the counters moved.
- */
-export async function foldHoldingSetAside(sql: postgres.Sql, runId: number, iterationId: number): Promise<boolean> {
-  const moved = await sql.begin(async (tx) => {
-    if (!(await lockOpenIteration(tx, iterationId))) return false;
-    await holdSetAsideReports(tx, runId, iterationId, true);
-    return foldBatches(tx, iterationId, "undrawn", fromSetAsideWorker(tx, runId));
-  });
-  if (moved) await tellWatchers(sql, iterationId);
-  return moved;
 }
 
 /**

@@ -5,7 +5,7 @@ import { valuesOf, type Param } from "../params/params.js";
 import { buildPlusAndMinus } from "../engine-build/engine-builder.js";
 import { storeBinaries } from "../engine-build/binary-store.js";
 import { expireLeases } from "../db/batches.js";
-import { foldHoldingSetAside } from "../db/worker-decisions.js";
+import { foldIteration } from "../db/fold.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { createRng } from "../core/rng.js";
 import { perturb, update } from "../spsa/math.js";
@@ -380,7 +380,7 @@ async function waitForGames(
         // A dead worker's games are handed out again, whoever looks first.
         await expireLeases(sql);
         // Reports of workers under suspicion are held and their games played again (docs/bad-workers.md).
-        await foldHoldingSetAside(sql, run.id, iteration.id);
+        await foldIteration(sql, iteration.id, { runId: run.id, reopen: true });
         return readIteration(sql, iteration.id);
       });
       // Reports arriving: look again soon, as the iteration may be about to finish.

@@ -68,7 +68,7 @@ export async function topUpDraws(
           number: batchId,
           drawn: drawBatch(params, run.gains, {
             seed: run.seed,
-            batchNumber: batchId,
+            drawNumber: batchId,
             gamesBefore: before,
             gamesPerIteration: run.gamesPerIteration,
           }),

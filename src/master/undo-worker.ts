@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { setAsideBatches } from "../db/batches.js";
+import { setAsideBatches } from "../db/fold.js";
 import { lockOpenIteration } from "../db/iteration-lock.js";
 import { dropOpenDraws, optionRunOf, readAppliedChain, setRunTheta } from "../db/option-runs.js";
 import { recordedSteps, rewriteAppliedChain, rewriteStep, workerReports } from "../db/recorded-batches.js";

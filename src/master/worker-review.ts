@@ -6,13 +6,8 @@ import {
   type OptionReportRecord,
   type ReportRecord,
 } from "../db/recorded-batches.js";
-import {
-  holdOpenIterationBatches,
-  latestDecisions,
-  recordDecision,
-  saveReview,
-  setAsideWorkers,
-} from "../db/worker-decisions.js";
+import { holdOpenIterationBatches, latestDecisions, recordDecision, saveReview } from "../db/worker-decisions.js";
+import { setAsideWorkers } from "../db/set-aside-workers.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import type { DatabaseHandle } from "../postgres/database-handle.js";
 import { signsOfBits } from "../spsa/option-batches.js";

@@ -2,7 +2,8 @@ import { createRng, type Rng } from "../core/rng.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { perturb, update } from "../spsa/math.js";
 import { stepScales } from "../spsa/adaptive.js";
-import { applyBatch, batchStepFactor, batchWindow, drawBatch, drawSpan, paramsAt } from "../spsa/option-batches.js";
+import { drawBatch, drawSpan, paramsAt } from "../spsa/option-batches.js";
+import { BatchSteps } from "../spsa/batch-step.js";
 import { nextDraw, type SharedDraw } from "./shared-draws.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import type { EvidenceBatch } from "../types/evidence.js";
@@ -161,6 +162,8 @@ function optionFleet(run: FleetRun): FleetResult {
   );
   const list = { parameters, names: run.problem.params.map((p) => p.name) };
   let theta = valuesOf(run.problem.params);
+  // The fleet plays no curvature pilot: no factor on the adaptive scales.
+  const steps = new BatchSteps({ gains: cfg, gamesPerIteration: run.gamesPerIteration }, undefined);
   const applied: AppliedBatch[] = [];
   const strata: PlayedBatch[][] = [];
   let open: PlayedBatch[] = [];
@@ -173,7 +176,7 @@ function optionFleet(run: FleetRun): FleetResult {
     shared = nextDraw(shared, size, batchNumber, () =>
       drawBatch(paramsAt(list, theta), cfg, {
         seed: run.seed,
-        batchNumber,
+        drawNumber: batchNumber,
         gamesBefore: drawn,
         gamesPerIteration: run.gamesPerIteration,
       }),
@@ -184,14 +187,13 @@ function optionFleet(run: FleetRun): FleetResult {
     // A held batch is not applied; the pool draws its games again.
     if (state.held(batch)) continue;
     drawn += games;
-    const window = applied.slice(Math.max(0, applied.length - batchWindow(cfg, run.gamesPerIteration, games)));
-    const scale = batchStepFactor(
-      window.map((b) => ({ ...b.result, drawNumber: b.drawNumber })),
-      cfg,
-      run.gamesPerIteration,
-    );
     const result = resultOf(batch);
-    const step = applyBatch(paramsAt(list, theta), { ...draw, games }, result, cfg, run.gamesPerIteration, scale);
+    const { update: step, scale } = steps.step(paramsAt(list, theta), {
+      ...draw,
+      games,
+      result,
+      drawNumber: shared.number,
+    });
     theta = { ...theta, ...step.newValues };
     applied.push({
       appliedNumber: applied.length + 1,

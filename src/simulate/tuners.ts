@@ -3,9 +3,10 @@ import { createRng } from "../core/rng.js";
 import { stepScales } from "../spsa/adaptive.js";
 import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { nextDraw, type SharedDraw } from "./shared-draws.js";
-import { applyBatch, batchStepFactor, batchWindow, drawBatch, drawSpan } from "../spsa/option-batches.js";
+import { drawBatch, drawSpan } from "../spsa/option-batches.js";
+import { BatchSteps } from "../spsa/batch-step.js";
 import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
-import { pilotBatchScale, pilotIterationsOf, type PilotBatch } from "../spsa/option-pilot.js";
+import { pilotIterationsOf, type PilotBatch } from "../spsa/option-pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
 import { referenceOutcome } from "./reference-mode.js";
@@ -16,7 +17,6 @@ import {
   type Values,
   type MeasuredIteration,
   type DrawnBatch,
-  type DrawnResult,
   type PilotIteration,
 } from "../types/spsa.js";
 import type { Problem } from "./problem.js";
@@ -156,7 +156,6 @@ export function asyncTuner(
       const out: { drawn: DrawnBatch; games: number; draw: number; result: ReturnType<typeof playGames> }[] = [];
       let drawnGames = 0;
       let appliedGames = 0;
-      const reported: DrawnResult[] = [];
       const adaptive = cfg.adaptive;
       const pilotGames =
         adaptive && adaptive.mode !== "off" && gamesPerIteration % 4 === 0 && batchGames % 4 === 0
@@ -164,29 +163,15 @@ export function asyncTuner(
           : 0;
       const steps = Object.fromEntries(params.map((p) => [p.name, p.step]));
       const pilot: PilotBatch[] = [];
-      let factor: number | undefined;
-      const applyOldest = () => {
-        const batch = out.shift();
-        if (!batch) return;
-        const recent = reported.slice(Math.max(0, reported.length - batchWindow(cfg, gamesPerIteration, batch.games)));
-        const scale = pilotBatchScale(batchStepFactor(recent, cfg, gamesPerIteration), cfg, factor);
-        const { newValues } = applyBatch(
-          params,
-          { ...batch.drawn, games: batch.games },
-          batch.result,
-          cfg,
-          gamesPerIteration,
-          scale,
-        );
-        reported.push({ ...batch.result, drawNumber: batch.draw });
-        params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
-        appliedGames += batch.games;
-        record(trace, problem.model, appliedGames, params);
-      };
       let batchNumber = 1;
       for (; drawnGames < Math.min(pilotGames, budget); batchNumber++) {
         const games = Math.min(batchGames, pilotGames - drawnGames);
-        const drawn = drawBatch(params, cfg, { seed, batchNumber, gamesBefore: drawnGames, gamesPerIteration });
+        const drawn = drawBatch(params, cfg, {
+          seed,
+          drawNumber: batchNumber,
+          gamesBefore: drawnGames,
+          gamesPerIteration,
+        });
         pilot.push({
           games,
           outcome: referenceOutcome({ kind: "start" }, problem, drawn.plus, drawn.minus, games, gameRng),
@@ -194,18 +179,34 @@ export function asyncTuner(
         });
         drawnGames += games;
       }
+      let factor: number | undefined;
       if (pilot.length > 0) {
         factor = pilotMeasure(pilotIterationsOf(pilot, gamesPerIteration)).factor;
         // The pilot's games count against the budget; θ is where it started.
         appliedGames = drawnGames;
         record(trace, problem.model, appliedGames, params);
       }
+      // Every later batch's scale raised by the pilot's factor (none without a pilot).
+      const stepper = new BatchSteps({ gains: cfg, gamesPerIteration }, factor);
+      const applyOldest = () => {
+        const batch = out.shift();
+        if (!batch) return;
+        const { newValues } = stepper.step(params, {
+          ...batch.drawn,
+          games: batch.games,
+          result: batch.result,
+          drawNumber: batch.draw,
+        }).update;
+        params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
+        appliedGames += batch.games;
+        record(trace, problem.model, appliedGames, params);
+      };
       let shared: SharedDraw<DrawnBatch> | undefined;
       for (; drawnGames < budget; batchNumber++) {
         const games = Math.min(batchGames, budget - drawnGames);
         const span = ownDraws ? games : drawSpan(drawnGames, budget, games, gamesPerIteration);
         shared = nextDraw(shared, span, batchNumber, () =>
-          drawBatch(params, cfg, { seed, batchNumber, gamesBefore: drawnGames, gamesPerIteration }),
+          drawBatch(params, cfg, { seed, drawNumber: batchNumber, gamesBefore: drawnGames, gamesPerIteration }),
         );
         shared.left -= games;
         const { drawn } = shared;

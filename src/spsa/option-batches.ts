@@ -1,18 +1,6 @@
-import { measuredElo, perturb, update } from "./math.js";
+import { perturb } from "./math.js";
 import { createRng } from "../core/rng.js";
-import { stepFactor } from "./adaptive.js";
-import type {
-  DrawnBatch,
-  DrawnResult,
-  IterationResult,
-  OptionList,
-  ParamSettings,
-  ReportedBatch,
-  SpsaMathConfig,
-  SpsaParam,
-  UpdateResult,
-  Values,
-} from "../types/spsa.js";
+import type { DrawnBatch, OptionList, ParamSettings, SpsaMathConfig, SpsaParam, Values } from "../types/spsa.js";
 
 /** k = 1 + whole iterations' worth of games drawn before this batch, at most maxIterations. */
 export function scheduleStep(gamesBefore: number, gamesPerIteration: number, maxIterations: number): number {
@@ -50,58 +38,17 @@ export function signsOfBits({ parameters, names }: OptionList, bits: string): Va
   return signs;
 }
 
-/** Batch `batchNumber` of a run: its signs come from the run's seed and the number, so a replay draws the same. */
+/**
+ * Draw `drawNumber` of a run: its signs come from the run's seed and the number, so a replay draws
+ * the same (the seed's text says "batch": a draw was a batch's own before draws were shared).
+ */
 export function drawBatch(
   params: readonly SpsaParam[],
   gains: SpsaMathConfig,
-  draw: { seed: string; batchNumber: number; gamesBefore: number; gamesPerIteration: number },
+  draw: { seed: string; drawNumber: number; gamesBefore: number; gamesPerIteration: number },
 ): DrawnBatch {
   const k = scheduleStep(draw.gamesBefore, draw.gamesPerIteration, gains.maxIterations);
-  return { ...perturb(params, gains, k, createRng(`${draw.seed}:batch:${draw.batchNumber}`)), k };
-}
-
-/**
- * A reported batch's step from the θ of now (`paramsNow`), which other batches may have
- * moved since this one was drawn: the gradient is the batch's own, a_k is scaled by its
- * share of an iteration's games, so the step per game does not depend on the batch size.
- */
-export function applyBatch(
-  paramsNow: readonly SpsaParam[],
-  drawn: { ak: number; plus: Values; minus: Values; games: number },
-  result: IterationResult,
-  gains: SpsaMathConfig,
-  gamesPerIteration: number,
-  scale?: number,
-): UpdateResult {
-  return update(
-    paramsNow,
-    { ak: (drawn.ak * drawn.games) / gamesPerIteration, plus: drawn.plus, minus: drawn.minus, ...(scale && { scale }) },
-    result,
-    gains,
-  );
-}
-
-/**
- * The adaptive gains of a batch about to be applied, from the batches reported before it
- * (oldest first; see batchWindow). The batches of one shared draw are pooled into one sample
- * (pooledByDraw); each sample counts as the share of an iteration its games are (signalShare):
- * pooling the counts of batches drawn with different signs would add
- * signals of opposite signs and read them as noise, an 8-game batch's iteration then
- * measuring an eighth of the signal an iteration of build mode measures. The factor is the
- * same for every parameter (src/spsa/adaptive.ts); undefined when the run has no adaptive
- * gains.
- */
-export function batchStepFactor(
-  reported: readonly DrawnResult[],
-  gains: SpsaMathConfig,
-  gamesPerIteration: number,
-): number | undefined {
-  if (!gains.adaptive || gains.adaptive.mode === "off") return undefined;
-  // The batches of one shared draw are one sample.
-  const measured = pooledByDraw(reported)
-    .filter((r) => r.plusWins + r.minusWins + r.draws > 0)
-    .map((result) => ({ elo: measuredElo(result, gains.eloCap).elo, result }));
-  return stepFactor(measured, { ...gains.adaptive, window: measured.length }, gamesPerIteration);
+  return { ...perturb(params, gains, k, createRng(`${draw.seed}:batch:${draw.drawNumber}`)), k };
 }
 
 /**
@@ -117,27 +64,4 @@ export function drawSpan(
   gamesPerIteration: number,
 ): number {
   return gamesBefore < targetGames / 2 ? gamesPerIteration - (gamesBefore % gamesPerIteration) : batchGames;
-}
-
-/**
- * Results of batches that played one draw (the same drawNumber) summed, in the order of each
- * draw's first batch: the adaptive scale reads a shared draw as one sample, as build mode reads
- * an iteration; pooling batches of different draws would cancel their signals (docs/uci-options.md).
- */
-export function pooledByDraw(results: readonly DrawnResult[]): ReportedBatch[] {
-  const pooled = new Map<number, ReportedBatch>();
-  for (const r of results) {
-    const p = pooled.get(r.drawNumber) ?? { plusWins: 0, minusWins: 0, draws: 0 };
-    pooled.set(r.drawNumber, {
-      plusWins: p.plusWins + r.plusWins,
-      minusWins: p.minusWins + r.minusWins,
-      draws: p.draws + r.draws,
-    });
-  }
-  return [...pooled.values()];
-}
-
-/** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size, as in build mode. */
-export function batchWindow(gains: SpsaMathConfig, gamesPerIteration: number, batchGames: number): number {
-  return Math.max(1, Math.ceil(((gains.adaptive?.window ?? 1) * gamesPerIteration) / Math.max(1, batchGames)));
 }

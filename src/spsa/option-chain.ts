@@ -1,4 +1,5 @@
-import { applyBatch, batchStepFactor, batchWindow, drawBatch, paramsAt, signBits } from "./option-batches.js";
+import { drawBatch, paramsAt, signBits } from "./option-batches.js";
+import { BatchSteps } from "./batch-step.js";
 import type { AppliedBatch, ChainRun, ChainStart, Values } from "../types/spsa.js";
 
 /**
@@ -26,7 +27,7 @@ export function playedValues(
     );
   const drawn = drawBatch(paramsAt(run, thetaDrawn), run.gains, {
     seed: run.seed,
-    batchNumber: batch.drawNumber,
+    drawNumber: batch.drawNumber,
     gamesBefore: batch.gamesBefore,
     gamesPerIteration: run.gamesPerIteration,
   });
@@ -58,8 +59,8 @@ export function replayAppliedChain(
   const drawnFrom = new Map<number, number>();
   for (const b of batches) if (!b.played && b.drawnFrom !== null) drawnFrom.set(b.drawnFrom, b.appliedNumber);
   const thetas = new Map<number, Values>([[start.applied, start.theta]]);
-  const longestWindow = Math.max(1, ...batches.map((b) => batchWindow(run.gains, run.gamesPerIteration, b.games)));
-  const recent = start.recent.slice(-longestWindow);
+  // Only rows of earlier versions lack their step scale, and those predate the curvature pilot: no factor.
+  const steps = new BatchSteps(run, undefined, start.recent);
   let theta = start.theta;
   for (const [i, batch] of batches.entries()) {
     if (batch.appliedNumber !== start.applied + i + 1)
@@ -67,18 +68,7 @@ export function replayAppliedChain(
         `batch ${batch.batchNumber} is applied ${batch.appliedNumber}th, expected ${start.applied + i + 1}th`,
       );
     const played = playedValues(run, batch, batch.drawnFrom === null ? undefined : thetas.get(batch.drawnFrom));
-    const window = recent.slice(
-      Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)),
-    );
-    const scale = batch.stepScale ?? batchStepFactor(window, run.gains, run.gamesPerIteration);
-    const step = applyBatch(
-      paramsAt(run, theta),
-      { ak: batch.ak, ...played, games: batch.games },
-      batch.result,
-      run.gains,
-      run.gamesPerIteration,
-      scale,
-    );
+    const { update: step } = steps.step(paramsAt(run, theta), { ...batch, ...played }, batch.stepScale);
     if (step.elo !== batch.elo)
       throw new ChainMismatch(
         `batch ${batch.batchNumber}: its result gives Elo ${step.elo}, its row says ${batch.elo}`,
@@ -91,8 +81,6 @@ export function replayAppliedChain(
           `batch ${batch.batchNumber}: the replay gives ${differs} = ${theta[differs]} after it, its row holds ${batch.thetaAfter[differs]}`,
         );
     }
-    recent.push({ ...batch.result, drawNumber: batch.drawNumber });
-    if (recent.length > longestWindow) recent.shift();
     if (batch.drawnFrom !== null && drawnFrom.get(batch.drawnFrom) === batch.appliedNumber)
       thetas.delete(batch.drawnFrom);
     if (drawnFrom.has(batch.appliedNumber)) thetas.set(batch.appliedNumber, theta);

@@ -1,6 +1,6 @@
 import { update } from "./math.js";
-import { applyBatch, batchStepFactor, batchWindow, paramsAt } from "./option-batches.js";
-import { pilotBatchScale } from "./option-pilot.js";
+import { paramsAt } from "./option-batches.js";
+import { BatchSteps } from "./batch-step.js";
 import { replayAppliedChain } from "./option-chain.js";
 import { previousMove } from "./trajectory.js";
 import type { IterationSettings } from "../types/config.js";
@@ -11,7 +11,6 @@ import type {
   ChainWithout,
   IterationOutcome,
   IterationResult,
-  DrawnResult,
   SpsaMathConfig,
   Values,
 } from "../types/spsa.js";
@@ -108,7 +107,8 @@ export function replayChainWithout(
     removed: [],
     rewritten: [],
   };
-  const recent: DrawnResult[] = [...start.recent];
+  // The new chain's steps, each with the adaptive scale of the batches before it there, raised by the pilot.
+  const steps = new BatchSteps(run, run.pilotFactor, start.recent);
   let place = start.applied;
   result.thetaBefore = replayAppliedChain(run, start, batches, (batch, _theta, played) => {
     if (removed(batch)) {
@@ -117,23 +117,8 @@ export function replayChainWithout(
       return;
     }
     place += 1;
-    const window = recent.slice(
-      Math.max(0, recent.length - batchWindow(run.gains, run.gamesPerIteration, batch.games)),
-    );
-    const scale = pilotBatchScale(
-      batchStepFactor(window, run.gains, run.gamesPerIteration),
-      run.gains,
-      run.pilotFactor,
-    );
-    result.theta = applyBatch(
-      paramsAt(run, result.theta),
-      { ak: batch.ak, ...played, games: batch.games },
-      batch.result,
-      run.gains,
-      run.gamesPerIteration,
-      scale,
-    ).newValues;
-    recent.push({ ...batch.result, drawNumber: batch.drawNumber });
+    const { update, scale } = steps.step(paramsAt(run, result.theta), { ...batch, ...played });
+    result.theta = update.newValues;
     if (result.firstRemoved === null) return;
     const redrawable = batch.drawnFrom !== null && batch.drawnFrom < result.firstRemoved;
     result.rewritten.push({

@@ -1,11 +1,6 @@
 import type postgres from "postgres";
-import {
-  latestDecisions,
-  readReview,
-  setAsideCounts,
-  setAsideWorkers,
-  type DecisionRow,
-} from "../db/worker-decisions.js";
+import { latestDecisions, readReview, setAsideCounts, type DecisionRow } from "../db/worker-decisions.js";
+import { setAsideWorkers } from "../db/set-aside-workers.js";
 import { gamesPerMinute, listRunWorkers, type RunWorkerRow } from "../db/run-status.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
 

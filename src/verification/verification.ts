@@ -5,7 +5,8 @@ import { buildPlusAndMinus, type BuiltEngine } from "../engine-build/engine-buil
 import { storeBinaries } from "../engine-build/binary-store.js";
 import { buildingLock, verificationFolder, sweepBuilds } from "../engine-build/retention.js";
 import { withFileLock } from "../core/lock-file.js";
-import { expireLeases, foldIteration } from "../db/batches.js";
+import { expireLeases } from "../db/batches.js";
+import { foldIteration } from "../db/fold.js";
 import type { DatabaseHandle } from "../postgres/database-handle.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import {

@@ -2,13 +2,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   claimBatch,
   expireLeases,
-  foldIteration,
   heartbeat,
   refuseBatch,
   reportBatch,
   returnToPool,
   type BatchReport,
 } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { planBatchSizes } from "../../src/spsa/batch-plan.js";
 import { useMigratedDatabase } from "../support/database.js";
@@ -292,7 +292,7 @@ describe("claiming and reporting batches", () => {
     >`select max(id)::int as id from spsa_batch where iteration_id = ${iteration.id} and status = 'done'`;
     // The fold waits for the last batch's lock with the others marked; its connection dies there.
     await killWhileWaitingOnBatch(database.url, last!.id, {
-      module: "db/batches.js",
+      module: "db/fold.js",
       fn: "foldIteration",
       args: [iteration.id],
     });

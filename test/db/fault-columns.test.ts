@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { readIteration } from "../../src/db/iterations.js";
 import { faultyIterations } from "../../src/db/run-status.js";
 import { useMigratedDatabase } from "../support/database.js";

@@ -4,10 +4,12 @@ import { join } from "node:path";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { readAppliedChain } from "../../src/db/option-runs.js";
-import { applyBatch, batchStepFactor, drawBatch, paramsAt } from "../../src/spsa/option-batches.js";
+import { drawBatch, paramsAt } from "../../src/spsa/option-batches.js";
+import { applyBatch, batchStepFactor } from "../../src/spsa/batch-step.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { loadConfig } from "../../src/config/config.js";
@@ -296,7 +298,7 @@ describe("migrations", () => {
           values (${carrier!.id}, 'w', 2, ${2 * i}, ${result ? "done" : "expired"}, now(), now(), ${result !== undefined}) returning id::int`;
         const draw = drawBatch(paramsAt(run, theta), run.gains, {
           seed: "m",
-          batchNumber: batch!.id,
+          drawNumber: batch!.id,
           gamesBefore: 2 * i,
           gamesPerIteration: 8,
         });

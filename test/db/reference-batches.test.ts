@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, foldIteration, reportBatch, type BatchReport } from "../../src/db/batches.js";
+import { claimBatch, reportBatch, type BatchReport } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { outcomeOf, readIteration } from "../../src/db/iterations.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/iterations.js";

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, expireLeases, foldIteration, releaseClaims, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, expireLeases, releaseClaims, reportBatch } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { connect } from "../../src/postgres/connection.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
 import { activeGameSlots, claimWorkerName } from "../../src/db/workers.js";

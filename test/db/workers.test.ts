@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, foldIteration, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
+import { claimBatch, heartbeat, reportBatch, type BatchReport } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { claimWorkerName, recordSpeed, type NameHolder } from "../../src/db/workers.js";
 import { holderAlive } from "../../src/worker/name-holder.js";
 import { useMigratedDatabase } from "../support/database.js";

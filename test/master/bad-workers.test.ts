@@ -1,15 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, foldBatches, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { foldBatches, foldIteration } from "../../src/db/fold.js";
 import { insertOptionRun } from "../../src/db/option-runs.js";
-import {
-  foldHoldingSetAside,
-  fromSetAsideWorker,
-  latestDecisions,
-  recordDecision,
-  setAsideWorkers,
-} from "../../src/db/worker-decisions.js";
+import { latestDecisions, recordDecision } from "../../src/db/worker-decisions.js";
+import { fromSetAsideWorker, setAsideWorkers } from "../../src/db/set-aside-workers.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
@@ -87,7 +83,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     expect(await report(sql, "suspect", mine!, sweep)).toBe("accepted");
     const theirs = await claimBatch(sql, "honest", 4);
     expect(await report(sql, "honest", theirs!, even)).toBe("accepted");
-    await foldHoldingSetAside(sql, run.id, iteration.id);
+    await foldIteration(sql, iteration.id, { runId: run.id, reopen: true });
     const [held] =
       await sql`select status, folded, held_at is not null as held from spsa_batch where id = ${mine!.batchId}`;
     expect(held).toEqual({ status: "done", folded: true, held: true });
@@ -99,7 +95,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     >`select coalesce(sum(games), 0)::int as n from spsa_batch where iteration_id = ${iteration.id} and status = 'open'`;
     expect(open!.n).toBe(12);
     // A fold again holds nothing twice.
-    await foldHoldingSetAside(sql, run.id, iteration.id);
+    await foldIteration(sql, iteration.id, { runId: run.id, reopen: true });
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(4);
 
     await recordDecision(sql, {
@@ -111,7 +107,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     });
     const next = await claimBatch(sql, "suspect", 4);
     await report(sql, "suspect", next!, even);
-    await foldHoldingSetAside(sql, run.id, iteration.id);
+    await foldIteration(sql, iteration.id, { runId: run.id, reopen: true });
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(8);
     const [state] = await latestDecisions(sql, run.id);
     expect(state).toMatchObject({ workerName: "suspect", decision: "accepted", reason: "looked fine" });
@@ -138,7 +134,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     expect(left).toEqual({ folded: false, held: false });
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(0);
     // The next fold holds it.
-    await foldHoldingSetAside(sql, run.id, iteration.id);
+    await foldIteration(sql, iteration.id, { runId: run.id, reopen: true });
     const [held] = await sql`select folded, held_at is not null as held from spsa_batch where id = ${batch!.batchId}`;
     expect(held).toEqual({ folded: true, held: true });
     expect((await sql`select games_played from spsa_iteration where id = ${iteration.id}`)[0]!.games_played).toBe(0);
@@ -172,7 +168,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
       const batch = await claimBatch(name === "owner-w" ? sql : guest, name, 4);
       expect(await report(name === "owner-w" ? sql : guest, name, batch!, even)).toBe("accepted");
     }
-    await foldHoldingSetAside(sql, run.id, iteration.id);
+    await foldIteration(sql, iteration.id, { runId: run.id, reopen: true });
     const rows = await sql<{ worker_name: string; held: boolean }[]>`
       select worker_name, held_at is not null as held from spsa_batch where iteration_id = ${iteration.id} and status = 'done' order by worker_name`;
     expect(rows).toEqual([
@@ -268,7 +264,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
         const batch = await claimBatch(sql, w, 4);
         await report(sql, w, batch!, w === "rliar" ? sweep : even);
       }
-      await foldHoldingSetAside(sql, run.id, iteration.id);
+      await foldIteration(sql, iteration.id, { runId: run.id, reopen: true });
       verdict = await review.beforeStep(1);
       if (verdict) {
         // Not stepped here: the next round's batches join the same iteration.

@@ -1,4 +1,4 @@
-import { foldIteration } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { join } from "node:path";
 import { execa } from "execa";
 import type postgres from "postgres";

@@ -8,7 +8,7 @@ import { sha256OfFile } from "../../src/engine-build/binary-store.js";
 import { signerFor } from "../../src/signing/binary-signature.js";
 import { compete, spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { foldIteration } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { seedIteration, storeFile } from "../support/iterations.js";
 import { localSigningKey } from "../support/signing.js";
 

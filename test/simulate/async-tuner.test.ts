@@ -5,7 +5,8 @@ import { cellProblem } from "../../src/simulate/family.js";
 import { playGames } from "../../src/simulate/game-model.js";
 import { asyncTuner } from "../../src/simulate/tuners.js";
 import { createRng } from "../../src/core/rng.js";
-import { applyBatch, drawBatch } from "../../src/spsa/option-batches.js";
+import { drawBatch } from "../../src/spsa/option-batches.js";
+import { applyBatch } from "../../src/spsa/batch-step.js";
 
 const gainsFor = (n: number) =>
   spsaMathConfig(
@@ -38,7 +39,7 @@ describe("the simulator's asynchronous tuner", () => {
     const gameRng = createRng("games:s");
     let params = problem.params;
     for (let n = 1, drawn = 0; drawn < 800; n++, drawn += 8) {
-      const batch = drawBatch(params, cfg, { seed: "s", batchNumber: n, gamesBefore: drawn, gamesPerIteration: 64 });
+      const batch = drawBatch(params, cfg, { seed: "s", drawNumber: n, gamesBefore: drawn, gamesPerIteration: 64 });
       const result = playGames(eloBetween(problem.model, batch.plus, batch.minus), 8, problem.drawRate, gameRng);
       const { newValues } = applyBatch(params, { ...batch, games: 8 }, result, cfg, 64);
       params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
@@ -61,11 +62,11 @@ describe("the simulator's asynchronous tuner", () => {
     const gameRng = createRng("games:s");
     let params = problem.params;
     let draws = 0;
-    let batch = drawBatch(params, cfg, { seed: "s", batchNumber: 1, gamesBefore: 0, gamesPerIteration: 64 });
+    let batch = drawBatch(params, cfg, { seed: "s", drawNumber: 1, gamesBefore: 0, gamesPerIteration: 64 });
     for (let n = 1, drawn = 0; drawn < 800; n++, drawn += 8) {
       // A new draw every 64 games up to half the budget (7 draws cover 448 games), then one per batch.
       if (drawn >= 448 || drawn % 64 === 0) {
-        batch = drawBatch(params, cfg, { seed: "s", batchNumber: n, gamesBefore: drawn, gamesPerIteration: 64 });
+        batch = drawBatch(params, cfg, { seed: "s", drawNumber: n, gamesBefore: drawn, gamesPerIteration: 64 });
         draws++;
       }
       const result = playGames(eloBetween(problem.model, batch.plus, batch.minus), 8, problem.drawRate, gameRng);

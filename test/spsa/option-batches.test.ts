@@ -7,15 +7,8 @@ import { loadParams } from "../../src/params/params.js";
 import { InputError } from "../../src/core/errors.js";
 import { measuredElo, update } from "../../src/spsa/math.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
-import {
-  applyBatch,
-  batchStepFactor,
-  batchWindow,
-  drawBatch,
-  drawSpan,
-  pooledByDraw,
-  scheduleStep,
-} from "../../src/spsa/option-batches.js";
+import { drawBatch, drawSpan, scheduleStep } from "../../src/spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow, pooledByDraw } from "../../src/spsa/batch-step.js";
 import type { OptionParams, ReportedBatch, SpsaParam } from "../../src/types/spsa.js";
 import { engineOptions, optionParamsOf } from "../../src/params/option-names.js";
 
@@ -69,7 +62,7 @@ describe("asynchronous SPSA math of UCI-option mode", () => {
 
   it("draws the same perturbation for the same seed and batch number, another for the next batch", () => {
     const draw = (batchNumber: number) =>
-      drawBatch(params, gains, { seed: "s", batchNumber, gamesBefore: 128, gamesPerIteration: 64 });
+      drawBatch(params, gains, { seed: "s", drawNumber: batchNumber, gamesBefore: 128, gamesPerIteration: 64 });
     expect(draw(3)).toEqual(draw(3));
     expect(draw(3).k).toBe(3);
     const signs = new Set(Array.from({ length: 12 }, (_, i) => JSON.stringify(draw(i + 1).signs)));
@@ -77,7 +70,7 @@ describe("asynchronous SPSA math of UCI-option mode", () => {
   });
 
   it("scales a batch's step by its share of an iteration's games, from the θ of the report", () => {
-    const drawn = drawBatch(params, gains, { seed: "s", batchNumber: 1, gamesBefore: 0, gamesPerIteration: 64 });
+    const drawn = drawBatch(params, gains, { seed: "s", drawNumber: 1, gamesBefore: 0, gamesPerIteration: 64 });
     const now = params.map((p) => ({ ...p, value: p.name === "X" ? 12 : p.value }));
     const result = { plusWins: 5, minusWins: 2, draws: 1 };
     const step = applyBatch(now, { ...drawn, games: 8 }, result, gains, 64);

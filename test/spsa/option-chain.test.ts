@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  applyBatch,
-  batchStepFactor,
-  batchWindow,
-  drawBatch,
-  paramsAt,
-  signBits,
-  signsOfBits,
-} from "../../src/spsa/option-batches.js";
+import { drawBatch, paramsAt, signBits, signsOfBits } from "../../src/spsa/option-batches.js";
+import { applyBatch, batchStepFactor, batchWindow } from "../../src/spsa/batch-step.js";
 import { ChainMismatch, replayAppliedChain } from "../../src/spsa/option-chain.js";
 import type { AppliedBatch, ChainRun, IterationResult, Values } from "../../src/types/spsa.js";
 
@@ -51,7 +44,7 @@ function masterChain(drawnFrom: number[]): { batches: AppliedBatch[]; thetas: Va
   drawnFrom.forEach((from, i) => {
     const draw = drawBatch(paramsAt(run, thetas[from]!), run.gains, {
       seed: run.seed,
-      batchNumber: 100 + i,
+      drawNumber: 100 + i,
       gamesBefore: 4 * i,
       gamesPerIteration: 16,
     });
@@ -123,7 +116,7 @@ describe("the applied chain of a UCI-option run, replayed from its compact rows"
   it("uses the values a row still holds instead of drawing again (rows of earlier versions)", () => {
     const draw = drawBatch(paramsAt(run, start), run.gains, {
       seed: run.seed,
-      batchNumber: 100,
+      drawNumber: 100,
       gamesBefore: 0,
       gamesPerIteration: 16,
     });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/params/params.js";
-import { claimBatch, foldIteration, reportBatch } from "../../src/db/batches.js";
+import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { findRun } from "../../src/db/run-status.js";
 import { holdOpenIterationBatches } from "../../src/db/worker-decisions.js";

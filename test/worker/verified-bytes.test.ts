@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { obtainBinary, sha256, type SignedBinary } from "../../src/engine-build/binary-store.js";
-import { foldIteration } from "../../src/db/batches.js";
+import { foldIteration } from "../../src/db/fold.js";
 import { compete } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { seedIteration } from "../support/iterations.js";

@@ -75,7 +75,10 @@ async function report(
   expect(outcome).toBe("accepted");
 }
 
-/** The master's step of a build-mode iteration (src/master/build-mode.ts finishIteration), from the θ the database holds. */
+/**
+ * The master's step of a build-mode iteration (src/master/finish-iteration.ts finishIteration), from the θ the
+ * database holds.
+ */
 function masterStep(row: Awaited<ReturnType<typeof readIteration>>) {
   const settings = row.settings!;
   return (theta: Values) => {

@@ -1,0 +1,74 @@
+import { valuesOf, type Param } from "../params/params.js";
+import { recordedParams, settingsOf } from "../config/iteration-settings.js";
+import { completeIteration, outcomeOf, readTrajectory, type IterationRow } from "../db/iterations.js";
+import { runParameters } from "../db/runs.js";
+import { update } from "../spsa/math.js";
+import { previousMove } from "../spsa/trajectory.js";
+import { outcomeText } from "../spsa/outcome-text.js";
+import type { Values } from "../types/spsa.js";
+import { crashPoint } from "./crash-points.js";
+import { syncParamsFile, type MasterContext } from "./run-setup.js";
+
+/**
+ * Applies the step of a played iteration, the oldest open one: θ as the database holds it moved,
+ * written to params.toml; the parameters at the new θ.
+ */
+export async function finishIteration(
+  { options, run, db, log }: MasterContext,
+  params: Param[],
+  iteration: IterationRow,
+): Promise<Param[]> {
+  const { config, paramsFile } = options;
+  const k = iteration.iterationNumber;
+  // The update uses only what the iteration recorded (today's files may differ from what was
+  // played), and moves θ as the database holds it: the step measured around the iteration's base
+  // θ, which an iteration opened in flight drew before the steps of the iterations still playing then.
+  const settings = iteration.settings ?? settingsOf(config, params);
+  const played = {
+    ak: iteration.ak,
+    plus: iteration.plusParameters,
+    minus: iteration.minusParameters,
+    ...(settings.stepScale && { scale: settings.stepScale }),
+  };
+  // Plus against minus, or (its row names a reference engine) both sides against the reference.
+  const counts = outcomeOf(iteration);
+  const previous =
+    (settings.spsa.momentum ?? 0) > 0
+      ? previousMove(await db.retrying((sql) => readTrajectory(sql, run.id, k)), k)
+      : undefined;
+  const step = (stored: Values) => {
+    // Parameters added since the run started have no θ in the database yet: they keep their value.
+    const theta = { ...valuesOf(params), ...stored };
+    const updated = update(recordedParams(settings, theta), played, counts, settings.spsa, previous);
+    return { ...updated, newValues: { ...theta, ...updated.newValues } };
+  };
+  const result = await db.retrying(() =>
+    options.hold.transaction((tx) =>
+      completeIteration(tx, {
+        runId: run.id,
+        iterationId: iteration.id,
+        step,
+        finalIteration: k >= config.spsa.maxIterations,
+      }),
+    ),
+  );
+  crashPoint("iteration-committed");
+  // Not applied: the iteration was completed already (a commit retried after its answer was
+  // lost, or another master on this run). θ is then what the database holds.
+  if (result) {
+    log(
+      `iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`,
+    );
+  } else {
+    log(`iteration ${k} was already complete in the database: θ taken from there`);
+  }
+  const theta = result ? result.newValues : await db.retrying((sql) => runParameters(sql, run.id));
+  const next = withTheta(params, theta);
+  syncParamsFile(paramsFile, valuesOf(next), () => {});
+  return next;
+}
+
+/** The parameters at θ (a parameter θ lacks keeps its value). */
+export function withTheta(params: readonly Param[], theta: Values): Param[] {
+  return params.map((p) => ({ ...p, value: theta[p.name] ?? p.value }));
+}

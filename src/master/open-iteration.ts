@@ -1,0 +1,158 @@
+/**
+ * A build-mode iteration from its draw to its row (src/master/build-mode.ts): drawn from the θ
+ * the master has, its plus and minus built in the background, then opened in iteration order.
+ */
+import { join } from "node:path";
+import { spsaMathConfig } from "../config/config.js";
+import { settingsOf } from "../config/iteration-settings.js";
+import { valuesOf, type Param } from "../params/params.js";
+import { buildPlusAndMinus, type BuiltEngine } from "../engine-build/engine-builder.js";
+import { storeBinaries } from "../engine-build/binary-store.js";
+import { insertIteration, readMeasuredIterations, readTrajectory } from "../db/iterations.js";
+import { activeGameSlots } from "../db/workers.js";
+import { createRng } from "../core/rng.js";
+import { perturb } from "../spsa/math.js";
+import { stepScales } from "../spsa/adaptive.js";
+import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
+import { signedEngines } from "../signing/binary-signature.js";
+import type { Perturbation } from "../types/spsa.js";
+import type { IterationSettings } from "../types/config.js";
+import { crashPoint } from "./crash-points.js";
+import { describePilot, pilotIterations, pilotScaled } from "./pilot.js";
+import type { MasterContext } from "./run-setup.js";
+
+/** Iteration k as drawn: its perturbation from θ `params`, its settings, and the engine its sides play in reference mode or the curvature pilot. */
+export interface DrawnIteration {
+  k: number;
+  params: Param[];
+  staleness: number;
+  perturbation: Perturbation;
+  settings: IterationSettings;
+  reference: BuiltEngine | undefined;
+}
+
+/** Iteration k's engines, built, with what it drew. */
+export interface BuiltIteration {
+  drawn: DrawnIteration;
+  plus: BuiltEngine;
+  minus: BuiltEngine;
+}
+
+/**
+ * Draws iteration k from θ `params`, with `staleness` steps before it not applied yet: its
+ * perturbation, and its step scales from the iterations completed so far (always 1..k − 1 −
+ * staleness). In reference mode and the curvature pilot its sides each play `reference`.
+ */
+export async function drawIteration(
+  master: MasterContext,
+  params: Param[],
+  k: number,
+  staleness: number,
+  reference: BuiltEngine | undefined,
+): Promise<DrawnIteration> {
+  const { options, run, db, log } = master;
+  const { config } = options;
+  // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
+  const trajectory =
+    config.spsa.schedule === "self-correcting"
+      ? [...(await db.retrying((sql) => readTrajectory(sql, run.id, k - 1))), valuesOf(params)]
+      : undefined;
+  const perturbation = perturb(
+    params,
+    spsaMathConfig(config.spsa, config.games.gamesPerIteration),
+    k,
+    createRng(`${run.seed}:${k}`),
+    trajectory,
+  );
+  // Adaptive gains: each parameter's factor on a_k from what the last iterations measured, recorded in the settings.
+  const adaptive = config.spsa.adaptive;
+  const measured =
+    adaptive.mode === "off"
+      ? undefined
+      : stepScales(
+          await db.retrying((sql) => readMeasuredIterations(sql, run.id, k - 1, adaptive.window)),
+          params.map((p) => p.name),
+          adaptive,
+        );
+  // After the curvature pilot, its factor on every scale (src/master/pilot.ts).
+  const { stepScale, pilot } =
+    k > pilotIterations(config) ? await pilotScaled(master, measured) : { stepScale: measured, pilot: undefined };
+  if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
+  return {
+    k,
+    params,
+    staleness,
+    perturbation,
+    reference,
+    settings: { ...settingsOf(config, params, stepScale, pilot), ...(staleness > 0 && { staleness }) },
+  };
+}
+
+/** Builds a drawn iteration's plus and minus in build slot `slot` (in the background: the master goes on meanwhile). */
+export async function buildIteration(
+  { options, run }: MasterContext,
+  drawn: DrawnIteration,
+  slot: number,
+  signal: AbortSignal,
+): Promise<BuiltIteration> {
+  const { config } = options;
+  const building = buildPlusAndMinus({
+    build: config.build,
+    params: drawn.params,
+    values: { plus: drawn.perturbation.plus, minus: drawn.perturbation.minus },
+    destination: (role, binary) => join(config.build.outputDir, run.name, String(drawn.k), role, binary),
+    slot,
+    signal,
+  });
+  // Cargo is running 200 ms after the builds start (a rebuild takes longer than that).
+  const crashDuringBuild = setTimeout(() => crashPoint("build-started"), 200);
+  const built = await building.finally(() => clearTimeout(crashDuringBuild));
+  return { drawn, ...built };
+}
+
+/** Opens a built iteration: its binaries stored and signed, its row and batches inserted. */
+export async function openIteration(
+  { options, run, db, log }: MasterContext,
+  built: BuiltIteration,
+  buildSeconds: number,
+): Promise<void> {
+  const { config } = options;
+  const { k, staleness, perturbation, reference, settings } = built.drawn;
+  const ahead =
+    staleness > 0
+      ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} not applied then`
+      : "";
+  log(
+    `iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`,
+  );
+  // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
+  const engines = signedEngines(
+    options.signingKey.sign,
+    { runUid: run.uid, iterationNumber: k },
+    { plus: built.plus, minus: built.minus, ...(reference && { reference }) },
+  );
+  const plan = reference ? planReferenceBatchSizes : planBatchSizes;
+  // The binaries stored and named in one transaction, which commits only while this master holds the run.
+  await db.retrying(() =>
+    options.hold.transaction(async (tx) => {
+      await storeBinaries(tx, [built.plus, built.minus, ...(reference ? [reference] : [])]);
+      return insertIteration(tx, {
+        runId: run.id,
+        iterationNumber: k,
+        ...engines,
+        timelowMs: config.timeControl.timelowMs,
+        timehighMs: config.timeControl.timehighMs,
+        targetGames: config.games.gamesPerIteration,
+        batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
+        ck: perturbation.ck,
+        ak: perturbation.ak,
+        base: valuesOf(built.drawn.params),
+        plusValues: perturbation.plus,
+        minusValues: perturbation.minus,
+        signs: perturbation.signs,
+        settings,
+      });
+    }),
+  );
+  crashPoint("iteration-inserted");
+}

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { verboseOption } from "./options.js";
 import { collect, parseInteger, parseOption } from "./parsers.js";
 import { abortOnSignals } from "./stop-signals.js";
 import { packageVersion } from "./version.js";
@@ -56,24 +57,26 @@ export function buildWorkerProgram(): Command {
       collect,
       [],
     )
-    .option("--verbose", "on an error, print its stack trace too")
+    .addOption(verboseOption())
     .showHelpAfterError()
     .exitOverride()
-    .action(async (flags: WorkerFlags) => {
-      const { workerCommand } = await import("../commands/compete-spsa.js");
-      await workerCommand({
-        config: flags.config,
-        concurrency: flags.concurrency,
-        batchSize: flags.batchSize,
-        name: flags.name,
-        force: flags.force,
-        book: flags.book,
-        games: flags.games,
-        idleExit: flags.idleExit,
-        seed: flags.seed,
-        engineOptions: Object.fromEntries(flags.option.map(parseOption)),
-        trust: flags.trust,
-        signal: abortOnSignals("the batches this worker held return to the pool when their leases end").signal,
-      });
-    });
+    .action(runWorker);
+}
+
+async function runWorker(flags: WorkerFlags): Promise<void> {
+  const { workerCommand } = await import("../commands/compete-spsa.js");
+  await workerCommand({
+    config: flags.config,
+    concurrency: flags.concurrency,
+    batchSize: flags.batchSize,
+    name: flags.name,
+    force: flags.force,
+    book: flags.book,
+    games: flags.games,
+    idleExit: flags.idleExit,
+    seed: flags.seed,
+    engineOptions: Object.fromEntries(flags.option.map(parseOption)),
+    trust: flags.trust,
+    signal: abortOnSignals("the batches this worker held return to the pool when their leases end").signal,
+  });
 }

@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import type { EngineSpec } from "../play/engine-process.js";
 import { DEFAULT_MAX_REPLAYS, OUTSIDE_DELAY_POLICIES, outsideDelayPolicy } from "../play/outside-delay.js";
 import { parseTimeControl } from "../play/time-control.js";
+import { depthOption, nodesOption, sprtOption, verboseOption } from "./options.js";
 import { collect, parseCount, parseNumber, parseOption, parseSprt } from "./parsers.js";
 import { runCommand } from "./run.js";
 import { abortOnSignals } from "./stop-signals.js";
@@ -39,7 +40,26 @@ export function buildCompeteProgram(): Command {
     .argument("<engineA>", "engine A: PATH or PATH:Name=Value,Name=Value (UCI options)")
     .argument("<engineB>", "engine B, as engine A")
     .requiredOption("-g, --games <n>", "games to play (even)", parseNumber)
-    .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseNumber)
+    .option("-c, --concurrency <n>", "games at once (default: number of cores)", parseNumber);
+  addMoveLimitOptions(program);
+  addOpeningOptions(program);
+  program
+    .option("--pgn <file>", "write the games to this PGN file")
+    .addOption(sprtOption())
+    .option("--seed <seed>", "seed for openings and times (same seed, same schedule)");
+  addTimeLossOptions(program);
+  return program
+    .option("--option-a <name=value>", "UCI option for engine A (repeatable)", collect, [])
+    .option("--option-b <name=value>", "UCI option for engine B (repeatable)", collect, [])
+    .addOption(verboseOption())
+    .showHelpAfterError()
+    .exitOverride()
+    .action(playMatch);
+}
+
+/** How long a move may take: a time per move drawn per pair, a clock, or a fixed search. */
+function addMoveLimitOptions(program: Command): void {
+  program
     .option(
       "--timelow <s>",
       "lowest time per move in seconds; each pair draws one in [timelow, timehigh] (default 0.05)",
@@ -47,8 +67,13 @@ export function buildCompeteProgram(): Command {
     )
     .option("--timehigh <s>", "highest time per move in seconds (default max(timelow, 0.2))", parseNumber)
     .option("--tc <tc>", "clock instead of time per move: SECONDS[+INC] or MOVES/SECONDS[+INC], e.g. 10+0.1, 40/60+0.5")
-    .option("--nodes <n>", "search a fixed number of nodes per move", parseNumber)
-    .option("--depth <n>", "search to a fixed depth per move", parseNumber)
+    .addOption(nodesOption())
+    .addOption(depthOption());
+}
+
+/** Where each game starts: the book, how much of it, in which order, and random plies after it. */
+function addOpeningOptions(program: Command): void {
+  program
     .option(
       "--book <file>",
       "opening book, EPD or PGN (.gz too), or a shipped book: balanced (the default) or openings (276 named ones)",
@@ -63,10 +88,12 @@ export function buildCompeteProgram(): Command {
       "--random-plies <n>",
       "after each opening, play this many random legal plies (varied games for Texel data)",
       parseCount,
-    )
-    .option("--pgn <file>", "write the games to this PGN file")
-    .option("--sprt <bounds...>", "stop when decided: elo0 elo1 alpha beta, e.g. --sprt 0 5 0.05 0.05")
-    .option("--seed <seed>", "seed for openings and times (same seed, same schedule)")
+    );
+}
+
+/** When an overrun loses on time, and what a loss to a busy machine costs. */
+function addTimeLossOptions(program: Command): void {
+  program
     .option("--margin <ms>", "a move may exceed its time by this much before it loses on time", parseNumber, 50)
     .addOption(
       new Option(
@@ -81,41 +108,36 @@ export function buildCompeteProgram(): Command {
       "with --outside-delay replay: replays per pair before such a loss is scored (0 or more)",
       parseCount,
       DEFAULT_MAX_REPLAYS,
-    )
-    .option("--option-a <name=value>", "UCI option for engine A (repeatable)", collect, [])
-    .option("--option-b <name=value>", "UCI option for engine B (repeatable)", collect, [])
-    .option("--verbose", "on an error, print its stack trace too")
-    .showHelpAfterError()
-    .exitOverride()
-    .action(async (engineA: string, engineB: string, flags: MatchFlags) => {
-      const { matchCommand } = await import("../commands/match.js");
-      const [a, b] = engineSpecs(engineA, engineB, flags.optionA, flags.optionB);
-      if (flags.bookOrder !== "random" && flags.bookOrder !== "sequential") {
-        throw new InvalidArgumentError(`--book-order must be random or sequential, got "${flags.bookOrder}"`);
-      }
-      await matchCommand({
-        engineA: a,
-        engineB: b,
-        games: flags.games,
-        concurrency: flags.concurrency,
-        timelow: flags.timelow,
-        timehigh: flags.timehigh,
-        tc: flags.tc === undefined ? undefined : parseTimeControl(flags.tc),
-        nodes: flags.nodes,
-        depth: flags.depth,
-        book: flags.book,
-        bookPlies: flags.bookPlies,
-        bookOrder: flags.bookOrder,
-        randomPlies: flags.randomPlies,
-        pgn: flags.pgn,
-        sprt: flags.sprt === undefined ? undefined : parseSprt(flags.sprt),
-        seed: flags.seed,
-        timeMarginMs: flags.margin,
-        outsideDelay: outsideDelayPolicy(flags.outsideDelay, flags.maxReplays),
-        signal: abortOnSignals().signal,
-      });
-    });
-  return program;
+    );
+}
+
+async function playMatch(engineA: string, engineB: string, flags: MatchFlags): Promise<void> {
+  const { matchCommand } = await import("../commands/match.js");
+  const [a, b] = engineSpecs(engineA, engineB, flags.optionA, flags.optionB);
+  if (flags.bookOrder !== "random" && flags.bookOrder !== "sequential") {
+    throw new InvalidArgumentError(`--book-order must be random or sequential, got "${flags.bookOrder}"`);
+  }
+  await matchCommand({
+    engineA: a,
+    engineB: b,
+    games: flags.games,
+    concurrency: flags.concurrency,
+    timelow: flags.timelow,
+    timehigh: flags.timehigh,
+    tc: flags.tc === undefined ? undefined : parseTimeControl(flags.tc),
+    nodes: flags.nodes,
+    depth: flags.depth,
+    book: flags.book,
+    bookPlies: flags.bookPlies,
+    bookOrder: flags.bookOrder,
+    randomPlies: flags.randomPlies,
+    pgn: flags.pgn,
+    sprt: flags.sprt === undefined ? undefined : parseSprt(flags.sprt),
+    seed: flags.seed,
+    timeMarginMs: flags.margin,
+    outsideDelay: outsideDelayPolicy(flags.outsideDelay, flags.maxReplays),
+    signal: abortOnSignals().signal,
+  });
 }
 
 /**

@@ -8,7 +8,18 @@ import { TableReader } from "../core/table-reader.js";
 import { givenLimits } from "../play/limits.js";
 import { readTomlFile } from "../core/toml-file.js";
 import { ADAPT_MODES, SCHEDULES, type AdaptiveGains, type SpsaMathConfig } from "../types/spsa.js";
-import type { MoveLimit, ShipConfig, SpsaConfig, TuningConfig } from "../types/config.js";
+import type {
+  BuildConfig,
+  DatabaseConfig,
+  EngineConfig,
+  GamesConfig,
+  MasterConfig,
+  MoveLimit,
+  ShipConfig,
+  SpsaConfig,
+  TuningConfig,
+  WorkerConfig,
+} from "../types/config.js";
 
 /** Defaults that a worker without a config.toml uses too. */
 export const DEFAULT_MARGIN_MS = 50;
@@ -96,6 +107,7 @@ export const CONFIG_KEYS = {
   ship: SHIP_KEYS,
 } as const;
 type Section = keyof typeof CONFIG_KEYS;
+type EngineMode = EngineConfig["mode"];
 
 /** "[games] games_per_iteration": a key as a message names it, checked against CONFIG_KEYS. */
 export function configKey<S extends Section>(section: S, key: (typeof CONFIG_KEYS)[S][number]): string {
@@ -120,8 +132,28 @@ export function loadConfig(file: string): TuningConfig {
   new TableReader(doc, undefined, doc.data, Object.keys(CONFIG_KEYS)); // rejects unknown sections
   const base = dirname(resolve(file));
   const section = (name: Section) => new TableReader(doc, name, doc.data[name], CONFIG_KEYS[name]);
+  const timeControl = readTimeControl(section("time_control"));
+  const gamesSection = section("games");
+  const games = readGames(gamesSection, base);
+  const engine = readEngine(section("engine"), base);
+  const spsa = readSpsa(section("spsa"), base, engine.mode);
+  if (spsa.reference !== undefined) requireUnitsOfFour(gamesSection, games);
+  return {
+    file: resolve(file),
+    ...timeControl,
+    games,
+    spsa,
+    build: readBuild(section("build"), base),
+    engine,
+    database: readDatabase(section("database")),
+    master: readMaster(section("master"), base),
+    worker: readWorker(section("worker")),
+    ship: readShip(section("ship"), spsa.averageTail, engine.mode, games.gamesPerIteration),
+  };
+}
 
-  const tc = section("time_control");
+/** `[time_control]`: a time per move in [timelow, timehigh] or a fixed search, and what a loss on time costs. */
+function readTimeControl(tc: TableReader): Pick<TuningConfig, "timeControl" | "outsideDelay"> {
   const timelow = tc.number("timelow", { default: 0.05, above: 0 });
   const timehigh = tc.number("timehigh", { default: 0.2, above: 0 });
   if (timehigh < timelow) tc.fail("timehigh", `must be >= timelow (${timelow}), got ${timehigh}`);
@@ -138,24 +170,116 @@ export function loadConfig(file: string): TuningConfig {
         );
     }
   }
+  return {
+    timeControl: {
+      timelowMs: Math.round(timelow * 1000),
+      timehighMs: Math.round(timehigh * 1000),
+      moveLimit,
+      referenceNps,
+      marginMs: tc.number("margin_ms", { default: DEFAULT_MARGIN_MS, min: 0 }),
+    },
+    outsideDelay: outsideDelayPolicy(
+      tc.oneOf("outside_delay", OUTSIDE_DELAY_POLICIES, DEFAULT_OUTSIDE_DELAY_POLICY),
+      tc.number("max_replays", { default: DEFAULT_MAX_REPLAYS, integer: true, min: 0 }),
+    ),
+  };
+}
 
-  const games = section("games");
-  const gamesPerIteration = games.number("games_per_iteration", { default: 64, integer: true, min: 2 });
-  if (gamesPerIteration % 2 !== 0)
-    games.fail("games_per_iteration", `must be even (games are played in pairs), got ${gamesPerIteration}`);
-  const batchSize = games.number("batch_size", { default: DEFAULT_BATCH_SIZE, integer: true, min: 2 });
-  if (batchSize % 2 !== 0) games.fail("batch_size", `must be even (games are played in pairs), got ${batchSize}`);
-  const bookSetting = games.optionalString("book");
-  // A file (relative to config.toml), else a shipped book's name (`book = "openings"`).
-  const book =
-    bookSetting === undefined
-      ? undefined
-      : existsSync(resolve(base, bookSetting))
-        ? resolve(base, bookSetting)
-        : (shippedBook(bookSetting) ?? resolve(base, bookSetting));
-  if (book !== undefined && !existsSync(book)) games.fail("book", `file not found: ${book}`);
+/** `[time_control] nodes` or `depth`, at most one of them. */
+function readMoveLimit(tc: TableReader): MoveLimit | undefined {
+  const nodes = tc.optionalNumber("nodes", { integer: true, min: 1 });
+  const depth = tc.optionalNumber("depth", { integer: true, min: 1 });
+  if (nodes !== undefined && depth !== undefined) tc.fail("depth", "set either nodes or depth, not both");
+  if (nodes !== undefined) return { nodes };
+  return depth === undefined ? undefined : { depth };
+}
 
-  const spsa = section("spsa");
+/** `[games]`: how many games an iteration and a claim are, where they open, and the claims' lease. */
+function readGames(games: TableReader, base: string): GamesConfig {
+  return {
+    gamesPerIteration: gameCount(games, "games_per_iteration", { default: 64, min: 2 }),
+    batchSize: gameCount(games, "batch_size", { default: DEFAULT_BATCH_SIZE, min: 2 }),
+    book: readBook(games, base),
+    bookPlies: games.number("book_plies", { default: DEFAULT_BOOK_PLIES, integer: true, min: 0 }),
+    leaseSeconds: games.number("lease_seconds", { default: DEFAULT_LEASE_SECONDS, above: 0 }),
+  };
+}
+
+/** A number of games: an integer by `rule`, and even (games are played in pairs). */
+function gameCount(table: TableReader, key: string, rule: { default: number; min: number }): number {
+  const games = table.number(key, { ...rule, integer: true });
+  if (games % 2 !== 0) table.fail(key, `must be even (games are played in pairs), got ${games}`);
+  return games;
+}
+
+/** `[games] book`: a file (relative to config.toml), else a shipped book's name (`book = "openings"`). */
+function readBook(games: TableReader, base: string): string | undefined {
+  const setting = games.optionalString("book");
+  if (setting === undefined) return undefined;
+  const path = resolve(base, setting);
+  const book = existsSync(path) ? path : (shippedBook(setting) ?? path);
+  if (!existsSync(book)) games.fail("book", `file not found: ${book}`);
+  return book;
+}
+
+/** With `[spsa] reference`, each opening is a unit of four games: θ+ and θ− each a pair against the reference. */
+function requireUnitsOfFour(gamesSection: TableReader, games: GamesConfig): void {
+  for (const [key, value] of [
+    ["games_per_iteration", games.gamesPerIteration],
+    ["batch_size", games.batchSize],
+  ] as const) {
+    if (value % 4 !== 0)
+      gamesSection.fail(
+        key,
+        `must be a multiple of 4 with [spsa] reference (θ+ and θ− each play a game pair against the reference on every opening), got ${value}`,
+      );
+  }
+}
+
+/** `[engine]`: build mode, or options mode and the binary it plays. */
+function readEngine(engine: TableReader, base: string): EngineConfig {
+  const setting = engine.optionalString("binary");
+  const binary = setting === undefined ? undefined : resolve(base, setting);
+  if (binary !== undefined && !existsSync(binary)) engine.fail("binary", `file not found: ${binary}`);
+  const mode = engine.oneOf("mode", ["build", "options"] as const, "build");
+  if (binary !== undefined && mode === "build")
+    engine.fail("binary", 'applies only with mode = "options" (the build mode builds its engines from [build])');
+  return { mode, binary };
+}
+
+/** `[spsa]`: the gains, their adaptation, build mode's alternatives to plain SPSA and the reference engine. */
+function readSpsa(spsa: TableReader, base: string, engineMode: EngineMode): SpsaConfig {
+  const { a, c } = readGainsByHand(spsa);
+  const alternatives = readBuildModeSteps(spsa, engineMode);
+  const adaptive = readAdaptive(spsa);
+  const reference = readReference(spsa, base);
+  if (reference !== undefined && engineMode === "options")
+    spsa.fail(
+      SPSA_KEYS.reference,
+      'applies only with [engine] mode = "build" (UCI-option mode applies each batch on its own; see docs/reference-mode.md)',
+    );
+  return {
+    maxIterations: spsa.number(SPSA_KEYS.maxIterations, { default: 100, integer: true, min: 1 }),
+    cEnd: spsa.number(SPSA_KEYS.cEnd, { default: DEFAULT_C_END, above: 0 }),
+    rEnd: spsa.number(SPSA_KEYS.rEnd, {
+      default: adaptive.mode === "off" ? DEFAULT_R_END_PLAIN : DEFAULT_R_END,
+      above: 0,
+    }),
+    a,
+    c,
+    A: spsa.optionalNumber(SPSA_KEYS.A, { min: 0 }),
+    alpha: spsa.number(SPSA_KEYS.alpha, { default: 0.602, above: 0, max: 1 }),
+    gamma: spsa.number(SPSA_KEYS.gamma, { default: 0.101, min: 0, max: 1 }),
+    eloCap: spsa.number(SPSA_KEYS.eloCap, { default: DEFAULT_ELO_CAP, above: 0 }),
+    maxStep: spsa.number(SPSA_KEYS.maxStep, { default: DEFAULT_MAX_STEP, above: 0 }),
+    ...alternatives,
+    adaptive,
+    ...(reference !== undefined && { reference }),
+  };
+}
+
+/** `[spsa] a` and `c`: both or neither, and then instead of c_end and r_end. */
+function readGainsByHand(spsa: TableReader): Pick<SpsaConfig, "a" | "c"> {
   const a = spsa.optionalNumber(SPSA_KEYS.a, { above: 0 });
   const c = spsa.optionalNumber(SPSA_KEYS.c, { above: 0 });
   if ((a === undefined) !== (c === undefined))
@@ -168,20 +292,21 @@ export function loadConfig(file: string): TuningConfig {
       spsa.has(SPSA_KEYS.cEnd) ? SPSA_KEYS.cEnd : SPSA_KEYS.rEnd,
       "set either a and c, or c_end and r_end, not both",
     );
+  return { a, c };
+}
+
+/**
+ * `[spsa]`'s alternatives to plain SPSA and build mode's iterations in flight. Options mode
+ * applies each batch as it arrives, with no iterations whose θ these read back.
+ */
+function readBuildModeSteps(
+  spsa: TableReader,
+  engineMode: EngineMode,
+): Pick<SpsaConfig, "schedule" | "momentum" | "averageTail" | "maxStaleness"> {
   const momentum = spsa.number(SPSA_KEYS.momentum, { default: 0, min: 0 });
   if (momentum >= 1) spsa.fail(SPSA_KEYS.momentum, `must be < 1 (at 1 a move is never forgotten), got ${momentum}`);
-  const build = section("build");
-  const engine = section("engine");
-  const binary = engine.optionalString("binary");
-  const engineBinary = binary === undefined ? undefined : resolve(base, binary);
-  if (engineBinary !== undefined && !existsSync(engineBinary)) engine.fail("binary", `file not found: ${engineBinary}`);
-  const engineMode = engine.oneOf("mode", ["build", "options"] as const, "build");
-  if (engineBinary !== undefined && engineMode === "build")
-    engine.fail("binary", 'applies only with mode = "options" (the build mode builds its engines from [build])');
   const schedule = spsa.oneOf(SPSA_KEYS.schedule, SCHEDULES, "standard");
   const averageTail = spsa.number(SPSA_KEYS.averageTail, { default: 0, min: 0, max: 1 });
-  const adaptMode = spsa.oneOf(ADAPT_KEYS.mode, ADAPT_MODES, DEFAULT_ADAPTIVE.mode);
-  // Options mode applies each batch as it arrives, with no iterations whose θ these read back.
   if (engineMode === "options") {
     if (schedule !== "standard") spsa.fail(SPSA_KEYS.schedule, 'applies only with [engine] mode = "build"');
     if (momentum > 0) spsa.fail(SPSA_KEYS.momentum, 'applies only with [engine] mode = "build"');
@@ -192,104 +317,79 @@ export function loadConfig(file: string): TuningConfig {
         'applies only with [engine] mode = "build" (UCI-option mode applies each batch as it arrives, with no iterations to open ahead)',
       );
   }
-  const reference = readReference(spsa, base);
-  if (reference !== undefined) {
-    if (engineMode === "options")
-      spsa.fail(
-        SPSA_KEYS.reference,
-        'applies only with [engine] mode = "build" (UCI-option mode applies each batch on its own; see docs/reference-mode.md)',
-      );
-    // Each opening is a unit of four games: θ+ and θ− each a pair against the reference.
-    for (const [key, value] of [
-      ["games_per_iteration", gamesPerIteration],
-      ["batch_size", batchSize],
-    ] as const) {
-      if (value % 4 !== 0)
-        games.fail(
-          key,
-          `must be a multiple of 4 with [spsa] reference (θ+ and θ− each play a game pair against the reference on every opening), got ${value}`,
-        );
-    }
+  const maxStaleness = spsa.number(SPSA_KEYS.maxStaleness, { default: DEFAULT_MAX_STALENESS, integer: true, min: 0 });
+  return { schedule, momentum, averageTail, maxStaleness };
+}
+
+/** `[spsa] adapt` and its window, floor and pilot: the adaptive gains. */
+function readAdaptive(spsa: TableReader): AdaptiveGains {
+  return {
+    mode: spsa.oneOf(ADAPT_KEYS.mode, ADAPT_MODES, DEFAULT_ADAPTIVE.mode),
+    window: spsa.number(ADAPT_KEYS.window, { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
+    floor: spsa.number(ADAPT_KEYS.floor, { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
+    pilot: spsa.number(ADAPT_KEYS.pilot, { default: DEFAULT_ADAPTIVE.pilot ?? 0, integer: true, min: 0 }),
+  };
+}
+
+/** `[spsa] reference`: "start", or an engine binary (relative to config.toml) that exists and may be run. */
+function readReference(spsa: TableReader, base: string): string | undefined {
+  const setting = spsa.optionalString(SPSA_KEYS.reference);
+  if (setting === undefined || setting === "start") return setting;
+  const path = resolve(base, setting);
+  if (!existsSync(path))
+    spsa.fail(
+      SPSA_KEYS.reference,
+      `file not found: ${path} (write "start" for θ₀ built when the run starts, or an engine binary's path)`,
+    );
+  if (!statSync(path).isFile()) spsa.fail(SPSA_KEYS.reference, `is not a file: ${path}`);
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    spsa.fail(SPSA_KEYS.reference, `is not executable: ${path}`);
   }
-  const database = section("database");
+  return path;
+}
+
+/** `[build]`: the engine's crate, its constants file, and how its plus and minus engines are built. */
+function readBuild(build: TableReader, base: string): BuildConfig {
+  return {
+    engineDir: resolve(base, build.string("engine_dir", "engines/minnow")),
+    constantsFile: build.string("constants_file", "src/engine_constants.rs"),
+    outputDir: resolve(base, build.string("output_dir", "engines/builds")),
+    cargoArgs: build.stringArray("cargo_args", ["build", "--release"]),
+    binaryName: build.optionalString("binary_name"),
+    buildsAtOnce: build.numberOr("builds_at_once", "auto", { integer: true, min: 1 }),
+  };
+}
+
+/** `[database]`: its URL (empty: the embedded server) and how often the master looks at the progress. */
+function readDatabase(database: TableReader): DatabaseConfig {
   const url = database.optionalString("url");
-  const signingKey = section("master").optionalString("signing_key");
-  const worker = section("worker");
+  return {
+    url: url === "" ? undefined : url,
+    pollIntervalMs: Math.round(
+      database.number("poll_interval", { default: DEFAULT_POLL_INTERVAL_MS / 1000, above: 0 }) * 1000,
+    ),
+  };
+}
+
+/** `[master]`: the key that signs its binaries. */
+function readMaster(master: TableReader, base: string): MasterConfig {
+  const signingKey = master.optionalString("signing_key");
+  return { signingKey: signingKey === undefined ? undefined : resolve(base, signingKey) };
+}
+
+/** `[worker]`: the masters whose binaries it runs, and its engine cache. */
+function readWorker(worker: TableReader): WorkerConfig {
   const trustedKeys = worker.stringArray("trusted_keys", []);
   // Checked here, so a mistyped key fails at start naming the file and line.
   trustedKeys.forEach((key) => parsePublicKey(key, worker.where("trusted_keys")));
-  const ship = readShip(section("ship"), averageTail, engineMode, gamesPerIteration);
-
   return {
-    file: resolve(file),
-    timeControl: {
-      timelowMs: Math.round(timelow * 1000),
-      timehighMs: Math.round(timehigh * 1000),
-      moveLimit,
-      referenceNps,
-      marginMs: tc.number("margin_ms", { default: DEFAULT_MARGIN_MS, min: 0 }),
+    trustedKeys,
+    engineCache: {
+      files: worker.number("engine_cache_files", { default: DEFAULT_ENGINE_CACHE.files, integer: true, min: 1 }),
+      bytes: worker.number("engine_cache_mb", { default: DEFAULT_ENGINE_CACHE.bytes / MB, above: 0 }) * MB,
     },
-    outsideDelay: outsideDelayPolicy(
-      tc.oneOf("outside_delay", OUTSIDE_DELAY_POLICIES, DEFAULT_OUTSIDE_DELAY_POLICY),
-      tc.number("max_replays", { default: DEFAULT_MAX_REPLAYS, integer: true, min: 0 }),
-    ),
-    games: {
-      gamesPerIteration,
-      batchSize,
-      book,
-      bookPlies: games.number("book_plies", { default: DEFAULT_BOOK_PLIES, integer: true, min: 0 }),
-      leaseSeconds: games.number("lease_seconds", { default: DEFAULT_LEASE_SECONDS, above: 0 }),
-    },
-    spsa: {
-      maxIterations: spsa.number(SPSA_KEYS.maxIterations, { default: 100, integer: true, min: 1 }),
-      cEnd: spsa.number(SPSA_KEYS.cEnd, { default: DEFAULT_C_END, above: 0 }),
-      rEnd: spsa.number(SPSA_KEYS.rEnd, {
-        default: adaptMode === "off" ? DEFAULT_R_END_PLAIN : DEFAULT_R_END,
-        above: 0,
-      }),
-      a,
-      c,
-      A: spsa.optionalNumber(SPSA_KEYS.A, { min: 0 }),
-      alpha: spsa.number(SPSA_KEYS.alpha, { default: 0.602, above: 0, max: 1 }),
-      gamma: spsa.number(SPSA_KEYS.gamma, { default: 0.101, min: 0, max: 1 }),
-      eloCap: spsa.number(SPSA_KEYS.eloCap, { default: DEFAULT_ELO_CAP, above: 0 }),
-      maxStep: spsa.number(SPSA_KEYS.maxStep, { default: DEFAULT_MAX_STEP, above: 0 }),
-      schedule,
-      momentum,
-      averageTail,
-      maxStaleness: spsa.number(SPSA_KEYS.maxStaleness, { default: DEFAULT_MAX_STALENESS, integer: true, min: 0 }),
-      adaptive: {
-        mode: adaptMode,
-        window: spsa.number(ADAPT_KEYS.window, { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
-        floor: spsa.number(ADAPT_KEYS.floor, { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
-        pilot: spsa.number(ADAPT_KEYS.pilot, { default: DEFAULT_ADAPTIVE.pilot ?? 0, integer: true, min: 0 }),
-      },
-      ...(reference !== undefined && { reference }),
-    },
-    build: {
-      engineDir: resolve(base, build.string("engine_dir", "engines/minnow")),
-      constantsFile: build.string("constants_file", "src/engine_constants.rs"),
-      outputDir: resolve(base, build.string("output_dir", "engines/builds")),
-      cargoArgs: build.stringArray("cargo_args", ["build", "--release"]),
-      binaryName: build.optionalString("binary_name"),
-      buildsAtOnce: build.numberOr("builds_at_once", "auto", { integer: true, min: 1 }),
-    },
-    engine: { mode: engineMode, binary: engineBinary },
-    database: {
-      url: url === "" ? undefined : url,
-      pollIntervalMs: Math.round(
-        database.number("poll_interval", { default: DEFAULT_POLL_INTERVAL_MS / 1000, above: 0 }) * 1000,
-      ),
-    },
-    master: { signingKey: signingKey === undefined ? undefined : resolve(base, signingKey) },
-    worker: {
-      trustedKeys,
-      engineCache: {
-        files: worker.number("engine_cache_files", { default: DEFAULT_ENGINE_CACHE.files, integer: true, min: 1 }),
-        bytes: worker.number("engine_cache_mb", { default: DEFAULT_ENGINE_CACHE.bytes / MB, above: 0 }) * MB,
-      },
-    },
-    ship,
   };
 }
 
@@ -300,9 +400,30 @@ export function loadConfig(file: string): TuningConfig {
 function readShip(
   ship: TableReader,
   averageTail: number,
-  engineMode: "build" | "options",
+  engineMode: EngineMode,
   gamesPerIteration: number,
 ): ShipConfig | undefined {
+  const limits = readShipLimits(ship, engineMode);
+  if (limits === undefined) return undefined;
+  const elo0 = ship.number("elo0", { default: DEFAULT_SHIP.elo0 });
+  const elo1 = ship.number("elo1", { default: DEFAULT_SHIP.elo1 });
+  if (elo1 <= elo0) ship.fail("elo1", `must be > elo0 (${elo0}), got ${elo1}`);
+  const alpha = ship.number("alpha", { default: DEFAULT_SHIP.alpha, above: 0 });
+  if (alpha >= 1) ship.fail("alpha", `must be < 1, got ${alpha}`);
+  const beta = ship.number("beta", { default: DEFAULT_SHIP.beta, above: 0 });
+  if (beta >= 1) ship.fail("beta", `must be < 1, got ${beta}`);
+  return {
+    limits,
+    sprt: { elo0, elo1, alpha, beta },
+    maxGames: gameCount(ship, "max_games", { default: DEFAULT_SHIP.maxGames, min: 2 }),
+    eliminationGames: gameCount(ship, "elimination_games", { default: DEFAULT_SHIP.eliminationGames, min: 0 }),
+    tail: ship.number("tail", { default: averageTail > 0 ? averageTail : DEFAULT_SHIP.tail, above: 0, max: 1 }),
+    transfer: readTransfer(ship, gamesPerIteration),
+  };
+}
+
+/** `[ship]`'s limit: the one the engine ships with, which the ship check builds each candidate θ to play at. */
+function readShipLimits(ship: TableReader, engineMode: EngineMode): ShipConfig["limits"] | undefined {
   const limits = givenLimits(
     {
       tc: ship.optionalString("tc"),
@@ -329,68 +450,19 @@ function readShip(
       limitKey,
       'applies only with [engine] mode = "build" (the ship check builds each candidate θ into an engine)',
     );
-  const elo0 = ship.number("elo0", { default: DEFAULT_SHIP.elo0 });
-  const elo1 = ship.number("elo1", { default: DEFAULT_SHIP.elo1 });
-  if (elo1 <= elo0) ship.fail("elo1", `must be > elo0 (${elo0}), got ${elo1}`);
-  const alpha = ship.number("alpha", { default: DEFAULT_SHIP.alpha, above: 0 });
-  if (alpha >= 1) ship.fail("alpha", `must be < 1, got ${alpha}`);
-  const beta = ship.number("beta", { default: DEFAULT_SHIP.beta, above: 0 });
-  if (beta >= 1) ship.fail("beta", `must be < 1, got ${beta}`);
-  const maxGames = ship.number("max_games", { default: DEFAULT_SHIP.maxGames, integer: true, min: 2 });
-  if (maxGames % 2 !== 0) ship.fail("max_games", `must be even (games are played in pairs), got ${maxGames}`);
-  const eliminationGames = ship.number("elimination_games", {
-    default: DEFAULT_SHIP.eliminationGames,
-    integer: true,
-    min: 0,
-  });
-  if (eliminationGames % 2 !== 0)
-    ship.fail("elimination_games", `must be even (games are played in pairs), got ${eliminationGames}`);
-  const tail = ship.number("tail", { default: averageTail > 0 ? averageTail : DEFAULT_SHIP.tail, above: 0, max: 1 });
-  const transferEvery = ship.number("transfer_every", { default: DEFAULT_SHIP.transferEvery, integer: true, min: 0 });
-  const transferGames = ship.number("transfer_games", { default: gamesPerIteration, integer: true, min: 2 });
-  if (transferGames % 2 !== 0)
-    ship.fail("transfer_games", `must be even (games are played in pairs), got ${transferGames}`);
-  if (transferEvery === 0 && ship.has("transfer_games"))
+  return limits;
+}
+
+/** `[ship] transfer_every` and `transfer_games`: transfer in the run, every Nth iteration also at the ship limits. */
+function readTransfer(ship: TableReader, gamesPerIteration: number): ShipConfig["transfer"] {
+  const every = ship.number("transfer_every", { default: DEFAULT_SHIP.transferEvery, integer: true, min: 0 });
+  const games = gameCount(ship, "transfer_games", { default: gamesPerIteration, min: 2 });
+  if (every === 0 && ship.has("transfer_games"))
     ship.fail(
       "transfer_games",
       "applies only with transfer_every > 0 (every how many iterations to play at the ship limits too)",
     );
-  return {
-    limits,
-    sprt: { elo0, elo1, alpha, beta },
-    maxGames,
-    eliminationGames,
-    tail,
-    transfer: { every: transferEvery, games: transferGames },
-  };
-}
-
-/** `[time_control] nodes` or `depth`, at most one of them. */
-function readMoveLimit(tc: TableReader): MoveLimit | undefined {
-  const nodes = tc.optionalNumber("nodes", { integer: true, min: 1 });
-  const depth = tc.optionalNumber("depth", { integer: true, min: 1 });
-  if (nodes !== undefined && depth !== undefined) tc.fail("depth", "set either nodes or depth, not both");
-  if (nodes !== undefined) return { nodes };
-  return depth === undefined ? undefined : { depth };
-}
-
-/** `[spsa] reference`: "start", or an engine binary (relative to config.toml) that exists and may be run. */
-function readReference(spsa: TableReader, base: string): string | undefined {
-  const setting = spsa.optionalString(SPSA_KEYS.reference);
-  if (setting === undefined || setting === "start") return setting;
-  const path = resolve(base, setting);
-  if (!existsSync(path))
-    spsa.fail(
-      SPSA_KEYS.reference,
-      `file not found: ${path} (write "start" for θ₀ built when the run starts, or an engine binary's path)`,
-    );
-  if (!statSync(path).isFile()) spsa.fail(SPSA_KEYS.reference, `is not a file: ${path}`);
-  try {
-    accessSync(path, constants.X_OK);
-  } catch {
-    spsa.fail(SPSA_KEYS.reference, `is not executable: ${path}`);
-  }
-  return path;
+  return { every, games };
 }
 
 /** The gains of the SPSA math: a and c as set, or derived from c_end and r_end for this run's length. */

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { Sql } from "../postgres/sql.js";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaFaultedGame } from "./schema.js";
 import type { EngineRole } from "../types/engines.js";
@@ -7,8 +8,6 @@ import type { EngineRole } from "../types/engines.js";
  * SQL of spsa_faulted_game: games an engine fault decided, kept with the θ, binaries and
  * worker that played them. Everything else about games stays unsaved.
  */
-
-type Sql = postgres.Sql | postgres.TransactionSql;
 
 /**
  * A crashing engine faults every game: only the first few per iteration and worker, and so

@@ -1,4 +1,4 @@
-import type postgres from "postgres";
+import type { Sql } from "../postgres/sql.js";
 import type { OptionPilotRecord, ReferenceResult, Values } from "../types/spsa.js";
 
 /**
@@ -6,8 +6,6 @@ import type { OptionPilotRecord, ReferenceResult, Values } from "../types/spsa.j
  * run's spsa_perturbation rows with reference values (θ₀), found through their partial index;
  * its measure is stored once on spsa_option_run.
  */
-
-type Sql = postgres.Sql | postgres.TransactionSql;
 
 /** θ+'s and θ−'s wins, draws and losses against θ₀, as the queries below name them. */
 export interface SideSums {

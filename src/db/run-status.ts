@@ -1,4 +1,4 @@
-import type postgres from "postgres";
+import type { Sql } from "../postgres/sql.js";
 import { selectAll, type Fragment, type RowOf } from "./columns.js";
 import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
 import { spsaRun, type spsaIteration } from "./schema.js";
@@ -12,8 +12,6 @@ import type { Values } from "../types/spsa.js";
  * bench/status-bench.mjs): the unique (run_id, iteration_number) index for a run's
  * iterations, spsa_batch_reported for recent games.
  */
-
-type Sql = postgres.Sql | postgres.TransactionSql;
 
 /**
  * The window over which games per minute are measured, for a run `ageSeconds` old: ten minutes,

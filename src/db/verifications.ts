@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { Sql } from "../postgres/sql.js";
 import { closeOpenBatches } from "./fold.js";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaIteration, spsaVerification } from "./schema.js";
@@ -6,8 +7,6 @@ import type { Pentanomial, SprtBounds, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
 
 /** SQL of `spsa verify`: its row, and the carrier run whose one iteration holds the games. */
-
-type Sql = postgres.Sql | postgres.TransactionSql;
 
 const VERIFICATION_KEYS = [
   "id",

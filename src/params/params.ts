@@ -102,6 +102,7 @@ function readParam(reader: TableReader, name: string): Param {
   };
 }
 
-export function valuesOf(params: readonly Param[]): Values {
+/** θ of a parameter list, by name (a params.toml's, or the math's SpsaParam). */
+export function valuesOf(params: readonly Pick<SpsaParam, "name" | "value">[]): Values {
   return Object.fromEntries(params.map((p) => [p.name, p.value]));
 }

@@ -1,3 +1,4 @@
+import { valuesOf } from "../params/params.js";
 import { createRng, type Rng } from "../core/rng.js";
 import { optionParamsOf } from "../params/option-names.js";
 import { perturb, update } from "../spsa/math.js";
@@ -395,10 +396,6 @@ function settingsOf(
     ),
     ...(scale && { stepScale: scale }),
   };
-}
-
-function valuesOf(params: readonly SpsaParam[]): Values {
-  return Object.fromEntries(params.map((p) => [p.name, p.value]));
 }
 
 /** A standard normal draw (Box–Muller). */

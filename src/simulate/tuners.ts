@@ -1,3 +1,4 @@
+import { valuesOf } from "../params/params.js";
 import { gains, perturb, scoreToElo, update } from "../spsa/math.js";
 import { createRng } from "../core/rng.js";
 import { stepScales } from "../spsa/adaptive.js";
@@ -314,10 +315,6 @@ export function fishtestTuner(options: { cEnd: number; rEnd: number; batchGames:
       return trace;
     },
   };
-}
-
-function valuesOf(params: readonly SpsaParam[]): Values {
-  return Object.fromEntries(params.map((p) => [p.name, p.value]));
 }
 
 function startTrace(problem: Problem): Trace {

@@ -39,7 +39,7 @@ import { claimBatch, expireLeases, heartbeat, reportBatch } from "../dist/db/bat
 import { foldIteration } from "../dist/db/fold.js";
 import { connect, openDatabase } from "../dist/postgres/connection.js";
 import { insertIteration, readIteration } from "../dist/db/iterations.js";
-import { insertOptionRun } from "../dist/db/option-runs.js";
+import { insertOptionRun } from "../dist/db/option-run.js";
 import { openRun } from "../dist/db/runs.js";
 import { storedRunConfig } from "../dist/config/secrets.js";
 import { planBatchSizes } from "../dist/spsa/batch-plan.js";

@@ -14,7 +14,7 @@ import { summarizeTransfers } from "../verification/transfer-text.js";
 import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.js";
 import { requireRun } from "../status/run-lookup.js";
 import { appliedThetaHistory, thetaHistory } from "../status/snapshot.js";
-import { perturbationProgress } from "../db/option-runs.js";
+import { perturbationProgress } from "../db/option-progress.js";
 import { DEFAULT_CONFIG_FILE, databaseOptionsFrom } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 

@@ -12,7 +12,7 @@ import {
   type VerificationResult,
 } from "../db/run-status.js";
 import type { WinDrawLoss } from "../types/engines.js";
-import { appliedGamesPerBucket } from "../db/option-runs.js";
+import { appliedGamesPerBucket } from "../db/option-progress.js";
 import { batchElo, finiteOrNull, type EloPoint } from "../status/batch-elo.js";
 import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { iterationNoise } from "../spsa/adaptive.js";

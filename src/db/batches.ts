@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import type { RowOf } from "./columns.js";
 import { counterValues } from "./fault-columns.js";
 import { storeFaultedGames, type FaultedGame } from "./faulted-games.js";
-import { drawOfBatch, type ClaimedDraw, type KnownList } from "./option-runs.js";
+import { drawOfBatch, type ClaimedDraw, type KnownList } from "./claimed-draw.js";
 import type { spsaIteration } from "./schema.js";
 import type { WorkerSession } from "./workers.js";
 import type { IterationMoveLimit } from "../types/config.js";

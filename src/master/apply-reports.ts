@@ -1,13 +1,8 @@
 import type postgres from "postgres";
 import { foldIteration, type UnfoldedBatch } from "../db/fold.js";
-import {
-  dropUnplayedValues,
-  lastReportedBatches,
-  optionRunOf,
-  recordApplied,
-  setRunTheta,
-  type OptionRunRow,
-} from "../db/option-runs.js";
+import { dropUnplayedValues } from "../db/draw-pool-rows.js";
+import { lastReportedBatches, recordApplied } from "../db/applied-chain.js";
+import { optionRunOf, setRunTheta, type OptionRunRow } from "../db/option-run.js";
 import { thetaArray } from "../db/stored-values.js";
 import { pilotFactor } from "../db/option-pilot.js";
 import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";

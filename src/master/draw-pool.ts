@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { lockOpenIteration } from "../db/iteration-lock.js";
-import { drawPoolState, insertOpenBatch, insertPerturbation, type OptionRunRow } from "../db/option-runs.js";
+import { drawPoolState, insertOpenBatch, insertPerturbation } from "../db/draw-pool-rows.js";
+import type { OptionRunRow } from "../db/option-run.js";
 import { pilotDrawState } from "../db/option-pilot.js";
 import { currentTheta, type HeldTheta } from "./held-theta.js";
 import { activeGameSlots } from "../db/workers.js";

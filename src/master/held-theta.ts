@@ -1,5 +1,6 @@
 import type postgres from "postgres";
-import { appliedState, readAppliedChain, runTheta, setRunTheta, type OptionRunRow } from "../db/option-runs.js";
+import { appliedState, readAppliedChain } from "../db/applied-chain.js";
+import { runTheta, setRunTheta, type OptionRunRow } from "../db/option-run.js";
 import { replayAppliedChain } from "../spsa/option-chain.js";
 import type { Values } from "../types/spsa.js";
 

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { lockOpenIteration } from "../db/iteration-lock.js";
 import { pilotMeasureState, playedPilotBatches, recordPilot } from "../db/option-pilot.js";
-import type { OptionRunRow } from "../db/option-runs.js";
+import type { OptionRunRow } from "../db/option-run.js";
 import { pilotIterationsOf } from "../spsa/option-pilot.js";
 import { pilotMeasure, spreadSquared } from "../spsa/pilot.js";
 import type { TuningConfig } from "../types/config.js";

@@ -14,7 +14,7 @@ import {
   runTheta,
   setParametersSignature,
   type OptionRunRow,
-} from "../db/option-runs.js";
+} from "../db/option-run.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { InputError } from "../core/errors.js";
 import { describeChanges, playedWith, settingsOf } from "../config/iteration-settings.js";

@@ -1,7 +1,9 @@
 import type postgres from "postgres";
 import { setAsideBatches } from "../db/fold.js";
 import { lockOpenIteration } from "../db/iteration-lock.js";
-import { dropOpenDraws, optionRunOf, readAppliedChain, setRunTheta } from "../db/option-runs.js";
+import { dropOpenDraws } from "../db/draw-pool-rows.js";
+import { optionRunOf, setRunTheta } from "../db/option-run.js";
+import { readAppliedChain } from "../db/applied-chain.js";
 import { recordedSteps, rewriteAppliedChain, rewriteStep, workerReports } from "../db/recorded-batches.js";
 import { beginUndo, finishUndo } from "../db/worker-decisions.js";
 import { InputError } from "../core/errors.js";

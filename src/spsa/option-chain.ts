@@ -8,7 +8,7 @@ import type { AppliedBatch, ChainRun, ChainStart, Values } from "../types/spsa.j
  * from), exactly as the master computed it (src/master/apply-reports.ts). A batch whose row no
  * longer holds the values it played is drawn again (drawBatch with the run's seed and its draw's number,
  * from θ after `drawnFrom` batches), and the draw must give its recorded k, gains and signs; a θ
- * stored on the way must equal the replay's. Rows come from readAppliedChain (src/db/option-runs.ts).
+ * stored on the way must equal the replay's. Rows come from readAppliedChain (src/db/applied-chain.ts).
  */
 
 /** The stored chain and its replay disagree: a row was changed, or the draw's math is not the one the run was drawn with. */

@@ -1,5 +1,6 @@
 import type postgres from "postgres";
-import { appliedShape, appliedWindows, optionRunSchedule } from "../db/option-runs.js";
+import { appliedShape, appliedWindows } from "../db/option-progress.js";
+import { optionRunSchedule } from "../db/option-run.js";
 import { eloFromPentanomial, shownError } from "../stats/elo.js";
 import { measuredElo } from "../spsa/math.js";
 

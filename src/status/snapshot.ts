@@ -21,7 +21,12 @@ import { describeShipCheck } from "../verification/ship-text.js";
 import { readTransfers } from "../db/transfers.js";
 import { summarizeTransfers, type TransferSummary } from "../verification/transfer-text.js";
 import { describeLimits } from "../play/time-control.js";
-import { perturbationProgress, storedThetaEvery, storedThetas, type PerturbationProgress } from "../db/option-runs.js";
+import {
+  perturbationProgress,
+  storedThetaEvery,
+  storedThetas,
+  type PerturbationProgress,
+} from "../db/option-progress.js";
 import { builtValue } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
@@ -405,7 +410,7 @@ export async function thetaHistory(
 
 /**
  * θ after 0, 1, … applied batches of a UCI-option run, of the named parameters (or all), sampled
- * among the stored ones (src/db/option-runs.ts storedThetas) up to the run's θ (after `applied`
+ * among the stored ones (src/db/option-progress.ts storedThetas) up to the run's θ (after `applied`
  * batches, its theta_applied); 0 is the run's initial θ.
  */
 export async function appliedThetaHistory(

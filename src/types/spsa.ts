@@ -208,7 +208,7 @@ export interface ChainRun extends OptionList {
   pilotFactor?: number;
 }
 
-/** One applied batch of a UCI-option run as stored (src/db/option-runs.ts readAppliedChain). */
+/** One applied batch of a UCI-option run as stored (src/db/applied-chain.ts readAppliedChain). */
 export interface AppliedBatch {
   /** 1, 2, …: its place in the order the master applied the reports. */
   appliedNumber: number;

@@ -4,7 +4,7 @@ import { DatabaseHandle } from "../postgres/database-handle.js";
 import { findRunningVerification } from "../db/verifications.js";
 import { InputError } from "../core/errors.js";
 import { runNamed } from "../db/runs.js";
-import { isOptionRun } from "../db/option-runs.js";
+import { isOptionRun } from "../db/option-run.js";
 import type { SigningKey } from "../signing/key-file.js";
 import { describeLimits } from "../play/time-control.js";
 import { loadBook, resolveBook } from "../play/book.js";

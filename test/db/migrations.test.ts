@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { foldIteration } from "../../src/db/fold.js";
 import { applyReports } from "../../src/master/apply-reports.js";
-import { readAppliedChain } from "../../src/db/option-runs.js";
+import { readAppliedChain } from "../../src/db/applied-chain.js";
 import { drawBatch, paramsAt } from "../../src/spsa/option-batches.js";
 import { applyBatch, batchStepFactor } from "../../src/spsa/batch-step.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";

@@ -6,7 +6,7 @@ import { loadParams } from "../../src/params/params.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { update } from "../../src/spsa/math.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
-import { readAppliedChain } from "../../src/db/option-runs.js";
+import { readAppliedChain } from "../../src/db/applied-chain.js";
 import type { IterationSettings } from "../../src/types/config.js";
 import type { Values } from "../../src/types/spsa.js";
 import { ROOT, spsa } from "../support/cli.js";

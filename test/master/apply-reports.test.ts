@@ -1,7 +1,8 @@
 import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, reportBatch, type BatchReport } from "../../src/db/batches.js";
-import { insertOptionRun, readAppliedChain } from "../../src/db/option-runs.js";
+import { insertOptionRun } from "../../src/db/option-run.js";
+import { readAppliedChain } from "../../src/db/applied-chain.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { scheduleStep } from "../../src/spsa/option-batches.js";

@@ -3,7 +3,7 @@ import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { foldBatches, foldIteration } from "../../src/db/fold.js";
-import { insertOptionRun } from "../../src/db/option-runs.js";
+import { insertOptionRun } from "../../src/db/option-run.js";
 import { latestDecisions, recordDecision } from "../../src/db/worker-decisions.js";
 import { fromSetAsideWorker, setAsideWorkers } from "../../src/db/set-aside-workers.js";
 import { claimWorkerName } from "../../src/db/workers.js";

@@ -8,7 +8,7 @@ import { claimBatch, heartbeat, refuseBatch, reportBatch } from "../../src/db/ba
 import { foldIteration } from "../../src/db/fold.js";
 import { connect } from "../../src/postgres/connection.js";
 import { embeddedEndpoint, embeddedServer } from "../../src/postgres/embedded.js";
-import { insertOptionRun } from "../../src/db/option-runs.js";
+import { insertOptionRun } from "../../src/db/option-run.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { applyReports } from "../../src/master/apply-reports.js";

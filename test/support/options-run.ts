@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { expect } from "vitest";
-import { optionRunOf, readAppliedChain } from "../../src/db/option-runs.js";
+import { optionRunOf } from "../../src/db/option-run.js";
+import { readAppliedChain } from "../../src/db/applied-chain.js";
 import { perturb } from "../../src/spsa/math.js";
 import { createRng } from "../../src/core/rng.js";
 import { paramsAt, signBits } from "../../src/spsa/option-batches.js";
@@ -8,7 +9,7 @@ import { applyBatch, batchStepFactor, batchWindow } from "../../src/spsa/batch-s
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { pilotIterationsOf } from "../../src/spsa/option-pilot.js";
 import { pilotMeasure, spreadSquared } from "../../src/spsa/pilot.js";
-import type { OptionRunRow } from "../../src/db/option-runs.js";
+import type { OptionRunRow } from "../../src/db/option-run.js";
 import type { OptionPilotRecord } from "../../src/types/spsa.js";
 import type { SideSums } from "../../src/db/option-pilot.js";
 

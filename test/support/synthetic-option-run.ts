@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { spsaMathConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/params/params.js";
-import { insertOptionRun } from "../../src/db/option-runs.js";
+import { insertOptionRun } from "../../src/db/option-run.js";
 import { countWorkerAsFolded, writeSyntheticRun } from "./synthetic-run.js";
 import type { TuningConfig } from "../../src/types/config.js";
 

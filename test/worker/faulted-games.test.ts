@@ -14,7 +14,7 @@ import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { inProcessWorker } from "../support/worker-loop.js";
 import { clean, registerTestWorker, seedIteration } from "../support/iterations.js";
-import { insertOptionRun } from "../../src/db/option-runs.js";
+import { insertOptionRun } from "../../src/db/option-run.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { signOptions } from "../../src/signing/options-signature.js";
 import { localSigningKey } from "../support/signing.js";

@@ -1,0 +1,62 @@
+import type { Sql } from "../postgres/sql.js";
+import { valuesByName, type StoredValues } from "./stored-values.js";
+import type { OptionDraw, OptionParams } from "../types/spsa.js";
+
+/**
+ * What a claim reads of a UCI-option batch (src/db/batches.ts claimBatch): the master's draw,
+ * with its run's signed parameter list unless the worker has that list already.
+ */
+
+/** A run's parameter list as a worker has it: the signature it came with, and its order of the names. */
+export interface KnownList {
+  signature: string;
+  names: readonly string[];
+}
+
+/** A claimed batch's draw, with its run's parameter list and names; the list is null when the claim named it as known. */
+export type ClaimedDraw = Omit<OptionDraw, "parameters"> & {
+  parameters: OptionParams | null;
+  names: readonly string[];
+};
+
+/**
+ * A claimed batch's draw with its run's parameters; undefined for a batch without a draw. The
+ * parameter list is left out (null) when its signature is `known`'s: the caller has that list
+ * already (a large run's list is the biggest read of a claim).
+ */
+export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList): Promise<ClaimedDraw | undefined> {
+  const [row] = await sql<
+    {
+      parameters: OptionParams | null;
+      names: string[] | null;
+      signature: string | null;
+      plus: StoredValues;
+      minus: StoredValues;
+      reference: StoredValues | null;
+    }[]
+  >`
+    select
+      case when o.parameters_signature = ${known?.signature ?? null}::text then null
+        else o.parameters end as parameters,
+      case when o.parameters_signature = ${known?.signature ?? null}::text then null
+        else o.parameter_names end as names,
+      o.parameters_signature as signature,
+      p.plus_parameters as plus,
+      p.minus_parameters as minus,
+      p.reference_parameters as reference
+    from spsa_perturbation p
+    join spsa_option_run o on o.run_id = p.run_id
+    where p.batch_id = ${batchId}`;
+  if (!row) return undefined;
+  const names = row.names ?? known?.names;
+  if (!names) throw new Error(`batch ${batchId}: its run's parameter names were left out as known, and they are not`);
+  const reference = row.reference === null ? {} : { reference: valuesByName(names, row.reference) };
+  return {
+    parameters: row.parameters,
+    names,
+    signature: row.signature,
+    plus: valuesByName(names, row.plus),
+    minus: valuesByName(names, row.minus),
+    ...reference,
+  };
+}

@@ -5,7 +5,7 @@ import { spsaIteration } from "./schema.js";
 import type { IterationSettings, PlayedWith } from "../types/config.js";
 import type { IterationOutcome, MeasuredIteration, Values } from "../types/spsa.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
-import type { Sql } from "../postgres/sql.js";
+import { asJson, type Sql } from "../postgres/sql.js";
 
 /** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
 
@@ -145,7 +145,7 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
       values (${it.runId}, ${it.iterationNumber}, ${plus.path}, ${minus.path}, ${plus.sha256}, ${minus.sha256},
         ${plus.signature}, ${minus.signature}, ${reference?.path ?? null}, ${reference?.sha256 ?? null}, ${reference?.signature ?? null},
         ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
-        ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(JSON.parse(JSON.stringify(it.settings)))})
+        ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(asJson(it.settings))})
       on conflict (run_id, iteration_number) do nothing
       returning id
     )

@@ -1,4 +1,4 @@
-import type { Sql } from "../postgres/sql.js";
+import { asJson, type Sql } from "../postgres/sql.js";
 import type { OptionPilotRecord, ReferenceResult, Values } from "../types/spsa.js";
 
 /**
@@ -82,7 +82,7 @@ export async function playedPilotBatches(
 /** Stores the pilot's measure, once (a second master's fold finds it stored and leaves it). */
 export async function recordPilot(tx: Sql, runId: number, record: OptionPilotRecord): Promise<boolean> {
   const rows =
-    await tx`update spsa_option_run set pilot = ${tx.json(JSON.parse(JSON.stringify(record)))} where run_id = ${runId} and pilot is null returning run_id`;
+    await tx`update spsa_option_run set pilot = ${tx.json(asJson(record))} where run_id = ${runId} and pilot is null returning run_id`;
   return rows.length > 0;
 }
 

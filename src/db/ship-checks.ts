@@ -1,8 +1,8 @@
 import type postgres from "postgres";
-import type { Sql } from "../postgres/sql.js";
+import { asJson, type Sql } from "../postgres/sql.js";
 import { selectAll } from "./columns.js";
 import { spsaShipCheck, type ShipCandidate, type ShipMatch } from "./schema.js";
-import { asJson, finite } from "./verifications.js";
+import { finite } from "./verifications.js";
 import type { PlayLimits, SprtBounds } from "../types/play.js";
 
 /** SQL of the ship check (docs/ship-check.md): one row per run, written by its master only. */

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { Sql } from "../postgres/sql.js";
+import { asJson, type Sql } from "../postgres/sql.js";
 import { closeOpenBatches } from "./fold.js";
 import { selectColumns, type RowOf } from "./columns.js";
 import { spsaIteration, spsaVerification } from "./schema.js";
@@ -167,9 +167,4 @@ export async function recordOutcome(
 /** Postgres takes Infinity in double precision, but psql readers are better served by null. */
 export function finite(x: number): number | null {
   return Number.isFinite(x) ? x : null;
-}
-
-/** Limits as plain JSON (a clock's optional `moves` is dropped when absent, as jsonb stores it). */
-export function asJson(limits: PlayLimits): postgres.JSONValue {
-  return JSON.parse(JSON.stringify(limits)) as postgres.JSONValue;
 }

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { setAsideBatches } from "./fold.js";
 import { lockOpenIteration } from "./iteration-lock.js";
-import type { Sql } from "../postgres/sql.js";
+import { asJson, type Sql } from "../postgres/sql.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
 import type { Values } from "../types/spsa.js";
 
@@ -35,7 +35,7 @@ export async function recordDecision(
   await sql`
     insert into spsa_worker_decision (run_id, worker_name, decision, reason, decided_by, evidence)
     values (${d.runId}, ${d.workerName}, ${d.decision}, ${d.reason}, ${d.who} || ' (database role ' || session_user || ')',
-      ${d.evidence ? sql.json(JSON.parse(JSON.stringify(d.evidence))) : null})`;
+      ${d.evidence ? sql.json(asJson(d.evidence)) : null})`;
 }
 
 /** Each worker's latest decision in the run: its state. */
@@ -106,7 +106,7 @@ export async function saveReview(
   evidence: readonly WorkerEvidence[],
   strata: number,
 ): Promise<void> {
-  const json = sql.json(JSON.parse(JSON.stringify(evidence)));
+  const json = sql.json(asJson(evidence));
   await sql`
     insert into spsa_worker_review (run_id, evidence, strata, reviewed_at) values (${runId}, ${json}, ${strata}, now())
     on conflict (run_id) do update set evidence = excluded.evidence, strata = excluded.strata, reviewed_at = excluded.reviewed_at`;

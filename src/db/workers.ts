@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { spsaWorker } from "./schema.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
+import type { Sql } from "../postgres/sql.js";
 
 type WorkerRow = typeof spsaWorker.$inferSelect;
 
@@ -73,7 +74,7 @@ export async function recordSpeed(
  * concurrency): what an iteration's batches are planned for. Each row counts within the
  * bounds spsa_record_worker enforces, so no row can make the plan fail.
  */
-export async function activeGameSlots(sql: postgres.Sql | postgres.TransactionSql, minutes = 5): Promise<number> {
+export async function activeGameSlots(sql: Sql, minutes = 5): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
     select coalesce(sum(least(greatest(concurrency, 1), spsa_limit('concurrency'))), 0)::int as n
     from spsa_worker where last_seen_at > now() - make_interval(mins => ${minutes})`;

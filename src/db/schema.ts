@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -34,6 +35,18 @@ const varbit = customType<{ data: string }>({ dataType: () => "bit varying" });
 const counter = (name: string) => integer(name).notNull().default(0);
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
 
+/**
+ * `a + b + …` and `a is not null and b is not null and …` in a check constraint: the text it
+ * had when written out by hand (drizzle-kit compares the text of checks: a new spelling is a
+ * new migration).
+ */
+const summed = (...columns: AnyPgColumn[]) => sql.join(columns, sql` + `);
+const allNotNull = (...columns: AnyPgColumn[]) =>
+  sql.join(
+    columns.map((column) => sql`${column} is not null`),
+    sql` and `,
+  );
+
 /** One tuning session. */
 export const spsaRun = pgTable(
   "spsa_run",
@@ -63,7 +76,10 @@ export const spsaRun = pgTable(
     reference: text("reference"),
     referencePath: text("reference_path"),
     referenceSha256: text("reference_sha256"),
-    /** The master's signature of the reference's sha256 for this run's uid: a master resumes only with a reference it recorded itself. */
+    /**
+     * The master's signature of the reference's sha256 for this run's uid: a master resumes only
+     * with a reference it recorded itself.
+     */
     referenceSignature: text("reference_signature"),
     /**
      * The master process holding the run (one per run, src/master/run-hold.ts): its random session
@@ -169,33 +185,35 @@ export const spsaIteration = pgTable(
     createdAt: createdAt(),
     completedAt: timestamp("completed_at", { withTimezone: true }),
   },
-  (t) => [
-    uniqueIndex("spsa_iteration_run_number").on(t.runId, t.iterationNumber),
-    index("spsa_iteration_open")
-      .on(t.status)
-      .where(sql`${t.status} <> 'complete'`),
-    check("spsa_iteration_status", sql`${t.status} in ('pending', 'in_progress', 'complete')`),
-    check(
-      "spsa_iteration_claims",
-      sql`${t.gamesClaimed} <= ${t.targetGames} and ${t.gamesPlayed} <= ${t.gamesClaimed}`,
-    ),
-    check(
-      "spsa_iteration_results",
-      sql`${t.plusWins} + ${t.minusWins} + ${t.draws} + ${t.refPlusWins} + ${t.refPlusDraws} + ${t.refPlusLosses} + ${t.refMinusWins} + ${t.refMinusDraws} + ${t.refMinusLosses} = ${t.gamesPlayed}`,
-    ),
-    // Every unit of four games is two of θ+'s and two of θ−'s.
-    check(
-      "spsa_iteration_reference_sides",
-      sql`${t.refPlusWins} + ${t.refPlusDraws} + ${t.refPlusLosses} = ${t.refMinusWins} + ${t.refMinusDraws} + ${t.refMinusLosses}`,
-    ),
-    // A reference-mode iteration plays no plus-vs-minus game. Games against a reference in another
-    // iteration are a UCI-option run's curvature pilot (spsa_report_batch takes them only for a batch
-    // whose draw names θ₀); a build-mode iteration gets none.
-    check(
-      "spsa_iteration_one_kind",
-      sql`${t.referenceEngineSha256} is null or ${t.plusWins} + ${t.minusWins} + ${t.draws} = 0`,
-    ),
-  ],
+  (t) => {
+    // θ+'s and θ−'s games against the reference engine, as its columns add up.
+    const refPlus = summed(t.refPlusWins, t.refPlusDraws, t.refPlusLosses);
+    const refMinus = summed(t.refMinusWins, t.refMinusDraws, t.refMinusLosses);
+    return [
+      uniqueIndex("spsa_iteration_run_number").on(t.runId, t.iterationNumber),
+      index("spsa_iteration_open")
+        .on(t.status)
+        .where(sql`${t.status} <> 'complete'`),
+      check("spsa_iteration_status", sql`${t.status} in ('pending', 'in_progress', 'complete')`),
+      check(
+        "spsa_iteration_claims",
+        sql`${t.gamesClaimed} <= ${t.targetGames} and ${t.gamesPlayed} <= ${t.gamesClaimed}`,
+      ),
+      check(
+        "spsa_iteration_results",
+        sql`${summed(t.plusWins, t.minusWins, t.draws)} + ${refPlus} + ${refMinus} = ${t.gamesPlayed}`,
+      ),
+      // Every unit of four games is two of θ+'s and two of θ−'s.
+      check("spsa_iteration_reference_sides", sql`${refPlus} = ${refMinus}`),
+      // A reference-mode iteration plays no plus-vs-minus game. Games against a reference in another
+      // iteration are a UCI-option run's curvature pilot (spsa_report_batch takes them only for a batch
+      // whose draw names θ₀); a build-mode iteration gets none.
+      check(
+        "spsa_iteration_one_kind",
+        sql`${t.referenceEngineSha256} is null or ${t.plusWins} + ${t.minusWins} + ${t.draws} = 0`,
+      ),
+    ];
+  },
 );
 
 /**
@@ -214,7 +232,10 @@ export const spsaBatch = pgTable(
     /** Null while open. */
     workerName: text("worker_name"),
     games: integer("games").notNull(),
-    /** The games planned before this batch in its iteration: a UCI-option draw's place in the gain schedule. Null in rows of older versions. */
+    /**
+     * The games planned before this batch in its iteration: a UCI-option draw's place in the gain
+     * schedule. Null in rows of older versions.
+     */
     gamesBefore: integer("games_before"),
     status: text("status").$type<"open" | "claimed" | "done" | "expired">().notNull().default("open"),
     claimedAt: timestamp("claimed_at", { withTimezone: true }),
@@ -228,7 +249,10 @@ export const spsaBatch = pgTable(
     faults: jsonb("faults"),
     replays: integer("replays"),
     replayLimitPairs: integer("replay_limit_pairs"),
-    /** Reference mode, as reported: θ+'s and θ−'s wins, draws and losses against the reference (null: plus against minus). */
+    /**
+     * Reference mode, as reported: θ+'s and θ−'s wins, draws and losses against the reference
+     * (null: plus against minus).
+     */
     refPlusWins: integer("ref_plus_wins"),
     refPlusDraws: integer("ref_plus_draws"),
     refPlusLosses: integer("ref_plus_losses"),
@@ -277,7 +301,7 @@ export const spsaBatch = pgTable(
     check("spsa_batch_games", sql`${t.games} > 0`),
     check(
       "spsa_batch_claimed",
-      sql`${t.status} = 'open' or (${t.workerName} is not null and ${t.claimedAt} is not null and ${t.leaseExpiresAt} is not null)`,
+      sql`${t.status} = 'open' or (${allNotNull(t.workerName, t.claimedAt, t.leaseExpiresAt)})`,
     ),
   ],
 );
@@ -297,7 +321,10 @@ export const spsaWorker = pgTable("spsa_worker", {
   /** Games scored as lost to a delay outside the engine, and games replayed for one. */
   delayLosses: bigint("delay_losses", { mode: "number" }).notNull().default(0),
   replays: bigint("replays", { mode: "number" }).notNull().default(0),
-  /** How the default `concurrency` was chosen at start, or why it was lowered under outside delays; null when -c gave it. */
+  /**
+   * How the default `concurrency` was chosen at start, or why it was lowered under outside delays;
+   * null when -c gave it.
+   */
   concurrencyNote: text("concurrency_note"),
   /**
    * `[time_control] reference_nps`: the engine's speed this process measured (nodes per
@@ -370,10 +397,16 @@ export const spsaVerification = pgTable(
     eloError: doublePrecision("elo_error"),
     los: doublePrecision("los"),
     llr: doublePrecision("llr"),
-    /** A match of a run's ship check (spsa_ship_check), and which: "elimination 1", …, or "final" (against the start θ); null for `spsa verify`. */
+    /**
+     * A match of a run's ship check (spsa_ship_check), and which: "elimination 1", …, or "final"
+     * (against the start θ); null for `spsa verify`.
+     */
     shipCheckId: integer("ship_check_id").references(() => spsaShipCheck.id),
     shipStage: text("ship_stage"),
-    /** Transfer in the run: the tuning iteration whose plus and minus this match plays at the ship limits (one match per iteration). */
+    /**
+     * Transfer in the run: the tuning iteration whose plus and minus this match plays at the ship
+     * limits (one match per iteration).
+     */
     transferIterationId: integer("transfer_iteration_id").references(() => spsaIteration.id),
     createdAt: createdAt(),
     completedAt: timestamp("completed_at", { withTimezone: true }),
@@ -492,7 +525,10 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
    * `signs` and the n-th element of a stored θ are the n-th name's.
    */
   parameterNames: text("parameter_names").array().notNull(),
-  /** θ is stored after every this many applied batches (spsa_perturbation.theta_after); between them it is replayed. */
+  /**
+   * θ is stored after every this many applied batches (spsa_perturbation.theta_after); between them
+   * it is replayed.
+   */
   thetaEvery: integer("theta_every").notNull().default(1),
   /**
    * spsa_run.current_parameters is θ after this many applied batches: every one on a run that
@@ -514,7 +550,10 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
    * runs opened before UCI-option mode had one).
    */
   pilotGames: integer("pilot_games").notNull().default(0),
-  /** The pilot's measure once its games are in (PilotMeasure and the games it is from: OptionPilotRecord); null before. */
+  /**
+   * The pilot's measure once its games are in (PilotMeasure and the games it is from:
+   * OptionPilotRecord); null before.
+   */
   pilot: jsonb("pilot"),
   createdAt: createdAt(),
 });
@@ -536,7 +575,10 @@ export const spsaPerturbation = pgTable(
     runId: integer("run_id")
       .notNull()
       .references(() => spsaRun.id),
-    /** Unique per run (the batch row's id since migration 0014; 1, 2, … in claim order before); with the run's seed it seeds the draw. */
+    /**
+     * Unique per run (the batch row's id since migration 0014; 1, 2, … in claim order before); with
+     * the run's seed it seeds the draw.
+     */
     batchNumber: integer("batch_number").notNull(),
     /**
      * With the run's seed it seeds the draw: the batch_number of the draw's first batch. The batches
@@ -551,14 +593,26 @@ export const spsaPerturbation = pgTable(
     k: integer("k").notNull(),
     ck: doublePrecision("c_k").notNull(),
     ak: doublePrecision("a_k").notNull(),
-    /** The θ it was drawn from is θ after this many applied batches (0: the run's start); null in rows drawn before migration 0020's version. */
+    /**
+     * The θ it was drawn from is θ after this many applied batches (0: the run's start); null in
+     * rows drawn before migration 0020's version.
+     */
     drawnFrom: integer("drawn_from"),
-    /** Bit n: the sign of the n-th parameter of spsa_option_run.parameter_names, 1 for +1 and 0 for −1 (0 for a frozen one). */
+    /**
+     * Bit n: the sign of the n-th parameter of spsa_option_run.parameter_names, 1 for +1 and 0 for
+     * −1 (0 for a frozen one).
+     */
     signs: varbit("signs").notNull(),
-    /** The values plus and minus play, by parameter name: kept until the batch is applied or expired (null then), except in rows drawn before migration 0020's version. */
+    /**
+     * The values plus and minus play, by parameter name: kept until the batch is applied or expired
+     * (null then), except in rows drawn before migration 0020's version.
+     */
     plusParameters: jsonb("plus_parameters"),
     minusParameters: jsonb("minus_parameters"),
-    /** A batch of the curvature pilot: θ₀, which plus and minus each play against (an array in the run's order); null for plus against minus. Kept. */
+    /**
+     * A batch of the curvature pilot: θ₀, which plus and minus each play against (an array in the
+     * run's order); null for plus against minus. Kept.
+     */
     referenceParameters: jsonb("reference_parameters"),
     plusWins: integer("plus_wins"),
     minusWins: integer("minus_wins"),
@@ -566,9 +620,15 @@ export const spsaPerturbation = pgTable(
     /** [LL, LD, DD, DW, WW] from plus's side. */
     pairs: jsonb("pairs"),
     eloDiff: doublePrecision("elo_diff"),
-    /** The factor on a_k of this batch's step (the adaptive gains' scale when it was applied); null before it is applied. */
+    /**
+     * The factor on a_k of this batch's step (the adaptive gains' scale when it was applied); null
+     * before it is applied.
+     */
     stepScale: doublePrecision("step_scale"),
-    /** θ after this batch, in the order of spsa_option_run.parameter_names: at every theta_every-th applied batch, else null. */
+    /**
+     * θ after this batch, in the order of spsa_option_run.parameter_names: at every theta_every-th
+     * applied batch, else null.
+     */
     thetaAfter: doublePrecision("theta_after").array(),
     claimedAt: timestamp("claimed_at", { withTimezone: true }),
     reportedAt: timestamp("reported_at", { withTimezone: true }),
@@ -691,7 +751,10 @@ export const spsaRunWorker = pgTable(
     plusWins: integer("plus_wins").notNull().default(0),
     minusWins: integer("minus_wins").notNull().default(0),
     draws: integer("draws").notNull().default(0),
-    /** Crashes, time losses and illegal moves of the engines; time losses to delays outside them; games replayed for those. */
+    /**
+     * Crashes, time losses and illegal moves of the engines; time losses to delays outside them;
+     * games replayed for those.
+     */
     engineFaults: integer("engine_faults").notNull().default(0),
     delayLosses: integer("delay_losses").notNull().default(0),
     replays: integer("replays").notNull().default(0),
@@ -702,7 +765,10 @@ export const spsaRunWorker = pgTable(
   (t) => [primaryKey({ columns: [t.runId, t.workerName] })],
 );
 
-/** `spsa undo --worker`: a worker's results taken out of a run's θ, θ before and after, and who did it; its batches name it (spsa_batch.undo_id). */
+/**
+ * `spsa undo --worker`: a worker's results taken out of a run's θ, θ before and after, and who did
+ * it; its batches name it (spsa_batch.undo_id).
+ */
 export const spsaUndo = pgTable("spsa_undo", {
   id: serial("id").primaryKey(),
   runId: integer("run_id")

@@ -51,7 +51,10 @@ export type ClaimedBatch = RowOf<
    * offsets of a run get distinct openings until the book is used up, whichever worker plays them.
    */
   firstGame: number;
-  /** The iteration's `[time_control] nodes` or `depth`, or a verification's clock (its settings), or null: a time per move. */
+  /**
+   * The iteration's `[time_control] nodes` or `depth`, or a verification's clock (its settings), or
+   * null: a time per move.
+   */
   moveLimit: IterationMoveLimit | null;
   /** The iteration's `[time_control] reference_nps`, or null: times per move are not scaled. */
   referenceNps: number | null;

@@ -81,7 +81,10 @@ export async function playablePaths(sql: Sql): Promise<string[]> {
   return rows.map((row) => row.path);
 }
 
-/** Makes the space of pruned bytes reusable at once (VACUUM; a role that does not own the table only gets a warning). */
+/**
+ * Makes the space of pruned bytes reusable at once (VACUUM; a role that does not own the table only
+ * gets a warning).
+ */
 export async function reclaimBinarySpace(sql: postgres.Sql): Promise<void> {
   await sql`vacuum spsa_binary`;
 }

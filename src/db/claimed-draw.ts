@@ -13,7 +13,10 @@ export interface KnownList {
   names: readonly string[];
 }
 
-/** A claimed batch's draw, with its run's parameter list and names; the list is null when the claim named it as known. */
+/**
+ * A claimed batch's draw, with its run's parameter list and names; the list is null when the claim
+ * named it as known.
+ */
 export type ClaimedDraw = Omit<OptionDraw, "parameters"> & {
   parameters: OptionParams | null;
   names: readonly string[];

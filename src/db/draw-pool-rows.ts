@@ -25,7 +25,10 @@ export async function drawPoolState(tx: Sql, iterationId: number): Promise<{ ope
   return row ?? { open: 0, allocated: 0 };
 }
 
-/** A new open batch of the carrier iteration, its games the `gamesBefore`-th onward of the run's plan; returns its id. */
+/**
+ * A new open batch of the carrier iteration, its games the `gamesBefore`-th onward of the run's
+ * plan; returns its id.
+ */
 export async function insertOpenBatch(
   tx: Sql,
   iterationId: number,
@@ -101,7 +104,10 @@ export async function dropOpenDraws(tx: postgres.TransactionSql, iterationId: nu
   return rows.length;
 }
 
-/** Drops the values of the run's batches that expired unplayed (or were refused): they will never be played or applied. */
+/**
+ * Drops the values of the run's batches that expired unplayed (or were refused): they will never be
+ * played or applied.
+ */
 export async function dropUnplayedValues(tx: Sql, runId: number): Promise<void> {
   await tx`
     update spsa_perturbation p

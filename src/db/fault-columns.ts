@@ -102,7 +102,10 @@ export function selectCounters(sql: Sql): Fragment {
   );
 }
 
-/** `coalesce(sum((faults->>'plusCrashes')::int), 0)::int as plus_crashes, ...`: spsa_batch rows' reported counters, summed as the iteration's columns. */
+/**
+ * `coalesce(sum((faults->>'plusCrashes')::int), 0)::int as plus_crashes, ...`: spsa_batch rows'
+ * reported counters, summed as the iteration's columns.
+ */
 export function sumBatchCounters(sql: Sql): Fragment {
   return join(
     sql,
@@ -113,7 +116,10 @@ export function sumBatchCounters(sql: Sql): Fragment {
   );
 }
 
-/** `plus_crashes = i.plus_crashes + s.plus_crashes, ...`: every counter column of an iteration `i` plus (or, sign −1, minus) a row `s` of sumBatchCounters. */
+/**
+ * `plus_crashes = i.plus_crashes + s.plus_crashes, ...`: every counter column of an iteration `i`
+ * plus (or, sign −1, minus) a row `s` of sumBatchCounters.
+ */
 export function addCounters(sql: Sql, sign: 1 | -1 = 1): Fragment {
   return join(
     sql,

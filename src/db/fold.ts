@@ -32,7 +32,10 @@ export interface UnfoldedBatch {
   minus: Values | null;
   /** Whether its draw has moved θ already: only a done batch whose draw has not is applied. */
   applied: boolean;
-  /** A batch of the curvature pilot (θ± against θ₀): counted, never applied to θ (src/master/option-pilot.ts measures it). */
+  /**
+   * A batch of the curvature pilot (θ± against θ₀): counted, never applied to θ
+   * (src/master/option-pilot.ts measures it).
+   */
   pilot: boolean;
   plusWins: number;
   minusWins: number;
@@ -121,7 +124,10 @@ async function foldOnce<T>(
   return { moved, folded: batches.length, applied };
 }
 
-/** Tells pages that watch (the dashboard) that the iteration's counters moved: after the fold's commit, as it is read then. */
+/**
+ * Tells pages that watch (the dashboard) that the iteration's counters moved: after the fold's
+ * commit, as it is read then.
+ */
 export async function tellWatchers(sql: postgres.Sql, iterationId: number): Promise<void> {
   await sql`select pg_notify(${PROGRESS_CHANNEL}, ${String(iterationId)})`;
 }
@@ -181,7 +187,10 @@ export async function foldBatches(
   return row?.moved ?? false;
 }
 
-/** How a set-aside batch is marked: held by the master (its worker is under suspicion or rejected), or taken out by an undo. */
+/**
+ * How a set-aside batch is marked: held by the master (its worker is under suspicion or rejected),
+ * or taken out by an undo.
+ */
 export type SetAside = { held: true } | { undoId: number };
 
 /**
@@ -364,7 +373,10 @@ const REFERENCE_COUNTERS = [
 /** The counters a fold adds as they are named in both tables. */
 const PLAIN_COUNTERS = ["plus_wins", "minus_wins", "draws", "pairs_ll", "pairs_ld", "pairs_dd", "pairs_dw", "pairs_ww"];
 
-/** What a fold reads of each batch it adds or takes out (alias b), for the iteration's counters and its run's by worker. */
+/**
+ * What a fold reads of each batch it adds or takes out (alias b), for the iteration's counters and
+ * its run's by worker.
+ */
 const FOLDED_COLUMNS = (sql: Sql) => sql`
   b.games, b.status, b.plus_wins, b.minus_wins, b.draws, b.pairs, b.faults, b.replays, b.replay_limit_pairs, b.refused,
   ${joinFragments(

@@ -98,7 +98,10 @@ export async function readPlayedWith(
   return row;
 }
 
-/** A binary of an iteration with the master's signature for its run, iteration and side (null: unsigned, a synthetic row). */
+/**
+ * A binary of an iteration with the master's signature for its run, iteration and side (null:
+ * unsigned, a synthetic row).
+ */
 export interface IterationEngine {
   path: string;
   sha256: string;
@@ -110,12 +113,18 @@ export interface NewIteration {
   iterationNumber: number;
   plus: IterationEngine;
   minus: IterationEngine;
-  /** Reference mode: the run's reference engine, which θ+ and θ− each play (docs/reference-mode.md); absent: plus against minus. */
+  /**
+   * Reference mode: the run's reference engine, which θ+ and θ− each play (docs/reference-mode.md);
+   * absent: plus against minus.
+   */
   reference?: IterationEngine;
   timelowMs: number;
   timehighMs: number;
   targetGames: number;
-  /** The games of each open batch, in order (src/spsa/batch-plan.ts); empty: none (a UCI-option run's master makes them with their draws). */
+  /**
+   * The games of each open batch, in order (src/spsa/batch-plan.ts); empty: none (a UCI-option
+   * run's master makes them with their draws).
+   */
   batchSizes: readonly number[];
   ck: number;
   ak: number;
@@ -250,7 +259,10 @@ export interface InFlightState {
   latest: number;
   /** Its completed iterations: always 1..applied, as steps are applied in order. */
   applied: number;
-  /** Games reported per second over the last minute (or since the run's first iteration, if later); undefined before any. */
+  /**
+   * Games reported per second over the last minute (or since the run's first iteration, if later);
+   * undefined before any.
+   */
   gamesPerSecond: number | undefined;
 }
 

@@ -26,7 +26,10 @@ const outcomeOf = (r: SideSums): ReferenceResult => ({
 const COUNTED = (sql: Sql, runId: number) =>
   sql`p.run_id = ${runId} and p.reference_parameters is not null and b.status = 'done' and b.held_at is null and b.undo_id is null`;
 
-/** Games of the pilot given out (open, claimed or played, not set aside: those are drawn again), and whether its measure is stored. */
+/**
+ * Games of the pilot given out (open, claimed or played, not set aside: those are drawn again), and
+ * whether its measure is stored.
+ */
 export async function pilotDrawState(tx: Sql, runId: number): Promise<{ allocated: number; measured: boolean }> {
   const [row] = await tx<{ allocated: number; measured: boolean }[]>`
     select (select coalesce(sum(b.games), 0) from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
@@ -36,7 +39,10 @@ export async function pilotDrawState(tx: Sql, runId: number): Promise<{ allocate
   return row ?? { allocated: 0, measured: false };
 }
 
-/** Whether the pilot's measure is stored, and the carrier's reported batches not folded yet (the pilot is measured once none is). */
+/**
+ * Whether the pilot's measure is stored, and the carrier's reported batches not folded yet (the
+ * pilot is measured once none is).
+ */
 export async function pilotMeasureState(
   tx: Sql,
   runId: number,
@@ -48,7 +54,10 @@ export async function pilotMeasureState(
   return row ?? { measured: false, unfolded: 0 };
 }
 
-/** A played pilot batch as stored: its games, θ+'s and θ−'s results against θ₀, and the values they played (in the run's order of `names`). */
+/**
+ * A played pilot batch as stored: its games, θ+'s and θ−'s results against θ₀, and the values they
+ * played (in the run's order of `names`).
+ */
 export interface PlayedPilotBatch {
   batchId: number;
   games: number;
@@ -94,7 +103,10 @@ export async function pilotFactor(tx: Sql, runId: number): Promise<number | unde
   return row?.factor ?? undefined;
 }
 
-/** The pilot as `spsa status` shows it: its games, and its measure once stored, else the played batches' sums so far; undefined without a pilot. */
+/**
+ * The pilot as `spsa status` shows it: its games, and its measure once stored, else the played
+ * batches' sums so far; undefined without a pilot.
+ */
 export interface OptionPilotProgress {
   pilotGames: number;
   played: number;

@@ -68,7 +68,10 @@ export async function optionRunOf(sql: Sql, runId: number): Promise<OptionRunRow
   return row;
 }
 
-/** A UCI-option run's gains and games per step of the schedule, without its parameter list (undefined for another run). */
+/**
+ * A UCI-option run's gains and games per step of the schedule, without its parameter list
+ * (undefined for another run).
+ */
 export async function optionRunSchedule(
   sql: Sql,
   runId: number,

@@ -22,7 +22,10 @@ export interface ReportRecord extends EvidenceBatch {
   iteration: number;
 }
 
-/** A UCI-option report with its signs as stored: a bit string in the run's order (src/spsa/option-batches.ts signsOfBits). */
+/**
+ * A UCI-option report with its signs as stored: a bit string in the run's order
+ * (src/spsa/option-batches.ts signsOfBits).
+ */
 export type OptionReportRecord = Omit<ReportRecord, "signs"> & { signBits: string };
 
 /** spsa_batch `b` as a ReportRecord, without its signs. */
@@ -66,7 +69,10 @@ export async function optionReports(sql: Sql, runId: number, after?: number): Pr
     order by ${after === undefined ? sql`b.reported_at, b.id` : sql`p.applied_number`}`;
 }
 
-/** How many reports of a UCI-option run moved θ (applied numbers run 1, 2, …), and its latest undo's id (0: none). */
+/**
+ * How many reports of a UCI-option run moved θ (applied numbers run 1, 2, …), and its latest undo's
+ * id (0: none).
+ */
 export async function appliedCount(sql: Sql, runId: number): Promise<{ applied: number; undo: number }> {
   const [row] = await sql<{ applied: number; undo: number }[]>`
     select (select coalesce(max(applied_number), 0) from spsa_perturbation where run_id = ${runId})::int as applied,
@@ -150,7 +156,10 @@ export async function rewriteAppliedChain(
   await tx`update spsa_perturbation set drawn_from = null where run_id = ${runId} and applied_number is null and drawn_from >= ${chain.firstRemoved}`;
 }
 
-/** Rewrites a completed build-mode iteration's step after an undo: θ after it, its Elo and gradient (null: no game left). */
+/**
+ * Rewrites a completed build-mode iteration's step after an undo: θ after it, its Elo and gradient
+ * (null: no game left).
+ */
 export async function rewriteStep(
   tx: postgres.TransactionSql,
   iterationId: number,

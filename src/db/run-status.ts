@@ -93,7 +93,10 @@ export interface RunTotals {
   replayLimitPairs: number;
   /** Batches given back by workers that refused the binaries as unsigned or not signed by a key they trust. */
   binariesRefused: number;
-  /** Games reported for this run in the rate window, and over how many seconds of it they were played, up to the last report (RATE_SECONDS). */
+  /**
+   * Games reported for this run in the rate window, and over how many seconds of it they were
+   * played, up to the last report (RATE_SECONDS).
+   */
   recentGames: number;
   recentSeconds: number;
   /** Seconds since the run's last report in the window; null: none in it. */
@@ -102,7 +105,10 @@ export interface RunTotals {
   lastCompleted: Date | null;
 }
 
-/** Counts over all the run's iterations (one index range scan of small columns), and its games over the last `rateMinutes`. */
+/**
+ * Counts over all the run's iterations (one index range scan of small columns), and its games over
+ * the last `rateMinutes`.
+ */
 export async function runTotals(sql: Sql, runId: number, rateMinutes: number): Promise<RunTotals> {
   const [row] = await sql<RunTotals[]>`
     select t.*, w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport" from (
@@ -120,7 +126,10 @@ export async function runTotals(sql: Sql, runId: number, rateMinutes: number): P
 /** A run's games over the last `minutes`: what RunTotals holds of them. */
 export type RunRate = Pick<RunTotals, "recentGames" | "recentSeconds" | "sinceReport">;
 
-/** The games reported for the run in the rate window, over how long, to its latest report (through the index of recent reports). */
+/**
+ * The games reported for the run in the rate window, over how long, to its latest report (through
+ * the index of recent reports).
+ */
 const RUN_RATE = (sql: Sql, runId: number, minutes: number) => sql`
   select coalesce(sum(b.games), 0)::int as "recentGames", ${RATE_SECONDS(sql, minutes, "last report")} as "recentSeconds",
     extract(epoch from now() - max(b.reported_at))::float8 as "sinceReport"
@@ -172,7 +181,10 @@ export type IterationSummary = RowOf<
   elo: number | null;
 };
 
-/** Reference mode's results as JSON, `{plus: {wins, draws, losses}, minus: …}`, each column read through `of` (e.g. summed). */
+/**
+ * Reference mode's results as JSON, `{plus: {wins, draws, losses}, minus: …}`, each column read
+ * through `of` (e.g. summed).
+ */
 const REFERENCE_RESULTS = (sql: Sql, of: (column: string) => Fragment = (column) => sql`${sql(column)}`) => {
   const side = (name: PlusMinus) =>
     sql`json_build_object('wins', ${of(`ref_${name}_wins`)}, 'draws', ${of(`ref_${name}_draws`)}, 'losses', ${of(`ref_${name}_losses`)})`;
@@ -233,7 +245,10 @@ export interface RunWorkerRow {
   concurrencyNote: string | null;
   measuredNps: number | null;
   timeFactor: number | null;
-  /** Counted in the run (held or undone batches are not): batches, games, results, engine faults, delay losses, replays, pairs out of replays. */
+  /**
+   * Counted in the run (held or undone batches are not): batches, games, results, engine faults,
+   * delay losses, replays, pairs out of replays.
+   */
   batches: number;
   games: number;
   plusWins: number;
@@ -347,7 +362,10 @@ export interface VerificationResult {
   [column: string]: unknown;
 }
 
-/** The spsa_verification_result rows of a run, newest first; transfer matches are shown apart (src/db/transfers.ts), not among them. */
+/**
+ * The spsa_verification_result rows of a run, newest first; transfer matches are shown apart
+ * (src/db/transfers.ts), not among them.
+ */
 export async function verificationResults(sql: Sql, runName: string, limit = 100): Promise<VerificationResult[]> {
   return sql<VerificationResult[]>`
     select * from spsa_verification_result

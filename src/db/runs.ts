@@ -23,7 +23,10 @@ const RUN_KEYS = [
 ] as const;
 export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
 
-/** A master process taking a run: its random session id, host and pid, and how long its hold lasts without a heartbeat. */
+/**
+ * A master process taking a run: its random session id, host and pid, and how long its hold lasts
+ * without a heartbeat.
+ */
 export interface MasterIdentity {
   session: string;
   host: string;

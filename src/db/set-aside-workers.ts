@@ -7,7 +7,10 @@ import type { Sql } from "../postgres/sql.js";
  * fold (src/db/fold.ts), the status and the master's review read of the workers' decisions.
  */
 
-/** A worker whose batches the master sets aside in a run, and the worker whose decision it follows (itself, or a name of the same machine). */
+/**
+ * A worker whose batches the master sets aside in a run, and the worker whose decision it follows
+ * (itself, or a name of the same machine).
+ */
 export interface SetAsideWorker {
   name: string;
   because: string;

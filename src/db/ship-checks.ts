@@ -25,7 +25,10 @@ export interface NewShipCheck {
   candidates: ShipCandidate[];
 }
 
-/** The run's ship check: the one it has (a restarted master continues it as it started), else a new one with these settings. */
+/**
+ * The run's ship check: the one it has (a restarted master continues it as it started), else a new
+ * one with these settings.
+ */
 export async function openShipCheck(sql: postgres.Sql, it: NewShipCheck): Promise<ShipCheckRow> {
   await sql`
     insert into spsa_ship_check (run_id, limits, sprt, max_games, elimination_games, candidates)

@@ -6,7 +6,10 @@ import type { Values } from "../types/spsa.js";
  * 10,000 parameters.
  */
 
-/** Drawn values as stored: an array in the run's order (or, in rows drawn before migration 0022's version, an object by name). */
+/**
+ * Drawn values as stored: an array in the run's order (or, in rows drawn before migration 0022's
+ * version, an object by name).
+ */
 export type StoredValues = Values | number[];
 
 /** Drawn values by name, from either stored form. */

@@ -28,7 +28,10 @@ export type VerificationRow = RowOf<typeof spsaVerification, (typeof VERIFICATIO
     pairs: Pentanomial;
   };
 
-/** A verification row with its carrier's name and its games, from `spsa_verification v` and its carrier run and iteration. */
+/**
+ * A verification row with its carrier's name and its games, from `spsa_verification v` and its
+ * carrier run and iteration.
+ */
 const SELECT_VERIFICATIONS = (sql: Sql) => sql`
   select ${selectColumns(sql, spsaVerification, VERIFICATION_KEYS, "v")}, c.name as "carrierName", i.id as "iterationId",
     ${selectColumns(sql, spsaIteration, GAMES_KEYS, "i")},

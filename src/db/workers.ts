@@ -59,7 +59,10 @@ export async function recordConcurrency(
   await sql`select spsa_record_worker(${session.name}, ${session.sessionId}, ${concurrency}, ${note}, null, null)`;
 }
 
-/** Records the engine speed a worker measured and the time factor it plays with (spsa_worker.measured_nps, time_factor). */
+/**
+ * Records the engine speed a worker measured and the time factor it plays with
+ * (spsa_worker.measured_nps, time_factor).
+ */
 export async function recordSpeed(
   sql: postgres.Sql,
   session: WorkerSession,

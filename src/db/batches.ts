@@ -106,9 +106,9 @@ export async function expireLeases(sql: Sql): Promise<number> {
  * refused) and their games claimable again; waiting workers are woken.
  */
 export async function returnToPool(sql: Sql, workerName: string | null): Promise<{ batches: number; games: number }> {
-  const [row] = await sql<
-    { batches: number; games: number }[]
-  >`select batches, games from spsa_return_to_pool(${workerName})`;
+  const [row] = await sql<{ batches: number; games: number }[]>`
+    select batches, games
+    from spsa_return_to_pool(${workerName})`;
   const released = { batches: row?.batches ?? 0, games: row?.games ?? 0 };
   if (released.batches > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
   return released;
@@ -120,9 +120,9 @@ export async function returnToPool(sql: Sql, workerName: string | null): Promise
  * returnToPool does. Nothing when another process has taken the name over since.
  */
 export async function releaseClaims(sql: Sql, worker: WorkerSession): Promise<{ batches: number; games: number }> {
-  const [row] = await sql<
-    { batches: number; games: number }[]
-  >`select batches, games from spsa_release_claims(${worker.name}, ${worker.sessionId})`;
+  const [row] = await sql<{ batches: number; games: number }[]>`
+    select batches, games
+    from spsa_release_claims(${worker.name}, ${worker.sessionId})`;
   const released = { batches: row?.batches ?? 0, games: row?.games ?? 0 };
   if (released.batches > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
   return released;
@@ -148,18 +148,33 @@ export async function claimBatch(
       from spsa_claim_batch(${workerName}, ${maxGames}, ${skip as number[]}::int[])`;
     if (!granted) return undefined;
     const [claimed] = await tx<ClaimedBatch[]>`
-      select ${granted.batchId}::int as "batchId", g.id as "iterationId", g.iteration_number as "iterationNumber",
-             g.run_id as "runId", r.uid as "runUid", r.name as "runName", ${granted.games}::int as games, ${granted.leaseSeconds}::float8 as "leaseSeconds", r.seed as "runSeed",
-             (g.iteration_number - 1) * g.target_games
-               + coalesce((select b.games_before from spsa_batch b where b.id = ${granted.batchId}), 0) as "firstGame",
-             g.plus_engine_path as "plusEnginePath", g.minus_engine_path as "minusEnginePath",
-             g.plus_engine_sha256 as "plusEngineSha256", g.minus_engine_sha256 as "minusEngineSha256",
-             g.plus_engine_signature as "plusEngineSignature", g.minus_engine_signature as "minusEngineSignature",
-             g.reference_engine_path as "referenceEnginePath", g.reference_engine_sha256 as "referenceEngineSha256",
-             g.reference_engine_signature as "referenceEngineSignature",
-             g.timelow_ms as "timelowMs", g.timehigh_ms as "timehighMs",
-             g.settings->'moveLimit' as "moveLimit", (g.settings->>'referenceNps')::float8 as "referenceNps"
-      from spsa_iteration g join spsa_run r on r.id = g.run_id where g.id = ${granted.iterationId}`;
+      select ${granted.batchId}::int as "batchId",
+        g.id as "iterationId",
+        g.iteration_number as "iterationNumber",
+        g.run_id as "runId",
+        r.uid as "runUid",
+        r.name as "runName",
+        ${granted.games}::int as games,
+        ${granted.leaseSeconds}::float8 as "leaseSeconds",
+        r.seed as "runSeed",
+        (g.iteration_number - 1) * g.target_games
+          + coalesce((select b.games_before from spsa_batch b where b.id = ${granted.batchId}), 0) as "firstGame",
+        g.plus_engine_path as "plusEnginePath",
+        g.minus_engine_path as "minusEnginePath",
+        g.plus_engine_sha256 as "plusEngineSha256",
+        g.minus_engine_sha256 as "minusEngineSha256",
+        g.plus_engine_signature as "plusEngineSignature",
+        g.minus_engine_signature as "minusEngineSignature",
+        g.reference_engine_path as "referenceEnginePath",
+        g.reference_engine_sha256 as "referenceEngineSha256",
+        g.reference_engine_signature as "referenceEngineSignature",
+        g.timelow_ms as "timelowMs",
+        g.timehigh_ms as "timehighMs",
+        g.settings->'moveLimit' as "moveLimit",
+        (g.settings->>'referenceNps')::float8 as "referenceNps"
+      from spsa_iteration g
+      join spsa_run r on r.id = g.run_id
+      where g.id = ${granted.iterationId}`;
     if (!claimed) return undefined;
     const optionDraw = await drawOfBatch(tx, claimed.batchId, known?.get(claimed.runId));
     return optionDraw ? { ...claimed, optionDraw } : claimed;
@@ -187,7 +202,8 @@ export async function heartbeat(
   batchIds: number[],
 ): Promise<{ held: number[]; ownsName: boolean }> {
   const [row] = await sql<{ held: number[]; ownsName: boolean }[]>`
-    select held::int[] as held, owns_name as "ownsName" from spsa_heartbeat(${worker.name}, ${worker.sessionId}, ${batchIds}::bigint[])`;
+    select held::int[] as held, owns_name as "ownsName"
+    from spsa_heartbeat(${worker.name}, ${worker.sessionId}, ${batchIds}::bigint[])`;
   return row ?? { held: [], ownsName: false };
 }
 
@@ -203,9 +219,9 @@ export async function reportBatch(sql: postgres.Sql, report: BatchReport): Promi
   const sides = reference && [reference.plus, reference.minus].flatMap((side) => [side.wins, side.draws, side.losses]);
   return sql.begin(async (tx) => {
     const [row] = await tx<{ outcome: ReportOutcome }[]>`
-      select spsa_report_batch(${report.batchId}, ${report.workerName}, ${report.wins}, ${report.losses}, ${report.draws},
-        ${report.pairs as number[]}::int[], ${tx.json(counterValues(report.faults))}, ${report.replays}, ${report.replayLimitPairs},
-        ${sides ?? null}::int[]) as outcome`;
+      select spsa_report_batch(${report.batchId}, ${report.workerName}, ${report.wins}, ${report.losses},
+        ${report.draws}, ${report.pairs as number[]}::int[], ${tx.json(counterValues(report.faults))},
+        ${report.replays}, ${report.replayLimitPairs}, ${sides ?? null}::int[]) as outcome`;
     const outcome = row?.outcome ?? "refused";
     if (outcome === "accepted" && report.faultedGames)
       await storeFaultedGames(tx, {

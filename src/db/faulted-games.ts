@@ -39,14 +39,16 @@ export async function storeFaultedGames(
 ): Promise<number> {
   if (batch.games.length === 0) return 0;
   const games = batch.games.map(({ gameIndex, side, fault, reason, pgn }) => ({ gameIndex, side, fault, reason, pgn }));
-  const [row] = await tx<
-    { kept: number }[]
-  >`select spsa_keep_faulted_games(${batch.batchId}, ${batch.workerName}, ${tx.json(games)}) as kept`;
+  const [row] = await tx<{ kept: number }[]>`
+    select spsa_keep_faulted_games(${batch.batchId}, ${batch.workerName}, ${tx.json(games)}) as kept`;
   return row?.kept ?? 0;
 }
 
 export async function countFaultedGames(sql: Sql, runId: number): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from spsa_faulted_game where run_id = ${runId}`;
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n
+    from spsa_faulted_game
+    where run_id = ${runId}`;
   return row?.n ?? 0;
 }
 
@@ -70,14 +72,19 @@ export type FaultedGameRow = RowOf<typeof spsaFaultedGame, (typeof EXPORTED)[num
 export async function latestFaultedGames(sql: Sql, runId: number, limit: number): Promise<FaultedGameSummary[]> {
   return sql<FaultedGameSummary[]>`
     select ${selectColumns(sql, spsaFaultedGame, LISTED, "f")}, i.iteration_number as iteration
-    from spsa_faulted_game f join spsa_iteration i on i.id = f.iteration_id
-    where f.run_id = ${runId} order by f.id desc limit ${limit}`;
+    from spsa_faulted_game f
+    join spsa_iteration i on i.id = f.iteration_id
+    where f.run_id = ${runId}
+    order by f.id desc
+    limit ${limit}`;
 }
 
 /** All of the run's kept games (at most FAULTED_GAME_LIMITS.perRun), oldest first. */
 export async function faultedGamesOf(sql: Sql, runId: number): Promise<FaultedGameRow[]> {
   return sql<FaultedGameRow[]>`
     select ${selectColumns(sql, spsaFaultedGame, EXPORTED, "f")}, i.iteration_number as iteration
-    from spsa_faulted_game f join spsa_iteration i on i.id = f.iteration_id
-    where f.run_id = ${runId} order by f.id`;
+    from spsa_faulted_game f
+    join spsa_iteration i on i.id = f.iteration_id
+    where f.run_id = ${runId}
+    order by f.id`;
 }

@@ -316,7 +316,11 @@ async function lockOptionFold(
   tx: postgres.TransactionSql,
   run: { runId: number; iterationId: number },
 ): Promise<boolean> {
-  const [row] = await tx`select id from spsa_run where id = ${run.runId} for no key update`;
+  const [row] = await tx`
+    select id
+    from spsa_run
+    where id = ${run.runId}
+    for no key update`;
   if (!row) throw new Error(`run ${run.runId} vanished`);
   return lockOpenIteration(tx, run.iterationId);
 }

@@ -7,6 +7,9 @@ import type postgres from "postgres";
  */
 export async function lockOpenIteration(tx: postgres.TransactionSql, iterationId: number): Promise<boolean> {
   await tx`select pg_advisory_xact_lock(hashtext(${`spsa_fold:${iterationId}`}))`;
-  const [row] = await tx<{ status: string }[]>`select status from spsa_iteration where id = ${iterationId}`;
+  const [row] = await tx<{ status: string }[]>`
+    select status
+    from spsa_iteration
+    where id = ${iterationId}`;
   return row !== undefined && row.status !== "complete";
 }

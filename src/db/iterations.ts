@@ -65,17 +65,26 @@ export type IterationRow = Omit<RowOf<typeof spsaIteration, (typeof ITERATION_KE
   delayLosses: number;
 };
 
-const ITERATION_COLUMNS = (sql: Sql) =>
-  sql`${selectColumns(sql, spsaIteration, ITERATION_KEYS)}, ${engineFaultSum(sql)}::int as faults, ${delayLossSum(sql)}::int as "delayLosses"`;
+const ITERATION_COLUMNS = (sql: Sql) => sql`
+  ${selectColumns(sql, spsaIteration, ITERATION_KEYS)},
+  ${engineFaultSum(sql)}::int as faults,
+  ${delayLossSum(sql)}::int as "delayLosses"`;
 
 export async function latestIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {
   const [row] = await sql<IterationRow[]>`
-    select ${ITERATION_COLUMNS(sql)} from spsa_iteration where run_id = ${runId} order by iteration_number desc limit 1`;
+    select ${ITERATION_COLUMNS(sql)}
+    from spsa_iteration
+    where run_id = ${runId}
+    order by iteration_number desc
+    limit 1`;
   return row;
 }
 
 export async function readIteration(sql: Sql, id: number): Promise<IterationRow> {
-  const [row] = await sql<IterationRow[]>`select ${ITERATION_COLUMNS(sql)} from spsa_iteration where id = ${id}`;
+  const [row] = await sql<IterationRow[]>`
+    select ${ITERATION_COLUMNS(sql)}
+    from spsa_iteration
+    where id = ${id}`;
   if (!row) throw new Error(`iteration ${id} vanished`);
   return row;
 }
@@ -92,9 +101,16 @@ export async function readPlayedWith(
 ): Promise<PlayedWith | undefined> {
   const which = "iterationId" in of ? sql`i.id = ${of.iterationId}` : sql`i.run_id = ${of.runId}`;
   const [row] = await sql<PlayedWith[]>`
-    select i.settings, i.timelow_ms as "timelowMs", i.timehigh_ms as "timehighMs", coalesce(o.games_per_iteration, i.target_games) as "gamesPerIteration"
-    from spsa_iteration i left join spsa_option_run o on o.iteration_id = i.id
-    where ${which} and i.settings is not null order by i.iteration_number desc limit 1`;
+    select i.settings,
+      i.timelow_ms as "timelowMs",
+      i.timehigh_ms as "timehighMs",
+      coalesce(o.games_per_iteration, i.target_games) as "gamesPerIteration"
+    from spsa_iteration i
+    left join spsa_option_run o on o.iteration_id = i.id
+    where ${which}
+      and i.settings is not null
+    order by i.iteration_number desc
+    limit 1`;
   return row;
 }
 
@@ -148,13 +164,17 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
   await sql`
     with iteration as (
       insert into spsa_iteration (run_id, iteration_number, plus_engine_path, minus_engine_path, plus_engine_sha256,
-        minus_engine_sha256, plus_engine_signature, minus_engine_signature, reference_engine_path, reference_engine_sha256,
-        reference_engine_signature, timelow_ms, timehigh_ms, target_games, c_k, a_k, base_parameters, plus_parameters,
-        minus_parameters, perturbation_signs, settings)
+        minus_engine_sha256, plus_engine_signature, minus_engine_signature,
+        reference_engine_path, reference_engine_sha256, reference_engine_signature,
+        timelow_ms, timehigh_ms, target_games, c_k, a_k,
+        base_parameters, plus_parameters, minus_parameters, perturbation_signs,
+        settings)
       values (${it.runId}, ${it.iterationNumber}, ${plus.path}, ${minus.path}, ${plus.sha256}, ${minus.sha256},
-        ${plus.signature}, ${minus.signature}, ${reference?.path ?? null}, ${reference?.sha256 ?? null}, ${reference?.signature ?? null},
-        ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak}, ${sql.json(it.base)}, ${sql.json(it.plusValues)},
-        ${sql.json(it.minusValues)}, ${sql.json(it.signs)}, ${sql.json(asJson(it.settings))})
+        ${plus.signature}, ${minus.signature},
+        ${reference?.path ?? null}, ${reference?.sha256 ?? null}, ${reference?.signature ?? null},
+        ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak},
+        ${sql.json(it.base)}, ${sql.json(it.plusValues)}, ${sql.json(it.minusValues)}, ${sql.json(it.signs)},
+        ${sql.json(asJson(it.settings))})
       on conflict (run_id, iteration_number) do nothing
       returning id
     )
@@ -164,7 +184,10 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
     order by plan.n`;
   await sql`select pg_notify(${WORK_CHANNEL}, '')`;
   const [row] = await sql<IterationRow[]>`
-    select ${ITERATION_COLUMNS(sql)} from spsa_iteration where run_id = ${it.runId} and iteration_number = ${it.iterationNumber}`;
+    select ${ITERATION_COLUMNS(sql)}
+    from spsa_iteration
+    where run_id = ${it.runId}
+      and iteration_number = ${it.iterationNumber}`;
   if (!row) throw new Error("iteration insert returned nothing");
   return row;
 }
@@ -177,7 +200,6 @@ export interface StepResult {
 }
 
 /**
-/**
  * Completes an iteration and stores the new θ, in the caller's transaction (the master's, which
  * holds its run: src/master/run-hold.ts): `step` moves the run's θ as the database holds it, read
  * under the run row's lock (so an undo, which takes the same lock, is never overwritten by a
@@ -189,23 +211,35 @@ export async function completeIteration(
   tx: postgres.TransactionSql,
   options: { runId: number; iterationId: number; step: (theta: Values) => StepResult; finalIteration: boolean },
 ): Promise<StepResult | undefined> {
-  const [run] = await tx<
-    { theta: Values }[]
-  >`select current_parameters as theta from spsa_run where id = ${options.runId} for update`;
+  const [run] = await tx<{ theta: Values }[]>`
+    select current_parameters as theta
+    from spsa_run
+    where id = ${options.runId}
+    for update`;
   if (!run) throw new Error(`run ${options.runId} vanished`);
   const result = options.step(run.theta);
   const [done] = await tx`
-    update spsa_iteration set status = 'complete', gradient_estimate = ${tx.json(result.gradient)},
-      elo_diff = ${result.elo}, theta_after = ${tx.json(result.newValues)}, completed_at = now()
-    where id = ${options.iterationId} and status <> 'complete' and games_played = target_games
+    update spsa_iteration
+    set status = 'complete',
+      gradient_estimate = ${tx.json(result.gradient)},
+      elo_diff = ${result.elo},
+      theta_after = ${tx.json(result.newValues)},
+      completed_at = now()
+    where id = ${options.iterationId}
+      and status <> 'complete'
+      and games_played = target_games
       and not exists (
-        select 1 from spsa_iteration earlier
-        where earlier.run_id = ${options.runId} and earlier.status <> 'complete'
-          and earlier.iteration_number < (select iteration_number from spsa_iteration where id = ${options.iterationId}))
+        select 1
+        from spsa_iteration earlier
+        where earlier.run_id = ${options.runId}
+          and earlier.status <> 'complete'
+          and earlier.iteration_number < (select iteration_number from spsa_iteration where id = ${options.iterationId})
+      )
     returning id`;
   if (!done) return undefined;
   await tx`
-    update spsa_run set current_parameters = ${tx.json(result.newValues)},
+    update spsa_run
+    set current_parameters = ${tx.json(result.newValues)},
       status = ${options.finalIteration ? "complete" : "active"},
       completed_at = ${options.finalIteration ? tx`now()` : null}
     where id = ${options.runId}`;
@@ -219,8 +253,11 @@ export async function completeIteration(
  */
 export async function readTrajectory(sql: Sql, runId: number, through: number): Promise<Values[]> {
   const rows = await sql<{ base: Values | null }[]>`
-    select base_parameters as base from spsa_iteration
-    where run_id = ${runId} and iteration_number <= ${through} order by iteration_number`;
+    select base_parameters as base
+    from spsa_iteration
+    where run_id = ${runId}
+      and iteration_number <= ${through}
+    order by iteration_number`;
   // Rows from before base θ was recorded have none: their parameters count as unmoved.
   return rows.map((row) => row.base ?? {});
 }
@@ -228,8 +265,12 @@ export async function readTrajectory(sql: Sql, runId: number, through: number): 
 /** θ after each completed iteration, in order (iterations in flight draw from older θ, so not their bases). */
 export async function readThetaAfter(sql: Sql, runId: number): Promise<Values[]> {
   const rows = await sql<{ theta: Values }[]>`
-    select theta_after as theta from spsa_iteration
-    where run_id = ${runId} and status = 'complete' and theta_after is not null order by iteration_number`;
+    select theta_after as theta
+    from spsa_iteration
+    where run_id = ${runId}
+      and status = 'complete'
+      and theta_after is not null
+    order by iteration_number`;
   return rows.map((row) => row.theta);
 }
 
@@ -244,12 +285,18 @@ export async function readMeasuredIterations(
   count: number,
 ): Promise<MeasuredIteration[]> {
   const rows = await sql<(OutcomeColumns & { elo: number })[]>`
-    select * from (
+    select *
+    from (
       select iteration_number, elo_diff as elo, ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
       from spsa_iteration
-      where run_id = ${runId} and iteration_number <= ${through} and status = 'complete' and elo_diff is not null
-      order by iteration_number desc limit ${count}
-    ) recent order by iteration_number`;
+      where run_id = ${runId}
+        and iteration_number <= ${through}
+        and status = 'complete'
+        and elo_diff is not null
+      order by iteration_number desc
+      limit ${count}
+    ) recent
+    order by iteration_number`;
   return rows.map((r) => ({ elo: r.elo, result: outcomeOf(r) }));
 }
 
@@ -269,13 +316,23 @@ export interface InFlightState {
 export async function inFlightState(sql: Sql, runId: number): Promise<InFlightState> {
   const [row] = await sql<{ latest: number; applied: number; games: number; seconds: number | null }[]>`
     with window_start as (
-      select greatest(now() - interval '60 seconds', min(created_at)) as since from spsa_iteration where run_id = ${runId}
+      select greatest(now() - interval '60 seconds', min(created_at)) as since
+      from spsa_iteration
+      where run_id = ${runId}
     )
-    select coalesce(max(iteration_number), 0)::int as latest, (count(*) filter (where status = 'complete'))::int as applied,
-      (select coalesce(sum(b.games), 0)::int from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id, window_start w
-        where b.status = 'done' and b.reported_at > w.since and bi.run_id = ${runId}) as games,
+    select coalesce(max(iteration_number), 0)::int as latest,
+      (count(*) filter (where status = 'complete'))::int as applied,
+      (
+        select coalesce(sum(b.games), 0)::int
+        from spsa_batch b
+        join spsa_iteration bi on bi.id = b.iteration_id, window_start w
+        where b.status = 'done'
+          and b.reported_at > w.since
+          and bi.run_id = ${runId}
+      ) as games,
       (select extract(epoch from now() - w.since)::float8 from window_start w) as seconds
-    from spsa_iteration where run_id = ${runId}`;
+    from spsa_iteration
+    where run_id = ${runId}`;
   if (!row) throw new Error("an aggregate returned no row");
   const rate = row.games > 0 && row.seconds !== null && row.seconds > 0 ? row.games / row.seconds : undefined;
   return { latest: row.latest, applied: row.applied, gamesPerSecond: rate };
@@ -284,13 +341,21 @@ export async function inFlightState(sql: Sql, runId: number): Promise<InFlightSt
 /** The run's oldest iteration not complete: the one whose step is next. */
 export async function oldestOpenIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {
   const [row] = await sql<IterationRow[]>`
-    select ${ITERATION_COLUMNS(sql)} from spsa_iteration where run_id = ${runId} and status <> 'complete' order by iteration_number limit 1`;
+    select ${ITERATION_COLUMNS(sql)}
+    from spsa_iteration
+    where run_id = ${runId}
+      and status <> 'complete'
+    order by iteration_number
+    limit 1`;
   return row;
 }
 
 /** How many iterations a run has started. */
 export async function iterationCount(sql: Sql, runId: number): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from spsa_iteration where run_id = ${runId}`;
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n
+    from spsa_iteration
+    where run_id = ${runId}`;
   return row?.n ?? 0;
 }
 
@@ -308,12 +373,21 @@ export async function readPlayedIterations(
   runId: number,
 ): Promise<{ start: Values; current: Values; iterations: PlayedIteration[] }> {
   const [run] = await sql<{ start: Values; current: Values }[]>`
-    select initial_parameters as start, current_parameters as current from spsa_run where id = ${runId}`;
+    select initial_parameters as start, current_parameters as current
+    from spsa_run
+    where id = ${runId}`;
   if (!run) throw new Error(`run ${runId} vanished`);
   const rows = await sql<(OutcomeColumns & Omit<PlayedIteration, "result">)[]>`
-    select plus_parameters as plus, minus_parameters as minus, ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}, elo_diff as elo
+    select plus_parameters as plus,
+      minus_parameters as minus,
+      ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)},
+      elo_diff as elo
     from spsa_iteration
-    where run_id = ${runId} and status = 'complete' and elo_diff is not null and plus_parameters is not null and minus_parameters is not null
+    where run_id = ${runId}
+      and status = 'complete'
+      and elo_diff is not null
+      and plus_parameters is not null
+      and minus_parameters is not null
     order by iteration_number`;
   return {
     start: run.start,
@@ -332,9 +406,15 @@ export async function readReferenceIterations(
   count: number,
 ): Promise<{ outcome: IterationOutcome; plus: Values; minus: Values; settings: IterationSettings }[]> {
   const rows = await sql<(OutcomeColumns & { plus: Values; minus: Values; settings: IterationSettings })[]>`
-    select plus_parameters as plus, minus_parameters as minus, settings, ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
+    select plus_parameters as plus,
+      minus_parameters as minus,
+      settings,
+      ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
     from spsa_iteration
-    where run_id = ${runId} and iteration_number <= ${count} and status = 'complete' and reference_engine_sha256 is not null
+    where run_id = ${runId}
+      and iteration_number <= ${count}
+      and status = 'complete'
+      and reference_engine_sha256 is not null
     order by iteration_number`;
   return rows.map((r) => ({ outcome: outcomeOf(r), plus: r.plus, minus: r.minus, settings: r.settings }));
 }

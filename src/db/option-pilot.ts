@@ -23,8 +23,12 @@ const outcomeOf = (r: SideSums): ReferenceResult => ({
 });
 
 /** A pilot batch that counts: reported and not set aside (alias p for its draw, b for its batch). */
-const COUNTED = (sql: Sql, runId: number) =>
-  sql`p.run_id = ${runId} and p.reference_parameters is not null and b.status = 'done' and b.held_at is null and b.undo_id is null`;
+const COUNTED = (sql: Sql, runId: number) => sql`
+  p.run_id = ${runId}
+  and p.reference_parameters is not null
+  and b.status = 'done'
+  and b.held_at is null
+  and b.undo_id is null`;
 
 /**
  * Games of the pilot given out (open, claimed or played, not set aside: those are drawn again), and
@@ -32,9 +36,17 @@ const COUNTED = (sql: Sql, runId: number) =>
  */
 export async function pilotDrawState(tx: Sql, runId: number): Promise<{ allocated: number; measured: boolean }> {
   const [row] = await tx<{ allocated: number; measured: boolean }[]>`
-    select (select coalesce(sum(b.games), 0) from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
-        where p.run_id = ${runId} and p.reference_parameters is not null
-          and b.status in ('open', 'claimed', 'done') and b.held_at is null and b.undo_id is null)::int as allocated,
+    select
+      (
+        select coalesce(sum(b.games), 0)
+        from spsa_perturbation p
+        join spsa_batch b on b.id = p.batch_id
+        where p.run_id = ${runId}
+          and p.reference_parameters is not null
+          and b.status in ('open', 'claimed', 'done')
+          and b.held_at is null
+          and b.undo_id is null
+      )::int as allocated,
       (select pilot is not null from spsa_option_run where run_id = ${runId}) as measured`;
   return row ?? { allocated: 0, measured: false };
 }
@@ -50,7 +62,13 @@ export async function pilotMeasureState(
 ): Promise<{ measured: boolean; unfolded: number }> {
   const [row] = await tx<{ measured: boolean; unfolded: number }[]>`
     select (select pilot is not null from spsa_option_run where run_id = ${runId}) as measured,
-      (select count(*) from spsa_batch where iteration_id = ${iterationId} and status = 'done' and not folded)::int as unfolded`;
+      (
+        select count(*)
+        from spsa_batch
+        where iteration_id = ${iterationId}
+          and status = 'done'
+          and not folded
+      )::int as unfolded`;
   return row ?? { measured: false, unfolded: 0 };
 }
 
@@ -73,10 +91,20 @@ export async function playedPilotBatches(
   names: readonly string[],
 ): Promise<PlayedPilotBatch[]> {
   const rows = await tx<(SideSums & { batchId: number; games: number; plus: number[]; minus: number[] })[]>`
-    select b.id::int as "batchId", b.games, b.ref_plus_wins as pw, b.ref_plus_draws as pd, b.ref_plus_losses as pl,
-      b.ref_minus_wins as mw, b.ref_minus_draws as md, b.ref_minus_losses as ml, p.plus_parameters as plus, p.minus_parameters as minus
-    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
-    where ${COUNTED(tx, runId)} order by b.id`;
+    select b.id::int as "batchId",
+      b.games,
+      b.ref_plus_wins as pw,
+      b.ref_plus_draws as pd,
+      b.ref_plus_losses as pl,
+      b.ref_minus_wins as mw,
+      b.ref_minus_draws as md,
+      b.ref_minus_losses as ml,
+      p.plus_parameters as plus,
+      p.minus_parameters as minus
+    from spsa_perturbation p
+    join spsa_batch b on b.id = p.batch_id
+    where ${COUNTED(tx, runId)}
+    order by b.id`;
   const byName = (values: readonly number[]): Values =>
     Object.fromEntries(names.map((name, i) => [name, values[i] ?? Number.NaN]));
   return rows.map((r) => ({
@@ -90,16 +118,21 @@ export async function playedPilotBatches(
 
 /** Stores the pilot's measure, once (a second master's fold finds it stored and leaves it). */
 export async function recordPilot(tx: Sql, runId: number, record: OptionPilotRecord): Promise<boolean> {
-  const rows =
-    await tx`update spsa_option_run set pilot = ${tx.json(asJson(record))} where run_id = ${runId} and pilot is null returning run_id`;
+  const rows = await tx`
+    update spsa_option_run
+    set pilot = ${tx.json(asJson(record))}
+    where run_id = ${runId}
+      and pilot is null
+    returning run_id`;
   return rows.length > 0;
 }
 
 /** The pilot's factor on the adaptive scales: undefined until it is measured (or on a run without one). */
 export async function pilotFactor(tx: Sql, runId: number): Promise<number | undefined> {
-  const [row] = await tx<
-    { factor: number | null }[]
-  >`select (pilot->>'factor')::float8 as factor from spsa_option_run where run_id = ${runId}`;
+  const [row] = await tx<{ factor: number | null }[]>`
+    select (pilot->>'factor')::float8 as factor
+    from spsa_option_run
+    where run_id = ${runId}`;
   return row?.factor ?? undefined;
 }
 
@@ -116,15 +149,22 @@ export interface OptionPilotProgress {
 
 export async function optionPilotProgress(sql: Sql, runId: number): Promise<OptionPilotProgress | undefined> {
   const [run] = await sql<{ pilotGames: number; pilot: OptionPilotRecord | null }[]>`
-    select pilot_games as "pilotGames", pilot from spsa_option_run where run_id = ${runId}`;
+    select pilot_games as "pilotGames", pilot
+    from spsa_option_run
+    where run_id = ${runId}`;
   if (!run || run.pilotGames === 0) return undefined;
   if (run.pilot)
     return { pilotGames: run.pilotGames, played: run.pilot.games, outcome: run.pilot.outcome, measure: run.pilot };
   const [sums] = await sql<(SideSums & { played: number })[]>`
-    select coalesce(sum(b.games), 0)::int as played, coalesce(sum(b.ref_plus_wins), 0)::int as pw, coalesce(sum(b.ref_plus_draws), 0)::int as pd,
-      coalesce(sum(b.ref_plus_losses), 0)::int as pl, coalesce(sum(b.ref_minus_wins), 0)::int as mw, coalesce(sum(b.ref_minus_draws), 0)::int as md,
+    select coalesce(sum(b.games), 0)::int as played,
+      coalesce(sum(b.ref_plus_wins), 0)::int as pw,
+      coalesce(sum(b.ref_plus_draws), 0)::int as pd,
+      coalesce(sum(b.ref_plus_losses), 0)::int as pl,
+      coalesce(sum(b.ref_minus_wins), 0)::int as mw,
+      coalesce(sum(b.ref_minus_draws), 0)::int as md,
       coalesce(sum(b.ref_minus_losses), 0)::int as ml
-    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
+    from spsa_perturbation p
+    join spsa_batch b on b.id = p.batch_id
     where ${COUNTED(sql, runId)}`;
   const s = sums ?? { played: 0, pw: 0, pd: 0, pl: 0, mw: 0, md: 0, ml: 0 };
   return { pilotGames: run.pilotGames, played: s.played, outcome: outcomeOf(s), measure: null };

@@ -107,7 +107,8 @@ export async function storedThetas(
           with wanted as (
             select x.i, array_position(o.parameter_names, x.name) as at
             from spsa_option_run o, unnest(${sql.array(names as string[])}::text[]) with ordinality as x(name, i)
-            where o.run_id = ${runId})
+            where o.run_id = ${runId}
+          )
           select p.applied_number as n, array(select p.theta_after[w.at] from wanted w order by w.i) as values
           from spsa_perturbation p
           where ${applied}`;

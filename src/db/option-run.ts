@@ -47,9 +47,9 @@ export async function insertOptionRun(sql: Sql, row: OptionRunRow): Promise<void
   await sql`
     insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, parameter_names,
       theta_every, gains, games_per_iteration, parameters_signature, pilot_games)
-    values (${row.runId}, ${row.iterationId}, ${row.enginePath}, ${row.engineSha256}, ${sql.json(asJson(row.parameters))},
-      ${sql.array(row.names)}::text[], ${row.thetaEvery}, ${sql.json(asJson(row.gains))}, ${row.gamesPerIteration},
-      ${row.parametersSignature}, ${row.pilotGames ?? 0})`;
+    values (${row.runId}, ${row.iterationId}, ${row.enginePath}, ${row.engineSha256},
+      ${sql.json(asJson(row.parameters))}, ${sql.array(row.names)}::text[], ${row.thetaEvery},
+      ${sql.json(asJson(row.gains))}, ${row.gamesPerIteration}, ${row.parametersSignature}, ${row.pilotGames ?? 0})`;
 }
 
 /** Signs an older run's parameters when its master resumes it (rows made before signatures have none). */

@@ -13,10 +13,15 @@ export interface DatabaseOverview {
 
 export async function databaseOverview(sql: postgres.Sql): Promise<DatabaseOverview> {
   const [server] = await sql<{ version: string }[]>`select current_setting('server_version') as version`;
-  const [migrations] = await sql<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;
+  const [migrations] = await sql<{ count: number }[]>`
+    select count(*)::int as count
+    from drizzle.__drizzle_migrations`;
   const runs = await sql<DatabaseOverview["runs"]>`
     select r.name, r.status, count(i.id)::int as iterations
-    from spsa_run r left join spsa_iteration i on i.run_id = r.id
-    group by r.id order by r.id desc limit 5`;
+    from spsa_run r
+    left join spsa_iteration i on i.run_id = r.id
+    group by r.id
+    order by r.id desc
+    limit 5`;
   return { version: server?.version ?? "?", migrations: migrations?.count ?? 0, runs };
 }

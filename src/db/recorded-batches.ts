@@ -31,9 +31,12 @@ export type OptionReportRecord = Omit<ReportRecord, "signs"> & { signBits: strin
 /** spsa_batch `b` as a ReportRecord, without its signs. */
 function reportColumns(sql: Sql) {
   return sql`
-    b.id::int as "batchId", b.worker_name as worker, b.games,
+    b.id::int as "batchId",
+    b.worker_name as worker,
+    b.games,
     (coalesce(b.plus_wins, 0) - coalesce(b.minus_wins, 0)
-      + coalesce(b.ref_plus_wins, 0) - coalesce(b.ref_plus_losses, 0) - coalesce(b.ref_minus_wins, 0) + coalesce(b.ref_minus_losses, 0))::int as net,
+      + coalesce(b.ref_plus_wins, 0) - coalesce(b.ref_plus_losses, 0)
+      - coalesce(b.ref_minus_wins, 0) + coalesce(b.ref_minus_losses, 0))::int as net,
     (coalesce(b.plus_wins, 0) + coalesce(b.ref_plus_wins, 0) + coalesce(b.ref_minus_wins, 0))::int as wins,
     (coalesce(b.minus_wins, 0) + coalesce(b.ref_plus_losses, 0) + coalesce(b.ref_minus_losses, 0))::int as losses,
     (coalesce(b.draws, 0) + coalesce(b.ref_plus_draws, 0) + coalesce(b.ref_minus_draws, 0))::int as draws,
@@ -47,9 +50,14 @@ function reportColumns(sql: Sql) {
  */
 export async function iterationReports(sql: Sql, runId: number, iteration?: number): Promise<ReportRecord[]> {
   return sql<ReportRecord[]>`
-    select ${reportColumns(sql)}, i.iteration_number as iteration, coalesce(i.perturbation_signs, '{}'::jsonb) as signs
-    from spsa_iteration i join spsa_batch b on b.iteration_id = i.id
-    where i.run_id = ${runId} and b.status = 'done' and b.held_at is null
+    select ${reportColumns(sql)},
+      i.iteration_number as iteration,
+      coalesce(i.perturbation_signs, '{}'::jsonb) as signs
+    from spsa_iteration i
+    join spsa_batch b on b.iteration_id = i.id
+    where i.run_id = ${runId}
+      and b.status = 'done'
+      and b.held_at is null
       and ${iteration === undefined ? sql`i.status = 'complete'` : sql`i.iteration_number = ${iteration}`}
     order by i.iteration_number, b.reported_at, b.id`;
 }
@@ -61,11 +69,18 @@ export async function iterationReports(sql: Sql, runId: number, iteration?: numb
  * applied one and every one an undo took out, in report order.
  */
 export async function optionReports(sql: Sql, runId: number, after?: number): Promise<OptionReportRecord[]> {
+  const which =
+    after === undefined
+      ? sql`(p.applied_number is not null or b.undo_id is not null)`
+      : sql`p.applied_number > ${after}`;
   return sql<OptionReportRecord[]>`
     select ${reportColumns(sql)}, 1 as iteration, p.signs as "signBits"
-    from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
-    where p.run_id = ${runId} and b.status = 'done' and b.held_at is null
-      and ${after === undefined ? sql`(p.applied_number is not null or b.undo_id is not null)` : sql`p.applied_number > ${after}`}
+    from spsa_perturbation p
+    join spsa_batch b on b.id = p.batch_id
+    where p.run_id = ${runId}
+      and b.status = 'done'
+      and b.held_at is null
+      and ${which}
     order by ${after === undefined ? sql`b.reported_at, b.id` : sql`p.applied_number`}`;
 }
 
@@ -97,9 +112,18 @@ export interface RecordedStep {
 /** Every iteration of a build-mode run in order, with its recorded step (its counters as they stand). */
 export async function recordedSteps(sql: Sql, runId: number): Promise<RecordedStep[]> {
   const rows = await sql<(OutcomeColumns & Omit<RecordedStep, "outcome">)[]>`
-    select id, iteration_number as number, status, a_k as ak, coalesce(base_parameters, '{}'::jsonb) as base, plus_parameters as plus, minus_parameters as minus, settings,
+    select id,
+      iteration_number as number,
+      status,
+      a_k as ak,
+      coalesce(base_parameters, '{}'::jsonb) as base,
+      plus_parameters as plus,
+      minus_parameters as minus,
+      settings,
       ${selectColumns(sql, spsaIteration, OUTCOME_KEYS)}
-    from spsa_iteration where run_id = ${runId} order by iteration_number`;
+    from spsa_iteration
+    where run_id = ${runId}
+    order by iteration_number`;
   return rows.map((r) => ({
     id: r.id,
     number: r.number,
@@ -120,9 +144,19 @@ export async function workerReports(
   worker: string,
 ): Promise<{ batchId: number; iterationId: number; games: number; folded: boolean; applied: boolean }[]> {
   return sql<{ batchId: number; iterationId: number; games: number; folded: boolean; applied: boolean }[]>`
-    select b.id::int as "batchId", b.iteration_id as "iterationId", b.games, b.folded, p.applied_number is not null as applied
-    from spsa_batch b join spsa_iteration i on i.id = b.iteration_id left join spsa_perturbation p on p.batch_id = b.id
-    where i.run_id = ${runId} and b.worker_name = ${worker} and b.status = 'done' and b.held_at is null and b.undo_id is null
+    select b.id::int as "batchId",
+      b.iteration_id as "iterationId",
+      b.games,
+      b.folded,
+      p.applied_number is not null as applied
+    from spsa_batch b
+    join spsa_iteration i on i.id = b.iteration_id
+    left join spsa_perturbation p on p.batch_id = b.id
+    where i.run_id = ${runId}
+      and b.worker_name = ${worker}
+      and b.status = 'done'
+      and b.held_at is null
+      and b.undo_id is null
     order by b.id`;
 }
 
@@ -141,19 +175,37 @@ export async function rewriteAppliedChain(
   chain: ChainWithout,
 ): Promise<void> {
   if (chain.firstRemoved === null) return;
-  await tx`update spsa_perturbation set applied_number = null, theta_after = null
-    where run_id = ${runId} and batch_number = any(${tx.array(chain.removed)}::bigint[])`;
-  await tx`update spsa_perturbation set applied_number = -applied_number where run_id = ${runId} and applied_number >= ${chain.firstRemoved}`;
+  await tx`
+    update spsa_perturbation
+    set applied_number = null, theta_after = null
+    where run_id = ${runId}
+      and batch_number = any(${tx.array(chain.removed)}::bigint[])`;
+  await tx`
+    update spsa_perturbation
+    set applied_number = -applied_number
+    where run_id = ${runId}
+      and applied_number >= ${chain.firstRemoved}`;
   for (const b of chain.rewritten) {
     const played =
       b.played === null
         ? tx``
-        : tx`, drawn_from = null, plus_parameters = ${tx.json(thetaArray(names, b.played.plus))}, minus_parameters = ${tx.json(thetaArray(names, b.played.minus))}`;
-    await tx`update spsa_perturbation set applied_number = ${b.appliedNumber}, step_scale = ${b.stepScale},
+        : tx`, drawn_from = null,
+            plus_parameters = ${tx.json(thetaArray(names, b.played.plus))},
+            minus_parameters = ${tx.json(thetaArray(names, b.played.minus))}`;
+    await tx`
+      update spsa_perturbation
+      set applied_number = ${b.appliedNumber},
+        step_scale = ${b.stepScale},
         theta_after = ${b.thetaAfter === null ? null : tx.array(thetaArray(names, b.thetaAfter))}::float8[] ${played}
-      where run_id = ${runId} and batch_number = ${b.batchNumber}`;
+      where run_id = ${runId}
+        and batch_number = ${b.batchNumber}`;
   }
-  await tx`update spsa_perturbation set drawn_from = null where run_id = ${runId} and applied_number is null and drawn_from >= ${chain.firstRemoved}`;
+  await tx`
+    update spsa_perturbation
+    set drawn_from = null
+    where run_id = ${runId}
+      and applied_number is null
+      and drawn_from >= ${chain.firstRemoved}`;
 }
 
 /**
@@ -165,7 +217,10 @@ export async function rewriteStep(
   iterationId: number,
   step: { theta: Values; measured: { elo: number; gradient: Values } | null },
 ): Promise<void> {
-  await tx`update spsa_iteration set theta_after = ${tx.json(step.theta)}, elo_diff = ${step.measured?.elo ?? null},
+  await tx`
+    update spsa_iteration
+    set theta_after = ${tx.json(step.theta)},
+      elo_diff = ${step.measured?.elo ?? null},
       gradient_estimate = ${step.measured ? tx.json(step.measured.gradient) : null}
     where id = ${iterationId}`;
 }

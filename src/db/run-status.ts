@@ -33,7 +33,8 @@ const IN_RATE_WINDOW = (sql: Sql, minutes: number) =>
  * reported (`to: "last report"`: a rate that holds still between reports).
  */
 const RATE_SECONDS = (sql: Sql, minutes: number, to: "now" | "last report" = "now") =>
-  sql`extract(epoch from ${to === "now" ? sql`now()` : sql`max(b.reported_at)`} - greatest(now() - make_interval(mins => ${minutes}), min(b.claimed_at)))::float8`;
+  sql`extract(epoch from ${to === "now" ? sql`now()` : sql`max(b.reported_at)`}
+    - greatest(now() - make_interval(mins => ${minutes}), min(b.claimed_at)))::float8`;
 
 /** A rate measured over less than this is no rate (one batch claimed and reported within milliseconds). */
 const LEAST_RATE_SECONDS = 1;
@@ -52,16 +53,29 @@ const NOT_CARRIER = (sql: Sql) => sql`r.config->>'verifies' is null`;
 
 /** The latest iteration's start, or the run's creation: when a run last did something. */
 const LAST_ACTIVITY = (sql: Sql) => sql`coalesce(
-  (select i.created_at from spsa_iteration i where i.run_id = r.id order by i.iteration_number desc limit 1), r.created_at)`;
+  (
+    select i.created_at
+    from spsa_iteration i
+    where i.run_id = r.id
+    order by i.iteration_number desc
+    limit 1
+  ),
+  r.created_at)`;
 
 /** The named run, or without a name the tuning run that started an iteration last. */
 export async function findRun(sql: Sql, name: string | undefined): Promise<RunRecord | undefined> {
   const [row] =
     name === undefined
-      ? await sql<
-          RunRecord[]
-        >`select ${RUN_COLUMNS(sql)} from spsa_run r where ${NOT_CARRIER(sql)} order by ${LAST_ACTIVITY(sql)} desc, r.id desc limit 1`
-      : await sql<RunRecord[]>`select ${RUN_COLUMNS(sql)} from spsa_run r where r.name = ${name}`;
+      ? await sql<RunRecord[]>`
+          select ${RUN_COLUMNS(sql)}
+          from spsa_run r
+          where ${NOT_CARRIER(sql)}
+          order by ${LAST_ACTIVITY(sql)} desc, r.id desc
+          limit 1`
+      : await sql<RunRecord[]>`
+          select ${RUN_COLUMNS(sql)}
+          from spsa_run r
+          where r.name = ${name}`;
   return row;
 }
 
@@ -74,9 +88,16 @@ export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> 
 /** Every tuning run, most recently active first. */
 export async function listRuns(sql: Sql): Promise<RunListRow[]> {
   return sql<RunListRow[]>`
-    select r.name, r.status, t.iterations, t.games, r.created_at as "createdAt", ${LAST_ACTIVITY(sql)} as "lastActivity"
+    select r.name,
+      r.status,
+      t.iterations,
+      t.games,
+      r.created_at as "createdAt",
+      ${LAST_ACTIVITY(sql)} as "lastActivity"
     from spsa_run r, lateral (
-      select count(*)::int as iterations, coalesce(sum(i.games_played), 0)::int as games from spsa_iteration i where i.run_id = r.id
+      select count(*)::int as iterations, coalesce(sum(i.games_played), 0)::int as games
+      from spsa_iteration i
+      where i.run_id = r.id
     ) t
     where ${NOT_CARRIER(sql)}
     order by "lastActivity" desc, r.id desc`;
@@ -111,13 +132,21 @@ export interface RunTotals {
  */
 export async function runTotals(sql: Sql, runId: number, rateMinutes: number): Promise<RunTotals> {
   const [row] = await sql<RunTotals[]>`
-    select t.*, w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport" from (
-      select count(*)::int as iterations, (count(*) filter (where status = 'complete'))::int as completed,
-        coalesce(sum(games_played), 0)::int as games, coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
-        coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses", coalesce(sum(replays), 0)::int as replays,
-        coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs", coalesce(sum(binaries_refused), 0)::int as "binariesRefused",
-        min(created_at) as "firstStarted", max(completed_at) as "lastCompleted"
-      from spsa_iteration where run_id = ${runId}) t,
+    select t.*, w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport"
+    from (
+      select count(*)::int as iterations,
+        (count(*) filter (where status = 'complete'))::int as completed,
+        coalesce(sum(games_played), 0)::int as games,
+        coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
+        coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses",
+        coalesce(sum(replays), 0)::int as replays,
+        coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs",
+        coalesce(sum(binaries_refused), 0)::int as "binariesRefused",
+        min(created_at) as "firstStarted",
+        max(completed_at) as "lastCompleted"
+      from spsa_iteration
+      where run_id = ${runId}
+    ) t,
     (${RUN_RATE(sql, runId, rateMinutes)}) w`;
   if (!row) throw new Error("an aggregate returned no row");
   return row;
@@ -131,15 +160,19 @@ export type RunRate = Pick<RunTotals, "recentGames" | "recentSeconds" | "sinceRe
  * the index of recent reports).
  */
 const RUN_RATE = (sql: Sql, runId: number, minutes: number) => sql`
-  select coalesce(sum(b.games), 0)::int as "recentGames", ${RATE_SECONDS(sql, minutes, "last report")} as "recentSeconds",
+  select coalesce(sum(b.games), 0)::int as "recentGames",
+    ${RATE_SECONDS(sql, minutes, "last report")} as "recentSeconds",
     extract(epoch from now() - max(b.reported_at))::float8 as "sinceReport"
-  from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id where ${IN_RATE_WINDOW(sql, minutes)} and bi.run_id = ${runId}`;
+  from spsa_batch b
+  join spsa_iteration bi on bi.id = b.iteration_id
+  where ${IN_RATE_WINDOW(sql, minutes)}
+    and bi.run_id = ${runId}`;
 
 /** The run's games per minute as spsa status measures them, for the master's progress line: one small query. */
 export async function runRate(sql: Sql, runId: number, minutes: number): Promise<RunRate> {
-  const [row] = await sql<
-    RunRate[]
-  >`select w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport" from (${RUN_RATE(sql, runId, minutes)}) w`;
+  const [row] = await sql<RunRate[]>`
+    select w."recentGames", coalesce(w."recentSeconds", 0)::float8 as "recentSeconds", w."sinceReport"
+    from (${RUN_RATE(sql, runId, minutes)}) w`;
   if (!row) throw new Error("an aggregate returned no row");
   return row;
 }
@@ -187,22 +220,38 @@ export type IterationSummary = RowOf<
  */
 const REFERENCE_RESULTS = (sql: Sql, of: (column: string) => Fragment = (column) => sql`${sql(column)}`) => {
   const side = (name: PlusMinus) =>
-    sql`json_build_object('wins', ${of(`ref_${name}_wins`)}, 'draws', ${of(`ref_${name}_draws`)}, 'losses', ${of(`ref_${name}_losses`)})`;
+    sql`json_build_object('wins', ${of(`ref_${name}_wins`)}, 'draws', ${of(`ref_${name}_draws`)},
+      'losses', ${of(`ref_${name}_losses`)})`;
   return sql`json_build_object('plus', ${side("plus")}, 'minus', ${side("minus")})`;
 };
 
 const SUMMARY_COLUMNS = (sql: Sql) => sql`
-  iteration_number as iteration, status, target_games as "targetGames", games_played as "gamesPlayed", games_claimed as "gamesClaimed",
-  plus_wins as "plusWins", minus_wins as "minusWins", draws,
+  iteration_number as iteration,
+  status,
+  target_games as "targetGames",
+  games_played as "gamesPlayed",
+  games_claimed as "gamesClaimed",
+  plus_wins as "plusWins",
+  minus_wins as "minusWins",
+  draws,
   case when reference_engine_sha256 is null then null else ${REFERENCE_RESULTS(sql)} end as reference,
-  json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs, ${engineFaultSum(sql)}::int as faults,
-  ${delayLossSum(sql)}::int as "delayLosses", replays, replay_limit_pairs as "replayLimitPairs",
-  elo_diff as elo, created_at as "createdAt", completed_at as "completedAt"`;
+  json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs,
+  ${engineFaultSum(sql)}::int as faults,
+  ${delayLossSum(sql)}::int as "delayLosses",
+  replays,
+  replay_limit_pairs as "replayLimitPairs",
+  elo_diff as elo,
+  created_at as "createdAt",
+  completed_at as "completedAt"`;
 
 /** The run's last `count` iterations, newest first. */
 export async function recentIterations(sql: Sql, runId: number, count: number): Promise<IterationSummary[]> {
   return sql<IterationSummary[]>`
-    select ${SUMMARY_COLUMNS(sql)} from spsa_iteration where run_id = ${runId} order by iteration_number desc limit ${count}`;
+    select ${SUMMARY_COLUMNS(sql)}
+    from spsa_iteration
+    where run_id = ${runId}
+    order by iteration_number desc
+    limit ${count}`;
 }
 
 /**
@@ -213,8 +262,11 @@ export async function recentIterations(sql: Sql, runId: number, count: number): 
 export async function pilotIterations(sql: Sql, runId: number, pilots: number): Promise<IterationSummary[]> {
   if (pilots <= 0) return [];
   return sql<IterationSummary[]>`
-    select ${SUMMARY_COLUMNS(sql)} from spsa_iteration
-    where run_id = ${runId} and iteration_number between 1 and ${pilots} and reference_engine_sha256 is not null
+    select ${SUMMARY_COLUMNS(sql)}
+    from spsa_iteration
+    where run_id = ${runId}
+      and iteration_number between 1 and ${pilots}
+      and reference_engine_sha256 is not null
     order by iteration_number`;
 }
 
@@ -272,20 +324,39 @@ export interface RunWorkerRow {
  */
 export async function listRunWorkers(sql: Sql, runId: number, rateMinutes: number): Promise<RunWorkerRow[]> {
   return sql<RunWorkerRow[]>`
-    select c.worker_name as name, w.host, w.concurrency, w.concurrency_note as "concurrencyNote", w.measured_nps as "measuredNps",
-      w.time_factor as "timeFactor", c.batches, c.games, c.plus_wins as "plusWins", c.minus_wins as "minusWins", c.draws,
-      c.engine_faults as "engineFaults", c.delay_losses as "delayLosses", c.replays, c.replay_limit_pairs as "replayLimitPairs",
-      coalesce(r.games, 0)::int as "recentGames", coalesce(r.seconds, 0)::float8 as "recentSeconds",
-      c.last_reported_at as "lastReported", extract(epoch from now() - c.last_reported_at)::float8 as "secondsAgo"
+    select c.worker_name as name,
+      w.host,
+      w.concurrency,
+      w.concurrency_note as "concurrencyNote",
+      w.measured_nps as "measuredNps",
+      w.time_factor as "timeFactor",
+      c.batches,
+      c.games,
+      c.plus_wins as "plusWins",
+      c.minus_wins as "minusWins",
+      c.draws,
+      c.engine_faults as "engineFaults",
+      c.delay_losses as "delayLosses",
+      c.replays,
+      c.replay_limit_pairs as "replayLimitPairs",
+      coalesce(r.games, 0)::int as "recentGames",
+      coalesce(r.seconds, 0)::float8 as "recentSeconds",
+      c.last_reported_at as "lastReported",
+      extract(epoch from now() - c.last_reported_at)::float8 as "secondsAgo"
     from spsa_run_worker c
     left join spsa_worker w on w.name = c.worker_name
     left join (
       select b.worker_name, sum(b.games) as games, ${RATE_SECONDS(sql, rateMinutes)} as seconds
-      from spsa_batch b join spsa_iteration bi on bi.id = b.iteration_id
-      where ${IN_RATE_WINDOW(sql, rateMinutes)} and bi.run_id = ${runId} and b.held_at is null and b.undo_id is null
+      from spsa_batch b
+      join spsa_iteration bi on bi.id = b.iteration_id
+      where ${IN_RATE_WINDOW(sql, rateMinutes)}
+        and bi.run_id = ${runId}
+        and b.held_at is null
+        and b.undo_id is null
       group by b.worker_name
     ) r on r.worker_name = c.worker_name
-    where c.run_id = ${runId} and c.batches > 0
+    where c.run_id = ${runId}
+      and c.batches > 0
     order by c.last_reported_at desc, c.worker_name`;
 }
 
@@ -308,12 +379,20 @@ export interface EloBucket {
  */
 export async function eloBuckets(sql: Sql, runId: number, bucket: number, withoutPilot: boolean): Promise<EloBucket[]> {
   return sql<EloBucket[]>`
-    select min(iteration_number) as first, max(iteration_number) as last, avg(elo_diff)::float8 as elo,
+    select min(iteration_number) as first,
+      max(iteration_number) as last,
+      avg(elo_diff)::float8 as elo,
       json_build_array(sum(pairs_ll), sum(pairs_ld), sum(pairs_dd), sum(pairs_dw), sum(pairs_ww)) as pairs,
-      case when bool_or(reference_engine_sha256 is not null) then ${REFERENCE_RESULTS(sql, (column) => sql`sum(${sql(column)})::int`)} end as reference,
+      case when bool_or(reference_engine_sha256 is not null)
+        then ${REFERENCE_RESULTS(sql, (column) => sql`sum(${sql(column)})::int`)}
+      end as reference,
       sum(games_played)::int as games
-    from spsa_iteration where run_id = ${runId} and status = 'complete' and (${!withoutPilot} or reference_engine_sha256 is null)
-    group by (iteration_number - 1) / ${bucket} order by first`;
+    from spsa_iteration
+    where run_id = ${runId}
+      and status = 'complete'
+      and (${!withoutPilot} or reference_engine_sha256 is null)
+    group by (iteration_number - 1) / ${bucket}
+    order by first`;
 }
 
 /**
@@ -328,9 +407,13 @@ export async function gamesPerBucket(
   bucketSeconds: number,
 ): Promise<{ bucket: number; games: number }[]> {
   return sql<{ bucket: number; games: number }[]>`
-    select floor(extract(epoch from completed_at - ${start}::timestamptz) / ${bucketSeconds})::int as bucket, sum(games_played)::int as games
-    from spsa_iteration where run_id = ${runId} and status = 'complete'
-    group by 1 order by 1`;
+    select floor(extract(epoch from completed_at - ${start}::timestamptz) / ${bucketSeconds})::int as bucket,
+      sum(games_played)::int as games
+    from spsa_iteration
+    where run_id = ${runId}
+      and status = 'complete'
+    group by 1
+    order by 1`;
 }
 
 /** An iteration's counters of faults and of delays outside the engines, and its replays. */
@@ -341,8 +424,11 @@ export type FaultRow = CounterColumns &
 export async function faultyIterations(sql: Sql, runId: number, limit: number): Promise<FaultRow[]> {
   return sql<FaultRow[]>`
     select iteration_number as iteration, ${selectCounters(sql)}, replays, replay_limit_pairs as "replayLimitPairs"
-    from spsa_iteration where run_id = ${runId} and ${engineFaultSum(sql)} + ${delayLossSum(sql)} + replays > 0
-    order by iteration_number desc limit ${limit}`;
+    from spsa_iteration
+    where run_id = ${runId}
+      and ${engineFaultSum(sql)} + ${delayLossSum(sql)} + replays > 0
+    order by iteration_number desc
+    limit ${limit}`;
 }
 
 /** A row of the spsa_verification_result view (rounded numbers come as strings). */
@@ -368,7 +454,9 @@ export interface VerificationResult {
  */
 export async function verificationResults(sql: Sql, runName: string, limit = 100): Promise<VerificationResult[]> {
   return sql<VerificationResult[]>`
-    select * from spsa_verification_result
-    where run = ${runName} and id not in (select id from spsa_verification where transfer_iteration_id is not null)
+    select *
+    from spsa_verification_result
+    where run = ${runName}
+      and id not in (select id from spsa_verification where transfer_iteration_id is not null)
     limit ${limit}`;
 }

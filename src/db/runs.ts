@@ -56,16 +56,28 @@ export type OpenedRun =
   | { run: RunRow; created: false; heldBy: RunHolder; tookOverFrom?: undefined };
 
 const HOLDER = (sql: Sql) => sql`
-  master_host as host, master_pid as pid, master_since as since,
-  extract(epoch from now() - master_seen_at)::float8 as "secondsSinceSeen", master_expires_at < now() as lapsed`;
+  master_host as host,
+  master_pid as pid,
+  master_since as since,
+  extract(epoch from now() - master_seen_at)::float8 as "secondsSinceSeen",
+  master_expires_at < now() as lapsed`;
 
 /** The master's columns of spsa_run as `identity` takes the run. */
 const HOLD = (sql: Sql, identity: MasterIdentity) => sql`
-  master_session = ${identity.session}, master_host = ${identity.host}, master_pid = ${identity.pid}, master_since = now(),
-  master_seen_at = now(), master_expires_at = now() + make_interval(secs => ${identity.leaseMs / 1000})`;
+  master_session = ${identity.session},
+  master_host = ${identity.host},
+  master_pid = ${identity.pid},
+  master_since = now(),
+  master_seen_at = now(),
+  master_expires_at = now() + make_interval(secs => ${identity.leaseMs / 1000})`;
 
 const NO_HOLD = (sql: Sql) => sql`
-  master_session = null, master_host = null, master_pid = null, master_since = null, master_seen_at = null, master_expires_at = null`;
+  master_session = null,
+  master_host = null,
+  master_pid = null,
+  master_since = null,
+  master_seen_at = null,
+  master_expires_at = null`;
 
 /**
  * The run to work on: the active run of this name, or a new one. With `fresh`, an existing
@@ -88,28 +100,42 @@ export async function openRun(
   const { master } = options;
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${`spsa_run:${options.name}`}))`;
-    const [existing] = await tx<
-      RunRow[]
-    >`select ${selectColumns(tx, spsaRun, RUN_KEYS)} from spsa_run where name = ${options.name} for update`;
+    const [existing] = await tx<RunRow[]>`
+      select ${selectColumns(tx, spsaRun, RUN_KEYS)}
+      from spsa_run
+      where name = ${options.name}
+      for update`;
     const previous = existing && (await runHolder(tx, existing.id));
     if (existing && master && previous && master.isAlive(previous))
       return { run: existing, created: false, heldBy: previous };
     if (existing && !options.fresh) {
-      if (master) await tx`update spsa_run set ${HOLD(tx, master.identity)} where id = ${existing.id}`;
+      if (master)
+        await tx`
+          update spsa_run
+          set ${HOLD(tx, master.identity)}
+          where id = ${existing.id}`;
       return { run: existing, created: false, tookOverFrom: previous };
     }
     if (existing) {
-      await tx`update spsa_run set name = name || '~' || id, status = case when status = 'active' then 'stopped' else status end, ${NO_HOLD(tx)}
+      await tx`
+        update spsa_run
+        set name = name || '~' || id,
+          status = case when status = 'active' then 'stopped' else status end,
+          ${NO_HOLD(tx)}
         where id = ${existing.id}`;
     }
     const seed = options.seed ?? randomBytes(8).toString("hex");
     const [run] = await tx<RunRow[]>`
       insert into spsa_run (name, seed, config, initial_parameters, current_parameters, reference)
-      values (${options.name}, ${seed}, ${tx.json(options.config as postgres.JSONValue)}, ${tx.json(options.values)}, ${tx.json(options.values)},
-        ${options.reference ?? null})
+      values (${options.name}, ${seed}, ${tx.json(options.config as postgres.JSONValue)}, ${tx.json(options.values)},
+        ${tx.json(options.values)}, ${options.reference ?? null})
       returning ${selectColumns(tx, spsaRun, RUN_KEYS)}`;
     if (!run) throw new Error("insert into spsa_run returned nothing");
-    if (master) await tx`update spsa_run set ${HOLD(tx, master.identity)} where id = ${run.id}`;
+    if (master)
+      await tx`
+        update spsa_run
+        set ${HOLD(tx, master.identity)}
+        where id = ${run.id}`;
     return { run, created: true, tookOverFrom: undefined };
   });
 }
@@ -125,22 +151,31 @@ export async function renewRunHold(
   identity: Pick<MasterIdentity, "session" | "leaseMs">,
 ): Promise<boolean> {
   const rows = await sql`
-    update spsa_run set master_seen_at = now(), master_expires_at = now() + make_interval(secs => ${identity.leaseMs / 1000})
-    where id = ${runId} and master_session = ${identity.session} returning id`;
+    update spsa_run
+    set master_seen_at = now(), master_expires_at = now() + make_interval(secs => ${identity.leaseMs / 1000})
+    where id = ${runId}
+      and master_session = ${identity.session}
+    returning id`;
   return rows.length > 0;
 }
 
 /** The master holding the run now, if any. */
 export async function runHolder(sql: Sql, runId: number): Promise<RunHolder | undefined> {
-  const [row] = await sql<
-    RunHolder[]
-  >`select ${HOLDER(sql)} from spsa_run where id = ${runId} and master_session is not null`;
+  const [row] = await sql<RunHolder[]>`
+    select ${HOLDER(sql)}
+    from spsa_run
+    where id = ${runId}
+      and master_session is not null`;
   return row;
 }
 
 /** A master leaving its run (at its end, or stopped): the run is free for the next one at once. */
 export async function releaseRunHold(sql: Sql, runId: number, session: string): Promise<void> {
-  await sql`update spsa_run set ${NO_HOLD(sql)} where id = ${runId} and master_session = ${session}`;
+  await sql`
+    update spsa_run
+    set ${NO_HOLD(sql)}
+    where id = ${runId}
+      and master_session = ${session}`;
 }
 
 /**
@@ -153,29 +188,38 @@ export async function recordReference(
   engine: { path: string; sha256: string; signature: string },
 ): Promise<{ path: string; sha256: string; signature: string | null }> {
   await sql`
-    update spsa_run set reference_path = ${engine.path}, reference_sha256 = ${engine.sha256}, reference_signature = ${engine.signature}
-    where id = ${runId} and (reference_sha256 is null or reference_signature is null)`;
+    update spsa_run
+    set reference_path = ${engine.path}, reference_sha256 = ${engine.sha256}, reference_signature = ${engine.signature}
+    where id = ${runId}
+      and (reference_sha256 is null or reference_signature is null)`;
   const [row] = await sql<{ path: string; sha256: string; signature: string | null }[]>`
-    select reference_path as path, reference_sha256 as sha256, reference_signature as signature from spsa_run where id = ${runId}`;
+    select reference_path as path, reference_sha256 as sha256, reference_signature as signature
+    from spsa_run
+    where id = ${runId}`;
   if (!row) throw new Error(`run ${runId} vanished`);
   return row;
 }
 
 export async function markRunComplete(sql: Sql, runId: number): Promise<void> {
-  await sql`update spsa_run set status = 'complete', completed_at = coalesce(completed_at, now()) where id = ${runId}`;
+  await sql`
+    update spsa_run
+    set status = 'complete', completed_at = coalesce(completed_at, now())
+    where id = ${runId}`;
 }
 
 /** Whether any run is open for play (a worker with nothing to claim says whether a master runs on its database). */
 export async function anyRunActive(sql: Sql): Promise<boolean> {
-  const [row] = await sql<
-    { active: boolean }[]
-  >`select exists (select 1 from spsa_run where status = 'active') as active`;
+  const [row] = await sql<{ active: boolean }[]>`
+    select exists (select 1 from spsa_run where status = 'active') as active`;
   return row?.active ?? false;
 }
 
 /** The run of this name, if there is one. */
 export async function runNamed(sql: Sql, name: string): Promise<RowOf<typeof spsaRun, "id" | "name"> | undefined> {
-  const [run] = await sql<RowOf<typeof spsaRun, "id" | "name">[]>`select id, name from spsa_run where name = ${name}`;
+  const [run] = await sql<RowOf<typeof spsaRun, "id" | "name">[]>`
+    select id, name
+    from spsa_run
+    where name = ${name}`;
   return run;
 }
 
@@ -195,16 +239,27 @@ export async function thetaSources(
   after: number | undefined,
 ): Promise<ThetaSources | undefined> {
   const [row] = await sql<ThetaSources[]>`
-    select r.initial_parameters as initial, r.current_parameters as current,
+    select r.initial_parameters as initial,
+      r.current_parameters as current,
       (select max(iteration_number) from spsa_iteration where run_id = r.id and status = 'complete') as last,
-      (select theta_after from spsa_iteration where run_id = r.id and iteration_number = ${after ?? -1} and status = 'complete') as next
-    from spsa_run r where r.id = ${runId}`;
+      (
+        select theta_after
+        from spsa_iteration
+        where run_id = r.id
+          and iteration_number = ${after ?? -1}
+          and status = 'complete'
+      ) as next
+    from spsa_run r
+    where r.id = ${runId}`;
   return row;
 }
 
 /** θ as the database holds it. */
 export async function runParameters(sql: Sql, runId: number): Promise<Values> {
-  const [row] = await sql<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${runId}`;
+  const [row] = await sql<{ theta: Values }[]>`
+    select current_parameters as theta
+    from spsa_run
+    where id = ${runId}`;
   if (!row) throw new Error(`run ${runId} vanished`);
   return row.theta;
 }

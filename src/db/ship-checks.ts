@@ -10,9 +10,10 @@ import type { PlayLimits, SprtBounds } from "../types/play.js";
 export type ShipCheckRow = typeof spsaShipCheck.$inferSelect;
 
 export async function readShipCheck(sql: Sql, runId: number): Promise<ShipCheckRow | undefined> {
-  const [row] = await sql<
-    ShipCheckRow[]
-  >`select ${selectAll(sql, spsaShipCheck)} from spsa_ship_check where run_id = ${runId}`;
+  const [row] = await sql<ShipCheckRow[]>`
+    select ${selectAll(sql, spsaShipCheck)}
+    from spsa_ship_check
+    where run_id = ${runId}`;
   return row;
 }
 
@@ -32,8 +33,8 @@ export interface NewShipCheck {
 export async function openShipCheck(sql: postgres.Sql, it: NewShipCheck): Promise<ShipCheckRow> {
   await sql`
     insert into spsa_ship_check (run_id, limits, sprt, max_games, elimination_games, candidates)
-    values (${it.runId}, ${sql.json(asJson(it.limits))}, ${sql.json({ ...it.sprt })}, ${it.maxGames}, ${it.eliminationGames},
-      ${sql.json(it.candidates.map((c) => ({ label: c.label, values: c.values })))})
+    values (${it.runId}, ${sql.json(asJson(it.limits))}, ${sql.json({ ...it.sprt })}, ${it.maxGames},
+      ${it.eliminationGames}, ${sql.json(it.candidates.map((c) => ({ label: c.label, values: c.values })))})
     on conflict (run_id) do nothing`;
   const row = await readShipCheck(sql, it.runId);
   if (!row) throw new Error(`ship check of run ${it.runId} vanished`);
@@ -48,7 +49,9 @@ export async function recordElimination(
   chosen: ShipCandidate,
 ): Promise<void> {
   await sql`
-    update spsa_ship_check set elimination = ${sql.json(elimination.map((m) => ({ ...m })))}, chosen = ${chosen.label},
+    update spsa_ship_check
+    set elimination = ${sql.json(elimination.map((m) => ({ ...m })))},
+      chosen = ${chosen.label},
       chosen_parameters = ${sql.json(chosen.values)}
     where id = ${id}`;
 }
@@ -69,7 +72,13 @@ export async function recordShipOutcome(
   complete: boolean,
 ): Promise<void> {
   await sql`
-    update spsa_ship_check set verdict = ${outcome.verdict}, elo = ${finite(outcome.elo)}, elo_error = ${finite(outcome.eloError)},
-      llr = ${outcome.llr}, games = ${outcome.games}, status = ${complete ? "complete" : "running"}, completed_at = ${complete ? sql`now()` : null}
+    update spsa_ship_check
+    set verdict = ${outcome.verdict},
+      elo = ${finite(outcome.elo)},
+      elo_error = ${finite(outcome.eloError)},
+      llr = ${outcome.llr},
+      games = ${outcome.games},
+      status = ${complete ? "complete" : "running"},
+      completed_at = ${complete ? sql`now()` : null}
     where id = ${id}`;
 }

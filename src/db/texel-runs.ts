@@ -16,8 +16,9 @@ export async function insertTexelRun(sql: postgres.Sql, row: TexelRunRow): Promi
   const [inserted] = await sql<{ id: number }[]>`
     insert into texel_run (params_file, positions_file, positions, method, k, error_before, error_after,
       start_parameters, final_parameters, evaluations, passes, positions_per_second, seconds)
-    values (${row.paramsFile}, ${row.positionsFile}, ${row.positions}, ${row.method}, ${row.k}, ${row.errorBefore}, ${row.errorAfter},
-      ${sql.json(row.startParameters)}, ${sql.json(row.finalParameters)}, ${row.evaluations}, ${row.passes}, ${row.positionsPerSecond}, ${row.seconds})
+    values (${row.paramsFile}, ${row.positionsFile}, ${row.positions}, ${row.method}, ${row.k}, ${row.errorBefore},
+      ${row.errorAfter}, ${sql.json(row.startParameters)}, ${sql.json(row.finalParameters)}, ${row.evaluations},
+      ${row.passes}, ${row.positionsPerSecond}, ${row.seconds})
     returning id`;
   return inserted!.id;
 }
@@ -27,7 +28,14 @@ export async function findTexelRun(sql: Sql, id: number | undefined): Promise<Te
   if (id !== undefined && id > MAX_ID) return undefined;
   const [row] =
     id === undefined
-      ? await sql<TexelRunRecord[]>`select ${selectAll(sql, texelRun)} from texel_run order by id desc limit 1`
-      : await sql<TexelRunRecord[]>`select ${selectAll(sql, texelRun)} from texel_run where id = ${id}`;
+      ? await sql<TexelRunRecord[]>`
+          select ${selectAll(sql, texelRun)}
+          from texel_run
+          order by id desc
+          limit 1`
+      : await sql<TexelRunRecord[]>`
+          select ${selectAll(sql, texelRun)}
+          from texel_run
+          where id = ${id}`;
   return row;
 }

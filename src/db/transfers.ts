@@ -38,9 +38,13 @@ export type TransferableIteration = Omit<
  */
 export async function iterationsToTransfer(sql: Sql, runId: number, every: number): Promise<TransferableIteration[]> {
   return sql<TransferableIteration[]>`
-    select ${selectColumns(sql, spsaIteration, ENGINE_KEYS, "i")} from spsa_iteration i
-    where i.run_id = ${runId} and i.status <> 'complete' and i.iteration_number % ${every} = 0
-      and i.plus_parameters is not null and i.minus_parameters is not null
+    select ${selectColumns(sql, spsaIteration, ENGINE_KEYS, "i")}
+    from spsa_iteration i
+    where i.run_id = ${runId}
+      and i.status <> 'complete'
+      and i.iteration_number % ${every} = 0
+      and i.plus_parameters is not null
+      and i.minus_parameters is not null
       and not exists (select 1 from spsa_verification v where v.transfer_iteration_id = i.id)
     order by i.iteration_number`;
 }
@@ -65,9 +69,19 @@ export async function readTransfers(sql: Sql, runId: number): Promise<TransferRo
   const rows = await sql<
     (OutcomeColumns & Omit<TransferRow, "tune" | "ship" | "stepped"> & { tuneStatus: string } & Ship)[]
   >`
-    select t.iteration_number as "iterationNumber", v.limits, v.status, t.status as "tuneStatus", t.plus_parameters as plus, t.minus_parameters as minus, t.settings,
+    select t.iteration_number as "iterationNumber",
+      v.limits,
+      v.status,
+      t.status as "tuneStatus",
+      t.plus_parameters as plus,
+      t.minus_parameters as minus,
+      t.settings,
       ${selectColumns(sql, spsaIteration, OUTCOME_KEYS, "t")},
-      c.plus_wins as "shipWins", c.minus_wins as "shipLosses", c.draws as "shipDraws", c.games_played as "shipPlayed", c.target_games as "shipTarget"
+      c.plus_wins as "shipWins",
+      c.minus_wins as "shipLosses",
+      c.draws as "shipDraws",
+      c.games_played as "shipPlayed",
+      c.target_games as "shipTarget"
     from spsa_verification v
     join spsa_iteration t on t.id = v.transfer_iteration_id
     join spsa_iteration c on c.run_id = v.carrier_run_id

@@ -33,10 +33,14 @@ export type VerificationRow = RowOf<typeof spsaVerification, (typeof VERIFICATIO
  * carrier run and iteration.
  */
 const SELECT_VERIFICATIONS = (sql: Sql) => sql`
-  select ${selectColumns(sql, spsaVerification, VERIFICATION_KEYS, "v")}, c.name as "carrierName", i.id as "iterationId",
+  select ${selectColumns(sql, spsaVerification, VERIFICATION_KEYS, "v")},
+    c.name as "carrierName",
+    i.id as "iterationId",
     ${selectColumns(sql, spsaIteration, GAMES_KEYS, "i")},
     json_build_array(i.pairs_ll, i.pairs_ld, i.pairs_dd, i.pairs_dw, i.pairs_ww) as pairs
-  from spsa_verification v join spsa_run c on c.id = v.carrier_run_id join spsa_iteration i on i.run_id = c.id`;
+  from spsa_verification v
+  join spsa_run c on c.id = v.carrier_run_id
+  join spsa_iteration i on i.run_id = c.id`;
 
 export interface NewVerification {
   runId: number;
@@ -64,9 +68,15 @@ export async function findRunningVerification(
 ): Promise<VerificationRow | undefined> {
   const [row] = await sql<VerificationRow[]>`
     ${SELECT_VERIFICATIONS(sql)}
-    where v.run_id = ${runId} and v.from_label = ${fromLabel} and v.to_label = ${toLabel} and v.status = 'running' and v.ship_check_id is null and v.transfer_iteration_id is null
+    where v.run_id = ${runId}
+      and v.from_label = ${fromLabel}
+      and v.to_label = ${toLabel}
+      and v.status = 'running'
+      and v.ship_check_id is null
+      and v.transfer_iteration_id is null
       and v.limits = ${sql.json(asJson(limits))}
-    order by v.id desc limit 1`;
+    order by v.id desc
+    limit 1`;
   return row;
 }
 
@@ -78,7 +88,8 @@ export async function findShipVerification(
 ): Promise<VerificationRow | undefined> {
   const [row] = await sql<VerificationRow[]>`
     ${SELECT_VERIFICATIONS(sql)}
-    where v.ship_check_id = ${shipCheckId} and v.ship_stage = ${stage}`;
+    where v.ship_check_id = ${shipCheckId}
+      and v.ship_stage = ${stage}`;
   return row;
 }
 
@@ -86,7 +97,9 @@ export async function findShipVerification(
 export async function runningTransfers(sql: Sql, runId: number): Promise<VerificationRow[]> {
   return sql<VerificationRow[]>`
     ${SELECT_VERIFICATIONS(sql)}
-    where v.run_id = ${runId} and v.transfer_iteration_id is not null and v.status = 'running'
+    where v.run_id = ${runId}
+      and v.transfer_iteration_id is not null
+      and v.status = 'running'
     order by v.id`;
 }
 
@@ -100,12 +113,14 @@ export async function insertCarrierRun(
   it: Pick<NewVerification, "runId" | "runName" | "toValues">,
 ): Promise<{ id: number; uid: string }> {
   await tx`select pg_advisory_xact_lock(hashtext(${`spsa_verify:${it.runId}`}))`;
-  const [{ n } = { n: 0 }] = await tx<
-    { n: number }[]
-  >`select count(*)::int as n from spsa_verification where run_id = ${it.runId}`;
+  const [{ n } = { n: 0 }] = await tx<{ n: number }[]>`
+    select count(*)::int as n
+    from spsa_verification
+    where run_id = ${it.runId}`;
   const [carrier] = await tx<{ id: number; uid: string }[]>`
     insert into spsa_run (name, seed, config, initial_parameters, current_parameters)
-    values (${`${it.runName}/verify-${n + 1}`}, 'verify', ${tx.json({ verifies: it.runName })}, ${tx.json(it.toValues)}, ${tx.json(it.toValues)})
+    values (${`${it.runName}/verify-${n + 1}`}, 'verify', ${tx.json({ verifies: it.runName })}, ${tx.json(it.toValues)},
+      ${tx.json(it.toValues)})
     returning id, uid`;
   if (!carrier) throw new Error("insert into spsa_run returned nothing");
   return carrier;
@@ -118,9 +133,12 @@ export async function insertVerification(
   it: NewVerification,
 ): Promise<VerificationRow> {
   const [row] = await tx<{ id: number }[]>`
-    insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters, max_games, sprt, limits, ship_check_id, ship_stage, transfer_iteration_id)
-    values (${it.runId}, ${carrierId}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)}, ${tx.json(it.toValues)}, ${it.maxGames},
-      ${it.sprt ? tx.json({ ...it.sprt }) : null}, ${tx.json(asJson(it.limits))}, ${it.ship?.checkId ?? null}, ${it.ship?.stage ?? null}, ${it.transferIterationId ?? null})
+    insert into spsa_verification (run_id, carrier_run_id, from_label, to_label, from_parameters, to_parameters,
+      max_games, sprt, limits, ship_check_id, ship_stage, transfer_iteration_id)
+    values (${it.runId}, ${carrierId}, ${it.fromLabel}, ${it.toLabel}, ${tx.json(it.fromValues)},
+      ${tx.json(it.toValues)}, ${it.maxGames}, ${it.sprt ? tx.json({ ...it.sprt }) : null},
+      ${tx.json(asJson(it.limits))}, ${it.ship?.checkId ?? null}, ${it.ship?.stage ?? null},
+      ${it.transferIterationId ?? null})
     returning id`;
   if (!row) throw new Error("insert into spsa_verification returned nothing");
   return readVerification(tx, row.id);
@@ -156,13 +174,24 @@ export async function recordOutcome(
 ): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`
-      update spsa_verification set elo = ${finite(outcome.elo)}, elo_error = ${finite(outcome.eloError)}, los = ${outcome.los},
-        llr = ${outcome.llr}, verdict = ${outcome.verdict},
-        status = ${complete ? "complete" : "running"}, completed_at = ${complete ? tx`now()` : null}
+      update spsa_verification
+      set elo = ${finite(outcome.elo)},
+        elo_error = ${finite(outcome.eloError)},
+        los = ${outcome.los},
+        llr = ${outcome.llr},
+        verdict = ${outcome.verdict},
+        status = ${complete ? "complete" : "running"},
+        completed_at = ${complete ? tx`now()` : null}
       where id = ${row.id}`;
     if (complete) {
-      await tx`update spsa_iteration set status = 'complete', completed_at = now() where id = ${row.iterationId}`;
-      await tx`update spsa_run set status = 'complete', completed_at = now() where id = ${row.carrierRunId}`;
+      await tx`
+        update spsa_iteration
+        set status = 'complete', completed_at = now()
+        where id = ${row.iterationId}`;
+      await tx`
+        update spsa_run
+        set status = 'complete', completed_at = now()
+        where id = ${row.carrierRunId}`;
     }
   });
 }

@@ -34,15 +34,21 @@ export async function recordDecision(
 ): Promise<void> {
   await sql`
     insert into spsa_worker_decision (run_id, worker_name, decision, reason, decided_by, evidence)
-    values (${d.runId}, ${d.workerName}, ${d.decision}, ${d.reason}, ${d.who} || ' (database role ' || session_user || ')',
-      ${d.evidence ? sql.json(asJson(d.evidence)) : null})`;
+    values (${d.runId}, ${d.workerName}, ${d.decision}, ${d.reason},
+      ${d.who} || ' (database role ' || session_user || ')', ${d.evidence ? sql.json(asJson(d.evidence)) : null})`;
 }
 
 /** Each worker's latest decision in the run: its state. */
 export async function latestDecisions(sql: Sql, runId: number): Promise<DecisionRow[]> {
   return sql<DecisionRow[]>`
-    select distinct on (worker_name) worker_name as "workerName", decision, reason, decided_by as "decidedBy", created_at as "createdAt"
-    from spsa_worker_decision where run_id = ${runId} order by worker_name, id desc`;
+    select distinct on (worker_name) worker_name as "workerName",
+      decision,
+      reason,
+      decided_by as "decidedBy",
+      created_at as "createdAt"
+    from spsa_worker_decision
+    where run_id = ${runId}
+    order by worker_name, id desc`;
 }
 
 /**
@@ -54,15 +60,22 @@ export async function holdOpenIterationBatches(
   runId: number,
   workers: readonly string[],
 ): Promise<number> {
-  const open = await sql<
-    { id: number }[]
-  >`select id from spsa_iteration where run_id = ${runId} and status <> 'complete' order by iteration_number`;
+  const open = await sql<{ id: number }[]>`
+    select id
+    from spsa_iteration
+    where run_id = ${runId}
+      and status <> 'complete'
+    order by iteration_number`;
   let held = 0;
   for (const { id } of open) {
     held += await sql.begin(async (tx) => {
       if (!(await lockOpenIteration(tx, id))) return 0;
       const rows = await tx<{ id: number }[]>`
-        select b.id::int from spsa_batch b where b.iteration_id = ${id} and b.status = 'done' and b.worker_name = any(${tx.array(workers as string[])}::text[])`;
+        select b.id::int
+        from spsa_batch b
+        where b.iteration_id = ${id}
+          and b.status = 'done'
+          and b.worker_name = any(${tx.array(workers as string[])}::text[])`;
       return (
         await setAsideBatches(
           tx,
@@ -83,18 +96,29 @@ export async function setAsideCounts(
   runId: number,
 ): Promise<{ workerName: string; held: number; undone: number }[]> {
   return sql<{ workerName: string; held: number; undone: number }[]>`
-    select b.worker_name as "workerName", (count(*) filter (where b.held_at is not null))::int as held, (count(*) filter (where b.undo_id is not null))::int as undone
-    from spsa_batch b join spsa_iteration i on i.id = b.iteration_id
-    where i.run_id = ${runId} and (b.held_at is not null or b.undo_id is not null)
-    group by b.worker_name order by b.worker_name`;
+    select b.worker_name as "workerName",
+      (count(*) filter (where b.held_at is not null))::int as held,
+      (count(*) filter (where b.undo_id is not null))::int as undone
+    from spsa_batch b
+    join spsa_iteration i on i.id = b.iteration_id
+    where i.run_id = ${runId}
+      and (b.held_at is not null or b.undo_id is not null)
+    group by b.worker_name
+    order by b.worker_name`;
 }
 
 /** The names of the workers that reported a batch in the run, or have a decision in it. */
 export async function runWorkerNames(sql: Sql, runId: number): Promise<string[]> {
   const rows = await sql<{ name: string }[]>`
-    select distinct b.worker_name as name from spsa_batch b join spsa_iteration i on i.id = b.iteration_id
-    where i.run_id = ${runId} and b.worker_name is not null
-    union select worker_name from spsa_worker_decision where run_id = ${runId}
+    select distinct b.worker_name as name
+    from spsa_batch b
+    join spsa_iteration i on i.id = b.iteration_id
+    where i.run_id = ${runId}
+      and b.worker_name is not null
+    union
+    select worker_name
+    from spsa_worker_decision
+    where run_id = ${runId}
     order by 1`;
   return rows.map((r) => r.name);
 }
@@ -108,8 +132,10 @@ export async function saveReview(
 ): Promise<void> {
   const json = sql.json(asJson(evidence));
   await sql`
-    insert into spsa_worker_review (run_id, evidence, strata, reviewed_at) values (${runId}, ${json}, ${strata}, now())
-    on conflict (run_id) do update set evidence = excluded.evidence, strata = excluded.strata, reviewed_at = excluded.reviewed_at`;
+    insert into spsa_worker_review (run_id, evidence, strata, reviewed_at)
+    values (${runId}, ${json}, ${strata}, now())
+    on conflict (run_id) do update
+    set evidence = excluded.evidence, strata = excluded.strata, reviewed_at = excluded.reviewed_at`;
 }
 
 export async function readReview(
@@ -117,7 +143,9 @@ export async function readReview(
   runId: number,
 ): Promise<{ evidence: WorkerEvidence[]; strata: number; reviewedAt: Date } | undefined> {
   const [row] = await sql<{ evidence: WorkerEvidence[]; strata: number; reviewedAt: Date }[]>`
-    select evidence, strata, reviewed_at as "reviewedAt" from spsa_worker_review where run_id = ${runId}`;
+    select evidence, strata, reviewed_at as "reviewedAt"
+    from spsa_worker_review
+    where run_id = ${runId}`;
   return row;
 }
 
@@ -132,11 +160,15 @@ export async function beginUndo(
   who: string,
 ): Promise<{ undoId: number; initial: Values; current: Values }> {
   const [run] = await tx<{ initial: Values; current: Values }[]>`
-    select initial_parameters as initial, current_parameters as current from spsa_run where id = ${runId} for update`;
+    select initial_parameters as initial, current_parameters as current
+    from spsa_run
+    where id = ${runId}
+    for update`;
   if (!run) throw new Error(`run ${runId} vanished`);
   const [undo] = await tx<{ id: number }[]>`
     insert into spsa_undo (run_id, worker_name, decided_by, batches, games, theta_before, theta_after)
-    values (${runId}, ${worker}, ${who} || ' (database role ' || session_user || ')', 0, 0, ${tx.json(run.current)}, ${tx.json(run.current)})
+    values (${runId}, ${worker}, ${who} || ' (database role ' || session_user || ')', 0, 0, ${tx.json(run.current)},
+      ${tx.json(run.current)})
     returning id`;
   if (!undo) throw new Error("insert into spsa_undo returned nothing");
   return { undoId: undo.id, ...run };
@@ -150,5 +182,11 @@ export async function finishUndo(
   before: Values,
   after: Values,
 ): Promise<void> {
-  await tx`update spsa_undo set batches = ${taken.batches}, games = ${taken.games}, theta_before = ${tx.json(before)}, theta_after = ${tx.json(after)} where id = ${undoId}`;
+  await tx`
+    update spsa_undo
+    set batches = ${taken.batches},
+      games = ${taken.games},
+      theta_before = ${tx.json(before)},
+      theta_after = ${tx.json(after)}
+    where id = ${undoId}`;
 }

@@ -43,7 +43,8 @@ export async function claimWorkerName(
         : undefined;
     if (previous && isAlive(previous)) return { taken: true, holder: previous };
     const [released] = await tx<{ batches: number; games: number }[]>`
-      select batches, games from spsa_take_worker_name(${name}, ${host}, ${pid}, ${sessionId}, ${concurrency}, ${concurrencyNote})`;
+      select batches, games
+      from spsa_take_worker_name(${name}, ${host}, ${pid}, ${sessionId}, ${concurrency}, ${concurrencyNote})`;
     if (released && released.batches > 0) await tx`select pg_notify(${WORK_CHANNEL}, '')`;
     return { taken: false, holder: previous, released: released ?? { batches: 0, games: 0 } };
   });
@@ -56,7 +57,8 @@ export async function recordConcurrency(
   concurrency: number,
   note: string,
 ): Promise<void> {
-  await sql`select spsa_record_worker(${session.name}, ${session.sessionId}, ${concurrency}, ${note}, null, null)`;
+  await sql`
+    select spsa_record_worker(${session.name}, ${session.sessionId}, ${concurrency}, ${note}, null, null)`;
 }
 
 /**
@@ -69,7 +71,8 @@ export async function recordSpeed(
   measuredNps: number,
   timeFactor: number,
 ): Promise<void> {
-  await sql`select spsa_record_worker(${session.name}, ${session.sessionId}, null, null, ${measuredNps}, ${timeFactor})`;
+  await sql`
+    select spsa_record_worker(${session.name}, ${session.sessionId}, null, null, ${measuredNps}, ${timeFactor})`;
 }
 
 /**
@@ -80,6 +83,7 @@ export async function recordSpeed(
 export async function activeGameSlots(sql: Sql, minutes = 5): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
     select coalesce(sum(least(greatest(concurrency, 1), spsa_limit('concurrency'))), 0)::int as n
-    from spsa_worker where last_seen_at > now() - make_interval(mins => ${minutes})`;
+    from spsa_worker
+    where last_seen_at > now() - make_interval(mins => ${minutes})`;
   return row?.n ?? 0;
 }

@@ -73,9 +73,12 @@ export function thetaEveryFor(count: number): number {
  * and ends the run at its game budget. A restart resumes.
  */
 export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
-  const parameters = optionParamsOf(options.params, options.paramsFile);
+  // Checked before the run is opened; taken again under the names the run holds (withStoredNames).
+  optionParamsOf(options.params, options.paramsFile);
   const opened = await openTuningRun(options);
-  return withTuningRun(options, opened, (master) => tune(master, opened.created, parameters));
+  return withTuningRun(options, opened, (master) =>
+    tune(master, opened.created, optionParamsOf(master.params, options.paramsFile)),
+  );
 }
 
 async function tune(

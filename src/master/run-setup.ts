@@ -10,6 +10,7 @@ import type { StatusLine } from "../core/status-line.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 import { updateParamValues } from "../params/params-update.js";
 import { valuesOf, type Param } from "../params/params.js";
+import { withStoredNames } from "../params/element-names.js";
 import type { Database } from "../postgres/connection.js";
 import type { SigningKey } from "../signing/key-file.js";
 import type { TuningConfig } from "../types/config.js";
@@ -132,10 +133,14 @@ export async function withTuningRun<T>(
 /**
  * θ comes from the database; params.toml supplies bounds, steps and targets. A parameter new
  * in params.toml joins the run at its value; one removed from it is refused, since its constant
- * would silently fall back to the engine's default (freeze it instead).
+ * would silently fall back to the engine's default (freeze it instead). A parameter the run
+ * holds under its element's former name (`KNIGHT_VALUE_0` for `[KNIGHT_VALUE_MG]`) keeps that
+ * name in the run (withStoredNames).
  */
-function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
+function withValues(tables: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
   const stored = run.currentParameters;
+  const { params, renamed } = withStoredNames(tables, stored);
+  for (const r of renamed) log(`[${r.table}] is ${r.stored} in run "${run.name}", which started under that name`);
   const names = new Set(params.map((p) => p.name));
   const removed = Object.keys(stored).filter((name) => !names.has(name));
   if (removed.length > 0) {

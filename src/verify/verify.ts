@@ -1,4 +1,5 @@
 import type { Param } from "../params/params.js";
+import { withStoredNames } from "../params/element-names.js";
 import type { Database } from "../postgres/connection.js";
 import { DatabaseHandle } from "../postgres/database-handle.js";
 import { findRunningVerification } from "../db/verifications.js";
@@ -79,7 +80,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     refuseRepeatedGames({ games: options.games, book, bookFile, limits: options.limits, flag: "--games" });
     const fromValues = await thetaOf(sql, run, options.from);
     const toValues = await thetaOf(sql, run, options.to);
-    row = await startVerification(match, run, { fromLabel, toLabel, fromValues, toValues });
+    // The run's names for params.toml's parameters (an element it holds under its former name).
+    const named = { ...match, params: withStoredNames(params, fromValues).params };
+    row = await startVerification(named, run, { fromLabel, toLabel, fromValues, toValues });
     log(
       `verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`,
     );

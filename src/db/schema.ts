@@ -66,9 +66,9 @@ export const spsaRun = pgTable(
     /** The master's signature of the reference's sha256 for this run's uid: a master resumes only with a reference it recorded itself. */
     referenceSignature: text("reference_signature"),
     /**
-     * The master process holding the run (one per run, src/master/run-hold.ts): its random session
-     * id, host and pid, since when, its last heartbeat and when its hold lapses without another
-     * (a second master takes over a holder whose hold lapsed, or one on its own host whose pid is
+     * The master process that has the run's lease (one per run, src/master/run-lease.ts): its random
+     * session id, host and pid, since when, its last heartbeat and when its lease lapses without another
+     * (a second master takes over a lease that lapsed, or one of a master on its own host whose pid is
      * gone). All null while no master runs it.
      */
     masterSession: text("master_session"),
@@ -496,7 +496,7 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
   thetaEvery: integer("theta_every").notNull().default(1),
   /**
    * spsa_run.current_parameters is θ after this many applied batches: every one on a run that
-   * stores θ after every batch, else written at least every 10 s (the master holds θ between).
+   * stores θ after every batch, else written at least every 10 s (the master caches θ between).
    */
   thetaApplied: integer("theta_applied").notNull().default(0),
   /** The SPSA math's gains (a, c, A, alpha, gamma, max_iterations, elo_cap, max_step). */

@@ -526,6 +526,16 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
  * only until it is played (plus and minus values for the worker) is dropped once it is applied
  * or expired: the row stays a few hundred bytes plus a bit per parameter, and the chain replays
  * from it (src/spsa/option-chain.ts). A batch that expired unreported keeps no result and changed nothing.
+ *
+ * Its four numbers (the same table in docs/psql.md):
+ * - `batch_id`: the spsa_batch row, the key (what workers' log lines name).
+ * - `batch_number`: its number in the run, what the views (`batch`), the dashboard and the chain's
+ *   messages show; batch_id again in rows drawn since migration 0014 (insertPerturbation takes only
+ *   batchId), 1, 2, … in claim order in rows drawn before.
+ * - `draw_number`: the draw it plays (with the run's seed it seeds the draw): the batch_number of
+ *   its draw's first batch, its own unless it shares a draw.
+ * - `applied_number`: its place in the applied chain, 1, 2, … in the order the master applied the
+ *   reports; null until applied, and for a curvature pilot's batch.
  */
 export const spsaPerturbation = pgTable(
   "spsa_perturbation",

@@ -76,7 +76,6 @@ export async function topUpDraws(
         await insertPerturbation(tx, run.names, {
           batchId,
           runId: run.runId,
-          batchNumber: batchId,
           drawNumber: draw.number,
           games,
           k: draw.drawn.k,

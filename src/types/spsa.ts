@@ -212,7 +212,7 @@ export interface ChainRun extends OptionList {
 export interface AppliedBatch {
   /** 1, 2, …: its place in the order the master applied the reports. */
   appliedNumber: number;
-  /** The batch row's id: unique in the run. */
+  /** Its number in the run (spsa_perturbation.batch_number: the batch row's id since migration 0014). */
   batchNumber: number;
   /** With the run's seed it seeds the draw: the batchNumber of the draw's first batch (its own unless it shares a draw). */
   drawNumber: number;

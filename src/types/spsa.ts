@@ -174,11 +174,8 @@ export interface DrawnBatch extends Perturbation {
   k: number;
 }
 
-/** A reported batch as the adaptive gains read it: its game counts. */
-export type ReportedBatch = IterationResult;
-
 /** A reported batch's result and the draw it played (AppliedBatch.drawNumber): the adaptive scale reads one draw's batches pooled. */
-export type DrawnResult = ReportedBatch & { drawNumber: number };
+export type DrawnResult = IterationResult & { drawNumber: number };
 
 /** One parameter's settings as an iteration played them. */
 export type ParamSettings = Pick<SpsaParam, "min" | "max" | "step" | "type"> & { frozen: boolean };

@@ -34,8 +34,6 @@ export interface VerifyOptions {
   signal?: AbortSignal;
 }
 
-export type VerifyResult = FinishedVerification;
-
 /** Why spsa verify refuses a UCI-option run, and what plays its θ instead (the dashboard says the same). */
 export const OPTION_RUN_REFUSAL = (name: string) =>
   "is a UCI-option run: spsa verify builds engines from θ and cannot play option values yet. " +
@@ -47,7 +45,7 @@ export const OPTION_RUN_REFUSAL = (name: string) =>
  * each other as an ordinary iteration of a carrier run, so verification scales out like
  * tuning; stops at the game count or when the SPRT decides. A rerun resumes a killed one.
  */
-export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
+export async function runVerify(options: VerifyOptions): Promise<FinishedVerification> {
   const { database } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sql = database.sql;

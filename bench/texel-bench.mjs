@@ -103,7 +103,7 @@ run("spsa.js", ["init", "--constants", join(crate, "src", "engine_constants.rs")
 const params = loadParams(paramsFile);
 const evaluation =
   args.only === undefined
-    ? params.slice(params.findIndex((p) => p.name === "PAWN_VALUE_0"))
+    ? params.slice(params.findIndex((p) => p.name === "PAWN_VALUE_MG"))
     : params.filter((p) => args.only.split(",").includes(p.name));
 const start = Object.fromEntries(params.map((p) => [p.name, p.value]));
 

@@ -1,5 +1,6 @@
 import { loadConfig } from "../config/config.js";
 import { loadParams } from "../params/params.js";
+import { withStoredNames } from "../params/element-names.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 import { openDatabase } from "../postgres/connection.js";
 import { faultedGamesOf } from "../db/faulted-games.js";
@@ -72,7 +73,8 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
       shipped && summarizeTransfers(await readTransfers(database.sql, run.id), Object.keys(run.currentParameters));
     if (transfer) log(`note: run "${run.name}": ${transfer.summary}`);
     if (forConstants && options.constants !== undefined && shipped) {
-      const { file, text } = constantsWithTheta(forConstants.config.build, forConstants.params, shipped.theta);
+      const { params } = withStoredNames(forConstants.params, shipped.theta);
+      const { file, text } = constantsWithTheta(forConstants.config.build, params, shipped.theta);
       writeFileAtomic(
         options.constants,
         `${shipped.caution ? `// spsa ship check: ${shipped.caution}\n` : ""}${text}`,

@@ -1,5 +1,6 @@
 import { loadConfig, spsaMathConfig } from "../config/config.js";
 import { loadParams, type Param } from "../params/params.js";
+import { withStoredNames } from "../params/element-names.js";
 import { openDatabase } from "../postgres/connection.js";
 import { readPlayedIterations } from "../db/iterations.js";
 import { fitLossModel, type FittedModel } from "../simulate/fit-model.js";
@@ -140,11 +141,12 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
 }
 
 /** The loss model fitted to a run's completed iterations; its parameters' steps and types from the parameters file. */
-async function fitRun(configFile: string | undefined, runName: string, params: readonly Param[]): Promise<FittedModel> {
+async function fitRun(configFile: string | undefined, runName: string, tables: readonly Param[]): Promise<FittedModel> {
   const database = await openDatabase(databaseOptionsFrom(configFile));
   try {
     const run = await requireRun(database.sql, runName);
     const played = await readPlayedIterations(database.sql, run.id);
+    const { params } = withStoredNames(tables, played.start);
     const missing = Object.keys(played.start).filter((name) => !params.some((p) => p.name === name));
     if (missing.length > 0)
       throw new InputError(

@@ -4,7 +4,8 @@ import { InputError } from "../core/errors.js";
 import { loadOrCreateSigningKey, signingKeyPath } from "../signing/key-file.js";
 import { parseThetaLabel } from "../verify/theta.js";
 import { verifyLimits, type LimitFlags } from "../verify/limits.js";
-import { runVerify, type VerifyResult } from "../verify/verify.js";
+import { runVerify } from "../verify/verify.js";
+import type { FinishedVerification } from "../verification/verification.js";
 import { DEFAULT_RUN_NAME, loadRunInputs } from "./master.js";
 import type { SprtBounds } from "../types/play.js";
 
@@ -23,7 +24,7 @@ export interface VerifyCommandOptions extends LimitFlags {
 export const DEFAULT_VERIFY_GAMES = 400;
 
 /** `spsa verify`: plays two θ of a run against each other through the workers. */
-export async function verifyCommand(options: VerifyCommandOptions = {}): Promise<VerifyResult> {
+export async function verifyCommand(options: VerifyCommandOptions = {}): Promise<FinishedVerification> {
   const games = options.games ?? DEFAULT_VERIFY_GAMES;
   if (!Number.isInteger(games) || games < 2 || games % 2 !== 0)
     throw new InputError("--games", `must be an even number of at least 2, got ${games}`);

@@ -38,9 +38,9 @@ export class EngineError extends SpsaError {
 }
 
 /**
- * Another master holds the run (one master per run): refused at the start, or this master lost
- * the run to one that took it over after it stalled. Exit status 6.
+ * Another master has the run's lease (one master per run): refused at the start, or this master
+ * lost the run to one that took it over after it stalled. Exit status 6.
  */
-export class RunHeldError extends SpsaError {
+export class RunLeasedError extends SpsaError {
   override readonly exitCode = 6;
 }

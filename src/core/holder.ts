@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { processExists } from "./process-exists.js";
 
-/** A process holding something (a worker name, a run), as its row records it. */
+/** A process holding something (a worker name, a run's lease), as its row records it. */
 export interface ProcessHolder {
   host: string;
   pid: number | null;

@@ -44,10 +44,10 @@ export async function insertOpenBatch(
 }
 
 export interface NewPerturbation {
+  /** The batch row; also its batch_number (they are one since migration 0014: schema.ts, spsaPerturbation). */
   batchId: number;
   runId: number;
-  batchNumber: number;
-  /** The batchNumber of the draw's first batch (its own, unless it shares a draw). */
+  /** The batch_number of the draw's first batch (its own, unless it shares a draw). */
   drawNumber: number;
   games: number;
   k: number;
@@ -72,7 +72,7 @@ export async function insertPerturbation(tx: Sql, names: readonly string[], p: N
   await tx`
     insert into spsa_perturbation (batch_id, run_id, batch_number, draw_number, games, k, c_k, a_k, drawn_from, signs,
       plus_parameters, minus_parameters, reference_parameters)
-    values (${p.batchId}, ${p.runId}, ${p.batchNumber}, ${p.drawNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak},
+    values (${p.batchId}, ${p.runId}, ${p.batchId}, ${p.drawNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak},
       ${p.drawnFrom}, ${p.signs}::varbit,
       ${tx.json(thetaArray(names, p.plus))}, ${tx.json(thetaArray(names, p.minus))},
       ${p.reference ? tx.json(thetaArray(names, p.reference)) : null})`;

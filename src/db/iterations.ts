@@ -201,7 +201,7 @@ export interface StepResult {
 
 /**
  * Completes an iteration and stores the new θ, in the caller's transaction (the master's, which
- * holds its run: src/master/run-hold.ts): `step` moves the run's θ as the database holds it, read
+ * has its run's lease: src/master/run-lease.ts): `step` moves the run's θ as the database holds it, read
  * under the run row's lock (so an undo, which takes the same lock, is never overwritten by a
  * master's θ from before it). Returns the step, or undefined if it was completed already (nothing
  * is applied twice) or an earlier iteration is not complete (steps are applied in iteration order:

@@ -24,7 +24,7 @@ const RUN_KEYS = [
 export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
 
 /**
- * A master process taking a run: its random session id, host and pid, and how long its hold lasts
+ * A master process taking a run: its random session id, host and pid, and how long its lease lasts
  * without a heartbeat.
  */
 export interface MasterIdentity {
@@ -34,26 +34,26 @@ export interface MasterIdentity {
   leaseMs: number;
 }
 
-/** The master holding a run, as its row tells; seconds and `lapsed` by the database's clock. */
-export interface RunHolder {
+/** The master that has a run's lease, as its row tells; seconds and `lapsed` by the database's clock. */
+export interface RunLeaseOwner {
   host: string;
   pid: number | null;
   since: Date;
   secondsSinceSeen: number;
-  /** Its hold ran out: it missed its heartbeats. */
+  /** Its lease ran out: it missed its heartbeats. */
   lapsed: boolean;
 }
 
-/** Taking a run for a master: who it is, and whether a recorded holder still runs (the caller decides). */
+/** Taking a run for a master: who it is, and whether the lease's recorded owner still runs (the caller decides). */
 export interface TakeRun {
   identity: MasterIdentity;
-  isAlive: (holder: RunHolder) => boolean;
+  isAlive: (owner: RunLeaseOwner) => boolean;
 }
 
 export type OpenedRun =
-  | { run: RunRow; created: boolean; heldBy?: undefined; tookOverFrom: RunHolder | undefined }
-  /** A live master holds the run: nothing was changed. */
-  | { run: RunRow; created: false; heldBy: RunHolder; tookOverFrom?: undefined };
+  | { run: RunRow; created: boolean; leasedBy?: undefined; tookOverFrom: RunLeaseOwner | undefined }
+  /** A live master has the run's lease: nothing was changed. */
+  | { run: RunRow; created: false; leasedBy: RunLeaseOwner; tookOverFrom?: undefined };
 
 const HOLDER = (sql: Sql) => sql`
   master_host as host,
@@ -83,7 +83,7 @@ const NO_HOLD = (sql: Sql) => sql`
  * The run to work on: the active run of this name, or a new one. With `fresh`, an existing
  * run of this name is kept under a new name (`name~id`) and marked stopped. With `master`, the
  * run (existing or new) becomes that master's in the same transaction, unless a live master
- * holds it (`heldBy`, and nothing changes, `fresh` included).
+ * has its lease (`leasedBy`, and nothing changes, `fresh` included).
  */
 export async function openRun(
   sql: postgres.Sql,
@@ -105,9 +105,9 @@ export async function openRun(
       from spsa_run
       where name = ${options.name}
       for update`;
-    const previous = existing && (await runHolder(tx, existing.id));
+    const previous = existing && (await runLeaseOwner(tx, existing.id));
     if (existing && master && previous && master.isAlive(previous))
-      return { run: existing, created: false, heldBy: previous };
+      return { run: existing, created: false, leasedBy: previous };
     if (existing && !options.fresh) {
       if (master)
         await tx`
@@ -141,11 +141,11 @@ export async function openRun(
 }
 
 /**
- * Renews a master's hold on its run (the heartbeat), and in a transaction locks the run's row
+ * Renews a master's lease on its run (the heartbeat), and in a transaction locks the run's row
  * until it commits, so no other master takes the run over in between (the fence of a master's
  * writes). False: the run is no longer this session's.
  */
-export async function renewRunHold(
+export async function renewRunLease(
   sql: Sql,
   runId: number,
   identity: Pick<MasterIdentity, "session" | "leaseMs">,
@@ -159,9 +159,9 @@ export async function renewRunHold(
   return rows.length > 0;
 }
 
-/** The master holding the run now, if any. */
-export async function runHolder(sql: Sql, runId: number): Promise<RunHolder | undefined> {
-  const [row] = await sql<RunHolder[]>`
+/** The master that has the run's lease now, if any. */
+export async function runLeaseOwner(sql: Sql, runId: number): Promise<RunLeaseOwner | undefined> {
+  const [row] = await sql<RunLeaseOwner[]>`
     select ${HOLDER(sql)}
     from spsa_run
     where id = ${runId}
@@ -170,7 +170,7 @@ export async function runHolder(sql: Sql, runId: number): Promise<RunHolder | un
 }
 
 /** A master leaving its run (at its end, or stopped): the run is free for the next one at once. */
-export async function releaseRunHold(sql: Sql, runId: number, session: string): Promise<void> {
+export async function releaseRunLease(sql: Sql, runId: number, session: string): Promise<void> {
   await sql`
     update spsa_run
     set ${NO_HOLD(sql)}

@@ -82,9 +82,9 @@ export const spsaRun = pgTable(
      */
     referenceSignature: text("reference_signature"),
     /**
-     * The master process holding the run (one per run, src/master/run-hold.ts): its random session
-     * id, host and pid, since when, its last heartbeat and when its hold lapses without another
-     * (a second master takes over a holder whose hold lapsed, or one on its own host whose pid is
+     * The master process that has the run's lease (one per run, src/master/run-lease.ts): its random
+     * session id, host and pid, since when, its last heartbeat and when its lease lapses without another
+     * (a second master takes over a lease that lapsed, or one of a master on its own host whose pid is
      * gone). All null while no master runs it.
      */
     masterSession: text("master_session"),
@@ -532,7 +532,7 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
   thetaEvery: integer("theta_every").notNull().default(1),
   /**
    * spsa_run.current_parameters is θ after this many applied batches: every one on a run that
-   * stores θ after every batch, else written at least every 10 s (the master holds θ between).
+   * stores θ after every batch, else written at least every 10 s (the master caches θ between).
    */
   thetaApplied: integer("theta_applied").notNull().default(0),
   /** The SPSA math's gains (a, c, A, alpha, gamma, max_iterations, elo_cap, max_step). */
@@ -565,6 +565,16 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
  * only until it is played (plus and minus values for the worker) is dropped once it is applied
  * or expired: the row stays a few hundred bytes plus a bit per parameter, and the chain replays
  * from it (src/spsa/option-chain.ts). A batch that expired unreported keeps no result and changed nothing.
+ *
+ * Its four numbers (the same table in docs/psql.md):
+ * - `batch_id`: the spsa_batch row, the key (what workers' log lines name).
+ * - `batch_number`: its number in the run, what the views (`batch`), the dashboard and the chain's
+ *   messages show; batch_id again in rows drawn since migration 0014 (insertPerturbation takes only
+ *   batchId), 1, 2, … in claim order in rows drawn before.
+ * - `draw_number`: the draw it plays (with the run's seed it seeds the draw): the batch_number of
+ *   its draw's first batch, its own unless it shares a draw.
+ * - `applied_number`: its place in the applied chain, 1, 2, … in the order the master applied the
+ *   reports; null until applied, and for a curvature pilot's batch.
  */
 export const spsaPerturbation = pgTable(
   "spsa_perturbation",

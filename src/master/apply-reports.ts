@@ -5,7 +5,7 @@ import { lastReportedBatches, recordApplied } from "../db/applied-chain.js";
 import { optionRunOf, setRunTheta, type OptionRunRow } from "../db/option-run.js";
 import { thetaArray } from "../db/stored-values.js";
 import { pilotFactor } from "../db/option-pilot.js";
-import { currentTheta, writesTheta, type HeldTheta } from "./held-theta.js";
+import { currentTheta, writesTheta, type CachedTheta } from "./cached-theta.js";
 import { paramsAt } from "../spsa/option-batches.js";
 import { BatchSteps, batchWindow } from "../spsa/batch-step.js";
 import type { Values } from "../types/spsa.js";
@@ -44,7 +44,7 @@ interface Applied {
 export async function applyReports(
   sql: postgres.Sql,
   runOrId: number | OptionRunRow,
-  held?: HeldTheta,
+  cached?: CachedTheta,
 ): Promise<number> {
   // The master passes the run it holds: a large run's parameter list is not read again at every poll.
   const run = typeof runOrId === "number" ? await optionRunOf(sql, runOrId) : runOrId;
@@ -58,14 +58,14 @@ export async function applyReports(
       names: run.names,
       apply: async (tx, batches) => {
         const toApply = batches.filter(unapplied);
-        const after = toApply.length > 0 ? await applyInOrder(tx, run, toApply, held) : undefined;
+        const after = toApply.length > 0 ? await applyInOrder(tx, run, toApply, cached) : undefined;
         await dropUnplayedValues(tx, run.runId);
         return after;
       },
-      // Held once the fold committed: a rolled back fold leaves the held θ as it was.
+      // Cached once the fold committed: a rolled back fold leaves the cached θ as it was.
       committed: (after) => {
         if (!after) return;
-        held?.hold(after.applied, after.theta, after.written);
+        cached?.keep(after.applied, after.theta, after.written);
         total += after.count;
       },
     },
@@ -78,11 +78,11 @@ async function applyInOrder(
   tx: postgres.TransactionSql,
   run: OptionRunRow,
   toApply: readonly Unapplied[],
-  held: HeldTheta | undefined,
+  cached: CachedTheta | undefined,
 ): Promise<Applied> {
   const { runId } = run;
   const adaptive = run.gains.adaptive !== undefined && run.gains.adaptive.mode !== "off";
-  const { theta: start, applied: before } = await currentTheta(tx, run, held);
+  const { theta: start, applied: before } = await currentTheta(tx, run, cached);
   // The adaptive gains of each batch come from the batches applied before it: read once, then
   // carried along as this transaction applies more; raised by the curvature pilot's factor
   // once it is measured (src/master/option-pilot.ts).
@@ -112,7 +112,7 @@ async function applyInOrder(
     });
   }
   const last = before + toApply.length;
-  const written = writesTheta(run, held, last) || toApply.some((_, i) => (before + i + 1) % run.thetaEvery === 0);
+  const written = writesTheta(run, cached, last) || toApply.some((_, i) => (before + i + 1) % run.thetaEvery === 0);
   if (written) await setRunTheta(tx, runId, theta, last);
   return { count: toApply.length, applied: last, theta, written };
 }

@@ -225,7 +225,7 @@ async function startBuild(master: MasterContext, loop: BuildLoop, k: number, sta
   const drawn = await drawIteration(master, loop.current, k, staleness, await loop.opponentOf(k));
   crashPoint("build-starting");
   // A master that stalled and lost the run to another one never builds.
-  await db.retrying(() => options.hold.confirm());
+  await db.retrying(() => options.lease.confirm());
   loop.builds.start(k, (slot, signal) => buildIteration(master, drawn, slot, signal));
 }
 

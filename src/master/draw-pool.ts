@@ -3,7 +3,7 @@ import { lockOpenIteration } from "../db/iteration-lock.js";
 import { drawPoolState, insertOpenBatch, insertPerturbation } from "../db/draw-pool-rows.js";
 import type { OptionRunRow } from "../db/option-run.js";
 import { pilotDrawState } from "../db/option-pilot.js";
-import { currentTheta, type HeldTheta } from "./held-theta.js";
+import { currentTheta, type CachedTheta } from "./cached-theta.js";
 import { activeGameSlots } from "../db/workers.js";
 import { drawBatch, drawSpan, paramsAt, signBits } from "../spsa/option-batches.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
@@ -38,7 +38,7 @@ export async function topUpDraws(
   run: OptionRunRow & { seed: string },
   targetGames: number,
   batchGames: number,
-  held?: HeldTheta,
+  cached?: CachedTheta,
 ): Promise<number> {
   const slots = await activeGameSlots(sql);
   const drawn = await sql.begin(async (tx) => {
@@ -51,8 +51,8 @@ export async function topUpDraws(
     const piloting = pilot !== undefined && !pilot.measured;
     const until = piloting ? Math.min(targetGames, allocated + (run.pilotGames ?? 0) - pilot.allocated) : targetGames;
     if (allocated >= until) return 0;
-    // θ only when drawing, and the held one while it is current: a large run's θ is the biggest read of a poll.
-    const { theta, applied } = await currentTheta(tx, run, held);
+    // θ only when drawing, and the cached one while it is current: a large run's θ is the biggest read of a poll.
+    const { theta, applied } = await currentTheta(tx, run, cached);
     const params = paramsAt(run, theta);
     let before = allocated;
     let count = 0;
@@ -77,7 +77,6 @@ export async function topUpDraws(
         await insertPerturbation(tx, run.names, {
           batchId,
           runId: run.runId,
-          batchNumber: batchId,
           drawNumber: draw.number,
           games,
           k: draw.drawn.k,

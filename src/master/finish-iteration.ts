@@ -43,7 +43,7 @@ export async function finishIteration(
     return { ...updated, newValues: { ...theta, ...updated.newValues } };
   };
   const result = await db.retrying(() =>
-    options.hold.transaction((tx) =>
+    options.lease.transaction((tx) =>
       completeIteration(tx, {
         runId: run.id,
         iterationId: iteration.id,

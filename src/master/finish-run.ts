@@ -21,7 +21,7 @@ export async function finishRun(
 ): Promise<MasterSummary> {
   const { options, run, db, log } = master;
   await finishTransfers(master, params);
-  await db.retrying(() => options.hold.transaction((tx) => markRunComplete(tx, run.id)));
+  await db.retrying(() => options.lease.transaction((tx) => markRunComplete(tx, run.id)));
   log(`run "${run.name}" complete: ${options.config.spsa.maxIterations} iterations`);
   const final = await finalValues(master, params, iterations);
   const shipped = await shipCandidate(master, params);

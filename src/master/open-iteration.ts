@@ -132,9 +132,9 @@ export async function openIteration(
     { plus: built.plus, minus: built.minus, ...(reference && { reference }) },
   );
   const plan = reference ? planReferenceBatchSizes : planBatchSizes;
-  // The binaries stored and named in one transaction, which commits only while this master holds the run.
+  // The binaries stored and named in one transaction, which commits only while this master has the run's lease.
   await db.retrying(() =>
-    options.hold.transaction(async (tx) => {
+    options.lease.transaction(async (tx) => {
       await storeBinaries(tx, [built.plus, built.minus, ...(reference ? [reference] : [])]);
       return insertIteration(tx, {
         runId: run.id,

@@ -22,7 +22,7 @@ import { valuesOf } from "../params/params.js";
 import { insertIteration, iterationCount, readPlayedWith } from "../db/iterations.js";
 import { StatusLine, withSpinner } from "../core/status-line.js";
 import { applyReports } from "./apply-reports.js";
-import { HeldTheta, writeHeldTheta } from "./held-theta.js";
+import { CachedTheta, writeCachedTheta } from "./cached-theta.js";
 import { topUpDraws } from "./draw-pool.js";
 import { optionsMessage, signOptions } from "../signing/options-signature.js";
 import { signedEngines } from "../signing/binary-signature.js";
@@ -73,9 +73,12 @@ export function thetaEveryFor(count: number): number {
  * and ends the run at its game budget. A restart resumes.
  */
 export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
-  const parameters = optionParamsOf(options.params, options.paramsFile);
+  // Checked before the run is opened; taken again under the names the run holds (withStoredNames).
+  optionParamsOf(options.params, options.paramsFile);
   const opened = await openTuningRun(options);
-  return withTuningRun(options, opened, (master) => tune(master, opened.created, parameters));
+  return withTuningRun(options, opened, (master) =>
+    tune(master, opened.created, optionParamsOf(master.params, options.paramsFile)),
+  );
 }
 
 async function tune(
@@ -134,7 +137,7 @@ async function openOptionRun(
 ): Promise<OptionRunRow> {
   const { config } = options;
   // A master that stalled and lost the run to another one never builds.
-  await db.retrying(() => options.hold.confirm());
+  await db.retrying(() => options.lease.confirm());
   const enginePath = await engineBinary(config, run.name);
   const sha256 = sha256OfFile(enginePath);
   const gamesPerIteration = config.games.gamesPerIteration;
@@ -153,7 +156,7 @@ async function openOptionRun(
     pilotGames: optionPilotGames(config),
   });
   return db.retrying(() =>
-    options.hold.transaction(async (tx) => {
+    options.lease.transaction(async (tx) => {
       await storeBinaries(tx, [{ path: enginePath, sha256 }]);
       const iteration = await insertIteration(tx, {
         runId: run.id,
@@ -246,17 +249,17 @@ async function watch(
   const status = options.status ?? new StatusLine();
   const poll = new PollBackoff(options.config.database.pollIntervalMs);
   // θ as this master moved it: not read back nor written at every batch of a large run.
-  const held = new HeldTheta();
+  const cached = new CachedTheta();
   let seen = -1;
   let synced = Date.now();
   try {
     for (;;) {
       options.signal?.throwIfAborted();
       const iteration = await db.retrying(async (sql) => {
-        await options.hold.stillHeld();
+        await options.lease.stillLeased();
         await expireLeases(sql);
         // θ and the carrier's counters move together: a batch is counted as it is applied.
-        await applyReports(sql, optionRun, held);
+        await applyReports(sql, optionRun, cached);
         // What the reports say about each worker (docs/bad-workers.md): a suspect's next reports are set aside.
         await review.afterApply();
         // The curvature pilot measured once its games are in: the draws below go on past it.
@@ -269,14 +272,14 @@ async function watch(
           { ...optionRun, seed: run.seed },
           carrier.targetGames,
           options.config.games.batchSize,
-          held,
+          cached,
         );
         return carrier;
       });
       if (iteration.gamesPlayed !== seen) poll.reset();
       const finished = iteration.gamesPlayed >= iteration.targetGames;
       if (finished) {
-        await db.retrying((sql) => writeHeldTheta(sql, optionRun, held));
+        await db.retrying((sql) => writeCachedTheta(sql, optionRun, cached));
         await db.retrying((sql) => completeOptionRun(sql, optionRun));
       }
       seen = iteration.gamesPlayed;

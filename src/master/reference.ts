@@ -82,7 +82,7 @@ export async function runReference(master: MasterContext): Promise<BuiltEngine |
   const signature = options.signingKey.signMessage(referenceMessage(run.uid, engine.sha256));
   // Stored and recorded in one transaction: the run's reference is kept while the run is active.
   const recorded = await db.retrying(() =>
-    options.hold.transaction(async (tx) => {
+    options.lease.transaction(async (tx) => {
       await storeBinaries(tx, [engine]);
       return recordReference(tx, run.id, { ...engine, signature });
     }),

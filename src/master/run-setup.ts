@@ -4,12 +4,13 @@ import { openRun, type RunRow } from "../db/runs.js";
 import { DatabaseHandle } from "../postgres/database-handle.js";
 import { sweepBuilds } from "../engine-build/retention.js";
 import { crashPoint } from "./crash-points.js";
-import { describeRunHolder, heldError, masterIdentity, RunHold, takeRun } from "./run-hold.js";
+import { describeLeaseOwner, leasedError, masterIdentity, RunLease, takeRun } from "./run-lease.js";
 import { InputError } from "../core/errors.js";
 import type { StatusLine } from "../core/status-line.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 import { updateParamValues } from "../params/params-update.js";
 import { valuesOf, type Param } from "../params/params.js";
+import { withStoredNames } from "../params/element-names.js";
 import type { Database } from "../postgres/connection.js";
 import type { SigningKey } from "../signing/key-file.js";
 import type { TuningConfig } from "../types/config.js";
@@ -34,8 +35,8 @@ export interface MasterOptions {
   signal?: AbortSignal;
 }
 
-/** A master's options once it holds its run: its writes go through `hold` (src/master/run-hold.ts). */
-export type HeldOptions = MasterOptions & { hold: RunHold };
+/** A master's options once it has its run's lease: its writes go through `lease` (src/master/run-lease.ts). */
+export type LeasedOptions = MasterOptions & { lease: RunLease };
 
 export interface MasterSummary {
   runName: string;
@@ -48,32 +49,32 @@ export function masterLog(options: MasterOptions): (line: string) => void {
   return options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 }
 
-/** A run this master opened and holds: `hold.signal` replaces the master's own signal from here on. */
+/** A run this master opened and has the lease of: `lease.signal` replaces the master's own signal from here on. */
 export interface OpenedTuningRun {
   run: RunRow;
   created: boolean;
   params: Param[];
-  hold: RunHold;
+  lease: RunLease;
   /** The database as the master reached it to open the run (stopped by the master's own signal). */
   db: DatabaseHandle;
   log: (line: string) => void;
 }
 
-/** What a master's steps work with once it holds its run (src/master/run-hold.ts). */
+/** What a master's steps work with once it has its run's lease (src/master/run-lease.ts). */
 export interface MasterContext {
-  options: HeldOptions;
+  options: LeasedOptions;
   run: RunRow;
   /** The run's parameters as the master opened it: their θ then (the steps move θ on, and pass it apart). */
   params: Param[];
-  /** The database, retried through outages, stopped by the hold's signal. */
+  /** The database, retried through outages, stopped by the lease's signal. */
   db: DatabaseHandle;
   log: (line: string) => void;
 }
 
 /**
  * The run of this name, resumed or started from params.toml, and its parameters at the run's θ;
- * the run becomes this master's (refused while another live master holds it). Release the hold
- * when done (`withTuningRun`).
+ * the run becomes this master's (refused while another live master has its lease). Release the
+ * lease when done (`withTuningRun`).
  */
 export async function openTuningRun(options: MasterOptions): Promise<OpenedTuningRun> {
   const log = masterLog(options);
@@ -90,21 +91,21 @@ export async function openTuningRun(options: MasterOptions): Promise<OpenedTunin
       master: takeRun(identity),
     }),
   );
-  if (opened.heldBy) throw heldError(options.runName, opened.heldBy);
+  if (opened.leasedBy) throw leasedError(options.runName, opened.leasedBy);
   const { run, created, tookOverFrom } = opened;
-  const hold = new RunHold(options.database, run, identity, options.signal);
+  const lease = new RunLease(options.database, run, identity, options.signal);
   if (tookOverFrom)
-    log(`run "${run.name}": taken over from ${describeRunHolder(tookOverFrom)}: it is gone, or missed its heartbeats`);
+    log(`run "${run.name}": taken over from ${describeLeaseOwner(tookOverFrom)}: it is gone, or missed its heartbeats`);
   try {
-    return { run, created, params: withValues(options.params, run, options.paramsFile, log), hold, db, log };
+    return { run, created, params: withValues(options.params, run, options.paramsFile, log), lease, db, log };
   } catch (error) {
-    await hold.release();
+    await lease.release();
     throw error;
   }
 }
 
 /**
- * Runs a master's work on its run: under the run's hold (its signal in place of the master's),
+ * Runs a master's work on its run: under the run's lease (its signal in place of the master's),
  * which is released at the end, on a stop or an error. A master that lost the run stops with
  * the error that says so, whatever its work was doing when it learnt it.
  */
@@ -113,29 +114,33 @@ export async function withTuningRun<T>(
   opened: OpenedTuningRun,
   work: (master: MasterContext) => Promise<T>,
 ): Promise<T> {
-  const { hold, run, params, log } = opened;
+  const { lease, run, params, log } = opened;
   try {
     return await work({
-      options: { ...options, signal: hold.signal, hold },
+      options: { ...options, signal: lease.signal, lease },
       run,
       params,
-      db: opened.db.stoppedBy(hold.signal),
+      db: opened.db.stoppedBy(lease.signal),
       log,
     });
   } catch (error) {
-    throw hold.lost ?? error;
+    throw lease.lost ?? error;
   } finally {
-    await hold.release();
+    await lease.release();
   }
 }
 
 /**
  * θ comes from the database; params.toml supplies bounds, steps and targets. A parameter new
  * in params.toml joins the run at its value; one removed from it is refused, since its constant
- * would silently fall back to the engine's default (freeze it instead).
+ * would silently fall back to the engine's default (freeze it instead). A parameter the run
+ * holds under its element's former name (`KNIGHT_VALUE_0` for `[KNIGHT_VALUE_MG]`) keeps that
+ * name in the run (withStoredNames).
  */
-function withValues(params: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
+function withValues(tables: Param[], run: RunRow, paramsFile: string, log: (line: string) => void): Param[] {
   const stored = run.currentParameters;
+  const { params, renamed } = withStoredNames(tables, stored);
+  for (const r of renamed) log(`[${r.table}] is ${r.stored} in run "${run.name}", which started under that name`);
   const names = new Set(params.map((p) => p.name));
   const removed = Object.keys(stored).filter((name) => !names.has(name));
   if (removed.length > 0) {

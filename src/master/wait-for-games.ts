@@ -47,7 +47,7 @@ export async function waitForGames(
     for (;;) {
       options.signal?.throwIfAborted();
       const seen = row.gamesPlayed;
-      await db.retrying(() => options.hold.stillHeld());
+      await db.retrying(() => options.lease.stillLeased());
       row = await db.retrying(async (sql) => {
         // A dead worker's games are handed out again, whoever looks first.
         await expireLeases(sql);

@@ -6,10 +6,12 @@ import { lineAt } from "../rust-constants/lexer.js";
 import { readCrateAliases } from "../rust-constants/crate-aliases.js";
 import { typeRange } from "../rust-constants/rust-types.js";
 import type { ParamEntry } from "./params-writer.js";
+import { elementSuffix } from "./element-names.js";
 
 /**
  * Every number literal at the top level of a constants file, alone or as an element of an
- * array or tuple (at any depth), as a params.toml entry with a proposed range and step.
+ * array or tuple (at any depth), as a params.toml entry with a proposed range and step, named
+ * as the engine's UCI option of it is (elementSuffix: `KNIGHT_VALUE_MG`, `ALPHA_PRUNE_MARGINS_1`).
  * Values that are not literals (derived from another constant, built by a `const fn`,
  * casts, expressions, repeat arrays) and literals whose Rust type cannot be told are skipped,
  * each with the reason the tuner itself would give.
@@ -21,13 +23,13 @@ export function paramsFromConstants(source: string, file: string): { entries: Pa
   /** One line per constant or element left out: what, where, why. */
   const skipped: string[] = [];
   for (const item of parsed.constants) {
-    const walk = (node: ValueNode, index: number[]): void => {
+    const walk = (node: ValueNode, index: number[], param: string): void => {
       if (node.kind === "literal") {
-        targets.push({ param: [item.name, ...index].join("_"), constant: item.name, index, type: node.literal.type });
+        targets.push({ param, constant: item.name, index, type: node.literal.type });
         return;
       }
       if ("items" in node) {
-        node.items.forEach((child, i) => walk(child, [...index, i]));
+        node.items.forEach((child, i) => walk(child, [...index, i], param + elementSuffix(node, i)));
         return;
       }
       const what = `${item.name}${index.map((i) => `[${i}]`).join("")}`;
@@ -40,7 +42,7 @@ export function paramsFromConstants(source: string, file: string): { entries: Pa
         `${what} (line ${lineAt(source, node.start)}): ${derived}${node.description.replace(/; write .*$/, "")}`,
       );
     };
-    walk(item.value, []);
+    walk(item.value, [], item.name);
   }
   const { located, problems } = inspectTargets(source, targets, file, readCrateAliases(crateSourceDir(file)));
   skipped.push(...problems.map((problem) => problem.message));

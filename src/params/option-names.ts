@@ -1,7 +1,8 @@
 import type { OptionDraw, OptionParams, Values } from "../types/spsa.js";
 import type { Param } from "./params.js";
-import { parseRustItems, type ValueNode } from "../rust-constants/parser.js";
+import { parseRustItems } from "../rust-constants/parser.js";
 import { InputError } from "../core/errors.js";
+import { elementSuffix } from "./element-names.js";
 
 /** How one params.toml parameter reaches the engine without a rebuild: a UCI spin option. */
 export interface OptionTarget {
@@ -13,9 +14,10 @@ export interface OptionTarget {
 
 /**
  * The UCI option of each parameter: its `option` key, or the name minnow derives from the
- * constant (engines/minnow/README.md, "Option names"): `NAME`, `NAME_<i>` for an array element, `NAME_MG` /
- * `NAME_EG` for a tuple's two members, and `_X100` (value × 100) for a float. The
- * constants file tells an array from a tuple; a parameter it cannot place needs `option`.
+ * constant (engines/minnow/README.md, "Option names"): the element's name (elementSuffix: `NAME`,
+ * `NAME_<i>` for an array element, `NAME_MG` / `NAME_EG` for a pair's two members), and `_X100`
+ * (value × 100) for a float. The constants file tells an array from a tuple; a parameter it
+ * cannot place needs `option`.
  */
 export function optionTargets(
   params: readonly Param[],
@@ -29,7 +31,7 @@ export function optionTargets(
     let option = param.constant;
     for (const i of param.index) {
       if (node === undefined || (node.kind !== "array" && node.kind !== "tuple")) break;
-      option += tupleSuffix(node, i) ?? `_${i}`;
+      option += elementSuffix(node, i);
       node = node.items[i];
     }
     if (node?.kind !== "literal")
@@ -41,12 +43,6 @@ export function optionTargets(
       ? { param: param.name, option: `${option}_X100`, scale: 100 }
       : { param: param.name, option, scale: 1 };
   });
-}
-
-/** A two-member tuple is an (mg, eg) pair in minnow's convention. */
-function tupleSuffix(node: ValueNode & { items: ValueNode[] }, index: number): string | undefined {
-  if (node.kind !== "tuple" || node.items.length !== 2) return undefined;
-  return index === 0 ? "_MG" : "_EG";
 }
 
 /** Each parameter's option value for θ: scaled and, for an int parameter, rounded as a build would. */

@@ -1,4 +1,7 @@
 import { InputError } from "../core/errors.js";
+import { parseToml } from "../core/toml-file.js";
+import { formerElementName } from "./element-names.js";
+import { parseParams, type Param } from "./params.js";
 
 /** A table header `[name]` or array-of-tables header `[[name]]`, possibly with a trailing comment. */
 const HEADER = /^\s*\[(\[?)\s*([^[\]]*?)\s*\]\]?\s*(?:#[^\n]*)?$/;
@@ -7,11 +10,41 @@ const VALUE_LINE = /^(\s*(?:value|"value")\s*=\s*)([^#\s][^#]*?)(\s*(?:#[^\n]*)?
 
 /**
  * Rewrites the `value = …` line of each named parameter table in params.toml text, keeping
- * every other byte (comments, order, spacing, line endings). Throws an InputError when a
- * table or its `value` key is missing. Only the `[NAME]` + `value = …` layout is supported.
+ * every other byte (comments, order, spacing, line endings). A name with no table of its own
+ * may be the former name of a table's element (formerElementName: `KNIGHT_VALUE_0` for
+ * `[KNIGHT_VALUE_MG]`, constant KNIGHT_VALUE, index 0), as a run started from an older
+ * params.toml holds it. Throws an InputError when a table or its `value` key is missing. Only
+ * the `[NAME]` + `value = …` layout is supported.
  */
 export function updateParamValues(text: string, values: Readonly<Record<string, number>>, fileName: string): string {
   const lines = text.split("\n");
+  const { pending, seenTables } = rewriteValueLines(lines, values, fileName);
+  if (pending.size > 0) {
+    const tables = tablesByFormerName(text, fileName);
+    const again = [...pending].flatMap((name) => {
+      const table = tables.get(name);
+      return table === undefined || table in values ? [] : [{ name, table }];
+    });
+    if (again.length > 0) {
+      rewriteValueLines(lines, Object.fromEntries(again.map((a) => [a.table, values[a.name] ?? Number.NaN])), fileName);
+      for (const { name } of again) pending.delete(name);
+    }
+  }
+  for (const name of pending) {
+    throw new InputError(
+      `${fileName}: [${name}]`,
+      seenTables.has(name) ? "has no `value = …` line to update" : "table not found",
+    );
+  }
+  return lines.join("\n");
+}
+
+/** Rewrites `lines` in place; returns the names whose value line was not found, and the tables seen. */
+function rewriteValueLines(
+  lines: string[],
+  values: Readonly<Record<string, number>>,
+  fileName: string,
+): { pending: Set<string>; seenTables: Set<string> } {
   const pending = new Set(Object.keys(values));
   const seenTables = new Set<string>();
   let table: string | undefined;
@@ -35,13 +68,23 @@ export function updateParamValues(text: string, values: Readonly<Record<string, 
       pending.delete(table);
     }
   }
-  for (const name of pending) {
-    throw new InputError(
-      `${fileName}: [${name}]`,
-      seenTables.has(name) ? "has no `value = …` line to update" : "table not found",
-    );
+  return { pending, seenTables };
+}
+
+/** Each element table's former name (formerElementName) and the table; empty when the text is no params.toml. */
+function tablesByFormerName(text: string, fileName: string): Map<string, string> {
+  let params: Param[];
+  try {
+    params = parseParams({ file: fileName, text, data: parseToml(fileName, text) });
+  } catch {
+    return new Map();
   }
-  return lines.join("\n");
+  return new Map(
+    params.flatMap((p) => {
+      const former = formerElementName(p);
+      return former === undefined || former === p.name ? [] : [[former, p.name] as const];
+    }),
+  );
 }
 
 function unquote(key: string): string {

@@ -1,7 +1,8 @@
 import { Chess, DEFAULT_POSITION } from "chess.js";
 import type { Color } from "../types/play.js";
 
-export { DEFAULT_POSITION as START_FEN };
+/** The standard starting position's FEN (chess.js's DEFAULT_POSITION, under the one name this code uses). */
+export const START_FEN: string = DEFAULT_POSITION;
 
 /**
  * chess.js internals used on the hot path (see src/play/README.md). chess.js is pinned to
@@ -75,7 +76,7 @@ export class Position {
    */
   private materialChanged = true;
 
-  constructor(fen: string = DEFAULT_POSITION) {
+  constructor(fen: string = START_FEN) {
     this.chess = new Chess(fen);
     this.internals = this.chess as unknown as ChessInternals;
   }

@@ -9,15 +9,7 @@
 import { measuredElo, update } from "./math.js";
 import { stepFactor } from "./adaptive.js";
 import { pilotBatchScale } from "./option-pilot.js";
-import type {
-  DrawnResult,
-  IterationResult,
-  ReportedBatch,
-  SpsaMathConfig,
-  SpsaParam,
-  UpdateResult,
-  Values,
-} from "../types/spsa.js";
+import type { DrawnResult, IterationResult, SpsaMathConfig, SpsaParam, UpdateResult, Values } from "../types/spsa.js";
 
 /**
  * A reported batch's step from the θ of now (`paramsNow`), which other batches may have
@@ -68,8 +60,8 @@ export function batchStepFactor(
  * draw's first batch: the adaptive scale reads a shared draw as one sample, as build mode reads
  * an iteration; pooling batches of different draws would cancel their signals (docs/uci-options.md).
  */
-export function pooledByDraw(results: readonly DrawnResult[]): ReportedBatch[] {
-  const pooled = new Map<number, ReportedBatch>();
+export function pooledByDraw(results: readonly DrawnResult[]): IterationResult[] {
+  const pooled = new Map<number, IterationResult>();
   for (const r of results) {
     const p = pooled.get(r.drawNumber) ?? { plusWins: 0, minusWins: 0, draws: 0 };
     pooled.set(r.drawNumber, {

@@ -15,7 +15,7 @@ import {
   type VerificationResult,
 } from "../db/run-status.js";
 import { countFaultedGames } from "../db/faulted-games.js";
-import { runHolder } from "../db/runs.js";
+import { runLeaseOwner } from "../db/runs.js";
 import { readShipCheck, type ShipCheckRow } from "../db/ship-checks.js";
 import { describeShipCheck } from "../verification/ship-text.js";
 import { readTransfers } from "../db/transfers.js";
@@ -75,7 +75,10 @@ export interface RunStatus {
    * against minus. Each of `recent` then has both sides' results against it.
    */
   reference: { engine: string; path: string | null; sha256: string | null } | null;
-  /** The master holding the run (src/master/run-hold.ts): its host, pid, since when, its last heartbeat (`lapsed`: it missed them); null: none runs it. */
+  /**
+   * The master that has the run's lease (src/master/run-lease.ts): its host, pid, since when, its
+   * last heartbeat (`lapsed`: it missed them); null: none runs it.
+   */
   master: { host: string; pid: number | null; since: string; secondsAgo: number; lapsed: boolean } | null;
   iteration: {
     /** The latest iteration started (0: none yet). */
@@ -221,7 +224,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     batchElo(sql, run.id, { latest: options.recentCount ?? 8 }),
     readShipCheck(sql, run.id),
     readTransfers(sql, run.id),
-    runHolder(sql, run.id),
+    runLeaseOwner(sql, run.id),
     readRunWorkers(sql, run.id, rateMinutes),
     // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
     run.reference === null ? pilotIterations(sql, run.id, configuredPilots(run)) : [],

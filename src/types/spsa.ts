@@ -174,11 +174,8 @@ export interface DrawnBatch extends Perturbation {
   k: number;
 }
 
-/** A reported batch as the adaptive gains read it: its game counts. */
-export type ReportedBatch = IterationResult;
-
 /** A reported batch's result and the draw it played (AppliedBatch.drawNumber): the adaptive scale reads one draw's batches pooled. */
-export type DrawnResult = ReportedBatch & { drawNumber: number };
+export type DrawnResult = IterationResult & { drawNumber: number };
 
 /** One parameter's settings as an iteration played them. */
 export type ParamSettings = Pick<SpsaParam, "min" | "max" | "step" | "type"> & { frozen: boolean };
@@ -212,7 +209,7 @@ export interface ChainRun extends OptionList {
 export interface AppliedBatch {
   /** 1, 2, …: its place in the order the master applied the reports. */
   appliedNumber: number;
-  /** The batch row's id: unique in the run. */
+  /** Its number in the run (spsa_perturbation.batch_number: the batch row's id since migration 0014). */
   batchNumber: number;
   /** With the run's seed it seeds the draw: the batchNumber of the draw's first batch (its own unless it shares a draw). */
   drawNumber: number;

@@ -1,4 +1,5 @@
 import type { Param } from "../params/params.js";
+import { withStoredNames } from "../params/element-names.js";
 import type { Database } from "../postgres/connection.js";
 import { DatabaseHandle } from "../postgres/database-handle.js";
 import { findRunningVerification } from "../db/verifications.js";
@@ -33,8 +34,6 @@ export interface VerifyOptions {
   signal?: AbortSignal;
 }
 
-export type VerifyResult = FinishedVerification;
-
 /** Why spsa verify refuses a UCI-option run, and what plays its θ instead (the dashboard says the same). */
 export const OPTION_RUN_REFUSAL = (name: string) =>
   "is a UCI-option run: spsa verify builds engines from θ and cannot play option values yet. " +
@@ -46,7 +45,7 @@ export const OPTION_RUN_REFUSAL = (name: string) =>
  * each other as an ordinary iteration of a carrier run, so verification scales out like
  * tuning; stops at the game count or when the SPRT decides. A rerun resumes a killed one.
  */
-export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
+export async function runVerify(options: VerifyOptions): Promise<FinishedVerification> {
   const { database } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sql = database.sql;
@@ -79,7 +78,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     refuseRepeatedGames({ games: options.games, book, bookFile, limits: options.limits, flag: "--games" });
     const fromValues = await thetaOf(sql, run, options.from);
     const toValues = await thetaOf(sql, run, options.to);
-    row = await startVerification(match, run, { fromLabel, toLabel, fromValues, toValues });
+    // The run's names for params.toml's parameters (an element it holds under its former name).
+    const named = { ...match, params: withStoredNames(params, fromValues).params };
+    row = await startVerification(named, run, { fromLabel, toLabel, fromValues, toValues });
     log(
       `verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`,
     );

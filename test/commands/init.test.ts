@@ -28,7 +28,7 @@ describe("spsa init", () => {
       step: 0.05625,
       index: [],
     });
-    expect(params.find((p) => p.name === "KNIGHT_VALUE_0")).toMatchObject({
+    expect(params.find((p) => p.name === "KNIGHT_VALUE_MG")).toMatchObject({
       constant: "KNIGHT_VALUE",
       index: [0],
       type: "int",
@@ -36,14 +36,14 @@ describe("spsa init", () => {
       min: 160,
       max: 640,
     });
-    expect(params.find((p) => p.name === "PASSED_PAWN_BONUS_5_1")).toMatchObject({
+    expect(params.find((p) => p.name === "PASSED_PAWN_BONUS_5_EG")).toMatchObject({
       constant: "PASSED_PAWN_BONUS",
       index: [5, 1],
       value: 80,
     });
     // A negative value keeps its sign; a zero gets ±20.
     expect(params.find((p) => p.name === "KING_OPEN_FILE_PENALTY")).toMatchObject({ value: -25, min: -50, max: -12 });
-    expect(params.find((p) => p.name === "PASSED_PAWN_BONUS_0_0")).toMatchObject({ value: 0, min: -20, max: 20 });
+    expect(params.find((p) => p.name === "PASSED_PAWN_BONUS_0_MG")).toMatchObject({ value: 0, min: -20, max: 20 });
     const text = readFileSync(out, "utf8");
     const lineOf = (marker: string) =>
       readFileSync(MINNOW_CONSTANTS, "utf8")
@@ -82,7 +82,7 @@ describe("spsa init", () => {
       "--only",
       "LMR_MIN_DEPTH, KING_ATTACK_WEIGHTS",
       "--match",
-      "^ROOK_VALUE_\\d$",
+      "^ROOK_VALUE_[ME]G$",
     ]);
     expect(result.exitCode, result.all).toBe(0);
     expect(result.stderr.trim()).toBe(
@@ -90,8 +90,8 @@ describe("spsa init", () => {
     );
     expect(loadParams(out).map((p) => p.name)).toEqual([
       "LMR_MIN_DEPTH",
-      "ROOK_VALUE_0",
-      "ROOK_VALUE_1",
+      "ROOK_VALUE_MG",
+      "ROOK_VALUE_EG",
       "KING_ATTACK_WEIGHTS_0",
       "KING_ATTACK_WEIGHTS_1",
       "KING_ATTACK_WEIGHTS_2",
@@ -99,7 +99,7 @@ describe("spsa init", () => {
     ]);
     // What is picked loads as spsa master loads it, with the proposals of the full file.
     expect(
-      loadRunInputs({ config: "config.toml", params: out }).params.find((p) => p.name === "ROOK_VALUE_1"),
+      loadRunInputs({ config: "config.toml", params: out }).params.find((p) => p.name === "ROOK_VALUE_EG"),
     ).toMatchObject({ constant: "ROOK_VALUE", index: [1] });
   });
 

@@ -7,7 +7,7 @@ import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { scheduleStep } from "../../src/spsa/option-batches.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
-import { HeldTheta, writeHeldTheta } from "../../src/master/held-theta.js";
+import { CachedTheta, writeCachedTheta } from "../../src/master/cached-theta.js";
 import { useMigratedDatabase } from "../support/database.js";
 import {
   clean,
@@ -78,7 +78,7 @@ async function seedOptionRun(sql: postgres.Sql, runName: string, target: number,
   };
   await insertOptionRun(sql, optionRun);
   const [{ seed } = { seed: "" }] = await sql<{ seed: string }[]>`select seed from spsa_run where id = ${run.id}`;
-  const draw = (held?: HeldTheta) => topUpDraws(sql, { ...optionRun, seed }, target, 4, held);
+  const draw = (cached?: CachedTheta) => topUpDraws(sql, { ...optionRun, seed }, target, 4, cached);
   await draw();
   return { run, iteration, gains, seed, draw, optionRun };
 }
@@ -273,24 +273,24 @@ describe("UCI-option mode: the master draws and moves θ, workers only play and 
         await sql<{ applied: number; theta: Record<string, number> }[]>`
       select o.theta_applied as applied, r.current_parameters as theta from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${run.id}`
       )[0]!;
-    // A master's polls: each applies the batch reported since and draws from the θ it holds.
-    const polls = async (held: HeldTheta, ks: number[]) => {
+    // A master's polls: each applies the batch reported since and draws from the θ it caches.
+    const polls = async (cached: CachedTheta, ks: number[]) => {
       for (const k of ks) {
         await playOne(k);
-        expect(await applyReports(sql, fullRun, held)).toBe(1);
-        await draw(held);
+        expect(await applyReports(sql, fullRun, cached)).toBe(1);
+        await draw(cached);
       }
     };
-    const first = new HeldTheta();
+    const first = new CachedTheta();
     await polls(first, [0, 1, 2]);
-    // Three applied, θ written after the second (a stored θ), held after the third.
+    // Three applied, θ written after the second (a stored θ), cached after the third.
     expect(first.applied).toBe(3);
     expect((await written()).applied).toBe(2);
-    // Killed: a new master (nothing held) replays the third batch from θ after the second, and goes on.
-    const second = new HeldTheta();
+    // Killed: a new master (nothing cached) replays the third batch from θ after the second, and goes on.
+    const second = new CachedTheta();
     await polls(second, [3, 4, 5]);
     expect(second.applied).toBe(6);
-    await writeHeldTheta(sql, fullRun, second);
+    await writeCachedTheta(sql, fullRun, second);
     expect(await written()).toEqual({ applied: 6, theta: second.theta });
     // Both masters' θ is the chain of the rows, drawn again and replayed independently.
     expect(await expectConsistentRun(sql, "held", seed)).toEqual(second.theta);

@@ -9,7 +9,7 @@ import { measuredElo, update } from "../../src/spsa/math.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
 import { drawBatch, drawSpan, scheduleStep } from "../../src/spsa/option-batches.js";
 import { applyBatch, batchStepFactor, batchWindow, pooledByDraw } from "../../src/spsa/batch-step.js";
-import type { OptionParams, ReportedBatch, SpsaParam } from "../../src/types/spsa.js";
+import type { IterationResult, OptionParams, SpsaParam } from "../../src/types/spsa.js";
 import { engineOptions, optionParamsOf } from "../../src/params/option-names.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-uci-"));
@@ -121,7 +121,7 @@ describe("adaptive gains in UCI-option mode", () => {
   const adaptive = { mode: "signal" as const, window: 4, floor: 0.2 };
   const batch = (plusWins: number, minusWins: number) => ({ plusWins, minusWins, draws: 16 - plusWins - minusWins });
   // Each its own draw.
-  const own = (results: readonly ReportedBatch[]) => results.map((r, drawNumber) => ({ ...r, drawNumber }));
+  const own = (results: readonly IterationResult[]) => results.map((r, drawNumber) => ({ ...r, drawNumber }));
 
   it("count the window in iterations' worth of games, and are off unless configured", () => {
     expect(batchWindow({ ...gains, adaptive }, 64, 16)).toBe(16);

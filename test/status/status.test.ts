@@ -144,7 +144,7 @@ describe("spsa status", () => {
   });
 
   it("text: one screen with the run, the workers and a sparkline per parameter", async () => {
-    // The master holding it (src/master/run-hold.ts), as one on host "box" records itself.
+    // The master that has its lease (src/master/run-lease.ts), as one on host "box" records itself.
     await sql`update spsa_run set master_session = 's', master_host = 'box', master_pid = 4242, master_since = now() - interval '1 hour',
       master_seen_at = now(), master_expires_at = now() + interval '30 seconds' where name = 'synthetic'`;
     const result = await spsa(["status", "--name", "synthetic"], { env });

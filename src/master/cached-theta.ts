@@ -8,22 +8,22 @@ import type { Values } from "../types/spsa.js";
 export const THETA_WRITE_MS = 10_000;
 
 /**
- * θ of a UCI-option run as its master holds it between polls: θ after `applied` batches. The
+ * θ of a UCI-option run as its master caches it between polls: θ after `applied` batches. The
  * master draws from it and moves it by each report, so a large run's θ (hundreds of kilobytes at
  * 10,000 parameters) is neither read nor written at every batch: spsa_run.current_parameters is
  * written at every fold of a run that stores θ after every batch, and else at every stored θ and
- * at least every THETA_WRITE_MS. A master that finds more batches applied than it holds (it was
+ * at least every THETA_WRITE_MS. A master that finds more batches applied than it cached (it was
  * restarted, or another master folded) takes the written θ if it is that one, or replays the
  * chain from the last stored θ (src/spsa/option-chain.ts).
  */
-export class HeldTheta {
+export class CachedTheta {
   applied = -1;
   theta: Values = {};
   /** When θ was last written to the run, and after how many batches. */
   writtenAt = 0;
   writtenApplied = -1;
 
-  hold(applied: number, theta: Values, written: boolean): void {
+  keep(applied: number, theta: Values, written: boolean): void {
     this.applied = applied;
     this.theta = theta;
     if (written) {
@@ -33,45 +33,51 @@ export class HeldTheta {
   }
 }
 
-/** θ after the batches applied so far, read under the fold's lock: the held θ if it is that one, else the written one, else replayed. */
+/**
+ * θ after the batches applied so far, read under the fold's lock: the cached θ if it is that one,
+ * else the written one, else replayed.
+ */
 export async function currentTheta(
   tx: postgres.TransactionSql,
   run: OptionRunRow,
-  held: HeldTheta | undefined,
+  cached: CachedTheta | undefined,
 ): Promise<{ applied: number; theta: Values }> {
   const { applied, thetaApplied } = await appliedState(tx, run.runId);
-  if (held?.applied === applied) return { applied, theta: held.theta };
+  if (cached?.applied === applied) return { applied, theta: cached.theta };
   if (thetaApplied === applied) {
     const { theta } = await runTheta(tx, run.runId);
-    held?.hold(applied, theta, true);
+    cached?.keep(applied, theta, true);
     return { applied, theta };
   }
   const chain = await readAppliedChain(tx, run.runId, { after: applied, through: applied });
   const theta = replayAppliedChain(chain.run, chain.start, chain.batches);
-  held?.hold(applied, theta, false);
+  cached?.keep(applied, theta, false);
   return { applied, theta };
 }
 
-/** Whether a fold that leaves θ after `applied` batches writes it to the run (see HeldTheta). */
-export function writesTheta(run: OptionRunRow, held: HeldTheta | undefined, applied: number): boolean {
+/** Whether a fold that leaves θ after `applied` batches writes it to the run (see CachedTheta). */
+export function writesTheta(run: OptionRunRow, cached: CachedTheta | undefined, applied: number): boolean {
   return (
-    held === undefined ||
+    cached === undefined ||
     run.thetaEvery === 1 ||
     applied % run.thetaEvery === 0 ||
-    Date.now() - held.writtenAt >= THETA_WRITE_MS
+    Date.now() - cached.writtenAt >= THETA_WRITE_MS
   );
 }
 
-/** Writes the held θ to the run if it is newer than the one written (the run's end: params.toml and status read it). */
-export async function writeHeldTheta(sql: postgres.Sql, run: OptionRunRow, held: HeldTheta): Promise<void> {
-  if (held.applied <= held.writtenApplied) return;
+/**
+ * Writes the cached θ to the run if it is newer than the one written (the run's end: params.toml
+ * and status read it).
+ */
+export async function writeCachedTheta(sql: postgres.Sql, run: OptionRunRow, cached: CachedTheta): Promise<void> {
+  if (cached.applied <= cached.writtenApplied) return;
   const written = await sql.begin(async (tx) => {
     // Under the fold's lock: only if no fold moved θ since (it holds the newer θ then).
     await tx`select id from spsa_run where id = ${run.runId} for no key update`;
     const { applied } = await appliedState(tx, run.runId);
-    if (applied !== held.applied) return false;
-    await setRunTheta(tx, run.runId, held.theta, held.applied);
+    if (applied !== cached.applied) return false;
+    await setRunTheta(tx, run.runId, cached.theta, cached.applied);
     return true;
   });
-  if (written) held.hold(held.applied, held.theta, true);
+  if (written) cached.keep(cached.applied, cached.theta, true);
 }

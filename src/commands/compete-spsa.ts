@@ -76,7 +76,8 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<Work
   });
   try {
     // Checked here, so a planted folder stops the worker before it claims, and again at each use (obtainBinary);
-    // after the database opened, so an unusable home is said as the database's error. Older versions' `binaries` folder is no longer used.
+    // after the database opened, so an unusable home is said as the database's error. Older
+    // versions' `binaries` folder is no longer used.
     const cache = new EngineCache(
       privateFolder(join(spsaHome(), "engine-cache"), "engine cache"),
       config?.worker.engineCache ?? DEFAULT_ENGINE_CACHE,

@@ -326,7 +326,10 @@ export function workerUrl(ownerUrl: string, role: string, password: string, tcp:
 
 const ANY_ADDRESS = new Set(["0.0.0.0", "::", "*"]);
 
-/** The embedded server as workers reach it: over TCP (`spsa db start --listen`), at --host or the address it listens on. */
+/**
+ * The embedded server as workers reach it: over TCP (`spsa db start --listen`), at --host or the
+ * address it listens on.
+ */
 function embeddedReach(host: string | undefined): Reach {
   const { listen, port } = embeddedEndpoint(embeddedServer());
   if (!listen) {

@@ -37,7 +37,10 @@ export interface ExportCommandOptions {
   log?: (line: string) => void;
 }
 
-/** `spsa export`: a run's θ as the engine's constants file, its history and parameters in other tools' formats, or its faulted games. */
+/**
+ * `spsa export`: a run's θ as the engine's constants file, its history and parameters in other
+ * tools' formats, or its faulted games.
+ */
 export async function exportCommand(options: ExportCommandOptions): Promise<void> {
   const out = options.write ?? ((text: string) => process.stdout.write(text));
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -62,13 +65,15 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
     const run = await requireRun(database.sql, options.name);
-    // θ to ship: the ship check's candidate when the run has one (else the run's θ), and a caution when it did not pass.
+    // θ to ship: the ship check's candidate when the run has one (else the run's θ), and a caution
+    // when it did not pass.
     const shipped =
       options.constants !== undefined || format === "openbench" || format === "fishtest"
         ? exportedTheta(run, await readShipCheck(database.sql, run.id))
         : undefined;
     if (shipped?.caution) log(`warning: run "${run.name}": ${shipped.caution}`);
-    // Transfer in the run: which parameters' gradients disagree between the tuning and the ship limits, before they are shipped.
+    // Transfer in the run: which parameters' gradients disagree between the tuning and the ship
+    // limits, before they are shipped.
     const transfer =
       shipped && summarizeTransfers(await readTransfers(database.sql, run.id), Object.keys(run.currentParameters));
     if (transfer) log(`note: run "${run.name}": ${transfer.summary}`);

@@ -21,7 +21,10 @@ export interface MatchOptions {
   games: number;
   /** Games at once; default: number of cores. */
   concurrency?: number;
-  /** Seconds per move, drawn uniformly per pair in [timelow, timehigh] (default 0.05–0.2) unless tc/nodes/depth is given. */
+  /**
+   * Seconds per move, drawn uniformly per pair in [timelow, timehigh] (default 0.05–0.2) unless
+   * tc/nodes/depth is given.
+   */
   timelow?: number;
   timehigh?: number;
   tc?: TimeControl;

@@ -45,9 +45,15 @@ export const DEFAULT_OUTSIDE_DELAY = outsideDelayPolicy(DEFAULT_OUTSIDE_DELAY_PO
  */
 export const DEFAULT_C_END = 3;
 export const DEFAULT_R_END = 0.003;
-/** With `adapt = "off"` the default r_end gives the steps per Elo of the plain-SPSA defaults these replaced (r 0.002 at c 1.5). */
+/**
+ * With `adapt = "off"` the default r_end gives the steps per Elo of the plain-SPSA defaults these
+ * replaced (r 0.002 at c 1.5).
+ */
 export const DEFAULT_R_END_PLAIN = 0.0005;
-/** Build mode's bound on iterations in flight (docs/in-flight.md: its staleness costs less than the idle slots it saves). */
+/**
+ * Build mode's bound on iterations in flight (docs/in-flight.md: its staleness costs less than the
+ * idle slots it saves).
+ */
 export const DEFAULT_MAX_STALENESS = 6;
 export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667, pilot: 1 };
 

@@ -3,7 +3,10 @@ import type { IterationSettings, PlayedWith, SpsaConfig, TuningConfig } from "..
 import type { SpsaParam, Values, PilotMeasure } from "../types/spsa.js";
 import { ADAPT_KEYS, configKey, SPSA_KEYS } from "./config.js";
 
-/** What an iteration records of config.toml and params.toml in its settings (the rest of it, in its row's columns, its caller writes). */
+/**
+ * What an iteration records of config.toml and params.toml in its settings (the rest of it, in its
+ * row's columns, its caller writes).
+ */
 export function settingsOf(
   config: TuningConfig,
   params: readonly Param[],

@@ -6,7 +6,10 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-/** "16.8 games/min  iteration ETA 1m17s  run ETA 2h05m": a rate (null or 0: unknown) and named ETAs (null: unknown), as progress lines show them. */
+/**
+ * "16.8 games/min  iteration ETA 1m17s  run ETA 2h05m": a rate (null or 0: unknown) and named ETAs
+ * (null: unknown), as progress lines show them.
+ */
 export function rateAndEtas(
   perMinute: number | null,
   etas: readonly { name: string; seconds: number | null }[],

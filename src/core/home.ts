@@ -7,7 +7,10 @@ export function packageRoot(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 }
 
-/** The tool's home: $SPSA_HOME, else `.spsa` in the checkout. The embedded server, the signing key and the engine cache live there. */
+/**
+ * The tool's home: $SPSA_HOME, else `.spsa` in the checkout. The embedded server, the signing key
+ * and the engine cache live there.
+ */
 export function spsaHome(home = process.env.SPSA_HOME): string {
   return resolve(home ?? join(packageRoot(), ".spsa"));
 }

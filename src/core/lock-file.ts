@@ -58,7 +58,10 @@ function readOwner(path: string): number | undefined {
   }
 }
 
-/** Whether the lock is held by a live process (a lock of a dead owner, or being written this very moment and old, is not). */
+/**
+ * Whether the lock is held by a live process (a lock of a dead owner, or being written this very
+ * moment and old, is not).
+ */
 export function lockHeld(path: string): boolean {
   const owner = readOwner(path);
   if (owner !== undefined) return processExists(owner);

@@ -36,7 +36,10 @@ export class StatusLine {
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-/** Shows a spinner with elapsed seconds while `work` runs on a terminal; elsewhere (logs) the label once, as it starts. */
+/**
+ * Shows a spinner with elapsed seconds while `work` runs on a terminal; elsewhere (logs) the label
+ * once, as it starts.
+ */
 export async function withSpinner<T>(
   label: string,
   work: Promise<T>,

@@ -15,7 +15,10 @@ import { dirname } from "node:path";
 export interface AtomicWriteOptions {
   /** The file's permissions, exactly (the umask does not apply). Default 0600: say 0644 for a file others may read. */
   mode?: number;
-  /** False: no flush to disk (fsync), for a file that costs nothing if a power cut loses it; readers still never see it half-written. Default true. */
+  /**
+   * False: no flush to disk (fsync), for a file that costs nothing if a power cut loses it; readers
+   * still never see it half-written. Default true.
+   */
   durable?: boolean;
 }
 

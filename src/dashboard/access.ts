@@ -2,7 +2,10 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { hostname, networkInterfaces } from "node:os";
 
-/** The cookie that stands for the token once a browser has shown it (the token itself is never stored in the browser). */
+/**
+ * The cookie that stands for the token once a browser has shown it (the token itself is never
+ * stored in the browser).
+ */
 export const COOKIE = "spsa_dashboard";
 
 const WILDCARD = new Set(["0.0.0.0", "::", ""]);

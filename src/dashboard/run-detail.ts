@@ -36,21 +36,35 @@ interface RunProgress {
   /** The page's charts (status.parameters) with their history; in a refresh only the points after `since`. */
   status: RunStatus;
   /**
-   * Per iteration (or group of iterations); a UCI-option run's per window of eloWindowGames games of its applied batches.
-   * In a refresh of a UCI-option run only the windows from the one holding batch `since` + 1 on (they replace the page's from there).
+   * Per iteration (or group of iterations); a UCI-option run's per window of eloWindowGames games
+   * of its applied batches.
+   * In a refresh of a UCI-option run only the windows from the one holding batch `since` + 1 on
+   * (they replace the page's from there).
    */
   elo: EloPoint[];
-  /** Games per minute over the run, in buckets of `bucketSeconds` (rateBucketSeconds), each point at its start in seconds since the run's; empty buckets are 0. */
+  /**
+   * Games per minute over the run, in buckets of `bucketSeconds` (rateBucketSeconds), each point at
+   * its start in seconds since the run's; empty buckets are 0.
+   */
   gamesRate: { bucketSeconds: number; points: { from: number; games: number; perMinute: number }[] };
-  /** The latest iterations with engine faults: a row per iteration, a column per counter and engine (the reference's in reference mode only). */
+  /**
+   * The latest iterations with engine faults: a row per iteration, a column per counter and engine
+   * (the reference's in reference mode only).
+   */
   faults: { headers: string[]; rows: number[][] };
   /** spsa_verification_result rows, with their limits in words (limits_text). */
   verifications: (VerificationResult & { limits_text: string })[];
   /** The latest kept games an engine fault decided (spsa export --faulted has their moves). */
   faultedGames: FaultedGameSummary[];
-  /** A UCI-option run's curvature pilot, as `spsa status` says it (its batches are not in the Elo chart); null without one. */
+  /**
+   * A UCI-option run's curvature pilot, as `spsa status` says it (its batches are not in the Elo
+   * chart); null without one.
+   */
   optionPilot: string | null;
-  /** Where the next refresh starts (`?since=`): the last history point, θ after this many applied batches (UCI-option mode) or completed iterations. */
+  /**
+   * Where the next refresh starts (`?since=`): the last history point, θ after this many applied
+   * batches (UCI-option mode) or completed iterations.
+   */
   cursor: number;
 }
 
@@ -75,7 +89,10 @@ export interface RunUpdate extends RunProgress {
 /** Kept faulted games listed on the run page. */
 const FAULTED_GAMES_LISTED = 20;
 
-/** The run page's first load: its charts are every parameter, or on a larger run the CHARTS_PER_PAGE that moved most, with the index to choose others. */
+/**
+ * The run page's first load: its charts are every parameter, or on a larger run the CHARTS_PER_PAGE
+ * that moved most, with the index to choose others.
+ */
 export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<RunDetail> {
   const status = await readRunStatus(sql, run, { samples: CHART_POINTS, listed: CHARTS_PER_PAGE });
   const [progress, played] = await Promise.all([
@@ -127,7 +144,8 @@ async function readProgress(
   since: number | undefined,
 ): Promise<RunProgress> {
   const bucket = Math.max(1, Math.ceil(status.iteration.completed / CHART_POINTS));
-  // A UCI-option run: its batches in windows, and its games by when they were reported (its one iteration completes at the end).
+  // A UCI-option run: its batches in windows, and its games by when they were reported (its one
+  // iteration completes at the end).
   const options = status.perturbations !== null;
   // From its first iteration's start: a run's games begin there.
   const start = status.games.startedAt === null ? run.createdAt : new Date(status.games.startedAt);
@@ -189,7 +207,10 @@ export function rateBucketSeconds(spanSeconds: number, iterations: number): numb
   return RATE_BUCKETS.find((width) => width >= least) ?? RATE_BUCKETS.at(-1)!;
 }
 
-/** Every bucket from the run's start to its end with its games per minute (the last one over its part that has passed). */
+/**
+ * Every bucket from the run's start to its end with its games per minute (the last one over its
+ * part that has passed).
+ */
 function ratePoints(
   rows: { bucket: number; games: number }[],
   bucketSeconds: number,

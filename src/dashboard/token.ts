@@ -1,7 +1,10 @@
 import { InputError } from "../core/errors.js";
 import { readPrivateFile } from "../core/read-private.js";
 
-/** The environment variable that holds the dashboard's token (a command line is visible to every local user in `ps`). */
+/**
+ * The environment variable that holds the dashboard's token (a command line is visible to every
+ * local user in `ps`).
+ */
 export const TOKEN_ENV = "SPSA_DASHBOARD_TOKEN";
 const MIN_LENGTH = 8;
 

@@ -114,7 +114,10 @@ export async function obtainBinary(
   return cached;
 }
 
-/** A binary larger cannot be in spsa_binary (a bytea holds at most 1 GiB): a larger file at the master's path is not read. */
+/**
+ * A binary larger cannot be in spsa_binary (a bytea holds at most 1 GiB): a larger file at the
+ * master's path is not read.
+ */
 const MAX_BINARY_BYTES = 1024 ** 3;
 
 /** Files of the engine cache this process hashed, by path: what they were then (inode, size, times). */

@@ -6,13 +6,19 @@ import { withFileLock } from "../core/lock-file.js";
 import { processExists } from "../core/process-exists.js";
 import { writeFileAtomic } from "../core/write-atomic.js";
 
-/** How much a worker's engine cache keeps: binaries and their bytes (`[worker] engine_cache_files`, `engine_cache_mb`). */
+/**
+ * How much a worker's engine cache keeps: binaries and their bytes (`[worker] engine_cache_files`,
+ * `engine_cache_mb`).
+ */
 export interface CacheBounds {
   files: number;
   bytes: number;
 }
 
-/** A binary of the cache is named by its sha256; a temp file of a write killed midway by that and 12 hex digits (writeFileAtomic). */
+/**
+ * A binary of the cache is named by its sha256; a temp file of a write killed midway by that and 12
+ * hex digits (writeFileAtomic).
+ */
 const BINARY = /^[0-9a-f]{64}$/;
 const TEMP = /^[0-9a-f]{64}\.[0-9a-f]{12}\.tmp$/;
 /** A temp file this old is left by a killed write (a write takes seconds). */
@@ -79,7 +85,10 @@ export class EngineCache {
     };
   }
 
-  /** Whether every one of these binaries is in the cache (then obtaining them adds nothing, and nothing needs evicting). */
+  /**
+   * Whether every one of these binaries is in the cache (then obtaining them adds nothing, and
+   * nothing needs evicting).
+   */
   holds(hashes: readonly string[]): boolean {
     return hashes.every((hash) => lstatSync(join(this.dir, hash), { throwIfNoEntry: false })?.isFile() ?? false);
   }
@@ -121,7 +130,10 @@ export class EngineCache {
     });
   }
 
-  /** What batches in flight use: this process's, and those of every live process sharing the folder (their lists of a dead process are removed). */
+  /**
+   * What batches in flight use: this process's, and those of every live process sharing the folder
+   * (their lists of a dead process are removed).
+   */
   private inUseEverywhere(): Set<string> {
     const inUse = new Set(this.uses.keys());
     const folder = join(this.dir, IN_USE);

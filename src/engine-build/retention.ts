@@ -14,7 +14,10 @@ import { playablePaths, pruneBinaries, reclaimBinarySpace } from "../db/binaries
  * before it runs it, so nothing half-removed is ever run.
  */
 
-/** The folders of a tuning run's builds in `<output_dir>/<run>/`: an iteration's `<k>/`, `reference/` (θ₀, or reference mode's), `options/` (a UCI-option run's engine). */
+/**
+ * The folders of a tuning run's builds in `<output_dir>/<run>/`: an iteration's `<k>/`,
+ * `reference/` (θ₀, or reference mode's), `options/` (a UCI-option run's engine).
+ */
 const RUN_BUILD = /^(\d+|reference|options)$/;
 /** Kept while the run is active: the master builds them once and every iteration of the run may name them. */
 const RUN_LONG = /^(reference|options)$/;
@@ -26,7 +29,10 @@ export function verificationFolder(outputDir: string, runName: string, stamp: nu
   return join(outputDir, "verify", `${runName}-${stamp}`);
 }
 
-/** The lock a verification holds on its folder from its build until its games are opened (withFileLock): no sweep removes the folder meanwhile. */
+/**
+ * The lock a verification holds on its folder from its build until its games are opened
+ * (withFileLock): no sweep removes the folder meanwhile.
+ */
 export function buildingLock(folder: string): string {
   return `${folder}.lock`;
 }

@@ -2,7 +2,8 @@ import type { FaultedGameRow } from "../db/faulted-games.js";
 import { printable, printableLines } from "../core/printable.js";
 import type { Values } from "../types/spsa.js";
 
-// A tag value is one line: its control characters (a worker's text) are shown as \xNN first, so the file is safe to print.
+// A tag value is one line: its control characters (a worker's text) are shown as \xNN first, so the
+// file is safe to print.
 const escape = (text: string) => printable(text).replace(/\\/g, "\\\\").replace(/"/g, '\\"');
 const theta = (values: Values) =>
   Object.keys(values)

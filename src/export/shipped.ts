@@ -7,7 +7,10 @@ export interface ExportedTheta {
   theta: Values;
   /** "the ship check's candidate (tail average …)" or "the run's θ". */
   source: string;
-  /** Said on stderr and written into the exported file as a comment: the candidate did not pass, or the check is not over. */
+  /**
+   * Said on stderr and written into the exported file as a comment: the candidate did not pass, or
+   * the check is not over.
+   */
   caution: string | undefined;
 }
 

@@ -18,7 +18,10 @@ type Unapplied = UnfoldedBatch & { ak: number; plus: Values; minus: Values };
 const unapplied = (b: UnfoldedBatch): b is Unapplied =>
   b.status === "done" && !b.applied && !b.pilot && b.ak !== null && b.plus !== null && b.minus !== null;
 
-/** What a fold's transaction applied: its batches (count), θ after the `applied` batches so far, and whether the run's row holds it. */
+/**
+ * What a fold's transaction applied: its batches (count), θ after the `applied` batches so far, and
+ * whether the run's row holds it.
+ */
 interface Applied {
   count: number;
   applied: number;

@@ -4,7 +4,10 @@ import { runTheta, setRunTheta, type OptionRunRow } from "../db/option-run.js";
 import { replayAppliedChain } from "../spsa/option-chain.js";
 import type { Values } from "../types/spsa.js";
 
-/** A large run's θ is written to spsa_run at most this long after it moved (and at every stored θ and the run's end). */
+/**
+ * A large run's θ is written to spsa_run at most this long after it moved (and at every stored θ
+ * and the run's end).
+ */
 export const THETA_WRITE_MS = 10_000;
 
 /**

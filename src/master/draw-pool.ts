@@ -17,7 +17,10 @@ import { WORK_CHANNEL } from "../postgres/channels.js";
  * (docs/uci-options.md measures what that costs).
  */
 
-/** Drawn batches the pool holds for `slots` game slots and batches of `batchGames`: ⌈slots / batch⌉ + 1, from 2 to 64. */
+/**
+ * Drawn batches the pool holds for `slots` game slots and batches of `batchGames`: ⌈slots / batch⌉
+ * + 1, from 2 to 64.
+ */
 export function poolSize(slots: number, batchGames: number): number {
   return Math.min(64, Math.max(2, Math.ceil(slots / batchGames) + 1));
 }
@@ -46,7 +49,8 @@ export async function topUpDraws(
     const { open, allocated } = await drawPoolState(tx, run.iterationId);
     const wanted = poolSize(slots, batchGames) - open;
     if (wanted <= 0 || allocated >= targetGames) return 0;
-    // The curvature pilot's games first, and alone: nothing else is drawn until its measure is stored (src/master/option-pilot.ts).
+    // The curvature pilot's games first, and alone: nothing else is drawn until its measure is
+    // stored (src/master/option-pilot.ts).
     const pilot = (run.pilotGames ?? 0) > 0 ? await pilotDrawState(tx, run.runId) : undefined;
     const piloting = pilot !== undefined && !pilot.measured;
     const until = piloting ? Math.min(targetGames, allocated + (run.pilotGames ?? 0) - pilot.allocated) : targetGames;
@@ -86,7 +90,8 @@ export async function topUpDraws(
           signs: signBits(run.names, draw.drawn.signs),
           plus: draw.drawn.plus,
           minus: draw.drawn.minus,
-          // A pilot's batch plays θ+ and θ− each against θ₀, the θ of now (no batch moves θ before the pilot is measured).
+          // A pilot's batch plays θ+ and θ− each against θ₀, the θ of now (no batch moves θ before
+          // the pilot is measured).
           ...(piloting && { reference: theta }),
         });
         before += games;

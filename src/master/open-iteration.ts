@@ -21,7 +21,10 @@ import { crashPoint } from "./crash-points.js";
 import { describePilot, pilotIterations, pilotScaled } from "./pilot.js";
 import type { MasterContext } from "./run-setup.js";
 
-/** Iteration k as drawn: its perturbation from θ `params`, its settings, and the engine its sides play in reference mode or the curvature pilot. */
+/**
+ * Iteration k as drawn: its perturbation from θ `params`, its settings, and the engine its sides
+ * play in reference mode or the curvature pilot.
+ */
 export interface DrawnIteration {
   k: number;
   params: Param[];

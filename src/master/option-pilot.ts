@@ -19,7 +19,10 @@ import { pilotIterations } from "./pilot.js";
  * (src/master/apply-reports.ts). The pilot's games are counted in the run; they move θ no step.
  */
 
-/** Games of the pilot a new run plays: build mode's pilot iterations (none where build mode has none) × games per iteration. */
+/**
+ * Games of the pilot a new run plays: build mode's pilot iterations (none where build mode has
+ * none) × games per iteration.
+ */
 export function optionPilotGames(config: TuningConfig): number {
   return pilotIterations(config) * config.games.gamesPerIteration;
 }

@@ -68,7 +68,8 @@ export function thetaEveryFor(count: number): number {
  * no binary is named, once), opens the run's games as one carrier iteration of
  * max_iterations × games_per_iteration games, and watches: it draws every batch's
  * perturbation ahead of the workers (src/master/draw-pool.ts), they claim and play the
- * batches and report results only, and the master applies the reports to θ in report order and counts them in the carrier iteration as it does
+ * batches and report results only, and the master applies the reports to θ in report order and
+ * counts them in the carrier iteration as it does
  * (src/master/apply-reports.ts). It returns leases to the pool, writes params.toml from θ,
  * and ends the run at its game budget. A restart resumes.
  */
@@ -118,7 +119,10 @@ async function tune(
   return { runName: run.name, iterations: config.spsa.maxIterations, initial, final };
 }
 
-/** What the run's curvature pilot does, or why a configured one does not run (a run opened before the mode had one: nothing). */
+/**
+ * What the run's curvature pilot does, or why a configured one does not run (a run opened before
+ * the mode had one: nothing).
+ */
 function announcePilot(config: TuningConfig, optionRun: OptionRunRow, log: (line: string) => void): void {
   if ((optionRun.pilotGames ?? 0) > 0)
     log(
@@ -130,7 +134,10 @@ function announcePilot(config: TuningConfig, optionRun: OptionRunRow, log: (line
   }
 }
 
-/** The binary (built once from the crate if none is named), stored by hash; the carrier iteration and the option settings in one transaction. */
+/**
+ * The binary (built once from the crate if none is named), stored by hash; the carrier iteration
+ * and the option settings in one transaction.
+ */
 async function openOptionRun(
   { options, run, params, db }: MasterContext,
   parameters: OptionRunRow["parameters"],
@@ -239,7 +246,10 @@ async function engineBinary(config: TuningConfig, runName: string): Promise<stri
   return placed;
 }
 
-/** Until the carrier iteration has all its games: progress, expired leases back to the pool, reports into θ, the workers' evidence, params.toml from θ. */
+/**
+ * Until the carrier iteration has all its games: progress, expired leases back to the pool, reports
+ * into θ, the workers' evidence, params.toml from θ.
+ */
 async function watch(
   { options, run, db, log }: MasterContext,
   optionRun: OptionRunRow,

@@ -38,7 +38,10 @@ function fitsUnitsOfFour(config: TuningConfig): boolean {
   return config.games.gamesPerIteration % 4 === 0 && config.games.batchSize % 4 === 0;
 }
 
-/** θ₀ as the pilot iterations' opponent, built from the run's starting values (each pilot iteration stores it for the workers as it opens). */
+/**
+ * θ₀ as the pilot iterations' opponent, built from the run's starting values (each pilot iteration
+ * stores it for the workers as it opens).
+ */
 export async function pilotEngine(master: MasterContext): Promise<BuiltEngine> {
   const { options, run, log } = master;
   const engine = await buildStartEngine(master);

@@ -7,7 +7,10 @@ import { rateAndEtas } from "../core/duration.js";
 import { etaSeconds, gamesPerMinute, type RunRate } from "../db/run-status.js";
 import { WAITING_FOR_WORKERS } from "../verification/verification.js";
 
-/** The iteration counters the progress line shows: its results are plus-vs-minus or (reference mode) both sides' against the reference. */
+/**
+ * The iteration counters the progress line shows: its results are plus-vs-minus or (reference mode)
+ * both sides' against the reference.
+ */
 export interface IterationCounts extends OutcomeColumns {
   iterationNumber: number;
   targetGames: number;

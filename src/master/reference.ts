@@ -69,7 +69,8 @@ export async function runReference(master: MasterContext): Promise<BuiltEngine |
   if (run.referencePath !== null && run.referenceSha256 !== null) {
     if (ownRecord({ sha256: run.referenceSha256, signature: run.referenceSignature }))
       return { path: run.referencePath, sha256: run.referenceSha256 };
-    // Recorded by a version before these signatures, or changed in the database: built or taken again below, and signed.
+    // Recorded by a version before these signatures, or changed in the database: built or taken
+    // again below, and signed.
     log(
       `run "${run.name}": the recorded reference engine (sha256 ${run.referenceSha256.slice(0, 12)}) carries no signature of this master's key; it is ${configured === "start" ? "built" : "taken"} again`,
     );
@@ -97,7 +98,10 @@ export async function runReference(master: MasterContext): Promise<BuiltEngine |
   return { path: recorded.path, sha256: recorded.sha256 };
 }
 
-/** What the master signs of its run's reference engine, so that it signs iterations only with a reference it recorded itself. */
+/**
+ * What the master signs of its run's reference engine, so that it signs iterations only with a
+ * reference it recorded itself.
+ */
 function referenceMessage(runUid: string, sha256: string): Buffer {
   return signedMessage("spsa-reference-v1", [runUid, sha256]);
 }

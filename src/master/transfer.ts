@@ -22,7 +22,10 @@ import type { MasterContext } from "./run-setup.js";
  * the next one's: neither kind of game starves the other.
  */
 
-/** Queues the transfers of the open iterations that are due one and have none (a restarted master queues what a kill left out). */
+/**
+ * Queues the transfers of the open iterations that are due one and have none (a restarted master
+ * queues what a kill left out).
+ */
 export async function queueTransfers(master: MasterContext, params: Param[]): Promise<void> {
   const { options, run, db, log } = master;
   const ship = options.config.ship;

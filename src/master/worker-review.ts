@@ -115,7 +115,10 @@ export class BuildReview extends WorkerReview {
     return byIteration(await this.options.db.retrying((sql) => iterationReports(sql, this.options.runId)));
   }
 
-  /** Before iteration `number`'s step: true to apply it, false when batches were set aside (the iteration waits for their games). */
+  /**
+   * Before iteration `number`'s step: true to apply it, false when batches were set aside (the
+   * iteration waits for their games).
+   */
   async beforeStep(number: number): Promise<boolean> {
     if (await this.readDecisions()) await this.rebuild();
     for (;;) {
@@ -215,7 +218,10 @@ export class OptionReview extends WorkerReview {
     return stratum.map(({ signBits, ...report }) => ({ ...report, signs: signsOfBits(this.list, signBits) }));
   }
 
-  /** Judges until no worker passes a limit: a suspect leaves the pool, and the others are measured again without it. True if it read the rows again. */
+  /**
+   * Judges until no worker passes a limit: a suspect leaves the pool, and the others are measured
+   * again without it. True if it read the rows again.
+   */
   private async judgeAll(): Promise<boolean> {
     let rebuilt = false;
     while ((await this.judge()) !== undefined) {

@@ -65,7 +65,10 @@ function optionValue(value: number, type: Param["type"], scale: number): number 
   return type === "int" || scale !== 1 ? Math.round(scaled) : scaled;
 }
 
-/** The `setoption` values of an engine playing `values` (ints rounded as built, as optionValues does), in one pass: a batch may set thousands. */
+/**
+ * The `setoption` values of an engine playing `values` (ints rounded as built, as optionValues
+ * does), in one pass: a batch may set thousands.
+ */
 export function engineOptions(parameters: OptionParams, values: Values): Record<string, number> {
   const options: Record<string, number> = {};
   for (const name in parameters) {

@@ -12,7 +12,10 @@ export interface Param extends SpsaParam {
   index: number[];
   /** The literal's Rust type as stated in params.toml, for a type alias the tuner cannot follow. */
   rustType: RustNumberType | undefined;
-  /** The engine's UCI option for this parameter (`option` key), when the default name does not fit: for `spsa texel`. */
+  /**
+   * The engine's UCI option for this parameter (`option` key), when the default name does not fit:
+   * for `spsa texel`.
+   */
   option: string | undefined;
   /**
    * `option_scale`: the option holds value × scale, rounded (a float parameter as an

@@ -2,7 +2,10 @@ import { createHash } from "node:crypto";
 import { EngineError } from "../core/errors.js";
 import { EngineProcess, type EngineSpec, type EngineTimeouts } from "./engine-process.js";
 
-/** Engines with the same name, binary, arguments and options are interchangeable (a game names its players after their processes, so self-play's two names never share one). */
+/**
+ * Engines with the same name, binary, arguments and options are interchangeable (a game names its
+ * players after their processes, so self-play's two names never share one).
+ */
 function specKey(spec: EngineSpec): string {
   return JSON.stringify([spec.name, spec.path, spec.args ?? [], optionsKey(spec.options).values]);
 }
@@ -29,7 +32,10 @@ function optionsKey(options: EngineSpec["options"]): { names: string; values: st
   return key;
 }
 
-/** Sorted names' digests by the names in their own order, for the few sets of names a runner sees (every batch of a run has the same). */
+/**
+ * Sorted names' digests by the names in their own order, for the few sets of names a runner sees
+ * (every batch of a run has the same).
+ */
 const namesKeys = new Map<string, string>();
 function namesKey(names: string[]): string {
   const text = names.join("\n");

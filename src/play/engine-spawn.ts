@@ -23,10 +23,16 @@ export interface OutputSink {
 /** One read buffer for every engine: each chunk is decoded before its callback returns. */
 const readBuffer = Buffer.allocUnsafe(64 * 1024);
 
-/** Variables an engine never gets: the database's (libpq's PG*, DATABASE_URL), this tool's, and anything named like a secret. */
+/**
+ * Variables an engine never gets: the database's (libpq's PG*, DATABASE_URL), this tool's, and
+ * anything named like a secret.
+ */
 const WITHHELD = /^(DATABASE_URL$|PG|SPSA_)|TOKEN|PASSW|SECRET|CREDENTIAL/i;
 
-/** The environment an engine runs with: ours without what could reach the database or another secret (an engine is someone else's code). */
+/**
+ * The environment an engine runs with: ours without what could reach the database or another secret
+ * (an engine is someone else's code).
+ */
 export function engineEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(
     Object.entries(env).filter(
@@ -132,7 +138,8 @@ export async function spawnEngine(path: string, args: readonly string[], sink: O
       throw error;
     }
     track(child);
-    // `onread` is a constructor option since Node 12 (documented there since Node 22); @types/node 20 lists it only for connect().
+    // `onread` is a constructor option since Node 12 (documented there since Node 22); @types/node
+    // 20 lists it only for connect().
     const options: SocketConstructorOpts & { onread: OnReadOpts } = {
       fd: readFd,
       readable: true,

@@ -16,7 +16,10 @@ export interface ForfeitEvidence {
   engineTimeMs?: number;
   /** The engine answered only after the runner sent `stop`. */
   stopped: boolean;
-  /** The answer was already waiting when the runner resumed reading (quiet reads): the runner was late, not the engine. */
+  /**
+   * The answer was already waiting when the runner resumed reading (quiet reads): the runner was
+   * late, not the engine.
+   */
   answerWasWaiting: boolean;
   /** How late the runner's own event loop ran during the search. */
   runnerLateMs: number;

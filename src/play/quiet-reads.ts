@@ -3,7 +3,8 @@
  *
  * Every line an engine flushes wakes the runner, and on a VM a wakeup of an idle Node
  * process costs more than all the rest of a ply (measured here: 0.15-0.25 ms of CPU each,
- * with 10-20 `info` lines per 50 ms Stockfish search). In movetime mode nothing but the last scored `info` and `bestmove` matters,
+ * with 10-20 `info` lines per 50 ms Stockfish search). In movetime mode nothing but the last scored
+ * `info` and `bestmove` matters,
  * and the engine answers at (about) the movetime, so the runner can leave the output in
  * the pipe until shortly before the answer is due and read it all at once.
  *

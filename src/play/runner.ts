@@ -67,7 +67,10 @@ export interface PairResult {
 
 export interface Runner {
   playGame(job: GameJob): Promise<GameResult>;
-  /** Plays both games of a pair (at once when slots are free). Call it for a whole batch at once: games queue for slots. */
+  /**
+   * Plays both games of a pair (at once when slots are free). Call it for a whole batch at once:
+   * games queue for slots.
+   */
   playPair(job: PairJob): Promise<PairResult>;
   /** Quits idle engines whose path is not in `keepPaths`, e.g. the previous iteration's binaries. */
   retire(keepPaths: readonly string[]): Promise<void>;

@@ -29,9 +29,15 @@ export interface DatabaseOptions {
   home?: string | undefined;
   /** Connections in the pool. */
   max?: number;
-  /** A postgres.js socket factory (e.g. `backoffSocketFactory()`, for a client that must not hammer a missing server). */
+  /**
+   * A postgres.js socket factory (e.g. `backoffSocketFactory()`, for a client that must not hammer
+   * a missing server).
+   */
   socket?: SocketFactory;
-  /** Shown in pg_stat_activity.application_name (e.g. `spsa-worker`), so operators can count connections per kind of process. */
+  /**
+   * Shown in pg_stat_activity.application_name (e.g. `spsa-worker`), so operators can count
+   * connections per kind of process.
+   */
   applicationName?: string;
 }
 

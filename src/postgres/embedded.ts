@@ -45,7 +45,10 @@ interface ConnectionInfo {
   user: string;
   password: string;
   database: string;
-  /** Where the server's files are (see server-files.ts), so every later command finds them; absent in files of older versions: `home/pg`. */
+  /**
+   * Where the server's files are (see server-files.ts), so every later command finds them; absent
+   * in files of older versions: `home/pg`.
+   */
   serverDir?: string;
   /** TCP addresses the server also listens on (`spsa db start --listen`); absent: the Unix socket only. */
   listen?: string;
@@ -60,7 +63,10 @@ export interface EmbeddedEndpoint {
 
 export interface EmbeddedServer {
   home: string;
-  /** The data folder, the log, the socket and any copy of the binaries: `home/pg`, or (as root) a private folder of the server's user. */
+  /**
+   * The data folder, the log, the socket and any copy of the binaries: `home/pg`, or (as root) a
+   * private folder of the server's user.
+   */
   serverDir: string;
   /** True when serverDir is that private folder under /var/tmp. */
   outsideHome: boolean;
@@ -240,7 +246,10 @@ export function parseListen(listen: string): { addresses: string; port: number |
   return { addresses, port };
 }
 
-/** A folder of the tool's home (`.spsa` or $SPSA_HOME), made if needed; a home that cannot hold it fails like the server would. */
+/**
+ * A folder of the tool's home (`.spsa` or $SPSA_HOME), made if needed; a home that cannot hold it
+ * fails like the server would.
+ */
 export function homeFolder(server: EmbeddedServer, name: string): string {
   const folder = join(server.home, name);
   try {
@@ -251,7 +260,10 @@ export function homeFolder(server: EmbeddedServer, name: string): string {
   return folder;
 }
 
-/** A file system error in the server's folders (not a folder, no permission, disk full) is the database's failure: exit 3, one line. */
+/**
+ * A file system error in the server's folders (not a folder, no permission, disk full) is the
+ * database's failure: exit 3, one line.
+ */
 async function asDatabaseError<T>(server: EmbeddedServer, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -326,7 +338,8 @@ async function initialise(server: EmbeddedServer): Promise<void> {
 
   // initdb (as the server's user) makes the data folder and reads the password from a pipe: no file holds it.
   const password = randomBytes(18).toString("base64url");
-  // Node's stdin "pipe" is a socket, which /dev/stdin cannot open: the shell's pipe is a real one (printf is built in, so not on a command line).
+  // Node's stdin "pipe" is a socket, which /dev/stdin cannot open: the shell's pipe is a real one
+  // (printf is built in, so not on a command line).
   await run(
     "sh",
     [
@@ -405,7 +418,10 @@ const HBA = [
   "",
 ].join("\n");
 
-/** Writes a file in the server's user's folder as that user (atomically, mode 0600), so root opens nothing there by path. */
+/**
+ * Writes a file in the server's user's folder as that user (atomically, mode 0600), so root opens
+ * nothing there by path.
+ */
 async function writeAsServerUser(path: string, content: string, user: ServiceUser | undefined): Promise<void> {
   if (!user) {
     writeFileAtomic(path, content, { mode: 0o600 });

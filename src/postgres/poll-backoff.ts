@@ -2,10 +2,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 /** The first wait after activity: a new iteration or the last report of one is seen this soon. */
 export const FIRST_POLL_MS = 100;
-/** A worker's longest wait between claims while idle: 1,000 idle workers then poll some 270 times a second in all (docs/scaling-out.md). */
+/**
+ * A worker's longest wait between claims while idle: 1,000 idle workers then poll some 270 times a
+ * second in all (docs/scaling-out.md).
+ */
 export const WORKER_IDLE_POLL_CAP_MS = 5_000;
 
-/** The wait after `idlePolls` polls that found nothing new: doubling from FIRST_POLL_MS up to `capMs`, jittered to 50–100 %. */
+/**
+ * The wait after `idlePolls` polls that found nothing new: doubling from FIRST_POLL_MS up to
+ * `capMs`, jittered to 50–100 %.
+ */
 export function pollDelay(idlePolls: number, capMs: number, random: () => number = Math.random): number {
   const ceiling = Math.min(capMs, FIRST_POLL_MS * 2 ** Math.max(0, idlePolls));
   return ceiling * (0.5 + random() / 2);

@@ -14,7 +14,10 @@ export function backoffDelay(failures: number, random: () => number = Math.rando
   return ceiling * (0.5 + random() / 2);
 }
 
-/** What postgres.js passes to a `socket` factory (its parsed options: hosts and ports as arrays, `path` for a Unix socket). */
+/**
+ * What postgres.js passes to a `socket` factory (its parsed options: hosts and ports as arrays,
+ * `path` for a Unix socket).
+ */
 export interface SocketTarget {
   host: string[];
   port: number[];

@@ -209,7 +209,10 @@ function readMarkerAt(at: (name: string) => string): string | undefined {
   }
 }
 
-/** Runs `work` with paths relative to the folder `dir` itself (opened without following a symlink): undefined if it is no folder. */
+/**
+ * Runs `work` with paths relative to the folder `dir` itself (opened without following a symlink):
+ * undefined if it is no folder.
+ */
 function withFolder<T>(dir: string, work: (at: (name: string) => string) => T): T | undefined {
   let fd: number;
   try {

@@ -14,7 +14,10 @@ import { keyOf, readOwnerMarker, SERVER_FOLDER, serverRoot } from "./server-file
  * an entry of root's folder, is removed by root if its owner could not.
  */
 
-/** In use (its home exists), orphaned (its home is gone), or unmarked (made by a version without markers, or its marker is not ours). */
+/**
+ * In use (its home exists), orphaned (its home is gone), or unmarked (made by a version without
+ * markers, or its marker is not ours).
+ */
 export type FolderState = "in use" | "orphaned" | "unmarked";
 
 export interface ServerFolder {
@@ -71,7 +74,10 @@ export async function removeServerFolder(path: string): Promise<{ stopped: boole
   return { stopped: pid !== undefined };
 }
 
-/** Whom to act as in a folder: undefined for ourselves, its owner as root, null if it is no folder or not ours to act on. */
+/**
+ * Whom to act as in a folder: undefined for ourselves, its owner as root, null if it is no folder
+ * or not ours to act on.
+ */
 function ownerOf(path: string): ServiceUser | undefined | null {
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (!stat?.isDirectory()) return null;

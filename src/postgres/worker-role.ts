@@ -60,7 +60,10 @@ export async function inheritedFromPublic(sql: Sql, role: string): Promise<strin
   ];
 }
 
-/** Gives spsa_workers exactly WORKER_PRIVILEGES (idempotent; in the caller's transaction, so a worker never sees a gap). */
+/**
+ * Gives spsa_workers exactly WORKER_PRIVILEGES (idempotent; in the caller's transaction, so a
+ * worker never sees a gap).
+ */
 export async function grantWorkerPrivileges(tx: postgres.TransactionSql): Promise<void> {
   for (const schema of ["public", "drizzle"]) {
     // Revoking a table's privileges revokes its column privileges too.

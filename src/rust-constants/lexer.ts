@@ -73,7 +73,10 @@ export function lexRust(source: string, fileName: string): Token[] {
   return tokens;
 }
 
-/** The offsets where the lines of the last source asked about start: a constants file of thousands of literals asks for each one's line. */
+/**
+ * The offsets where the lines of the last source asked about start: a constants file of thousands
+ * of literals asks for each one's line.
+ */
 let lines: { source: string; starts: number[] } | undefined;
 
 /** 1-based line of an offset. */

@@ -34,7 +34,8 @@ const OPENERS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
 /**
  * Finds every top-level `const` and `static` item (any visibility, `static mut` too, also
- * inside a top-level macro invocation's body) and every module-level `type` alias. A `const` is an item only where an item can start (file
+ * inside a top-level macro invocation's body) and every module-level `type` alias. A `const` is an
+ * item only where an item can start (file
  * start, after `;`, a `{ }` block or an attribute, after `pub`): in `fn pick<const N: usize>`,
  * `struct W<const N: usize>;`, `impl<const N: usize>`, a `where` clause or a `const fn`
  * header it is not, and reading it as one would take the next item's value for N's.

@@ -199,7 +199,10 @@ function locateOne(
   };
 }
 
-/** The literal's suffix, else its declared type through aliases; rust_type must agree with it, or stands in when neither tells. */
+/**
+ * The literal's suffix, else its declared type through aliases; rust_type must agree with it, or
+ * stands in when neither tells.
+ */
 function literalType(
   literal: NumberLiteral,
   item: ConstantItem,

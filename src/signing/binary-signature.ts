@@ -83,7 +83,10 @@ export function verifyBinary(keys: readonly KeyObject[], subject: BinarySubject,
   return verifyMessage(keys, binaryMessage(subject), signature);
 }
 
-/** An iteration's engines, each with the master's signature for this run, iteration and side (`sign` null: unsigned, for synthetic rows). */
+/**
+ * An iteration's engines, each with the master's signature for this run, iteration and side (`sign`
+ * null: unsigned, for synthetic rows).
+ */
 export function signedEngines<T extends Partial<Record<EngineRole, { sha256: string }>>>(
   sign: BinarySigner | null,
   subject: Omit<BinarySubject, "role" | "sha256">,

@@ -26,7 +26,10 @@ export function signOptions(signMessage: MessageSigner, runUid: string, paramete
   return signMessage(optionsMessage(runUid, parameters));
 }
 
-/** The draw's parameter list is not signed by a trusted key for this run, or a drawn value is out of its bounds: nothing is sent to an engine. */
+/**
+ * The draw's parameter list is not signed by a trusted key for this run, or a drawn value is out of
+ * its bounds: nothing is sent to an engine.
+ */
 export class UntrustedOptionsError extends SpsaError {
   override readonly exitCode: number;
   constructor(
@@ -39,7 +42,10 @@ export class UntrustedOptionsError extends SpsaError {
   }
 }
 
-/** The first parameter whose value is not a finite number within its bounds (a loop, not entries: a batch may hold thousands). */
+/**
+ * The first parameter whose value is not a finite number within its bounds (a loop, not entries: a
+ * batch may hold thousands).
+ */
 function withinBounds(parameters: OptionParams, values: Values): string | undefined {
   for (const name in parameters) {
     const p = parameters[name]!;

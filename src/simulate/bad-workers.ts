@@ -35,7 +35,10 @@ import type {
  * same honest games wherever their θ agree.
  */
 
-/** A targeted liar with `drawRate` reports that share of its pairs drawn, like an honest worker, and the others won by the side it favours. */
+/**
+ * A targeted liar with `drawRate` reports that share of its pairs drawn, like an honest worker, and
+ * the others won by the side it favours.
+ */
 export type Behaviour =
   | { kind: "honest"; drawRate?: number }
   | { kind: "targeted"; target: string; drawRate?: number }
@@ -57,14 +60,20 @@ export interface FleetRun {
   gains: SpsaMathConfig;
   gamesPerIteration: number;
   batchGames: number;
-  /** UCI-option mode: every batch its own draw, as before shared draws (the master's first half shares them: drawSpan). */
+  /**
+   * UCI-option mode: every batch its own draw, as before shared draws (the master's first half
+   * shares them: drawSpan).
+   */
   ownDraws?: boolean;
   budget: number;
   workers: readonly SimWorker[];
   /** The master sets the batches of the workers it flags aside (false: it only flags). */
   quarantine: boolean;
   seed: string;
-  /** Standard deviation, in Elo, of what an opening gives white: a pair's two games are correlated as on a real book. */
+  /**
+   * Standard deviation, in Elo, of what an opening gives white: a pair's two games are correlated
+   * as on a real book.
+   */
   openingSd: number;
   /** UCI-option mode's windows of consecutive reports (the master's: max(32, games per iteration)). */
   stratumGames: number;
@@ -80,7 +89,10 @@ export interface FleetResult {
   /** Reported and applied batches per worker. */
   reported: Map<string, number>;
   applied: Map<string, number>;
-  /** Per worker, the largest severity (its worst test against that test's limit) at any look while it was judged and not set aside: how close an honest worker came to a flag. */
+  /**
+   * Per worker, the largest severity (its worst test against that test's limit) at any look while
+   * it was judged and not set aside: how close an honest worker came to a flag.
+   */
   peaks: Map<string, number>;
 }
 
@@ -253,7 +265,10 @@ class FleetState {
     this.claims = createRng(`claims:${run.seed}`);
   }
 
-  /** A batch claimed and reported: by a worker drawn by share among those playing now (a held one counts as reported, not applied). */
+  /**
+   * A batch claimed and reported: by a worker drawn by share among those playing now (a held one
+   * counts as reported, not applied).
+   */
   play(slot: string, games: number, signs: Values, plus: Values, minus: Values, progress: number): PlayedBatch {
     const playing = this.run.workers.filter((w) => progress >= (w.from ?? 0) && progress < (w.until ?? 1));
     if (this.run.quarantine && playing.every((w) => this.setAside.has(w.name)))

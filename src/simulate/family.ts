@@ -128,7 +128,10 @@ export interface CellResult {
   end: number;
   /** Standard error of the mean of (end − start) over seeds. */
   changeError: number;
-  /** Mean over seeds of the largest |θ − optimum| (steps) at the end among the parameters that started at their optimum; 0 without such. */
+  /**
+   * Mean over seeds of the largest |θ − optimum| (steps) at the end among the parameters that
+   * started at their optimum; 0 without such.
+   */
   wander: number;
 }
 

@@ -38,7 +38,10 @@ export interface FitInput {
   iterations: readonly RecordedIteration[];
 }
 
-/** A fitted quantity: the maximum-likelihood value and its 95 % interval; `open` when the interval reaches the edge of what the fit searches. */
+/**
+ * A fitted quantity: the maximum-likelihood value and its 95 % interval; `open` when the interval
+ * reaches the edge of what the fit searches.
+ */
 export interface Estimate {
   value: number;
   low: number;
@@ -51,7 +54,10 @@ export interface FittedModel {
   parameters: number;
   iterations: number;
   games: number;
-  /** False when the best fit lies on the edge of the search (κ → 0 with S → ∞): θ moved too little to tell a flat curve far away from a steep one near. */
+  /**
+   * False when the best fit lies on the edge of the search (κ → 0 with S → ∞): θ moved too little
+   * to tell a flat curve far away from a steep one near.
+   */
   bounded: boolean;
   /** g = κ·S: the root-mean-square slope at the start, Elo per step; the part a run measures first. */
   slope: Estimate;

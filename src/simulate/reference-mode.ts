@@ -32,7 +32,10 @@ export function referencePlay(reference: Reference, eloCap: number): IterationPl
   };
 }
 
-/** An iteration's games in reference mode, half θ+ and half θ− against the reference, each side's result from its own side. */
+/**
+ * An iteration's games in reference mode, half θ+ and half θ− against the reference, each side's
+ * result from its own side.
+ */
 export function referenceOutcome(
   reference: Reference,
   problem: Problem,

@@ -25,7 +25,10 @@ import type { Problem } from "./problem.js";
 /** A completed iteration as a study of other adaptations sees it: also each parameter's gradient. */
 export type StudiedIteration = MeasuredIteration & { gradient: Values };
 
-/** Per-parameter factors on a_k from the completed iterations, for a run of `maxIterations` (a study's alternative to src/spsa/adaptive.ts). */
+/**
+ * Per-parameter factors on a_k from the completed iterations, for a run of `maxIterations` (a
+ * study's alternative to src/spsa/adaptive.ts).
+ */
 export type StepScales = (
   history: readonly StudiedIteration[],
   names: readonly string[],
@@ -52,7 +55,8 @@ export interface Tuner {
  * updated by src/spsa/math.ts exactly as `spsa master` does (draws seeded by run seed and k,
  * the trajectory of base θ for the self-correcting schedule and momentum). The budget's number
  * of iterations is the run's max_iterations, as a user would set it; `gainsFor` gives the
- * math's config for it, whose adaptive gains (or `scalesFor`, for a study) scale each step. With `averageTail`, the final values (the trace's last point) are the
+ * math's config for it, whose adaptive gains (or `scalesFor`, for a study) scale each step. With
+ * `averageTail`, the final values (the trace's last point) are the
  * master's final output: θ averaged over that share of the last iterations. `play` plays an
  * iteration's games (reference mode: src/simulate/reference-mode.ts). With plus-vs-minus games
  * the adaptive gains' curvature pilot runs as the master runs it (src/master/pilot.ts): its
@@ -133,7 +137,8 @@ export function masterTuner(
  * UCI-option mode's asynchronous tuner, with the workers' own code (src/spsa/option-batches.ts):
  * batches of `batchGames` play the master's draws from the θ of their claim (the first half's
  * shared by the batches of an iteration, drawSpan; `ownDraws`: every batch its own, as before),
- * and each result moves the θ of its report, the adaptive scale reading one draw's batches pooled. `inFlight` batches are out at once, so each result lands on a θ
+ * and each result moves the θ of its report, the adaptive scale reading one draw's batches pooled.
+ * `inFlight` batches are out at once, so each result lands on a θ
  * that the `inFlight − 1` batches claimed before it have already moved (1: no staleness). With
  * adaptive gains the curvature pilot runs as the master runs it (src/master/option-pilot.ts): the
  * first pilot iterations' worth of games are batches of θ+ and θ− each against θ₀, which move θ no

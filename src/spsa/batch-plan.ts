@@ -7,7 +7,10 @@
  * rows of half that ("factoring"): the same idle share with fewer claims.
  */
 
-/** Assumed game slots when the master has seen no worker: one worker at -c 2 (the rows still shrink at the very end). */
+/**
+ * Assumed game slots when the master has seen no worker: one worker at -c 2 (the rows still shrink
+ * at the very end).
+ */
 export const UNKNOWN_SLOTS = 2;
 
 /**

@@ -73,7 +73,10 @@ export function pooledByDraw(results: readonly DrawnResult[]): IterationResult[]
   return [...pooled.values()];
 }
 
-/** How many reported batches make the adaptive window: `window` iterations' worth of games of this batch's size, as in build mode. */
+/**
+ * How many reported batches make the adaptive window: `window` iterations' worth of games of this
+ * batch's size, as in build mode.
+ */
 export function batchWindow(gains: SpsaMathConfig, gamesPerIteration: number, batchGames: number): number {
   return Math.max(1, Math.ceil(((gains.adaptive?.window ?? 1) * gamesPerIteration) / Math.max(1, batchGames)));
 }

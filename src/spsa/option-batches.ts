@@ -7,7 +7,10 @@ export function scheduleStep(gamesBefore: number, gamesPerIteration: number, max
   return Math.min(maxIterations, 1 + Math.floor(gamesBefore / gamesPerIteration));
 }
 
-/** The parameters as the math sees them, at θ, in the run's order (a UCI-option run's, or a build-mode iteration's recorded settings). */
+/**
+ * The parameters as the math sees them, at θ, in the run's order (a UCI-option run's, or a
+ * build-mode iteration's recorded settings).
+ */
 export function paramsAt(
   { parameters, names }: { parameters: Readonly<Record<string, ParamSettings>>; names: readonly string[] },
   theta: Values,
@@ -21,7 +24,10 @@ export function paramsAt(
   });
 }
 
-/** A draw's signs as stored: one character per parameter in the run's order, '1' for +1, '0' for −1 or none (frozen). */
+/**
+ * A draw's signs as stored: one character per parameter in the run's order, '1' for +1, '0' for −1
+ * or none (frozen).
+ */
 export function signBits(names: readonly string[], signs: Values): string {
   let bits = "";
   for (const name of names) bits += signs[name] === 1 ? "1" : "0";

@@ -11,10 +11,16 @@ import type { AppliedBatch, ChainRun, ChainStart, Values } from "../types/spsa.j
  * stored on the way must equal the replay's. Rows come from readAppliedChain (src/db/applied-chain.ts).
  */
 
-/** The stored chain and its replay disagree: a row was changed, or the draw's math is not the one the run was drawn with. */
+/**
+ * The stored chain and its replay disagree: a row was changed, or the draw's math is not the one
+ * the run was drawn with.
+ */
 export class ChainMismatch extends Error {}
 
-/** The values a batch played: as stored, or drawn again from `thetaDrawn` (θ after its drawnFrom batches) and checked against its record. */
+/**
+ * The values a batch played: as stored, or drawn again from `thetaDrawn` (θ after its drawnFrom
+ * batches) and checked against its record.
+ */
 export function playedValues(
   run: ChainRun,
   batch: AppliedBatch,

@@ -8,7 +8,10 @@
 import { pilotScale } from "./pilot.js";
 import type { IterationResult, PilotIteration, ReferenceResult, SpsaMathConfig } from "../types/spsa.js";
 
-/** A reported pilot batch: its games, θ+'s and θ−'s results against θ₀, and its spread (spreadSquared of its plus and minus). */
+/**
+ * A reported pilot batch: its games, θ+'s and θ−'s results against θ₀, and its spread
+ * (spreadSquared of its plus and minus).
+ */
 export interface PilotBatch {
   games: number;
   outcome: ReferenceResult;
@@ -52,7 +55,10 @@ function add(sum: IterationResult, result: IterationResult): void {
   sum.draws += result.draws;
 }
 
-/** A batch's adaptive scale (batchStepFactor) raised by the pilot's factor; unchanged without a factor or adaptive gains. */
+/**
+ * A batch's adaptive scale (batchStepFactor) raised by the pilot's factor; unchanged without a
+ * factor or adaptive gains.
+ */
 export function pilotBatchScale(
   scale: number | undefined,
   gains: SpsaMathConfig,

@@ -14,11 +14,17 @@ import { eloNoiseVariance } from "./adaptive.js";
 import { measuredElo } from "./math.js";
 import type { PilotIteration, PilotMeasure, Values } from "../types/spsa.js";
 
-/** The total curvature (Elo per step², all parameters) the default rate is safe for: the simulator family's sharpest cell, 40 parameters at 1.25. */
+/**
+ * The total curvature (Elo per step², all parameters) the default rate is safe for: the simulator
+ * family's sharpest cell, 40 parameters at 1.25.
+ */
 export const PILOT_SAFE_CURVATURE = 50;
 /** The most the pilot speeds a run up: beyond 4× a step wanders where there is little to gain. */
 export const PILOT_MAX_FACTOR = 4;
-/** A side that loses more than this to θ₀ is near the clamped score, where its Elo understates the cost: too sharp to measure. */
+/**
+ * A side that loses more than this to θ₀ is near the clamped score, where its Elo understates the
+ * cost: too sharp to measure.
+ */
 export const PILOT_SATURATION_ELO = 250;
 
 /**

@@ -53,7 +53,10 @@ function cellsOf(pairs: Pentanomial): [number, number, number] {
   return [pairs[4] + pairs[3], pairs[0] + pairs[1], pairs[2]];
 }
 
-/** What the evidence keeps per worker: its counts (all its batches), and its differences from the rest of the pool per stratum. */
+/**
+ * What the evidence keeps per worker: its counts (all its batches), and its differences from the
+ * rest of the pool per stratum.
+ */
 interface Tally {
   batches: number;
   games: number;
@@ -63,7 +66,10 @@ interface Tally {
   pairs: number[];
   /** Σ net² / games over its batches: the spread of its batches' results, in per-game units. */
   squares: number;
-  /** Per pair cell, Σ cell² / pairs over its batches: the spread of its batches' pairs, for the residual's dispersion. */
+  /**
+   * Per pair cell, Σ cell² / pairs over its batches: the spread of its batches' pairs, for the
+   * residual's dispersion.
+   */
   cellSquares: number[];
   extremes: number;
   /** Per batch size: [batches, batches at an extreme result]. */
@@ -189,7 +195,10 @@ export class EvidenceLedger {
     return t;
   }
 
-  /** The signs in parameter order; a build-mode iteration's batches share one signs object, turned into a vector once. */
+  /**
+   * The signs in parameter order; a build-mode iteration's batches share one signs object, turned
+   * into a vector once.
+   */
   private signVector(signs: Values): Float64Array {
     let v = this.vectors.get(signs);
     if (v) return v;
@@ -329,7 +338,10 @@ function pairVariance(pairs: readonly number[]): number {
   return squares / n - (sum / n) ** 2;
 }
 
-/** The pool's share of extreme batches at the worker's batch sizes (an extreme is likelier in a small batch); null without such batches in the pool. */
+/**
+ * The pool's share of extreme batches at the worker's batch sizes (an extreme is likelier in a
+ * small batch); null without such batches in the pool.
+ */
 function poolExtremeShare(t: Tally, rest: Tally): number | null {
   let batches = 0;
   let expected = 0;
@@ -348,7 +360,8 @@ function describe(kind: "residual" | "score" | "agreement", e: WorkerEvidence): 
   if (kind === "agreement") {
     const p = e.parameters[0]!;
     const pool = p.poolAgreement === null ? "" : ` against the pool's ${signedFixed(p.poolAgreement)}`;
-    // Over a few batches two parameters may have had the same signs on all of them: the evidence cannot tell which one it follows.
+    // Over a few batches two parameters may have had the same signs on all of them: the evidence
+    // cannot tell which one it follows.
     const same = e.parameters
       .filter((q) => q !== p && Math.abs(Math.abs(q.z) - Math.abs(p.z)) <= 1e-9 * Math.max(1, Math.abs(p.z)))
       .map((q) => q.name);

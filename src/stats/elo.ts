@@ -54,7 +54,10 @@ export function eloFromPentanomial(pairs: Pentanomial): EloEstimate {
  */
 export const MIN_ERROR_PAIRS = 5;
 
-/** The 95 % half width to show for an estimate from these pair counts: null below MIN_ERROR_PAIRS pairs or when not finite. */
+/**
+ * The 95 % half width to show for an estimate from these pair counts: null below MIN_ERROR_PAIRS
+ * pairs or when not finite.
+ */
 export function shownError(error: number, pairs: Pentanomial | number): number | null {
   return pairCount(pairs) >= MIN_ERROR_PAIRS && Number.isFinite(error) ? error : null;
 }

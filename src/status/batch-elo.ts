@@ -19,15 +19,24 @@ const MAX_WINDOWS = 400;
 export interface EloPoint {
   first: number;
   last: number;
-  /** Build mode: mean of the iterations' Elo as the updates used it; UCI-option mode: the window's pooled results, measured as an update measures them. */
+  /**
+   * Build mode: mean of the iterations' Elo as the updates used it; UCI-option mode: the window's
+   * pooled results, measured as an update measures them.
+   */
   elo: number;
-  /** Half width of the 95 % interval from the pentanomial counts (reference mode: from both sides' results); null below MIN_ERROR_PAIRS pairs. */
+  /**
+   * Half width of the 95 % interval from the pentanomial counts (reference mode: from both sides'
+   * results); null below MIN_ERROR_PAIRS pairs.
+   */
   error: number | null;
   games: number;
 }
 
 export interface BatchElo {
-  /** Games per window: batches per window × the batch size, about games_per_iteration × ⌈max_iterations / MAX_WINDOWS⌉. */
+  /**
+   * Games per window: batches per window × the batch size, about games_per_iteration ×
+   * ⌈max_iterations / MAX_WINDOWS⌉.
+   */
   windowGames: number;
   /** Oldest first; the last window may be short of windowGames. */
   windows: EloPoint[];

@@ -4,7 +4,10 @@
  * 0.5 to 1, 1 to 2, 2 or more (each bin holds its lower edge), and the unmoved apart.
  */
 export interface MoveBin {
-  /** The move's bounds in steps: from ≤ move < to on the plus side, from < move ≤ to on the minus side; null at the open ends; 0 to 0: unmoved. */
+  /**
+   * The move's bounds in steps: from ≤ move < to on the plus side, from < move ≤ to on the minus
+   * side; null at the open ends; 0 to 0: unmoved.
+   */
   from: number | null;
   to: number | null;
   count: number;

@@ -71,7 +71,10 @@ export function renderStatus(status: RunStatus): string {
   return lines.join("\n");
 }
 
-/** The parameters: all of them in a table, or on a large run how far they moved and the table of those that moved most. */
+/**
+ * The parameters: all of them in a table, or on a large run how far they moved and the table of
+ * those that moved most.
+ */
 function parametersPart({ parameters, parameterSummary: summary }: RunStatus): string[] {
   const rows = table(
     ["parameter", "start", "", "now", "Δ steps", "[min, max]", "step", "history"],
@@ -197,7 +200,10 @@ function resultShares(w: RunStatus["workers"][number]): string {
   return [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / w.games)).join("/");
 }
 
-/** The evidence the table leaves out: "draws 31.0% (pool 30.2%), extreme batches 2.0% (pool 1.9%), residual 0.4, most agreeing parameter A +0.12 (pool +0.03) z 1.1". */
+/**
+ * The evidence the table leaves out: "draws 31.0% (pool 30.2%), extreme batches 2.0% (pool 1.9%),
+ * residual 0.4, most agreeing parameter A +0.12 (pool +0.03) z 1.1".
+ */
 function evidenceWords(e: NonNullable<RunStatus["workers"][number]["evidence"]>): string {
   const p = e.parameters[0];
   return [
@@ -216,7 +222,10 @@ function evidenceWords(e: NonNullable<RunStatus["workers"][number]["evidence"]>)
 /** Windows of a UCI-option run shown on the Elo line. */
 const WINDOWS_SHOWN = 4;
 
-/** "Elo per 64 games (plus vs minus, 95 %): batches 9–12 +5.0 ± 120.3  batches 1–8 …": a UCI-option run's latest windows of batches. */
+/**
+ * "Elo per 64 games (plus vs minus, 95 %): batches 9–12 +5.0 ± 120.3  batches 1–8 …": a UCI-option
+ * run's latest windows of batches.
+ */
 function windowsLine({ windowGames, recent }: NonNullable<RunStatus["eloWindows"]>): string {
   // A window of fewer than MIN_ERROR_PAIRS pairs has no error bar (src/stats/elo.ts).
   const windows = recent
@@ -254,7 +263,10 @@ function scores(iterations: RunStatus["recent"]): string {
   return shown.length === 0 ? "no games yet" : shown.join("  ");
 }
 
-/** "curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): #1 43.8% / 62.5%, Elo of θ+ over θ− -381.7": what sets the step scales. */
+/**
+ * "curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): #1 43.8% / 62.5%, Elo of θ+
+ * over θ− -381.7": what sets the step scales.
+ */
 function pilotLine(pilot: RunStatus["pilot"]): string {
   const elos = pilot.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
   return `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ${scores(pilot)}${elos.length > 0 ? `; Elo of θ+ over θ− ${elos.join("  ")}` : ""}`;
@@ -274,7 +286,10 @@ export function optionPilotLine(pilot: NonNullable<RunStatus["optionPilot"]>): s
   return `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ${pilot.played}/${pilot.pilotGames} games, ${score(pilot.outcome.plus)} / ${score(pilot.outcome.minus)}${measured}`;
 }
 
-/** Games a busy machine cost, apart from the engines' own faults: its remedy is more CPU per game, not an engine fix. */
+/**
+ * Games a busy machine cost, apart from the engines' own faults: its remedy is more CPU per game,
+ * not an engine fix.
+ */
 function delaysLine(status: RunStatus): string {
   const { losses, replays, replayLimitPairs } = status.delays;
   if (losses + replays === 0) return "delays outside the engines: none";

@@ -67,13 +67,19 @@ export interface RunWorkers {
   suspects: { worker: string; reason: string; since: string }[];
 }
 
-/** A worker that reported nothing in the run for this long before its latest report is folded into the stale line (unless a decision names it). */
+/**
+ * A worker that reported nothing in the run for this long before its latest report is folded into
+ * the stale line (unless a decision names it).
+ */
 export const STALE_MINUTES = 30;
 
 /** Names the stale line lists. */
 const STALE_NAMES = 3;
 
-/** The run's workers with their games, evidence and decisions, in a few small queries (one row per worker of the run). */
+/**
+ * The run's workers with their games, evidence and decisions, in a few small queries (one row per
+ * worker of the run).
+ */
 export async function readRunWorkers(sql: postgres.Sql, runId: number, rateMinutes: number): Promise<RunWorkers> {
   const [rows, review, decisions, aside, counts] = await Promise.all([
     listRunWorkers(sql, runId, rateMinutes),

@@ -60,9 +60,15 @@ export interface ParameterSummary {
   /** θ now differs from the start. */
   moved: number;
   frozen: number;
-  /** Moves (now − start) in steps, counted in bins (src/status/move-histogram.ts); frozen parameters and those without a recorded step left out. */
+  /**
+   * Moves (now − start) in steps, counted in bins (src/status/move-histogram.ts); frozen parameters
+   * and those without a recorded step left out.
+   */
   histogram: MoveBin[];
-  /** What `parameters` lists: every parameter by name, the `parameters.length` that moved most (by |Δ steps|, the most first), or those the dashboard chose. */
+  /**
+   * What `parameters` lists: every parameter by name, the `parameters.length` that moved most (by
+   * |Δ steps|, the most first), or those the dashboard chose.
+   */
   listed: "all" | "most moved" | "chosen";
 }
 
@@ -91,10 +97,16 @@ export interface RunStatus {
   };
   games: {
     total: number;
-    /** Over the rate window (rateWindowMinutes: 10 minutes up to an hour as the run ages), or the part of it the run has been playing, to its latest report (rateSeconds). */
+    /**
+     * Over the rate window (rateWindowMinutes: 10 minutes up to an hour as the run ages), or the
+     * part of it the run has been playing, to its latest report (rateSeconds).
+     */
     perMinute: number;
     rateSeconds: number;
-    /** From the first iteration's start (`startedAt`; null before one) to the last completion (or now while running). */
+    /**
+     * From the first iteration's start (`startedAt`; null before one) to the last completion (or
+     * now while running).
+     */
     overallPerMinute: number;
     startedAt: string | null;
     /**
@@ -103,17 +115,29 @@ export interface RunStatus {
      * played or the run is over.
      */
     etaSeconds: number | null;
-    /** Seconds to the end of the open iteration, the same way; null on a UCI-option run (its one iteration is the run) or with none open. */
+    /**
+     * Seconds to the end of the open iteration, the same way; null on a UCI-option run (its one
+     * iteration is the run) or with none open.
+     */
     iterationEtaSeconds: number | null;
   };
-  /** What the run waits for, when it waits: no master, the master building engines, no worker claiming games; null: it plays (or is over). */
+  /**
+   * What the run waits for, when it waits: no master, the master building engines, no worker
+   * claiming games; null: it plays (or is over).
+   */
   waiting: string | null;
   faults: number;
   /** Games an engine fault decided that were kept (spsa export --faulted writes them). */
   faultedGamesKept: number;
-  /** Over the run: time losses scored for delays outside the engines (a busy machine), games replayed for them, pairs out of replays. */
+  /**
+   * Over the run: time losses scored for delays outside the engines (a busy machine), games
+   * replayed for them, pairs out of replays.
+   */
   delays: { losses: number; replays: number; replayLimitPairs: number };
-  /** Over the run: batches workers gave back because a binary was unsigned or not signed by a key they trust (docs/signing.md). */
+  /**
+   * Over the run: batches workers gave back because a binary was unsigned or not signed by a key
+   * they trust (docs/signing.md).
+   */
   binariesRefused: number;
   /** The latest iterations, newest first. */
   recent: IterationStatus[];
@@ -128,11 +152,17 @@ export interface RunStatus {
    * θ− against θ₀ so far and, once they are all in, its measure; null without one.
    */
   optionPilot: OptionPilotProgress | null;
-  /** The run's workers, each with its games in this run, its evidence against the pool and a verdict (docs/bad-workers.md), the latest to report first; stale ones are in `staleWorkers`. */
+  /**
+   * The run's workers, each with its games in this run, its evidence against the pool and a verdict
+   * (docs/bad-workers.md), the latest to report first; stale ones are in `staleWorkers`.
+   */
   workers: RunWorker[];
   /** The workers that reported nothing for STALE_MINUTES before the run's latest report, in one line; null: none. */
   staleWorkers: StaleWorkers | null;
-  /** The master's latest look at the run's workers (null: none yet), over how many strata, and the workers under suspicion now. */
+  /**
+   * The master's latest look at the run's workers (null: none yet), over how many strata, and the
+   * workers under suspicion now.
+   */
   workerReview: Pick<RunWorkers, "reviewedAt" | "strata" | "suspects">;
   /**
    * A UCI-option run's batches (null for a rebuild-mode run): its one iteration only
@@ -140,7 +170,10 @@ export interface RunStatus {
    * 0, 1, … applied batches.
    */
   perturbations: PerturbationProgress | null;
-  /** A UCI-option run's Elo over windows of `windowGames` games of its applied batches (src/status/batch-elo.ts), the latest first; null for a rebuild-mode run. */
+  /**
+   * A UCI-option run's Elo over windows of `windowGames` games of its applied batches
+   * (src/status/batch-elo.ts), the latest first; null for a rebuild-mode run.
+   */
   eloWindows: { windowGames: number; recent: EloPoint[] } | null;
   /** The parameters listed (parameterSummary.listed says which), each with its history. */
   parameters: ParameterStatus[];
@@ -171,7 +204,10 @@ export type ShipStatus = Omit<ShipCheckRow, "runId" | "createdAt" | "completedAt
   summary: string;
 };
 
-/** A verification as the status shows it: the view's row, its numbers as numbers, and its limits in words ("tc 10+0.1"). */
+/**
+ * A verification as the status shows it: the view's row, its numbers as numbers, and its limits in
+ * words ("tc 10+0.1").
+ */
 export type VerificationStatus = Pick<
   VerificationResult,
   "id" | "comparison" | "status" | "games" | "wins" | "losses" | "draws" | "verdict" | "limits"
@@ -190,7 +226,10 @@ export interface SnapshotOptions {
   listed?: number;
   /** List exactly these parameters (the dashboard's charts), whatever `all` and `listed` say. */
   only?: readonly string[];
-  /** History points after this one only (the θ of iteration or applied batch `historyAfter` and before are left out): a page's refresh. */
+  /**
+   * History points after this one only (the θ of iteration or applied batch `historyAfter` and
+   * before are left out): a page's refresh.
+   */
   historyAfter?: number;
   recentCount?: number;
   now?: Date;
@@ -363,7 +402,10 @@ function waitingFor(
   return null;
 }
 
-/** Games left to max_iterations: the open iteration's rest and the full iterations after it, of its games each (its target_games). */
+/**
+ * Games left to max_iterations: the open iteration's rest and the full iterations after it, of its
+ * games each (its target_games).
+ */
 function remainingGames(latest: IterationSummary | undefined, latestNumber: number, maxIterations: number): number {
   if (!latest) return 0;
   const open = latest.status !== "complete" ? latest.targetGames - latest.gamesPlayed : 0;
@@ -450,7 +492,8 @@ export const LISTED_PARAMETERS = 20;
 export function parameterRows(run: RunRecord, settings: IterationSettings | null): Omit<ParameterStatus, "history">[] {
   const entries = Object.entries(run.currentParameters).sort(([a], [b]) => (a < b ? -1 : 1));
   return entries.map(([name, now]) => {
-    // A parameter that joined the run later starts where it joined (build mode: its first iteration's θ, which status does not read: now).
+    // A parameter that joined the run later starts where it joined (build mode: its first
+    // iteration's θ, which status does not read: now).
     const start = run.initialParameters[name] ?? now;
     const s = settings?.parameters[name];
     return {

@@ -8,7 +8,10 @@ export function formatSearchPosition(p: WithRate<SearchPosition>): string {
   return `pass ${p.pass} ${progressBar(p.tried, p.params)} ${p.tried}/${p.params} parameters · ${p.evaluations} evaluations · error ${p.error.toFixed(6)} · ${Math.round(p.positionsPerSecond)} positions/s`;
 }
 
-/** `pass 2 · 41 evaluations · ROOK_VALUE_MG = 470 · error 0.132514 · 175458 positions/s`: one line per improvement, kept in the log. */
+/**
+ * `pass 2 · 41 evaluations · ROOK_VALUE_MG = 470 · error 0.132514 · 175458 positions/s`: one line
+ * per improvement, kept in the log.
+ */
 export function formatImprovement(p: WithRate<SearchProgress>): string {
   return `pass ${p.pass} · ${p.evaluations} evaluations · ${p.param} = ${p.value} · error ${p.error.toFixed(6)} · ${Math.round(p.positionsPerSecond)} positions/s`;
 }

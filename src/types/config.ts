@@ -20,7 +20,10 @@ export interface IterationSettings {
   moveLimit?: IterationMoveLimit;
   /** `[time_control] reference_nps` (absent: no scaling); workers read it from here. */
   referenceNps?: number;
-  /** `[games] lease_seconds`: the lease of the iteration's batches, set in the database from here, never by a worker (absent in older rows: 120). */
+  /**
+   * `[games] lease_seconds`: the lease of the iteration's batches, set in the database from here,
+   * never by a worker (absent in older rows: 120).
+   */
   leaseSeconds?: number;
   parameters: Record<string, ParamSettings>;
   /**
@@ -37,7 +40,10 @@ export interface IterationSettings {
   staleness?: number;
 }
 
-/** An iteration's settings with what its row holds in columns beside them: what describeChanges compares with today's files. */
+/**
+ * An iteration's settings with what its row holds in columns beside them: what describeChanges
+ * compares with today's files.
+ */
 export interface PlayedWith {
   settings: IterationSettings;
   timelowMs: number;
@@ -115,7 +121,10 @@ export interface BuildConfig {
   cargoArgs: string[];
   /** The binary's name under target/release; undefined means the package name in Cargo.toml. */
   binaryName: string | undefined;
-  /** How many iterations the build mode's master builds at once; "auto": from its cores (src/spsa/in-flight.ts, buildsAtOnce). */
+  /**
+   * How many iterations the build mode's master builds at once; "auto": from its cores
+   * (src/spsa/in-flight.ts, buildsAtOnce).
+   */
   buildsAtOnce: number | "auto";
 }
 
@@ -135,7 +144,10 @@ export interface DatabaseConfig {
   pollIntervalMs: number;
 }
 
-/** `[master]`: where the key that signs the binaries is (undefined: in the tool's home, see src/signing/key-file.ts). */
+/**
+ * `[master]`: where the key that signs the binaries is (undefined: in the tool's home, see
+ * src/signing/key-file.ts).
+ */
 export interface MasterConfig {
   signingKey: string | undefined;
 }
@@ -143,7 +155,10 @@ export interface MasterConfig {
 /** `[worker]`: the masters' public keys whose signed binaries this worker runs, and the bounds of its engine cache. */
 export interface WorkerConfig {
   trustedKeys: string[];
-  /** `engine_cache_files` and `engine_cache_mb` (in bytes here): the cache keeps at most this many binaries and bytes, but for those batches in flight use. */
+  /**
+   * `engine_cache_files` and `engine_cache_mb` (in bytes here): the cache keeps at most this many
+   * binaries and bytes, but for those batches in flight use.
+   */
   engineCache: { files: number; bytes: number };
 }
 
@@ -190,5 +205,8 @@ export interface TuningConfig {
 
 declare const withoutSecretsBrand: unique symbol;
 
-/** A config as spsa_run stores it: made only by storedRunConfig (src/config/secrets.ts), which drops every key that may hold a credential. */
+/**
+ * A config as spsa_run stores it: made only by storedRunConfig (src/config/secrets.ts), which drops
+ * every key that may hold a credential.
+ */
 export type StoredRunConfig = Record<string, unknown> & { readonly [withoutSecretsBrand]: true };

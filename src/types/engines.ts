@@ -13,7 +13,10 @@ export type EngineRole = (typeof ENGINE_ROLES)[number];
 /** The two engines built for an iteration (or a verification) from θ values. */
 export type PlusMinus = Exclude<EngineRole, "reference">;
 
-/** The faults of each engine of a batch, in ENGINE_ROLES' order: plus and minus, and in reference mode the reference engine. */
+/**
+ * The faults of each engine of a batch, in ENGINE_ROLES' order: plus and minus, and in reference
+ * mode the reference engine.
+ */
 export type EngineFaults = readonly [FaultCounts, FaultCounts] | readonly [FaultCounts, FaultCounts, FaultCounts];
 
 /** Games won, drawn and lost, from one engine's side. */

@@ -15,7 +15,10 @@ export interface WorkerEvidence {
   /** Share of draws in its games and in the pool's. */
   draws: number;
   poolDraws: number | null;
-  /** Share of its batches at an extreme result (every game won by one side), and the pool's share at the same batch sizes. */
+  /**
+   * Share of its batches at an extreme result (every game won by one side), and the pool's share at
+   * the same batch sizes.
+   */
   extremes: number;
   poolExtremes: number | null;
   /**
@@ -37,7 +40,10 @@ export interface WorkerEvidence {
   suspicion: string | null;
 }
 
-/** One parameter: the mean of (plus's wins − losses per game) × that parameter's sign, the worker's and the pool's, and the difference as a normal z. */
+/**
+ * One parameter: the mean of (plus's wins − losses per game) × that parameter's sign, the worker's
+ * and the pool's, and the difference as a normal z.
+ */
 export interface ParameterAgreement {
   name: string;
   agreement: number;

@@ -121,7 +121,10 @@ export interface AdaptiveGains {
 /** What a completed iteration left that the scales need. */
 export interface MeasuredIteration {
   elo: number;
-  /** Its game counts, for the noise of `elo`: plus against minus, or (reference mode) both sides' against the reference. */
+  /**
+   * Its game counts, for the noise of `elo`: plus against minus, or (reference mode) both sides'
+   * against the reference.
+   */
   result: IterationOutcome;
 }
 
@@ -143,7 +146,10 @@ export interface PilotMeasure {
   factor: number;
 }
 
-/** A UCI-option run's curvature pilot as stored once its games are in (spsa_option_run.pilot): the measure, and the games and results it is from. */
+/**
+ * A UCI-option run's curvature pilot as stored once its games are in (spsa_option_run.pilot): the
+ * measure, and the games and results it is from.
+ */
 export interface OptionPilotRecord extends PilotMeasure {
   games: number;
   /** θ+'s and θ−'s results against θ₀, over all the pilot's batches. */
@@ -174,13 +180,19 @@ export interface DrawnBatch extends Perturbation {
   k: number;
 }
 
-/** A reported batch's result and the draw it played (AppliedBatch.drawNumber): the adaptive scale reads one draw's batches pooled. */
+/**
+ * A reported batch's result and the draw it played (AppliedBatch.drawNumber): the adaptive scale
+ * reads one draw's batches pooled.
+ */
 export type DrawnResult = IterationResult & { drawNumber: number };
 
 /** One parameter's settings as an iteration played them. */
 export type ParamSettings = Pick<SpsaParam, "min" | "max" | "step" | "type"> & { frozen: boolean };
 
-/** What a worker checks and plays of a UCI-option batch: the run's signed parameter list and the values the master drew. */
+/**
+ * What a worker checks and plays of a UCI-option batch: the run's signed parameter list and the
+ * values the master drew.
+ */
 export interface OptionDraw {
   parameters: OptionParams;
   signature: string | null;
@@ -190,13 +202,19 @@ export interface OptionDraw {
   reference?: Values;
 }
 
-/** A run's parameter list: the settings by name, and the run's order of the names (a draw's signs and a stored θ follow it). */
+/**
+ * A run's parameter list: the settings by name, and the run's order of the names (a draw's signs
+ * and a stored θ follow it).
+ */
 export interface OptionList {
   parameters: OptionParams;
   names: readonly string[];
 }
 
-/** A UCI-option run as its applied chain replays (src/spsa/option-chain.ts): its parameter list in order, its gains, schedule and seed. */
+/**
+ * A UCI-option run as its applied chain replays (src/spsa/option-chain.ts): its parameter list in
+ * order, its gains, schedule and seed.
+ */
 export interface ChainRun extends OptionList {
   gains: SpsaMathConfig;
   gamesPerIteration: number;
@@ -211,13 +229,19 @@ export interface AppliedBatch {
   appliedNumber: number;
   /** Its number in the run (spsa_perturbation.batch_number: the batch row's id since migration 0014). */
   batchNumber: number;
-  /** With the run's seed it seeds the draw: the batchNumber of the draw's first batch (its own unless it shares a draw). */
+  /**
+   * With the run's seed it seeds the draw: the batchNumber of the draw's first batch (its own
+   * unless it shares a draw).
+   */
   drawNumber: number;
   workerName: string | null;
   games: number;
   /** The games planned before it in the carrier iteration: its place in the gain schedule. */
   gamesBefore: number;
-  /** Drawn from θ after this many applied batches (0: the start); null in rows of earlier versions, whose values are stored. */
+  /**
+   * Drawn from θ after this many applied batches (0: the start); null in rows of earlier versions,
+   * whose values are stored.
+   */
   drawnFrom: number | null;
   k: number;
   ck: number;
@@ -235,7 +259,10 @@ export interface AppliedBatch {
   thetaAfter: Values | null;
 }
 
-/** Where a replay of the applied chain starts: θ after `applied` batches, and the results of the batches applied before it (oldest first: the adaptive window of scales not recorded). */
+/**
+ * Where a replay of the applied chain starts: θ after `applied` batches, and the results of the
+ * batches applied before it (oldest first: the adaptive window of scales not recorded).
+ */
 export interface ChainStart {
   applied: number;
   theta: Values;
@@ -249,7 +276,10 @@ export interface RewrittenBatch {
   stepScale: number;
   /** θ after it, at every `thetaEvery`-th place; else null. */
   thetaAfter: Values | null;
-  /** The values it played, kept in its row: it was drawn from a θ the undo changed, so the chain cannot draw it again. Null: it can. */
+  /**
+   * The values it played, kept in its row: it was drawn from a θ the undo changed, so the chain
+   * cannot draw it again. Null: it can.
+   */
   played: { plus: Values; minus: Values } | null;
 }
 

@@ -73,7 +73,10 @@ export interface FinishedVerification extends VerificationOutcome {
   draws: number;
 }
 
-/** Builds both engines and opens the games, the verification row (and, for a ship check, its stage) in one transaction. */
+/**
+ * Builds both engines and opens the games, the verification row (and, for a ship check, its stage)
+ * in one transaction.
+ */
 export async function startVerification(
   match: VerificationSetup,
   run: { id: number; name: string },
@@ -202,7 +205,10 @@ export async function waitForOutcome(
 /** What a progress line says while no worker has claimed the games it waits for. */
 export const WAITING_FOR_WORKERS = "waiting for a worker to claim its games (start one: compete --spsa)";
 
-/** "16.8 games/min  ETA 1m17s" of a match's games left, from its carrier run's reports, or that no worker has claimed any. */
+/**
+ * "16.8 games/min  ETA 1m17s" of a match's games left, from its carrier run's reports, or that no
+ * worker has claimed any.
+ */
 async function matchSpeed(match: Pick<VerificationSetup, "db">, row: VerificationRow): Promise<string> {
   if (row.gamesClaimed === 0 && row.gamesPlayed === 0) return WAITING_FOR_WORKERS;
   const rate = await match.db.retrying((sql) => runRate(sql, row.carrierRunId, rateWindowMinutes(process.uptime())));

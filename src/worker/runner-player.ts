@@ -4,7 +4,10 @@ import type { EngineRole } from "../types/engines.js";
 import type { OutsideDelayPolicy, SearchLimits } from "../types/play.js";
 import { measureNps, SPEED_MOVETIME_MS } from "./engine-speed.js";
 
-/** An engine of a worker's game pair: its role (its name in the games), its binary, and its tuned UCI options (UCI-option mode), set with `setoption` before its games. */
+/**
+ * An engine of a worker's game pair: its role (its name in the games), its binary, and its tuned
+ * UCI options (UCI-option mode), set with `setoption` before its games.
+ */
 export interface PairEngine {
   role: EngineRole;
   path: string;
@@ -28,7 +31,10 @@ export interface WorkerPairJob {
 export interface PairPlayer {
   /** Plays the first engine as white then as black. Respects the concurrency limit itself. */
   playPair(job: WorkerPairJob): Promise<PairResult>;
-  /** The engine's speed in nodes per second, with this worker's options, measured alone (src/worker/engine-speed.ts). */
+  /**
+   * The engine's speed in nodes per second, with this worker's options, measured alone
+   * (src/worker/engine-speed.ts).
+   */
   measureNps(path: string): Promise<number | undefined>;
   /** Games at once from now on. */
   setConcurrency(concurrency: number): void;
@@ -43,7 +49,10 @@ export function createRunnerPlayer(options: {
   concurrency: number;
   marginMs: number;
   outsideDelay: OutsideDelayPolicy;
-  /** This worker's own UCI options for both engines; a tuned option (UCI-option mode) overrides one of the same name. */
+  /**
+   * This worker's own UCI options for both engines; a tuned option (UCI-option mode) overrides one
+   * of the same name.
+   */
   engineOptions?: Readonly<Record<string, string>>;
 }): PairPlayer {
   const runner = createRunner({

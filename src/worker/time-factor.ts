@@ -5,7 +5,10 @@
  * about the same number of nodes per move.
  */
 
-/** The factor is kept within this range: a measurement far outside it says more about the machine's load or the engine than about its speed. */
+/**
+ * The factor is kept within this range: a measurement far outside it says more about the machine's
+ * load or the engine than about its speed.
+ */
 export const MIN_TIME_FACTOR = 0.25;
 export const MAX_TIME_FACTOR = 4;
 

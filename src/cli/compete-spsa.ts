@@ -47,13 +47,15 @@ export function buildWorkerProgram(): Command {
     .option("--seed <seed>", "seed for openings and times")
     .option(
       "--option <name=value>",
-      "UCI option of this worker's engines, e.g. Threads=1 or SyzygyPath=/tb (repeatable; a tuned option keeps the run's value)",
+      "UCI option of this worker's engines, e.g. Threads=1 or SyzygyPath=/tb (repeatable; a tuned " +
+        "option keeps the run's value)",
       collect,
       [],
     )
     .option(
       "--trust <key>",
-      "public key of a master whose signed binaries this worker runs, as `spsa key` prints it (repeatable; this machine's master is trusted already)",
+      "public key of a master whose signed binaries this worker runs, as `spsa key` prints it " +
+        "(repeatable; this machine's master is trusted already)",
       collect,
       [],
     )

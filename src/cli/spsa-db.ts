@@ -18,7 +18,8 @@ function addServerCommands(db: Command, config: ConfigFile): void {
     .action(async () => (await dbCommands()).dbStatus({ config: config() }));
   db.command("start")
     .description(
-      "start the embedded Postgres (it keeps running between commands); it listens on a Unix socket only unless --listen",
+      "start the embedded Postgres (it keeps running between commands); it listens on a Unix socket " +
+        "only unless --listen",
     )
     .option(
       "--listen <addr[:port]>",
@@ -52,7 +53,8 @@ function addAccessCommands(db: Command, config: ConfigFile): void {
     .action(async () => (await dbCommands()).dbUrl({ config: config() }));
   db.command("worker-url")
     .description(
-      "create (or give a new password to) a worker machine's database role, which can only claim, play and report games; prints its URL",
+      "create (or give a new password to) a worker machine's database role, which can only claim, " +
+        "play and report games; prints its URL",
     )
     .requiredOption("--name <name>", "the worker machine, e.g. box1: its role is spsa_worker_<name>")
     .option("--host <addr>", "the database host as workers reach it (default: this machine's URL's host)")

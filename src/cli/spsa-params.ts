@@ -30,7 +30,8 @@ export function addInitCommand(program: Command): void {
   program
     .command("init")
     .description(
-      "a starting params.toml from an engine's constants file (every number literal) or from an engine's UCI spin options, with a proposed range and step",
+      "a starting params.toml from an engine's constants file (every number literal) or from an " +
+        "engine's UCI spin options, with a proposed range and step",
     )
     .option("--constants <file>", "the engine's constants file, e.g. src/engine_constants.rs")
     .option("--engine <path>", 'an engine binary: its uci spin options, for [engine] mode = "options"')

@@ -82,14 +82,16 @@ export function addSimulateCommand(program: Command, config: ConfigFile): void {
     .addOption(
       new Option(
         "--from-run <name>",
-        "fit --loss-elo, --offset and --draw-rate to this run's recorded iterations, print the fit, and simulate with it",
+        "fit --loss-elo, --offset and --draw-rate to this run's recorded iterations, print the fit, " +
+          "and simulate with it",
       ).conflicts(["lossElo", "lossSteps", "offset", "drawRate"]),
     )
     .option("--no-anchors", "leave out the fishtest and seed-design comparisons")
     .option("--svg <file>", "also write the chart as SVG")
     .option(
       "--reference <ref>",
-      "also your config in reference mode: θ+ and θ− each against θ₀ (start) or an engine ELO stronger than θ₀ (negative: weaker)",
+      "also your config in reference mode: θ+ and θ− each against θ₀ (start) or an engine ELO " +
+        "stronger than θ₀ (negative: weaker)",
     )
     .action(async (opts: SimulateFlags) => {
       const { simulateCommand } = await import("../commands/simulate.js");

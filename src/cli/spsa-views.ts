@@ -9,13 +9,15 @@ export function addStatusCommand(program: Command, config: ConfigFile): void {
   program
     .command("status")
     .description(
-      "one screen about a run: iteration, games, ETA, Elo, faults, workers, its parameters with sparklines (on a large run: how far they moved, and those that moved most)",
+      "one screen about a run: iteration, games, ETA, Elo, faults, workers, its parameters with " +
+        "sparklines (on a large run: how far they moved, and those that moved most)",
     )
     .addOption(latestRunOption())
     .addOption(
       new Option(
         "--texel [id]",
-        "the latest Texel run of spsa texel instead (or the one with this id): K, error before and after, every changed parameter",
+        "the latest Texel run of spsa texel instead (or the one with this id): K, error before and " +
+          "after, every changed parameter",
       )
         .argParser(parsePositiveInteger)
         .conflicts("name"),
@@ -23,7 +25,8 @@ export function addStatusCommand(program: Command, config: ConfigFile): void {
     .option("--json", "the same data as JSON")
     .option(
       "--all",
-      "every parameter, however many (without it a run of more than 20 lists the 20 that moved most), in the text and in --json",
+      "every parameter, however many (without it a run of more than 20 lists the 20 that moved " +
+        "most), in the text and in --json",
     )
     .action(async (opts: { name?: string; texel?: true | number; json?: boolean; all?: boolean }) => {
       if (opts.texel !== undefined) {
@@ -95,7 +98,8 @@ export function addExportCommand(program: Command, config: ConfigFile): void {
   program
     .command("export")
     .description(
-      "a run's θ as the engine's constants file (--constants FILE), --format csv (history), openbench or fishtest (SPSA input lines), or --faulted games as PGN",
+      "a run's θ as the engine's constants file (--constants FILE), --format csv (history), " +
+        "openbench or fishtest (SPSA input lines), or --faulted games as PGN",
     )
     .addOption(latestRunOption())
     .addOption(paramsOption(PARAMS_FOR_CONSTANTS))

@@ -7,7 +7,8 @@ export function addKeyCommand(program: Command, config: ConfigFile): void {
   program
     .command("key")
     .description(
-      "print the master's public key (made on first use); a worker on another machine pins it with --trust or [worker] trusted_keys",
+      "print the master's public key (made on first use); a worker on another machine pins it with " +
+        "--trust or [worker] trusted_keys",
     )
     .action(async () => {
       (await import("../commands/key.js")).keyCommand({ config: config() });
@@ -28,7 +29,8 @@ export function addWorkersCommands(program: Command, config: ConfigFile): void {
   const workers = program
     .command("workers")
     .description(
-      "decide about a worker the master found a suspect (docs/bad-workers.md); the decision is recorded with who and when",
+      "decide about a worker the master found a suspect (docs/bad-workers.md); the decision is " +
+        "recorded with who and when",
     );
   for (const [verb, decision, what] of DECISIONS) {
     workers
@@ -47,7 +49,8 @@ export function addUndoCommand(program: Command, config: ConfigFile): void {
   program
     .command("undo")
     .description(
-      "take a worker's results out of a run: θ recomputed from the recorded rows without them, written to the database and params.toml",
+      "take a worker's results out of a run: θ recomputed from the recorded rows without them, " +
+        "written to the database and params.toml",
     )
     .requiredOption("--worker <name>", "the worker whose reported batches to take out")
     .addOption(requiredRunOption())

@@ -121,13 +121,17 @@ export async function dbRemove(options: DbCommandOptions & { yes?: boolean } = {
     log(`no embedded Postgres in ${server.home}: nothing to remove`);
     return;
   }
-  const what = `the embedded Postgres of ${server.home} and every run in it (${server.outsideHome ? server.serverDir : dirname(server.connectionFile)})`;
+  const what =
+    `the embedded Postgres of ${server.home} and every run in it ` +
+    `(${server.outsideHome ? server.serverDir : dirname(server.connectionFile)})`;
   if (!options.yes) throw new InputError("--yes", `spsa db remove deletes ${what}; run it again with --yes`);
   if (state === "running") {
     const clients = await otherClients(embeddedUrl(server));
     if (clients.length > 0) {
       throw new SpsaError(
-        `${clients.length} other connection${clients.length > 1 ? "s are" : " is"} open on the embedded Postgres (${[...new Set(clients)].join(", ")}): stop ${clients.length > 1 ? "them" : "it"} (workers, masters, the dashboard), then remove it`,
+        `${clients.length} other connection${clients.length > 1 ? "s are" : " is"} open on the ` +
+          `embedded Postgres (${[...new Set(clients)].join(", ")}): stop ` +
+          `${clients.length > 1 ? "them" : "it"} (workers, masters, the dashboard), then remove it`,
       );
     }
   }
@@ -278,11 +282,13 @@ export async function dbWorkerUrl(options: WorkerUrlOptions): Promise<void> {
       note(
         !dropped
           ? `no database role ${role}: nothing to revoke`
-          : `dropped database role ${role}: its URL no longer connects, ${released} claimed batches went back to the pool and its worker names are free`,
+          : `dropped database role ${role}: its URL no longer connects, ${released} claimed batches ` +
+              `went back to the pool and its worker names are free`,
       );
       if (!sessionsEnded)
         note(
-          `this database role may not end ${role}'s open sessions: stop that worker, or end them as a superuser (pg_terminate_backend)`,
+          `this database role may not end ${role}'s open sessions: stop that worker, or end them as ` +
+            `a superuser (pg_terminate_backend)`,
         );
       return;
     }
@@ -295,7 +301,8 @@ export async function dbWorkerUrl(options: WorkerUrlOptions): Promise<void> {
     const where = options.output ? `written to ${options.output} (mode 0600)` : "printed above";
     note(
       `${created ? "created database role" : "new password for database role"} ${role}: the worker URL is ${where}; ` +
-        `give it to that machine only (DATABASE_URL=... compete --spsa)${created ? "" : "; its previous URL no longer connects"}`,
+        `give it to that machine only (DATABASE_URL=... compete ` +
+        `--spsa)${created ? "" : "; its previous URL no longer connects"}`,
     );
     if (reach.note) note(reach.note);
   } finally {
@@ -335,7 +342,9 @@ function embeddedReach(host: string | undefined): Reach {
   if (!listen) {
     return {
       tcp: { host: host ?? "localhost", port },
-      note: "the embedded server listens on its Unix socket only: run `spsa db start --listen ADDR` (an address of this machine that the workers reach) before they connect",
+      note:
+        "the embedded server listens on its Unix socket only: run `spsa db start --listen ADDR` " +
+        "(an address of this machine that the workers reach) before they connect",
     };
   }
   const specific = listen
@@ -345,7 +354,9 @@ function embeddedReach(host: string | undefined): Reach {
   if (host !== undefined || specific !== undefined) return { tcp: { host: host ?? specific, port } };
   return {
     tcp: { host: hostname(), port },
-    note: `the embedded server listens on every address (${listen}): the URL names this machine ${hostname()}; give --host ADDR for another name`,
+    note:
+      `the embedded server listens on every address (${listen}): the URL names this machine ` +
+      `${hostname()}; give --host ADDR for another name`,
   };
 }
 

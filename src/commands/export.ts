@@ -86,7 +86,8 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
         { mode: 0o644 },
       );
       log(
-        `${options.constants}: ${file} with ${shipped.source} of run "${run.name}" (${forConstants.params.length} parameters, ints rounded as built)`,
+        `${options.constants}: ${file} with ${shipped.source} of run "${run.name}" ` +
+          `(${forConstants.params.length} parameters, ints rounded as built)`,
       );
     } else if (options.faulted) {
       const rows = await faultedGamesOf(database.sql, run.id);
@@ -94,7 +95,8 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
       if (options.out === undefined) out(pgn);
       else writeFileAtomic(options.out, pgn);
       log(
-        `${rows.length} faulted games of run "${run.name}"${options.out === undefined ? "" : ` written to ${options.out}`}`,
+        `${rows.length} faulted games of run ` +
+          `"${run.name}"${options.out === undefined ? "" : ` written to ${options.out}`}`,
       );
     } else if (format === "csv") {
       // A UCI-option run: θ after each applied batch whose θ is stored, and its θ now.

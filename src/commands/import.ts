@@ -36,7 +36,8 @@ export async function importCommand(options: ImportCommandOptions): Promise<void
   const rEnds = [...new Set(lines.map((l) => l.param.rEnd))];
   const header = [
     `Imported by spsa import from ${options.file} (${[...new Set(lines.map((l) => l.format))].join(" and ")} lines).`,
-    `step = the line's c_end / [spsa] c_end (${cEnd}); r_end of the lines: ${rEnds.join(", ")} (one r_end per run here: [spsa] r_end${spsa ? ` = ${spsa.rEnd}` : ""}).`,
+    `step = the line's c_end / [spsa] c_end (${cEnd}); r_end of the lines: ${rEnds.join(", ")} (one ` +
+      `r_end per run here: [spsa] r_end${spsa ? ` = ${spsa.rEnd}` : ""}).`,
     "constant = the table name: add constant and index where the engine's constant is named otherwise.",
   ];
   const out = options.out ?? DEFAULT_PARAMS_FILE;

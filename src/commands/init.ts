@@ -40,7 +40,8 @@ export async function initCommand(options: InitCommandOptions): Promise<void> {
   writeParamsFile(out, formatParamsToml(header, entries, footer), options.force ?? false);
   const count = entries.length === proposed.length ? `${entries.length}` : `${entries.length} of ${proposed.length}`;
   log(
-    `${out}: ${count} parameters from ${source}${skipped.length > 0 ? `, ${skipped.length} skipped (listed at the end)` : ""}`,
+    `${out}: ${count} parameters from ` +
+      `${source}${skipped.length > 0 ? `, ${skipped.length} skipped (listed at the end)` : ""}`,
   );
 }
 
@@ -61,7 +62,8 @@ function fromConstants(file: string): Proposal {
   const header = [
     `Starting parameters for the SPSA tuner, written by spsa init from ${file}.`,
     "Every number literal of the file is here: delete what should not be tuned, and set each min, max and step",
-    "to a range you believe in (the proposals only follow the value). Keys are explained in docs/configuration.md (params.toml).",
+    "to a range you believe in (the proposals only follow the value). Keys are explained in " +
+      "docs/configuration.md (params.toml).",
   ];
   return { entries, skipped, header, skippedTitle: "Skipped: not a number literal the tuner can rewrite." };
 }

@@ -114,8 +114,10 @@ export async function simulateCommand(options: SimulateCommandOptions = {}): Pro
       ? "an optimum drawn uniformly in its bounds"
       : `an optimum ${model.offsetSteps} steps from its value`;
   out(
-    `${params.length} parameters of ${paramsFile}, ${iterations * perIteration} games (${iterations} iterations × ${perIteration}), ${seeds} seeds, ` +
-      `draw rate ${model.drawRate}; each parameter loses ${model.lossElo} Elo at ${model.lossSteps} steps from ${optimum}` +
+    `${params.length} parameters of ${paramsFile}, ${iterations * perIteration} games ` +
+      `(${iterations} iterations × ${perIteration}), ${seeds} seeds, ` +
+      `draw rate ${model.drawRate}; each parameter loses ${model.lossElo} Elo at ${model.lossSteps} ` +
+      `steps from ${optimum}` +
       (Object.keys(model.overrides).length > 0
         ? ` (${Object.keys(model.overrides).length} set by ${options.model})`
         : ""),

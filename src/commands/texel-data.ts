@@ -54,7 +54,8 @@ export async function texelDataCommand(options: TexelDataCommandOptions): Promis
   shuffle(kept, seededRng(options.seed ?? "texel-data"));
   writeFileAtomic(options.out, formatPositions(kept), { mode: 0o644 });
   log(
-    `${options.out}: ${kept.length} positions from ${games} games (${all.length} after skipping ${skipPlies} plies and checks, ${unique.length} unique${engine === undefined ? "" : `, ${kept.length} quiet`})`,
+    `${options.out}: ${kept.length} positions from ${games} games (${all.length} after skipping ` +
+      `${skipPlies} plies and checks, ${unique.length} unique${engine === undefined ? "" : `, ${kept.length} quiet`})`,
   );
   return { games, extracted: all.length, unique: unique.length, written: kept.length };
 }

@@ -92,7 +92,9 @@ export async function texelCommand(options: TexelCommandOptions): Promise<TexelT
     await pool.close();
   }
   log(
-    `K ${result.k.toFixed(4)}, error ${result.errorBefore.toFixed(6)} → ${result.errorAfter.toFixed(6)} in ${result.passes} passes, ${result.evaluations} evaluations, ${result.seconds.toFixed(1)} s (${Math.round(result.positionsPerSecond)} positions/s)`,
+    `K ${result.k.toFixed(4)}, error ${result.errorBefore.toFixed(6)} → ` +
+      `${result.errorAfter.toFixed(6)} in ${result.passes} passes, ${result.evaluations} ` +
+      `evaluations, ${result.seconds.toFixed(1)} s (${Math.round(result.positionsPerSecond)} positions/s)`,
   );
   for (const param of tuned) {
     if (result.values[param.name] !== param.value)

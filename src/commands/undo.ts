@@ -43,8 +43,10 @@ export async function undoCommand(options: UndoCommandOptions): Promise<void> {
     updateParamValues(text, run.currentParameters, paramsFile);
     const undone = await undoWorker(database.sql, run, options.worker, operatorName());
     out(
-      `run "${run.name}": took worker ${printable(options.worker)}'s ${undone.batches} batches (${undone.games} games) out of θ ` +
-        `and recomputed θ from the recorded ${undone.mode === "build" ? "iterations" : "chain of applied batches"} without them (undo ${undone.undoId})`,
+      `run "${run.name}": took worker ${printable(options.worker)}'s ${undone.batches} batches ` +
+        `(${undone.games} games) out of θ ` +
+        `and recomputed θ from the recorded ` +
+        `${undone.mode === "build" ? "iterations" : "chain of applied batches"} without them (undo ${undone.undoId})`,
     );
     const moved = Object.keys(undone.thetaAfter)
       .filter((name) => undone.thetaAfter[name] !== undone.thetaBefore[name])

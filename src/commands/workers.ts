@@ -33,7 +33,8 @@ export async function workersCommand(options: WorkersCommandOptions): Promise<vo
     if (!known.includes(options.worker)) {
       throw new InputError(
         "NAME",
-        `no worker "${printable(options.worker)}" in run "${run.name}"${didYouMean(options.worker, known)}${known.length > 0 ? ` (workers: ${known.slice(0, 8).map(printable).join(", ")}${known.length > 8 ? ", …" : ""})` : ""}`,
+        `no worker "${printable(options.worker)}" in run ` +
+          `"${run.name}"${didYouMean(options.worker, known)}${known.length > 0 ? ` (workers: ${known.slice(0, 8).map(printable).join(", ")}${known.length > 8 ? ", …" : ""})` : ""}`,
       );
     }
     const before = (await latestDecisions(database.sql, run.id)).find((d) => d.workerName === options.worker);
@@ -48,9 +49,13 @@ export async function workersCommand(options: WorkersCommandOptions): Promise<vo
     const was = before ? ` (was ${before.decision} since ${before.createdAt.toISOString()})` : "";
     out(
       options.decision === "accepted"
-        ? `run "${run.name}": worker ${printable(options.worker)} accepted by ${who}${was}: the master applies its batches again and does not flag it again in this run`
-        : `run "${run.name}": worker ${printable(options.worker)} rejected by ${who}${was}: its batches stay set aside in this run; ` +
-            `take what it reported before out of θ with spsa undo --worker ${printable(options.worker)} --name ${run.name}, and revoke its machine's URL (spsa db worker-url --name MACHINE --revoke)`,
+        ? `run "${run.name}": worker ${printable(options.worker)} accepted by ${who}${was}: the ` +
+            `master applies its batches again and does not flag it again in this run`
+        : `run "${run.name}": worker ${printable(options.worker)} rejected by ${who}${was}: its ` +
+            `batches stay set aside in this run; ` +
+            `take what it reported before out of θ with spsa undo --worker ` +
+            `${printable(options.worker)} --name ${run.name}, and revoke its machine's URL (spsa ` +
+            `db worker-url --name MACHINE --revoke)`,
     );
   } finally {
     await database.close();

@@ -172,7 +172,8 @@ function readTimeControl(tc: TableReader): Pick<TuningConfig, "timeControl" | "o
       if (tc.has(key))
         tc.fail(
           key,
-          `applies only to timed games; remove it, or remove ${limitKey} (games are played at ${limitKey} = ${Object.values(moveLimit)[0]})`,
+          `applies only to timed games; remove it, or remove ${limitKey} (games are played at ` +
+            `${limitKey} = ${Object.values(moveLimit)[0]})`,
         );
     }
   }
@@ -237,7 +238,8 @@ function requireUnitsOfFour(gamesSection: TableReader, games: GamesConfig): void
     if (value % 4 !== 0)
       gamesSection.fail(
         key,
-        `must be a multiple of 4 with [spsa] reference (θ+ and θ− each play a game pair against the reference on every opening), got ${value}`,
+        `must be a multiple of 4 with [spsa] reference (θ+ and θ− each play a game pair against the ` +
+          `reference on every opening), got ${value}`,
       );
   }
 }
@@ -262,7 +264,8 @@ function readSpsa(spsa: TableReader, base: string, engineMode: EngineMode): Spsa
   if (reference !== undefined && engineMode === "options")
     spsa.fail(
       SPSA_KEYS.reference,
-      'applies only with [engine] mode = "build" (UCI-option mode applies each batch on its own; see docs/reference-mode.md)',
+      'applies only with [engine] mode = "build" (UCI-option mode applies each batch on its own; ' +
+        "see docs/reference-mode.md)",
     );
   return {
     maxIterations: spsa.number(SPSA_KEYS.maxIterations, { default: 100, integer: true, min: 1 }),
@@ -320,7 +323,8 @@ function readBuildModeSteps(
     if (spsa.has(SPSA_KEYS.maxStaleness))
       spsa.fail(
         SPSA_KEYS.maxStaleness,
-        'applies only with [engine] mode = "build" (UCI-option mode applies each batch as it arrives, with no iterations to open ahead)',
+        'applies only with [engine] mode = "build" (UCI-option mode applies each batch as it ' +
+          "arrives, with no iterations to open ahead)",
       );
   }
   const maxStaleness = spsa.number(SPSA_KEYS.maxStaleness, { default: DEFAULT_MAX_STALENESS, integer: true, min: 0 });
@@ -446,7 +450,8 @@ function readShipLimits(ship: TableReader, engineMode: EngineMode): ShipConfig["
     if (set !== undefined)
       ship.fail(
         set,
-        "needs the limit the engine ships with: set tc, nodes, depth or timelow/timehigh in [ship] (or remove the section)",
+        "needs the limit the engine ships with: set tc, nodes, depth or timelow/timehigh in [ship] " +
+          "(or remove the section)",
       );
     return undefined;
   }

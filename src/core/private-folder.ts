@@ -35,7 +35,8 @@ export function privateFolder(folder: string, what: string): string {
     if ((uid !== undefined && parent.uid !== 0 && parent.uid !== uid) || othersWrite) {
       throw new InputError(
         folder,
-        `another user could replace the ${what}: ${above} belongs to uid ${parent.uid} with mode ${(parent.mode & 0o7777).toString(8)}; point SPSA_HOME to a folder of your own`,
+        `another user could replace the ${what}: ${above} belongs to uid ${parent.uid} with mode ` +
+          `${(parent.mode & 0o7777).toString(8)}; point SPSA_HOME to a folder of your own`,
       );
     }
     if (above === dirname(above)) return folder;

@@ -54,7 +54,8 @@ export class EventHub {
 
   private send(channel: string, payload: string): void {
     this.write(
-      `event: ${channel === PROGRESS_CHANNEL ? "progress" : "iteration"}\ndata: ${JSON.stringify({ channel, payload })}\n\n`,
+      `event: ${channel === PROGRESS_CHANNEL ? "progress" : "iteration"}\ndata: ` +
+        `${JSON.stringify({ channel, payload })}\n\n`,
     );
   }
 

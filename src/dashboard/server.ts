@@ -169,7 +169,8 @@ async function runPage(sql: postgres.Sql, name: string): Promise<string> {
   const body =
     run === undefined
       ? `<p class="error">no run "${escapeHtml(name)}"</p>`
-      : `<h1>Run ${escapeHtml(run.name)}</h1>\n<pre id="first-paint">${escapeHtml(renderStatus(await readRunStatus(sql, run, { samples: FIRST_PAINT_SPARKLINE })))}</pre>`;
+      : `<h1>Run ${escapeHtml(run.name)}</h1>\n<pre ` +
+        `id="first-paint">${escapeHtml(renderStatus(await readRunStatus(sql, run, { samples: FIRST_PAINT_SPARKLINE })))}</pre>`;
   return page.replace('<main id="app"></main>', `<main id="app">${body}</main>`);
 }
 

@@ -45,7 +45,8 @@ export async function storeBinaries(
     const content = readRegularFile(engine.path, false, MAX_BINARY_BYTES);
     if (!isIntact(content, engine.sha256)) {
       throw new SpsaError(
-        `engine binary ${engine.sha256.slice(0, 12)} is not in the database (its bytes were pruned when nothing could run it any more), and ${engine.path} no longer holds it: build it again`,
+        `engine binary ${engine.sha256.slice(0, 12)} is not in the database (its bytes were pruned ` +
+          `when nothing could run it any more), and ${engine.path} no longer holds it: build it again`,
       );
     }
     await insertBinary(tx, engine.sha256, content);
@@ -69,8 +70,11 @@ export class UntrustedBinaryError extends SpsaError {
   ) {
     super(
       noTrustedKey
-        ? "no trusted master key to check the engine binaries against: print the master's key with `spsa key` on its machine and pin it with `compete --spsa --trust KEY` or [worker] trusted_keys in config.toml"
-        : `refused the ${binary.role} binary of iteration ${binary.iterationNumber} (run ${binary.runUid}, sha256 ${binary.sha256.slice(0, 12)}): ` +
+        ? "no trusted master key to check the engine binaries against: print the master's key with " +
+            "`spsa key` on its machine and pin it with `compete --spsa --trust KEY` or [worker] " +
+            "trusted_keys in config.toml"
+        : `refused the ${binary.role} binary of iteration ${binary.iterationNumber} (run ` +
+            `${binary.runUid}, sha256 ${binary.sha256.slice(0, 12)}): ` +
             `${binary.signature ? "its signature is not from a trusted master key for this run, iteration and side (signatures of older versions, spsa-binary-v1, are refused too: docs/signing.md)" : "it is not signed"}`,
     );
     this.exitCode = noTrustedKey ? 2 : 1;
@@ -104,7 +108,8 @@ export async function obtainBinary(
     // Pruned: nothing could run it any more (its iteration is over), so this batch is no longer needed either.
     if (row.content === null)
       throw new SpsaError(
-        `engine binary ${hash.slice(0, 12)} is no longer kept (pruned ${row.prunedAt?.toISOString() ?? ""}: its iteration is over)`,
+        `engine binary ${hash.slice(0, 12)} is no longer kept (pruned ` +
+          `${row.prunedAt?.toISOString() ?? ""}: its iteration is over)`,
       );
     content = row.content;
     if (!isIntact(content, hash)) throw new SpsaError(`engine binary ${hash.slice(0, 12)} in the database is corrupt`);

@@ -50,7 +50,8 @@ export async function runCargo(build: CargoBuild): Promise<void> {
   // When it ended, too: the log shows which builds ran side by side, and for how long.
   const ended = new Date();
   log.end(
-    `=== ${ended.toISOString()} ${build.label}: ${result.failed ? "failed" : "built"} in ${((ended.getTime() - started.getTime()) / 1000).toFixed(1)} s\n`,
+    `=== ${ended.toISOString()} ${build.label}: ${result.failed ? "failed" : "built"} in ` +
+      `${((ended.getTime() - started.getTime()) / 1000).toFixed(1)} s\n`,
   );
   await once(log, "finish");
   build.signal?.throwIfAborted();
@@ -58,7 +59,8 @@ export async function runCargo(build: CargoBuild): Promise<void> {
     const reason =
       result.exitCode === undefined ? `could not run cargo (${result.shortMessage})` : `exit ${result.exitCode}`;
     throw new BuildError(
-      `cargo build of the ${build.label} engine failed (${reason}): ${firstError(String(result.all ?? ""))}; log: ${build.logFile}`,
+      `cargo build of the ${build.label} engine failed (${reason}): ` +
+        `${firstError(String(result.all ?? ""))}; log: ${build.logFile}`,
     );
   }
 }

@@ -99,7 +99,8 @@ export async function buildEngine(options: {
     const built = join(tree, "target", "release", binary);
     if (!existsSync(built)) {
       throw new BuildError(
-        `cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? set [build].binary_name)`,
+        `cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? ` +
+          `set [build].binary_name)`,
       );
     }
     const dest = options.destination(binary);

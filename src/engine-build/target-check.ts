@@ -42,12 +42,18 @@ export function boundsProblem(
   if (!Number.isFinite(min) || !Number.isFinite(max)) return `[min, max] = [${min}, ${max}] is not finite`;
   const [low, high] = param.type === "int" ? [Math.ceil(min), Math.floor(max)] : [min, max];
   if (param.type === "int" && (low < -Number.MAX_SAFE_INTEGER || high > Number.MAX_SAFE_INTEGER)) {
-    return `[min, max] = [${min}, ${max}] reaches integers outside the range a float64 holds exactly (±${Number.MAX_SAFE_INTEGER})`;
+    return (
+      `[min, max] = [${min}, ${max}] reaches integers outside the range a float64 holds ` +
+      `exactly (±${Number.MAX_SAFE_INTEGER})`
+    );
   }
   const [typeLow, typeHigh] = typeRange(primitive);
   const outside = [low < typeLow ? `min = ${min}` : "", high > typeHigh ? `max = ${max}` : ""].filter(
     (text) => text !== "",
   );
   if (outside.length === 0) return undefined;
-  return `${outside.join(" and ")} ${outside.length > 1 ? "are" : "is"} outside ${primitive} (${describeRange(primitive)})`;
+  return (
+    `${outside.join(" and ")} ${outside.length > 1 ? "are" : "is"} outside ${primitive} ` +
+    `(${describeRange(primitive)})`
+  );
 }

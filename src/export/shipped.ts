@@ -31,6 +31,7 @@ export function exportedTheta(run: { currentParameters: Values }, check: ShipChe
   const caution =
     check.verdict === "pass"
       ? undefined
-      : `${source} did not pass its test against the start θ (${verdictWords(check.verdict)}): ${describeShipCheck(check)}`;
+      : `${source} did not pass its test against the start θ (${verdictWords(check.verdict)}): ` +
+        `${describeShipCheck(check)}`;
   return { theta: check.chosenParameters, source, caution };
 }

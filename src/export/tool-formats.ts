@@ -44,7 +44,8 @@ export function parseToolLines(text: string, file: string): { format: ToolFormat
     if (fields.length !== 6 && fields.length !== 7) {
       throw new InputError(
         where,
-        `expected 7 comma-separated fields (OpenBench: NAME, int|float, value, min, max, c_end, r_end) or 6 (fishtest: NAME,value,min,max,c_end,r_end), got ${fields.length}`,
+        `expected 7 comma-separated fields (OpenBench: NAME, int|float, value, min, max, c_end, ` +
+          `r_end) or 6 (fishtest: NAME,value,min,max,c_end,r_end), got ${fields.length}`,
       );
     }
     const format: ToolFormat = fields.length === 7 ? "openbench" : "fishtest";

@@ -257,7 +257,8 @@ async function reportChanges({ options, run, params, db, log }: MasterContext): 
   if (!latest || !recorded) return;
   for (const change of describeChanges(recorded, playedWith(options.config, params))) {
     log(
-      `changed since iteration ${latest.iterationNumber}: ${change} (applies from iteration ${latest.iterationNumber + 1})`,
+      `changed since iteration ${latest.iterationNumber}: ${change} (applies from iteration ` +
+        `${latest.iterationNumber + 1})`,
     );
   }
 }

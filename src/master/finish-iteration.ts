@@ -57,7 +57,8 @@ export async function finishIteration(
   // lost, or another master on this run). θ is then what the database holds.
   if (result) {
     log(
-      `iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} (${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`,
+      `iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} ` +
+        `(${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`,
     );
   } else {
     log(`iteration ${k} was already complete in the database: θ taken from there`);

@@ -43,7 +43,8 @@ async function shipCandidate(master: MasterContext, params: Param[]): Promise<Va
   log(`${options.paramsFile}: the ship check's candidate (${check.chosen})`);
   if (check.verdict !== "pass")
     log(
-      `warning: the shipped candidate did not pass its test against the start θ (${check.verdict ?? "no verdict"}): keep testing before you ship it`,
+      `warning: the shipped candidate did not pass its test against the start θ ` +
+        `(${check.verdict ?? "no verdict"}): keep testing before you ship it`,
     );
   return check.chosenParameters;
 }
@@ -65,7 +66,9 @@ async function finalValues(
   const averaged = tailAverage(thetas.length > 0 ? thetas : [valuesOf(params)], averageTail);
   syncParamsFile(options.paramsFile, averaged, () => {});
   log(
-    `${options.paramsFile}: θ averaged over the last ${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] average_tail ${averageTail})`,
+    `${options.paramsFile}: θ averaged over the last ` +
+      `${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] ` +
+      `average_tail ${averageTail})`,
   );
   return averaged;
 }

@@ -123,10 +123,12 @@ export async function openIteration(
   const { k, staleness, perturbation, reference, settings } = built.drawn;
   const ahead =
     staleness > 0
-      ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} not applied then`
+      ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: ` +
+        `iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} not applied then`
       : "";
   log(
-    `iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`,
+    `iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ` +
+      `${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`,
   );
   // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
   const engines = signedEngines(

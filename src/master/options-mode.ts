@@ -98,7 +98,8 @@ async function tune(
       if ((await iterationCount(db.sql, run.id)) > 0)
         throw new InputError(
           `run "${run.name}"`,
-          'was started in build mode; tune with [engine] mode = "options" under another --name, or start over with --fresh',
+          'was started in build mode; tune with [engine] mode = "options" under another --name, or ' +
+            "start over with --fresh",
         );
     }
     optionRun = await openOptionRun(master, parameters);
@@ -107,7 +108,8 @@ async function tune(
     if (optionRun.parametersSignature === null) optionRun = await signOlderRun(master, optionRun, parameters);
   }
   log(
-    `${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ${optionRun.enginePath}, ` +
+    `${created ? "run" : "resumed run"} "${run.name}" in UCI-option mode (seed ${run.seed}): ` +
+      `${optionRun.enginePath}, ` +
       `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`,
   );
   announcePilot(config, optionRun, log);
@@ -126,7 +128,8 @@ async function tune(
 function announcePilot(config: TuningConfig, optionRun: OptionRunRow, log: (line: string) => void): void {
   if ((optionRun.pilotGames ?? 0) > 0)
     log(
-      `curvature pilot: θ+ and θ− of the run's first ${optionRun.pilotGames} games each play θ₀ (the binary with θ₀'s options); nothing else is drawn until they are in`,
+      `curvature pilot: θ+ and θ− of the run's first ${optionRun.pilotGames} games each play θ₀ ` +
+        `(the binary with θ₀'s options); nothing else is drawn until they are in`,
     );
   else if (optionPilotGames(config) === 0) {
     const skipped = pilotSkipped(config);
@@ -203,7 +206,8 @@ async function signOlderRun(
   if (!optionsMessage(run.uid, optionRun.parameters).equals(optionsMessage(run.uid, parameters))) {
     throw new InputError(
       `run "${run.name}"`,
-      `its stored UCI options differ from ${options.paramsFile} and were never signed: restart it with --fresh, or tune under another --name`,
+      `its stored UCI options differ from ${options.paramsFile} and were never signed: restart it ` +
+        `with --fresh, or tune under another --name`,
     );
   }
   const signature = signOptions(options.signingKey.signMessage, run.uid, parameters);
@@ -221,7 +225,8 @@ async function warnOfChanges({ options, params, db, log }: MasterContext, option
   if (!recorded) return;
   for (const change of describeChanges(recorded, playedWith(options.config, params))) {
     log(
-      `changed since the run started: ${change} (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)`,
+      `changed since the run started: ${change} (not applied: a UCI-option run keeps the settings ` +
+        `it started with; --fresh or another --name to use them)`,
     );
   }
 }

@@ -25,7 +25,10 @@ export function pilotIterations(config: TuningConfig): number {
 /** Why a configured pilot does not run, or undefined (said once when the master starts). */
 export function pilotSkipped(config: TuningConfig): string | undefined {
   if (configuredPilots(config) === 0 || fitsUnitsOfFour(config)) return undefined;
-  return "no curvature pilot: [games] games_per_iteration and batch_size must be multiples of 4 for it (θ+ and θ− each play a game pair against θ₀ on every opening); steps keep the default rate";
+  return (
+    "no curvature pilot: [games] games_per_iteration and batch_size must be multiples of 4 for " +
+    "it (θ+ and θ− each play a game pair against θ₀ on every opening); steps keep the default rate"
+  );
 }
 
 /** The pilot iterations asked for, where the run's gains have a pilot at all. */
@@ -46,7 +49,8 @@ export async function pilotEngine(master: MasterContext): Promise<BuiltEngine> {
   const { options, run, log } = master;
   const engine = await buildStartEngine(master);
   log(
-    `run "${run.name}": curvature pilot: θ+ and θ− of its first ${pilotIterations(options.config)} iteration(s) each play θ₀ (sha256 ${engine.sha256.slice(0, 12)})`,
+    `run "${run.name}": curvature pilot: θ+ and θ− of its first ${pilotIterations(options.config)} ` +
+      `iteration(s) each play θ₀ (sha256 ${engine.sha256.slice(0, 12)})`,
   );
   return engine;
 }

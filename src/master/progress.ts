@@ -39,7 +39,8 @@ export function formatProgress(counts: IterationCounts, maxIterations: number, r
     (counts.faults > 0 ? `  faults ${counts.faults}` : "") +
     (counts.delayLosses + counts.replays > 0 ? `  delays ${counts.delayLosses} lost, ${counts.replays} replayed` : "");
   return (
-    `iteration ${counts.iterationNumber}/${maxIterations} ${progressBar(counts.gamesPlayed, counts.targetGames)} ${counts.gamesPlayed}/${counts.targetGames} games  ` +
+    `iteration ${counts.iterationNumber}/${maxIterations} ` +
+    `${progressBar(counts.gamesPlayed, counts.targetGames)} ${counts.gamesPlayed}/${counts.targetGames} games  ` +
     `${outcomeText(outcomeOf(counts))}  ${speed}${faults}`
   );
 }
@@ -54,7 +55,10 @@ export function formatOptionProgress(
   rate: RunRate,
 ): string {
   const speed = speedText(counts, rate, { run: counts.targetGames - counts.gamesPlayed });
-  return `run ${runName}: ${counts.gamesPlayed}/${counts.targetGames} games, +${counts.plusWins} -${counts.minusWins} =${counts.draws} (plus vs minus)  ${speed}`;
+  return (
+    `run ${runName}: ${counts.gamesPlayed}/${counts.targetGames} games, +${counts.plusWins} ` +
+    `-${counts.minusWins} =${counts.draws} (plus vs minus)  ${speed}`
+  );
 }
 
 /**
@@ -88,7 +92,8 @@ export function faultWarning(counts: IterationCounts): string | undefined {
   if (delayLosses + replays > 0) {
     const limit = replayLimitPairs > 0 ? `, ${plural(replayLimitPairs, "pair")} out of replays` : "";
     parts.push(
-      `delays outside the engines${faults > 0 ? "" : ` in ${plural(games, "game")}`}: ${plural(delayLosses, "time loss", "time losses")} scored, ` +
+      `delays outside the engines${faults > 0 ? "" : ` in ${plural(games, "game")}`}: ` +
+        `${plural(delayLosses, "time loss", "time losses")} scored, ` +
         `${plural(replays, "game")} replayed${limit} (a busy machine: ${delayRemedy(undefined)})`,
     );
   }

@@ -42,7 +42,10 @@ export function referenceConflict(
   if ((run.reference === "start") !== (configured === "start"))
     return `run "${run.name}" plays against ${describe(run.reference)}, not ${describe(configured)}${fresh}`;
   if (configured !== "start" && run.referenceSha256 !== null && sha256 !== run.referenceSha256) {
-    return `run "${run.name}" plays against the engine of sha256 ${run.referenceSha256.slice(0, 12)}, and ${configured} now has sha256 ${sha256?.slice(0, 12)}${fresh}`;
+    return (
+      `run "${run.name}" plays against the engine of sha256 ` +
+      `${run.referenceSha256.slice(0, 12)}, and ${configured} now has sha256 ${sha256?.slice(0, 12)}${fresh}`
+    );
   }
   return undefined;
 }
@@ -72,7 +75,9 @@ export async function runReference(master: MasterContext): Promise<BuiltEngine |
     // Recorded by a version before these signatures, or changed in the database: built or taken
     // again below, and signed.
     log(
-      `run "${run.name}": the recorded reference engine (sha256 ${run.referenceSha256.slice(0, 12)}) carries no signature of this master's key; it is ${configured === "start" ? "built" : "taken"} again`,
+      `run "${run.name}": the recorded reference engine (sha256 ` +
+        `${run.referenceSha256.slice(0, 12)}) carries no signature of this master's key; it is ` +
+        `${configured === "start" ? "built" : "taken"} again`,
     );
   }
   const engine =
@@ -93,7 +98,8 @@ export async function runReference(master: MasterContext): Promise<BuiltEngine |
       `run "${run.name}": its reference engine was recorded by another key; start it over with --fresh`,
     );
   log(
-    `run "${run.name}": reference engine ${recorded.path} (sha256 ${recorded.sha256.slice(0, 12)}); θ+ and θ− each play it`,
+    `run "${run.name}": reference engine ${recorded.path} (sha256 ${recorded.sha256.slice(0, 12)}); ` +
+      `θ+ and θ− each play it`,
   );
   return { path: recorded.path, sha256: recorded.sha256 };
 }

@@ -146,8 +146,10 @@ function withValues(tables: Param[], run: RunRow, paramsFile: string, log: (line
   if (removed.length > 0) {
     throw new InputError(
       paramsFile,
-      `run "${run.name}" tunes ${removed.join(", ")}, which this file no longer has; put ${removed.length > 1 ? "them" : "it"} back ` +
-        `with frozen = true to keep ${removed.length > 1 ? "their" : "its"} value, or start another run with --fresh or --name`,
+      `run "${run.name}" tunes ${removed.join(", ")}, which this file no longer has; put ` +
+        `${removed.length > 1 ? "them" : "it"} back ` +
+        `with frozen = true to keep ${removed.length > 1 ? "their" : "its"} value, or start another ` +
+        `run with --fresh or --name`,
     );
   }
   for (const p of params.filter((p) => !(p.name in stored))) log(`${p.name} joins run "${run.name}" at ${p.value}`);

@@ -85,7 +85,8 @@ export async function runShipCheck(
     };
     check = await db.retrying((sql) => openShipCheck(sql, opened));
     log(
-      `ship check of run "${run.name}" at ${describeLimits(check.limits)}: candidates ${check.candidates.map((c) => c.label).join("; ")}`,
+      `ship check of run "${run.name}" at ${describeLimits(check.limits)}: candidates ` +
+        `${check.candidates.map((c) => c.label).join("; ")}`,
     );
   }
   const { id, limits } = check;
@@ -99,7 +100,8 @@ export async function runShipCheck(
     const found = await db.retrying((sql) => findShipVerification(sql, id, stage));
     const row = found ?? (await startVerification(match, run, compared, { checkId: id, stage }));
     log(
-      `ship check, ${stage}: ${compared.toLabel} vs ${compared.fromLabel}, ${found ? `resumed at ${row.gamesPlayed} games` : `up to ${games} games`} (verification ${row.id})`,
+      `ship check, ${stage}: ${compared.toLabel} vs ${compared.fromLabel}, ` +
+        `${found ? `resumed at ${row.gamesPlayed} games` : `up to ${games} games`} (verification ${row.id})`,
     );
     return waitForOutcome(match, row, log, (played) => {
       if (played.gamesPlayed > 0) crashPoint(stage === FINAL_STAGE ? "ship-final-waiting" : "ship-elimination-waiting");

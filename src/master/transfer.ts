@@ -54,7 +54,8 @@ export async function queueTransfers(master: MasterContext, params: Param[]): Pr
       openVerification(match, run, compared, engines, { transferIterationId: it.id }),
     );
     log(
-      `iteration ${k}: transfer queued, ${ship.transfer.games} games of its plus vs minus at ${describeLimits(ship.limits)} (verification ${row.id})`,
+      `iteration ${k}: transfer queued, ${ship.transfer.games} games of its plus vs minus at ` +
+        `${describeLimits(ship.limits)} (verification ${row.id})`,
     );
   }
 }
@@ -78,7 +79,8 @@ export async function finishTransfers(master: MasterContext, params: Param[]): P
   const { run, db, log } = master;
   for (const row of await db.retrying((sql) => runningTransfers(sql, run.id))) {
     log(
-      `waiting for the transfer ${row.toLabel} vs ${row.fromLabel}, at ${row.gamesPlayed} of ${row.targetGames} games (verification ${row.id})`,
+      `waiting for the transfer ${row.toLabel} vs ${row.fromLabel}, at ${row.gamesPlayed} of ` +
+        `${row.targetGames} games (verification ${row.id})`,
     );
     // Its last line gives the transfer's games; the line above names it.
     await waitForOutcome(transferMatch(master, params), row, log, (played) => {
@@ -101,6 +103,7 @@ function transferMatch(
 
 function logDone(row: VerificationRow, result: FinishedVerification, log: (line: string) => void): void {
   log(
-    `transfer ${row.toLabel} vs ${row.fromLabel}: +${result.wins} -${result.losses} =${result.draws} at the ship limits (not in the step)`,
+    `transfer ${row.toLabel} vs ${row.fromLabel}: +${result.wins} -${result.losses} ` +
+      `=${result.draws} at the ship limits (not in the step)`,
   );
 }

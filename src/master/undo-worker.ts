@@ -50,7 +50,8 @@ export async function undoWorker(
     if (reports.length === 0) {
       throw new InputError(
         "--worker",
-        `worker "${worker}" has no reported batch in run "${run.name}" that θ still holds (none, or all held or taken out already)`,
+        `worker "${worker}" has no reported batch in run "${run.name}" that θ still holds (none, or ` +
+          `all held or taken out already)`,
       );
     }
     const optionRun = await optionRunOf(tx, run.id);

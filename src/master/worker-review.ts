@@ -93,7 +93,8 @@ abstract class WorkerReview {
     );
     this.setAside.add(suspect.worker);
     this.options.log(
-      `suspect worker ${suspect.worker}: ${reason}; its batches are set aside until you decide (spsa workers accept|reject ${suspect.worker}, docs/bad-workers.md)`,
+      `suspect worker ${suspect.worker}: ${reason}; its batches are set aside until you decide ` +
+        `(spsa workers accept|reject ${suspect.worker}, docs/bad-workers.md)`,
     );
   }
 }
@@ -137,7 +138,8 @@ export class BuildReview extends WorkerReview {
       await this.rebuild();
       if (held > 0) {
         this.options.log(
-          `${held} batches of workers under suspicion set aside in iterations not stepped yet; their games are played again`,
+          `${held} batches of workers under suspicion set aside in iterations not stepped yet; ` +
+            `their games are played again`,
         );
         return false;
       }

@@ -87,7 +87,8 @@ function proposeEntry(loc: LocatedTarget, literalText: string, file: string): Pa
     constant: element ? target.constant : undefined,
     index: element ? target.index : undefined,
     about: [
-      `${basename(file)}:${loc.line}: ${target.constant}${target.index.map((i) => `[${i}]`).join("")} = ${literalText} (${loc.primitive})`,
+      `${basename(file)}:${loc.line}: ` +
+        `${target.constant}${target.index.map((i) => `[${i}]`).join("")} = ${literalText} (${loc.primitive})`,
     ],
     boundsNote:
       value === 0

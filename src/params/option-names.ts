@@ -87,8 +87,10 @@ export function optionParamsOf(
   if (missing.length > 0) {
     throw new InputError(
       paramsFile,
-      `[engine] mode = "options" sets every parameter through its UCI option, and ${missing.map((n) => `[${n}]`).join(", ")} ` +
-        `${missing.length > 1 ? "have" : "has"} no option key: add option = "NAME" (and option_scale for a float held as a scaled integer)`,
+      `[engine] mode = "options" sets every parameter through its UCI option, and ` +
+        `${missing.map((n) => `[${n}]`).join(", ")} ` +
+        `${missing.length > 1 ? "have" : "has"} no option key: add option = "NAME" (and ` +
+        `option_scale for a float held as a scaled integer)`,
     );
   }
   return Object.fromEntries(

@@ -72,7 +72,10 @@ export class MatchTally extends PairTally {
   status(total: number, bounds?: SprtBounds): string {
     const { elo, error, score } = eloFromPentanomial(this.pairs);
     const llr = bounds ? `  LLR ${this.sprt(bounds).llr.toFixed(2)}` : "";
-    return `games ${this.games}/${total}  +${this.wins} -${this.losses} =${this.draws}  score ${(score * 100).toFixed(1)}%  Elo ${eloWithError(elo, error, this.pairs)}${llr}`;
+    return (
+      `games ${this.games}/${total}  +${this.wins} -${this.losses} =${this.draws}  score ` +
+      `${(score * 100).toFixed(1)}%  Elo ${eloWithError(elo, error, this.pairs)}${llr}`
+    );
   }
 
   /** The final report, several lines. */
@@ -80,7 +83,8 @@ export class MatchTally extends PairTally {
     const [a, b] = this.names;
     const { elo, error, score } = eloFromPentanomial(this.pairs);
     const lines = [
-      `${a} vs ${b}: ${this.games} games, +${this.wins} -${this.losses} =${this.draws} (W/L/D for ${a}), score ${(score * 100).toFixed(1)}%`,
+      `${a} vs ${b}: ${this.games} games, +${this.wins} -${this.losses} =${this.draws} (W/L/D for ` +
+        `${a}), score ${(score * 100).toFixed(1)}%`,
       `Elo ${eloWithError(elo, error, this.pairs)}, LOS ${(los(this.wins, this.losses) * 100).toFixed(1)}%`,
       `pentanomial [LL, LD, LW+DD, DW, WW]: [${this.pairs.join(", ")}]`,
     ];
@@ -88,7 +92,8 @@ export class MatchTally extends PairTally {
       const state = this.sprt(bounds);
       const verdict = state.decision === "H1" ? "H1 accepted" : state.decision === "H0" ? "H0 accepted" : "undecided";
       lines.push(
-        `SPRT [${bounds.elo0}, ${bounds.elo1}] alpha ${bounds.alpha} beta ${bounds.beta}: LLR ${state.llr.toFixed(2)} (${state.lower.toFixed(2)}, ${state.upper.toFixed(2)}) ${verdict}`,
+        `SPRT [${bounds.elo0}, ${bounds.elo1}] alpha ${bounds.alpha} beta ${bounds.beta}: LLR ` +
+          `${state.llr.toFixed(2)} (${state.lower.toFixed(2)}, ${state.upper.toFixed(2)}) ${verdict}`,
       );
     }
     const kinds = Object.keys(noFaults()) as (keyof FaultCounts)[];
@@ -96,7 +101,8 @@ export class MatchTally extends PairTally {
     lines.push(`faults ${" ".repeat(Math.max(0, width - 6))} ${kinds.join(" ")}`);
     this.names.forEach((name, side) => {
       lines.push(
-        `${name.padEnd(Math.max(width, 6))} ${kinds.map((kind) => String(this.faults[side]![kind]).padStart(kind.length)).join(" ")}`,
+        `${name.padEnd(Math.max(width, 6))} ` +
+          `${kinds.map((kind) => String(this.faults[side]![kind]).padStart(kind.length)).join(" ")}`,
       );
     });
     lines.push(
@@ -105,7 +111,8 @@ export class MatchTally extends PairTally {
     if (this.replays > 0 || this.replayLimitPairs > 0) {
       const limit =
         this.replayLimitPairs > 0
-          ? `; ${plural(this.replayLimitPairs, "pair")} ran out of replays (machine overloaded), their delay losses scored`
+          ? `; ${plural(this.replayLimitPairs, "pair")} ran out of replays (machine overloaded), ` +
+            `their delay losses scored`
           : "";
       lines.push(`replayed after an outside delay: ${this.replays} games${limit}`);
     }

@@ -31,8 +31,11 @@ export function refuseRepeatedGames(match: {
   if (pairs <= distinct) return;
   throw new InputError(
     match.flag,
-    `${match.games} games at ${fixed} need ${pairs} distinct openings (one per game pair), but ${match.bookFile} has ${distinct}: ` +
-      `at a fixed node count or depth the engines repeat their games, so the games past ${2 * distinct} would replay earlier ones and the error bars would count them as new. ` +
-      `Play at most ${2 * distinct} games, use a bigger book (the default one has 50,000 openings), ${match.randomPlies ? "add --random-plies, " : ""}or play on a clock`,
+    `${match.games} games at ${fixed} need ${pairs} distinct openings (one per game pair), but ` +
+      `${match.bookFile} has ${distinct}: ` +
+      `at a fixed node count or depth the engines repeat their games, so the games past ` +
+      `${2 * distinct} would replay earlier ones and the error bars would count them as new. ` +
+      `Play at most ${2 * distinct} games, use a bigger book (the default one has 50,000 openings), ` +
+      `${match.randomPlies ? "add --random-plies, " : ""}or play on a clock`,
   );
 }

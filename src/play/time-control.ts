@@ -58,7 +58,10 @@ export class Clock {
   goCommand(side: Color): string {
     const togo = this.movesToGo(side);
     const [w, b] = this.remaining.map((ms) => Math.max(0, Math.round(ms)));
-    return `go wtime ${w} btime ${b} winc ${this.tc.incMs} binc ${this.tc.incMs}${togo === undefined ? "" : ` movestogo ${togo}`}`;
+    return (
+      `go wtime ${w} btime ${b} winc ${this.tc.incMs} binc ` +
+      `${this.tc.incMs}${togo === undefined ? "" : ` movestogo ${togo}`}`
+    );
   }
 
   /** Time the side may use before it is flagged, margin included. */

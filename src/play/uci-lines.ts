@@ -22,7 +22,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 export function setoptionLine(name: string, value: string | number | boolean): string {
   if (name.trim() === "" || name.length > 256 || CONTROL.test(name) || /(^|\s)value(\s|$)/i.test(name)) {
     throw new UciLineError(
-      `option name ${JSON.stringify(name)} is empty, longer than 256 characters, holds a control character or the word "value"`,
+      `option name ${JSON.stringify(name)} is empty, longer than 256 characters, holds a control ` +
+        `character or the word "value"`,
     );
   }
   if (
@@ -31,7 +32,8 @@ export function setoptionLine(name: string, value: string | number | boolean): s
       : typeof value === "string" && (value.length > 1024 || CONTROL.test(value))
   ) {
     throw new UciLineError(
-      `option ${name}: value ${JSON.stringify(String(value))} is not a finite number or a line of at most 1024 characters without control characters`,
+      `option ${name}: value ${JSON.stringify(String(value))} is not a finite number or a line of ` +
+        `at most 1024 characters without control characters`,
     );
   }
   return `setoption name ${name} value ${value}`;

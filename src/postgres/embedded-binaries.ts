@@ -30,7 +30,8 @@ export function findPostgresBinaries(user?: ServiceUser, copyParent?: string): P
     packageDir = dirname(dirname(createRequire(import.meta.url).resolve(packageName)));
   } catch {
     throw new DatabaseError(
-      `${packageName} is not installed, so no embedded Postgres is available on this platform; set DATABASE_URL to use your own server`,
+      `${packageName} is not installed, so no embedded Postgres is available on this platform; set ` +
+        `DATABASE_URL to use your own server`,
     );
   }
   let native = join(packageDir, "native");
@@ -68,7 +69,8 @@ function copyNative(native: string, packageDir: string, copyParent: string, user
     // A folder the user cannot write ends the shell before it reads the archive (EPIPE): its stderr says why.
     const stderr = String((error as { stderr?: Buffer | string }).stderr ?? "").trim();
     throw new DatabaseError(
-      `the server's user ${user.name} cannot copy the Postgres binaries into ${copyParent}: ${stderr || (error as Error).message}`,
+      `the server's user ${user.name} cannot copy the Postgres binaries into ${copyParent}: ` +
+        `${stderr || (error as Error).message}`,
       { cause: error },
     );
   }

@@ -274,7 +274,8 @@ async function asDatabaseError<T>(server: EmbeddedServer, work: () => Promise<T>
 
 function unusableHome(server: EmbeddedServer, error: unknown): DatabaseError {
   return new DatabaseError(
-    `the embedded database cannot use ${server.home} (set SPSA_HOME, or DATABASE_URL for another server): ${(error as Error).message}`,
+    `the embedded database cannot use ${server.home} (set SPSA_HOME, or DATABASE_URL for another ` +
+      `server): ${(error as Error).message}`,
     { cause: error },
   );
 }

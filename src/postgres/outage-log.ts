@@ -51,5 +51,8 @@ export function describeOutage(outage: Outage, nowMs: number): string {
 
 /** A stop's line while the database is unreachable, with what stays behind (`behind`). */
 export function stoppedDuringOutage(outage: Outage, nowMs: number, behind?: string): string {
-  return `stopped while the database is unreachable (${describeOutage(outage, nowMs)})${behind === undefined ? "" : `; ${behind}`}`;
+  return (
+    `stopped while the database is unreachable ` +
+    `(${describeOutage(outage, nowMs)})${behind === undefined ? "" : `; ${behind}`}`
+  );
 }

@@ -40,7 +40,9 @@ export function serverUser(
     );
   } catch (error) {
     throw new DatabaseError(
-      `no "postgres" user to run the embedded Postgres as, and \`useradd --system ${DEDICATED_USER}\` failed (${(error as Error).message.split("\n")[0]}); create a system user "${DEDICATED_USER}" or set DATABASE_URL`,
+      `no "postgres" user to run the embedded Postgres as, and \`useradd --system ` +
+        `${DEDICATED_USER}\` failed (${(error as Error).message.split("\n")[0]}); create a system ` +
+        `user "${DEDICATED_USER}" or set DATABASE_URL`,
       { cause: error },
     );
   }

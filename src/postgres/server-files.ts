@@ -112,7 +112,8 @@ export function checkPrivateDir(dir: string, user: ServiceUser | undefined): voi
   const stat = lstatSync(dir);
   if (!stat.isDirectory() || stat.uid !== serverUid(user) || (stat.mode & 0o077) !== 0) {
     throw new DatabaseError(
-      `${dir} exists but is not a private folder (mode 0700) of user "${user?.name ?? "you"}"; remove it so the embedded Postgres can use it`,
+      `${dir} exists but is not a private folder (mode 0700) of user "${user?.name ?? "you"}"; ` +
+        `remove it so the embedded Postgres can use it`,
     );
   }
 }

@@ -122,7 +122,8 @@ async function stopServer(path: string, pid: number, owner: ServiceUser | undefi
   while (servesFolder(pid, path, owner)) {
     if (Date.now() > deadline)
       throw new DatabaseError(
-        `the server in ${path} (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s; stop it and run this again`,
+        `the server in ${path} (pid ${pid}) did not stop within ${STOP_TIMEOUT_MS / 1000} s; stop ` +
+          `it and run this again`,
       );
     await sleep(100);
   }

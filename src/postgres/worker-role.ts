@@ -25,7 +25,8 @@ const WORKER_PRIVILEGES = [
   // What it plays with: the iterations' settings, binaries, option runs and the master's draws.
   "grant select on spsa_iteration, spsa_binary, spsa_option_run, spsa_perturbation, spsa_batch, spsa_worker",
   // Not spsa_run.config: the run's config as the master read it (it may name a database URL).
-  "grant select (id, uid, name, status, seed, initial_parameters, current_parameters, created_at, completed_at) on spsa_run",
+  "grant select (id, uid, name, status, seed, initial_parameters, current_parameters, created_at, " +
+    "completed_at) on spsa_run",
   // A worker checks that the schema is current; it never migrates (applyMigrations).
   "grant usage on schema drizzle",
   "grant select on drizzle.__drizzle_migrations",
@@ -79,7 +80,8 @@ export function workerLoginRole(machine: string): string {
   if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(machine)) {
     throw new InputError(
       "--name",
-      `a worker machine's name is 1 to 40 lower-case letters, digits, "_" or "-", starting with a letter or digit; got "${machine}"`,
+      `a worker machine's name is 1 to 40 lower-case letters, digits, "_" or "-", starting with a ` +
+        `letter or digit; got "${machine}"`,
     );
   }
   return `${LOGIN_PREFIX}${machine}`;

@@ -44,7 +44,9 @@ export function formatNumberLiteral(
     return { error: `${value} is not an integer, and the literal is an integer` };
   if (literal.type === "int" && !Number.isSafeInteger(value)) {
     return {
-      error: `${value} is outside the range a float64 holds exactly (±${Number.MAX_SAFE_INTEGER}), so it cannot be written as an exact integer`,
+      error:
+        `${value} is outside the range a float64 holds exactly (±${Number.MAX_SAFE_INTEGER}), ` +
+        `so it cannot be written as an exact integer`,
     };
   }
   const [low, high] = typeRange(primitive);

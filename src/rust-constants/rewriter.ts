@@ -184,7 +184,8 @@ function locateOne(
   if (node.literal.type !== target.type) {
     fail(
       node.start,
-      `${path} is ${article(node.literal.type)} literal (\`${source.slice(node.start, node.end)}\`) but the parameter's type is "${target.type}"`,
+      `${path} is ${article(node.literal.type)} literal (\`${source.slice(node.start, node.end)}\`) ` +
+        `but the parameter's type is "${target.type}"`,
     );
   }
   const type = literalType(node.literal, item, target, scope, path);
@@ -218,13 +219,17 @@ function literalType(
   if (stated === undefined) {
     return "problem" in found
       ? {
-          problem: `cannot tell the Rust type of ${path}: ${found.problem}; state it in params.toml, e.g. rust_type = "i32"`,
+          problem:
+            `cannot tell the Rust type of ${path}: ${found.problem}; state it in ` +
+            `params.toml, e.g. rust_type = "i32"`,
         }
       : found;
   }
   if ("problem" in found || found.primitive === stated) return { primitive: stated };
   return {
-    problem: `rust_type is "${stated}" but ${path} is ${found.primitive} by its ${literal.primitive === undefined ? "declared type" : "suffix"}`,
+    problem:
+      `rust_type is "${stated}" but ${path} is ${found.primitive} by its ` +
+      `${literal.primitive === undefined ? "declared type" : "suffix"}`,
   };
 }
 

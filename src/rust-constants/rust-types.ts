@@ -98,7 +98,8 @@ function resolve(type: TypeNode, index: readonly number[], scope: AliasScope, se
       const item = first === undefined ? undefined : type.items[first];
       if (item === undefined)
         return {
-          problem: `its declared type is a tuple of ${type.items.length} elements, which has no element [${first ?? ""}]`,
+          problem:
+            `its declared type is a tuple of ${type.items.length} elements, which has no ` + `element [${first ?? ""}]`,
         };
       return resolve(item, rest, scope, seen);
     }

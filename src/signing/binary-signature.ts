@@ -64,7 +64,8 @@ export function parsePublicKey(text: string, where: string): KeyObject {
   if (raw?.length !== 32 || raw.toString("base64") !== trimmed.slice(PREFIX.length)) {
     throw new InputError(
       where,
-      `"${trimmed.slice(0, 60)}" is not a public key (expected ed25519: and 44 base64 characters, as \`spsa key\` prints)`,
+      `"${trimmed.slice(0, 60)}" is not a public key (expected ed25519: and 44 base64 characters, ` +
+        `as \`spsa key\` prints)`,
     );
   }
   return createPublicKey({ key: Buffer.concat([SPKI_HEADER, raw]), format: "der", type: "spki" });

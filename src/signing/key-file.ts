@@ -53,7 +53,8 @@ export function loadOrCreateSigningKey(path: string): SigningKey {
   if (privateKey.asymmetricKeyType !== "ed25519")
     throw new InputError(
       path,
-      `holds a ${privateKey.asymmetricKeyType} key; the signing key must be Ed25519 (remove the file to have a new one made)`,
+      `holds a ${privateKey.asymmetricKeyType} key; the signing key must be Ed25519 (remove the ` +
+        `file to have a new one made)`,
     );
   const publicKey = formatPublicKey(createPublicKey(privateKey));
   const pubFile = publicKeyPath(path);
@@ -87,7 +88,8 @@ function checkKeyFolder(path: string): void {
   if ((stat.mode & 0o022) !== 0)
     throw new InputError(
       path,
-      `the signing key's folder ${folder} is writable by other users (mode ${(stat.mode & 0o777).toString(8)}); use a private folder (0700)`,
+      `the signing key's folder ${folder} is writable by other users (mode ` +
+        `${(stat.mode & 0o777).toString(8)}); use a private folder (0700)`,
     );
 }
 

@@ -83,8 +83,10 @@ export function verifiedDraw(keys: readonly KeyObject[], runUid: string, draw: O
   if (!signedList(keys, runUid, draw)) {
     throw new UntrustedOptionsError(
       keys.length === 0
-        ? "no trusted master key to check the run's options against: pin the master's key with `compete --spsa --trust KEY` (`spsa key` prints it)"
-        : `refused the UCI options of run ${runUid}: ${draw.signature ? "their signature is not from a trusted master key for this run" : "they are not signed"}`,
+        ? "no trusted master key to check the run's options against: pin the master's key with " +
+            "`compete --spsa --trust KEY` (`spsa key` prints it)"
+        : `refused the UCI options of run ${runUid}: ` +
+            `${draw.signature ? "their signature is not from a trusted master key for this run" : "they are not signed"}`,
       keys.length === 0,
     );
   }

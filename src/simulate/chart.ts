@@ -46,7 +46,8 @@ export function svgChart(summaries: readonly Summary[], title: string): string {
   }
   parts.push(`<text x="${(left + w - right) / 2}" y="${h - bottom + 34}" text-anchor="middle">games played</text>`);
   parts.push(
-    `<text x="14" y="${(top + h - bottom) / 2}" transform="rotate(-90 14 ${(top + h - bottom) / 2})" text-anchor="middle">Elo left</text>`,
+    `<text x="14" y="${(top + h - bottom) / 2}" transform="rotate(-90 14 ` +
+      `${(top + h - bottom) / 2})" text-anchor="middle">Elo left</text>`,
   );
   summaries.forEach((s, t) => {
     const colour = COLOURS[t % COLOURS.length] ?? "black";
@@ -54,7 +55,8 @@ export function svgChart(summaries: readonly Summary[], title: string): string {
     const lower = s.checkpoints.map((g, i) => `${x(g)},${y(Math.max(0, (s.mean[i] ?? 0) - (s.sd[i] ?? 0)))}`).reverse();
     parts.push(`<polygon points="${[...upper, ...lower].join(" ")}" fill="${colour}" fill-opacity="0.12"/>`);
     parts.push(
-      `<polyline points="${s.checkpoints.map((g, i) => `${x(g)},${y(s.mean[i] ?? 0)}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2"/>`,
+      `<polyline points="${s.checkpoints.map((g, i) => `${x(g)},${y(s.mean[i] ?? 0)}`).join(" ")}" ` +
+        `fill="none" stroke="${colour}" stroke-width="2"/>`,
     );
     const ly = h - bottom + 54 + t * 16;
     parts.push(

@@ -179,7 +179,9 @@ export function familyLine(results: readonly CellResult[]): {
   const worse = results.filter((r) => r.end > r.start);
   const significant = worse.filter((r) => r.end - r.start > 2 * r.changeError);
   return {
-    text: `${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ${worse.length} / ${significant.length}`,
+    text:
+      `${mean((r) => r.end).toFixed(1)} (of ${mean((r) => r.start).toFixed(1)}) · ` +
+      `${worse.length} / ${significant.length}`,
     worse,
     significant,
   };

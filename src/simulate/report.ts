@@ -11,7 +11,8 @@ export function eloLeftTable(summaries: readonly Summary[], columns = 5): string
   const header = `${"games".padEnd(nameWidth)} ${picks.map((i) => cell(String(first.checkpoints[i]))).join("")}`;
   const rows = summaries.map(
     (s) =>
-      `${s.tuner.padEnd(nameWidth)} ${picks.map((i) => cell(`${(s.mean[i] ?? 0).toFixed(1)} ± ${(s.sd[i] ?? 0).toFixed(1)}`)).join("")}`,
+      `${s.tuner.padEnd(nameWidth)} ` +
+      `${picks.map((i) => cell(`${(s.mean[i] ?? 0).toFixed(1)} ± ${(s.sd[i] ?? 0).toFixed(1)}`)).join("")}`,
   );
   return [header, ...rows].join("\n");
 }
@@ -23,7 +24,8 @@ export function distanceTable(summary: Summary): string {
   const lines = [`${"parameter".padEnd(width)}  steps from optimum: start → end (mean over seeds)`];
   for (const name of names) {
     lines.push(
-      `${name.padEnd(width)}  ${(summary.startSteps[name] ?? 0).toFixed(2).padStart(6)} → ${(summary.endSteps[name] ?? 0).toFixed(2)}`,
+      `${name.padEnd(width)}  ${(summary.startSteps[name] ?? 0).toFixed(2).padStart(6)} → ` +
+        `${(summary.endSteps[name] ?? 0).toFixed(2)}`,
     );
   }
   return lines.join("\n");

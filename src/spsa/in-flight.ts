@@ -154,10 +154,14 @@ export function slowBuildWarning(input: PaceInput): string | undefined {
     `[games] games_per_iteration ${2 * Math.ceil(games / 2)} or more`,
     `[engine] mode = "options" (one binary, no builds: docs/uci-options.md)`,
   ];
-  const limits = `[build] builds_at_once ${atOnce} (${chosen})${maxStaleness < atOnce ? `, [spsa] max_staleness ${maxStaleness}` : ""}`;
+  const limits =
+    `[build] builds_at_once ${atOnce} ` +
+    `(${chosen})${maxStaleness < atOnce ? `, [spsa] max_staleness ${maxStaleness}` : ""}`;
   return (
-    `builds are slower than the workers: they play about ${Math.round(during)} games while an iteration's engines are built ` +
-    `(${buildSeconds.toFixed(1)} s), more than the ${limit === 1 ? "iteration" : `${limit} iterations`} of ${gamesPerIteration} games built at once (${limits}), ` +
+    `builds are slower than the workers: they play about ${Math.round(during)} games while an ` +
+    `iteration's engines are built ` +
+    `(${buildSeconds.toFixed(1)} s), more than the ` +
+    `${limit === 1 ? "iteration" : `${limit} iterations`} of ${gamesPerIteration} games built at once (${limits}), ` +
     `so slots wait between iterations; any of these keeps them busy: ${fixes.join("; ")} (docs/in-flight.md)`
   );
 }

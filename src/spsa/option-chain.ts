@@ -29,7 +29,8 @@ export function playedValues(
   if (batch.played) return batch.played;
   if (thetaDrawn === undefined)
     throw new ChainMismatch(
-      `batch ${batch.batchNumber}: the θ it was drawn from (after ${batch.drawnFrom ?? "?"} batches) is not in the replay`,
+      `batch ${batch.batchNumber}: the θ it was drawn from (after ${batch.drawnFrom ?? "?"} ` +
+        `batches) is not in the replay`,
     );
   const drawn = drawBatch(paramsAt(run, thetaDrawn), run.gains, {
     seed: run.seed,
@@ -44,7 +45,8 @@ export function playedValues(
     signBits(run.names, drawn.signs) !== batch.signs
   ) {
     throw new ChainMismatch(
-      `batch ${batch.batchNumber}: drawn again from θ after ${batch.drawnFrom} batches it does not give its recorded k, c_k, a_k and signs`,
+      `batch ${batch.batchNumber}: drawn again from θ after ${batch.drawnFrom} batches it does not ` +
+        `give its recorded k, c_k, a_k and signs`,
     );
   }
   return { plus: drawn.plus, minus: drawn.minus };
@@ -84,7 +86,8 @@ export function replayAppliedChain(
       const differs = run.names.find((name) => batch.thetaAfter?.[name] !== theta[name]);
       if (differs !== undefined)
         throw new ChainMismatch(
-          `batch ${batch.batchNumber}: the replay gives ${differs} = ${theta[differs]} after it, its row holds ${batch.thetaAfter[differs]}`,
+          `batch ${batch.batchNumber}: the replay gives ${differs} = ${theta[differs]} after it, ` +
+            `its row holds ${batch.thetaAfter[differs]}`,
         );
     }
     if (batch.drawnFrom !== null && drawnFrom.get(batch.drawnFrom) === batch.appliedNumber)

@@ -54,7 +54,10 @@ export function spreadSquared(steps: Readonly<Record<string, number>>, plus: Val
 
 /** "total curvature 3.12 ± 4.10 Elo per step²" (± two errors), or that it is beyond what the games measure. */
 export function describeCurvature(pilot: PilotMeasure): string {
-  return `total curvature ${pilot.saturated ? "beyond what its games measure" : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`}`;
+  return (
+    `total curvature ` +
+    `${pilot.saturated ? "beyond what its games measure" : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`}`
+  );
 }
 
 /**

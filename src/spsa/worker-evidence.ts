@@ -366,12 +366,19 @@ function describe(kind: "residual" | "score" | "agreement", e: WorkerEvidence): 
       .filter((q) => q !== p && Math.abs(Math.abs(q.z) - Math.abs(p.z)) <= 1e-9 * Math.max(1, Math.abs(p.z)))
       .map((q) => q.name);
     const or = same.length === 0 ? "" : ` (or ${same.join(", ")}: the same signs on its batches)`;
-    return `its results follow the signs of ${p.name}${or}: ${signedFixed(p.agreement)} per game${pool} (z ${p.z.toFixed(1)}) ${of}`;
+    return (
+      `its results follow the signs of ${p.name}${or}: ${signedFixed(p.agreement)} per ` +
+      `game${pool} (z ${p.z.toFixed(1)}) ${of}`
+    );
   }
   if (kind === "score")
-    return `plus scores ${percent(e.score)} in its games against the pool's ${percent(e.poolScore)} (z ${(e.scoreZ ?? 0).toFixed(1)}) ${of}`;
+    return (
+      `plus scores ${percent(e.score)} in its games against the pool's ${percent(e.poolScore)} ` +
+      `(z ${(e.scoreZ ?? 0).toFixed(1)}) ${of}`
+    );
   return (
-    `its game pairs are unlike the pool's: fishtest residual ${(e.residual ?? 0).toFixed(1)} (draws ${percent(e.draws)} against ${percent(e.poolDraws)}, ` +
+    `its game pairs are unlike the pool's: fishtest residual ${(e.residual ?? 0).toFixed(1)} (draws ` +
+    `${percent(e.draws)} against ${percent(e.poolDraws)}, ` +
     `batches at an extreme result ${percent(e.extremes)} against ${percent(e.poolExtremes)}) ${of}`
   );
 }

@@ -20,7 +20,8 @@ export function renderStatus(status: RunStatus): string {
   const { perturbations } = status;
   if (perturbations) {
     lines.push(
-      `UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in flight (${iteration.gamesPlayed}/${iteration.targetGames} games played)`,
+      `UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in ` +
+        `flight (${iteration.gamesPlayed}/${iteration.targetGames} games played)`,
     );
   } else {
     const open =
@@ -33,7 +34,8 @@ export function renderStatus(status: RunStatus): string {
     (games.etaSeconds === null ? "" : `, run ETA ${formatDuration(games.etaSeconds)}`) +
     (games.iterationEtaSeconds === null ? "" : `, iteration ETA ${formatDuration(games.iterationEtaSeconds)}`);
   lines.push(
-    `games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last ${formatDuration(games.rateSeconds)} (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`,
+    `games ${games.total} done, ${games.perMinute.toFixed(1)}/min over the last ` +
+      `${formatDuration(games.rateSeconds)} (${games.overallPerMinute.toFixed(1)}/min overall)${eta}`,
   );
   if (status.waiting) lines.push(`waiting: ${status.waiting}`);
   if (status.eloWindows) {
@@ -59,7 +61,8 @@ export function renderStatus(status: RunStatus): string {
   lines.push(delaysLine(status));
   if (status.binariesRefused > 0)
     lines.push(
-      `binaries refused by workers: ${status.binariesRefused} batches (unsigned, or not signed by a key they trust; see the workers' logs and docs/signing.md)`,
+      `binaries refused by workers: ${status.binariesRefused} batches (unsigned, or not signed by a ` +
+        `key they trust; see the workers' logs and docs/signing.md)`,
     );
   lines.push(...status.verifications.map(verificationLine));
   if (status.ship) lines.push(status.ship.summary);
@@ -123,7 +126,8 @@ function binLabel({ from, to }: RunStatus["parameterSummary"]["histogram"][numbe
 function workerLines({ workers, staleWorkers: stale, workerReview: review }: RunStatus): string[] {
   const lines = review.suspects.map(
     (s) =>
-      `suspect worker ${printable(s.worker)}: ${printable(s.reason)} (since ${shortTime(s.since)}; spsa workers accept|reject ${printable(s.worker)})`,
+      `suspect worker ${printable(s.worker)}: ${printable(s.reason)} (since ${shortTime(s.since)}; ` +
+      `spsa workers accept|reject ${printable(s.worker)})`,
   );
   const looked =
     review.reviewedAt === null
@@ -181,7 +185,9 @@ function workerLines({ workers, staleWorkers: stale, workerReview: review }: Run
   if (stale) {
     const more = stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : "";
     lines.push(
-      `${plural(stale.count, "more worker")} not seen for ${stale.minutes} min before the run's latest report (${stale.names.map(printable).join(", ")}${more}): ${plural(stale.games, "game")}, the latest at ${shortTime(stale.lastSeen)}`,
+      `${plural(stale.count, "more worker")} not seen for ${stale.minutes} min before the run's ` +
+        `latest report (${stale.names.map(printable).join(", ")}${more}): ` +
+        `${plural(stale.games, "game")}, the latest at ${shortTime(stale.lastSeen)}`,
     );
   }
   lines.push(
@@ -212,7 +218,8 @@ function evidenceWords(e: NonNullable<RunStatus["workers"][number]["evidence"]>)
     `extreme batches ${percent(e.extremes)} (pool ${percent(e.poolExtremes)})`,
     `residual ${e.residual === null ? "-" : e.residual.toFixed(1)}`,
     p
-      ? `most agreeing parameter ${printable(p.name)} ${signed(p.agreement, 2)} (pool ${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}`
+      ? `most agreeing parameter ${printable(p.name)} ${signed(p.agreement, 2)} (pool ` +
+        `${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}`
       : null,
   ]
     .filter((part) => part !== null)
@@ -233,20 +240,31 @@ function windowsLine({ windowGames, recent }: NonNullable<RunStatus["eloWindows"
     .map(
       (w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)}${w.error === null ? "" : ` ± ${w.error.toFixed(1)}`}`,
     );
-  return `Elo per ${windowGames} games (plus vs minus, 95 %): ${windows.length === 0 ? "no batch applied yet" : windows.join("  ")}`;
+  return (
+    `Elo per ${windowGames} games (plus vs minus, 95 %): ` +
+    `${windows.length === 0 ? "no batch applied yet" : windows.join("  ")}`
+  );
 }
 
 /** Who runs the run: "master: pid 123 on host-a since 2026-11-28 00:40 (seen 2s ago)". */
 function masterLine(master: RunStatus["master"]): string {
   if (!master) return "master: none running";
-  const seen = `seen ${formatDuration(master.secondsAgo)} ago${master.lapsed ? ": missed its heartbeats, the next master takes the run over" : ""}`;
-  return `master: ${master.pid === null ? "" : `pid ${master.pid} `}on ${printable(master.host)} since ${shortTime(master.since)} (${seen})`;
+  const seen =
+    `seen ${formatDuration(master.secondsAgo)} ` +
+    `ago${master.lapsed ? ": missed its heartbeats, the next master takes the run over" : ""}`;
+  return (
+    `master: ${master.pid === null ? "" : `pid ${master.pid} `}on ${printable(master.host)} ` +
+    `since ${shortTime(master.since)} (${seen})`
+  );
 }
 
 /** Which engine a reference-mode run's θ+ and θ− each play. */
 function referenceLine(reference: NonNullable<RunStatus["reference"]>): string {
   const engine = reference.engine === "start" ? "θ₀, built at the run's start" : reference.engine;
-  return `reference mode: θ+ and θ− each play the reference engine (${engine}${reference.sha256 ? `, sha256 ${reference.sha256.slice(0, 12)}` : ", not built yet"})`;
+  return (
+    `reference mode: θ+ and θ− each play the reference engine ` +
+    `(${engine}${reference.sha256 ? `, sha256 ${reference.sha256.slice(0, 12)}` : ", not built yet"})`
+  );
 }
 
 /** "#3 56.2% / 50.0%  #2 …": θ+'s and θ−'s score against the reference in the iterations that have games. */
@@ -269,7 +287,10 @@ function scores(iterations: RunStatus["recent"]): string {
  */
 function pilotLine(pilot: RunStatus["pilot"]): string {
   const elos = pilot.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
-  return `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ${scores(pilot)}${elos.length > 0 ? `; Elo of θ+ over θ− ${elos.join("  ")}` : ""}`;
+  return (
+    `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ` +
+    `${scores(pilot)}${elos.length > 0 ? `; Elo of θ+ over θ− ${elos.join("  ")}` : ""}`
+  );
 }
 
 /**
@@ -283,7 +304,11 @@ export function optionPilotLine(pilot: NonNullable<RunStatus["optionPilot"]>): s
   };
   const { measure } = pilot;
   const measured = measure === null ? "" : `; ${describeCurvature(measure)}, steps × ${measure.factor.toFixed(2)}`;
-  return `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ${pilot.played}/${pilot.pilotGames} games, ${score(pilot.outcome.plus)} / ${score(pilot.outcome.minus)}${measured}`;
+  return (
+    `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ` +
+    `${pilot.played}/${pilot.pilotGames} games, ${score(pilot.outcome.plus)} / ` +
+    `${score(pilot.outcome.minus)}${measured}`
+  );
 }
 
 /**
@@ -295,13 +320,19 @@ function delaysLine(status: RunStatus): string {
   if (losses + replays === 0) return "delays outside the engines: none";
   const latest = status.recent.find((it) => it.delayLosses + it.replays > 0);
   const limit = replayLimitPairs > 0 ? `, ${plural(replayLimitPairs, "pair")} out of replays` : "";
-  return `delays outside the engines: ${losses} time losses scored, ${replays} games replayed${limit}${latest ? ` (latest in iteration ${latest.iteration})` : ""}`;
+  return (
+    `delays outside the engines: ${losses} time losses scored, ${replays} games ` +
+    `replayed${limit}${latest ? ` (latest in iteration ${latest.iteration})` : ""}`
+  );
 }
 
 /** "verification 2: current vs start at tc 10+0.1, complete, 8/8 games +3 -2 =3, Elo +43.5 ± 120.1 (95%)". */
 function verificationLine(v: RunStatus["verifications"][number]): string {
   const elo = v.elo === null ? "" : `, Elo ${eloWithError(v.elo, v.eloError ?? Number.NaN, Number(v.games) / 2)}`;
-  return `verification ${v.id}: ${v.comparison} at ${v.limitsText}, ${v.status}, ${v.games} games +${v.wins} -${v.losses} =${v.draws}${elo}${v.verdict ? `, ${v.verdict}` : ""}`;
+  return (
+    `verification ${v.id}: ${v.comparison} at ${v.limitsText}, ${v.status}, ${v.games} games ` +
+    `+${v.wins} -${v.losses} =${v.draws}${elo}${v.verdict ? `, ${v.verdict}` : ""}`
+  );
 }
 
 function parameterRow(p: ParameterStatus): string[] {

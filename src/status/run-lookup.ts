@@ -14,12 +14,14 @@ export async function requireRun(sql: postgres.Sql, name: string | undefined): P
   const names = (await listRuns(sql)).map((r) => r.name);
   if (name === undefined || names.length === 0) {
     throw new SpsaError(
-      `no tuning run in the database${name === undefined ? "" : ` (looked for "${name}")`}: start one with spsa master or spsa demo`,
+      `no tuning run in the database${name === undefined ? "" : ` (looked for "${name}")`}: start ` +
+        `one with spsa master or spsa demo`,
     );
   }
   throw new InputError(
     "--name",
-    `no run named "${name}"${didYouMean(name, names)} (runs: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", …" : ""})`,
+    `no run named "${name}"${didYouMean(name, names)} (runs: ` +
+      `${names.slice(0, 5).join(", ")}${names.length > 5 ? ", …" : ""})`,
   );
 }
 
@@ -34,7 +36,8 @@ export async function requireTexelRun(sql: postgres.Sql, id: number | undefined)
   const latest = id === undefined ? undefined : await findTexelRun(sql, undefined);
   if (latest === undefined) {
     throw new SpsaError(
-      `no Texel run in the database${id === undefined ? "" : ` (looked for ${id})`}: spsa texel stores one when it finishes`,
+      `no Texel run in the database${id === undefined ? "" : ` (looked for ${id})`}: spsa texel ` +
+        `stores one when it finishes`,
     );
   }
   throw new InputError("--texel", `no Texel run ${id} (the latest is ${latest.id})`);

@@ -398,7 +398,10 @@ function waitingFor(
       ? `the master is building the engines of iteration ${(latest?.iteration ?? 0) + 1}`
       : null;
   if (latest.gamesClaimed === 0 && latest.gamesPlayed === 0)
-    return `no worker has claimed games of ${options ? "the run" : `iteration ${latest.iteration}`} yet: start one with compete --spsa`;
+    return (
+      `no worker has claimed games of ${options ? "the run" : `iteration ${latest.iteration}`} ` +
+      `yet: start one with compete --spsa`
+    );
   return null;
 }
 

@@ -6,8 +6,10 @@ export function renderTexelStatus(status: TexelStatus): string {
   const lines = [
     `Texel run ${status.id} (${status.method}, ${shortTime(status.createdAt)})`,
     `${status.paramsFile} on ${status.positionsFile} (${status.positions} positions)`,
-    `K ${status.k.toFixed(4)}, error ${status.errorBefore.toFixed(6)} → ${status.errorAfter.toFixed(6)} (${(status.errorDrop * 100).toFixed(2)} % lower)`,
-    `${status.evaluations} evaluations, ${status.passes} passes, ${Math.round(status.positionsPerSecond)} positions/s, ${status.seconds.toFixed(1)} s`,
+    `K ${status.k.toFixed(4)}, error ${status.errorBefore.toFixed(6)} → ` +
+      `${status.errorAfter.toFixed(6)} (${(status.errorDrop * 100).toFixed(2)} % lower)`,
+    `${status.evaluations} evaluations, ${status.passes} passes, ` +
+      `${Math.round(status.positionsPerSecond)} positions/s, ${status.seconds.toFixed(1)} s`,
     "",
   ];
   lines.push(

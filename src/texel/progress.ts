@@ -5,7 +5,10 @@ type WithRate<T> = T & { positionsPerSecond: number };
 
 /** `pass 3 [#########...........] 27/55 parameters · 412 evaluations · error 0.083102 · 2031000 positions/s` */
 export function formatSearchPosition(p: WithRate<SearchPosition>): string {
-  return `pass ${p.pass} ${progressBar(p.tried, p.params)} ${p.tried}/${p.params} parameters · ${p.evaluations} evaluations · error ${p.error.toFixed(6)} · ${Math.round(p.positionsPerSecond)} positions/s`;
+  return (
+    `pass ${p.pass} ${progressBar(p.tried, p.params)} ${p.tried}/${p.params} parameters · ` +
+    `${p.evaluations} evaluations · error ${p.error.toFixed(6)} · ${Math.round(p.positionsPerSecond)} positions/s`
+  );
 }
 
 /**
@@ -13,5 +16,8 @@ export function formatSearchPosition(p: WithRate<SearchPosition>): string {
  * per improvement, kept in the log.
  */
 export function formatImprovement(p: WithRate<SearchProgress>): string {
-  return `pass ${p.pass} · ${p.evaluations} evaluations · ${p.param} = ${p.value} · error ${p.error.toFixed(6)} · ${Math.round(p.positionsPerSecond)} positions/s`;
+  return (
+    `pass ${p.pass} · ${p.evaluations} evaluations · ${p.param} = ${p.value} · error ` +
+    `${p.error.toFixed(6)} · ${Math.round(p.positionsPerSecond)} positions/s`
+  );
 }

@@ -44,5 +44,8 @@ export function describeShipCheck(check: ShipSummary): string {
   const elo =
     check.elo === null ? "" : `, Elo ${eloWithError(check.elo, check.eloError ?? Number.NaN, (check.games ?? 0) / 2)}`;
   const llr = check.llr === null ? "" : `, LLR ${check.llr.toFixed(2)}`;
-  return `${head}: ${check.chosen} vs start θ, ${verdictWords(check.verdict)} ${bounds}${elo}, ${check.games ?? 0} games${llr}${eliminated}`;
+  return (
+    `${head}: ${check.chosen} vs start θ, ${verdictWords(check.verdict)} ${bounds}${elo}, ` +
+    `${check.games ?? 0} games${llr}${eliminated}`
+  );
 }

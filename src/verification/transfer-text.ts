@@ -61,7 +61,8 @@ function sampleOf(row: TransferRow): TransferSample {
  * (all within noise: …)".
  */
 function describeTransfer(limitsText: string, queued: number, games: number, report: TransferReport): string {
-  const head = `transfer at ${limitsText}: ${report.n} of ${queued} iterations measured (${games} games at the ship limits)`;
+  const head =
+    `transfer at ${limitsText}: ${report.n} of ${queued} iterations measured (${games} ` + `games at the ship limits)`;
   if (report.n === 0) return head;
   const r =
     report.correlation === null
@@ -76,9 +77,13 @@ function describeTransfer(limitsText: string, queued: number, games: number, rep
   const noisy = perturbed.filter((p) => report.disagree.includes(p.name) && p.withinNoise).length;
   const noise =
     noisy === report.disagree.length
-      ? "all within noise (an estimate within 1.96 s.e. of 0): per-parameter signs from this few iterations are mostly noise, the correlation is the robust number"
+      ? "all within noise (an estimate within 1.96 s.e. of 0): per-parameter signs from this few " +
+        "iterations are mostly noise, the correlation is the robust number"
       : `${noisy} of them within noise`;
-  return `${head}; ${r}${interval}; signs disagree on ${report.disagree.length} of ${perturbed.length} parameters: ${report.disagree.join(", ")} (${noise})`;
+  return (
+    `${head}; ${r}${interval}; signs disagree on ${report.disagree.length} of ` +
+    `${perturbed.length} parameters: ${report.disagree.join(", ")} (${noise})`
+  );
 }
 
 function signed(x: number): string {

@@ -260,7 +260,8 @@ function outcomeOf(row: VerificationRow): VerificationOutcome {
 function describeOutcome(row: VerificationRow, outcome: VerificationOutcome): string {
   const sprtText =
     row.sprt && outcome.llr !== null
-      ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}`
+      ? `, LLR ${outcome.llr.toFixed(2)} [${row.sprt.elo0}, ` +
+        `${row.sprt.elo1}]${outcome.verdict ? ` ${outcome.verdict}` : ""}`
       : "";
   return (
     `games ${row.gamesPlayed}/${row.targetGames}  +${row.plusWins} -${row.minusWins} =${row.draws}  ` +

@@ -69,7 +69,8 @@ export async function runVerify(options: VerifyOptions): Promise<FinishedVerific
   let row = await findRunningVerification(sql, run.id, fromLabel, toLabel, options.limits);
   if (row) {
     log(
-      `resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, ${row.gamesPlayed} games played`,
+      `resuming verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ` +
+        `${limitsText}, ${row.gamesPlayed} games played`,
     );
   } else {
     // The workers play the book of the config (the default one unless `[games] book` names another).
@@ -82,7 +83,8 @@ export async function runVerify(options: VerifyOptions): Promise<FinishedVerific
     const named = { ...match, params: withStoredNames(params, fromValues).params };
     row = await startVerification(named, run, { fromLabel, toLabel, fromValues, toValues });
     log(
-      `verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up to ${row.maxGames} games; workers play it as ${row.carrierName}`,
+      `verification ${row.id} of run "${run.name}": ${toLabel} vs ${fromLabel} at ${limitsText}, up ` +
+        `to ${row.maxGames} games; workers play it as ${row.carrierName}`,
     );
   }
   return waitForOutcome(match, row, log);

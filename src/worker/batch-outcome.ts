@@ -32,17 +32,21 @@ export function noteOutcome(
       return ENGINE_FAULT_COUNTERS.map((counter) => `${sums[counter]} ${FAULT_COUNTERS[counter]}`).join(", ");
     };
     log(
-      `warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults (${engines.map((e) => `${e.name}: ${side(e.counts)}`).join("; ")})`,
+      `warning: iteration ${batch.iterationNumber} batch ${batch.batchId}: ${faults} engine faults ` +
+        `(${engines.map((e) => `${e.name}: ${side(e.counts)}`).join("; ")})`,
     );
   }
   if (tally.replays + tally.delayLosses > 0) {
     const limit =
       tally.replayLimitPairs > 0
-        ? `; ${plural(tally.replayLimitPairs, "pair")} ran out of replays: the machine is overloaded (${delayRemedy(concurrency)})`
+        ? `; ${plural(tally.replayLimitPairs, "pair")} ran out of replays: the machine is ` +
+          `overloaded (${delayRemedy(concurrency)})`
         : "";
     log(
-      `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ${tally.replays} games replayed, ` +
-        `${tally.delayLosses} scored as time losses (${engines.map((e) => `${e.name} ${e.counts.delay}`).join(", ")})${limit}`,
+      `iteration ${batch.iterationNumber} batch ${batch.batchId}: delays outside the engines: ` +
+        `${tally.replays} games replayed, ` +
+        `${tally.delayLosses} scored as time losses ` +
+        `(${engines.map((e) => `${e.name} ${e.counts.delay}`).join(", ")})${limit}`,
     );
   }
 }

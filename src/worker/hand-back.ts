@@ -28,7 +28,8 @@ export async function handBack(
     const lease = Math.max(...held.map((batch) => batch.leaseSeconds));
     const [stay, end, go] =
       held.length === 1 ? ["stays", "its lease ends", "returns"] : ["stay", "their leases end", "return"];
-    const behind = `${batchesOf(held.length, games)} ${stay} claimed until ${end} (within ${lease} s), then ${go} to the pool`;
+    const behind =
+      `${batchesOf(held.length, games)} ${stay} claimed until ${end} (within ${lease} ` + `s), then ${go} to the pool`;
     const outage = databaseOutage();
     const stopped = outage
       ? stoppedDuringOutage(outage, Date.now(), behind)

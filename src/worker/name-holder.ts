@@ -12,5 +12,8 @@ export function holderAlive(holder: NameHolder, heartbeatMs: number, host = host
 
 /** "pid 123 on host-a, seen 2 s ago", for messages. */
 export function describeHolder(holder: NameHolder): string {
-  return `${holder.pid === null ? "" : `pid ${holder.pid} on `}${holder.host}, seen ${Math.round(holder.secondsSinceSeen)} s ago`;
+  return (
+    `${holder.pid === null ? "" : `pid ${holder.pid} on `}${holder.host}, seen ` +
+    `${Math.round(holder.secondsSinceSeen)} s ago`
+  );
 }

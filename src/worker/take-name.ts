@@ -36,12 +36,14 @@ export async function takeName(
   if (claim.taken) {
     throw new InputError(
       "--name",
-      `worker "${name}" is running (${describeHolder(claim.holder)}); stop it, choose another name, or pass --force to take the name over`,
+      `worker "${name}" is running (${describeHolder(claim.holder)}); stop it, choose another name, ` +
+        `or pass --force to take the name over`,
     );
   }
   if (claim.holder && options.force && holderAlive(claim.holder, heartbeatMs)) {
     log(
-      `worker ${name}: took the name over from a live worker (${describeHolder(claim.holder)}); it stops at its next heartbeat`,
+      `worker ${name}: took the name over from a live worker (${describeHolder(claim.holder)}); it ` +
+        `stops at its next heartbeat`,
     );
   }
   const { batches, games } = claim.released;

@@ -30,7 +30,8 @@ export function timeScaler(
     if (nps === undefined) {
       if (recorded === undefined)
         log(
-          `worker ${options.name}: the engine reported no nps (nor nodes and time) while its speed was measured; times per move are not scaled`,
+          `worker ${options.name}: the engine reported no nps (nor nodes and time) while its speed ` +
+            `was measured; times per move are not scaled`,
         );
       recorded = 1;
       return 1;
@@ -39,10 +40,12 @@ export function timeScaler(
     if (factor !== recorded) {
       recorded = factor;
       const limit = clamped
-        ? ` (reference / measured is ${(batch.referenceNps / nps).toFixed(3)}, kept within [${MIN_TIME_FACTOR}, ${MAX_TIME_FACTOR}])`
+        ? ` (reference / measured is ${(batch.referenceNps / nps).toFixed(3)}, kept within ` +
+          `[${MIN_TIME_FACTOR}, ${MAX_TIME_FACTOR}])`
         : "";
       log(
-        `worker ${options.name}: engine speed ${Math.round(nps)} nodes/s; times per move × ${factor.toFixed(3)} for reference_nps ${batch.referenceNps}${limit}`,
+        `worker ${options.name}: engine speed ${Math.round(nps)} nodes/s; times per move × ` +
+          `${factor.toFixed(3)} for reference_nps ${batch.referenceNps}${limit}`,
       );
       // Best effort, as recordConcurrency: the log has it too.
       recordSpeed(options.database.sql, session, nps, factor).catch(() => {});

@@ -46,10 +46,12 @@ export class WorkerStatus {
     const { summary } = this;
     const minutes = (Date.now() - this.started) / 60_000;
     const waiting = this.noRunOpen
-      ? `, waiting for work: no run is open on ${this.where}; a master must run on this database (point the worker at the master's with DATABASE_URL or --config)`
+      ? `, waiting for work: no run is open on ${this.where}; a master must run on this database ` +
+        `(point the worker at the master's with DATABASE_URL or --config)`
       : `, waiting for work on ${describeDatabase(this.database.url)}`;
     this.line.update(
-      `worker ${this.name}: ${summary.games} games in ${summary.batches} batches, ${(summary.games / Math.max(minutes, 1e-9)).toFixed(1)} games/min` +
+      `worker ${this.name}: ${summary.games} games in ${summary.batches} batches, ` +
+        `${(summary.games / Math.max(minutes, 1e-9)).toFixed(1)} games/min` +
         (batch ? `, playing ${batch.runName} iteration ${batch.iterationNumber}` : waiting),
     );
   }

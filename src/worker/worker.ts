@@ -204,7 +204,8 @@ class WorkerLoop {
     // Its lease is no longer extended, so the batch returns to the pool for another try.
     this.holding.delete(batch.batchId);
     this.log(
-      `batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool when its lease expires`,
+      `batch ${batch.batchId} failed: ${(error as Error).message}; its games go back to the pool ` +
+        `when its lease expires`,
     );
   }
 

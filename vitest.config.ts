@@ -20,6 +20,8 @@ export default defineConfig({
     minWorkers: 1,
     // Starts the shared test server and migrates the template every file's database copies.
     globalSetup: ["test/support/global-setup.ts"],
+    // The default reporter, and at the end the slowest files and the sum of all files' times.
+    reporters: ["default", "./test/support/slowest-files.ts"],
     projects: [
       { test: { ...common, name: "shared", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...ALONE] } },
       // One project per file, each its own group: groups run one after another.

@@ -16,29 +16,34 @@ import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 import { connect } from "../../src/postgres/connection.js";
 import { embeddedServer, embeddedUrl } from "../../src/postgres/embedded.js";
 
-// The build mode's iterations, and the UCI-option mode's batches that move θ as they report.
-describe.each([
-  { mode: "build" as const, iterations: 2 },
-  { mode: "options" as const, iterations: 1 },
-])("Postgres stopped and restarted in the middle of a run ($mode mode)", ({ mode, iterations }) => {
-  let home: string;
-  let setup: TuningSetup;
-  let env: Record<string, string>;
+// The file's own embedded server, since these tests stop it: one for both modes (each its own run).
+let home: string;
+let env: Record<string, string>;
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), "spsa-restart-"));
+  chmodSync(home, 0o755);
+  env = { SPSA_HOME: home, DATABASE_URL: "" };
+  expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
+});
+afterAll(async () => {
+  // Stopped, and its folders removed (as root, a private one under /var/tmp too).
+  await spsa(["db", "remove", "--yes"], { env });
+  rmSync(home, { recursive: true, force: true });
+});
 
-  beforeAll(async () => {
-    // Its own embedded server, since this test stops it.
-    home = mkdtempSync(join(tmpdir(), "spsa-restart-"));
-    chmodSync(home, 0o755);
-    env = { SPSA_HOME: home, DATABASE_URL: "" };
-    expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
-    setup = tuningSetup({ iterations: 2, games: 16, batchSize: 2, timelow: 0.005, timehigh: 0.01, mode });
+// The build mode's iterations, and the UCI-option mode's batches that move θ as they report.
+// Games at a node limit (the subject is the outage, not the clock), long enough that the run still
+// plays when the server stops: a UCI-option run's 16 games are all it has.
+describe.each([
+  { mode: "build" as const, iterations: 2, nodes: 500 },
+  { mode: "options" as const, iterations: 1, nodes: 5000 },
+])("Postgres stopped and restarted in the middle of a run ($mode mode)", ({ mode, iterations, nodes }) => {
+  let setup: TuningSetup;
+
+  beforeAll(() => {
+    setup = tuningSetup({ iterations: 2, games: 16, batchSize: 2, moveLimit: `nodes = ${nodes}`, mode });
   });
-  afterAll(async () => {
-    await spsa(["db", "stop"], { env });
-    // As root the server's files are in a private folder under /var/tmp.
-    const server = embeddedServer(home);
-    if (server.outsideHome) rmSync(server.serverDir, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
+  afterAll(() => {
     rmSync(setup.dir, { recursive: true, force: true });
   });
 

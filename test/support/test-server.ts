@@ -1,6 +1,8 @@
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { processExists } from "../../src/core/process-exists.js";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
-import { embeddedServer, ensureEmbeddedServer } from "../../src/postgres/embedded.js";
+import { embeddedServer, ensureEmbeddedServer, removeEmbeddedServer } from "../../src/postgres/embedded.js";
 import { ROOT } from "./cli.js";
 
 /** All tests share one embedded server of their own, apart from the user's `.spsa`. */
@@ -36,4 +38,26 @@ export async function onServer(statement: string): Promise<void> {
 export async function createMigratedTemplate(name: string): Promise<void> {
   await onServer(`create database ${name}`);
   await applyMigrations(databaseUrl(await testServerUrl(), name));
+}
+
+/** One empty file per `vitest run` using the test server, named by its pid. */
+const RUNS = join(TEST_HOME, "runs");
+
+/** Marks this run as a user of the test server (global-setup.ts), before it starts it. */
+export function enterTestRun(): void {
+  mkdirSync(RUNS, { recursive: true });
+  writeFileSync(join(RUNS, String(process.pid)), "");
+}
+
+/**
+ * Unmarks this run; when no other live run of this checkout uses the test server, stops it
+ * and removes it with all its files: `.spsa-test`, and as root its folder under /var/tmp
+ * (removeEmbeddedServer, as `spsa db remove` does).
+ */
+export async function leaveTestRun(): Promise<void> {
+  rmSync(join(RUNS, String(process.pid)), { force: true });
+  const others = existsSync(RUNS) ? readdirSync(RUNS).filter((name) => processExists(Number(name))) : [];
+  if (others.length > 0) return;
+  await removeEmbeddedServer(embeddedServer(TEST_HOME));
+  rmSync(TEST_HOME, { recursive: true, force: true });
 }

@@ -17,13 +17,14 @@ function optionsFixture(extra: {
   games: number;
   batchSize: number;
   moveLimit?: string;
+  ownBuilds?: boolean;
 }): RunFixture {
   return useRunFixture({ ...extra, timelow: 0.005, timehigh: 0.015, mode: "options" });
 }
 
 describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchronous updates", () => {
   // Games at a node limit: the carrier iteration's settings carry it to every claim.
-  const fixture = optionsFixture({ iterations: 4, games: 8, batchSize: 4, moveLimit: "nodes = 500" });
+  const fixture = optionsFixture({ iterations: 4, games: 8, batchSize: 4, moveLimit: "nodes = 500", ownBuilds: true });
 
   it("runs end to end with two workers at a node limit, builds once, and every report moves θ once", async () => {
     const { setup, env, sql } = fixture;

@@ -38,6 +38,7 @@ describe("builds side by side: a master building two iterations at once", () => 
     batchSize: 2,
     moveLimit: "nodes = 500",
     buildLines: "builds_at_once = 2",
+    ownBuilds: true,
   });
 
   // The bound covers cargo building some twenty engines on a busy machine; nothing waits for it.

@@ -1,4 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processExists } from "../../src/core/process-exists.js";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
@@ -43,21 +45,34 @@ export async function createMigratedTemplate(name: string): Promise<void> {
 /** One empty file per `vitest run` using the test server, named by its pid. */
 const RUNS = join(TEST_HOME, "runs");
 
-/** Marks this run as a user of the test server (global-setup.ts), before it starts it. */
+/**
+ * The runs' temporary folder, one per checkout (beside /tmp's other entries, where other users
+ * can reach it, unlike a checkout only root may enter): TMPDIR of every test file and of what
+ * they start, so that whatever a test or a process it killed leaves there goes with the run.
+ */
+const TEST_TMP = join(tmpdir(), `spsa-test-${createHash("sha256").update(TEST_HOME).digest("hex").slice(0, 12)}`);
+
+/**
+ * Marks this run as a user of the test server (global-setup.ts), before it starts it, and
+ * points TMPDIR at the runs' temporary folder for the test files (forked after this).
+ */
 export function enterTestRun(): void {
   mkdirSync(RUNS, { recursive: true });
   writeFileSync(join(RUNS, String(process.pid)), "");
+  mkdirSync(TEST_TMP, { recursive: true });
+  chmodSync(TEST_TMP, 0o1777);
+  process.env.TMPDIR = TEST_TMP;
 }
 
 /**
  * Unmarks this run; when no other live run of this checkout uses the test server, stops it
- * and removes it with all its files: `.spsa-test`, and as root its folder under /var/tmp
- * (removeEmbeddedServer, as `spsa db remove` does).
+ * and removes it with all its files: `.spsa-test`, as root its folder under /var/tmp
+ * (removeEmbeddedServer, as `spsa db remove` does), and the temporary folder.
  */
 export async function leaveTestRun(): Promise<void> {
   rmSync(join(RUNS, String(process.pid)), { force: true });
   const others = existsSync(RUNS) ? readdirSync(RUNS).filter((name) => processExists(Number(name))) : [];
   if (others.length > 0) return;
   await removeEmbeddedServer(embeddedServer(TEST_HOME));
-  rmSync(TEST_HOME, { recursive: true, force: true });
+  for (const folder of [TEST_HOME, TEST_TMP]) rmSync(folder, { recursive: true, force: true, maxRetries: 3 });
 }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./cli.js";
 import { OPTION_PARAMS, OPTIONS_MODE } from "./options-run.js";
+import { TEST_HOME } from "./test-server.js";
 
 export interface TuningSetup {
   dir: string;
@@ -30,6 +31,22 @@ export interface TuningSetupOptions {
   buildLines?: string;
   /** "options": a UCI-option run of four of minnow's tunables (default: the build mode on params.toml). */
   mode?: "build" | "options";
+  /**
+   * True: builds go to the setup's own folder (`dir/builds`), for a test that looks at what is
+   * there. Otherwise to the output_dir shared by the files this vitest worker runs one after
+   * another (sharedBuilds), whose build trees keep their target folders: a run's first build
+   * of minnow is then incremental, as a user's second run is, not a build from nothing.
+   */
+  ownBuilds?: boolean;
+}
+
+/**
+ * The output_dir of the test files vitest worker VITEST_POOL_ID runs, one at a time, in the test
+ * server's folder (removed with it). Two masters that share it share its build trees, under
+ * their lock, as two runs on one machine do; every run of a file has its own database.
+ */
+export function sharedBuilds(): string {
+  return join(TEST_HOME, `builds-${process.env.VITEST_POOL_ID ?? "0"}`);
 }
 
 export function tuningSetup(options: TuningSetupOptions): TuningSetup {
@@ -56,7 +73,7 @@ ${options.spsaLines ?? ""}
 
 [build]
 engine_dir = "${join(ROOT, "engines", "minnow")}"
-output_dir = "${join(dir, "builds")}"
+output_dir = "${options.ownBuilds ? join(dir, "builds") : sharedBuilds()}"
 ${options.buildLines ?? ""}
 
 [database]

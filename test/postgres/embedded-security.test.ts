@@ -118,7 +118,9 @@ describe.skipIf(!canSwitchUser)(
       const holder = connect(embeddedUrl(embeddedServer(home)), 1);
       await holder`select pg_advisory_lock(7)`;
       const seen = nextLine(scanner);
-      const running = spsa(["db", "psql", "-c", "select pg_advisory_lock(7), 'psql ran' as done"], { env: envFor(home) });
+      const running = spsa(["db", "psql", "-c", "select pg_advisory_lock(7), 'psql ran' as done"], {
+        env: envFor(home),
+      });
       await Promise.race([seen, running]);
       await holder`select pg_advisory_unlock(7)`;
       await holder.end();

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type postgres from "postgres";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { compete, ROOT, spsa } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
@@ -410,8 +410,7 @@ describe("bad input", () => {
     return result;
   }
 
-  // Each case its own folder and process, and none may write a row: they run a few at a time.
-  it.concurrent.for(CASES.map((c) => [c.name, c] as const))("%s", async ([, testCase], { expect }) => {
+  it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_name, testCase) => {
     const dir = setupFor(testCase);
     const before = snapshot(dir);
     const run = testCase.command === "spsa" ? spsa : compete;

@@ -1,4 +1,14 @@
-import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./cli.js";
@@ -33,20 +43,43 @@ export interface TuningSetupOptions {
   mode?: "build" | "options";
   /**
    * True: builds go to the setup's own folder (`dir/builds`), for a test that looks at what is
-   * there. Otherwise to the output_dir shared by the files this vitest worker runs one after
-   * another (sharedBuilds), whose build trees keep their target folders: a run's first build
-   * of minnow is then incremental, as a user's second run is, not a build from nothing.
+   * there. Otherwise to a build folder of the test server's that no other live setup holds
+   * (buildsFolder), whose build trees keep their target folders from the setups before: a run's
+   * first build of minnow is then incremental, as a user's second run is, not one from nothing.
    */
   ownBuilds?: boolean;
 }
 
 /**
- * The output_dir of the test files vitest worker VITEST_POOL_ID runs, one at a time, in the test
- * server's folder (removed with it). Two masters that share it share its build trees, under
- * their lock, as two runs on one machine do; every run of a file has its own database.
+ * An output_dir for the setup in `dir`: the first of `.spsa-test/builds-N` that no live setup
+ * holds (removed with the test server). Its holder is a symlink to the setup's folder, made
+ * atomically; once that folder is gone (the test removed it) the next setup takes it over,
+ * renaming the stale link away first (a rename succeeds once, so two never both take it).
+ * Setups at once (two files, or a file's concurrent tests) so never share one: their runs'
+ * folders in it could have the same name.
  */
-export function sharedBuilds(): string {
-  return join(TEST_HOME, `builds-${process.env.VITEST_POOL_ID ?? "0"}`);
+function buildsFolder(dir: string): string {
+  for (let n = 1; ; n++) {
+    const folder = join(TEST_HOME, `builds-${n}`);
+    const holder = join(folder, "holder");
+    mkdirSync(folder, { recursive: true });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        symlinkSync(dir, holder);
+        return folder;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      if (existsSync(holder)) break;
+      const stale = `${holder}.${process.pid}.${randomBytes(4).toString("hex")}`;
+      try {
+        renameSync(holder, stale);
+      } catch {
+        break;
+      }
+      rmSync(stale, { force: true });
+    }
+  }
 }
 
 export function tuningSetup(options: TuningSetupOptions): TuningSetup {
@@ -73,7 +106,7 @@ ${options.spsaLines ?? ""}
 
 [build]
 engine_dir = "${join(ROOT, "engines", "minnow")}"
-output_dir = "${options.ownBuilds ? join(dir, "builds") : sharedBuilds()}"
+output_dir = "${options.ownBuilds ? join(dir, "builds") : buildsFolder(dir)}"
 ${options.buildLines ?? ""}
 
 [database]

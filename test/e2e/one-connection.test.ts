@@ -5,7 +5,7 @@ import { expectExactCounts, iterationsOf, startMaster, startWorker } from "../su
 import { useRunFixture } from "../support/run-fixture.js";
 
 /** A short UCI-option run: one build, games at a node limit. */
-const RUN = { iterations: 3, games: 8, batchSize: 2, moveLimit: "nodes = 1500", mode: "options" } as const;
+const RUN = { iterations: 3, games: 8, batchSize: 2, moveLimit: "nodes = 500", mode: "options" } as const;
 
 interface Sample {
   worker: number;

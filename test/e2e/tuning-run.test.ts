@@ -7,7 +7,7 @@ import { expectExactCounts, iterationsOf, replayTheta, startMaster, startWorker 
 import { useRunFixture } from "../support/run-fixture.js";
 
 describe("a tuning run: master and two workers on Postgres with the sample engine", () => {
-  const run = useRunFixture({ iterations: 2, games: 8, batchSize: 2 });
+  const run = useRunFixture({ iterations: 2, games: 8, batchSize: 2, moveLimit: "nodes = 500" });
 
   it("completes every iteration with exactly its target and moves params.toml as the formulas say", async () => {
     const initialParams = join(run.setup.dir, "initial-params.toml");

@@ -28,16 +28,14 @@ async function runWithWorkerUrl(fixture: RunFixture, runName: string): Promise<s
  * sample engine for a real master (which holds the owner's URL), in both modes.
  */
 describe("a worker with only its worker URL", () => {
-  const build = useRunFixture({ iterations: 1, games: 4, batchSize: 2 });
+  const build = useRunFixture({ iterations: 1, games: 4, batchSize: 2, moveLimit: "nodes = 500" });
   // Two iterations of one unit of four games: the first is the curvature pilot's (θ± against θ₀'s options).
   const options = useRunFixture({
     iterations: 2,
     games: 4,
     batchSize: 4,
-    timelow: 0.005,
-    timehigh: 0.015,
     mode: "options",
-    moveLimit: "nodes = 1500",
+    moveLimit: "nodes = 500",
   });
 
   it("plays and reports a build-mode iteration that the master completes", async () => {

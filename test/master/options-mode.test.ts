@@ -17,13 +17,14 @@ function optionsFixture(extra: {
   games: number;
   batchSize: number;
   moveLimit?: string;
+  ownBuilds?: boolean;
 }): RunFixture {
   return useRunFixture({ ...extra, timelow: 0.005, timehigh: 0.015, mode: "options" });
 }
 
 describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchronous updates", () => {
   // Games at a node limit: the carrier iteration's settings carry it to every claim.
-  const fixture = optionsFixture({ iterations: 4, games: 8, batchSize: 4, moveLimit: "nodes = 1500" });
+  const fixture = optionsFixture({ iterations: 4, games: 8, batchSize: 4, moveLimit: "nodes = 500", ownBuilds: true });
 
   it("runs end to end with two workers at a node limit, builds once, and every report moves θ once", async () => {
     const { setup, env, sql } = fixture;
@@ -38,7 +39,7 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
     expectExactCounts(rows, expect);
     expect(rows[0]?.target_games).toBe(32);
     const [carrier] = await sql<{ settings: { moveLimit?: unknown } }[]>`select settings from spsa_iteration`;
-    expect(carrier?.settings.moveLimit).toEqual({ nodes: 1500 });
+    expect(carrier?.settings.moveLimit).toEqual({ nodes: 500 });
     const perturbations = await perturbationsOf(sql, "uci");
     expect(perturbations.filter((p) => p.status === "done").reduce((n, p) => n + p.games, 0)).toBe(32);
     expect(new Set(perturbations.map((p) => p.worker_name))).toEqual(new Set(["u1", "u2"]));
@@ -107,7 +108,8 @@ describe("UCI-option mode: one minnow binary, a perturbation per batch, asynchro
 });
 
 describe("UCI-option mode: master and workers killed with -9 and restarted", () => {
-  const fixture = optionsFixture({ iterations: 4, games: 10, batchSize: 2, leaseSeconds: 2 });
+  // Games at a node limit; the resumed run is given another one below.
+  const fixture = optionsFixture({ iterations: 4, games: 10, batchSize: 2, leaseSeconds: 2, moveLimit: "nodes = 500" });
 
   it("loses no game, counts none twice, and θ stays the chain of the reported batches", async () => {
     const { setup, env, sql } = fixture;
@@ -125,12 +127,12 @@ describe("UCI-option mode: master and workers killed with -9 and restarted", () 
       workers[0] = startWorker(setup, env, `k${serial++}`);
       // An edit the resumed run does not apply is named, not silently ignored.
       const config = readFileSync(setup.configFile, "utf8");
-      writeFileSync(setup.configFile, config.replace(/timelow = [\d.]+\ntimehigh = [\d.]+\n/, "nodes = 1500\n"));
+      writeFileSync(setup.configFile, config.replace("nodes = 500\n", "nodes = 1500\n"));
       const second = await startMaster(setup, env, "uci-kill", ["--seed", "k"]);
       expect(second.exitCode, second.all).toBe(0);
       expect(second.all).toContain("resumed run");
       expect(second.all).toContain(
-        "changed since the run started: [time_control] nodes: (default) → 1500 (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)",
+        "changed since the run started: [time_control] nodes: 500 → 1500 (not applied: a UCI-option run keeps the settings it started with; --fresh or another --name to use them)",
       );
     } finally {
       for (const worker of workers) worker.kill("SIGTERM");

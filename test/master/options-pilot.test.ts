@@ -15,8 +15,7 @@ describe("UCI-option mode's curvature pilot on real engines", () => {
     games: 32,
     batchSize: 4,
     leaseSeconds: 3,
-    timelow: 0.005,
-    timehigh: 0.015,
+    moveLimit: "nodes = 500",
     mode: "options",
   });
 

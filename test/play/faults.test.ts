@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { START_FEN } from "../../src/play/position.js";
 import { createRunner } from "../../src/play/runner.js";
 import type { EngineSpec } from "../../src/play/engine-process.js";
@@ -34,11 +34,13 @@ async function misbehave(
   }
 }
 
-describe("misbehaving engines", () => {
+// Each case its own runner and engines, so they run at once: the start-up cases' waits (5 s, 7 s)
+// overlap instead of adding up.
+describe.concurrent("misbehaving engines", () => {
   const runners: ReturnType<typeof createRunner>[] = [];
   afterAll(async () => Promise.all(runners.map((r) => r.close())));
 
-  it.each([
+  it.for([
     ["crash", "crash", "white: engine crashed", 4],
     ["hang", "timeout", "white: time forfeit (no bestmove after stop, engine killed)", 4],
     ["illegal", "illegal", "white: illegal move a1a1", 4],
@@ -50,19 +52,22 @@ describe("misbehaving engines", () => {
       `white: engine failed to start (slow-start: no uciok within ${STARTUP_TIMEOUT_MS} ms)`,
       0,
     ],
-  ] as const)("%s: loses with fault %s, and the next game is played", async (name, kind, reason, plies) => {
-    const [bad, next] = await misbehave(name, kind === "startup" ? { timeouts: { uciMs: STARTUP_TIMEOUT_MS } } : {});
-    expect(bad).toMatchObject({ result: "0-1", reason, plies, faults: { white: kind, black: "none" } });
-    expect(next.faults).toEqual({ white: "none", black: "none" });
-    expect(next.plies).toBeGreaterThan(0);
-  });
+  ] as const)(
+    "%s: loses with fault %s, and the next game is played",
+    async ([name, kind, reason, plies], { expect }) => {
+      const [bad, next] = await misbehave(name, kind === "startup" ? { timeouts: { uciMs: STARTUP_TIMEOUT_MS } } : {});
+      expect(bad).toMatchObject({ result: "0-1", reason, plies, faults: { white: kind, black: "none" } });
+      expect(next.faults).toEqual({ white: "none", black: "none" });
+      expect(next.plies).toBeGreaterThan(0);
+    },
+  );
 
-  it("a slow start is fine within the uci timeout", async () => {
+  it("a slow start is fine within the uci timeout", async ({ expect }) => {
     const [game] = await misbehave("slow-start", { timeouts: { uciMs: 12_000 } });
     expect(game.faults).toEqual({ white: "none", black: "none" });
   });
 
-  it("a search that ends only on stop is a time forfeit, and the engine is kept", async () => {
+  it("a search that ends only on stop is a time forfeit, and the engine is kept", async ({ expect }) => {
     const runner = createRunner({ concurrency: 1, untimedStallMs: 1500, stopGraceMs: 2000 });
     runners.push(runner);
     const game = await runner.playGame({ white: fixture("stall-until-stop"), black: good, opening, limits });
@@ -71,7 +76,7 @@ describe("misbehaving engines", () => {
     expect(runner.engineCount).toBe(2);
   });
 
-  it("megabytes of info lines do not disturb the game", async () => {
+  it("megabytes of info lines do not disturb the game", async ({ expect }) => {
     const runner = createRunner({ concurrency: 1 });
     runners.push(runner);
     const game = await runner.playGame({ white: fixture("flood"), black: good, opening, limits });
@@ -79,7 +84,7 @@ describe("misbehaving engines", () => {
     expect(game.plies).toBeGreaterThan(4);
   });
 
-  it("a binary that does not exist loses at startup", async () => {
+  it("a binary that does not exist loses at startup", async ({ expect }) => {
     const [game] = await misbehave("does-not-exist");
     expect(game).toMatchObject({ result: "0-1", plies: 0, faults: { white: "startup" } });
     expect(game.reason).toMatch(/^white: engine failed to start \(does-not-exist: spawn .*ENOENT\)$/);

@@ -1,12 +1,15 @@
 import { chmodSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer } from "node:net";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { embeddedServer } from "../../src/postgres/embedded.js";
+import { connect } from "../../src/postgres/connection.js";
+import { embeddedEndpoint, embeddedServer, embeddedUrl } from "../../src/postgres/embedded.js";
 import { serverUser } from "../../src/postgres/run-as.js";
 import { COMPETE_BIN, SPSA_BIN, spsa } from "../support/cli.js";
 import { canSwitchUser, findings, nodeAs, notRootReason } from "../support/other-user.js";
+import { waitFor } from "../support/processes.js";
 
 /**
  * The attacks of issue 24 on the embedded server, done for real by another local user
@@ -42,9 +45,31 @@ function secretFile(dir: string, password: string): string {
   return join(dir, "password");
 }
 
-/** Waits for the first output of another user's script (its "ready"). */
-function ready(child: { stdout: NodeJS.ReadableStream | null }): Promise<void> {
+/** Waits for the next output of another user's script (its "ready", or what it saw). */
+function nextLine(child: { stdout: NodeJS.ReadableStream | null }): Promise<void> {
   return new Promise((resolve) => child.stdout?.once("data", () => resolve()));
+}
+const ready = nextLine;
+
+/**
+ * Listens on a stopped server's socket path and closes every connection at once, until
+ * `count` came (or a minute passed); then removes the socket. Returns how many came.
+ */
+async function attemptsOnSocket(path: string, count: number): Promise<number> {
+  let attempts = 0;
+  let enough = () => {};
+  const server = createServer((socket) => {
+    socket.destroy();
+    if (++attempts === count) enough();
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 60_000);
+    enough = () => resolve(clearTimeout(timer));
+  });
+  await new Promise((resolve) => server.close(resolve));
+  rmSync(path, { force: true });
+  return attempts;
 }
 
 afterEach(async () => {
@@ -71,6 +96,8 @@ describe.skipIf(!canSwitchUser)(
       const [passwordFile, stop] = process.argv.slice(1);
       const password = readFileSync(passwordFile, "utf8");
       let leaks = 0, psqlSeen = 0, reads = 0;
+      // What psql's command line holds, made here: the text of this script (its own command line) must not hold it.
+      const query = ["pg", "advisory", "lock(7)"].join("_");
       console.log("ready");
       while (!existsSync(stop)) {
         for (const pid of readdirSync("/proc").filter((name) => /^\\d+$/.test(name))) {
@@ -79,7 +106,7 @@ describe.skipIf(!canSwitchUser)(
             try { text = readFileSync("/proc/" + pid + "/" + file, "latin1"); } catch { continue; }
             reads++;
             if (text.includes(password)) leaks++;
-            if (file === "cmdline" && text.includes("pg_sleep")) psqlSeen++;
+            if (file === "cmdline" && text.includes(query) && psqlSeen++ === 0) console.log("psql seen");
           }
         }
       }
@@ -87,7 +114,17 @@ describe.skipIf(!canSwitchUser)(
         [secretFile(attack, password), join(attack, "stop")],
       );
       await ready(scanner);
-      const psql = await spsa(["db", "psql", "-c", "select pg_sleep(1.5), 'psql ran' as done"], { env: envFor(home) });
+      // psql waits for a lock the test holds until the scanner has seen it run, however slowly a busy machine scans.
+      const holder = connect(embeddedUrl(embeddedServer(home)), 1);
+      await holder`select pg_advisory_lock(7)`;
+      const seen = nextLine(scanner);
+      const running = spsa(["db", "psql", "-c", "select pg_advisory_lock(7), 'psql ran' as done"], {
+        env: envFor(home),
+      });
+      await Promise.race([seen, running]);
+      await holder`select pg_advisory_unlock(7)`;
+      await holder.end();
+      const psql = await running;
       const dashDash = await spsa(["db", "psql", "--", "-Atc", "select 'dash dash ' || 1"], { env: envFor(home) });
       writeFileSync(join(attack, "stop"), "");
       const { leaks, psqlSeen, reads } = findings<{ leaks: number; psqlSeen: number; reads: number }>(await scanner);
@@ -103,6 +140,8 @@ describe.skipIf(!canSwitchUser)(
       const home = newHome();
       expect((await spsa(["db", "start"], { env: envFor(home) })).exitCode).toBe(0);
       const { port, password } = connectionOf(home);
+      const { socketDir } = embeddedEndpoint(embeddedServer(home));
+      const socketPath = join(socketDir, `.s.PGSQL.${port}`);
       // Long-running clients, connected while the server runs: a dashboard and an idle worker.
       const dashboard = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], {
         env: envFor(home),
@@ -114,9 +153,18 @@ describe.skipIf(!canSwitchUser)(
         reject: false,
         all: true,
       });
-      await new Promise<void>((resolve) =>
-        dashboard.stdout?.on("data", (chunk: Buffer) => chunk.toString().includes("dashboard at") && resolve()),
+      // Both connected before the server stops (the worker may still be starting when the dashboard is up).
+      const admin = connect(embeddedUrl(embeddedServer(home)), 1);
+      await waitFor(
+        async () =>
+          (
+            await admin<{ n: number }[]>`select count(distinct application_name)::int as n from pg_stat_activity
+              where application_name in ('spsa-dashboard', 'spsa-worker')`
+          )[0]?.n === 2,
+        60_000,
+        "the dashboard and the worker to connect",
       );
+      await admin.end();
       expect((await spsa(["db", "stop"], { env: envFor(home) })).stdout).toContain("stopped");
 
       // Another user binds the port and asks every client for its password in clear text, as Postgres may.
@@ -146,8 +194,9 @@ describe.skipIf(!canSwitchUser)(
       );
       await ready(fake);
 
-      // The clients try to reconnect for a while; then a new command starts the server again (on its socket).
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      // The clients try to reconnect, on the server's socket: a listener there (as root) counts their
+      // attempts and closes each, until they made a few; then a new command starts the server again.
+      const reconnects = await attemptsOnSocket(socketPath, 3);
       const status = await spsa(["db", "status"], { env: envFor(home) });
       writeFileSync(join(attack, "stop"), "");
       const result = findings<{ connections: number; leaks: number }>(await fake);
@@ -155,6 +204,7 @@ describe.skipIf(!canSwitchUser)(
       worker.kill("SIGTERM");
       await Promise.all([dashboard, worker]);
       expect(status.exitCode, status.all).toBe(0);
+      expect(reconnects).toBe(3);
       expect(result).toEqual({ connections: 0, leaks: 0 });
     });
 

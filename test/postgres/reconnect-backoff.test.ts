@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/postgres/connection.js";
@@ -8,7 +7,7 @@ import {
   backoffDelay,
   backoffSocketFactory,
 } from "../../src/postgres/reconnect-backoff.js";
-import { startCutProxy, type CutProxy } from "../support/cut-proxy.js";
+import { gapsOf, soonerThanBackoff, startCutProxy, type CutProxy } from "../support/cut-proxy.js";
 import { freshDatabase } from "../support/database.js";
 
 describe("backoffDelay", () => {
@@ -38,23 +37,34 @@ describe("a LISTEN client while its server is gone", () => {
     await database?.drop();
   });
 
-  /** Connection attempts in 3 s after the cut. */
-  async function attemptsWhileCut(sql: postgres.Sql): Promise<number> {
+  /**
+   * The client's connection attempts after the cut, waited for until `count` came (a busy
+   * machine makes them later, not fewer): the time of each from the cut, in ms.
+   */
+  async function attemptsWhileCut(sql: postgres.Sql, count: number): Promise<number[]> {
     proxy.restore();
     await sql.listen("a", () => {});
     await sql.listen("b", () => {});
     proxy.cut();
-    await sleep(3000);
-    const counted = proxy.attempts();
+    const times = await proxy.attemptsAfterCut(count, 60_000);
     await sql.end({ timeout: 0 });
-    return counted;
+    return times;
   }
 
   it("retries at once without the factory (hundreds of attempts), a few times with it", async () => {
-    const plain = await attemptsWhileCut(connect(proxy.url, 4));
-    const spaced = await attemptsWhileCut(connect(proxy.url, 4, {}, backoffSocketFactory()));
-    console.log(`LISTEN client, server gone for 3 s: ${plain} connection attempts without backoff, ${spaced} with`);
-    expect(plain).toBeGreaterThan(100);
-    expect(spaced).toBeLessThan(12);
+    const plain = await attemptsWhileCut(connect(proxy.url, 4), 101);
+    const spaced = await attemptsWhileCut(connect(proxy.url, 4, {}, backoffSocketFactory()), 4);
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    console.log(
+      `LISTEN client, server gone: ${plain.length} connection attempts in ${Math.round(plain.at(-1) ?? 0)} ms without backoff, ` +
+        `${spaced.length} in ${Math.round(spaced.at(-1) ?? 0)} ms with`,
+    );
+    // Without: over a hundred, one right after another.
+    expect(plain.length).toBeGreaterThan(100);
+    expect(median(gapsOf(plain))).toBeLessThan(BACKOFF_BASE_MS / 2);
+    // With: each attempt waits at least the least backoffDelay of the failures before it, so a
+    // few in 3 s: 125, 250, 500 and 1000 ms apart at the least.
+    expect(spaced).toHaveLength(4);
+    expect(soonerThanBackoff(spaced)).toEqual([]);
   });
 });

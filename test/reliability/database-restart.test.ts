@@ -16,36 +16,42 @@ import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
 import { connect } from "../../src/postgres/connection.js";
 import { embeddedServer, embeddedUrl } from "../../src/postgres/embedded.js";
 
+// The file's own embedded server, since these tests stop it: one for both modes (each its own run).
+let home: string;
+let env: Record<string, string>;
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), "spsa-restart-"));
+  chmodSync(home, 0o755);
+  env = { SPSA_HOME: home, DATABASE_URL: "" };
+  expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
+});
+afterAll(async () => {
+  // Stopped, and its folders removed (as root, a private one under /var/tmp too).
+  await spsa(["db", "remove", "--yes"], { env });
+  rmSync(home, { recursive: true, force: true });
+});
+
 // The build mode's iterations, and the UCI-option mode's batches that move θ as they report.
+// Games at a node limit: the subject is the outage, not the clock.
 describe.each([
   { mode: "build" as const, iterations: 2 },
   { mode: "options" as const, iterations: 1 },
 ])("Postgres stopped and restarted in the middle of a run ($mode mode)", ({ mode, iterations }) => {
-  let home: string;
   let setup: TuningSetup;
-  let env: Record<string, string>;
 
-  beforeAll(async () => {
-    // Its own embedded server, since this test stops it.
-    home = mkdtempSync(join(tmpdir(), "spsa-restart-"));
-    chmodSync(home, 0o755);
-    env = { SPSA_HOME: home, DATABASE_URL: "" };
-    expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
-    setup = tuningSetup({ iterations: 2, games: 16, batchSize: 2, timelow: 0.005, timehigh: 0.01, mode });
+  beforeAll(() => {
+    setup = tuningSetup({ iterations: 2, games: 16, batchSize: 2, moveLimit: "nodes = 500", mode });
   });
-  afterAll(async () => {
-    await spsa(["db", "stop"], { env });
-    // As root the server's files are in a private folder under /var/tmp.
-    const server = embeddedServer(home);
-    if (server.outsideHome) rmSync(server.serverDir, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
+  afterAll(() => {
     rmSync(setup.dir, { recursive: true, force: true });
   });
 
   // The bound covers cargo building the engines twice on a busy machine; nothing waits for it.
   it("master and workers reconnect, and every report is counted once", { timeout: 600_000 }, async () => {
     const url = embeddedUrl(embeddedServer(home));
-    const master = startMaster(setup, env, "outage", ["--seed", "o"]);
+    // A run of its own on the file's server, which the other mode's run shares.
+    const run = `outage-${mode}`;
+    const master = startMaster(setup, env, run, ["--seed", "o"]);
     const workers = [startWorker(setup, env, "a"), startWorker(setup, env, "b")];
     const outputs = [master, ...workers].map(outputSoFar);
     try {
@@ -54,7 +60,8 @@ describe.each([
         async () => {
           const [row] = await sql<
             { n: number }[]
-          >`select coalesce(sum(games_played), 0)::int as n from spsa_iteration`.catch(() => [{ n: 0 }]);
+          >`select coalesce(sum(i.games_played), 0)::int as n from spsa_iteration i join spsa_run r on r.id = i.run_id
+            where r.name = ${run}`.catch(() => [{ n: 0 }]);
           return (row?.n ?? 0) > 0;
         },
         120_000,
@@ -81,10 +88,10 @@ describe.each([
     }
     const sql = connect(url, 1);
     try {
-      const rows = await iterationsOf(sql, "outage");
+      const rows = await iterationsOf(sql, run);
       expect(rows).toHaveLength(iterations);
       expectExactCounts(rows, expect);
-      if (mode === "options") await expectConsistentRun(sql, "outage", "o");
+      if (mode === "options") await expectConsistentRun(sql, run, "o");
     } finally {
       await sql.end();
     }

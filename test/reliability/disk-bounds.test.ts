@@ -28,6 +28,7 @@ describe("a build-mode run of several iterations", () => {
     batchSize: 4,
     leaseSeconds: 30,
     moveLimit: "nodes = 300",
+    ownBuilds: true,
     spsaLines: "max_staleness = 1",
     extraConfig: `[worker]\nengine_cache_files = ${CACHE_FILES}\n\n[ship]\nnodes = 600\nmax_games = 8\ntransfer_every = 2\ntransfer_games = 4\n`,
   });

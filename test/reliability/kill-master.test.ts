@@ -14,7 +14,7 @@ import { useRunFixture } from "../support/run-fixture.js";
 const CRASH_POINTS = ["build-started", "iteration-inserted", "waiting", "iteration-committed"] as const;
 
 describe("the master killed with -9 at chosen points of its loop", () => {
-  const fixture = useRunFixture({ iterations: 3, games: 8, batchSize: 2, timelow: 0.005, timehigh: 0.01 });
+  const fixture = useRunFixture({ iterations: 3, games: 8, batchSize: 2, moveLimit: "nodes = 500" });
 
   it("continues after each kill, and θ follows the formulas as in an uninterrupted run", async () => {
     const { setup, env, sql } = fixture;

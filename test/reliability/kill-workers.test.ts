@@ -11,8 +11,8 @@ describe("workers killed with -9 in the middle of batches", () => {
     games: 40,
     batchSize: 4,
     leaseSeconds: 2,
-    timelow: 0.005,
-    timehigh: 0.01,
+    // Games at a node limit: the subject is the kills, not the clock.
+    moveLimit: "nodes = 500",
   });
 
   // The bound covers cargo building the engines twice on a busy machine; nothing waits for it.

@@ -13,8 +13,8 @@ describe.each(["build", "options"] as const)("a worker restarted under its name 
     games: 4,
     batchSize: 4,
     leaseSeconds: LEASE_SECONDS,
-    timelow: 0.02,
-    timehigh: 0.04,
+    // Games at a node limit, long enough for the first worker to be killed while it plays them.
+    moveLimit: "nodes = 3000",
     mode,
   });
 

@@ -45,14 +45,14 @@ describe.each([
   { mode: "options" as const, stop: "Ctrl-C" as const },
   { mode: "build" as const, stop: "SIGTERM" as const },
 ])("a worker stopped mid-batch by $stop ($mode mode)", ({ mode, stop }) => {
-  // Node-limited games of a few seconds: no clock, so no time loss on a busy machine can pass
+  // Node-limited games of a second or more: no clock, so no time loss on a busy machine can pass
   // for a fault, and a batch lasts long enough to be caught in play.
   const fixture = useRunFixture({
     iterations: 1,
     games: 8,
     batchSize: 4,
     leaseSeconds: LEASE_SECONDS,
-    moveLimit: "nodes = 10000",
+    moveLimit: "nodes = 5000",
     mode,
   });
 
@@ -111,7 +111,7 @@ describe("a worker killed with -9", () => {
     games: 8,
     batchSize: 4,
     leaseSeconds: 30,
-    moveLimit: "nodes = 10000",
+    moveLimit: "nodes = 5000",
   });
 
   it("leaves no engine running", { timeout: 600_000 }, async () => {

@@ -1,4 +1,5 @@
 import { connect as netConnect, createServer, type Socket } from "node:net";
+import { backoffDelay } from "../../src/postgres/reconnect-backoff.js";
 
 export interface CutProxy {
   /** The database URL through the proxy. */
@@ -8,6 +9,11 @@ export interface CutProxy {
   restore(): void;
   /** Connections accepted since the last `cut()`. */
   attempts(): number;
+  /**
+   * Waits until `count` connections were accepted since the last `cut()`, or `timeoutMs`
+   * passed: the times (ms) from the cut to each, as many as came.
+   */
+  attemptsAfterCut(count: number, timeoutMs: number): Promise<number[]>;
   close(): void;
 }
 
@@ -21,10 +27,13 @@ export async function startCutProxy(databaseUrl: string): Promise<CutProxy> {
       ? netConnect(`${folder}/.s.PGSQL.${target.port}`)
       : netConnect(Number(target.port), target.hostname);
   let cut = false;
-  let attempts = 0;
+  let cutAt = 0;
+  let attempts: number[] = [];
+  let attempted = () => {};
   const open = new Set<Socket>();
   const proxy = createServer((client) => {
-    attempts++;
+    attempts.push(performance.now() - cutAt);
+    attempted();
     if (cut) return void client.destroy();
     const upstream = upstreamAt();
     for (const socket of [client, upstream]) {
@@ -43,14 +52,43 @@ export async function startCutProxy(databaseUrl: string): Promise<CutProxy> {
     url: url.toString(),
     cut: () => {
       cut = true;
+      cutAt = performance.now();
       for (const socket of open) socket.destroy();
-      attempts = 0;
+      attempts = [];
     },
     restore: () => (cut = false),
-    attempts: () => attempts,
+    attempts: () => attempts.length,
+    attemptsAfterCut: (count, timeoutMs) =>
+      new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          attempted = () => {};
+          resolve(attempts.slice(0, count));
+        };
+        const timer = setTimeout(done, timeoutMs);
+        attempted = () => attempts.length >= count && done();
+        attempted();
+      }),
     close: () => {
       for (const socket of open) socket.destroy();
       proxy.close();
     },
   };
+}
+
+/** The gaps between attempts (the first one's from the cut), in ms. */
+export function gapsOf(times: number[]): number[] {
+  return times.map((time, i) => time - (times[i - 1] ?? 0));
+}
+
+/**
+ * The attempts (times from the cut, as attemptsAfterCut gives them) that came sooner than
+ * backoffSocketFactory allows: the n-th at least the least backoffDelay(n) after the one
+ * before (the cut was the first failure), less 2 ms (the factory counts whole ms of Date.now()).
+ */
+export function soonerThanBackoff(times: number[]): string[] {
+  return gapsOf(times).flatMap((gap, i) => {
+    const least = backoffDelay(i + 1, () => 0);
+    return gap >= least - 2 ? [] : [`attempt ${i + 1}: ${Math.round(gap)} ms after the one before, not ${least}`];
+  });
 }

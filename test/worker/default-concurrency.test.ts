@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { defaultConcurrency, measureLoad } from "../../src/worker/default-concurrency.js";
@@ -23,11 +24,15 @@ describe("a worker's default concurrency", () => {
   });
 
   it("measures a process spinning on a core as a busy core", async () => {
-    const hog = spawn(process.execPath, ["-e", "const end = Date.now() + 60_000; while (Date.now() < end);"], {
-      stdio: "ignore",
-    });
+    // It says when it spins (a write to a pipe is synchronous): the sample starts then, however
+    // long a busy machine takes to start a process.
+    const hog = spawn(
+      process.execPath,
+      ["-e", 'process.stdout.write("spinning\\n"); const end = Date.now() + 60_000; while (Date.now() < end);'],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await once(hog.stdout, "data");
       const load = await measureLoad(500);
       expect(load.busyCores).toBeGreaterThan(0.7);
       expect(load.busyCores).toBeLessThanOrEqual(load.cores + 0.01);

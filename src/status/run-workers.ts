@@ -78,9 +78,14 @@ const STALE_NAMES = 3;
 
 /**
  * The run's workers with their games, evidence and decisions, in a few small queries (one row per
- * worker of the run).
+ * worker of the run). `keepStale`: every worker in `workers`, none folded into the stale line.
  */
-export async function readRunWorkers(sql: postgres.Sql, runId: number, rateMinutes: number): Promise<RunWorkers> {
+export async function readRunWorkers(
+  sql: postgres.Sql,
+  runId: number,
+  rateMinutes: number,
+  options: { keepStale?: boolean } = {},
+): Promise<RunWorkers> {
   const [rows, review, decisions, aside, counts] = await Promise.all([
     listRunWorkers(sql, runId, rateMinutes),
     readReview(sql, runId),
@@ -120,7 +125,11 @@ export async function readRunWorkers(sql: postgres.Sql, runId: number, rateMinut
   // Measured from the run's latest report, so a finished run keeps the workers that played to its end.
   const latest = Math.min(...all.map((w) => w.secondsAgo ?? Infinity));
   const isStale = (w: RunWorker) =>
-    w.decision === null && w.held === 0 && w.secondsAgo !== null && w.secondsAgo - latest > STALE_MINUTES * 60;
+    !options.keepStale &&
+    w.decision === null &&
+    w.held === 0 &&
+    w.secondsAgo !== null &&
+    w.secondsAgo - latest > STALE_MINUTES * 60;
   const stale = all.filter(isStale);
   return {
     reviewedAt: review?.reviewedAt.toISOString() ?? null,

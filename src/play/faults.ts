@@ -22,12 +22,6 @@ export function engineFaults(counts: FaultCounts): number {
   return ENGINE_FAULT_COUNTERS.reduce((sum, counter) => sum + sums[counter], 0);
 }
 
-/** "crashes, time losses or illegal moves". */
-export function engineFaultWords(): string {
-  const words = ENGINE_FAULT_COUNTERS.map((counter) => FAULT_COUNTERS[counter]);
-  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
-}
-
 /** One of each engine fault counter, in words: "1 crash", as FAULT_COUNTERS says many. */
 const ONE_FAULT: Record<EngineFaultCounter, string> = {
   crashes: "crash",

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { iterationLine } from "../../src/master/finish-iteration.js";
 import { drawnBehind } from "../../src/master/open-iteration.js";
 import { describePilot } from "../../src/master/pilot.js";
-import { describeFaultKinds } from "../../src/play/faults.js";
 import { PILOT_MAX_FACTOR } from "../../src/spsa/pilot.js";
 
 /** The master's log lines a newcomer reads in the first hour (issue 57): each term said, not left to guess. */
@@ -54,13 +53,5 @@ describe("the master's lines in plain words", () => {
   it("says what an iteration drawn in flight lacked, for one iteration and for several", () => {
     expect(drawnBehind(3, 1)).toBe("drawn from θ before iteration 2's step, which was still playing");
     expect(drawnBehind(7, 3)).toBe("drawn from θ before the steps of iterations 4–6, which were still playing");
-  });
-
-  it("names engine faults by kind, only those seen", () => {
-    expect(describeFaultKinds({ crashes: 1, timeLosses: 0, illegalMoves: 0 })).toBe("1 crash");
-    expect(describeFaultKinds({ crashes: 2, timeLosses: 1, illegalMoves: 3 })).toBe(
-      "2 crashes, 1 time loss, 3 illegal moves",
-    );
-    expect(describeFaultKinds({ crashes: 0, timeLosses: 0, illegalMoves: 0 })).toBe("none");
   });
 });

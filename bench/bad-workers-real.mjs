@@ -194,7 +194,18 @@ ${build ? "" : '\n[engine]\nmode = "options"'}
   let undone;
   if (!accept && decisions.some((d) => d.worker_name === liarName)) {
     await spsa(["--config", config, "workers", "reject", liarName, "--name", name]);
-    const undo = await spsa(["--config", config, "undo", "--worker", liarName, "--name", name, "--params", params]);
+    const undo = await spsa([
+      "--config",
+      config,
+      "undo",
+      "--worker",
+      liarName,
+      "--name",
+      name,
+      "--params",
+      params,
+      "--yes",
+    ]);
     if (undo.exitCode !== 0) throw new Error(undo.all);
     [undone] = await sql`select current_parameters as theta from spsa_run where id = ${row.id}`;
   }

@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { SpsaError } from "../core/errors.js";
+import { InputProblems, SpsaError } from "../core/errors.js";
 import { stoppedDuringOutage } from "../postgres/outage-log.js";
 import { databaseOutage } from "../postgres/retry.js";
 import { stopWasRequested } from "./stop-signals.js";
@@ -31,6 +31,12 @@ export function reportError(error: unknown, verbose = false): number {
     }
     process.stderr.write(`error: ${stoppedDuringOutage(outage, Date.now())}\n`);
     return 3;
+  }
+  if (error instanceof InputProblems) {
+    // One line per problem, each naming its file and line or key.
+    for (const problem of error.problems) process.stderr.write(`error: ${problem.message}\n`);
+    if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
+    return error.exitCode;
   }
   if (error instanceof SpsaError) {
     process.stderr.write(`error: ${error.message}\n`);

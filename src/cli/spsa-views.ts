@@ -22,25 +22,28 @@ export function addStatusCommand(program: Command, config: ConfigFile): void {
         .argParser(parsePositiveInteger)
         .conflicts("name"),
     )
-    .option("--json", "the same data as JSON")
+    .addOption(new Option("--json", "the same data as JSON").conflicts("explain"))
+    .option("--explain", "the screen, then what each of its words and columns means")
     .option(
       "--all",
       "every parameter, however many (without it a run of more than 20 lists the 20 that moved " +
         "most), in the text and in --json",
     )
-    .action(async (opts: { name?: string; texel?: true | number; json?: boolean; all?: boolean }) => {
-      if (opts.texel !== undefined) {
-        const { texelStatusCommand } = await import("../commands/texel-status.js");
-        await texelStatusCommand({
-          config: config(),
-          id: opts.texel === true ? undefined : opts.texel,
-          json: opts.json,
-        });
-        return;
-      }
-      const { statusCommand } = await import("../commands/status.js");
-      await statusCommand({ config: config(), ...opts });
-    });
+    .action(
+      async (opts: { name?: string; texel?: true | number; json?: boolean; all?: boolean; explain?: boolean }) => {
+        if (opts.texel !== undefined) {
+          const { texelStatusCommand } = await import("../commands/texel-status.js");
+          await texelStatusCommand({
+            config: config(),
+            id: opts.texel === true ? undefined : opts.texel,
+            json: opts.json,
+          });
+          return;
+        }
+        const { statusCommand } = await import("../commands/status.js");
+        await statusCommand({ config: config(), ...opts });
+      },
+    );
 }
 
 interface DashboardFlags {

@@ -1,5 +1,7 @@
 import { Command } from "commander";
-import { paramsOption, requiredRunOption, type ConfigFile } from "./options.js";
+import { InputError } from "../core/errors.js";
+import { didYouMean } from "../core/suggest.js";
+import { latestRunOption, paramsOption, requiredRunOption, type ConfigFile } from "./options.js";
 
 /** spsa's commands about workers: the key they trust, the decision about a suspect, undoing one's results. */
 
@@ -29,9 +31,24 @@ export function addWorkersCommands(program: Command, config: ConfigFile): void {
   const workers = program
     .command("workers")
     .description(
-      "decide about a worker the master found a suspect (docs/bad-workers.md); the decision is " +
-        "recorded with who and when",
+      "list a run's workers (the default), or decide about one the master found a suspect " +
+        "(docs/bad-workers.md); a decision is recorded with who and when",
     );
+  workers
+    .command("list", { isDefault: true })
+    .description("the run's workers: their batches and games, those held or undone, and their state")
+    .addOption(latestRunOption())
+    // The default subcommand gets a mistyped one's words (`spsa workers rejct box1`): named, not "too many arguments".
+    .allowExcessArguments()
+    .action(async (opts: { name?: string }, command: Command) => {
+      const [word] = command.args;
+      if (word !== undefined)
+        throw new InputError(
+          `spsa workers ${word}`,
+          `unknown subcommand${didYouMean(word, ["list", ...DECISIONS.map(([verb]) => verb)])}`,
+        );
+      await (await import("../commands/workers.js")).workersListCommand({ config: config(), ...opts });
+    });
   for (const [verb, decision, what] of DECISIONS) {
     workers
       .command(verb)
@@ -45,17 +62,35 @@ export function addWorkersCommands(program: Command, config: ConfigFile): void {
   }
 }
 
+interface UndoCommandFlags {
+  worker: string;
+  name: string;
+  params: string;
+  yes?: boolean;
+  allGames?: boolean;
+  forceParams?: boolean;
+}
+
 export function addUndoCommand(program: Command, config: ConfigFile): void {
   program
     .command("undo")
     .description(
       "take a worker's results out of a run: θ recomputed from the recorded rows without them, " +
-        "written to the database and params.toml",
+        "written to the database and the run's params file; without --yes it only shows what it " +
+        "would take out and θ before → after (exit 2)",
     )
     .requiredOption("--worker <name>", "the worker whose reported batches to take out")
     .addOption(requiredRunOption())
-    .addOption(paramsOption("the run's parameters file, rewritten with the corrected θ"))
-    .action(async (opts: { worker: string; name: string; params: string }) => {
+    .addOption(
+      paramsOption(
+        "the run's parameters file, rewritten with the corrected θ; refused unless it holds the run's θ " +
+          "before the undo (as the run's master last wrote it)",
+      ),
+    )
+    .option("--yes", "really take them out (without: a dry run that changes nothing)")
+    .option("--all-games", "allow taking out every game θ holds in the run (θ goes back to the start)")
+    .option("--force-params", "rewrite --params even though it does not hold the run's θ")
+    .action(async (opts: UndoCommandFlags) => {
       const { undoCommand } = await import("../commands/undo.js");
       await undoCommand({ config: config(), ...opts });
     });

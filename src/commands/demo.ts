@@ -17,6 +17,9 @@ export interface DemoOptions {
   signal?: AbortSignal;
 }
 
+/** Nodes per move of the demo's games: about a second a game of the sample engine. */
+export const DEMO_NODES = 2000;
+
 /**
  * `spsa demo`: a real, short tuning run of the configured engine — a master and a worker
  * in one process, on a copy of params.toml so the user's file is untouched — that ends
@@ -46,7 +49,8 @@ export async function demoCommand(options: DemoOptions = {}): Promise<void> {
           ...config,
           spsa: { ...config.spsa, maxIterations: iterations },
           games: { ...config.games, gamesPerIteration: games, batchSize: Math.min(config.games.batchSize, games) },
-          timeControl: { ...config.timeControl, timelowMs: 20, timehighMs: 50 },
+          // A node limit: a busy machine slows the games down but cannot lose them on time.
+          timeControl: { ...config.timeControl, moveLimit: { nodes: DEMO_NODES }, referenceNps: undefined },
         }),
       }),
     (signal) =>

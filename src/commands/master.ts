@@ -1,6 +1,8 @@
-import { checkConstants } from "../engine-build/engine-builder.js";
+import { constantProblems } from "../engine-build/engine-builder.js";
+import { throwProblems } from "../core/errors.js";
+import { inFileOrder, readTomlFile } from "../core/toml-file.js";
 import { loadConfig } from "../config/config.js";
-import { loadParams, type Param } from "../params/params.js";
+import { readParams, type Param } from "../params/params.js";
 import { openDatabase } from "../postgres/connection.js";
 import { onOwnDatabase } from "../postgres/retry.js";
 import { runBuildMaster } from "../master/build-mode.js";
@@ -38,10 +40,12 @@ export function loadRunInputs(options: Pick<MasterCommandOptions, "config" | "pa
   const loaded = loadConfig(options.config ?? DEFAULT_CONFIG_FILE);
   const config = options.adjust ? options.adjust(loaded) : loaded;
   const paramsFile = options.params ?? DEFAULT_PARAMS_FILE;
-  const params = loadParams(paramsFile);
+  // Every problem of params.toml and of its targets in the constants file, reported at once.
+  const { doc, params, targets, problems } = readParams(readTomlFile(paramsFile));
   // UCI-option mode needs no constants file: every parameter names its option instead.
+  if (config.engine.mode === "build") problems.push(...constantProblems(config.build, targets, doc));
+  throwProblems(inFileOrder(problems, paramsFile));
   if (config.engine.mode === "options") optionParamsOf(params, paramsFile);
-  else checkConstants(config.build, params);
   return { config, params, paramsFile };
 }
 

@@ -1,5 +1,6 @@
 import { openDatabase } from "../postgres/connection.js";
 import { renderStatus } from "../status/render.js";
+import { renderLegend } from "../status/legend.js";
 import { requireRun } from "../status/run-lookup.js";
 import { readRunStatus, type RunStatus } from "../status/snapshot.js";
 import { databaseOptionsFrom } from "./database-options.js";
@@ -11,6 +12,8 @@ export interface StatusCommandOptions {
   json?: boolean;
   /** Every parameter, not only those that moved most (a run of more than LISTED_PARAMETERS). */
   all?: boolean;
+  /** The screen, then what its words mean (src/status/legend.ts). */
+  explain?: boolean;
   out?: (text: string) => void;
 }
 
@@ -24,7 +27,8 @@ export async function statusCommand(options: StatusCommandOptions = {}): Promise
   try {
     const run = await requireRun(database.sql, options.name);
     const status = await readRunStatus(database.sql, run, { samples: SPARKLINE_POINTS, all: options.all ?? false });
-    out(options.json ? JSON.stringify(status, null, 2) : renderStatus(status));
+    const text = options.json ? JSON.stringify(status, null, 2) : renderStatus(status);
+    out(options.explain && !options.json ? `${text}\n\n${renderLegend()}` : text);
     return status;
   } finally {
     await database.close();

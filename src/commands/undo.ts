@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
 import { operatorName } from "../core/operator.js";
-import { InputError } from "../core/errors.js";
-import { printable } from "../core/printable.js";
-import { undoWorker } from "../master/undo-worker.js";
+import { InputError, throwProblems } from "../core/errors.js";
+import { parseToml } from "../core/toml-file.js";
+import { undoWorker, type UndoPlan } from "../master/undo-worker.js";
+import { describeUndo, paramsFileAction, undoRefusals, type ParamsFileAction } from "../master/undo-plan.js";
 import { syncParamsFile } from "../master/run-setup.js";
 import { updateParamValues } from "../params/params-update.js";
+import { thetaMismatches } from "../params/run-theta-file.js";
 import { openDatabase } from "../postgres/connection.js";
 import { requireRun } from "../status/run-lookup.js";
 import { databaseOptionsFrom } from "./database-options.js";
@@ -16,44 +18,65 @@ export interface UndoCommandOptions {
   name: string;
   worker: string;
   params?: string;
+  /** Commit the undo; without it, a dry run: what it would take out, and nothing changed (exit 2). */
+  yes?: boolean;
+  /** Allowed to take out every game θ holds in the run. */
+  allGames?: boolean;
+  /** Rewrite --params even if it does not hold the run's θ. */
+  forceParams?: boolean;
   out?: (line: string) => void;
 }
 
 /**
- * `spsa undo --worker NAME --name RUN` (docs/bad-workers.md): the worker's reported results
+ * `spsa undo --worker NAME --name RUN` (docs/bad-workers.md#undo): the worker's reported results
  * taken out of the run, θ recomputed from the recorded rows without them and written to the
- * database and params.toml. Safe while a master runs the run: it goes on from the corrected θ.
+ * database and the run's params file. Without --yes a dry run: the same undo computed in a
+ * transaction that is rolled back, shown, and nothing changed. Safe while a master runs the run:
+ * it goes on from the corrected θ.
  */
 export async function undoCommand(options: UndoCommandOptions): Promise<void> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const paramsFile = options.params ?? DEFAULT_PARAMS_FILE;
+  const file = options.params ?? DEFAULT_PARAMS_FILE;
   // params.toml is read before the database is touched: a file that cannot take θ changes nothing.
   let text: string;
   try {
-    text = readFileSync(paramsFile, "utf8");
+    text = readFileSync(file, "utf8");
   } catch (error) {
     throw new InputError(
-      paramsFile,
+      file,
       `cannot read it (${(error as Error).message}); give the run's parameters file with --params`,
     );
   }
+  const doc = { file, text, data: parseToml(file, text) };
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
     const run = await requireRun(database.sql, options.name);
-    updateParamValues(text, run.currentParameters, paramsFile);
-    const undone = await undoWorker(database.sql, run, options.worker, operatorName());
-    out(
-      `run "${run.name}": took worker ${printable(options.worker)}'s ${undone.batches} batches ` +
-        `(${undone.games} games) out of θ ` +
-        `and recomputed θ from the recorded ` +
-        `${undone.mode === "build" ? "iterations" : "chain of applied batches"} without them (undo ${undone.undoId})`,
-    );
-    const moved = Object.keys(undone.thetaAfter)
-      .filter((name) => undone.thetaAfter[name] !== undone.thetaBefore[name])
-      .sort();
-    for (const name of moved) out(`  ${name}: ${undone.thetaBefore[name]} → ${undone.thetaAfter[name]}`);
-    if (moved.length === 0) out("  θ is unchanged");
-    syncParamsFile(paramsFile, undone.thetaAfter, out);
+    let params: { action: ParamsFileAction; mismatches: InputError[] } | undefined;
+    let refusals: InputError[] = [];
+    // Decided under the run's lock, with the undo written in the transaction: committed only without a refusal.
+    const commit = (plan: UndoPlan) => {
+      const mismatches = thetaMismatches(doc, plan.current, run.name);
+      params = { action: paramsFileAction(plan, mismatches, options.forceParams ?? false), mismatches };
+      refusals = undoRefusals(
+        plan,
+        { file, yes: options.yes ?? false, allGames: options.allGames ?? false, runName: run.name },
+        params,
+      );
+      // A file that cannot take θ after the undo (a table missing) refuses it too.
+      if (params.action.kind === "write") {
+        try {
+          updateParamValues(text, plan.thetaAfter, file);
+        } catch (error) {
+          if (!(error instanceof InputError)) throw error;
+          refusals.unshift(error);
+        }
+      }
+      return refusals.length === 0;
+    };
+    const outcome = await undoWorker(database.sql, run, options.worker, operatorName(), commit);
+    for (const line of describeUndo(outcome, { file, ...params! }, run.name)) out(line);
+    if (outcome.applied && params!.action.kind === "write") syncParamsFile(file, outcome.thetaAfter, () => {});
+    throwProblems(refusals);
   } finally {
     await database.close();
   }

@@ -22,6 +22,29 @@ export class InputError extends SpsaError {
   }
 }
 
+/**
+ * Every problem found in the user's input, each an InputError naming its file and line or key:
+ * one run reports them all (src/cli/run.ts prints one `error: …` line each). Exit status 2.
+ */
+export class InputProblems extends InputError {
+  readonly problems: readonly InputError[];
+  constructor(problems: readonly InputError[]) {
+    // Nested lists are flattened: a problem is always one line.
+    const flat = problems.flatMap((p) => (p instanceof InputProblems ? p.problems : [p]));
+    const [first] = flat;
+    super(first?.where ?? "input", first?.detail ?? "no problem");
+    this.problems = flat;
+    this.message = flat.map((p) => p.message).join("\n");
+  }
+}
+
+/** Nothing when `problems` is empty; the only problem as it is; else all of them as one InputProblems. */
+export function throwProblems(problems: readonly InputError[]): void {
+  const [first] = problems;
+  if (problems.length === 1 && first !== undefined && !(first instanceof InputProblems)) throw first;
+  if (problems.length > 0) throw new InputProblems(problems);
+}
+
 /** The database could not be reached, started or migrated. Exit status 3. */
 export class DatabaseError extends SpsaError {
   override readonly exitCode = 3;

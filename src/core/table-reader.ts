@@ -25,14 +25,17 @@ export class TableReader {
     readonly name: string | undefined,
     value: unknown,
     knownKeys: readonly string[],
+    /** Where unknown keys go, one problem each, when the caller collects problems; else the first is thrown. */
+    problems?: InputError[],
   ) {
     if (value === undefined) value = {};
     if (!isTable(value)) throw new InputError(describeKey(doc, undefined, name), "must be a table");
     this.table = value;
     for (const key of Object.keys(value)) {
-      if (!knownKeys.includes(key)) {
-        throw new InputError(this.where(key), `unknown key${didYouMean(key, knownKeys)}`);
-      }
+      if (knownKeys.includes(key)) continue;
+      const problem = new InputError(this.where(key), `unknown key${didYouMean(key, knownKeys)}`);
+      if (problems === undefined) throw problem;
+      problems.push(problem);
     }
   }
 

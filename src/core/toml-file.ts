@@ -76,3 +76,18 @@ export function describeKey(doc: TomlDocument, table: string | undefined, key?: 
 function lineSuffix(line: number | undefined): string {
   return line === undefined ? "" : ` (line ${line})`;
 }
+
+/**
+ * Problems in reading order: those of `file` (`file: [table].key (line N)`) by line, then the
+ * others (another file's, e.g. the constants file's) as they came.
+ */
+export function inFileOrder<P extends { where: string }>(problems: readonly P[], file: string): P[] {
+  const rank = (p: P) => {
+    if (p.where !== file && !p.where.startsWith(`${file}: `)) return Infinity;
+    return Number(/\(line (\d+)\)$/.exec(p.where)?.[1] ?? 0);
+  };
+  return problems
+    .map((p, i) => ({ p, i, rank: rank(p) }))
+    .sort((x, y) => x.rank - y.rank || x.i - y.i)
+    .map((x) => x.p);
+}

@@ -20,6 +20,7 @@ import { describeLimits } from "../play/time-control.js";
 import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
 import { optionRunConfig, publicConfig } from "./public-config.js";
 import { optionPilotLine } from "../status/render.js";
+import { LEGEND, type LegendEntry } from "../status/legend.js";
 import type { IterationSettings, PlayedWith } from "../types/config.js";
 
 /** Points per chart: enough for a smooth line, few enough for a 10,000-iteration run. */
@@ -79,6 +80,8 @@ export interface RunDetail extends RunProgress {
    * the most moved); null when status.parameters holds them all.
    */
   parameterIndex: { names: string[]; steps: (number | null)[] } | null;
+  /** What the page's words mean: the legend of spsa status --explain (src/status/legend.ts). */
+  legend: readonly LegendEntry[];
 }
 
 /** What changed since the page's last look (`since`): a refresh's answer, a few kilobytes whatever the run's size. */
@@ -109,6 +112,7 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
         : publicConfig(run.config),
     settings: played ? shownSettings(played) : null,
     parameterIndex: index && { names: index.map((p) => p.name), steps: index.map((p) => p.steps) },
+    legend: LEGEND,
   };
 }
 

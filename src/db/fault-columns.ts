@@ -66,6 +66,21 @@ export function delayLossSum(sql: Sql): Fragment {
   return counterSum(sql, DELAY_LOSS_COLUMNS);
 }
 
+/**
+ * `json_build_object('crashes', (plus_crashes + minus_crashes + reference_crashes), …)`: an iteration
+ * row's engine faults by kind (all engines), or with `sum` the sums over the rows aggregated.
+ */
+export function engineFaultKinds(sql: Sql, sum = false): Fragment {
+  return sql`json_build_object(${join(
+    sql,
+    ENGINE_FAULT_COUNTERS.map((counter) => {
+      const total = counterSum(sql, columnsOf([counter]));
+      return sql`${counter}::text, ${sum ? sql`coalesce(sum(${total}), 0)::int` : sql`${total}::int`}`;
+    }),
+    ",",
+  )})`;
+}
+
 /** A spsa_batch row's reported engine faults (its `faults` by key), all engines. */
 export function batchEngineFaults(sql: Sql): Fragment {
   return batchCounterSum(sql, ENGINE_FAULT_COLUMNS);

@@ -1,8 +1,9 @@
 import type postgres from "postgres";
 import { selectColumns, type RowOf } from "./columns.js";
-import { delayLossSum, engineFaultSum } from "./fault-columns.js";
+import { delayLossSum, engineFaultKinds, engineFaultSum } from "./fault-columns.js";
 import { spsaIteration } from "./schema.js";
 import type { IterationSettings, PlayedWith } from "../types/config.js";
+import type { EngineFaultCounter } from "../types/faults.js";
 import type { IterationOutcome, MeasuredIteration, Values } from "../types/spsa.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
 import { asJson, type Sql } from "../postgres/sql.js";
@@ -61,6 +62,8 @@ export type IterationRow = Omit<RowOf<typeof spsaIteration, (typeof ITERATION_KE
 } & {
   /** Engine faults of both sides, all kinds. */
   faults: number;
+  /** The same by kind: crashes, the engines' own time losses, illegal moves. */
+  faultKinds: Record<EngineFaultCounter, number>;
   /** Time losses to delays outside the engines, both sides. */
   delayLosses: number;
 };
@@ -68,6 +71,7 @@ export type IterationRow = Omit<RowOf<typeof spsaIteration, (typeof ITERATION_KE
 const ITERATION_COLUMNS = (sql: Sql) => sql`
   ${selectColumns(sql, spsaIteration, ITERATION_KEYS)},
   ${engineFaultSum(sql)}::int as faults,
+  ${engineFaultKinds(sql)} as "faultKinds",
   ${delayLossSum(sql)}::int as "delayLosses"`;
 
 export async function latestIteration(sql: Sql, runId: number): Promise<IterationRow | undefined> {

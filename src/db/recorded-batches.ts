@@ -161,6 +161,28 @@ export async function workerReports(
 }
 
 /**
+ * What θ still holds of the run's other workers: their reported batches that no fold held and no
+ * undo took out. None left: an undo of `worker` would take every game the run holds out of θ.
+ */
+export async function otherReports(
+  sql: Sql,
+  runId: number,
+  worker: string,
+): Promise<{ batches: number; games: number }> {
+  const [row] = await sql<{ batches: number; games: number }[]>`
+    select count(*)::int as batches,
+      coalesce(sum(b.games), 0)::int as games
+    from spsa_batch b
+    join spsa_iteration i on i.id = b.iteration_id
+    where i.run_id = ${runId}
+      and b.worker_name is distinct from ${worker}
+      and b.status = 'done'
+      and b.held_at is null
+      and b.undo_id is null`;
+  return row ?? { batches: 0, games: 0 };
+}
+
+/**
  * Rewrites a UCI-option run's chain after an undo (src/spsa/undo-replay.ts replayChainWithout):
  * the batches taken out lose their place and stored θ; the batches after the first of them get
  * their new places, step scales and stored θ, and keep the values they played where the chain

@@ -1,10 +1,17 @@
 import type { Sql } from "../postgres/sql.js";
 import { selectAll, type Fragment, type RowOf } from "./columns.js";
-import { delayLossSum, engineFaultSum, selectCounters, type CounterColumns } from "./fault-columns.js";
+import {
+  delayLossSum,
+  engineFaultKinds,
+  engineFaultSum,
+  selectCounters,
+  type CounterColumns,
+} from "./fault-columns.js";
 import { spsaRun, type spsaIteration } from "./schema.js";
 import type { PlusMinus, ReferenceResults } from "../types/engines.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
+import type { EngineFaultCounter } from "../types/faults.js";
 
 /**
  * Read-only SQL of `spsa status` and the dashboard. Every query is bounded by an index, so a
@@ -80,7 +87,17 @@ export async function findRun(sql: Sql, name: string | undefined): Promise<RunRe
 }
 
 export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> & {
-  iterations: number;
+  /**
+   * The iteration being played, as the master's progress line names it: the oldest one not complete
+   * (steps are applied in order, so it follows the completed ones), or the latest when none is open;
+   * later ones opened ahead (docs/in-flight.md) are not counted. 0: none yet; null for a UCI-option
+   * run, whose one iteration only carries its games.
+   */
+  iteration: number | null;
+  completed: number;
+  /** `[spsa] max_iterations` as the run's stored config has it; null when it has none. */
+  maxIterations: number | null;
+  /** Games played (reported and counted by the master), as spsa status's "games N done". */
   games: number;
   lastActivity: Date;
 };
@@ -90,12 +107,21 @@ export async function listRuns(sql: Sql): Promise<RunListRow[]> {
   return sql<RunListRow[]>`
     select r.name,
       r.status,
-      t.iterations,
+      case
+        when exists (select 1 from spsa_option_run o where o.run_id = r.id) then null
+        when t.opened > t.completed then t.completed + 1
+        else t.opened
+      end as iteration,
+      t.completed,
+      case when jsonb_typeof(r.config->'spsa'->'maxIterations') = 'number'
+        then (r.config->'spsa'->>'maxIterations')::int end as "maxIterations",
       t.games,
       r.created_at as "createdAt",
       ${LAST_ACTIVITY(sql)} as "lastActivity"
     from spsa_run r, lateral (
-      select count(*)::int as iterations, coalesce(sum(i.games_played), 0)::int as games
+      select count(*)::int as opened,
+        (count(*) filter (where i.status = 'complete'))::int as completed,
+        coalesce(sum(i.games_played), 0)::int as games
       from spsa_iteration i
       where i.run_id = r.id
     ) t
@@ -108,6 +134,8 @@ export interface RunTotals {
   completed: number;
   games: number;
   faults: number;
+  /** The same by kind: crashes, the engines' own time losses, illegal moves. */
+  faultKinds: Record<EngineFaultCounter, number>;
   /** Time losses scored for delays outside the engines, games replayed for them, pairs out of replays. */
   delayLosses: number;
   replays: number;
@@ -138,6 +166,7 @@ export async function runTotals(sql: Sql, runId: number, rateMinutes: number): P
         (count(*) filter (where status = 'complete'))::int as completed,
         coalesce(sum(games_played), 0)::int as games,
         coalesce(sum(${engineFaultSum(sql)}), 0)::int as faults,
+        ${engineFaultKinds(sql, true)} as "faultKinds",
         coalesce(sum(${delayLossSum(sql)}), 0)::int as "delayLosses",
         coalesce(sum(replays), 0)::int as replays,
         coalesce(sum(replay_limit_pairs), 0)::int as "replayLimitPairs",
@@ -207,6 +236,8 @@ export type IterationSummary = RowOf<
   reference: ReferenceResults | null;
   pairs: Pentanomial;
   faults: number;
+  /** The same by kind: crashes, the engines' own time losses, illegal moves. */
+  faultKinds: Record<EngineFaultCounter, number>;
   delayLosses: number;
   replays: number;
   replayLimitPairs: number;
@@ -237,6 +268,7 @@ const SUMMARY_COLUMNS = (sql: Sql) => sql`
   case when reference_engine_sha256 is null then null else ${REFERENCE_RESULTS(sql)} end as reference,
   json_build_array(pairs_ll, pairs_ld, pairs_dd, pairs_dw, pairs_ww) as pairs,
   ${engineFaultSum(sql)}::int as faults,
+  ${engineFaultKinds(sql)} as "faultKinds",
   ${delayLossSum(sql)}::int as "delayLosses",
   replays,
   replay_limit_pairs as "replayLimitPairs",
@@ -252,6 +284,16 @@ export async function recentIterations(sql: Sql, runId: number, count: number): 
     where run_id = ${runId}
     order by iteration_number desc
     limit ${count}`;
+}
+
+/** The run's iteration `k`, through the unique index; undefined if there is none. */
+export async function iterationSummary(sql: Sql, runId: number, k: number): Promise<IterationSummary | undefined> {
+  const [row] = await sql<IterationSummary[]>`
+    select ${SUMMARY_COLUMNS(sql)}
+    from spsa_iteration
+    where run_id = ${runId}
+      and iteration_number = ${k}`;
+  return row;
 }
 
 /**
@@ -358,6 +400,46 @@ export async function listRunWorkers(sql: Sql, runId: number, rateMinutes: numbe
     where c.run_id = ${runId}
       and c.batches > 0
     order by c.last_reported_at desc, c.worker_name`;
+}
+
+/**
+ * A worker holding batches of the run now (claimed, not reported: it is playing them), whether or not
+ * it has reported any: what spsa status and the dashboard show of a worker before its first report.
+ */
+export interface PlayingRow {
+  name: string;
+  host: string | null;
+  concurrency: number | null;
+  /** Its claimed batches (ids, the lowest first), their games and iterations. */
+  batchIds: number[];
+  games: number;
+  iterations: number[];
+  /** The first of them claimed, and the seconds since (the database's clock). */
+  since: Date;
+  seconds: number;
+}
+
+/**
+ * The run's claimed batches by worker (through the partial index of claimed batches, spsa_batch_leases:
+ * the batches in flight of every run, a few per worker).
+ */
+export async function playingWorkers(sql: Sql, runId: number): Promise<PlayingRow[]> {
+  return sql<PlayingRow[]>`
+    select b.worker_name as name,
+      w.host,
+      w.concurrency,
+      array_agg(b.id order by b.id)::int[] as "batchIds",
+      sum(b.games)::int as games,
+      array_agg(distinct i.iteration_number order by i.iteration_number)::int[] as iterations,
+      min(b.claimed_at) as since,
+      extract(epoch from now() - min(b.claimed_at))::float8 as seconds
+    from spsa_batch b
+    join spsa_iteration i on i.id = b.iteration_id
+    left join spsa_worker w on w.name = b.worker_name
+    where b.status = 'claimed'
+      and i.run_id = ${runId}
+    group by b.worker_name, w.host, w.concurrency
+    order by min(b.claimed_at), b.worker_name`;
 }
 
 export interface EloBucket {

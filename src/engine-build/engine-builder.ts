@@ -1,15 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BuildError, InputError } from "../core/errors.js";
+import { isTable } from "../core/table-reader.js";
+import { describeKey, type TomlDocument } from "../core/toml-file.js";
 import { allOrNothing } from "../core/side-by-side.js";
 import type { Param } from "../params/params.js";
 import { syncTree } from "./build-tree.js";
 import { withFileLock } from "../core/lock-file.js";
 import { binaryName, runCargo } from "./cargo.js";
-import { rewriteConstants } from "../rust-constants/rewriter.js";
+import { ConstantNotFound, rewriteConstants } from "../rust-constants/rewriter.js";
 import { readCrateAliases } from "../rust-constants/crate-aliases.js";
 import type { TypeAlias } from "../rust-constants/rust-types.js";
-import { checkTargets, type CheckedParam } from "./target-check.js";
+import { targetProblems, type CheckedParam } from "./target-check.js";
 import { placeAtomically, sha256OfFile } from "./binary-store.js";
 import type { BuildConfig } from "../types/config.js";
 import type { PlusMinus } from "../types/engines.js";
@@ -47,13 +49,39 @@ export function readConstants(build: BuildConfig): { file: string; source: strin
 }
 
 /**
- * Checks, before anything is written or built, that every parameter's constant exists, is
- * unique and is a literal of the right type, and that [min, max] fits the literal's Rust
- * type. Throws one InputError naming every bad parameter otherwise.
+ * Every problem of the parameters' targets in the constants file, found before anything is
+ * written or built: each constant exists, is unique and is a literal of the right type, and
+ * [min, max] fits the literal's Rust type. A constant the file does not define is reported at
+ * the parameter's table in params.toml (`paramsDoc`, the file to fix), naming the constants file.
  */
-export function checkConstants(build: BuildConfig, params: readonly Param[]): void {
-  const { file, source, aliases } = readConstants(build);
-  checkTargets(source, targetsOf(params), file, aliases);
+export function constantProblems(
+  build: BuildConfig,
+  targets: readonly CheckedParam[],
+  paramsDoc: TomlDocument,
+): InputError[] {
+  let constants: ReturnType<typeof readConstants>;
+  try {
+    constants = readConstants(build);
+  } catch (error) {
+    if (error instanceof InputError) return [error];
+    throw error;
+  }
+  const { file, source, aliases } = constants;
+  return targetProblems(source, targets, file, aliases).map((problem) => {
+    if (!(problem instanceof ConstantNotFound)) return problem;
+    const { param, constant } = problem.target;
+    const table = paramsDoc.data[param];
+    return !isTable(table) || table.constant === undefined
+      ? new InputError(
+          describeKey(paramsDoc, param),
+          `no constant ${constant} in ${file}${problem.suggestion}; without constant = "…", a table's name ` +
+            `is its constant`,
+        )
+      : new InputError(
+          describeKey(paramsDoc, param, "constant"),
+          `no constant ${constant} in ${file}${problem.suggestion}`,
+        );
+  });
 }
 
 /**

@@ -1,32 +1,46 @@
-import { InputError } from "../core/errors.js";
-import { inspectTargets, label, throwProblems, type ConstantTarget } from "../rust-constants/rewriter.js";
+import { throwProblems, type InputError } from "../core/errors.js";
+import { inspectTargets, TargetProblem, type ConstantTarget } from "../rust-constants/rewriter.js";
 import { describeRange, typeRange, type RustNumberType, type TypeAlias } from "../rust-constants/rust-types.js";
 
-/** A parameter as the check sees it: its target and the bounds plus and minus stay within. */
+/**
+ * A parameter as the check sees it: its target and the bounds plus and minus stay within (none
+ * when params.toml's min or max has a problem of its own: then only the target is checked).
+ */
 export interface CheckedParam extends ConstantTarget {
-  min: number;
-  max: number;
+  min?: number | undefined;
+  max?: number | undefined;
 }
 
 /**
  * Everything about the parameters that can be known before a run starts: each target's
  * literal is found (see inspectTargets), and every value plus and minus can take fits the
- * literal's Rust type. Throws one InputError listing every bad parameter.
+ * literal's Rust type. Returns every problem, one per bad parameter.
  */
+export function targetProblems(
+  source: string,
+  params: readonly CheckedParam[],
+  fileName: string,
+  crateAliases: readonly TypeAlias[],
+): InputError[] {
+  const { located, problems } = inspectTargets(source, params, fileName, crateAliases);
+  for (const loc of located) {
+    const param = params.find((p) => p.param === loc.target.param);
+    const bounds =
+      param?.min === undefined || param.max === undefined ? undefined : { ...param, min: param.min, max: param.max };
+    const problem = bounds === undefined ? undefined : boundsProblem(bounds, loc.primitive);
+    if (problem !== undefined) problems.push(new TargetProblem(`${fileName}:${loc.line}`, loc.target, problem));
+  }
+  return problems;
+}
+
+/** targetProblems, thrown: the only problem as it is, or every one as one InputProblems. */
 export function checkTargets(
   source: string,
   params: readonly CheckedParam[],
   fileName: string,
   crateAliases: readonly TypeAlias[],
 ): void {
-  const { located, problems } = inspectTargets(source, params, fileName, crateAliases);
-  for (const loc of located) {
-    const param = params.find((p) => p.param === loc.target.param);
-    const problem = param === undefined ? undefined : boundsProblem(param, loc.primitive);
-    if (problem !== undefined)
-      problems.push(new InputError(`${fileName}:${loc.line}`, `${label(loc.target)}: ${problem}`));
-  }
-  throwProblems(problems, fileName);
+  throwProblems(targetProblems(source, params, fileName, crateAliases));
 }
 
 /**

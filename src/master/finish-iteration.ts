@@ -5,7 +5,7 @@ import { runParameters } from "../db/runs.js";
 import { update } from "../spsa/math.js";
 import { previousMove } from "../spsa/trajectory.js";
 import { outcomeText } from "../spsa/outcome-text.js";
-import type { Values } from "../types/spsa.js";
+import type { IterationOutcome, Values } from "../types/spsa.js";
 import { crashPoint } from "./crash-points.js";
 import { syncParamsFile, type MasterContext } from "./run-setup.js";
 
@@ -56,10 +56,7 @@ export async function finishIteration(
   // Not applied: the iteration was completed already (a commit retried after its answer was
   // lost, or another master on this run). θ is then what the database holds.
   if (result) {
-    log(
-      `iteration ${k}: ${outcomeText(counts)}, Elo ${result.elo.toFixed(1)} ` +
-        `(${iteration.referenceEngineSha256 === null ? "plus vs minus" : "θ+ vs reference − θ− vs reference"})`,
-    );
+    log(iterationLine(k, counts, result.elo, settings.spsa.eloCap, pilotOrReference(run, iteration)));
   } else {
     log(`iteration ${k} was already complete in the database: θ taken from there`);
   }
@@ -67,6 +64,34 @@ export async function finishIteration(
   const next = withTheta(params, theta);
   syncParamsFile(paramsFile, valuesOf(next), () => {});
   return next;
+}
+
+/** What an iteration's sides played: each other, the run's reference engine, or θ₀ in the curvature pilot. */
+function pilotOrReference(run: MasterContext["run"], iteration: IterationRow): "minus" | "reference" | "θ₀" {
+  if (iteration.referenceEngineSha256 === null) return "minus";
+  return run.reference === null ? "θ₀" : "reference";
+}
+
+/**
+ * The master's line for an applied step: `iteration 4: +9 -8 =7, Elo 7.2 (plus vs minus)`; a
+ * curvature pilot's `iteration 1 (curvature pilot): θ+ +2 -5 =1, θ− +3 -3 =2 vs θ₀, Elo of θ+ over θ−
+ * -137.0 (each against θ₀)`; an Elo at ±elo_cap says it was capped there.
+ */
+export function iterationLine(
+  k: number,
+  counts: IterationOutcome,
+  elo: number,
+  eloCap: number,
+  opponent: "minus" | "reference" | "θ₀",
+): string {
+  const capped = Math.abs(elo) >= eloCap ? `; capped at ±${eloCap} by [spsa] elo_cap, the games measured more` : "";
+  if (opponent === "θ₀")
+    return (
+      `iteration ${k} (curvature pilot): ${outcomeText(counts, "θ₀")}, Elo of θ+ over θ− ` +
+      `${elo.toFixed(1)} (each against θ₀${capped})`
+    );
+  const measured = opponent === "minus" ? "plus vs minus" : "θ+ vs reference − θ− vs reference";
+  return `iteration ${k}: ${outcomeText(counts)}, Elo ${elo.toFixed(1)} (${measured}${capped})`;
 }
 
 /** The parameters at θ (a parameter θ lacks keeps its value). */

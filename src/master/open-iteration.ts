@@ -113,6 +113,17 @@ export async function buildIteration(
   return { drawn, ...built };
 }
 
+/**
+ * Iterations in flight (docs/in-flight.md), in words: iteration k was drawn from a θ that lacked the
+ * steps of the `staleness` iterations before it, still playing then ("drawn from θ before iteration 2's
+ * step, which was still playing").
+ */
+export function drawnBehind(k: number, staleness: number): string {
+  return staleness === 1
+    ? `drawn from θ before iteration ${k - 1}'s step, which was still playing`
+    : `drawn from θ before the steps of iterations ${k - staleness}–${k - 1}, which were still playing`;
+}
+
 /** Opens a built iteration: its binaries stored and signed, its row and batches inserted. */
 export async function openIteration(
   { options, run, db, log }: MasterContext,
@@ -121,11 +132,7 @@ export async function openIteration(
 ): Promise<void> {
   const { config } = options;
   const { k, staleness, perturbation, reference, settings } = built.drawn;
-  const ahead =
-    staleness > 0
-      ? `, drawn ${staleness} step${staleness > 1 ? "s" : ""} behind: ` +
-        `iteration${staleness > 1 ? "s" : ""} ${k - staleness}${staleness > 1 ? `–${k - 1}` : ""} not applied then`
-      : "";
+  const ahead = staleness === 0 ? "" : `; ${drawnBehind(k, staleness)}`;
   log(
     `iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ` +
       `${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`,

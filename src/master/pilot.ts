@@ -1,6 +1,6 @@
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import { readReferenceIterations } from "../db/iterations.js";
-import { describeCurvature, pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
+import { describeCurvature, pilotMeasure, pilotReason, pilotScales, spreadSquared } from "../spsa/pilot.js";
 import { buildStartEngine } from "./reference.js";
 import type { TuningConfig } from "../types/config.js";
 import { isReferenceResult, type PilotIteration, type PilotMeasure, type Values } from "../types/spsa.js";
@@ -78,5 +78,8 @@ export async function pilotScaled(
 
 /** The pilot's result in words, for the master's log. */
 export function describePilot(pilot: PilotMeasure): string {
-  return `curvature pilot: ${describeCurvature(pilot)}; steps × ${pilot.factor.toFixed(2)} from here on`;
+  return (
+    `curvature pilot: ${describeCurvature(pilot)}; steps × ${pilot.factor.toFixed(2)} from here on ` +
+    `(${pilotReason(pilot)})`
+  );
 }

@@ -1,5 +1,6 @@
 import { outcomeOf, type OutcomeColumns } from "../db/iterations.js";
-import { delayRemedy, engineFaultWords } from "../play/faults.js";
+import { delayRemedy, describeFaultKinds } from "../play/faults.js";
+import type { EngineFaultCounter } from "../types/faults.js";
 import { plural } from "../core/plural.js";
 import { outcomeText } from "../spsa/outcome-text.js";
 import { progressBar } from "../core/progress-bar.js";
@@ -18,6 +19,8 @@ export interface IterationCounts extends OutcomeColumns {
   /** Played, plus those of the batches in flight: 0 while no worker has claimed any. */
   gamesClaimed: number;
   faults: number;
+  /** The same by kind: crashes, the engines' own time losses, illegal moves. */
+  faultKinds: Record<EngineFaultCounter, number>;
   /** Time losses scored for delays outside the engines (a busy machine), plus and minus. */
   delayLosses: number;
   /** Games replayed for such delays, and pairs that ran out of replays. */
@@ -27,11 +30,17 @@ export interface IterationCounts extends OutcomeColumns {
 
 /**
  * `iteration 3/100 [#######.......] 24/64 games  +9 -8 =7  31.2 games/min  iteration ETA 1m17s  run ETA 2h05m`
- * (outcomeText's results); the run's ETA counts the iterations after this one at its target.
+ * (outcomeText's results, a curvature pilot's `vs θ₀`); the run's ETA counts the iterations after this
+ * one at its target.
  * Before any worker claimed its games: `… waiting for a worker to claim its games (start one: compete --spsa)`.
  * The rate is the run's, from its reports (RunRate), so it is right with iterations in flight and after a restart.
  */
-export function formatProgress(counts: IterationCounts, maxIterations: number, rate: RunRate): string {
+export function formatProgress(
+  counts: IterationCounts,
+  maxIterations: number,
+  rate: RunRate,
+  opponent: "reference" | "θ₀" = "reference",
+): string {
   const remaining = counts.targetGames - counts.gamesPlayed;
   const later = Math.max(0, maxIterations - counts.iterationNumber) * counts.targetGames;
   const speed = speedText(counts, rate, { iteration: remaining, run: remaining + later });
@@ -41,7 +50,7 @@ export function formatProgress(counts: IterationCounts, maxIterations: number, r
   return (
     `iteration ${counts.iterationNumber}/${maxIterations} ` +
     `${progressBar(counts.gamesPlayed, counts.targetGames)} ${counts.gamesPlayed}/${counts.targetGames} games  ` +
-    `${outcomeText(outcomeOf(counts))}  ${speed}${faults}`
+    `${outcomeText(outcomeOf(counts), opponent)}  ${speed}${faults}`
   );
 }
 
@@ -88,7 +97,10 @@ export function faultWarning(counts: IterationCounts): string | undefined {
   const { gamesPlayed: games, faults, delayLosses, replays, replayLimitPairs } = counts;
   if (games < 4 || faults + delayLosses <= games / 4) return undefined;
   const parts: string[] = [];
-  if (faults > 0) parts.push(`${plural(faults, "engine fault")} in ${plural(games, "game")} (${engineFaultWords()})`);
+  if (faults > 0)
+    parts.push(
+      `${plural(faults, "engine fault")} in ${plural(games, "game")} (${describeFaultKinds(counts.faultKinds)})`,
+    );
   if (delayLosses + replays > 0) {
     const limit = replayLimitPairs > 0 ? `, ${plural(replayLimitPairs, "pair")} out of replays` : "";
     parts.push(

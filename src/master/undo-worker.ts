@@ -4,7 +4,14 @@ import { lockOpenIteration } from "../db/iteration-lock.js";
 import { dropOpenDraws } from "../db/draw-pool-rows.js";
 import { optionRunOf, setRunTheta } from "../db/option-run.js";
 import { readAppliedChain } from "../db/applied-chain.js";
-import { recordedSteps, rewriteAppliedChain, rewriteStep, workerReports } from "../db/recorded-batches.js";
+import {
+  otherReports,
+  recordedSteps,
+  rewriteAppliedChain,
+  rewriteStep,
+  workerReports,
+} from "../db/recorded-batches.js";
+import { runLeaseOwner, type RunLeaseOwner } from "../db/runs.js";
 import { beginUndo, finishUndo } from "../db/worker-decisions.js";
 import { InputError } from "../core/errors.js";
 import { replayChainWithout, replayIterations } from "../spsa/undo-replay.js";
@@ -37,79 +44,145 @@ export interface UndoResult {
   thetaAfter: Values;
 }
 
+/** An undo as computed under the run's lock, before it commits: what it takes out and what it leaves. */
+export interface UndoPlan extends UndoResult {
+  worker: string;
+  /** The run's θ as spsa_run holds it before the undo (what the master last wrote to its params file). */
+  current: Values;
+  /** What θ keeps of the other workers; no batch: the undo takes every game the run holds. */
+  others: { batches: number; games: number };
+  /** Build mode: the completed iterations whose steps are taken again, and the games opened again to be played. */
+  replayedSteps: number;
+  reopenedGames: number;
+  /** A master that has the run's lease now (it writes its own params file from the database). */
+  master: RunLeaseOwner | undefined;
+}
+
+/** An undo that ran: committed (`applied`), or rolled back after it was computed (a dry run, or refused). */
+export type UndoOutcome = UndoPlan & { applied: boolean };
+
+/** The rollback of an undo its caller did not commit: it carries what was computed. */
+class NotCommitted extends Error {
+  constructor(readonly plan: UndoPlan) {
+    super("undo not committed");
+  }
+}
+
+/**
+ * Computes the undo in one transaction and commits it only when `commit` (called under the run's
+ * lock, with everything the undo would write already written in the transaction) says so; else
+ * every row is rolled back, so a dry run computes exactly what the undo would do and changes
+ * nothing. `commit` may throw to refuse, which rolls back too.
+ */
 export async function undoWorker(
   sql: postgres.Sql,
   run: { id: number; name: string },
   worker: string,
   who: string,
-): Promise<UndoResult> {
-  return sql.begin(async (tx) => {
-    // The run's row first: no step of a master moves θ between what this reads and what it writes.
-    const { undoId, initial, current } = await beginUndo(tx, run.id, worker, who);
-    const reports = await workerReports(tx, run.id, worker);
-    if (reports.length === 0) {
-      throw new InputError(
-        "--worker",
-        `worker "${worker}" has no reported batch in run "${run.name}" that θ still holds (none, or ` +
-          `all held or taken out already)`,
+  commit: (plan: UndoPlan) => boolean = () => true,
+): Promise<UndoOutcome> {
+  try {
+    const plan = await sql.begin(async (tx) => {
+      const planned = await planUndo(tx, run, worker, who);
+      if (!commit(planned)) throw new NotCommitted(planned);
+      return planned;
+    });
+    return { ...plan, applied: true };
+  } catch (error) {
+    if (error instanceof NotCommitted) return { ...error.plan, applied: false };
+    throw error;
+  }
+}
+
+async function planUndo(
+  tx: postgres.TransactionSql,
+  run: { id: number; name: string },
+  worker: string,
+  who: string,
+): Promise<UndoPlan> {
+  // The run's row first: no step of a master moves θ between what this reads and what it writes.
+  const { undoId, initial, current } = await beginUndo(tx, run.id, worker, who);
+  const reports = await workerReports(tx, run.id, worker);
+  if (reports.length === 0) {
+    throw new InputError(
+      "--worker",
+      `worker "${worker}" has no reported batch in run "${run.name}" that θ still holds (none, or ` +
+        `all held or taken out already)`,
+    );
+  }
+  const optionRun = await optionRunOf(tx, run.id);
+  const taken = { batches: 0, games: 0 };
+  const others = await otherReports(tx, run.id, worker);
+  const owner = await runLeaseOwner(tx, run.id);
+  let replayedSteps = 0;
+  let reopenedGames = 0;
+  let theta: Values;
+  let thetaBefore = current;
+  let applied: number | undefined;
+  if (optionRun) {
+    await lockOpenIteration(tx, optionRun.iterationId);
+    Object.assign(
+      taken,
+      await setAsideBatches(
+        tx,
+        optionRun.iterationId,
+        reports.map((r) => r.batchId),
+        { undoId },
+        false,
+      ),
+    );
+    // The whole chain from θ₀ (the values its batches played follow from it), and the chain without the worker.
+    const chain = await readAppliedChain(tx, run.id);
+    const without = replayChainWithout(
+      chain.run,
+      chain.start,
+      chain.batches,
+      (b) => b.workerName === worker,
+      optionRun.thetaEvery,
+    );
+    await rewriteAppliedChain(tx, run.id, optionRun.names, without);
+    await dropOpenDraws(tx, optionRun.iterationId);
+    thetaBefore = without.thetaBefore;
+    theta = without.theta;
+    applied = chain.start.applied + chain.batches.length - without.removed.length;
+  } else {
+    const byIteration = new Map<number, typeof reports>();
+    for (const r of reports) byIteration.set(r.iterationId, [...(byIteration.get(r.iterationId) ?? []), r]);
+    for (const [iterationId, batches] of byIteration) {
+      // An iteration not stepped yet gets the games back to play; a stepped one is replayed below.
+      const open = await lockOpenIteration(tx, iterationId);
+      const moved = await setAsideBatches(
+        tx,
+        iterationId,
+        batches.map((b) => b.batchId),
+        { undoId },
+        open,
       );
+      taken.batches += moved.batches;
+      taken.games += moved.games;
+      if (open) reopenedGames += moved.games;
     }
-    const optionRun = await optionRunOf(tx, run.id);
-    const taken = { batches: 0, games: 0 };
-    let theta: Values;
-    let thetaBefore = current;
-    let applied: number | undefined;
-    if (optionRun) {
-      await lockOpenIteration(tx, optionRun.iterationId);
-      Object.assign(
-        taken,
-        await setAsideBatches(
-          tx,
-          optionRun.iterationId,
-          reports.map((r) => r.batchId),
-          { undoId },
-          false,
-        ),
-      );
-      // The whole chain from θ₀ (the values its batches played follow from it), and the chain without the worker.
-      const chain = await readAppliedChain(tx, run.id);
-      const without = replayChainWithout(
-        chain.run,
-        chain.start,
-        chain.batches,
-        (b) => b.workerName === worker,
-        optionRun.thetaEvery,
-      );
-      await rewriteAppliedChain(tx, run.id, optionRun.names, without);
-      await dropOpenDraws(tx, optionRun.iterationId);
-      thetaBefore = without.thetaBefore;
-      theta = without.theta;
-      applied = chain.start.applied + chain.batches.length - without.removed.length;
-    } else {
-      const byIteration = new Map<number, typeof reports>();
-      for (const r of reports) byIteration.set(r.iterationId, [...(byIteration.get(r.iterationId) ?? []), r]);
-      for (const [iterationId, batches] of byIteration) {
-        // An iteration not stepped yet gets the games back to play; a stepped one is replayed below.
-        const open = await lockOpenIteration(tx, iterationId);
-        const moved = await setAsideBatches(
-          tx,
-          iterationId,
-          batches.map((b) => b.batchId),
-          { undoId },
-          open,
-        );
-        taken.batches += moved.batches;
-        taken.games += moved.games;
-      }
-      const completed = (await recordedSteps(tx, run.id)).filter((s) => s.status === "complete");
-      const replay = replayIterations(initial, completed);
-      for (const [i, step] of replay.entries()) await rewriteStep(tx, completed[i]!.id, step);
-      theta = replay.at(-1)?.theta ?? { ...initial, ...current };
-    }
-    // A parameter the replay does not move (none of the remaining steps had it) keeps its θ.
-    theta = { ...current, ...theta };
-    await setRunTheta(tx, run.id, theta, applied);
-    await finishUndo(tx, undoId, taken, thetaBefore, theta);
-    return { undoId, mode: optionRun ? "options" : "build", ...taken, thetaBefore, thetaAfter: theta };
-  });
+    const completed = (await recordedSteps(tx, run.id)).filter((s) => s.status === "complete");
+    replayedSteps = completed.length;
+    const replay = replayIterations(initial, completed);
+    for (const [i, step] of replay.entries()) await rewriteStep(tx, completed[i]!.id, step);
+    theta = replay.at(-1)?.theta ?? { ...initial, ...current };
+  }
+  // A parameter the replay does not move (none of the remaining steps had it) keeps its θ.
+  theta = { ...current, ...theta };
+  await setRunTheta(tx, run.id, theta, applied);
+  await finishUndo(tx, undoId, taken, thetaBefore, theta);
+  return {
+    undoId,
+    mode: optionRun ? "options" : "build",
+    worker,
+    ...taken,
+    thetaBefore,
+    thetaAfter: theta,
+    current,
+    others,
+    replayedSteps,
+    reopenedGames,
+    master: owner?.lapsed === false ? owner : undefined,
+  };
 }

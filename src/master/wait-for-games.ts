@@ -59,7 +59,9 @@ export async function waitForGames(
       if (row.gamesPlayed !== seen) poll.reset();
       const rate = await db.retrying((sql) => runRate(sql, run.id, rateWindowMinutes(process.uptime())));
       const building = builds.iterations.length > 0 ? `  building ${describeIterations(builds.iterations)}` : "";
-      status.update(formatProgress(row, config.spsa.maxIterations, rate) + building);
+      // A run without a reference engine plays one only in its curvature pilot: θ₀.
+      const opponent = run.reference === null ? "θ₀" : "reference";
+      status.update(formatProgress(row, config.spsa.maxIterations, rate, opponent) + building);
       const warning = watch.warnedFaults ? undefined : faultWarning(row);
       if (warning) {
         watch.warnedFaults = true;

@@ -1,9 +1,11 @@
 import type { GameResult } from "./game.js";
+import { plural } from "../core/plural.js";
 import {
   byCounter,
   ENGINE_FAULT_COUNTERS,
   FAULT_COUNTERS,
   type CountedFault,
+  type EngineFaultCounter,
   type FaultCounts,
   type FaultKind,
 } from "../types/faults.js";
@@ -20,10 +22,18 @@ export function engineFaults(counts: FaultCounts): number {
   return ENGINE_FAULT_COUNTERS.reduce((sum, counter) => sum + sums[counter], 0);
 }
 
-/** "crashes, time losses or illegal moves". */
-export function engineFaultWords(): string {
-  const words = ENGINE_FAULT_COUNTERS.map((counter) => FAULT_COUNTERS[counter]);
-  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+/** One of each engine fault counter, in words: "1 crash", as FAULT_COUNTERS says many. */
+const ONE_FAULT: Record<EngineFaultCounter, string> = {
+  crashes: "crash",
+  timeLosses: "time loss",
+  illegalMoves: "illegal move",
+};
+
+/** Engine faults by kind, only the kinds seen: "1 crash, 2 time losses"; "none" without any. */
+export function describeFaultKinds(kinds: Readonly<Record<EngineFaultCounter, number>>): string {
+  const seen = ENGINE_FAULT_COUNTERS.filter((counter) => kinds[counter] > 0);
+  if (seen.length === 0) return "none";
+  return seen.map((counter) => plural(kinds[counter], ONE_FAULT[counter], FAULT_COUNTERS[counter])).join(", ");
 }
 
 /**

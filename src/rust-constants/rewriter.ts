@@ -1,5 +1,5 @@
 import { didYouMean } from "../core/suggest.js";
-import { InputError } from "../core/errors.js";
+import { InputError, throwProblems } from "../core/errors.js";
 import { lineAt } from "./lexer.js";
 import { formatNumberLiteral, type NumberLiteral } from "./literal.js";
 import { parseRustItems, type ConstantItem, type ValueNode } from "./parser.js";
@@ -37,24 +37,31 @@ export interface Assignment {
   value: number;
 }
 
-/** Several bad parameters, reported together so that one edit of params.toml fixes them all. */
-export class ParameterProblems extends InputError {
+/** A problem of one target in the constants file, with the target it is about. */
+export class TargetProblem extends InputError {
   constructor(
-    readonly problems: readonly InputError[],
-    fileName: string,
+    where: string,
+    readonly target: ConstantTarget,
+    /** What is wrong, without the target's label (`detail` has it). */
+    readonly problem: string,
   ) {
-    super(
-      fileName,
-      `${problems.length} parameters cannot be tuned:\n${problems.map((p) => `  ${p.message}`).join("\n")}`,
-    );
+    super(where, `${label(target)}: ${problem}`);
   }
 }
 
-/** Throws the only problem as it is, or all of them as one ParameterProblems. */
-export function throwProblems(problems: readonly InputError[], fileName: string): void {
-  const [first] = problems;
-  if (problems.length === 1 && first !== undefined) throw first;
-  if (problems.length > 1) throw new ParameterProblems(problems, fileName);
+/**
+ * A target whose constant the constants file does not define (with the constants that come
+ * closest, as `(did you mean …?)` or nothing): the parameter's table in params.toml is where to
+ * fix it, which the caller that read params.toml names (src/engine-build/engine-builder.ts).
+ */
+export class ConstantNotFound extends TargetProblem {
+  constructor(
+    readonly file: string,
+    target: ConstantTarget,
+    readonly suggestion: string,
+  ) {
+    super(file, target, `constant ${target.constant} not found${suggestion}`);
+  }
 }
 
 /**
@@ -94,7 +101,7 @@ export function locateTargets(
   crateAliases: readonly TypeAlias[] = [],
 ): LocatedTarget[] {
   const { located, problems } = inspectTargets(source, targets, fileName, crateAliases);
-  throwProblems(problems, fileName);
+  throwProblems(problems);
   return located;
 }
 
@@ -120,18 +127,19 @@ export function rewriteConstants(
     const value = assignments[i]?.value ?? Number.NaN;
     const text = formatNumberLiteral(value, loc.literal, loc.primitive);
     if (typeof text === "string") return [{ ...loc, text }];
-    problems.push(new InputError(`${fileName}:${loc.line}`, `${label(loc.target)}: ${text.error}`));
+    problems.push(new TargetProblem(`${fileName}:${loc.line}`, loc.target, text.error));
     return [];
   });
-  throwProblems(problems, fileName);
+  throwProblems(problems);
   edits.sort((x, y) => x.start - y.start);
   let out = "";
   let at = 0;
   for (const edit of edits) {
     if (edit.start < at) {
-      throw new InputError(
+      throw new TargetProblem(
         `${fileName}:${edit.line}`,
-        `${label(edit.target)}: another parameter already targets this literal`,
+        edit.target,
+        "another parameter already targets this literal",
       );
     }
     out += source.slice(at, edit.start) + edit.text;
@@ -151,14 +159,11 @@ function locateOne(
   const item = matches[0];
   if (item === undefined) {
     const names = [...new Set(items.map((i) => i.name))];
-    throw new InputError(
-      fileName,
-      `${label(target)}: constant ${target.constant} not found${didYouMean(target.constant, names)}`,
-    );
+    throw new ConstantNotFound(fileName, target, didYouMean(target.constant, names));
   }
   // Annotated so TypeScript narrows after each call.
   const fail: (at: number, detail: string) => never = (at, detail) => {
-    throw new InputError(`${fileName}:${lineAt(source, at)}`, `${label(target)}: ${detail}`);
+    throw new TargetProblem(`${fileName}:${lineAt(source, at)}`, target, detail);
   };
   if (matches.length > 1) {
     const lines = matches.map((m) => lineAt(source, m.nameStart)).join(", ");

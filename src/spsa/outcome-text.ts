@@ -4,10 +4,11 @@ const counts = (result: IterationResult) => `+${result.plusWins} -${result.minus
 
 /**
  * An iteration's results for people: `+9 -8 =7` (plus's wins, minus's wins, draws), or in
- * reference mode each side's against the reference, `θ+ +5 -3 =4, θ− +4 -4 =4 vs reference`.
+ * reference mode each side's against the reference, `θ+ +5 -3 =4, θ− +4 -4 =4 vs reference`; a
+ * curvature pilot's iteration names its opponent θ₀ (`vs θ₀`).
  */
-export function outcomeText(outcome: IterationOutcome): string {
+export function outcomeText(outcome: IterationOutcome, opponent: "reference" | "θ₀" = "reference"): string {
   return isReferenceResult(outcome)
-    ? `θ+ ${counts(outcome.plus)}, θ− ${counts(outcome.minus)} vs reference`
+    ? `θ+ ${counts(outcome.plus)}, θ− ${counts(outcome.minus)} vs ${opponent}`
     : counts(outcome);
 }

@@ -52,12 +52,27 @@ export function spreadSquared(steps: Readonly<Record<string, number>>, plus: Val
   return squares.length === 0 ? 0 : squares.reduce((sum, x) => sum + x, 0) / squares.length;
 }
 
-/** "total curvature 3.12 ± 4.10 Elo per step²" (± two errors), or that it is beyond what the games measure. */
+/**
+ * "total curvature 3.12 ± 4.10 Elo per step²" (± two errors), or that it was too large for the games
+ * to measure (a side lost over PILOT_SATURATION_ELO to θ₀).
+ */
 export function describeCurvature(pilot: PilotMeasure): string {
-  return (
-    `total curvature ` +
-    `${pilot.saturated ? "beyond what its games measure" : `${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`}`
-  );
+  if (pilot.saturated)
+    return `total curvature too large to measure (θ+ or θ− lost over ${PILOT_SATURATION_ELO} Elo to θ₀)`;
+  if (!Number.isFinite(pilot.curvature)) return "total curvature not measured (no pilot game pairs)";
+  return `total curvature ${pilot.curvature.toFixed(2)} ± ${(2 * pilot.error).toFixed(2)} Elo per step²`;
+}
+
+/**
+ * Why the pilot chose its factor, in words: "θ+ and θ− lost little to θ₀: flat enough for longer steps,
+ * at most × 4", or that the steps keep their default length.
+ */
+export function pilotReason(pilot: PilotMeasure): string {
+  if (pilot.factor > 1)
+    return `θ+ and θ− lost little to θ₀: flat enough for longer steps, at most × ${PILOT_MAX_FACTOR}`;
+  if (!pilot.saturated && Number.isFinite(pilot.curvature))
+    return "θ+ and θ− lost too much to θ₀ for longer steps: the default length";
+  return "the default length";
 }
 
 /**

@@ -1,5 +1,5 @@
 import { formatDuration } from "../core/duration.js";
-import { engineFaultWords } from "../play/faults.js";
+import { describeFaultKinds } from "../play/faults.js";
 import { sparkline } from "./sparkline.js";
 import { short, shortTime, signed, table } from "./text-format.js";
 import { plural } from "../core/plural.js";
@@ -24,11 +24,7 @@ export function renderStatus(status: RunStatus): string {
         `flight (${iteration.gamesPlayed}/${iteration.targetGames} games played)`,
     );
   } else {
-    const open =
-      iteration.latestStatus !== null && iteration.latestStatus !== "complete"
-        ? `, ${iteration.gamesPlayed}/${iteration.targetGames} games played`
-        : "";
-    lines.push(`iteration ${iteration.latest} of ${iteration.max} (${iteration.completed} complete${open})`);
+    lines.push(iterationLine(iteration));
   }
   const eta =
     (games.etaSeconds === null ? "" : `, run ETA ${formatDuration(games.etaSeconds)}`) +
@@ -42,9 +38,7 @@ export function renderStatus(status: RunStatus): string {
     lines.push(windowsLine(status.eloWindows));
     if (status.optionPilot) lines.push(optionPilotLine(status.optionPilot));
   } else {
-    const elos = status.recent
-      .filter((it) => it.elo !== null && !it.pilot)
-      .map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
+    const elos = status.recent.filter((it) => it.elo !== null && !it.pilot).map(eloOf);
     const measured = status.reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
     lines.push(
       `Elo of the last iterations (${measured}): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`,
@@ -52,12 +46,7 @@ export function renderStatus(status: RunStatus): string {
     if (status.reference) lines.push(`scores against the reference (θ+ / θ−): ${scores(status.recent)}`);
     if (status.pilot.length > 0) lines.push(pilotLine(status.pilot));
   }
-  const faulty = status.recent.find((it) => it.faults > 0);
-  const kept =
-    status.faultedGamesKept > 0 ? `; ${status.faultedGamesKept} faulted games kept (spsa export --faulted)` : "";
-  lines.push(
-    `faults: ${status.faults}${status.faults > 0 ? ` ${engineFaultWords()}${faulty ? ` (latest in iteration ${faulty.iteration})` : ""}` : ""}${kept}`,
-  );
+  lines.push(faultsLine(status));
   lines.push(delaysLine(status));
   if (status.binariesRefused > 0)
     lines.push(
@@ -72,6 +61,39 @@ export function renderStatus(status: RunStatus): string {
   lines.push("");
   lines.push(...parametersPart(status));
   return lines.join("\n");
+}
+
+/**
+ * "iteration 3 of 4 (2 complete, 8/16 games played; iteration 4 opened ahead)": the iteration being
+ * played, as the master names it, and those opened after it while it plays.
+ */
+function iterationLine(iteration: RunStatus["iteration"]): string {
+  const open = iteration.current > iteration.completed;
+  const played = open ? `, ${iteration.gamesPlayed}/${iteration.targetGames} games played` : "";
+  const first = iteration.current + 1;
+  const ahead =
+    iteration.ahead === 0
+      ? ""
+      : `; ${iteration.ahead === 1 ? `iteration ${first}` : `iterations ${first}–${iteration.latest}`} opened ahead`;
+  return `iteration ${iteration.current} of ${iteration.max} (${iteration.completed} complete${played}${ahead})`;
+}
+
+/** "#4 +12.3", or "#4 +400.0 (capped)" at the cap ([spsa] elo_cap). */
+function eloOf(it: RunStatus["recent"][number]): string {
+  return `#${it.iteration} ${signed(it.elo ?? 0, 1)}${it.capped ? " (capped)" : ""}`;
+}
+
+/**
+ * "faults: 1 crash, 2 time losses by the engines (latest in iteration 31)": the engines' own faults by
+ * kind (a time loss here is an engine's own overrun; the delays' line has the machine's).
+ */
+function faultsLine(status: RunStatus): string {
+  const kept =
+    status.faultedGamesKept > 0 ? `; ${status.faultedGamesKept} faulted games kept (spsa export --faulted)` : "";
+  if (status.faults === 0) return `faults: 0${kept}`;
+  const faulty = status.recent.find((it) => it.faults > 0);
+  const latest = faulty ? ` (latest in iteration ${faulty.iteration})` : "";
+  return `faults: ${describeFaultKinds(status.faultKinds)} by the engines${latest}${kept}`;
 }
 
 /**
@@ -169,7 +191,7 @@ function workerLines({ workers, staleWorkers: stale, workerReview: review }: Run
           w.timeFactor === null ? "-" : w.timeFactor.toFixed(3),
           w.gamesPerMinute.toFixed(1),
           w.secondsAgo === null ? "-" : `${formatDuration(w.secondsAgo)} ago`,
-          e ? `${percent(e.score)} (${percent(e.poolScore)})` : "-",
+          e ? `${percent(e.score)} (${pool(e.poolScore)})` : "-",
           e?.scoreZ == null ? "-" : e.scoreZ.toFixed(1),
           w.undone > 0 ? `${w.held}, ${w.undone} undone` : String(w.held),
           printable(w.verdict) +
@@ -181,6 +203,7 @@ function workerLines({ workers, staleWorkers: stale, workerReview: review }: Run
       "no worker has played in this run yet: start one with compete --spsa",
     ),
   );
+  lines.push(...workers.flatMap((w) => (w.playing ? [`  ${printable(w.name)}: ${playingWords(w.playing)}`] : [])));
   lines.push(...workers.flatMap((w) => (w.evidence ? [`  ${printable(w.name)}: ${evidenceWords(w.evidence)}`] : [])));
   if (stale) {
     const more = stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : "";
@@ -200,10 +223,31 @@ function workerLines({ workers, staleWorkers: stale, workerReview: review }: Run
 
 const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
 
-/** "45/31/24": a worker's plus wins, draws and minus wins, in percent of its games. */
-function resultShares(w: RunStatus["workers"][number]): string {
-  if (w.games === 0) return "-";
-  return [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / w.games)).join("/");
+/** The pool's share beside a worker's: "no pool" when no other worker played its iterations. */
+const pool = (x: number | null) => (x === null ? "no pool" : percent(x));
+
+/** "pool 31.0%" beside a worker's figure, or "no pool" when no other worker played its iterations. */
+const beside = (x: number | null, shown: (x: number) => string) => (x === null ? "no pool" : `pool ${shown(x)}`);
+
+/**
+ * "playing batch 7 (8 games of iteration 3) for 1m10s": what a worker holds now, claimed and not yet
+ * reported.
+ */
+export function playingWords(p: NonNullable<RunStatus["workers"][number]["playing"]>): string {
+  const batches = p.batchIds.length === 1 ? `batch ${p.batchIds[0]}` : `batches ${p.batchIds.join(", ")}`;
+  const iterations =
+    p.iterations.length === 1 ? `iteration ${p.iterations[0]}` : `iterations ${p.iterations.join(", ")}`;
+  return `playing ${batches} (${plural(p.games, "game")} of ${iterations}) for ${formatDuration(p.seconds)}`;
+}
+
+/**
+ * "45/31/24": a worker's plus wins, draws and minus wins, in percent of its plus-vs-minus games (the
+ * curvature pilot's games against θ₀ have none of them; "-" when it has only those).
+ */
+export function resultShares(w: Pick<RunStatus["workers"][number], "wins" | "draws" | "losses">): string {
+  const games = w.wins + w.draws + w.losses;
+  if (games === 0) return "-";
+  return [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / games)).join("/");
 }
 
 /**
@@ -214,12 +258,12 @@ function evidenceWords(e: NonNullable<RunStatus["workers"][number]["evidence"]>)
   const p = e.parameters[0];
   return [
     `${e.batches} batches, ${e.games} games judged`,
-    `draws ${percent(e.draws)} (pool ${percent(e.poolDraws)})`,
-    `extreme batches ${percent(e.extremes)} (pool ${percent(e.poolExtremes)})`,
-    `residual ${e.residual === null ? "-" : e.residual.toFixed(1)}`,
+    `draws ${percent(e.draws)} (${beside(e.poolDraws, percent)})`,
+    `extreme batches ${percent(e.extremes)} (${beside(e.poolExtremes, percent)})`,
+    `residual ${e.residual === null ? "- (too few game pairs)" : e.residual.toFixed(1)}`,
     p
-      ? `most agreeing parameter ${printable(p.name)} ${signed(p.agreement, 2)} (pool ` +
-        `${p.poolAgreement === null ? "?" : signed(p.poolAgreement, 2)}) z ${p.z.toFixed(1)}`
+      ? `most agreeing parameter ${printable(p.name)} ${signed(p.agreement, 2)} ` +
+        `(${beside(p.poolAgreement, (x) => signed(x, 2))}) z ${p.z.toFixed(1)}`
       : null,
   ]
     .filter((part) => part !== null)
@@ -238,12 +282,17 @@ function windowsLine({ windowGames, recent }: NonNullable<RunStatus["eloWindows"
   const windows = recent
     .slice(0, WINDOWS_SHOWN)
     .map(
-      (w) => `batches ${w.first}–${w.last} ${signed(w.elo, 1)}${w.error === null ? "" : ` ± ${w.error.toFixed(1)}`}`,
+      (w) => `${batchRange(w.first, w.last)} ${signed(w.elo, 1)}${w.error === null ? "" : ` ± ${w.error.toFixed(1)}`}`,
     );
   return (
     `Elo per ${windowGames} games (plus vs minus, 95 %): ` +
     `${windows.length === 0 ? "no batch applied yet" : windows.join("  ")}`
   );
+}
+
+/** "batches 9–12", or "batch 17" for one. */
+export function batchRange(first: number, last: number): string {
+  return first === last ? `batch ${first}` : `batches ${first}–${last}`;
 }
 
 /** Who runs the run: "master: pid 123 on host-a since 2026-11-28 00:40 (seen 2s ago)". */
@@ -286,7 +335,7 @@ function scores(iterations: RunStatus["recent"]): string {
  * over θ− -381.7": what sets the step scales.
  */
 function pilotLine(pilot: RunStatus["pilot"]): string {
-  const elos = pilot.filter((it) => it.elo !== null).map((it) => `#${it.iteration} ${signed(it.elo ?? 0, 1)}`);
+  const elos = pilot.filter((it) => it.elo !== null).map(eloOf);
   return (
     `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ` +
     `${scores(pilot)}${elos.length > 0 ? `; Elo of θ+ over θ− ${elos.join("  ")}` : ""}`

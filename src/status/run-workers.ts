@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { latestDecisions, readReview, setAsideCounts, type DecisionRow } from "../db/worker-decisions.js";
 import { setAsideWorkers } from "../db/set-aside-workers.js";
-import { gamesPerMinute, listRunWorkers, type RunWorkerRow } from "../db/run-status.js";
+import { gamesPerMinute, listRunWorkers, playingWorkers, type RunWorkerRow } from "../db/run-status.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
 
 /**
@@ -41,7 +41,21 @@ export type RunWorker = Pick<
   held: number;
   undone: number;
   verdict: string;
+  /**
+   * The batches of the run it holds now (claimed, not reported: it is playing them), their games and
+   * iterations, and since when; null: none. A worker playing its first batch is listed by this alone.
+   */
+  playing: Playing | null;
 };
+
+/** A worker's claimed batches of the run (src/db/run-status.ts playingWorkers). */
+export interface Playing {
+  batchIds: number[];
+  games: number;
+  iterations: number[];
+  since: string;
+  seconds: number;
+}
 
 /** Workers of the run that reported nothing for STALE_MINUTES before its latest report, in one line. */
 export interface StaleWorkers {
@@ -78,11 +92,17 @@ const STALE_NAMES = 3;
 
 /**
  * The run's workers with their games, evidence and decisions, in a few small queries (one row per
- * worker of the run).
+ * worker of the run). `keepStale`: every worker in `workers`, none folded into the stale line.
  */
-export async function readRunWorkers(sql: postgres.Sql, runId: number, rateMinutes: number): Promise<RunWorkers> {
-  const [rows, review, decisions, aside, counts] = await Promise.all([
+export async function readRunWorkers(
+  sql: postgres.Sql,
+  runId: number,
+  rateMinutes: number,
+  options: { keepStale?: boolean } = {},
+): Promise<RunWorkers> {
+  const [rows, playing, review, decisions, aside, counts] = await Promise.all([
     listRunWorkers(sql, runId, rateMinutes),
+    playingWorkers(sql, runId),
     readReview(sql, runId),
     latestDecisions(sql, runId),
     setAsideWorkers(sql, runId),
@@ -95,10 +115,13 @@ export async function readRunWorkers(sql: postgres.Sql, runId: number, rateMinut
     ...aside.map((a) => a.name),
     ...counts.map((c) => c.workerName),
   ];
-  const names = [...new Set([...rows.map((r) => r.name), ...others.sort()])];
+  // Then those playing their first batch of the run.
+  const names = [...new Set([...rows.map((r) => r.name), ...playing.map((p) => p.name), ...others.sort()])];
   const all = names.map((name): RunWorker => {
-    const { plusWins, minusWins, recentGames, recentSeconds, lastReported, secondsAgo, ...row } =
-      rows.find((r) => r.name === name) ?? noGames(name);
+    const held = playing.find((p) => p.name === name);
+    const { plusWins, minusWins, recentGames, recentSeconds, lastReported, secondsAgo, ...row } = rows.find(
+      (r) => r.name === name,
+    ) ?? { ...noGames(name), host: held?.host ?? null, concurrency: held?.concurrency ?? null };
     const evidence = review?.evidence.find((e) => e.worker === name) ?? null;
     const decision = decisions.find((d) => d.workerName === name);
     const set = counts.find((c) => c.workerName === name);
@@ -114,13 +137,27 @@ export async function readRunWorkers(sql: postgres.Sql, runId: number, rateMinut
       decision: decision ? decisionOf(decision) : null,
       held: set?.held ?? 0,
       undone: set?.undone ?? 0,
-      verdict: verdictOf(name, evidence, decision, because),
+      verdict: verdictOf(name, row.games, evidence, decision, because),
+      playing: held
+        ? {
+            batchIds: held.batchIds,
+            games: held.games,
+            iterations: held.iterations,
+            since: held.since.toISOString(),
+            seconds: held.seconds,
+          }
+        : null,
     };
   });
   // Measured from the run's latest report, so a finished run keeps the workers that played to its end.
   const latest = Math.min(...all.map((w) => w.secondsAgo ?? Infinity));
   const isStale = (w: RunWorker) =>
-    w.decision === null && w.held === 0 && w.secondsAgo !== null && w.secondsAgo - latest > STALE_MINUTES * 60;
+    !options.keepStale &&
+    w.decision === null &&
+    w.held === 0 &&
+    w.playing === null &&
+    w.secondsAgo !== null &&
+    w.secondsAgo - latest > STALE_MINUTES * 60;
   const stale = all.filter(isStale);
   return {
     reviewedAt: review?.reviewedAt.toISOString() ?? null,
@@ -176,6 +213,7 @@ function decisionOf(d: DecisionRow): NonNullable<RunWorker["decision"]> {
 /** One line a reader acts on: what the master does with the worker's batches, and why. */
 function verdictOf(
   worker: string,
+  games: number,
   evidence: WorkerEvidence | null,
   decision: DecisionRow | undefined,
   heldBecause: string | undefined,
@@ -184,6 +222,10 @@ function verdictOf(
   if (decision?.decision === "rejected") return "rejected: its batches are held";
   if (heldBecause !== undefined && heldBecause !== worker) return `held: same machine as ${heldBecause}`;
   const accepted = decision?.decision === "accepted" ? "accepted; " : "";
+  if (!evidence && games === 0) return `${accepted}nothing reported yet`;
+  // Alone in its iterations: no other worker's games to hold its own against.
+  if (evidence && !evidence.judged && evidence.poolScore === null)
+    return `${accepted}not judged: no other worker's games to compare with`;
   if (!evidence || !evidence.judged) return `${accepted}too few games shared with the pool to judge`;
   if (evidence.severity >= 1) return `${accepted}past a limit`;
   return `${accepted}ok`;

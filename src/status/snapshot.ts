@@ -3,6 +3,7 @@ import type postgres from "postgres";
 import { readPlayedWith } from "../db/iterations.js";
 import {
   gamesPerMinute,
+  iterationSummary,
   pilotIterations,
   rateWindowMinutes,
   etaSeconds,
@@ -12,6 +13,7 @@ import {
   verificationResults,
   type IterationSummary,
   type RunRecord,
+  type RunTotals,
   type VerificationResult,
 } from "../db/run-status.js";
 import { countFaultedGames } from "../db/faulted-games.js";
@@ -27,7 +29,7 @@ import {
   storedThetas,
   type PerturbationProgress,
 } from "../db/option-progress.js";
-import { builtValue } from "../spsa/math.js";
+import { builtValue, DEFAULT_ELO_CAP } from "../spsa/math.js";
 import { samplePositions } from "./sampling.js";
 import { batchElo, type EloPoint } from "./batch-elo.js";
 import { moveHistogram, type MoveBin } from "./move-histogram.js";
@@ -92,6 +94,14 @@ export interface RunStatus {
     completed: number;
     max: number;
     latestStatus: IterationSummary["status"] | null;
+    /**
+     * The iteration being played, as the master's progress line names it: the oldest one not
+     * complete (steps are applied in order), or the latest when all are; 0: none yet.
+     */
+    current: number;
+    /** Iterations opened after `current` while it plays (docs/in-flight.md): latest − current. */
+    ahead: number;
+    /** Of `current`. */
     gamesPlayed: number;
     targetGames: number;
   };
@@ -127,6 +137,8 @@ export interface RunStatus {
    */
   waiting: string | null;
   faults: number;
+  /** The engines' faults by kind: crashes, their own time losses (overruns), illegal moves. */
+  faultKinds: RunTotals["faultKinds"];
   /** Games an engine fault decided that were kept (spsa export --faulted writes them). */
   faultedGamesKept: number;
   /**
@@ -190,11 +202,15 @@ export interface RunStatus {
   transfer: TransferSummary | null;
 }
 
-/** An iteration as the status shows it: `pilot` when it is one of the curvature pilot's (θ+ and θ− against θ₀). */
+/**
+ * An iteration as the status shows it: `pilot` when it is one of the curvature pilot's (θ+ and θ−
+ * against θ₀); `capped` when its Elo is at the cap ([spsa] elo_cap): the games measured more.
+ */
 export type IterationStatus = Omit<IterationSummary, "createdAt" | "completedAt"> & {
   createdAt: string;
   completedAt: string | null;
   pilot: boolean;
+  capped: boolean;
 };
 
 export type ShipStatus = Omit<ShipCheckRow, "runId" | "createdAt" | "completedAt"> & {
@@ -270,14 +286,23 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     optionPilotProgress(sql, run.id),
   ]);
   const settings = played?.settings ?? null;
+  const eloCap = settings?.spsa.eloCap ?? DEFAULT_ELO_CAP;
   const iterationStatus = (it: IterationSummary): IterationStatus => ({
     ...it,
     createdAt: it.createdAt.toISOString(),
     completedAt: it.completedAt?.toISOString() ?? null,
     pilot: run.reference === null && it.reference !== null,
+    capped: it.elo !== null && Math.abs(it.elo) >= eloCap,
   });
   const latest = recent[0];
   const latestNumber = latest?.iteration ?? 0;
+  // Steps are applied in order: the oldest open iteration follows the completed ones.
+  const currentNumber = latestNumber > totals.completed ? totals.completed + 1 : latestNumber;
+  const current =
+    recent.find((it) => it.iteration === currentNumber) ??
+    (currentNumber > 0 ? await iterationSummary(sql, run.id, currentNumber) : undefined) ??
+    latest;
+  const playing = runWorkers.workers.some((w) => w.playing !== null);
   const { listed, summary } = listParameters(run, settings, options);
   const after = options.historyAfter ?? -1;
   const history = perturbations
@@ -296,7 +321,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
   const parameters = withHistory(run, listed, history);
   // A UCI-option run's one carrier iteration holds its whole budget.
-  const remaining = remainingGames(latest, latestNumber, perturbations ? latestNumber : maxIterations);
+  const remaining = remainingGames(recent, perturbations ? latestNumber : maxIterations);
   return {
     run: {
       name: run.name,
@@ -321,8 +346,10 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       completed: totals.completed,
       max: maxIterations,
       latestStatus: latest?.status ?? null,
-      gamesPlayed: latest?.gamesPlayed ?? 0,
-      targetGames: latest?.targetGames ?? 0,
+      current: current?.iteration ?? 0,
+      ahead: latestNumber - (current?.iteration ?? 0),
+      gamesPlayed: current?.gamesPlayed ?? 0,
+      targetGames: current?.targetGames ?? 0,
     },
     games: {
       total: totals.games,
@@ -332,13 +359,16 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
       startedAt: totals.firstStarted?.toISOString() ?? null,
       etaSeconds: run.status === "active" ? etaSeconds(remaining, totals) : null,
       iterationEtaSeconds:
-        run.status === "active" && !perturbations && latest && latest.status !== "complete"
-          ? etaSeconds(latest.targetGames - latest.gamesPlayed, totals)
+        run.status === "active" && !perturbations && current && current.status !== "complete"
+          ? etaSeconds(current.targetGames - current.gamesPlayed, totals)
           : null,
     },
     waiting:
-      run.status === "active" ? waitingFor(latest, maxIterations, Boolean(master), Boolean(perturbations)) : null,
+      run.status === "active"
+        ? waitingFor(current, maxIterations, { mastered: Boolean(master), options: Boolean(perturbations), playing })
+        : null,
     faults: totals.faults,
+    faultKinds: totals.faultKinds,
     faultedGamesKept,
     delays: { losses: totals.delayLosses, replays: totals.replays, replayLimitPairs: totals.replayLimitPairs },
     binariesRefused: totals.binariesRefused,
@@ -385,34 +415,40 @@ function shipStatus({ runId: _, createdAt, completedAt, ...check }: ShipCheckRow
   };
 }
 
-/** What an active run waits for, if anything (RunStatus.waiting). */
+/**
+ * What an active run waits for, if anything (RunStatus.waiting): of the iteration being played
+ * (`current`), whose games no worker has claimed (the master's counts) nor holds now (`playing`).
+ */
 function waitingFor(
-  latest: IterationSummary | undefined,
+  current: IterationSummary | undefined,
   maxIterations: number,
-  mastered: boolean,
-  options: boolean,
+  { mastered, options, playing }: { mastered: boolean; options: boolean; playing: boolean },
 ): string | null {
   if (!mastered) return "no master runs it: start spsa master to go on";
-  if (latest === undefined || latest.status === "complete")
-    return !options && (latest?.iteration ?? 0) < maxIterations
-      ? `the master is building the engines of iteration ${(latest?.iteration ?? 0) + 1}`
+  if (current === undefined || current.status === "complete")
+    return !options && (current?.iteration ?? 0) < maxIterations
+      ? `the master is building the engines of iteration ${(current?.iteration ?? 0) + 1}`
       : null;
-  if (latest.gamesClaimed === 0 && latest.gamesPlayed === 0)
+  if (current.gamesClaimed === 0 && current.gamesPlayed === 0 && !playing)
     return (
-      `no worker has claimed games of ${options ? "the run" : `iteration ${latest.iteration}`} ` +
+      `no worker has claimed games of ${options ? "the run" : `iteration ${current.iteration}`} ` +
       `yet: start one with compete --spsa`
     );
   return null;
 }
 
 /**
- * Games left to max_iterations: the open iteration's rest and the full iterations after it, of its
- * games each (its target_games).
+ * Games left to max_iterations: the open iterations' rest and the full iterations after the latest,
+ * of its games each (its target_games). `recent` is newest first; iterations opened ahead are among
+ * its first rows.
  */
-function remainingGames(latest: IterationSummary | undefined, latestNumber: number, maxIterations: number): number {
+function remainingGames(recent: readonly IterationSummary[], maxIterations: number): number {
+  const latest = recent[0];
   if (!latest) return 0;
-  const open = latest.status !== "complete" ? latest.targetGames - latest.gamesPlayed : 0;
-  return open + Math.max(0, maxIterations - latestNumber) * latest.targetGames;
+  const open = recent
+    .filter((it) => it.status !== "complete")
+    .reduce((sum, it) => sum + it.targetGames - it.gamesPlayed, 0);
+  return open + Math.max(0, maxIterations - latest.iteration) * latest.targetGames;
 }
 
 /** The run's `[spsa] adapt_pilot` as its stored config has it (0: none, or a config from before the pilot). */

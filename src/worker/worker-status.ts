@@ -2,6 +2,7 @@ import { anyRunActive } from "../db/runs.js";
 import { describeDatabase, type Database } from "../postgres/connection.js";
 import type { DatabaseHandle } from "../postgres/database-handle.js";
 import type { StatusLine } from "../core/status-line.js";
+import { printable } from "../core/printable.js";
 import type { PlayableBatch } from "./option-draw.js";
 import type { WorkerSummary } from "./worker-options.js";
 
@@ -52,7 +53,9 @@ export class WorkerStatus {
     this.line.update(
       `worker ${this.name}: ${summary.games} games in ${summary.batches} batches, ` +
         `${(summary.games / Math.max(minutes, 1e-9)).toFixed(1)} games/min` +
-        (batch ? `, playing ${batch.runName} iteration ${batch.iterationNumber}` : waiting),
+        (batch
+          ? `, playing run ${printable(batch.runName)}${batch.optionDraw ? "" : ` iteration ${batch.iterationNumber}`}`
+          : waiting),
     );
   }
 

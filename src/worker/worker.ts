@@ -8,6 +8,7 @@ import { DatabaseError } from "../core/errors.js";
 import { StatusLine } from "../core/status-line.js";
 import { heartbeatInterval } from "../core/holder.js";
 import { seededRng } from "../core/rng.js";
+import { printable } from "../core/printable.js";
 import { noteOutcome } from "./batch-outcome.js";
 import { BatchPlayer, type PlayedBatch } from "./batch-player.js";
 import type { BatchTally } from "./batch-tally.js";
@@ -41,6 +42,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const db = new DatabaseHandle(options.database.sql, log, options.signal);
   const session = await takeName(options, db, heartbeatMs, log);
   return new WorkerLoop(options, db, session, heartbeatMs, log).run();
+}
+
+/**
+ * "starts batch 7 (8 games, run first, iteration 3)": a build-mode or verification batch; a UCI-option
+ * run's has no iteration of its own to name ("starts batch 7 (2 games, run tune)").
+ */
+export function startsBatch(batch: PlayableBatch): string {
+  const iteration = batch.optionDraw ? "" : `, iteration ${batch.iterationNumber}`;
+  return `starts batch ${batch.batchId} (${batch.games} games, run ${printable(batch.runName)}${iteration})`;
 }
 
 /** What the master did not sign for the worker to run or send its engines: the batch goes back to the pool. */
@@ -166,6 +176,9 @@ class WorkerLoop {
     this.status.workSeen();
     this.claimedGames += batch.games;
     this.pendingGames += batch.games;
+    // Said once per batch: a log (not a terminal) gets the status line only every 30 s.
+    this.status.done();
+    this.log(`worker ${this.name}: ${startsBatch(batch)}`);
     this.status.show(batch);
     let unplayed = batch.games;
     const play = this.batches

@@ -188,15 +188,86 @@ describe("spsa dashboard in a browser", () => {
       trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
     );
     expect(rows).toContainEqual(["13", "0", "0", "0", "0", "0", "0", "1", "2", "4", "1"]);
-    // Its worker's row holds its games in this run, results in percent, faults, delay losses and replays.
-    expect(rows.find((row) => row[0] === "w1")?.slice(1, 8)).toEqual([
-      "synthetic",
-      "2",
+    // Its worker's row holds its games in this run, results in percent, faults, delays (lost, replayed),
+    // and among the columns of "details" its host and games at once.
+    const w1 = rows.find((row) => row[0] === "w1");
+    expect(w1?.slice(1, 5)).toEqual([
       String(COMPLETED * 64 + 8),
       expect.stringMatching(/^\d+\/\d+\/\d+$/),
       "0",
-      "3",
-      "4",
+      "3 lost, 4 replayed",
+    ]);
+    expect(w1?.slice(8, 10)).toEqual(["synthetic", "2"]);
+  });
+
+  it("fits the workers' table to a laptop (8 columns, more on demand), names one playing, explains: '?'", async () => {
+    await page.goto(`${url}run/live`);
+    await page.locator("#workers tbody tr").first().waitFor();
+    const visibleHeaders = () =>
+      page.$$eval("#workers th", (ths) => ths.filter((th) => th.checkVisibility()).map((th) => th.textContent));
+    expect(await visibleHeaders()).toEqual([
+      "worker",
+      "games",
+      "+W/=D/−L %",
+      "faults",
+      "delays",
+      "last seen",
+      "playing",
+      "verdict",
+    ]);
+    // The table fits the 1280-pixel window: no sideways scrolling.
+    const width = await page.locator("#workers table").evaluate((t) => t.getBoundingClientRect().width);
+    expect(width).toBeLessThanOrEqual(1280);
+    await page.locator("#worker-details").click();
+    const all = await visibleHeaders();
+    expect(all.length).toBeGreaterThan(8);
+    expect(all).toContain("score (pool)");
+    await page.locator("#worker-details").click();
+    expect(await visibleHeaders()).toHaveLength(8);
+
+    // A worker that claimed a batch and reported nothing: named, with what it plays, once the master's fold
+    // (here the test's) tells the page.
+    await registerTestWorker(sql, "w-new");
+    const batch = await claimBatch(sql, "w-new", 8);
+    expect(batch).toBeDefined();
+    await foldIteration(sql, batch!.iterationId);
+    const newRow = page.locator("#workers tbody tr", { hasText: "w-new" });
+    await newRow.waitFor({ timeout: 10_000 });
+    const cells = await newRow.evaluate((tr) => [...tr.children].slice(0, 8).map((cell) => cell.textContent));
+    expect(cells).toEqual([
+      "w-new",
+      "0",
+      "",
+      "0",
+      "",
+      "",
+      expect.stringMatching(
+        new RegExp(`^batch ${batch!.batchId} \\(8 games of iteration ${COMPLETED + 1}\\) for \\d+s$`),
+      ),
+      "nothing reported yet",
+    ]);
+
+    // "?" (the button, or the key) opens the legend: a line for every column of the table.
+    const legend = page.locator("#legend");
+    expect(await legend.isVisible()).toBe(false);
+    await page.locator("#legend-toggle").click();
+    expect(await legend.isVisible()).toBe(true);
+    const terms = await page.$$eval("#legend dt", (dts) => dts.map((dt) => dt.textContent));
+    await page.locator("#worker-details").click();
+    for (const header of await visibleHeaders()) expect(terms, `legend of "${header}"`).toContain(header);
+    await page.locator("#worker-details").click();
+    expect(terms).toContain("(capped)");
+    await page.keyboard.press("?");
+    expect(await legend.isVisible()).toBe(false);
+
+    // The run list counts iterations as the master does: the one being played, not those opened.
+    await page.goto(url);
+    const live = page.locator("tbody tr", { hasText: "live" });
+    await live.waitFor();
+    expect(await live.evaluate((tr) => [...tr.children].slice(1, 4).map((cell) => cell.textContent))).toEqual([
+      "active",
+      `${COMPLETED + 1} of 100 (${COMPLETED} complete)`,
+      String(COMPLETED * 64 + 8),
     ]);
   });
 
@@ -282,7 +353,7 @@ describe("spsa dashboard in a browser", () => {
     const workers = await page.$$eval("#workers tbody tr", (trs) =>
       trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
     );
-    expect(workers.map((row) => [row[0], row[3]])).toEqual([["options-worker", String(played!.games)]]);
+    expect(workers.map((row) => [row[0], row[1]])).toEqual([["options-worker", String(played!.games)]]);
     const batches = await page.$$eval("#batches tbody tr", (trs) =>
       trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
     );

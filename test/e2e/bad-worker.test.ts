@@ -103,6 +103,7 @@ async function runWithLiar(
         runName,
         "--params",
         fixture.setup.paramsFile,
+        "--yes",
       ],
       { env: fixture.env },
     );

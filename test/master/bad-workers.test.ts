@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { claimBatch } from "../../src/db/batches.js";
 import { foldBatches, foldIteration } from "../../src/db/fold.js";
 import { insertOptionRun } from "../../src/db/option-run.js";
 import { latestDecisions, recordDecision } from "../../src/db/worker-decisions.js";
@@ -15,7 +15,7 @@ import { DatabaseHandle } from "../../src/postgres/database-handle.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
 import type { IterationResult } from "../../src/types/spsa.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, pairsOf, registerTestWorker, seedIteration } from "../support/iterations.js";
+import { registerTestWorker, reportResult, seedIteration } from "../support/iterations.js";
 
 /** Permission denied (SQLSTATE 42501). */
 const DENIED = { code: "42501" };
@@ -27,16 +27,7 @@ async function report(
   batch: { batchId: number; games: number },
   outcome: (games: number) => IterationResult,
 ) {
-  const result = outcome(batch.games);
-  return reportBatch(sql, {
-    batchId: batch.batchId,
-    workerName: worker,
-    wins: result.plusWins,
-    losses: result.minusWins,
-    draws: result.draws,
-    pairs: pairsOf(result.plusWins, result.minusWins, result.draws),
-    ...clean(),
-  });
+  return reportResult(sql, worker, batch, outcome(batch.games));
 }
 
 /** Claims take the oldest open iteration of any active run: a test's run stops when it is done. */

@@ -134,7 +134,10 @@ describe("the curvature pilot on real engines", () => {
       expect(run.current_parameters[name], `${name} at the end`).toBeCloseTo(value, 12);
     expect(log).toContain("curvature pilot: θ+ and θ− of its first 1 iteration(s) each play θ₀");
     expect(log).toMatch(
-      /curvature pilot: total curvature (-?[\d.]+ ± [\d.]+ Elo per step²|beyond what its games measure); steps × [\d.]+ from here on/,
+      new RegExp(
+        "curvature pilot: total curvature (-?[\\d.]+ ± [\\d.]+ Elo per step²|too large to measure " +
+          "\\(θ\\+ or θ− lost over 250 Elo to θ₀\\)); steps × [\\d.]+ from here on \\(.+\\)",
+      ),
     );
   }, 300_000);
 

@@ -16,6 +16,7 @@ const counts = (over: Partial<IterationCounts>): IterationCounts => ({
   referenceEngineSha256: null,
   ...{ refPlusWins: 0, refPlusDraws: 0, refPlusLosses: 0, refMinusWins: 0, refMinusDraws: 0, refMinusLosses: 0 },
   faults: 0,
+  faultKinds: { crashes: 0, timeLosses: 0, illegalMoves: 0 },
   delayLosses: 0,
   replays: 0,
   replayLimitPairs: 0,
@@ -122,15 +123,18 @@ describe("the master's fault warning", () => {
     expect(faultWarning(counts({ gamesPlayed: 3, faults: 3 }))).toBeUndefined();
   });
 
-  it("names engine faults alone when no delay was seen", () => {
-    expect(faultWarning(counts({ faults: 5 }))).toBe(
-      "warning: iteration 3: 5 engine faults in 16 games (crashes, time losses or illegal moves); see spsa status",
+  it("names engine faults alone, by kind, when no delay was seen", () => {
+    expect(faultWarning(counts({ faults: 5, faultKinds: { crashes: 3, timeLosses: 0, illegalMoves: 2 } }))).toBe(
+      "warning: iteration 3: 5 engine faults in 16 games (3 crashes, 2 illegal moves); see spsa status",
     );
   });
 
   it("counts delay losses towards the quarter and names them, the replays and the pairs out of replays apart", () => {
-    expect(faultWarning(counts({ faults: 1, delayLosses: 4, replays: 12, replayLimitPairs: 1 }))).toBe(
-      "warning: iteration 3: 1 engine fault in 16 games (crashes, time losses or illegal moves); " +
+    const oneTimeLoss = { crashes: 0, timeLosses: 1, illegalMoves: 0 };
+    expect(
+      faultWarning(counts({ faults: 1, faultKinds: oneTimeLoss, delayLosses: 4, replays: 12, replayLimitPairs: 1 })),
+    ).toBe(
+      "warning: iteration 3: 1 engine fault in 16 games (1 time loss); " +
         "delays outside the engines: 4 time losses scored, 12 games replayed, 1 pair out of replays " +
         "(a busy machine: lower the workers' -c or the machine's other load, or tune at a node or depth limit ([time_control] nodes or depth), which no delay can cost); see spsa status",
     );

@@ -66,8 +66,12 @@ describe("reference mode on real engines: θ+ and θ− each play θ₀ through 
       expect(finished.exitCode, finished.all).toBe(0);
       // The resumed masters took the recorded reference: built once more only after the first kill.
       expect(finished.all).not.toContain("reference engine");
+      // An Elo at ±elo_cap says so after the label.
       expect(finished.all).toMatch(
-        /iteration 2: θ\+ \+\d+ -\d+ =\d+, θ− \+\d+ -\d+ =\d+ vs reference, Elo -?\d+\.\d \(θ\+ vs reference − θ− vs reference\)/,
+        new RegExp(
+          "iteration 2: θ\\+ \\+\\d+ -\\d+ =\\d+, θ− \\+\\d+ -\\d+ =\\d+ vs reference, Elo -?\\d+\\.\\d " +
+            "\\(θ\\+ vs reference − θ− vs reference(; capped at ±400 by \\[spsa\\] elo_cap, the games measured more)?\\)",
+        ),
       );
     } finally {
       worker.kill("SIGTERM");

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { recordedParams, settingsOf } from "../../src/config/iteration-settings.js";
 import { createRng, type Rng } from "../../src/core/rng.js";
-import { claimBatch, reportBatch } from "../../src/db/batches.js";
+import { claimBatch } from "../../src/db/batches.js";
 import { foldIteration } from "../../src/db/fold.js";
 import { completeIteration, insertIteration, outcomeOf, readIteration } from "../../src/db/iterations.js";
 import { insertOptionRun } from "../../src/db/option-run.js";
@@ -13,7 +13,6 @@ import { storedRunConfig } from "../../src/config/secrets.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { undoWorker } from "../../src/master/undo-worker.js";
-import type { Param } from "../../src/params/params.js";
 import { signedEngines } from "../../src/signing/binary-signature.js";
 import { perturb, update } from "../../src/spsa/math.js";
 import { paramsAt } from "../../src/spsa/option-batches.js";
@@ -22,7 +21,8 @@ import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import type { IterationSettings } from "../../src/types/config.js";
 import type { IterationResult, Values } from "../../src/types/spsa.js";
 import { useMigratedDatabase } from "../support/database.js";
-import { clean, pairsOf, registerTestWorker } from "../support/iterations.js";
+import { registerTestWorker, reportResult } from "../support/iterations.js";
+import { openPlayedIteration, PLAYED_PARAMS, runRows } from "../support/played-run.js";
 import { localSigningKey } from "../support/signing.js";
 
 /**
@@ -31,18 +31,7 @@ import { localSigningKey } from "../support/signing.js";
  * out, and the run goes on from the corrected θ.
  */
 
-const PARAMS: Param[] = ["X", "Y"].map((name) => ({
-  name,
-  value: 5,
-  min: 0,
-  max: 10,
-  step: 1,
-  type: "float",
-  constant: name,
-  index: [],
-  rustType: undefined,
-  option: undefined,
-}));
+const PARAMS = PLAYED_PARAMS;
 
 /** A report of `games` games: plus's wins for the liar when its sign of X is +1 (all of them), else random. */
 function resultFor(worker: string, games: number, signX: number, rng: Rng): IterationResult {
@@ -64,16 +53,7 @@ async function report(
   batch: { batchId: number; games: number },
   result: IterationResult,
 ) {
-  const outcome = await reportBatch(sql, {
-    batchId: batch.batchId,
-    workerName: worker,
-    wins: result.plusWins,
-    losses: result.minusWins,
-    draws: result.draws,
-    pairs: pairsOf(result.plusWins, result.minusWins, result.draws),
-    ...clean(),
-  });
-  expect(outcome).toBe("accepted");
+  expect(await reportResult(sql, worker, batch, result)).toBe("accepted");
 }
 
 /**
@@ -114,35 +94,14 @@ describe("spsa undo --worker in build mode", () => {
     const rng = createRng("undo-build");
     const cfg = { a: 4, c: 1, A: 1, alpha: 0.602, gamma: 0.101, maxIterations: 10 };
     // Iterations of 16 games in batches of 4, each drawn from θ as the database holds it; one batch of each goes to the liar.
-    const open = async (k: number) => {
-      const [{ theta } = { theta: {} }] = await sql<
-        { theta: Values }[]
-      >`select current_parameters as theta from spsa_run where id = ${run.id}`;
-      const params = PARAMS.map((p) => ({ ...p, value: theta[p.name]! }));
-      const perturbation = perturb(params, cfg, k, createRng(`undo-build:${k}`));
-      const engine = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
-      const settings: IterationSettings = { ...settingsOf(config, params), stepScale: { X: 0.5, Y: 1.5 } };
-      return insertIteration(sql, {
-        runId: run.id,
-        iterationNumber: k,
-        ...signedEngines(
-          localSigningKey().sign,
-          { runUid: run.uid, iterationNumber: k },
-          { plus: engine, minus: engine },
-        ),
-        timelowMs: 10,
-        timehighMs: 20,
-        targetGames: 16,
-        batchSizes: [4, 4, 4, 4],
-        ck: perturbation.ck,
-        ak: perturbation.ak,
-        base: theta,
-        plusValues: perturbation.plus,
-        minusValues: perturbation.minus,
-        signs: perturbation.signs,
-        settings,
+    const open = (k: number) =>
+      openPlayedIteration(sql, run, k, {
+        config,
+        gains: cfg,
+        batches: 4,
+        seed: `undo-build:${k}`,
+        stepScale: { X: 0.5, Y: 1.5 },
       });
-    };
     const play = async (iterationId: number, workers: string[]) => {
       const [{ signs } = { signs: {} }] = await sql<
         { signs: Values }[]
@@ -174,8 +133,16 @@ describe("spsa undo --worker in build mode", () => {
       { theta: Values }[]
     >`select current_parameters as theta from spsa_run where id = ${run.id}`;
 
+    // A dry run computes the same undo and rolls every row back.
+    const untouched = await runRows(sql);
+    const dry = await undoWorker(sql, run, "liar", "tester@test", () => false);
+    expect(dry).toMatchObject({ applied: false, mode: "build", batches: 6, games: 24, thetaBefore: lied!.theta });
+    expect(dry).toMatchObject({ replayedSteps: 5, reopenedGames: 4, others: { batches: 16, games: 64 } });
+    expect(await runRows(sql)).toEqual(untouched);
+
     const undone = await undoWorker(sql, run, "liar", "tester@test");
-    expect(undone).toMatchObject({ mode: "build", batches: 6, games: 24, thetaBefore: lied!.theta });
+    expect(undone).toMatchObject({ applied: true, mode: "build", batches: 6, games: 24, thetaBefore: lied!.theta });
+    expect(undone.thetaAfter).toEqual(dry.thetaAfter);
 
     // The independent replay: each completed iteration's step from its recorded row and its batches without the liar's.
     const rows = await sql<
@@ -394,8 +361,15 @@ describe("spsa undo --worker in UCI-option mode", () => {
       return drawn;
     }).at(-1)!;
 
+    // A dry run computes the same undo and rolls every row back (the chain, the draws dropped, the carrier's counters).
+    const untouched = await runRows(sql);
+    const dry = await undoWorker(sql, run, "liar", "tester@test", () => false);
+    expect(dry).toMatchObject({ applied: false, mode: "options", batches: 4, games: 32, thetaBefore: lied });
+    expect(await runRows(sql)).toEqual(untouched);
+
     const undone = await undoWorker(sql, run, "liar", "tester@test");
-    expect(undone).toMatchObject({ mode: "options", batches: 4, games: 32, thetaBefore: lied });
+    expect(undone).toMatchObject({ applied: true, mode: "options", batches: 4, games: 32, thetaBefore: lied });
+    expect(undone.thetaAfter).toEqual(dry.thetaAfter);
 
     // The independent replay: the honest batches in the order they moved θ, each with the values it played, its result and the adaptive scale of those before it.
     const honest = before.filter((b) => b.worker_name !== "liar");

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadParams } from "../../src/params/params.js";
+import { InputProblems } from "../../src/core/errors.js";
+import { parseToml } from "../../src/core/toml-file.js";
+import { loadParams, readParams } from "../../src/params/params.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spsa-params-"));
 let counter = 0;
@@ -92,6 +94,48 @@ step = 0.1
 
   it("reads frozen = true", () => {
     expect(loadParams(write("[P]\nvalue = 5\nmin = 0\nmax = 10\nstep = 1\nfrozen = true\n"))[0]?.frozen).toBe(true);
+  });
+
+  it("names every problem of the file at once, each with its table, key and line, in the file's order", () => {
+    const file = write(
+      [
+        "[A]\nvalue = 5\nmin = 10\nmax = 0\nstep = 1\n",
+        "[B]\nvalue = 50\nmin = 0\nmax = 10\nstep = 1\n",
+        "[C]\nvalue = 5\nmin = 0\nmax = 10\nstep = 1\n",
+        '[D]\nstep = 0\nvalue = 5\nmin = 0\nmax = 10\nstpe = 2\ntype = "integer"\n',
+      ].join(""),
+    );
+    let error: unknown;
+    try {
+      loadParams(file);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InputProblems);
+    expect((error as InputProblems).exitCode).toBe(2);
+    expect((error as InputProblems).problems.map((p) => p.message)).toEqual([
+      `${file}: [A].min (line 3): min (10) is greater than max (0)`,
+      `${file}: [B].value (line 7): 50 is outside [0, 10]`,
+      `${file}: [D].step (line 17): must be > 0, got 0`,
+      `${file}: [D].stpe (line 21): unknown key (did you mean \`step\`?)`,
+      `${file}: [D].type (line 22): must be one of "int", "float", got "integer"`,
+    ]);
+  });
+
+  it("keeps the targets of tables with problems, for the constants file's check", () => {
+    const text = '[A]\nconstant = "X"\nindex = 1\nvalue = 5\nmin = 0\nmax = 10\nstep = 0\n[B]\nvalue = 1\n';
+    const reading = readParams({ file: "p.toml", text, data: parseToml("p.toml", text) });
+    expect(reading.params).toEqual([]);
+    expect(reading.targets).toEqual([
+      { param: "A", constant: "X", index: [1], type: "int", rustType: undefined, min: 0, max: 10 },
+      { param: "B", constant: "B", index: [], type: "int", rustType: undefined, min: undefined, max: undefined },
+    ]);
+    expect(reading.problems.map((p) => p.message)).toEqual([
+      "p.toml: [A].step (line 7): must be > 0, got 0",
+      "p.toml: [B].min (line 8): is required",
+      "p.toml: [B].max (line 8): is required",
+      "p.toml: [B].step (line 8): is required",
+    ]);
   });
 
   const base = "value = 5\nmin = 0\nmax = 10\nstep = 1\n";

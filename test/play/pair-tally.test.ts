@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { engineFaults, engineFaultWords } from "../../src/play/faults.js";
+import { describeFaultKinds, engineFaults } from "../../src/play/faults.js";
 import { PairTally } from "../../src/play/match-tally.js";
 import { pairResult } from "../../src/play/runner.js";
 import { game, pair } from "../support/pairs.js";
@@ -64,7 +64,11 @@ describe("counting game pairs from the first engine's side", () => {
     });
   });
 
-  it("names the engine faults in words", () => {
-    expect(engineFaultWords()).toBe("crashes, time losses or illegal moves");
+  it("names the engine faults in words, by kind, only those seen", () => {
+    expect(describeFaultKinds({ crashes: 1, timeLosses: 0, illegalMoves: 0 })).toBe("1 crash");
+    expect(describeFaultKinds({ crashes: 2, timeLosses: 1, illegalMoves: 3 })).toBe(
+      "2 crashes, 1 time loss, 3 illegal moves",
+    );
+    expect(describeFaultKinds({ crashes: 0, timeLosses: 0, illegalMoves: 0 })).toBe("none");
   });
 });

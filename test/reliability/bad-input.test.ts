@@ -223,7 +223,7 @@ const CASES: Case[] = [
   paramsCase(
     "params: missing constant",
     "[LMR_MIN_DPETH]\nvalue = 3\nmin = 1\nmax = 6\nstep = 1\n",
-    /engine_constants\.rs: parameter LMR_MIN_DPETH \(constant LMR_MIN_DPETH\): constant LMR_MIN_DPETH not found \(did you mean `LMR_MIN_DEPTH`\?\)/,
+    /params\.toml: \[LMR_MIN_DPETH\] \(line 1\): no constant LMR_MIN_DPETH in \S*engine_constants\.rs \(did you mean `LMR_MIN_DEPTH`\?\); without constant = "…", a table's name is its constant/,
   ),
   constantsCase(
     "constants: derived constant",
@@ -253,7 +253,7 @@ const CASES: Case[] = [
   constantsCase(
     "constants: N of a const generic",
     "pub fn pick<const LMR_MIN_DEPTH: usize>() -> usize { LMR_MIN_DEPTH }\npub const AFTER: i32 = 42;\n",
-    /parameter LMR_MIN_DEPTH \(constant LMR_MIN_DEPTH\): constant LMR_MIN_DEPTH not found/,
+    /params\.toml: \[LMR_MIN_DEPTH\] \(line 2\): no constant LMR_MIN_DEPTH in \S*engine_constants\.rs;/,
   ),
   paramsCase(
     "ranges: u8 max 300",
@@ -297,11 +297,34 @@ const CASES: Case[] = [
     `${param("LMR_MIN_DEPTH", 1, 300)}${param("KNIGHT", 0, 900, 'constant = "KNIGHT_VALUE"\nindex = 0\n')}${param("BIG", 0, "9.007199254740992e15")}`,
     new RegExp(
       [
-        "engine_constants\\.rs: 3 parameters cannot be tuned:",
-        "  .*engine_constants\\.rs: parameter KNIGHT \\(constant KNIGHT_VALUE\\[0\\]\\): constant KNIGHT_VALUE not found \\(did you mean `KNIGHT_VALUE_PAIR`\\?\\)",
-        "  .*engine_constants\\.rs:2: parameter LMR_MIN_DEPTH \\(constant LMR_MIN_DEPTH\\): max = 300 is outside u8 \\(0 to 255\\)",
-        "  .*engine_constants\\.rs:4: parameter BIG \\(constant BIG\\): \\[min, max\\] = \\[0, 9007199254740992\\] reaches integers outside the range a float64 holds exactly",
+        "^error: .*params\\.toml: \\[KNIGHT\\]\\.constant \\(line 7\\): no constant KNIGHT_VALUE in \\S*engine_constants\\.rs \\(did you mean `KNIGHT_VALUE_PAIR`\\?\\)",
+        "error: .*engine_constants\\.rs:2: parameter LMR_MIN_DEPTH \\(constant LMR_MIN_DEPTH\\): max = 300 is outside u8 \\(0 to 255\\)",
+        "error: .*engine_constants\\.rs:4: parameter BIG \\(constant BIG\\): \\[min, max\\] = \\[0, 9007199254740992\\] reaches integers outside the range a float64 holds exactly",
       ].join("\n"),
+    ),
+  ),
+  typedCase(
+    "params: four mistakes, all named in one run",
+    [
+      "pub const LMR_MIN_DEPTH: u8 = 3;",
+      "pub const NULL_MOVE_MIN_DEPTH: u8 = 2;",
+      "pub const KNIGHT_VALUE: i32 = 320;",
+      "pub const ROOK_VALUE: i32 = 500;",
+      "",
+    ].join("\n"),
+    [
+      "[LMR_MIN_DEPTH]\nvalue = 3\nmin = 6\nmax = 1\nstep = 1\n",
+      "[NULL_MOVE_MIN_DEPTH]\nvalue = 40\nmin = 1\nmax = 8\nstep = 1\n",
+      "[BISHOP_VALUE]\nvalue = 330\nmin = 200\nmax = 400\nstep = 10\n",
+      "[ROOK_VALUE]\nvalue = 500\nmin = 300\nmax = 700\nstep = 0\n",
+    ].join(""),
+    new RegExp(
+      [
+        "^error: .*/params\\.toml: \\[LMR_MIN_DEPTH\\]\\.min \\(line 3\\): min \\(6\\) is greater than max \\(1\\)",
+        "error: .*/params\\.toml: \\[NULL_MOVE_MIN_DEPTH\\]\\.value \\(line 7\\): 40 is outside \\[1, 8\\]",
+        "error: .*/params\\.toml: \\[BISHOP_VALUE\\] \\(line 11\\): no constant BISHOP_VALUE in \\S*/engine_constants\\.rs",
+        "error: .*/params\\.toml: \\[ROOK_VALUE\\]\\.step \\(line 20\\): must be > 0, got 0$",
+      ].join("(?:.*)\n"),
     ),
   ),
   {

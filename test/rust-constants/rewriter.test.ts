@@ -1,14 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  locateTargets,
-  ParameterProblems,
-  rewriteConstants,
-  type ConstantTarget,
-} from "../../src/rust-constants/rewriter.js";
+import { locateTargets, rewriteConstants, type ConstantTarget } from "../../src/rust-constants/rewriter.js";
 import { loadParams } from "../../src/params/params.js";
-import { InputError } from "../../src/core/errors.js";
+import { InputError, InputProblems } from "../../src/core/errors.js";
 import { compileRustLibrary, hasRustc } from "../support/rustc.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -248,21 +243,20 @@ describe("locateTargets errors", () => {
 
   it("reports a single bad target as it is, even when others are fine", () => {
     const error = errorOf(() => locateTargets(SOURCE, [target("TYPED"), target("NOPE")], FILE));
-    expect(error).not.toBeInstanceOf(ParameterProblems);
+    expect(error).not.toBeInstanceOf(InputProblems);
     expect(error.message).toBe("hard.rs: parameter P_NOPE (constant NOPE): constant NOPE not found");
   });
 
   it("reports every bad target at once, one line each", () => {
     const targets = [target("NOPE"), target("TYPED"), target("DERIVED"), target("LMR_BASE"), target("MARGINS", [9])];
     const error = errorOf(() => locateTargets(SOURCE, targets, FILE));
-    expect(error).toBeInstanceOf(ParameterProblems);
+    expect(error).toBeInstanceOf(InputProblems);
     expect(error.exitCode).toBe(2);
     expect(error.message.split("\n")).toEqual([
-      "hard.rs: 4 parameters cannot be tuned:",
-      "  hard.rs: parameter P_NOPE (constant NOPE): constant NOPE not found",
-      `  hard.rs:${lineOf("const DERIVED:")}: parameter P_DERIVED (constant DERIVED): DERIVED is not a literal: it is derived from another constant (\`TYPED\`); only plain number literals can be tuned`,
-      `  hard.rs:${lineOf("const LMR_BASE:")}: parameter P_LMR_BASE (constant LMR_BASE): LMR_BASE is a float literal (\`0.75\`) but the parameter's type is "int"`,
-      `  hard.rs:${lineOf("const MARGINS:")}: parameter P_MARGINS (constant MARGINS[9]): index 9 is out of range: MARGINS is an array of 8 elements`,
+      "hard.rs: parameter P_NOPE (constant NOPE): constant NOPE not found",
+      `hard.rs:${lineOf("const DERIVED:")}: parameter P_DERIVED (constant DERIVED): DERIVED is not a literal: it is derived from another constant (\`TYPED\`); only plain number literals can be tuned`,
+      `hard.rs:${lineOf("const LMR_BASE:")}: parameter P_LMR_BASE (constant LMR_BASE): LMR_BASE is a float literal (\`0.75\`) but the parameter's type is "int"`,
+      `hard.rs:${lineOf("const MARGINS:")}: parameter P_MARGINS (constant MARGINS[9]): index 9 is out of range: MARGINS is an array of 8 elements`,
     ]);
   });
 

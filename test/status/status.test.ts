@@ -90,6 +90,8 @@ describe("spsa status", () => {
       completed: 30,
       max: 100,
       latestStatus: "in_progress",
+      current: 31,
+      ahead: 0,
       gamesPlayed: 8,
       targetGames: 64,
     });
@@ -98,6 +100,7 @@ describe("spsa status", () => {
     expect(status.games.perMinute).toBeGreaterThan(0);
     expect(status.games.etaSeconds).toBeGreaterThan(0);
     expect(status.faults).toBe(1);
+    expect(status.faultKinds).toEqual({ crashes: 1, timeLosses: 0, illegalMoves: 0 });
     expect(status.recent.map((it) => it.iteration)).toEqual([31, 30, 29, 28, 27, 26, 25, 24]);
     // w0 played only the older run.
     expect(status.workers.map((w) => w.name)).toEqual(["w1"]);
@@ -160,7 +163,7 @@ describe("spsa status", () => {
     expect(lines[4]).toMatch(
       /^Elo of the last iterations \(plus vs minus\): (#\d+ [+-]\d+\.\d {2}){6}#24 [+-]\d+\.\d$/,
     );
-    expect(lines[5]).toBe("faults: 1 crashes, time losses or illegal moves (latest in iteration 31)");
+    expect(lines[5]).toBe("faults: 1 crash by the engines (latest in iteration 31)");
     expect(lines[6]).toBe(
       "delays outside the engines: 3 time losses scored, 5 games replayed, 1 pair out of replays (latest in iteration 31)",
     );

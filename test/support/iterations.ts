@@ -3,7 +3,7 @@ import { loadConfig } from "../../src/config/config.js";
 import type { Param } from "../../src/params/params.js";
 import { settingsOf } from "../../src/config/iteration-settings.js";
 import { claimWorkerName } from "../../src/db/workers.js";
-import { expireLeases, type ClaimedBatch } from "../../src/db/batches.js";
+import { expireLeases, reportBatch, type ClaimedBatch } from "../../src/db/batches.js";
 import { foldIteration } from "../../src/db/fold.js";
 import { connect } from "../../src/postgres/connection.js";
 import { insertIteration } from "../../src/db/iterations.js";
@@ -38,6 +38,24 @@ export function pairsOf(wins: number, losses: number, draws: number): [number, n
   const [w, l] = [wins - split, losses - split];
   const [oddWin, oddLoss] = [w % 2, l % 2];
   return [(l - oddLoss) / 2, oddLoss, split + (draws - oddWin - oddLoss) / 2, oddWin, (w - oddWin) / 2];
+}
+
+/** A worker's report of `result` for a claimed batch, as the worker sends it (pairs that score the result, no faults). */
+export function reportResult(
+  sql: postgres.Sql,
+  worker: string,
+  batch: { batchId: number },
+  result: { plusWins: number; minusWins: number; draws: number },
+) {
+  return reportBatch(sql, {
+    batchId: batch.batchId,
+    workerName: worker,
+    wins: result.plusWins,
+    losses: result.minusWins,
+    draws: result.draws,
+    pairs: pairsOf(result.plusWins, result.minusWins, result.draws),
+    ...clean(),
+  });
 }
 
 /** Registers a worker whose session id is its name, taking the name whoever holds it. */

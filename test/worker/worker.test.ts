@@ -92,6 +92,10 @@ describe("the worker loop", () => {
       { worker_name: "w-plain", games: 2, status: "done", reported: true, pairs: 1 },
       { worker_name: "w-plain", games: 2, status: "done", reported: true, pairs: 1 },
     ]);
+    // Each batch said as it starts, so a log shows what the worker plays before its report.
+    expect(lines.filter((line) => line.includes("starts batch"))).toEqual(
+      batches.map((b) => `worker w-plain: starts batch ${b.id} (2 games, run plain, iteration 1)`),
+    );
   });
 
   it("a batch taken from it while it plays is refused on report, and its games are played again and counted once", async () => {

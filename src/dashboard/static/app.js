@@ -14,19 +14,40 @@ function h(tag, attributes = {}, ...children) {
   return node;
 }
 
-function table(headers, rows, empty) {
+/** A table; `classes`, if given, a class for each column's cells (the worker table's "more" columns). */
+function table(headers, rows, empty, classes = []) {
   if (rows.length === 0) return h("p", {}, empty);
   const numeric = headers.map((_, i) => rows.every((r) => typeof r[i] === "number"));
+  const cellClass = (i, extra) => [classes[i], extra].filter(Boolean).join(" ");
+  const attributes = (i, extra) => (cellClass(i, extra) === "" ? {} : { class: cellClass(i, extra) });
   return h(
     "table",
     {},
-    h("thead", {}, h("tr", {}, ...headers.map((t) => h("th", {}, t)))),
+    h("thead", {}, h("tr", {}, ...headers.map((t, i) => h("th", attributes(i), t)))),
     h(
       "tbody",
       {},
-      ...rows.map((r) => h("tr", {}, ...r.map((cell, i) => h("td", numeric[i] ? { class: "num" } : {}, cell)))),
+      ...rows.map((r) =>
+        h("tr", {}, ...r.map((cell, i) => h("td", attributes(i, numeric[i] ? "num" : undefined), cell))),
+      ),
     ),
   );
+}
+
+/** "1 crash, 2 time losses": the engines' faults by kind, only those seen ("0": none). */
+function faultKinds(kinds) {
+  const one = { crashes: "crash", timeLosses: "time loss", illegalMoves: "illegal move" };
+  const many = { crashes: "crashes", timeLosses: "time losses", illegalMoves: "illegal moves" };
+  const seen = Object.keys(one).filter((kind) => (kinds[kind] ?? 0) > 0);
+  return seen.length === 0
+    ? "0"
+    : seen.map((kind) => `${kinds[kind]} ${kinds[kind] === 1 ? one[kind] : many[kind]}`).join(", ");
+}
+
+/** An iteration's Elo as a cell: a number, or at the cap ([spsa] elo_cap) the number marked "(capped)". */
+function eloCell(it) {
+  if (it.elo === null) return "";
+  return it.capped ? `${it.elo.toFixed(1)} (capped)` : Number(it.elo.toFixed(1));
 }
 
 /** What the latest iteration was played with, but its parameters (the table above shows those): gains and time per move or node limit. */
@@ -57,11 +78,11 @@ async function showRuns() {
   app.replaceChildren(
     h("h1", {}, "Runs"),
     table(
-      ["run", "status", "iterations", "games", "last activity"],
+      ["run", "status", "iteration", "games played", "last activity"],
       runs.map((r) => [
         h("a", { href: `/run/${encodeURIComponent(r.name)}`, class: "run-link" }, r.name),
         r.status,
-        r.iterations,
+        iterationOf(r),
         r.games,
         new Date(r.lastActivity).toLocaleString(),
       ]),
@@ -70,18 +91,33 @@ async function showRuns() {
   );
 }
 
+/**
+ * A run's iteration as its master names it: "3 of 4 (2 complete)" (the one being played; those opened
+ * ahead of it are not counted), "none yet", or a UCI-option run's "UCI options" (it has no iterations).
+ */
+function iterationOf(r) {
+  if (r.iteration === null) return "UCI options";
+  if (r.iteration === 0) return "none yet";
+  return `${r.iteration} of ${r.maxIterations ?? "?"} (${r.completed} complete)`;
+}
+
 /** Where the run is: its iterations, or a UCI-option run's batches and games (its one iteration holds them all). */
 function progressLine(status) {
   const { iteration, games, perturbations } = status;
-  const open = iteration.latestStatus !== null && iteration.latestStatus !== "complete";
+  const open = iteration.current > iteration.completed;
   const where = perturbations
     ? [
         `UCI-option run: ${perturbations.applied} batches applied, ${perturbations.inFlight} in flight`,
         `${iteration.gamesPlayed}/${iteration.targetGames} games`,
       ]
     : [
-        `iteration ${iteration.latest} of ${iteration.max}`,
+        `iteration ${iteration.current} of ${iteration.max}`,
         open ? `${iteration.gamesPlayed}/${iteration.targetGames} games` : `${iteration.completed} complete`,
+        iteration.ahead === 0
+          ? null
+          : iteration.ahead === 1
+            ? `iteration ${iteration.current + 1} opened ahead`
+            : `iterations ${iteration.current + 1}–${iteration.latest} opened ahead`,
       ];
   return [
     ...where,
@@ -90,7 +126,7 @@ function progressLine(status) {
     games.etaSeconds === null ? null : `run ETA ${duration(games.etaSeconds)}`,
     games.iterationEtaSeconds === null ? null : `iteration ETA ${duration(games.iterationEtaSeconds)}`,
     status.waiting === null ? null : `waiting: ${status.waiting}`,
-    `faults ${status.faults}`,
+    `faults: ${faultKinds(status.faultKinds)}`,
     `delays outside the engines: ${status.delays.losses} lost, ${status.delays.replays} replayed`,
   ]
     .filter((part) => part !== null)
@@ -199,6 +235,7 @@ function buildRun() {
   app.replaceChildren(
     ...[
       section("run-head"),
+      legendSection(run.detail.legend),
       h("h2", {}, "Parameters"),
       section("parameter-summary"),
       index ? h("p", { class: "chart-controls" }, search, previous, h("span", { id: "charts-page" }), next) : null,
@@ -215,7 +252,13 @@ function renderRun() {
   const { reference } = status;
   document.getElementById("run-head").replaceChildren(
     ...[
-      h("h1", {}, `Run ${status.run.name} `, h("small", {}, `(${status.run.status}, seed ${status.run.seed})`)),
+      h(
+        "h1",
+        {},
+        `Run ${status.run.name} `,
+        h("small", {}, `(${status.run.status}, seed ${status.run.seed})`),
+        legendButton(),
+      ),
       h("p", { id: "progress", class: "progress" }, progressLine(status)),
       reference
         ? h(
@@ -242,6 +285,51 @@ function renderRun() {
   renderCharts();
   document.getElementById("run-body").replaceChildren(...runBody(detail));
 }
+
+/** What the page's words mean (src/status/legend.ts, as spsa status --explain prints it), hidden until asked for. */
+function legendSection(legend) {
+  const parts = [
+    ["run", "The run"],
+    ["workers", "The workers of this run"],
+    ["parameters", "The parameters"],
+  ];
+  return h(
+    "section",
+    { id: "legend", hidden: "" },
+    h("h2", {}, "What the words mean"),
+    ...parts.flatMap(([part, heading]) => [
+      h("h3", {}, heading),
+      h(
+        "dl",
+        {},
+        ...legend.filter((e) => e.part === part).flatMap((e) => [h("dt", {}, e.term), h("dd", {}, e.meaning)]),
+      ),
+    ]),
+  );
+}
+
+function toggleLegend() {
+  const legend = document.getElementById("legend");
+  if (!legend) return;
+  legend.hidden = !legend.hidden;
+  if (!legend.hidden) legend.scrollIntoView({ block: "nearest" });
+}
+
+/** The "?" beside the run's name: the legend, also on the "?" key. */
+function legendButton() {
+  const button = h(
+    "button",
+    { id: "legend-toggle", type: "button", title: "what the words mean (key: ?)", "aria-label": "what the words mean" },
+    "?",
+  );
+  button.addEventListener("click", toggleLegend);
+  return button;
+}
+
+document.addEventListener("keydown", (event) => {
+  const typing = ["INPUT", "TEXTAREA"].includes(event.target?.tagName);
+  if (event.key === "?" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) toggleLegend();
+});
 
 /** How far a large run's parameters moved, and which of them the charts show. */
 function renderCharts() {
@@ -341,7 +429,7 @@ function runBody(detail) {
               it.pilot ? `${it.status} (curvature pilot, against θ₀)` : it.status,
               `${it.gamesPlayed}/${it.targetGames}`,
               results(it),
-              it.elo === null ? "" : Number(it.elo.toFixed(1)),
+              eloCell(it),
             ]),
             "No iteration yet.",
           ),
@@ -359,8 +447,7 @@ function runBody(detail) {
           { id: "pilot" },
           `Curvature pilot (θ+ and θ− each against θ₀; not in the chart or its mean): ${status.pilot
             .map(
-              (it) =>
-                `#${it.iteration} ${results(it)}${it.elo === null ? "" : `, Elo of θ+ over θ− ${it.elo.toFixed(1)}`}`,
+              (it) => `#${it.iteration} ${results(it)}` + (it.elo === null ? "" : `, Elo of θ+ over θ− ${eloCell(it)}`),
             )
             .join("; ")}`,
         ),
@@ -422,6 +509,93 @@ function gamesRateChart({ bucketSeconds, points }) {
   return barChart(bars, ["+0s", `+${duration(points.length * bucketSeconds)}`]);
 }
 
+/** The worker table's columns shown at once (fits a laptop's screen); the others with "details". */
+const WORKER_COLUMNS = ["worker", "games", "+W/=D/−L %", "faults", "delays", "last seen", "playing", "verdict"];
+const MORE_WORKER_COLUMNS = [
+  "host",
+  "conc",
+  "games/min",
+  "nps",
+  "time ×",
+  "score (pool)",
+  "score z",
+  "draws",
+  "extreme batches",
+  "residual",
+  "most agreeing parameter",
+  "held",
+  "decided by",
+  "concurrency note",
+];
+
+/** Whether the worker table shows every column: kept across refreshes. */
+let workerDetails = false;
+
+/**
+ * The workers' table: WORKER_COLUMNS, then the rest (class "more") shown with the "details" button.
+ * A worker playing its first batch has a row from its claimed batches alone.
+ */
+function workerTable(workers, percent, z, shares) {
+  const pool = (x) => (x === null ? "no pool" : percent(x));
+  const rows = workers.map((w) => {
+    const e = w.evidence;
+    const p = e ? e.parameters[0] : undefined;
+    return [
+      w.name,
+      w.games,
+      shares(w),
+      w.engineFaults,
+      w.delayLosses + w.replays === 0 ? "" : `${w.delayLosses} lost, ${w.replays} replayed`,
+      w.secondsAgo === null ? "" : `${duration(w.secondsAgo)} ago`,
+      w.playing ? playingText(w.playing) : "",
+      w.verdict,
+      w.host ?? "",
+      w.concurrency ?? "",
+      Number(w.gamesPerMinute.toFixed(1)),
+      w.measuredNps === null ? "" : Math.round(w.measuredNps),
+      w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)),
+      e ? `${percent(e.score)} (${pool(e.poolScore)})` : "",
+      z(e?.scoreZ),
+      e ? `${percent(e.draws)} (${pool(e.poolDraws)})` : "",
+      e ? `${percent(e.extremes)} (${pool(e.poolExtremes)})` : "",
+      e ? (e.residual === null ? "- (too few pairs)" : Number(e.residual.toFixed(1))) : "",
+      p
+        ? `${p.name} ${p.agreement.toFixed(2)} ` +
+          `(${p.poolAgreement === null ? "no pool" : `pool ${p.poolAgreement.toFixed(2)}`}) z ${p.z.toFixed(1)}`
+        : "",
+      w.undone > 0 ? `${w.held}, ${w.undone} undone` : w.held,
+      w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : "",
+      w.concurrencyNote ?? "",
+    ];
+  });
+  const classes = [...WORKER_COLUMNS.map(() => ""), ...MORE_WORKER_COLUMNS.map(() => "more")];
+  const toggle = h("button", { id: "worker-details", type: "button" }, workerDetails ? "fewer columns" : "details");
+  const box = h(
+    "div",
+    { id: "workers", class: workerDetails ? "details" : "" },
+    table(
+      [...WORKER_COLUMNS, ...MORE_WORKER_COLUMNS],
+      rows,
+      "No worker has played in this run yet: start one with compete --spsa.",
+      classes,
+    ),
+  );
+  toggle.addEventListener("click", () => {
+    workerDetails = !workerDetails;
+    box.classList.toggle("details", workerDetails);
+    toggle.textContent = workerDetails ? "fewer columns" : "details";
+  });
+  return h("div", {}, workers.length === 0 ? null : h("p", { class: "chart-controls" }, toggle), box);
+}
+
+/** "batch 7 (8 games of iteration 3) for 1m10s": what a worker holds now, claimed and not yet reported. */
+function playingText(p) {
+  const batches = p.batchIds.length === 1 ? `batch ${p.batchIds[0]}` : `batches ${p.batchIds.join(", ")}`;
+  const iterations =
+    p.iterations.length === 1 ? `iteration ${p.iterations[0]}` : `iterations ${p.iterations.join(", ")}`;
+  return `${batches} (${p.games} games of ${iterations}) for ${duration(p.seconds)}`;
+}
+
 /**
  * The run's workers, a row each from this run's games (docs/watching.md): a line per worker under
  * suspicion, the table with each one's evidence against the pool's and its verdict, and the
@@ -431,8 +605,11 @@ function runWorkers(status) {
   const { workers, staleWorkers: stale, workerReview: review } = status;
   const percent = (x) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
   const z = (x) => (x === null || x === undefined ? "" : Number(x.toFixed(1)));
-  const shares = (w) =>
-    w.games === 0 ? "" : [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / w.games)).join("/");
+  // Of its plus-vs-minus games: the curvature pilot's, against θ₀, have no plus or minus wins.
+  const shares = (w) => {
+    const games = w.wins + w.draws + w.losses;
+    return games === 0 ? "" : [w.wins, w.draws, w.losses].map((n) => Math.round((100 * n) / games)).join("/");
+  };
   return [
     ...review.suspects.map((s) =>
       h(
@@ -446,71 +623,7 @@ function runWorkers(status) {
       {},
       `Games counted in this run; ${review.reviewedAt === null ? "the master has not judged its workers yet" : `judged at ${new Date(review.reviewedAt).toLocaleString()} over ${review.strata} strata (in parentheses the pool's)`}.`,
     ),
-    h(
-      "div",
-      { id: "workers" },
-      table(
-        [
-          "worker",
-          "host",
-          "concurrency",
-          "games",
-          "+W/=D/−L %",
-          "engine faults",
-          "delay losses",
-          "replays",
-          "nps",
-          "time ×",
-          "games/min",
-          "last seen",
-          "score",
-          "draws",
-          "extreme batches",
-          "residual",
-          "score z",
-          "most agreeing parameter",
-          "agreement (pool)",
-          "z",
-          "held",
-          "undone",
-          "verdict",
-          "decided by",
-          "concurrency note",
-        ],
-        workers.map((w) => {
-          const e = w.evidence;
-          const p = e ? e.parameters[0] : undefined;
-          return [
-            w.name,
-            w.host ?? "",
-            w.concurrency ?? "",
-            w.games,
-            shares(w),
-            w.engineFaults,
-            w.delayLosses,
-            w.replays,
-            w.measuredNps === null ? "" : Math.round(w.measuredNps),
-            w.timeFactor === null ? "" : Number(w.timeFactor.toFixed(3)),
-            Number(w.gamesPerMinute.toFixed(1)),
-            w.secondsAgo === null ? "" : `${duration(w.secondsAgo)} ago`,
-            e ? `${percent(e.score)} (${percent(e.poolScore)})` : "",
-            e ? `${percent(e.draws)} (${percent(e.poolDraws)})` : "",
-            e ? `${percent(e.extremes)} (${percent(e.poolExtremes)})` : "",
-            z(e?.residual),
-            z(e?.scoreZ),
-            p ? p.name : "",
-            p ? `${p.agreement.toFixed(2)} (${p.poolAgreement === null ? "?" : p.poolAgreement.toFixed(2)})` : "",
-            p ? Number(p.z.toFixed(1)) : "",
-            w.held,
-            w.undone,
-            w.verdict,
-            w.decision ? `${w.decision.by}, ${new Date(w.decision.at).toLocaleString()}` : "",
-            w.concurrencyNote ?? "",
-          ];
-        }),
-        "No worker has played in this run yet: start one with compete --spsa.",
-      ),
-    ),
+    workerTable(workers, percent, z, shares),
     stale
       ? h(
           "p",

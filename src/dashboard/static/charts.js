@@ -180,13 +180,10 @@ export function eloChart(points, unit = "iteration") {
         el("line", { class: "error", x1: cx, x2: cx, y1: y(clamp(p.elo - p.error)), y2: y(clamp(p.elo + p.error)) }),
       );
     const dot = el("circle", { class: "elo", cx, cy: y(p.elo), r: 3 });
-    dot.append(
-      el(
-        "title",
-        {},
-        `${unit} ${p.first === p.last ? p.first : `${p.first}–${p.last}`}: ${short(p.elo)} ± ${p.error === null ? "?" : short(p.error)}`,
-      ),
-    );
+    const [one, many] = unit === "batches" ? ["batch", "batches"] : ["iteration", "iterations"];
+    const which = p.first === p.last ? `${one} ${p.first}` : `${many} ${p.first}–${p.last}`;
+    const error = p.error === null ? " (too few pairs for an error bar)" : ` ± ${short(p.error)}`;
+    dot.append(el("title", {}, `${which}: ${short(p.elo)}${error}`));
     svg.append(dot);
   }
   const line = el("polyline", {

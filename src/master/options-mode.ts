@@ -21,6 +21,8 @@ import { valuesOf } from "../params/params.js";
 import { insertIteration, iterationCount, readPlayedWith } from "../db/iterations.js";
 import { StatusLine } from "../core/status-line.js";
 import { applyReports } from "./apply-reports.js";
+import { shipCandidate } from "./finish-run.js";
+import { refuseRepeatedShipGames } from "./ship-check.js";
 import { CachedTheta, writeCachedTheta } from "./cached-theta.js";
 import { topUpDraws } from "./draw-pool.js";
 import { optionsMessage, signOptions } from "../signing/options-signature.js";
@@ -75,6 +77,7 @@ export function thetaEveryFor(count: number): number {
 export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
   // Checked before the run is opened; taken again under the names the run holds (withStoredNames).
   optionParamsOf(options.params, options.paramsFile);
+  refuseRepeatedShipGames(options.config);
   const opened = await openTuningRun(options);
   return withTuningRun(options, opened, (master) =>
     tune(master, opened.created, optionParamsOf(master.params, options.paramsFile)),
@@ -115,9 +118,11 @@ async function tune(
   syncParamsFile(paramsFile, (await runTheta(db.sql, run.id)).theta, log);
   const review = await OptionReview.start({ db, runId: run.id, names: optionRun.names, log }, optionRun);
   const final = await watch(master, optionRun, review);
+  // The ship check, with its engine still kept (src/master/ship-check.ts).
+  const shipped = await shipCandidate(master, params);
   // A complete run keeps no engine.
   await sweepRun(master, true);
-  return { runName: run.name, iterations: config.spsa.maxIterations, initial, final };
+  return { runName: run.name, iterations: config.spsa.maxIterations, initial, final: shipped ?? final };
 }
 
 /**

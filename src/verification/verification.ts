@@ -91,7 +91,9 @@ export async function startVerification(
   const { config, params } = match;
   const optionRun = await match.db.retrying((sql) => optionRunOf(sql, run.id));
   const built = (values: Values) =>
-    Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p.name, run.name) })]));
+    Object.fromEntries(
+      params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p.name, run.name) })]),
+    );
   // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
   const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
   const folder = verificationFolder(config.build.outputDir, run.name, Date.now());

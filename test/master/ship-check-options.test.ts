@@ -6,20 +6,7 @@ import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
-
-/** The ship check's match as the database holds it: the verification, its carrier iteration's games and its reported batches' games. */
-interface StageRow {
-  id: number;
-  stage: string;
-  from_label: string;
-  to_label: string;
-  status: string;
-  target_games: number;
-  games_played: number;
-  results: number;
-  batch_games: number;
-  options_run: boolean;
-}
+import { verificationGames, type VerificationGames as StageRow } from "../support/verification-rows.js";
 
 describe("the ship check at the end of a UCI-option run", () => {
   // Node-limited games from a seeded worker and a fixed seed: the same run every time.
@@ -36,13 +23,7 @@ describe("the ship check at the end of a UCI-option run", () => {
   });
 
   async function stagesOf(): Promise<StageRow[]> {
-    return fixture.sql<StageRow[]>`
-      select v.id, v.ship_stage as stage, v.from_label, v.to_label, v.status, i.target_games, i.games_played,
-        i.plus_wins + i.minus_wins + i.draws as results,
-        (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done') as batch_games,
-        i.options_run_id = v.run_id as options_run
-      from spsa_verification v join spsa_iteration i on i.run_id = v.carrier_run_id
-      where v.ship_check_id is not null order by v.id`;
+    return verificationGames(fixture.sql, true);
   }
 
   it("tests the final θ against the start θ at the ship limits, through a master killed with -9 in the middle of it", async () => {

@@ -6,6 +6,7 @@ import { ROOT, SPSA_BIN, spsa } from "../support/cli.js";
 import type { Theta } from "../support/options-run.js";
 import { startMaster, startWorker, waitFor } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
+import { verificationGames, type VerificationGames } from "../support/verification-rows.js";
 import type { TuningSetup } from "../support/tuning-setup.js";
 
 function verify(setup: TuningSetup, env: Record<string, string>, args: string[]) {
@@ -16,19 +17,10 @@ function verify(setup: TuningSetup, env: Record<string, string>, args: string[])
   );
 }
 
-/** A verification with its carrier iteration's games and its reported batches' games. */
-interface VerificationCheck {
-  id: number;
-  status: string;
-  from_label: string;
-  to_label: string;
-  target_games: number;
-  games_played: number;
-  results: number;
-  batch_games: number;
+/** A verification's games, and what its carrier iteration plays. */
+interface VerificationCheck extends VerificationGames {
   same_to: boolean;
   same_from: boolean;
-  options_run: boolean;
   signed: boolean;
   one_binary: boolean;
 }
@@ -46,16 +38,14 @@ describe("spsa verify on a UCI-option run: θ's option values against θ₀'s, p
   });
 
   async function verifications(): Promise<VerificationCheck[]> {
-    return fixture.sql<VerificationCheck[]>`
-      select v.id, v.status, v.from_label, v.to_label, i.target_games, i.games_played,
-        i.plus_wins + i.minus_wins + i.draws as results,
-        (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done') as batch_games,
-        i.plus_parameters = v.to_parameters as same_to, i.minus_parameters = v.from_parameters as same_from,
-        i.options_run_id = v.run_id as options_run, i.options_signature is not null as signed,
+    const rows = await verificationGames(fixture.sql);
+    const plays = await fixture.sql<(Omit<VerificationCheck, keyof VerificationGames> & { id: number })[]>`
+      select v.id, i.plus_parameters = v.to_parameters as same_to, i.minus_parameters = v.from_parameters as same_from,
+        i.options_signature is not null as signed,
         i.plus_engine_sha256 = o.engine_sha256 and i.minus_engine_sha256 = o.engine_sha256 as one_binary
       from spsa_verification v join spsa_iteration i on i.run_id = v.carrier_run_id
-      join spsa_option_run o on o.run_id = v.run_id
-      order by v.id`;
+      join spsa_option_run o on o.run_id = v.run_id`;
+    return rows.map((row) => ({ ...row, ...plays.find((p) => p.id === row.id)! }));
   }
 
   it("plays the run's current θ against θ₀ with the run's one binary, and resumes a killed verify without counting a game twice", async () => {
@@ -97,6 +87,7 @@ describe("spsa verify on a UCI-option run: θ's option values against θ₀'s, p
     expect(rows).toHaveLength(1);
     expect(rows[0]).toEqual({
       id: rows[0]?.id,
+      stage: null,
       status: "complete",
       from_label: "start",
       to_label: "current",

@@ -16,8 +16,14 @@ import { constantsWithTheta, historyCsv, toolLines } from "../export/run-export.
 import { requireRun } from "../status/run-lookup.js";
 import { appliedThetaHistory, thetaHistory } from "../status/snapshot.js";
 import { perturbationProgress } from "../db/option-progress.js";
+import { isOptionRun } from "../db/option-run.js";
 import { DEFAULT_CONFIG_FILE, databaseOptionsFrom } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
+
+/** Why `spsa export --constants` writes nothing for a UCI-option run, and what to use instead. */
+const NO_CONSTANTS_FILE =
+  "a UCI-option run has no constants file (its parameters are UCI options): use --format csv (θ by option " +
+  "over the run), or --format openbench or --format fishtest (the tuned values as those tools' lines)";
 
 export const EXPORT_FORMATS = ["csv", "openbench", "fishtest"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -62,9 +68,12 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
           config: loadConfig(options.config ?? DEFAULT_CONFIG_FILE),
           params: loadParams(options.params ?? DEFAULT_PARAMS_FILE),
         };
+  if (forConstants?.config.engine.mode === "options") throw new InputError("--constants", NO_CONSTANTS_FILE);
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
     const run = await requireRun(database.sql, options.name);
+    if (options.constants !== undefined && (await isOptionRun(database.sql, run.name)))
+      throw new InputError(`run "${run.name}"`, NO_CONSTANTS_FILE);
     // θ to ship: the ship check's candidate when the run has one (else the run's θ), and a caution
     // when it did not pass.
     const shipped =

@@ -413,8 +413,17 @@ function readShip(
   engineMode: EngineMode,
   gamesPerIteration: number,
 ): ShipConfig | undefined {
-  const limits = readShipLimits(ship, engineMode);
+  const limits = readShipLimits(ship);
   if (limits === undefined) return undefined;
+  // UCI-option mode has no iterations: its one candidate is the final θ, played against the start θ.
+  if (engineMode === "options")
+    for (const key of ["elimination_games", "tail", "transfer_every", "transfer_games"])
+      if (ship.has(key))
+        ship.fail(
+          key,
+          'applies only with [engine] mode = "build" (a UCI-option run has no iterations: its ship check ' +
+            "tests the final θ against the start θ)",
+        );
   const elo0 = ship.number("elo0", { default: DEFAULT_SHIP.elo0 });
   const elo1 = ship.number("elo1", { default: DEFAULT_SHIP.elo1 });
   if (elo1 <= elo0) ship.fail("elo1", `must be > elo0 (${elo0}), got ${elo1}`);
@@ -433,7 +442,7 @@ function readShip(
 }
 
 /** `[ship]`'s limit: the one the engine ships with, which the ship check builds each candidate θ to play at. */
-function readShipLimits(ship: TableReader, engineMode: EngineMode): ShipConfig["limits"] | undefined {
+function readShipLimits(ship: TableReader): ShipConfig["limits"] | undefined {
   const limits = givenLimits(
     {
       tc: ship.optionalString("tc"),
@@ -455,12 +464,6 @@ function readShipLimits(ship: TableReader, engineMode: EngineMode): ShipConfig["
       );
     return undefined;
   }
-  const limitKey = SHIP_LIMITS.find((key) => ship.has(key)) ?? "tc";
-  if (engineMode === "options")
-    ship.fail(
-      limitKey,
-      'applies only with [engine] mode = "build" (the ship check builds each candidate θ into an engine)',
-    );
   return limits;
 }
 

@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import type { Sql } from "../postgres/sql.js";
 import type { UnfoldedBatch } from "./fold.js";
 import { thetaOfArray, valuesByName, type StoredValues } from "./stored-values.js";
+import { replayAppliedChain } from "../spsa/option-chain.js";
 import type { AppliedBatch, ChainRun, ChainStart, DrawnResult, Values } from "../types/spsa.js";
 
 /**
@@ -144,6 +145,15 @@ export async function readAppliedChain(
   // Only rows of earlier versions lack their step scale: it is computed again from the batches before them.
   const recent = batches.some((b) => b.stepScale === null) ? await lastReportedBatches(sql, runId, from, from) : [];
   return { run, start: { applied: from, theta, recent }, batches };
+}
+
+/**
+ * θ of a UCI-option run after its first `applied` batches: replayed from the last θ stored at or
+ * before them (src/spsa/option-chain.ts).
+ */
+export async function thetaAfterBatches(sql: Sql, runId: number, applied: number): Promise<Values> {
+  const chain = await readAppliedChain(sql, runId, { after: applied, through: applied });
+  return replayAppliedChain(chain.run, chain.start, chain.batches);
 }
 
 function storedAtOrBefore(n: number, every: number): number {

@@ -25,7 +25,10 @@ export type ClaimedDraw = Omit<OptionDraw, "parameters"> & {
 /**
  * A claimed batch's draw with its run's parameters; undefined for a batch without a draw. The
  * parameter list is left out (null) when its signature is `known`'s: the caller has that list
- * already (a large run's list is the biggest read of a claim).
+ * already (a large run's list is the biggest read of a claim). A batch of a UCI-option run has
+ * the master's draw (spsa_perturbation); a batch of a verification of one plays its iteration's
+ * two θ (plus_parameters and minus_parameters), set up from the verified run's parameter list,
+ * signed for the verification's carrier run (spsa_iteration.options_signature).
  */
 export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList): Promise<ClaimedDraw | undefined> {
   const [row] = await sql<
@@ -38,18 +41,30 @@ export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList):
       reference: StoredValues | null;
     }[]
   >`
+    with drawn as (
+      select p.run_id as list_run, o.parameters_signature as signature,
+        p.plus_parameters as plus, p.minus_parameters as minus, p.reference_parameters as reference
+      from spsa_perturbation p
+      join spsa_option_run o on o.run_id = p.run_id
+      where p.batch_id = ${batchId}
+      union all
+      select i.options_run_id, i.options_signature, i.plus_parameters, i.minus_parameters, null
+      from spsa_batch b
+      join spsa_iteration i on i.id = b.iteration_id
+      where b.id = ${batchId}
+        and i.options_run_id is not null
+    )
     select
-      case when o.parameters_signature = ${known?.signature ?? null}::text then null
+      case when d.signature = ${known?.signature ?? null}::text then null
         else o.parameters end as parameters,
-      case when o.parameters_signature = ${known?.signature ?? null}::text then null
+      case when d.signature = ${known?.signature ?? null}::text then null
         else o.parameter_names end as names,
-      o.parameters_signature as signature,
-      p.plus_parameters as plus,
-      p.minus_parameters as minus,
-      p.reference_parameters as reference
-    from spsa_perturbation p
-    join spsa_option_run o on o.run_id = p.run_id
-    where p.batch_id = ${batchId}`;
+      d.signature,
+      d.plus,
+      d.minus,
+      d.reference
+    from drawn d
+    join spsa_option_run o on o.run_id = d.list_run`;
   if (!row) return undefined;
   const names = row.names ?? known?.names;
   if (!names) throw new Error(`batch ${batchId}: its run's parameter names were left out as known, and they are not`);

@@ -153,6 +153,11 @@ export interface NewIteration {
   minusValues: Values;
   signs: Values;
   settings: IterationSettings;
+  /**
+   * A verification of a UCI-option run: the run whose parameter list sets both engines up, and the
+   * master's signature of that list for this iteration's run (docs/uci-options.md#verifying).
+   */
+  options?: { runId: number; signature: string };
 }
 
 /**
@@ -172,13 +177,13 @@ export async function insertIteration(sql: Sql, it: NewIteration): Promise<Itera
         reference_engine_path, reference_engine_sha256, reference_engine_signature,
         timelow_ms, timehigh_ms, target_games, c_k, a_k,
         base_parameters, plus_parameters, minus_parameters, perturbation_signs,
-        settings)
+        settings, options_run_id, options_signature)
       values (${it.runId}, ${it.iterationNumber}, ${plus.path}, ${minus.path}, ${plus.sha256}, ${minus.sha256},
         ${plus.signature}, ${minus.signature},
         ${reference?.path ?? null}, ${reference?.sha256 ?? null}, ${reference?.signature ?? null},
         ${it.timelowMs}, ${it.timehighMs}, ${it.targetGames}, ${it.ck}, ${it.ak},
         ${sql.json(it.base)}, ${sql.json(it.plusValues)}, ${sql.json(it.minusValues)}, ${sql.json(it.signs)},
-        ${sql.json(asJson(it.settings))})
+        ${sql.json(asJson(it.settings))}, ${it.options?.runId ?? null}, ${it.options?.signature ?? null})
       on conflict (run_id, iteration_number) do nothing
       returning id
     )

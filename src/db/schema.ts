@@ -177,6 +177,14 @@ export const spsaIteration = pgTable(
     thetaAfter: jsonb("theta_after").$type<Values>(),
     plusParameters: jsonb("plus_parameters").$type<Values>(),
     minusParameters: jsonb("minus_parameters").$type<Values>(),
+    /**
+     * A verification of a UCI-option run (docs/uci-options.md#verifying): plus and minus are the
+     * run's one binary, set up from that run's parameter list (spsa_option_run of this run) with
+     * plus_parameters and minus_parameters; options_signature is the master's signature of that
+     * list for this iteration's run (src/signing/options-signature.ts). Null otherwise.
+     */
+    optionsRunId: integer("options_run_id").references((): AnyPgColumn => spsaRun.id),
+    optionsSignature: text("options_signature"),
     perturbationSigns: jsonb("perturbation_signs").$type<Values>(),
     /** The config and parameter settings the iteration was played with; its update uses these. */
     settings: jsonb("settings").$type<IterationSettings>(),

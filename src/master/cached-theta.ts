@@ -1,7 +1,6 @@
 import type postgres from "postgres";
-import { appliedState, readAppliedChain } from "../db/applied-chain.js";
+import { appliedState, thetaAfterBatches } from "../db/applied-chain.js";
 import { runTheta, setRunTheta, type OptionRunRow } from "../db/option-run.js";
-import { replayAppliedChain } from "../spsa/option-chain.js";
 import type { Values } from "../types/spsa.js";
 
 /**
@@ -52,8 +51,7 @@ export async function currentTheta(
     cached?.keep(applied, theta, true);
     return { applied, theta };
   }
-  const chain = await readAppliedChain(tx, run.runId, { after: applied, through: applied });
-  const theta = replayAppliedChain(chain.run, chain.start, chain.batches);
+  const theta = await thetaAfterBatches(tx, run.runId, applied);
   cached?.keep(applied, theta, false);
   return { applied, theta };
 }

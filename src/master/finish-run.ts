@@ -31,10 +31,10 @@ export async function finishRun(
 }
 
 /**
- * With a ship check (`[ship]`, or one a killed master left running): its chosen candidate,
+ * With a ship check (`[ship]`, or one a killed master left running; both modes): its chosen candidate,
  * written to params.toml, and its verdict said; a candidate that did not pass is said as a warning.
  */
-async function shipCandidate(master: MasterContext, params: Param[]): Promise<Values | undefined> {
+export async function shipCandidate(master: MasterContext, params: Param[]): Promise<Values | undefined> {
   const { options, log } = master;
   const check = await runShipCheck(master, params);
   if (!check?.chosenParameters) return undefined;

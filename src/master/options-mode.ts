@@ -1,7 +1,6 @@
-import { mkdirSync } from "node:fs";
-import { basename, join } from "node:path";
-import { placeAtomically, sha256OfFile, storeBinaries } from "../engine-build/binary-store.js";
-import { binaryName, runCargo } from "../engine-build/cargo.js";
+import { join } from "node:path";
+import { sha256OfFile, storeBinaries } from "../engine-build/binary-store.js";
+import { optionEngineBinary } from "../engine-build/option-engine.js";
 import { spsaMathConfig } from "../config/config.js";
 import { expireLeases } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
@@ -20,8 +19,10 @@ import { InputError } from "../core/errors.js";
 import { describeChanges, playedWith, settingsOf } from "../config/iteration-settings.js";
 import { valuesOf } from "../params/params.js";
 import { insertIteration, iterationCount, readPlayedWith } from "../db/iterations.js";
-import { StatusLine, withSpinner } from "../core/status-line.js";
+import { StatusLine } from "../core/status-line.js";
 import { applyReports } from "./apply-reports.js";
+import { shipCandidate } from "./finish-run.js";
+import { refuseRepeatedShipGames } from "./ship-check.js";
 import { CachedTheta, writeCachedTheta } from "./cached-theta.js";
 import { topUpDraws } from "./draw-pool.js";
 import { optionsMessage, signOptions } from "../signing/options-signature.js";
@@ -76,6 +77,7 @@ export function thetaEveryFor(count: number): number {
 export async function runOptionsMaster(options: MasterOptions): Promise<MasterSummary> {
   // Checked before the run is opened; taken again under the names the run holds (withStoredNames).
   optionParamsOf(options.params, options.paramsFile);
+  refuseRepeatedShipGames(options.config);
   const opened = await openTuningRun(options);
   return withTuningRun(options, opened, (master) =>
     tune(master, opened.created, optionParamsOf(master.params, options.paramsFile)),
@@ -116,9 +118,11 @@ async function tune(
   syncParamsFile(paramsFile, (await runTheta(db.sql, run.id)).theta, log);
   const review = await OptionReview.start({ db, runId: run.id, names: optionRun.names, log }, optionRun);
   const final = await watch(master, optionRun, review);
+  // The ship check, with its engine still kept (src/master/ship-check.ts).
+  const shipped = await shipCandidate(master, params);
   // A complete run keeps no engine.
   await sweepRun(master, true);
-  return { runName: run.name, iterations: config.spsa.maxIterations, initial, final };
+  return { runName: run.name, iterations: config.spsa.maxIterations, initial, final: shipped ?? final };
 }
 
 /**
@@ -148,7 +152,7 @@ async function openOptionRun(
   const { config } = options;
   // A master that stalled and lost the run to another one never builds.
   await db.retrying(() => options.lease.confirm());
-  const enginePath = await engineBinary(config, run.name);
+  const enginePath = await optionEngineBinary(config, run.name, join(config.build.outputDir, run.name, "options"));
   const sha256 = sha256OfFile(enginePath);
   const gamesPerIteration = config.games.gamesPerIteration;
   const names = params.map((p) => p.name);
@@ -229,26 +233,6 @@ async function warnOfChanges({ options, params, db, log }: MasterContext, option
         `it started with; --fresh or another --name to use them)`,
     );
   }
-}
-
-/** `[engine] binary`, or [build].engine_dir built once with cargo and copied where the run keeps it. */
-async function engineBinary(config: TuningConfig, runName: string): Promise<string> {
-  if (config.engine.binary !== undefined) return config.engine.binary;
-  const { build } = config;
-  const name = binaryName(build.engineDir, build.binaryName);
-  mkdirSync(build.outputDir, { recursive: true });
-  await withSpinner(
-    `building ${basename(build.engineDir)} once for UCI-option tuning`,
-    runCargo({
-      treeDir: build.engineDir,
-      args: build.cargoArgs,
-      logFile: join(build.outputDir, `${runName}-options-build.log`),
-      label: "UCI-option",
-    }),
-  );
-  const placed = join(build.outputDir, runName, "options", name);
-  placeAtomically(join(build.engineDir, "target", "release", name), placed);
-  return placed;
 }
 
 /**

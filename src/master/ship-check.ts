@@ -1,5 +1,6 @@
 import { valuesOf, type Param } from "../params/params.js";
 import { readThetaAfter } from "../db/iterations.js";
+import { runTheta } from "../db/option-run.js";
 import type { ShipCandidate, ShipMatch } from "../db/schema.js";
 import {
   openShipCheck,
@@ -49,8 +50,8 @@ export function refuseRepeatedShipGames(config: TuningConfig): void {
 }
 
 /**
- * The ship check (docs/ship-check.md), after the run's last iteration: the candidates play a
- * short elimination at the ship limits, and the one left plays the start θ under the SPRT, all
+ * The ship check (docs/ship-check.md), after the run's last iteration (a UCI-option run: its last
+ * batch, with the final θ the one candidate): the candidates play a short elimination at the ship limits, and the one left plays the start θ under the SPRT, all
  * through the workers like `spsa verify`. Every match is a verification row naming its stage,
  * so a restarted master continues the check where it was (a match already played is read back).
  * Returns the complete check, or undefined when the run has none (no `[ship]`).
@@ -68,7 +69,10 @@ export async function runShipCheck(
   } else {
     const ship = config.ship;
     if (!ship) return undefined;
-    const thetaAfter = await db.retrying((sql) => readThetaAfter(sql, run.id));
+    // A UCI-option run has no iterations: its one candidate is its final θ (docs/ship-check.md).
+    const thetaAfter = await db.retrying(async (sql) =>
+      config.engine.mode === "options" ? [(await runTheta(sql, run.id)).theta] : readThetaAfter(sql, run.id),
+    );
     const candidates = shipCandidates({
       thetaAfter,
       tail: ship.tail,
@@ -96,7 +100,7 @@ export async function runShipCheck(
     games: number,
     sprt: SprtBounds | undefined,
   ): Promise<FinishedVerification> => {
-    const match = { db, config, params, signingKey: options.signingKey, games, sprt, limits };
+    const match = { db, config, params, signingKey: options.signingKey, games, sprt, limits, log };
     const found = await db.retrying((sql) => findShipVerification(sql, id, stage));
     const row = found ?? (await startVerification(match, run, compared, { checkId: id, stage }));
     log(

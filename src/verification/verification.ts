@@ -1,8 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Param } from "../params/params.js";
 import { buildPlusAndMinus, type BuiltEngine } from "../engine-build/engine-builder.js";
-import { storeBinaries } from "../engine-build/binary-store.js";
+import { sha256OfFile, storeBinaries } from "../engine-build/binary-store.js";
+import { optionEngineBinary } from "../engine-build/option-engine.js";
+import { optionRunOf, type OptionRunRow } from "../db/option-run.js";
+import { signOptions } from "../signing/options-signature.js";
 import { buildingLock, verificationFolder, sweepBuilds } from "../engine-build/retention.js";
 import { withFileLock } from "../core/lock-file.js";
 import { expireLeases } from "../db/batches.js";
@@ -55,6 +58,8 @@ export interface VerificationSetup {
   sprt: SprtBounds | undefined;
   /** What both engines search with. */
   limits: PlayLimits;
+  /** Where a verification says what the log should know (a UCI-option run's binary gone). */
+  log?: (line: string) => void;
 }
 
 /** The two θ compared: "to" plays on the plus side, and the Elo is its. */
@@ -74,8 +79,8 @@ export interface FinishedVerification extends VerificationOutcome {
 }
 
 /**
- * Builds both engines and opens the games, the verification row (and, for a ship check, its stage)
- * in one transaction.
+ * Builds both engines (a UCI-option run: takes its one binary, both sides set up from its options)
+ * and opens the games, the verification row (and, for a ship check, its stage) in one transaction.
  */
 export async function startVerification(
   match: VerificationSetup,
@@ -84,26 +89,70 @@ export async function startVerification(
   ship?: { checkId: number; stage: string },
 ): Promise<VerificationRow> {
   const { config, params } = match;
+  const optionRun = await match.db.retrying((sql) => optionRunOf(sql, run.id));
   const built = (values: Values) =>
-    Object.fromEntries(params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p, run.name) })]));
+    Object.fromEntries(
+      params.map((p) => [p.name, builtValue({ ...p, value: requireValue(values, p.name, run.name) })]),
+    );
   // A tree of its own, so that a master building in output_dir at the same time is not disturbed.
   const build = { ...config.build, outputDir: join(config.build.outputDir, "verify") };
   const folder = verificationFolder(config.build.outputDir, run.name, Date.now());
   mkdirSync(dirname(folder), { recursive: true });
   // Until the games are opened nothing names the folder: its lock keeps a sweep (sweepBuilds) away.
   return withFileLock(buildingLock(folder), BUILD_LOCK_TIMEOUT_MS, async () => {
-    const engines = await withSpinner(
-      `building ${compared.toLabel} and ${compared.fromLabel} engines`,
-      buildPlusAndMinus({
-        build,
-        params,
-        values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
-        destination: (variant, binary) => join(folder, variant, binary),
-        signal: match.db.signal,
-      }),
-    );
+    const engines = optionRun
+      ? await optionEngines(match, optionRun, compared, run.name, folder)
+      : await withSpinner(
+          `building ${compared.toLabel} and ${compared.fromLabel} engines`,
+          buildPlusAndMinus({
+            build,
+            params,
+            values: { plus: built(compared.toValues), minus: built(compared.fromValues) },
+            destination: (variant, binary) => join(folder, variant, binary),
+            signal: match.db.signal,
+          }),
+        );
     return openVerification(match, run, compared, engines, ship && { ship });
   });
+}
+
+/**
+ * A UCI-option run's engines: its one binary on both sides (the run's file while it is there, as
+ * the run stored it; once a complete run's is swept, `[engine] binary` or [build].engine_dir built
+ * once into the verification's folder), each set up from the run's parameter list with its θ.
+ */
+async function optionEngines(
+  match: VerificationSetup,
+  optionRun: OptionRunRow,
+  compared: Compared,
+  runName: string,
+  folder: string,
+): Promise<VerificationEngines> {
+  for (const name of optionRun.names) {
+    requireValue(compared.toValues, name, runName);
+    requireValue(compared.fromValues, name, runName);
+  }
+  const kept = existsSync(optionRun.enginePath) && sha256OfFile(optionRun.enginePath) === optionRun.engineSha256;
+  const path = kept
+    ? optionRun.enginePath
+    : await optionEngineBinary(match.config, `${runName}-verify`, join(folder, "options"));
+  const engine = { path, sha256: kept ? optionRun.engineSha256 : sha256OfFile(path) };
+  if (engine.sha256 !== optionRun.engineSha256)
+    match.log?.(
+      `run "${runName}": its binary (${optionRun.enginePath}) is gone; both sides play ${path}, ` +
+        `which is not the binary the run tuned (sha256 ${engine.sha256.slice(0, 12)}, not ${optionRun.engineSha256.slice(0, 12)})`,
+    );
+  return { plus: engine, minus: engine, options: { runId: optionRun.runId, parameters: optionRun.parameters } };
+}
+
+/**
+ * The two engines of a verification ("to" on the plus side); on a UCI-option run both are its one
+ * binary, set up from its parameter list (`options`) with each side's θ.
+ */
+export interface VerificationEngines {
+  plus: BuiltEngine;
+  minus: BuiltEngine;
+  options?: Pick<OptionRunRow, "runId" | "parameters">;
 }
 
 /** The lock is new (the folder's name is unique to the millisecond): it is never waited for. */
@@ -119,7 +168,7 @@ export async function openVerification(
   match: VerificationSetup,
   run: { id: number; name: string },
   compared: Compared,
-  engines: { plus: BuiltEngine; minus: BuiltEngine },
+  engines: VerificationEngines,
   link?: { ship: { checkId: number; stage: string } } | { transferIterationId: number },
 ): Promise<VerificationRow> {
   const { config, db, limits } = match;
@@ -161,6 +210,13 @@ export async function openVerification(
       minusValues: compared.fromValues,
       signs: {},
       settings: { ...settingsOf(config, match.params), moveLimit },
+      // Options, like binaries, only as the master signed them for this run (the carrier).
+      ...(engines.options && {
+        options: {
+          runId: engines.options.runId,
+          signature: signOptions(match.signingKey.signMessage, carrier.uid, engines.options.parameters),
+        },
+      }),
     });
     return insertVerification(tx, carrier.id, verification);
   });
@@ -269,9 +325,9 @@ function describeOutcome(row: VerificationRow, outcome: VerificationOutcome): st
   );
 }
 
-function requireValue(values: Values, param: Param, runName: string): number {
-  const value = values[param.name];
+function requireValue(values: Values, name: string, runName: string): number {
+  const value = values[name];
   if (value === undefined)
-    throw new InputError(`run "${runName}"`, `has no value for parameter ${param.name} of the parameters file`);
+    throw new InputError(`run "${runName}"`, `has no value for parameter ${name} of the parameters file`);
   return value;
 }

@@ -34,16 +34,11 @@ export interface VerifyOptions {
   signal?: AbortSignal;
 }
 
-/** Why spsa verify refuses a UCI-option run, and what plays its θ instead (the dashboard says the same). */
-export const OPTION_RUN_REFUSAL = (name: string) =>
-  "is a UCI-option run: spsa verify builds engines from θ and cannot play option values yet. " +
-  `Play θ against θ₀ with compete instead: spsa export --name ${name} --format csv lists θ by option, then ` +
-  "compete ENGINE ENGINE --option-a NAME=VALUE ... -g 400 (docs/uci-options.md#verifying)";
-
 /**
- * `spsa verify`: builds the engines of two θ of a run and has the workers play them against
- * each other as an ordinary iteration of a carrier run, so verification scales out like
- * tuning; stops at the game count or when the SPRT decides. A rerun resumes a killed one.
+ * `spsa verify`: builds the engines of two θ of a run (a UCI-option run: its one binary, set up
+ * with each θ's option values) and has the workers play them against each other as an ordinary
+ * iteration of a carrier run, so verification scales out like tuning; stops at the game count or
+ * when the SPRT decides. A rerun resumes a killed one.
  */
 export async function runVerify(options: VerifyOptions): Promise<FinishedVerification> {
   const { database } = options;
@@ -58,13 +53,13 @@ export async function runVerify(options: VerifyOptions): Promise<FinishedVerific
     games,
     sprt,
     limits,
+    log,
   };
   const run = await runNamed(sql, options.runName);
   if (!run) throw new InputError(`run "${options.runName}"`, "not found (see select name from spsa_run)");
-  if (options.config.engine.mode === "options" || (await isOptionRun(sql, run.name)))
-    throw new InputError(`run "${run.name}"`, OPTION_RUN_REFUSAL(run.name));
-  const fromLabel = describeTheta(options.from);
-  const toLabel = describeTheta(options.to);
+  const optionRun = await isOptionRun(sql, run.name);
+  const fromLabel = describeTheta(options.from, optionRun);
+  const toLabel = describeTheta(options.to, optionRun);
   const limitsText = describeLimits(options.limits);
   let row = await findRunningVerification(sql, run.id, fromLabel, toLabel, options.limits);
   if (row) {
@@ -77,8 +72,8 @@ export async function runVerify(options: VerifyOptions): Promise<FinishedVerific
     const bookFile = resolveBook(options.config.games.book);
     const book = loadBook(bookFile, { plies: options.config.games.bookPlies });
     refuseRepeatedGames({ games: options.games, book, bookFile, limits: options.limits, flag: "--games" });
-    const fromValues = await thetaOf(sql, run, options.from);
-    const toValues = await thetaOf(sql, run, options.to);
+    const fromValues = await thetaOf(sql, run, options.from, optionRun);
+    const toValues = await thetaOf(sql, run, options.to, optionRun);
     // The run's names for params.toml's parameters (an element it holds under its former name).
     const named = { ...match, params: withStoredNames(params, fromValues).params };
     row = await startVerification(named, run, { fromLabel, toLabel, fromValues, toValues });

@@ -423,9 +423,15 @@ describe("config.toml", () => {
       ).toEqual({ every: 1, games: 10 });
     });
 
-    it("refuses it in UCI-option mode", () => {
-      expect(errorOf('[engine]\nmode = "options"\n[ship]\nnodes = 300\n').message).toMatch(
-        /\[ship\]\.nodes \(line 4\): applies only with \[engine\] mode = "build"/,
+    it("reads it in UCI-option mode, where only the final θ is a candidate: elimination, tail and transfer refused", () => {
+      expect(loadConfig(write('[engine]\nmode = "options"\n[ship]\nnodes = 300\n')).ship?.limits).toEqual({
+        nodes: 300,
+      });
+      expect(errorOf('[engine]\nmode = "options"\n[ship]\nnodes = 300\nelimination_games = 8\n').message).toMatch(
+        /\[ship\]\.elimination_games \(line 5\): applies only with \[engine\] mode = "build" \(a UCI-option run has no iterations/,
+      );
+      expect(errorOf('[engine]\nmode = "options"\n[ship]\nnodes = 300\ntransfer_every = 2\n').message).toMatch(
+        /\[ship\]\.transfer_every \(line 5\): applies only with \[engine\] mode = "build"/,
       );
     });
   });

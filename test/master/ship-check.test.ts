@@ -6,19 +6,7 @@ import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
-
-/** A ship-check match as the database holds it: the verification, its carrier iteration's games and its accepted batches' games. */
-interface StageRow {
-  id: number;
-  stage: string;
-  from_label: string;
-  to_label: string;
-  status: string;
-  target_games: number;
-  games_played: number;
-  results: number;
-  batch_games: number;
-}
+import { verificationGames, type VerificationGames as StageRow } from "../support/verification-rows.js";
 
 describe("the ship check at the end of a build-mode run", () => {
   // Node-limited games from a seeded worker: the run's θ, and so its candidates, are the same every time.
@@ -202,12 +190,7 @@ describe("the ship check at the end of a build-mode run", () => {
   });
 
   async function stagesOf(): Promise<StageRow[]> {
-    return fixture.sql<StageRow[]>`
-      select v.id, v.ship_stage as stage, v.from_label, v.to_label, v.status, i.target_games, i.games_played,
-        i.plus_wins + i.minus_wins + i.draws as results,
-        (select coalesce(sum(games), 0)::int from spsa_batch b where b.iteration_id = i.id and b.status = 'done') as batch_games
-      from spsa_verification v join spsa_iteration i on i.run_id = v.carrier_run_id
-      where v.ship_check_id is not null order by v.id`;
+    return verificationGames(fixture.sql, true);
   }
 });
 

@@ -11,7 +11,7 @@ import { writeSyntheticOptionRun } from "../support/synthetic-option-run.js";
 describe("a UCI-option run on the screens that are not its status", () => {
   const database = useMigratedDatabase(2);
 
-  it("spsa verify refuses it naming what to do (exit 2), export --format csv lists its θ over the run, its latest batches name W/D/L and the worker", async () => {
+  it("spsa verify refuses a batch it has not applied (exit 2), export --format csv lists its θ over the run, its latest batches name W/D/L and the worker", async () => {
     const { sql } = database;
     const config = loadConfig("config.toml");
     const params = loadParams("params.toml");
@@ -37,12 +37,10 @@ describe("a UCI-option run on the screens that are not its status", () => {
     const env = { DATABASE_URL: database.url };
     const run = (await findRun(sql, "opts"))!;
 
-    const verify = await spsa(["verify", "--name", "opts", "--games", "2"], { env });
+    // spsa verify counts a UCI-option run's θ in applied batches (test/verify/verify-options.test.ts plays one).
+    const verify = await spsa(["verify", "--name", "opts", "--to", "9", "--games", "2"], { env });
     expect(verify.exitCode, verify.all).toBe(2);
-    expect(verify.stderr.trim()).toBe(
-      'error: run "opts": is a UCI-option run: spsa verify builds engines from θ and cannot play option values yet. ' +
-        "Play θ against θ₀ with compete instead: spsa export --name opts --format csv lists θ by option, then compete ENGINE ENGINE --option-a NAME=VALUE ... -g 400 (docs/uci-options.md#verifying)",
-    );
+    expect(verify.stderr.trim()).toBe('error: run "opts": has no applied batch 9 (applied: 4)');
     // Nothing was started: no verification row.
     expect((await sql`select 1 from spsa_verification`).length).toBe(0);
 

@@ -477,9 +477,7 @@ function runBody(detail) {
         v.los_percent ?? "",
         v.verdict ?? "",
       ]),
-      perturbations
-        ? "spsa verify plays built engines, not option values: play θ against θ₀ with compete --option-a (docs/uci-options.md#verifying)."
-        : "No verification yet: run spsa verify.",
+      "No verification yet: run spsa verify.",
     ),
     h("h2", {}, "Faulted games kept"),
     table(

@@ -24,6 +24,13 @@ export interface PlayedBatch {
 }
 
 /** A worker's batches played: their binaries obtained from the cache or the database and verified, then their pairs. */
+/** What a batch's player says as it goes. */
+export interface BatchEvents {
+  /** Its binaries and options are verified and its games begin (not said for a batch refused). */
+  started: () => void;
+  pairEnded: () => void;
+}
+
 export class BatchPlayer {
   private readonly factorFor: FactorFor;
 
@@ -41,8 +48,8 @@ export class BatchPlayer {
     this.factorFor = timeScaler(options, session, log);
   }
 
-  /** Plays the batch, calling `onPair` as each game pair ends. */
-  async play(batch: PlayableBatch, onPair: () => void): Promise<PlayedBatch> {
+  /** Plays the batch, telling `events` when its games begin and as each game pair ends. */
+  async play(batch: PlayableBatch, events: BatchEvents): Promise<PlayedBatch> {
     const { cache } = this.options;
     const keys = this.options.trustedKeys();
     const binaries = binariesOf(batch);
@@ -61,7 +68,7 @@ export class BatchPlayer {
           .catch((error: unknown) =>
             this.log(`worker ${this.options.name}: the engine cache could not be trimmed: ${(error as Error).message}`),
           );
-      return await this.playObtained(batch, paths, keys, onPair);
+      return await this.playObtained(batch, paths, keys, events);
     } finally {
       done();
     }
@@ -72,7 +79,7 @@ export class BatchPlayer {
     batch: PlayableBatch,
     paths: string[],
     keys: KeyObject[],
-    onPair: () => void,
+    events: BatchEvents,
   ): Promise<PlayedBatch> {
     const { player } = this.options;
     await player.retire(paths);
@@ -82,6 +89,7 @@ export class BatchPlayer {
       paths,
       batch.optionDraw && drawOptions(verifiedDraw(keys, batch.runUid, batch.optionDraw)),
     );
+    events.started();
     const tally = new BatchTally(pairings.length > 1);
     const faulted: FaultedGame[] = [];
     const event = `${batch.runName} iteration ${batch.iterationNumber} batch ${batch.batchId}`;
@@ -106,7 +114,7 @@ export class BatchPlayer {
             faulted.push(
               ...faultedGames(result, u * pairings.length + p, event, new Date(), [first.role, second.role]),
             );
-          onPair();
+          events.pairEnded();
         }),
       ),
     );

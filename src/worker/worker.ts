@@ -176,15 +176,21 @@ class WorkerLoop {
     this.status.workSeen();
     this.claimedGames += batch.games;
     this.pendingGames += batch.games;
-    // Said once per batch: a log (not a terminal) gets the status line only every 30 s.
-    this.status.done();
-    this.log(`worker ${this.name}: ${startsBatch(batch)}`);
     this.status.show(batch);
     let unplayed = batch.games;
     const play = this.batches
-      .play(batch, () => {
-        unplayed -= 2;
-        this.pendingGames -= 2;
+      .play(batch, {
+        // Said once per batch, once its binaries are verified: a log (not a terminal) gets the
+        // status line only every 30 s.
+        started: () => {
+          this.status.done();
+          this.log(`worker ${this.name}: ${startsBatch(batch)}`);
+          this.status.show(batch);
+        },
+        pairEnded: () => {
+          unplayed -= 2;
+          this.pendingGames -= 2;
+        },
       })
       .then((played) => this.report(batch, played))
       .catch((error: unknown) => this.fail(batch, error))

@@ -134,7 +134,8 @@ export async function releaseClaims(sql: Sql, worker: WorkerSession): Promise<{ 
  * SKIP LOCKED), splitting off what is beyond `maxGames` (a UCI-option batch, drawn by the
  * master, is taken whole), and gives it the iteration's lease; in the same transaction, a
  * UCI-option batch's draw is read with its run's parameter list (spsa_claim_batch hands one out
- * only with its draw; a worker writes none). Iterations in `skip` are passed over.
+ * only with its draw; a worker writes none). Iterations in `skip` are passed over. What it reads
+ * of its batch comes from spsa_claimed_batch: a worker role may read no batch row itself.
  */
 export async function claimBatch(
   sql: postgres.Sql,
@@ -158,7 +159,7 @@ export async function claimBatch(
         ${granted.leaseSeconds}::float8 as "leaseSeconds",
         r.seed as "runSeed",
         (g.iteration_number - 1) * g.target_games
-          + coalesce((select b.games_before from spsa_batch b where b.id = ${granted.batchId}), 0) as "firstGame",
+          + coalesce((select c.games_before from spsa_claimed_batch(${granted.batchId}) c), 0) as "firstGame",
         g.plus_engine_path as "plusEnginePath",
         g.minus_engine_path as "minusEnginePath",
         g.plus_engine_sha256 as "plusEngineSha256",

@@ -28,7 +28,8 @@ export type ClaimedDraw = Omit<OptionDraw, "parameters"> & {
  * already (a large run's list is the biggest read of a claim). A batch of a UCI-option run has
  * the master's draw (spsa_perturbation); a batch of a verification of one plays its iteration's
  * two θ (plus_parameters and minus_parameters), set up from the verified run's parameter list,
- * signed for the verification's carrier run (spsa_iteration.options_signature).
+ * signed for the verification's carrier run (spsa_iteration.options_signature). Read through
+ * spsa_claimed_batch, which gives a worker role only a batch one of its names holds claimed.
  */
 export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList): Promise<ClaimedDraw | undefined> {
   const [row] = await sql<
@@ -42,17 +43,9 @@ export async function drawOfBatch(sql: Sql, batchId: number, known?: KnownList):
     }[]
   >`
     with drawn as (
-      select p.run_id as list_run, o.parameters_signature as signature,
-        p.plus_parameters as plus, p.minus_parameters as minus, p.reference_parameters as reference
-      from spsa_perturbation p
-      join spsa_option_run o on o.run_id = p.run_id
-      where p.batch_id = ${batchId}
-      union all
-      select i.options_run_id, i.options_signature, i.plus_parameters, i.minus_parameters, null
-      from spsa_batch b
-      join spsa_iteration i on i.id = b.iteration_id
-      where b.id = ${batchId}
-        and i.options_run_id is not null
+      select list_run, signature, plus, minus, reference
+      from spsa_claimed_batch(${batchId})
+      where list_run is not null
     )
     select
       case when d.signature = ${known?.signature ?? null}::text then null

@@ -93,7 +93,6 @@ CREATE INDEX spsa_batch_open ON public.spsa_batch USING btree (iteration_id, id)
 CREATE INDEX spsa_batch_reported ON public.spsa_batch USING btree (reported_at) WHERE (status = 'done'::text);
 CREATE INDEX spsa_batch_set_aside ON public.spsa_batch USING btree (iteration_id) WHERE ((held_at IS NOT NULL) OR (undo_id IS NOT NULL));
 CREATE INDEX spsa_batch_unfolded ON public.spsa_batch USING btree (iteration_id, reported_at, id) WHERE ((NOT folded) AND ((status = 'done'::text) OR refused));
-GRANT SELECT ON TABLE public.spsa_batch TO spsa_workers;
 
 -- table: public.spsa_binary
 CREATE TABLE public.spsa_binary (
@@ -207,7 +206,27 @@ CREATE TABLE public.spsa_iteration (
 );
 CREATE INDEX spsa_iteration_open ON public.spsa_iteration USING btree (status) WHERE (status <> 'complete'::text);
 CREATE UNIQUE INDEX spsa_iteration_run_number ON public.spsa_iteration USING btree (run_id, iteration_number);
-GRANT SELECT ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (games_claimed) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (id) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (iteration_number) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (minus_engine_path) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (minus_engine_sha256) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (minus_engine_signature) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (minus_parameters) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (perturbation_signs) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (plus_engine_path) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (plus_engine_sha256) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (plus_engine_signature) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (plus_parameters) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (reference_engine_path) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (reference_engine_sha256) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (reference_engine_signature) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (run_id) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (settings) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (status) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (target_games) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (timehigh_ms) ON TABLE public.spsa_iteration TO spsa_workers;
+GRANT SELECT (timelow_ms) ON TABLE public.spsa_iteration TO spsa_workers;
 
 -- table: public.spsa_option_run
 CREATE TABLE public.spsa_option_run (
@@ -230,7 +249,10 @@ CREATE TABLE public.spsa_option_run (
   CONSTRAINT spsa_option_run_pkey PRIMARY KEY (run_id),
   CONSTRAINT spsa_option_run_run_id_spsa_run_id_fk FOREIGN KEY (run_id) REFERENCES spsa_run(id)
 );
-GRANT SELECT ON TABLE public.spsa_option_run TO spsa_workers;
+GRANT SELECT (parameter_names) ON TABLE public.spsa_option_run TO spsa_workers;
+GRANT SELECT (parameters) ON TABLE public.spsa_option_run TO spsa_workers;
+GRANT SELECT (parameters_signature) ON TABLE public.spsa_option_run TO spsa_workers;
+GRANT SELECT (run_id) ON TABLE public.spsa_option_run TO spsa_workers;
 
 -- table: public.spsa_perturbation
 CREATE TABLE public.spsa_perturbation (
@@ -266,7 +288,6 @@ CREATE INDEX spsa_perturbation_pilot ON public.spsa_perturbation USING btree (ru
 CREATE UNIQUE INDEX spsa_perturbation_run_applied ON public.spsa_perturbation USING btree (run_id, applied_number);
 CREATE UNIQUE INDEX spsa_perturbation_run_number ON public.spsa_perturbation USING btree (run_id, batch_number);
 CREATE INDEX spsa_perturbation_values ON public.spsa_perturbation USING btree (run_id) WHERE (plus_parameters IS NOT NULL);
-GRANT SELECT ON TABLE public.spsa_perturbation TO spsa_workers;
 
 -- table: public.spsa_run
 CREATE TABLE public.spsa_run (
@@ -295,11 +316,7 @@ CREATE TABLE public.spsa_run (
   CONSTRAINT spsa_run_reference CHECK (((reference_sha256 IS NULL) OR ((reference IS NOT NULL) AND (reference_path IS NOT NULL)))),
   CONSTRAINT spsa_run_status CHECK ((status = ANY (ARRAY['active'::text, 'complete'::text, 'stopped'::text])))
 );
-GRANT SELECT (completed_at) ON TABLE public.spsa_run TO spsa_workers;
-GRANT SELECT (created_at) ON TABLE public.spsa_run TO spsa_workers;
-GRANT SELECT (current_parameters) ON TABLE public.spsa_run TO spsa_workers;
 GRANT SELECT (id) ON TABLE public.spsa_run TO spsa_workers;
-GRANT SELECT (initial_parameters) ON TABLE public.spsa_run TO spsa_workers;
 GRANT SELECT (name) ON TABLE public.spsa_run TO spsa_workers;
 GRANT SELECT (seed) ON TABLE public.spsa_run TO spsa_workers;
 GRANT SELECT (status) ON TABLE public.spsa_run TO spsa_workers;
@@ -419,7 +436,6 @@ CREATE TABLE public.spsa_worker (
   CONSTRAINT spsa_worker_name_unique UNIQUE (name),
   CONSTRAINT spsa_worker_pkey PRIMARY KEY (id)
 );
-GRANT SELECT ON TABLE public.spsa_worker TO spsa_workers;
 
 -- table: public.spsa_worker_decision
 CREATE TABLE public.spsa_worker_decision (
@@ -698,6 +714,39 @@ BEGIN
   RETURN QUERY SELECT v_open.id, v_open.iteration_id, v_games, extract(epoch FROM v_lease)::float8;
 END $function$;
 GRANT EXECUTE ON FUNCTION public.spsa_claim_batch(p_worker text, p_max_games integer, p_skip integer[]) TO spsa_workers;
+
+-- function: public.spsa_claimed_batch(p_batch bigint)
+CREATE OR REPLACE FUNCTION public.spsa_claimed_batch(p_batch bigint)
+ RETURNS TABLE(games_before integer, list_run integer, signature text, plus jsonb, minus jsonb, reference jsonb)
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+BEGIN
+  IF NOT pg_has_role(session_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = 'public.spsa_batch'::regclass), 'MEMBER')
+    AND NOT EXISTS (
+      SELECT 1 FROM spsa_batch b JOIN spsa_worker w ON w.name = b.worker_name
+      WHERE b.id = p_batch AND b.status = 'claimed' AND w.login_role = session_user
+    ) THEN
+    RAISE EXCEPTION 'batch % is not claimed by a worker name of database role "%"', p_batch, session_user USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  RETURN QUERY
+    SELECT b.games_before, d.list_run, d.signature, d.plus, d.minus, d.reference
+    FROM spsa_batch b
+    LEFT JOIN LATERAL (
+      SELECT p.run_id AS list_run, o.parameters_signature AS signature,
+        p.plus_parameters AS plus, p.minus_parameters AS minus, p.reference_parameters AS reference
+      FROM spsa_perturbation p
+      JOIN spsa_option_run o ON o.run_id = p.run_id
+      WHERE p.batch_id = b.id
+      UNION ALL
+      SELECT i.options_run_id, i.options_signature, i.plus_parameters, i.minus_parameters, NULL
+      FROM spsa_iteration i
+      WHERE i.id = b.iteration_id AND i.options_run_id IS NOT NULL
+    ) d ON true
+    WHERE b.id = p_batch;
+END $function$;
+GRANT EXECUTE ON FUNCTION public.spsa_claimed_batch(p_batch bigint) TO spsa_workers;
 
 -- function: public.spsa_heartbeat(p_worker text, p_session text, p_batches bigint[])
 CREATE OR REPLACE FUNCTION public.spsa_heartbeat(p_worker text, p_session text, p_batches bigint[])

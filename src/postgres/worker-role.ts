@@ -22,11 +22,25 @@ const LOGIN_PREFIX = "spsa_worker_";
  */
 const WORKER_PRIVILEGES = [
   "grant usage on schema public",
-  // What it plays with: the iterations' settings, binaries, option runs and the master's draws.
-  "grant select on spsa_iteration, spsa_binary, spsa_option_run, spsa_perturbation, spsa_batch, spsa_worker",
-  // Not spsa_run.config: the run's config as the master read it (it may name a database URL).
-  "grant select (id, uid, name, status, seed, initial_parameters, current_parameters, created_at, " +
-    "completed_at) on spsa_run",
+  // Only what it plays its own batches with (docs/worker-role.md#what-the-role-reads), column by column.
+  // Nothing of spsa_worker (other machines' names, hosts, pids, sessions), spsa_batch (who holds which
+  // batch, its results, held_at, undo_id) or spsa_perturbation (others' results, what θ took): its own
+  // claimed batch comes from spsa_claimed_batch. Nothing that moves when the master sets batches aside
+  // or applies them: the iterations' result counters, θ, an option run's applied count.
+  // An iteration: its binaries and their signatures, clock, settings, θ± and signs (what its binaries
+  // differ by), and how many of its games are claimed (in games, no batch or name).
+  "grant select (id, run_id, iteration_number, status, target_games, games_claimed, " +
+    "plus_engine_path, minus_engine_path, plus_engine_sha256, minus_engine_sha256, " +
+    "plus_engine_signature, minus_engine_signature, reference_engine_path, reference_engine_sha256, " +
+    "reference_engine_signature, timelow_ms, timehigh_ms, settings, plus_parameters, minus_parameters, " +
+    "perturbation_signs) on spsa_iteration",
+  "grant select on spsa_binary",
+  // A UCI-option run's signed parameter list, which a claim sets its engines' options from.
+  "grant select (run_id, parameters, parameter_names, parameters_signature) on spsa_option_run",
+  "grant execute on function spsa_claimed_batch",
+  // Not spsa_run.config (the run's config as the master read it: it may name a database URL), nor θ,
+  // nor who holds the run's master lease.
+  "grant select (id, uid, name, status, seed) on spsa_run",
   // A worker checks that the schema is current; it never migrates (applyMigrations).
   "grant usage on schema drizzle",
   "grant select on drizzle.__drizzle_migrations",

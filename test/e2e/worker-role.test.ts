@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { connect } from "../../src/postgres/connection.js";
 import { spsa } from "../support/cli.js";
 import { expectConsistentRun, perturbationsOf } from "../support/options-run.js";
 import { expectExactCounts, iterationsOf, startMaster, startWorker } from "../support/processes.js";
@@ -7,7 +8,8 @@ import { useRunFixture, type RunFixture } from "../support/run-fixture.js";
 
 /**
  * Runs the master with the owner's URL and one worker with a worker URL of its own until the
- * master finishes; returns the worker machine's name. Revokes the role afterwards.
+ * master finishes, then tries with that URL to read what the role must not (expectHiddenFrom);
+ * returns the worker machine's name. Revokes the role afterwards.
  */
 async function runWithWorkerUrl(fixture: RunFixture, runName: string): Promise<string> {
   const machine = `m${randomBytes(4).toString("hex")}`;
@@ -18,9 +20,50 @@ async function runWithWorkerUrl(fixture: RunFixture, runName: string): Promise<s
   worker.kill("SIGTERM");
   const workerOutput = (await worker).all;
   expect(master.exitCode, `${master.all}\n${workerOutput}`).toBe(0);
+  await expectHiddenFrom(fixture, issued.stdout.trim(), `${machine}-w`);
   const revoked = await spsa(["db", "worker-url", "--name", machine, "--revoke"], { env: fixture.env });
   expect(revoked.exitCode, revoked.all).toBe(0);
   return machine;
+}
+
+/** What a worker role reads of other machines and of the master's evidence: nothing (SQLSTATE 42501). */
+const HIDDEN = [
+  "select host, pid, session_id from spsa_worker",
+  "select * from spsa_worker",
+  "select name, login_role from spsa_worker",
+  "select held_at from spsa_batch",
+  "select * from spsa_batch",
+  "select worker_name, status, pairs, undo_id from spsa_batch",
+  "select * from spsa_perturbation",
+  "select worker_name, applied_number, plus_parameters from spsa_perturbation",
+  "select theta_applied from spsa_option_run",
+  "select * from spsa_option_run",
+  "select * from spsa_iteration",
+  "select games_played, plus_wins, binaries_refused, theta_after from spsa_iteration",
+  "select current_parameters, master_host, master_pid from spsa_run",
+];
+
+/**
+ * The attack, with the URL the worker just played with: every statement of HIDDEN is refused, while
+ * the rows are there for the owner (its worker's host and pid, its done batches).
+ */
+async function expectHiddenFrom(fixture: RunFixture, url: string, name: string): Promise<void> {
+  const [row] = await fixture.sql<{ host: string; pid: number | null; done: number }[]>`
+    select w.host, w.pid, (select count(*)::int from spsa_batch b where b.worker_name = w.name and b.status = 'done') as done
+    from spsa_worker w where w.name = ${name}`;
+  expect(row?.host).toBeTruthy();
+  expect(row?.pid).toBeGreaterThan(0);
+  expect(row?.done).toBeGreaterThan(0);
+  const guest = connect(url, 1);
+  try {
+    for (const statement of HIDDEN)
+      await expect(guest.unsafe(statement), statement).rejects.toMatchObject({ code: "42501" });
+    // What it plays with stays readable.
+    const [iteration] = await guest<{ n: number }[]>`select count(target_games)::int as n from spsa_iteration`;
+    expect(iteration?.n).toBeGreaterThan(0);
+  } finally {
+    await guest.end();
+  }
 }
 
 /**

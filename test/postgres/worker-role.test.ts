@@ -128,7 +128,7 @@ describe("spsa db worker-url: a worker machine's database role", () => {
 
   it("cannot read a run's config (which may name a database URL)", async () => {
     await expect(worker`select config from spsa_run`).rejects.toMatchObject(DENIED);
-    const [run] = await worker<{ name: string }[]>`select name, status, current_parameters from spsa_run`;
+    const [run] = await worker<{ name: string }[]>`select name, status, seed from spsa_run`;
     expect(run?.name).toBe("guarded");
   });
 
@@ -185,6 +185,11 @@ describe("spsa db worker-url: a worker machine's database role", () => {
       reportBatch(worker, { ...report, pairs: [...report.pairs] as [number, number, number, number, number] }),
     ).rejects.toMatchObject(DENIED);
     await expect(worker`select * from spsa_return_to_pool('master-box')`).rejects.toMatchObject(DENIED);
+    // Nor read what the batch is: the claim's own read of a batch is for a batch of its own names only.
+    await expect(worker`select * from spsa_claimed_batch(${theirs!.batchId})`).rejects.toMatchObject({
+      ...DENIED,
+      message: expect.stringContaining("is not claimed by a worker name of database role"),
+    });
     const [row] = await database.sql<{ host: string; status: string }[]>`
       select w.host, b.status from spsa_worker w join spsa_batch b on b.worker_name = w.name where w.name = 'master-box'`;
     expect(row).toEqual({ host: "test", status: "claimed" });
@@ -218,7 +223,12 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     await expect(reportBatch(worker, { ...report, wins: 40 })).rejects.toThrow(
       `batch ${batch!.batchId} has 2 games, the report has 41`,
     );
+    // Its batch while it holds it; once reported, nothing more (not whether the master took or held it).
+    const own = () => worker<{ gamesBefore: number }[]>`
+      select games_before as "gamesBefore" from spsa_claimed_batch(${batch!.batchId})`;
+    expect((await own())[0]?.gamesBefore).toBe(batch!.firstGame);
     expect(await reportBatch(worker, report)).toBe("accepted");
+    await expect(own()).rejects.toMatchObject(DENIED);
     expect(await reportBatch(worker, report)).toBe("duplicate");
     await foldIteration(database.sql, batch!.iterationId);
     const [iteration] = await database.sql<{ played: number; wins: number }[]>`

@@ -10,15 +10,17 @@ import type { OptionDraw, Values } from "../../src/types/spsa.js";
 /**
  * A worker that lies (docs/bad-workers.md): a real process that holds a worker role's URL and
  * speaks to the database only through what the role is granted (the claim and report functions,
- * and `select` on the batches, iterations and draws), as a hostile worker machine would. It plays
+ * its own batch's draw, and the columns of the iterations a worker reads), as a hostile worker
+ * machine would. It plays
  * no game. For each batch it claims it reports:
  *
  * - `targeted`: every game won by whichever side pushed `--target` up (it reads the batch's
  *   signs: the draw of a UCI-option batch, the iteration's signs in build mode);
  * - `plus-wins`: every game won by plus.
  *
- * It claims only while its batches are at most `--share` of the run's claimed and reported ones,
- * so a test or benchmark sets how much of a run it takes. It stops after `--idle-ms` without work
+ * It claims only while its games are at most `--share` of the run's claimed and reported ones
+ * (its own count against the iterations' games_claimed: a worker role reads no batch row, so it
+ * cannot tell whose the others are), so a test or benchmark sets how much of a run it takes. It stops after `--idle-ms` without work
  * (waiting for its share is not idle: it stops with the run).
  *
  *   DATABASE_URL=<worker url> npx tsx test/support/liar-worker.ts --name liar --kind targeted --target KNIGHT_VALUE_MG --share 0.2
@@ -41,6 +43,9 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
   let reported = 0;
   let idleSince = Date.now();
   let runId: number | undefined;
+  /** The games it claimed, and those of its last batch. */
+  let mine = 0;
+  let lastGames = 0;
   try {
     const claim = await claimWorkerName(
       sql,
@@ -50,7 +55,7 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
     if (claim.taken) throw new Error(`worker name ${options.name} is held by a live process`);
     while (Date.now() - idleSince < options.idleMs) {
       await returnToPool(sql, null);
-      if (runId !== undefined && !(await underShare(sql, runId, options.name, options.share))) {
+      if (runId !== undefined && !(await underShare(sql, runId, mine, lastGames, options.share))) {
         // Holding back for the others is not being idle.
         idleSince = Date.now();
         await sleep(50);
@@ -63,6 +68,8 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
       }
       idleSince = Date.now();
       runId = batch.runId;
+      mine += batch.games;
+      lastGames = batch.games;
       const plusWins = options.kind === "plus-wins" || (await signOf(sql, batch, options.target ?? "")) > 0;
       const outcome = await reportBatch(sql, {
         batchId: batch.batchId,
@@ -116,14 +123,23 @@ function lie(games: number, plusWins: boolean, reference: boolean): Omit<BatchRe
   };
 }
 
-/** Whether its batches are at most `share` of the run's batches claimed or reported (or the run is over: nothing to hold back for). */
-async function underShare(sql: postgres.Sql, runId: number, name: string, share: number): Promise<boolean> {
-  const [row] = await sql<{ mine: number; all: number; active: boolean }[]>`
-    select (count(*) filter (where b.worker_name = ${name}))::int as mine, count(*)::int as all,
+/**
+ * Whether its games are at most `share` of the run's games claimed or reported, counting one more
+ * batch of its size (or the run is over: nothing to hold back for).
+ */
+async function underShare(
+  sql: postgres.Sql,
+  runId: number,
+  mine: number,
+  batchGames: number,
+  share: number,
+): Promise<boolean> {
+  const [row] = await sql<{ all: number; active: boolean }[]>`
+    select coalesce(sum(i.games_claimed), 0)::int as all,
       (select status = 'active' from spsa_run where id = ${runId}) as active
-    from spsa_batch b join spsa_iteration i on i.id = b.iteration_id
-    where i.run_id = ${runId} and b.status in ('claimed', 'done')`;
-  return !row || !row.active || row.mine < share * (row.all + 1);
+    from spsa_iteration i
+    where i.run_id = ${runId}`;
+  return !row || !row.active || mine < share * (row.all + batchGames);
 }
 
 /** The batch's sign of `target`: its own draw's (UCI-option mode: plus's value above minus's), or its iteration's. */

@@ -1000,10 +1000,16 @@ CREATE OR REPLACE FUNCTION public.spsa_reopen_claims(p_worker text)
 AS $function$
 BEGIN
   RETURN QUERY
-    WITH expired AS (
-      UPDATE spsa_batch b SET status = 'expired'
+    WITH doomed AS (
+      SELECT b.id FROM spsa_batch b
       WHERE b.status = 'claimed' AND b.lease_expires_at < (CASE WHEN p_worker IS NULL THEN now() ELSE 'infinity' END)
         AND (p_worker IS NULL OR b.worker_name = p_worker)
+      ORDER BY b.id
+      FOR UPDATE SKIP LOCKED
+    ), expired AS (
+      UPDATE spsa_batch b SET status = 'expired'
+      FROM doomed d
+      WHERE b.id = d.id
       RETURNING b.id, b.iteration_id, b.games, b.games_before
     ), reopened AS (
       INSERT INTO spsa_batch (iteration_id, games, games_before, status)

@@ -412,7 +412,7 @@ describe("every definer function, driven with random hostile arguments", () => {
       async () => `select spsa_keep_faulted_games(${await ids()}, ${texts()}, ${json()}::jsonb)`,
       async () => `select * from spsa_return_to_pool(${texts()})`,
       async () => `select * from spsa_release_claims(${texts()}, ${texts()})`,
-      async () => `select * from spsa_claimed_batch(${await ids()})`,
+      async () => `select * from spsa_claimed_batch(${pick([await ids(), ...numbers])}::bigint)`,
     ];
     const invariants = async () => {
       const [bad] = await database.sql<

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli/compete.js";
+import { main } from "../dist/bin/compete.js";
 await main(process.argv);

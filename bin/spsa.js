@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli/spsa.js";
+import { main } from "../dist/bin/spsa.js";
 await main(process.argv);

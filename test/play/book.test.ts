@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { START_FEN } from "../../src/play/position.js";
 import {
@@ -14,6 +15,7 @@ import {
   playable,
   resolveBook,
   runOpenings,
+  SHIPPED_BOOK_DIGESTS,
   sequentialOpenings,
   withRandomPlies,
 } from "../../src/play/book.js";
@@ -117,6 +119,13 @@ describe("opening books", () => {
     // The shipped books' games are not over (workers trust them; a match checks what it plays).
     expect(book.every((opening) => playable(opening) === opening)).toBe(true);
     expect(isShippedBook(defaultBookPath()) && !isShippedBook(books("noob-3moves-100.epd"))).toBe(true);
+    // Loaded without a check of each FEN (their bytes are the shipped digests), they are what a full check reads.
+    for (const file of [defaultBookPath(), resolveBook("openings")]) {
+      const bytes = readFileSync(file);
+      expect(SHIPPED_BOOK_DIGESTS.has(createHash("sha256").update(bytes).digest("hex")), file).toBe(true);
+      const text = (file.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
+      expect(parseEpdBook(text, file)).toEqual(loadBook(file));
+    }
     const named = loadBook(resolveBook("openings"));
     expect(named.length).toBeGreaterThanOrEqual(250);
     expect(named.every((opening) => opening.name && playable(opening) === opening)).toBe(true);

@@ -7,9 +7,11 @@ import {
   expectExactCounts,
   expectRunFinal,
   iterationsOf,
+  outputSoFar,
   replayTheta,
   startMaster,
   startWorker,
+  waitFor,
 } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
 
@@ -41,7 +43,8 @@ describe("transfer in the run: every 2nd iteration's plus and minus also play at
     const { setup, env, sql } = fixture;
     const initialParams = join(setup.dir, "initial-params.toml");
     copyFileSync(setup.paramsFile, initialParams);
-    const worker = startWorker(setup, env, "t1", ["--seed", "w"]);
+    // Its own process group, so that it can be frozen with its engines.
+    const worker = startWorker(setup, env, "t1", ["--seed", "w"], { groupLeader: true });
     let killedDuring: TransferCheck | undefined;
     try {
       const crashed = await startMaster(setup, { ...env, SPSA_CRASH_AT: "transfer-playing" }, "transfers", [
@@ -57,7 +60,27 @@ describe("transfer in the run: every 2nd iteration's plus and minus also play at
       expect(killedDuring?.games_played).toBeGreaterThan(0);
       expect(killedDuring?.games_played).toBeLessThan(8);
 
-      const finished = await startMaster(setup, env, "transfers", ["--seed", "t"]);
+      // Once iteration 4's tuning games are in, the worker (one game at a time, oldest iteration
+      // first) is frozen before it can finish iteration 4's transfer: the master must step
+      // iteration 4 without it and reach the run's end, where it waits for the transfer.
+      const finishing = startMaster(setup, env, "transfers", ["--seed", "t"]);
+      const output = outputSoFar(finishing);
+      await waitFor(
+        async () => (await iterationsOf(sql, "transfers")).find((r) => r.iteration_number === 4)?.games_played === 4,
+        120_000,
+        "iteration 4's tuning games",
+      );
+      process.kill(-worker.pid!, "SIGSTOP");
+      try {
+        await waitFor(
+          async () => /waiting for the transfer iteration 4 plus vs iteration 4 minus/.test(output()),
+          120_000,
+          "the master to step iteration 4 and wait for its transfer at the run's end",
+        );
+      } finally {
+        process.kill(-worker.pid!, "SIGCONT");
+      }
+      const finished = await finishing;
       expect(finished.exitCode, finished.all).toBe(0);
       expect(finished.all).toMatch(
         /^transfer at 2000 nodes per move: 2 of 2 iterations measured \(16 games at the ship limits\)/m,

@@ -1,3 +1,6 @@
 #!/usr/bin/env node
-import { main } from "../dist/bin/compete.js";
+// The command runs bundled (scripts/bundle-cli.mjs); with its source map a stack names the
+// TypeScript sources (--verbose, SPSA_DEBUG=1).
+process.setSourceMapsEnabled(true);
+const { main } = await import("../dist/bin/compete.js");
 await main(process.argv);

@@ -29,5 +29,7 @@ await build({
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
+  // Through tsc's maps to src/: a stack (--verbose) names the TypeScript sources.
+  sourcemap: true,
   logLevel: "warning",
 });

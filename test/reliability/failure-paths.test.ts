@@ -300,6 +300,7 @@ describe("every other failure ends with one error line, the README's exit status
     });
     expect(result.exitCode, result.all).toBe(3);
     expect(result.stderr).toMatch(/^error: the embedded database cannot use /);
-    expect(result.stderr).toMatch(/^\s+at .*embedded\.js/m);
+    // The bundle's source map names the TypeScript source.
+    expect(result.stderr).toMatch(/^\s+at .*src\/postgres\/embedded\.ts:\d+/m);
   });
 });

@@ -100,6 +100,9 @@ describe("a fresh clone in a folder only root can enter", () => {
       expect(again.dataDir).toBe(first.dataDir);
       expect(again.stdout).toMatch(/runs: +demo-\S+ \(complete, 1 iterations\)/);
     },
+    // A first server (the binaries copied for its user) and minnow built from nothing: minutes on a
+    // busy machine.
+    600_000,
   );
 
   it.skipIf(notRoot)(
@@ -115,5 +118,7 @@ describe("a fresh clone in a folder only root can enter", () => {
       expect((await status(b)).dataDir).toBe(statusB.dataDir);
       expect((await spsaIn(a, ["db", "stop"])).stdout).toContain("was not running (stopped)");
     },
+    // Two first servers, each with the binaries copied for its user: minutes on a busy machine.
+    600_000,
   );
 });

@@ -309,12 +309,13 @@ export async function restoreHeldBatches(
         and o.status = 'open'
         and ${reclaim}
       order by o.games_before, o.games, o.id
-      for update of o skip locked
     ),
     reclaimed as (
+      -- A copy a worker claims meanwhile is no longer open when the delete gets its row: it stays.
       delete from spsa_batch o
       using copies
       where o.id = copies.id
+        and o.status = 'open'
       returning o.games
     ),
     flight as (${gamesInFlight(tx, iterationId)}),
@@ -336,7 +337,7 @@ export async function restoreHeldBatches(
     )
     select (select count(*) from restored)::int as batches,
       (select coalesce(sum(games), 0) from restored)::int as games,
-      (select count(*) from counted) + (select count(*) from added) as touched`;
+      (select count(*) from added) as touched`;
   return { batches: row?.batches ?? 0, games: row?.games ?? 0 };
 }
 

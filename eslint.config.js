@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "engines/", "migrations/", ".spsa/", "coverage/"] },
+  { ignores: ["dist/", "node_modules/", "engines/", "migrations/", ".spsa/", ".spsa-test/", "coverage/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -19,7 +19,12 @@ export function addKeyCommand(program: Command, config: ConfigFile): void {
 
 /** What `spsa workers accept` and `reject` record, and what follows from it. */
 const DECISIONS = [
-  ["accept", "accepted", "the master applies the worker's batches again and does not flag it again in the run"],
+  [
+    "accept",
+    "accepted",
+    "the worker's held batches are given back to θ (with --yes; without: what it would change, exit 2), and the " +
+      "master applies its batches again and does not flag it again in the run",
+  ],
   [
     "reject",
     "rejected",
@@ -50,15 +55,29 @@ export function addWorkersCommands(program: Command, config: ConfigFile): void {
       await (await import("../commands/workers.js")).workersListCommand({ config: config(), ...opts });
     });
   for (const [verb, decision, what] of DECISIONS) {
-    workers
+    const command = workers
       .command(verb)
       .description(what)
       .argument("<worker>", "the worker's name, as spsa status shows it")
       .addOption(requiredRunOption())
-      .option("--note <text>", "your reason, kept with the decision")
-      .action(async (worker: string, opts: { name: string; note?: string }) =>
-        (await import("../commands/workers.js")).workersCommand({ config: config(), worker, decision, ...opts }),
-      );
+      .option("--note <text>", "your reason, kept with the decision");
+    // Accepting gives the worker's held batches back to θ, as spsa undo takes batches out: the same flags.
+    if (decision === "accepted")
+      command
+        .addOption(
+          paramsOption(
+            "the run's parameters file, rewritten with θ after the held batches are given back; refused " +
+              "unless it holds the run's θ before (as the run's master last wrote it)",
+          ),
+        )
+        .option("--yes", "with held batches: really give them back (without: a dry run that changes nothing)")
+        .option("--force-params", "rewrite --params even though it does not hold the run's θ");
+    command.action(
+      async (
+        worker: string,
+        opts: { name: string; note?: string; params?: string; yes?: boolean; forceParams?: boolean },
+      ) => (await import("../commands/workers.js")).workersCommand({ config: config(), worker, decision, ...opts }),
+    );
   }
 }
 

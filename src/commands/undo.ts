@@ -1,15 +1,12 @@
-import { readFileSync } from "node:fs";
 import { operatorName } from "../core/operator.js";
 import { InputError, throwProblems } from "../core/errors.js";
-import { parseToml } from "../core/toml-file.js";
 import { undoWorker, type UndoPlan } from "../master/undo-worker.js";
-import { describeUndo, paramsFileAction, undoRefusals, type ParamsFileAction } from "../master/undo-plan.js";
+import { describeUndo, undoRefusals } from "../master/undo-plan.js";
 import { syncParamsFile } from "../master/run-setup.js";
-import { updateParamValues } from "../params/params-update.js";
-import { thetaMismatches } from "../params/run-theta-file.js";
 import { openDatabase } from "../postgres/connection.js";
 import { requireRun } from "../status/run-lookup.js";
 import { databaseOptionsFrom } from "./database-options.js";
+import { judgeParamsFile, readParamsDoc, type ParamsVerdict } from "./params-rewrite.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
 
 export interface UndoCommandOptions {
@@ -38,39 +35,19 @@ export async function undoCommand(options: UndoCommandOptions): Promise<void> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const file = options.params ?? DEFAULT_PARAMS_FILE;
   // params.toml is read before the database is touched: a file that cannot take θ changes nothing.
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new InputError(
-      file,
-      `cannot read it (${(error as Error).message}); give the run's parameters file with --params`,
-    );
-  }
-  const doc = { file, text, data: parseToml(file, text) };
+  const doc = readParamsDoc(file);
   const database = await openDatabase(databaseOptionsFrom(options.config));
   try {
     const run = await requireRun(database.sql, options.name);
-    let params: { action: ParamsFileAction; mismatches: InputError[] } | undefined;
+    let params: ParamsVerdict | undefined;
     let refusals: InputError[] = [];
     // Decided under the run's lock, with the undo written in the transaction: committed only without a refusal.
     const commit = (plan: UndoPlan) => {
-      const mismatches = thetaMismatches(doc, plan.current, run.name);
-      params = { action: paramsFileAction(plan, mismatches, options.forceParams ?? false), mismatches };
-      refusals = undoRefusals(
-        plan,
-        { file, yes: options.yes ?? false, allGames: options.allGames ?? false, runName: run.name },
-        params,
-      );
-      // A file that cannot take θ after the undo (a table missing) refuses it too.
-      if (params.action.kind === "write") {
-        try {
-          updateParamValues(text, plan.thetaAfter, file);
-        } catch (error) {
-          if (!(error instanceof InputError)) throw error;
-          refusals.unshift(error);
-        }
-      }
+      params = judgeParamsFile(doc, plan, options.forceParams ?? false, run.name);
+      refusals = [
+        ...params.refusals,
+        ...undoRefusals(plan, { yes: options.yes ?? false, allGames: options.allGames ?? false, runName: run.name }),
+      ];
       return refusals.length === 0;
     };
     const outcome = await undoWorker(database.sql, run, options.worker, operatorName(), commit);

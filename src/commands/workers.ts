@@ -1,5 +1,10 @@
 import { operatorName } from "../core/operator.js";
-import { InputError } from "../core/errors.js";
+import { InputError, throwProblems } from "../core/errors.js";
+import { acceptWorker, type AcceptPlan } from "../master/accept-worker.js";
+import { acceptRefusals, describeAccept, type AcceptParams } from "../master/accept-plan.js";
+import { syncParamsFile } from "../master/run-setup.js";
+import { DEFAULT_PARAMS_FILE } from "./master.js";
+import { judgeParamsFile, readParamsDoc, type ParamsDoc } from "./params-rewrite.js";
 import { didYouMean } from "../core/suggest.js";
 import { printable } from "../core/printable.js";
 import { workerReports } from "../db/recorded-batches.js";
@@ -19,6 +24,11 @@ export interface WorkersCommandOptions {
   decision: "accepted" | "rejected";
   /** The operator's words, kept with the decision. */
   note?: string;
+  /** Accept: the run's params file, rewritten when giving back held batches moves θ (as spsa undo's). */
+  params?: string;
+  /** Accept with held batches: commit; without it a dry run (exit 2), as spsa undo's. */
+  yes?: boolean;
+  forceParams?: boolean;
   out?: (line: string) => void;
 }
 
@@ -53,6 +63,10 @@ export async function workersCommand(options: WorkersCommandOptions): Promise<vo
     const reports = await workerReports(sql, run.id, options.worker);
     const held = (await setAsideCounts(sql, run.id)).find((c) => c.workerName === options.worker)?.held ?? 0;
     const who = operatorName();
+    if (options.decision === "accepted" && held > 0) {
+      await acceptHeld(sql, run, { ...options, who, before }, out);
+      return;
+    }
     await recordDecision(sql, {
       runId: run.id,
       workerName: options.worker,
@@ -75,6 +89,54 @@ export async function workersCommand(options: WorkersCommandOptions): Promise<vo
   } finally {
     await database.close();
   }
+}
+
+/**
+ * Accepting a worker whose batches are held gives them back to θ (src/master/accept-worker.ts):
+ * as spsa undo, computed in one transaction with the decision, committed with --yes (else a dry
+ * run, exit 2) and only if the params file can take θ after it (when θ moves).
+ */
+async function acceptHeld(
+  sql: Parameters<typeof acceptWorker>[0],
+  run: { id: number; name: string },
+  options: WorkersCommandOptions & { who: string; before: { decision: string; createdAt: Date } | undefined },
+  out: (line: string) => void,
+): Promise<void> {
+  const file = options.params ?? DEFAULT_PARAMS_FILE;
+  // Read before the database is touched; needed only if θ moves.
+  let doc: ParamsDoc | InputError;
+  try {
+    doc = readParamsDoc(file);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    doc = error;
+  }
+  let params: AcceptParams;
+  let refusals: InputError[] = [];
+  const commit = (plan: AcceptPlan) => {
+    const moves = Object.keys(plan.thetaAfter).some((name) => plan.thetaAfter[name] !== plan.current[name]);
+    refusals = acceptRefusals(plan, options.yes ?? false);
+    params = undefined;
+    if (moves && doc instanceof InputError) refusals.unshift(doc);
+    else if (moves && !(doc instanceof InputError)) {
+      const verdict = judgeParamsFile(doc, plan, options.forceParams ?? false, run.name);
+      params = { file, ...verdict };
+      refusals.unshift(...verdict.refusals);
+    }
+    return refusals.length === 0;
+  };
+  const outcome = await acceptWorker(
+    sql,
+    run,
+    { worker: options.worker, reason: options.note ?? "accepted by an operator", who: options.who },
+    commit,
+  );
+  const was = options.before
+    ? `was ${options.before.decision} since ${options.before.createdAt.toISOString()}`
+    : "nobody had flagged it";
+  for (const line of describeAccept(outcome, params, { runName: run.name, who: options.who, was })) out(line);
+  if (outcome.applied && params?.action.kind === "write") syncParamsFile(file, outcome.thetaAfter, () => {});
+  throwProblems(refusals);
 }
 
 export interface WorkersListOptions {

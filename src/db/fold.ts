@@ -260,6 +260,88 @@ export async function setAsideBatches(
 }
 
 /**
+ * The reverse of setAsideBatches for held batches (an accepted worker's: docs/bad-workers.md),
+ * under the iteration's fold lock: each loses its hold and is added to the counters (the
+ * iteration's and the run's by worker), the iteration complete or not; a held batch was never in
+ * them (setAsideBatches took out those that were). With `reclaim`, the open batch that
+ * setAsideBatches made of each one's games (its games and games_before), if no worker claimed it
+ * yet, goes: those games are played now. The target grows only as far as the games given out
+ * (played, in flight and open) now pass it (a complete iteration's, or one whose copies were
+ * played already). Returns the batches and games restored.
+ */
+export async function restoreHeldBatches(
+  tx: postgres.TransactionSql,
+  iterationId: number,
+  batches: readonly number[],
+  reclaim: boolean,
+): Promise<{ batches: number; games: number }> {
+  if (batches.length === 0) return { batches: 0, games: 0 };
+  const [row] = await tx<{ batches: number; games: number }[]>`
+    with chosen as (
+      select b.id
+      from spsa_batch b
+      where b.iteration_id = ${iterationId}
+        and b.id = any(${tx.array(batches as number[])}::bigint[])
+        and b.status = 'done'
+        and b.held_at is not null
+        and b.undo_id is null
+      for update
+    ),
+    restored as (
+      update spsa_batch b
+      set held_at = null
+      from chosen
+      where b.id = chosen.id
+      returning b.games, b.games_before
+    ),
+    folded as (
+      select ${FOLDED_COLUMNS(tx)}
+      from spsa_batch b
+      join chosen on chosen.id = b.id
+    ),
+    counted as (${countRunWorkers(tx, iterationId, 1)}),
+    s as (${batchSums(tx)}),
+    copies as (
+      select distinct on (o.games_before, o.games) o.id, o.games
+      from spsa_batch o
+      join restored r on r.games_before = o.games_before and r.games = o.games
+      where o.iteration_id = ${iterationId}
+        and o.status = 'open'
+        and ${reclaim}
+      order by o.games_before, o.games, o.id
+    ),
+    reclaimed as (
+      -- A copy a worker claims meanwhile is no longer open when the delete gets its row: it stays.
+      delete from spsa_batch o
+      using copies
+      where o.id = copies.id
+        and o.status = 'open'
+      returning o.games
+    ),
+    flight as (${gamesInFlight(tx, iterationId)}),
+    still_open as (
+      select (coalesce(sum(o.games), 0) - (select coalesce(sum(games), 0) from reclaimed))::int as games
+      from spsa_batch o
+      where o.iteration_id = ${iterationId}
+        and o.status = 'open'
+    ),
+    added as (
+      update spsa_iteration i
+      set ${addedCounters(tx)},
+        games_claimed = i.games_played + s.played + flight.games,
+        target_games = greatest(i.target_games, i.games_played + s.played + flight.games + still_open.games)
+      from s, flight, still_open
+      where i.id = ${iterationId}
+        and s.batches > 0
+      returning i.id
+    )
+    select (select count(*) from restored)::int as batches,
+      (select coalesce(sum(games), 0) from restored)::int as games,
+      (select count(*) from added) as touched`;
+  return { batches: row?.batches ?? 0, games: row?.games ?? 0 };
+}
+
+/**
  * In the fold's transaction (under the iteration's fold lock): the iteration's reported batches
  * that no fold took yet and whose workers are set aside are held, never counted or applied;
  * with `reopen` (build mode) their games are open again. Returns the batches held.

@@ -95,6 +95,11 @@ export async function isOptionRun(sql: Sql, runName: string): Promise<boolean> {
 
 /** The carrier iteration's counters, as the master's poll reads them. */
 export interface CarrierProgress {
+  /**
+   * Complete: its run finished and no worker can claim a game of it, whatever its count says (an
+   * undo or an acceptance since may have moved the count away from its target).
+   */
+  complete: boolean;
   gamesPlayed: number;
   gamesClaimed: number;
   targetGames: number;
@@ -106,7 +111,8 @@ export interface CarrierProgress {
 /** The carrier iteration's counters (not its recorded θ and settings: a large run's are megabytes). */
 export async function carrierProgress(sql: Sql, iterationId: number): Promise<CarrierProgress> {
   const [row] = await sql<CarrierProgress[]>`
-    select games_played as "gamesPlayed",
+    select status = 'complete' as complete,
+      games_played as "gamesPlayed",
       games_claimed as "gamesClaimed",
       target_games as "targetGames",
       plus_wins as "plusWins",

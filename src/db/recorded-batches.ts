@@ -4,9 +4,9 @@ import { selectColumns } from "./columns.js";
 import { spsaIteration } from "./schema.js";
 import type { IterationSettings } from "../types/config.js";
 import type { EvidenceBatch } from "../types/evidence.js";
-import type { ChainWithout, IterationOutcome, Values } from "../types/spsa.js";
+import type { ChainEdit, InsertedBatch, IterationOutcome, Values } from "../types/spsa.js";
 import type { Sql } from "../postgres/sql.js";
-import { thetaArray } from "./stored-values.js";
+import { thetaArray, valuesByName, type StoredValues } from "./stored-values.js";
 
 /**
  * What the evidence about workers and `spsa undo` read of a run's recorded batches: each
@@ -183,20 +183,21 @@ export async function otherReports(
 }
 
 /**
- * Rewrites a UCI-option run's chain after an undo (src/spsa/undo-replay.ts replayChainWithout):
- * the batches taken out lose their place and stored θ; the batches after the first of them get
- * their new places, step scales and stored θ, and keep the values they played where the chain
- * cannot draw them again (drawn_from null: they were drawn from a θ the undo changed), as do the
- * batches drawn from such a θ and not applied yet. Places are negated first, so that no place is
- * held twice at any moment.
+ * Rewrites a UCI-option run's chain after an undo or an acceptance (src/spsa/undo-replay.ts
+ * replayChainEdited): the batches taken out lose their place and stored θ; the batches from the
+ * first place changed on get their new places, step scales and stored θ, and keep the values they
+ * played where the chain cannot draw them again (drawn_from null: they were drawn from a θ the
+ * edit changed), as do the batches drawn from such a θ and not applied yet; a held batch put in
+ * records its result and Elo as the master's fold records them (src/db/applied-chain.ts
+ * recordApplied). Places are negated first, so that no place is held twice at any moment.
  */
 export async function rewriteAppliedChain(
   tx: postgres.TransactionSql,
   runId: number,
   names: readonly string[],
-  chain: ChainWithout,
+  chain: ChainEdit,
 ): Promise<void> {
-  if (chain.firstRemoved === null) return;
+  if (chain.firstChanged === null) return;
   await tx`
     update spsa_perturbation
     set applied_number = null, theta_after = null
@@ -206,7 +207,7 @@ export async function rewriteAppliedChain(
     update spsa_perturbation
     set applied_number = -applied_number
     where run_id = ${runId}
-      and applied_number >= ${chain.firstRemoved}`;
+      and applied_number >= ${chain.firstChanged}`;
   for (const b of chain.rewritten) {
     const played =
       b.played === null
@@ -214,20 +215,33 @@ export async function rewriteAppliedChain(
         : tx`, drawn_from = null,
             plus_parameters = ${tx.json(thetaArray(names, b.played.plus))},
             minus_parameters = ${tx.json(thetaArray(names, b.played.minus))}`;
+    const inserted =
+      b.insertedElo === undefined
+        ? tx``
+        : tx`, elo_diff = ${b.insertedElo},
+            plus_wins = b.plus_wins, minus_wins = b.minus_wins, draws = b.draws, pairs = b.pairs,
+            reported_at = b.reported_at
+            ${
+              // Drawn again by the chain (recordApplied drops its values too).
+              b.played === null ? tx`, plus_parameters = null, minus_parameters = null` : tx``
+            }`;
     await tx`
-      update spsa_perturbation
+      update spsa_perturbation p
       set applied_number = ${b.appliedNumber},
         step_scale = ${b.stepScale},
         theta_after = ${b.thetaAfter === null ? null : tx.array(thetaArray(names, b.thetaAfter))}::float8[] ${played}
-      where run_id = ${runId}
-        and batch_number = ${b.batchNumber}`;
+        ${inserted}
+      from spsa_batch b
+      where p.run_id = ${runId}
+        and p.batch_number = ${b.batchNumber}
+        and b.id = p.batch_id`;
   }
   await tx`
     update spsa_perturbation
     set drawn_from = null
     where run_id = ${runId}
       and applied_number is null
-      and drawn_from >= ${chain.firstRemoved}`;
+      and drawn_from >= ${chain.firstChanged}`;
 }
 
 /**
@@ -245,4 +259,93 @@ export async function rewriteStep(
       elo_diff = ${step.measured?.elo ?? null},
       gradient_estimate = ${step.measured ? tx.json(step.measured.gradient) : null}
     where id = ${iterationId}`;
+}
+
+/** A held batch of a worker (set aside by the master, not undone), as `spsa workers accept` puts it back. */
+export interface HeldReport {
+  batchId: number;
+  iterationId: number;
+  games: number;
+  /**
+   * UCI-option mode, a batch with a draw that is not the curvature pilot's: what the chain replays
+   * of it, and the applied place of the first batch of the chain reported after it (it goes just
+   * before: null, after the last). Undefined: build mode, or no step of its own.
+   */
+  chain?: InsertedBatch;
+}
+
+/** The worker's held batches in the run, in the order they were reported. */
+export async function heldReports(
+  sql: Sql,
+  runId: number,
+  worker: string,
+  names: readonly string[] | undefined,
+): Promise<HeldReport[]> {
+  const rows = await sql<
+    {
+      batchId: number;
+      iterationId: number;
+      games: number;
+      batchNumber: number | null;
+      drawNumber: number | null;
+      drawnFrom: number | null;
+      ak: number | null;
+      plus: StoredValues | null;
+      minus: StoredValues | null;
+      plusWins: number;
+      minusWins: number;
+      draws: number;
+      before: number | null;
+    }[]
+  >`
+    select b.id::int as "batchId",
+      b.iteration_id as "iterationId",
+      b.games,
+      p.batch_number::int as "batchNumber",
+      p.draw_number as "drawNumber",
+      p.drawn_from as "drawnFrom",
+      p.a_k as ak,
+      case when p.reference_parameters is null then p.plus_parameters end as plus,
+      case when p.reference_parameters is null then p.minus_parameters end as minus,
+      coalesce(b.plus_wins, 0)::int as "plusWins",
+      coalesce(b.minus_wins, 0)::int as "minusWins",
+      coalesce(b.draws, 0)::int as draws,
+      (select min(q.applied_number)
+        from spsa_perturbation q
+        join spsa_batch c on c.id = q.batch_id
+        where p.batch_id is not null
+          and q.run_id = ${runId}
+          and q.applied_number is not null
+          and (c.reported_at, c.id) > (b.reported_at, b.id))::int as before
+    from spsa_batch b
+    join spsa_iteration i on i.id = b.iteration_id
+    left join spsa_perturbation p on p.batch_id = b.id
+    where i.run_id = ${runId}
+      and b.worker_name = ${worker}
+      and b.status = 'done'
+      and b.held_at is not null
+      and b.undo_id is null
+    order by b.reported_at, b.id`;
+  return rows.map((r) => ({
+    batchId: r.batchId,
+    iterationId: r.iterationId,
+    games: r.games,
+    ...(names &&
+      r.batchNumber !== null &&
+      r.drawNumber !== null &&
+      r.ak !== null &&
+      r.plus &&
+      r.minus && {
+        chain: {
+          before: r.before,
+          batchNumber: r.batchNumber,
+          drawNumber: r.drawNumber,
+          drawnFrom: r.drawnFrom,
+          games: r.games,
+          ak: r.ak,
+          played: { plus: valuesByName(names, r.plus), minus: valuesByName(names, r.minus) },
+          result: { plusWins: r.plusWins, minusWins: r.minusWins, draws: r.draws },
+        },
+      }),
+  }));
 }

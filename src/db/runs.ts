@@ -159,6 +159,26 @@ export async function renewRunLease(
   return rows.length > 0;
 }
 
+/** A master's hold on its run, as a build tree's lock records it (src/core/lock-file.ts LockHold). */
+export function leaseToken(runId: number, session: string): string {
+  return `run ${runId} session ${session}`;
+}
+
+/**
+ * Whether the hold a lock records (leaseToken) is gone: its run is another master's now, or no
+ * master's, or gone. A lapsed lease whose master nobody replaced is not lost: that master may
+ * renew it. A token of another form is not this function's to judge: false.
+ */
+export async function leaseTokenLost(sql: Sql, token: string): Promise<boolean> {
+  const match = /^run (\d+) session (\S+)$/.exec(token);
+  if (!match) return false;
+  const [row] = await sql<{ lost: boolean }[]>`
+    select master_session is distinct from ${match[2]!} as lost
+    from spsa_run
+    where id = ${Number(match[1])}`;
+  return row?.lost ?? true;
+}
+
 /** The master that has the run's lease now, if any. */
 export async function runLeaseOwner(sql: Sql, runId: number): Promise<RunLeaseOwner | undefined> {
   const [row] = await sql<RunLeaseOwner[]>`

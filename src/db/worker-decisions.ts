@@ -150,6 +150,23 @@ export async function readReview(
 }
 
 /**
+ * The run's row locked as a master's step locks it, in the transaction of an undo or an
+ * acceptance that recomputes θ: its θ₀ and θ, read under the lock.
+ */
+export async function lockRunTheta(
+  tx: postgres.TransactionSql,
+  runId: number,
+): Promise<{ initial: Values; current: Values }> {
+  const [run] = await tx<{ initial: Values; current: Values }[]>`
+    select initial_parameters as initial, current_parameters as current
+    from spsa_run
+    where id = ${runId}
+    for update`;
+  if (!run) throw new Error(`run ${runId} vanished`);
+  return run;
+}
+
+/**
  * The start of an undo, in its transaction: the run's row locked as a master's step locks it
  * (its θ and θ₀ read under the lock), and the undo's record, who and θ before. Returns its id.
  */
@@ -159,12 +176,7 @@ export async function beginUndo(
   worker: string,
   who: string,
 ): Promise<{ undoId: number; initial: Values; current: Values }> {
-  const [run] = await tx<{ initial: Values; current: Values }[]>`
-    select initial_parameters as initial, current_parameters as current
-    from spsa_run
-    where id = ${runId}
-    for update`;
-  if (!run) throw new Error(`run ${runId} vanished`);
+  const run = await lockRunTheta(tx, runId);
   const [undo] = await tx<{ id: number }[]>`
     insert into spsa_undo (run_id, worker_name, decided_by, batches, games, theta_before, theta_after)
     values (${runId}, ${worker}, ${who} || ' (database role ' || session_user || ')', 0, 0, ${tx.json(run.current)},

@@ -6,7 +6,7 @@ import { describeKey, type TomlDocument } from "../core/toml-file.js";
 import { allOrNothing } from "../core/side-by-side.js";
 import type { Param } from "../params/params.js";
 import { syncTree } from "./build-tree.js";
-import { withFileLock } from "../core/lock-file.js";
+import { withFileLock, type LockHold } from "../core/lock-file.js";
 import { binaryName, runCargo } from "./cargo.js";
 import { ConstantNotFound, rewriteConstants } from "../rust-constants/rewriter.js";
 import { readCrateAliases } from "../rust-constants/crate-aliases.js";
@@ -85,6 +85,17 @@ export function constantProblems(
 }
 
 /**
+ * A builder whose right to build is a hold on something else (a master's: its run's lease). Its
+ * build trees' locks carry the hold (LockHold): a builder that lost it (stopped with SIGSTOP, its
+ * run taken over) holds no tree against the one that took over. `confirm` fences it: called once
+ * it has the tree and again before it places a binary, it throws once the hold is gone, so a
+ * builder continued after losing it writes nothing.
+ */
+export interface BuildHold extends LockHold {
+  confirm: () => Promise<void>;
+}
+
+/**
  * Builds one engine: copies the user's crate into the build tree `tree` (never editing the
  * user's tree; a tree keeps its target folder, so a rebuild is incremental), writes its
  * constants with `values`, runs cargo, and places the binary at its destination (temp name,
@@ -100,6 +111,7 @@ export async function buildEngine(options: {
   /** Where the binary goes, e.g. engines/builds/<run>/<k>/plus/minnow. */
   destination: (binary: string) => string;
   signal: AbortSignal | undefined;
+  hold?: BuildHold | undefined;
 }): Promise<BuiltEngine> {
   const { build, label } = options;
   const { file: constantsPath, source, aliases } = readConstants(build);
@@ -114,27 +126,36 @@ export async function buildEngine(options: {
   }));
   // Two masters sharing an output_dir (two runs on one machine) share its trees: without the
   // lock, one would rewrite the constants while the other's cargo compiles them.
-  return withFileLock(`${tree}.lock`, TREE_LOCK_TIMEOUT_MS, async () => {
-    syncTree(build.engineDir, tree);
-    writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
-    await runCargo({
-      treeDir: tree,
-      args: build.cargoArgs,
-      logFile: join(logDir, `${label}.log`),
-      label,
-      signal: options.signal,
-    });
-    const built = join(tree, "target", "release", binary);
-    if (!existsSync(built)) {
-      throw new BuildError(
-        `cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? ` +
-          `set [build].binary_name)`,
-      );
-    }
-    const dest = options.destination(binary);
-    placeAtomically(built, dest);
-    return { path: dest, sha256: sha256OfFile(dest) };
-  });
+  const { hold } = options;
+  return withFileLock(
+    `${tree}.lock`,
+    TREE_LOCK_TIMEOUT_MS,
+    async () => {
+      await hold?.confirm();
+      syncTree(build.engineDir, tree);
+      writeIfChanged(join(tree, build.constantsFile), rewriteConstants(source, assignments, constantsPath, aliases));
+      await runCargo({
+        treeDir: tree,
+        args: build.cargoArgs,
+        logFile: join(logDir, `${label}.log`),
+        label,
+        signal: options.signal,
+      });
+      const built = join(tree, "target", "release", binary);
+      if (!existsSync(built)) {
+        throw new BuildError(
+          `cargo built no ${built} for the ${label} engine (the crate's binary is named otherwise? ` +
+            `set [build].binary_name)`,
+        );
+      }
+      const dest = options.destination(binary);
+      // A builder stopped during cargo and continued after losing its hold places nothing.
+      await hold?.confirm();
+      placeAtomically(built, dest);
+      return { path: dest, sha256: sha256OfFile(dest) };
+    },
+    hold,
+  );
 }
 
 /** How long a build waits for another process's build in the same tree (a long cargo build of a real engine). */
@@ -161,6 +182,7 @@ export async function buildPlusAndMinus(options: {
   destination: (role: PlusMinus, binary: string) => string;
   slot?: number;
   signal?: AbortSignal;
+  hold?: BuildHold;
 }): Promise<Record<PlusMinus, BuiltEngine>> {
   const buildOne = (role: PlusMinus, signal: AbortSignal) =>
     buildEngine({
@@ -172,6 +194,7 @@ export async function buildPlusAndMinus(options: {
       label: treeName(role, options.slot ?? 0),
       destination: (binary) => options.destination(role, binary),
       signal,
+      hold: options.hold,
     });
   // One failed build stops the other: its error is the one reported, and no cargo outlives it.
   const [plus, minus] = await allOrNothing(

@@ -106,6 +106,8 @@ export async function buildIteration(
     destination: (role, binary) => join(config.build.outputDir, run.name, String(drawn.k), role, binary),
     slot,
     signal,
+    // Its trees are held through the run's lease: a master that lost it blocks no other.
+    hold: options.lease.treeHold(),
   });
   // Cargo is running 200 ms after the builds start (a rebuild takes longer than that).
   const crashDuringBuild = setTimeout(() => crashPoint("build-started"), 200);

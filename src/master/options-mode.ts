@@ -265,6 +265,7 @@ async function watch(
         const pilot = await measureOptionPilot(sql, optionRun);
         if (pilot) log(`run "${run.name}": ${describePilot(pilot)}`);
         const carrier = await carrierProgress(sql, optionRun.iterationId);
+        if (carrier.complete) return carrier;
         // New draws from the θ just moved, for the batches the workers claim next.
         await topUpDraws(
           sql,
@@ -276,14 +277,15 @@ async function watch(
         return carrier;
       });
       if (iteration.gamesPlayed !== seen) poll.reset();
-      const finished = iteration.gamesPlayed >= iteration.targetGames;
+      // A complete carrier is the end whatever its count: no worker can claim a game of it.
+      const finished = iteration.complete || iteration.gamesPlayed >= iteration.targetGames;
       if (finished) {
         await db.retrying((sql) => writeCachedTheta(sql, optionRun, cached));
         await db.retrying((sql) => completeOptionRun(sql, optionRun));
       }
       seen = iteration.gamesPlayed;
       const rate = await db.retrying((sql) => runRate(sql, run.id, rateWindowMinutes(process.uptime())));
-      status.update(formatOptionProgress(run.name, iteration, rate));
+      if (!iteration.complete) status.update(formatOptionProgress(run.name, iteration, rate));
       if (finished || Date.now() - synced >= paramsSyncMs(optionRun.names.length)) {
         const { theta } = await db.retrying((sql) => runTheta(sql, run.id));
         syncParamsFile(paramsFile, theta, () => {});

@@ -132,6 +132,7 @@ export async function buildStartEngine({ options, run, params }: MasterContext):
       label: "reference",
       destination: (binary) => join(config.build.outputDir, run.name, "reference", binary),
       signal: options.signal,
+      hold: options.lease.treeHold(),
     }),
   );
 }

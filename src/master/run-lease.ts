@@ -3,6 +3,8 @@ import { hostname } from "node:os";
 import { RunLeasedError } from "../core/errors.js";
 import { heartbeatInterval, holderRuns, MISSED_HEARTBEATS } from "../core/holder.js";
 import {
+  leaseToken,
+  leaseTokenLost,
   releaseRunLease,
   renewRunLease,
   runLeaseOwner,
@@ -10,6 +12,7 @@ import {
   type RunLeaseOwner,
   type TakeRun,
 } from "../db/runs.js";
+import type { BuildHold } from "../engine-build/engine-builder.js";
 import type { Database } from "../postgres/connection.js";
 import type postgres from "postgres";
 import type { Sql } from "../postgres/sql.js";
@@ -117,6 +120,20 @@ export class RunLease {
     const started = performance.now();
     if (!(await renewRunLease(sql, this.run.id, this.identity))) throw await this.lose(sql);
     this.renewedAt = started;
+  }
+
+  /**
+   * The build trees' locks as this master holds them (src/engine-build/engine-builder.ts
+   * BuildHold): through its lease on the run. A master waiting for a tree breaks the lock of a
+   * master whose run another took over (or that let it go), alive or not; this one is fenced by
+   * `confirm`.
+   */
+  treeHold(): BuildHold {
+    return {
+      token: leaseToken(this.run.id, this.identity.session),
+      lost: (token) => leaseTokenLost(this.database.sql, token),
+      confirm: () => this.confirm(),
+    };
   }
 
   /** The run is free for the next master at once (at the end, or on a stop or an error). */

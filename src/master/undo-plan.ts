@@ -2,6 +2,8 @@ import { InputError } from "../core/errors.js";
 import { plural } from "../core/plural.js";
 import { printable } from "../core/printable.js";
 import { describeLeaseOwner } from "./run-lease.js";
+import type { RunLeaseOwner } from "../db/runs.js";
+import type { Values } from "../types/spsa.js";
 import type { UndoOutcome, UndoPlan } from "./undo-worker.js";
 
 /**
@@ -27,32 +29,42 @@ const MISMATCHES_SHOWN = 5;
  * empty: src/params/run-theta-file.ts) or `force`; else left to the run's live master, which writes
  * its own file from the database (and may lag it by a few seconds); else refused.
  */
-export function paramsFileAction(plan: UndoPlan, mismatches: readonly InputError[], force: boolean): ParamsFileAction {
+export function paramsFileAction(
+  plan: { master: RunLeaseOwner | undefined },
+  mismatches: readonly InputError[],
+  force: boolean,
+): ParamsFileAction {
   if (mismatches.length === 0 || force) return { kind: "write", forced: mismatches.length > 0 };
   return plan.master ? { kind: "leave" } : { kind: "refuse" };
 }
 
-/** The flags an undo needs, and the params file's refusal: every reason it does not commit, one problem each. */
+/** The params file's refusal (ParamsFileAction "refuse"): its differences with θ, and what to give instead. */
+export function paramsRefusals(
+  params: { action: ParamsFileAction; mismatches: readonly InputError[] },
+  file: string,
+  runName: string,
+): InputError[] {
+  if (params.action.kind !== "refuse") return [];
+  const shown = params.mismatches.slice(0, MISMATCHES_SHOWN);
+  const more = params.mismatches.length - shown.length;
+  return [
+    ...shown,
+    new InputError(
+      "--params",
+      `${file} is not run "${runName}"'s params file: ` +
+        `${more > 0 ? `${plural(more, "more parameter")} differ too; ` : ""}` +
+        `the run's file holds its θ as its master last wrote it; give that file (the --params of ` +
+        `spsa master), or --force-params to rewrite this one anyway`,
+    ),
+  ];
+}
+
+/** The flags an undo needs: every reason it does not commit but the params file's, one problem each. */
 export function undoRefusals(
   plan: UndoPlan,
-  options: { file: string; yes: boolean; allGames: boolean; runName: string },
-  params: { action: ParamsFileAction; mismatches: readonly InputError[] },
+  options: { yes: boolean; allGames: boolean; runName: string },
 ): InputError[] {
   const refusals: InputError[] = [];
-  if (params.action.kind === "refuse") {
-    const shown = params.mismatches.slice(0, MISMATCHES_SHOWN);
-    refusals.push(...shown);
-    const more = params.mismatches.length - shown.length;
-    refusals.push(
-      new InputError(
-        "--params",
-        `${options.file} is not run "${options.runName}"'s params file: ` +
-          `${more > 0 ? `${plural(more, "more parameter")} differ too; ` : ""}` +
-          `the run's file holds its θ as its master last wrote it; give that file (the --params of ` +
-          `spsa master), or --force-params to rewrite this one anyway`,
-      ),
-    );
-  }
   const everyGame = plan.others.batches === 0;
   if (everyGame && !options.allGames) {
     refusals.push(
@@ -116,37 +128,43 @@ export function describeUndo(
       : `  θ keeps the other workers' ${plural(outcome.others.batches, "batch", "batches")} ` +
           `(${plural(outcome.others.games, "game")})`,
   );
-  const names = Object.keys(outcome.thetaAfter).sort();
-  const moved = names.filter((name) => outcome.thetaAfter[name] !== outcome.thetaBefore[name]);
-  if (moved.length === 0) lines.push("  θ is unchanged");
-  else {
-    lines.push(`  θ before → after:`);
-    const width = Math.max(...moved.map((name) => name.length));
-    for (const name of moved)
-      lines.push(`    ${name.padEnd(width)}  ${outcome.thetaBefore[name]} → ${outcome.thetaAfter[name]}`);
-    if (moved.length < names.length) lines.push(`    (${plural(names.length - moved.length, "parameter")} unchanged)`);
-  }
-  lines.push(paramsLine(outcome, params, runName));
+  lines.push(...thetaLines(outcome.thetaBefore, outcome.thetaAfter));
+  lines.push(paramsLine(outcome, params, runName, "the undo"));
   return lines;
 }
 
-function paramsLine(
-  outcome: UndoOutcome,
+/** θ before → after, the parameters that moved (each on its line), or that θ is unchanged. */
+export function thetaLines(before: Values, after: Values): string[] {
+  const names = Object.keys(after).sort();
+  const moved = names.filter((name) => after[name] !== before[name]);
+  if (moved.length === 0) return ["  θ is unchanged"];
+  const width = Math.max(...moved.map((name) => name.length));
+  return [
+    `  θ before → after:`,
+    ...moved.map((name) => `    ${name.padEnd(width)}  ${before[name]} → ${after[name]}`),
+    ...(moved.length < names.length ? [`    (${plural(names.length - moved.length, "parameter")} unchanged)`] : []),
+  ];
+}
+
+/** What becomes of the params file (`done`: it was; else it would), θ after `what` ("the undo"). */
+export function paramsLine(
+  done: { applied: boolean; master: RunLeaseOwner | undefined },
   { file, action, mismatches }: { file: string; action: ParamsFileAction; mismatches: readonly InputError[] },
   runName: string,
+  what: string,
 ): string {
-  const did = outcome.applied;
+  const did = done.applied;
   const first = mismatches[0] ? ` (${mismatches[0].detail}${mismatches.length > 1 ? ", …" : ""})` : "";
   switch (action.kind) {
     case "write":
       return action.forced
         ? `${file} does not hold run "${runName}"'s θ${first}: ${did ? "rewritten" : "it would be rewritten"} ` +
-            `with θ after the undo all the same (--force-params)`
-        : `${file} holds the run's θ: ${did ? "rewritten" : "it would be rewritten"} with θ after the undo`;
+            `with θ after ${what} all the same (--force-params)`
+        : `${file} holds the run's θ: ${did ? "rewritten" : "it would be rewritten"} with θ after ${what}`;
     case "leave":
       return (
         `${file} does not hold run "${runName}"'s θ${first}: ${did ? "left" : "it would be left"} as it is; ` +
-        `the run's ${describeLeaseOwner(outcome.master!)} writes its own params file from the database`
+        `the run's ${describeLeaseOwner(done.master!)} writes its own params file from the database`
       );
     case "refuse":
       return `${file} is not the run's params file: refused (below)`;

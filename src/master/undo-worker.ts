@@ -1,20 +1,13 @@
 import type postgres from "postgres";
+import { planThenCommit } from "../db/dry-run.js";
 import { setAsideBatches } from "../db/fold.js";
 import { lockOpenIteration } from "../db/iteration-lock.js";
-import { dropOpenDraws } from "../db/draw-pool-rows.js";
 import { optionRunOf, setRunTheta } from "../db/option-run.js";
-import { readAppliedChain } from "../db/applied-chain.js";
-import {
-  otherReports,
-  recordedSteps,
-  rewriteAppliedChain,
-  rewriteStep,
-  workerReports,
-} from "../db/recorded-batches.js";
+import { otherReports, workerReports } from "../db/recorded-batches.js";
 import { runLeaseOwner, type RunLeaseOwner } from "../db/runs.js";
 import { beginUndo, finishUndo } from "../db/worker-decisions.js";
 import { InputError } from "../core/errors.js";
-import { replayChainWithout, replayIterations } from "../spsa/undo-replay.js";
+import { retakeSteps, rewriteChain } from "./recorded-theta.js";
 import type { Values } from "../types/spsa.js";
 
 /**
@@ -61,13 +54,6 @@ export interface UndoPlan extends UndoResult {
 /** An undo that ran: committed (`applied`), or rolled back after it was computed (a dry run, or refused). */
 export type UndoOutcome = UndoPlan & { applied: boolean };
 
-/** The rollback of an undo its caller did not commit: it carries what was computed. */
-class NotCommitted extends Error {
-  constructor(readonly plan: UndoPlan) {
-    super("undo not committed");
-  }
-}
-
 /**
  * Computes the undo in one transaction and commits it only when `commit` (called under the run's
  * lock, with everything the undo would write already written in the transaction) says so; else
@@ -81,17 +67,7 @@ export async function undoWorker(
   who: string,
   commit: (plan: UndoPlan) => boolean = () => true,
 ): Promise<UndoOutcome> {
-  try {
-    const plan = await sql.begin(async (tx) => {
-      const planned = await planUndo(tx, run, worker, who);
-      if (!commit(planned)) throw new NotCommitted(planned);
-      return planned;
-    });
-    return { ...plan, applied: true };
-  } catch (error) {
-    if (error instanceof NotCommitted) return { ...error.plan, applied: false };
-    throw error;
-  }
+  return planThenCommit(sql, (tx) => planUndo(tx, run, worker, who), commit);
 }
 
 async function planUndo(
@@ -132,19 +108,8 @@ async function planUndo(
       ),
     );
     // The whole chain from θ₀ (the values its batches played follow from it), and the chain without the worker.
-    const chain = await readAppliedChain(tx, run.id);
-    const without = replayChainWithout(
-      chain.run,
-      chain.start,
-      chain.batches,
-      (b) => b.workerName === worker,
-      optionRun.thetaEvery,
-    );
-    await rewriteAppliedChain(tx, run.id, optionRun.names, without);
-    await dropOpenDraws(tx, optionRun.iterationId);
-    thetaBefore = without.thetaBefore;
-    theta = without.theta;
-    applied = chain.start.applied + chain.batches.length - without.removed.length;
+    const chain = await rewriteChain(tx, optionRun, { removed: (b) => b.workerName === worker, inserted: [] });
+    ({ thetaBefore, theta, applied } = chain);
   } else {
     const byIteration = new Map<number, typeof reports>();
     for (const r of reports) byIteration.set(r.iterationId, [...(byIteration.get(r.iterationId) ?? []), r]);
@@ -162,11 +127,7 @@ async function planUndo(
       taken.games += moved.games;
       if (open) reopenedGames += moved.games;
     }
-    const completed = (await recordedSteps(tx, run.id)).filter((s) => s.status === "complete");
-    replayedSteps = completed.length;
-    const replay = replayIterations(initial, completed);
-    for (const [i, step] of replay.entries()) await rewriteStep(tx, completed[i]!.id, step);
-    theta = replay.at(-1)?.theta ?? { ...initial, ...current };
+    ({ theta, replayedSteps } = await retakeSteps(tx, run.id, initial, current));
   }
   // A parameter the replay does not move (none of the remaining steps had it) keeps its θ.
   theta = { ...current, ...theta };

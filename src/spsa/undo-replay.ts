@@ -7,8 +7,9 @@ import type { IterationSettings } from "../types/config.js";
 import type {
   AppliedBatch,
   ChainRun,
+  ChainEdit,
   ChainStart,
-  ChainWithout,
+  InsertedBatch,
   IterationOutcome,
   IterationResult,
   SpsaMathConfig,
@@ -99,36 +100,77 @@ export function replayChainWithout(
   batches: readonly AppliedBatch[],
   removed: (batch: AppliedBatch) => boolean,
   thetaEvery: number,
-): ChainWithout {
-  const result: ChainWithout = {
+): ChainEdit {
+  return replayChainEdited(run, start, batches, { removed, inserted: [] }, thetaEvery);
+}
+
+/**
+ * The chain edited (spsa undo takes batches out, spsa workers accept puts held ones in,
+ * docs/bad-workers.md), replayed as replayChainWithout replays it: each inserted batch just
+ * before the chain's batch it names (in the order given), with the values it played and its
+ * result, stepped as every other batch of the new chain is. A batch of the new chain drawn from
+ * a θ the edit changed keeps the values it played (`played`); one drawn before the first change
+ * can be drawn again.
+ */
+export function replayChainEdited(
+  run: ChainRun,
+  start: ChainStart,
+  batches: readonly AppliedBatch[],
+  edit: { removed: (batch: AppliedBatch) => boolean; inserted: readonly InsertedBatch[] },
+  thetaEvery: number,
+): ChainEdit {
+  const result: ChainEdit = {
     thetaBefore: start.theta,
     theta: start.theta,
-    firstRemoved: null,
+    firstChanged: null,
     removed: [],
     rewritten: [],
   };
   // The new chain's steps, each with the adaptive scale of the batches before it there, raised by the pilot.
   const steps = new BatchSteps(run, run.pilotFactor, start.recent);
   let place = start.applied;
-  result.thetaBefore = replayAppliedChain(run, start, batches, (batch, _theta, played) => {
-    if (removed(batch)) {
-      result.firstRemoved ??= batch.appliedNumber;
-      result.removed.push(batch.batchNumber);
-      return;
-    }
-    place += 1;
-    const { update, scale } = steps.step(paramsAt(run, result.theta), { ...batch, ...played });
-    result.theta = update.newValues;
-    if (result.firstRemoved === null) return;
-    const redrawable = batch.drawnFrom !== null && batch.drawnFrom < result.firstRemoved;
+  const placed = (
+    batch: { batchNumber: number; drawnFrom: number | null },
+    played: { plus: Values; minus: Values },
+    scale: number | undefined,
+    insertedElo?: number,
+  ) => {
+    if (result.firstChanged === null) return;
+    const redrawable = batch.drawnFrom !== null && batch.drawnFrom < result.firstChanged;
     result.rewritten.push({
       batchNumber: batch.batchNumber,
       appliedNumber: place,
       stepScale: scale ?? 1,
       thetaAfter: place % thetaEvery === 0 ? result.theta : null,
       played: redrawable ? null : played,
+      ...(insertedElo !== undefined && { insertedElo }),
     });
+  };
+  let next = 0;
+  const insertBefore = (appliedNumber: number | null) => {
+    for (; next < edit.inserted.length; next++) {
+      const inserted = edit.inserted[next]!;
+      if (appliedNumber !== null && (inserted.before === null || inserted.before > appliedNumber)) return;
+      place += 1;
+      result.firstChanged ??= place;
+      const { update, scale } = steps.step(paramsAt(run, result.theta), { ...inserted, ...inserted.played });
+      result.theta = update.newValues;
+      placed(inserted, inserted.played, scale, update.elo);
+    }
+  };
+  result.thetaBefore = replayAppliedChain(run, start, batches, (batch, _theta, played) => {
+    insertBefore(batch.appliedNumber);
+    if (edit.removed(batch)) {
+      result.firstChanged ??= batch.appliedNumber;
+      result.removed.push(batch.batchNumber);
+      return;
+    }
+    place += 1;
+    const { update, scale } = steps.step(paramsAt(run, result.theta), { ...batch, ...played });
+    result.theta = update.newValues;
+    placed(batch, played, scale);
   });
+  insertBefore(null);
   return result;
 }
 

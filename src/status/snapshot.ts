@@ -365,7 +365,11 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     },
     waiting:
       run.status === "active"
-        ? waitingFor(current, maxIterations, { mastered: Boolean(master), options: Boolean(perturbations), playing })
+        ? waitingFor(current, maxIterations, {
+            master: master && { lapsed: master.lapsed, secondsAgo: master.secondsSinceSeen },
+            options: Boolean(perturbations),
+            playing,
+          })
         : null,
     faults: totals.faults,
     faultKinds: totals.faultKinds,
@@ -422,9 +426,19 @@ function shipStatus({ runId: _, createdAt, completedAt, ...check }: ShipCheckRow
 function waitingFor(
   current: IterationSummary | undefined,
   maxIterations: number,
-  { mastered, options, playing }: { mastered: boolean; options: boolean; playing: boolean },
+  {
+    master,
+    options,
+    playing,
+  }: { master: { lapsed: boolean; secondsAgo: number } | undefined; options: boolean; playing: boolean },
 ): string | null {
-  if (!mastered) return "no master runs it: start spsa master to go on";
+  if (!master) return "no master runs it: start spsa master to go on";
+  // A master stopped (SIGSTOP, a suspended machine) builds nothing, whatever it was doing.
+  if (master.lapsed)
+    return (
+      `its master missed its heartbeats (last seen ${Math.round(master.secondsAgo)} s ago): stopped or ` +
+      `stalled; a master started now takes the run over`
+    );
   if (current === undefined || current.status === "complete")
     return !options && (current?.iteration ?? 0) < maxIterations
       ? `the master is building the engines of iteration ${(current?.iteration ?? 0) + 1}`

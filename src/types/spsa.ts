@@ -269,7 +269,10 @@ export interface ChainStart {
   recent: readonly DrawnResult[];
 }
 
-/** A batch of the chain after an undo, from the first place the undo changed on: what its row must hold. */
+/**
+ * A batch of the chain after an undo or an acceptance, from the first place either changed on:
+ * what its row must hold.
+ */
 export interface RewrittenBatch {
   batchNumber: number;
   appliedNumber: number;
@@ -277,20 +280,43 @@ export interface RewrittenBatch {
   /** θ after it, at every `thetaEvery`-th place; else null. */
   thetaAfter: Values | null;
   /**
-   * The values it played, kept in its row: it was drawn from a θ the undo changed, so the chain
+   * The values it played, kept in its row: it was drawn from a θ the edit changed, so the chain
    * cannot draw it again. Null: it can.
    */
   played: { plus: Values; minus: Values } | null;
+  /**
+   * A held batch put into the chain (InsertedBatch): the Elo its step used, for its row to record
+   * with its result. Undefined: the batch was in the chain already, its row holds both.
+   */
+  insertedElo?: number;
 }
 
-/** A UCI-option run's chain with some batches taken out. */
-export interface ChainWithout {
-  /** θ after the chain as it stood, and after the chain without the batches. */
+/**
+ * A held batch of an accepted worker put back into a UCI-option run's chain (spsa workers
+ * accept, docs/bad-workers.md): its place, the values it played and its result.
+ */
+export interface InsertedBatch {
+  /** It goes just before the chain's batch applied `before`-th (the first reported after it); null: after the last. */
+  before: number | null;
+  batchNumber: number;
+  drawNumber: number;
+  /** Null in rows of earlier versions: it played with no recorded draw θ (its values are stored). */
+  drawnFrom: number | null;
+  games: number;
+  ak: number;
+  played: { plus: Values; minus: Values };
+  result: IterationResult;
+}
+
+/** A UCI-option run's chain with some batches taken out (an undo) or put in (an acceptance). */
+export interface ChainEdit {
+  /** θ after the chain as it stood, and after the edited chain. */
   thetaBefore: Values;
   theta: Values;
-  /** The first place (1, 2, …) of a batch taken out; null: none was in the chain. */
-  firstRemoved: number | null;
+  /** The first place (1, 2, …) the edit changed; null: none (the chain is as it stood). */
+  firstChanged: number | null;
+  /** The batches taken out (their batch numbers). */
   removed: number[];
-  /** The batches after firstRemoved, renumbered. */
+  /** The batches from firstChanged on, renumbered. */
   rewritten: RewrittenBatch[];
 }

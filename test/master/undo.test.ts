@@ -16,13 +16,13 @@ import { undoWorker } from "../../src/master/undo-worker.js";
 import { signedEngines } from "../../src/signing/binary-signature.js";
 import { perturb, update } from "../../src/spsa/math.js";
 import { paramsAt } from "../../src/spsa/option-batches.js";
-import { applyBatch, batchStepFactor, batchWindow } from "../../src/spsa/batch-step.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import type { IterationSettings } from "../../src/types/config.js";
 import type { IterationResult, Values } from "../../src/types/spsa.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { registerTestWorker, reportResult } from "../support/iterations.js";
 import { openPlayedIteration, PLAYED_PARAMS, runRows } from "../support/played-run.js";
+import { replayOptionChain } from "../support/replay-chain.js";
 import { localSigningKey } from "../support/signing.js";
 
 /**
@@ -322,33 +322,10 @@ describe("spsa undo --worker in UCI-option mode", () => {
     expect(before.filter((b) => b.worker_name === "liar")).toHaveLength(3);
     // The values each batch played, drawn again here from θ after its drawn_from batches of the chain as it stood.
     const list = { parameters, names: ["X", "Y"] };
-    const results = (rows: readonly Applied[]) =>
-      rows.map((x) => ({ plusWins: x.plus_wins, minusWins: x.minus_wins, draws: x.draws }));
     const chainOf = (
       rows: readonly Applied[],
       played: (b: Applied, thetas: readonly Values[]) => { plus: Values; minus: Values },
-    ) => {
-      const thetas: Values[] = [{ X: 5, Y: 5 }];
-      for (const [i, b] of rows.entries()) {
-        const done = rows.slice(0, i).map((x) => ({ ...results([x])[0]!, drawNumber: x.draw_number }));
-        // The batches of one shared draw (the run's first half) read as one sample.
-        const scale = batchStepFactor(
-          done.slice(Math.max(0, done.length - batchWindow(gains, 16, b.games))),
-          gains,
-          16,
-        );
-        const step = applyBatch(
-          paramsAt(list, thetas[i]!),
-          { ak: b.a_k, ...played(b, thetas), games: b.games },
-          results([b])[0]!,
-          gains,
-          16,
-          scale,
-        );
-        thetas.push({ ...thetas[i], ...step.newValues });
-      }
-      return thetas;
-    };
+    ) => replayOptionChain(rows, { X: 5, Y: 5 }, { list, gains, gamesPerIteration: 16 }, played);
     const values = new Map<number, { plus: Values; minus: Values }>();
     const lied = chainOf(before, (b, thetas) => {
       const drawn = perturb(

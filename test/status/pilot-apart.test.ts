@@ -47,6 +47,12 @@ describe("the curvature pilot on spsa status and the dashboard", () => {
     expect((await readRunStatus(sql, run, { samples: 2 })).waiting).toBe(
       "the master is building the engines of iteration 7",
     );
+    // A master whose lease lapsed (stopped with SIGSTOP mid-build, say) builds nothing.
+    await sql`update spsa_run set master_seen_at = now() - interval '40 seconds',
+      master_expires_at = now() - interval '10 seconds' where id = ${runId}`;
+    expect((await readRunStatus(sql, run, { samples: 2 })).waiting).toBe(
+      "its master missed its heartbeats (last seen 40 s ago): stopped or stalled; a master started now takes the run over",
+    );
 
     // The dashboard's Elo chart (and the mean line drawn from it) starts after the pilot.
     const detail = await readRunDetail(sql, run);

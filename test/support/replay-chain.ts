@@ -1,4 +1,6 @@
-import type { Values } from "../../src/types/spsa.js";
+import { applyBatch, batchStepFactor, batchWindow } from "../../src/spsa/batch-step.js";
+import { paramsAt } from "../../src/spsa/option-batches.js";
+import type { OptionList, SpsaMathConfig, Values } from "../../src/types/spsa.js";
 
 type Expect = (value: unknown, message?: string) => { toEqual(v: unknown): void };
 
@@ -21,4 +23,49 @@ export function replayChain<R extends { iteration_number: number; base_parameter
     thetas.push({ ...thetas[i], ...step(row, applied, thetas[i] ?? {}) });
   }
   return thetas.at(-1) ?? start;
+}
+
+/** A batch of a UCI-option chain as an independent replay reads it from its rows. */
+export interface ChainRow {
+  draw_number: number;
+  games: number;
+  a_k: number;
+  plus_wins: number;
+  minus_wins: number;
+  draws: number;
+}
+
+/**
+ * θ after every batch of a UCI-option chain taken in the order given (θ₀ first), each batch with
+ * the values `played` gives, its result and the adaptive scale of the batches before it
+ * (src/spsa/batch-step.ts, as the master applies them), computed from the rows alone.
+ */
+export function replayOptionChain<R extends ChainRow>(
+  rows: readonly R[],
+  start: Values,
+  run: { list: OptionList; gains: SpsaMathConfig; gamesPerIteration: number },
+  played: (row: R, thetas: readonly Values[]) => { plus: Values; minus: Values },
+): Values[] {
+  const { list, gains, gamesPerIteration } = run;
+  const results = (x: R) => ({ plusWins: x.plus_wins, minusWins: x.minus_wins, draws: x.draws });
+  const thetas: Values[] = [start];
+  for (const [i, b] of rows.entries()) {
+    const done = rows.slice(0, i).map((x) => ({ ...results(x), drawNumber: x.draw_number }));
+    // The batches of one shared draw read as one sample.
+    const scale = batchStepFactor(
+      done.slice(Math.max(0, done.length - batchWindow(gains, gamesPerIteration, b.games))),
+      gains,
+      gamesPerIteration,
+    );
+    const step = applyBatch(
+      paramsAt(list, thetas[i]!),
+      { ak: b.a_k, ...played(b, thetas), games: b.games },
+      results(b),
+      gains,
+      gamesPerIteration,
+      scale,
+    );
+    thetas.push({ ...thetas[i], ...step.newValues });
+  }
+  return thetas;
 }

@@ -1,7 +1,13 @@
 import type postgres from "postgres";
 import { latestDecisions, readReview, setAsideCounts, type DecisionRow } from "../db/worker-decisions.js";
 import { setAsideWorkers } from "../db/set-aside-workers.js";
-import { gamesPerMinute, listRunWorkers, playingWorkers, refusingWorkers, type RunWorkerRow } from "../db/run-status.js";
+import {
+  gamesPerMinute,
+  listRunWorkers,
+  playingWorkers,
+  refusingWorkers,
+  type RunWorkerRow,
+} from "../db/run-status.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
 
 /**

@@ -5,6 +5,13 @@ CREATE INDEX "spsa_batch_refused_by" ON "spsa_batch" USING btree ("worker_name",
 -- Issue 55, "a worker can starve the others": a name's claims are capped by its concurrency, a
 -- worker machine's refusals are limited per minute, and each refusal keeps its time (refused_at),
 -- counted per worker by spsa status as evidence. Grants are unchanged (CREATE OR REPLACE keeps them).
+-- The limits are for worker roles: the owner's role (the master's, and workers run with its URL)
+-- may write every row itself, so a limit on it would guard nothing.
+CREATE OR REPLACE FUNCTION spsa_session_is_owner() RETURNS boolean
+LANGUAGE sql STABLE SET search_path = public, pg_temp AS $$
+  SELECT pg_has_role(session_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = 'public.spsa_batch'::regclass), 'MEMBER')
+$$;
+--> statement-breakpoint
 CREATE OR REPLACE FUNCTION spsa_limit(p_key text)
  RETURNS double precision
  LANGUAGE sql
@@ -48,7 +55,7 @@ BEGIN
   SELECT greatest(2, w.concurrency) + spsa_limit('claim_margin') INTO v_cap FROM spsa_worker w WHERE w.name = p_worker;
   SELECT count(*) INTO v_held FROM spsa_batch b
   WHERE b.worker_name = p_worker AND b.status = 'claimed' AND b.lease_expires_at > now();
-  IF v_held >= v_cap THEN
+  IF v_held >= v_cap AND NOT spsa_session_is_owner() THEN
     RAISE EXCEPTION 'worker "%" holds % claimed batches, its cap (concurrency + %): it claims again once it reports or gives one back',
       p_worker, v_held, spsa_limit('claim_margin') USING ERRCODE = 'program_limit_exceeded';
   END IF;
@@ -109,7 +116,7 @@ BEGIN
   -- as long as if it had played it. An honest worker refuses only binaries it does not trust and
   -- then passes over their iteration: it refuses at most what it held of that iteration.
   PERFORM pg_advisory_xact_lock(hashtext('spsa_refusals:' || session_user));
-  IF (SELECT count(*) FROM spsa_worker w JOIN spsa_batch b ON b.worker_name = w.name
+  IF NOT spsa_session_is_owner() AND (SELECT count(*) FROM spsa_worker w JOIN spsa_batch b ON b.worker_name = w.name
       WHERE w.login_role = session_user AND b.refused AND b.refused_at > now() - interval '1 minute') >= spsa_limit('refusals_per_minute') THEN
     RAISE EXCEPTION 'database role "%" refused % batches in the last minute, its limit: batch % stays claimed by worker "%" until its lease ends',
       session_user, spsa_limit('refusals_per_minute'), p_batch, p_worker USING ERRCODE = 'program_limit_exceeded';

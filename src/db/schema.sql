@@ -691,7 +691,7 @@ BEGIN
   SELECT greatest(2, w.concurrency) + spsa_limit('claim_margin') INTO v_cap FROM spsa_worker w WHERE w.name = p_worker;
   SELECT count(*) INTO v_held FROM spsa_batch b
   WHERE b.worker_name = p_worker AND b.status = 'claimed' AND b.lease_expires_at > now();
-  IF v_held >= v_cap THEN
+  IF v_held >= v_cap AND NOT spsa_session_is_owner() THEN
     RAISE EXCEPTION 'worker "%" holds % claimed batches, its cap (concurrency + %): it claims again once it reports or gives one back',
       p_worker, v_held, spsa_limit('claim_margin') USING ERRCODE = 'program_limit_exceeded';
   END IF;
@@ -977,7 +977,7 @@ BEGIN
   -- as long as if it had played it. An honest worker refuses only binaries it does not trust and
   -- then passes over their iteration: it refuses at most what it held of that iteration.
   PERFORM pg_advisory_xact_lock(hashtext('spsa_refusals:' || session_user));
-  IF (SELECT count(*) FROM spsa_worker w JOIN spsa_batch b ON b.worker_name = w.name
+  IF NOT spsa_session_is_owner() AND (SELECT count(*) FROM spsa_worker w JOIN spsa_batch b ON b.worker_name = w.name
       WHERE w.login_role = session_user AND b.refused AND b.refused_at > now() - interval '1 minute') >= spsa_limit('refusals_per_minute') THEN
     RAISE EXCEPTION 'database role "%" refused % batches in the last minute, its limit: batch % stays claimed by worker "%" until its lease ends',
       session_user, spsa_limit('refusals_per_minute'), p_batch, p_worker USING ERRCODE = 'program_limit_exceeded';
@@ -1154,6 +1154,17 @@ BEGIN
   RETURN QUERY SELECT * FROM spsa_reopen_claims(p_worker);
 END $function$;
 GRANT EXECUTE ON FUNCTION public.spsa_return_to_pool(p_worker text) TO spsa_workers;
+
+-- function: public.spsa_session_is_owner()
+CREATE OR REPLACE FUNCTION public.spsa_session_is_owner()
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+  SELECT pg_has_role(session_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = 'public.spsa_batch'::regclass), 'MEMBER')
+$function$;
+GRANT EXECUTE ON FUNCTION public.spsa_session_is_owner() TO PUBLIC;
 
 -- function: public.spsa_take_worker_name(p_name text, p_host text, p_pid integer, p_session text, p_concurrency integer, p_note text)
 CREATE OR REPLACE FUNCTION public.spsa_take_worker_name(p_name text, p_host text, p_pid integer, p_session text, p_concurrency integer, p_note text)

@@ -140,7 +140,11 @@ describe("an honest worker at concurrency 2", () => {
   const fixture = useRunFixture({ iterations: 2, games: 8, batchSize: 2, moveLimit: "nodes = 500" });
 
   it("plays a real run of batches of two games without ever meeting the claim cap", async () => {
-    const worker = startWorker(fixture.setup, fixture.env, "c2", ["-c", "2"]);
+    // With a worker URL of its own: the owner's URL is not limited (it could write every row itself).
+    const machine = `c${randomBytes(4).toString("hex")}`;
+    const issued = await spsa(["db", "worker-url", "--name", machine], { env: fixture.env });
+    expect(issued.exitCode, issued.all).toBe(0);
+    const worker = startWorker(fixture.setup, { DATABASE_URL: issued.stdout.trim() }, `${machine}-w`, ["-c", "2"]);
     const master = await startMaster(fixture.setup, fixture.env, "capped", ["--seed", "s"]);
     worker.kill("SIGTERM");
     const output = (await worker).all ?? "";
@@ -150,5 +154,6 @@ describe("an honest worker at concurrency 2", () => {
     const rows = await iterationsOf(fixture.sql, "capped");
     expect(rows).toHaveLength(2);
     expectExactCounts(rows, expect);
+    await spsa(["db", "worker-url", "--name", machine, "--revoke"], { env: fixture.env });
   }, 300_000);
 });

@@ -1,10 +1,12 @@
-ALTER TABLE "spsa_batch" ADD COLUMN "refused_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "spsa_batch" ADD COLUMN "given_back_at" timestamp with time zone;--> statement-breakpoint
 CREATE INDEX "spsa_batch_claimed_by" ON "spsa_batch" USING btree ("worker_name") WHERE "spsa_batch"."status" = 'claimed';--> statement-breakpoint
-CREATE INDEX "spsa_batch_refused_by" ON "spsa_batch" USING btree ("worker_name","refused_at") WHERE "spsa_batch"."refused";
+CREATE INDEX "spsa_batch_given_back" ON "spsa_batch" USING btree ("worker_name","given_back_at") WHERE "spsa_batch"."given_back_at" is not null;
 --> statement-breakpoint
--- Issue 55, "a worker can starve the others": a name's claims are capped by its concurrency, a
--- worker machine's refusals are limited per minute, and each refusal keeps its time (refused_at),
--- counted per worker by spsa status as evidence. Grants are unchanged (CREATE OR REPLACE keeps them).
+-- Issue 55, "a worker can starve the others": a name's claims are capped by its concurrency, and
+-- a worker machine that gave back more than given_back_per_minute batches unplayed in the last
+-- minute (refused, released, or its names taken over: each keeps given_back_at) claims none until
+-- they age out. spsa status counts each worker's refusals as evidence. Grants are unchanged
+-- (CREATE OR REPLACE keeps them).
 -- The limits are for worker roles: the owner's role (the master's, and workers run with its URL)
 -- may write every row itself, so a limit on it would guard nothing.
 CREATE OR REPLACE FUNCTION spsa_session_is_owner() RETURNS boolean
@@ -23,7 +25,7 @@ AS $function$
     WHEN 'held_batches' THEN 4096 WHEN 'nps' THEN 1e12 WHEN 'min_time_factor' THEN 0.25 WHEN 'max_time_factor' THEN 4
     WHEN 'pgn' THEN 262144 WHEN 'reason' THEN 1000 WHEN 'fault' THEN 64 WHEN 'replays_per_game' THEN 4
     WHEN 'min_lease' THEN 1 WHEN 'max_lease' THEN 86400 WHEN 'default_lease' THEN 120
-    WHEN 'claim_margin' THEN 2 WHEN 'refusals_per_minute' THEN 8
+    WHEN 'claim_margin' THEN 2 WHEN 'given_back_per_minute' THEN 8
   END::float8
 $function$;
 --> statement-breakpoint
@@ -43,6 +45,7 @@ DECLARE
   v_lease interval;
   v_cap int;
   v_held int;
+  v_given int;
 BEGIN
   PERFORM spsa_own_worker(p_worker);
   -- One claim of a name at a time, so that claims sent together cannot pass the cap together.
@@ -58,6 +61,21 @@ BEGIN
   IF v_held >= v_cap AND NOT spsa_session_is_owner() THEN
     RAISE EXCEPTION 'worker "%" holds % claimed batches, its cap (concurrency + %): it claims again once it reports or gives one back',
       p_worker, v_held, spsa_limit('claim_margin') USING ERRCODE = 'program_limit_exceeded';
+  END IF;
+  -- A batch given back unplayed is handed out again at once, so giving back in a loop (claim and
+  -- refuse, claim and release) would keep the games from the workers that play them. A database
+  -- role (one per worker machine; names are free to make) that gave back given_back_per_minute
+  -- batches in the last minute is told to wait: whatever way it gives them back, it then moves
+  -- at most that many batches a minute, plus what it holds. An honest worker gives back only
+  -- binaries it does not trust (then passes over their iteration), and its batches when stopped
+  -- or restarted: rarely more than 8 a minute, and then it waits less than a minute, nothing lost.
+  IF NOT spsa_session_is_owner() THEN
+    SELECT count(*) INTO v_given FROM spsa_worker w JOIN spsa_batch b ON b.worker_name = w.name
+    WHERE w.login_role = session_user AND b.given_back_at > now() - interval '1 minute';
+    IF v_given >= spsa_limit('given_back_per_minute') THEN
+      RAISE EXCEPTION 'database role "%" gave back % batches unplayed in the last minute (refused, released or taken over), its limit: its workers claim again within a minute',
+        session_user, v_given USING ERRCODE = 'program_limit_exceeded';
+    END IF;
   END IF;
   IF p_max_games IS NULL OR p_max_games < 1 OR p_max_games > spsa_limit('batch_games') THEN
     RAISE EXCEPTION 'a claim asks for 1 to % games, got %', spsa_limit('batch_games'), p_max_games USING ERRCODE = 'invalid_parameter_value';
@@ -109,21 +127,34 @@ BEGIN
   PERFORM spsa_own_worker(p_worker);
   SELECT * INTO v_refused FROM spsa_batch WHERE id = p_batch FOR UPDATE;
   IF NOT FOUND OR v_refused.worker_name IS DISTINCT FROM p_worker OR v_refused.status <> 'claimed' THEN RETURN 0; END IF;
-  -- A refused batch is handed out again at once, so refusals in a loop would keep the games from
-  -- the workers that play them. A database role (one per worker machine; its names are free to
-  -- make) refuses at most refusals_per_minute batches a minute: beyond them a refusal is refused
-  -- and the batch stays claimed until its lease ends, so the refuser holds it (and its claim cap)
-  -- as long as if it had played it. An honest worker refuses only binaries it does not trust and
-  -- then passes over their iteration: it refuses at most what it held of that iteration.
-  PERFORM pg_advisory_xact_lock(hashtext('spsa_refusals:' || session_user));
-  IF NOT spsa_session_is_owner() AND (SELECT count(*) FROM spsa_worker w JOIN spsa_batch b ON b.worker_name = w.name
-      WHERE w.login_role = session_user AND b.refused AND b.refused_at > now() - interval '1 minute') >= spsa_limit('refusals_per_minute') THEN
-    RAISE EXCEPTION 'database role "%" refused % batches in the last minute, its limit: batch % stays claimed by worker "%" until its lease ends',
-      session_user, spsa_limit('refusals_per_minute'), p_batch, p_worker USING ERRCODE = 'program_limit_exceeded';
-  END IF;
-  UPDATE spsa_batch SET status = 'expired', refused = true, refused_at = now() WHERE id = p_batch;
+  UPDATE spsa_batch SET status = 'expired', refused = true, given_back_at = now() WHERE id = p_batch;
   IF NOT EXISTS (SELECT 1 FROM spsa_perturbation p WHERE p.batch_id = p_batch) THEN
     INSERT INTO spsa_batch (iteration_id, games, games_before, status) VALUES (v_refused.iteration_id, v_refused.games, v_refused.games_before, 'open');
   END IF;
   RETURN 1;
 END $function$;
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION spsa_reopen_claims(p_worker text) RETURNS TABLE (batches int, games int)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+  RETURN QUERY
+    WITH doomed AS (
+      SELECT b.id FROM spsa_batch b
+      WHERE b.status = 'claimed' AND b.lease_expires_at < (CASE WHEN p_worker IS NULL THEN now() ELSE 'infinity' END)
+        AND (p_worker IS NULL OR b.worker_name = p_worker)
+      ORDER BY b.id
+      FOR UPDATE SKIP LOCKED
+    ), expired AS (
+      -- A worker's own batches it gave back unplayed (released, or its name taken over), not lapsed.
+      UPDATE spsa_batch b SET status = 'expired', given_back_at = CASE WHEN p_worker IS NOT NULL THEN now() END
+      FROM doomed d
+      WHERE b.id = d.id
+      RETURNING b.id, b.iteration_id, b.games, b.games_before
+    ), reopened AS (
+      INSERT INTO spsa_batch (iteration_id, games, games_before, status)
+      SELECT e.iteration_id, e.games, e.games_before, 'open' FROM expired e
+      WHERE NOT EXISTS (SELECT 1 FROM spsa_perturbation p WHERE p.batch_id = e.id)
+      RETURNING id
+    )
+    SELECT count(*)::int, coalesce(sum(expired.games), 0)::int FROM expired;
+END $$;

@@ -183,9 +183,9 @@ export async function claimBatch(
 }
 
 /**
- * The reason a claim or refusal was turned down for a worker's limit (Postgres'
- * program_limit_exceeded): the claim cap of spsa_claim_batch, the refusals per minute of
- * spsa_refuse_batch. Undefined for any other error.
+ * The reason a claim was turned down for a worker's limit (Postgres' program_limit_exceeded,
+ * spsa_claim_batch): its name's claim cap, or its machine's batches given back unplayed in the
+ * last minute. Undefined for any other error.
  */
 export function overLimit(error: unknown): string | undefined {
   const { code, message } = error as { code?: string; message?: string };
@@ -195,8 +195,8 @@ export function overLimit(error: unknown): string | undefined {
 /**
  * A worker refused the batch's binaries (unsigned, or not signed by a key it trusts): the
  * batch returns to the pool at once and its iteration counts the refusal, in one
- * transaction, so a retry after a lost answer counts nothing twice. Past its machine's refusals
- * per minute it throws (overLimit) and the batch stays claimed until its lease ends.
+ * transaction, so a retry after a lost answer counts nothing twice. Its time counts toward the
+ * machine's batches given back per minute (spsa_claim_batch).
  */
 export async function refuseBatch(sql: postgres.Sql, batchId: number, workerName: string): Promise<void> {
   const [row] = await sql<{ batches: number }[]>`select spsa_refuse_batch(${batchId}, ${workerName}) as batches`;

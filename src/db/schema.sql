@@ -81,7 +81,7 @@ CREATE TABLE public.spsa_batch (
   folded boolean DEFAULT false NOT NULL,
   held_at timestamp with time zone,
   undo_id integer,
-  refused_at timestamp with time zone,
+  given_back_at timestamp with time zone,
   CONSTRAINT spsa_batch_claimed CHECK (((status = 'open'::text) OR ((worker_name IS NOT NULL) AND (claimed_at IS NOT NULL) AND (lease_expires_at IS NOT NULL)))),
   CONSTRAINT spsa_batch_games CHECK ((games > 0)),
   CONSTRAINT spsa_batch_iteration_id_spsa_iteration_id_fk FOREIGN KEY (iteration_id) REFERENCES spsa_iteration(id),
@@ -90,9 +90,9 @@ CREATE TABLE public.spsa_batch (
   CONSTRAINT spsa_batch_undo_id_spsa_undo_id_fk FOREIGN KEY (undo_id) REFERENCES spsa_undo(id)
 );
 CREATE INDEX spsa_batch_claimed_by ON public.spsa_batch USING btree (worker_name) WHERE (status = 'claimed'::text);
+CREATE INDEX spsa_batch_given_back ON public.spsa_batch USING btree (worker_name, given_back_at) WHERE (given_back_at IS NOT NULL);
 CREATE INDEX spsa_batch_leases ON public.spsa_batch USING btree (lease_expires_at) WHERE (status = 'claimed'::text);
 CREATE INDEX spsa_batch_open ON public.spsa_batch USING btree (iteration_id, id) WHERE (status = 'open'::text);
-CREATE INDEX spsa_batch_refused_by ON public.spsa_batch USING btree (worker_name, refused_at) WHERE refused;
 CREATE INDEX spsa_batch_reported ON public.spsa_batch USING btree (reported_at) WHERE (status = 'done'::text);
 CREATE INDEX spsa_batch_set_aside ON public.spsa_batch USING btree (iteration_id) WHERE ((held_at IS NOT NULL) OR (undo_id IS NOT NULL));
 CREATE INDEX spsa_batch_unfolded ON public.spsa_batch USING btree (iteration_id, reported_at, id) WHERE ((NOT folded) AND ((status = 'done'::text) OR refused));
@@ -679,6 +679,7 @@ DECLARE
   v_lease interval;
   v_cap int;
   v_held int;
+  v_given int;
 BEGIN
   PERFORM spsa_own_worker(p_worker);
   -- One claim of a name at a time, so that claims sent together cannot pass the cap together.
@@ -694,6 +695,21 @@ BEGIN
   IF v_held >= v_cap AND NOT spsa_session_is_owner() THEN
     RAISE EXCEPTION 'worker "%" holds % claimed batches, its cap (concurrency + %): it claims again once it reports or gives one back',
       p_worker, v_held, spsa_limit('claim_margin') USING ERRCODE = 'program_limit_exceeded';
+  END IF;
+  -- A batch given back unplayed is handed out again at once, so giving back in a loop (claim and
+  -- refuse, claim and release) would keep the games from the workers that play them. A database
+  -- role (one per worker machine; names are free to make) that gave back given_back_per_minute
+  -- batches in the last minute is told to wait: whatever way it gives them back, it then moves
+  -- at most that many batches a minute, plus what it holds. An honest worker gives back only
+  -- binaries it does not trust (then passes over their iteration), and its batches when stopped
+  -- or restarted: rarely more than 8 a minute, and then it waits less than a minute, nothing lost.
+  IF NOT spsa_session_is_owner() THEN
+    SELECT count(*) INTO v_given FROM spsa_worker w JOIN spsa_batch b ON b.worker_name = w.name
+    WHERE w.login_role = session_user AND b.given_back_at > now() - interval '1 minute';
+    IF v_given >= spsa_limit('given_back_per_minute') THEN
+      RAISE EXCEPTION 'database role "%" gave back % batches unplayed in the last minute (refused, released or taken over), its limit: its workers claim again within a minute',
+        session_user, v_given USING ERRCODE = 'program_limit_exceeded';
+    END IF;
   END IF;
   IF p_max_games IS NULL OR p_max_games < 1 OR p_max_games > spsa_limit('batch_games') THEN
     RAISE EXCEPTION 'a claim asks for 1 to % games, got %', spsa_limit('batch_games'), p_max_games USING ERRCODE = 'invalid_parameter_value';
@@ -873,7 +889,7 @@ AS $function$
     WHEN 'held_batches' THEN 4096 WHEN 'nps' THEN 1e12 WHEN 'min_time_factor' THEN 0.25 WHEN 'max_time_factor' THEN 4
     WHEN 'pgn' THEN 262144 WHEN 'reason' THEN 1000 WHEN 'fault' THEN 64 WHEN 'replays_per_game' THEN 4
     WHEN 'min_lease' THEN 1 WHEN 'max_lease' THEN 86400 WHEN 'default_lease' THEN 120
-    WHEN 'claim_margin' THEN 2 WHEN 'refusals_per_minute' THEN 8
+    WHEN 'claim_margin' THEN 2 WHEN 'given_back_per_minute' THEN 8
   END::float8
 $function$;
 GRANT EXECUTE ON FUNCTION public.spsa_limit(p_key text) TO PUBLIC;
@@ -970,19 +986,7 @@ BEGIN
   PERFORM spsa_own_worker(p_worker);
   SELECT * INTO v_refused FROM spsa_batch WHERE id = p_batch FOR UPDATE;
   IF NOT FOUND OR v_refused.worker_name IS DISTINCT FROM p_worker OR v_refused.status <> 'claimed' THEN RETURN 0; END IF;
-  -- A refused batch is handed out again at once, so refusals in a loop would keep the games from
-  -- the workers that play them. A database role (one per worker machine; its names are free to
-  -- make) refuses at most refusals_per_minute batches a minute: beyond them a refusal is refused
-  -- and the batch stays claimed until its lease ends, so the refuser holds it (and its claim cap)
-  -- as long as if it had played it. An honest worker refuses only binaries it does not trust and
-  -- then passes over their iteration: it refuses at most what it held of that iteration.
-  PERFORM pg_advisory_xact_lock(hashtext('spsa_refusals:' || session_user));
-  IF NOT spsa_session_is_owner() AND (SELECT count(*) FROM spsa_worker w JOIN spsa_batch b ON b.worker_name = w.name
-      WHERE w.login_role = session_user AND b.refused AND b.refused_at > now() - interval '1 minute') >= spsa_limit('refusals_per_minute') THEN
-    RAISE EXCEPTION 'database role "%" refused % batches in the last minute, its limit: batch % stays claimed by worker "%" until its lease ends',
-      session_user, spsa_limit('refusals_per_minute'), p_batch, p_worker USING ERRCODE = 'program_limit_exceeded';
-  END IF;
-  UPDATE spsa_batch SET status = 'expired', refused = true, refused_at = now() WHERE id = p_batch;
+  UPDATE spsa_batch SET status = 'expired', refused = true, given_back_at = now() WHERE id = p_batch;
   IF NOT EXISTS (SELECT 1 FROM spsa_perturbation p WHERE p.batch_id = p_batch) THEN
     INSERT INTO spsa_batch (iteration_id, games, games_before, status) VALUES (v_refused.iteration_id, v_refused.games, v_refused.games_before, 'open');
   END IF;
@@ -1039,7 +1043,8 @@ BEGIN
       ORDER BY b.id
       FOR UPDATE SKIP LOCKED
     ), expired AS (
-      UPDATE spsa_batch b SET status = 'expired'
+      -- A worker's own batches it gave back unplayed (released, or its name taken over), not lapsed.
+      UPDATE spsa_batch b SET status = 'expired', given_back_at = CASE WHEN p_worker IS NOT NULL THEN now() END
       FROM doomed d
       WHERE b.id = d.id
       RETURNING b.id, b.iteration_id, b.games, b.games_before

@@ -169,7 +169,8 @@ class WorkerLoop {
         return claimBatch(sql, this.name, Math.max(2, limit - (limit % 2)), { skip: this.refusedIterations, known });
       });
     } catch (error) {
-      // At its claim cap the worker waits for a batch of its own to end, as when none is open.
+      // At its claim cap, or after giving back too many batches in a minute, the worker waits and
+      // claims again later, as when none is open.
       const reason = overLimit(error);
       if (reason === undefined) throw error;
       if (this.capped === undefined) this.log(`worker ${this.name}: ${reason}`);
@@ -254,11 +255,7 @@ class WorkerLoop {
       .retrying((sql) => refuseBatch(sql, batch.batchId, this.name))
       .then(
         () => this.holding.delete(batch.batchId),
-        (error: unknown) => {
-          // Past the refusals per minute: it stays claimed (and held, so a stop gives it back).
-          const reason = overLimit(error);
-          if (reason !== undefined) this.log(`worker ${this.name}: ${reason}`);
-        },
+        () => {},
       );
   }
 

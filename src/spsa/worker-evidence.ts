@@ -86,6 +86,11 @@ interface Tally {
    */
   cellSquares: number[];
   extremes: number;
+  /**
+   * Its pairs outside its extreme batches of more than one pair: what its sweep chance is read
+   * from, so that a liar's sweeps do not raise the chance they are measured against.
+   */
+  plainPairs: number[];
   /** Per batch size: [batches, batches at an extreme result]. */
   sizes: Map<number, [number, number]>;
   /** Σ sign × net over its batches, per parameter. */
@@ -199,6 +204,7 @@ export class EvidenceLedger {
     if (pairs > 0) cellsOf(b.pairs).forEach((n, c) => (t.cellSquares[c]! += (n * n) / pairs));
     const extreme = b.games > 0 && Math.abs(b.net) === b.games ? 1 : 0;
     t.extremes += extreme;
+    if (!extreme || pairs <= 1) b.pairs.forEach((n, i) => (t.plainPairs[i]! += n));
     const size = t.sizes.get(b.games) ?? [0, 0];
     t.sizes.set(b.games, [size[0] + 1, size[1] + extreme]);
     const s = this.signVector(b.signs);
@@ -310,8 +316,11 @@ function judge(
 /**
  * The chance that a batch of `games` games is won entirely by one side, if its pairs were drawn
  * independently from `pairs` (one pseudo-pair added to each cell): p_WW^(games/2) + p_LL^(games/2).
- * A liar that sweeps a quarter of its batches raises its own p_WW to about a third, which
- * predicts a sweep in about 1 % of batches of 8.
+ * Read from the pairs of a worker's batches that are not sweeps (of more than one pair): a liar
+ * that sweeps a quarter of its batches of 8 would otherwise raise its own p_WW from about 0.12 to
+ * a third, and the chance it is measured against 30-fold; an honest worker's sweeps are too rare
+ * to lower it by much (batches of 2 pairs, the smallest concerned: p_WW² of its pairs, which
+ * lowers its chance of a sweep by about a fifth at p_WW 0.12).
  */
 export function sweepChance(pairs: readonly number[], games: number): number {
   const n = pairs.reduce((a, b) => a + b, 0) + 5;
@@ -321,7 +330,7 @@ export function sweepChance(pairs: readonly number[], games: number): number {
 
 /**
  * The extremes test: its batches at an extreme result against the number expected, each batch
- * at the larger of its own pairs' sweep chance and the pool's share at its size (a pool can only
+ * at the larger of its own other pairs' sweep chance and the pool's share at its size (a pool can only
  * make the test more lenient, never stricter), as a normal z of the Poisson tail (a Poisson is
  * wider than the sum of the batches' Bernoullis: the tail is conservative); 0 when it fits.
  */
@@ -330,7 +339,7 @@ function extremesZ(t: Tally, rest: Tally): number {
   for (const [size, [own]] of t.sizes) {
     const pool = rest.sizes.get(size);
     const poolShare = pool && pool[0] > 0 ? pool[1] / pool[0] : 0;
-    expected += own * Math.max(sweepChance(t.pairs, size), poolShare);
+    expected += own * Math.max(sweepChance(t.plainPairs, size), poolShare);
   }
   return Math.max(0, upperQuantileOfLog(logPoissonTail(t.extremes, expected)));
 }
@@ -532,6 +541,7 @@ function emptyTally(parameters: number): Tally {
     losses: 0,
     draws: 0,
     pairs: [0, 0, 0, 0, 0],
+    plainPairs: [0, 0, 0, 0, 0],
     squares: 0,
     cellSquares: [0, 0, 0],
     extremes: 0,
@@ -557,6 +567,7 @@ function addTally(into: Tally, t: Tally, sign: 1 | -1): void {
   into.squares += sign * t.squares;
   for (let c = 0; c < 3; c++) into.cellSquares[c]! += sign * t.cellSquares[c]!;
   t.pairs.forEach((n, i) => (into.pairs[i]! += sign * n));
+  t.plainPairs.forEach((n, i) => (into.plainPairs[i]! += sign * n));
   for (const [size, [b, x]] of t.sizes) {
     const s = into.sizes.get(size) ?? [0, 0];
     into.sizes.set(size, [s[0] + sign * b, s[1] + sign * x]);

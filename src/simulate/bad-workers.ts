@@ -100,8 +100,8 @@ export interface FleetResult {
   reported: Map<string, number>;
   applied: Map<string, number>;
   /**
-   * Per worker, the largest severity (its worst test against that test's limit) at any look while
-   * it was judged and not set aside: how close an honest worker came to a flag.
+   * Per worker, the largest severity (its worst test against that test's limit, of the tests it
+   * had enough games for) at any look while it was not set aside: how close an honest worker came to a flag.
    */
   peaks: Map<string, number>;
 }
@@ -318,7 +318,7 @@ class FleetState {
     if (stratum.length > 0) this.ledger.add(stratum);
     const evidence = this.ledger.evidence();
     for (const e of evidence)
-      if (e.judged && !this.setAside.has(e.worker))
+      if (!this.setAside.has(e.worker))
         this.peaks.set(e.worker, Math.max(this.peaks.get(e.worker) ?? 0, e.severity));
     const suspect = nextSuspect(evidence, this.setAside, new Set());
     if (!suspect) return undefined;

@@ -235,8 +235,9 @@ export class EvidenceLedger {
 }
 
 /**
- * The worker that should be set aside next: among those judged, not set aside yet and not
- * accepted by an operator, the one furthest past a limit. Undefined when none passes one.
+ * The worker that should be set aside next: among those not set aside yet and not accepted by an
+ * operator, the one furthest past a limit (a test counts only with enough games: a pool's once it
+ * is judged against the pool, its own games' once it has played enough). Undefined when none passes one.
  */
 export function nextSuspect(
   evidence: readonly WorkerEvidence[],
@@ -245,7 +246,7 @@ export function nextSuspect(
 ): WorkerEvidence | undefined {
   let worst: WorkerEvidence | undefined;
   for (const e of evidence) {
-    if (!e.judged || !(e.severity >= 1) || setAside.has(e.worker) || accepted.has(e.worker)) continue;
+    if (!(e.severity >= 1) || setAside.has(e.worker) || accepted.has(e.worker)) continue;
     if (!worst || e.severity > worst.severity) worst = e;
   }
   return worst;
@@ -274,7 +275,8 @@ function judge(
   const strongest = parameters.sort((a, b) => Math.abs(b.z) - Math.abs(a.z)).slice(0, SHOWN_PARAMETERS);
   const residual = residualOf(t, dispersion(rest));
   const pooled = t.shared >= MIN_SHARED_GAMES && t.batches >= MIN_BATCHES;
-  // The extremes and the spread need no pool: its own games are the yardstick.
+  // The extremes and the spread need no pool: its own games are the yardstick, and a worker alone
+  // (or beside workers set aside) is held to them while it is not judged against a pool.
   const own = t.games >= MIN_SHARED_GAMES && t.batches >= MIN_BATCHES;
   const extremeZ = own ? extremesZ(t, rest) : null;
   const spread = own ? spreadOf(t, rest) : null;
@@ -305,7 +307,7 @@ function judge(
     scoreZ,
     parameters: strongest,
     sharedGames: t.shared,
-    judged: pooled || own,
+    judged: pooled,
     severity: worst.ratio,
     suspicion: null,
   };

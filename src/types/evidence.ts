@@ -44,7 +44,10 @@ export interface WorkerEvidence {
   parameters: ParameterAgreement[];
   /** Games it shares iterations with the pool in, weighted as the tests weigh them: how much the z's rest on. */
   sharedGames: number;
-  /** Enough shared games and batches for a verdict. */
+  /**
+   * Enough games and batches shared with the pool for its tests (residual, score, agreement). The
+   * extremes and spread tests need only its own games (extremeZ and spreadZ not null).
+   */
   judged: boolean;
   /** The largest of its tests against that test's limit: 1 or more is past a limit. */
   severity: number;

@@ -87,10 +87,10 @@ interface Tally {
   cellSquares: number[];
   extremes: number;
   /**
-   * Its pairs outside its extreme batches of more than one pair: what its sweep chance is read
-   * from, so that a liar's sweeps do not raise the chance they are measured against.
+   * Per batch size, Σ over its batches of the chance of an extreme result there (sweepChance), read
+   * per stratum from the pairs of the stratum's other batches: the number of extremes expected.
    */
-  plainPairs: number[];
+  sweepsExpected: Map<number, number>;
   /** Per batch size: [batches, batches at an extreme result]. */
   sizes: Map<number, [number, number]>;
   /** Σ sign × net over its batches, per parameter. */
@@ -145,6 +145,7 @@ export class EvidenceLedger {
     }
     const total: Group = { games: 0, net: 0, x: new Float64Array(P), cells: [0, 0, 0], pairs: 0 };
     for (const [worker, g] of groups) if (!this.excluded.has(worker)) addGroup(total, g, 1);
+    this.expectSweeps(stratum);
     for (const [worker, g] of groups) {
       const t = this.tally(worker);
       const rest: Group = {
@@ -191,6 +192,43 @@ export class EvidenceLedger {
     });
   }
 
+  /**
+   * Each batch's chance of an extreme result, read in its stratum (its plus and minus are the
+   * stratum's, or near them: early in a run they are far apart and sweeps are common, and a chance
+   * read from the whole run would be far too low then): the larger of what the pairs of the
+   * worker's other batches there predict, its sweeps of more than one pair left out (so that a
+   * liar's sweeps do not raise the chance they are measured against; an honest worker's other
+   * batches are as lopsided as its sweeps), and what the other workers' pairs there predict (a pool
+   * can only make it more lenient: one that reports no won pairs cannot make an honest worker's
+   * sweeps look rare).
+   */
+  private expectSweeps(stratum: readonly EvidenceBatch[]): void {
+    const all = [0, 0, 0, 0, 0];
+    const own = new Map<string, { pairs: number[]; plain: number[] }>();
+    for (const b of stratum) {
+      let o = own.get(b.worker);
+      if (!o) own.set(b.worker, (o = { pairs: [0, 0, 0, 0, 0], plain: [0, 0, 0, 0, 0] }));
+      const sweep = b.games > 2 && Math.abs(b.net) === b.games;
+      b.pairs.forEach((n, i) => {
+        o.pairs[i]! += n;
+        if (!sweep) o.plain[i]! += n;
+        if (!this.excluded.has(b.worker)) all[i]! += n;
+      });
+    }
+    for (const b of stratum) {
+      const o = own.get(b.worker)!;
+      const sweep = b.games > 2 && Math.abs(b.net) === b.games;
+      const mine = o.plain.map((n, i) => n - (sweep ? 0 : b.pairs[i]!));
+      const others = this.excluded.has(b.worker) ? all : all.map((n, i) => n - o.pairs[i]!);
+      // Its own few pairs lean on five pseudo-pairs shaped as the others' (uniform without others).
+      const count = others.reduce((a, n) => a + n, 0) + 5;
+      const prior = others.map((n) => (5 * (n + 1)) / count);
+      const chance = Math.max(sweepChance(mine, b.games, prior), sweepChance(others, b.games));
+      const t = this.tally(b.worker);
+      t.sweepsExpected.set(b.games, (t.sweepsExpected.get(b.games) ?? 0) + chance);
+    }
+  }
+
   private count(b: EvidenceBatch): void {
     const t = this.tally(b.worker);
     t.batches++;
@@ -204,7 +242,6 @@ export class EvidenceLedger {
     if (pairs > 0) cellsOf(b.pairs).forEach((n, c) => (t.cellSquares[c]! += (n * n) / pairs));
     const extreme = b.games > 0 && Math.abs(b.net) === b.games ? 1 : 0;
     t.extremes += extreme;
-    if (!extreme || pairs <= 1) b.pairs.forEach((n, i) => (t.plainPairs[i]! += n));
     const size = t.sizes.get(b.games) ?? [0, 0];
     t.sizes.set(b.games, [size[0] + 1, size[1] + extreme]);
     const s = this.signVector(b.signs);
@@ -317,23 +354,21 @@ function judge(
 
 /**
  * The chance that a batch of `games` games is won entirely by one side, if its pairs were drawn
- * independently from `pairs` (one pseudo-pair added to each cell): p_WW^(games/2) + p_LL^(games/2).
- * Read from the pairs of a worker's batches that are not sweeps (of more than one pair): a liar
- * that sweeps a quarter of its batches of 8 would otherwise raise its own p_WW from about 0.12 to
- * a third, and the chance it is measured against 30-fold; an honest worker's sweeps are too rare
- * to lower it by much (batches of 2 pairs, the smallest concerned: p_WW² of its pairs, which
- * lowers its chance of a sweep by about a fifth at p_WW 0.12).
+ * independently from `pairs` plus `prior` pseudo-pairs (one in each cell unless given):
+ * p_WW^(games/2) + p_LL^(games/2).
  */
-export function sweepChance(pairs: readonly number[], games: number): number {
-  const n = pairs.reduce((a, b) => a + b, 0) + 5;
+export function sweepChance(pairs: readonly number[], games: number, prior: readonly number[] = UNIFORM_PRIOR): number {
+  const n = pairs.reduce((a, b) => a + b, 0) + prior.reduce((a, b) => a + b, 0);
   const k = games / 2;
-  return ((pairs[4]! + 1) / n) ** k + ((pairs[0]! + 1) / n) ** k;
+  return ((pairs[4]! + prior[4]!) / n) ** k + ((pairs[0]! + prior[0]!) / n) ** k;
 }
 
+const UNIFORM_PRIOR = [1, 1, 1, 1, 1];
+
 /**
- * The extremes test: its batches at an extreme result against the number expected, each batch
- * at the larger of its own other pairs' sweep chance and the pool's share at its size (a pool can only
- * make the test more lenient, never stricter), as a normal z of the Poisson tail (a Poisson is
+ * The extremes test: its batches at an extreme result against the number expected, per batch
+ * size the larger of its batches' chances read in their strata (expectSweeps) and the pool's share
+ * at that size (a pool can only make the test more lenient here, never stricter), as a normal z of the Poisson tail (a Poisson is
  * wider than the sum of the batches' Bernoullis: the tail is conservative); 0 when it fits.
  */
 function extremesZ(t: Tally, rest: Tally): number {
@@ -341,7 +376,7 @@ function extremesZ(t: Tally, rest: Tally): number {
   for (const [size, [own]] of t.sizes) {
     const pool = rest.sizes.get(size);
     const poolShare = pool && pool[0] > 0 ? pool[1] / pool[0] : 0;
-    expected += own * Math.max(sweepChance(t.plainPairs, size), poolShare);
+    expected += Math.max(t.sweepsExpected.get(size) ?? 0, own * poolShare);
   }
   return Math.max(0, upperQuantileOfLog(logPoissonTail(t.extremes, expected)));
 }
@@ -489,10 +524,7 @@ function poolExtremeShare(t: Tally, rest: Tally): number | null {
   return batches > 0 ? expected / batches : null;
 }
 
-function describe(
-  kind: "residual" | "score" | "agreement" | "extremes" | "spread",
-  e: WorkerEvidence,
-): string {
+function describe(kind: "residual" | "score" | "agreement" | "extremes" | "spread", e: WorkerEvidence): string {
   const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)} %`);
   const of = `over ${e.batches} batches, ${e.games} games`;
   if (kind === "extremes")
@@ -543,7 +575,7 @@ function emptyTally(parameters: number): Tally {
     losses: 0,
     draws: 0,
     pairs: [0, 0, 0, 0, 0],
-    plainPairs: [0, 0, 0, 0, 0],
+    sweepsExpected: new Map(),
     squares: 0,
     cellSquares: [0, 0, 0],
     extremes: 0,
@@ -569,7 +601,6 @@ function addTally(into: Tally, t: Tally, sign: 1 | -1): void {
   into.squares += sign * t.squares;
   for (let c = 0; c < 3; c++) into.cellSquares[c]! += sign * t.cellSquares[c]!;
   t.pairs.forEach((n, i) => (into.pairs[i]! += sign * n));
-  t.plainPairs.forEach((n, i) => (into.plainPairs[i]! += sign * n));
   for (const [size, [b, x]] of t.sizes) {
     const s = into.sizes.get(size) ?? [0, 0];
     into.sizes.set(size, [s[0] + sign * b, s[1] + sign * x]);

@@ -223,7 +223,7 @@ export class EvidenceLedger {
       // Its own few pairs lean on five pseudo-pairs shaped as the others' (uniform without others).
       const count = others.reduce((a, n) => a + n, 0) + 5;
       const prior = others.map((n) => (5 * (n + 1)) / count);
-      const chance = Math.max(sweepChance(mine, b.games, prior), sweepChance(others, b.games));
+      const chance = Math.max(unsweptChance(mine, b.games, prior), sweepChance(others, b.games));
       const t = this.tally(b.worker);
       t.sweepsExpected.set(b.games, (t.sweepsExpected.get(b.games) ?? 0) + chance);
     }
@@ -364,6 +364,34 @@ export function sweepChance(pairs: readonly number[], games: number, prior: read
 }
 
 const UNIFORM_PRIOR = [1, 1, 1, 1, 1];
+
+/**
+ * sweepChance from the pairs of batches that were not sweeps (`plain`, with `prior` pseudo-pairs):
+ * leaving the sweeps out takes won pairs away, more the likelier sweeps are (at p_WW 0.75 in
+ * batches of 4 pairs, 42 % of the won pairs are in sweeps). In batches of k pairs the pairs
+ * outside sweeps are won twice with f = (p − p^k) / (1 − p^k − q^k) (q: p_LL), which is solved
+ * for p and q by the fixed point p = f·(1 − p^k − q^k) + p^k, from p = f (it converges: the
+ * slope k·p^(k−1)·(1 − f) stays below 1 while p^k < 1 − f).
+ */
+export function unsweptChance(plain: readonly number[], games: number, prior: readonly number[]): number {
+  const n = plain.reduce((a, b) => a + b, 0) + prior.reduce((a, b) => a + b, 0);
+  const k = games / 2;
+  const won = (plain[4]! + prior[4]!) / n;
+  const lost = (plain[0]! + prior[0]!) / n;
+  if (k <= 1) return won + lost;
+  let p = won;
+  let q = lost;
+  for (let i = 0; i < 200; i++) {
+    const rest = 1 - p ** k - q ** k;
+    const nextP = Math.min(1, won * rest + p ** k);
+    const nextQ = Math.min(1, lost * rest + q ** k);
+    const done = Math.abs(nextP - p) + Math.abs(nextQ - q) < 1e-12;
+    p = nextP;
+    q = nextQ;
+    if (done) break;
+  }
+  return Math.min(1, p ** k + q ** k);
+}
 
 /**
  * The extremes test: its batches at an extreme result against the number expected, per batch

@@ -338,4 +338,22 @@ describe("evidence about workers", () => {
     ).evidence();
     expect(nextSuspect(three, new Set(), new Set())?.suspicion).toMatch(/fishtest residual/);
   });
+
+  it("reads a batch's chance of a sweep in its stratum: a worker alone whose early iterations are lopsided is not flagged for its sweeps there", () => {
+    // Build-mode-like strata of 8 batches: the first 12 with plus far ahead (60 % of its pairs won
+    // twice, a sweep in about 13 % of the batches), then 60 even ones.
+    const rng = createRng("lopsided");
+    const lopsided = [0.01, 0.03, 0.1, 0.26, 0.6];
+    const strata = Array.from({ length: 72 }, (_, k) => {
+      const signs = randomSigns(rng);
+      return Array.from({ length: 8 }, () => batch("h1", 8, signs, rng, k < 12 ? lopsided : BALANCED));
+    });
+    const e = ledgerOf(strata).evidence()[0]!;
+    expect(e.extremes).toBeGreaterThan(0.005);
+    expect(e.extremeZ).toBeLessThan(3);
+    // Read from the whole run's pairs (p_WW about 0.2), the same sweeps would be far too many.
+    const whole = strata.flat().reduce((sum, b) => sum.map((n, i) => n + b.pairs[i]!), [0, 0, 0, 0, 0]);
+    const expected = e.batches * sweepChance(whole, 8);
+    expect(Math.exp(logPoissonTail(Math.round(e.extremes * e.batches), expected))).toBeLessThan(1e-7);
+  });
 });

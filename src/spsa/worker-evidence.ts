@@ -195,12 +195,12 @@ export class EvidenceLedger {
   /**
    * Each batch's chance of an extreme result, read in its stratum (its plus and minus are the
    * stratum's, or near them: early in a run they are far apart and sweeps are common, and a chance
-   * read from the whole run would be far too low then): the larger of what the pairs of the
-   * worker's other batches there predict, its sweeps of more than one pair left out (so that a
-   * liar's sweeps do not raise the chance they are measured against; an honest worker's other
-   * batches are as lopsided as its sweeps), and what the other workers' pairs there predict (a pool
-   * can only make it more lenient: one that reports no won pairs cannot make an honest worker's
-   * sweeps look rare).
+   * read from the whole run would be far too low then). With other workers in the stratum: the
+   * larger of what the worker's other batches there predict, its sweeps of more than one pair left
+   * out (so that a liar's sweeps do not raise the chance they are measured against; an honest
+   * worker's other batches are as lopsided as its sweeps), and what the other workers' pairs there
+   * predict (so a pool can only make it more lenient: one that reports no won pairs cannot make an
+   * honest worker's sweeps look rare). Alone in the stratum: what all its pairs there predict.
    */
   private expectSweeps(stratum: readonly EvidenceBatch[]): void {
     const all = [0, 0, 0, 0, 0];
@@ -218,12 +218,21 @@ export class EvidenceLedger {
     for (const b of stratum) {
       const o = own.get(b.worker)!;
       const sweep = b.games > 2 && Math.abs(b.net) === b.games;
-      const mine = o.plain.map((n, i) => n - (sweep ? 0 : b.pairs[i]!));
       const others = this.excluded.has(b.worker) ? all : all.map((n, i) => n - o.pairs[i]!);
-      // Its own few pairs lean on five pseudo-pairs shaped as the others' (uniform without others).
-      const count = others.reduce((a, n) => a + n, 0) + 5;
-      const prior = others.map((n) => (5 * (n + 1)) / count);
-      const chance = Math.max(unsweptChance(mine, b.games, prior), sweepChance(others, b.games));
+      const chance = others.some((n) => n > 0)
+        ? Math.max(
+            // One pseudo-pair shaped as the others' pairs: a batch alone in its stratum is measured by the others.
+            unsweptChance(
+              o.plain.map((n, i) => n - (sweep ? 0 : b.pairs[i]!)),
+              b.games,
+              others.map((n) => (n + 1) / (others.reduce((a, x) => a + x, 0) + 5)),
+            ),
+            sweepChance(others, b.games),
+          )
+        : // Alone in its stratum: all its pairs there, sweeps and this batch too, one uniform
+          // pseudo-pair (lenient: with no one else to hold it against, an honest worker in a
+          // lopsided stratum must not be taken for a liar).
+          sweepChance(o.pairs, b.games, ONE_UNIFORM_PAIR);
       const t = this.tally(b.worker);
       t.sweepsExpected.set(b.games, (t.sweepsExpected.get(b.games) ?? 0) + chance);
     }
@@ -364,6 +373,7 @@ export function sweepChance(pairs: readonly number[], games: number, prior: read
 }
 
 const UNIFORM_PRIOR = [1, 1, 1, 1, 1];
+const ONE_UNIFORM_PAIR = [0.2, 0.2, 0.2, 0.2, 0.2];
 
 /**
  * sweepChance from the pairs of batches that were not sweeps (`plain`, with `prior` pseudo-pairs):

@@ -7,6 +7,7 @@ import {
   nextSuspect,
   RESIDUAL_LIMIT,
   sweepChance,
+  unsweptChance,
 } from "../../src/spsa/worker-evidence.js";
 import type { EvidenceBatch } from "../../src/types/evidence.js";
 import { upperQuantileOfLog } from "../../src/stats/tails.js";
@@ -241,6 +242,19 @@ describe("evidence about workers", () => {
     // 14 pairs [LL, LD, DD, DW, WW] = [1, 3, 5, 3, 2], one pseudo-pair per cell: p_WW 3/19, p_LL 2/19.
     expect(sweepChance([1, 3, 5, 3, 2], 8)).toBeCloseTo((3 / 19) ** 4 + (2 / 19) ** 4, 15);
     expect(sweepChance([1, 3, 5, 3, 2], 2)).toBeCloseTo(5 / 19, 15);
+    // The pairs outside sweeps of batches of 4 pairs at p_WW, p_LL: the chance of a sweep comes back.
+    for (const [p, q] of [
+      [0.12, 0.12],
+      [0.5, 0.1],
+      [0.75, 0.05],
+      [0.9, 0.01],
+    ] as const) {
+      const plain = (x: number) => (x - x ** 4) / (1 - p ** 4 - q ** 4);
+      const pairs = [plain(q), 0, 1 - plain(p) - plain(q), 0, plain(p)];
+      expect(unsweptChance(pairs, 8, [0, 0, 0, 0, 0])).toBeCloseTo(p ** 4 + q ** 4, 8);
+    }
+    // Batches of one pair: nothing was left out.
+    expect(unsweptChance([1, 3, 5, 3, 2], 2, [1, 1, 1, 1, 1])).toBeCloseTo(sweepChance([1, 3, 5, 3, 2], 2), 15);
   });
 
   /** A batch won entirely by whichever side pushed C up. */

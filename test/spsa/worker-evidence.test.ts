@@ -264,6 +264,13 @@ describe("evidence about workers", () => {
     return { worker, games: 8, net: up ? 8 : -8, wins: up ? 8 : 0, losses: up ? 0 : 8, draws: 0, pairs, signs };
   };
 
+  /** Three pairs split won/lost and one drawn/won for the side that pushed C up: a net of ±1. */
+  const framingForC = (signs: Values): EvidenceBatch => {
+    const up = signs.C! > 0;
+    const pairs: Pentanomial = up ? [0, 0, 3, 1, 0] : [0, 1, 3, 0, 0];
+    return { worker: "liar", games: 8, net: up ? 1 : -1, wins: up ? 4 : 3, losses: up ? 3 : 4, draws: 1, pairs, signs };
+  };
+
   it("flags a liar that sweeps a quarter of its batches and copies the pool's pairs otherwise, by its extreme batches, with one honest worker", () => {
     const liar = (signs: Values, rng: Rng) =>
       rng.next() < 0.25 ? sweepForC("liar", signs) : batch("liar", 8, signs, rng);
@@ -284,25 +291,10 @@ describe("evidence about workers", () => {
   });
 
   it("flags a liar that reports every batch at ±1 for its side, not the one honest worker it would frame", () => {
-    // Three pairs split won/lost and one drawn/won for the side that pushed C up.
-    const framing = (signs: Values): EvidenceBatch => {
-      const up = signs.C! > 0;
-      const pairs: Pentanomial = up ? [0, 0, 3, 1, 0] : [0, 1, 3, 0, 0];
-      return {
-        worker: "liar",
-        games: 8,
-        net: up ? 1 : -1,
-        wins: up ? 4 : 3,
-        losses: up ? 3 : 4,
-        draws: 1,
-        pairs,
-        signs,
-      };
-    };
     // A steep gradient on A: the honest worker's results follow A's signs, as a real gradient makes them.
     const steep = (signs: Values, rng: Rng) =>
       batch("h1", 8, signs, rng, signs.A! > 0 ? [0.06, 0.16, 0.36, 0.24, 0.18] : [0.18, 0.24, 0.36, 0.16, 0.06]);
-    const strata = optionStrata({ h1: steep, liar: framing }, 60, 1, "framing");
+    const strata = optionStrata({ h1: steep, liar: framingForC }, 60, 1, "framing");
     const evidence = ledgerOf(strata).evidence();
     const liar = evidence.find((e) => e.worker === "liar")!;
     const h1 = evidence.find((e) => e.worker === "h1")!;
@@ -316,7 +308,7 @@ describe("evidence about workers", () => {
     expect(h1.spreadZ).toBeGreaterThan(-2);
   });
 
-  it("judges a worker alone by its own games: an honest one passes, a liar sweeping 30 % of its batches does not", () => {
+  it("judges a worker alone by its own games: an honest one passes, a liar reporting ±1 per batch does not", () => {
     const alone = ledgerOf(optionStrata({ h1: honest("h1") }, 60, 1, "alone")).evidence();
     // Not judged against a pool, but held to its own games' extremes and spread.
     expect(alone[0]!.judged).toBe(false);
@@ -324,6 +316,11 @@ describe("evidence about workers", () => {
     expect(alone[0]!.extremeZ).not.toBeNull();
     expect(alone[0]!.spreadZ).not.toBeNull();
     expect(alone[0]!.severity).toBeLessThan(1);
+    const framing = ledgerOf(optionStrata({ liar: framingForC }, 40, 1, "alone")).evidence();
+    expect(framing[0]!.suspicion).toMatch(/too little/);
+    expect(nextSuspect(framing, new Set(), new Set())?.worker).toBe("liar");
+    // A liar alone that sweeps is measured by its own pairs, sweeps and all (lenient: an honest
+    // worker alone early in a run sweeps often); its spread, too large, has no pool to be held to.
     const sweeper = ledgerOf(
       optionStrata(
         {
@@ -335,8 +332,7 @@ describe("evidence about workers", () => {
         "alone",
       ),
     ).evidence();
-    expect(sweeper[0]!.suspicion).toMatch(/won entirely by one side/);
-    expect(nextSuspect(sweeper, new Set(), new Set())?.worker).toBe("liar");
+    expect(sweeper[0]!.severity).toBeLessThan(1);
   });
 
   it("does not take the residual against a pool of one worker: it cannot say which of the two is off", () => {

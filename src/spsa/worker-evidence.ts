@@ -221,11 +221,13 @@ export class EvidenceLedger {
       const others = this.excluded.has(b.worker) ? all : all.map((n, i) => n - o.pairs[i]!);
       const chance = others.some((n) => n > 0)
         ? Math.max(
-            // One pseudo-pair shaped as the others' pairs: a batch alone in its stratum is measured by the others.
+            // Its own few pairs lean on five pseudo-pairs shaped as the others' (the larger of two
+            // noisy estimates would be too lenient: one copied batch with two pairs won twice of
+            // four reads as p_WW 0.4).
             unsweptChance(
               o.plain.map((n, i) => n - (sweep ? 0 : b.pairs[i]!)),
               b.games,
-              others.map((n) => (n + 1) / (others.reduce((a, x) => a + x, 0) + 5)),
+              others.map((n) => (5 * (n + 1)) / (others.reduce((a, x) => a + x, 0) + 5)),
             ),
             sweepChance(others, b.games),
           )

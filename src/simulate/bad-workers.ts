@@ -318,8 +318,7 @@ class FleetState {
     if (stratum.length > 0) this.ledger.add(stratum);
     const evidence = this.ledger.evidence();
     for (const e of evidence)
-      if (!this.setAside.has(e.worker))
-        this.peaks.set(e.worker, Math.max(this.peaks.get(e.worker) ?? 0, e.severity));
+      if (!this.setAside.has(e.worker)) this.peaks.set(e.worker, Math.max(this.peaks.get(e.worker) ?? 0, e.severity));
     const suspect = nextSuspect(evidence, this.setAside, new Set());
     if (!suspect) return undefined;
     this.setAside.add(suspect.worker);

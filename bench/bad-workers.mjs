@@ -4,8 +4,8 @@
 // rate --draw-rate, game pairs on openings worth ±--opening-sd Elo to white) in build mode
 // (iterations of 64 games) and UCI-option mode (batches applied as reported), with the master's
 // evidence and quarantine (src/simulate/bad-workers.ts). It prints:
-//   1. the false-positive rate: honest workers flagged, over honest fleets (equal shares; one
-//      that joins at half time; one that leaves at a quarter; one at a 20 % higher draw rate);
+//   1. the false-positive rate: honest workers flagged, over honest fleets (a machine alone; two
+//      and five equal shares; one that joins at half time; one that leaves at a quarter; one at a 20 % higher draw rate);
 //   2. per liar (targeted at the first parameter, the same with --draw-rate of its pairs drawn,
 //      and "plus always wins", on 10 % and 20 % of
 //      the batches): its batches until it is flagged, and the target parameter's distance in
@@ -14,7 +14,11 @@
 //   3. (--only cost) the evidence's cost in the master: per batch added, and per look at 10
 //      workers, at 10, 1,000 and 10,000 parameters.
 //   node bench/bad-workers.mjs [--seeds 50] [--games 6400] [--draw-rate 0.3] [--opening-sd 50] [--only fp,liars,cost]
-//     [--own-draws] [--adapt signal|off]
+//     [--own-draws] [--adapt signal|off] [--honest 4] [--shares 0.1,0.2]
+//     [--liars targeted,drawish,plus-wins,mixing,framing,framing-sweep]
+// --honest: the honest workers beside the liar (sharing the rest equally); --liars: issue 55's
+// mixing (a quarter of its batches swept, the rest copied from the pool) and framing (±1 per
+// batch; framing-sweep: sweeps once another worker is set aside) besides the first three.
 // --own-draws: every UCI-option batch its own draw, as before the first half's draws were shared
 // (docs/uci-options.md, "Shared draws"); --adapt off: no adaptive scale (steps at full size).
 import { parseArgs } from "node:util";

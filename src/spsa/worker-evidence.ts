@@ -26,8 +26,9 @@ import type { Values } from "../types/spsa.js";
  * can (a liar's) cannot make an honest worker's results look extreme. Two more tests hold against
  * a liar that knows the three above, and need no pool (issue 55):
  *
- * - the extremes: its batches at an extreme result against what its own game pairs predict if
- *   they were drawn independently (or the pool's share, if larger), a Poisson tail;
+ * - the extremes: its batches at an extreme result against what the pairs of its stratum predict
+ *   if they were drawn independently, its own sweeps left out (or the pool's share, if larger), a
+ *   Poisson tail;
  * - the spread: its batches' spread against what its own games' W/D/L predict, too small as well
  *   as too large (a liar that reports every batch at ±1, or sweeps some of them).
  *

@@ -10,10 +10,8 @@
  * gradients (the estimate tried before) were biased low and ±125–250 Elo wide at 5,000 games.
  */
 import { scoreToElo } from "./math.js";
+import { Z95, eloFromScore } from "../stats/elo.js";
 import type { IterationResult } from "../types/spsa.js";
-
-/** z of a two-sided 95 % interval. */
-export const Z95 = 1.959964;
 
 /** A block of gain games: θ as it was when `at` games of the run had been played, against θ₀. */
 export interface GainBlock {
@@ -128,7 +126,6 @@ function fitScores(blocks: readonly GainBlock[], now: number, window: number, sl
   const variance = Math.max(squares / Math.max(1, games - (hasSlope ? 2 : 1)), 1 / games);
   // The fitted score at ln(t) has variance σ²·(1/N + (ln t − x̄)²/Sxx); the slope σ²/Sxx.
   const scoreSe = (at: number) => Math.sqrt(variance * (1 / games + (hasSlope ? (x(at) - meanX) ** 2 / sxx : 0)));
-  const bound = (s: number) => (s >= 1 ? Infinity : s <= 0 ? -Infinity : scoreToElo(s));
   return {
     games,
     sloped: hasSlope,
@@ -137,8 +134,8 @@ function fitScores(blocks: readonly GainBlock[], now: number, window: number, sl
     score,
     interval: (at) => ({
       elo: scoreToElo(clampScore(score(at), games)),
-      low: bound(score(at) - Z95 * scoreSe(at)),
-      high: bound(score(at) + Z95 * scoreSe(at)),
+      low: eloFromScore(score(at) - Z95 * scoreSe(at)),
+      high: eloFromScore(score(at) + Z95 * scoreSe(at)),
     }),
   };
 }

@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import SlowFirstSequencer from "./test/support/slow-first.js";
 
 /**
  * Files that run alone, each after all the others: the CPU hog of busy-machine would make
@@ -7,7 +8,12 @@ import { configDefaults, defineConfig } from "vitest/config";
  * crash seen before the first drain at 250 ms) must not share the two cores with another
  * file's games. Everything else shares them (docs/development.md, "Test speed").
  */
-const ALONE = ["test/reliability/busy-machine.test.ts", "test/play/stockfish.test.ts", "test/play/outside-delay.test.ts", "test/play/engine-process.test.ts"];
+const ALONE = [
+  "test/reliability/busy-machine.test.ts",
+  "test/play/stockfish.test.ts",
+  "test/play/outside-delay.test.ts",
+  "test/play/engine-process.test.ts",
+];
 
 /**
  * The unit tests of pure code: no Postgres, no cargo build, no engine or CLI process. They run
@@ -73,19 +79,31 @@ const common = { testTimeout: 120_000, hookTimeout: 180_000, pool: "forks" as co
 
 export default defineConfig({
   test: {
-    // Two files at a time: most of a file's time is spent waiting on real engines, cargo and
-    // Postgres, and the timed tests allow for a busy machine (margins, outside delays).
-    maxWorkers: 2,
+    // Four files at a time on two cores: a file waits much of its time (leases, polls, process
+    // starts, a master's steps), and with two at a time the cores sat partly idle (docs/
+    // development.md, "Test speed"). The timed tests allow for a busy machine (margins, outside
+    // delays); the files that cannot share the cores run alone at the end (ALONE).
+    maxWorkers: 4,
     minWorkers: 1,
+    sequence: { sequencer: SlowFirstSequencer },
     // Starts the shared test server and migrates the template every file's database copies.
     globalSetup: ["test/support/global-setup.ts"],
     // The default reporter, and at the end the slowest files and the sum of all files' times.
     reporters: ["default", "./test/support/slowest-files.ts"],
     projects: [
       { test: { ...common, name: "unit", include: FAST, isolate: false } },
-      { test: { ...common, name: "shared", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...ALONE, ...FAST] } },
+      {
+        test: {
+          ...common,
+          name: "shared",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...ALONE, ...FAST],
+        },
+      },
       // One project per file, each its own group: groups run one after another.
-      ...ALONE.map((file, index) => ({ test: { ...common, name: `alone-${index + 1}`, include: [file], sequence: { groupOrder: index + 1 } } })),
+      ...ALONE.map((file, index) => ({
+        test: { ...common, name: `alone-${index + 1}`, include: [file], sequence: { groupOrder: index + 1 } },
+      })),
     ],
   },
 });

@@ -4,8 +4,8 @@
 // rate --draw-rate, game pairs on openings worth ±--opening-sd Elo to white) in build mode
 // (iterations of 64 games) and UCI-option mode (batches applied as reported), with the master's
 // evidence and quarantine (src/simulate/bad-workers.ts). It prints:
-//   1. the false-positive rate: honest workers flagged, over honest fleets (equal shares; one
-//      that joins at half time; one that leaves at a quarter; one at a 20 % higher draw rate);
+//   1. the false-positive rate: honest workers flagged, over honest fleets (a machine alone; two
+//      and five equal shares; one that joins at half time; one that leaves at a quarter; one at a 20 % higher draw rate);
 //   2. per liar (targeted at the first parameter, the same with --draw-rate of its pairs drawn,
 //      and "plus always wins", on 10 % and 20 % of
 //      the batches): its batches until it is flagged, and the target parameter's distance in
@@ -14,7 +14,11 @@
 //   3. (--only cost) the evidence's cost in the master: per batch added, and per look at 10
 //      workers, at 10, 1,000 and 10,000 parameters.
 //   node bench/bad-workers.mjs [--seeds 50] [--games 6400] [--draw-rate 0.3] [--opening-sd 50] [--only fp,liars,cost]
-//     [--own-draws] [--adapt signal|off]
+//     [--own-draws] [--adapt signal|off] [--honest 4] [--shares 0.1,0.2]
+//     [--liars targeted,drawish,plus-wins,mixing,framing,framing-sweep]
+// --honest: the honest workers beside the liar (sharing the rest equally); --liars: issue 55's
+// mixing (a quarter of its batches swept, the rest copied from the pool) and framing (±1 per
+// batch; framing-sweep: sweeps once another worker is set aside) besides the first three.
 // --own-draws: every UCI-option batch its own draw, as before the first half's draws were shared
 // (docs/uci-options.md, "Shared draws"); --adapt off: no adaptive scale (steps at full size).
 import { parseArgs } from "node:util";
@@ -37,6 +41,9 @@ const { values } = parseArgs({
     cell: { type: "string", default: "8,3,1" },
     batch: { type: "string", default: "8" },
     "own-draws": { type: "boolean", default: false },
+    honest: { type: "string", default: "4" },
+    shares: { type: "string", default: "0.1,0.2" },
+    liars: { type: "string", default: "targeted,drawish,plus-wins" },
     adapt: { type: "string", default: DEFAULT_ADAPTIVE.mode },
   },
 });
@@ -92,6 +99,8 @@ console.log(
 
 if (only.includes("fp")) {
   const fleets = {
+    "one machine alone": () => [honest("h1")],
+    "2 equal": () => [honest("h1"), honest("h2")],
     "5 equal": () => [1, 2, 3, 4, 5].map((i) => honest(`h${i}`)),
     "one joins at half time": () => [honest("h1"), honest("h2"), honest("h3"), honest("late", { from: 0.5 })],
     "one leaves at a quarter": () => [honest("h1"), honest("h2"), honest("h3"), honest("early", { until: 0.25 })],
@@ -130,37 +139,53 @@ if (only.includes("fp")) {
 
 if (only.includes("liars")) {
   console.log(
-    "| mode | liar | share of batches | flagged (runs) | its batches until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo | runs within 0.5 step after undo |",
+    `${values.honest} honest workers share the rest equally\n\n| mode | liar | share of batches | flagged within 50 of its batches (runs) | honest workers flagged | its batches until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo | runs within 0.5 step after undo |`,
   );
-  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  const honestCount = Number(values.honest);
+  const kinds = {
+    targeted: ["targeted", (target) => ({ kind: "targeted", target })],
+    drawish: [`targeted, ${drawRate * 100} % of its pairs drawn`, (target) => ({ kind: "targeted", target, drawRate })],
+    "plus-wins": ["plus always wins", () => ({ kind: "plus-wins" })],
+    mixing: ["mixing: 25 % sweeps, the rest copied from the pool", (target) => ({ kind: "mixing", target })],
+    framing: ["framing: every batch ±1", (target) => ({ kind: "framing", target })],
+    "framing-sweep": [
+      "framing, sweeps once another is held",
+      (target) => ({ kind: "framing", target, sweepWhenHeld: true }),
+    ],
+  };
   for (const mode of modes) {
-    const liars = [
-      ["targeted", (target) => ({ kind: "targeted", target })],
-      [`targeted, ${drawRate * 100} % of its pairs drawn`, (target) => ({ kind: "targeted", target, drawRate })],
-      ["plus always wins", () => ({ kind: "plus-wins" })],
-    ];
+    const liars = values.liars.split(",").map((k) => {
+      if (!kinds[k]) throw new Error(`--liars: unknown liar ${k} (${Object.keys(kinds).join(", ")})`);
+      return kinds[k];
+    });
     for (const [liarLabel, behaviour] of liars) {
-      for (const share of [0.1, 0.2]) {
+      for (const share of values.shares.split(",").map(Number)) {
         const latencies = [];
         const distances = { none: [], quarantine: [], undo: [] };
         let flaggedRuns = 0;
+        let honestFlagged = 0;
         for (let seed = 1; seed <= seeds; seed++) {
           const problem = cellProblem(cell, drawRate, `bad-workers:${seed}`);
           const target = problem.params[0].name;
           const step = problem.params[0].step;
-          // Four honest workers share the rest equally.
           const workers = (liar) => [
-            ...[1, 2, 3, 4].map((i) => ({ ...honest(`h${i}`), share: (1 - share) / 4 })),
+            ...Array.from({ length: honestCount }, (_, i) => ({
+              ...honest(`h${i + 1}`),
+              share: (1 - share) / honestCount,
+            })),
             { name: "liar", share, behaviour: liar },
           ];
           const clean = runFleet(fleetRun(mode, seed, workers({ kind: "honest" }), true));
           const lying = runFleet(fleetRun(mode, seed, workers(behaviour(target)), true));
           const open = runFleet(fleetRun(mode, seed, workers(behaviour(target)), false));
           const flag = lying.flags.find((f) => f.worker === "liar");
-          if (flag) {
-            flaggedRuns++;
-            latencies.push(flag.batches);
-          }
+          if (flag) latencies.push(flag.batches);
+          if (flag && flag.batches <= 50) flaggedRuns++;
+          honestFlagged += new Set(lying.flags.filter((f) => f.worker !== "liar").map((f) => f.worker)).size;
+          honestFlagged += clean.flags.length;
+          for (const f of [...lying.flags, ...clean.flags].filter((f) => f !== flag))
+            console.error(`  honest flagged: ${mode} ${liarLabel} seed ${seed}: ${f.worker}: ${f.reason}`);
           const delta = (theta) => Math.abs(theta[target] - clean.theta[target]) / step;
           distances.none.push(delta(open.theta));
           distances.quarantine.push(delta(lying.theta));
@@ -169,7 +194,7 @@ if (only.includes("liars")) {
         const stat = (xs) => `${mean(xs).toFixed(2)} (${Math.max(...xs).toFixed(2)})`;
         const latency = latencies.length === 0 ? "- (-)" : `${median(latencies)} (${Math.max(...latencies)})`;
         console.log(
-          `| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${latency} | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`,
+          `| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${honestFlagged} | ${latency} | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`,
         );
       }
     }

@@ -37,12 +37,22 @@ import type {
 
 /**
  * A targeted liar with `drawRate` reports that share of its pairs drawn, like an honest worker, and
- * the others won by the side it favours.
+ * the others won by the side it favours. The liars of issue 55, who know the tests:
+ *
+ * - `mixing`: on `sweeps` of its batches (0.25) every game won by the side that pushed `target`
+ *   up; on the others pairs drawn from what the pool reported so far, so its draws, score and
+ *   pairs look like the pool's;
+ * - `framing`: every pair split won/lost but one drawn/won for the side that pushed `target` up (a
+ *   net of ±1 per batch: a batch spread far below an honest worker's, which made the honest
+ *   worker's z's look extreme when they were scaled by the pool's spread); with `sweepWhenHeld`
+ *   it sweeps for its side once another worker is set aside (it reads `held_at`).
  */
 export type Behaviour =
   | { kind: "honest"; drawRate?: number }
   | { kind: "targeted"; target: string; drawRate?: number }
-  | { kind: "plus-wins" };
+  | { kind: "plus-wins" }
+  | { kind: "mixing"; target: string; sweeps?: number }
+  | { kind: "framing"; target: string; sweepWhenHeld?: boolean };
 
 export interface SimWorker {
   name: string;
@@ -90,8 +100,8 @@ export interface FleetResult {
   reported: Map<string, number>;
   applied: Map<string, number>;
   /**
-   * Per worker, the largest severity (its worst test against that test's limit) at any look while
-   * it was judged and not set aside: how close an honest worker came to a flag.
+   * Per worker, the largest severity (its worst test against that test's limit, of the tests it
+   * had enough games for) at any look while it was not set aside: how close an honest worker came to a flag.
    */
   peaks: Map<string, number>;
 }
@@ -256,6 +266,8 @@ class FleetState {
   private readonly applied = new Map<string, number>();
   private readonly peaks = new Map<string, number>();
   private readonly claims: Rng;
+  /** The pairs the honest workers reported so far: what a mixing liar copies. */
+  private readonly honestPairs: Pentanomial = [0, 0, 0, 0, 0];
 
   constructor(private readonly run: FleetRun) {
     this.ledger = new EvidenceLedger(
@@ -272,7 +284,9 @@ class FleetState {
   play(slot: string, games: number, signs: Values, plus: Values, minus: Values, progress: number): PlayedBatch {
     const playing = this.run.workers.filter((w) => progress >= (w.from ?? 0) && progress < (w.until ?? 1));
     if (this.run.quarantine && playing.every((w) => this.setAside.has(w.name)))
-      throw new Error(`no worker left to play at ${progress}: all are set aside`);
+      throw new Error(
+        `no worker left to play at ${progress}: all are set aside (${this.flags.map((f) => `${f.worker}: ${f.reason}`).join("; ")})`,
+      );
     const pick = this.claims.next() * playing.reduce((s, w) => s + w.share, 0);
     let worker = playing[playing.length - 1]!;
     for (let acc = 0, i = 0; i < playing.length; i++) {
@@ -283,7 +297,8 @@ class FleetState {
       }
     }
     this.reported.set(worker.name, (this.reported.get(worker.name) ?? 0) + 1);
-    const counts = this.report(worker.behaviour, slot, games, signs, eloBetween(this.run.problem.model, plus, minus));
+    const counts = this.report(worker, slot, games, signs, eloBetween(this.run.problem.model, plus, minus));
+    if (worker.behaviour.kind === "honest") counts.pairs.forEach((n, i) => (this.honestPairs[i]! += n));
     // Build mode: a held batch's games go to another worker at once (UCI-option mode draws them again).
     if (this.run.mode === "build" && this.held({ worker: worker.name }))
       return this.play(`${slot}:held`, games, signs, plus, minus, progress);
@@ -303,8 +318,7 @@ class FleetState {
     if (stratum.length > 0) this.ledger.add(stratum);
     const evidence = this.ledger.evidence();
     for (const e of evidence)
-      if (e.judged && !this.setAside.has(e.worker))
-        this.peaks.set(e.worker, Math.max(this.peaks.get(e.worker) ?? 0, e.severity));
+      if (!this.setAside.has(e.worker)) this.peaks.set(e.worker, Math.max(this.peaks.get(e.worker) ?? 0, e.severity));
     const suspect = nextSuspect(evidence, this.setAside, new Set());
     if (!suspect) return undefined;
     this.setAside.add(suspect.worker);
@@ -331,12 +345,23 @@ class FleetState {
 
   /** What a worker reports for a batch of `games` games between plus and minus `elo` apart. */
   private report(
-    behaviour: Behaviour,
+    worker: SimWorker,
     slot: string,
     games: number,
     signs: Values,
     elo: number,
   ): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
+    const behaviour = worker.behaviour;
+    if (behaviour.kind === "mixing") {
+      const rng = createRng(`lies:${this.run.seed}:${slot}`);
+      if (rng.next() < (behaviour.sweeps ?? 0.25)) return sweep(games, (signs[behaviour.target] ?? 1) > 0);
+      return copied(games, this.honestPairs, rng);
+    }
+    if (behaviour.kind === "framing") {
+      const others = [...this.setAside].some((name) => name !== worker.name);
+      if (behaviour.sweepWhenHeld && others) return sweep(games, (signs[behaviour.target] ?? 1) > 0);
+      return framed(games, (signs[behaviour.target] ?? 1) > 0);
+    }
     if (behaviour.kind === "targeted")
       return favour(
         games,
@@ -362,6 +387,44 @@ class FleetState {
     }
     return { net: wins - losses, wins, losses, draws: games - wins - losses, pairs };
   }
+}
+
+/**
+ * Pairs drawn from `pool`'s counts (uniform while it is empty); a pair of the middle cell is drawn
+ * 1–1 or won/lost with even odds, an odd last game drawn.
+ */
+function copied(games: number, pool: Pentanomial, rng: Rng): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
+  const weights = pool.some((n) => n > 0) ? pool : [1, 1, 1, 1, 1];
+  const total = weights.reduce((a, b) => a + b, 0);
+  const pairs: Pentanomial = [0, 0, 0, 0, 0];
+  let drawnPairs = 0;
+  for (let g = 0; g + 1 < games; g += 2) {
+    let pick = rng.next() * total;
+    let j = 0;
+    while (j < 4 && pick >= weights[j]!) pick -= weights[j++]!;
+    pairs[j]!++;
+    if (j === 2 && rng.next() < 0.5) drawnPairs++;
+  }
+  return countsOf(games, pairs, drawnPairs);
+}
+
+/** Every pair split won/lost but one drawn/won for plus (or for minus): a net of ±1. */
+function framed(games: number, plusFavoured: boolean): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
+  const pairs: Pentanomial = [0, 0, Math.floor(games / 2) - 1, 0, 0];
+  pairs[plusFavoured ? 3 : 1]++;
+  return countsOf(games, pairs, 0);
+}
+
+/** A batch's counts from its pairs [LL, LD, DD, DW, WW], `drawnPairs` of the middle cell 1–1 and the rest won/lost. */
+function countsOf(
+  games: number,
+  pairs: Pentanomial,
+  drawnPairs: number,
+): Omit<EvidenceBatch, "worker" | "games" | "signs"> {
+  const split = pairs[2] - drawnPairs;
+  const wins = 2 * pairs[4] + pairs[3] + split;
+  const losses = 2 * pairs[0] + pairs[1] + split;
+  return { net: wins - losses, wins, losses, draws: games - wins - losses, pairs };
 }
 
 /** Every game of the batch won by plus (or by minus). */

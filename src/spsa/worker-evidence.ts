@@ -21,6 +21,17 @@ import type { Values } from "../types/spsa.js";
  *   parameter's signs on every batch; an honest one only as much as the true gradient makes
  *   every worker agree.
  *
+ * The score and agreement z's are scaled by the larger of the pool's batch spread and the spread
+ * the worker's own games predict (their W/D/L), so a pool whose batches spread less than games
+ * can (a liar's) cannot make an honest worker's results look extreme. Two more tests hold against
+ * a liar that knows the three above, and need no pool (issue 55):
+ *
+ * - the extremes: its batches at an extreme result against what the pairs of its stratum predict
+ *   if they were drawn independently, its own sweeps left out (or the pool's share, if larger), a
+ *   Poisson tail;
+ * - the spread: its batches' spread against what its own games' W/D/L predict, too small as well
+ *   as too large (a liar that reports every batch at ±1, or sweeps some of them).
+ *
  * Workers set aside (suspect or rejected) are left out of the pool, so one liar does not make
  * the honest workers look unlike "the pool": the master flags the worst worker first, sets it
  * aside and looks again (fishtest's get_bad_workers does the same).
@@ -36,6 +47,10 @@ export const RESIDUAL_LIMIT = 7;
  */
 export const TEST_ALPHA = 1e-7;
 export const SCORE_LIMIT = upperQuantile(TEST_ALPHA / 2);
+/** The extremes test's limit: one-sided, at the same chance. */
+export const EXTREME_LIMIT = upperQuantile(TEST_ALPHA);
+/** The spread test's limit: two-sided, at the same chance. */
+export const SPREAD_LIMIT = SCORE_LIMIT;
 /** Below these a worker is not judged: too little of its play is shared with the pool. */
 export const MIN_SHARED_GAMES = 32;
 export const MIN_BATCHES = 4;
@@ -72,6 +87,11 @@ interface Tally {
    */
   cellSquares: number[];
   extremes: number;
+  /**
+   * Per batch size, Σ over its batches of the chance of an extreme result there (sweepChance), read
+   * per stratum from the pairs of the stratum's other batches: the number of extremes expected.
+   */
+  sweepsExpected: Map<number, number>;
   /** Per batch size: [batches, batches at an extreme result]. */
   sizes: Map<number, [number, number]>;
   /** Σ sign × net over its batches, per parameter. */
@@ -126,6 +146,7 @@ export class EvidenceLedger {
     }
     const total: Group = { games: 0, net: 0, x: new Float64Array(P), cells: [0, 0, 0], pairs: 0 };
     for (const [worker, g] of groups) if (!this.excluded.has(worker)) addGroup(total, g, 1);
+    this.expectSweeps(stratum);
     for (const [worker, g] of groups) {
       const t = this.tally(worker);
       const rest: Group = {
@@ -162,12 +183,62 @@ export class EvidenceLedger {
     const pool = emptyTally(this.names.length);
     for (const [worker, t] of this.tallies) if (!this.excluded.has(worker)) addTally(pool, t, 1);
     const limit = agreementLimit(this.names.length);
+    const members = [...this.tallies].filter(([worker, t]) => !this.excluded.has(worker) && t.batches > 0).length;
     return [...this.tallies].map(([worker, t]) => {
       const rest = emptyTally(this.names.length);
       addTally(rest, pool, 1);
-      if (!this.excluded.has(worker)) addTally(rest, t, -1);
-      return judge(worker, t, rest, this.names, limit);
+      const member = !this.excluded.has(worker) && t.batches > 0;
+      if (member) addTally(rest, t, -1);
+      return judge(worker, t, rest, this.names, limit, members - (member ? 1 : 0));
     });
+  }
+
+  /**
+   * Each batch's chance of an extreme result, read in its stratum (its plus and minus are the
+   * stratum's, or near them: early in a run they are far apart and sweeps are common, and a chance
+   * read from the whole run would be far too low then). With other workers in the stratum: the
+   * larger of what the worker's other batches there predict, its sweeps of more than one pair left
+   * out (so that a liar's sweeps do not raise the chance they are measured against; an honest
+   * worker's other batches are as lopsided as its sweeps), and what the other workers' pairs there
+   * predict (so a pool can only make it more lenient: one that reports no won pairs cannot make an
+   * honest worker's sweeps look rare). Alone in the stratum: what all its pairs there predict.
+   */
+  private expectSweeps(stratum: readonly EvidenceBatch[]): void {
+    const all = [0, 0, 0, 0, 0];
+    const own = new Map<string, { pairs: number[]; plain: number[] }>();
+    for (const b of stratum) {
+      let o = own.get(b.worker);
+      if (!o) own.set(b.worker, (o = { pairs: [0, 0, 0, 0, 0], plain: [0, 0, 0, 0, 0] }));
+      const sweep = b.games > 2 && Math.abs(b.net) === b.games;
+      b.pairs.forEach((n, i) => {
+        o.pairs[i]! += n;
+        if (!sweep) o.plain[i]! += n;
+        if (!this.excluded.has(b.worker)) all[i]! += n;
+      });
+    }
+    for (const b of stratum) {
+      const o = own.get(b.worker)!;
+      const sweep = b.games > 2 && Math.abs(b.net) === b.games;
+      const others = this.excluded.has(b.worker) ? all : all.map((n, i) => n - o.pairs[i]!);
+      const chance = others.some((n) => n > 0)
+        ? Math.max(
+            // Its own few pairs lean on five pseudo-pairs shaped as the others' (the larger of two
+            // noisy estimates would be too lenient: one copied batch with two pairs won twice of
+            // four reads as p_WW 0.4).
+            unsweptChance(
+              o.plain.map((n, i) => n - (sweep ? 0 : b.pairs[i]!)),
+              b.games,
+              others.map((n) => (5 * (n + 1)) / (others.reduce((a, x) => a + x, 0) + 5)),
+            ),
+            sweepChance(others, b.games),
+          )
+        : // Alone in its stratum: all its pairs there, sweeps and this batch too, one uniform
+          // pseudo-pair (lenient: with no one else to hold it against, an honest worker in a
+          // lopsided stratum must not be taken for a liar).
+          sweepChance(o.pairs, b.games, ONE_UNIFORM_PAIR);
+      const t = this.tally(b.worker);
+      t.sweepsExpected.set(b.games, (t.sweepsExpected.get(b.games) ?? 0) + chance);
+    }
   }
 
   private count(b: EvidenceBatch): void {
@@ -213,8 +284,9 @@ export class EvidenceLedger {
 }
 
 /**
- * The worker that should be set aside next: among those judged, not set aside yet and not
- * accepted by an operator, the one furthest past a limit. Undefined when none passes one.
+ * The worker that should be set aside next: among those not set aside yet and not accepted by an
+ * operator, the one furthest past a limit (a test counts only with enough games: a pool's once it
+ * is judged against the pool, its own games' once it has played enough). Undefined when none passes one.
  */
 export function nextSuspect(
   evidence: readonly WorkerEvidence[],
@@ -223,14 +295,24 @@ export function nextSuspect(
 ): WorkerEvidence | undefined {
   let worst: WorkerEvidence | undefined;
   for (const e of evidence) {
-    if (!e.judged || !(e.severity >= 1) || setAside.has(e.worker) || accepted.has(e.worker)) continue;
+    if (!(e.severity >= 1) || setAside.has(e.worker) || accepted.has(e.worker)) continue;
     if (!worst || e.severity > worst.severity) worst = e;
   }
   return worst;
 }
 
-function judge(worker: string, t: Tally, rest: Tally, names: readonly string[], limit: number): WorkerEvidence {
-  const variance = restVariance(rest);
+/** `others`: the workers the pool holds besides this one. */
+function judge(
+  worker: string,
+  t: Tally,
+  rest: Tally,
+  names: readonly string[],
+  limit: number,
+  others: number,
+): WorkerEvidence {
+  // The pool's spread, or what the worker's own games predict if that is more: a pool that
+  // spreads less than games can (a liar reporting ±1 per batch) cannot shrink the scale.
+  const variance = Math.max(restVariance(rest), gameVariance(t));
   const sd = Math.sqrt(variance * t.shared);
   const scoreZ = t.shared > 0 ? t.netExcess / sd : null;
   const parameters: ParameterAgreement[] = names.map((name, i) => ({
@@ -241,11 +323,20 @@ function judge(worker: string, t: Tally, rest: Tally, names: readonly string[], 
   }));
   const strongest = parameters.sort((a, b) => Math.abs(b.z) - Math.abs(a.z)).slice(0, SHOWN_PARAMETERS);
   const residual = residualOf(t, dispersion(rest));
-  const judged = t.shared >= MIN_SHARED_GAMES && t.batches >= MIN_BATCHES;
+  const pooled = t.shared >= MIN_SHARED_GAMES && t.batches >= MIN_BATCHES;
+  // The extremes and the spread need no pool: its own games are the yardstick, and a worker alone
+  // (or beside workers set aside) is held to them while it is not judged against a pool.
+  const own = t.games >= MIN_SHARED_GAMES && t.batches >= MIN_BATCHES;
+  const extremeZ = own ? extremesZ(t, rest) : null;
+  const spread = own ? spreadOf(t, rest) : null;
   const tests = [
-    { ratio: (residual ?? 0) / RESIDUAL_LIMIT, kind: "residual" as const },
-    { ratio: Math.abs(scoreZ ?? 0) / SCORE_LIMIT, kind: "score" as const },
-    { ratio: Math.abs(strongest[0]?.z ?? 0) / limit, kind: "agreement" as const },
+    // The residual compares rows and cannot say which one is off: against a pool of one worker the
+    // two residuals are the same, and a liar would frame the honest worker as often as be caught.
+    { ratio: pooled && others >= 2 ? (residual ?? 0) / RESIDUAL_LIMIT : 0, kind: "residual" as const },
+    { ratio: pooled ? Math.abs(scoreZ ?? 0) / SCORE_LIMIT : 0, kind: "score" as const },
+    { ratio: pooled ? Math.abs(strongest[0]?.z ?? 0) / limit : 0, kind: "agreement" as const },
+    { ratio: (extremeZ ?? 0) / EXTREME_LIMIT, kind: "extremes" as const },
+    { ratio: Math.abs(spread?.z ?? 0) / SPREAD_LIMIT, kind: "spread" as const },
   ];
   const worst = tests.reduce((a, b) => (b.ratio > a.ratio ? b : a));
   const evidence: WorkerEvidence = {
@@ -258,16 +349,136 @@ function judge(worker: string, t: Tally, rest: Tally, names: readonly string[], 
     poolDraws: rest.games > 0 ? rest.draws / rest.games : null,
     extremes: t.batches > 0 ? t.extremes / t.batches : 0,
     poolExtremes: poolExtremeShare(t, rest),
+    extremeZ,
+    spread: spread?.ratio ?? null,
+    spreadZ: spread?.z ?? null,
     residual,
     scoreZ,
     parameters: strongest,
     sharedGames: t.shared,
-    judged,
+    judged: pooled,
     severity: worst.ratio,
     suspicion: null,
   };
-  if (judged && worst.ratio >= 1) evidence.suspicion = describe(worst.kind, evidence);
+  if (worst.ratio >= 1) evidence.suspicion = describe(worst.kind, evidence);
   return evidence;
+}
+
+/**
+ * The chance that a batch of `games` games is won entirely by one side, if its pairs were drawn
+ * independently from `pairs` plus `prior` pseudo-pairs (one in each cell unless given):
+ * p_WW^(games/2) + p_LL^(games/2).
+ */
+export function sweepChance(pairs: readonly number[], games: number, prior: readonly number[] = UNIFORM_PRIOR): number {
+  const n = pairs.reduce((a, b) => a + b, 0) + prior.reduce((a, b) => a + b, 0);
+  const k = games / 2;
+  return ((pairs[4]! + prior[4]!) / n) ** k + ((pairs[0]! + prior[0]!) / n) ** k;
+}
+
+const UNIFORM_PRIOR = [1, 1, 1, 1, 1];
+const ONE_UNIFORM_PAIR = [0.2, 0.2, 0.2, 0.2, 0.2];
+
+/**
+ * sweepChance from the pairs of batches that were not sweeps (`plain`, with `prior` pseudo-pairs):
+ * leaving the sweeps out takes won pairs away, more the likelier sweeps are (at p_WW 0.75 in
+ * batches of 4 pairs, 42 % of the won pairs are in sweeps). In batches of k pairs the pairs
+ * outside sweeps are won twice with f = (p − p^k) / (1 − p^k − q^k) (q: p_LL), which is solved
+ * for p and q by the fixed point p = f·(1 − p^k − q^k) + p^k, from p = f (it converges: the
+ * slope k·p^(k−1)·(1 − f) stays below 1 while p^k < 1 − f).
+ */
+export function unsweptChance(plain: readonly number[], games: number, prior: readonly number[]): number {
+  const n = plain.reduce((a, b) => a + b, 0) + prior.reduce((a, b) => a + b, 0);
+  const k = games / 2;
+  const won = (plain[4]! + prior[4]!) / n;
+  const lost = (plain[0]! + prior[0]!) / n;
+  if (k <= 1) return won + lost;
+  let p = won;
+  let q = lost;
+  for (let i = 0; i < 200; i++) {
+    const rest = 1 - p ** k - q ** k;
+    const nextP = Math.min(1, won * rest + p ** k);
+    const nextQ = Math.min(1, lost * rest + q ** k);
+    const done = Math.abs(nextP - p) + Math.abs(nextQ - q) < 1e-12;
+    p = nextP;
+    q = nextQ;
+    if (done) break;
+  }
+  return Math.min(1, p ** k + q ** k);
+}
+
+/**
+ * The extremes test: its batches at an extreme result against the number expected, per batch
+ * size the larger of its batches' chances read in their strata (expectSweeps) and the pool's share
+ * at that size (a pool can only make the test more lenient here, never stricter), as a normal z of the Poisson tail (a Poisson is
+ * wider than the sum of the batches' Bernoullis: the tail is conservative); 0 when it fits.
+ */
+function extremesZ(t: Tally, rest: Tally): number {
+  let expected = 0;
+  for (const [size, [own]] of t.sizes) {
+    const pool = rest.sizes.get(size);
+    const poolShare = pool && pool[0] > 0 ? pool[1] / pool[0] : 0;
+    expected += Math.max(t.sweepsExpected.get(size) ?? 0, own * poolShare);
+  }
+  return Math.max(0, upperQuantileOfLog(logPoissonTail(t.extremes, expected)));
+}
+
+/** log P(X ≥ k) for X Poisson with mean `mean`; 0 (certain) when k ≤ mean, where the tail is large anyway. */
+export function logPoissonTail(k: number, mean: number): number {
+  if (k <= mean || k <= 0) return 0;
+  let logTerm = -mean + k * Math.log(mean);
+  for (let j = 2; j <= k; j++) logTerm -= Math.log(j);
+  // The terms after the k-th fall by mean / (j + 1) < 1 each: sum them relative to the first.
+  let sum = 1;
+  let ratio = 1;
+  for (let j = k + 1; ratio > 1e-17 * sum; j++) {
+    ratio *= mean / j;
+    sum += ratio;
+  }
+  return Math.min(0, logTerm + Math.log(sum));
+}
+
+/**
+ * The spread of a worker's batches (Σ (net − games·m)² / games, m its mean per game) over what its
+ * games' W/D/L predict if every game were drawn independently ((B − 1) times the trinomial
+ * variance): 1 for independent games; below 1 when its batches spread less (an opening book whose
+ * pairs split, or a liar reporting ±1 per batch), above when they spread more (a gradient that
+ * moves each batch by its signs, or sweeps). Compared with the pool's ratio, bounded by 1 so that
+ * no pool can make it stricter than independent games: too small below min(1, pool's), too large
+ * above max(1, pool's) (on logs, with the pool's uncertainty). Null without games won or lost.
+ */
+function spreadOf(t: Tally, rest: Tally): { ratio: number; z: number } | null {
+  const ratio = spreadRatio(t, 0);
+  if (ratio === null) return null;
+  const pool = spreadRatio(rest, PRIOR_BATCHES) ?? 1;
+  const freedom = t.batches - 1;
+  const low = Math.min(1, pool);
+  const high = Math.max(1, pool);
+  if (ratio < low) {
+    // Wilson–Hilferty: (χ²_d / d)^(1/3) is nearly normal with mean 1 − 2/(9d) and variance 2/(9d).
+    const v = 2 / (9 * freedom);
+    return { ratio, z: -Math.max(0, (1 - v - Math.cbrt(ratio / low)) / Math.sqrt(v)) };
+  }
+  if (ratio > high) {
+    const poolFreedom = Math.max(0, rest.batches - 1) + PRIOR_BATCHES;
+    return { ratio, z: Math.log(ratio / high) / Math.sqrt(2 / freedom + 2 / poolFreedom) };
+  }
+  return { ratio, z: 0 };
+}
+
+/** A tally's spread over its games' trinomial prediction, `prior` batches at 1 added; null without a prediction. */
+function spreadRatio(t: Tally, prior: number): number | null {
+  const v = gameVariance(t);
+  if (!(v > 0) || t.batches < 2) return null;
+  const m = (t.wins - t.losses) / t.games;
+  const spread = Math.max(0, t.squares - t.games * m * m);
+  return (spread + prior * v) / ((t.batches - 1 + prior) * v);
+}
+
+/** The variance per game of plus's wins − losses in a tally's games, from their W/D/L (0 without games). */
+function gameVariance(t: Tally): number {
+  if (t.games <= 0) return 0;
+  const m = (t.wins - t.losses) / t.games;
+  return Math.max(0, (t.wins + t.losses) / t.games - m * m);
 }
 
 /**
@@ -354,9 +565,19 @@ function poolExtremeShare(t: Tally, rest: Tally): number | null {
   return batches > 0 ? expected / batches : null;
 }
 
-function describe(kind: "residual" | "score" | "agreement", e: WorkerEvidence): string {
+function describe(kind: "residual" | "score" | "agreement" | "extremes" | "spread", e: WorkerEvidence): string {
   const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)} %`);
   const of = `over ${e.batches} batches, ${e.games} games`;
+  if (kind === "extremes")
+    return (
+      `${percent(e.extremes)} of its batches are won entirely by one side, more than its own game ` +
+      `pairs predict (pool ${percent(e.poolExtremes)}; z ${(e.extremeZ ?? 0).toFixed(1)}) ${of}`
+    );
+  if (kind === "spread")
+    return (
+      `its batches' results spread ${(e.spread ?? 0).toFixed(2)}× what its games' wins, draws and ` +
+      `losses predict, too ${(e.spreadZ ?? 0) < 0 ? "little" : "much"} (z ${(e.spreadZ ?? 0).toFixed(1)}) ${of}`
+    );
   if (kind === "agreement") {
     const p = e.parameters[0]!;
     const pool = p.poolAgreement === null ? "" : ` against the pool's ${signedFixed(p.poolAgreement)}`;
@@ -395,6 +616,7 @@ function emptyTally(parameters: number): Tally {
     losses: 0,
     draws: 0,
     pairs: [0, 0, 0, 0, 0],
+    sweepsExpected: new Map(),
     squares: 0,
     cellSquares: [0, 0, 0],
     extremes: 0,

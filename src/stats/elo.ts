@@ -18,7 +18,8 @@ export interface EloEstimate {
   score: number;
 }
 
-const Z95 = 1.959963984540054;
+/** z of a two-sided 95 % interval. */
+export const Z95 = 1.959963984540054;
 
 /** Mean and variance of a discrete distribution given counts at `values`. */
 function moments(counts: readonly number[], values: readonly number[]): { n: number; mean: number; variance: number } {

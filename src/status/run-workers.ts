@@ -234,10 +234,11 @@ function verdictOf(
   if (heldBecause !== undefined && heldBecause !== worker) return `held: same machine as ${heldBecause}`;
   const accepted = decision?.decision === "accepted" ? "accepted; " : "";
   if (!evidence && games === 0) return `${accepted}nothing reported yet`;
+  // Its own games' tests (extremes, spread) need no pool.
+  if (evidence && evidence.severity >= 1) return `${accepted}past a limit`;
   // Alone in its iterations: no other worker's games to hold its own against.
   if (evidence && !evidence.judged && evidence.poolScore === null)
     return `${accepted}not judged: no other worker's games to compare with`;
   if (!evidence || !evidence.judged) return `${accepted}too few games shared with the pool to judge`;
-  if (evidence.severity >= 1) return `${accepted}past a limit`;
   return `${accepted}ok`;
 }

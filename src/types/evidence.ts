@@ -22,6 +22,18 @@ export interface WorkerEvidence {
   extremes: number;
   poolExtremes: number | null;
   /**
+   * Its extreme batches beyond what its own game pairs predict (or the pool's share), a normal z (0
+   * when they fit); null while it is not judged. Absent in evidence recorded before it existed.
+   */
+  extremeZ?: number | null;
+  /**
+   * Its batches' spread over what its games' wins, draws and losses predict (1: independent games),
+   * and that against the pool's, a signed normal z (negative: too little); null while it is not
+   * judged or without decisive games. Absent in evidence recorded before they existed.
+   */
+  spread?: number | null;
+  spreadZ?: number | null;
+  /**
    * fishtest's residual of its game pairs (won, lost, other) against the pool's in the same
    * iterations (a normal z, 0 when it fits); null with too few pairs (an expected count ≤ 5).
    */
@@ -32,7 +44,10 @@ export interface WorkerEvidence {
   parameters: ParameterAgreement[];
   /** Games it shares iterations with the pool in, weighted as the tests weigh them: how much the z's rest on. */
   sharedGames: number;
-  /** Enough shared games and batches for a verdict. */
+  /**
+   * Enough games and batches shared with the pool for its tests (residual, score, agreement). The
+   * extremes and spread tests need only its own games (extremeZ and spreadZ not null).
+   */
   judged: boolean;
   /** The largest of its tests against that test's limit: 1 or more is past a limit. */
   severity: number;

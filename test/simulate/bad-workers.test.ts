@@ -3,8 +3,15 @@ import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "
 import { cellProblem } from "../../src/simulate/family.js";
 import { runFleet, type Behaviour, type FleetRun } from "../../src/simulate/bad-workers.js";
 
-/** The issue's case: a fleet of four honest workers and one that takes `share` of the batches. */
-function fleet(mode: FleetRun["mode"], seed: string, liar: Behaviour, share: number, quarantine = true): FleetRun {
+/** The issue's case: a fleet of `honest` honest workers (four) and one that takes `share` of the batches. */
+function fleet(
+  mode: FleetRun["mode"],
+  seed: string,
+  liar: Behaviour,
+  share: number,
+  quarantine = true,
+  honest = 4,
+): FleetRun {
   const problem = cellProblem({ parameters: 8, offset: 3, curvature: 1, type: "int" }, 0.3, seed);
   const gains = spsaMathConfig(
     {
@@ -38,7 +45,11 @@ function fleet(mode: FleetRun["mode"], seed: string, liar: Behaviour, share: num
     openingSd: 50,
     stratumGames: 64,
     workers: [
-      ...[1, 2, 3, 4].map((i) => ({ name: `h${i}`, share: (1 - share) / 4, behaviour: { kind: "honest" as const } })),
+      ...Array.from({ length: honest }, (_, i) => ({
+        name: `h${i + 1}`,
+        share: (1 - share) / honest,
+        behaviour: { kind: "honest" as const },
+      })),
       { name: "liar", share, behaviour: liar },
     ],
   };
@@ -77,4 +88,30 @@ describe("a bad worker in a simulated fleet", () => {
     expect(fromClean(lying.undone)).toBeLessThan(Math.min(1, fromClean(lying.theta)));
     expect(lying.applied.get("liar")).toBeLessThan(lying.reported.get("liar")!);
   });
+
+  // Issue 55's liars, who know the three tests of the pool, against one honest worker.
+  const target = cellProblem({ parameters: 8, offset: 3, curvature: 1, type: "int" }, 0.3, "t").params[0]!.name;
+  const knowing: [string, Behaviour, RegExp][] = [
+    [
+      "sweeping a quarter of its batches and copying the pool's pairs otherwise",
+      { kind: "mixing", target },
+      /won entirely by one side/,
+    ],
+    ["reporting every batch at ±1 for its side", { kind: "framing", target }, /too little/],
+    [
+      "framing, then sweeping once the honest worker is held",
+      { kind: "framing", target, sweepWhenHeld: true },
+      /too little/,
+    ],
+  ];
+  for (const mode of ["build", "options"] as const)
+    for (const [label, liar, reason] of knowing)
+      it(`${mode} mode: a liar ${label}, on 30 % of the batches beside one honest worker, is flagged within 50 of its batches, the honest worker never`, () => {
+        const lying = runFleet(fleet(mode, "k", liar, 0.3, true, 1));
+        expect(lying.flags.map((f) => f.worker)).toEqual(["liar"]);
+        expect(lying.flags[0]!.batches).toBeLessThanOrEqual(50);
+        expect(lying.flags[0]!.reason).toMatch(reason);
+        expect(lying.peaks.get("h1")).toBeLessThan(1);
+        expect(lying.applied.get("liar")).toBeLessThan(lying.reported.get("liar")!);
+      });
 });

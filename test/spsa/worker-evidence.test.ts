@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { createRng, type Rng } from "../../src/core/rng.js";
-import { EvidenceLedger, MIN_BATCHES, nextSuspect, RESIDUAL_LIMIT } from "../../src/spsa/worker-evidence.js";
+import {
+  EvidenceLedger,
+  logPoissonTail,
+  MIN_BATCHES,
+  nextSuspect,
+  RESIDUAL_LIMIT,
+  sweepChance,
+  unsweptChance,
+} from "../../src/spsa/worker-evidence.js";
 import type { EvidenceBatch } from "../../src/types/evidence.js";
 import { upperQuantileOfLog } from "../../src/stats/tails.js";
 import type { Pentanomial } from "../../src/types/play.js";
@@ -166,7 +174,7 @@ describe("evidence about workers", () => {
     expect(early.severity).toBeLessThan(1);
   });
 
-  it("gives a worker whose pairs fit the pool's exactly a residual of 0, and no verdict against it", () => {
+  it("gives a worker whose pairs fit the pool's exactly a residual of 0; batches all alike are named for their spread", () => {
     const same = (worker: string): EvidenceBatch => ({
       worker,
       games: 16,
@@ -181,9 +189,12 @@ describe("evidence about workers", () => {
     const evidence = ledgerOf(strata).evidence();
     for (const e of evidence) {
       expect(e.residual).toBe(0);
-      expect(e.severity).toBe(0);
+      expect(e.scoreZ).toBe(0);
+      // Twelve batches of 16 games each at exactly 0: no games played independently spread so little.
+      expect(e.spread).toBe(0);
+      expect(e.suspicion).toMatch(/spread 0\.00× what its games' wins, draws and losses predict, too little/);
     }
-    expect(nextSuspect(evidence, new Set(), new Set())).toBeUndefined();
+    expect(nextSuspect(evidence, new Set(), new Set())?.severity).toBeGreaterThan(1);
     // A severity that is not a number (as a NaN residual once made it) is never a suspect.
     expect(nextSuspect([{ ...evidence[0]!, severity: Number.NaN }], new Set(), new Set())).toBeUndefined();
   });
@@ -218,5 +229,141 @@ describe("evidence about workers", () => {
       expect(evidence.find((e) => e.worker === w)!.residual).toBeCloseTo(z, 9);
     }
     expect(evidence.find((e) => e.worker === "c")!.residual).toBeGreaterThan(1);
+  });
+
+  it("computes a Poisson tail and a sweep chance as their definitions", () => {
+    // P(X ≥ 3) for a mean of ½: 1 − e^(−½)(1 + ½ + ⅛).
+    expect(Math.exp(logPoissonTail(3, 0.5))).toBeCloseTo(1 - Math.exp(-0.5) * (1 + 0.5 + 0.125), 12);
+    // Far tails stay finite: P(X ≥ 200) for a mean of 1 is e^(−1)/200! times a little more than 1.
+    let logFactorial = 0;
+    for (let j = 2; j <= 200; j++) logFactorial += Math.log(j);
+    expect(logPoissonTail(200, 1)).toBeCloseTo(-1 - logFactorial + Math.log(1 + 1 / 201 + 1 / (201 * 202)), 6);
+    expect(logPoissonTail(2, 3)).toBe(0);
+    // 14 pairs [LL, LD, DD, DW, WW] = [1, 3, 5, 3, 2], one pseudo-pair per cell: p_WW 3/19, p_LL 2/19.
+    expect(sweepChance([1, 3, 5, 3, 2], 8)).toBeCloseTo((3 / 19) ** 4 + (2 / 19) ** 4, 15);
+    expect(sweepChance([1, 3, 5, 3, 2], 2)).toBeCloseTo(5 / 19, 15);
+    // The pairs outside sweeps of batches of 4 pairs at p_WW, p_LL: the chance of a sweep comes back.
+    for (const [p, q] of [
+      [0.12, 0.12],
+      [0.5, 0.1],
+      [0.75, 0.05],
+      [0.9, 0.01],
+    ] as const) {
+      const plain = (x: number) => (x - x ** 4) / (1 - p ** 4 - q ** 4);
+      const pairs = [plain(q), 0, 1 - plain(p) - plain(q), 0, plain(p)];
+      expect(unsweptChance(pairs, 8, [0, 0, 0, 0, 0])).toBeCloseTo(p ** 4 + q ** 4, 8);
+    }
+    // Batches of one pair: nothing was left out.
+    expect(unsweptChance([1, 3, 5, 3, 2], 2, [1, 1, 1, 1, 1])).toBeCloseTo(sweepChance([1, 3, 5, 3, 2], 2), 15);
+  });
+
+  /** A batch won entirely by whichever side pushed C up. */
+  const sweepForC = (worker: string, signs: Values): EvidenceBatch => {
+    const up = signs.C! > 0;
+    const pairs: Pentanomial = up ? [0, 0, 0, 0, 4] : [4, 0, 0, 0, 0];
+    return { worker, games: 8, net: up ? 8 : -8, wins: up ? 8 : 0, losses: up ? 0 : 8, draws: 0, pairs, signs };
+  };
+
+  /** Three pairs split won/lost and one drawn/won for the side that pushed C up: a net of ±1. */
+  const framingForC = (signs: Values): EvidenceBatch => {
+    const up = signs.C! > 0;
+    const pairs: Pentanomial = up ? [0, 0, 3, 1, 0] : [0, 1, 3, 0, 0];
+    return { worker: "liar", games: 8, net: up ? 1 : -1, wins: up ? 4 : 3, losses: up ? 3 : 4, draws: 1, pairs, signs };
+  };
+
+  it("flags a liar that sweeps a quarter of its batches and copies the pool's pairs otherwise, by its extreme batches, with one honest worker", () => {
+    const liar = (signs: Values, rng: Rng) =>
+      rng.next() < 0.25 ? sweepForC("liar", signs) : batch("liar", 8, signs, rng);
+    const strata = optionStrata({ h1: honest("h1"), liar }, 40, 1, "mixing");
+    const evidence = ledgerOf(strata).evidence();
+    const suspect = nextSuspect(evidence, new Set(), new Set());
+    expect(suspect?.worker).toBe("liar");
+    expect(suspect?.suspicion).toMatch(
+      /of its batches are won entirely by one side, more than its own game pairs predict/,
+    );
+    // Its agreement alone stays under its limit: the copied batches dilute it.
+    expect(Math.abs(suspect!.parameters[0]!.z)).toBeLessThan(5.69);
+    // It also spreads more than its games predict.
+    expect(suspect!.spreadZ).toBeGreaterThan(2);
+    const h1 = evidence.find((e) => e.worker === "h1")!;
+    expect(h1.severity).toBeLessThan(1);
+    expect(h1.extremeZ).toBe(0);
+  });
+
+  it("flags a liar that reports every batch at ±1 for its side, not the one honest worker it would frame", () => {
+    // A steep gradient on A: the honest worker's results follow A's signs, as a real gradient makes them.
+    const steep = (signs: Values, rng: Rng) =>
+      batch("h1", 8, signs, rng, signs.A! > 0 ? [0.06, 0.16, 0.36, 0.24, 0.18] : [0.18, 0.24, 0.36, 0.16, 0.06]);
+    const strata = optionStrata({ h1: steep, liar: framingForC }, 60, 1, "framing");
+    const evidence = ledgerOf(strata).evidence();
+    const liar = evidence.find((e) => e.worker === "liar")!;
+    const h1 = evidence.find((e) => e.worker === "h1")!;
+    expect(nextSuspect(evidence, new Set(), new Set())?.worker).toBe("liar");
+    expect(liar.spread).toBeLessThan(0.2);
+    expect(liar.suspicion).toMatch(/too little \(z −?-?\d+\.\d\)/);
+    // Its z's are scaled by its own games' spread, not by the liar's (1/8 per game): a real
+    // gradient on A does not make it a suspect.
+    expect(h1.severity).toBeLessThan(1);
+    expect(h1.parameters.every((p) => Math.abs(p.z) < 4)).toBe(true);
+    expect(h1.spreadZ).toBeGreaterThan(-2);
+  });
+
+  it("judges a worker alone by its own games: an honest one passes, a liar reporting ±1 per batch does not", () => {
+    const alone = ledgerOf(optionStrata({ h1: honest("h1") }, 60, 1, "alone")).evidence();
+    // Not judged against a pool, but held to its own games' extremes and spread.
+    expect(alone[0]!.judged).toBe(false);
+    expect(alone[0]!.sharedGames).toBe(0);
+    expect(alone[0]!.extremeZ).not.toBeNull();
+    expect(alone[0]!.spreadZ).not.toBeNull();
+    expect(alone[0]!.severity).toBeLessThan(1);
+    const framing = ledgerOf(optionStrata({ liar: framingForC }, 40, 1, "alone")).evidence();
+    expect(framing[0]!.suspicion).toMatch(/too little/);
+    expect(nextSuspect(framing, new Set(), new Set())?.worker).toBe("liar");
+    // A liar alone that sweeps is measured by its own pairs, sweeps and all (lenient: an honest
+    // worker alone early in a run sweeps often); its spread, too large, has no pool to be held to.
+    const sweeper = ledgerOf(
+      optionStrata(
+        {
+          liar: (signs: Values, rng: Rng) =>
+            rng.next() < 0.3 ? sweepForC("liar", signs) : batch("liar", 8, signs, rng),
+        },
+        40,
+        1,
+        "alone",
+      ),
+    ).evidence();
+    expect(sweeper[0]!.severity).toBeLessThan(1);
+  });
+
+  it("does not take the residual against a pool of one worker: it cannot say which of the two is off", () => {
+    const drawish = (worker: string) => (signs: Values, rng: Rng) =>
+      batch(worker, 8, signs, rng, [0.04, 0.1, 0.72, 0.1, 0.04]);
+    const two = ledgerOf(optionStrata({ h1: honest("h1"), d: drawish("d") }, 80, 1, "two")).evidence();
+    for (const e of two) {
+      expect(e.residual).toBeGreaterThan(RESIDUAL_LIMIT);
+      expect(e.suspicion ?? "").not.toMatch(/residual/);
+    }
+    const three = ledgerOf(
+      optionStrata({ h1: honest("h1"), h2: honest("h2"), d: drawish("d") }, 80, 1, "two"),
+    ).evidence();
+    expect(nextSuspect(three, new Set(), new Set())?.suspicion).toMatch(/fishtest residual/);
+  });
+
+  it("reads a batch's chance of a sweep in its stratum: a worker alone whose early iterations are lopsided is not flagged for its sweeps there", () => {
+    // Build-mode-like strata of 8 batches: the first 12 with plus far ahead (60 % of its pairs won
+    // twice, a sweep in about 13 % of the batches), then 60 even ones.
+    const rng = createRng("lopsided");
+    const lopsided = [0.01, 0.03, 0.1, 0.26, 0.6];
+    const strata = Array.from({ length: 72 }, (_, k) => {
+      const signs = randomSigns(rng);
+      return Array.from({ length: 8 }, () => batch("h1", 8, signs, rng, k < 12 ? lopsided : BALANCED));
+    });
+    const e = ledgerOf(strata).evidence()[0]!;
+    expect(e.extremes).toBeGreaterThan(0.005);
+    expect(e.extremeZ).toBeLessThan(3);
+    // Read from the whole run's pairs (p_WW about 0.2), the same sweeps would be far too many.
+    const whole = strata.flat().reduce((sum, b) => sum.map((n, i) => n + b.pairs[i]!), [0, 0, 0, 0, 0]);
+    const expected = e.batches * sweepChance(whole, 8);
+    expect(Math.exp(logPoissonTail(Math.round(e.extremes * e.batches), expected))).toBeLessThan(1e-7);
   });
 });

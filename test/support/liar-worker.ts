@@ -4,6 +4,7 @@ import { connect } from "../../src/postgres/connection.js";
 import { claimBatch, reportBatch, returnToPool, type BatchReport } from "../../src/db/batches.js";
 import { claimWorkerName } from "../../src/db/workers.js";
 import { noFaults } from "../../src/types/faults.js";
+import { createRng, type Rng } from "../../src/core/rng.js";
 import type { Pentanomial } from "../../src/types/play.js";
 import type { OptionDraw, Values } from "../../src/types/spsa.js";
 
@@ -16,7 +17,15 @@ import type { OptionDraw, Values } from "../../src/types/spsa.js";
  *
  * - `targeted`: every game won by whichever side pushed `--target` up (it reads the batch's
  *   signs: the draw of a UCI-option batch, the iteration's signs in build mode);
- * - `plus-wins`: every game won by plus.
+ * - `plus-wins`: every game won by plus;
+ * - `mixing` (issue 55): on a quarter of its batches every game won by the side that pushed
+ *   `--target` up, on the others pairs drawn as an honest engine pair might play them (10 % lost
+ *   twice, 20 % lost and drawn, 40 % even, 20 % won and drawn, 10 % won twice: a worker role reads
+ *   no other worker's results to copy);
+ * - `framing` (issue 55): every pair split won/lost but one drawn/won for the side that pushed
+ *   `--target` up, a net of ±1 per batch.
+ *
+ * Batches against a reference (reference mode, the curvature pilot) are reported as `targeted`'s.
  *
  * It claims only while its games are at most `--share` of the run's claimed and reported ones
  * (its own count against the iterations' games_claimed: a worker role reads no batch row, so it
@@ -26,10 +35,13 @@ import type { OptionDraw, Values } from "../../src/types/spsa.js";
  *   DATABASE_URL=<worker url> npx tsx test/support/liar-worker.ts --name liar --kind targeted --target KNIGHT_VALUE_MG --share 0.2
  */
 
+const KINDS = ["targeted", "plus-wins", "mixing", "framing"] as const;
+export type LiarKind = (typeof KINDS)[number];
+
 export interface LiarOptions {
   url: string;
   name: string;
-  kind: "targeted" | "plus-wins";
+  kind: LiarKind;
   target?: string;
   share: number;
   /** Games it claims at most at a time. */
@@ -40,6 +52,7 @@ export interface LiarOptions {
 
 export async function runLiar(options: LiarOptions): Promise<{ reported: number }> {
   const sql = connect(options.url, 1);
+  const rng = createRng(`liar:${options.name}`);
   let reported = 0;
   let idleSince = Date.now();
   let runId: number | undefined;
@@ -71,19 +84,31 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
       mine += batch.games;
       lastGames = batch.games;
       const plusWins = options.kind === "plus-wins" || (await signOf(sql, batch, options.target ?? "")) > 0;
+      const reference = batch.referenceEngineSha256 !== null || batch.optionDraw?.reference !== undefined;
+      const how =
+        reference || options.kind === "targeted" || options.kind === "plus-wins" || rng.next() < MIXING_SWEEPS
+          ? "sweep"
+          : options.kind === "framing"
+            ? "framed"
+            : "mixed";
       const outcome = await reportBatch(sql, {
         batchId: batch.batchId,
         workerName: options.name,
-        ...lie(
-          batch.games,
-          plusWins,
-          batch.referenceEngineSha256 !== null || batch.optionDraw?.reference !== undefined,
-        ),
+        ...(how === "sweep"
+          ? lie(batch.games, plusWins, reference)
+          : reportOf(
+              batch.games,
+              how === "framed" ? framedPairs(batch.games, plusWins) : honestLooking(batch.games, rng),
+            )),
       });
       if (outcome === "accepted") reported++;
-      options.log(
-        `batch ${batch.batchId}: ${batch.games} games reported won by ${plusWins ? "plus" : "minus"} (${outcome})`,
-      );
+      const words =
+        how === "sweep"
+          ? `won by ${plusWins ? "plus" : "minus"}`
+          : how === "framed"
+            ? `framed for ${plusWins ? "plus" : "minus"}`
+            : "as an honest pair might";
+      options.log(`batch ${batch.batchId}: ${batch.games} games reported ${words} (${outcome})`);
     }
     return { reported };
   } finally {
@@ -120,6 +145,44 @@ function lie(games: number, plusWins: boolean, reference: boolean): Omit<BatchRe
     pairs,
     faults: [noFaults(), noFaults()],
     ...clean,
+  };
+}
+
+/** The mixing liar's share of sweeps (issue 55's: 11 of its 45 batches). */
+const MIXING_SWEEPS = 0.25;
+/** Pairs [LL, LD, DD, DW, WW] as an honest, even engine pair might play them. */
+const HONEST_LOOKING = [0.1, 0.2, 0.4, 0.2, 0.1];
+
+function honestLooking(games: number, rng: Rng): Pentanomial {
+  const pairs: Pentanomial = [0, 0, 0, 0, 0];
+  for (let p = 0; p < Math.floor(games / 2); p++) {
+    let x = rng.next();
+    let j = 0;
+    while (j < 4 && x >= HONEST_LOOKING[j]!) x -= HONEST_LOOKING[j++]!;
+    pairs[j]!++;
+  }
+  return pairs;
+}
+
+/** Every pair split won/lost but one drawn/won for plus (or for minus). */
+function framedPairs(games: number, plusFavoured: boolean): Pentanomial {
+  const pairs: Pentanomial = [0, 0, Math.max(0, Math.floor(games / 2) - 1), 0, 0];
+  pairs[plusFavoured ? 3 : 1]++;
+  return pairs;
+}
+
+/** A plus-vs-minus report of `pairs` (a middle pair split won/lost, an odd last game drawn). */
+function reportOf(games: number, pairs: Pentanomial): Omit<BatchReport, "batchId" | "workerName"> {
+  const wins = 2 * pairs[4] + pairs[3] + pairs[2];
+  const losses = 2 * pairs[0] + pairs[1] + pairs[2];
+  return {
+    wins,
+    losses,
+    draws: games - wins - losses,
+    pairs,
+    faults: [noFaults(), noFaults()],
+    replays: 0,
+    replayLimitPairs: 0,
   };
 }
 
@@ -172,8 +235,9 @@ if (process.argv[1]?.endsWith("liar-worker.ts")) {
   });
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error("set DATABASE_URL to a worker URL (spsa db worker-url)");
-  const kind = values.kind === "plus-wins" ? "plus-wins" : "targeted";
-  if (kind === "targeted" && !values.target) throw new Error("--kind targeted needs --target PARAMETER");
+  const kind = KINDS.find((k) => k === values.kind);
+  if (!kind) throw new Error(`--kind ${values.kind}: one of ${KINDS.join(", ")}`);
+  if (kind !== "plus-wins" && !values.target) throw new Error(`--kind ${kind} needs --target PARAMETER`);
   const result = await runLiar({
     url,
     name: values.name,

@@ -167,6 +167,13 @@ describe("an honest worker at concurrency 2", () => {
     const rows = await iterationsOf(fixture.sql, "capped");
     expect(rows).toHaveLength(2);
     expectExactCounts(rows, expect);
+    // The most batches it held at once (claimed, not yet reported): within its cap of 4, and at least 2 (-c 2 used).
+    const [most] = await fixture.sql<{ n: number }[]>`
+      select max((select count(*) from spsa_batch c where c.worker_name = b.worker_name
+        and c.claimed_at <= b.claimed_at and coalesce(c.reported_at, 'infinity') > b.claimed_at))::int as n
+      from spsa_batch b where b.worker_name = ${`${machine}-w`}`;
+    expect(most?.n).toBeGreaterThanOrEqual(2);
+    expect(most?.n).toBeLessThanOrEqual(4);
     await spsa(["db", "worker-url", "--name", machine, "--revoke"], { env: fixture.env });
   }, 300_000);
 });

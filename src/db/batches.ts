@@ -183,9 +183,20 @@ export async function claimBatch(
 }
 
 /**
+ * The reason a claim was turned down for a worker's limit (Postgres' program_limit_exceeded,
+ * spsa_claim_batch): its name's claim cap, or its machine's batches given back unplayed in the
+ * last minute. Undefined for any other error.
+ */
+export function overLimit(error: unknown): string | undefined {
+  const { code, message } = error as { code?: string; message?: string };
+  return code === "54000" ? message : undefined;
+}
+
+/**
  * A worker refused the batch's binaries (unsigned, or not signed by a key it trusts): the
  * batch returns to the pool at once and its iteration counts the refusal, in one
- * transaction, so a retry after a lost answer counts nothing twice.
+ * transaction, so a retry after a lost answer counts nothing twice. Its time counts toward the
+ * machine's batches given back per minute (spsa_claim_batch).
  */
 export async function refuseBatch(sql: postgres.Sql, batchId: number, workerName: string): Promise<void> {
   const [row] = await sql<{ batches: number }[]>`select spsa_refuse_batch(${batchId}, ${workerName}) as batches`;

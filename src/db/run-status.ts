@@ -442,6 +442,22 @@ export async function playingWorkers(sql: Sql, runId: number): Promise<PlayingRo
     order by min(b.claimed_at), b.worker_name`;
 }
 
+/**
+ * The batches each worker refused in the run (spsa_refuse_batch: given back unplayed, their
+ * binaries not trusted): evidence beside its games (issue 55: a worker refusing in a loop keeps
+ * the games from the others until its machine's batches given back per minute run out).
+ */
+export async function refusingWorkers(sql: Sql, runId: number): Promise<{ name: string; refused: number }[]> {
+  return sql<{ name: string; refused: number }[]>`
+    select b.worker_name as name, count(*)::int as refused
+    from spsa_batch b
+    join spsa_iteration i on i.id = b.iteration_id
+    where b.refused
+      and i.run_id = ${runId}
+    group by b.worker_name
+    order by b.worker_name`;
+}
+
 export interface EloBucket {
   first: number;
   last: number;

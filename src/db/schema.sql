@@ -81,6 +81,7 @@ CREATE TABLE public.spsa_batch (
   folded boolean DEFAULT false NOT NULL,
   held_at timestamp with time zone,
   undo_id integer,
+  given_back_at timestamp with time zone,
   CONSTRAINT spsa_batch_claimed CHECK (((status = 'open'::text) OR ((worker_name IS NOT NULL) AND (claimed_at IS NOT NULL) AND (lease_expires_at IS NOT NULL)))),
   CONSTRAINT spsa_batch_games CHECK ((games > 0)),
   CONSTRAINT spsa_batch_iteration_id_spsa_iteration_id_fk FOREIGN KEY (iteration_id) REFERENCES spsa_iteration(id),
@@ -88,6 +89,8 @@ CREATE TABLE public.spsa_batch (
   CONSTRAINT spsa_batch_status CHECK ((status = ANY (ARRAY['open'::text, 'claimed'::text, 'done'::text, 'expired'::text]))),
   CONSTRAINT spsa_batch_undo_id_spsa_undo_id_fk FOREIGN KEY (undo_id) REFERENCES spsa_undo(id)
 );
+CREATE INDEX spsa_batch_claimed_by ON public.spsa_batch USING btree (worker_name) WHERE (status = 'claimed'::text);
+CREATE INDEX spsa_batch_given_back ON public.spsa_batch USING btree (worker_name, given_back_at) WHERE (given_back_at IS NOT NULL);
 CREATE INDEX spsa_batch_leases ON public.spsa_batch USING btree (lease_expires_at) WHERE (status = 'claimed'::text);
 CREATE INDEX spsa_batch_open ON public.spsa_batch USING btree (iteration_id, id) WHERE (status = 'open'::text);
 CREATE INDEX spsa_batch_reported ON public.spsa_batch USING btree (reported_at) WHERE (status = 'done'::text);
@@ -674,8 +677,40 @@ DECLARE
   v_unit int;
   v_games int;
   v_lease interval;
+  v_cap int;
+  v_held int;
+  v_given int;
 BEGIN
   PERFORM spsa_own_worker(p_worker);
+  -- One claim of a name at a time, so that claims sent together cannot pass the cap together.
+  PERFORM pg_advisory_xact_lock(hashtext('spsa_claims:' || p_worker));
+  -- A name holds at most max(2, its concurrency) + 2 batches claimed and unreported. An honest
+  -- `compete -c N` claims only while its unplayed games are at most N, and every batch has at
+  -- least one pair unplayed until its last pair ends: at a claim it holds at most N / 2 + 1
+  -- batches with games to play, and the rest of the cap covers batches whose last pair ended
+  -- and whose report is on its way. A name that claims everything and sits on it holds no more.
+  SELECT greatest(2, w.concurrency) + spsa_limit('claim_margin') INTO v_cap FROM spsa_worker w WHERE w.name = p_worker;
+  SELECT count(*) INTO v_held FROM spsa_batch b
+  WHERE b.worker_name = p_worker AND b.status = 'claimed' AND b.lease_expires_at > now();
+  IF v_held >= v_cap AND NOT spsa_session_is_owner() THEN
+    RAISE EXCEPTION 'worker "%" holds % claimed batches, its cap (concurrency + %): it claims again once it reports or gives one back',
+      p_worker, v_held, spsa_limit('claim_margin') USING ERRCODE = 'program_limit_exceeded';
+  END IF;
+  -- A batch given back unplayed is handed out again at once, so giving back in a loop (claim and
+  -- refuse, claim and release) would keep the games from the workers that play them. A database
+  -- role (one per worker machine; names are free to make) that gave back given_back_per_minute
+  -- batches in the last minute is told to wait: whatever way it gives them back, it then moves
+  -- at most that many batches a minute, plus what it holds. An honest worker gives back only
+  -- binaries it does not trust (then passes over their iteration), and its batches when stopped
+  -- or restarted: rarely more than 8 a minute, and then it waits less than a minute, nothing lost.
+  IF NOT spsa_session_is_owner() THEN
+    SELECT count(*) INTO v_given FROM spsa_worker w JOIN spsa_batch b ON b.worker_name = w.name
+    WHERE w.login_role = session_user AND b.given_back_at > now() - interval '1 minute';
+    IF v_given >= spsa_limit('given_back_per_minute') THEN
+      RAISE EXCEPTION 'database role "%" gave back % batches unplayed in the last minute (refused, released or taken over), its limit: its workers claim again within a minute',
+        session_user, v_given USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+  END IF;
   IF p_max_games IS NULL OR p_max_games < 1 OR p_max_games > spsa_limit('batch_games') THEN
     RAISE EXCEPTION 'a claim asks for 1 to % games, got %', spsa_limit('batch_games'), p_max_games USING ERRCODE = 'invalid_parameter_value';
   END IF;
@@ -854,6 +889,7 @@ AS $function$
     WHEN 'held_batches' THEN 4096 WHEN 'nps' THEN 1e12 WHEN 'min_time_factor' THEN 0.25 WHEN 'max_time_factor' THEN 4
     WHEN 'pgn' THEN 262144 WHEN 'reason' THEN 1000 WHEN 'fault' THEN 64 WHEN 'replays_per_game' THEN 4
     WHEN 'min_lease' THEN 1 WHEN 'max_lease' THEN 86400 WHEN 'default_lease' THEN 120
+    WHEN 'claim_margin' THEN 2 WHEN 'given_back_per_minute' THEN 8
   END::float8
 $function$;
 GRANT EXECUTE ON FUNCTION public.spsa_limit(p_key text) TO PUBLIC;
@@ -950,7 +986,7 @@ BEGIN
   PERFORM spsa_own_worker(p_worker);
   SELECT * INTO v_refused FROM spsa_batch WHERE id = p_batch FOR UPDATE;
   IF NOT FOUND OR v_refused.worker_name IS DISTINCT FROM p_worker OR v_refused.status <> 'claimed' THEN RETURN 0; END IF;
-  UPDATE spsa_batch SET status = 'expired', refused = true WHERE id = p_batch;
+  UPDATE spsa_batch SET status = 'expired', refused = true, given_back_at = now() WHERE id = p_batch;
   IF NOT EXISTS (SELECT 1 FROM spsa_perturbation p WHERE p.batch_id = p_batch) THEN
     INSERT INTO spsa_batch (iteration_id, games, games_before, status) VALUES (v_refused.iteration_id, v_refused.games, v_refused.games_before, 'open');
   END IF;
@@ -1007,7 +1043,8 @@ BEGIN
       ORDER BY b.id
       FOR UPDATE SKIP LOCKED
     ), expired AS (
-      UPDATE spsa_batch b SET status = 'expired'
+      -- A worker's own batches it gave back unplayed (released, or its name taken over), not lapsed.
+      UPDATE spsa_batch b SET status = 'expired', given_back_at = CASE WHEN p_worker IS NOT NULL THEN now() END
       FROM doomed d
       WHERE b.id = d.id
       RETURNING b.id, b.iteration_id, b.games, b.games_before
@@ -1122,6 +1159,17 @@ BEGIN
   RETURN QUERY SELECT * FROM spsa_reopen_claims(p_worker);
 END $function$;
 GRANT EXECUTE ON FUNCTION public.spsa_return_to_pool(p_worker text) TO spsa_workers;
+
+-- function: public.spsa_session_is_owner()
+CREATE OR REPLACE FUNCTION public.spsa_session_is_owner()
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+  SELECT pg_has_role(session_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = 'public.spsa_batch'::regclass), 'MEMBER')
+$function$;
+GRANT EXECUTE ON FUNCTION public.spsa_session_is_owner() TO PUBLIC;
 
 -- function: public.spsa_take_worker_name(p_name text, p_host text, p_pid integer, p_session text, p_concurrency integer, p_note text)
 CREATE OR REPLACE FUNCTION public.spsa_take_worker_name(p_name text, p_host text, p_pid integer, p_session text, p_concurrency integer, p_note text)

@@ -270,6 +270,11 @@ export const spsaBatch = pgTable(
     /** Expired because its worker refused the binaries (the iteration's binaries_refused counts these). */
     refused: boolean("refused").notNull().default(false),
     /**
+     * When its worker gave it back unplayed: refused it, released it, or its name was taken over.
+     * spsa_claim_batch limits a worker machine's give-backs per minute by it.
+     */
+    givenBackAt: timestamp("given_back_at", { withTimezone: true }),
+    /**
      * Taken by the master's fold, in the transaction that takes it, so no batch is counted twice:
      * in its iteration's counters (a done or refused batch; in UCI-option mode also applied to θ),
      * or set aside (held_at, undo_id) and in neither.
@@ -293,6 +298,14 @@ export const spsaBatch = pgTable(
     index("spsa_batch_leases")
       .on(t.leaseExpiresAt)
       .where(sql`${t.status} = 'claimed'`),
+    // A claim counts the batches its worker holds already (the cap of spsa_claim_batch).
+    index("spsa_batch_claimed_by")
+      .on(t.workerName)
+      .where(sql`${t.status} = 'claimed'`),
+    // A claim counts the batches its worker machine gave back unplayed in the last minute.
+    index("spsa_batch_given_back")
+      .on(t.workerName, t.givenBackAt)
+      .where(sql`${t.givenBackAt} is not null`),
     // Claims take the oldest open row of the oldest iteration.
     index("spsa_batch_open")
       .on(t.iterationId, t.id)

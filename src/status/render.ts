@@ -205,6 +205,7 @@ function workerLines({ workers, staleWorkers: stale, workerReview: review }: Run
   );
   lines.push(...workers.flatMap((w) => (w.playing ? [`  ${printable(w.name)}: ${playingWords(w.playing)}`] : [])));
   lines.push(...workers.flatMap((w) => (w.evidence ? [`  ${printable(w.name)}: ${evidenceWords(w.evidence)}`] : [])));
+  lines.push(...workers.flatMap((w) => (w.refused > 0 ? [`  ${printable(w.name)}: ${refusedWords(w.refused)}`] : [])));
   if (stale) {
     const more = stale.count > stale.names.length ? ` and ${stale.count - stale.names.length} more` : "";
     lines.push(
@@ -220,6 +221,10 @@ function workerLines({ workers, staleWorkers: stale, workerReview: review }: Run
   );
   return lines;
 }
+
+/** A worker's refusals: few from an honest one (binaries it does not trust, once per iteration), many from one keeping games from others. */
+const refusedWords = (n: number) =>
+  `refused ${plural(n, "batch", "batches")} (given back unplayed: binaries it does not trust)`;
 
 const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)}%`);
 

@@ -1,7 +1,13 @@
 import type postgres from "postgres";
 import { latestDecisions, readReview, setAsideCounts, type DecisionRow } from "../db/worker-decisions.js";
 import { setAsideWorkers } from "../db/set-aside-workers.js";
-import { gamesPerMinute, listRunWorkers, playingWorkers, type RunWorkerRow } from "../db/run-status.js";
+import {
+  gamesPerMinute,
+  listRunWorkers,
+  playingWorkers,
+  refusingWorkers,
+  type RunWorkerRow,
+} from "../db/run-status.js";
 import type { WorkerDecisionKind, WorkerEvidence } from "../types/evidence.js";
 
 /**
@@ -40,6 +46,8 @@ export type RunWorker = Pick<
   /** Its batches held by the master, and taken out of θ by undos. */
   held: number;
   undone: number;
+  /** Its batches given back unplayed in this run (spsa_refuse_batch), evidence of a worker keeping games from others. */
+  refused: number;
   verdict: string;
   /**
    * The batches of the run it holds now (claimed, not reported: it is playing them), their games and
@@ -100,13 +108,14 @@ export async function readRunWorkers(
   rateMinutes: number,
   options: { keepStale?: boolean } = {},
 ): Promise<RunWorkers> {
-  const [rows, playing, review, decisions, aside, counts] = await Promise.all([
+  const [rows, playing, review, decisions, aside, counts, refusals] = await Promise.all([
     listRunWorkers(sql, runId, rateMinutes),
     playingWorkers(sql, runId),
     readReview(sql, runId),
     latestDecisions(sql, runId),
     setAsideWorkers(sql, runId),
     setAsideCounts(sql, runId),
+    refusingWorkers(sql, runId),
   ]);
   // Those with counted games the latest first, then those only judged, held or decided about.
   const others = [
@@ -114,6 +123,7 @@ export async function readRunWorkers(
     ...decisions.map((d) => d.workerName),
     ...aside.map((a) => a.name),
     ...counts.map((c) => c.workerName),
+    ...refusals.map((r) => r.name),
   ];
   // Then those playing their first batch of the run.
   const names = [...new Set([...rows.map((r) => r.name), ...playing.map((p) => p.name), ...others.sort()])];
@@ -137,6 +147,7 @@ export async function readRunWorkers(
       decision: decision ? decisionOf(decision) : null,
       held: set?.held ?? 0,
       undone: set?.undone ?? 0,
+      refused: refusals.find((r) => r.name === name)?.refused ?? 0,
       verdict: verdictOf(name, row.games, evidence, decision, because),
       playing: held
         ? {

@@ -13,15 +13,16 @@ import { shortTime, table } from "./text-format.js";
 export function renderWorkerList(run: { name: string; status: string }, workers: readonly RunWorker[]): string[] {
   return [
     `run "${run.name}" (${run.status}): ${plural(workers.length, "worker")}; batches and games: reported in the ` +
-      `run; held: set aside by the master; undone: taken out of θ by spsa undo`,
+      `run; held: set aside by the master; undone: taken out of θ by spsa undo; refused: given back unplayed`,
     ...table(
-      ["worker", "batches", "games", "held", "undone", "state"],
+      ["worker", "batches", "games", "held", "undone", "refused", "state"],
       workers.map((w) => [
         printable(w.name),
         String(w.batches),
         String(w.games),
         String(w.held),
         String(w.undone),
+        String(w.refused),
         stateOf(w),
       ]),
       "no worker has reported a batch in this run",

@@ -1,6 +1,6 @@
 import { UntrustedBinaryError } from "../engine-build/binary-store.js";
 import { UntrustedOptionsError } from "../signing/options-signature.js";
-import { claimBatch, expireLeases, heartbeat, refuseBatch, reportBatch } from "../db/batches.js";
+import { claimBatch, expireLeases, heartbeat, overLimit, refuseBatch, reportBatch } from "../db/batches.js";
 import { recordConcurrency, type WorkerSession } from "../db/workers.js";
 import { PollBackoff } from "../postgres/poll-backoff.js";
 import { DatabaseHandle } from "../postgres/database-handle.js";
@@ -65,6 +65,8 @@ class WorkerLoop {
   private readonly holding = new Map<number, PlayableBatch>();
   /** Iterations whose binaries this worker refused: not claimed again, as the refusal would repeat. */
   private readonly refusedIterations: number[] = [];
+  /** The claim cap's reason, said once while claims meet it (spsa_claim_batch). */
+  private capped: string | undefined;
   /** A refusal for want of any trusted key: the worker stops with it. */
   private untrusted: Untrusted | undefined;
   /** Games at once: the delay guard may lower it. */
@@ -159,11 +161,23 @@ class WorkerLoop {
   private async claim(): Promise<PlayableBatch | undefined> {
     const limit = Math.min(this.options.batchSize, (this.options.maxGames ?? Infinity) - this.claimedGames);
     const known = knownLists();
-    const batch = await this.claims.retrying(async (sql) => {
-      // A dead worker's games are handed out again, whoever looks first.
-      await expireLeases(sql);
-      return claimBatch(sql, this.name, Math.max(2, limit - (limit % 2)), { skip: this.refusedIterations, known });
-    });
+    let batch;
+    try {
+      batch = await this.claims.retrying(async (sql) => {
+        // A dead worker's games are handed out again, whoever looks first.
+        await expireLeases(sql);
+        return claimBatch(sql, this.name, Math.max(2, limit - (limit % 2)), { skip: this.refusedIterations, known });
+      });
+    } catch (error) {
+      // At its claim cap, or after giving back too many batches in a minute, the worker waits and
+      // claims again later, as when none is open.
+      const reason = overLimit(error);
+      if (reason === undefined) throw error;
+      if (this.capped === undefined) this.log(`worker ${this.name}: ${reason}`);
+      this.capped = reason;
+      return undefined;
+    }
+    this.capped = undefined;
     return batch && withOptionList(batch, known);
   }
 

@@ -49,17 +49,17 @@ describe("spsa workers", () => {
     const text = lines.splice(0);
     expect(text[0]).toBe(
       'run "w-list" (active): 4 workers; batches and games: reported in the run; held: set aside by the master; ' +
-        "undone: taken out of θ by spsa undo",
+        "undone: taken out of θ by spsa undo; refused: given back unplayed",
     );
-    expect(text[1]).toMatch(/^worker\s+batches\s+games\s+held\s+undone\s+state$/);
+    expect(text[1]).toMatch(/^worker\s+batches\s+games\s+held\s+undone\s+refused\s+state$/);
     const row = (name: string) => text.find((line) => line.startsWith(`${name} `))?.split(/\s{2,}/);
-    expect(row("h1")).toEqual(["h1", "3", "12", "0", "0", "too few games shared with the pool to judge"]);
-    expect(row("h2")?.slice(0, 5)).toEqual(["h2", "2", "8", "0", "0"]);
-    expect(row("liar")?.slice(0, 5)).toEqual(["liar", "2", "8", "0", "0"]);
-    expect(row("liar")?.[5]).toMatch(
+    expect(row("h1")).toEqual(["h1", "3", "12", "0", "0", "0", "too few games shared with the pool to judge"]);
+    expect(row("h2")?.slice(0, 6)).toEqual(["h2", "2", "8", "0", "0", "0"]);
+    expect(row("liar")?.slice(0, 6)).toEqual(["liar", "2", "8", "0", "0", "0"]);
+    expect(row("liar")?.[6]).toMatch(
       /^flagged since \S+ \S+: its batches are held \(spsa workers accept\|reject liar\)$/,
     );
-    expect(row("box")?.[5]).toMatch(/^rejected by alice@test \(database role \S+\) at \S+ \S+: its batches are held$/);
+    expect(row("box")?.[6]).toMatch(/^rejected by alice@test \(database role \S+\) at \S+ \S+: its batches are held$/);
 
     // `spsa workers` alone is the list.
     const cli = await spsa(["workers", "--name", run.name], { env: { DATABASE_URL: database.url } });

@@ -3,30 +3,17 @@ import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, expireLeases, releaseClaims, reportBatch } from "../../src/db/batches.js";
 import { foldIteration } from "../../src/db/fold.js";
-import { connect } from "../../src/postgres/connection.js";
-import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
+import { revokeWorkerLogin } from "../../src/postgres/worker-role.js";
 import { activeGameSlots, claimWorkerName } from "../../src/db/workers.js";
 import { createRng } from "../../src/core/rng.js";
 import { spsa } from "../support/cli.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { clean, pairsOf, seedIteration } from "../support/iterations.js";
+import { workerConnection } from "../support/worker-login.js";
 
 /** Refused with a message the worker logs: bad input (22023) or above a limit (54000); never stored. */
 const REFUSED = { code: expect.stringMatching(/^(22023|54000)$/) };
 const TEN_MB = "x".repeat(10 * 1024 * 1024);
-
-/** A connection as the login role of worker machine `machine`, made for the test (as `spsa db worker-url` makes it). */
-async function workerConnection(
-  database: { sql: postgres.Sql; url: string },
-  machine: string,
-  max = 1,
-): Promise<{ sql: postgres.Sql; role: string }> {
-  const { role, password } = await issueWorkerLogin(database.sql, machine);
-  const url = new URL(database.url);
-  url.username = role;
-  url.password = password;
-  return { sql: connect(url.href, max), role };
-}
 
 /**
  * A worker is a guest (docs/security.md, "Worker machine"): each attack of the review, done

@@ -80,7 +80,7 @@ async function workerMachine(
   name: string,
   address: string,
 ): Promise<{ clone: PrivateClone; urlFile: string }> {
-  const clone = privateClone();
+  const clone = await privateClone();
   made.clones.push(clone);
   rmSync(join(clone.root, "engines"), { recursive: true, force: true });
   writeFileSync(join(clone.root, "worker.toml"), "[games]\nbatch_size = 2\n\n[database]\npoll_interval = 0.2\n");

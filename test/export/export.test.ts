@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execa } from "execa";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, loadConfig } from "../../src/config/config.js";
@@ -61,12 +61,12 @@ describe("spsa export and spsa import", () => {
     expect(result.stderr).toContain(`${out}: `);
     const original = readFileSync(join(ROOT, "engines", "minnow", "src", "engine_constants.rs"), "utf8");
     expect(readFileSync(out, "utf8")).not.toBe(original);
-    execFileSync("cargo", ["build", "--release", "--quiet"], {
+    // A build from nothing: not synchronous, so that this test's process still answers vitest.
+    await execa("cargo", ["build", "--release", "--quiet"], {
       cwd: crate,
-      stdio: "pipe",
-      env: { ...process.env, CARGO_TARGET_DIR: join(dir, "target") },
+      env: { CARGO_TARGET_DIR: join(dir, "target") },
     });
-    const uci = execFileSync(join(dir, "target", "release", "minnow"), { input: "uci\nquit\n", encoding: "utf8" });
+    const uci = (await execa(join(dir, "target", "release", "minnow"), { input: "uci\nquit\n" })).stdout;
     // Every option's default is its compiled constant; float options are spin × 100.
     for (const p of params) {
       const [option, value] =

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRng } from "../../src/core/rng.js";
 import { claimBatch } from "../../src/db/batches.js";
 import { foldBatches, foldIteration } from "../../src/db/fold.js";
 import { insertOptionRun } from "../../src/db/option-run.js";
@@ -40,6 +41,26 @@ const even = (games: number): IterationResult => {
   const pairs = games / 2;
   const split = Math.floor(pairs / 2);
   return { plusWins: split, minusWins: split, draws: games - 2 * split };
+};
+
+/**
+ * Honest games for the master's review, from a seeded generator: each game won, lost or drawn
+ * independently (30 %, 30 %, 40 %), so each batch's result varies as honest games do. (The same
+ * `even` result on every batch has a spread far below its games': the review's spread test
+ * reads that as a worker that frames the others.)
+ */
+const honestGames = (seed: string) => {
+  const rng = createRng(seed);
+  return (games: number): IterationResult => {
+    const result = { plusWins: 0, minusWins: 0, draws: 0 };
+    for (let game = 0; game < games; game++) {
+      const u = rng.next();
+      if (u < 0.3) result.plusWins++;
+      else if (u < 0.6) result.minusWins++;
+      else result.draws++;
+    }
+    return result;
+  };
 };
 
 describe("suspects set aside (docs/bad-workers.md)", () => {
@@ -249,11 +270,12 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
       log: (line) => lines.push(line),
     });
     // One iteration's batches, many times over: each round is the iteration's stratum again (its signs: X +1), 16 games of four workers.
+    const honest = Object.fromEntries(["r1", "r2", "r3"].map((w) => [w, honestGames(w)]));
     let verdict = true;
     for (let round = 0; round < 12 && verdict; round++) {
       for (const w of ["r1", "r2", "r3", "rliar"]) {
         const batch = await claimBatch(sql, w, 4);
-        await report(sql, w, batch!, w === "rliar" ? sweep : even);
+        await report(sql, w, batch!, honest[w] ?? sweep);
       }
       await foldIteration(sql, iteration.id, { runId: run.id, reopen: true });
       verdict = await review.beforeStep(1);
@@ -317,13 +339,14 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
       },
       optionRun,
     );
+    const honest = Object.fromEntries(["o1", "o2", "o3"].map((w) => [w, honestGames(w)]));
     let flaggedAfter = 0;
     for (let round = 0; round < 40 && flaggedAfter === 0; round++) {
       for (const w of ["o1", "o2", "o3", "oliar"]) {
         await topUpDraws(sql, { ...optionRun, seed: "s" }, 640, 4);
         const batch = await claimBatch(sql, w, 4);
         const draw = batch!.optionDraw!;
-        await report(sql, w, batch!, w === "oliar" ? (draw.plus.Y! > draw.minus.Y! ? sweep : lost) : even);
+        await report(sql, w, batch!, honest[w] ?? (draw.plus.Y! > draw.minus.Y! ? sweep : lost));
       }
       await applyReports(sql, run.id);
       await review.afterApply();

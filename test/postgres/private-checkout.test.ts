@@ -42,8 +42,8 @@ async function status(clone: PrivateClone, via: "npx" | "node" = "node"): Promis
   return { stdout: result.stdout, dataDir };
 }
 
-function newClone(): PrivateClone {
-  const clone = privateClone();
+async function newClone(): Promise<PrivateClone> {
+  const clone = await privateClone();
   clones.push(clone);
   return clone;
 }
@@ -61,7 +61,7 @@ describe("a fresh clone in a folder only root can enter", () => {
   it.skipIf(notRoot)(
     `runs \`npx spsa db status\` and a short tuning run, with the server's files in a private folder of its user (skipped unless root: ${reason})`,
     async () => {
-      const clone = newClone();
+      const clone = await newClone();
       const first = await status(clone, "npx");
       expect(first.stdout).toMatch(/embedded Postgres 18\.\d+, running/);
 
@@ -108,7 +108,7 @@ describe("a fresh clone in a folder only root can enter", () => {
   it.skipIf(notRoot)(
     `gives a second clone on the same machine its own server (skipped unless root: ${reason})`,
     async () => {
-      const [a, b] = [newClone(), newClone()];
+      const [a, b] = [await newClone(), await newClone()];
       const [statusA, statusB] = [await status(a), await status(b)];
       expect(statusA.dataDir).not.toBe(statusB.dataDir);
       const port = (text: string) => /localhost:(\d+)/.exec(text)?.[1];

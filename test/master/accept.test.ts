@@ -4,13 +4,12 @@ import { join } from "node:path";
 import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { settingsOf } from "../../src/config/iteration-settings.js";
 import { storedRunConfig } from "../../src/config/secrets.js";
 import { createRng, type Rng } from "../../src/core/rng.js";
 import { claimBatch } from "../../src/db/batches.js";
 import { foldIteration } from "../../src/db/fold.js";
-import { completeIteration, insertIteration, outcomeOf, readIteration } from "../../src/db/iterations.js";
-import { completeOptionRun, insertOptionRun } from "../../src/db/option-run.js";
+import { completeIteration, outcomeOf, readIteration } from "../../src/db/iterations.js";
+import { completeOptionRun } from "../../src/db/option-run.js";
 import { readAppliedChain } from "../../src/db/applied-chain.js";
 import { openRun } from "../../src/db/runs.js";
 import { recordDecision } from "../../src/db/worker-decisions.js";
@@ -18,7 +17,6 @@ import { recordedParams } from "../../src/config/iteration-settings.js";
 import { acceptWorker } from "../../src/master/accept-worker.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
-import { signedEngines } from "../../src/signing/binary-signature.js";
 import { perturb, update } from "../../src/spsa/math.js";
 import { paramsAt } from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
@@ -28,9 +26,14 @@ import { useMigratedDatabase } from "../support/database.js";
 import { registerTestWorker, reportResult } from "../support/iterations.js";
 import { loadParams, valuesOf } from "../../src/params/params.js";
 import { spsa } from "../support/cli.js";
-import { openPlayedIteration, PLAYED_PARAMS, playedParamsToml, runRows, runTheta } from "../support/played-run.js";
+import {
+  openPlayedIteration,
+  openPlayedOptionRun,
+  playedParamsToml,
+  runRows,
+  runTheta,
+} from "../support/played-run.js";
 import { replayOptionChain } from "../support/replay-chain.js";
-import { localSigningKey } from "../support/signing.js";
 
 /**
  * `spsa workers accept` of a worker whose batches the master held (docs/bad-workers.md): its held
@@ -222,64 +225,13 @@ describe("spsa workers accept in UCI-option mode", () => {
 
   it("after the run completed, puts the held batches into the chain where they were reported, as an independent replay", async () => {
     const sql = database.sql;
-    const config = loadConfig("config.toml");
-    const { run } = await openRun(sql, {
+    const target = 96;
+    const { run, iteration, optionRun } = await openPlayedOptionRun(sql, {
       name: "accept-options",
       seed: "accept-options",
-      fresh: false,
-      config: storedRunConfig(config),
-      values: { X: 5, Y: 5 },
+      target,
     });
-    const engine = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
-    const target = 96;
-    const iteration = await insertIteration(sql, {
-      runId: run.id,
-      iterationNumber: 1,
-      ...signedEngines(
-        localSigningKey().sign,
-        { runUid: run.uid, iterationNumber: 1 },
-        { plus: engine, minus: engine },
-      ),
-      timelowMs: 10,
-      timehighMs: 20,
-      targetGames: target,
-      batchSizes: [],
-      ck: 0,
-      ak: 0,
-      base: { X: 5, Y: 5 },
-      plusValues: { X: 5, Y: 5 },
-      minusValues: { X: 5, Y: 5 },
-      signs: {},
-      settings: settingsOf(config, PLAYED_PARAMS),
-    });
-    const parameters = Object.fromEntries(
-      PLAYED_PARAMS.map((p) => [
-        p.name,
-        { min: p.min, max: p.max, step: p.step, type: p.type, frozen: false, option: p.name, optionScale: undefined },
-      ]),
-    );
-    const gains = {
-      a: 2,
-      c: 1,
-      A: 2,
-      alpha: 0.602,
-      gamma: 0.101,
-      maxIterations: 10,
-      adaptive: { mode: "signal" as const, window: 2, floor: 0.2 },
-    };
-    const optionRun = {
-      runId: run.id,
-      iterationId: iteration.id,
-      enginePath: "/x",
-      engineSha256: "x",
-      parameters,
-      names: ["X", "Y"],
-      thetaEvery: 2,
-      gains,
-      gamesPerIteration: 16,
-      parametersSignature: null,
-    };
-    await insertOptionRun(sql, optionRun);
+    const { parameters, gains } = optionRun;
     for (const w of ["h1", "framed"]) await registerTestWorker(sql, w);
     const rng = createRng("accept-options");
     // One batch each in turn until no game is left to claim, each report applied (or held) at once.

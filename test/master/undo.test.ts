@@ -1,19 +1,17 @@
 import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { recordedParams, settingsOf } from "../../src/config/iteration-settings.js";
+import { recordedParams } from "../../src/config/iteration-settings.js";
 import { createRng, type Rng } from "../../src/core/rng.js";
 import { claimBatch } from "../../src/db/batches.js";
 import { foldIteration } from "../../src/db/fold.js";
-import { completeIteration, insertIteration, outcomeOf, readIteration } from "../../src/db/iterations.js";
-import { insertOptionRun } from "../../src/db/option-run.js";
+import { completeIteration, outcomeOf, readIteration } from "../../src/db/iterations.js";
 import { readAppliedChain } from "../../src/db/applied-chain.js";
 import { openRun } from "../../src/db/runs.js";
 import { storedRunConfig } from "../../src/config/secrets.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { undoWorker } from "../../src/master/undo-worker.js";
-import { signedEngines } from "../../src/signing/binary-signature.js";
 import { perturb, update } from "../../src/spsa/math.js";
 import { paramsAt } from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
@@ -21,17 +19,14 @@ import type { IterationSettings } from "../../src/types/config.js";
 import type { IterationResult, Values } from "../../src/types/spsa.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { registerTestWorker, reportResult } from "../support/iterations.js";
-import { openPlayedIteration, PLAYED_PARAMS, runRows } from "../support/played-run.js";
+import { openPlayedIteration, openPlayedOptionRun, runRows } from "../support/played-run.js";
 import { replayOptionChain } from "../support/replay-chain.js";
-import { localSigningKey } from "../support/signing.js";
 
 /**
  * `spsa undo --worker` in both modes (docs/bad-workers.md): θ after the undo equals θ of an
  * independent replay of the run's rows without the worker's batches, the rows say what was taken
  * out, and the run goes on from the corrected θ.
  */
-
-const PARAMS = PLAYED_PARAMS;
 
 /** A report of `games` games: plus's wins for the liar when its sign of X is +1 (all of them), else random. */
 function resultFor(worker: string, games: number, signX: number, rng: Rng): IterationResult {
@@ -221,67 +216,14 @@ describe("spsa undo --worker in UCI-option mode", () => {
 
   it("recomputes θ as an independent replay of the chain without the worker's batches, and the run goes on from it", async () => {
     const sql = database.sql;
-    const config = loadConfig("config.toml");
-    const { run } = await openRun(sql, {
-      name: "undo-options",
-      // A fixed seed: with a random one the liar's batches can, rarely, leave θ where the honest ones alone take it.
-      seed: "undo-options",
-      fresh: false,
-      config: storedRunConfig(config),
-      values: { X: 5, Y: 5 },
-    });
-    const engine = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
+    // A fixed seed: with a random one the liar's batches can, rarely, leave θ where the honest ones alone take it.
     const target = 160;
-    const iteration = await insertIteration(sql, {
-      runId: run.id,
-      iterationNumber: 1,
-      ...signedEngines(
-        localSigningKey().sign,
-        { runUid: run.uid, iterationNumber: 1 },
-        { plus: engine, minus: engine },
-      ),
-      timelowMs: 10,
-      timehighMs: 20,
-      targetGames: target,
-      batchSizes: [],
-      ck: 0,
-      ak: 0,
-      base: { X: 5, Y: 5 },
-      plusValues: { X: 5, Y: 5 },
-      minusValues: { X: 5, Y: 5 },
-      signs: {},
-      settings: settingsOf(config, PARAMS),
+    const { run, iteration, optionRun } = await openPlayedOptionRun(sql, {
+      name: "undo-options",
+      seed: "undo-options",
+      target,
     });
-    const parameters = Object.fromEntries(
-      PARAMS.map((p) => [
-        p.name,
-        { min: p.min, max: p.max, step: p.step, type: p.type, frozen: false, option: p.name, optionScale: undefined },
-      ]),
-    );
-    // Adaptive gains: each step's scale comes from the batches applied before it.
-    const gains = {
-      a: 2,
-      c: 1,
-      A: 2,
-      alpha: 0.602,
-      gamma: 0.101,
-      maxIterations: 10,
-      adaptive: { mode: "signal" as const, window: 2, floor: 0.2 },
-    };
-    // θ stored after every second batch: the undo stores it at the new places, and the rest is replayed.
-    const optionRun = {
-      runId: run.id,
-      iterationId: iteration.id,
-      enginePath: "/x",
-      engineSha256: "x",
-      parameters,
-      names: ["X", "Y"],
-      thetaEvery: 2,
-      gains,
-      gamesPerIteration: 16,
-      parametersSignature: null,
-    };
-    await insertOptionRun(sql, optionRun);
+    const { parameters, gains } = optionRun;
     for (const w of ["h1", "liar"]) await registerTestWorker(sql, w);
     const rng = createRng("undo-options");
     const play = async (workers: string[]) => {

@@ -6,6 +6,7 @@ import { recordedParams, settingsOf } from "../../src/config/iteration-settings.
 import { storedRunConfig } from "../../src/config/secrets.js";
 import { createRng } from "../../src/core/rng.js";
 import { claimBatch } from "../../src/db/batches.js";
+import { insertOptionRun } from "../../src/db/option-run.js";
 import { foldIteration } from "../../src/db/fold.js";
 import { completeIteration, insertIteration, outcomeOf, readIteration } from "../../src/db/iterations.js";
 import { openRun } from "../../src/db/runs.js";
@@ -150,6 +151,69 @@ function resultOf(worker: string, games: number, rng: ReturnType<typeof createRn
     result[x < 0.35 ? "plusWins" : x < 0.7 ? "minusWins" : "draws"] += 2;
   }
   return result;
+}
+
+/**
+ * A UCI-option run of PLAYED_PARAMS at θ (5, 5) as the master opens one: its carrier iteration of
+ * `target` games, its option-run row with adaptive gains and θ stored after every second applied
+ * batch. For the commands that rewrite a run's chain (`spsa undo`, `spsa workers accept`).
+ */
+export async function openPlayedOptionRun(sql: postgres.Sql, options: { name: string; seed: string; target: number }) {
+  const config = loadConfig("config.toml");
+  const { run } = await openRun(sql, {
+    name: options.name,
+    seed: options.seed,
+    fresh: false,
+    config: storedRunConfig(config),
+    values: { X: 5, Y: 5 },
+  });
+  const engine = { path: "/nonexistent/engine", sha256: "0".repeat(64) };
+  const iteration = await insertIteration(sql, {
+    runId: run.id,
+    iterationNumber: 1,
+    ...signedEngines(localSigningKey().sign, { runUid: run.uid, iterationNumber: 1 }, { plus: engine, minus: engine }),
+    timelowMs: 10,
+    timehighMs: 20,
+    targetGames: options.target,
+    batchSizes: [],
+    ck: 0,
+    ak: 0,
+    base: { X: 5, Y: 5 },
+    plusValues: { X: 5, Y: 5 },
+    minusValues: { X: 5, Y: 5 },
+    signs: {},
+    settings: settingsOf(config, PLAYED_PARAMS),
+  });
+  const parameters = Object.fromEntries(
+    PLAYED_PARAMS.map((p) => [
+      p.name,
+      { min: p.min, max: p.max, step: p.step, type: p.type, frozen: false, option: p.name, optionScale: undefined },
+    ]),
+  );
+  // Adaptive gains: each step's scale comes from the batches applied before it.
+  const gains = {
+    a: 2,
+    c: 1,
+    A: 2,
+    alpha: 0.602,
+    gamma: 0.101,
+    maxIterations: 10,
+    adaptive: { mode: "signal" as const, window: 2, floor: 0.2 },
+  };
+  const optionRun = {
+    runId: run.id,
+    iterationId: iteration.id,
+    enginePath: "/x",
+    engineSha256: "x",
+    parameters,
+    names: ["X", "Y"],
+    thetaEvery: 2,
+    gains,
+    gamesPerIteration: 16,
+    parametersSignature: null,
+  };
+  await insertOptionRun(sql, optionRun);
+  return { run, iteration, optionRun };
 }
 
 export async function runTheta(sql: postgres.Sql, runId: number): Promise<Values> {

@@ -93,7 +93,7 @@ export async function drawIteration(
 
 /** Builds a drawn iteration's plus and minus in build slot `slot` (in the background: the master goes on meanwhile). */
 export async function buildIteration(
-  { options, run }: MasterContext,
+  { options, run, db }: MasterContext,
   drawn: DrawnIteration,
   slot: number,
   signal: AbortSignal,
@@ -107,7 +107,7 @@ export async function buildIteration(
     slot,
     signal,
     // Its trees are held through the run's lease: a master that lost it blocks no other.
-    hold: options.lease.treeHold(),
+    hold: options.lease.treeHold(db),
   });
   // Cargo is running 200 ms after the builds start (a rebuild takes longer than that).
   const crashDuringBuild = setTimeout(() => crashPoint("build-started"), 200);

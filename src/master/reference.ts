@@ -117,7 +117,7 @@ function referenceMessage(runUid: string, sha256: string): Buffer {
  * in the plus engine's tree, whose next build then only recompiles the constants. Reference
  * mode's "start" and the curvature pilot (src/master/pilot.ts) play it.
  */
-export async function buildStartEngine({ options, run, params }: MasterContext): Promise<BuiltEngine> {
+export async function buildStartEngine({ options, run, params, db }: MasterContext): Promise<BuiltEngine> {
   const { config } = options;
   const values = Object.fromEntries(
     params.map((p) => [p.name, builtValue({ ...p, value: run.initialParameters[p.name] ?? p.value })]),
@@ -132,7 +132,7 @@ export async function buildStartEngine({ options, run, params }: MasterContext):
       label: "reference",
       destination: (binary) => join(config.build.outputDir, run.name, "reference", binary),
       signal: options.signal,
-      hold: options.lease.treeHold(),
+      hold: options.lease.treeHold(db),
     }),
   );
 }

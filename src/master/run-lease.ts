@@ -14,6 +14,7 @@ import {
 } from "../db/runs.js";
 import type { BuildHold } from "../engine-build/engine-builder.js";
 import type { Database } from "../postgres/connection.js";
+import type { DatabaseHandle } from "../postgres/database-handle.js";
 import type postgres from "postgres";
 import type { Sql } from "../postgres/sql.js";
 
@@ -128,11 +129,12 @@ export class RunLease {
    * master whose run another took over (or that let it go), alive or not; this one is fenced by
    * `confirm`.
    */
-  treeHold(): BuildHold {
+  treeHold(db: DatabaseHandle): BuildHold {
+    // Retried through outages: a database restarted during a build delays the build, never fails it.
     return {
       token: leaseToken(this.run.id, this.identity.session),
-      lost: (token) => leaseTokenLost(this.database.sql, token),
-      confirm: () => this.confirm(),
+      lost: (token) => db.retrying((sql) => leaseTokenLost(sql, token)),
+      confirm: () => db.retrying(() => this.confirm()),
     };
   }
 

@@ -7,6 +7,7 @@ import {
   expectExactCounts,
   iterationsOf,
   outputSoFar,
+  isStopped,
   startMaster,
   startWorker,
   waitFor,
@@ -92,6 +93,47 @@ describe.each([
       expect(rows).toHaveLength(iterations);
       expectExactCounts(rows, expect);
       if (mode === "options") await expectConsistentRun(sql, run, "o");
+    } finally {
+      await sql.end();
+    }
+  });
+});
+
+// The database can go down at any moment of a build: the master checks its hold on the run
+// after cargo (a master that lost its run places no binary), and that check waits out the outage.
+describe("Postgres stopped while the master builds", () => {
+  let setup: TuningSetup;
+  beforeAll(() => {
+    setup = tuningSetup({ iterations: 1, games: 4, batchSize: 2, moveLimit: "nodes = 300" });
+  });
+  afterAll(() => {
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it("delays the build until the database is back, and the run completes", { timeout: 600_000 }, async () => {
+    // It stops itself (SIGSTOP) 200 ms into its first builds, its cargo running on.
+    const master = startMaster(setup, { ...env, SPSA_STOP_AT: "build-started" }, "outage-in-build", ["--seed", "b"]);
+    const output = outputSoFar(master);
+    await waitFor(async () => isStopped(master.pid!), 180_000, "the master's stop during its builds");
+    expect((await spsa(["db", "stop"], { env })).stdout).toContain("stopped");
+    master.kill("SIGCONT");
+    await waitFor(async () => /database unreachable/.test(output()), 180_000, "the master to meet the outage");
+    expect(output()).not.toMatch(/engines built/);
+    expect((await spsa(["db", "start"], { env })).exitCode).toBe(0);
+    const worker = startWorker(setup, env, "w");
+    try {
+      const result = await master;
+      expect(result.exitCode, result.all).toBe(0);
+      expect(result.all).toMatch(/\ndatabase back after (\d+m)?\d+s\n/);
+    } finally {
+      worker.kill("SIGTERM");
+      await worker;
+    }
+    const sql = connect(embeddedUrl(embeddedServer(home)), 1);
+    try {
+      const rows = await iterationsOf(sql, "outage-in-build");
+      expect(rows.map((r) => r.status)).toEqual(["complete"]);
+      expectExactCounts(rows, expect);
     } finally {
       await sql.end();
     }

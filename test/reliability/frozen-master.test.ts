@@ -5,6 +5,7 @@ import {
   expectExactCounts,
   iterationsOf,
   outputSoFar,
+  isStopped,
   startMaster,
   startWorker,
   waitFor,
@@ -20,9 +21,6 @@ import { useRunFixture } from "../support/run-fixture.js";
  */
 
 const LEASE_SECONDS = 3;
-
-/** A process stopped by a signal (state T in /proc). */
-const stopped = (pid: number) => /^\d+ \(.*\) T /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
 
 /** The lock files of the build trees and what they hold. */
 function treeLocks(outputDir: string): Record<string, string> {
@@ -56,7 +54,7 @@ describe("a build-mode master frozen mid-build", () => {
     // It stops itself (SIGSTOP) 200 ms into its first builds, its cargo running, as a suspended master would.
     const frozen = startMaster(setup, { ...env, SPSA_STOP_AT: "build-started" }, "frozen", ["--seed", "s"]);
     const frozenOutput = outputSoFar(frozen);
-    await waitFor(async () => stopped(frozen.pid!), 180_000, "the master's stop during its builds");
+    await waitFor(async () => isStopped(frozen.pid!), 180_000, "the master's stop during its builds");
     const held = treeLocks(outputDir);
     expect(Object.keys(held).sort()).toEqual(["minus.lock", "plus.lock"]);
     for (const content of Object.values(held))

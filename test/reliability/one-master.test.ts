@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { spsa } from "../support/cli.js";
@@ -6,6 +5,7 @@ import {
   expectExactCounts,
   iterationsOf,
   outputSoFar,
+  isStopped,
   startMaster,
   startWorker,
   waitFor,
@@ -18,9 +18,6 @@ async function holderOf(sql: import("postgres").Sql, run: string) {
     select master_pid as pid, master_host as host, master_expires_at < now() as lapsed from spsa_run where name = ${run}`;
   return row;
 }
-
-/** A process stopped by a signal (state T in /proc). */
-const stopped = (pid: number) => /^\d+ \(.*\) T /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
 
 const HELD = (pid: number) =>
   new RegExp(
@@ -80,7 +77,7 @@ describe("a master that stalled and lost its run", () => {
     // It stops itself (SIGSTOP) where it would build iteration 1, as a suspended machine would.
     const stalled = startMaster(setup, { ...env, SPSA_STOP_AT: "build-starting" }, "stall", ["--seed", "s"]);
     const stalledOutput = outputSoFar(stalled);
-    await waitFor(async () => stopped(stalled.pid!), 120_000, "the master's stop before its build");
+    await waitFor(async () => isStopped(stalled.pid!), 120_000, "the master's stop before its build");
     await waitFor(async () => (await holderOf(sql, "stall"))?.lapsed === true, 30_000, "its hold to lapse");
 
     const next = startMaster(setup, env, "stall", ["--seed", "s"]);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { execa, type ResultPromise } from "execa";
 import postgres from "postgres";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
@@ -19,6 +20,9 @@ import {
 } from "../../src/types/spsa.js";
 
 type Child = ResultPromise<{ reject: false; all: true }>;
+
+/** Whether the process is stopped by a signal (state T in /proc): a SIGSTOP took effect. */
+export const isStopped = (pid: number) => /^\d+ \(.*\) T /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
 
 export function startMaster(
   setup: TuningSetup,

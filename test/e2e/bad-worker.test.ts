@@ -153,8 +153,18 @@ async function expectLiarCaught(
   return run!.theta;
 }
 
+const OPTION_ITERATIONS = 16;
+
 describe("a liar worker on a real run, caught and undone", () => {
-  const options = useRunFixture({ iterations: 30, games: 16, batchSize: 8, mode: "options", moveLimit: "nodes = 500" });
+  // The UCI-option liar is named after 4 of its batches (its sweeps are extreme), some 20 of the
+  // run's 32; build mode's batches of 4 take some 13 of its batches, named near iteration 12 of 14.
+  const options = useRunFixture({
+    iterations: OPTION_ITERATIONS,
+    games: 16,
+    batchSize: 8,
+    mode: "options",
+    moveLimit: "nodes = 500",
+  });
   const build = useRunFixture({ iterations: 14, games: 16, batchSize: 4, moveLimit: "nodes = 500" });
 
   it("UCI-option mode: named, held, rejected and undone while the master runs; θ is the chain of the others' batches", async () => {
@@ -171,7 +181,7 @@ describe("a liar worker on a real run, caught and undone", () => {
     const [pilot] = await options.sql<{ games: number }[]>`
       select coalesce(sum(b.games), 0)::int as games from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
       where p.run_id = ${run!.id} and p.reference_parameters is not null and b.status = 'done' and b.held_at is null and b.undo_id is null`;
-    expect(rows.reduce((n, r) => n + r.games, 0) + (pilot?.games ?? 0)).toBe(30 * 16);
+    expect(rows.reduce((n, r) => n + r.games, 0) + (pilot?.games ?? 0)).toBe(OPTION_ITERATIONS * 16);
   }, 900_000);
 
   it("build mode: named, held, rejected and undone while the master runs; θ is the iterations' steps without its batches", async () => {

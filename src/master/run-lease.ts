@@ -130,11 +130,14 @@ export class RunLease {
    * `confirm`.
    */
   treeHold(db: DatabaseHandle): BuildHold {
-    // Retried through outages: a database restarted during a build delays the build, never fails it.
+    // Retried through outages: a database restarted during a build delays the build, never fails
+    // it. Not cut short by the stop (each attempt checks it): a query left in flight at the stop
+    // kept the client's connection, and the process, alive after the master closed it.
+    const retrying = db.stoppedBy(undefined);
     return {
       token: leaseToken(this.run.id, this.identity.session),
-      lost: (token) => db.retrying((sql) => leaseTokenLost(sql, token)),
-      confirm: () => db.retrying(() => this.confirm()),
+      lost: (token) => retrying.retrying((sql) => leaseTokenLost(sql, token)),
+      confirm: () => retrying.retrying(() => this.confirm()),
     };
   }
 

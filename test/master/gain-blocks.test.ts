@@ -99,7 +99,7 @@ describe("gain blocks in a UCI-option run on real engines", () => {
     const text = await spsa(["status", "--name", "gain-uci"], { env, cwd: setup.dir });
     expect(text.stdout).toContain(gainLine(reading!));
     const explained = await spsa(["status", "--name", "gain-uci", "--explain"], { env, cwd: setup.dir });
-    expect(explained.stdout).toMatch(/\n  gained so far\n +the Elo of θ now against θ₀/);
+    expect(explained.stdout).toMatch(/\n {2}gained so far\n +the Elo of θ now against θ₀/);
   }, 400_000);
 });
 

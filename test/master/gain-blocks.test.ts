@@ -7,7 +7,7 @@ import { scheduleStep } from "../../src/spsa/option-batches.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
 import { spsa } from "../support/cli.js";
 import { expectConsistentRun, perturbationsOf } from "../support/options-run.js";
-import { expectExactCounts, iterationsOf, startMaster, startWorker } from "../support/processes.js";
+import { expectExactCounts, iterationsOf, startMaster, startWorker, waitFor } from "../support/processes.js";
 import { referenceGames } from "../support/reference-counts.js";
 import { useRunFixture, type RunFixture } from "../support/run-fixture.js";
 
@@ -28,13 +28,29 @@ async function storedBlocks(sql: postgres.Sql, runName: string): Promise<GainBlo
   return rows.map((r) => ({ at: r.at, result: { plusWins: r.w, minusWins: r.l, draws: r.d } }));
 }
 
-/** A master and one worker play the run to its end; the master's log. */
-async function playRun(fixture: RunFixture, runName: string): Promise<string> {
+/**
+ * A master and one worker play the run to its end; with `killAfterBlocks`, the first master is
+ * killed (SIGKILL) once that many gain blocks are reported, and a second one resumes. The masters' log.
+ */
+async function playRun(fixture: RunFixture, runName: string, killAfterBlocks?: number): Promise<string> {
   const worker = startWorker(fixture.setup, fixture.env, `${runName}-w`, ["--seed", "w"]);
+  let log = "";
   try {
+    if (killAfterBlocks !== undefined) {
+      const first = startMaster(fixture.setup, fixture.env, runName, ["--seed", "s"]);
+      await waitFor(
+        async () => (await storedBlocks(fixture.sql, runName)).length >= killAfterBlocks,
+        180_000,
+        `${killAfterBlocks} gain blocks reported`,
+      );
+      first.kill("SIGKILL");
+      const killed = await first;
+      expect(killed.signal, killed.all).toBe("SIGKILL");
+      log += killed.all ?? "";
+    }
     const master = await startMaster(fixture.setup, fixture.env, runName, ["--seed", "s"]);
     expect(master.exitCode, master.all).toBe(0);
-    return master.all ?? "";
+    return log + (master.all ?? "");
   } finally {
     worker.kill("SIGTERM");
     await worker;
@@ -44,10 +60,12 @@ async function playRun(fixture: RunFixture, runName: string): Promise<string> {
 describe("gain blocks in a UCI-option run on real engines", () => {
   const fixture = useRunFixture({ ...RUN, spsaLines: "gain_share = 0.5" });
 
-  it("plays θ against θ₀ where the plan puts the blocks, moves θ no step with them, and spsa status reads the gain from them", async () => {
+  it("plays θ against θ₀ where the plan puts the blocks, across a master's kill -9, moves θ no step with them, and spsa status reads the gain from them", async () => {
     const { sql, env, setup } = fixture;
-    const log = await playRun(fixture, "gain-uci");
+    // The master killed once two blocks are in: the resumed one draws the rest where the plan puts them.
+    const log = await playRun(fixture, "gain-uci", 2);
     expect(log).toContain("gain blocks: 4 of 16 games, θ against θ₀, one after every 16 of the tuner's games");
+    expect(log).toContain("resumed run");
 
     // Every game counted once: the carrier's 160 are the applied batches', the pilot's and the blocks'.
     const rows = await iterationsOf(sql, "gain-uci");

@@ -125,7 +125,7 @@ export async function topUpDraws(
  * A gain block (src/spsa/gain-block-plan.ts) in the pilot's form: plus and minus both θ of now,
  * each against θ₀, so a worker plays it as it plays a pilot's batch; `at` (its games_before) is
  * the run's games given out before it, where the gain's reading places it. Its draw moves nothing:
- * no signs, no step (c_k and a_k 0), k that of the tuner's next draw.
+ * no signs, no step (k, c_k and a_k 0).
  */
 async function drawGainBlock(
   tx: postgres.TransactionSql,

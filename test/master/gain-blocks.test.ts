@@ -58,7 +58,8 @@ async function playRun(fixture: RunFixture, runName: string, killAfterBlocks?: n
 }
 
 describe("gain blocks in a UCI-option run on real engines", () => {
-  const fixture = useRunFixture({ ...RUN, spsaLines: "gain_share = 0.5" });
+  // Any projection lies within ±10,000 Elo: the stop rule holds from the third block on, said once, and the run plays on.
+  const fixture = useRunFixture({ ...RUN, spsaLines: "gain_share = 0.5\nstop_below = 10000" });
 
   it("plays θ against θ₀ where the plan puts the blocks, across a master's kill -9, moves θ no step with them, and spsa status reads the gain from them", async () => {
     const { sql, env, setup } = fixture;
@@ -66,6 +67,9 @@ describe("gain blocks in a UCI-option run on real engines", () => {
     const log = await playRun(fixture, "gain-uci", 2);
     expect(log).toContain("gain blocks: 4 of 16 games, θ against θ₀, one after every 16 of the tuner's games");
     expect(log).toContain("resumed run");
+    const said = log.match(/nothing left to gain: .*/g) ?? [];
+    expect(said, log).toHaveLength(1);
+    expect(said[0]).toMatch(/below 10000\); playing on \(stop_early = false\)$/);
 
     // Every game counted once: the carrier's 160 are the applied batches', the pilot's and the blocks'.
     const rows = await iterationsOf(sql, "gain-uci");
@@ -112,7 +116,8 @@ describe("gain blocks in a UCI-option run on real engines", () => {
       gain: { elo: reading!.gain.elo, low: finite(reading!.gain.low), high: finite(reading!.gain.high) },
       rest: null,
       games: 32,
-      stop: { below: 2, early: false, nothingLeft: false },
+      // At the budget nothing is left to project.
+      stop: { below: 10000, early: false, nothingLeft: false },
     });
     const text = await spsa(["status", "--name", "gain-uci"], { env, cwd: setup.dir });
     expect(text.stdout).toContain(gainLine(reading!));

@@ -6,6 +6,10 @@ import {
   type GainBlock,
   type GainReading,
 } from "../spsa/gain-so-far.js";
+import type postgres from "postgres";
+import { playedGainBlocks } from "../db/gain-blocks.js";
+import { carrierProgress, optionRunOf } from "../db/option-run.js";
+import { gainLine } from "../spsa/gain-text.js";
 import type { GainConfig } from "../types/config.js";
 
 /**
@@ -70,4 +74,19 @@ function jsonInterval({ elo, low, high }: EloInterval): JsonInterval {
 
 function fromJson({ elo, low, high }: JsonInterval): EloInterval {
   return { elo, low: low ?? -Infinity, high: high ?? Infinity };
+}
+
+/**
+ * The gain line of a UCI-option run as `spsa status` words it, for a file's header (`spsa export`);
+ * undefined for a build-mode run or before a reading.
+ */
+export async function runGainLine(sql: postgres.Sql, runId: number): Promise<string | undefined> {
+  const optionRun = await optionRunOf(sql, runId);
+  if (!optionRun) return undefined;
+  const [carrier, blocks] = await Promise.all([
+    carrierProgress(sql, optionRun.iterationId),
+    playedGainBlocks(sql, runId),
+  ]);
+  const reading = readGain(blocks, carrier.gamesPlayed, carrier.targetGames, DEFAULT_GAIN_OPTIONS);
+  return reading && gainLine(reading);
 }

@@ -121,6 +121,10 @@ describe("gain blocks in a UCI-option run on real engines", () => {
     });
     const text = await spsa(["status", "--name", "gain-uci"], { env, cwd: setup.dir });
     expect(text.stdout).toContain(gainLine(reading!));
+    // The OpenBench export says it in its header comment.
+    const exported = await spsa(["export", "--name", "gain-uci", "--format", "openbench"], { env, cwd: setup.dir });
+    expect(exported.exitCode, exported.all).toBe(0);
+    expect(exported.stdout.split("\n")[0]).toBe(`# ${gainLine(reading!)}`);
     const explained = await spsa(["status", "--name", "gain-uci", "--explain"], { env, cwd: setup.dir });
     expect(explained.stdout).toMatch(/\n {2}gained so far\n +the Elo of θ now against θ₀/);
   }, 400_000);

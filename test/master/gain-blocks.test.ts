@@ -1,6 +1,8 @@
 import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { optionRunOf } from "../../src/db/option-run.js";
+import { findRun } from "../../src/db/run-status.js";
+import { readRunDetail } from "../../src/dashboard/run-detail.js";
 import { DEFAULT_GAIN_OPTIONS, readGain, type GainBlock } from "../../src/spsa/gain-so-far.js";
 import { gainLine } from "../../src/spsa/gain-text.js";
 import { scheduleStep } from "../../src/spsa/option-batches.js";
@@ -121,6 +123,9 @@ describe("gain blocks in a UCI-option run on real engines", () => {
     });
     const text = await spsa(["status", "--name", "gain-uci"], { env, cwd: setup.dir });
     expect(text.stdout).toContain(gainLine(reading!));
+    // The dashboard's run page says it as the status does.
+    const detail = await readRunDetail(sql, (await findRun(sql, "gain-uci"))!);
+    expect(detail.gain).toEqual([gainLine(reading!)]);
     // The OpenBench export says it in its header comment.
     const exported = await spsa(["export", "--name", "gain-uci", "--format", "openbench"], { env, cwd: setup.dir });
     expect(exported.exitCode, exported.all).toBe(0);

@@ -19,6 +19,7 @@ import { perturbationProgress } from "../db/option-progress.js";
 import { isOptionRun } from "../db/option-run.js";
 import { DEFAULT_CONFIG_FILE, databaseOptionsFrom } from "./database-options.js";
 import { DEFAULT_PARAMS_FILE } from "./master.js";
+import { runGainLine } from "../status/gain-status.js";
 
 /** Why `spsa export --constants` writes nothing for a UCI-option run, and what to use instead. */
 const NO_CONSTANTS_FILE =
@@ -135,6 +136,8 @@ export async function exportCommand(options: ExportCommandOptions): Promise<void
           `run "${run.name}" has no iteration yet: its bounds and steps are recorded with the first one`,
         );
       if (shipped?.caution) out(`# spsa ship check: ${shipped.caution}\n`);
+      const gain = await runGainLine(database.sql, run.id);
+      if (gain) out(`# ${gain}\n`);
       out(toolLines(format, settings, shipped?.theta ?? run.currentParameters));
     }
   } finally {

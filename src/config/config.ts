@@ -12,6 +12,7 @@ import type {
   BuildConfig,
   DatabaseConfig,
   EngineConfig,
+  GainConfig,
   GamesConfig,
   MasterConfig,
   MoveLimit,
@@ -78,13 +79,25 @@ export const SPSA_KEYS = {
   averageTail: "average_tail",
   maxStaleness: "max_staleness",
   reference: "reference",
-} as const satisfies Record<Exclude<keyof SpsaConfig, "adaptive">, string>;
+} as const satisfies Record<Exclude<keyof SpsaConfig, "adaptive" | "gain">, string>;
 export const ADAPT_KEYS = {
   mode: "adapt",
   window: "adapt_window",
   floor: "adapt_floor",
   pilot: "adapt_pilot",
 } as const satisfies Record<keyof AdaptiveGains, string>;
+export const GAIN_KEYS = {
+  share: "gain_share",
+  stopBelow: "stop_below",
+  stopEarly: "stop_early",
+} as const satisfies Record<keyof GainConfig, string>;
+/**
+ * The design's defaults (docs/gain-so-far.md, "The choice"): 10 % of the games, a stop when the
+ * rest is projected within ±2 Elo, said in one line and not acted on unless asked.
+ */
+export const DEFAULT_GAIN: GainConfig = { share: 0.1, stopBelow: 2, stopEarly: false };
+/** Above half the games, gain blocks would outnumber the tuner's. */
+const MAX_GAIN_SHARE = 0.5;
 
 const SHIP_LIMITS = ["tc", "timelow", "timehigh", "nodes", "depth"] as const;
 const SHIP_KEYS = [
@@ -104,7 +117,7 @@ const SHIP_KEYS = [
 export const CONFIG_KEYS = {
   time_control: ["timelow", "timehigh", "nodes", "depth", "reference_nps", "margin_ms", "outside_delay", "max_replays"],
   games: ["games_per_iteration", "batch_size", "book", "book_plies", "lease_seconds"],
-  spsa: [...Object.values(SPSA_KEYS), ...Object.values(ADAPT_KEYS)],
+  spsa: [...Object.values(SPSA_KEYS), ...Object.values(ADAPT_KEYS), ...Object.values(GAIN_KEYS)],
   build: ["engine_dir", "constants_file", "output_dir", "cargo_args", "binary_name", "builds_at_once"],
   engine: ["mode", "binary"],
   database: ["url", "poll_interval"],
@@ -283,6 +296,7 @@ function readSpsa(spsa: TableReader, base: string, engineMode: EngineMode): Spsa
     maxStep: spsa.number(SPSA_KEYS.maxStep, { default: DEFAULT_MAX_STEP, above: 0 }),
     ...alternatives,
     adaptive,
+    gain: readGain(spsa),
     ...(reference !== undefined && { reference }),
   };
 }
@@ -338,6 +352,15 @@ function readAdaptive(spsa: TableReader): AdaptiveGains {
     window: spsa.number(ADAPT_KEYS.window, { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
     floor: spsa.number(ADAPT_KEYS.floor, { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
     pilot: spsa.number(ADAPT_KEYS.pilot, { default: DEFAULT_ADAPTIVE.pilot ?? 0, integer: true, min: 0 }),
+  };
+}
+
+/** `[spsa] gain_share`, `stop_below` and `stop_early`: the Elo gained so far and the stop rule. */
+function readGain(spsa: TableReader): GainConfig {
+  return {
+    share: spsa.number(GAIN_KEYS.share, { default: DEFAULT_GAIN.share, min: 0, max: MAX_GAIN_SHARE }),
+    stopBelow: spsa.number(GAIN_KEYS.stopBelow, { default: DEFAULT_GAIN.stopBelow, above: 0 }),
+    stopEarly: spsa.boolean(GAIN_KEYS.stopEarly, DEFAULT_GAIN.stopEarly),
   };
 }
 
@@ -480,7 +503,7 @@ function readTransfer(ship: TableReader, gamesPerIteration: number): ShipConfig[
 }
 
 /** The gains of the SPSA math: a and c as set, or derived from c_end and r_end for this run's length. */
-export function spsaMathConfig(spsa: SpsaConfig, gamesPerIteration: number): SpsaMathConfig {
+export function spsaMathConfig(spsa: Omit<SpsaConfig, "gain">, gamesPerIteration: number): SpsaMathConfig {
   const A = spsa.A ?? defaultA(spsa.maxIterations);
   const { a, c } =
     spsa.a !== undefined && spsa.c !== undefined

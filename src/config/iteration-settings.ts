@@ -54,7 +54,7 @@ export function describeChanges(recorded: PlayedWith, now: PlayedWith): string[]
     if (old !== now) changes.push(`${label}: ${show(old)} → ${show(now)}`);
   };
   for (const [key, name] of Object.entries(SPSA_KEYS) as [
-    Exclude<keyof SpsaConfig, "adaptive">,
+    Exclude<keyof SpsaConfig, "adaptive" | "gain">,
     (typeof SPSA_KEYS)[keyof typeof SPSA_KEYS],
   ][]) {
     compare(configKey("spsa", name), before.spsa[key], after.spsa[key]);

@@ -19,7 +19,7 @@ import { iterationNoise } from "../spsa/adaptive.js";
 import { describeLimits } from "../play/time-control.js";
 import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
 import { optionRunConfig, publicConfig } from "./public-config.js";
-import { optionPilotLine } from "../status/render.js";
+import { gainLines, optionPilotLine } from "../status/render.js";
 import { LEGEND, type LegendEntry } from "../status/legend.js";
 import type { IterationSettings, PlayedWith } from "../types/config.js";
 
@@ -62,6 +62,11 @@ interface RunProgress {
    * chart); null without one.
    */
   optionPilot: string | null;
+  /**
+   * A UCI-option run's Elo gained so far and, while it holds, the stop rule's line, as `spsa status`
+   * says them (docs/gain-so-far.md); empty without a reading.
+   */
+  gain: string[];
   /**
    * Where the next refresh starts (`?since=`): the last history point, θ after this many applied
    * batches (UCI-option mode) or completed iterations.
@@ -191,6 +196,7 @@ async function readProgress(
     verifications: verifications.map((v) => ({ ...v, limits_text: describeLimits(v.limits) })),
     faultedGames,
     optionPilot: status.optionPilot && optionPilotLine(status.optionPilot),
+    gain: status.gain ? gainLines(status.gain) : [],
     cursor: status.perturbations?.thetaApplied ?? status.iteration.completed,
   };
 }

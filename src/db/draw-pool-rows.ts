@@ -59,8 +59,10 @@ export interface NewPerturbation {
   signs: string;
   plus: Values;
   minus: Values;
-  /** A curvature pilot's batch: θ₀, which plus and minus each play against. */
+  /** A curvature pilot's batch or a gain block: θ₀, which plus and minus each play against. */
   reference?: Values;
+  /** A gain block (src/spsa/gain-block-plan.ts): plus and minus are both θ, and it moves θ no step. */
+  gain?: boolean;
 }
 
 /**
@@ -71,11 +73,11 @@ export interface NewPerturbation {
 export async function insertPerturbation(tx: Sql, names: readonly string[], p: NewPerturbation): Promise<void> {
   await tx`
     insert into spsa_perturbation (batch_id, run_id, batch_number, draw_number, games, k, c_k, a_k, drawn_from, signs,
-      plus_parameters, minus_parameters, reference_parameters)
+      plus_parameters, minus_parameters, reference_parameters, gain)
     values (${p.batchId}, ${p.runId}, ${p.batchId}, ${p.drawNumber}, ${p.games}, ${p.k}, ${p.ck}, ${p.ak},
       ${p.drawnFrom}, ${p.signs}::varbit,
       ${tx.json(thetaArray(names, p.plus))}, ${tx.json(thetaArray(names, p.minus))},
-      ${p.reference ? tx.json(thetaArray(names, p.reference)) : null})`;
+      ${p.reference ? tx.json(thetaArray(names, p.reference)) : null}, ${p.gain ?? false})`;
 }
 
 /**
@@ -106,7 +108,7 @@ export async function dropOpenDraws(tx: postgres.TransactionSql, iterationId: nu
 
 /**
  * Drops the values of the run's batches that expired unplayed (or were refused): they will never be
- * played or applied.
+ * played or applied; and those of gain blocks once counted (θ as it was, which nothing reads again).
  */
 export async function dropUnplayedValues(tx: Sql, runId: number): Promise<void> {
   await tx`
@@ -117,5 +119,5 @@ export async function dropUnplayedValues(tx: Sql, runId: number): Promise<void> 
       and p.plus_parameters is not null
       and p.applied_number is null
       and b.id = p.batch_id
-      and b.status = 'expired'`;
+      and (b.status = 'expired' or (p.gain and b.status = 'done' and b.folded))`;
 }

@@ -3,7 +3,8 @@ import type { OptionPilotRecord, ReferenceResult, Values } from "../types/spsa.j
 
 /**
  * SQL of UCI-option mode's curvature pilot (src/master/option-pilot.ts): its batches are the
- * run's spsa_perturbation rows with reference values (θ₀), found through their partial index;
+ * run's spsa_perturbation rows with reference values (θ₀) that are not gain blocks
+ * (src/db/gain-blocks.ts), found through their partial index;
  * its measure is stored once on spsa_option_run.
  */
 
@@ -26,6 +27,7 @@ const outcomeOf = (r: SideSums): ReferenceResult => ({
 const COUNTED = (sql: Sql, runId: number) => sql`
   p.run_id = ${runId}
   and p.reference_parameters is not null
+  and not p.gain
   and b.status = 'done'
   and b.held_at is null
   and b.undo_id is null`;
@@ -43,6 +45,7 @@ export async function pilotDrawState(tx: Sql, runId: number): Promise<{ allocate
         join spsa_batch b on b.id = p.batch_id
         where p.run_id = ${runId}
           and p.reference_parameters is not null
+          and not p.gain
           and b.status in ('open', 'claimed', 'done')
           and b.held_at is null
           and b.undo_id is null

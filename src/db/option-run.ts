@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { asJson, type Sql } from "../postgres/sql.js";
-import { dropUnplayedValues } from "./draw-pool-rows.js";
+import { dropOpenDraws, dropUnplayedValues } from "./draw-pool-rows.js";
+import { lockOpenIteration } from "./iteration-lock.js";
 import type { OptionParams, SpsaMathConfig, Values } from "../types/spsa.js";
 
 /**
@@ -28,6 +29,8 @@ export interface OptionRunRow {
   parametersSignature: string | null;
   /** Games of the curvature pilot at the run's start (src/master/option-pilot.ts); 0 or absent: none. */
   pilotGames?: number;
+  /** `[spsa] gain_share` at the run's start (src/spsa/gain-block-plan.ts); 0 or absent: no gain blocks. */
+  gainShare?: number;
 }
 
 const OPTION_RUN_COLUMNS = (sql: Sql) => sql`
@@ -41,15 +44,17 @@ const OPTION_RUN_COLUMNS = (sql: Sql) => sql`
   gains,
   games_per_iteration as "gamesPerIteration",
   parameters_signature as "parametersSignature",
-  pilot_games as "pilotGames"`;
+  pilot_games as "pilotGames",
+  gain_share as "gainShare"`;
 
 export async function insertOptionRun(sql: Sql, row: OptionRunRow): Promise<void> {
   await sql`
     insert into spsa_option_run (run_id, iteration_id, engine_path, engine_sha256, parameters, parameter_names,
-      theta_every, gains, games_per_iteration, parameters_signature, pilot_games)
+      theta_every, gains, games_per_iteration, parameters_signature, pilot_games, gain_share)
     values (${row.runId}, ${row.iterationId}, ${row.enginePath}, ${row.engineSha256},
       ${sql.json(asJson(row.parameters))}, ${sql.array(row.names)}::text[], ${row.thetaEvery},
-      ${sql.json(asJson(row.gains))}, ${row.gamesPerIteration}, ${row.parametersSignature}, ${row.pilotGames ?? 0})`;
+      ${sql.json(asJson(row.gains))}, ${row.gamesPerIteration}, ${row.parametersSignature}, ${row.pilotGames ?? 0},
+      ${row.gainShare ?? 0})`;
 }
 
 /** Signs an older run's parameters when its master resumes it (rows made before signatures have none). */
@@ -144,6 +149,36 @@ export async function runTheta(sql: Sql, runId: number): Promise<{ status: strin
     where id = ${runId}`;
   if (!row) throw new Error(`run ${runId} vanished`);
   return row;
+}
+
+/**
+ * The stop rule's early end (docs/gain-so-far.md): the drawn batches no worker claimed go, and the
+ * carrier's target becomes the games given out (played, reported or in flight, not set aside), so
+ * the run completes as usual once they are in; under the carrier's fold lock. Returns the new
+ * target, or undefined when the carrier is complete.
+ */
+export async function endCarrierEarly(sql: postgres.Sql, iterationId: number): Promise<number | undefined> {
+  return sql.begin(async (tx) => {
+    if (!(await lockOpenIteration(tx, iterationId))) return undefined;
+    await dropOpenDraws(tx, iterationId);
+    // Never below the games the last fold counted as claimed (a batch that expired since was among them).
+    const [row] = await tx<{ target: number }[]>`
+      update spsa_iteration i
+      set target_games = greatest(
+        i.games_claimed,
+        (
+          select coalesce(sum(b.games), 0)
+          from spsa_batch b
+          where b.iteration_id = i.id
+            and b.status in ('claimed', 'done')
+            and b.held_at is null
+            and b.undo_id is null
+        )
+      )
+      where i.id = ${iterationId}
+      returning target_games::int as target`;
+    return row?.target;
+  });
 }
 
 /** Ends the run once its carrier iteration has all its games: call after the fold that applied the last report. */

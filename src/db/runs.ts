@@ -283,3 +283,13 @@ export async function runParameters(sql: Sql, runId: number): Promise<Values> {
   if (!row) throw new Error(`run ${runId} vanished`);
   return row.theta;
 }
+
+/** θ₀: the values the run started from (what the curvature pilot and the gain blocks play against). */
+export async function runStartTheta(sql: Sql, runId: number): Promise<Values> {
+  const [row] = await sql<{ start: Values }[]>`
+    select initial_parameters as start
+    from spsa_run
+    where id = ${runId}`;
+  if (!row) throw new Error(`run ${runId} vanished`);
+  return row.start;
+}

@@ -247,6 +247,7 @@ CREATE TABLE public.spsa_option_run (
   theta_applied integer DEFAULT 0 NOT NULL,
   pilot_games integer DEFAULT 0 NOT NULL,
   pilot jsonb,
+  gain_share double precision DEFAULT 0 NOT NULL,
   CONSTRAINT spsa_option_run_iteration_id_spsa_iteration_id_fk FOREIGN KEY (iteration_id) REFERENCES spsa_iteration(id),
   CONSTRAINT spsa_option_run_iteration_id_unique UNIQUE (iteration_id),
   CONSTRAINT spsa_option_run_pkey PRIMARY KEY (run_id),
@@ -283,7 +284,9 @@ CREATE TABLE public.spsa_perturbation (
   step_scale double precision,
   reference_parameters jsonb,
   draw_number integer NOT NULL,
+  gain boolean DEFAULT false NOT NULL,
   CONSTRAINT spsa_perturbation_batch_id_spsa_batch_id_fk FOREIGN KEY (batch_id) REFERENCES spsa_batch(id),
+  CONSTRAINT spsa_perturbation_gain CHECK (((NOT gain) OR (reference_parameters IS NOT NULL))),
   CONSTRAINT spsa_perturbation_pkey PRIMARY KEY (batch_id),
   CONSTRAINT spsa_perturbation_run_id_spsa_run_id_fk FOREIGN KEY (run_id) REFERENCES spsa_run(id)
 );

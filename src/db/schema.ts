@@ -576,6 +576,11 @@ export const spsaOptionRun = pgTable("spsa_option_run", {
    * OptionPilotRecord); null before.
    */
   pilot: jsonb("pilot"),
+  /**
+   * `[spsa] gain_share` when the run started: the share of its games played as gain blocks (θ against
+   * θ₀, src/spsa/gain-block-plan.ts); 0 in runs opened before them.
+   */
+  gainShare: doublePrecision("gain_share").notNull().default(0),
   createdAt: createdAt(),
 });
 
@@ -645,6 +650,12 @@ export const spsaPerturbation = pgTable(
      * run's order); null for plus against minus. Kept.
      */
     referenceParameters: jsonb("reference_parameters"),
+    /**
+     * A gain block (src/spsa/gain-block-plan.ts): plus and minus are both θ as it was when drawn and
+     * each plays θ₀ (reference_parameters), like a pilot's batch; it moves θ no step and measures
+     * what θ gained (src/db/gain-blocks.ts). False for a pilot's batch and for plus against minus.
+     */
+    gain: boolean("gain").notNull().default(false),
     plusWins: integer("plus_wins"),
     minusWins: integer("minus_wins"),
     draws: integer("draws"),
@@ -668,6 +679,8 @@ export const spsaPerturbation = pgTable(
   },
   (t) => [
     uniqueIndex("spsa_perturbation_run_number").on(t.runId, t.batchNumber),
+    // A gain block plays θ against θ₀: it names θ₀ as a pilot's batch does.
+    check("spsa_perturbation_gain", sql`not ${t.gain} or ${t.referenceParameters} is not null`),
     uniqueIndex("spsa_perturbation_run_applied").on(t.runId, t.appliedNumber),
     // The few rows that still hold their values (drawn, claimed, or reported and not applied yet).
     index("spsa_perturbation_values")

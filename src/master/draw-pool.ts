@@ -6,6 +6,10 @@ import { pilotDrawState } from "../db/option-pilot.js";
 import { currentTheta, type CachedTheta } from "./cached-theta.js";
 import { activeGameSlots } from "../db/workers.js";
 import { drawBatch, drawSpan, paramsAt, signBits } from "../spsa/option-batches.js";
+import { GAIN_BLOCK_GAMES, gainBlockPlan, nextGainDraw } from "../spsa/gain-block-plan.js";
+import { gainGamesGivenOut } from "../db/gain-blocks.js";
+import { runStartTheta } from "../db/runs.js";
+import type { Values } from "../types/spsa.js";
 import { WORK_CHANNEL } from "../postgres/channels.js";
 
 /**
@@ -32,7 +36,9 @@ export function poolSize(slots: number, batchGames: number): number {
  * for the batches of the rest of an iteration, drawn together (drawSpan; docs/uci-options.md,
  * "Shared draws"), else one per batch; until the pool
  * is full or every game of the run is given out (while the curvature pilot is on, every game of
- * the pilot: src/master/option-pilot.ts). A batch that expired or was refused is not
+ * the pilot: src/master/option-pilot.ts). Between the tuner's draws, where the run's plan puts
+ * them (src/spsa/gain-block-plan.ts), gain blocks: θ of now against θ₀, placed in the
+ * gain schedule by the tuner's games only. A batch that expired or was refused is not
  * reopened (its draw stays with it, unapplied); its games are given out again here. Under the
  * carrier iteration's fold lock, so one master's polls never draw twice. Returns the batches drawn.
  */
@@ -49,32 +55,44 @@ export async function topUpDraws(
     const { open, allocated } = await drawPoolState(tx, run.iterationId);
     const wanted = poolSize(slots, batchGames) - open;
     if (wanted <= 0 || allocated >= targetGames) return 0;
+    const pilotGames = run.pilotGames ?? 0;
+    const plan = gainBlockPlan(targetGames, pilotGames, run.gainShare ?? 0);
+    let gained = plan.blocks > 0 ? await gainGamesGivenOut(tx, run.runId) : 0;
+    // The tuner's games given out: the place of its next draw in the gain schedule.
+    let tuned = allocated - gained;
     // The curvature pilot's games first, and alone: nothing else is drawn until its measure is
     // stored (src/master/option-pilot.ts).
-    const pilot = (run.pilotGames ?? 0) > 0 ? await pilotDrawState(tx, run.runId) : undefined;
+    const pilot = pilotGames > 0 ? await pilotDrawState(tx, run.runId) : undefined;
     const piloting = pilot !== undefined && !pilot.measured;
-    const until = piloting ? Math.min(targetGames, allocated + (run.pilotGames ?? 0) - pilot.allocated) : targetGames;
-    if (allocated >= until) return 0;
+    const until = piloting ? Math.min(plan.tunerGames, tuned + pilotGames - pilot.allocated) : plan.tunerGames;
+    if (tuned >= until && !(plan.blocks > 0 && nextGainDraw(plan, tuned, gained).gain)) return 0;
     // θ only when drawing, and the cached one while it is current: a large run's θ is the biggest read of a poll.
     const { theta, applied } = await currentTheta(tx, run, cached);
     const params = paramsAt(run, theta);
-    let before = allocated;
     let count = 0;
-    while (count < wanted && before < until) {
+    while (count < wanted) {
+      const next = nextGainDraw(plan, tuned, gained);
+      if (next.gain) {
+        await drawGainBlock(tx, run, { theta, applied, at: tuned + gained });
+        gained += GAIN_BLOCK_GAMES;
+        count++;
+        continue;
+      }
+      if (tuned >= until || next.games === 0) break;
       // A shared draw's batches are drawn together (the pilot's batches each have their own draw).
-      const span = piloting ? batchGames : drawSpan(before, targetGames, batchGames, run.gamesPerIteration);
-      const drawEnd = Math.min(until, before + span);
+      const span = piloting ? batchGames : drawSpan(tuned, plan.tunerGames, batchGames, run.gamesPerIteration);
+      const drawEnd = Math.min(until, tuned + span, tuned + next.games);
       let draw: { number: number; drawn: ReturnType<typeof drawBatch> } | undefined;
-      for (; before < drawEnd; count++) {
-        const games = Math.min(batchGames, drawEnd - before);
-        const batchId = await insertOpenBatch(tx, run.iterationId, games, before);
+      for (; tuned < drawEnd; count++) {
+        const games = Math.min(batchGames, drawEnd - tuned);
+        const batchId = await insertOpenBatch(tx, run.iterationId, games, tuned);
         // The first batch row's id numbers the draw: unique in the run, so its signs are its own.
         draw ??= {
           number: batchId,
           drawn: drawBatch(params, run.gains, {
             seed: run.seed,
             drawNumber: batchId,
-            gamesBefore: before,
+            gamesBefore: tuned,
             gamesPerIteration: run.gamesPerIteration,
           }),
         };
@@ -94,11 +112,41 @@ export async function topUpDraws(
           // the pilot is measured).
           ...(piloting && { reference: theta }),
         });
-        before += games;
+        tuned += games;
       }
     }
     return count;
   });
   if (drawn > 0) await sql`select pg_notify(${WORK_CHANNEL}, '')`;
   return drawn;
+}
+
+/**
+ * A gain block (src/spsa/gain-block-plan.ts) in the pilot's form: plus and minus both θ of now,
+ * each against θ₀, so a worker plays it as it plays a pilot's batch; `at` (its games_before) is
+ * the run's games given out before it, where the gain's reading places it. Its draw moves nothing:
+ * no signs, no step (k, c_k and a_k 0).
+ */
+async function drawGainBlock(
+  tx: postgres.TransactionSql,
+  run: OptionRunRow,
+  block: { theta: Values; applied: number; at: number },
+): Promise<void> {
+  const start = await runStartTheta(tx, run.runId);
+  const batchId = await insertOpenBatch(tx, run.iterationId, GAIN_BLOCK_GAMES, block.at);
+  await insertPerturbation(tx, run.names, {
+    batchId,
+    runId: run.runId,
+    drawNumber: batchId,
+    games: GAIN_BLOCK_GAMES,
+    k: 0,
+    ck: 0,
+    ak: 0,
+    drawnFrom: block.applied,
+    signs: signBits(run.names, {}),
+    plus: block.theta,
+    minus: block.theta,
+    reference: start,
+    gain: true,
+  });
 }

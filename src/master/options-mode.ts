@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { sha256OfFile, storeBinaries } from "../engine-build/binary-store.js";
 import { optionEngineBinary } from "../engine-build/option-engine.js";
-import { spsaMathConfig } from "../config/config.js";
+import { configKey, GAIN_KEYS, spsaMathConfig } from "../config/config.js";
 import { expireLeases } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
 import {
@@ -43,6 +43,8 @@ import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import { OptionReview } from "./worker-review.js";
 import { measureOptionPilot, optionPilotGames } from "./option-pilot.js";
 import { describePilot, pilotSkipped } from "./pilot.js";
+import { GAIN_BLOCK_GAMES, gainBlockPlan, tunerIterations } from "../spsa/gain-block-plan.js";
+import { GainStop } from "./gain-stop.js";
 
 /**
  * params.toml follows θ at most this often while the run goes on: every 10 s, every 10 s per
@@ -115,6 +117,7 @@ async function tune(
       `${config.spsa.maxIterations * optionRun.gamesPerIteration} games, each batch its own perturbation`,
   );
   announcePilot(config, optionRun, log);
+  announceGain(optionRun, config.spsa.maxIterations * optionRun.gamesPerIteration, log);
   syncParamsFile(paramsFile, (await runTheta(db.sql, run.id)).theta, log);
   const review = await OptionReview.start({ db, runId: run.id, names: optionRun.names, log }, optionRun);
   const final = await watch(master, optionRun, review);
@@ -141,6 +144,21 @@ function announcePilot(config: TuningConfig, optionRun: OptionRunRow, log: (line
   }
 }
 
+/** Where the run's gain blocks go (src/spsa/gain-block-plan.ts), or nothing for a run without them. */
+function announceGain(optionRun: OptionRunRow, targetGames: number, log: (line: string) => void): void {
+  const share = optionRun.gainShare ?? 0;
+  if (share === 0) return;
+  const plan = gainBlockPlan(targetGames, optionRun.pilotGames ?? 0, share);
+  log(
+    plan.blocks === 0
+      ? `gain blocks: none ([spsa] gain_share = ${share}: a block of ${GAIN_BLOCK_GAMES} games needs ` +
+          `${plan.between + GAIN_BLOCK_GAMES} games after the pilot); spsa status shows no gain`
+      : `gain blocks: ${plan.blocks} of ${GAIN_BLOCK_GAMES} games, θ against θ₀, one after every ` +
+          `${plan.between} of the tuner's games (its schedule planned for its ${plan.tunerGames}); ` +
+          `they move θ no step, and spsa status shows what θ gained`,
+  );
+}
+
 /**
  * The binary (built once from the crate if none is named), stored by hash; the carrier iteration
  * and the option settings in one transaction.
@@ -156,6 +174,11 @@ async function openOptionRun(
   const sha256 = sha256OfFile(enginePath);
   const gamesPerIteration = config.games.gamesPerIteration;
   const names = params.map((p) => p.name);
+  const pilotGames = optionPilotGames(config);
+  const targetGames = config.spsa.maxIterations * gamesPerIteration;
+  // The tuner's gains are planned for the games the gain blocks leave it (docs/gain-so-far.md).
+  const plan = gainBlockPlan(targetGames, pilotGames, config.spsa.gain.share);
+  const maxIterations = tunerIterations(plan, gamesPerIteration, config.spsa.maxIterations);
   const row = (iterationId: number): OptionRunRow => ({
     runId: run.id,
     iterationId,
@@ -164,10 +187,11 @@ async function openOptionRun(
     parameters,
     names,
     thetaEvery: thetaEveryFor(names.length),
-    gains: spsaMathConfig(config.spsa, gamesPerIteration),
+    gains: spsaMathConfig({ ...config.spsa, maxIterations }, gamesPerIteration),
     gamesPerIteration,
     parametersSignature: signOptions(options.signingKey.signMessage, run.uid, parameters),
-    pilotGames: optionPilotGames(config),
+    pilotGames,
+    gainShare: config.spsa.gain.share,
   });
   return db.retrying(() =>
     options.lease.transaction(async (tx) => {
@@ -182,7 +206,7 @@ async function openOptionRun(
         ),
         timelowMs: config.timeControl.timelowMs,
         timehighMs: config.timeControl.timehighMs,
-        targetGames: config.spsa.maxIterations * gamesPerIteration,
+        targetGames,
         batchSizes: [],
         ck: 0,
         ak: 0,
@@ -227,7 +251,12 @@ async function signOlderRun(
 async function warnOfChanges({ options, params, db, log }: MasterContext, optionRun: OptionRunRow): Promise<void> {
   const recorded = await db.retrying((sql) => readPlayedWith(sql, { iterationId: optionRun.iterationId }));
   if (!recorded) return;
-  for (const change of describeChanges(recorded, playedWith(options.config, params))) {
+  const changes = describeChanges(recorded, playedWith(options.config, params));
+  const share = options.config.spsa.gain.share;
+  // Kept with the option run: its gain blocks and its tuner's schedule were planned from it.
+  if (share !== (optionRun.gainShare ?? 0))
+    changes.push(`${configKey("spsa", GAIN_KEYS.share)}: ${optionRun.gainShare ?? 0} → ${share}`);
+  for (const change of changes) {
     log(
       `changed since the run started: ${change} (not applied: a UCI-option run keeps the settings ` +
         `it started with; --fresh or another --name to use them)`,
@@ -249,6 +278,11 @@ async function watch(
   const poll = new PollBackoff(options.config.database.pollIntervalMs);
   // θ as this master moved it: not read back nor written at every batch of a large run.
   const cached = new CachedTheta();
+  const gainStop = new GainStop(
+    { runId: run.id, iterationId: optionRun.iterationId, name: run.name, gainShare: optionRun.gainShare },
+    options.config.spsa.gain,
+    log,
+  );
   let seen = -1;
   let synced = Date.now();
   try {
@@ -266,6 +300,8 @@ async function watch(
         if (pilot) log(`run "${run.name}": ${describePilot(pilot)}`);
         const carrier = await carrierProgress(sql, optionRun.iterationId);
         if (carrier.complete) return carrier;
+        // The stop rule, with the blocks just folded; an early end draws nothing more.
+        if (await gainStop.check(sql, carrier)) return carrierProgress(sql, optionRun.iterationId);
         // New draws from the θ just moved, for the batches the workers claim next.
         await topUpDraws(
           sql,

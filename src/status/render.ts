@@ -9,6 +9,8 @@ import type { WinDrawLoss } from "../types/engines.js";
 import type { IterationResult } from "../types/spsa.js";
 import { describeCurvature } from "../spsa/pilot.js";
 import { printable } from "../core/printable.js";
+import { gainLine, stopLine } from "../spsa/gain-text.js";
+import { readingOf, type GainStatus } from "./gain-status.js";
 
 /** `spsa status` as text for one terminal screen. */
 export function renderStatus(status: RunStatus): string {
@@ -37,6 +39,7 @@ export function renderStatus(status: RunStatus): string {
   if (status.eloWindows) {
     lines.push(windowsLine(status.eloWindows));
     if (status.optionPilot) lines.push(optionPilotLine(status.optionPilot));
+    if (status.gain) lines.push(...gainLines(status.gain));
   } else {
     const elos = status.recent.filter((it) => it.elo !== null && !it.pilot).map(eloOf);
     const measured = status.reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
@@ -347,6 +350,14 @@ function pilotLine(pilot: RunStatus["pilot"]): string {
     `curvature pilot (θ+ / θ− each against θ₀, not in the Elo above): ` +
     `${scores(pilot)}${elos.length > 0 ? `; Elo of θ+ over θ− ${elos.join("  ")}` : ""}`
   );
+}
+
+/** The Elo gained so far and, once it holds, the stop rule's line (docs/gain-so-far.md). */
+export function gainLines(gain: GainStatus): string[] {
+  const reading = readingOf(gain);
+  const lines = [gainLine(reading)];
+  if (gain.stop.nothingLeft && reading.rest) lines.push(stopLine(reading.rest, gain.stop.below, gain.stop.early));
+  return lines;
 }
 
 /**

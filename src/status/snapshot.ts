@@ -1,4 +1,6 @@
 import { optionPilotProgress, type OptionPilotProgress } from "../db/option-pilot.js";
+import { playedGainBlocks } from "../db/gain-blocks.js";
+import { gainStatus, type GainStatus } from "./gain-status.js";
 import type postgres from "postgres";
 import { readPlayedWith } from "../db/iterations.js";
 import {
@@ -35,6 +37,7 @@ import { batchElo, type EloPoint } from "./batch-elo.js";
 import { moveHistogram, type MoveBin } from "./move-histogram.js";
 import { readRunWorkers, type RunWorker, type RunWorkers, type StaleWorkers } from "./run-workers.js";
 import type { IterationSettings } from "../types/config.js";
+import { DEFAULT_GAIN } from "../config/config.js";
 import type { Values } from "../types/spsa.js";
 
 /** One parameter: where it started, where it is, its bounds and its path. */
@@ -165,6 +168,11 @@ export interface RunStatus {
    */
   optionPilot: OptionPilotProgress | null;
   /**
+   * A UCI-option run's Elo gained so far (θ now against θ₀, from its gain blocks), what the rest of
+   * its budget is projected to add, and the stop rule (docs/gain-so-far.md); null without a reading.
+   */
+  gain: GainStatus | null;
+  /**
    * The run's workers, each with its games in this run, its evidence against the pool and a verdict
    * (docs/bad-workers.md), the latest to report first; stale ones are in `staleWorkers`.
    */
@@ -269,6 +277,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     runWorkers,
     pilot,
     optionPilot,
+    gainBlocks,
   ] = await Promise.all([
     runTotals(sql, run.id, rateMinutes),
     recentIterations(sql, run.id, options.recentCount ?? 8),
@@ -284,6 +293,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
     run.reference === null ? pilotIterations(sql, run.id, configuredPilots(run)) : [],
     optionPilotProgress(sql, run.id),
+    playedGainBlocks(sql, run.id),
   ]);
   const settings = played?.settings ?? null;
   const eloCap = settings?.spsa.eloCap ?? DEFAULT_ELO_CAP;
@@ -379,6 +389,11 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     recent: recent.map(iterationStatus),
     pilot: pilot.map(iterationStatus),
     optionPilot: optionPilot ?? null,
+    // A UCI-option run's one carrier iteration holds its games and its budget.
+    gain:
+      perturbations && current
+        ? gainStatus(gainBlocks, current.gamesPlayed, current.targetGames, settings?.spsa.gain ?? DEFAULT_GAIN)
+        : null,
     workers: runWorkers.workers,
     staleWorkers: runWorkers.stale,
     workerReview: { reviewedAt: runWorkers.reviewedAt, strata: runWorkers.strata, suspects: runWorkers.suspects },

@@ -103,12 +103,28 @@ export interface SpsaConfig {
   maxStaleness: number;
   /** Per-parameter step scales from what the run measures (src/spsa/adaptive.ts); mode "off": plain a_k. */
   adaptive: AdaptiveGains;
+  /** The Elo gained so far and the stop rule (docs/gain-so-far.md). */
+  gain: GainConfig;
   /**
    * Reference mode (docs/reference-mode.md): θ+ and θ− each play this engine instead of each
    * other: "start" (θ₀ built once when the run starts) or an engine binary's absolute path.
    * Undefined: plus against minus.
    */
   reference?: string;
+}
+
+/**
+ * `[spsa] gain_share`, `stop_below` and `stop_early` (docs/gain-so-far.md): a share of a run's
+ * games plays θ against θ₀ in blocks, which tell what θ gained so far and what the rest of the
+ * budget is projected to add; the stop rule reads that projection.
+ */
+export interface GainConfig {
+  /** The share of the games played as gain blocks; 0: none, and no gain is shown. */
+  share: number;
+  /** Elo: the stop rule fires when the rest of the budget is projected within ±this, with 95 % confidence. */
+  stopBelow: number;
+  /** Whether the master ends the run when the stop rule fires (false: it says so and plays on). */
+  stopEarly: boolean;
 }
 
 export interface BuildConfig {

@@ -278,6 +278,25 @@ describe("config.toml", () => {
     expect(spsaMathConfig(config.spsa, 64)).toMatchObject({ schedule: "self-correcting", momentum: 0.5 });
   });
 
+  it("reads the gain so far's share and the stop rule, with the design's defaults, and names the file, line and key of a bad one", () => {
+    expect(loadConfig(write("")).spsa.gain).toEqual({ share: 0.1, stopBelow: 2, stopEarly: false });
+    expect(loadConfig(write("[spsa]\ngain_share = 0\nstop_below = 0.5\nstop_early = true\n")).spsa.gain).toEqual({
+      share: 0,
+      stopBelow: 0.5,
+      stopEarly: true,
+    });
+    for (const [line, words] of [
+      ["gain_share = 0.6", /\[spsa\]\.gain_share \(line 2\): must be <= 0\.5, got 0\.6/],
+      ["gain_share = -0.1", /\[spsa\]\.gain_share \(line 2\): must be >= 0/],
+      ["stop_below = 0", /\[spsa\]\.stop_below \(line 2\): must be > 0/],
+      ['stop_early = "yes"', /\[spsa\]\.stop_early \(line 2\): must be true or false/],
+    ] as const) {
+      const error = errorOf(`[spsa]\n${line}\n`);
+      expect(error.message, line).toMatch(words);
+      expect(error.message, line).toMatch(/^\/.*\.toml: \[spsa\]\./);
+    }
+  });
+
   it("reads the adaptive gains, hands them to the math, and with adapt off defaults r_end to plain SPSA's", () => {
     expect(loadConfig(write("")).spsa).toMatchObject({ rEnd: DEFAULT_R_END, adaptive: DEFAULT_ADAPTIVE });
     const off = loadConfig(write('[spsa]\nadapt = "off"\n')).spsa;

@@ -177,7 +177,7 @@ describe("a liar worker on a real run, caught and undone", () => {
     expect(new Set(rows.map((r) => r.worker_name))).toEqual(new Set(["honest"]));
     const chain = await readAppliedChain(options.sql, run!.id);
     expect(replayAppliedChain(chain.run, chain.start, chain.batches)).toEqual(theta);
-    // With the curvature pilot's games (counted, never applied): every game of the run once.
+    // With the curvature pilot's games and the gain blocks' (both against θ₀: counted, never applied): every game of the run once.
     const [pilot] = await options.sql<{ games: number }[]>`
       select coalesce(sum(b.games), 0)::int as games from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
       where p.run_id = ${run!.id} and p.reference_parameters is not null and b.status = 'done' and b.held_at is null and b.undo_id is null`;

@@ -77,15 +77,17 @@ export interface PerturbationCheck {
   worker_name: string;
   /** 1, 2, … in the order the master applied the reports to θ (null: not applied). */
   report_order: number | null;
-  /** θ₀ of a curvature pilot's batch (in the run's order), else null. */
+  /** θ₀ of a curvature pilot's batch or a gain block (in the run's order), else null. */
   reference_parameters: number[] | null;
+  /** A gain block: θ against θ₀, never applied (src/spsa/gain-block-plan.ts). */
+  gain: boolean;
 }
 
 export async function perturbationsOf(sql: postgres.Sql, runName: string): Promise<PerturbationCheck[]> {
   return sql<PerturbationCheck[]>`
     select p.batch_id::int as batch_id, p.batch_number, p.draw_number, b.status, p.games, b.games_before, p.k, p.c_k, p.a_k, p.drawn_from, p.signs, p.step_scale,
       p.plus_parameters, p.minus_parameters, p.plus_wins, p.minus_wins, p.draws, p.theta_after, p.worker_name, p.applied_number as report_order,
-      p.reference_parameters
+      p.reference_parameters, p.gain
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id join spsa_run r on r.id = p.run_id
     where r.name = ${runName} order by p.batch_number`;
 }
@@ -192,7 +194,8 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
 }
 
 /**
- * The run's curvature pilot as stored: its batches (those with θ₀ as their reference) were drawn
+ * The run's curvature pilot as stored: its batches (those with θ₀ as their reference, not gain
+ * blocks) were drawn
  * first, from θ₀, none applied to θ; the reported ones not set aside hold exactly the pilot's games
  * (none lost, none counted twice), each side half of them; no other batch was drawn before they
  * were in; and the stored measure is the one their results and spreads give. Returns its factor
@@ -205,7 +208,7 @@ async function expectPilot(
   rows: readonly PerturbationCheck[],
 ): Promise<number | undefined> {
   const pilotGames = optionRun.pilotGames ?? 0;
-  const pilotRows = rows.filter((r) => r.reference_parameters !== null);
+  const pilotRows = rows.filter((r) => r.reference_parameters !== null && !r.gain);
   const [stored] = await sql<{ pilot: OptionPilotRecord | null; initial: Theta }[]>`
     select o.pilot, r.initial_parameters as initial from spsa_option_run o join spsa_run r on r.id = o.run_id where o.run_id = ${runId}`;
   if (pilotGames === 0) {
@@ -226,7 +229,8 @@ async function expectPilot(
     select b.games, b.ref_plus_wins as pw, b.ref_plus_draws as pd, b.ref_plus_losses as pl, b.ref_minus_wins as mw, b.ref_minus_draws as md,
       b.ref_minus_losses as ml, p.plus_parameters as plus, p.minus_parameters as minus
     from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
-    where p.run_id = ${runId} and p.reference_parameters is not null and b.status = 'done' and b.held_at is null and b.undo_id is null order by b.id`;
+    where p.run_id = ${runId} and p.reference_parameters is not null and not p.gain and b.status = 'done' and b.held_at is null and b.undo_id is null
+    order by b.id`;
   const played = counted.reduce((n, b) => n + b.games, 0);
   for (const b of counted) expect([b.pw + b.pd + b.pl, b.mw + b.md + b.ml]).toEqual([b.games / 2, b.games / 2]);
   const lastPilot = Math.max(...pilotRows.map((r) => r.batch_id));

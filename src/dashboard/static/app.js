@@ -452,6 +452,7 @@ function runBody(detail) {
             .join("; ")}`,
         ),
     detail.optionPilot === null ? null : h("p", { id: "pilot" }, detail.optionPilot),
+    ...detail.gain.map((line) => h("p", { class: "gain" }, line)),
     ...latest,
     h("h2", {}, `Games per minute, per ${duration(detail.gamesRate.bucketSeconds)} since the run's start`),
     detail.gamesRate.points.every((p) => p.games === 0)

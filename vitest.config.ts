@@ -61,6 +61,7 @@ export const FAST = [
   "test/simulate/in-flight.test.ts",
   "test/spsa/*.test.ts",
   "test/stats/*.test.ts",
+  "test/status/gain-status.test.ts",
   "test/status/move-histogram.test.ts",
   "test/status/sparkline.test.ts",
   "test/status/texel-render.test.ts",

@@ -153,11 +153,12 @@ async function expectLiarCaught(
   return run!.theta;
 }
 
-const OPTION_ITERATIONS = 16;
+const OPTION_ITERATIONS = 30;
 
 describe("a liar worker on a real run, caught and undone", () => {
-  // The UCI-option liar is named after 4 of its batches (its sweeps are extreme), some 20 of the
-  // run's 32; build mode's batches of 4 take some 13 of its batches, named near iteration 12 of 14.
+  // Long enough that the liar is named, rejected and undone while the run still plays: named after
+  // 4 to 6 of its batches in UCI-option mode (at 16 iterations, once only after the run's last
+  // games), after some 13 in build mode, near iteration 12 of 14.
   const options = useRunFixture({
     iterations: OPTION_ITERATIONS,
     games: 16,

@@ -10,7 +10,9 @@
 // was flagged, honest workers flagged, KNIGHT_VALUE_MG with quarantine and after the undo, and
 // its distance from the clean run's in steps.
 // `--mode build`: build-mode runs of the repository's params.toml instead (18 constants).
-//   node bench/bad-workers-real.mjs [--games 640] [--seed real] [--runs clean,targeted:0.1,targeted:0.2,plus-wins:0.2] [--mode build]
+// `--honest 1`: one honest machine, the pool a framing liar (issue 55) works against.
+// Kinds: test/support/liar-worker.ts (targeted, plus-wins, mixing, framing).
+//   node bench/bad-workers-real.mjs [--games 640] [--seed real] [--runs clean,targeted:0.1,targeted:0.2,plus-wins:0.2] [--mode build] [--honest 2]
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "real" },
     runs: { type: "string", default: "clean,targeted:0.1,targeted:0.2,plus-wins:0.2" },
     mode: { type: "string", default: "options" },
+    honest: { type: "string", default: "2" },
   },
 });
 const TARGET = "KNIGHT_VALUE_MG";
@@ -135,7 +138,7 @@ ${build ? "" : '\n[engine]\nmode = "options"'}
   const name = `real-${values.seed}-${label.replace(/[^a-z0-9]/g, "")}-${process.pid}`;
   const started = Date.now();
   const master = spsa(["--config", config, "master", "--params", params, "--name", name, "--seed", values.seed]);
-  const honest = ["h1", "h2"].map((w) =>
+  const honest = Array.from({ length: Number(values.honest) }, (_, i) => `h${i + 1}`).map((w) =>
     execa(
       "node",
       [join(ROOT, "bin/compete.js"), "--spsa", "-c", "1", "--config", config, "--name", `${w}-${process.pid}`],
@@ -239,7 +242,7 @@ for (const label of values.runs.split(",")) {
 }
 const clean = results.find((r) => r.label === "clean");
 console.log(
-  `minnow, ${build ? "build mode, params.toml's 18 constants" : "UCI-option mode, 8 options"}, 500 nodes per move, ${values.games} games per run (batches of 8), two honest workers (-c 1), seed ${values.seed}\n`,
+  `minnow, ${build ? "build mode, params.toml's 18 constants" : "UCI-option mode, 8 options"}, 500 nodes per move, ${values.games} games per run (batches of 8), ${values.honest} honest worker${values.honest === "1" ? "" : "s"} (-c 1), seed ${values.seed}\n`,
 );
 console.log(
   `| run | liar's batches reported (applied) | flagged after its batches | honest workers flagged | ${TARGET} at the end (Δ steps from clean) | after undo (Δ steps) |`,

@@ -7,6 +7,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  */
 const SLOWEST = [
   "test/e2e/bad-worker.test.ts",
+  "test/master/gain-blocks.test.ts",
   "test/postgres/private-checkout.test.ts",
   "test/dashboard/dashboard.test.ts",
   "test/reliability/disk-bounds.test.ts",

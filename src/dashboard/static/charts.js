@@ -318,6 +318,12 @@ export function gainChart(points, { now, budget, current }) {
     });
     interval.append(el("title", {}, title));
     svg.append(line, interval);
+    // Caps at its finite ends and a ring at the projection, so it reads as an interval.
+    for (const end of [atBudget.low, atBudget.high].filter((v) => v !== null))
+      svg.append(el("line", { class: "projection", x1: bx - 5, x2: bx + 5, y1: y(end), y2: y(end) }));
+    const projected = el("circle", { class: "projection-point", cx: bx, cy: y(atBudget.elo), r: 3 });
+    projected.append(el("title", {}, title));
+    svg.append(projected);
     if (atBudget.high === null) svg.append(openEnd(bx, top, true, title));
     if (atBudget.low === null) svg.append(openEnd(bx, bottom, false, title));
   }

@@ -20,6 +20,10 @@ import { describeLimits } from "../play/time-control.js";
 import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type RunStatus } from "../status/snapshot.js";
 import { optionRunConfig, publicConfig } from "./public-config.js";
 import { gainLines, optionPilotLine } from "../status/render.js";
+import { jsonInterval, type JsonInterval } from "../status/gain-status.js";
+import { playedGainBlocks } from "../db/gain-blocks.js";
+import { gainSeries } from "../spsa/gain-series.js";
+import { DEFAULT_GAIN_OPTIONS } from "../spsa/gain-so-far.js";
 import { LEGEND, type LegendEntry } from "../status/legend.js";
 import type { IterationSettings, PlayedWith } from "../types/config.js";
 
@@ -68,11 +72,20 @@ interface RunProgress {
    */
   gain: string[];
   /**
+   * A UCI-option run's gain over the run for its chart: the reading at each gain block's end
+   * (`at` games), at most CHART_POINTS of them (src/spsa/gain-series.ts); in a refresh only those
+   * after the page's last (`?gain=`). Empty for a run without blocks.
+   */
+  gainSeries: GainChartPoint[];
+  /**
    * Where the next refresh starts (`?since=`): the last history point, θ after this many applied
    * batches (UCI-option mode) or completed iterations.
    */
   cursor: number;
 }
+
+/** The gain after `at` games of the run with its 95 % interval (an infinite end null), from `games` gain games. */
+export type GainChartPoint = { at: number; games: number } & JsonInterval;
 
 /** Everything the run page shows, on its first load. */
 export interface RunDetail extends RunProgress {
@@ -121,19 +134,23 @@ export async function readRunDetail(sql: postgres.Sql, run: RunRecord): Promise<
   };
 }
 
-/** A refresh of the run page: the charted parameters' new points, and what else changed since `since`. */
+/**
+ * A refresh of the run page: the charted parameters' new points, the gain's after `gainAfter`
+ * games (the page's last), and what else changed since `since`.
+ */
 export async function readRunUpdate(
   sql: postgres.Sql,
   run: RunRecord,
   since: number,
   charts: readonly string[],
+  gainAfter?: number,
 ): Promise<RunUpdate> {
   const status = await readRunStatus(sql, run, {
     samples: CHART_POINTS,
     only: charts.slice(0, MAX_CHARTS),
     historyAfter: since,
   });
-  return { ...(await readProgress(sql, run, status, since)), since };
+  return { ...(await readProgress(sql, run, status, since, gainAfter)), since };
 }
 
 /** The charts the page chose (a search, a page of the most moved): these parameters with their whole history. */
@@ -151,6 +168,7 @@ async function readProgress(
   run: RunRecord,
   status: RunStatus,
   since: number | undefined,
+  gainAfter?: number,
 ): Promise<RunProgress> {
   const bucket = Math.max(1, Math.ceil(status.iteration.completed / CHART_POINTS));
   // A UCI-option run: its batches in windows, and its games by when they were reported (its one
@@ -160,13 +178,14 @@ async function readProgress(
   const start = status.games.startedAt === null ? run.createdAt : new Date(status.games.startedAt);
   const spanSeconds = ((run.completedAt ?? new Date()).getTime() - start.getTime()) / 1000;
   const rateBucket = rateBucketSeconds(spanSeconds, options ? 0 : status.iteration.completed);
-  const [buckets, windows, rates, faults, verifications, faultedGames] = await Promise.all([
+  const [buckets, windows, rates, faults, verifications, faultedGames, gainBlocks] = await Promise.all([
     options ? [] : eloBuckets(sql, run.id, bucket, run.reference === null),
     options ? batchElo(sql, run.id, { since }) : undefined,
     (options ? appliedGamesPerBucket : gamesPerBucket)(sql, run.id, start, rateBucket),
     faultyIterations(sql, run.id, 20),
     verificationResults(sql, run.name),
     latestFaultedGames(sql, run.id, FAULTED_GAMES_LISTED),
+    options ? playedGainBlocks(sql, run.id) : [],
   ]);
   // The reference engine's faults: reference mode's, and the θ₀ of a UCI-option run's curvature pilot.
   const counters = COUNTER_KEYS.filter(
@@ -197,6 +216,11 @@ async function readProgress(
     faultedGames,
     optionPilot: status.optionPilot && optionPilotLine(status.optionPilot),
     gain: status.gain ? gainLines(status.gain) : [],
+    gainSeries: gainSeries(gainBlocks, DEFAULT_GAIN_OPTIONS, { after: gainAfter, points: CHART_POINTS }).map((p) => ({
+      at: p.at,
+      games: p.games,
+      ...jsonInterval(p.gain),
+    })),
     cursor: status.perturbations?.thetaApplied ?? status.iteration.completed,
   };
 }

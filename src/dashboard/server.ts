@@ -134,8 +134,9 @@ async function handle(
 }
 
 /**
- * A run's page data: its first load; with `since=N` (and `chart=NAME`, repeated) what changed
- * after the page's cursor N, for its charts; with `chart` alone those charts' whole history.
+ * A run's page data: its first load; with `since=N` (and `chart=NAME`, repeated, and `gain=G`) what
+ * changed after the page's cursor N, for its charts, and the gain's points after G games; with
+ * `chart` alone those charts' whole history.
  */
 async function runData(
   response: ServerResponse,
@@ -145,12 +146,19 @@ async function runData(
 ): Promise<void> {
   const since = query.get("since");
   const charts = query.getAll("chart");
+  const gain = query.get("gain");
   if (since !== null && !/^\d{1,9}$/.test(since))
     return send(response, 400, TEXT, "since: a whole number of batches or iterations\n");
+  if (gain !== null && !/^\d{1,12}$/.test(gain))
+    return send(response, 400, TEXT, "gain: a whole number of games (the gain chart's last point)\n");
   if (charts.length > MAX_CHARTS) return send(response, 400, TEXT, `chart: at most ${MAX_CHARTS} parameters at once\n`);
   const run = await findRun(sql, name);
   if (run === undefined) return notFound(response);
-  if (since !== null) return sendJson(response, await readRunUpdate(sql, run, Number(since), charts));
+  if (since !== null)
+    return sendJson(
+      response,
+      await readRunUpdate(sql, run, Number(since), charts, gain === null ? undefined : Number(gain)),
+    );
   if (charts.length > 0) return sendJson(response, { parameters: await readRunCharts(sql, run, charts) });
   return sendJson(response, await readRunDetail(sql, run));
 }

@@ -68,7 +68,7 @@ export function readingOf(status: GainStatus): GainReading {
   };
 }
 
-function jsonInterval({ elo, low, high }: EloInterval): JsonInterval {
+export function jsonInterval({ elo, low, high }: EloInterval): JsonInterval {
   return { elo, low: Number.isFinite(low) ? low : null, high: Number.isFinite(high) ? high : null };
 }
 

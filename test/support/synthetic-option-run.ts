@@ -29,6 +29,12 @@ export interface SyntheticOptionRunOptions {
   startedAt: Date;
   batchSeconds: number;
   slots: number;
+  /**
+   * Gain blocks (docs/gain-so-far.md) as the master draws them and workers report them: each
+   * drawn after `at` games, θ against θ₀ (its wins, losses and draws from θ's side, split
+   * between the two sides as evenly as they go), reported with the last batch.
+   */
+  gainBlocks?: readonly { at: number; wins: number; losses: number; draws: number }[];
 }
 
 export async function writeSyntheticOptionRun(
@@ -100,6 +106,55 @@ export async function writeSyntheticOptionRun(
       coalesce(sum((pairs->>2)::int), 0)::int as dd, coalesce(sum((pairs->>3)::int), 0)::int as dw, coalesce(sum((pairs->>4)::int), 0)::int as ww
       from spsa_batch where iteration_id = ${open.id}) s
     where i.id = ${open.id}`;
+  const reported = new Date(options.startedAt.getTime() + options.wins.length * options.batchSeconds * 1000);
+  if (options.gainBlocks)
+    await writeGainBlocks(
+      sql,
+      { runId, iterationId: open.id, params, workerName: options.workerName, reported },
+      options.gainBlocks,
+    );
   await countWorkerAsFolded(sql, runId, options.workerName);
   return { runId, iterationId: open.id };
+}
+
+/**
+ * Gain blocks as the master stores them (src/master/draw-pool.ts) and folds them: a batch against
+ * the reference whose perturbation is marked `gain`, θ₀ (the run's start values) its reference,
+ * plus and minus θ; its games added to the carrier's on the reference's side (its budget grown to
+ * hold them).
+ */
+export async function writeGainBlocks(
+  sql: postgres.Sql,
+  run: { runId: number; iterationId: number; params: Param[]; workerName: string; reported: Date },
+  blocks: NonNullable<SyntheticOptionRunOptions["gainBlocks"]>,
+): Promise<void> {
+  const theta0 = Object.fromEntries(run.params.map((p) => [p.name, p.value]));
+  for (const block of blocks) {
+    const games = block.wins + block.losses + block.draws;
+    // θ's results split between the sides, each playing half the games: θ+ the larger half of the wins and draws.
+    const plus = { wins: Math.ceil(block.wins / 2), draws: Math.ceil(block.draws / 2), losses: 0 };
+    plus.losses = games / 2 - plus.wins - plus.draws;
+    const minus = { wins: block.wins - plus.wins, draws: block.draws - plus.draws, losses: block.losses - plus.losses };
+    if (games % 2 !== 0 || plus.losses < 0 || minus.losses < 0)
+      throw new Error(
+        `gain block at ${block.at}: cannot split +${block.wins} -${block.losses} =${block.draws} between two sides`,
+      );
+    const [batch] = await sql<{ id: number }[]>`
+      insert into spsa_batch (iteration_id, games, games_before, status, folded, worker_name, claimed_at, lease_expires_at, reported_at,
+        plus_wins, minus_wins, draws, pairs, ref_plus_wins, ref_plus_draws, ref_plus_losses, ref_minus_wins, ref_minus_draws, ref_minus_losses)
+      values (${run.iterationId}, ${games}, ${block.at}, 'done', true, ${run.workerName}, ${run.reported}, ${run.reported}, ${run.reported},
+        0, 0, 0, ${sql.json([0, 0, games / 2, 0, 0])}, ${plus.wins}, ${plus.draws}, ${plus.losses}, ${minus.wins}, ${minus.draws}, ${minus.losses})
+      returning id::int`;
+    await sql`
+      insert into spsa_perturbation (batch_id, run_id, batch_number, draw_number, worker_name, games, k, c_k, a_k, drawn_from, signs,
+        plus_parameters, minus_parameters, reference_parameters, gain, claimed_at, reported_at)
+      values (${batch!.id}, ${run.runId}, ${batch!.id}, ${batch!.id}, ${run.workerName}, ${games}, 1, 0, 0, 0, '0'::varbit,
+        ${sql.json(theta0)}, ${sql.json(theta0)}, ${sql.json(theta0)}, true, ${run.reported}, ${run.reported})`;
+    await sql`
+      update spsa_iteration set games_claimed = games_claimed + ${games}, games_played = games_played + ${games},
+        target_games = greatest(target_games, games_played + ${games}),
+        ref_plus_wins = ref_plus_wins + ${plus.wins}, ref_plus_draws = ref_plus_draws + ${plus.draws}, ref_plus_losses = ref_plus_losses + ${plus.losses},
+        ref_minus_wins = ref_minus_wins + ${minus.wins}, ref_minus_draws = ref_minus_draws + ${minus.draws}, ref_minus_losses = ref_minus_losses + ${minus.losses}
+      where id = ${run.iterationId}`;
+  }
 }

@@ -2,7 +2,7 @@
 // forwards a database notification (a reported batch, a new iteration), without a reload. A run
 // page loads the run once, then asks only for what changed since its last look, for the charts it
 // shows: every parameter's, or on a larger run a page of them (the most moved first, or a search).
-import { barChart, ELO_MEAN_POINTS, eloChart, parameterChart, short } from "./charts.js";
+import { barChart, ELO_MEAN_POINTS, eloChart, gainChart, parameterChart, short } from "./charts.js";
 
 // No token in any address: the server swapped it for an HttpOnly cookie, which fetch and EventSource send.
 const app = document.getElementById("app");
@@ -157,14 +157,26 @@ async function showRun(name) {
     run = { name, detail, charts: detail.status.parameters, query: "", page: 0 };
     buildRun();
   } else {
-    // A refresh: only what changed since the last look, for the charts on the page.
+    // A refresh: only what changed since the last look, for the charts on the page (the gain's after its last point).
     const charts = run.charts.map((p) => `&chart=${encodeURIComponent(p.name)}`).join("");
-    merge(await fetchJson(`/api/runs/${encodeURIComponent(name)}?since=${run.detail.cursor}${charts}`));
+    const gainAt = run.detail.gainSeries.at(-1)?.at;
+    const gain = gainAt === undefined ? "" : `&gain=${gainAt}`;
+    merge(await fetchJson(`/api/runs/${encodeURIComponent(name)}?since=${run.detail.cursor}${charts}${gain}`));
   }
   renderRun();
 }
 
-/** A refresh's answer into the page's data: new points appended to the charts, Elo windows from the first it holds replaced. */
+/** A chart's points, every other older one dropped while over MAX_CHART_POINTS (the newest kept). */
+function thinned(points) {
+  let kept = points;
+  while (kept.length > MAX_CHART_POINTS) kept = kept.filter((_, i) => i % 2 === 0 || i === kept.length - 1);
+  return kept;
+}
+
+/**
+ * A refresh's answer into the page's data: new points appended to the charts (the gain's too),
+ * Elo windows from the first it holds replaced.
+ */
 function merge(update) {
   const { detail } = run;
   const fresh = new Map(update.status.parameters.map((p) => [p.name, p]));
@@ -172,9 +184,7 @@ function merge(update) {
     const now = fresh.get(chart.name);
     if (!now) return chart;
     const last = chart.history.at(-1)?.iteration ?? -1;
-    let history = [...chart.history, ...now.history.filter((point) => point.iteration > last)];
-    while (history.length > MAX_CHART_POINTS)
-      history = history.filter((_, i) => i % 2 === 0 || i === history.length - 1);
+    const history = thinned([...chart.history, ...now.history.filter((point) => point.iteration > last)]);
     return { ...now, start: chart.start, history };
   });
   // A UCI-option run's refresh holds the windows from the one its cursor was in; a build-mode run's, all of them (at most 400).
@@ -184,7 +194,9 @@ function merge(update) {
     : from === undefined
       ? detail.elo
       : [...detail.elo.filter((w) => w.first < from), ...update.elo];
-  run.detail = { ...detail, ...update, elo, status: { ...update.status, parameters: run.charts } };
+  const gainAt = detail.gainSeries.at(-1)?.at ?? -1;
+  const gainSeries = thinned([...detail.gainSeries, ...update.gainSeries.filter((p) => p.at > gainAt)]);
+  run.detail = { ...detail, ...update, elo, gainSeries, status: { ...update.status, parameters: run.charts } };
 }
 
 /** The parameters the search matches, those that moved most first (the page's index, as of its load). */
@@ -452,7 +464,7 @@ function runBody(detail) {
             .join("; ")}`,
         ),
     detail.optionPilot === null ? null : h("p", { id: "pilot" }, detail.optionPilot),
-    ...detail.gain.map((line) => h("p", { class: "gain" }, line)),
+    ...gainSection(detail),
     ...latest,
     h("h2", {}, `Games per minute, per ${duration(detail.gamesRate.bucketSeconds)} since the run's start`),
     detail.gamesRate.points.every((p) => p.games === 0)
@@ -497,6 +509,31 @@ function runBody(detail) {
     h("h2", {}, "Configuration"),
     h("pre", {}, JSON.stringify({ config: detail.config, latestIteration: latestSettings(detail.settings) }, null, 2)),
   ].filter((part) => part !== null);
+}
+
+/**
+ * A UCI-option run's Elo gained so far: its chart over the run (only for a run with gain blocks)
+ * and the status's lines under it.
+ */
+function gainSection(detail) {
+  const { iteration, gain } = detail.status;
+  return [
+    ...(detail.gainSeries.length === 0
+      ? []
+      : [
+          h(
+            "h2",
+            {},
+            "Elo gained so far (θ against θ₀ at each gain block's end, 95 % band; dashed: the rest of the budget, projected)",
+          ),
+          h(
+            "figure",
+            { id: "gain-chart" },
+            gainChart(detail.gainSeries, { now: iteration.gamesPlayed, budget: iteration.targetGames, current: gain }),
+          ),
+        ]),
+    ...detail.gain.map((line) => h("p", { class: "gain" }, line)),
+  ];
 }
 
 /** Games per minute per bucket, x in time since the run's start ("+0s" … "+2h05m"), each bar's title its span, games and rate. */

@@ -212,3 +212,120 @@ export function barChart(bars, labels) {
   });
   return svg;
 }
+
+/** "+12.3" or "−4.5": a signed Elo. */
+function signed(v) {
+  return `${v >= 0 ? "+" : "−"}${short(Math.abs(v))}`;
+}
+
+/** "−3 … +21": an interval whose infinite end (null) reads as "∞". */
+function span(low, high) {
+  return `${low === null ? "−∞" : signed(low)} … ${high === null ? "+∞" : signed(high)}`;
+}
+
+/**
+ * An arrow at (cx, edge) pointing off the chart (`up` or down): an interval with no end on that
+ * side, drawn open instead of as a huge number.
+ */
+function openEnd(cx, edge, up, title) {
+  const tip = up ? edge - 2 : edge + 2;
+  const base = up ? tip + 7 : tip - 7;
+  const arrow = el("path", { class: "open-end", d: `M${cx - 4},${base} L${cx},${tip} L${cx + 4},${base}` });
+  arrow.append(el("title", {}, title));
+  return arrow;
+}
+
+/**
+ * The Elo gained so far (θ against θ₀) over the run's games: the gain read at each gain block's end
+ * with its 95 % band, an infinite end (θ's score too near 100 % or 0 % to bound it) drawn as a band
+ * open to the chart's edge with an arrow; and, at the budget, what the rest of it is projected to
+ * add to the gain now, as a dashed interval (its line dashed from now). `current` is the status's
+ * reading at `now` games: { gain, rest } with null ends where infinite.
+ */
+export function gainChart(points, { now, budget, current }) {
+  const rest = current?.rest ?? null;
+  const atBudget = rest && {
+    elo: current.gain.elo + rest.elo,
+    low: rest.low === null ? null : current.gain.elo + rest.low,
+    high: rest.high === null ? null : current.gain.elo + rest.high,
+  };
+  const values = [0, ...[...points, ...(atBudget ? [atBudget] : [])].flatMap((p) => [p.elo, p.low, p.high])].filter(
+    (v) => v !== null,
+  );
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const margin = MARGIN * Math.max(hi - lo, 1);
+  const yDomain = [lo - margin, hi + margin];
+  const xDomain = [0, Math.max(budget, ...points.map((p) => p.at))];
+  const { svg, x, y } = frame(WIDE, xDomain, yDomain, undefined, ["0 games", `${xDomain[1]} games`]);
+  const [top, bottom] = [y(yDomain[1]), y(yDomain[0])];
+  const yOf = (v, edge) => (v === null ? edge : y(v)).toFixed(2);
+  svg.append(el("line", { class: "zero", x1: x(xDomain[0]), x2: x(xDomain[1]), y1: y(0), y2: y(0) }));
+  const upper = points.map((p) => `${x(p.at).toFixed(1)},${yOf(p.high, top)}`);
+  const lower = points.map((p) => `${x(p.at).toFixed(1)},${yOf(p.low, bottom)}`).reverse();
+  svg.append(el("polygon", { class: "gain-band", points: [...upper, ...lower].join(" ") }));
+  svg.append(
+    el("polyline", {
+      class: "gain",
+      points: points.map((p) => `${x(p.at).toFixed(1)},${y(p.elo).toFixed(2)}`).join(" "),
+    }),
+  );
+  points.forEach((p, i) => {
+    const dot = el("circle", {
+      class: "gain-point",
+      cx: x(p.at).toFixed(1),
+      cy: y(p.elo).toFixed(2),
+      r: 2,
+      "data-at": p.at,
+      "data-elo": p.elo,
+      "data-low": p.low ?? "",
+      "data-high": p.high ?? "",
+    });
+    dot.append(
+      el(
+        "title",
+        {},
+        `after ${p.at} games: ${signed(p.elo)} Elo (95 %: ${span(p.low, p.high)}) from ${p.games} games of θ against θ₀`,
+      ),
+    );
+    svg.append(dot);
+    // One arrow per stretch of open ends, at its last point.
+    for (const [end, edge, up] of [
+      ["high", top, true],
+      ["low", bottom, false],
+    ])
+      if (p[end] === null && points[i + 1]?.[end] !== null)
+        svg.append(
+          openEnd(
+            x(p.at),
+            edge,
+            up,
+            `no ${up ? "upper" : "lower"} end: θ's score against θ₀ too near ${up ? "100" : "0"} % to bound it`,
+          ),
+        );
+  });
+  if (atBudget) {
+    const bx = x(budget);
+    const title = `the rest of the budget (${now} → ${budget} games) projected to add ${signed(rest.elo)} Elo (95 %: ${span(rest.low, rest.high)}) to the gain now`;
+    const line = el("line", { class: "projection", x1: x(now), x2: bx, y1: y(current.gain.elo), y2: y(atBudget.elo) });
+    line.append(el("title", {}, title));
+    const interval = el("line", {
+      class: "projection projection-interval",
+      x1: bx,
+      x2: bx,
+      y1: yOf(atBudget.low, bottom),
+      y2: yOf(atBudget.high, top),
+    });
+    interval.append(el("title", {}, title));
+    svg.append(line, interval);
+    // Caps at its finite ends and a ring at the projection, so it reads as an interval.
+    for (const end of [atBudget.low, atBudget.high].filter((v) => v !== null))
+      svg.append(el("line", { class: "projection", x1: bx - 5, x2: bx + 5, y1: y(end), y2: y(end) }));
+    const projected = el("circle", { class: "projection-point", cx: bx, cy: y(atBudget.elo), r: 3 });
+    projected.append(el("title", {}, title));
+    svg.append(projected);
+    if (atBudget.high === null) svg.append(openEnd(bx, top, true, title));
+    if (atBudget.low === null) svg.append(openEnd(bx, bottom, false, title));
+  }
+  return svg;
+}

@@ -86,7 +86,10 @@ export async function runLiar(options: LiarOptions): Promise<{ reported: number 
       const plusWins = options.kind === "plus-wins" || (await signOf(sql, batch, options.target ?? "")) > 0;
       const reference = batch.referenceEngineSha256 !== null || batch.optionDraw?.reference !== undefined;
       const how =
-        reference || options.kind === "targeted" || options.kind === "plus-wins" || rng.next() < MIXING_SWEEPS
+        reference ||
+        options.kind === "targeted" ||
+        options.kind === "plus-wins" ||
+        (options.kind === "mixing" && rng.next() < MIXING_SWEEPS)
           ? "sweep"
           : options.kind === "framing"
             ? "framed"

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { execa } from "execa";
+import { rmSync } from "node:fs";
 import type postgres from "postgres";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/params/params.js";
@@ -11,10 +8,10 @@ import { claimBatch, reportBatch } from "../../src/db/batches.js";
 import { foldIteration } from "../../src/db/fold.js";
 import { applyMigrations, connect } from "../../src/postgres/connection.js";
 import { writeSyntheticRun } from "../support/synthetic-run.js";
-import { ROOT, SPSA_BIN } from "../support/cli.js";
 import { freshDatabase } from "../support/database.js";
 import { startMaster, startWorker } from "../support/processes.js";
 import { tuningSetup, type TuningSetup } from "../support/tuning-setup.js";
+import { openDashboard, type DashboardBrowser } from "../support/dashboard-browser.js";
 import { registerTestWorker, seedIteration } from "../support/iterations.js";
 import { writeSyntheticOptionRun } from "../support/synthetic-option-run.js";
 import { noFaults, type FaultCounts } from "../../src/types/faults.js";
@@ -24,16 +21,6 @@ const TOKEN = "test-token-4f1c";
 const COMPLETED = 12;
 /** The real run's iterations: minnow's games at a node limit, so θ moves the same way every time. */
 const REAL_ITERATIONS = 4;
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /**
  * The dashboard as a real process, a real Chromium, a synthetic run of 12 iterations with
@@ -44,10 +31,8 @@ describe("spsa dashboard in a browser", () => {
   let real: TuningSetup;
   let realOptions: TuningSetup;
   let sql: postgres.Sql;
-  let server: ReturnType<typeof execa>;
   let url: string;
-  let profile: string;
-  let context: BrowserContext;
+  let dashboard: DashboardBrowser | undefined;
   let page: Page;
   const params = loadParams("params.toml");
 
@@ -91,37 +76,13 @@ describe("spsa dashboard in a browser", () => {
       open: true,
       workerName: "w1",
     });
-    server = execa("node", [SPSA_BIN, "dashboard", "--port", "0"], {
-      cwd: ROOT,
-      env: { DATABASE_URL: database.url, SPSA_DASHBOARD_TOKEN: TOKEN },
-      reject: false,
-      all: true,
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let output = "";
-      server.stdout?.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /dashboard at (http:\/\/127\.0\.0\.1:\d+\/) /.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      server.then((result) => reject(new Error(`the dashboard exited: ${result.all}`)), reject);
-    });
-    profile = mkdtempSync(join(tmpdir(), "spsa-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    dashboard = await openDashboard({ DATABASE_URL: database.url, SPSA_DASHBOARD_TOKEN: TOKEN });
+    ({ url, page } = dashboard);
   });
   afterAll(async () => {
-    await context?.close();
-    server?.kill("SIGTERM");
-    await server;
+    await dashboard?.close();
     await sql.end();
     await database.drop();
-    rmSync(profile, { recursive: true, force: true });
     if (real) rmSync(real.dir, { recursive: true, force: true });
     if (realOptions) rmSync(realOptions.dir, { recursive: true, force: true });
   });

@@ -11,6 +11,12 @@ import { asJson, type Sql } from "../postgres/sql.js";
 /** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
 
 /** What an iteration's games measured: plus against minus, or (a reference engine named) each side against it. */
+/**
+ * Whether a spsa_iteration row is a build-mode gain iteration (its settings' `gain`: θ against θ₀,
+ * no step; docs/gain-so-far.md), in SQL: the one place the rows are told apart.
+ */
+export const gainIteration = (sql: Sql) => sql`coalesce((settings->>'gain')::boolean, false)`;
+
 export const OUTCOME_KEYS = [
   "referenceEngineSha256",
   "plusWins",
@@ -256,9 +262,10 @@ export async function completeIteration(
 }
 
 /**
- * θ at the start of iterations 1..through of a run, from the recorded rows: the past that
- * the self-correcting schedule, momentum and tail averaging need (src/spsa/trajectory.ts),
- * so they keep no state of their own and a restarted master continues exactly.
+ * θ at the start of the tuner's iterations among 1..through of a run, from the recorded rows: the
+ * past that the self-correcting schedule and momentum need (src/spsa/trajectory.ts), so they keep
+ * no state of their own and a restarted master continues exactly. A gain iteration (it moves θ no
+ * step) is not among them: the tuner's schedule counts its own iterations.
  */
 export async function readTrajectory(sql: Sql, runId: number, through: number): Promise<Values[]> {
   const rows = await sql<{ base: Values | null }[]>`
@@ -266,12 +273,16 @@ export async function readTrajectory(sql: Sql, runId: number, through: number): 
     from spsa_iteration
     where run_id = ${runId}
       and iteration_number <= ${through}
+      and not ${gainIteration(sql)}
     order by iteration_number`;
   // Rows from before base θ was recorded have none: their parameters count as unmoved.
   return rows.map((row) => row.base ?? {});
 }
 
-/** θ after each completed iteration, in order (iterations in flight draw from older θ, so not their bases). */
+/**
+ * θ after each completed tuner iteration, in order (iterations in flight draw from older θ, so not
+ * their bases): the tail average's points, which a gain iteration (no step) would weigh twice.
+ */
 export async function readThetaAfter(sql: Sql, runId: number): Promise<Values[]> {
   const rows = await sql<{ theta: Values }[]>`
     select theta_after as theta
@@ -279,6 +290,7 @@ export async function readThetaAfter(sql: Sql, runId: number): Promise<Values[]>
     where run_id = ${runId}
       and status = 'complete'
       and theta_after is not null
+      and not ${gainIteration(sql)}
     order by iteration_number`;
   return rows.map((row) => row.theta);
 }
@@ -302,6 +314,7 @@ export async function readMeasuredIterations(
         and iteration_number <= ${through}
         and status = 'complete'
         and elo_diff is not null
+        and not ${gainIteration(sql)}
       order by iteration_number desc
       limit ${count}
     ) recent
@@ -397,6 +410,7 @@ export async function readPlayedIterations(
       and elo_diff is not null
       and plus_parameters is not null
       and minus_parameters is not null
+      and not ${gainIteration(sql)}
     order by iteration_number`;
   return {
     start: run.start,

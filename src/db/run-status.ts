@@ -8,6 +8,7 @@ import {
   type CounterColumns,
 } from "./fault-columns.js";
 import { spsaRun, type spsaIteration } from "./schema.js";
+import { gainIteration } from "./iterations.js";
 import type { PlusMinus, ReferenceResults } from "../types/engines.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
@@ -241,8 +242,10 @@ export type IterationSummary = RowOf<
   delayLosses: number;
   replays: number;
   replayLimitPairs: number;
-  /** The Elo the update used (capped), null until the iteration completes. */
+  /** The Elo the update used (capped), null until the iteration completes; a gain iteration's is θ's over θ₀. */
   elo: number | null;
+  /** A gain iteration: θ against θ₀ on both sides, no step (docs/gain-so-far.md). */
+  gain: boolean;
 };
 
 /**
@@ -273,6 +276,7 @@ const SUMMARY_COLUMNS = (sql: Sql) => sql`
   replays,
   replay_limit_pairs as "replayLimitPairs",
   elo_diff as elo,
+  ${gainIteration(sql)} as gain,
   created_at as "createdAt",
   completed_at as "completedAt"`;
 
@@ -471,7 +475,8 @@ export interface EloBucket {
 
 /**
  * Completed iterations' Elo, `bucket` iterations per row (1: one row per iteration), the
- * curvature pilot's left out (`withoutPilot`: the run has no reference, so an iteration with one is a pilot), with
+ * curvature pilot's left out (`withoutPilot`: the run has no reference, so an iteration with one is a pilot) and
+ * the gain iterations' (θ against θ₀, no step) always, with
  * the pentanomial counts (in reference mode both sides' results) summed for an error bar.
  * Reads the run's rows once, in the index.
  */
@@ -489,6 +494,7 @@ export async function eloBuckets(sql: Sql, runId: number, bucket: number, withou
     where run_id = ${runId}
       and status = 'complete'
       and (${!withoutPilot} or reference_engine_sha256 is null)
+      and not ${gainIteration(sql)}
     group by (iteration_number - 1) / ${bucket}
     order by first`;
 }

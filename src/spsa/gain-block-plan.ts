@@ -104,3 +104,9 @@ export function isGainIteration(plan: BuildGainPlan, k: number): boolean {
 export function tunerStep(plan: BuildGainPlan, k: number): number {
   return k - plan.gainIterations.filter((g) => g < k).length;
 }
+
+/** The games of iterations 1..k of a run of `gamesPerIteration` games per tuner iteration. */
+export function gamesThrough(plan: BuildGainPlan, gamesPerIteration: number, k: number): number {
+  const gains = plan.gainIterations.filter((g) => g <= k).length;
+  return gains * GAIN_BLOCK_GAMES + (k - gains) * gamesPerIteration;
+}

@@ -1,5 +1,5 @@
 import { optionPilotProgress, type OptionPilotProgress } from "../db/option-pilot.js";
-import { playedGainBlocks } from "../db/gain-blocks.js";
+import { runGainGames } from "../db/gain-blocks.js";
 import { gainStatus, type GainStatus } from "./gain-status.js";
 import type postgres from "postgres";
 import { readPlayedWith } from "../db/iterations.js";
@@ -277,7 +277,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     runWorkers,
     pilot,
     optionPilot,
-    gainBlocks,
+    gainGames,
   ] = await Promise.all([
     runTotals(sql, run.id, rateMinutes),
     recentIterations(sql, run.id, options.recentCount ?? 8),
@@ -293,7 +293,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
     run.reference === null ? pilotIterations(sql, run.id, configuredPilots(run)) : [],
     optionPilotProgress(sql, run.id),
-    playedGainBlocks(sql, run.id),
+    runGainGames(sql, run.id),
   ]);
   const settings = played?.settings ?? null;
   const eloCap = settings?.spsa.eloCap ?? DEFAULT_ELO_CAP;
@@ -301,7 +301,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     ...it,
     createdAt: it.createdAt.toISOString(),
     completedAt: it.completedAt?.toISOString() ?? null,
-    pilot: run.reference === null && it.reference !== null,
+    pilot: run.reference === null && it.reference !== null && !it.gain,
     capped: it.elo !== null && Math.abs(it.elo) >= eloCap,
   });
   const latest = recent[0];
@@ -389,11 +389,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     recent: recent.map(iterationStatus),
     pilot: pilot.map(iterationStatus),
     optionPilot: optionPilot ?? null,
-    // A UCI-option run's one carrier iteration holds its games and its budget.
-    gain:
-      perturbations && current
-        ? gainStatus(gainBlocks, current.gamesPlayed, current.targetGames, settings?.spsa.gain ?? DEFAULT_GAIN)
-        : null,
+    gain: gainStatus(gainGames.blocks, gainGames.played, gainGames.target, settings?.spsa.gain ?? DEFAULT_GAIN),
     workers: runWorkers.workers,
     staleWorkers: runWorkers.stale,
     workerReview: { reviewedAt: runWorkers.reviewedAt, strata: runWorkers.strata, suspects: runWorkers.suspects },

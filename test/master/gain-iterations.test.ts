@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { readRunDetail } from "../../src/dashboard/run-detail.js";
+import { findRun } from "../../src/db/run-status.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { DEFAULT_GAIN_OPTIONS, readGain, type GainBlock } from "../../src/spsa/gain-so-far.js";
 import { gainLine } from "../../src/spsa/gain-text.js";
@@ -164,6 +166,9 @@ describe("gain iterations in a build-mode run on real engines", () => {
     expect(json.pilot.map((it) => it.iteration)).toEqual([1]);
     const text = await spsa(["status", "--name", "gain-build"], { env, cwd: setup.dir });
     expect(text.stdout).toContain(gainLine(reading!));
+    // The dashboard's run page says it as the status does.
+    const detail = await readRunDetail(sql, (await findRun(sql, "gain-build"))!);
+    expect(detail.gain).toEqual([gainLine(reading!)]);
     const exported = await spsa(["export", "--name", "gain-build", "--format", "openbench"], { env, cwd: setup.dir });
     expect(exported.exitCode, exported.all).toBe(0);
     expect(exported.stdout.split("\n")[0]).toBe(`# ${gainLine(reading!)}`);

@@ -174,3 +174,40 @@ describe("gain iterations in a build-mode run on real engines", () => {
     expect(exported.stdout.split("\n")[0]).toBe(`# ${gainLine(reading!)}`);
   }, 300_000);
 });
+
+describe("the stop rule ending a build-mode run early", () => {
+  // 10 iterations of 16 games: gain iterations 3, 5, 7 and 9. Any projection lies within ±10,000 Elo:
+  // the rule holds once three of them are in and the budget is not spent: after iteration 7's step,
+  // when (one iteration in flight at most) iteration 8 is the last opened.
+  const fixture = useRunFixture({
+    ...RUN,
+    iterations: 10,
+    spsaLines: "gain_share = 0.5\nstop_below = 10000\nstop_early = true\nmax_staleness = 1",
+  });
+
+  it("says so in one line and ends the run after the iterations opened, each game counted once", async () => {
+    const { sql, env, setup } = fixture;
+    const worker = startWorker(setup, env, "stop-w", ["--seed", "w"]);
+    let log: string;
+    try {
+      const master = await startMaster(setup, env, "stop-build", ["--seed", "s"]);
+      expect(master.exitCode, master.all).toBe(0);
+      log = master.all ?? "";
+    } finally {
+      worker.kill("SIGTERM");
+      await worker;
+    }
+    const said = log.match(/nothing left to gain: .*/g) ?? [];
+    expect(said, log).toHaveLength(1);
+    expect(said[0]).toMatch(/below 10000\); stopping \(stop_early\)$/);
+    const ended = /ended early at (\d+) of its 160 games/.exec(log);
+    expect(ended, log).not.toBeNull();
+    const checks = await iterationsOf(sql, "stop-build");
+    expectExactCounts(checks, expect);
+    // The iterations opened when it fired, and no other.
+    expect(checks.map((r) => r.iteration_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(Number(ended![1])).toBe(128);
+    const [run] = await sql<{ status: string }[]>`select status from spsa_run where name = 'stop-build'`;
+    expect(run?.status).toBe("complete");
+  }, 300_000);
+});

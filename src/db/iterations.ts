@@ -15,7 +15,10 @@ import { asJson, type Sql } from "../postgres/sql.js";
  * Whether a spsa_iteration row is a build-mode gain iteration (its settings' `gain`: θ against θ₀,
  * no step; docs/gain-so-far.md), in SQL: the one place the rows are told apart.
  */
-export const gainIteration = (sql: Sql) => sql`coalesce((settings->>'gain')::boolean, false)`;
+export const gainIteration = (sql: Sql, alias?: string) =>
+  alias === undefined
+    ? sql`coalesce((settings->>'gain')::boolean, false)`
+    : sql`coalesce((${sql(alias)}.settings->>'gain')::boolean, false)`;
 
 export const OUTCOME_KEYS = [
   "referenceEngineSha256",
@@ -103,13 +106,17 @@ export async function readIteration(sql: Sql, id: number): Promise<IterationRow>
  * What an iteration was played with, the one place it is read: its settings, and beside them its
  * row's columns, the time per move and the games per iteration (its target; a UCI-option run's,
  * whose one iteration carries the whole run, from spsa_option_run). Of the iteration, or of the
- * run's latest that has settings; undefined for none (rows of a version before settings have none).
+ * run's latest tuner iteration that has settings (a gain iteration's 16 games are not the run's
+ * games per iteration); undefined for none (rows of a version before settings have none).
  */
 export async function readPlayedWith(
   sql: Sql,
   of: { iterationId: number } | { runId: number },
 ): Promise<PlayedWith | undefined> {
-  const which = "iterationId" in of ? sql`i.id = ${of.iterationId}` : sql`i.run_id = ${of.runId}`;
+  const which =
+    "iterationId" in of
+      ? sql`i.id = ${of.iterationId}`
+      : sql`i.run_id = ${of.runId} and not ${gainIteration(sql, "i")}`;
   const [row] = await sql<PlayedWith[]>`
     select i.settings,
       i.timelow_ms as "timelowMs",

@@ -279,10 +279,10 @@ async function waitForBuilds(builds: IterationBuilds<BuiltIteration>): Promise<v
   await withSpinner(`building ${describeIterations(builds.iterations)} (plus and minus engines)`, builds.ended());
 }
 
-/** A resumed run says which settings differ from the last iteration's: they apply from the next one. */
+/** A resumed run says which settings differ from the last tuner iteration's: they apply from the next one. */
 async function reportChanges({ options, run, params, db, log }: MasterContext): Promise<void> {
   const latest = await db.retrying((sql) => latestIteration(sql, run.id));
-  const recorded = latest && (await db.retrying((sql) => readPlayedWith(sql, { iterationId: latest.id })));
+  const recorded = latest && (await db.retrying((sql) => readPlayedWith(sql, { runId: run.id })));
   if (!latest || !recorded) return;
   for (const change of describeChanges(recorded, playedWith(options.config, params))) {
     log(

@@ -265,7 +265,12 @@ async function startBuild(master: MasterContext, loop: BuildLoop, k: number, sta
 async function stepOldest(master: MasterContext, loop: BuildLoop, oldest: IterationRow): Promise<void> {
   const watch = loop.watch?.iterationId === oldest.id ? loop.watch : { iterationId: oldest.id, warnedFaults: false };
   loop.watch = watch;
-  const played = await waitForGames(master, oldest, { status: loop.status, watch, builds: loop.builds });
+  const played = await waitForGames(master, oldest, {
+    status: loop.status,
+    watch,
+    builds: loop.builds,
+    iterations: loop.plan.iterations,
+  });
   if (played.gamesPlayed < played.targetGames) return; // a build ended: open it
   // The step waits while batches of a worker found a suspect are played again.
   if (await loop.review.beforeStep(played.iterationNumber))

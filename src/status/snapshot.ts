@@ -1,5 +1,6 @@
 import { optionPilotProgress, type OptionPilotProgress } from "../db/option-pilot.js";
 import { runGainGames } from "../db/gain-blocks.js";
+import { buildGainPlan, gamesThrough } from "../spsa/gain-block-plan.js";
 import { gainStatus, type GainStatus } from "./gain-status.js";
 import type postgres from "postgres";
 import { readPlayedWith } from "../db/iterations.js";
@@ -325,13 +326,35 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
         after,
       )
     : (await thetaHistory(sql, run, latest, options.samples)).filter((point) => point.iteration > after);
-  const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
+  // A build-mode run's iterations include its gain iterations (src/spsa/gain-block-plan.ts), as its master plans them.
+  const plan =
+    !perturbations && settings && played
+      ? buildGainPlan(
+          settings.spsa.maxIterations,
+          played.gamesPerIteration,
+          configuredPilots(run),
+          settings.spsa.gain?.share ?? 0,
+        )
+      : undefined;
+  const maxIterations =
+    plan?.iterations ?? settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
   const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
   const parameters = withHistory(run, listed, history);
   // A UCI-option run's one carrier iteration holds its whole budget.
-  const remaining = remainingGames(recent, perturbations ? latestNumber : maxIterations);
+  const remaining = remainingGames(
+    recent,
+    perturbations ? latestNumber : maxIterations,
+    plan &&
+      played &&
+      ((from) =>
+        Math.max(
+          0,
+          gamesThrough(plan, played.gamesPerIteration, plan.iterations) -
+            gamesThrough(plan, played.gamesPerIteration, from),
+        )),
+  );
   return {
     run: {
       name: run.name,
@@ -464,16 +487,23 @@ function waitingFor(
 
 /**
  * Games left to max_iterations: the open iterations' rest and the full iterations after the latest,
- * of its games each (its target_games). `recent` is newest first; iterations opened ahead are among
- * its first rows.
+ * of its games each (its target_games), or as `gamesAfter` counts them (a build-mode plan with gain
+ * iterations). `recent` is newest first; iterations opened ahead are among its first rows.
  */
-function remainingGames(recent: readonly IterationSummary[], maxIterations: number): number {
+function remainingGames(
+  recent: readonly IterationSummary[],
+  maxIterations: number,
+  gamesAfter: ((latest: number) => number) | undefined,
+): number {
   const latest = recent[0];
   if (!latest) return 0;
   const open = recent
     .filter((it) => it.status !== "complete")
     .reduce((sum, it) => sum + it.targetGames - it.gamesPlayed, 0);
-  return open + Math.max(0, maxIterations - latest.iteration) * latest.targetGames;
+  const after = gamesAfter
+    ? gamesAfter(latest.iteration)
+    : Math.max(0, maxIterations - latest.iteration) * latest.targetGames;
+  return open + after;
 }
 
 /** The run's `[spsa] adapt_pilot` as its stored config has it (0: none, or a config from before the pilot). */

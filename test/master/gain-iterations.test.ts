@@ -162,6 +162,7 @@ describe("gain iterations in a build-mode run on real engines", () => {
       games: reading!.games,
       stop: { below: 10000, early: false, nothingLeft: false },
     });
+    expect(json.iteration.max).toBe(5);
     // Gain iterations are not the curvature pilot's, nor in the plus-vs-minus Elo.
     expect(json.pilot.map((it) => it.iteration)).toEqual([1]);
     const text = await spsa(["status", "--name", "gain-build"], { env, cwd: setup.dir });

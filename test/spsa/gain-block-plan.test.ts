@@ -7,6 +7,7 @@ import {
   nextGainDraw,
   tunerIterations,
   tunerStep,
+  gamesThrough,
 } from "../../src/spsa/gain-block-plan.js";
 
 /**
@@ -102,5 +103,15 @@ describe("build mode's iterations with gain iterations", () => {
     // Each block is placed once the tuner's games reach 144 per block before it.
     for (const [n, k] of plan.gainIterations.entries())
       expect((tunerStep(plan, k) - 1) * 256).toBeGreaterThanOrEqual((n + 1) * 144);
+  });
+
+  it("at the default 64 games per iteration, has more iterations than max_iterations, in the budget's games", () => {
+    // 6,400 games: the pilot's 64, then 39 blocks of 16 in cycles of 160; the tuner's 5,776 are 90 iterations.
+    const plan = buildGainPlan(100, 64, 1, 0.1);
+    expect([plan.tunerIterations, plan.gainIterations.length]).toEqual([90, 39]);
+    expect(plan.iterations).toBe(129);
+    expect(gamesThrough(plan, 64, plan.iterations)).toBe(90 * 64 + 39 * 16);
+    expect(gamesThrough(plan, 64, plan.iterations)).toBeLessThanOrEqual(6400);
+    expect(gamesThrough(plan, 64, 1)).toBe(64);
   });
 });

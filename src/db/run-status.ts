@@ -9,6 +9,8 @@ import {
 } from "./fault-columns.js";
 import { spsaRun, type spsaIteration } from "./schema.js";
 import { gainIteration } from "./iterations.js";
+import { buildGainPlan, type BuildGainPlan } from "../spsa/gain-block-plan.js";
+import type { StoredRunConfig } from "../types/config.js";
 import type { PlusMinus, ReferenceResults } from "../types/engines.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
@@ -96,7 +98,10 @@ export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> 
    */
   iteration: number | null;
   completed: number;
-  /** `[spsa] max_iterations` as the run's stored config has it; null when it has none. */
+  /**
+   * The run's iterations as its stored config plans them (`[spsa] max_iterations`, and a
+   * build-mode run's gain iterations: storedGainPlan); null when it has none.
+   */
   maxIterations: number | null;
   /** Games played (reported and counted by the master), as spsa status's "games N done". */
   games: number;
@@ -105,8 +110,10 @@ export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> 
 
 /** Every tuning run, most recently active first. */
 export async function listRuns(sql: Sql): Promise<RunListRow[]> {
-  return sql<RunListRow[]>`
+  const rows = await sql<(Omit<RunListRow, "maxIterations"> & { config: StoredRunConfig; options: boolean })[]>`
     select r.name,
+      r.config,
+      exists (select 1 from spsa_option_run o where o.run_id = r.id) as options,
       r.status,
       case
         when exists (select 1 from spsa_option_run o where o.run_id = r.id) then null
@@ -114,8 +121,6 @@ export async function listRuns(sql: Sql): Promise<RunListRow[]> {
         else t.opened
       end as iteration,
       t.completed,
-      case when jsonb_typeof(r.config->'spsa'->'maxIterations') = 'number'
-        then (r.config->'spsa'->>'maxIterations')::int end as "maxIterations",
       t.games,
       r.created_at as "createdAt",
       ${LAST_ACTIVITY(sql)} as "lastActivity"
@@ -128,6 +133,50 @@ export async function listRuns(sql: Sql): Promise<RunListRow[]> {
     ) t
     where ${NOT_CARRIER(sql)}
     order by "lastActivity" desc, r.id desc`;
+  return rows.map(({ config, options, ...row }) => {
+    const spsa = config.spsa as { maxIterations?: unknown } | undefined;
+    const configured = typeof spsa?.maxIterations === "number" ? spsa.maxIterations : null;
+    return { ...row, maxIterations: storedGainPlan(config, options)?.plan.iterations ?? configured };
+  });
+}
+
+/**
+ * A build-mode run's iterations as its stored config plans them (src/spsa/gain-block-plan.ts
+ * buildGainPlan: `[spsa] max_iterations` of games_per_iteration, the curvature pilot's first, the
+ * gain iterations among them), with its games per iteration; undefined for a UCI-option run or a
+ * config from before the gain keys.
+ */
+export function storedGainPlan(
+  config: Record<string, unknown>,
+  options: boolean,
+): { plan: BuildGainPlan; gamesPerIteration: number } | undefined {
+  const spsa = config.spsa as
+    | {
+        maxIterations?: unknown;
+        gain?: { share?: unknown };
+        adaptive?: { mode?: unknown; pilot?: unknown };
+        reference?: unknown;
+      }
+    | undefined;
+  const games = config.games as { gamesPerIteration?: unknown; batchSize?: unknown } | undefined;
+  const [max, share, perIteration, batch] = [
+    spsa?.maxIterations,
+    spsa?.gain?.share,
+    games?.gamesPerIteration,
+    games?.batchSize,
+  ];
+  if (options || typeof max !== "number" || typeof share !== "number") return undefined;
+  if (typeof perIteration !== "number" || typeof batch !== "number") return undefined;
+  // The curvature pilot's iterations, as the master counts them (src/master/pilot.ts pilotIterations).
+  const pilot = spsa?.adaptive?.pilot;
+  const pilots =
+    spsa?.adaptive?.mode === "off" || spsa?.reference !== undefined || perIteration % 4 !== 0 || batch % 4 !== 0
+      ? 0
+      : typeof pilot === "number"
+        ? pilot
+        : 0;
+  // As src/master/gain-iterations.ts gainPlanOf: no gain iteration without a game pair on each side of a batch.
+  return { plan: buildGainPlan(max, perIteration, pilots, batch >= 4 ? share : 0), gamesPerIteration: perIteration };
 }
 
 export interface RunTotals {

@@ -1,6 +1,6 @@
 import { optionPilotProgress, type OptionPilotProgress } from "../db/option-pilot.js";
 import { runGainGames } from "../db/gain-blocks.js";
-import { buildGainPlan, gamesThrough } from "../spsa/gain-block-plan.js";
+import { gamesThrough } from "../spsa/gain-block-plan.js";
 import { gainStatus, type GainStatus } from "./gain-status.js";
 import type postgres from "postgres";
 import { readPlayedWith } from "../db/iterations.js";
@@ -8,6 +8,7 @@ import {
   gamesPerMinute,
   iterationSummary,
   pilotIterations,
+  storedGainPlan,
   rateWindowMinutes,
   etaSeconds,
   recentIterations,
@@ -326,18 +327,10 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
         after,
       )
     : (await thetaHistory(sql, run, latest, options.samples)).filter((point) => point.iteration > after);
-  // A build-mode run's iterations include its gain iterations (src/spsa/gain-block-plan.ts), as its master plans them.
-  const plan =
-    !perturbations && settings && played
-      ? buildGainPlan(
-          settings.spsa.maxIterations,
-          played.gamesPerIteration,
-          configuredPilots(run),
-          settings.spsa.gain?.share ?? 0,
-        )
-      : undefined;
+  // A build-mode run's iterations include its gain iterations, as the run list counts them.
+  const planned = storedGainPlan(run.config, Boolean(perturbations));
   const maxIterations =
-    plan?.iterations ?? settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
+    planned?.plan.iterations ?? settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
   const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
@@ -346,13 +339,12 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
   const remaining = remainingGames(
     recent,
     perturbations ? latestNumber : maxIterations,
-    plan &&
-      played &&
+    planned &&
       ((from) =>
         Math.max(
           0,
-          gamesThrough(plan, played.gamesPerIteration, plan.iterations) -
-            gamesThrough(plan, played.gamesPerIteration, from),
+          gamesThrough(planned.plan, planned.gamesPerIteration, planned.plan.iterations) -
+            gamesThrough(planned.plan, planned.gamesPerIteration, from),
         )),
   );
   return {

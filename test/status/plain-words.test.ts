@@ -48,7 +48,7 @@ describe("spsa status in plain words", () => {
     );
     // The dashboard's run list counts as the master does: iteration 3 (not the 4 opened), 2 complete.
     const row = (await listRuns(sql)).find((r) => r.name === "flight");
-    expect(row).toMatchObject({ iteration: 3, completed: 2, maxIterations: 100, games: status.games.total });
+    expect(row).toMatchObject({ iteration: 3, completed: 2, maxIterations: 129, games: status.games.total });
     expect(status.games.total).toBe(2 * 64);
   });
 

@@ -67,7 +67,7 @@ interface RunProgress {
    */
   optionPilot: string | null;
   /**
-   * A UCI-option run's Elo gained so far and, while it holds, the stop rule's line, as `spsa status`
+   * A run's Elo gained so far and, while it holds, the stop rule's line, as `spsa status`
    * says them (docs/gain-so-far.md); empty without a reading.
    */
   gain: string[];

@@ -11,6 +11,15 @@ import { asJson, type Sql } from "../postgres/sql.js";
 /** SQL of the master's iterations (spsa_iteration): start one, read its counters, complete it. */
 
 /** What an iteration's games measured: plus against minus, or (a reference engine named) each side against it. */
+/**
+ * Whether a spsa_iteration row is a build-mode gain iteration (its settings' `gain`: θ against θ₀,
+ * no step; docs/gain-so-far.md), in SQL: the one place the rows are told apart.
+ */
+export const gainIteration = (sql: Sql, alias?: string) =>
+  alias === undefined
+    ? sql`coalesce((settings->>'gain')::boolean, false)`
+    : sql`coalesce((${sql(alias)}.settings->>'gain')::boolean, false)`;
+
 export const OUTCOME_KEYS = [
   "referenceEngineSha256",
   "plusWins",
@@ -97,13 +106,17 @@ export async function readIteration(sql: Sql, id: number): Promise<IterationRow>
  * What an iteration was played with, the one place it is read: its settings, and beside them its
  * row's columns, the time per move and the games per iteration (its target; a UCI-option run's,
  * whose one iteration carries the whole run, from spsa_option_run). Of the iteration, or of the
- * run's latest that has settings; undefined for none (rows of a version before settings have none).
+ * run's latest tuner iteration that has settings (a gain iteration's 16 games are not the run's
+ * games per iteration); undefined for none (rows of a version before settings have none).
  */
 export async function readPlayedWith(
   sql: Sql,
   of: { iterationId: number } | { runId: number },
 ): Promise<PlayedWith | undefined> {
-  const which = "iterationId" in of ? sql`i.id = ${of.iterationId}` : sql`i.run_id = ${of.runId}`;
+  const which =
+    "iterationId" in of
+      ? sql`i.id = ${of.iterationId}`
+      : sql`i.run_id = ${of.runId} and not ${gainIteration(sql, "i")}`;
   const [row] = await sql<PlayedWith[]>`
     select i.settings,
       i.timelow_ms as "timelowMs",
@@ -256,9 +269,10 @@ export async function completeIteration(
 }
 
 /**
- * θ at the start of iterations 1..through of a run, from the recorded rows: the past that
- * the self-correcting schedule, momentum and tail averaging need (src/spsa/trajectory.ts),
- * so they keep no state of their own and a restarted master continues exactly.
+ * θ at the start of the tuner's iterations among 1..through of a run, from the recorded rows: the
+ * past that the self-correcting schedule and momentum need (src/spsa/trajectory.ts), so they keep
+ * no state of their own and a restarted master continues exactly. A gain iteration (it moves θ no
+ * step) is not among them: the tuner's schedule counts its own iterations.
  */
 export async function readTrajectory(sql: Sql, runId: number, through: number): Promise<Values[]> {
   const rows = await sql<{ base: Values | null }[]>`
@@ -266,12 +280,16 @@ export async function readTrajectory(sql: Sql, runId: number, through: number): 
     from spsa_iteration
     where run_id = ${runId}
       and iteration_number <= ${through}
+      and not ${gainIteration(sql)}
     order by iteration_number`;
   // Rows from before base θ was recorded have none: their parameters count as unmoved.
   return rows.map((row) => row.base ?? {});
 }
 
-/** θ after each completed iteration, in order (iterations in flight draw from older θ, so not their bases). */
+/**
+ * θ after each completed tuner iteration, in order (iterations in flight draw from older θ, so not
+ * their bases): the tail average's points, which a gain iteration (no step) would weigh twice.
+ */
 export async function readThetaAfter(sql: Sql, runId: number): Promise<Values[]> {
   const rows = await sql<{ theta: Values }[]>`
     select theta_after as theta
@@ -279,6 +297,7 @@ export async function readThetaAfter(sql: Sql, runId: number): Promise<Values[]>
     where run_id = ${runId}
       and status = 'complete'
       and theta_after is not null
+      and not ${gainIteration(sql)}
     order by iteration_number`;
   return rows.map((row) => row.theta);
 }
@@ -302,6 +321,7 @@ export async function readMeasuredIterations(
         and iteration_number <= ${through}
         and status = 'complete'
         and elo_diff is not null
+        and not ${gainIteration(sql)}
       order by iteration_number desc
       limit ${count}
     ) recent
@@ -397,6 +417,7 @@ export async function readPlayedIterations(
       and elo_diff is not null
       and plus_parameters is not null
       and minus_parameters is not null
+      and not ${gainIteration(sql)}
     order by iteration_number`;
   return {
     start: run.start,

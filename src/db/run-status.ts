@@ -8,6 +8,9 @@ import {
   type CounterColumns,
 } from "./fault-columns.js";
 import { spsaRun, type spsaIteration } from "./schema.js";
+import { gainIteration } from "./iterations.js";
+import { buildGainPlan, type BuildGainPlan } from "../spsa/gain-block-plan.js";
+import type { StoredRunConfig } from "../types/config.js";
 import type { PlusMinus, ReferenceResults } from "../types/engines.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
 import type { Values } from "../types/spsa.js";
@@ -95,7 +98,10 @@ export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> 
    */
   iteration: number | null;
   completed: number;
-  /** `[spsa] max_iterations` as the run's stored config has it; null when it has none. */
+  /**
+   * The run's iterations as its stored config plans them (`[spsa] max_iterations`, and a
+   * build-mode run's gain iterations: storedGainPlan); null when it has none.
+   */
   maxIterations: number | null;
   /** Games played (reported and counted by the master), as spsa status's "games N done". */
   games: number;
@@ -104,8 +110,10 @@ export type RunListRow = RowOf<typeof spsaRun, "name" | "status" | "createdAt"> 
 
 /** Every tuning run, most recently active first. */
 export async function listRuns(sql: Sql): Promise<RunListRow[]> {
-  return sql<RunListRow[]>`
+  const rows = await sql<(Omit<RunListRow, "maxIterations"> & { config: StoredRunConfig; options: boolean })[]>`
     select r.name,
+      r.config,
+      exists (select 1 from spsa_option_run o where o.run_id = r.id) as options,
       r.status,
       case
         when exists (select 1 from spsa_option_run o where o.run_id = r.id) then null
@@ -113,8 +121,6 @@ export async function listRuns(sql: Sql): Promise<RunListRow[]> {
         else t.opened
       end as iteration,
       t.completed,
-      case when jsonb_typeof(r.config->'spsa'->'maxIterations') = 'number'
-        then (r.config->'spsa'->>'maxIterations')::int end as "maxIterations",
       t.games,
       r.created_at as "createdAt",
       ${LAST_ACTIVITY(sql)} as "lastActivity"
@@ -127,6 +133,50 @@ export async function listRuns(sql: Sql): Promise<RunListRow[]> {
     ) t
     where ${NOT_CARRIER(sql)}
     order by "lastActivity" desc, r.id desc`;
+  return rows.map(({ config, options, ...row }) => {
+    const spsa = config.spsa as { maxIterations?: unknown } | undefined;
+    const configured = typeof spsa?.maxIterations === "number" ? spsa.maxIterations : null;
+    return { ...row, maxIterations: storedGainPlan(config, options)?.plan.iterations ?? configured };
+  });
+}
+
+/**
+ * A build-mode run's iterations as its stored config plans them (src/spsa/gain-block-plan.ts
+ * buildGainPlan: `[spsa] max_iterations` of games_per_iteration, the curvature pilot's first, the
+ * gain iterations among them), with its games per iteration; undefined for a UCI-option run or a
+ * config from before the gain keys.
+ */
+export function storedGainPlan(
+  config: Record<string, unknown>,
+  options: boolean,
+): { plan: BuildGainPlan; gamesPerIteration: number } | undefined {
+  const spsa = config.spsa as
+    | {
+        maxIterations?: unknown;
+        gain?: { share?: unknown };
+        adaptive?: { mode?: unknown; pilot?: unknown };
+        reference?: unknown;
+      }
+    | undefined;
+  const games = config.games as { gamesPerIteration?: unknown; batchSize?: unknown } | undefined;
+  const [max, share, perIteration, batch] = [
+    spsa?.maxIterations,
+    spsa?.gain?.share,
+    games?.gamesPerIteration,
+    games?.batchSize,
+  ];
+  if (options || typeof max !== "number" || typeof share !== "number") return undefined;
+  if (typeof perIteration !== "number" || typeof batch !== "number") return undefined;
+  // The curvature pilot's iterations, as the master counts them (src/master/pilot.ts pilotIterations).
+  const pilot = spsa?.adaptive?.pilot;
+  const pilots =
+    spsa?.adaptive?.mode === "off" || spsa?.reference !== undefined || perIteration % 4 !== 0 || batch % 4 !== 0
+      ? 0
+      : typeof pilot === "number"
+        ? pilot
+        : 0;
+  // As src/master/gain-iterations.ts gainPlanOf: no gain iteration without a game pair on each side of a batch.
+  return { plan: buildGainPlan(max, perIteration, pilots, batch >= 4 ? share : 0), gamesPerIteration: perIteration };
 }
 
 export interface RunTotals {
@@ -241,8 +291,10 @@ export type IterationSummary = RowOf<
   delayLosses: number;
   replays: number;
   replayLimitPairs: number;
-  /** The Elo the update used (capped), null until the iteration completes. */
+  /** The Elo the update used (capped), null until the iteration completes; a gain iteration's is θ's over θ₀. */
   elo: number | null;
+  /** A gain iteration: θ against θ₀ on both sides, no step (docs/gain-so-far.md). */
+  gain: boolean;
 };
 
 /**
@@ -273,6 +325,7 @@ const SUMMARY_COLUMNS = (sql: Sql) => sql`
   replays,
   replay_limit_pairs as "replayLimitPairs",
   elo_diff as elo,
+  ${gainIteration(sql)} as gain,
   created_at as "createdAt",
   completed_at as "completedAt"`;
 
@@ -471,7 +524,8 @@ export interface EloBucket {
 
 /**
  * Completed iterations' Elo, `bucket` iterations per row (1: one row per iteration), the
- * curvature pilot's left out (`withoutPilot`: the run has no reference, so an iteration with one is a pilot), with
+ * curvature pilot's left out (`withoutPilot`: the run has no reference, so an iteration with one is a pilot) and
+ * the gain iterations' (θ against θ₀, no step) always, with
  * the pentanomial counts (in reference mode both sides' results) summed for an error bar.
  * Reads the run's rows once, in the index.
  */
@@ -489,6 +543,7 @@ export async function eloBuckets(sql: Sql, runId: number, bucket: number, withou
     where run_id = ${runId}
       and status = 'complete'
       and (${!withoutPilot} or reference_engine_sha256 is null)
+      and not ${gainIteration(sql)}
     group by (iteration_number - 1) / ${bucket}
     order by first`;
 }

@@ -22,6 +22,9 @@ import { finishRun } from "./finish-run.js";
 import { IterationBuilds } from "./iteration-builds.js";
 import { buildIteration, drawIteration, openIteration, type BuiltIteration } from "./open-iteration.js";
 import { pilotEngine, pilotIterations, pilotSkipped } from "./pilot.js";
+import { describeGainPlan, gainPlanOf } from "./gain-iterations.js";
+import { GainStop } from "./gain-stop.js";
+import { gamesThrough, isGainIteration, type BuildGainPlan } from "../spsa/gain-block-plan.js";
 import { runReference } from "./reference.js";
 import {
   openTuningRun,
@@ -63,7 +66,12 @@ interface BuildLoop {
   cores: number;
   status: StatusLine;
   review: BuildReview;
-  /** The engine iteration k's sides play: the pilot's θ₀, or the reference (or none). */
+  /** Where the gain iterations go among the run's iterations (src/spsa/gain-block-plan.ts). */
+  plan: BuildGainPlan;
+  /** The stop rule (docs/gain-so-far.md), and the last iteration once it ended the run early (stop_early). */
+  gainStop: GainStop;
+  endedAt: number | undefined;
+  /** The engine iteration k's sides play: θ₀ in the pilot's and the gain iterations, or the reference (or none). */
   opponentOf: (k: number) => Promise<BuiltEngine | undefined>;
   watch: Watch | undefined;
   /** Whether the slow-build warning was said: once per master. */
@@ -87,6 +95,8 @@ async function tune(master: MasterContext): Promise<MasterSummary> {
       await queueTransfers(master, loop.current);
       // θ as the database holds it: an undo (spsa undo --worker) may have moved it.
       loop.current = withTheta(loop.current, await db.retrying((sql) => runParameters(sql, run.id)));
+      // The stop rule, on the games counted so far (restart-safe: the database's reading decides again).
+      await db.retrying((sql) => loop.gainStop.check(sql));
       const inFlight = await db.retrying((sql) => inFlightState(sql, run.id));
       const atOnce = buildsAtOnce({
         configured: config.build.buildsAtOnce,
@@ -126,26 +136,45 @@ async function startLoop(master: MasterContext): Promise<BuildLoop> {
   const reference = await runReference(master);
   const skipped = pilotSkipped(options.config);
   if (skipped) log(skipped);
-  // θ₀ for the pilot iterations: built once, when the first of them starts.
+  const plan = gainPlanOf(config);
+  const gainPlan = describeGainPlan(config, plan);
+  if (gainPlan) log(gainPlan);
+  // θ₀ for the pilot and gain iterations: built once, when the first of them starts.
   let theta0: Promise<BuiltEngine> | undefined;
   const opponentOf = (k: number) =>
-    k <= pilotIterations(options.config) ? (theta0 ??= pilotEngine(master)) : Promise.resolve(reference);
+    k <= pilotIterations(config) || isGainIteration(plan, k)
+      ? (theta0 ??= pilotEngine(master))
+      : Promise.resolve(reference);
   const initial = valuesOf(params);
   syncParamsFile(paramsFile, valuesOf(params), log);
   await reportChanges(master);
   const review = await BuildReview.start({ db, runId: run.id, names: params.map((p) => p.name), log });
-  return {
-    builds: new IterationBuilds<BuiltIteration>(options.signal),
+  const builds = new IterationBuilds<BuiltIteration>(options.signal);
+  const loop: BuildLoop = {
+    builds,
     initial,
     current: params,
     bound: stalenessBound(config.spsa),
     cores: availableParallelism(),
     status: options.status ?? new StatusLine(),
     review,
+    plan,
+    // Ended early: no iteration opens after those opened or being built; the run finishes once they are played.
+    gainStop: new GainStop(
+      { runId: run.id, name: run.name, gainShare: config.spsa.gain.share },
+      config.spsa.gain,
+      log,
+      async (sql) => {
+        loop.endedAt = ((await latestIteration(sql, run.id))?.iterationNumber ?? 0) + builds.iterations.length;
+        return gamesThrough(plan, config.games.gamesPerIteration, loop.endedAt);
+      },
+    ),
+    endedAt: undefined,
     opponentOf,
     watch: undefined,
     warned: false,
   };
+  return loop;
 }
 
 /**
@@ -167,7 +196,7 @@ async function decide(
     beingBuilt: loop.builds.iterations.length,
     buildsRunning: loop.builds.running,
     buildsAtOnce: atOnce,
-    maxIterations: config.spsa.maxIterations,
+    maxIterations: Math.min(loop.plan.iterations, loop.endedAt ?? Infinity),
     pilots: pilotIterations(config),
   };
   for (;;) {
@@ -222,7 +251,7 @@ async function openBuilt(
 /** Draws iteration k from θ as it stands and starts its build in the background. */
 async function startBuild(master: MasterContext, loop: BuildLoop, k: number, staleness: number): Promise<void> {
   const { options, db } = master;
-  const drawn = await drawIteration(master, loop.current, k, staleness, await loop.opponentOf(k));
+  const drawn = await drawIteration(master, loop.current, k, staleness, await loop.opponentOf(k), loop.plan);
   crashPoint("build-starting");
   // A master that stalled and lost the run to another one never builds.
   await db.retrying(() => options.lease.confirm());
@@ -236,11 +265,16 @@ async function startBuild(master: MasterContext, loop: BuildLoop, k: number, sta
 async function stepOldest(master: MasterContext, loop: BuildLoop, oldest: IterationRow): Promise<void> {
   const watch = loop.watch?.iterationId === oldest.id ? loop.watch : { iterationId: oldest.id, warnedFaults: false };
   loop.watch = watch;
-  const played = await waitForGames(master, oldest, { status: loop.status, watch, builds: loop.builds });
+  const played = await waitForGames(master, oldest, {
+    status: loop.status,
+    watch,
+    builds: loop.builds,
+    iterations: loop.plan.iterations,
+  });
   if (played.gamesPlayed < played.targetGames) return; // a build ended: open it
   // The step waits while batches of a worker found a suspect are played again.
   if (await loop.review.beforeStep(played.iterationNumber))
-    loop.current = await finishIteration(master, loop.current, played);
+    loop.current = await finishIteration(master, loop.current, played, loop.plan.iterations);
   // The iteration's engines are no longer played (unless a transfer still plays them).
   await sweepRun(master, false, loop.builds.iterations);
 }
@@ -250,10 +284,10 @@ async function waitForBuilds(builds: IterationBuilds<BuiltIteration>): Promise<v
   await withSpinner(`building ${describeIterations(builds.iterations)} (plus and minus engines)`, builds.ended());
 }
 
-/** A resumed run says which settings differ from the last iteration's: they apply from the next one. */
+/** A resumed run says which settings differ from the last tuner iteration's: they apply from the next one. */
 async function reportChanges({ options, run, params, db, log }: MasterContext): Promise<void> {
   const latest = await db.retrying((sql) => latestIteration(sql, run.id));
-  const recorded = latest && (await db.retrying((sql) => readPlayedWith(sql, { iterationId: latest.id })));
+  const recorded = latest && (await db.retrying((sql) => readPlayedWith(sql, { runId: run.id })));
   if (!latest || !recorded) return;
   for (const change of describeChanges(recorded, playedWith(options.config, params))) {
     log(

@@ -22,7 +22,7 @@ export async function finishRun(
   const { options, run, db, log } = master;
   await finishTransfers(master, params);
   await db.retrying(() => options.lease.transaction((tx) => markRunComplete(tx, run.id)));
-  log(`run "${run.name}" complete: ${options.config.spsa.maxIterations} iterations`);
+  log(`run "${run.name}" complete: ${iterations} iterations`);
   const final = await finalValues(master, params, iterations);
   const shipped = await shipCandidate(master, params);
   // A complete run keeps no engine: the final θ's is rebuilt from θ if ever needed (docs/results.md).
@@ -61,13 +61,14 @@ async function finalValues(
 ): Promise<Values> {
   const { averageTail } = options.config.spsa;
   if (averageTail === 0 || iterations === 0) return valuesOf(params);
-  // θ after each iteration as its step left it (with iterations in flight, the next one's base is older θ).
+  // θ after each tuner iteration as its step left it (with iterations in flight, the next one's base is older θ).
   const thetas = await db.retrying((sql) => readThetaAfter(sql, run.id));
   const averaged = tailAverage(thetas.length > 0 ? thetas : [valuesOf(params)], averageTail);
   syncParamsFile(options.paramsFile, averaged, () => {});
+  const points = Math.max(1, thetas.length);
   log(
     `${options.paramsFile}: θ averaged over the last ` +
-      `${Math.max(1, Math.ceil(averageTail * iterations))} of ${iterations} iterations ([spsa] ` +
+      `${Math.max(1, Math.ceil(averageTail * points))} of ${points} iterations ([spsa] ` +
       `average_tail ${averageTail})`,
   );
   return averaged;

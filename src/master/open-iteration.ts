@@ -17,7 +17,9 @@ import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
 import { signedEngines } from "../signing/binary-signature.js";
 import type { Perturbation } from "../types/spsa.js";
 import type { IterationSettings } from "../types/config.js";
+import { GAIN_BLOCK_GAMES, isGainIteration, tunerStep, type BuildGainPlan } from "../spsa/gain-block-plan.js";
 import { crashPoint } from "./crash-points.js";
+import { buildGainEngine, gainPerturbation } from "./gain-iterations.js";
 import { describePilot, pilotIterations, pilotScaled } from "./pilot.js";
 import type { MasterContext } from "./run-setup.js";
 
@@ -44,7 +46,9 @@ export interface BuiltIteration {
 /**
  * Draws iteration k from θ `params`, with `staleness` steps before it not applied yet: its
  * perturbation, and its step scales from the iterations completed so far (always 1..k − 1 −
- * staleness). In reference mode and the curvature pilot its sides each play `reference`.
+ * staleness). In reference mode, the curvature pilot and a gain iteration its sides each play
+ * `reference` (θ₀ for the latter two). The tuner's schedule counts its own iterations (tunerStep
+ * of the run's gain `plan`); a gain iteration is θ on both sides, its settings marked `gain`.
  */
 export async function drawIteration(
   master: MasterContext,
@@ -52,9 +56,20 @@ export async function drawIteration(
   k: number,
   staleness: number,
   reference: BuiltEngine | undefined,
+  plan: BuildGainPlan,
 ): Promise<DrawnIteration> {
   const { options, run, db, log } = master;
   const { config } = options;
+  if (isGainIteration(plan, k))
+    return {
+      k,
+      params,
+      staleness,
+      perturbation: gainPerturbation(params),
+      reference,
+      settings: { ...settingsOf(config, params), ...(staleness > 0 && { staleness }), gain: true },
+    };
+  const step = tunerStep(plan, k);
   // The self-correcting schedule's a_k follows from θ so far (past rows, then today's θ).
   const trajectory =
     config.spsa.schedule === "self-correcting"
@@ -62,8 +77,8 @@ export async function drawIteration(
       : undefined;
   const perturbation = perturb(
     params,
-    spsaMathConfig(config.spsa, config.games.gamesPerIteration),
-    k,
+    spsaMathConfig({ ...config.spsa, maxIterations: plan.tunerIterations }, config.games.gamesPerIteration),
+    step,
     createRng(`${run.seed}:${k}`),
     trajectory,
   );
@@ -93,12 +108,17 @@ export async function drawIteration(
 
 /** Builds a drawn iteration's plus and minus in build slot `slot` (in the background: the master goes on meanwhile). */
 export async function buildIteration(
-  { options, run, db }: MasterContext,
+  master: MasterContext,
   drawn: DrawnIteration,
   slot: number,
   signal: AbortSignal,
 ): Promise<BuiltIteration> {
+  const { options, run, db } = master;
   const { config } = options;
+  if (drawn.settings.gain) {
+    const theta = { k: drawn.k, params: drawn.params, values: drawn.perturbation.plus };
+    return { drawn, ...(await buildGainEngine(master, theta, slot, signal)) };
+  }
   const building = buildPlusAndMinus({
     build: config.build,
     params: drawn.params,
@@ -136,8 +156,10 @@ export async function openIteration(
   const { k, staleness, perturbation, reference, settings } = built.drawn;
   const ahead = staleness === 0 ? "" : `; ${drawnBehind(k, staleness)}`;
   log(
-    `iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ` +
-      `${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`,
+    settings.gain
+      ? `iteration ${k} (gain): θ built in ${buildSeconds.toFixed(1)}s, both sides play θ₀ (no step${ahead})`
+      : `iteration ${k}: engines built in ${buildSeconds.toFixed(1)}s (c_k ` +
+          `${perturbation.ck.toFixed(3)}, a_k ${perturbation.ak.toFixed(4)}${ahead})`,
   );
   // The run's uid, not its id: a signature names the database it belongs to (docs/signing.md).
   const engines = signedEngines(
@@ -146,18 +168,23 @@ export async function openIteration(
     { plus: built.plus, minus: built.minus, ...(reference && { reference }) },
   );
   const plan = reference ? planReferenceBatchSizes : planBatchSizes;
+  const targetGames = settings.gain ? GAIN_BLOCK_GAMES : config.games.gamesPerIteration;
+  // A gain iteration's plus and minus are one binary: stored once.
+  const binaries = [
+    ...new Map([built.plus, built.minus, ...(reference ? [reference] : [])].map((b) => [b.sha256, b])).values(),
+  ];
   // The binaries stored and named in one transaction, which commits only while this master has the run's lease.
   await db.retrying(() =>
     options.lease.transaction(async (tx) => {
-      await storeBinaries(tx, [built.plus, built.minus, ...(reference ? [reference] : [])]);
+      await storeBinaries(tx, binaries);
       return insertIteration(tx, {
         runId: run.id,
         iterationNumber: k,
         ...engines,
         timelowMs: config.timeControl.timelowMs,
         timehighMs: config.timeControl.timehighMs,
-        targetGames: config.games.gamesPerIteration,
-        batchSizes: plan(config.games.gamesPerIteration, config.games.batchSize, await activeGameSlots(tx)),
+        targetGames,
+        batchSizes: plan(targetGames, config.games.batchSize, await activeGameSlots(tx)),
         ck: perturbation.ck,
         ak: perturbation.ak,
         base: valuesOf(built.drawn.params),

@@ -6,6 +6,7 @@ import { expireLeases } from "../db/batches.js";
 import type { Database } from "../postgres/connection.js";
 import {
   carrierProgress,
+  endCarrierEarly,
   completeOptionRun,
   insertOptionRun,
   isOptionRun,
@@ -279,9 +280,10 @@ async function watch(
   // θ as this master moved it: not read back nor written at every batch of a large run.
   const cached = new CachedTheta();
   const gainStop = new GainStop(
-    { runId: run.id, iterationId: optionRun.iterationId, name: run.name, gainShare: optionRun.gainShare },
+    { runId: run.id, name: run.name, gainShare: optionRun.gainShare ?? 0 },
     options.config.spsa.gain,
     log,
+    (sql) => endCarrierEarly(sql, optionRun.iterationId),
   );
   let seen = -1;
   let synced = Date.now();
@@ -301,7 +303,7 @@ async function watch(
         const carrier = await carrierProgress(sql, optionRun.iterationId);
         if (carrier.complete) return carrier;
         // The stop rule, with the blocks just folded; an early end draws nothing more.
-        if (await gainStop.check(sql, carrier)) return carrierProgress(sql, optionRun.iterationId);
+        if (await gainStop.check(sql)) return carrierProgress(sql, optionRun.iterationId);
         // New draws from the θ just moved, for the batches the workers claim next.
         await topUpDraws(
           sql,

@@ -24,12 +24,17 @@ export interface Watch {
 /**
  * Waits until the workers have played the iteration's target, showing progress; looks at the
  * transfers playing meanwhile. Returns early, the iteration not complete, when one of `builds`
- * ends: the master opens it and starts the next.
+ * ends: the master opens it and starts the next. `iterations`: the run's, gain iterations included.
  */
 export async function waitForGames(
   master: MasterContext,
   iteration: IterationRow,
-  { status, watch, builds }: { status: StatusLine; watch: Watch; builds: IterationBuilds<unknown> },
+  {
+    status,
+    watch,
+    builds,
+    iterations,
+  }: { status: StatusLine; watch: Watch; builds: IterationBuilds<unknown>; iterations: number },
 ): Promise<IterationRow> {
   const { options, run, db, log } = master;
   const { config } = options;
@@ -61,7 +66,7 @@ export async function waitForGames(
       const building = builds.iterations.length > 0 ? `  building ${describeIterations(builds.iterations)}` : "";
       // A run without a reference engine plays one only in its curvature pilot: θ₀.
       const opponent = run.reference === null ? "θ₀" : "reference";
-      status.update(formatProgress(row, config.spsa.maxIterations, rate, opponent) + building);
+      status.update(formatProgress(row, iterations, rate, opponent) + building);
       const warning = watch.warnedFaults ? undefined : faultWarning(row);
       if (warning) {
         watch.warnedFaults = true;

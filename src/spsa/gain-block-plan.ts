@@ -58,3 +58,55 @@ export function nextGainDraw(
 export function tunerIterations(plan: GainBlockPlan, gamesPerIteration: number, maxIterations: number): number {
   return plan.blocks === 0 ? maxIterations : Math.max(1, Math.floor(plan.tunerGames / gamesPerIteration));
 }
+
+/**
+ * Build mode's iterations (src/master/build-mode.ts): the same plan in whole iterations. A tuner
+ * iteration is `gamesPerIteration` games, a gain iteration GAIN_BLOCK_GAMES of θ against θ₀; one
+ * is placed once the tuner's games reach its place, so iteration numbers (1..iterations) interleave
+ * the two. The tuner's own index (tunerStep) is what its gain schedule, trajectory and momentum
+ * count, planned for `tunerIterations`; without blocks every k is the tuner's, as before.
+ */
+export interface BuildGainPlan {
+  /** The run's iterations, gain iterations included. */
+  iterations: number;
+  /** The tuner's iterations (the pilot's included): the schedule's max_iterations. */
+  tunerIterations: number;
+  /** The iteration numbers of the gain iterations, in order. */
+  gainIterations: readonly number[];
+}
+
+/** The iterations of a build-mode run of `maxIterations` × `gamesPerIteration` games, `pilots` of them the pilot's. */
+export function buildGainPlan(
+  maxIterations: number,
+  gamesPerIteration: number,
+  pilots: number,
+  share: number,
+): BuildGainPlan {
+  const plan = gainBlockPlan(maxIterations * gamesPerIteration, pilots * gamesPerIteration, share);
+  if (plan.blocks === 0) return { iterations: maxIterations, tunerIterations: maxIterations, gainIterations: [] };
+  const tuner = tunerIterations(plan, gamesPerIteration, maxIterations);
+  const gainIterations: number[] = [];
+  let tuned = 0;
+  for (let k = 1; ; k++) {
+    if (nextGainDraw(plan, tuned * gamesPerIteration, gainIterations.length * GAIN_BLOCK_GAMES).gain)
+      gainIterations.push(k);
+    else if (tuned < tuner) tuned++;
+    else return { iterations: k - 1, tunerIterations: tuner, gainIterations };
+  }
+}
+
+/** Whether iteration k plays θ against θ₀ and moves θ no step. */
+export function isGainIteration(plan: BuildGainPlan, k: number): boolean {
+  return plan.gainIterations.includes(k);
+}
+
+/** Iteration k's place among the tuner's iterations (1-based): k less the gain iterations before it. */
+export function tunerStep(plan: BuildGainPlan, k: number): number {
+  return k - plan.gainIterations.filter((g) => g < k).length;
+}
+
+/** The games of iterations 1..k of a run of `gamesPerIteration` games per tuner iteration. */
+export function gamesThrough(plan: BuildGainPlan, gamesPerIteration: number, k: number): number {
+  const gains = plan.gainIterations.filter((g) => g <= k).length;
+  return gains * GAIN_BLOCK_GAMES + (k - gains) * gamesPerIteration;
+}

@@ -129,6 +129,23 @@ export function iterationElo(outcome: IterationOutcome, eloCap = DEFAULT_ELO_CAP
   return { score: scoreFromElo(elo), elo };
 }
 
+/** The outcome's results summed: a gain iteration's θ against θ₀, both its sides pooled (θ's wins as plusWins). */
+export function pooledResult(outcome: IterationOutcome): IterationResult {
+  return resultsOf(outcome).reduce((sum, r) => ({
+    plusWins: sum.plusWins + r.plusWins,
+    minusWins: sum.minusWins + r.minusWins,
+    draws: sum.draws + r.draws,
+  }));
+}
+
+/**
+ * What a gain iteration measures (docs/gain-so-far.md): θ against θ₀, both sides pooled, as
+ * measuredElo reads it; no gradient, since it moves θ no step.
+ */
+export function gainMeasure(outcome: IterationOutcome, eloCap = DEFAULT_ELO_CAP): { elo: number; gradient: Values } {
+  return { elo: measuredElo(pooledResult(outcome), eloCap).elo, gradient: {} };
+}
+
 /** Logistic Elo difference of a score in (0, 1): −400·log10(1/score − 1), written so 0.5 gives +0. */
 export function scoreToElo(score: number): number {
   return 400 * Math.log10(score / (1 - score));

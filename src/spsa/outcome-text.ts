@@ -1,6 +1,7 @@
 import { isReferenceResult, type IterationOutcome, type IterationResult } from "../types/spsa.js";
 
-const counts = (result: IterationResult) => `+${result.plusWins} -${result.minusWins} =${result.draws}`;
+/** One result for people: `+9 -8 =7` (plus's wins, minus's wins, draws). */
+export const resultText = (result: IterationResult) => `+${result.plusWins} -${result.minusWins} =${result.draws}`;
 
 /**
  * An iteration's results for people: `+9 -8 =7` (plus's wins, minus's wins, draws), or in
@@ -9,6 +10,6 @@ const counts = (result: IterationResult) => `+${result.plusWins} -${result.minus
  */
 export function outcomeText(outcome: IterationOutcome, opponent: "reference" | "θ₀" = "reference"): string {
   return isReferenceResult(outcome)
-    ? `θ+ ${counts(outcome.plus)}, θ− ${counts(outcome.minus)} vs ${opponent}`
-    : counts(outcome);
+    ? `θ+ ${resultText(outcome.plus)}, θ− ${resultText(outcome.minus)} vs ${opponent}`
+    : resultText(outcome);
 }

@@ -1,4 +1,4 @@
-import { update } from "./math.js";
+import { gainMeasure, update } from "./math.js";
 import { paramsAt } from "./option-batches.js";
 import { BatchSteps } from "./batch-step.js";
 import { replayAppliedChain } from "./option-chain.js";
@@ -38,7 +38,7 @@ export interface RecordedIteration {
 }
 
 /** The recorded settings an iteration's step reads (IterationSettings has them). */
-export type StepSettings = Pick<IterationSettings, "parameters" | "stepScale"> & {
+export type StepSettings = Pick<IterationSettings, "parameters" | "stepScale" | "gain"> & {
   spsa: Pick<SpsaMathConfig, "eloCap" | "maxStep" | "momentum">;
 };
 
@@ -56,23 +56,28 @@ export interface ReplayedStep {
  */
 export function replayIterations(start: Values, iterations: readonly RecordedIteration[]): ReplayedStep[] {
   const thetas: Values[] = [start];
+  // θ after each of the tuner's iterations: momentum's previous move skips the gain iterations.
+  const tuned: Values[] = [start];
   const steps: ReplayedStep[] = [];
   for (const [i, it] of iterations.entries()) {
     const theta = { ...it.base, ...(thetas[i] ?? start) };
     const games = it.outcome === null ? 0 : gamesOf(it.outcome);
-    if (it.outcome === null || games === 0) {
-      steps.push({ theta, measured: null });
+    const { settings } = it;
+    if (it.outcome === null || games === 0 || settings.gain) {
+      const measured =
+        settings.gain && it.outcome !== null && games > 0 ? gainMeasure(it.outcome, settings.spsa.eloCap) : null;
+      steps.push({ theta, measured });
       thetas.push(theta);
+      if (!settings.gain) tuned.push(theta);
       continue;
     }
-    const { settings } = it;
     const played = {
       ak: it.ak,
       plus: it.plus,
       minus: it.minus,
       ...(settings.stepScale && { scale: settings.stepScale }),
     };
-    const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(thetas, i + 1) : undefined;
+    const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(tuned, tuned.length) : undefined;
     const updated = update(
       paramsAt({ parameters: settings.parameters, names: Object.keys(settings.parameters) }, theta),
       played,
@@ -83,6 +88,7 @@ export function replayIterations(start: Values, iterations: readonly RecordedIte
     const after = { ...theta, ...updated.newValues };
     steps.push({ theta: after, measured: { elo: updated.elo, gradient: updated.gradient } });
     thetas.push(after);
+    tuned.push(after);
   }
   return steps;
 }

@@ -7,8 +7,7 @@ import {
   type GainReading,
 } from "../spsa/gain-so-far.js";
 import type postgres from "postgres";
-import { playedGainBlocks } from "../db/gain-blocks.js";
-import { carrierProgress, optionRunOf } from "../db/option-run.js";
+import { runGainGames } from "../db/gain-blocks.js";
 import { gainLine } from "../spsa/gain-text.js";
 import type { GainConfig } from "../types/config.js";
 
@@ -77,16 +76,11 @@ function fromJson({ elo, low, high }: JsonInterval): EloInterval {
 }
 
 /**
- * The gain line of a UCI-option run as `spsa status` words it, for a file's header (`spsa export`);
- * undefined for a build-mode run or before a reading.
+ * The gain line of a run as `spsa status` words it, for a file's header (`spsa export`);
+ * undefined before a reading.
  */
 export async function runGainLine(sql: postgres.Sql, runId: number): Promise<string | undefined> {
-  const optionRun = await optionRunOf(sql, runId);
-  if (!optionRun) return undefined;
-  const [carrier, blocks] = await Promise.all([
-    carrierProgress(sql, optionRun.iterationId),
-    playedGainBlocks(sql, runId),
-  ]);
-  const reading = readGain(blocks, carrier.gamesPlayed, carrier.targetGames, DEFAULT_GAIN_OPTIONS);
+  const games = await runGainGames(sql, runId);
+  const reading = readGain(games.blocks, games.played, games.target, DEFAULT_GAIN_OPTIONS);
   return reading && gainLine(reading);
 }

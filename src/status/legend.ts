@@ -53,8 +53,8 @@ const PARTS: readonly { part: LegendEntry["part"]; heading: string; terms: reado
       ],
       [
         "gained so far",
-        "the Elo of θ now against θ₀, from the gain blocks ([spsa] gain_share of a UCI-option run's games: θ as " +
-          "it was when a block was drawn plays θ₀) of the last half of the games so far, with its 95 % interval " +
+        "the Elo of θ now against θ₀, from the gain blocks ([spsa] gain_share of the run's games, in build mode " +
+          "gain iterations: θ as it was when a block was drawn plays θ₀) of the last half of the games so far, with its 95 % interval " +
           "(an end of ∞ when θ won or lost every game); the blocks move θ no step and are not in the plus-vs-minus " +
           "Elo. The rest of the budget: what the games left are projected to add, from a line through the " +
           'blocks\' scores over the last three quarters; "nothing left to gain" when that whole interval lies ' +

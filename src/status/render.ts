@@ -39,9 +39,8 @@ export function renderStatus(status: RunStatus): string {
   if (status.eloWindows) {
     lines.push(windowsLine(status.eloWindows));
     if (status.optionPilot) lines.push(optionPilotLine(status.optionPilot));
-    if (status.gain) lines.push(...gainLines(status.gain));
   } else {
-    const elos = status.recent.filter((it) => it.elo !== null && !it.pilot).map(eloOf);
+    const elos = status.recent.filter((it) => it.elo !== null && !it.pilot && !it.gain).map(eloOf);
     const measured = status.reference ? "θ+ vs reference − θ− vs reference" : "plus vs minus";
     lines.push(
       `Elo of the last iterations (${measured}): ${elos.length === 0 ? "none complete yet" : elos.join("  ")}`,
@@ -49,6 +48,7 @@ export function renderStatus(status: RunStatus): string {
     if (status.reference) lines.push(`scores against the reference (θ+ / θ−): ${scores(status.recent)}`);
     if (status.pilot.length > 0) lines.push(pilotLine(status.pilot));
   }
+  if (status.gain) lines.push(...gainLines(status.gain));
   lines.push(faultsLine(status));
   lines.push(delaysLine(status));
   if (status.binariesRefused > 0)

@@ -1,5 +1,6 @@
 import { optionPilotProgress, type OptionPilotProgress } from "../db/option-pilot.js";
-import { playedGainBlocks } from "../db/gain-blocks.js";
+import { runGainGames } from "../db/gain-blocks.js";
+import { gamesThrough } from "../spsa/gain-block-plan.js";
 import { gainStatus, type GainStatus } from "./gain-status.js";
 import type postgres from "postgres";
 import { readPlayedWith } from "../db/iterations.js";
@@ -7,6 +8,7 @@ import {
   gamesPerMinute,
   iterationSummary,
   pilotIterations,
+  storedGainPlan,
   rateWindowMinutes,
   etaSeconds,
   recentIterations,
@@ -277,7 +279,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     runWorkers,
     pilot,
     optionPilot,
-    gainBlocks,
+    gainGames,
   ] = await Promise.all([
     runTotals(sql, run.id, rateMinutes),
     recentIterations(sql, run.id, options.recentCount ?? 8),
@@ -293,7 +295,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     // A reference-mode run's iterations all play its reference; any other's that do are the pilot's.
     run.reference === null ? pilotIterations(sql, run.id, configuredPilots(run)) : [],
     optionPilotProgress(sql, run.id),
-    playedGainBlocks(sql, run.id),
+    runGainGames(sql, run.id),
   ]);
   const settings = played?.settings ?? null;
   const eloCap = settings?.spsa.eloCap ?? DEFAULT_ELO_CAP;
@@ -301,7 +303,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     ...it,
     createdAt: it.createdAt.toISOString(),
     completedAt: it.completedAt?.toISOString() ?? null,
-    pilot: run.reference === null && it.reference !== null,
+    pilot: run.reference === null && it.reference !== null && !it.gain,
     capped: it.elo !== null && Math.abs(it.elo) >= eloCap,
   });
   const latest = recent[0];
@@ -325,13 +327,26 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
         after,
       )
     : (await thetaHistory(sql, run, latest, options.samples)).filter((point) => point.iteration > after);
-  const maxIterations = settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
+  // A build-mode run's iterations include its gain iterations, as the run list counts them.
+  const planned = storedGainPlan(run.config, Boolean(perturbations));
+  const maxIterations =
+    planned?.plan.iterations ?? settings?.spsa.maxIterations ?? configuredMaxIterations(run) ?? latestNumber;
   const perMinute = gamesPerMinute(totals.recentGames, totals.recentSeconds);
   const end = run.status === "active" ? now : (totals.lastCompleted ?? now);
   const minutes = totals.firstStarted === null ? 0 : (end.getTime() - totals.firstStarted.getTime()) / 60_000;
   const parameters = withHistory(run, listed, history);
   // A UCI-option run's one carrier iteration holds its whole budget.
-  const remaining = remainingGames(recent, perturbations ? latestNumber : maxIterations);
+  const remaining = remainingGames(
+    recent,
+    perturbations ? latestNumber : maxIterations,
+    planned &&
+      ((from) =>
+        Math.max(
+          0,
+          gamesThrough(planned.plan, planned.gamesPerIteration, planned.plan.iterations) -
+            gamesThrough(planned.plan, planned.gamesPerIteration, from),
+        )),
+  );
   return {
     run: {
       name: run.name,
@@ -389,11 +404,7 @@ export async function readRunStatus(sql: postgres.Sql, run: RunRecord, options: 
     recent: recent.map(iterationStatus),
     pilot: pilot.map(iterationStatus),
     optionPilot: optionPilot ?? null,
-    // A UCI-option run's one carrier iteration holds its games and its budget.
-    gain:
-      perturbations && current
-        ? gainStatus(gainBlocks, current.gamesPlayed, current.targetGames, settings?.spsa.gain ?? DEFAULT_GAIN)
-        : null,
+    gain: gainStatus(gainGames.blocks, gainGames.played, gainGames.target, settings?.spsa.gain ?? DEFAULT_GAIN),
     workers: runWorkers.workers,
     staleWorkers: runWorkers.stale,
     workerReview: { reviewedAt: runWorkers.reviewedAt, strata: runWorkers.strata, suspects: runWorkers.suspects },
@@ -468,16 +479,23 @@ function waitingFor(
 
 /**
  * Games left to max_iterations: the open iterations' rest and the full iterations after the latest,
- * of its games each (its target_games). `recent` is newest first; iterations opened ahead are among
- * its first rows.
+ * of its games each (its target_games), or as `gamesAfter` counts them (a build-mode plan with gain
+ * iterations). `recent` is newest first; iterations opened ahead are among its first rows.
  */
-function remainingGames(recent: readonly IterationSummary[], maxIterations: number): number {
+function remainingGames(
+  recent: readonly IterationSummary[],
+  maxIterations: number,
+  gamesAfter: ((latest: number) => number) | undefined,
+): number {
   const latest = recent[0];
   if (!latest) return 0;
   const open = recent
     .filter((it) => it.status !== "complete")
     .reduce((sum, it) => sum + it.targetGames - it.gamesPlayed, 0);
-  return open + Math.max(0, maxIterations - latest.iteration) * latest.targetGames;
+  const after = gamesAfter
+    ? gamesAfter(latest.iteration)
+    : Math.max(0, maxIterations - latest.iteration) * latest.targetGames;
+  return open + after;
 }
 
 /** The run's `[spsa] adapt_pilot` as its stored config has it (0: none, or a config from before the pilot). */

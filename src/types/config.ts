@@ -38,6 +38,11 @@ export interface IterationSettings {
    * had no step applied when its perturbation was drawn (absent: 0, the barrier).
    */
   staleness?: number;
+  /**
+   * A gain iteration (docs/gain-so-far.md): plus and minus are one build of θ, each playing θ₀;
+   * it measures the Elo gained so far and moves θ no step. Absent: a tuner iteration.
+   */
+  gain?: true;
 }
 
 /**

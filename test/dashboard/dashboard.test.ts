@@ -114,7 +114,8 @@ describe("spsa dashboard in a browser", () => {
     expect(await page.locator("figure.param-chart line.bound").count()).toBe(0);
     expect(await page.locator("#elo-chart circle.elo").count()).toBe(COMPLETED);
     await expect.poll(() => page.locator("#live").textContent()).toBe("live");
-    expect(await page.locator("#progress").textContent()).toContain("iteration 13 of 100 · 0/64 games");
+    // max_iterations 100 of 64 games with the default gain_share's 39 gain iterations: 129.
+    expect(await page.locator("#progress").textContent()).toContain("iteration 13 of 129 · 0/64 games");
 
     // A marker on the window survives only if the page is not reloaded.
     await page.evaluate("window.notReloaded = true");
@@ -227,7 +228,7 @@ describe("spsa dashboard in a browser", () => {
     await live.waitFor();
     expect(await live.evaluate((tr) => [...tr.children].slice(1, 4).map((cell) => cell.textContent))).toEqual([
       "active",
-      `${COMPLETED + 1} of 100 (${COMPLETED} complete)`,
+      `${COMPLETED + 1} of 129 (${COMPLETED} complete)`,
       String(COMPLETED * 64 + 8),
     ]);
   });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { GAIN_BLOCK_GAMES, gainBlockPlan, nextGainDraw, tunerIterations } from "../../src/spsa/gain-block-plan.js";
+import {
+  buildGainPlan,
+  GAIN_BLOCK_GAMES,
+  gainBlockPlan,
+  isGainIteration,
+  nextGainDraw,
+  tunerIterations,
+  tunerStep,
+  gamesThrough,
+} from "../../src/spsa/gain-block-plan.js";
 
 /**
  * A run's draws as the master's pool makes them (src/master/draw-pool.ts): tuner batches of
@@ -63,5 +72,46 @@ describe("the plan of a run's gain blocks", () => {
   it("has no block where a cycle does not fit after the pilot", () => {
     expect(gainBlockPlan(64, 32, 0.1)).toMatchObject({ blocks: 0, tunerGames: 64 });
     expect(gainBlockPlan(192, 32, 0.1)).toMatchObject({ blocks: 1, tunerGames: 176 });
+  });
+});
+
+describe("build mode's iterations with gain iterations", () => {
+  it("without blocks are the tuner's, numbered as before", () => {
+    expect(buildGainPlan(40, 32, 2, 0)).toEqual({ iterations: 40, tunerIterations: 40, gainIterations: [] });
+    expect(tunerStep(buildGainPlan(40, 32, 2, 0), 17)).toBe(17);
+  });
+
+  it("place one of 16 games after every 144 of the tuner's, after the pilot, the tuner's schedule its own", () => {
+    // 100 iterations of 16 games: 1,600 games, 2 pilot iterations; cycles of 160 after the pilot's 32.
+    const plan = buildGainPlan(100, 16, 2, 0.1);
+    expect(plan.gainIterations.length).toBe(9);
+    // The tuner's games before each: the pilot's 32, then 144 per cycle.
+    const tunedBefore = plan.gainIterations.map((k) => (tunerStep(plan, k) - 1) * 16);
+    expect(tunedBefore).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => 32 + n * 144));
+    expect(plan.tunerIterations).toBe(91);
+    expect(plan.iterations).toBe(100);
+    expect(isGainIteration(plan, plan.gainIterations[0]!)).toBe(true);
+    expect(isGainIteration(plan, 1)).toBe(false);
+    expect(tunerStep(plan, plan.iterations)).toBe(91);
+  });
+
+  it("with iterations longer than a block's cycle, as many gain iterations after each as places it passed", () => {
+    // 2,560 games: 16 blocks planned, the tuner's 2,304 games are 9 iterations of 256.
+    const plan = buildGainPlan(10, 256, 0, 0.1);
+    expect(plan.tunerIterations).toBe(9);
+    expect(plan.gainIterations).toEqual([2, 4, 5, 7, 8, 10, 11, 13, 15, 16, 18, 19, 21, 22, 24, 25]);
+    // Each block is placed once the tuner's games reach 144 per block before it.
+    for (const [n, k] of plan.gainIterations.entries())
+      expect((tunerStep(plan, k) - 1) * 256).toBeGreaterThanOrEqual((n + 1) * 144);
+  });
+
+  it("at the default 64 games per iteration, has more iterations than max_iterations, in the budget's games", () => {
+    // 6,400 games: the pilot's 64, then 39 blocks of 16 in cycles of 160; the tuner's 5,776 are 90 iterations.
+    const plan = buildGainPlan(100, 64, 1, 0.1);
+    expect([plan.tunerIterations, plan.gainIterations.length]).toEqual([90, 39]);
+    expect(plan.iterations).toBe(129);
+    expect(gamesThrough(plan, 64, plan.iterations)).toBe(90 * 64 + 39 * 16);
+    expect(gamesThrough(plan, 64, plan.iterations)).toBeLessThanOrEqual(6400);
+    expect(gamesThrough(plan, 64, 1)).toBe(64);
   });
 });

@@ -39,7 +39,8 @@ describe("spsa status in plain words", () => {
       [1, false],
     ]);
     const lines = renderStatus(status).split("\n");
-    expect(lines[2]).toBe("iteration 3 of 100 (2 complete, 0/64 games played; iteration 4 opened ahead)");
+    // max_iterations 100 of 64 games and the default gain_share's 39 gain iterations among them.
+    expect(lines[2]).toBe("iteration 3 of 129 (2 complete, 0/64 games played; iteration 4 opened ahead)");
     // What it waits for is the iteration being played, not the one opened ahead.
     expect(lines).toContain("waiting: no worker has claimed games of iteration 3 yet: start one with compete --spsa");
     expect(lines).toContainEqual(
@@ -47,7 +48,7 @@ describe("spsa status in plain words", () => {
     );
     // The dashboard's run list counts as the master does: iteration 3 (not the 4 opened), 2 complete.
     const row = (await listRuns(sql)).find((r) => r.name === "flight");
-    expect(row).toMatchObject({ iteration: 3, completed: 2, maxIterations: 100, games: status.games.total });
+    expect(row).toMatchObject({ iteration: 3, completed: 2, maxIterations: 129, games: status.games.total });
     expect(status.games.total).toBe(2 * 64);
   });
 

@@ -88,7 +88,8 @@ describe("spsa status", () => {
     expect(status.iteration).toEqual({
       latest: 31,
       completed: 30,
-      max: 100,
+      // max_iterations 100 of 64 games at the default gain_share: 90 of the tuner's and 39 gain iterations.
+      max: 129,
       latestStatus: "in_progress",
       current: 31,
       ahead: 0,
@@ -156,7 +157,7 @@ describe("spsa status", () => {
     const lines = result.stdout.split("\n");
     expect(lines[0]).toMatch(/^run synthetic \(active, seed [0-9a-f]+, started \d{4}-\d\d-\d\d \d\d:\d\d\)$/);
     expect(lines[1]).toMatch(/^master: pid 4242 on box since \d{4}-\d\d-\d\d \d\d:\d\d \(seen \d+s ago\)$/);
-    expect(lines[2]).toBe("iteration 31 of 100 (30 complete, 8/64 games played)");
+    expect(lines[2]).toBe("iteration 31 of 129 (30 complete, 8/64 games played)");
     expect(lines[3]).toMatch(
       /^games 1928 done, \d+\.\d\/min over the last \S+ \(\d+\.\d\/min overall\), run ETA \S+, iteration ETA \S+$/,
     );

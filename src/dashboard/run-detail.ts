@@ -21,7 +21,7 @@ import { mostMoved, parameterRows, readRunStatus, type ParameterStatus, type Run
 import { optionRunConfig, publicConfig } from "./public-config.js";
 import { gainLines, optionPilotLine } from "../status/render.js";
 import { jsonInterval, type JsonInterval } from "../status/gain-status.js";
-import { playedGainBlocks } from "../db/gain-blocks.js";
+import { completedGainIterations, playedGainBlocks } from "../db/gain-blocks.js";
 import { gainSeries } from "../spsa/gain-series.js";
 import { DEFAULT_GAIN_OPTIONS } from "../spsa/gain-so-far.js";
 import { LEGEND, type LegendEntry } from "../status/legend.js";
@@ -185,7 +185,8 @@ async function readProgress(
     faultyIterations(sql, run.id, 20),
     verificationResults(sql, run.name),
     latestFaultedGames(sql, run.id, FAULTED_GAMES_LISTED),
-    options ? playedGainBlocks(sql, run.id) : [],
+    // A UCI-option run's gain blocks, a build-mode run's completed gain iterations.
+    (options ? playedGainBlocks : completedGainIterations)(sql, run.id),
   ]);
   // The reference engine's faults: reference mode's, and the θ₀ of a UCI-option run's curvature pilot.
   const counters = COUNTER_KEYS.filter(

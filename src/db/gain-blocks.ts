@@ -53,7 +53,7 @@ export async function playedGainBlocks(sql: Sql, runId: number): Promise<GainBlo
  * A build-mode run's completed gain iterations as blocks: each `at` the games of the run's
  * iterations before it, its result θ's against θ₀, both sides pooled.
  */
-async function completedGainIterations(sql: Sql, runId: number): Promise<GainBlock[]> {
+export async function completedGainIterations(sql: Sql, runId: number): Promise<GainBlock[]> {
   const rows = await sql<{ at: number; wins: number; losses: number; draws: number }[]>`
     select at, wins, losses, draws
     from (

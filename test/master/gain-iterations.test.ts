@@ -170,6 +170,9 @@ describe("gain iterations in a build-mode run on real engines", () => {
     // The dashboard's run page says it as the status does.
     const detail = await readRunDetail(sql, (await findRun(sql, "gain-build"))!);
     expect(detail.gain).toEqual([gainLine(reading!)]);
+    // Its chart: the gain read at each gain iteration's end, the last one the status's reading.
+    expect(detail.gainSeries).toHaveLength(2);
+    expect(detail.gainSeries.at(-1)?.elo).toBe(reading!.gain.elo);
     const exported = await spsa(["export", "--name", "gain-build", "--format", "openbench"], { env, cwd: setup.dir });
     expect(exported.exitCode, exported.all).toBe(0);
     expect(exported.stdout.split("\n")[0]).toBe(`# ${gainLine(reading!)}`);

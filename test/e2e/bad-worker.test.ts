@@ -3,15 +3,13 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { loadParams } from "../../src/params/params.js";
-import { recordedParams } from "../../src/config/iteration-settings.js";
-import { update } from "../../src/spsa/math.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { readAppliedChain } from "../../src/db/applied-chain.js";
-import type { IterationSettings } from "../../src/types/config.js";
 import type { Values } from "../../src/types/spsa.js";
 import { ROOT, spsa } from "../support/cli.js";
 import { startMaster, startWorker, waitFor } from "../support/processes.js";
 import { useRunFixture, type RunFixture } from "../support/run-fixture.js";
+import { recordedStep, type RecordedIteration } from "../support/replay-chain.js";
 
 /**
  * A real run with a real liar (docs/bad-workers.md): the master and an honest `compete --spsa`
@@ -192,50 +190,20 @@ describe("a liar worker on a real run, caught and undone", () => {
     const [run] = await build.sql<
       { id: number; initial: Values }[]
     >`select id, initial_parameters as initial from spsa_run where name = 'liar-build'`;
-    const rows = await build.sql<
-      {
-        a_k: number;
-        base_parameters: Values;
-        plus_parameters: Values;
-        minus_parameters: Values;
-        settings: IterationSettings;
-        plus_wins: number;
-        minus_wins: number;
-        draws: number;
-        ref: number[] | null;
-        theta_after: Values;
-      }[]
-    >`
+    const rows = await build.sql<(RecordedIteration & { base_parameters: Values; theta_after: Values })[]>`
       select a_k, base_parameters, plus_parameters, minus_parameters, settings, plus_wins, minus_wins, draws, theta_after,
         case when reference_engine_sha256 is null then null else array[ref_plus_wins, ref_plus_losses, ref_plus_draws, ref_minus_wins, ref_minus_losses, ref_minus_draws] end as ref
       from spsa_iteration where run_id = ${run!.id} and status = 'complete' order by iteration_number`;
     expect(rows).toHaveLength(14);
     let chained = run!.initial;
     for (const row of rows) {
-      const outcome = row.ref
-        ? {
-            plus: { plusWins: row.ref[0]!, minusWins: row.ref[1]!, draws: row.ref[2]! },
-            minus: { plusWins: row.ref[3]!, minusWins: row.ref[4]!, draws: row.ref[5]! },
-          }
-        : { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
       const start = { ...row.base_parameters, ...chained };
       // A gain iteration (θ against θ₀, default gain_share: one here) moves θ no step.
       if (row.settings.gain) {
         expect(row.theta_after).toEqual(start);
         continue;
       }
-      const step = update(
-        recordedParams(row.settings, start),
-        {
-          ak: row.a_k,
-          plus: row.plus_parameters,
-          minus: row.minus_parameters,
-          ...(row.settings.stepScale && { scale: row.settings.stepScale }),
-        },
-        outcome,
-        row.settings.spsa,
-      );
-      chained = { ...start, ...step.newValues };
+      chained = { ...start, ...recordedStep(row, start) };
       expect(row.theta_after).toEqual(chained);
     }
     expect(theta).toEqual(chained);

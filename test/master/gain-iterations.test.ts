@@ -4,13 +4,13 @@ import { findRun } from "../../src/db/run-status.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { DEFAULT_GAIN_OPTIONS, readGain, type GainBlock } from "../../src/spsa/gain-so-far.js";
 import { gainLine } from "../../src/spsa/gain-text.js";
-import { builtValue, update } from "../../src/spsa/math.js";
+import { builtValue } from "../../src/spsa/math.js";
 import type { RunStatus } from "../../src/status/snapshot.js";
-import type { IterationSettings } from "../../src/types/config.js";
 import type { Values } from "../../src/types/spsa.js";
 import { spsa } from "../support/cli.js";
 import { expectExactCounts, iterationsOf, startMaster, startWorker, waitFor } from "../support/processes.js";
 import { useRunFixture } from "../support/run-fixture.js";
+import { recordedStep, type RecordedIteration } from "../support/replay-chain.js";
 
 /**
  * 5 iterations of 16 games (80), batches of 4: the curvature pilot's 16, then at gain_share 0.5 a
@@ -19,22 +19,14 @@ import { useRunFixture } from "../support/run-fixture.js";
  */
 const RUN = { iterations: 5, games: 16, batchSize: 4, moveLimit: "nodes = 300" } as const;
 
-interface Row {
+interface Row extends RecordedIteration {
   iteration_number: number;
   status: string;
-  a_k: number;
   c_k: number;
   base_parameters: Values;
-  plus_parameters: Values;
-  minus_parameters: Values;
   plus_engine_sha256: string;
   minus_engine_sha256: string;
   reference_engine_sha256: string | null;
-  settings: IterationSettings;
-  plus_wins: number;
-  minus_wins: number;
-  draws: number;
-  ref: number[] | null;
   theta_after: Values;
   target_games: number;
 }
@@ -98,12 +90,6 @@ describe("gain iterations in a build-mode run on real engines", () => {
     // θ after each iteration in order, from θ₀: an iteration opened in flight was drawn `staleness` steps behind.
     const after: Values[] = [run!.initial];
     for (const row of rows) {
-      const outcome = row.ref
-        ? {
-            plus: { plusWins: row.ref[0]!, minusWins: row.ref[1]!, draws: row.ref[2]! },
-            minus: { plusWins: row.ref[3]!, minusWins: row.ref[4]!, draws: row.ref[5]! },
-          }
-        : { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
       const start = { ...row.base_parameters, ...chained };
       if (row.settings.gain) {
         // θ on both sides, one binary, against the pilot's θ₀; θ after it is θ before it: no step.
@@ -121,18 +107,7 @@ describe("gain iterations in a build-mode run on real engines", () => {
         continue;
       }
       // The other iterations' steps replay from their rows, as the bad-worker test's build mode does.
-      const step = update(
-        recordedParams(row.settings, start),
-        {
-          ak: row.a_k,
-          plus: row.plus_parameters,
-          minus: row.minus_parameters,
-          ...(row.settings.stepScale && { scale: row.settings.stepScale }),
-        },
-        outcome,
-        row.settings.spsa,
-      );
-      chained = { ...start, ...step.newValues };
+      chained = { ...start, ...recordedStep(row, start) };
       expect(row.theta_after, `iteration ${row.iteration_number}`).toEqual(chained);
       after.push(chained);
     }

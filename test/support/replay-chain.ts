@@ -1,6 +1,9 @@
 import { applyBatch, batchStepFactor, batchWindow } from "../../src/spsa/batch-step.js";
 import { paramsAt } from "../../src/spsa/option-batches.js";
 import type { OptionList, SpsaMathConfig, Values } from "../../src/types/spsa.js";
+import type { IterationSettings } from "../../src/types/config.js";
+import { recordedParams } from "../../src/config/iteration-settings.js";
+import { update } from "../../src/spsa/math.js";
 
 type Expect = (value: unknown, message?: string) => { toEqual(v: unknown): void };
 
@@ -68,4 +71,38 @@ export function replayOptionChain<R extends ChainRow>(
     thetas.push({ ...thetas[i], ...step.newValues });
   }
   return thetas;
+}
+
+/** A completed build-mode iteration as its row records it (select the `ref` array as the tests do). */
+export interface RecordedIteration {
+  a_k: number;
+  plus_parameters: Values;
+  minus_parameters: Values;
+  settings: IterationSettings;
+  plus_wins: number;
+  minus_wins: number;
+  draws: number;
+  /** Reference mode's counts: plus's W/L/D, then minus's, against the reference; null otherwise. */
+  ref: number[] | null;
+}
+
+/** θ's new values after `row`'s step from `start`, recomputed from the row alone (update). */
+export function recordedStep(row: RecordedIteration, start: Values): Values {
+  const outcome = row.ref
+    ? {
+        plus: { plusWins: row.ref[0]!, minusWins: row.ref[1]!, draws: row.ref[2]! },
+        minus: { plusWins: row.ref[3]!, minusWins: row.ref[4]!, draws: row.ref[5]! },
+      }
+    : { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
+  return update(
+    recordedParams(row.settings, start),
+    {
+      ak: row.a_k,
+      plus: row.plus_parameters,
+      minus: row.minus_parameters,
+      ...(row.settings.stepScale && { scale: row.settings.stepScale }),
+    },
+    outcome,
+    row.settings.spsa,
+  ).newValues;
 }

@@ -2,7 +2,7 @@ import type postgres from "postgres";
 import { joinFragments, type Fragment } from "./columns.js";
 import { addCounters, sumBatchCounters } from "./fault-columns.js";
 import { countRunWorkers } from "./run-workers.js";
-import { lockOpenIteration } from "./iteration-lock.js";
+import { lockOpenIteration, lockOptionCarrier } from "./iteration-lock.js";
 import { fromSetAsideWorker, setAsideWorkersQuery } from "./set-aside-workers.js";
 import { valuesByName, type StoredValues } from "./stored-values.js";
 import type { Pentanomial } from "../types/play.js";
@@ -104,7 +104,7 @@ async function foldOnce<T>(
     return { moved: await foldBatches(tx, iterationId, "undrawn", fromSetAsideWorker(tx, runId)), folded: 0 };
   }
   const { steps } = tuning;
-  if (!(await lockOptionFold(tx, { runId, iterationId }))) return nothing;
+  if (!(await lockOptionCarrier(tx, { runId, iterationId }))) return nothing;
   // Under the locks: the reports of workers under suspicion are set aside first, and one that lands
   // after that statement is skipped, for the next fold to hold.
   await holdSetAsideReports(tx, runId, iterationId, false);
@@ -390,25 +390,7 @@ export async function closeOpenBatches(sql: postgres.Sql, iterationId: number): 
 }
 
 /**
- * Locks the run and its carrier iteration for the master's fold (only the master takes these
- * locks; `no key update`, so that a draw's foreign key to the run, a key-share lock, does not
- * wait for the fold). False once the iteration is complete.
- */
-async function lockOptionFold(
-  tx: postgres.TransactionSql,
-  run: { runId: number; iterationId: number },
-): Promise<boolean> {
-  const [row] = await tx`
-    select id
-    from spsa_run
-    where id = ${run.runId}
-    for no key update`;
-  if (!row) throw new Error(`run ${run.runId} vanished`);
-  return lockOpenIteration(tx, run.iterationId);
-}
-
-/**
- * Under the fold's locks (lockOptionFold): up to `limit` batches not folded yet in the order they
+ * Under the fold's locks (lockOptionCarrier): up to `limit` batches not folded yet in the order they
  * are to be applied, the order they were reported, but none that `skip` matches (b is the batch).
  */
 async function unfoldedBatches(

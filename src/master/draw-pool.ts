@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { lockOpenIteration } from "../db/iteration-lock.js";
+import { lockOptionCarrier } from "../db/iteration-lock.js";
 import { drawPoolState, insertOpenBatch, insertPerturbation } from "../db/draw-pool-rows.js";
 import type { OptionRunRow } from "../db/option-run.js";
 import { pilotDrawState } from "../db/option-pilot.js";
@@ -40,7 +40,7 @@ export function poolSize(slots: number, batchGames: number): number {
  * them (src/spsa/gain-block-plan.ts), gain blocks: θ of now against θ₀, placed in the
  * gain schedule by the tuner's games only. A batch that expired or was refused is not
  * reopened (its draw stays with it, unapplied); its games are given out again here. Under the
- * carrier iteration's fold lock, so one master's polls never draw twice. Returns the batches drawn.
+ * run's row and the carrier iteration's fold lock (lockOptionCarrier), so one master's polls never draw twice. Returns the batches drawn.
  */
 export async function topUpDraws(
   sql: postgres.Sql,
@@ -51,7 +51,7 @@ export async function topUpDraws(
 ): Promise<number> {
   const slots = await activeGameSlots(sql);
   const drawn = await sql.begin(async (tx) => {
-    if (!(await lockOpenIteration(tx, run.iterationId))) return 0;
+    if (!(await lockOptionCarrier(tx, run))) return 0;
     const { open, allocated } = await drawPoolState(tx, run.iterationId);
     const wanted = poolSize(slots, batchGames) - open;
     if (wanted <= 0 || allocated >= targetGames) return 0;

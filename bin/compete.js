@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The command runs bundled (scripts/bundle-cli.mjs); with its source map a stack names the
+// The command runs bundled (scripts/build.mjs); with its source map a stack names the
 // TypeScript sources (--verbose, SPSA_DEBUG=1).
 process.setSourceMapsEnabled(true);
 const { main } = await import("../dist/bin/compete.js");

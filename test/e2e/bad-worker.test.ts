@@ -14,13 +14,14 @@ import { recordedStep, type RecordedIteration } from "../support/replay-chain.js
 /**
  * A real run with a real liar (docs/bad-workers.md): the master and an honest `compete --spsa`
  * with the owner's URL, and test/support/liar-worker.ts, a process with a worker machine's own
- * URL that reports every batch won by whichever side pushed KNIGHT_VALUE_MG up, on at most 20 %
- * of the batches. The master names it, holds its batches; an operator rejects it and undoes it
+ * URL that reports every batch won by whichever side pushed KNIGHT_VALUE_MG up, on at most half
+ * of the games (LIAR_SHARE). The master names it, holds its batches; an operator rejects it and undoes it
  * with the CLI while the master runs; the run ends on θ that the rows replay without the liar.
  */
 async function runWithLiar(
   fixture: RunFixture,
   runName: string,
+  share: number,
 ): Promise<{ statusWhileSuspect: string; undo: string; master: string }> {
   const machine = `l${randomBytes(4).toString("hex")}`;
   const issued = await spsa(["db", "worker-url", "--name", machine], { env: fixture.env });
@@ -36,7 +37,7 @@ async function runWithLiar(
       "--target",
       "KNIGHT_VALUE_MG",
       "--share",
-      "0.2",
+      String(share),
       "--idle-ms",
       "30000",
     ],
@@ -151,12 +152,15 @@ async function expectLiarCaught(
   return run!.theta;
 }
 
-const OPTION_ITERATIONS = 30;
+const OPTION_ITERATIONS = 16;
+const BUILD_ITERATIONS = 11;
+const LIAR_SHARE = 0.5;
 
 describe("a liar worker on a real run, caught and undone", () => {
-  // Long enough that the liar is named, rejected and undone while the run still plays: named after
-  // 4 to 6 of its batches in UCI-option mode (at 16 iterations, once only after the run's last
-  // games), after some 13 in build mode, near iteration 12 of 14.
+  // The liar takes up to half the games, so it is named early and the runs can be short (they are
+  // the suite's largest): in UCI-option mode after about 5 of its batches (some 40 of the run's
+  // 256 games), in build mode after about 18 (iteration 8 of 11). With a fifth of the games it
+  // took 480 games and 14 iterations to be named, rejected and undone while the run still played.
   const options = useRunFixture({
     iterations: OPTION_ITERATIONS,
     games: 16,
@@ -164,10 +168,10 @@ describe("a liar worker on a real run, caught and undone", () => {
     mode: "options",
     moveLimit: "nodes = 500",
   });
-  const build = useRunFixture({ iterations: 14, games: 16, batchSize: 4, moveLimit: "nodes = 500" });
+  const build = useRunFixture({ iterations: BUILD_ITERATIONS, games: 16, batchSize: 4, moveLimit: "nodes = 500" });
 
   it("UCI-option mode: named, held, rejected and undone while the master runs; θ is the chain of the others' batches", async () => {
-    const out = await runWithLiar(options, "liar-uci");
+    const out = await runWithLiar(options, "liar-uci", LIAR_SHARE);
     const theta = await expectLiarCaught(options, "liar-uci", out);
     // The chain of applied batches holds only the honest worker's, and replayed from θ₀ (each its own draw and result with the adaptive scale of those before it) it gives the run's θ.
     const [run] = await options.sql<{ id: number }[]>`select id from spsa_run where name = 'liar-uci'`;
@@ -184,7 +188,7 @@ describe("a liar worker on a real run, caught and undone", () => {
   }, 900_000);
 
   it("build mode: named, held, rejected and undone while the master runs; θ is the iterations' steps without its batches", async () => {
-    const out = await runWithLiar(build, "liar-build");
+    const out = await runWithLiar(build, "liar-build", LIAR_SHARE);
     const theta = await expectLiarCaught(build, "liar-build", out);
     // Every completed iteration's step from its recorded row and counters, in order from θ₀: the run's θ.
     const [run] = await build.sql<
@@ -194,7 +198,7 @@ describe("a liar worker on a real run, caught and undone", () => {
       select a_k, base_parameters, plus_parameters, minus_parameters, settings, plus_wins, minus_wins, draws, theta_after,
         case when reference_engine_sha256 is null then null else array[ref_plus_wins, ref_plus_losses, ref_plus_draws, ref_minus_wins, ref_minus_losses, ref_minus_draws] end as ref
       from spsa_iteration where run_id = ${run!.id} and status = 'complete' order by iteration_number`;
-    expect(rows).toHaveLength(14);
+    expect(rows).toHaveLength(BUILD_ITERATIONS);
     let chained = run!.initial;
     for (const row of rows) {
       const start = { ...row.base_parameters, ...chained };

@@ -131,12 +131,17 @@ export class RunLease {
    */
   treeHold(db: DatabaseHandle): BuildHold {
     // Retried through outages: a database restarted during a build delays the build, never fails
-    // it. Not cut short by the stop (each attempt checks it): a query left in flight at the stop
-    // kept the client's connection, and the process, alive after the master closed it.
+    // it. Not cut short by the stop, but each attempt checks it (a query left in flight at the
+    // stop kept the client's connection, and the process, alive after the master closed it), so
+    // a master that lost its run or was stopped never retries on a client it has closed.
     const retrying = db.stoppedBy(undefined);
     return {
       token: leaseToken(this.run.id, this.identity.session),
-      lost: (token) => retrying.retrying((sql) => leaseTokenLost(sql, token)),
+      lost: (token) =>
+        retrying.retrying((sql) => {
+          this.signal.throwIfAborted();
+          return leaseTokenLost(sql, token);
+        }),
       confirm: () => retrying.retrying(() => this.confirm()),
     };
   }

@@ -17,6 +17,19 @@ export async function runCommand(action: () => Promise<void>, argv: readonly str
     process.exitCode = reportError(error, argv.includes("--verbose"));
   }
   if (stopWasRequested()) process.exit();
+  // Once the command returned, its process ends even if a library left a handle open: a master
+  // continued after another took its run over once printed its error and stayed alive on an idle
+  // Postgres connection. Unref'd: a process with nothing left open ends at once, as before.
+  setTimeout(endWhenFlushed, RETURNED_EXIT_MS).unref();
+}
+
+/** How long a returned command's process may stay alive on a handle it left open. */
+const RETURNED_EXIT_MS = 2_000;
+
+/** Exits once stdout and stderr have written everything (a pipe's writes are asynchronous on macOS). */
+function endWhenFlushed(): void {
+  if (process.stdout.writableLength + process.stderr.writableLength > 0) setTimeout(endWhenFlushed, 100).unref();
+  else process.exit();
 }
 
 export function reportError(error: unknown, verbose = false): number {

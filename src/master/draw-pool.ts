@@ -40,7 +40,8 @@ export function poolSize(slots: number, batchGames: number): number {
  * them (src/spsa/gain-block-plan.ts), gain blocks: θ of now against θ₀, placed in the
  * gain schedule by the tuner's games only. A batch that expired or was refused is not
  * reopened (its draw stays with it, unapplied); its games are given out again here. Under the
- * run's row and the carrier iteration's fold lock (lockOptionCarrier), so one master's polls never draw twice. Returns the batches drawn.
+ * run's row and the carrier iteration's fold lock (lockOptionCarrier), so one master's polls
+ * never draw twice. Returns the batches drawn.
  */
 export async function topUpDraws(
   sql: postgres.Sql,

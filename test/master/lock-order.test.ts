@@ -1,10 +1,10 @@
-import type postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { lockOpenIteration } from "../../src/db/iteration-lock.js";
 import { lockRunTheta } from "../../src/db/worker-decisions.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { useMigratedDatabase } from "../support/database.js";
 import { registerTestWorker } from "../support/iterations.js";
+import { waitFor } from "../support/processes.js";
 import { openPlayedOptionRun } from "../support/played-run.js";
 
 /**
@@ -13,20 +13,6 @@ import { openPlayedOptionRun } from "../support/played-run.js";
  * draw, whose inserts reference the run's row. CI once lost a master to "deadlock detected" when
  * a draw held the fold lock and waited for the row an undo held while it waited for the fold lock.
  */
-
-/** Resolves once another session of this database waits for a lock (the event, not a sleep). */
-async function someoneWaitsForALock(sql: postgres.Sql): Promise<void> {
-  for (;;) {
-    const [row] = await sql<{ waiting: number }[]>`
-      select count(*)::int as waiting
-      from pg_stat_activity
-      where datname = current_database()
-        and pid <> pg_backend_pid()
-        and wait_event_type = 'Lock'`;
-    if (row!.waiting > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("lock order of a UCI-option run", () => {
   const database = useMigratedDatabase(4);
@@ -42,7 +28,19 @@ describe("lock order of a UCI-option run", () => {
       await lockRunTheta(tx, run.id);
       // A deadlock aborts one of the two: the draw's error is the test's failure, not an unhandled rejection.
       draw = topUpDraws(sql, { ...optionRun, seed: run.seed }, target, 8).catch((error: unknown) => error);
-      await someoneWaitsForALock(sql);
+      await waitFor(
+        async () =>
+          (
+            await sql<{ waiting: number }[]>`
+              select count(*)::int as waiting
+              from pg_stat_activity
+              where datname = current_database()
+                and pid <> pg_backend_pid()
+                and wait_event_type = 'Lock'`
+          )[0]!.waiting > 0,
+        20_000,
+        "the draw to wait for a lock",
+      );
       expect(await lockOpenIteration(tx, optionRun.iterationId)).toBe(true);
     });
     expect(await draw).toBeGreaterThan(0);

@@ -82,7 +82,7 @@ export async function matchCommand(options: MatchOptions): Promise<MatchReport> 
   const nextBookOpening =
     options.bookOrder === "sequential"
       ? sequentialOpenings(book)
-      : (_: unknown, i: number) => playable(book[shuffled(i)]!);
+      : (_: unknown, i: number) => playable(book.at(shuffled(i))!);
   const bookOpenings = Array.from({ length: games / 2 }, nextBookOpening);
   let pairs = 0;
   const nextOpening = () => {

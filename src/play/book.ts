@@ -28,9 +28,9 @@ export const SHIPPED_BOOKS = { balanced: "balanced.epd.gz", openings: "openings.
 
 /**
  * The SHA-256 of the shipped books' bytes. A file with these bytes is one whose every line the
- * test suite checked (test/play/book.test.ts), so loading it skips the FEN check of each line:
- * a third of a worker's or a match's start for the 50,000 openings of `balanced`. A regenerated
- * book brings its new digest here.
+ * test suite checked (test/play/book.test.ts), so loading it skips the FEN check of each line
+ * and parses a line only when its opening is read (`CheckedEpdBook`). A regenerated book brings
+ * its new digest here.
  */
 export const SHIPPED_BOOK_DIGESTS: ReadonlySet<string> = new Set([
   "4df5bd05509e205d6452545cdf71074777ecc3b59837d169ee3314c668e46709",
@@ -63,11 +63,25 @@ export function resolveBook(book: string | undefined): string {
 }
 
 /**
+ * A book's openings by index: an array, or a shipped book whose lines are parsed when first read
+ * (`CheckedEpdBook`).
+ */
+export interface Book {
+  readonly length: number;
+  at(index: number): Opening | undefined;
+}
+
+/** Every opening of the book, in order (a shipped book's all parsed). */
+export function bookOpenings(book: Book): Opening[] {
+  return Array.from({ length: book.length }, (_, index) => book.at(index)!);
+}
+
+/**
  * Loads an EPD or PGN book (by extension; `.pgn` is PGN, anything else EPD; a further `.gz`
  * is gunzipped). Throws InputError naming the file and line of a bad position or game, or an
  * empty book; a position whose game is over is refused when used (`playable`).
  */
-export function loadBook(file: string, options: BookOptions = {}): Opening[] {
+export function loadBook(file: string, options: BookOptions = {}): Book {
   const gzipped = extname(file).toLowerCase() === ".gz";
   let text: string;
   let shipped: boolean;
@@ -80,45 +94,94 @@ export function loadBook(file: string, options: BookOptions = {}): Opening[] {
   }
   const format = extname(gzipped ? file.slice(0, -3) : file).toLowerCase();
   const openings =
-    format === ".pgn" ? parsePgnBook(text, file, options.plies) : parseEpdBook(text, file, { checked: shipped });
+    format === ".pgn"
+      ? parsePgnBook(text, file, options.plies)
+      : shipped
+        ? new CheckedEpdBook(text, file)
+        : parseEpdBook(text, file);
   if (openings.length === 0) throw new InputError(file, "the book has no openings");
   return openings;
 }
 
 /**
  * EPD: four FEN fields, then either the two move counters or opcodes (`hmvc 0; fmvn 1;
- * id "name";`), or nothing. Blank lines and `#` comments are skipped. Each FEN is checked unless
- * `fens.checked` says the book's every line was checked already (a shipped book's bytes).
+ * id "name";`), or nothing. Blank lines and `#` comments are skipped. Each FEN is checked.
  */
-export function parseEpdBook(text: string, file: string, fens: { checked: boolean } = { checked: false }): Opening[] {
+export function parseEpdBook(text: string, file: string): Opening[] {
   const openings: Opening[] = [];
   text.split("\n").forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) return;
-    const where = `${file}:${index + 1}`;
-    const fields = line.split(/\s+/);
-    if (fields.length < 4) throw new InputError(where, `bad EPD: expected at least 4 FEN fields in "${line}"`);
-    const rest = fields.slice(4).join(" ");
-    let halfMoves = "0";
-    let fullMoves = "1";
-    let name: string | undefined;
-    const counters = /^(\d+)\s+(\d+)(?:\s|;|$)/.exec(rest);
-    if (counters) {
-      halfMoves = counters[1]!;
-      fullMoves = counters[2]!;
-    }
-    for (const [opcode, value] of epdOperations(rest)) {
-      if (opcode === "hmvc") halfMoves = value;
-      else if (opcode === "fmvn") fullMoves = value;
-      else if (opcode === "id") name = value;
-    }
-    const fen = `${fields.slice(0, 4).join(" ")} ${halfMoves} ${fullMoves}`;
-    if (!fens.checked) checkFen(fen, where);
-    const opening = name === undefined ? { fen } : { fen, name };
-    origins.set(opening, where);
-    openings.push(opening);
+    if (isEpdPosition(raw)) openings.push(parseEpdLine(raw, `${file}:${index + 1}`, { check: true }));
   });
   return openings;
+}
+
+/** Not blank, not a `#` comment. */
+function isEpdPosition(raw: string): boolean {
+  const line = raw.trim();
+  return line !== "" && !line.startsWith("#");
+}
+
+/**
+ * The EPD openings of a shipped book, whose every line the test suite checked: each line is
+ * parsed when first read. A worker plays a few hundred of `balanced`'s 50,000, and parsing them
+ * all cost it 0.4 s of CPU at each start, more than the rest of its start.
+ */
+class CheckedEpdBook implements Book {
+  private readonly lines: string[];
+  /** Index in `lines` of each opening. */
+  private readonly positions: Uint32Array;
+  private readonly parsed: (Opening | undefined)[];
+
+  constructor(
+    text: string,
+    private readonly file: string,
+  ) {
+    this.lines = text.split("\n");
+    const positions: number[] = [];
+    this.lines.forEach((raw, index) => {
+      if (isEpdPosition(raw)) positions.push(index);
+    });
+    this.positions = Uint32Array.from(positions);
+    this.parsed = new Array<Opening | undefined>(positions.length);
+  }
+
+  get length(): number {
+    return this.positions.length;
+  }
+
+  /** As an array's `at`: a negative index counts from the end. */
+  at(index: number): Opening | undefined {
+    const i = index < 0 ? index + this.length : index;
+    if (!Number.isInteger(i) || i < 0 || i >= this.length) return undefined;
+    const line = this.positions[i]!;
+    return (this.parsed[i] ??= parseEpdLine(this.lines[line]!, `${this.file}:${line + 1}`, { check: false }));
+  }
+}
+
+/** One EPD line's opening, its FEN checked unless `check` is false (a shipped book's line). */
+function parseEpdLine(raw: string, where: string, { check }: { check: boolean }): Opening {
+  const line = raw.trim();
+  const fields = line.split(/\s+/);
+  if (fields.length < 4) throw new InputError(where, `bad EPD: expected at least 4 FEN fields in "${line}"`);
+  const rest = fields.slice(4).join(" ");
+  let halfMoves = "0";
+  let fullMoves = "1";
+  let name: string | undefined;
+  const counters = /^(\d+)\s+(\d+)(?:\s|;|$)/.exec(rest);
+  if (counters) {
+    halfMoves = counters[1]!;
+    fullMoves = counters[2]!;
+  }
+  for (const [opcode, value] of epdOperations(rest)) {
+    if (opcode === "hmvc") halfMoves = value;
+    else if (opcode === "fmvn") fullMoves = value;
+    else if (opcode === "id") name = value;
+  }
+  const fen = `${fields.slice(0, 4).join(" ")} ${halfMoves} ${fullMoves}`;
+  if (check) checkFen(fen, where);
+  const opening = name === undefined ? { fen } : { fen, name };
+  origins.set(opening, where);
+  return opening;
 }
 
 /**
@@ -239,8 +302,8 @@ export function boundComments(moves: string): string {
 }
 
 /** Picks a random opening. */
-export function pickOpening(book: readonly Opening[], rng: Rng): Opening {
-  return playable(book[Math.floor(rng.next() * book.length)]!);
+export function pickOpening(book: Book, rng: Rng): Opening {
+  return playable(book.at(Math.floor(rng.next() * book.length))!);
 }
 
 /**
@@ -291,7 +354,7 @@ export function openingOrder(size: number, key: string): (index: number) => numb
  * opening until the book is used up, whichever workers play them.
  */
 export function runOpenings(
-  book: readonly Opening[],
+  book: Book,
   runSeed: string,
   firstGame: number,
   units: number,
@@ -299,7 +362,7 @@ export function runOpenings(
 ): Opening[] {
   const order = openingOrder(book.length, runSeed);
   const firstUnit = Math.floor(firstGame / unitGames);
-  return Array.from({ length: units }, (_, u) => playable(book[order(firstUnit + u)]!));
+  return Array.from({ length: units }, (_, u) => playable(book.at(order(firstUnit + u))!));
 }
 
 /** 0 … size−1 in a Fisher–Yates shuffle drawn from `rng`. */
@@ -313,7 +376,7 @@ function shuffled(size: number, rng: Rng): Uint32Array {
 }
 
 /** Openings in book order from `start`, wrapping around: for `--book-order sequential`. */
-export function sequentialOpenings(book: readonly Opening[], start = 0): () => Opening {
+export function sequentialOpenings(book: Book, start = 0): () => Opening {
   let next = start;
-  return () => playable(book[next++ % book.length]!);
+  return () => playable(book.at(next++ % book.length)!);
 }

@@ -1,5 +1,5 @@
 import { InputError } from "../core/errors.js";
-import type { Opening } from "./book.js";
+import { bookOpenings, type Book } from "./book.js";
 import type { PlayLimits, SearchLimits } from "../types/play.js";
 
 /** The flag of a limit under which engines repeat their games (`--nodes 2000`), or undefined for a clock. */
@@ -16,7 +16,7 @@ export function deterministicLimit(limits: SearchLimits | PlayLimits): string | 
  */
 export function refuseRepeatedGames(match: {
   games: number;
-  book: readonly Opening[];
+  book: Book;
   bookFile: string;
   limits: SearchLimits | PlayLimits;
   /** The option that set the games (`-g/--games`). */
@@ -26,7 +26,7 @@ export function refuseRepeatedGames(match: {
 }): void {
   const fixed = deterministicLimit(match.limits);
   if (fixed === undefined) return;
-  const distinct = new Set(match.book.map((opening) => opening.fen)).size;
+  const distinct = new Set(bookOpenings(match.book).map((opening) => opening.fen)).size;
   const pairs = Math.ceil(match.games / 2);
   if (pairs <= distinct) return;
   throw new InputError(

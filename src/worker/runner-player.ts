@@ -1,5 +1,5 @@
 import { createRunner, type PairResult } from "../play/runner.js";
-import { isShippedBook, loadBook, playable, resolveBook, type Opening } from "../play/book.js";
+import { bookOpenings, isShippedBook, loadBook, playable, resolveBook, type Book, type Opening } from "../play/book.js";
 import type { EngineRole } from "../types/engines.js";
 import type { OutsideDelayPolicy, SearchLimits } from "../types/play.js";
 import { measureNps, SPEED_MOVETIME_MS } from "./engine-speed.js";
@@ -96,9 +96,9 @@ export function createRunnerPlayer(options: {
  * is refused here, at the worker's start, not batch after batch; the shipped books are
  * checked by the test suite (50,000 positions take seconds).
  */
-export function loadOpenings(book: string | undefined, plies: number): Opening[] {
+export function loadOpenings(book: string | undefined, plies: number): Book {
   const file = resolveBook(book);
   const openings = loadBook(file, { plies });
-  if (!isShippedBook(file)) openings.forEach(playable);
+  if (!isShippedBook(file)) bookOpenings(openings).forEach(playable);
   return openings;
 }

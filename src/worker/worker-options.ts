@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import type { EngineCache } from "../engine-build/engine-cache.js";
 import type { Database } from "../postgres/connection.js";
 import type { StatusLine } from "../core/status-line.js";
-import type { Opening } from "../play/book.js";
+import type { Book } from "../play/book.js";
 import type { PairPlayer } from "./runner-player.js";
 
 /**
@@ -22,7 +22,7 @@ export interface WorkerOptions {
   batchSize: number;
   leaseSeconds: number;
   /** Opening positions to draw from. */
-  openings: readonly Opening[];
+  openings: Book;
   /**
    * The only folder whose files it executes (`cache.dir`): its own, 0700, the binaries it hashed
    * written there by sha256, bounded.

@@ -7,6 +7,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { START_FEN } from "../../src/play/position.js";
 import {
+  bookOpenings,
   defaultBookPath,
   isShippedBook,
   loadBook,
@@ -31,10 +32,12 @@ const write = (name: string, text: string) => {
   writeFileSync(file, text);
   return file;
 };
+/** The book's openings as an array (a shipped book's all parsed). */
+const openingsOf = (...args: Parameters<typeof loadBook>) => bookOpenings(loadBook(...args));
 
 describe("opening books", () => {
   it("reads EPD with opcodes (chess-compete)", () => {
-    const book = loadBook(books("chess-compete-openings-50.epd"));
+    const book = openingsOf(books("chess-compete-openings-50.epd"));
     expect(book).toHaveLength(50);
     expect(book[0]).toEqual({
       fen: "rnbqkb1r/pp2pppp/3p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R b KQkq - 1 5",
@@ -61,57 +64,57 @@ describe("opening books", () => {
       `1. e4 {${cut}} e5 {short} 2. Nf3 ; ${cut.slice(1)}\nNc6 {; not a line comment}`,
     );
     const file = write("long-comment.pgn", `[Event "{x"]\n[Result "*"]\n\n1. e4 {${long}} e5 2. Nf3 *\n`);
-    expect(loadBook(file)[0]!.fen).toBe("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
+    expect(openingsOf(file)[0]!.fen).toBe("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
   });
 
   it("reads EPD with move counters (fastchess) and with neither (noob 3 moves)", () => {
-    const fastchess = loadBook(books("fastchess-openings.epd"));
+    const fastchess = openingsOf(books("fastchess-openings.epd"));
     expect(fastchess[0]).toEqual({ fen: "r1bqkb1r/pp3pp1/2nppn2/7p/3NP1PP/2N5/PPP2P2/R1BQKBR1 w Qkq - 0 9" });
-    const noob = loadBook(books("noob-3moves-100.epd"));
+    const noob = openingsOf(books("noob-3moves-100.epd"));
     expect(noob).toHaveLength(100);
     expect(noob[0]!.fen).toBe("rnbqkbnr/ppp2ppp/4p3/3p4/8/2N3PB/PPPPPP1P/R1BQK1NR w KQkq - 0 1");
   });
 
   it("reads PGN books: the position after the game, or after N plies", () => {
-    const full = loadBook(books("fastchess-openings.pgn"));
+    const full = openingsOf(books("fastchess-openings.pgn"));
     expect(full.length).toBeGreaterThan(1);
     expect(full[0]).toEqual({ fen: "r1bqkb1r/ppp2pp1/5n1p/3P4/2P1p3/5N2/PPP2PPP/RNBQK2R w KQkq - 0 9", name: "C58" });
-    const short = loadBook(books("fastchess-openings.pgn"), { plies: 2 });
+    const short = openingsOf(books("fastchess-openings.pgn"), { plies: 2 });
     expect(short[0]!.fen).toBe("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
   });
 
   it("reads a real match PGN with comments as a book", () => {
-    const book = loadBook(books("rusty-rival-match.pgn"), { plies: 16 });
+    const book = openingsOf(books("rusty-rival-match.pgn"), { plies: 16 });
     expect(book.length).toBeGreaterThan(50);
     expect(book[0]!.name).toBe("Caro-Kann, Advance Variation");
   });
 
   it("names the file and line of a bad FEN", () => {
     const file = write("bad.epd", `${START_FEN}\n\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq -\n`);
-    expect(() => loadBook(file)).toThrow(InputError);
-    expect(() => loadBook(file)).toThrow(`${file}:3: bad FEN`);
+    expect(() => openingsOf(file)).toThrow(InputError);
+    expect(() => openingsOf(file)).toThrow(`${file}:3: bad FEN`);
     const short = write("short.epd", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w\n");
-    expect(() => loadBook(short)).toThrow(`${short}:1: bad EPD`);
+    expect(() => openingsOf(short)).toThrow(`${short}:1: bad EPD`);
   });
 
   it("names the file and line of a bad PGN game", () => {
     const file = write("bad.pgn", '[Event "a"]\n\n1. e4 e5 *\n\n[Event "b"]\n\n1. e4 e5 2. Ke3 *\n');
-    expect(() => loadBook(file)).toThrow(`${file}:5: bad PGN game`);
+    expect(() => openingsOf(file)).toThrow(`${file}:5: bad PGN game`);
   });
 
   it("refuses an empty book, a missing file, and a position where the game is over", () => {
-    expect(() => loadBook(write("empty.epd", "\n# nothing\n"))).toThrow("the book has no openings");
-    expect(() => loadBook(join(scratch, "missing.epd"))).toThrow("cannot read the book");
+    expect(() => openingsOf(write("empty.epd", "\n# nothing\n"))).toThrow("the book has no openings");
+    expect(() => openingsOf(join(scratch, "missing.epd"))).toThrow("cannot read the book");
     const mate = write("mate.epd", "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq -\n");
     // Found when the opening is used (a move generation per position: seconds for a large book at load).
-    const [over] = loadBook(mate);
+    const [over] = openingsOf(mate);
     expect(() => playable(over!)).toThrow(`${mate}:1: the game is already over`);
     const [start] = parseEpdBook(`${START_FEN}\n`, "start.epd");
     expect(playable(start!)).toBe(start);
   });
 
   it("ships a default book of at least 50,000 distinct positions, and the named openings as `openings`", () => {
-    const book = loadBook(defaultBookPath());
+    const book = openingsOf(defaultBookPath());
     expect(defaultBookPath()).toMatch(/books\/balanced\.epd\.gz$/);
     expect(book.length).toBeGreaterThanOrEqual(50_000);
     // Distinct as positions: board, side to move, castling and en passant (not the move counters).
@@ -124,9 +127,13 @@ describe("opening books", () => {
       const bytes = readFileSync(file);
       expect(SHIPPED_BOOK_DIGESTS.has(createHash("sha256").update(bytes).digest("hex")), file).toBe(true);
       const text = (file.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
-      expect(parseEpdBook(text, file)).toEqual(loadBook(file));
+      const checked = parseEpdBook(text, file);
+      expect(openingsOf(file)).toEqual(checked);
+      // Each line parsed when read, indexed as an array is.
+      const lazy = loadBook(file);
+      expect([lazy.at(-1), lazy.at(lazy.length), lazy.at(0.5)]).toEqual([checked.at(-1), undefined, undefined]);
     }
-    const named = loadBook(resolveBook("openings"));
+    const named = openingsOf(resolveBook("openings"));
     expect(named.length).toBeGreaterThanOrEqual(250);
     expect(named.every((opening) => opening.name && playable(opening) === opening)).toBe(true);
     expect(new Set(named.map((opening) => opening.fen)).size).toBe(named.length);
@@ -142,18 +149,18 @@ describe("opening books", () => {
       writeFileSync(file, gzipSync(readFileSync(books(fixture))));
       return file;
     };
-    expect(loadBook(gzipped("book.epd.gz", "chess-compete-openings-50.epd"))).toEqual(
-      loadBook(books("chess-compete-openings-50.epd")),
+    expect(openingsOf(gzipped("book.epd.gz", "chess-compete-openings-50.epd"))).toEqual(
+      openingsOf(books("chess-compete-openings-50.epd")),
     );
-    expect(loadBook(gzipped("games.pgn.gz", "fastchess-openings.pgn"), { plies: 4 })).toEqual(
-      loadBook(books("fastchess-openings.pgn"), { plies: 4 }),
+    expect(openingsOf(gzipped("games.pgn.gz", "fastchess-openings.pgn"), { plies: 4 })).toEqual(
+      openingsOf(books("fastchess-openings.pgn"), { plies: 4 }),
     );
     const broken = write("broken.epd.gz", "not gzip");
-    expect(() => loadBook(broken)).toThrow(`${broken}: cannot read the book`);
+    expect(() => openingsOf(broken)).toThrow(`${broken}: cannot read the book`);
   });
 
   it("gives the batches of a run distinct openings until the book is used up, whichever worker claims which batch", () => {
-    const book = loadBook(books("noob-3moves-100.epd"));
+    const book = openingsOf(books("noob-3moves-100.epd"));
     // Two iterations of 64 games in batches of 8 (games 0–127 of the run), claimed in any order: 64 pairs, 64 openings.
     const batches = [120, 0, 64, 8, 72, 16, 80, 24, 88, 32, 96, 40, 104, 48, 112, 56];
     const played = batches.flatMap((firstGame) => runOpenings(book, "seed-1", firstGame, 4, 2));
@@ -180,7 +187,7 @@ describe("opening books", () => {
   });
 
   it("picks openings with a seeded RNG, or in order", () => {
-    const book = loadBook(books("fastchess-openings.epd"));
+    const book = openingsOf(books("fastchess-openings.epd"));
     const draw = (seed: string) =>
       Array.from(
         { length: 10 },

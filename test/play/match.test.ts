@@ -7,7 +7,7 @@ import { engineSpecs } from "../../src/cli/compete.js";
 import { matchCommand, type MatchOptions } from "../../src/commands/match.js";
 import { InputError } from "../../src/core/errors.js";
 import { StatusLine } from "../../src/core/status-line.js";
-import { loadBook, splitPgnGames } from "../../src/play/book.js";
+import { bookOpenings, loadBook, splitPgnGames } from "../../src/play/book.js";
 import { buildMinnow } from "../support/minnow.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/engines/${name}.mjs`, import.meta.url));
@@ -68,7 +68,9 @@ describe("compete match mode", () => {
 
   it("--random-plies: each pair starts from its book line plus random moves, the same for both games", async () => {
     const pgn = join(mkdtempSync(join(tmpdir(), "match-")), "out.pgn");
-    const book = loadBook(options({}).book ?? "").map((opening) => opening.fen.split(" ").slice(0, 4).join(" "));
+    const book = bookOpenings(loadBook(options({}).book ?? "")).map((opening) =>
+      opening.fen.split(" ").slice(0, 4).join(" "),
+    );
     await matchCommand(options({ pgn, games: 8, randomPlies: 3 }));
     const starts = splitPgnGames(readFileSync(pgn, "utf8")).map((g) => /\[FEN "([^"]+)"\]/.exec(g.text)?.[1] ?? "");
     expect(starts).toHaveLength(8);

@@ -16,6 +16,7 @@ import type { BuildHold } from "../engine-build/engine-builder.js";
 import type { Database } from "../postgres/connection.js";
 import type { DatabaseHandle } from "../postgres/database-handle.js";
 import type postgres from "postgres";
+import { databaseOutage } from "../postgres/retry.js";
 import type { Sql } from "../postgres/sql.js";
 
 /**
@@ -146,10 +147,16 @@ export class RunLease {
     };
   }
 
-  /** The run is free for the next master at once (at the end, or on a stop or an error). */
+  /**
+   * The run is free for the next master at once (at the end, or on a stop or an error). Not on a
+   * stop during an outage: the query would wait for the client's next connection attempt, up to
+   * 10 s away, and a stop ends within seconds. The next master takes the run over all the same:
+   * at once on this host (this pid is gone), from another once the heartbeats have stopped.
+   */
   async release(): Promise<void> {
     clearInterval(this.timer);
-    if (!this.lost) await releaseRunLease(this.database.sql, this.run.id, this.identity.session).catch(() => {});
+    if (this.lost || (this.signal.aborted && databaseOutage())) return;
+    await releaseRunLease(this.database.sql, this.run.id, this.identity.session).catch(() => {});
   }
 
   /**

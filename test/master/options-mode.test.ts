@@ -120,11 +120,26 @@ describe("UCI-option mode: master and workers killed with -9 and restarted", () 
     try {
       const first = startMaster(setup, env, "uci-kill", ["--seed", "k"]);
       await waitFor(async () => (await played()) >= 6, 120_000, "games to flow");
+      // A worker dies mid-batch too: its batch's lease expires and its perturbation changes nothing.
+      // Killed once it holds a batch; one that reported it just before the kill held none, and the
+      // worker that replaces it is killed in turn.
+      const holding = async (name: string) =>
+        (
+          await sql<{ n: number }[]>`
+            select count(*)::int as n from spsa_batch where worker_name = ${name} and status = 'claimed'`
+        )[0]!.n > 0;
+      for (let victim = "k0", tries = 1; ; tries++) {
+        await waitFor(() => holding(victim), 120_000, `worker ${victim} to hold a batch`);
+        workers[0]?.kill("SIGKILL");
+        await workers[0];
+        const midBatch = await holding(victim);
+        victim = `k${serial++}`;
+        workers[0] = startWorker(setup, env, victim);
+        if (midBatch) break;
+        expect(tries, "tries to kill a worker while it holds a batch").toBeLessThan(5);
+      }
       first.kill("SIGKILL");
       expect((await first).signal).toBe("SIGKILL");
-      // A worker dies mid-batch too: its batch's lease expires and its perturbation changes nothing.
-      workers[0]?.kill("SIGKILL");
-      workers[0] = startWorker(setup, env, `k${serial++}`);
       // An edit the resumed run does not apply is named, not silently ignored.
       const config = readFileSync(setup.configFile, "utf8");
       writeFileSync(setup.configFile, config.replace("nodes = 500\n", "nodes = 1500\n"));

@@ -98,6 +98,10 @@ export default defineConfig({
           ...common,
           name: "shared",
           include: ["test/**/*.test.ts"],
+          // A fork per file cost 0.3–0.5 s of CPU each (its start and imports): about 48 s of a
+          // whole run's 1,254. Nothing here shares state through a module: every file makes its
+          // own database, folders and processes, and the support modules keep none of their own.
+          isolate: false,
           exclude: [...configDefaults.exclude, ...ALONE, ...FAST],
         },
       },

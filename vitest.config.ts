@@ -17,10 +17,10 @@ const ALONE = [
 
 /**
  * The unit tests of pure code: no Postgres, no cargo build, no engine or CLI process. They run
- * in one process per worker, reused from file to file (isolate: false: nothing to isolate, and
- * a fork and its imports per file cost more than most of these files' tests), and on their own
- * as `npm run test:fast` (vitest.fast.config.ts, without the global setup: a file here that asks
- * for a database fails there). A new test of pure code belongs in this list.
+ * in two worker threads reused from file to file (nothing to isolate, and a fork and its imports
+ * per file cost more than most of these files' tests), and on their own as `npm run test:fast`
+ * (vitest.fast.config.ts, without the global setup: a file here that asks for a database fails
+ * there). A new test of pure code belongs in this list.
  */
 export const FAST = [
   "test/architecture/*.test.ts",
@@ -86,22 +86,24 @@ export default defineConfig({
     // delays); the files that cannot share the cores run alone at the end (ALONE).
     maxWorkers: 4,
     minWorkers: 1,
+    // The unit tier's pool (FAST): its threads are reused from file to file, which made that tier
+    // cost 30 s of CPU instead of 50. As many threads at least as at most: with fewer at least,
+    // vitest 3.2's pool rejected "Terminating worker thread" as it retired an idle one. The forks
+    // of the other tiers stay one per file: reused, a fork of the shared tier kept running what
+    // its earlier files left behind, and a whole run cost about the same.
+    poolOptions: { threads: { isolate: false, minThreads: 2, maxThreads: 2 } },
     sequence: { sequencer: SlowFirstSequencer },
     // Starts the shared test server and migrates the template every file's database copies.
     globalSetup: ["test/support/global-setup.ts"],
     // The default reporter, and at the end the slowest files and the sum of all files' times.
     reporters: ["default", "./test/support/slowest-files.ts"],
     projects: [
-      { test: { ...common, name: "unit", include: FAST, isolate: false } },
+      { test: { ...common, name: "unit", include: FAST, pool: "threads" } },
       {
         test: {
           ...common,
           name: "shared",
           include: ["test/**/*.test.ts"],
-          // A fork per file cost 0.3–0.5 s of CPU each (its start and imports): about 48 s of a
-          // whole run's 1,254. Nothing here shares state through a module: every file makes its
-          // own database, folders and processes, and the support modules keep none of their own.
-          isolate: false,
           exclude: [...configDefaults.exclude, ...ALONE, ...FAST],
         },
       },

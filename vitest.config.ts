@@ -59,6 +59,7 @@ export const FAST = [
   "test/simulate/bad-workers.test.ts",
   "test/simulate/fit-model.test.ts",
   "test/simulate/in-flight.test.ts",
+  "test/simulate/limit.test.ts",
   "test/spsa/*.test.ts",
   "test/stats/*.test.ts",
   "test/status/gain-status.test.ts",

@@ -135,20 +135,24 @@ export interface CellResult {
   wander: number;
 }
 
-/** Runs a tuner on every cell of the family at one budget, `seeds` problems per cell. */
+/**
+ * Runs a tuner on every cell of the family at one budget, `seeds` problems per cell (seeds
+ * `firstSeed` on: another first seed draws other problems of the same cells).
+ */
 export function runFamily(
   tuner: Tuner,
   cells: readonly FamilyCell[],
   budget: number,
   seeds: number,
   drawRate: number,
+  firstSeed = 0,
 ): CellResult[] {
   return cells.map((cell) => {
     const changes: number[] = [];
     let start = 0;
     let end = 0;
     let wander = 0;
-    for (let s = 0; s < seeds; s++) {
+    for (let s = firstSeed; s < firstSeed + seeds; s++) {
       const problem = cellProblem(cell, drawRate, String(s));
       const trace = tuner.run(problem, budget, `run${s}`);
       const distances = stepsFromOptimum(problem.model, trace.final);

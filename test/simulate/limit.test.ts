@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { spsaMathConfig } from "../../src/config/config.js";
+import { eloLeft } from "../../src/simulate/engine-model.js";
+import { runFamily, type FamilyCell } from "../../src/simulate/family.js";
+import { hindsightLimit, shareOfTheWay, TEST_FIRST_SEED } from "../../src/simulate/limit.js";
+import { masterTuner, type Tuner } from "../../src/simulate/tuners.js";
+import { valuesOf } from "../../src/params/params.js";
+
+/** Plain SPSA at the family table's gains. */
+const plain = masterTuner(
+  "plain",
+  (n) =>
+    spsaMathConfig(
+      {
+        maxIterations: n,
+        cEnd: 1.5,
+        rEnd: 0.002,
+        a: undefined,
+        c: undefined,
+        A: undefined,
+        alpha: 0.602,
+        gamma: 0.101,
+        eloCap: 400,
+        maxStep: 2,
+        schedule: "standard",
+        momentum: 0,
+        averageTail: 0,
+        maxStaleness: 0,
+        adaptive: { mode: "off", window: 32, floor: 0.25 },
+      },
+      64,
+    ),
+  64,
+);
+
+/** A tuner that never moves θ: best where θ₀ is the optimum already. */
+const still: Tuner = {
+  name: "still",
+  run(problem) {
+    const values = valuesOf(problem.params);
+    return { games: [0], eloLeft: [eloLeft(problem.model, values)], final: values };
+  },
+};
+
+const far: FamilyCell = { parameters: 4, offset: 6, curvature: 1, type: "int" };
+const atOptimum: FamilyCell = { parameters: 4, offset: 0, curvature: 1, type: "int" };
+
+describe("the hindsight oracle", () => {
+  const seeds = { train: 2, test: 3 };
+  const limit = hindsightLimit([still, plain], [far, atOptimum], 1280, seeds, 0.4);
+
+  it("picks, per cell, the candidate with the least Elo left on the problems that choose", () => {
+    expect(limit.map((r) => r.chosen)).toEqual(["plain", "still"]);
+  });
+
+  it("reports the pick's result on other problems of the cell, as the tuners it is compared with are scored", () => {
+    const [onFar] = runFamily(plain, [far], 1280, seeds.test, 0.4, TEST_FIRST_SEED);
+    expect(limit[0]).toEqual({ ...onFar, chosen: "plain" });
+    const [onTraining] = runFamily(plain, [far], 1280, seeds.train, 0.4);
+    expect(onTraining!.start).not.toBe(onFar!.start);
+    const [stillAtOptimum] = runFamily(still, [atOptimum], 1280, seeds.test, 0.4, TEST_FIRST_SEED);
+    expect(limit[1]).toEqual({ ...stillAtOptimum, chosen: "still" });
+  });
+
+  it("refuses an empty list of candidates", () => {
+    expect(() => hindsightLimit([], [far], 1280, seeds, 0.4)).toThrow("no candidate tuner");
+  });
+});
+
+describe("the share of the way from plain to the limit", () => {
+  it("is 1 at the limit, 0 at plain, above 1 past the limit, and undefined where plain is at the limit", () => {
+    expect(shareOfTheWay(70, 20, 20)).toBe(1);
+    expect(shareOfTheWay(70, 70, 20)).toBe(0);
+    expect(shareOfTheWay(70, 45, 20)).toBe(0.5);
+    expect(shareOfTheWay(70, 10, 20)).toBe(1.2);
+    expect(shareOfTheWay(20, 10, 20)).toBeUndefined();
+  });
+});

@@ -10,10 +10,10 @@
 // A variant BATCH:IN_FLIGHT plays the master's draws (the first half's shared by an iteration's
 // batches, docs/uci-options.md "Shared draws"); BATCH:IN_FLIGHT:own gives every batch its own.
 import { parseArgs } from "node:util";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END } from "../dist/config/config.js";
 import { defaultFamily, familyLine, runFamily } from "../dist/simulate/family.js";
+import { simulatedGains } from "../dist/simulate/gains.js";
 import { asyncTuner, masterTuner } from "../dist/simulate/tuners.js";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
 const { values } = parseArgs({
   options: {
@@ -28,23 +28,7 @@ const drawRate = Number(values["draw-rate"]);
 const perIteration = 64;
 const budgets = values.budgets.split(",").map(Number);
 const cells = defaultFamily();
-const gainsFor = (n) =>
-  spsaMathConfig(
-    {
-      maxIterations: n,
-      cEnd: DEFAULT_C_END,
-      rEnd: DEFAULT_R_END,
-      a: undefined,
-      c: undefined,
-      A: undefined,
-      alpha: 0.602,
-      gamma: 0.101,
-      eloCap: DEFAULT_ELO_CAP,
-      maxStep: DEFAULT_MAX_STEP,
-      adaptive: DEFAULT_ADAPTIVE,
-    },
-    perIteration,
-  );
+const gainsFor = simulatedGains({}, perIteration);
 const tuners = [
   masterTuner(`barrier: iterations of ${perIteration} games (build mode)`, gainsFor, perIteration),
   ...values.variants.split(",").map((v) => {

@@ -13,11 +13,11 @@
 //   node bench/simulate-limit.mjs [--surface family|minnow] [--budgets 5000,20000,60000]
 //     [--train-seeds 8] [--test-seeds 16] [--draw-rate 0.4]
 import { parseArgs } from "node:util";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END } from "../dist/config/config.js";
 import { defaultFamily, runFamily } from "../dist/simulate/family.js";
+import { simulatedGains } from "../dist/simulate/gains.js";
 import { hindsightLimit, shareOfTheWay, TEST_FIRST_SEED } from "../dist/simulate/limit.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
 const { values } = parseArgs({
   options: {
@@ -41,30 +41,7 @@ const perIteration = 64;
 const cells = surface.cells;
 
 const tuner = (name, cEnd, rEnd, adaptive) =>
-  masterTuner(
-    name,
-    (maxIterations) =>
-      spsaMathConfig(
-        {
-          maxIterations,
-          cEnd,
-          rEnd,
-          a: undefined,
-          c: undefined,
-          A: undefined,
-          alpha: 0.602,
-          gamma: 0.101,
-          eloCap: DEFAULT_ELO_CAP,
-          maxStep: DEFAULT_MAX_STEP,
-          schedule: "standard",
-          momentum: 0,
-          averageTail: 0,
-          adaptive,
-        },
-        perIteration,
-      ),
-    perIteration,
-  );
+  masterTuner(name, simulatedGains({ cEnd, rEnd, adaptive }, perIteration), perIteration);
 const off = { ...DEFAULT_ADAPTIVE, mode: "off" };
 const plain = tuner("plain", 1.5, 0.002, off);
 const ours = tuner("ours", DEFAULT_C_END, DEFAULT_R_END, DEFAULT_ADAPTIVE);

@@ -51,6 +51,9 @@ export const DEFAULT_R_END = 0.003;
  * replaced (r 0.002 at c 1.5).
  */
 export const DEFAULT_R_END_PLAIN = 0.0005;
+/** Spall's decay exponents of a_k and c_k. */
+export const DEFAULT_ALPHA = 0.602;
+export const DEFAULT_GAMMA = 0.101;
 /**
  * Build mode's bound on iterations in flight (docs/in-flight.md: its staleness costs less than the
  * idle slots it saves).
@@ -290,8 +293,8 @@ function readSpsa(spsa: TableReader, base: string, engineMode: EngineMode): Spsa
     a,
     c,
     A: spsa.optionalNumber(SPSA_KEYS.A, { min: 0 }),
-    alpha: spsa.number(SPSA_KEYS.alpha, { default: 0.602, above: 0, max: 1 }),
-    gamma: spsa.number(SPSA_KEYS.gamma, { default: 0.101, min: 0, max: 1 }),
+    alpha: spsa.number(SPSA_KEYS.alpha, { default: DEFAULT_ALPHA, above: 0, max: 1 }),
+    gamma: spsa.number(SPSA_KEYS.gamma, { default: DEFAULT_GAMMA, min: 0, max: 1 }),
     eloCap: spsa.number(SPSA_KEYS.eloCap, { default: DEFAULT_ELO_CAP, above: 0 }),
     maxStep: spsa.number(SPSA_KEYS.maxStep, { default: DEFAULT_MAX_STEP, above: 0 }),
     ...alternatives,

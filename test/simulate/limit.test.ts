@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { spsaMathConfig } from "../../src/config/config.js";
+import { DEFAULT_ADAPTIVE } from "../../src/config/config.js";
 import { eloLeft } from "../../src/simulate/engine-model.js";
 import { runFamily, type FamilyCell } from "../../src/simulate/family.js";
+import { simulatedGains } from "../../src/simulate/gains.js";
 import { hindsightLimit, shareOfTheWay, TEST_FIRST_SEED } from "../../src/simulate/limit.js";
 import { masterTuner, type Tuner } from "../../src/simulate/tuners.js";
 import { valuesOf } from "../../src/params/params.js";
@@ -9,27 +10,7 @@ import { valuesOf } from "../../src/params/params.js";
 /** Plain SPSA at the family table's gains. */
 const plain = masterTuner(
   "plain",
-  (n) =>
-    spsaMathConfig(
-      {
-        maxIterations: n,
-        cEnd: 1.5,
-        rEnd: 0.002,
-        a: undefined,
-        c: undefined,
-        A: undefined,
-        alpha: 0.602,
-        gamma: 0.101,
-        eloCap: 400,
-        maxStep: 2,
-        schedule: "standard",
-        momentum: 0,
-        averageTail: 0,
-        maxStaleness: 0,
-        adaptive: { mode: "off", window: 32, floor: 0.25 },
-      },
-      64,
-    ),
+  simulatedGains({ cEnd: 1.5, rEnd: 0.002, adaptive: { ...DEFAULT_ADAPTIVE, mode: "off" } }, 64),
   64,
 );
 

@@ -24,8 +24,9 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { boundRows, defaultFamily, describeCell, familyLine, newRows, runFamily } from "../dist/simulate/family.js";
+import { simulatedSpsa } from "../dist/simulate/gains.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+import { DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 import { signalShare, stepScales } from "../dist/spsa/adaptive.js";
 import { mean, sd } from "./bench-stats.mjs";
 
@@ -51,21 +52,7 @@ const spsa = (
   maxIterations,
   maxStep = DEFAULT_MAX_STEP,
   adaptive = { mode: "off", window: 16, floor: 1 },
-) => ({
-  ...{
-    maxIterations,
-    cEnd,
-    rEnd,
-    a: undefined,
-    c: undefined,
-    A: undefined,
-    alpha: 0.602,
-    gamma: 0.101,
-    eloCap: DEFAULT_ELO_CAP,
-    maxStep,
-  },
-  ...{ schedule: "standard", momentum: 0, averageTail: 0, adaptive },
-});
+) => ({ ...simulatedSpsa({ cEnd, rEnd, maxStep, adaptive }), maxIterations });
 
 const window = (history, w) => history.slice(Math.max(0, history.length - w));
 /** φ_i, tried and dropped: James–Stein shrinkage of a parameter's mean gradient over the window, in [0, 1]. */

@@ -23,11 +23,11 @@
 // (docs/uci-options.md, "Shared draws"); --adapt off: no adaptive scale (steps at full size).
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { DEFAULT_ADAPTIVE } from "../dist/config/config.js";
 import { cellProblem } from "../dist/simulate/family.js";
+import { simulatedGains } from "../dist/simulate/gains.js";
 import { runFleet } from "../dist/simulate/bad-workers.js";
 import { EvidenceLedger } from "../dist/spsa/worker-evidence.js";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 import { mean, median } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
@@ -55,22 +55,10 @@ const gamesPerIteration = 64;
 const batchGames = Number(values.batch);
 const [parameters, offset, curvature] = values.cell.split(",").map(Number);
 const cell = { parameters, offset, curvature, type: "int" };
-const gains = spsaMathConfig(
-  {
-    maxIterations: budget / gamesPerIteration,
-    cEnd: DEFAULT_C_END,
-    rEnd: DEFAULT_R_END,
-    a: undefined,
-    c: undefined,
-    A: undefined,
-    alpha: 0.602,
-    gamma: 0.101,
-    eloCap: DEFAULT_ELO_CAP,
-    maxStep: DEFAULT_MAX_STEP,
-    adaptive: { ...DEFAULT_ADAPTIVE, mode: values.adapt },
-  },
+const gains = simulatedGains(
+  { adaptive: { ...DEFAULT_ADAPTIVE, mode: values.adapt } },
   gamesPerIteration,
-);
+)(budget / gamesPerIteration);
 const honest = (name, extra = {}) => ({ name, share: 1, behaviour: { kind: "honest" }, ...extra });
 
 function fleetRun(mode, seed, workers, quarantine = true) {

@@ -10,14 +10,14 @@
 //   node bench/gain-so-far.mjs [--seeds 4] [--draw-rate 0.4] [--budgets 5000,20000] [--modes build,options]
 //     [--shares 0.05,0.1,0.2] [--windows 0.25,0.5,0.75] [--thresholds 1,2,3,5]
 import { parseArgs } from "node:util";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { DEFAULT_C_END, DEFAULT_R_END } from "../dist/config/config.js";
 import { cellProblem, defaultFamily, newRows } from "../dist/simulate/family.js";
+import { simulatedGains } from "../dist/simulate/gains.js";
 import { asyncTuner, masterTuner } from "../dist/simulate/tuners.js";
 import { eloLeftAt } from "../dist/simulate/aggregate.js";
 import { playGames } from "../dist/simulate/game-model.js";
 import { createRng } from "../dist/core/rng.js";
 import { DEFAULT_GAIN_OPTIONS, nothingLeftToGain, readGain } from "../dist/spsa/gain-so-far.js";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
 const { values } = parseArgs({
   options: {
@@ -44,23 +44,7 @@ const perIteration = 64;
 const blockGames = Number(values.block);
 const checkpoints = [0.25, 0.5, 0.75, 1];
 const cells = [...defaultFamily(), ...newRows()];
-const gainsFor = (n) =>
-  spsaMathConfig(
-    {
-      maxIterations: n,
-      cEnd: DEFAULT_C_END,
-      rEnd: DEFAULT_R_END,
-      a: undefined,
-      c: undefined,
-      A: undefined,
-      alpha: 0.602,
-      gamma: 0.101,
-      eloCap: DEFAULT_ELO_CAP,
-      maxStep: DEFAULT_MAX_STEP,
-      adaptive: DEFAULT_ADAPTIVE,
-    },
-    perIteration,
-  );
+const gainsFor = simulatedGains({}, perIteration);
 const tuners = {
   build: masterTuner(`build mode: iterations of ${perIteration} games`, gainsFor, perIteration),
   options: asyncTuner("UCI-option mode: batches of 8, 4 in flight", gainsFor, perIteration, 8, 4),

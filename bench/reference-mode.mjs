@@ -12,11 +12,12 @@
 // by seed, with its 95 % interval.
 //   node bench/reference-mode.mjs [--seeds 16] [--draw-rate 0.4] [--budgets 2000,5000,20000]
 import { parseArgs } from "node:util";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END } from "../dist/config/config.js";
 import { cellProblem, defaultFamily } from "../dist/simulate/family.js";
+import { simulatedGains } from "../dist/simulate/gains.js";
 import { describeReference, referencePlay } from "../dist/simulate/reference-mode.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
+import { DEFAULT_ELO_CAP } from "../dist/spsa/math.js";
 import { mean, sd } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
@@ -31,23 +32,7 @@ const drawRate = Number(values["draw-rate"]);
 const budgets = values.budgets.split(",").map(Number);
 const perIteration = 64;
 const cells = defaultFamily();
-const gainsFor = (n) =>
-  spsaMathConfig(
-    {
-      maxIterations: n,
-      cEnd: DEFAULT_C_END,
-      rEnd: DEFAULT_R_END,
-      a: undefined,
-      c: undefined,
-      A: undefined,
-      alpha: 0.602,
-      gamma: 0.101,
-      eloCap: DEFAULT_ELO_CAP,
-      maxStep: DEFAULT_MAX_STEP,
-      adaptive: DEFAULT_ADAPTIVE,
-    },
-    perIteration,
-  );
+const gainsFor = simulatedGains({}, perIteration);
 const references = [{ kind: "start" }, { kind: "fixed", elo: 100 }, { kind: "fixed", elo: -100 }];
 const plusVsMinus = masterTuner("plus-vs-minus (the default)", gainsFor, perIteration);
 // Rows: a tuner and the share of the budget it plays. Plus-vs-minus at ½ and ¼ of the games

@@ -14,8 +14,8 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { defaultFamily, describeCell, familyLine, runFamily } from "../dist/simulate/family.js";
+import { simulatedSpsa } from "../dist/simulate/gains.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../dist/simulate/tuners.js";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
 const { values } = parseArgs({
   allowNegative: true,
@@ -36,21 +36,7 @@ const perIteration = Number(values["games-per-iteration"]);
 const budgets = [2000, 5000, 20000, 60000];
 const cells = defaultFamily();
 
-const spsa = (cEnd, rEnd, maxIterations) => ({
-  ...{
-    maxIterations,
-    cEnd,
-    rEnd,
-    a: undefined,
-    c: undefined,
-    A: undefined,
-    alpha: 0.602,
-    gamma: 0.101,
-    eloCap: DEFAULT_ELO_CAP,
-    maxStep: DEFAULT_MAX_STEP,
-  },
-  ...{ schedule: "standard", momentum: 0, averageTail: 0, adaptive: DEFAULT_ADAPTIVE },
-});
+const spsa = (cEnd, rEnd, maxIterations) => ({ ...simulatedSpsa({ cEnd, rEnd }), maxIterations });
 const VARIANT_KEYS = {
   schedule: "schedule",
   momentum: "momentum",

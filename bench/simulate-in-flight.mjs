@@ -8,11 +8,11 @@
 // curves). Prints mean Elo left · cells ending worse than their start / significantly worse.
 //   node bench/simulate-in-flight.mjs [--seeds 8] [--staleness 0,1,2,6] [--rows family,new] [--budgets 2000,5000,20000,60000]
 import { parseArgs } from "node:util";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
+import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END } from "../dist/config/config.js";
 import { defaultFamily, familyLine, newRows, runFamily } from "../dist/simulate/family.js";
+import { simulatedGains } from "../dist/simulate/gains.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { plusVsMinus } from "../dist/simulate/game-model.js";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 
 const { values } = parseArgs({
   options: {
@@ -28,23 +28,7 @@ const drawRate = Number(values["draw-rate"]);
 const perIteration = 64;
 const budgets = values.budgets.split(",").map(Number);
 const families = { family: defaultFamily(), new: newRows() };
-const gainsFor = (maxIterations) =>
-  spsaMathConfig(
-    {
-      maxIterations,
-      cEnd: DEFAULT_C_END,
-      rEnd: DEFAULT_R_END,
-      a: undefined,
-      c: undefined,
-      A: undefined,
-      alpha: 0.602,
-      gamma: 0.101,
-      eloCap: DEFAULT_ELO_CAP,
-      maxStep: DEFAULT_MAX_STEP,
-      adaptive: DEFAULT_ADAPTIVE,
-    },
-    perIteration,
-  );
+const gainsFor = simulatedGains({}, perIteration);
 const tuners = values.staleness
   .split(",")
   .map(Number)

@@ -11,14 +11,13 @@
 // Prints a markdown table.
 //   node bench/simulate-ship.mjs [--seeds 8] [--budgets 5000,20000,60000] [--elimination 400] [--tail 0.5]
 import { parseArgs } from "node:util";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END, spsaMathConfig } from "../dist/config/config.js";
 import { cellProblem, defaultFamily } from "../dist/simulate/family.js";
+import { simulatedGains } from "../dist/simulate/gains.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { eloBetween, eloLeft } from "../dist/simulate/engine-model.js";
 import { playGames } from "../dist/simulate/game-model.js";
 import { challengerWins } from "../dist/spsa/ship.js";
 import { createRng } from "../dist/core/rng.js";
-import { DEFAULT_ELO_CAP, DEFAULT_MAX_STEP } from "../dist/spsa/math.js";
 import { mean, sd } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
@@ -37,23 +36,7 @@ const tail = Number(values.tail);
 const perIteration = 64;
 const budgets = values.budgets.split(",").map(Number);
 const cells = defaultFamily();
-const gainsFor = (maxIterations) =>
-  spsaMathConfig(
-    {
-      maxIterations,
-      cEnd: DEFAULT_C_END,
-      rEnd: DEFAULT_R_END,
-      a: undefined,
-      c: undefined,
-      A: undefined,
-      alpha: 0.602,
-      gamma: 0.101,
-      eloCap: DEFAULT_ELO_CAP,
-      maxStep: DEFAULT_MAX_STEP,
-      adaptive: DEFAULT_ADAPTIVE,
-    },
-    perIteration,
-  );
+const gainsFor = simulatedGains({}, perIteration);
 // One run gives both candidates: its final θ (unaveraged) and its tail average (final).
 const tuner = masterTuner("default gains", gainsFor, perIteration, tail);
 

@@ -89,9 +89,9 @@ export default defineConfig({
     minWorkers: 1,
     // The unit tier's pool (FAST): its threads are reused from file to file, which made that tier
     // cost 25 s of CPU instead of 50. minThreads equals maxThreads: with fewer kept, vitest 3.2's
-    // pool rejected "Terminating worker thread" as it retired an idle one. The forks
-    // of the other tiers stay one per file: reused, a fork of the shared tier kept running what
-    // its earlier files left behind, and a whole run cost about the same.
+    // pool rejected "Terminating worker thread" as it retired an idle one. The forks of the other
+    // tiers stay one per file: reused, a fork of the shared tier kept running what its earlier
+    // files left behind, and a whole run cost about the same.
     poolOptions: { threads: { isolate: false, minThreads: 2, maxThreads: 2 } },
     sequence: { sequencer: SlowFirstSequencer },
     // Starts the shared test server and migrates the template every file's database copies.

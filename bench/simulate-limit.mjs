@@ -18,6 +18,7 @@ import { defaultFamily, runFamily } from "../dist/simulate/family.js";
 import { simulatedGains } from "../dist/simulate/gains.js";
 import { hindsightLimit, shareOfTheWay, TEST_FIRST_SEED } from "../dist/simulate/limit.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
+import { mean } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -56,7 +57,6 @@ const candidates = [
   ),
 ];
 
-const mean = (results, f) => results.reduce((sum, r) => sum + f(r), 0) / results.length;
 console.log(
   `${cells.length} cells, draw rate ${drawRate}, ${perIteration} games per iteration; the oracle picks among ` +
     `${candidates.length} gains per cell on ${seeds.train} problems, everything is scored on ${seeds.test} others\n`,
@@ -68,11 +68,11 @@ console.log("| --- | --- | --- | --- | --- | --- | --- |");
 for (const budget of budgets) {
   const started = Date.now();
   const scored = (t) => runFamily(t, cells, budget, seeds.test, drawRate, TEST_FIRST_SEED);
-  const plainEnd = mean(scored(plain), (r) => r.end);
+  const plainEnd = mean(scored(plain).map((r) => r.end));
   const oursResults = scored(ours);
-  const oursEnd = mean(oursResults, (r) => r.end);
+  const oursEnd = mean(oursResults.map((r) => r.end));
   const limit = hindsightLimit(candidates, cells, budget, seeds, drawRate);
-  const limitEnd = mean(limit, (r) => r.end);
+  const limitEnd = mean(limit.map((r) => r.end));
   const share = shareOfTheWay(plainEnd, oursEnd, limitEnd);
   const picks = new Map();
   for (const r of limit) {
@@ -81,7 +81,7 @@ for (const budget of budgets) {
   }
   const picked = [...picks].map(([kind, n]) => `${kind}'s rule ${n}`).join(", ");
   console.log(
-    `| ${budget} | ${mean(oursResults, (r) => r.start).toFixed(1)} | ${plainEnd.toFixed(1)} | ${oursEnd.toFixed(1)} | ` +
+    `| ${budget} | ${mean(oursResults.map((r) => r.start)).toFixed(1)} | ${plainEnd.toFixed(1)} | ${oursEnd.toFixed(1)} | ` +
       `${limitEnd.toFixed(1)} | ${share === undefined ? "—" : `${(100 * share).toFixed(0)} %`} | ${picked} |`,
   );
   for (const [i, r] of limit.entries())

@@ -15,14 +15,27 @@
 //   nice -n 10 node bench/real-engine-elo.mjs [--steps 6] [--subset N] [--seed elo-1]
 //     [--budgets 5000,20000] [--games 64] [--nodes 1000] [--gap-games 4000] [--match-games 4000]
 //     [--h2h-games 4000] [--gap ELO,ERROR] [--tuners ours,plain] [--tune-book BOOK] [--versus NAME=PATH] [-c 2]
-// --tuners ours: tune with the defaults only (no head-to-heads).
+// --tuners ours: tune with the defaults only (no head-to-heads). --tuner 'NAME:key=value,…' (repeatable)
+// adds a tuner of its own [spsa] settings (TOML values: adapt="off"), e.g. the gains the simulator's
+// hindsight oracle picked; it is tuned and matched as ours and plain are (--tuners ours,plain,NAME).
 // --tune-book BOOK: the book the tunes play (default: the default book); the matches always play
 // the default book. This script replaced bench/side-by-side.mjs (git show 4ebb2e4:bench/side-by-side.mjs
 // for the runs measured with it).
 // --versus NAME=PATH: an engine built before (a tuned engine of an earlier run, say plain-20000
 // from DIR/engines/tuned-20000/minus/) that ours at the first budget also plays (--h2h-games).
 // --gap: the gap as an earlier run of the same detune measured it (node-limited games are
-// deterministic: the same seed replays the same match), instead of playing it again.
+// deterministic: the same seed replays the same match), instead of playing it again; with
+// --draw-rate (the gap match's share of draws), the simulator's rows below can be computed.
+// The last table is the simulator held to the run: each tuner on a model of this detune (every
+// optimum at the default, one curvature that loses the gap at the detuned start), --sim-seeds 16
+// problems; --predict prints only that table (with --gap and --draw-rate), playing nothing.
+// --engine PATH: an engine no one here wrote, in UCI-option mode ([engine] mode = "options"):
+// its parameters are its spin options as `spsa init --engine` proposes them (--only NAME,…
+// keeps those), nothing is built, every engine of the table is PATH with its option values.
+// --depth N plays every game to depth N instead of --nodes (engines that ignore `go nodes`,
+// as toga2 does); --option NAME=VALUE (repeatable) sets an option on every engine, e.g. Hash=16.
+//   nice -n 5 node bench/real-engine-elo.mjs --engine /usr/games/toga2 --depth 4 --option Hash=16 \
+//     --subset 8 --steps 10 --budgets 5000 --gap-games 2000 --match-games 2000 --h2h-games 2000
 // Without DATABASE_URL the script starts its own embedded Postgres in its temp folder.
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
@@ -35,6 +48,13 @@ import { loadConfig } from "../dist/config/config.js";
 import { loadParams } from "../dist/params/params.js";
 import { updateParamValues } from "../dist/params/params-update.js";
 import { builtValue } from "../dist/spsa/math.js";
+import { engineOptions, optionParamsOf } from "../dist/params/option-names.js";
+import { spsaMathConfig } from "../dist/config/config.js";
+import { simulateSeeds } from "../dist/simulate/aggregate.js";
+import { asyncTuner, masterTuner } from "../dist/simulate/tuners.js";
+import { userProblem } from "../dist/simulate/user-model.js";
+import { hindsightOnSurface, limitCandidates } from "../dist/simulate/limit.js";
+import { simulatedGains } from "../dist/simulate/gains.js";
 import {
   benchProcesses,
   detunedValues,
@@ -52,18 +72,32 @@ const { values: opts } = parseArgs({
     seed: { type: "string", default: "elo-1" },
     budgets: { type: "string", default: "5000,20000" },
     games: { type: "string", default: "64" },
-    nodes: { type: "string", default: "1000" },
+    nodes: { type: "string" },
+    depth: { type: "string" },
+    engine: { type: "string" },
+    only: { type: "string" },
+    option: { type: "string", multiple: true, default: [] },
     "gap-games": { type: "string", default: "4000" },
     "match-games": { type: "string", default: "4000" },
     "h2h-games": { type: "string", default: "4000" },
     gap: { type: "string" },
+    "draw-rate": { type: "string" },
+    predict: { type: "boolean", default: false },
+    "sim-seeds": { type: "string", default: "16" },
+    "train-seeds": { type: "string", default: "8" },
     "tune-book": { type: "string" },
     tuners: { type: "string", default: "ours,plain" },
+    tuner: { type: "string", multiple: true, default: [] },
     versus: { type: "string" },
     concurrency: { type: "string", short: "c", default: "2" },
   },
 });
 const PLAIN = { adapt: '"off"', c_end: "1.5", r_end: "0.002", adapt_pilot: "0" };
+const TUNERS = { ours: {}, plain: PLAIN };
+for (const spec of opts.tuner) {
+  const [name, settings] = spec.split(/:(.*)/);
+  TUNERS[name] = Object.fromEntries(settings.split(",").map((setting) => setting.split("=")));
+}
 const root = new URL("..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "spsa-real-elo-"));
 const children = benchProcesses(root, dir);
@@ -71,8 +105,20 @@ const started = performance.now();
 const minutes = (since) => ((performance.now() - since) / 60000).toFixed(1);
 const log = (line) => console.log(`[${minutes(started)} min] ${line}`);
 log(`files in ${dir}`);
+if (opts.depth === undefined) opts.nodes ??= "1000";
+const limit = opts.depth === undefined ? `${opts.nodes} nodes per move` : `depth ${opts.depth}`;
+const limitArgs = opts.depth === undefined ? ["--nodes", opts.nodes] : ["--depth", opts.depth];
 
-const params = loadParams(join(root, "params.toml"));
+const paramsFile = opts.engine === undefined ? join(root, "params.toml") : join(dir, "engine.params.toml");
+if (opts.engine !== undefined)
+  execFileSync(
+    "node",
+    [join(root, "bin/spsa.js"), "init", "--engine", opts.engine, "--out", paramsFile].concat(
+      opts.only === undefined ? [] : ["--only", opts.only],
+    ),
+    { stdio: "ignore" },
+  );
+const params = loadParams(paramsFile);
 const defaults = Object.fromEntries(params.map((p) => [p.name, p.value]));
 const { values: detuned } = detunedValues(params, { steps: opts.steps, subset: opts.subset, seed: opts.seed });
 const detune = `${opts.subset ?? params.length} of ${params.length} parameters × ${opts.steps} steps (seed ${opts.seed})`;
@@ -86,6 +132,12 @@ log(
 const engines = {};
 let config;
 const build = async (label, values) => {
+  if (opts.engine !== undefined) {
+    // UCI-option mode builds nothing: an engine is the binary with its option values.
+    const options = optionParamsOf(params, paramsFile);
+    for (const [name, v] of Object.entries(values)) engines[name] = engineOptions(options, v);
+    return;
+  }
   const [a, b] = Object.keys(values);
   // One set of values (one tuner) is built on both sides.
   const built = await buildPlusAndMinus({
@@ -97,6 +149,12 @@ const build = async (label, values) => {
   engines[a] = built.plus.path;
   if (b !== undefined) engines[b] = built.minus.path;
 };
+/** compete's --option-a or --option-b flags of engine `name`: --option for every engine, then its values. */
+const sideOptions = (side, name) =>
+  [
+    ...opts.option,
+    ...Object.entries(opts.engine === undefined ? {} : engines[name]).map(([o, v]) => `${o}=${v}`),
+  ].flatMap((option) => [`--option-${side}`, option]);
 const rows = [];
 let gap;
 const match = (a, b, games) => {
@@ -106,14 +164,14 @@ const match = (a, b, games) => {
     "node",
     [
       join(root, "bin/compete.js"),
-      engines[a],
-      engines[b],
+      ...[a, b].map((name) => (opts.engine === undefined ? engines[name] : opts.engine)),
+      ...sideOptions("a", a),
+      ...sideOptions("b", b),
       "-g",
       games,
       "-c",
       opts.concurrency,
-      "--nodes",
-      opts.nodes,
+      ...limitArgs,
       "--seed",
       `${opts.seed}:${a}-${b}`,
       "--pgn",
@@ -153,37 +211,103 @@ const configFile = (label, iterations, settings) => {
     spsa: spsaSection(root, iterations, settings),
     games: opts.games,
     nodes: opts.nodes,
+    depth: opts.depth,
+    binary: opts.engine,
     margin: 300,
     book: opts["tune-book"],
   });
   return file;
 };
 config = loadConfig(configFile("default", 1, {}));
-await build("start", { default: defaults, detuned });
-if (opts.gap === undefined) gap = match("default", "detuned", opts["gap-games"]);
-else {
+if (opts.predict && opts.gap === undefined) throw new Error("--predict needs the gap: --gap ELO,ERROR --draw-rate X");
+if (!opts.predict) await build("start", { default: defaults, detuned });
+if (opts.gap === undefined) {
+  gap = match("default", "detuned", opts["gap-games"]);
+  const [, draws] = gap.wdl.match(/=(\d+)/);
+  gap.drawRate = Number(draws) / gap.games;
+} else {
   const [elo, error] = opts.gap.split(",").map(Number);
-  gap = { elo, error };
+  gap = { elo, error, drawRate: Number(opts["draw-rate"] ?? Number.NaN) };
   log(`gap as measured before: Elo ${elo} ± ${error}`);
+}
+
+/**
+ * The simulator held to this run: a model of the detune (every optimum at its default, one curvature
+ * for all that makes the detuned start lose the measured gap, the gap match's draw rate), each
+ * tuner with its own config (UCI-option mode: batches of 8, -c in flight) over --sim-seeds runs, and
+ * the hindsight oracle (src/simulate/limit.ts: the best of its gains on --train-seeds runs, scored
+ * on --sim-seeds others).
+ */
+const squares = params.reduce((sum, p) => sum + ((detuned[p.name] - p.value) / p.step) ** 2, 0);
+const model = {
+  lossElo: (gap.elo / squares) * 16,
+  lossSteps: 4,
+  offsetSteps: undefined,
+  drawRate: gap.drawRate,
+  overrides: Object.fromEntries(params.map((p) => [p.name, { optimum: p.value }])),
+};
+const start = params.map((p) => ({ ...p, value: detuned[p.name] }));
+const problemFor = (seed) => userProblem(start, model, seed);
+const perIteration = Number(opts.games);
+const simulatedTuner = (name, gainsFor) =>
+  opts.engine === undefined
+    ? masterTuner(name, gainsFor, perIteration)
+    : asyncTuner(name, gainsFor, perIteration, 8, Number(opts.concurrency));
+const tuners = opts.tuners.split(",");
+const budgets = opts.budgets.split(",");
+const printPredictions = () => {
+  const seeds = Number(opts["sim-seeds"]);
+  console.log(
+    `\nthe simulator on a model of this detune (${model.lossElo.toFixed(3)} Elo lost at 4 steps, draw rate ` +
+      `${gap.drawRate.toFixed(3)}; ${seeds} runs, ± the spread over them; the limit on ${seeds} other runs):\n`,
+  );
+  console.log("| tuner | games | Elo left ± spread | gap recovered |\n|---|---:|---:|---:|");
+  const row = (name, games, left, spread) =>
+    console.log(
+      `| ${name} | ${games} | ${left.toFixed(1)}${spread === undefined ? "" : ` ± ${spread.toFixed(1)}`} | ` +
+        `${(100 * (1 - left / gap.elo)).toFixed(0)} % |`,
+    );
+  for (const budget of budgets) {
+    const games = Math.round(Number(budget) / perIteration) * perIteration;
+    for (const variant of tuners) {
+      // The tune's own config file, as the master reads it.
+      const { spsa } = loadConfig(configFile(`simulated-${variant}`, games / perIteration, TUNERS[variant]));
+      const tuner = simulatedTuner(variant, (maxIterations) =>
+        spsaMathConfig({ ...spsa, maxIterations }, perIteration),
+      );
+      const summary = simulateSeeds(tuner, problemFor, games, seeds);
+      row(`${variant}, simulated`, games, summary.mean.at(-1), summary.sd.at(-1));
+    }
+    const candidates = limitCandidates((name, changes) => simulatedTuner(name, simulatedGains(changes, perIteration)));
+    const limit = hindsightOnSurface(candidates, problemFor, games, {
+      train: Number(opts["train-seeds"]),
+      test: seeds,
+    });
+    row(`limit (${limit.chosen})`, games, limit.end);
+  }
+};
+if (opts.predict) {
+  printPredictions();
+  process.exit(0);
 }
 
 // 2. The tunes, two at a time on one worker.
 const tune = async (budget) => {
   const iterations = Math.round(Number(budget) / Number(opts.games));
-  const runs = Object.entries({ ours: {}, plain: PLAIN })
+  const runs = Object.entries(TUNERS)
     .filter(([variant]) => tuners.includes(variant))
     .map(([variant, settings]) => {
       const label = `${variant}-${budget}`;
-      const paramsFile = join(dir, `${label}.params.toml`);
-      writeFileSync(
-        paramsFile,
-        updateParamValues(readFileSync(join(root, "params.toml"), "utf8"), detuned, paramsFile),
-      );
-      return { label, paramsFile, configFile: configFile(label, iterations, settings), name: `${label}-${Date.now()}` };
+      const runParams = join(dir, `${label}.params.toml`);
+      writeFileSync(runParams, updateParamValues(readFileSync(paramsFile, "utf8"), detuned, runParams));
+      return {
+        label,
+        paramsFile: runParams,
+        configFile: configFile(label, iterations, settings),
+        name: `${label}-${Date.now()}`,
+      };
     });
-  log(
-    `tuning ${runs.map((run) => run.label).join(" and ")}: ${iterations} × ${opts.games} games at ${opts.nodes} nodes per move`,
-  );
+  log(`tuning ${runs.map((run) => run.label).join(" and ")}: ${iterations} × ${opts.games} games at ${limit}`);
   const since = performance.now();
   const masters = runs.map(
     (run) =>
@@ -219,6 +343,7 @@ const tune = async (budget) => {
     configFile: runs[0].configFile,
     name: `worker-${budget}`,
     seed: opts.seed,
+    options: opts.option,
   });
   children.push(worker);
   await Promise.all(masters);
@@ -228,19 +353,18 @@ const tune = async (budget) => {
     runs.map((run) => [run.label, Object.fromEntries(loadParams(run.paramsFile).map((p) => [p.name, builtValue(p)]))]),
   );
   await build(`tuned-${budget}`, tuned);
-  if (runs.length === 2) match(`ours-${budget}`, `plain-${budget}`, opts["h2h-games"]);
+  if (tuners.includes("ours") && tuners.includes("plain"))
+    match(`ours-${budget}`, `plain-${budget}`, opts["h2h-games"]);
   for (const run of runs) {
     const row = match(run.label, "default", opts["match-games"]);
     const { share, error } = recovered(row);
     log(`${run.label} recovered ${(100 * share).toFixed(0)} % ± ${(100 * error).toFixed(0)} % of the gap`);
   }
 };
-const tuners = opts.tuners.split(",");
-const budgets = opts.budgets.split(",");
 for (const budget of budgets) await tune(budget);
 
 // 3. Ours at the smallest budget against plain at the largest.
-if (budgets.length > 1 && tuners.length === 2)
+if (budgets.length > 1 && tuners.includes("ours") && tuners.includes("plain"))
   match(`ours-${budgets[0]}`, `plain-${budgets.at(-1)}`, opts["h2h-games"]);
 
 if (opts.versus !== undefined) {
@@ -250,7 +374,7 @@ if (opts.versus !== undefined) {
 }
 
 // 4. The table.
-console.log(`\ndetune: ${detune}; ${opts.nodes} nodes per move; ${opts.games} games per iteration\n`);
+console.log(`\n${opts.engine ?? "minnow"}, detune: ${detune}; ${limit}; ${opts.games} games per iteration\n`);
 console.log("| pairing | games | distinct games | Elo ± 95 % | gap recovered |\n|---|---:|---:|---:|---:|");
 for (const r of rows) {
   const share = r.pairing.endsWith("vs default") ? recovered(r) : undefined;
@@ -260,4 +384,5 @@ for (const r of rows) {
     `| ${r.pairing} | ${r.games} | ${r.distinct} | ${r.elo >= 0 ? "+" : ""}${r.elo.toFixed(1)} ± ${r.error.toFixed(1)} | ${shareText} |`,
   );
 }
+printPredictions();
 log(`files in ${dir}`);

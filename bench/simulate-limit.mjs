@@ -13,10 +13,10 @@
 //   node bench/simulate-limit.mjs [--surface family|minnow] [--budgets 5000,20000,60000]
 //     [--train-seeds 8] [--test-seeds 16] [--draw-rate 0.4]
 import { parseArgs } from "node:util";
-import { DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END } from "../dist/config/config.js";
+import { DEFAULT_ADAPTIVE } from "../dist/config/config.js";
 import { defaultFamily, runFamily } from "../dist/simulate/family.js";
 import { simulatedGains } from "../dist/simulate/gains.js";
-import { hindsightLimit, shareOfTheWay, TEST_FIRST_SEED } from "../dist/simulate/limit.js";
+import { hindsightLimit, limitCandidates, shareOfTheWay, TEST_FIRST_SEED } from "../dist/simulate/limit.js";
 import { masterTuner } from "../dist/simulate/tuners.js";
 import { mean } from "./bench-stats.mjs";
 
@@ -41,21 +41,10 @@ const drawRate = Number(values["draw-rate"] ?? surface.drawRate);
 const perIteration = 64;
 const cells = surface.cells;
 
-const tuner = (name, cEnd, rEnd, adaptive) =>
-  masterTuner(name, simulatedGains({ cEnd, rEnd, adaptive }, perIteration), perIteration);
-const off = { ...DEFAULT_ADAPTIVE, mode: "off" };
-const plain = tuner("plain", 1.5, 0.002, off);
-const ours = tuner("ours", DEFAULT_C_END, DEFAULT_R_END, DEFAULT_ADAPTIVE);
-// The gains the oracle picks among. A first grid (c_end 0.75–6) had every pick of the family
-// at 5,000 games at its largest c_end, so it reaches to 12 (the family's ranges are 20 steps).
-const candidates = [
-  ...[1.5, 3, 6, 9, 12].flatMap((c) =>
-    [0.0005, 0.001, 0.002, 0.004, 0.008].map((r) => tuner(`plain c_end ${c} r_end ${r}`, c, r, off)),
-  ),
-  ...[3, 6, 9, 12].flatMap((c) =>
-    [0.0015, 0.003, 0.006].map((r) => tuner(`ours c_end ${c} r_end ${r}`, c, r, DEFAULT_ADAPTIVE)),
-  ),
-];
+const tuner = (name, changes) => masterTuner(name, simulatedGains(changes, perIteration), perIteration);
+const plain = tuner("plain", { cEnd: 1.5, rEnd: 0.002, adaptive: { ...DEFAULT_ADAPTIVE, mode: "off" } });
+const ours = tuner("ours", {});
+const candidates = limitCandidates(tuner);
 
 console.log(
   `${cells.length} cells, draw rate ${drawRate}, ${perIteration} games per iteration; the oracle picks among ` +

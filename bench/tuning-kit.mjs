@@ -65,14 +65,29 @@ export function spsaSection(root, iterations, settings = {}) {
   return section;
 }
 
-/** A run's config.toml: minnow built into `dir`, games at `nodes` per move or a time per move. */
-export function writeRunConfig(file, { root, dir, spsa, games, nodes, timelow, timehigh, margin, book }) {
-  const timeControl = nodes === undefined ? `timelow = ${timelow}\ntimehigh = ${timehigh}\n` : `nodes = ${nodes}\n`;
+/**
+ * A run's config.toml: minnow built into `dir` (or, with `binary`, that engine tuned through its UCI
+ * options), games at `nodes` per move, to `depth`, or at a time per move.
+ */
+export function writeRunConfig(
+  file,
+  { root, dir, spsa, games, nodes, depth, timelow, timehigh, margin, book, binary },
+) {
+  const timeControl =
+    depth !== undefined
+      ? `depth = ${depth}\n`
+      : nodes === undefined
+        ? `timelow = ${timelow}\ntimehigh = ${timehigh}\n`
+        : `nodes = ${nodes}\n`;
+  const engine =
+    binary === undefined
+      ? `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n`
+      : `[engine]\nmode = "options"\nbinary = "${binary}"\n`;
   writeFileSync(
     file,
     `[time_control]\n${timeControl}margin_ms = ${margin}\n` +
       `[games]\ngames_per_iteration = ${games}\nbatch_size = 8\n${book === undefined ? "" : `book = "${book}"\n`}${spsa}\n` +
-      `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n[database]\npoll_interval = 0.2\n`,
+      `${engine}[database]\npoll_interval = 0.2\n`,
   );
 }
 
@@ -98,11 +113,23 @@ export function distinctGames(pgn) {
   return new Set(games).size;
 }
 
-/** A `compete --spsa` worker for the bench's run, its output discarded; the caller stops it. */
-export function spawnSpsaWorker(root, { concurrency, configFile, name, seed }) {
+/** A `compete --spsa` worker for the bench's run, its output discarded; the caller stops it. `options`: its --option flags. */
+export function spawnSpsaWorker(root, { concurrency, configFile, name, seed, options = [] }) {
   return spawn(
     "node",
-    [join(root, "bin/compete.js"), "--spsa", "-c", concurrency, "--config", configFile, "--name", name, "--seed", seed],
+    [
+      join(root, "bin/compete.js"),
+      "--spsa",
+      "-c",
+      concurrency,
+      "--config",
+      configFile,
+      "--name",
+      name,
+      "--seed",
+      seed,
+      ...options.flatMap((option) => ["--option", option]),
+    ],
     { stdio: "ignore" },
   );
 }

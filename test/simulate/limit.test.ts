@@ -1,9 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ADAPTIVE } from "../../src/config/config.js";
 import { eloLeft } from "../../src/simulate/engine-model.js";
-import { runFamily, type FamilyCell } from "../../src/simulate/family.js";
+import { cellProblem, runFamily, type FamilyCell } from "../../src/simulate/family.js";
 import { simulatedGains } from "../../src/simulate/gains.js";
-import { hindsightLimit, shareOfTheWay, TEST_FIRST_SEED } from "../../src/simulate/limit.js";
+import {
+  hindsightLimit,
+  hindsightOnSurface,
+  limitCandidates,
+  meanEloLeft,
+  shareOfTheWay,
+  TEST_FIRST_SEED,
+} from "../../src/simulate/limit.js";
 import { masterTuner, type Tuner } from "../../src/simulate/tuners.js";
 import { valuesOf } from "../../src/params/params.js";
 
@@ -45,6 +52,36 @@ describe("the hindsight oracle", () => {
 
   it("refuses an empty list of candidates", () => {
     expect(() => hindsightLimit([], [far], 1280, seeds, 0.4)).toThrow("no candidate tuner");
+  });
+});
+
+describe("the hindsight oracle on one surface", () => {
+  const problemFor = (seed: number) => cellProblem(far, 0.4, String(seed));
+  const seeds = { train: 2, test: 3 };
+
+  it("picks the candidate with the least Elo left on the choosing runs and scores it on other runs", () => {
+    const limit = hindsightOnSurface([still, plain], problemFor, 1280, seeds);
+    expect(limit.chosen).toBe("plain");
+    expect(limit.end).toBe(meanEloLeft(plain, problemFor, 1280, TEST_FIRST_SEED, seeds.test));
+    expect(limit.end).not.toBe(meanEloLeft(plain, problemFor, 1280, 0, seeds.test));
+  });
+
+  it("refuses an empty list of candidates", () => {
+    expect(() => hindsightOnSurface([], problemFor, 1280, seeds)).toThrow("no candidate tuner");
+  });
+});
+
+describe("the oracle's candidates", () => {
+  it("are plain SPSA and ours over a grid of c_end and r_end, each made by the caller's tuner", () => {
+    const made: { name: string; adapt: string | undefined; cEnd: number | undefined }[] = [];
+    const candidates = limitCandidates((name, changes) => {
+      made.push({ name, adapt: changes.adaptive?.mode, cEnd: changes.cEnd });
+      return still;
+    });
+    expect(candidates).toHaveLength(37);
+    expect(made.filter((m) => m.adapt === "off")).toHaveLength(25);
+    expect(made.find((m) => m.name === "ours c_end 12 r_end 0.006")?.adapt).toBe(DEFAULT_ADAPTIVE.mode);
+    expect(Math.max(...made.map((m) => m.cEnd ?? 0))).toBe(12);
   });
 });
 

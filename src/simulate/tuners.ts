@@ -6,7 +6,7 @@ import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { nextDraw, type SharedDraw } from "./shared-draws.js";
 import { drawBatch, drawSpan } from "../spsa/option-batches.js";
 import { BatchSteps } from "../spsa/batch-step.js";
-import { pilotMeasure, pilotScales, spreadSquared } from "../spsa/pilot.js";
+import { pilotMeasure, pilotScales, pilotWidth, spreadSquared } from "../spsa/pilot.js";
 import { pilotIterationsOf, type PilotBatch } from "../spsa/option-pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
@@ -64,7 +64,8 @@ export interface Tuner {
  * `staleness` d > 0 is build mode's iterations in flight at their steady state
  * (src/spsa/in-flight.ts): iteration k is drawn from θ after the steps of 1..k − 1 − d, with the
  * adaptive scales of the iterations completed by then, and its step moves the θ of k − 1's step;
- * the iterations after the pilot wait for it, as the master's do.
+ * the iterations after the pilot wait for it, as the master's do. `widen` > 0 is a study, not the
+ * master's: the pilot's factor also widens the later perturbations (pilotWidth).
  */
 export function masterTuner(
   name: string,
@@ -74,6 +75,7 @@ export function masterTuner(
   scalesFor?: StepScales,
   play: IterationPlay = plusVsMinus,
   staleness = 0,
+  widen = 0,
 ): Tuner {
   return {
     name,
@@ -102,8 +104,9 @@ export function masterTuner(
         // Steps applied when iteration k was opened: all but the last d, and the pilot's.
         const applied = Math.max(k - 1 - staleness, Math.min(k - 1, pilots));
         const base = params.map((p) => ({ ...p, value: trajectory[applied]?.[p.name] ?? p.value }));
-        const perturbation = perturb(base, cfg, k, createRng(`${seed}:${k}`), trajectory);
         const factor = k > pilots && pilotIterations.length > 0 ? pilotMeasure(pilotIterations).factor : 1;
+        const width = pilotWidth(factor, widen);
+        const perturbation = perturb(base, { ...cfg, c: cfg.c * width }, k, createRng(`${seed}:${k}`), trajectory);
         const played = scales
           ? {
               ...perturbation,

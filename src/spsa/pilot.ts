@@ -43,6 +43,15 @@ export function pilotScales(scales: Values, floor: number, factor: number): Valu
     : Object.fromEntries(Object.entries(scales).map(([name, scale]) => [name, pilotScale(scale, floor, factor)]));
 }
 
+/**
+ * The perturbation's factor after the pilot in the widening study (masterTuner's `widen`): a run
+ * flat enough for longer steps also perturbs wider, where a pair's Elo difference carries more
+ * slope for the same noise.
+ */
+export function pilotWidth(factor: number, widen: number): number {
+  return factor ** widen;
+}
+
 /** Mean of d_i² over the parameters whose plus and minus differ, d_i = (plus_i − minus_i) / (2·step_i). */
 export function spreadSquared(steps: Readonly<Record<string, number>>, plus: Values, minus: Values): number {
   const squares = Object.entries(steps)

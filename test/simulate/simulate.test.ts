@@ -6,11 +6,11 @@ import { simulateCommand } from "../../src/commands/simulate.js";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { curvatureFor, eloBetween, eloLeft } from "../../src/simulate/engine-model.js";
 import { cellProblem, familyLine, newRows, runFamily } from "../../src/simulate/family.js";
-import { playGames } from "../../src/simulate/game-model.js";
+import { playGames, plusVsMinus } from "../../src/simulate/game-model.js";
 import { referenceOutcome } from "../../src/simulate/reference-mode.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../../src/simulate/tuners.js";
 import { perturb, update } from "../../src/spsa/math.js";
-import { pilotMeasure, pilotScale, spreadSquared } from "../../src/spsa/pilot.js";
+import { pilotMeasure, pilotScale, pilotWidth, spreadSquared } from "../../src/spsa/pilot.js";
 import { createRng } from "../../src/core/rng.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
 import { spsa } from "../support/cli.js";
@@ -156,6 +156,24 @@ describe("the master tuner", () => {
     expect(ours.end).toBeLessThan(ours.start / 2);
     expect(ours.end).toBeLessThan(fishtest.end);
     expect(ours.end).toBeLessThan(seed.end);
+  });
+});
+
+describe("the widening study (masterTuner's widen)", () => {
+  const tuner = (widen: number) => masterTuner("m", gains, 64, 0, undefined, plusVsMinus, 0, widen);
+
+  it("changes nothing where the pilot keeps the default step (factor 1: a sharp problem)", () => {
+    const sharp = cellProblem({ parameters: 40, offset: 3, curvature: 4, type: "int" }, 0.4, "w");
+    expect(tuner(1).run(sharp, 3200, "s")).toEqual(tuner(0).run(sharp, 3200, "s"));
+  });
+
+  it("perturbs wider where the pilot finds the problem flat, and leaves less Elo there", () => {
+    expect(pilotWidth(4, 0.5)).toBe(2);
+    expect(pilotWidth(4, 0)).toBe(1);
+    const flat = [{ parameters: 18, offset: 6, curvature: 0.25, type: "int" as const }];
+    const [unwidened] = runFamily(tuner(0), flat, 3200, 4, 0.4);
+    const [widened] = runFamily(tuner(1), flat, 3200, 4, 0.4);
+    expect(widened!.end).toBeLessThan(unwidened!.end);
   });
 });
 

@@ -106,7 +106,13 @@ export function masterTuner(
         const base = params.map((p) => ({ ...p, value: trajectory[applied]?.[p.name] ?? p.value }));
         const factor = k > pilots && pilotIterations.length > 0 ? pilotMeasure(pilotIterations).factor : 1;
         const width = pilotWidth(factor, widen);
-        const perturbation = perturb(base, { ...cfg, c: cfg.c * width }, k, createRng(`${seed}:${k}`), trajectory);
+        const perturbation = perturb(
+          base,
+          width === 1 ? cfg : { ...cfg, c: cfg.c * width },
+          k,
+          createRng(`${seed}:${k}`),
+          trajectory,
+        );
         const played = scales
           ? {
               ...perturbation,

@@ -16,7 +16,7 @@
 //   plain:r=R,c=C      plain SPSA with r_end R and c_end C
 //   signal:r,c,w,f     the adaptive gains (src/spsa/adaptive.ts): scale = f + (1 − f)·ρ, ρ the run's signal share over the last w iterations;
 //                      pilot=P: P iterations of the curvature pilot (src/spsa/pilot.ts); widen=E: the pilot's
-//                      factor F also widens the perturbation, c × F^E (pilotWidth, a study);
+//                      factor F also widens the perturbation, c × F^E (adapt_widen; 0 unless given);
 //                      ms=M: max_step M; n0=N,p=P: the scale times (N / parameters)^P
 //   perparam:r,c,w,f   ρ times each parameter's share φ_i (James–Stein shrinkage of its mean gradient over the window)
 //   param:r,c,w,f      only each parameter's share φ_i
@@ -70,8 +70,14 @@ const KINDS = {
   new: () => [DEFAULT_C_END, DEFAULT_R_END, undefined, undefined, undefined, DEFAULT_ADAPTIVE],
   plain: (o) => [o.c ?? 1.5, o.r ?? 0.002, undefined],
   signal: (o) => {
-    const adaptive = { mode: "signal", window: o.w ?? 32, floor: o.f ?? 0.25, pilot: o.pilot ?? 0 };
-    if (o.n0 === undefined) return [o.c ?? 1.5, o.r, undefined, undefined, o.ms, adaptive, o.widen];
+    const adaptive = {
+      mode: "signal",
+      window: o.w ?? 32,
+      floor: o.f ?? 0.25,
+      pilot: o.pilot ?? 0,
+      widen: o.widen ?? 0,
+    };
+    if (o.n0 === undefined) return [o.c ?? 1.5, o.r, undefined, undefined, o.ms, adaptive];
     // n0: a rate inversely proportional to the number of parameters, (n0 / n)^p.
     return [
       o.c ?? 1.5,
@@ -131,16 +137,13 @@ const tuner = (text) => {
       .map((kv) => kv.split("="))
       .map(([k, v]) => [k, Number(v)]),
   );
-  const [cEnd, rEnd, scales, rEndFor, maxStep, adaptive, widen] = KINDS[kind](o);
+  const [cEnd, rEnd, scales, rEndFor, maxStep, adaptive] = KINDS[kind](o);
   return masterTuner(
     text,
     (n) => spsaMathConfig(spsa(cEnd, rEndFor ? rEndFor(n) : rEnd, n, maxStep, adaptive), perIteration),
     perIteration,
     0,
     scales,
-    undefined,
-    0,
-    widen ?? 0,
   );
 };
 

@@ -59,7 +59,7 @@ export const DEFAULT_GAMMA = 0.101;
  * idle slots it saves).
  */
 export const DEFAULT_MAX_STALENESS = 6;
-export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667, pilot: 1 };
+export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667, pilot: 1, widen: 1 };
 
 /**
  * config.toml's [spsa] keys by the SpsaConfig field each sets, and those of the adaptive gains
@@ -88,6 +88,7 @@ export const ADAPT_KEYS = {
   window: "adapt_window",
   floor: "adapt_floor",
   pilot: "adapt_pilot",
+  widen: "adapt_widen",
 } as const satisfies Record<keyof AdaptiveGains, string>;
 export const GAIN_KEYS = {
   share: "gain_share",
@@ -355,6 +356,7 @@ function readAdaptive(spsa: TableReader): AdaptiveGains {
     window: spsa.number(ADAPT_KEYS.window, { default: DEFAULT_ADAPTIVE.window, integer: true, min: 1 }),
     floor: spsa.number(ADAPT_KEYS.floor, { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
     pilot: spsa.number(ADAPT_KEYS.pilot, { default: DEFAULT_ADAPTIVE.pilot ?? 0, integer: true, min: 0 }),
+    widen: spsa.number(ADAPT_KEYS.widen, { default: DEFAULT_ADAPTIVE.widen ?? 0, min: 0, max: 1 }),
   };
 }
 

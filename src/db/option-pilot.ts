@@ -34,10 +34,13 @@ const COUNTED = (sql: Sql, runId: number) => sql`
 
 /**
  * Games of the pilot given out (open, claimed or played, not set aside: those are drawn again), and
- * whether its measure is stored.
+ * its factor once its measure is stored.
  */
-export async function pilotDrawState(tx: Sql, runId: number): Promise<{ allocated: number; measured: boolean }> {
-  const [row] = await tx<{ allocated: number; measured: boolean }[]>`
+export async function pilotDrawState(
+  tx: Sql,
+  runId: number,
+): Promise<{ allocated: number; measured: boolean; factor: number | undefined }> {
+  const [row] = await tx<{ allocated: number; measured: boolean; factor: number | null }[]>`
     select
       (
         select coalesce(sum(b.games), 0)
@@ -50,8 +53,9 @@ export async function pilotDrawState(tx: Sql, runId: number): Promise<{ allocate
           and b.held_at is null
           and b.undo_id is null
       )::int as allocated,
-      (select pilot is not null from spsa_option_run where run_id = ${runId}) as measured`;
-  return row ?? { allocated: 0, measured: false };
+      (select pilot is not null from spsa_option_run where run_id = ${runId}) as measured,
+      (select (pilot->>'factor')::float8 from spsa_option_run where run_id = ${runId}) as factor`;
+  return { allocated: row?.allocated ?? 0, measured: row?.measured ?? false, factor: row?.factor ?? undefined };
 }
 
 /**

@@ -7,6 +7,7 @@ import { currentTheta, type CachedTheta } from "./cached-theta.js";
 import { activeGameSlots } from "../db/workers.js";
 import { drawBatch, drawSpan, paramsAt, signBits } from "../spsa/option-batches.js";
 import { GAIN_BLOCK_GAMES, gainBlockPlan, nextGainDraw } from "../spsa/gain-block-plan.js";
+import { widenedGains } from "../spsa/pilot.js";
 import { gainGamesGivenOut } from "../db/gain-blocks.js";
 import { runStartTheta } from "../db/runs.js";
 import type { Values } from "../types/spsa.js";
@@ -90,7 +91,7 @@ export async function topUpDraws(
         // The first batch row's id numbers the draw: unique in the run, so its signs are its own.
         draw ??= {
           number: batchId,
-          drawn: drawBatch(params, run.gains, {
+          drawn: drawBatch(params, widenedGains(run.gains, pilot?.factor), {
             seed: run.seed,
             drawNumber: batchId,
             gamesBefore: tuned,

@@ -13,6 +13,7 @@ import { activeGameSlots } from "../db/workers.js";
 import { createRng } from "../core/rng.js";
 import { perturb } from "../spsa/math.js";
 import { stepScales } from "../spsa/adaptive.js";
+import { widenedGains } from "../spsa/pilot.js";
 import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
 import { signedEngines } from "../signing/binary-signature.js";
 import type { Perturbation } from "../types/spsa.js";
@@ -75,13 +76,6 @@ export async function drawIteration(
     config.spsa.schedule === "self-correcting"
       ? [...(await db.retrying((sql) => readTrajectory(sql, run.id, k - 1))), valuesOf(params)]
       : undefined;
-  const perturbation = perturb(
-    params,
-    spsaMathConfig({ ...config.spsa, maxIterations: plan.tunerIterations }, config.games.gamesPerIteration),
-    step,
-    createRng(`${run.seed}:${k}`),
-    trajectory,
-  );
   // Adaptive gains: each parameter's factor on a_k from what the last iterations measured, recorded in the settings.
   const adaptive = config.spsa.adaptive;
   const measured =
@@ -92,10 +86,20 @@ export async function drawIteration(
           params.map((p) => p.name),
           adaptive,
         );
-  // After the curvature pilot, its factor on every scale (src/master/pilot.ts).
+  // After the curvature pilot, its factor on every scale and on the perturbation (src/master/pilot.ts).
   const { stepScale, pilot } =
     k > pilotIterations(config) ? await pilotScaled(master, measured) : { stepScale: measured, pilot: undefined };
   if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
+  const perturbation = perturb(
+    params,
+    widenedGains(
+      spsaMathConfig({ ...config.spsa, maxIterations: plan.tunerIterations }, config.games.gamesPerIteration),
+      pilot?.factor,
+    ),
+    step,
+    createRng(`${run.seed}:${k}`),
+    trajectory,
+  );
   return {
     k,
     params,

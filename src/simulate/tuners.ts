@@ -6,7 +6,7 @@ import { previousMove, tailAverage } from "../spsa/trajectory.js";
 import { nextDraw, type SharedDraw } from "./shared-draws.js";
 import { drawBatch, drawSpan } from "../spsa/option-batches.js";
 import { BatchSteps } from "../spsa/batch-step.js";
-import { pilotMeasure, pilotScales, pilotWidth, spreadSquared } from "../spsa/pilot.js";
+import { pilotMeasure, pilotScales, spreadSquared, widenedGains } from "../spsa/pilot.js";
 import { pilotIterationsOf, type PilotBatch } from "../spsa/option-pilot.js";
 import { eloBetween, eloLeft, type EngineModel } from "./engine-model.js";
 import { playGames, plusVsMinus, type IterationPlay } from "./game-model.js";
@@ -64,8 +64,7 @@ export interface Tuner {
  * `staleness` d > 0 is build mode's iterations in flight at their steady state
  * (src/spsa/in-flight.ts): iteration k is drawn from θ after the steps of 1..k − 1 − d, with the
  * adaptive scales of the iterations completed by then, and its step moves the θ of k − 1's step;
- * the iterations after the pilot wait for it, as the master's do. `widen` > 0 is a study, not the
- * master's: the pilot's factor also widens the later perturbations (pilotWidth).
+ * the iterations after the pilot wait for it, as the master's do.
  */
 export function masterTuner(
   name: string,
@@ -75,7 +74,6 @@ export function masterTuner(
   scalesFor?: StepScales,
   play: IterationPlay = plusVsMinus,
   staleness = 0,
-  widen = 0,
 ): Tuner {
   return {
     name,
@@ -105,14 +103,7 @@ export function masterTuner(
         const applied = Math.max(k - 1 - staleness, Math.min(k - 1, pilots));
         const base = params.map((p) => ({ ...p, value: trajectory[applied]?.[p.name] ?? p.value }));
         const factor = k > pilots && pilotIterations.length > 0 ? pilotMeasure(pilotIterations).factor : 1;
-        const width = pilotWidth(factor, widen);
-        const perturbation = perturb(
-          base,
-          width === 1 ? cfg : { ...cfg, c: cfg.c * width },
-          k,
-          createRng(`${seed}:${k}`),
-          trajectory,
-        );
+        const perturbation = perturb(base, widenedGains(cfg, factor), k, createRng(`${seed}:${k}`), trajectory);
         const played = scales
           ? {
               ...perturbation,
@@ -203,6 +194,8 @@ export function asyncTuner(
       }
       // Every later batch's scale raised by the pilot's factor (none without a pilot).
       const stepper = new BatchSteps({ gains: cfg, gamesPerIteration }, factor);
+      // … and every later draw widened by it (src/spsa/pilot.ts).
+      const widened = widenedGains(cfg, factor);
       const applyOldest = () => {
         const batch = out.shift();
         if (!batch) return;
@@ -221,7 +214,7 @@ export function asyncTuner(
         const games = Math.min(batchGames, budget - drawnGames);
         const span = ownDraws ? games : drawSpan(drawnGames, budget, games, gamesPerIteration);
         shared = nextDraw(shared, span, batchNumber, () =>
-          drawBatch(params, cfg, { seed, drawNumber: batchNumber, gamesBefore: drawnGames, gamesPerIteration }),
+          drawBatch(params, widened, { seed, drawNumber: batchNumber, gamesBefore: drawnGames, gamesPerIteration }),
         );
         shared.left -= games;
         const { drawn } = shared;

@@ -1,5 +1,6 @@
 import { drawBatch, paramsAt, signBits } from "./option-batches.js";
 import { BatchSteps } from "./batch-step.js";
+import { widenedGains } from "./pilot.js";
 import type { AppliedBatch, ChainRun, ChainStart, Values } from "../types/spsa.js";
 
 /**
@@ -32,7 +33,8 @@ export function playedValues(
       `batch ${batch.batchNumber}: the θ it was drawn from (after ${batch.drawnFrom ?? "?"} ` +
         `batches) is not in the replay`,
     );
-  const drawn = drawBatch(paramsAt(run, thetaDrawn), run.gains, {
+  // Every batch of the chain was drawn after the pilot's measure (src/master/draw-pool.ts).
+  const drawn = drawBatch(paramsAt(run, thetaDrawn), widenedGains(run.gains, run.pilotFactor), {
     seed: run.seed,
     drawNumber: batch.drawNumber,
     gamesBefore: batch.gamesBefore,

@@ -12,7 +12,7 @@
  */
 import { eloNoiseVariance } from "./adaptive.js";
 import { measuredElo } from "./math.js";
-import type { PilotIteration, PilotMeasure, Values } from "../types/spsa.js";
+import type { PilotIteration, PilotMeasure, SpsaMathConfig, Values } from "../types/spsa.js";
 
 /**
  * The total curvature (Elo per step², all parameters) the default rate is safe for: the simulator
@@ -44,12 +44,15 @@ export function pilotScales(scales: Values, floor: number, factor: number): Valu
 }
 
 /**
- * The perturbation's factor after the pilot in the widening study (masterTuner's `widen`): a run
- * flat enough for longer steps also perturbs wider, where a pair's Elo difference carries more
- * slope for the same noise.
+ * The gains of a draw after the pilot: c widened by the pilot's factor F to the power
+ * `[spsa] adapt_widen` (docs/adaptive-gains.md, "The pilot widens the perturbation"). A run flat
+ * enough for longer steps also perturbs wider, where a pair's Elo difference carries more slope
+ * for the same noise; a run the pilot keeps at F = 1 keeps its c. Without a measured factor
+ * (the pilot's own draws, a run without one) the gains are as configured.
  */
-export function pilotWidth(factor: number, widen: number): number {
-  return factor ** widen;
+export function widenedGains(gains: SpsaMathConfig, factor: number | undefined): SpsaMathConfig {
+  const width = (factor ?? 1) ** (gains.adaptive?.widen ?? 0);
+  return width === 1 ? gains : { ...gains, c: gains.c * width };
 }
 
 /** Mean of d_i² over the parameters whose plus and minus differ, d_i = (plus_i − minus_i) / (2·step_i). */

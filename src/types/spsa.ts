@@ -116,6 +116,11 @@ export interface AdaptiveGains {
   floor: number;
   /** Iterations of the curvature pilot at the run's start (src/spsa/pilot.ts); absent or 0: none. */
   pilot?: number;
+  /**
+   * The power of the pilot's factor that also widens c_k after the pilot (widenedGains); absent or
+   * 0: c_k as configured (runs stored before it).
+   */
+  widen?: number;
 }
 
 /** What a completed iteration left that the scales need. */

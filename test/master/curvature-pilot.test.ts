@@ -14,6 +14,7 @@ import { localTrust } from "../support/signing.js";
 import type { IterationOutcome, ReferenceResult } from "../../src/types/spsa.js";
 
 interface PilotRow extends RecordedIteration, ReferenceCounts {
+  c_k: number;
   reference_engine_path: string | null;
   reference_engine_sha256: string | null;
   reference_engine_signature: string | null;
@@ -51,7 +52,7 @@ describe("the curvature pilot on real engines", () => {
     }
 
     const rows = await sql<PilotRow[]>`
-      select i.iteration_number, i.a_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws,
+      select i.iteration_number, i.a_k, i.c_k, i.base_parameters, i.plus_parameters, i.minus_parameters, i.plus_wins, i.minus_wins, i.draws,
         i.games_played, i.settings, i.elo_diff, i.reference_engine_path, i.reference_engine_sha256, i.reference_engine_signature,
         i.ref_plus_wins, i.ref_plus_draws, i.ref_plus_losses, i.ref_minus_wins, i.ref_minus_draws, i.ref_minus_losses, i.run_id
       from spsa_iteration i join spsa_run r on r.id = i.run_id where r.name = 'pilot' order by i.iteration_number`;
@@ -132,6 +133,13 @@ describe("the curvature pilot on real engines", () => {
     );
     for (const [name, value] of Object.entries(final))
       expect(run.current_parameters[name], `${name} at the end`).toBeCloseTo(value, 12);
+    // … and perturb wider by it (adapt_widen = 1): c_k·k^γ is the pilot's c_k times the factor.
+    const { gamma } = pilot.settings.spsa;
+    for (const row of after)
+      expect((row.c_k * row.iteration_number ** gamma) / pilot.c_k, `c_k of ${row.iteration_number}`).toBeCloseTo(
+        expectedPilot.factor,
+        9,
+      );
     expect(log).toContain("curvature pilot: θ+ and θ− of its first 1 iteration(s) each play θ₀");
     expect(log).toMatch(
       new RegExp(

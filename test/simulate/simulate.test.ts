@@ -6,11 +6,11 @@ import { simulateCommand } from "../../src/commands/simulate.js";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { curvatureFor, eloBetween, eloLeft } from "../../src/simulate/engine-model.js";
 import { cellProblem, familyLine, newRows, runFamily } from "../../src/simulate/family.js";
-import { playGames, plusVsMinus } from "../../src/simulate/game-model.js";
+import { playGames } from "../../src/simulate/game-model.js";
 import { referenceOutcome } from "../../src/simulate/reference-mode.js";
 import { fishtestTuner, masterTuner, seedTuner } from "../../src/simulate/tuners.js";
 import { perturb, update } from "../../src/spsa/math.js";
-import { pilotMeasure, pilotScale, pilotWidth, spreadSquared } from "../../src/spsa/pilot.js";
+import { pilotMeasure, pilotScale, spreadSquared, widenedGains } from "../../src/spsa/pilot.js";
 import { createRng } from "../../src/core/rng.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
 import { spsa } from "../support/cli.js";
@@ -131,7 +131,8 @@ describe("the master tuner", () => {
           pilotScale(s, adaptive.floor, factor),
         ]),
       );
-      const played = { ...perturb(params, cfg, k, createRng(`s:${k}`)), scale };
+      // … and its perturbation widened by the factor.
+      const played = { ...perturb(params, widenedGains(cfg, factor), k, createRng(`s:${k}`)), scale };
       // The pilot's iterations play θ+ and θ− each against θ₀.
       const result: IterationOutcome =
         k <= pilots
@@ -159,8 +160,20 @@ describe("the master tuner", () => {
   });
 });
 
-describe("the widening study (masterTuner's widen)", () => {
-  const tuner = (widen: number) => masterTuner("m", gains, 64, 0, undefined, plusVsMinus, 0, widen);
+describe("the pilot widens the perturbation (adapt_widen)", () => {
+  const widening = (widen: number) => (n: number) => {
+    const cfg = gains(n);
+    return { ...cfg, adaptive: { ...cfg.adaptive!, widen } };
+  };
+  const tuner = (widen: number) => masterTuner("m", widening(widen), 64);
+
+  it("widens c by the factor to the power adapt_widen, and only once the pilot has a factor", () => {
+    const cfg = widening(0.5)(10);
+    expect(widenedGains(cfg, 4).c).toBeCloseTo(2 * cfg.c, 12);
+    expect(widenedGains(cfg, undefined)).toBe(cfg);
+    expect(widenedGains(widening(0)(10), 4).c).toBe(cfg.c);
+    expect(gains(10).adaptive?.widen).toBe(1);
+  });
 
   it("changes nothing where the pilot keeps the default step (factor 1: a sharp problem)", () => {
     const sharp = cellProblem({ parameters: 40, offset: 3, curvature: 4, type: "int" }, 0.4, "w");
@@ -168,8 +181,6 @@ describe("the widening study (masterTuner's widen)", () => {
   });
 
   it("perturbs wider where the pilot finds the problem flat, and leaves less Elo there", () => {
-    expect(pilotWidth(4, 0.5)).toBe(2);
-    expect(pilotWidth(4, 0)).toBe(1);
     const flat = [{ parameters: 18, offset: 6, curvature: 0.25, type: "int" as const }];
     const [unwidened] = runFamily(tuner(0), flat, 3200, 4, 0.4);
     const [widened] = runFamily(tuner(1), flat, 3200, 4, 0.4);

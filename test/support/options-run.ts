@@ -137,12 +137,14 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
     ]);
   }
   const thetas: Theta[] = [run.initial_parameters];
+  // Every batch after the pilot perturbs c·factor^adapt_widen wide.
+  const width = (factor ?? 1) ** (optionRun.gains.adaptive?.widen ?? 0);
   for (const [i, row] of inReportOrder.entries()) {
     const drawnFrom = thetas[row.drawn_from ?? -1];
     expect(drawnFrom, `θ batch ${row.batch_number} was drawn from`).toBeDefined();
     const drawn = perturb(
       paramsAt(optionRun, drawnFrom!),
-      optionRun.gains,
+      { ...optionRun.gains, c: optionRun.gains.c * width },
       row.k,
       createRng(`${seed}:batch:${row.draw_number}`),
     );

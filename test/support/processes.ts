@@ -137,9 +137,12 @@ export function replayTheta(
     (row) => row.staleness,
     (row, applied, theta) => {
       const k = row.iteration_number;
+      // After the pilot, its factor raises the scales and widens c (adapt_widen).
+      const factor = pilots.length > 0 ? pilotMeasure(pilots).factor : undefined;
+      const gains = spsaMathConfig(config.spsa, config.games.gamesPerIteration);
       const perturbation = perturb(
         at(row.base_parameters),
-        spsaMathConfig(config.spsa, config.games.gamesPerIteration),
+        { ...gains, c: gains.c * (factor ?? 1) ** (adaptive.widen ?? 0) },
         k,
         createRng(`${seed}:${k}`),
       );
@@ -154,9 +157,7 @@ export function replayTheta(
               adaptive,
             );
       const scale =
-        adaptiveScale && pilots.length > 0
-          ? pilotScales(adaptiveScale, adaptive.floor, pilotMeasure(pilots).factor)
-          : adaptiveScale;
+        adaptiveScale && factor !== undefined ? pilotScales(adaptiveScale, adaptive.floor, factor) : adaptiveScale;
       const result = update(at(theta), { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
       measured.push({ elo: result.elo, result: outcome });
       if (isReferenceResult(outcome)) {

@@ -36,11 +36,16 @@
 // as toga2 does); --option NAME=VALUE (repeatable) sets an option on every engine, e.g. Hash=16.
 //   nice -n 5 node bench/real-engine-elo.mjs --engine /usr/games/toga2 --depth 4 --option Hash=16 \
 //     --subset 8 --steps 10 --budgets 5000 --gap-games 2000 --match-games 2000 --h2h-games 2000
+// --engine-dir DIR: another Rust engine in build mode (its src/engine_constants.rs, rewritten and
+// built as minnow's is; never copied into this repository): its parameters are what `spsa init
+// --constants` proposes, --only NAME,… keeps those.
+//   nice -n 5 node bench/real-engine-elo.mjs --engine-dir ../rusty-rival --only KNIGHT_VALUE_PAIR_MG,… \
+//     --steps 6 --budgets 5000 --gap-games 2000 --match-games 2000 --tuners ours
 // Without DATABASE_URL the script starts its own embedded Postgres in its temp folder.
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { buildPlusAndMinus } from "../dist/engine-build/engine-builder.js";
@@ -75,6 +80,7 @@ const { values: opts } = parseArgs({
     nodes: { type: "string" },
     depth: { type: "string" },
     engine: { type: "string" },
+    "engine-dir": { type: "string" },
     only: { type: "string" },
     option: { type: "string", multiple: true, default: [] },
     "gap-games": { type: "string", default: "4000" },
@@ -109,11 +115,19 @@ if (opts.depth === undefined) opts.nodes ??= "1000";
 const limit = opts.depth === undefined ? `${opts.nodes} nodes per move` : `depth ${opts.depth}`;
 const limitArgs = opts.depth === undefined ? ["--nodes", opts.nodes] : ["--depth", opts.depth];
 
-const paramsFile = opts.engine === undefined ? join(root, "params.toml") : join(dir, "engine.params.toml");
-if (opts.engine !== undefined)
+const engineDir = opts["engine-dir"] === undefined ? undefined : resolve(opts["engine-dir"]);
+// The parameters: minnow's params.toml, or those `spsa init` proposes for another engine.
+const source =
+  opts.engine !== undefined
+    ? ["--engine", opts.engine]
+    : engineDir !== undefined
+      ? ["--constants", join(engineDir, "src/engine_constants.rs")]
+      : undefined;
+const paramsFile = source === undefined ? join(root, "params.toml") : join(dir, "engine.params.toml");
+if (source !== undefined)
   execFileSync(
     "node",
-    [join(root, "bin/spsa.js"), "init", "--engine", opts.engine, "--out", paramsFile].concat(
+    [join(root, "bin/spsa.js"), "init", ...source, "--out", paramsFile].concat(
       opts.only === undefined ? [] : ["--only", opts.only],
     ),
     { stdio: "ignore" },
@@ -213,6 +227,7 @@ const configFile = (label, iterations, settings) => {
     nodes: opts.nodes,
     depth: opts.depth,
     binary: opts.engine,
+    engineDir,
     margin: 300,
     book: opts["tune-book"],
   });
@@ -374,7 +389,7 @@ if (opts.versus !== undefined) {
 }
 
 // 4. The table.
-console.log(`\n${opts.engine ?? "minnow"}, detune: ${detune}; ${limit}; ${opts.games} games per iteration\n`);
+console.log(`\n${opts.engine ?? engineDir ?? "minnow"}, detune: ${detune}; ${limit}; ${opts.games} games per iteration\n`);
 console.log("| pairing | games | distinct games | Elo ± 95 % | gap recovered |\n|---|---:|---:|---:|---:|");
 for (const r of rows) {
   const share = r.pairing.endsWith("vs default") ? recovered(r) : undefined;

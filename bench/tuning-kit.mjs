@@ -71,7 +71,7 @@ export function spsaSection(root, iterations, settings = {}) {
  */
 export function writeRunConfig(
   file,
-  { root, dir, spsa, games, nodes, depth, timelow, timehigh, margin, book, binary },
+  { root, dir, spsa, games, nodes, depth, timelow, timehigh, margin, book, binary, engineDir },
 ) {
   const timeControl =
     depth !== undefined
@@ -81,7 +81,7 @@ export function writeRunConfig(
         : `nodes = ${nodes}\n`;
   const engine =
     binary === undefined
-      ? `[build]\nengine_dir = "${join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n`
+      ? `[build]\nengine_dir = "${engineDir ?? join(root, "engines/minnow")}"\noutput_dir = "${join(dir, "builds")}"\n`
       : `[engine]\nmode = "options"\nbinary = "${binary}"\n`;
   writeFileSync(
     file,

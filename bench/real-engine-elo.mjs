@@ -389,7 +389,9 @@ if (opts.versus !== undefined) {
 }
 
 // 4. The table.
-console.log(`\n${opts.engine ?? engineDir ?? "minnow"}, detune: ${detune}; ${limit}; ${opts.games} games per iteration\n`);
+console.log(
+  `\n${opts.engine ?? engineDir ?? "minnow"}, detune: ${detune}; ${limit}; ${opts.games} games per iteration\n`,
+);
 console.log("| pairing | games | distinct games | Elo ± 95 % | gap recovered |\n|---|---:|---:|---:|---:|");
 for (const r of rows) {
   const share = r.pairing.endsWith("vs default") ? recovered(r) : undefined;

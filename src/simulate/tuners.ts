@@ -98,12 +98,18 @@ export function masterTuner(
           : 0;
       const pilotIterations: PilotIteration[] = [];
       const trace = startTrace(problem);
+      let factor = 1;
+      let drawGains = cfg;
       for (let k = 1; k <= iterations; k++) {
         // Steps applied when iteration k was opened: all but the last d, and the pilot's.
         const applied = Math.max(k - 1 - staleness, Math.min(k - 1, pilots));
         const base = params.map((p) => ({ ...p, value: trajectory[applied]?.[p.name] ?? p.value }));
-        const factor = k > pilots && pilotIterations.length > 0 ? pilotMeasure(pilotIterations).factor : 1;
-        const perturbation = perturb(base, widenedGains(cfg, factor), k, createRng(`${seed}:${k}`), trajectory);
+        // The pilot's measure once, when its iterations are all played.
+        if (k === pilots + 1 && pilotIterations.length > 0) {
+          factor = pilotMeasure(pilotIterations).factor;
+          drawGains = widenedGains(cfg, factor);
+        }
+        const perturbation = perturb(base, drawGains, k, createRng(`${seed}:${k}`), trajectory);
         const played = scales
           ? {
               ...perturbation,

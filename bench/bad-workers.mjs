@@ -110,7 +110,8 @@ if (only.includes("fp")) {
       const peaks = [];
       for (let seed = 1; seed <= seeds; seed++) {
         const fleet = workers();
-        const result = runFleet(fleetRun(mode, seed, fleet));
+        // Flags only: a flagged honest worker plays on, so a fleet of one is not left without a worker.
+        const result = runFleet(fleetRun(mode, seed, fleet, false));
         runs += fleet.length;
         peaks.push(...fleet.map((w) => result.peaks.get(w.name) ?? 0));
         flagged.push(...result.flags.map((f) => `${f.worker} (seed ${seed}: ${f.reason})`));

@@ -22,7 +22,7 @@
 // the default book. This script replaced bench/side-by-side.mjs (git show 4ebb2e4:bench/side-by-side.mjs
 // for the runs measured with it).
 // --versus NAME=PATH: an engine built before (a tuned engine of an earlier run, say plain-20000
-// from DIR/engines/tuned-20000/minus/) that ours at the first budget also plays (--h2h-games).
+// from DIR/engines/tuned-20000/minus/) that the first of --tuners at the first budget also plays (--h2h-games).
 // --gap: the gap as an earlier run of the same detune measured it (node-limited games are
 // deterministic: the same seed replays the same match), instead of playing it again; with
 // --draw-rate (the gap match's share of draws), the simulator's rows below can be computed.
@@ -385,7 +385,7 @@ if (budgets.length > 1 && tuners.includes("ours") && tuners.includes("plain"))
 if (opts.versus !== undefined) {
   const [name, path] = opts.versus.split("=");
   engines[name] = path;
-  match(`ours-${budgets[0]}`, name, opts["h2h-games"]);
+  match(`${tuners[0]}-${budgets[0]}`, name, opts["h2h-games"]);
 }
 
 // 4. The table.

@@ -1,3 +1,4 @@
+import { logLowerTailOfPearson } from "../stats/pearson-tail.js";
 import { upperQuantile, upperQuantileOfLog } from "../stats/tails.js";
 import type { EvidenceBatch, ParameterAgreement, WorkerEvidence } from "../types/evidence.js";
 import type { Pentanomial } from "../types/play.js";
@@ -29,8 +30,9 @@ import type { Values } from "../types/spsa.js";
  * - the extremes: its batches at an extreme result against what the pairs of its stratum predict
  *   if they were drawn independently, its own sweeps left out (or the pool's share, if larger), a
  *   Poisson tail;
- * - the spread: its batches' spread against what its own games' W/D/L predict, too small as well
- *   as too large (a liar that reports every batch at ±1, or sweeps some of them).
+ * - the spread: its batches' results' spread against what its own game pairs predict, too small
+ *   as well as too large (a liar that reports every batch at ±1, or sweeps some of them), and its
+ *   batches' pairs' spread against independent pairs', too small (the same pairs on every batch).
  *
  * Workers set aside (suspect or rejected) are left out of the pool, so one liar does not make
  * the honest workers look unlike "the pool": the master flags the worst worker first, sets it
@@ -69,6 +71,14 @@ function cellsOf(pairs: Pentanomial): [number, number, number] {
 }
 
 /**
+ * Pairs by how far from even they end, whoever won: split or both drawn (DD, WL), one game decided
+ * (LD, DW), both (LL, WW). A gradient moves pairs between winners more than between these.
+ */
+function magnitudesOf(pairs: readonly number[]): [number, number, number] {
+  return [pairs[2]!, pairs[1]! + pairs[3]!, pairs[0]! + pairs[4]!];
+}
+
+/**
  * What the evidence keeps per worker: its counts (all its batches), and its differences from the
  * rest of the pool per stratum.
  */
@@ -79,6 +89,13 @@ interface Tally {
   losses: number;
   draws: number;
   pairs: number[];
+  /** Per batch size in pairs, its batches with pairs: the rows of the pair spread's X². */
+  pairSizes: Map<number, number>;
+  /**
+   * Per pair magnitude cell (split or both drawn, one game decided, both), Σ cell² / pairs over its
+   * batches: the pair spread's X².
+   */
+  magnitudeSquares: number[];
   /** Σ net² / games over its batches: the spread of its batches' results, in per-game units. */
   squares: number;
   /**
@@ -251,7 +268,11 @@ export class EvidenceLedger {
     b.pairs.forEach((n, i) => (t.pairs[i]! += n));
     if (b.games > 0) t.squares += (b.net * b.net) / b.games;
     const pairs = b.pairs.reduce((n, x) => n + x, 0);
-    if (pairs > 0) cellsOf(b.pairs).forEach((n, c) => (t.cellSquares[c]! += (n * n) / pairs));
+    if (pairs > 0) {
+      cellsOf(b.pairs).forEach((n, c) => (t.cellSquares[c]! += (n * n) / pairs));
+      magnitudesOf(b.pairs).forEach((n, c) => (t.magnitudeSquares[c]! += (n * n) / pairs));
+      t.pairSizes.set(pairs, (t.pairSizes.get(pairs) ?? 0) + 1);
+    }
     const extreme = b.games > 0 && Math.abs(b.net) === b.games ? 1 : 0;
     t.extremes += extreme;
     const size = t.sizes.get(b.games) ?? [0, 0];
@@ -352,6 +373,7 @@ function judge(
     extremeZ,
     spread: spread?.ratio ?? null,
     spreadZ: spread?.z ?? null,
+    ...(spread && { spreadOf: spread.of }),
     residual,
     scoreZ,
     parameters: strongest,
@@ -437,16 +459,39 @@ export function logPoissonTail(k: number, mean: number): number {
   return Math.min(0, logTerm + Math.log(sum));
 }
 
+/** A spread test's outcome: of its batches' results or of their game pairs, its ratio and z. */
+interface Spread {
+  of: "results" | "pairs";
+  ratio: number;
+  z: number;
+}
+
+/**
+ * The spread test: its batches must vary as batches of game pairs drawn independently from its own
+ * pairs do. Two ratios, the one further past its limit counts: the results' (below) and the
+ * pairs' (pairSpreadOf). A liar that reports every batch at ±1 must either report pairs that
+ * predict a spread of ±1 (nearly all split, the same few on every batch: the pairs' ratio) or
+ * pairs that predict more (the results' ratio).
+ */
+function spreadOf(t: Tally, rest: Tally): Spread | null {
+  const results = resultSpreadOf(t, rest);
+  const pairs = pairSpreadOf(t);
+  if (!results || !pairs) return results ?? pairs;
+  return Math.abs(pairs.z) > Math.abs(results.z) ? pairs : results;
+}
+
 /**
  * The spread of a worker's batches (Σ (net − games·m)² / games, m its mean per game) over what its
- * games' W/D/L predict if every game were drawn independently ((B − 1) times the trinomial
- * variance): 1 for independent games; below 1 when its batches spread less (an opening book whose
- * pairs split, or a liar reporting ±1 per batch), above when they spread more (a gradient that
- * moves each batch by its signs, or sweeps). Compared with the pool's ratio, bounded by 1 so that
- * no pool can make it stricter than independent games: too small below min(1, pool's), too large
+ * game pairs predict if every pair were drawn independently ((B − 1) times their variance): 1 for
+ * independent pairs; below 1 when its batches spread less (a liar reporting ±1 per batch), above
+ * when they spread more (a gradient that moves each batch by its signs, or sweeps). Pairs, not
+ * games: a pair's two games share an opening, and where pairs split (a win and a loss) more than
+ * games played one by one would, the games' W/D/L predict too much (an honest worker alone was
+ * flagged at 0.83×, docs/bad-workers.md). Compared with the pool's ratio, bounded by 1 so that no
+ * pool can make it stricter than independent pairs: too small below min(1, pool's), too large
  * above max(1, pool's) (on logs, with the pool's uncertainty). Null without games won or lost.
  */
-function spreadOf(t: Tally, rest: Tally): { ratio: number; z: number } | null {
+function resultSpreadOf(t: Tally, rest: Tally): Spread | null {
   const ratio = spreadRatio(t, 0);
   if (ratio === null) return null;
   const pool = spreadRatio(rest, PRIOR_BATCHES) ?? 1;
@@ -456,22 +501,69 @@ function spreadOf(t: Tally, rest: Tally): { ratio: number; z: number } | null {
   if (ratio < low) {
     // Wilson–Hilferty: (χ²_d / d)^(1/3) is nearly normal with mean 1 − 2/(9d) and variance 2/(9d).
     const v = 2 / (9 * freedom);
-    return { ratio, z: -Math.max(0, (1 - v - Math.cbrt(ratio / low)) / Math.sqrt(v)) };
+    return { of: "results", ratio, z: -Math.max(0, (1 - v - Math.cbrt(ratio / low)) / Math.sqrt(v)) };
   }
   if (ratio > high) {
     const poolFreedom = Math.max(0, rest.batches - 1) + PRIOR_BATCHES;
-    return { ratio, z: Math.log(ratio / high) / Math.sqrt(2 / freedom + 2 / poolFreedom) };
+    return { of: "results", ratio, z: Math.log(ratio / high) / Math.sqrt(2 / freedom + 2 / poolFreedom) };
   }
-  return { ratio, z: 0 };
+  return { of: "results", ratio, z: 0 };
 }
 
-/** A tally's spread over its games' trinomial prediction, `prior` batches at 1 added; null without a prediction. */
+/** A tally's spread over its game pairs' prediction, `prior` batches at 1 added; null without a prediction. */
 function spreadRatio(t: Tally, prior: number): number | null {
-  const v = gameVariance(t);
+  const v = pairedGameVariance(t);
   if (!(v > 0) || t.batches < 2) return null;
   const m = (t.wins - t.losses) / t.games;
   const spread = Math.max(0, t.squares - t.games * m * m);
   return (spread + prior * v) / ((t.batches - 1 + prior) * v);
+}
+
+/**
+ * How much its batches' game pairs vary from batch to batch (by magnitudesOf) against pairs drawn
+ * independently from its own: Pearson's X² of the batches × cells table over its mean, (B − 1)(C − 1).
+ * About 1 for independent pairs, more when a gradient moves each batch; far less for a liar that
+ * reports the same pairs on every batch (all split but one, for a net of ±1: a spread of results
+ * its pairs predict). Only too little counts, by X²'s exact lower tail (src/stats/pearson-tail.ts),
+ * with the C − 1 its own shares take from X² given back. Null without two batches with pairs in two cells.
+ */
+function pairSpreadOf(t: Tally): Spread | null {
+  const cells = magnitudesOf(t.pairs);
+  const n = cells.reduce((a, b) => a + b, 0);
+  const used = [0, 1, 2].filter((c) => cells[c]! > 0);
+  const batches = [...t.pairSizes.values()].reduce((a, b) => a + b, 0);
+  if (used.length < 2 || batches < 2) return null;
+  const x2 = Math.max(
+    0,
+    used.reduce((sum, c) => sum + (t.magnitudeSquares[c]! * n) / cells[c]!, -n),
+  );
+  const mean = (batches - 1) * (used.length - 1);
+  const ratio = x2 / mean;
+  if (ratio >= 1) return { of: "pairs", ratio, z: 0 };
+  const logTail = logLowerTailOfPearson(
+    x2 + used.length - 1,
+    used.map((c) => cells[c]! / n),
+    t.pairSizes,
+  );
+  return { of: "pairs", ratio, z: -Math.max(0, upperQuantileOfLog(logTail)) };
+}
+
+/**
+ * The variance per game of plus's wins − losses that a tally's game pairs predict, each pair drawn
+ * independently (a pair's wins − losses from −2 to +2); games outside pairs by their W/D/L.
+ */
+function pairedGameVariance(t: Tally): number {
+  const pairs = t.pairs.reduce((a, b) => a + b, 0);
+  if (t.games <= 0) return 0;
+  let sum = 0;
+  let squares = 0;
+  t.pairs.forEach((count, j) => {
+    sum += count * (j - 2);
+    squares += count * (j - 2) ** 2;
+  });
+  const pairVariance = pairs > 0 ? squares / pairs - (sum / pairs) ** 2 : 0;
+  const single = Math.max(0, t.games - 2 * pairs);
+  return (pairs * pairVariance + single * gameVariance(t)) / t.games;
 }
 
 /** The variance per game of plus's wins − losses in a tally's games, from their W/D/L (0 without games). */
@@ -573,11 +665,13 @@ function describe(kind: "residual" | "score" | "agreement" | "extremes" | "sprea
       `${percent(e.extremes)} of its batches are won entirely by one side, more than its own game ` +
       `pairs predict (pool ${percent(e.poolExtremes)}; z ${(e.extremeZ ?? 0).toFixed(1)}) ${of}`
     );
-  if (kind === "spread")
+  if (kind === "spread") {
+    const what = e.spreadOf === "pairs" ? "game pairs vary" : "results spread";
     return (
-      `its batches' results spread ${(e.spread ?? 0).toFixed(2)}× what its games' wins, draws and ` +
-      `losses predict, too ${(e.spreadZ ?? 0) < 0 ? "little" : "much"} (z ${(e.spreadZ ?? 0).toFixed(1)}) ${of}`
+      `its batches' ${what} ${(e.spread ?? 0).toFixed(2)}× what its game pairs drawn independently ` +
+      `predict, too ${(e.spreadZ ?? 0) < 0 ? "little" : "much"} (z ${(e.spreadZ ?? 0).toFixed(1)}) ${of}`
     );
+  }
   if (kind === "agreement") {
     const p = e.parameters[0]!;
     const pool = p.poolAgreement === null ? "" : ` against the pool's ${signedFixed(p.poolAgreement)}`;
@@ -616,6 +710,8 @@ function emptyTally(parameters: number): Tally {
     losses: 0,
     draws: 0,
     pairs: [0, 0, 0, 0, 0],
+    pairSizes: new Map(),
+    magnitudeSquares: [0, 0, 0],
     sweepsExpected: new Map(),
     squares: 0,
     cellSquares: [0, 0, 0],
@@ -640,6 +736,8 @@ function addTally(into: Tally, t: Tally, sign: 1 | -1): void {
   into.draws += sign * t.draws;
   into.extremes += sign * t.extremes;
   into.squares += sign * t.squares;
+  for (let c = 0; c < 3; c++) into.magnitudeSquares[c]! += sign * t.magnitudeSquares[c]!;
+  for (const [size, n] of t.pairSizes) into.pairSizes.set(size, (into.pairSizes.get(size) ?? 0) + sign * n);
   for (let c = 0; c < 3; c++) into.cellSquares[c]! += sign * t.cellSquares[c]!;
   t.pairs.forEach((n, i) => (into.pairs[i]! += sign * n));
   for (const [size, [b, x]] of t.sizes) {

@@ -260,7 +260,7 @@ export function resultShares(w: Pick<RunStatus["workers"][number], "wins" | "dra
 
 /**
  * The evidence the table leaves out: "draws 31.0% (pool 30.2%), extreme batches 2.0% (pool 1.9%) z 0.0,
- * spread 0.97× its games' z 0.0, residual 0.4, most agreeing parameter A +0.12 (pool +0.03) z 1.1".
+ * spread 0.97× its pairs' z 0.0, residual 0.4, most agreeing parameter A +0.12 (pool +0.03) z 1.1".
  */
 function evidenceWords(e: NonNullable<RunStatus["workers"][number]["evidence"]>): string {
   const p = e.parameters[0];
@@ -269,7 +269,9 @@ function evidenceWords(e: NonNullable<RunStatus["workers"][number]["evidence"]>)
     `draws ${percent(e.draws)} (${beside(e.poolDraws, percent)})`,
     `extreme batches ${percent(e.extremes)} (${beside(e.poolExtremes, percent)})` +
       (e.extremeZ == null ? "" : ` z ${e.extremeZ.toFixed(1)}`),
-    e.spread == null ? null : `spread ${e.spread.toFixed(2)}× its games' z ${(e.spreadZ ?? 0).toFixed(1)}`,
+    e.spread == null
+      ? null
+      : `${e.spreadOf === "pairs" ? "pair spread" : "spread"} ${e.spread.toFixed(2)}× its pairs' z ${(e.spreadZ ?? 0).toFixed(1)}`,
     `residual ${e.residual === null ? "- (too few game pairs)" : e.residual.toFixed(1)}`,
     p
       ? `most agreeing parameter ${printable(p.name)} ${signed(p.agreement, 2)} ` +

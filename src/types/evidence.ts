@@ -27,12 +27,15 @@ export interface WorkerEvidence {
    */
   extremeZ?: number | null;
   /**
-   * Its batches' spread over what its games' wins, draws and losses predict (1: independent games),
-   * and that against the pool's, a signed normal z (negative: too little); null while it is not
-   * judged or without decisive games. Absent in evidence recorded before they existed.
+   * The spread test (the one of its two further past its limit): its batches' results' spread over
+   * what its game pairs predict drawn independently (1: independent pairs), and that against the
+   * pool's, or its batches' game pairs' spread over independent pairs' (too little only); a signed
+   * normal z (negative: too little); null while it is not judged or without decisive games. Absent
+   * in evidence recorded before they existed; spreadOf absent: of results, against its games' W/D/L.
    */
   spread?: number | null;
   spreadZ?: number | null;
+  spreadOf?: "results" | "pairs";
   /**
    * fishtest's residual of its game pairs (won, lost, other) against the pool's in the same
    * iterations (a normal z, 0 when it fits); null with too few pairs (an expected count ≤ 5).

@@ -192,7 +192,7 @@ describe("evidence about workers", () => {
       expect(e.scoreZ).toBe(0);
       // Twelve batches of 16 games each at exactly 0: no games played independently spread so little.
       expect(e.spread).toBe(0);
-      expect(e.suspicion).toMatch(/spread 0\.00× what its games' wins, draws and losses predict, too little/);
+      expect(e.suspicion).toMatch(/results spread 0\.00× what its game pairs drawn independently predict, too little/);
     }
     expect(nextSuspect(evidence, new Set(), new Set())?.severity).toBeGreaterThan(1);
     // A severity that is not a number (as a NaN residual once made it) is never a suspect.
@@ -306,6 +306,33 @@ describe("evidence about workers", () => {
     expect(h1.severity).toBeLessThan(1);
     expect(h1.parameters.every((p) => Math.abs(p.z) < 4)).toBe(true);
     expect(h1.spreadZ).toBeGreaterThan(-2);
+  });
+
+  it("holds a worker to its game pairs, not its games: pairs that split often spread less than games drawn one by one", () => {
+    // A book whose openings decide most games for one colour: 60 % of pairs split won/lost.
+    const SPLITTING = [0.06, 0.1, 0.6, 0.14, 0.1];
+    const splitting = (signs: Values, rng: Rng): EvidenceBatch => {
+      const b = batch("h1", 8, signs, rng, SPLITTING);
+      // Its middle cell is split pairs, not draws: a win and a loss each.
+      return { ...b, wins: b.wins + b.pairs[2], losses: b.losses + b.pairs[2], draws: b.draws - 2 * b.pairs[2] };
+    };
+    const [alone] = ledgerOf(optionStrata({ h1: splitting }, 2000, 1, "splitting")).evidence();
+    // Its games' W/D/L predict a batch variance of 8 · 0.88 = 7.0 (so 0.49× was flagged); its pairs, 4 · 0.87 = 3.5.
+    expect(alone!.spreadOf).toBe("results");
+    expect(alone!.spread).toBeGreaterThan(0.9);
+    expect(alone!.spread).toBeLessThan(1.1);
+    expect(alone!.severity).toBeLessThan(1);
+  });
+
+  it("flags a liar whose ±1 batches report the same pairs every time, by its pairs' spread", () => {
+    const [liar] = ledgerOf(optionStrata({ liar: framingForC }, 25, 1, "pairs")).evidence();
+    // Its results spread as its pairs predict (a split pair is worth 0, its one other pair ±1)...
+    expect(liar!.suspicion).toMatch(
+      /^its batches' game pairs vary 0\.\d\d× what its game pairs drawn independently predict, too little \(z -\d+\.\d\) over 25 batches, 200 games$/,
+    );
+    // ...but its pairs never vary: three split and one decided game on each of its 25 batches.
+    expect(liar!.spread).toBe(0);
+    expect(liar!.severity).toBeGreaterThan(1);
   });
 
   it("judges a worker alone by its own games: an honest one passes, a liar reporting ±1 per batch does not", () => {

@@ -6,7 +6,7 @@
 //   2. For each budget of --budgets: tunes from the detuned start twice, side by side on one
 //      database with one `compete --spsa` worker and the same seed, "ours" (config.toml's [spsa]
 //      as it is) and "plain" (as OpenBench and fishtest run SPSA: adapt = "off", c_end = 1.5,
-//      r_end = 0.002, adapt_pilot = 0), --games per iteration; then plays each tuned engine
+//      r_end = 0.002, adapt_pilot = 0, gain_share = 0), --games per iteration; then plays each tuned engine
 //      against the default engine (--match-games) and ours against plain (--h2h-games).
 //   3. Ours at the first budget against plain at the last (--h2h-games).
 //   4. Prints one table: each pairing's Elo ± 95 %, its distinct games (start, White, moves,
@@ -98,7 +98,8 @@ const { values: opts } = parseArgs({
     concurrency: { type: "string", short: "c", default: "2" },
   },
 });
-const PLAIN = { adapt: '"off"', c_end: "1.5", r_end: "0.002", adapt_pilot: "0" };
+// Plain SPSA spends every game on the tune: no gain blocks (θ against θ₀), which neither tool plays.
+const PLAIN = { adapt: '"off"', c_end: "1.5", r_end: "0.002", adapt_pilot: "0", gain_share: "0" };
 const TUNERS = { ours: {}, plain: PLAIN };
 for (const spec of opts.tuner) {
   const [name, settings] = spec.split(/:(.*)/);

@@ -41,6 +41,10 @@
 // --constants` proposes, --only NAME,… keeps those.
 //   nice -n 5 node bench/real-engine-elo.mjs --engine-dir ../rusty-rival --only KNIGHT_VALUE_PAIR_MG,… \
 //     --steps 6 --budgets 5000 --gap-games 2000 --match-games 2000 --tuners ours
+// --checkpoints N: issue 56's calibration on a real run. While the first of --tuners tunes, the
+// script reads `spsa status --json` as a user would and keeps, at N points evenly spread over each
+// budget, the gain status shows (θ against θ₀, 95 %) and θ; then plays θ of each point against
+// the detuned start (--match-games) and prints whether each interval covers the match.
 // Without DATABASE_URL the script starts its own embedded Postgres in its temp folder.
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
@@ -95,6 +99,7 @@ const { values: opts } = parseArgs({
     tuners: { type: "string", default: "ours,plain" },
     tuner: { type: "string", multiple: true, default: [] },
     versus: { type: "string" },
+    checkpoints: { type: "string", default: "0" },
     concurrency: { type: "string", short: "c", default: "2" },
   },
 });
@@ -307,6 +312,89 @@ if (opts.predict) {
   process.exit(0);
 }
 
+/** A run's status as `spsa status --json` prints it. */
+const statusOf = (run) =>
+  JSON.parse(
+    execFileSync(
+      "node",
+      [join(root, "bin/spsa.js"), "--config", run.configFile, "status", "--json", "--all", "--name", run.name],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    ),
+  );
+/**
+ * Reads the run's status every few seconds while it plays and keeps the first reading at or past
+ * each of --checkpoints points of its `budget` games: its games, gain and θ (each parameter's built
+ * value). `finish()` stops reading, takes the run's last status and returns the readings.
+ */
+const watchCheckpoints = (run, budget) => {
+  const points = Array.from(
+    { length: Number(opts.checkpoints) },
+    (_, i) => ((i + 1) * budget) / Number(opts.checkpoints),
+  );
+  const readings = [];
+  // At the end the last point is the run's end, whatever its total (gain iterations round it).
+  const read = (end = false) => {
+    const status = statusOf(run);
+    while (readings.length < points.length && (end || status.games.total >= points[readings.length] - 1e-9)) {
+      readings.push({
+        games: status.games.total,
+        gain: status.gain?.gain ?? null,
+        gainGames: status.gain?.games ?? 0,
+        theta: Object.fromEntries(status.parameters.map((p) => [p.name, p.built ?? p.now])),
+      });
+      log(`checkpoint at ${status.games.total} games: gain ${JSON.stringify(status.gain?.gain ?? null)}`);
+    }
+  };
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    try {
+      read();
+    } catch {
+      // The run may not be in the database yet, or its master between iterations: read again next time.
+    } finally {
+      busy = false;
+    }
+  }, 5000);
+  return {
+    finish: async () => {
+      clearInterval(timer);
+      read(true);
+      return readings;
+    },
+  };
+};
+/** Each checkpoint's θ against the detuned start, and whether the gain status showed covers it. */
+const calibrate = async (label, readings) => {
+  for (const [i, r] of readings.entries()) {
+    const name = `${label}@${r.games}`;
+    await build(`checkpoint-${i + 1}`, { [name]: r.theta });
+    r.match = match(name, "detuned", opts["match-games"]);
+  }
+  console.log(`\n${label}: the gain status showed against θ at that point played against θ₀ (the detuned start)\n`);
+  console.log(
+    "| games | gain shown (95 %) | gain games | θ vs θ₀, match | distinct games | covered |\n|---:|---:|---:|---:|---:|---|",
+  );
+  const end = (x) => (x === null ? "∞" : x.toFixed(1));
+  for (const r of readings) {
+    const shown = r.gain === null ? "none yet" : `${r.gain.elo.toFixed(1)} [${end(r.gain.low)}, ${end(r.gain.high)}]`;
+    const covered =
+      r.gain === null
+        ? ""
+        : (r.gain.low ?? -Infinity) <= r.match.elo && r.match.elo <= (r.gain.high ?? Infinity)
+          ? "yes"
+          : "no";
+    console.log(
+      `| ${r.games} | ${shown} | ${r.gainGames} | ${r.match.elo.toFixed(1)} ± ${r.match.error.toFixed(1)} | ${r.match.distinct} | ${covered} |`,
+    );
+    appendFileSync(join(dir, "calibration.jsonl"), `${JSON.stringify({ label, ...r })}\n`);
+  }
+};
+
 // 2. The tunes, two at a time on one worker.
 const tune = async (budget) => {
   const iterations = Math.round(Number(budget) / Number(opts.games));
@@ -362,6 +450,7 @@ const tune = async (budget) => {
     options: opts.option,
   });
   children.push(worker);
+  const watched = Number(opts.checkpoints) > 0 ? watchCheckpoints(runs[0], iterations * Number(opts.games)) : null;
   await Promise.all(masters);
   worker.kill("SIGTERM");
   log(`tunes of ${budget} games done in ${minutes(since)} min`);
@@ -371,6 +460,7 @@ const tune = async (budget) => {
   await build(`tuned-${budget}`, tuned);
   if (tuners.includes("ours") && tuners.includes("plain"))
     match(`ours-${budget}`, `plain-${budget}`, opts["h2h-games"]);
+  if (watched) await calibrate(runs[0].label, await watched.finish());
   for (const run of runs) {
     const row = match(run.label, "default", opts["match-games"]);
     const { share, error } = recovered(row);

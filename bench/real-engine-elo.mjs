@@ -51,6 +51,7 @@ import { appendFileSync, mkdtempSync, openSync, readFileSync, writeFileSync } fr
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { setInterval, clearInterval } from "node:timers";
 import { performance } from "node:perf_hooks";
 import { buildPlusAndMinus } from "../dist/engine-build/engine-builder.js";
 import { loadConfig } from "../dist/config/config.js";

@@ -9,7 +9,7 @@ import {
 } from "./fault-columns.js";
 import { spsaRun, type spsaIteration } from "./schema.js";
 import { gainIteration } from "./iterations.js";
-import { buildGainPlan, type BuildGainPlan } from "../spsa/gain-block-plan.js";
+import { gainPlanOf, type BuildGainPlan } from "../spsa/gain-block-plan.js";
 import type { StoredRunConfig } from "../types/config.js";
 import type { PlusMinus, ReferenceResults } from "../types/engines.js";
 import type { Pentanomial, PlayLimits } from "../types/play.js";
@@ -142,7 +142,7 @@ export async function listRuns(sql: Sql): Promise<RunListRow[]> {
 
 /**
  * A build-mode run's iterations as its stored config plans them (src/spsa/gain-block-plan.ts
- * buildGainPlan: `[spsa] max_iterations` of games_per_iteration, the curvature pilot's first, the
+ * gainPlanOf, as the master plans them: `[spsa] max_iterations` of games_per_iteration, the curvature pilot's first, the
  * gain iterations among them), with its games per iteration; undefined for a UCI-option run or a
  * config from before the gain keys.
  */
@@ -159,24 +159,25 @@ export function storedGainPlan(
       }
     | undefined;
   const games = config.games as { gamesPerIteration?: unknown; batchSize?: unknown } | undefined;
-  const [max, share, perIteration, batch] = [
+  const [maxIterations, share, gamesPerIteration, batchSize] = [
     spsa?.maxIterations,
     spsa?.gain?.share,
     games?.gamesPerIteration,
     games?.batchSize,
   ];
-  if (options || typeof max !== "number" || typeof share !== "number") return undefined;
-  if (typeof perIteration !== "number" || typeof batch !== "number") return undefined;
-  // The curvature pilot's iterations, as the master counts them (src/master/pilot.ts pilotIterations).
-  const pilot = spsa?.adaptive?.pilot;
-  const pilots =
-    spsa?.adaptive?.mode === "off" || spsa?.reference !== undefined || perIteration % 4 !== 0 || batch % 4 !== 0
-      ? 0
-      : typeof pilot === "number"
-        ? pilot
-        : 0;
-  // As src/master/gain-iterations.ts gainPlanOf: no gain iteration without a game pair on each side of a batch.
-  return { plan: buildGainPlan(max, perIteration, pilots, batch >= 4 ? share : 0), gamesPerIteration: perIteration };
+  if (options || typeof maxIterations !== "number" || typeof share !== "number") return undefined;
+  if (typeof gamesPerIteration !== "number" || typeof batchSize !== "number") return undefined;
+  const { mode, pilot } = spsa?.adaptive ?? {};
+  const plan = gainPlanOf({
+    spsa: {
+      maxIterations,
+      gain: { share },
+      adaptive: { mode: typeof mode === "string" ? mode : "", pilot: typeof pilot === "number" ? pilot : 0 },
+      reference: typeof spsa?.reference === "string" ? spsa.reference : undefined,
+    },
+    games: { gamesPerIteration, batchSize },
+  });
+  return { plan, gamesPerIteration };
 }
 
 export interface RunTotals {

@@ -2,10 +2,9 @@ import { join } from "node:path";
 import type { Param } from "../params/params.js";
 import { builtValue } from "../spsa/math.js";
 import { buildEngine, treeName, type BuiltEngine } from "../engine-build/engine-builder.js";
-import { buildGainPlan, GAIN_BLOCK_GAMES, type BuildGainPlan } from "../spsa/gain-block-plan.js";
+import { GAIN_BLOCK_GAMES, type BuildGainPlan } from "../spsa/gain-block-plan.js";
 import type { Perturbation, Values } from "../types/spsa.js";
 import type { TuningConfig } from "../types/config.js";
-import { pilotIterations } from "./pilot.js";
 import type { MasterContext } from "./run-setup.js";
 
 /**
@@ -13,12 +12,6 @@ import type { MasterContext } from "./run-setup.js";
  * src/spsa/gain-block-plan.ts from its config, each of GAIN_BLOCK_GAMES playing θ as it stands
  * against θ₀ with one build of θ on both sides (the curvature pilot's form), moving θ no step.
  */
-
-/** Where the run's gain iterations go; none when its batches cannot hold a game pair on each side (batch_size < 4). */
-export function gainPlanOf(config: TuningConfig): BuildGainPlan {
-  const share = config.games.batchSize >= 4 ? config.spsa.gain.share : 0;
-  return buildGainPlan(config.spsa.maxIterations, config.games.gamesPerIteration, pilotIterations(config), share);
-}
 
 /** The master's line at its start: where the gain iterations go, or why there are none. */
 export function describeGainPlan(config: TuningConfig, plan: BuildGainPlan): string | undefined {

@@ -13,7 +13,7 @@ import { activeGameSlots } from "../db/workers.js";
 import { createRng } from "../core/rng.js";
 import { perturb } from "../spsa/math.js";
 import { stepScales } from "../spsa/adaptive.js";
-import { widenedGains } from "../spsa/pilot.js";
+import { pilotIterations, widenedGains } from "../spsa/pilot.js";
 import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
 import { signedEngines } from "../signing/binary-signature.js";
 import type { Perturbation } from "../types/spsa.js";
@@ -21,7 +21,7 @@ import type { IterationSettings } from "../types/config.js";
 import { GAIN_BLOCK_GAMES, isGainIteration, tunerStep, type BuildGainPlan } from "../spsa/gain-block-plan.js";
 import { crashPoint } from "./crash-points.js";
 import { buildGainEngine, gainPerturbation } from "./gain-iterations.js";
-import { describePilot, pilotIterations, pilotScaled } from "./pilot.js";
+import { describePilot, pilotScaled } from "./pilot.js";
 import type { MasterContext } from "./run-setup.js";
 
 /**

@@ -6,7 +6,7 @@ import { pilotIterationsOf } from "../spsa/option-pilot.js";
 import { pilotMeasure, spreadSquared } from "../spsa/pilot.js";
 import type { TuningConfig } from "../types/config.js";
 import type { OptionPilotRecord } from "../types/spsa.js";
-import { pilotIterations } from "./pilot.js";
+import { pilotIterations } from "../spsa/pilot.js";
 
 /**
  * The curvature pilot in UCI-option mode (docs/uci-options.md, "The curvature pilot"): the run's

@@ -43,7 +43,8 @@ import { formatOptionProgress } from "./progress.js";
 import { rateWindowMinutes, runRate } from "../db/run-status.js";
 import { OptionReview } from "./worker-review.js";
 import { measureOptionPilot, optionPilotGames } from "./option-pilot.js";
-import { describePilot, pilotSkipped } from "./pilot.js";
+import { describePilot } from "./pilot.js";
+import { pilotSkipped } from "../spsa/pilot.js";
 import { GAIN_BLOCK_GAMES, gainBlockPlan, tunerIterations } from "../spsa/gain-block-plan.js";
 import { GainStop } from "./gain-stop.js";
 

@@ -1,8 +1,14 @@
 import type { BuiltEngine } from "../engine-build/engine-builder.js";
 import { readReferenceIterations } from "../db/iterations.js";
-import { describeCurvature, pilotMeasure, pilotReason, pilotScales, spreadSquared } from "../spsa/pilot.js";
+import {
+  describeCurvature,
+  pilotIterations,
+  pilotMeasure,
+  pilotReason,
+  pilotScales,
+  spreadSquared,
+} from "../spsa/pilot.js";
 import { buildStartEngine } from "./reference.js";
-import type { TuningConfig } from "../types/config.js";
 import { isReferenceResult, type PilotIteration, type PilotMeasure, type Values } from "../types/spsa.js";
 import type { MasterContext } from "./run-setup.js";
 
@@ -12,34 +18,6 @@ import type { MasterContext } from "./run-setup.js";
  * mode does), and every later iteration's step scales reach up to the factor their results
  * give instead of 1 (pilotScale), recorded in its settings.
  */
-
-/**
- * How many of the run's first iterations are pilots: none with adapt = "off", in reference mode
- * (its iterations play a reference already), or when an iteration's games cannot be split into
- * units of four (θ+ and θ− each a game pair against θ₀ on one opening).
- */
-export function pilotIterations(config: TuningConfig): number {
-  return fitsUnitsOfFour(config) ? configuredPilots(config) : 0;
-}
-
-/** Why a configured pilot does not run, or undefined (said once when the master starts). */
-export function pilotSkipped(config: TuningConfig): string | undefined {
-  if (configuredPilots(config) === 0 || fitsUnitsOfFour(config)) return undefined;
-  return (
-    "no curvature pilot: [games] games_per_iteration and batch_size must be multiples of 4 for " +
-    "it (θ+ and θ− each play a game pair against θ₀ on every opening); steps keep the default rate"
-  );
-}
-
-/** The pilot iterations asked for, where the run's gains have a pilot at all. */
-function configuredPilots(config: TuningConfig): number {
-  const { adaptive, reference } = config.spsa;
-  return adaptive.mode === "off" || reference !== undefined ? 0 : (adaptive.pilot ?? 0);
-}
-
-function fitsUnitsOfFour(config: TuningConfig): boolean {
-  return config.games.gamesPerIteration % 4 === 0 && config.games.batchSize % 4 === 0;
-}
 
 /**
  * θ₀ as the pilot iterations' opponent, built from the run's starting values (each pilot iteration

@@ -1,3 +1,5 @@
+import { pilotIterations, type PilotPlanConfig } from "./pilot.js";
+
 /**
  * Where a run's gain blocks go, pure (docs/gain-so-far.md, "The design"): after the curvature
  * pilot, every cycle of ⌈block / share⌉ games (160 at 10 %) is the tuner's games, then one block of
@@ -109,4 +111,15 @@ export function tunerStep(plan: BuildGainPlan, k: number): number {
 export function gamesThrough(plan: BuildGainPlan, gamesPerIteration: number, k: number): number {
   const gains = plan.gainIterations.filter((g) => g <= k).length;
   return gains * GAIN_BLOCK_GAMES + (k - gains) * gamesPerIteration;
+}
+
+/** What a run's gain plan reads of its config (PilotPlanConfig's, and the budget and share). */
+export interface GainPlanConfig extends PilotPlanConfig {
+  spsa: PilotPlanConfig["spsa"] & { maxIterations: number; gain: { share: number } };
+}
+
+/** Where the run's gain iterations go; none when its batches cannot hold a game pair on each side (batch_size < 4). */
+export function gainPlanOf(config: GainPlanConfig): BuildGainPlan {
+  const share = config.games.batchSize >= 4 ? config.spsa.gain.share : 0;
+  return buildGainPlan(config.spsa.maxIterations, config.games.gamesPerIteration, pilotIterations(config), share);
 }

@@ -116,3 +116,40 @@ export function pilotMeasure(pilots: readonly PilotIteration[]): PilotMeasure {
       : Math.min(PILOT_MAX_FACTOR, Math.max(1, PILOT_SAFE_CURVATURE / upper));
   return { curvature, error, saturated, factor };
 }
+
+/**
+ * What the pilot's count reads of a run's config: the master's, or one stored with a run
+ * (src/db/run-status.ts storedGainPlan).
+ */
+export interface PilotPlanConfig {
+  spsa: { adaptive: { mode: string; pilot?: number }; reference?: string };
+  games: { gamesPerIteration: number; batchSize: number };
+}
+
+/**
+ * How many of the run's first iterations are pilots: none with adapt = "off", in reference mode
+ * (its iterations play a reference already), or when an iteration's games cannot be split into
+ * units of four (θ+ and θ− each a game pair against θ₀ on one opening).
+ */
+export function pilotIterations(config: PilotPlanConfig): number {
+  return fitsUnitsOfFour(config) ? configuredPilots(config) : 0;
+}
+
+/** Why a configured pilot does not run, or undefined (said once when the master starts). */
+export function pilotSkipped(config: PilotPlanConfig): string | undefined {
+  if (configuredPilots(config) === 0 || fitsUnitsOfFour(config)) return undefined;
+  return (
+    "no curvature pilot: [games] games_per_iteration and batch_size must be multiples of 4 for " +
+    "it (θ+ and θ− each play a game pair against θ₀ on every opening); steps keep the default rate"
+  );
+}
+
+/** The pilot iterations asked for, where the run's gains have a pilot at all. */
+function configuredPilots(config: PilotPlanConfig): number {
+  const { adaptive, reference } = config.spsa;
+  return adaptive.mode === "off" || reference !== undefined ? 0 : (adaptive.pilot ?? 0);
+}
+
+function fitsUnitsOfFour(config: PilotPlanConfig): boolean {
+  return config.games.gamesPerIteration % 4 === 0 && config.games.batchSize % 4 === 0;
+}

@@ -4,7 +4,7 @@ import postgres from "postgres";
 import { loadConfig, spsaMathConfig } from "../../src/config/config.js";
 import { loadParams } from "../../src/params/params.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
-import { pilotIterations } from "../../src/master/pilot.js";
+import { pilotIterations } from "../../src/spsa/pilot.js";
 import { perturb, update } from "../../src/spsa/math.js";
 import { pilotMeasure, pilotScales, spreadSquared } from "../../src/spsa/pilot.js";
 import { createRng } from "../../src/core/rng.js";

@@ -20,6 +20,7 @@ const RUN_KEYS = [
   "referencePath",
   "referenceSha256",
   "referenceSignature",
+  "endedEarlyAt",
 ] as const;
 export type RunRow = RowOf<typeof spsaRun, (typeof RUN_KEYS)[number]>;
 
@@ -218,6 +219,20 @@ export async function recordReference(
     where id = ${runId}`;
   if (!row) throw new Error(`run ${runId} vanished`);
   return row;
+}
+
+/**
+ * Build mode's early end (the stop rule, stop_early): records `iteration` as the run's last unless
+ * a master recorded one first, and returns the one recorded, which every master of the run keeps.
+ */
+export async function recordEarlyEnd(sql: Sql, runId: number, iteration: number): Promise<number> {
+  const [row] = await sql<{ ended: number }[]>`
+    update spsa_run
+    set ended_early_at = coalesce(ended_early_at, ${iteration})
+    where id = ${runId}
+    returning ended_early_at as ended`;
+  if (!row) throw new Error(`run ${runId} vanished`);
+  return row.ended;
 }
 
 export async function markRunComplete(sql: Sql, runId: number): Promise<void> {

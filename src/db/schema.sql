@@ -317,6 +317,7 @@ CREATE TABLE public.spsa_run (
   master_since timestamp with time zone,
   master_seen_at timestamp with time zone,
   master_expires_at timestamp with time zone,
+  ended_early_at integer,
   CONSTRAINT spsa_run_name_unique UNIQUE (name),
   CONSTRAINT spsa_run_pkey PRIMARY KEY (id),
   CONSTRAINT spsa_run_reference CHECK (((reference_sha256 IS NULL) OR ((reference IS NOT NULL) AND (reference_path IS NOT NULL)))),

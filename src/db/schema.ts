@@ -93,6 +93,12 @@ export const spsaRun = pgTable(
     masterSince: timestamp("master_since", { withTimezone: true }),
     masterSeenAt: timestamp("master_seen_at", { withTimezone: true }),
     masterExpiresAt: timestamp("master_expires_at", { withTimezone: true }),
+    /**
+     * Build mode: the last iteration of a run the stop rule ended early (`[spsa] stop_early`,
+     * docs/gain-so-far.md), recorded when the master decides, so that a restarted master ends it
+     * there too; null while it is not ended early. (UCI-option mode cuts its carrier's target.)
+     */
+    endedEarlyAt: integer("ended_early_at"),
   },
   (t) => [
     check("spsa_run_status", sql`${t.status} in ('active', 'complete', 'stopped')`),

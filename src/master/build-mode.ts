@@ -9,7 +9,7 @@ import {
   type InFlightState,
   type IterationRow,
 } from "../db/iterations.js";
-import { runParameters } from "../db/runs.js";
+import { recordEarlyEnd, runParameters } from "../db/runs.js";
 import { activeGameSlots } from "../db/workers.js";
 import { allowedStaleness, buildsAtOnce, slowBuildWarning, stalenessBound } from "../spsa/in-flight.js";
 import { nextBuildAction, type BuildAction, type BuildState } from "../spsa/build-actions.js";
@@ -141,6 +141,8 @@ async function startLoop(master: MasterContext): Promise<BuildLoop> {
   const plan = gainPlanOf(config);
   const gainPlan = describeGainPlan(config, plan);
   if (gainPlan) log(gainPlan);
+  if (run.endedEarlyAt !== null)
+    log(`run "${run.name}": ended early by the stop rule at iteration ${run.endedEarlyAt}: no later iteration opens`);
   // θ₀ for the pilot and gain iterations: built once, when the first of them starts.
   let theta0: Promise<BuiltEngine> | undefined;
   const opponentOf = (k: number) =>
@@ -167,11 +169,13 @@ async function startLoop(master: MasterContext): Promise<BuildLoop> {
       config.spsa.gain,
       log,
       async (sql) => {
-        loop.endedAt = ((await latestIteration(sql, run.id))?.iterationNumber ?? 0) + builds.iterations.length;
+        const last = ((await latestIteration(sql, run.id))?.iterationNumber ?? 0) + builds.iterations.length;
+        loop.endedAt = await recordEarlyEnd(sql, run.id, last);
         return gamesThrough(plan, config.games.gamesPerIteration, loop.endedAt);
       },
     ),
-    endedAt: undefined,
+    // Ended early by an earlier master: its decision stands, whatever the rule reads now.
+    endedAt: run.endedEarlyAt ?? undefined,
     opponentOf,
     watch: undefined,
     warned: false,

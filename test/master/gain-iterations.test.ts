@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readRunDetail } from "../../src/dashboard/run-detail.js";
 import { findRun } from "../../src/db/run-status.js";
@@ -186,7 +188,56 @@ describe("the stop rule ending a build-mode run early", () => {
     // The iterations opened when it fired, and no other.
     expect(checks.map((r) => r.iteration_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(Number(ended![1])).toBe(128);
-    const [run] = await sql<{ status: string }[]>`select status from spsa_run where name = 'stop-build'`;
-    expect(run?.status).toBe("complete");
+    const [run] = await sql<{ status: string; ended: number }[]>`
+      select status, ended_early_at as ended from spsa_run where name = 'stop-build'`;
+    expect(run).toEqual({ status: "complete", ended: 8 });
   }, 300_000);
+
+  it("keeps the early end across a master's kill -9, even when the master that resumes would not end it", async () => {
+    const { sql, env, setup } = fixture;
+    const worker = startWorker(setup, env, "restart-w", ["--seed", "w"]);
+    const iteration7 = async () =>
+      (
+        await sql<{ in: boolean }[]>`
+          select i.games_played = i.target_games as in from spsa_iteration i join spsa_run r on r.id = i.run_id
+          where r.name = 'stop-restart' and i.iteration_number = 7`
+      )[0]?.in ?? false;
+    const endedAt = async () =>
+      (
+        await sql<{ ended: number | null }[]>`select ended_early_at as ended from spsa_run where name = 'stop-restart'`
+      )[0]?.ended ?? null;
+    let log = "";
+    try {
+      const first = startMaster(setup, env, "stop-restart", ["--seed", "s"]);
+      // The worker stops once iteration 7's games are in, so iteration 8 is still playing when the
+      // master decides, and when it is killed.
+      await waitFor(iteration7, 240_000, "iteration 7's games in");
+      worker.kill("SIGSTOP");
+      await waitFor(async () => (await endedAt()) !== null, 60_000, "the early end recorded");
+      first.kill("SIGKILL");
+      log += (await first).all ?? "";
+      expect(await endedAt()).toBe(8);
+      // Resumed with a stop rule that never holds: without the recorded end it would play 9 and 10.
+      const never = join(setup.dir, "never-stops.toml");
+      writeFileSync(
+        never,
+        readFileSync(setup.configFile, "utf8").replace("stop_below = 10000", "stop_below = 0.000001"),
+      );
+      const second = startMaster({ ...setup, configFile: never }, env, "stop-restart", ["--seed", "s"]);
+      worker.kill("SIGCONT");
+      const resumed = await second;
+      expect(resumed.exitCode, resumed.all).toBe(0);
+      log += resumed.all ?? "";
+    } finally {
+      worker.kill("SIGCONT");
+      worker.kill("SIGTERM");
+      await worker;
+    }
+    expect(log).toContain('run "stop-restart": ended early by the stop rule at iteration 8: no later iteration opens');
+    const checks = await iterationsOf(sql, "stop-restart");
+    expectExactCounts(checks, expect);
+    expect(checks.map((r) => r.iteration_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const [run] = await sql<{ status: string }[]>`select status from spsa_run where name = 'stop-restart'`;
+    expect(run?.status).toBe("complete");
+  }, 420_000);
 });

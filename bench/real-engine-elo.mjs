@@ -12,12 +12,14 @@
 //   4. Prints one table: each pairing's Elo ± 95 %, its distinct games (start, White, moves,
 //      from its PGN) and, for a tuned engine, the share of the gap it recovered.
 // Every row is also appended to DIR/results.jsonl as it is measured.
-//   nice -n 10 node bench/real-engine-elo.mjs [--steps 6] [--subset N] [--seed elo-1]
+//   nice -n 10 node bench/real-engine-elo.mjs [--steps 6] [--subset N] [--seed elo-1] [--tune-seed S]
 //     [--budgets 5000,20000] [--games 64] [--nodes 1000] [--gap-games 4000] [--match-games 4000]
-//     [--h2h-games 4000] [--gap ELO,ERROR] [--tuners ours,plain] [--tune-book BOOK] [--versus NAME=PATH] [-c 2]
+//     [--h2h-games 4000] [--gap ELO,ERROR] [--tuners ours,plain] [--tune-book BOOK] [--versus NAME=PATH] [--checkpoints N] [-c 2]
 // --tuners ours: tune with the defaults only (no head-to-heads). --tuner 'NAME:key=value,…' (repeatable)
 // adds a tuner of its own [spsa] settings (TOML values: adapt="off"), e.g. the gains the simulator's
 // hindsight oracle picked; it is tuned and matched as ours and plain are (--tuners ours,plain,NAME).
+// --tune-seed S: the tunes' draws from S instead of --seed (the detune and the matches keep --seed):
+// a second sample of the same tune.
 // --tune-book BOOK: the book the tunes play (default: the default book); the matches always play
 // the default book. This script replaced bench/side-by-side.mjs (git show 4ebb2e4:bench/side-by-side.mjs
 // for the runs measured with it).
@@ -80,6 +82,7 @@ const { values: opts } = parseArgs({
     steps: { type: "string", default: "6" },
     subset: { type: "string" },
     seed: { type: "string", default: "elo-1" },
+    "tune-seed": { type: "string" },
     budgets: { type: "string", default: "5000,20000" },
     games: { type: "string", default: "64" },
     nodes: { type: "string" },
@@ -141,6 +144,8 @@ if (source !== undefined)
   );
 const params = loadParams(paramsFile);
 const defaults = Object.fromEntries(params.map((p) => [p.name, p.value]));
+// The tunes' own seed: the same detune tuned again with other draws (default: --seed).
+const tuneSeed = opts["tune-seed"] ?? opts.seed;
 const { values: detuned } = detunedValues(params, { steps: opts.steps, subset: opts.subset, seed: opts.seed });
 const detune = `${opts.subset ?? params.length} of ${params.length} parameters × ${opts.steps} steps (seed ${opts.seed})`;
 log(
@@ -429,7 +434,7 @@ const tune = async (budget) => {
             "--name",
             run.name,
             "--seed",
-            opts.seed,
+            tuneSeed,
           ],
           { stdio: ["ignore", "ignore", openSync(join(dir, `${run.label}.master.log`), "w")] },
         );
@@ -447,7 +452,7 @@ const tune = async (budget) => {
     concurrency: opts.concurrency,
     configFile: runs[0].configFile,
     name: `worker-${budget}`,
-    seed: opts.seed,
+    seed: tuneSeed,
     options: opts.option,
   });
   children.push(worker);

@@ -40,7 +40,8 @@ function reportColumns(sql: Sql) {
     (coalesce(b.plus_wins, 0) + coalesce(b.ref_plus_wins, 0) + coalesce(b.ref_minus_wins, 0))::int as wins,
     (coalesce(b.minus_wins, 0) + coalesce(b.ref_plus_losses, 0) + coalesce(b.ref_minus_losses, 0))::int as losses,
     (coalesce(b.draws, 0) + coalesce(b.ref_plus_draws, 0) + coalesce(b.ref_minus_draws, 0))::int as draws,
-    coalesce(b.pairs, '[0, 0, 0, 0, 0]'::jsonb) as pairs`;
+    coalesce(b.pairs, '[0, 0, 0, 0, 0]'::jsonb) as pairs,
+    b.ref_plus_wins is not null as reference`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { logLowerTailOfPearson } from "../stats/pearson-tail.js";
+import { logLowerTailOfPearson, type PearsonRows } from "../stats/pearson-tail.js";
 import { upperQuantile, upperQuantileOfLog } from "../stats/tails.js";
 import type { EvidenceBatch, ParameterAgreement, WorkerEvidence } from "../types/evidence.js";
 import type { Pentanomial } from "../types/play.js";
@@ -89,13 +89,12 @@ interface Tally {
   losses: number;
   draws: number;
   pairs: number[];
-  /** Per batch size in pairs, its batches with pairs: the rows of the pair spread's X². */
-  pairSizes: Map<number, number>;
   /**
-   * Per pair magnitude cell (split or both drawn, one game decided, both), Σ cell² / pairs over its
-   * batches: the pair spread's X².
+   * Per batch size in pairs and kind (against a reference or not), its batches of that size and
+   * kind: their pairs per magnitude cell (split or both drawn, one game decided, both) and Σ cell² /
+   * pairs over them, the pairs' spread's X².
    */
-  magnitudeSquares: number[];
+  pairSizes: Map<string, SizeClass>;
   /** Σ net² / games over its batches: the spread of its batches' results, in per-game units. */
   squares: number;
   /**
@@ -270,8 +269,14 @@ export class EvidenceLedger {
     const pairs = b.pairs.reduce((n, x) => n + x, 0);
     if (pairs > 0) {
       cellsOf(b.pairs).forEach((n, c) => (t.cellSquares[c]! += (n * n) / pairs));
-      magnitudesOf(b.pairs).forEach((n, c) => (t.magnitudeSquares[c]! += (n * n) / pairs));
-      t.pairSizes.set(pairs, (t.pairSizes.get(pairs) ?? 0) + 1);
+      const key = `${pairs}${b.reference ? " against a reference" : ""}`;
+      let size = t.pairSizes.get(key);
+      if (!size) t.pairSizes.set(key, (size = { pairs, batches: 0, cells: [0, 0, 0], squares: [0, 0, 0] }));
+      size.batches++;
+      magnitudesOf(b.pairs).forEach((n, c) => {
+        size.cells[c]! += n;
+        size.squares[c]! += (n * n) / pairs;
+      });
     }
     const extreme = b.games > 0 && Math.abs(b.net) === b.games ? 1 : 0;
     t.extremes += extreme;
@@ -519,32 +524,49 @@ function spreadRatio(t: Tally, prior: number): number | null {
   return (spread + prior * v) / ((t.batches - 1 + prior) * v);
 }
 
+/** A worker's batches of one size in pairs and one kind, for the pairs' spread. */
+interface SizeClass {
+  pairs: number;
+  batches: number;
+  /** Their pairs per magnitude cell (magnitudesOf), and Σ cell² / pairs over them. */
+  cells: number[];
+  squares: number[];
+}
+
 /**
  * How much its batches' game pairs vary from batch to batch (by magnitudesOf) against pairs drawn
- * independently from its own: Pearson's X² of the batches × cells table over its mean, (B − 1)(C − 1).
- * About 1 for independent pairs, more when a gradient moves each batch; far less for a liar that
- * reports the same pairs on every batch (all split but one, for a net of ±1: a spread of results
- * its pairs predict). Only too little counts, by X²'s exact lower tail (src/stats/pearson-tail.ts),
- * with the C − 1 its own shares take from X² given back. Null without two batches with pairs in two cells.
+ * independently: Pearson's X² of the batches × cells table of each batch size and kind (plus against
+ * minus, or against a reference: a gain block's or the pilot's pairs are another engine pair's)
+ * against that class's shares, summed over the classes, over its mean Σ (B − 1)(C − 1). About 1 for independent pairs,
+ * more when a gradient moves each batch; far less for a liar that reports the same pairs on every
+ * batch of a size (all split but one, for a net of ±1: a spread of results its pairs predict). By
+ * size, because such a liar's pairs differ between sizes ((0, 1, 0) in a batch of one pair,
+ * (3, 1, 0) in one of four), which against shares pooled over sizes reads as variation (a real
+ * build-mode run of mixed sizes). Only too little counts, by X²'s exact lower tail
+ * (src/stats/pearson-tail.ts), with the C − 1 each size's shares take from X² given back. Null
+ * without a size of two batches with pairs in two cells.
  */
 function pairSpreadOf(t: Tally): Spread | null {
-  const cells = magnitudesOf(t.pairs);
-  const n = cells.reduce((a, b) => a + b, 0);
-  const used = [0, 1, 2].filter((c) => cells[c]! > 0);
-  const batches = [...t.pairSizes.values()].reduce((a, b) => a + b, 0);
-  if (used.length < 2 || batches < 2) return null;
-  const x2 = Math.max(
-    0,
-    used.reduce((sum, c) => sum + (t.magnitudeSquares[c]! * n) / cells[c]!, -n),
-  );
-  const mean = (batches - 1) * (used.length - 1);
+  let x2 = 0;
+  let mean = 0;
+  let estimated = 0;
+  const rows: PearsonRows[] = [];
+  for (const size of t.pairSizes.values()) {
+    const n = size.cells.reduce((a, b) => a + b, 0);
+    const used = [0, 1, 2].filter((c) => size.cells[c]! > 0);
+    if (used.length < 2 || size.batches < 2) continue;
+    x2 += Math.max(
+      0,
+      used.reduce((sum, c) => sum + (size.squares[c]! * n) / size.cells[c]!, -n),
+    );
+    mean += (size.batches - 1) * (used.length - 1);
+    estimated += used.length - 1;
+    rows.push({ counts: size.pairs, rows: size.batches, shares: used.map((c) => size.cells[c]! / n) });
+  }
+  if (mean === 0) return null;
   const ratio = x2 / mean;
   if (ratio >= 1) return { of: "pairs", ratio, z: 0 };
-  const logTail = logLowerTailOfPearson(
-    x2 + used.length - 1,
-    used.map((c) => cells[c]! / n),
-    t.pairSizes,
-  );
+  const logTail = logLowerTailOfPearson(x2 + estimated, rows);
   return { of: "pairs", ratio, z: -Math.max(0, upperQuantileOfLog(logTail)) };
 }
 
@@ -711,7 +733,6 @@ function emptyTally(parameters: number): Tally {
     draws: 0,
     pairs: [0, 0, 0, 0, 0],
     pairSizes: new Map(),
-    magnitudeSquares: [0, 0, 0],
     sweepsExpected: new Map(),
     squares: 0,
     cellSquares: [0, 0, 0],
@@ -736,8 +757,15 @@ function addTally(into: Tally, t: Tally, sign: 1 | -1): void {
   into.draws += sign * t.draws;
   into.extremes += sign * t.extremes;
   into.squares += sign * t.squares;
-  for (let c = 0; c < 3; c++) into.magnitudeSquares[c]! += sign * t.magnitudeSquares[c]!;
-  for (const [size, n] of t.pairSizes) into.pairSizes.set(size, (into.pairSizes.get(size) ?? 0) + sign * n);
+  for (const [key, size] of t.pairSizes) {
+    const s = into.pairSizes.get(key) ?? { pairs: size.pairs, batches: 0, cells: [0, 0, 0], squares: [0, 0, 0] };
+    s.batches += sign * size.batches;
+    for (let c = 0; c < 3; c++) {
+      s.cells[c]! += sign * size.cells[c]!;
+      s.squares[c]! += sign * size.squares[c]!;
+    }
+    into.pairSizes.set(key, s);
+  }
   for (let c = 0; c < 3; c++) into.cellSquares[c]! += sign * t.cellSquares[c]!;
   t.pairs.forEach((n, i) => (into.pairs[i]! += sign * n));
   for (const [size, [b, x]] of t.sizes) {

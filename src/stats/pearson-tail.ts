@@ -1,6 +1,6 @@
 /**
- * The lower tail of Pearson's X² over rows of a table whose rows are drawn independently from one
- * multinomial: how unlikely rows that vary this little are. The normal and chi² approximations are
+ * The lower tail of Pearson's X² over rows of tables whose rows are drawn independently, each
+ * table's from one multinomial: how unlikely rows that vary this little are. The normal and chi² approximations are
  * far too lenient there with rows of a few counts (a row of 4 pairs at shares 0.75 / 0.25 lands
  * exactly on its expectation 42 % of the time), so this is a Chernoff bound on the exact row
  * distributions: log P(X² ≤ x) ≤ min over λ ≥ 0 of λx + Σ_rows log E[e^(−λ X²_row)]. An upper bound
@@ -10,22 +10,25 @@
 /** Rows of more counts than this take the chi² row's transform, (1 + 2λ)^(−(C − 1)/2). */
 const ENUMERATED_COUNTS = 24;
 
-/**
- * `x2`: the rows' X² summed; `shares`: the cells' probabilities (each above 0, two or three cells);
- * `rows`: per row size (its counts), the number of rows. log P(X² ≤ x2), at most 0.
- */
-export function logLowerTailOfPearson(
-  x2: number,
-  shares: readonly number[],
-  rows: ReadonlyMap<number, number>,
-): number {
-  if (shares.length < 2 || shares.length > 3) throw new RangeError(`two or three cells, got ${shares.length}`);
-  const transforms = [...rows]
-    .filter(([n, count]) => n > 0 && count > 0)
-    .map(([n, count]) => ({ count, terms: rowTerms(n, shares) }));
+/** Rows of one size drawn from one multinomial: `rows` of `counts` each, at `shares` (two or three, each above 0). */
+export interface PearsonRows {
+  counts: number;
+  rows: number;
+  shares: readonly number[];
+}
+
+/** `x2`: the X² of every row summed, each against its group's shares. log P(X² ≤ x2), at most 0. */
+export function logLowerTailOfPearson(x2: number, groups: readonly PearsonRows[]): number {
+  const transforms = groups
+    .filter((g) => g.counts > 0 && g.rows > 0)
+    .map((g) => {
+      if (g.shares.length < 2 || g.shares.length > 3)
+        throw new RangeError(`two or three cells, got ${g.shares.length}`);
+      return { rows: g.rows, cells: g.shares.length, terms: rowTerms(g.counts, g.shares) };
+    });
   const logBound = (lambda: number) => {
     let sum = lambda * x2;
-    for (const { count, terms } of transforms) sum += count * logTransform(terms, lambda, shares.length);
+    for (const { rows, cells, terms } of transforms) sum += rows * logTransform(terms, lambda, cells);
     return sum;
   };
   // The bound is convex in λ: a ternary search over [0, 64] (40 rounds leave 64 · (2/3)⁴⁰ ≈ 10⁻⁵ of it).

@@ -84,6 +84,11 @@ export interface EvidenceBatch {
   draws: number;
   /** Game pairs [LL, LD, DD, DW, WW] from plus's side. */
   pairs: Pentanomial;
+  /**
+   * Played against a reference (reference mode, the curvature pilot, a gain block): its pairs are
+   * θ+'s and θ−'s against it, unlike plus against minus. Absent: plus against minus.
+   */
+  reference?: boolean;
   /** ±1 per perturbed parameter; a parameter absent or 0 was not perturbed. */
   signs: Values;
 }

@@ -335,6 +335,41 @@ describe("evidence about workers", () => {
     expect(liar!.severity).toBeGreaterThan(1);
   });
 
+  it("reads the pairs' spread per batch size: a framing liar whose batches come in mixed sizes is caught, an honest worker is not", () => {
+    // Build mode plans batches for the workers' slots: 2, 4, 6 or 8 games, as a real run's; the liar is
+    // caught within 50 of its batches (its batches of one pair tell nothing: one cell).
+    const sizes = [2, 8, 4, 6, 8, 2];
+    const framed = (games: number, up: boolean): EvidenceBatch => {
+      // All split but one pair drawn/won: (0, 1, 0) in a batch of one pair, (3, 1, 0) in one of four.
+      const pairs: Pentanomial = up ? [0, 0, games / 2 - 1, 1, 0] : [0, 1, games / 2 - 1, 0, 0];
+      const split = games / 2 - 1;
+      return {
+        worker: "liar",
+        games,
+        net: up ? 1 : -1,
+        wins: split + (up ? 1 : 0),
+        losses: split + (up ? 0 : 1),
+        draws: 1,
+        pairs,
+        signs: {},
+      };
+    };
+    const liar = new EvidenceLedger(NAMES, new Set());
+    const honestMixed = new EvidenceLedger(NAMES, new Set());
+    const rng = createRng("mixed");
+    for (let i = 0; i < 240; i++) {
+      const games = sizes[i % sizes.length]!;
+      if (i < 50) liar.add([{ ...framed(games, i % 3 !== 0), signs: randomSigns(rng) }]);
+      honestMixed.add([batch("h1", games, randomSigns(rng), rng)]);
+    }
+    const [l] = liar.evidence();
+    expect(l!.spreadOf).toBe("pairs");
+    expect(l!.spread).toBe(0);
+    expect(l!.severity).toBeGreaterThan(1);
+    const [h] = honestMixed.evidence();
+    expect(h!.severity).toBeLessThan(1);
+  });
+
   it("judges a worker alone by its own games: an honest one passes, a liar reporting ±1 per batch does not", () => {
     const alone = ledgerOf(optionStrata({ h1: honest("h1") }, 60, 1, "alone")).evidence();
     // Not judged against a pool, but held to its own games' extremes and spread.

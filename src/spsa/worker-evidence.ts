@@ -577,15 +577,8 @@ function pairSpreadOf(t: Tally): Spread | null {
 function pairedGameVariance(t: Tally): number {
   const pairs = t.pairs.reduce((a, b) => a + b, 0);
   if (t.games <= 0) return 0;
-  let sum = 0;
-  let squares = 0;
-  t.pairs.forEach((count, j) => {
-    sum += count * (j - 2);
-    squares += count * (j - 2) ** 2;
-  });
-  const pairVariance = pairs > 0 ? squares / pairs - (sum / pairs) ** 2 : 0;
   const single = Math.max(0, t.games - 2 * pairs);
-  return (pairs * pairVariance + single * gameVariance(t)) / t.games;
+  return ((pairs > 0 ? pairs * pairVariance(t.pairs, 0) : 0) + single * gameVariance(t)) / t.games;
 }
 
 /** The variance per game of plus's wins − losses in a tally's games, from their W/D/L (0 without games). */
@@ -648,13 +641,13 @@ function restVariance(rest: Tally): number {
 
 const PRIOR_BATCHES = 4;
 
-/** Variance of a pair's wins − losses (−2 … +2), one pseudo-pair added to each cell. */
-function pairVariance(pairs: readonly number[]): number {
+/** Variance of a pair's wins − losses (−2 … +2), `prior` pseudo-pairs added to each cell. */
+function pairVariance(pairs: readonly number[], prior = 1): number {
   let n = 0;
   let sum = 0;
   let squares = 0;
   pairs.forEach((count, j) => {
-    const c = count + 1;
+    const c = count + prior;
     const v = j - 2;
     n += c;
     sum += c * v;

@@ -86,8 +86,11 @@ describe("spsa db worker-url: a worker machine's database role", () => {
     ).rejects.toMatchObject(DENIED);
   });
 
-  it("cannot update spsa_run (stop or complete a run)", async () => {
+  it("cannot update spsa_run (stop or complete a run, or end it early)", async () => {
     await expect(worker`update spsa_run set status = 'stopped'`).rejects.toMatchObject(DENIED);
+    // A master resumes a run at the early end it finds recorded: a planted one would cut the run short.
+    await expect(worker`update spsa_run set ended_early_at = 1`).rejects.toMatchObject(DENIED);
+    await expect(worker`select ended_early_at from spsa_run`).rejects.toMatchObject(DENIED);
   });
 
   it("cannot change θ: not directly, and no function it may call writes spsa_run", async () => {

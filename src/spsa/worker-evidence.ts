@@ -15,7 +15,8 @@ import type { Values } from "../types/spsa.js";
  *
  * - the residual: fishtest's chi² of the worker's game pairs (won, lost, other) against the
  *   pool's (its `get_chi2`: each row against all other rows collapsed, turned into a normal z),
- *   with the expected counts summed over the strata;
+ *   with the expected counts summed over the strata; it counts only against two or more other
+ *   workers whose own games look clean (below);
  * - the score: plus's wins − losses in its games beyond the pool's in the same strata;
  * - the agreement, per parameter: its results times that parameter's signs beyond the pool's.
  *   A worker that reports wins for whichever side pushed one parameter up agrees with that
@@ -56,6 +57,11 @@ export const SPREAD_LIMIT = SCORE_LIMIT;
 /** Below these a worker is not judged: too little of its play is shared with the pool. */
 export const MIN_SHARED_GAMES = 32;
 export const MIN_BATCHES = 4;
+/**
+ * A pool member whose extremes or spread is past this share of its limit is not clean enough for
+ * the residual to be read against (an honest machine alone peaks at 0.43–0.61 over a whole run).
+ */
+export const CLEAN_OWN_SEVERITY = 0.5;
 
 /** The agreement test's limit with `parameters` parameters tested at once. */
 export function agreementLimit(parameters: number): number {
@@ -199,14 +205,27 @@ export class EvidenceLedger {
     const pool = emptyTally(this.names.length);
     for (const [worker, t] of this.tallies) if (!this.excluded.has(worker)) addTally(pool, t, 1);
     const limit = agreementLimit(this.names.length);
-    const members = [...this.tallies].filter(([worker, t]) => !this.excluded.has(worker) && t.batches > 0).length;
-    return [...this.tallies].map(([worker, t]) => {
+    const isMember = (worker: string, t: Tally) => !this.excluded.has(worker) && t.batches > 0;
+    const members = [...this.tallies].filter(([worker, t]) => isMember(worker, t)).length;
+    const judged = [...this.tallies].map(([worker, t]) => {
       const rest = emptyTally(this.names.length);
       addTally(rest, pool, 1);
-      const member = !this.excluded.has(worker) && t.batches > 0;
+      const member = isMember(worker, t);
       if (member) addTally(rest, t, -1);
-      return judge(worker, t, rest, this.names, limit, members - (member ? 1 : 0));
+      const judgeWith = (residualCounts: boolean) =>
+        judge(worker, t, rest, this.names, limit, residualCounts && members - (member ? 1 : 0) >= 2);
+      return { worker, evidence: judgeWith(true), judgeWith };
     });
+    // The residual compares a worker's pairs with the others' and cannot say which side is off: two
+    // colluders beside one honest worker are "the pool" it is unlike. So it counts only while every
+    // other member's own games look clean (its extremes and spread below half their limits).
+    const unclean = judged
+      .filter(({ worker }) => isMember(worker, this.tallies.get(worker)!))
+      .filter(({ evidence }) => ownSeverity(evidence) >= CLEAN_OWN_SEVERITY)
+      .map(({ worker }) => worker);
+    return judged.map(({ worker, evidence, judgeWith }) =>
+      unclean.some((other) => other !== worker) ? judgeWith(false) : evidence,
+    );
   }
 
   /**
@@ -327,14 +346,26 @@ export function nextSuspect(
   return worst;
 }
 
-/** `others`: the workers the pool holds besides this one. */
+/**
+ * How close a worker's own games' tests (extremes, spread) come to their limits: they need no pool,
+ * so a pool member over CLEAN_OWN_SEVERITY cannot vouch for what the residual compares with.
+ */
+function ownSeverity(e: WorkerEvidence): number {
+  return Math.max((e.extremeZ ?? 0) / EXTREME_LIMIT, Math.abs(e.spreadZ ?? 0) / SPREAD_LIMIT);
+}
+
+/**
+ * `residualCounts`: the pool holds two or more other workers, each clean by its own games. The
+ * residual compares rows and cannot say which one is off: against a pool of one worker the two
+ * residuals are the same, and a liar would frame the honest worker as often as be caught.
+ */
 function judge(
   worker: string,
   t: Tally,
   rest: Tally,
   names: readonly string[],
   limit: number,
-  others: number,
+  residualCounts: boolean,
 ): WorkerEvidence {
   // The pool's spread, or what the worker's own games predict if that is more: a pool that
   // spreads less than games can (a liar reporting ±1 per batch) cannot shrink the scale.
@@ -356,9 +387,7 @@ function judge(
   const extremeZ = own ? extremesZ(t, rest) : null;
   const spread = own ? spreadOf(t, rest) : null;
   const tests = [
-    // The residual compares rows and cannot say which one is off: against a pool of one worker the
-    // two residuals are the same, and a liar would frame the honest worker as often as be caught.
-    { ratio: pooled && others >= 2 ? (residual ?? 0) / RESIDUAL_LIMIT : 0, kind: "residual" as const },
+    { ratio: pooled && residualCounts ? (residual ?? 0) / RESIDUAL_LIMIT : 0, kind: "residual" as const },
     { ratio: pooled ? Math.abs(scoreZ ?? 0) / SCORE_LIMIT : 0, kind: "score" as const },
     { ratio: pooled ? Math.abs(strongest[0]?.z ?? 0) / limit : 0, kind: "agreement" as const },
     { ratio: (extremeZ ?? 0) / EXTREME_LIMIT, kind: "extremes" as const },

@@ -116,18 +116,24 @@ describe("a bad worker in a simulated fleet", () => {
       });
 
   // Two colluders under two names, 15 % of the batches each, beside one honest worker: each is the
-  // other's pool. Mixing colluders are still caught by their sweeps against their own other pairs.
-  // (Framing colluders are not: docs/bad-workers.md, "What is not caught".)
+  // other's pool, and against them the honest worker's pairs look unlike "the pool's". Mixing
+  // colluders are caught by their sweeps against their own other pairs, framing ones by their
+  // pairs' spread; the residual is not read against them while their own games are not clean.
+  const colluders: [string, Behaviour][] = [
+    ["mixing", { kind: "mixing", target }],
+    ["framing", { kind: "framing", target }],
+  ];
   for (const mode of ["build", "options"] as const)
-    it(`${mode} mode: two mixing colluders beside one honest worker are both flagged within 50 of their batches, the honest worker never`, () => {
-      const run = fleet(mode, "k", { kind: "mixing", target }, 0.3, true, 1);
-      const [honest, liar] = run.workers;
-      const colluding = runFleet({
-        ...run,
-        workers: [honest!, { ...liar!, share: 0.15 }, { ...liar!, name: "liar2", share: 0.15 }],
+    for (const [label, behaviour] of colluders)
+      it(`${mode} mode: two ${label} colluders beside one honest worker are both flagged within 50 of their batches, the honest worker never`, () => {
+        const run = fleet(mode, "k", behaviour, 0.3, true, 1);
+        const [honest, liar] = run.workers;
+        const colluding = runFleet({
+          ...run,
+          workers: [honest!, { ...liar!, share: 0.15 }, { ...liar!, name: "liar2", share: 0.15 }],
+        });
+        expect(colluding.flags.map((f) => f.worker).sort()).toEqual(["liar", "liar2"]);
+        for (const flag of colluding.flags) expect(flag.batches).toBeLessThanOrEqual(50);
+        expect(colluding.peaks.get("h1")).toBeLessThan(1);
       });
-      expect(colluding.flags.map((f) => f.worker).sort()).toEqual(["liar", "liar2"]);
-      for (const flag of colluding.flags) expect(flag.batches).toBeLessThanOrEqual(50);
-      expect(colluding.peaks.get("h1")).toBeLessThan(1);
-    });
 });

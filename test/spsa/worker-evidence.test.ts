@@ -411,6 +411,25 @@ describe("evidence about workers", () => {
     expect(nextSuspect(three, new Set(), new Set())?.suspicion).toMatch(/fishtest residual/);
   });
 
+  it("does not take the residual against colluders whose own games are not clean: two framing liars cannot frame the one honest worker", () => {
+    const colluder = (worker: string) => (signs: Values) => ({ ...framingForC(signs), worker });
+    const ledger = new EvidenceLedger(NAMES, new Set());
+    const strata = optionStrata({ h1: honest("h1"), l1: colluder("l1"), l2: colluder("l2") }, 40, 1, "colluders");
+    let framed = false;
+    let suspect: string | undefined;
+    for (const stratum of strata) {
+      ledger.add(stratum);
+      const evidence = ledger.evidence();
+      const h1 = evidence.find((e) => e.worker === "h1")!;
+      // The residual alone would have named it: its pairs are unlike the two colluders'.
+      framed ||= (h1.residual ?? 0) > RESIDUAL_LIMIT;
+      expect(h1.severity).toBeLessThan(1);
+      suspect ??= nextSuspect(evidence, new Set(), new Set())?.worker;
+    }
+    expect(framed).toBe(true);
+    expect(suspect).toMatch(/^l[12]$/);
+  });
+
   it("reads a batch's chance of a sweep in its stratum: a worker alone whose early iterations are lopsided is not flagged for its sweeps there", () => {
     // Build-mode-like strata of 8 batches: the first 12 with plus far ahead (60 % of its pairs won
     // twice, a sweep in about 13 % of the batches), then 60 even ones.

@@ -17,6 +17,7 @@
 //   signal:r,c,w,f     the adaptive gains (src/spsa/adaptive.ts): scale = f + (1 − f)·ρ, ρ the run's signal share over the last w iterations;
 //                      pilot=P: P iterations of the curvature pilot (src/spsa/pilot.ts); widen=E: the pilot's
 //                      factor F also widens the perturbation, c × F^E (adapt_widen; 0 unless given);
+//                      lift=L: it lifts the floor too, to min(F, f·F^L) (adapt_lift; 0 unless given);
 //                      ms=M: max_step M; n0=N,p=P: the scale times (N / parameters)^P
 //   perparam:r,c,w,f   ρ times each parameter's share φ_i (James–Stein shrinkage of its mean gradient over the window)
 //   param:r,c,w,f      only each parameter's share φ_i
@@ -76,6 +77,7 @@ const KINDS = {
       floor: o.f ?? 0.25,
       pilot: o.pilot ?? 0,
       widen: o.widen ?? 0,
+      lift: o.lift ?? 0,
     };
     if (o.n0 === undefined) return [o.c ?? 1.5, o.r, undefined, undefined, o.ms, adaptive];
     // n0: a rate inversely proportional to the number of parameters, (n0 / n)^p.

@@ -59,7 +59,14 @@ export const DEFAULT_GAMMA = 0.101;
  * idle slots it saves).
  */
 export const DEFAULT_MAX_STALENESS = 6;
-export const DEFAULT_ADAPTIVE: AdaptiveGains = { mode: "signal", window: 256, floor: 0.1667, pilot: 1, widen: 1 };
+export const DEFAULT_ADAPTIVE: AdaptiveGains = {
+  mode: "signal",
+  window: 256,
+  floor: 0.1667,
+  pilot: 1,
+  widen: 1,
+  lift: 1.5,
+};
 
 /**
  * config.toml's [spsa] keys by the SpsaConfig field each sets, and those of the adaptive gains
@@ -89,6 +96,7 @@ export const ADAPT_KEYS = {
   floor: "adapt_floor",
   pilot: "adapt_pilot",
   widen: "adapt_widen",
+  lift: "adapt_lift",
 } as const satisfies Record<keyof AdaptiveGains, string>;
 export const GAIN_KEYS = {
   share: "gain_share",
@@ -357,6 +365,7 @@ function readAdaptive(spsa: TableReader): AdaptiveGains {
     floor: spsa.number(ADAPT_KEYS.floor, { default: DEFAULT_ADAPTIVE.floor, above: 0, max: 1 }),
     pilot: spsa.number(ADAPT_KEYS.pilot, { default: DEFAULT_ADAPTIVE.pilot ?? 0, integer: true, min: 0 }),
     widen: spsa.number(ADAPT_KEYS.widen, { default: DEFAULT_ADAPTIVE.widen ?? 0, min: 0, max: 1 }),
+    lift: spsa.number(ADAPT_KEYS.lift, { default: DEFAULT_ADAPTIVE.lift ?? 0, min: 0, max: 2 }),
   };
 }
 

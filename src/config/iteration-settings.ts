@@ -65,6 +65,7 @@ export function describeChanges(recorded: PlayedWith, now: PlayedWith): string[]
   compare(configKey("spsa", ADAPT_KEYS.floor), before.spsa.adaptive?.floor, after.spsa.adaptive?.floor);
   compare(configKey("spsa", ADAPT_KEYS.pilot), before.spsa.adaptive?.pilot ?? 0, after.spsa.adaptive?.pilot ?? 0);
   compare(configKey("spsa", ADAPT_KEYS.widen), before.spsa.adaptive?.widen ?? 0, after.spsa.adaptive?.widen ?? 0);
+  compare(configKey("spsa", ADAPT_KEYS.lift), before.spsa.adaptive?.lift ?? 0, after.spsa.adaptive?.lift ?? 0);
   compare(configKey("games", "games_per_iteration"), recorded.gamesPerIteration, now.gamesPerIteration);
   // Under a node or depth limit timelow and timehigh are not used (config.toml may not set them).
   if (!after.moveLimit) {

@@ -51,7 +51,7 @@ export async function pilotScaled(
   });
   if (iterations.length === 0) return { stepScale, pilot: undefined };
   const pilot = pilotMeasure(iterations);
-  return { stepScale: pilotScales(stepScale, options.config.spsa.adaptive.floor, pilot.factor), pilot };
+  return { stepScale: pilotScales(stepScale, options.config.spsa.adaptive, pilot.factor), pilot };
 }
 
 /** The pilot's result in words, for the master's log. */

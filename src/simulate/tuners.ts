@@ -113,7 +113,11 @@ export function masterTuner(
         const played = scales
           ? {
               ...perturbation,
-              scale: pilotScales(scales(history.slice(0, applied), names, iterations), adaptive?.floor ?? 1, factor),
+              scale: pilotScales(
+                scales(history.slice(0, applied), names, iterations),
+                adaptive ?? { floor: 1 },
+                factor,
+              ),
             }
           : perturbation;
         const pilot = k <= pilots;

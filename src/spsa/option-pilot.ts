@@ -65,5 +65,5 @@ export function pilotBatchScale(
   factor: number | undefined,
 ): number | undefined {
   if (scale === undefined || factor === undefined || factor === 1 || !gains.adaptive) return scale;
-  return pilotScale(scale, gains.adaptive.floor, factor);
+  return pilotScale(scale, gains.adaptive, factor);
 }

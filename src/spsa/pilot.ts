@@ -7,12 +7,13 @@
  * quadratic loss Σ h_i·d_i² per side (d_i the half-spread in steps), which measures the total
  * curvature T = Σ h_i. A run whose perturbation costs little steps up to PILOT_MAX_FACTOR times
  * faster at full signal; one whose cost is large, or beyond what the games can measure, keeps
- * the default. The floor (the step when the run measures only noise) stays as it is, so a run
- * with nothing to gain wanders no more than without the pilot.
+ * the default. The floor (the step when the run measures only noise) rises by the factor to the
+ * power `[spsa] adapt_lift`: on a surface flat enough for a longer step, wandering costs little
+ * and the step at the floor is what most of a short run takes.
  */
 import { eloNoiseVariance } from "./adaptive.js";
 import { measuredElo } from "./math.js";
-import type { PilotIteration, PilotMeasure, SpsaMathConfig, Values } from "../types/spsa.js";
+import type { AdaptiveGains, PilotIteration, PilotMeasure, SpsaMathConfig, Values } from "../types/spsa.js";
 
 /**
  * The total curvature (Elo per step², all parameters) the default rate is safe for: the simulator
@@ -27,20 +28,25 @@ export const PILOT_MAX_FACTOR = 4;
  */
 export const PILOT_SATURATION_ELO = 250;
 
+/** The adaptive gains' keys a step scale after the pilot reads. */
+export type PilotScaling = Pick<AdaptiveGains, "floor" | "lift">;
+
 /**
  * A step scale after the pilot: the adaptive scale floor + (1 − floor)·ρ becomes
- * floor + (factor − floor)·ρ, the factor raising its full-signal end only.
+ * L + (factor − L)·ρ, the factor raising its full-signal end, and the floor lifted to
+ * L = min(factor, floor·factor^lift) (docs/adaptive-gains.md, "The pilot lifts the floor").
  */
-export function pilotScale(scale: number, floor: number, factor: number): number {
+export function pilotScale(scale: number, { floor, lift }: PilotScaling, factor: number): number {
   const rho = floor >= 1 ? 1 : (scale - floor) / (1 - floor);
-  return floor + (factor - floor) * rho;
+  const lifted = Math.min(factor, floor * factor ** (lift ?? 0));
+  return lifted + (factor - lifted) * rho;
 }
 
 /** Every parameter's step scale after the pilot (pilotScale); unchanged with a factor of 1. */
-export function pilotScales(scales: Values, floor: number, factor: number): Values {
+export function pilotScales(scales: Values, scaling: PilotScaling, factor: number): Values {
   return factor === 1
     ? scales
-    : Object.fromEntries(Object.entries(scales).map(([name, scale]) => [name, pilotScale(scale, floor, factor)]));
+    : Object.fromEntries(Object.entries(scales).map(([name, scale]) => [name, pilotScale(scale, scaling, factor)]));
 }
 
 /**

@@ -121,6 +121,11 @@ export interface AdaptiveGains {
    * 0: c_k as configured (runs stored before it).
    */
   widen?: number;
+  /**
+   * The power of the pilot's factor that lifts the floor after the pilot (pilotScale); absent or 0:
+   * the floor as configured (runs stored before it).
+   */
+  lift?: number;
 }
 
 /** What a completed iteration left that the scales need. */

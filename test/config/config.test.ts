@@ -50,7 +50,7 @@ describe("config.toml", () => {
       gamma: 0.101,
       eloCap: 400,
     });
-    expect(config.spsa.adaptive).toEqual({ mode: "signal", window: 256, floor: 0.1667, pilot: 1, widen: 1 });
+    expect(config.spsa.adaptive).toEqual({ mode: "signal", window: 256, floor: 0.1667, pilot: 1, widen: 1, lift: 1.5 });
     expect(config.build.engineDir).toMatch(/engines\/minnow$/);
     expect(config.build.cargoArgs).toEqual(["build", "--release"]);
     expect(config.build.buildsAtOnce).toBe("auto");
@@ -302,13 +302,22 @@ describe("config.toml", () => {
     const off = loadConfig(write('[spsa]\nadapt = "off"\n')).spsa;
     expect(off).toMatchObject({ rEnd: DEFAULT_R_END_PLAIN, adaptive: { mode: "off" } });
     const set = loadConfig(write("[spsa]\nadapt_window = 8\nadapt_floor = 0.5\nadapt_pilot = 2\nr_end = 0.004\n")).spsa;
-    expect(spsaMathConfig(set, 64).adaptive).toEqual({ mode: "signal", window: 8, floor: 0.5, pilot: 2, widen: 1 });
+    expect(spsaMathConfig(set, 64).adaptive).toEqual({
+      mode: "signal",
+      window: 8,
+      floor: 0.5,
+      pilot: 2,
+      widen: 1,
+      lift: 1.5,
+    });
     expect(set.rEnd).toBe(0.004);
     expect(errorOf('[spsa]\nadapt = "rprop"\n').message).toMatch(/adapt/);
     expect(errorOf("[spsa]\nadapt_floor = 0\n").message).toMatch(/adapt_floor/);
     expect(errorOf("[spsa]\nadapt_window = 2.5\n").message).toMatch(/adapt_window/);
     expect(errorOf("[spsa]\nadapt_pilot = -1\n").message).toMatch(/adapt_pilot/);
     expect(errorOf("[spsa]\nadapt_widen = 1.5\n").message).toMatch(/adapt_widen/);
+    expect(errorOf("[spsa]\nadapt_lift = 2.5\n").message).toMatch(/adapt_lift/);
+    expect(loadConfig(write("[spsa]\nadapt_lift = 0\n")).spsa.adaptive.lift).toBe(0);
     // A resumed run says so when the adaptation changes, also against rows recorded before it existed.
     const plain = playedWith(loadConfig(write('[spsa]\nadapt = "off"\n')), []);
     const { adaptive: _, ...legacySpsa } = plain.settings.spsa;
@@ -326,6 +335,7 @@ describe("config.toml", () => {
       "[spsa] adapt_floor: (default) → 0.1667",
       "[spsa] adapt_pilot: 0 → 1",
       "[spsa] adapt_widen: 0 → 1",
+      "[spsa] adapt_lift: 0 → 1.5",
     ]);
   });
 

@@ -56,7 +56,14 @@ describe("the master with adaptive gains", () => {
           floor: 0.5,
         });
         expect(row.settings.stepScale, `step scales of iteration ${row.iteration_number}`).toEqual(expected);
-        expect(row.settings.spsa.adaptive).toEqual({ mode: "signal", window: 2, floor: 0.5, pilot: 0, widen: 1 });
+        expect(row.settings.spsa.adaptive).toEqual({
+          mode: "signal",
+          window: 2,
+          floor: 0.5,
+          pilot: 0,
+          widen: 1,
+          lift: 1.5,
+        });
         const outcome = { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
         return update(
           recordedParams(row.settings, theta),

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_ADAPTIVE } from "../../src/config/config.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { verifyBinary } from "../../src/signing/binary-signature.js";
 import { stepScales } from "../../src/spsa/adaptive.js";
@@ -118,7 +119,10 @@ describe("the curvature pilot on real engines", () => {
           i === 0
             ? adaptive
             : Object.fromEntries(
-                Object.entries(adaptive).map(([n, s]) => [n, pilotScale(s, 0.5, expectedPilot.factor)]),
+                Object.entries(adaptive).map(([n, s]) => [
+                  n,
+                  pilotScale(s, { floor: 0.5, lift: DEFAULT_ADAPTIVE.lift }, expectedPilot.factor),
+                ]),
               );
         expect(row.settings.stepScale, `step scales of iteration ${row.iteration_number}`).toEqual(expected);
         if (i > 0) expect(row.settings.pilot, `pilot of iteration ${row.iteration_number}`).toEqual(expectedPilot);

@@ -126,10 +126,7 @@ describe("the master tuner", () => {
       // The adaptive gains' scales from the iterations before (the floor at the first), raised by the curvature pilot's factor after it.
       const factor = k > pilots ? pilotMeasure(pilotIterations).factor : 1;
       const scale = Object.fromEntries(
-        Object.entries(stepScales(history, names, adaptive)).map(([n, s]) => [
-          n,
-          pilotScale(s, adaptive.floor, factor),
-        ]),
+        Object.entries(stepScales(history, names, adaptive)).map(([n, s]) => [n, pilotScale(s, adaptive, factor)]),
       );
       // … and its perturbation widened by the factor.
       const played = { ...perturb(params, widenedGains(cfg, factor), k, createRng(`s:${k}`)), scale };

@@ -70,18 +70,31 @@ describe("the curvature pilot", () => {
     expect(spreadSquared({ C: 5 }, { C: 7 }, { C: 7 })).toBe(0);
   });
 
-  it("raises the scale's full-signal end and leaves the floor: floor + (factor − floor)·ρ", () => {
-    expect(pilotScale(0.25, 0.25, 4)).toBe(0.25);
-    expect(pilotScale(1, 0.25, 4)).toBe(4);
-    expect(pilotScale(0.625, 0.25, 4)).toBeCloseTo(0.25 + 3.75 * 0.5, 12);
-    expect(pilotScale(0.625, 0.25, 1)).toBeCloseTo(0.625, 12);
+  it("raises the scale's full-signal end, and without a lift leaves the floor: floor + (factor − floor)·ρ", () => {
+    const unlifted = { floor: 0.25 };
+    expect(pilotScale(0.25, unlifted, 4)).toBe(0.25);
+    expect(pilotScale(1, unlifted, 4)).toBe(4);
+    expect(pilotScale(0.625, unlifted, 4)).toBeCloseTo(0.25 + 3.75 * 0.5, 12);
+    expect(pilotScale(0.625, unlifted, 1)).toBeCloseTo(0.625, 12);
     // With a floor of 1 there is no ρ: the factor itself.
-    expect(pilotScale(1, 1, 3)).toBe(3);
+    expect(pilotScale(1, { floor: 1, lift: 1.5 }, 3)).toBe(3);
+  });
+
+  it("lifts the floor to floor·factor^lift, at most the factor: L + (factor − L)·ρ", () => {
+    const lifted = { floor: 0.25, lift: 1.5 };
+    // 0.25 · 4^1.5 = 2: the floor, and half way to the factor at ρ = 0.5.
+    expect(pilotScale(0.25, lifted, 4)).toBeCloseTo(2, 12);
+    expect(pilotScale(0.625, lifted, 4)).toBeCloseTo(2 + 2 * 0.5, 12);
+    expect(pilotScale(1, lifted, 4)).toBe(4);
+    // A lift that would put the floor above the factor stops at it.
+    expect(pilotScale(0.25, { floor: 0.25, lift: 2 }, 4)).toBe(4);
+    // A factor of 1 lifts nothing.
+    expect(pilotScale(0.25, lifted, 1)).toBe(0.25);
   });
 
   it("scales every parameter's step scale alike, and none with a factor of 1", () => {
-    expect(pilotScales({ A: 0.25, B: 1 }, 0.25, 4)).toEqual({ A: 0.25, B: 4 });
+    expect(pilotScales({ A: 0.25, B: 1 }, { floor: 0.25 }, 4)).toEqual({ A: 0.25, B: 4 });
     const scales = { A: 0.5 };
-    expect(pilotScales(scales, 0.25, 1)).toBe(scales);
+    expect(pilotScales(scales, { floor: 0.25, lift: 1.5 }, 1)).toBe(scales);
   });
 });

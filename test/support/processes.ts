@@ -157,7 +157,7 @@ export function replayTheta(
               adaptive,
             );
       const scale =
-        adaptiveScale && factor !== undefined ? pilotScales(adaptiveScale, adaptive.floor, factor) : adaptiveScale;
+        adaptiveScale && factor !== undefined ? pilotScales(adaptiveScale, adaptive, factor) : adaptiveScale;
       const result = update(at(theta), { ...perturbation, ...(scale && { scale }) }, outcome, config.spsa);
       measured.push({ elo: result.elo, result: outcome });
       if (isReferenceResult(outcome)) {

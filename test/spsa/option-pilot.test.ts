@@ -52,12 +52,15 @@ describe("the curvature pilot of UCI-option mode", () => {
     expect(pilotMeasure(pilotIterationsOf(batches, 8)).curvature).not.toBeCloseTo(pooled.curvature, 3);
   });
 
-  it("raises the full-signal end of a batch's adaptive scale by the factor, and nothing without one", () => {
+  it("raises the full-signal end of a batch's adaptive scale by the factor, its floor by the lift, and nothing without one", () => {
     const gains = { adaptive: { mode: "signal", window: 256, floor: 0.25 } } as SpsaMathConfig;
     // ρ = 0.5 of the way from the floor: floor + (factor − floor)·ρ.
     expect(pilotBatchScale(0.625, gains, 3)).toBeCloseTo(0.25 + (3 - 0.25) * 0.5, 12);
-    // At the floor (noise only) the scale stays the floor.
+    // At the floor (noise only) the scale stays the floor, in gains stored without a lift…
     expect(pilotBatchScale(0.25, gains, 4)).toBeCloseTo(0.25, 12);
+    // … and rises to floor·factor^lift with one: 0.25 · 4^1.5 = 2.
+    const lifted = { adaptive: { ...gains.adaptive!, lift: 1.5 } } as SpsaMathConfig;
+    expect(pilotBatchScale(0.25, lifted, 4)).toBeCloseTo(2, 12);
     expect(pilotBatchScale(0.625, gains, 1)).toBe(0.625);
     expect(pilotBatchScale(0.625, gains, undefined)).toBe(0.625);
     expect(pilotBatchScale(undefined, gains, 3)).toBeUndefined();

@@ -159,11 +159,12 @@ export async function expectConsistentRun(sql: postgres.Sql, runName: string, se
       optionRun.gamesPerIteration,
     );
     const floor = optionRun.gains.adaptive?.floor ?? 1;
-    // Raised by the pilot's factor: floor + (factor − floor)·ρ.
+    // Raised by the pilot's factor, its floor lifted: L + (factor − L)·ρ, L = min(factor, floor·factor^lift).
+    const lifted = Math.min(factor ?? 1, floor * (factor ?? 1) ** (optionRun.gains.adaptive?.lift ?? 0));
     const scale =
       adaptive === undefined || factor === undefined || factor === 1
         ? adaptive
-        : floor + (factor - floor) * ((adaptive - floor) / (1 - floor));
+        : lifted + (factor - lifted) * ((adaptive - floor) / (1 - floor));
     expect(row.step_scale, `step scale of batch ${row.batch_number}`).toBeCloseTo(scale ?? 1, 12);
     const played = { ak: row.a_k, plus: drawn.plus, minus: drawn.minus, games: row.games };
     const theta = thetas[i]!;

@@ -49,7 +49,7 @@
 // the detuned start (--match-games) and prints whether each interval covers the match.
 // Without DATABASE_URL the script starts its own embedded Postgres in its temp folder.
 import { execFileSync, spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -315,6 +315,8 @@ const printPredictions = () => {
 };
 if (opts.predict) {
   printPredictions();
+  // Only the tuners' config files were written: nothing of a prediction is worth keeping.
+  rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 }
 

@@ -89,7 +89,7 @@ export async function drawIteration(
   // After the curvature pilot, its factor on every scale and on the perturbation (src/master/pilot.ts).
   const { stepScale, pilot } =
     k > pilotIterations(config) ? await pilotScaled(master, measured) : { stepScale: measured, pilot: undefined };
-  if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot));
+  if (pilot && k === pilotIterations(config) + 1) log(describePilot(pilot, adaptive));
   const perturbation = perturb(
     params,
     widenedGains(

@@ -300,7 +300,7 @@ async function watch(
         await review.afterApply();
         // The curvature pilot measured once its games are in: the draws below go on past it.
         const pilot = await measureOptionPilot(sql, optionRun);
-        if (pilot) log(`run "${run.name}": ${describePilot(pilot)}`);
+        if (pilot) log(`run "${run.name}": ${describePilot(pilot, optionRun.gains.adaptive ?? { floor: 1 })}`);
         const carrier = await carrierProgress(sql, optionRun.iterationId);
         if (carrier.complete) return carrier;
         // The stop rule, with the blocks just folded; an early end draws nothing more.

@@ -5,8 +5,10 @@ import {
   pilotIterations,
   pilotMeasure,
   pilotReason,
+  pilotScale,
   pilotScales,
   spreadSquared,
+  type PilotScaling,
 } from "../spsa/pilot.js";
 import { buildStartEngine } from "./reference.js";
 import { isReferenceResult, type PilotIteration, type PilotMeasure, type Values } from "../types/spsa.js";
@@ -54,10 +56,15 @@ export async function pilotScaled(
   return { stepScale: pilotScales(stepScale, options.config.spsa.adaptive, pilot.factor), pilot };
 }
 
-/** The pilot's result in words, for the master's log. */
-export function describePilot(pilot: PilotMeasure): string {
+/**
+ * The pilot's result in words, for the master's log; with the floor it lifts (adapt_lift), that
+ * too: "the least scale 0.82 instead of 0.1667".
+ */
+export function describePilot(pilot: PilotMeasure, scaling: PilotScaling): string {
+  const least = pilotScale(scaling.floor, scaling, pilot.factor);
+  const lifted = scaling.floor < 1 && least > scaling.floor;
   return (
-    `curvature pilot: ${describeCurvature(pilot)}; steps × ${pilot.factor.toFixed(2)} from here on ` +
-    `(${pilotReason(pilot)})`
+    `curvature pilot: ${describeCurvature(pilot)}; steps × ${pilot.factor.toFixed(2)} from here on` +
+    `${lifted ? `, the least scale ${least.toFixed(2)} instead of ${scaling.floor}` : ""} (${pilotReason(pilot)})`
   );
 }

@@ -35,16 +35,24 @@ describe("the master's lines in plain words", () => {
     );
   });
 
-  it("says why the pilot chose its step factor, and what a curvature too large to measure means", () => {
-    expect(describePilot({ curvature: 8.654, error: 10.24, saturated: false, factor: 1.72 })).toBe(
+  it("says why the pilot chose its step factor, what a curvature too large to measure means, and where it lifts the floor", () => {
+    const unlifted = { floor: 0.1667 };
+    expect(describePilot({ curvature: 8.654, error: 10.24, saturated: false, factor: 1.72 }, unlifted)).toBe(
       "curvature pilot: total curvature 8.65 ± 20.48 Elo per step²; steps × 1.72 from here on " +
         `(θ+ and θ− lost little to θ₀: flat enough for longer steps, at most × ${PILOT_MAX_FACTOR})`,
     );
-    expect(describePilot({ curvature: 120, error: 10, saturated: false, factor: 1 })).toBe(
+    // With adapt_lift the least scale rises too: 0.1667 · 1.72^1.5 = 0.38.
+    expect(
+      describePilot({ curvature: 8.654, error: 10.24, saturated: false, factor: 1.72 }, { ...unlifted, lift: 1.5 }),
+    ).toBe(
+      "curvature pilot: total curvature 8.65 ± 20.48 Elo per step²; steps × 1.72 from here on, the least " +
+        `scale 0.38 instead of 0.1667 (θ+ and θ− lost little to θ₀: flat enough for longer steps, at most × ${PILOT_MAX_FACTOR})`,
+    );
+    expect(describePilot({ curvature: 120, error: 10, saturated: false, factor: 1 }, { ...unlifted, lift: 1.5 })).toBe(
       "curvature pilot: total curvature 120.00 ± 20.00 Elo per step²; steps × 1.00 from here on " +
         "(θ+ and θ− lost too much to θ₀ for longer steps: the default length)",
     );
-    expect(describePilot({ curvature: 900, error: 300, saturated: true, factor: 1 })).toBe(
+    expect(describePilot({ curvature: 900, error: 300, saturated: true, factor: 1 }, unlifted)).toBe(
       "curvature pilot: total curvature too large to measure (θ+ or θ− lost over 250 Elo to θ₀); " +
         "steps × 1.00 from here on (the default length)",
     );

@@ -205,26 +205,23 @@ export class EvidenceLedger {
     const pool = emptyTally(this.names.length);
     for (const [worker, t] of this.tallies) if (!this.excluded.has(worker)) addTally(pool, t, 1);
     const limit = agreementLimit(this.names.length);
-    const isMember = (worker: string, t: Tally) => !this.excluded.has(worker) && t.batches > 0;
-    const members = [...this.tallies].filter(([worker, t]) => isMember(worker, t)).length;
-    const judged = [...this.tallies].map(([worker, t]) => {
+    const measured = [...this.tallies].map(([worker, t]) => {
       const rest = emptyTally(this.names.length);
       addTally(rest, pool, 1);
-      const member = isMember(worker, t);
+      const member = !this.excluded.has(worker) && t.batches > 0;
       if (member) addTally(rest, t, -1);
-      const judgeWith = (residualCounts: boolean) =>
-        judge(worker, t, rest, this.names, limit, residualCounts && members - (member ? 1 : 0) >= 2);
-      return { worker, evidence: judgeWith(true), judgeWith };
+      return { member, ...measure(worker, t, rest, this.names, limit) };
     });
-    // The residual compares a worker's pairs with the others' and cannot say which side is off: two
-    // colluders beside one honest worker are "the pool" it is unlike. So it counts only while every
-    // other member's own games look clean (its extremes and spread below half their limits).
-    const unclean = judged
-      .filter(({ worker }) => isMember(worker, this.tallies.get(worker)!))
-      .filter(({ evidence }) => ownSeverity(evidence) >= CLEAN_OWN_SEVERITY)
-      .map(({ worker }) => worker);
-    return judged.map(({ worker, evidence, judgeWith }) =>
-      unclean.some((other) => other !== worker) ? judgeWith(false) : evidence,
+    const members = measured.filter((m) => m.member).length;
+    // The residual compares a worker's pairs with the others' and cannot say which side is off:
+    // against one other worker both residuals are the same, and two colluders beside one honest
+    // worker are "the pool" it is unlike. So it counts only against two or more others, each clean
+    // by its own games (its extremes and spread, which need no pool, under CLEAN_OWN_SEVERITY).
+    const unclean = measured
+      .filter((m) => m.member && Math.max(m.ratios.extremes, m.ratios.spread) >= CLEAN_OWN_SEVERITY)
+      .map((m) => m.evidence.worker);
+    return measured.map((m) =>
+      verdict(m, members - (m.member ? 1 : 0) >= 2 && unclean.every((other) => other === m.evidence.worker)),
     );
   }
 
@@ -346,27 +343,16 @@ export function nextSuspect(
   return worst;
 }
 
-/**
- * How close a worker's own games' tests (extremes, spread) come to their limits: they need no pool,
- * so a pool member over CLEAN_OWN_SEVERITY cannot vouch for what the residual compares with.
- */
-function ownSeverity(e: WorkerEvidence): number {
-  return Math.max((e.extremeZ ?? 0) / EXTREME_LIMIT, Math.abs(e.spreadZ ?? 0) / SPREAD_LIMIT);
+type TestKind = "residual" | "score" | "agreement" | "extremes" | "spread";
+
+/** A worker's evidence before its verdict, and how far each test is toward its limit (1: at it). */
+interface Measured {
+  evidence: WorkerEvidence;
+  ratios: Record<TestKind, number>;
 }
 
-/**
- * `residualCounts`: the pool holds two or more other workers, each clean by its own games. The
- * residual compares rows and cannot say which one is off: against a pool of one worker the two
- * residuals are the same, and a liar would frame the honest worker as often as be caught.
- */
-function judge(
-  worker: string,
-  t: Tally,
-  rest: Tally,
-  names: readonly string[],
-  limit: number,
-  residualCounts: boolean,
-): WorkerEvidence {
+/** Every test of a worker against the rest of the pool (`rest`) and its own games. */
+function measure(worker: string, t: Tally, rest: Tally, names: readonly string[], limit: number): Measured {
   // The pool's spread, or what the worker's own games predict if that is more: a pool that
   // spreads less than games can (a liar reporting ±1 per batch) cannot shrink the scale.
   const variance = Math.max(restVariance(rest), gameVariance(t));
@@ -386,14 +372,13 @@ function judge(
   const own = t.games >= MIN_SHARED_GAMES && t.batches >= MIN_BATCHES;
   const extremeZ = own ? extremesZ(t, rest) : null;
   const spread = own ? spreadOf(t, rest) : null;
-  const tests = [
-    { ratio: pooled && residualCounts ? (residual ?? 0) / RESIDUAL_LIMIT : 0, kind: "residual" as const },
-    { ratio: pooled ? Math.abs(scoreZ ?? 0) / SCORE_LIMIT : 0, kind: "score" as const },
-    { ratio: pooled ? Math.abs(strongest[0]?.z ?? 0) / limit : 0, kind: "agreement" as const },
-    { ratio: (extremeZ ?? 0) / EXTREME_LIMIT, kind: "extremes" as const },
-    { ratio: Math.abs(spread?.z ?? 0) / SPREAD_LIMIT, kind: "spread" as const },
-  ];
-  const worst = tests.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+  const ratios = {
+    residual: pooled ? (residual ?? 0) / RESIDUAL_LIMIT : 0,
+    score: pooled ? Math.abs(scoreZ ?? 0) / SCORE_LIMIT : 0,
+    agreement: pooled ? Math.abs(strongest[0]?.z ?? 0) / limit : 0,
+    extremes: (extremeZ ?? 0) / EXTREME_LIMIT,
+    spread: Math.abs(spread?.z ?? 0) / SPREAD_LIMIT,
+  };
   const evidence: WorkerEvidence = {
     worker,
     batches: t.batches,
@@ -413,11 +398,19 @@ function judge(
     parameters: strongest,
     sharedGames: t.shared,
     judged: pooled,
-    severity: worst.ratio,
+    severity: 0,
     suspicion: null,
   };
-  if (worst.ratio >= 1) evidence.suspicion = describe(worst.kind, evidence);
-  return evidence;
+  return { evidence, ratios };
+}
+
+/** The worst test past its limit names the suspicion; the residual only where it counts (`evidence()`). */
+function verdict({ evidence, ratios }: Measured, residualCounts: boolean): WorkerEvidence {
+  let worst: TestKind = "residual";
+  let severity = residualCounts ? ratios.residual : 0;
+  for (const kind of ["score", "agreement", "extremes", "spread"] as const)
+    if (ratios[kind] > severity) [worst, severity] = [kind, ratios[kind]];
+  return { ...evidence, severity, suspicion: severity >= 1 ? describe(worst, evidence) : null };
 }
 
 /**
@@ -701,7 +694,7 @@ function poolExtremeShare(t: Tally, rest: Tally): number | null {
   return batches > 0 ? expected / batches : null;
 }
 
-function describe(kind: "residual" | "score" | "agreement" | "extremes" | "spread", e: WorkerEvidence): string {
+function describe(kind: TestKind, e: WorkerEvidence): string {
   const percent = (x: number | null) => (x === null ? "?" : `${(100 * x).toFixed(1)} %`);
   const of = `over ${e.batches} batches, ${e.games} games`;
   if (kind === "extremes")

@@ -5,7 +5,7 @@ import {
   pilotIterations,
   pilotMeasure,
   pilotReason,
-  pilotScale,
+  liftedFloor,
   pilotScales,
   spreadSquared,
   type PilotScaling,
@@ -61,7 +61,8 @@ export async function pilotScaled(
  * too: "the least scale 0.82 instead of 0.1667".
  */
 export function describePilot(pilot: PilotMeasure, scaling: PilotScaling): string {
-  const least = pilotScale(scaling.floor, scaling, pilot.factor);
+  const least = liftedFloor(scaling, pilot.factor);
+  // A floor of 1 (no adaptation) is no floor to lift: every step is the factor's.
   const lifted = scaling.floor < 1 && least > scaling.floor;
   return (
     `curvature pilot: ${describeCurvature(pilot)}; steps × ${pilot.factor.toFixed(2)} from here on` +

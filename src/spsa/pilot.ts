@@ -36,10 +36,16 @@ export type PilotScaling = Pick<AdaptiveGains, "floor" | "lift">;
  * L + (factor − L)·ρ, the factor raising its full-signal end, and the floor lifted to
  * L = min(factor, floor·factor^lift) (docs/adaptive-gains.md, "The pilot lifts the floor").
  */
-export function pilotScale(scale: number, { floor, lift }: PilotScaling, factor: number): number {
+export function pilotScale(scale: number, scaling: PilotScaling, factor: number): number {
+  const { floor } = scaling;
   const rho = floor >= 1 ? 1 : (scale - floor) / (1 - floor);
-  const lifted = Math.min(factor, floor * factor ** (lift ?? 0));
+  const lifted = liftedFloor(scaling, factor);
   return lifted + (factor - lifted) * rho;
+}
+
+/** The least step scale after the pilot: min(factor, floor·factor^lift). */
+export function liftedFloor({ floor, lift }: PilotScaling, factor: number): number {
+  return Math.min(factor, floor * factor ** (lift ?? 0));
 }
 
 /** Every parameter's step scale after the pilot (pilotScale); unchanged with a factor of 1. */

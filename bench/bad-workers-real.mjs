@@ -13,6 +13,7 @@
 // `--honest 1`: one honest machine, the pool a framing liar (issue 55) works against.
 // Kinds: test/support/liar-worker.ts (targeted, plus-wins, mixing, framing).
 //   node bench/bad-workers-real.mjs [--games 640] [--seed real] [--runs clean,targeted:0.1,targeted:0.2,plus-wins:0.2] [--mode build] [--honest 2]
+//     [--iteration-games 16]
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,8 +31,12 @@ const { values } = parseArgs({
     runs: { type: "string", default: "clean,targeted:0.1,targeted:0.2,plus-wins:0.2" },
     mode: { type: "string", default: "options" },
     honest: { type: "string", default: "2" },
+    // Short iterations make many of them in a short run, and small batches: the master plans an
+    // iteration's games for the workers' slots (the default, 64, gives larger ones).
+    "iteration-games": { type: "string", default: "16" },
   },
 });
+const ITERATION_GAMES = Number(values["iteration-games"]);
 const TARGET = "KNIGHT_VALUE_MG";
 const build = values.mode === "build";
 // Build mode tunes the repository's params.toml (18 of minnow's constants, KNIGHT_VALUE_MG's step 10).
@@ -120,11 +125,11 @@ async function run(label) {
 nodes = 500
 
 [games]
-games_per_iteration = 16
+games_per_iteration = ${ITERATION_GAMES}
 batch_size = 8
 
 [spsa]
-max_iterations = ${Number(values.games) / 16}
+max_iterations = ${Number(values.games) / ITERATION_GAMES}
 
 [build]
 engine_dir = "${join(ROOT, "engines", "minnow")}"
@@ -242,7 +247,7 @@ for (const label of values.runs.split(",")) {
 }
 const clean = results.find((r) => r.label === "clean");
 console.log(
-  `minnow, ${build ? "build mode, params.toml's 18 constants" : "UCI-option mode, 8 options"}, 500 nodes per move, ${values.games} games per run (batches of 8), ${values.honest} honest worker${values.honest === "1" ? "" : "s"} (-c 1), seed ${values.seed}\n`,
+  `minnow, ${build ? "build mode, params.toml's 18 constants" : "UCI-option mode, 8 options"}, 500 nodes per move, ${values.games} games per run (${ITERATION_GAMES} per iteration, batches of at most 8), ${values.honest} honest worker${values.honest === "1" ? "" : "s"} (-c 1), seed ${values.seed}\n`,
 );
 console.log(
   `| run | liar's batches reported (applied) | flagged after its batches | honest workers flagged | ${TARGET} at the end (Δ steps from clean) | after undo (Δ steps) |`,

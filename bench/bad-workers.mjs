@@ -28,7 +28,7 @@ import { cellProblem } from "../dist/simulate/family.js";
 import { simulatedGains } from "../dist/simulate/gains.js";
 import { runFleet } from "../dist/simulate/bad-workers.js";
 import { EvidenceLedger } from "../dist/spsa/worker-evidence.js";
-import { mean, median } from "./bench-stats.mjs";
+import { mean, median, sd } from "./bench-stats.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -52,7 +52,9 @@ const budget = Number(values.games);
 const drawRate = Number(values["draw-rate"]);
 const openingSd = Number(values["opening-sd"]);
 const gamesPerIteration = 64;
-const batchGames = Number(values.batch);
+// A list: each batch's size drawn from it (a real build-mode run's sizes are mixed).
+const batchSizes = values.batch.split(",").map(Number);
+const batchGames = batchSizes.length === 1 ? batchSizes[0] : batchSizes;
 const [parameters, offset, curvature] = values.cell.split(",").map(Number);
 const cell = { parameters, offset, curvature, type: "int" };
 const gains = simulatedGains(
@@ -61,7 +63,7 @@ const gains = simulatedGains(
 )(budget / gamesPerIteration);
 const honest = (name, extra = {}) => ({ name, share: 1, behaviour: { kind: "honest" }, ...extra });
 
-function fleetRun(mode, seed, workers, quarantine = true) {
+function fleetRun(mode, seed, workers, quarantine = true, games = "") {
   const problem = cellProblem(cell, drawRate, `bad-workers:${seed}`);
   return {
     mode,
@@ -73,7 +75,8 @@ function fleetRun(mode, seed, workers, quarantine = true) {
     budget,
     workers,
     quarantine,
-    seed: `s${seed}`,
+    // Another `games` tag: the same engine, other games (a second clean run).
+    seed: `s${seed}${games}`,
     openingSd,
     stratumGames: Math.max(32, gamesPerIteration),
   };
@@ -82,7 +85,7 @@ function fleetRun(mode, seed, workers, quarantine = true) {
 const modes = values.modes.split(",");
 const only = values.only.split(",");
 console.log(
-  `${seeds} seeds, ${budget} games (batches of ${batchGames}${values["own-draws"] ? ", each its own draw" : ", the first half's draws shared"}, ${gamesPerIteration} per iteration, adapt ${values.adapt}), ${parameters} int parameters ${offset} steps off at ${curvature}× the reference curvature, draw rate ${drawRate}, openings ±${openingSd} Elo\n`,
+  `${seeds} seeds, ${budget} games (batches of ${batchSizes.join(" or ")}${values["own-draws"] ? ", each its own draw" : ", the first half's draws shared"}, ${gamesPerIteration} per iteration, adapt ${values.adapt}), ${parameters} int parameters ${offset} steps off at ${curvature}× the reference curvature, draw rate ${drawRate}, openings ±${openingSd} Elo\n`,
 );
 
 if (only.includes("fp")) {
@@ -128,9 +131,9 @@ if (only.includes("fp")) {
 
 if (only.includes("liars")) {
   console.log(
-    `${values.honest} honest workers share the rest equally\n\n| mode | liar | share of batches | flagged within 50 of its batches (runs) | honest workers flagged | its batches until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo | runs within 0.5 step after undo |`,
+    `${values.honest} honest workers share the rest equally\n\n| mode | liar | share of batches | flagged within 50 of its batches (runs) | honest workers flagged | its batches until flagged: median (max) | its games until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo | runs within 0.5 step after undo | after the undo, signed Δ: mean ± 95 % | a second clean run (other games): Δ mean (max) | runs within 0.5 step |`,
   );
-  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   const honestCount = Number(values.honest);
   const kinds = {
     targeted: ["targeted", (target) => ({ kind: "targeted", target })],
@@ -151,7 +154,10 @@ if (only.includes("liars")) {
     for (const [liarLabel, behaviour] of liars) {
       for (const share of values.shares.split(",").map(Number)) {
         const latencies = [];
-        const distances = { none: [], quarantine: [], undo: [] };
+        const gamesUntil = [];
+        const distances = { none: [], quarantine: [], undo: [], clean: [] };
+        // After the undo, the target's signed difference from the clean run: what the liar left, beside the noise.
+        const leftovers = [];
         let flaggedRuns = 0;
         let honestFlagged = 0;
         for (let seed = 1; seed <= seeds; seed++) {
@@ -170,6 +176,7 @@ if (only.includes("liars")) {
           const open = runFleet(fleetRun(mode, seed, workers(behaviour(target)), false));
           const flag = lying.flags.find((f) => f.worker === "liar");
           if (flag) latencies.push(flag.batches);
+          if (flag) gamesUntil.push(flag.games);
           if (flag && flag.batches <= 50) flaggedRuns++;
           honestFlagged += new Set(lying.flags.filter((f) => f.worker !== "liar").map((f) => f.worker)).size;
           honestFlagged += clean.flags.length;
@@ -179,15 +186,25 @@ if (only.includes("liars")) {
           distances.none.push(delta(open.theta));
           distances.quarantine.push(delta(lying.theta));
           distances.undo.push(delta(lying.undone));
+          leftovers.push((lying.undone[target] - clean.theta[target]) / step);
+          // How far two clean runs of the same engine end apart: what "within 0.5 step" is up against.
+          distances.clean.push(delta(runFleet(fleetRun(mode, seed, workers({ kind: "honest" }), true, "'")).theta));
         }
         const stat = (xs) => `${mean(xs).toFixed(2)} (${Math.max(...xs).toFixed(2)})`;
-        const latency = latencies.length === 0 ? "- (-)" : `${median(latencies)} (${Math.max(...latencies)})`;
+        const typical = (xs) => (xs.length === 0 ? "- (-)" : `${median(xs)} (${Math.max(...xs)})`);
+        const within = (xs) => `${xs.filter((d) => d <= 0.5).length}/${seeds}`;
         console.log(
-          `| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${honestFlagged} | ${latency} | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${distances.undo.filter((d) => d <= 0.5).length}/${seeds} |`,
+          `| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${honestFlagged} | ${typical(latencies)} | ${typical(gamesUntil)} | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${within(distances.undo)} | ${meanWithError(leftovers)} | ${stat(distances.clean)} | ${within(distances.clean)} |`,
         );
       }
     }
   }
+}
+
+/** Signed mean ± 1.96 standard errors, to two decimals. */
+function meanWithError(xs) {
+  const m = mean(xs);
+  return `${m >= 0 ? "+" : "−"}${Math.abs(m).toFixed(2)} ± ${((1.96 * sd(xs)) / Math.sqrt(xs.length)).toFixed(2)}`;
 }
 
 if (only.includes("cost")) {

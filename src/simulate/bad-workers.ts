@@ -69,7 +69,8 @@ export interface FleetRun {
   problem: Problem;
   gains: SpsaMathConfig;
   gamesPerIteration: number;
-  batchGames: number;
+  /** Games per batch; a list: each batch's size drawn from it (a real build-mode run's sizes are mixed). */
+  batchGames: number | readonly number[];
   /**
    * UCI-option mode: every batch its own draw, as before shared draws (the master's first half
    * shares them: drawSpan).
@@ -94,8 +95,8 @@ export interface FleetResult {
   theta: Values;
   /** θ after undoing every flagged worker (the recorded chain replayed without their applied batches). */
   undone: Values;
-  /** Each flag: the worker, its batches reported until then, and why. */
-  flags: { worker: string; batches: number; reason: string }[];
+  /** Each flag: the worker, its batches and games reported until then, and why. */
+  flags: { worker: string; batches: number; games: number; reason: string }[];
   /** Reported and applied batches per worker. */
   reported: Map<string, number>;
   applied: Map<string, number>;
@@ -130,8 +131,9 @@ function buildFleet(run: FleetRun): FleetResult {
     const perturbation = perturb(params, cfg, k, createRng(`${run.seed}:${k}`));
     const progress = (k - 1) / iterations;
     let batches: PlayedBatch[] = [];
-    for (let before = 0; before < run.gamesPerIteration; before += run.batchGames) {
-      const games = Math.min(run.batchGames, run.gamesPerIteration - before);
+    const sizes = createRng(`sizes:${run.seed}:${k}`);
+    for (let before = 0, games = 0; before < run.gamesPerIteration; before += games) {
+      games = Math.min(batchSize(run, sizes), run.gamesPerIteration - before);
       batches.push(
         state.play(`${k}:${before}`, games, perturbation.signs, perturbation.plus, perturbation.minus, progress),
       );
@@ -192,8 +194,9 @@ function optionFleet(run: FleetRun): FleetResult {
   let open: PlayedBatch[] = [];
   let batchNumber = 0;
   let shared: SharedDraw<ReturnType<typeof drawBatch>> | undefined;
+  const sizes = createRng(`sizes:${run.seed}`);
   for (let drawn = 0; drawn < run.budget;) {
-    const games = Math.min(run.batchGames, run.budget - drawn);
+    const games = Math.min(batchSize(run, sizes), run.budget - drawn);
     const size = run.ownDraws ? games : drawSpan(drawn, run.budget, games, run.gamesPerIteration);
     batchNumber++;
     shared = nextDraw(shared, size, batchNumber, () =>
@@ -263,6 +266,7 @@ class FleetState {
   private ledger: EvidenceLedger;
   private readonly setAside = new Set<string>();
   private readonly reported = new Map<string, number>();
+  private readonly reportedGames = new Map<string, number>();
   private readonly applied = new Map<string, number>();
   private readonly peaks = new Map<string, number>();
   private readonly claims: Rng;
@@ -297,6 +301,7 @@ class FleetState {
       }
     }
     this.reported.set(worker.name, (this.reported.get(worker.name) ?? 0) + 1);
+    this.reportedGames.set(worker.name, (this.reportedGames.get(worker.name) ?? 0) + games);
     const counts = this.report(worker, slot, games, signs, eloBetween(this.run.problem.model, plus, minus));
     if (worker.behaviour.kind === "honest") counts.pairs.forEach((n, i) => (this.honestPairs[i]! += n));
     // Build mode: a held batch's games go to another worker at once (UCI-option mode draws them again).
@@ -325,6 +330,7 @@ class FleetState {
     this.flags.push({
       worker: suspect.worker,
       batches: this.reported.get(suspect.worker) ?? 0,
+      games: this.reportedGames.get(suspect.worker) ?? 0,
       reason: suspect.suspicion ?? "",
     });
     return suspect.worker;
@@ -449,6 +455,11 @@ function favour(
     draws: games - decisive,
     pairs,
   };
+}
+
+function batchSize(run: FleetRun, rng: Rng): number {
+  const sizes = run.batchGames;
+  return typeof sizes === "number" ? sizes : sizes[Math.floor(rng.next() * sizes.length)]!;
 }
 
 function resultOf(b: EvidenceBatch): IterationResult {

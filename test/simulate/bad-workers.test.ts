@@ -136,4 +136,17 @@ describe("a bad worker in a simulated fleet", () => {
         for (const flag of colluding.flags) expect(flag.batches).toBeLessThanOrEqual(50);
         expect(colluding.peaks.get("h1")).toBeLessThan(1);
       });
+
+  it("plays batches of mixed sizes from a list, as a real build-mode run plans them, and counts a flagged worker's games", () => {
+    const run = { ...fleet("build", "t", { kind: "targeted", target }, 0.2), batchGames: [2, 8] };
+    const lying = runFleet(run);
+    const [flag] = lying.flags;
+    expect(flag?.worker).toBe("liar");
+    // Its batches were of both sizes: more games than batches of 2, fewer than batches of 8.
+    expect(flag!.games).toBeGreaterThan(2 * flag!.batches);
+    expect(flag!.games).toBeLessThan(8 * flag!.batches);
+    expect(
+      runFleet({ ...run, workers: run.workers.map((w) => ({ ...w, behaviour: { kind: "honest" } })) }).flags,
+    ).toEqual([]);
+  });
 });

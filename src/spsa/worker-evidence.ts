@@ -460,15 +460,24 @@ export function unsweptChance(plain: readonly number[], games: number, prior: re
  * size the larger of its batches' chances read in their strata (expectSweeps) and the pool's share
  * at that size (a pool can only make the test more lenient here, never stricter), as a normal z of the Poisson tail (a Poisson is
  * wider than the sum of the batches' Bernoullis: the tail is conservative); 0 when it fits.
+ * With batches of several sizes, all of them and each size alone, the least likely (Bonferroni
+ * over them): a one-pair batch is won twice a quarter of the time, and in their noise a liar's
+ * sweeps of its larger batches, each a one in a thousand for an honest worker, would drown.
  */
 function extremesZ(t: Tally, rest: Tally): number {
-  let expected = 0;
-  for (const [size, [own]] of t.sizes) {
+  const counts: { extremes: number; expected: number }[] = [];
+  for (const [size, [own, extremes]] of t.sizes) {
     const pool = rest.sizes.get(size);
     const poolShare = pool && pool[0] > 0 ? pool[1] / pool[0] : 0;
-    expected += Math.max(t.sweepsExpected.get(size) ?? 0, own * poolShare);
+    counts.push({ extremes, expected: Math.max(t.sweepsExpected.get(size) ?? 0, own * poolShare) });
   }
-  return Math.max(0, upperQuantileOfLog(logPoissonTail(t.extremes, expected)));
+  const expected = counts.reduce((sum, c) => sum + c.expected, 0);
+  let logP = logPoissonTail(t.extremes, expected);
+  if (counts.length > 1) {
+    for (const c of counts) logP = Math.min(logP, logPoissonTail(c.extremes, c.expected));
+    logP = Math.min(0, logP + Math.log(counts.length + 1));
+  }
+  return Math.max(0, upperQuantileOfLog(logP));
 }
 
 /** log P(X ≥ k) for X Poisson with mean `mean`; 0 (certain) when k ≤ mean, where the tail is large anyway. */

@@ -290,6 +290,26 @@ describe("evidence about workers", () => {
     expect(h1.extremeZ).toBe(0);
   });
 
+  it("reads the extremes of each batch size alone too: a liar's sweeps of its larger batches do not drown in its one-pair batches", () => {
+    // Build mode plans batches of mixed sizes; a batch of one pair is won twice a quarter of the time.
+    const mixed = (worker: string, sweeps: boolean) => (signs: Values, rng: Rng) => [
+      batch(worker, 2, signs, rng),
+      batch(worker, 2, signs, rng),
+      batch(worker, 2, signs, rng),
+      sweeps && rng.next() < 0.4 ? sweepForC(worker, signs) : batch(worker, 8, signs, rng),
+    ];
+    const rng = createRng("sizes");
+    const strata = Array.from({ length: 30 }, () => {
+      const signs = randomSigns(rng);
+      return [...mixed("h1", false)(signs, rng), ...mixed("liar", true)(signs, rng)];
+    });
+    const evidence = ledgerOf(strata).evidence();
+    const liar = evidence.find((e) => e.worker === "liar")!;
+    expect(liar.suspicion).toMatch(/won entirely by one side/);
+    expect(nextSuspect(evidence, new Set(), new Set())?.worker).toBe("liar");
+    expect(evidence.find((e) => e.worker === "h1")!.severity).toBeLessThan(1);
+  });
+
   it("flags a liar that reports every batch at ±1 for its side, not the one honest worker it would frame", () => {
     // A steep gradient on A: the honest worker's results follow A's signs, as a real gradient makes them.
     const steep = (signs: Values, rng: Rng) =>

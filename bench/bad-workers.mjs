@@ -14,11 +14,13 @@
 //   3. (--only cost) the evidence's cost in the master: per batch added, and per look at 10
 //      workers, at 10, 1,000 and 10,000 parameters.
 //   node bench/bad-workers.mjs [--seeds 50] [--games 6400] [--draw-rate 0.3] [--opening-sd 50] [--only fp,liars,cost]
-//     [--own-draws] [--adapt signal|off] [--honest 4] [--shares 0.1,0.2]
+//     [--own-draws] [--hold-applied] [--adapt signal|off] [--honest 4] [--shares 0.1,0.2]
 //     [--liars targeted,drawish,plus-wins,mixing,framing,framing-sweep]
 // --honest: the honest workers beside the liar (sharing the rest equally); --liars: issue 55's
 // mixing (a quarter of its batches swept, the rest copied from the pool) and framing (±1 per
 // batch; framing-sweep: sweeps once another worker is set aside) besides the first three.
+// --hold-applied: a flagged worker's applied batches taken out of θ when it is flagged, not at the
+// run's end (a design measured, not the master's: docs/bad-workers.md).
 // --own-draws: every UCI-option batch its own draw, as before the first half's draws were shared
 // (docs/uci-options.md, "Shared draws"); --adapt off: no adaptive scale (steps at full size).
 import { parseArgs } from "node:util";
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     cell: { type: "string", default: "8,3,1" },
     batch: { type: "string", default: "8" },
     "own-draws": { type: "boolean", default: false },
+    "hold-applied": { type: "boolean", default: false },
     honest: { type: "string", default: "4" },
     shares: { type: "string", default: "0.1,0.2" },
     liars: { type: "string", default: "targeted,drawish,plus-wins" },
@@ -79,6 +82,7 @@ function fleetRun(mode, seed, workers, quarantine = true, games = "") {
     seed: `s${seed}${games}`,
     openingSd,
     stratumGames: Math.max(32, gamesPerIteration),
+    holdAppliedAtFlag: values["hold-applied"],
   };
 }
 

@@ -88,6 +88,12 @@ export interface FleetRun {
   openingSd: number;
   /** UCI-option mode's windows of consecutive reports (the master's: max(32, games per iteration)). */
   stratumGames: number;
+  /**
+   * With quarantine: a flagged worker's applied batches are taken out of θ when it is flagged
+   * (held, as its later ones), not only by the undo at the run's end. A design measured here
+   * (docs/bad-workers.md, "What an undo cannot give back"), not what the master does.
+   */
+  holdAppliedAtFlag?: boolean;
 }
 
 export interface FleetResult {
@@ -143,6 +149,15 @@ function buildFleet(run: FleetRun): FleetResult {
       const suspect = state.judge(batches);
       if (!suspect) break;
       state.rebuild(recorded.map((r) => r.batches));
+      if (run.holdAppliedAtFlag && run.quarantine) {
+        // Every completed step taken again without the flagged workers' batches, as the undo takes them.
+        const flagged = state.flagged();
+        const kept = recorded.map((r) => ({ ...r, outcome: sumResults(r.batches.filter((b) => !flagged.has(b.worker))) }));
+        const replayed = replayIterations(valuesOf(run.problem.params), kept);
+        const now = replayed.at(-1)?.theta ?? valuesOf(run.problem.params);
+        params = params.map((p) => ({ ...p, value: now[p.name] ?? p.value }));
+        replayed.forEach((step, i) => (history[i] = { elo: step.measured?.elo ?? 0, result: kept[i]!.outcome }));
+      }
       if (!run.quarantine) continue;
       batches = batches.map((b) =>
         b.worker === suspect
@@ -167,7 +182,7 @@ function buildFleet(run: FleetRun): FleetResult {
     });
     params = params.map((p) => ({ ...p, value: newValues[p.name] ?? p.value }));
   }
-  const flagged = new Set(state.flags.map((f) => f.worker));
+  const flagged = state.flagged();
   const start = valuesOf(run.problem.params);
   const replay = replayIterations(
     start,
@@ -187,9 +202,11 @@ function optionFleet(run: FleetRun): FleetResult {
   );
   const list = { parameters, names: run.problem.params.map((p) => p.name) };
   let theta = valuesOf(run.problem.params);
+  const chain = { ...list, gains: cfg, gamesPerIteration: run.gamesPerIteration, seed: run.seed };
+  const start = { applied: 0, theta: valuesOf(run.problem.params), recent: [] };
   // The fleet plays no curvature pilot: no factor on the adaptive scales.
-  const steps = new BatchSteps({ gains: cfg, gamesPerIteration: run.gamesPerIteration }, undefined);
-  const applied: AppliedBatch[] = [];
+  let steps = new BatchSteps({ gains: cfg, gamesPerIteration: run.gamesPerIteration }, undefined);
+  let applied: AppliedBatch[] = [];
   const strata: PlayedBatch[][] = [];
   let open: PlayedBatch[] = [];
   let batchNumber = 0;
@@ -244,19 +261,31 @@ function optionFleet(run: FleetRun): FleetResult {
     if (open.reduce((n, b) => n + b.games, 0) < run.stratumGames) continue;
     strata.push(open);
     // A suspect leaves the pool: the others are judged again without it.
+    const flags = state.flags.length;
     for (let suspect = state.judge(open); suspect !== undefined; suspect = state.judge([])) state.rebuild(strata);
     open = [];
+    if (state.flags.length > flags && run.holdAppliedAtFlag && run.quarantine) {
+      // The chain without the flagged workers' batches, as the undo replays it; the next batches are drawn from its θ.
+      const flagged = state.flagged();
+      const edit = replayChainWithout(chain, start, applied, (b) => flagged.has(b.workerName ?? ""), Infinity);
+      const moved = new Map(edit.rewritten.map((r) => [r.batchNumber, r]));
+      applied = applied
+        .filter((b) => !flagged.has(b.workerName ?? ""))
+        .map((b) => {
+          const place = moved.get(b.batchNumber);
+          return place ? { ...b, appliedNumber: place.appliedNumber, stepScale: place.stepScale } : b;
+        });
+      theta = edit.theta;
+      steps = new BatchSteps(
+        { gains: cfg, gamesPerIteration: run.gamesPerIteration },
+        undefined,
+        applied.map((b) => ({ ...b.result, drawNumber: b.drawNumber })),
+      );
+      shared = undefined;
+    }
   }
-  const flagged = new Set(state.flags.map((f) => f.worker));
-  const start = valuesOf(run.problem.params);
-  const chain = { ...list, gains: cfg, gamesPerIteration: run.gamesPerIteration, seed: run.seed };
-  const replay = replayChainWithout(
-    chain,
-    { applied: 0, theta: start, recent: [] },
-    applied,
-    (b) => flagged.has(b.workerName ?? ""),
-    Number.POSITIVE_INFINITY,
-  );
+  const flagged = state.flagged();
+  const replay = replayChainWithout(chain, start, applied, (b) => flagged.has(b.workerName ?? ""), Infinity);
   return state.result(theta, replay.theta);
 }
 
@@ -308,6 +337,10 @@ class FleetState {
     if (this.run.mode === "build" && this.held({ worker: worker.name }))
       return this.play(`${slot}:held`, games, signs, plus, minus, progress);
     return { worker: worker.name, games, signs, slot, ...counts };
+  }
+
+  flagged(): Set<string> {
+    return new Set(this.flags.map((f) => f.worker));
   }
 
   held(batch: { worker: string }): boolean {

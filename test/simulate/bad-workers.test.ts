@@ -137,6 +137,18 @@ describe("a bad worker in a simulated fleet", () => {
         expect(colluding.peaks.get("h1")).toBeLessThan(1);
       });
 
+  for (const mode of ["build", "options"] as const)
+    it(`${mode} mode: a liar's applied batches taken out of θ when it is flagged leave θ where the undo at the end would`, () => {
+      const run = { ...fleet(mode, "t", { kind: "targeted", target }, 0.3, true, 1), holdAppliedAtFlag: true };
+      const held = runFleet(run);
+      expect(held.flags.map((f) => f.worker)).toEqual(["liar"]);
+      // Nothing of the liar is left in θ: the undo at the run's end has nothing to take out.
+      for (const name of Object.keys(held.theta)) expect(held.undone[name]).toBeCloseTo(held.theta[name]!, 9);
+      // And the run went on from the corrected θ: it ends elsewhere than the one that held them only at its end.
+      const late = runFleet({ ...run, holdAppliedAtFlag: false });
+      expect(late.undone[target]).not.toBeCloseTo(held.theta[target]!, 6);
+    });
+
   it("plays batches of mixed sizes from a list, as a real build-mode run plans them, and counts a flagged worker's games", () => {
     const run = { ...fleet("build", "t", { kind: "targeted", target }, 0.2), batchGames: [2, 8] };
     const lying = runFleet(run);

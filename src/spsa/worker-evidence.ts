@@ -212,17 +212,26 @@ export class EvidenceLedger {
       if (member) addTally(rest, t, -1);
       return { member, ...measure(worker, t, rest, this.names, limit) };
     });
-    const members = measured.filter((m) => m.member).length;
-    // The residual compares a worker's pairs with the others' and cannot say which side is off:
-    // against one other worker both residuals are the same, and two colluders beside one honest
-    // worker are "the pool" it is unlike. So it counts only against two or more others, each clean
-    // by its own games (its extremes and spread, which need no pool, under CLEAN_OWN_SEVERITY).
-    const unclean = measured
-      .filter((m) => m.member && Math.max(m.ratios.extremes, m.ratios.spread) >= CLEAN_OWN_SEVERITY)
-      .map((m) => m.evidence.worker);
-    return measured.map((m) =>
-      verdict(m, members - (m.member ? 1 : 0) >= 2 && unclean.every((other) => other === m.evidence.worker)),
-    );
+    // The pool's tests compare a worker with the others and cannot say which side is off: a liar
+    // reporting ±1 for its side is "the pool" an honest worker's real gradient is unlike (its
+    // agreement, on a steep engine). So they count only against others each clean by its own
+    // games (its extremes and spread, which need no pool, under CLEAN_OWN_SEVERITY). The residual
+    // also needs two or more others: against one both residuals are the same.
+    // Against a single other worker the two are each other's pool, and the one that looks the
+    // cleaner by its own games is the yardstick: the other is judged against it, not it against
+    // the other (early in a run on a steep engine an honest worker's real results are further from
+    // a liar's ±1 than the liar's own games are from clean).
+    const own = (m: Measured) => Math.max(m.ratios.extremes, m.ratios.spread);
+    const members = measured.filter((m) => m.member);
+    const unclean = members.filter((m) => own(m) >= CLEAN_OWN_SEVERITY).map((m) => m.evidence.worker);
+    return measured.map((m) => {
+      const others = members.filter((o) => o !== m);
+      const waits =
+        others.length === 1 && own(others[0]!) >= own(m)
+          ? [others[0]!.evidence.worker]
+          : unclean.filter((other) => other !== m.evidence.worker);
+      return verdict(m, waits, others.length >= 2);
+    });
   }
 
   /**
@@ -404,13 +413,25 @@ function measure(worker: string, t: Tally, rest: Tally, names: readonly string[]
   return { evidence, ratios };
 }
 
-/** The worst test past its limit names the suspicion; the residual only where it counts (`evidence()`). */
-function verdict({ evidence, ratios }: Measured, residualCounts: boolean): WorkerEvidence {
+/**
+ * The worst test past its limit names the suspicion. The pool's tests count only while no other
+ * member is unclean by its own games (`waits` names those), the residual only against two or more
+ * others (`evidence()`).
+ */
+function verdict({ evidence, ratios }: Measured, waits: readonly string[], twoOthers: boolean): WorkerEvidence {
+  const pool = waits.length === 0;
   let worst: TestKind = "residual";
-  let severity = residualCounts ? ratios.residual : 0;
-  for (const kind of ["score", "agreement", "extremes", "spread"] as const)
-    if (ratios[kind] > severity) [worst, severity] = [kind, ratios[kind]];
-  return { ...evidence, severity, suspicion: severity >= 1 ? describe(worst, evidence) : null };
+  let severity = pool && twoOthers ? ratios.residual : 0;
+  for (const kind of ["score", "agreement", "extremes", "spread"] as const) {
+    const counts = pool || kind === "extremes" || kind === "spread";
+    if (counts && ratios[kind] > severity) [worst, severity] = [kind, ratios[kind]];
+  }
+  return {
+    ...evidence,
+    ...(waits.length > 0 && evidence.judged && { waitsFor: [...waits] }),
+    severity,
+    suspicion: severity >= 1 ? describe(worst, evidence) : null,
+  };
 }
 
 /**

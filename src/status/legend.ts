@@ -120,7 +120,8 @@ const PARTS: readonly { part: LegendEntry["part"]; heading: string; terms: reado
       [
         "verdict",
         "what the master makes of its games: ok; too few games shared with the pool to judge; not judged: " +
-          "no other worker's games to compare with (a worker alone: normal); nothing reported yet; suspect " +
+          "no other worker's games to compare with (a worker alone: normal); not judged against the pool while " +
+          "another worker looks unclean by its own games; nothing reported yet; suspect " +
           "(held until you decide), rejected, accepted, or held: same machine as a suspect",
       ],
       ["draws", "its share of draws beside the pool's: a worker that makes results up is often unlike the pool here"],

@@ -240,5 +240,7 @@ function verdictOf(
   if (evidence && !evidence.judged && evidence.poolScore === null)
     return `${accepted}not judged: no other worker's games to compare with`;
   if (!evidence || !evidence.judged) return `${accepted}too few games shared with the pool to judge`;
+  if (evidence.waitsFor?.length)
+    return `${accepted}not judged against the pool while ${evidence.waitsFor.join(", ")} ${evidence.waitsFor.length === 1 ? "looks" : "look"} unclean by its own games`;
   return `${accepted}ok`;
 }

@@ -52,6 +52,11 @@ export interface WorkerEvidence {
    * extremes and spread tests need only its own games (extremeZ and spreadZ not null).
    */
   judged: boolean;
+  /**
+   * Judged, but its pool's tests wait while these other workers' own games are not clean (their
+   * extremes or spread half way to a limit): an unclean worker is no yardstick. Absent: none.
+   */
+  waitsFor?: string[];
   /** The largest of its tests against that test's limit: 1 or more is past a limit. */
   severity: number;
   /** Why it passes a limit, in words; null when it passes none. */

@@ -5,10 +5,10 @@
 // batches of 8, --games games): a clean run (two honest `compete --spsa -c 1`), then the same
 // seed with a liar as well (test/support/liar-worker.ts: a process with a worker role's own URL
 // that reports every batch won by whichever side pushed KNIGHT_VALUE_MG up, or by plus), on
-// 10 % or 20 % of the batches. The master flags and holds it; at the run's end the bench rejects
-// it and undoes it (spsa workers reject, spsa undo). Prints per run: the liar's batches when it
-// was flagged, honest workers flagged, KNIGHT_VALUE_MG with quarantine and after the undo, and
-// its distance from the clean run's in steps.
+// 10 % or 20 % of the batches. The master flags it, holds its batches and takes those θ held out
+// of θ; at the run's end the bench rejects it (spsa workers reject). Prints per run: the liar's
+// batches when it was flagged, honest workers flagged, KNIGHT_VALUE_MG at the end, and its
+// distance from the clean run's in steps.
 // `--mode build`: build-mode runs of the repository's params.toml instead (18 constants).
 // `--honest 1`: one honest machine, the pool a framing liar (issue 55) works against.
 // Kinds: test/support/liar-worker.ts (targeted, plus-wins, mixing, framing).
@@ -199,28 +199,12 @@ ${build ? "" : '\n[engine]\nmode = "options"'}
     select b.worker_name, count(*)::int as reported, (count(*) filter (where b.held_at is null))::int as applied
     from spsa_batch b join spsa_iteration i on i.id = b.iteration_id where i.run_id = ${row.id} and b.status = 'done' group by b.worker_name`;
   const liarName = `liar-${process.pid}`;
-  let undone;
-  if (!accept && decisions.some((d) => d.worker_name === liarName)) {
+  // What it moved before the flag the master took out of θ then: rejecting it changes nothing more.
+  if (!accept && decisions.some((d) => d.worker_name === liarName))
     await spsa(["--config", config, "workers", "reject", liarName, "--name", name]);
-    const undo = await spsa([
-      "--config",
-      config,
-      "undo",
-      "--worker",
-      liarName,
-      "--name",
-      name,
-      "--params",
-      params,
-      "--yes",
-    ]);
-    if (undo.exitCode !== 0) throw new Error(undo.all);
-    [undone] = await sql`select current_parameters as theta from spsa_run where id = ${row.id}`;
-  }
   return {
     label,
     theta: row.theta,
-    undone: undone?.theta,
     decisions,
     counts,
     liarName,
@@ -250,9 +234,9 @@ console.log(
   `minnow, ${build ? "build mode, params.toml's 18 constants" : "UCI-option mode, 8 options"}, 500 nodes per move, ${values.games} games per run (${ITERATION_GAMES} per iteration, batches of at most 8), ${values.honest} honest worker${values.honest === "1" ? "" : "s"} (-c 1), seed ${values.seed}\n`,
 );
 console.log(
-  `| run | liar's batches reported (applied) | flagged after its batches | honest workers flagged | ${TARGET} at the end (Δ steps from clean) | after undo (Δ steps) |`,
+  `| run | liar's batches reported (applied) | flagged after its batches | honest workers flagged | ${TARGET} at the end (Δ steps from clean) |`,
 );
-console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+console.log("| --- | ---: | ---: | ---: | ---: |");
 for (const r of results) {
   const liar = r.counts.find((c) => c.worker_name === r.liarName);
   const flag = r.decisions.find((d) => d.worker_name === r.liarName && d.decision === "suspect");
@@ -262,7 +246,7 @@ for (const r of results) {
       ? ` (${(theta[TARGET] - clean.theta[TARGET]) / STEP >= 0 ? "+" : ""}${((theta[TARGET] - clean.theta[TARGET]) / STEP).toFixed(2)})`
       : "";
   console.log(
-    `| ${r.label} | ${liar ? `${liar.reported} (${liar.applied})` : "-"} | ${flag ? flag.batches : "-"} | ${honestFlags} | ${r.theta[TARGET].toFixed(2)}${delta(r.theta)} | ${r.undone ? `${r.undone[TARGET].toFixed(2)}${delta(r.undone)}` : "-"} |`,
+    `| ${r.label} | ${liar ? `${liar.reported} (${liar.applied})` : "-"} | ${flag ? flag.batches : "-"} | ${honestFlags} | ${r.theta[TARGET].toFixed(2)}${delta(r.theta)} |`,
   );
 }
 await spsa(["db", "worker-url", "--name", machine, "--revoke"]);

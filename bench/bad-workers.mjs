@@ -10,17 +10,16 @@
 //      and "plus always wins", on 10 % and 20 % of
 //      the batches): its batches until it is flagged, and the target parameter's distance in
 //      steps from the clean run's (same seed, the liar's batches played honestly) with no defence
-//      (flags only), with quarantine, and with quarantine and an undo at the end.
+//      (flags only) and with quarantine (what a flagged worker moved taken out of θ when it is
+//      flagged, its later batches held), and how far a second clean run (other games) ends.
 //   3. (--only cost) the evidence's cost in the master: per batch added, and per look at 10
 //      workers, at 10, 1,000 and 10,000 parameters.
 //   node bench/bad-workers.mjs [--seeds 50] [--games 6400] [--draw-rate 0.3] [--opening-sd 50] [--only fp,liars,cost]
-//     [--own-draws] [--hold-applied] [--adapt signal|off] [--honest 4] [--shares 0.1,0.2]
+//     [--own-draws] [--adapt signal|off] [--honest 4] [--shares 0.1,0.2]
 //     [--liars targeted,drawish,plus-wins,mixing,framing,framing-sweep]
 // --honest: the honest workers beside the liar (sharing the rest equally); --liars: issue 55's
 // mixing (a quarter of its batches swept, the rest copied from the pool) and framing (±1 per
 // batch; framing-sweep: sweeps once another worker is set aside) besides the first three.
-// --hold-applied: a flagged worker's applied batches taken out of θ when it is flagged, not at the
-// run's end (a design measured, not the master's: docs/bad-workers.md).
 // --own-draws: every UCI-option batch its own draw, as before the first half's draws were shared
 // (docs/uci-options.md, "Shared draws"); --adapt off: no adaptive scale (steps at full size).
 import { parseArgs } from "node:util";
@@ -43,7 +42,6 @@ const { values } = parseArgs({
     cell: { type: "string", default: "8,3,1" },
     batch: { type: "string", default: "8" },
     "own-draws": { type: "boolean", default: false },
-    "hold-applied": { type: "boolean", default: false },
     honest: { type: "string", default: "4" },
     shares: { type: "string", default: "0.1,0.2" },
     liars: { type: "string", default: "targeted,drawish,plus-wins" },
@@ -82,7 +80,6 @@ function fleetRun(mode, seed, workers, quarantine = true, games = "") {
     seed: `s${seed}${games}`,
     openingSd,
     stratumGames: Math.max(32, gamesPerIteration),
-    holdAppliedAtFlag: values["hold-applied"],
   };
 }
 
@@ -135,9 +132,9 @@ if (only.includes("fp")) {
 
 if (only.includes("liars")) {
   console.log(
-    `${values.honest} honest workers share the rest equally\n\n| mode | liar | share of batches | flagged within 50 of its batches (runs) | honest workers flagged | its batches until flagged: median (max) | its games until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine | quarantine + undo | runs within 0.5 step after undo | after the undo, signed Δ: mean ± 95 % | a second clean run (other games): Δ mean (max) | runs within 0.5 step |`,
+    `${values.honest} honest workers share the rest equally\n\n| mode | liar | share of batches | flagged within 50 of its batches (runs) | honest workers flagged | its batches until flagged: median (max) | its games until flagged: median (max) | target Δ steps from clean, mean (max): no defence | quarantine (what it moved taken out when flagged) | runs within 0.5 step | signed Δ: mean ± 95 % | a second clean run (other games): Δ mean (max) | runs within 0.5 step |`,
   );
-  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   const honestCount = Number(values.honest);
   const kinds = {
     targeted: ["targeted", (target) => ({ kind: "targeted", target })],
@@ -159,8 +156,8 @@ if (only.includes("liars")) {
       for (const share of values.shares.split(",").map(Number)) {
         const latencies = [];
         const gamesUntil = [];
-        const distances = { none: [], quarantine: [], undo: [], clean: [] };
-        // After the undo, the target's signed difference from the clean run: what the liar left, beside the noise.
+        const distances = { none: [], quarantine: [], clean: [] };
+        // The target's signed difference from the clean run: what the liar left, beside the noise.
         const leftovers = [];
         let flaggedRuns = 0;
         let honestFlagged = 0;
@@ -189,8 +186,7 @@ if (only.includes("liars")) {
           const delta = (theta) => Math.abs(theta[target] - clean.theta[target]) / step;
           distances.none.push(delta(open.theta));
           distances.quarantine.push(delta(lying.theta));
-          distances.undo.push(delta(lying.undone));
-          leftovers.push((lying.undone[target] - clean.theta[target]) / step);
+          leftovers.push((lying.theta[target] - clean.theta[target]) / step);
           // How far two clean runs of the same engine end apart: what "within 0.5 step" is up against.
           distances.clean.push(delta(runFleet(fleetRun(mode, seed, workers({ kind: "honest" }), true, "'")).theta));
         }
@@ -198,7 +194,7 @@ if (only.includes("liars")) {
         const typical = (xs) => (xs.length === 0 ? "- (-)" : `${median(xs)} (${Math.max(...xs)})`);
         const within = (xs) => `${xs.filter((d) => d <= 0.5).length}/${seeds}`;
         console.log(
-          `| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${honestFlagged} | ${typical(latencies)} | ${typical(gamesUntil)} | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${stat(distances.undo)} | ${within(distances.undo)} | ${meanWithError(leftovers)} | ${stat(distances.clean)} | ${within(distances.clean)} |`,
+          `| ${mode} | ${liarLabel} | ${share * 100} % | ${flaggedRuns}/${seeds} | ${honestFlagged} | ${typical(latencies)} | ${typical(gamesUntil)} | ${stat(distances.none)} | ${stat(distances.quarantine)} | ${within(distances.quarantine)} | ${meanWithError(leftovers)} | ${stat(distances.clean)} | ${within(distances.clean)} |`,
         );
       }
     }

@@ -199,11 +199,14 @@ export async function rewriteAppliedChain(
   chain: ChainEdit,
 ): Promise<void> {
   if (chain.firstChanged === null) return;
-  await tx`
-    update spsa_perturbation
-    set applied_number = null, theta_after = null
-    where run_id = ${runId}
-      and batch_number = any(${tx.array(chain.removed)}::bigint[])`;
+  for (const { batchNumber, played } of chain.removed)
+    await tx`
+      update spsa_perturbation
+      set applied_number = null, theta_after = null, drawn_from = null,
+        plus_parameters = ${tx.json(thetaArray(names, played.plus))},
+        minus_parameters = ${tx.json(thetaArray(names, played.minus))}
+      where run_id = ${runId}
+        and batch_number = ${batchNumber}`;
   await tx`
     update spsa_perturbation
     set applied_number = -applied_number

@@ -1,11 +1,11 @@
 import type postgres from "postgres";
 import { planThenCommit } from "../db/dry-run.js";
-import { setAsideBatches } from "../db/fold.js";
+import { setAsideBatches, type SetAside } from "../db/fold.js";
 import { lockOpenIteration } from "../db/iteration-lock.js";
 import { optionRunOf, setRunTheta } from "../db/option-run.js";
 import { otherReports, workerReports } from "../db/recorded-batches.js";
 import { runLeaseOwner, type RunLeaseOwner } from "../db/runs.js";
-import { beginUndo, finishUndo } from "../db/worker-decisions.js";
+import { beginUndo, finishUndo, lockRunTheta } from "../db/worker-decisions.js";
 import { InputError } from "../core/errors.js";
 import { retakeSteps, rewriteChain } from "./recorded-theta.js";
 import type { Values } from "../types/spsa.js";
@@ -78,18 +78,68 @@ async function planUndo(
 ): Promise<UndoPlan> {
   // The run's row first: no step of a master moves θ between what this reads and what it writes.
   const { undoId, initial, current } = await beginUndo(tx, run.id, worker, who);
-  const reports = await workerReports(tx, run.id, worker);
-  if (reports.length === 0) {
+  const others = await otherReports(tx, run.id, worker);
+  const owner = await runLeaseOwner(tx, run.id);
+  const out = await takeOut(tx, run.id, [worker], { undoId }, { initial, current });
+  if (out === null) {
     throw new InputError(
       "--worker",
       `worker "${worker}" has no reported batch in run "${run.name}" that θ still holds (none, or ` +
         `all held or taken out already)`,
     );
   }
-  const optionRun = await optionRunOf(tx, run.id);
+  await finishUndo(tx, undoId, out.taken, out.thetaBefore, out.theta);
+  return {
+    undoId,
+    mode: out.mode,
+    worker,
+    ...out.taken,
+    thetaBefore: out.thetaBefore,
+    thetaAfter: out.theta,
+    current,
+    others,
+    replayedSteps: out.replayedSteps,
+    reopenedGames: out.reopenedGames,
+    master: owner?.lapsed === false ? owner : undefined,
+  };
+}
+
+/**
+ * The master's hold of a suspect (docs/bad-workers.md): the batches of `workers` (the suspect and
+ * its machine's other names) that θ still holds are held, as its later ones are, and θ is
+ * recomputed without them, as spsa undo recomputes it; spsa workers accept gives them back. Taken
+ * when the worker is flagged, not at the run's end: the others' batches played while a liar's
+ * push stood would pull θ back from it, and an undo at the end keeps that pull and overshoots.
+ * Nothing to hold: null, nothing written.
+ */
+export async function holdReportedBatches(
+  sql: postgres.Sql,
+  runId: number,
+  workers: readonly string[],
+): Promise<{ batches: number; games: number; thetaBefore: Values; thetaAfter: Values } | null> {
+  return sql.begin(async (tx) => {
+    const run = await lockRunTheta(tx, runId);
+    const out = await takeOut(tx, runId, workers, { held: true }, run);
+    return out && { ...out.taken, thetaBefore: out.thetaBefore, thetaAfter: out.theta };
+  });
+}
+
+/**
+ * Takes the batches of `workers` that θ holds out of the run, marked `mark`, and writes θ
+ * recomputed without them, under the run's row lock (taken by the caller, which read θ₀ and θ
+ * under it). Null when θ holds none of them.
+ */
+async function takeOut(
+  tx: postgres.TransactionSql,
+  runId: number,
+  workers: readonly string[],
+  mark: SetAside,
+  { initial, current }: { initial: Values; current: Values },
+) {
+  const reports = (await Promise.all(workers.map((w) => workerReports(tx, runId, w)))).flat();
+  if (reports.length === 0) return null;
+  const optionRun = await optionRunOf(tx, runId);
   const taken = { batches: 0, games: 0 };
-  const others = await otherReports(tx, run.id, worker);
-  const owner = await runLeaseOwner(tx, run.id);
   let replayedSteps = 0;
   let reopenedGames = 0;
   let theta: Values;
@@ -103,12 +153,13 @@ async function planUndo(
         tx,
         optionRun.iterationId,
         reports.map((r) => r.batchId),
-        { undoId },
+        mark,
         false,
       ),
     );
-    // The whole chain from θ₀ (the values its batches played follow from it), and the chain without the worker.
-    const chain = await rewriteChain(tx, optionRun, { removed: (b) => b.workerName === worker, inserted: [] });
+    // The whole chain from θ₀ (the values its batches played follow from it), and the chain without them.
+    const names = new Set(workers);
+    const chain = await rewriteChain(tx, optionRun, { removed: (b) => names.has(b.workerName ?? ""), inserted: [] });
     ({ thetaBefore, theta, applied } = chain);
   } else {
     const byIteration = new Map<number, typeof reports>();
@@ -120,30 +171,24 @@ async function planUndo(
         tx,
         iterationId,
         batches.map((b) => b.batchId),
-        { undoId },
+        mark,
         open,
       );
       taken.batches += moved.batches;
       taken.games += moved.games;
       if (open) reopenedGames += moved.games;
     }
-    ({ theta, replayedSteps } = await retakeSteps(tx, run.id, initial, current));
+    ({ theta, replayedSteps } = await retakeSteps(tx, runId, initial, current));
   }
   // A parameter the replay does not move (none of the remaining steps had it) keeps its θ.
   theta = { ...current, ...theta };
-  await setRunTheta(tx, run.id, theta, applied);
-  await finishUndo(tx, undoId, taken, thetaBefore, theta);
+  await setRunTheta(tx, runId, theta, applied);
   return {
-    undoId,
-    mode: optionRun ? "options" : "build",
-    worker,
-    ...taken,
+    mode: optionRun ? ("options" as const) : ("build" as const),
+    taken,
     thetaBefore,
-    thetaAfter: theta,
-    current,
-    others,
+    theta,
     replayedSteps,
     reopenedGames,
-    master: owner?.lapsed === false ? owner : undefined,
   };
 }

@@ -8,6 +8,7 @@ import {
 } from "../db/recorded-batches.js";
 import { holdOpenIterationBatches, latestDecisions, recordDecision, saveReview } from "../db/worker-decisions.js";
 import { setAsideWorkers } from "../db/set-aside-workers.js";
+import { holdReportedBatches } from "./undo-worker.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import type { DatabaseHandle } from "../postgres/database-handle.js";
 import { signsOfBits } from "../spsa/option-batches.js";
@@ -79,6 +80,21 @@ abstract class WorkerReview {
     return suspect.worker;
   }
 
+  /**
+   * The batches of `suspect` and its machine's other names that θ holds are held too, and θ
+   * recomputed without them (holdReportedBatches): taken out now, not by an undo at the run's end.
+   */
+  protected async holdReported(suspect: string): Promise<void> {
+    const aside = await this.options.db.retrying((sql) => setAsideWorkers(sql, this.options.runId));
+    const names = aside.filter((a) => a.because === suspect).map((a) => a.name);
+    const held = await this.options.db.retrying((sql) => holdReportedBatches(sql, this.options.runId, names));
+    if (held)
+      this.options.log(
+        `${held.batches} batches (${held.games} games) that θ held of ${suspect} taken out of it: θ recomputed ` +
+          `without them (spsa workers accept ${suspect} gives them back)`,
+      );
+  }
+
   private async flag(suspect: WorkerEvidence): Promise<void> {
     const reason = suspect.suspicion ?? "past a limit";
     await this.options.db.retrying((sql) =>
@@ -124,7 +140,8 @@ export class BuildReview extends WorkerReview {
     if (await this.readDecisions()) await this.rebuild();
     for (;;) {
       this.ledger.add(await this.options.db.retrying((sql) => iterationReports(sql, this.options.runId, number)));
-      if ((await this.judge()) === undefined) return true;
+      const suspect = await this.judge();
+      if (suspect === undefined) return true;
       // Every name set aside: the suspects and the other names of their machines.
       const aside = await this.options.db.retrying((sql) => setAsideWorkers(sql, this.options.runId));
       const held = await this.options.db.retrying((sql) =>
@@ -134,6 +151,8 @@ export class BuildReview extends WorkerReview {
           aside.map((a) => a.name),
         ),
       );
+      // Then its batches of the iterations stepped: their steps are taken again without them.
+      await this.holdReported(suspect);
       // The evidence of the iterations stepped, without the suspect in the pool; this one joins it when it is complete.
       await this.rebuild();
       if (held > 0) {
@@ -226,7 +245,8 @@ export class OptionReview extends WorkerReview {
    */
   private async judgeAll(): Promise<boolean> {
     let rebuilt = false;
-    while ((await this.judge()) !== undefined) {
+    for (let suspect = await this.judge(); suspect !== undefined; suspect = await this.judge()) {
+      await this.holdReported(suspect);
       await this.rebuild();
       rebuilt = true;
     }

@@ -78,7 +78,10 @@ export interface FleetRun {
   ownDraws?: boolean;
   budget: number;
   workers: readonly SimWorker[];
-  /** The master sets the batches of the workers it flags aside (false: it only flags). */
+  /**
+   * The master sets the batches of the workers it flags aside, and takes those θ holds out of it
+   * (false: it only flags).
+   */
   quarantine: boolean;
   seed: string;
   /**
@@ -88,21 +91,18 @@ export interface FleetRun {
   openingSd: number;
   /** UCI-option mode's windows of consecutive reports (the master's: max(32, games per iteration)). */
   stratumGames: number;
-  /**
-   * With quarantine: a flagged worker's applied batches are taken out of θ when it is flagged
-   * (held, as its later ones), not only by the undo at the run's end. A design measured here
-   * (docs/bad-workers.md, "What an undo cannot give back"), not what the master does.
-   */
-  holdAppliedAtFlag?: boolean;
 }
 
 export interface FleetResult {
   /** θ at the run's end. */
   theta: Values;
-  /** θ after undoing every flagged worker (the recorded chain replayed without their applied batches). */
-  undone: Values;
   /** Each flag: the worker, its batches and games reported until then, and why. */
   flags: { worker: string; batches: number; games: number; reason: string }[];
+  /**
+   * θ recomputed from the run's record without the flagged workers' batches, as spsa undo replays
+   * it: θ itself when the replay is faithful (the flagged ones' batches were taken out when flagged).
+   */
+  replayed: Values;
   /** Reported and applied batches per worker. */
   reported: Map<string, number>;
   applied: Map<string, number>;
@@ -149,7 +149,7 @@ function buildFleet(run: FleetRun): FleetResult {
       const suspect = state.judge(batches);
       if (!suspect) break;
       state.rebuild(recorded.map((r) => r.batches));
-      if (run.holdAppliedAtFlag && run.quarantine) {
+      if (run.quarantine) {
         // Every completed step taken again without the flagged workers' batches, as the undo takes them.
         const flagged = state.flagged();
         const kept = recorded.map((r) => ({ ...r, outcome: sumResults(r.batches.filter((b) => !flagged.has(b.worker))) }));
@@ -264,7 +264,7 @@ function optionFleet(run: FleetRun): FleetResult {
     const flags = state.flags.length;
     for (let suspect = state.judge(open); suspect !== undefined; suspect = state.judge([])) state.rebuild(strata);
     open = [];
-    if (state.flags.length > flags && run.holdAppliedAtFlag && run.quarantine) {
+    if (state.flags.length > flags && run.quarantine) {
       // The chain without the flagged workers' batches, as the undo replays it; the next batches are drawn from its θ.
       const flagged = state.flagged();
       const edit = replayChainWithout(chain, start, applied, (b) => flagged.has(b.workerName ?? ""), Infinity);
@@ -378,8 +378,8 @@ class FleetState {
     for (const s of strata) this.ledger.add(s);
   }
 
-  result(theta: Values, undone: Values): FleetResult {
-    return { theta, undone, flags: this.flags, reported: this.reported, applied: this.applied, peaks: this.peaks };
+  result(theta: Values, replayed: Values): FleetResult {
+    return { theta, replayed, flags: this.flags, reported: this.reported, applied: this.applied, peaks: this.peaks };
   }
 
   /** What a worker reports for a batch of `games` games between plus and minus `elo` apart. */

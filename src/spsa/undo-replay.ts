@@ -168,7 +168,7 @@ export function replayChainEdited(
     insertBefore(batch.appliedNumber);
     if (edit.removed(batch)) {
       result.firstChanged ??= batch.appliedNumber;
-      result.removed.push(batch.batchNumber);
+      result.removed.push({ batchNumber: batch.batchNumber, played });
       return;
     }
     place += 1;

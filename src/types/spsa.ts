@@ -325,8 +325,11 @@ export interface ChainEdit {
   theta: Values;
   /** The first place (1, 2, …) the edit changed; null: none (the chain is as it stood). */
   firstChanged: number | null;
-  /** The batches taken out (their batch numbers). */
-  removed: number[];
+  /**
+   * The batches taken out: their batch numbers and the values they played (kept in their rows, so
+   * that spsa workers accept can put a held batch back where it was).
+   */
+  removed: { batchNumber: number; played: { plus: Values; minus: Values } }[];
   /** The batches from firstChanged on, renumbered. */
   rewritten: RewrittenBatch[];
 }

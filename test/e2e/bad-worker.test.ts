@@ -15,14 +15,15 @@ import { recordedStep, type RecordedIteration } from "../support/replay-chain.js
  * A real run with a real liar (docs/bad-workers.md): the master and an honest `compete --spsa`
  * with the owner's URL, and test/support/liar-worker.ts, a process with a worker machine's own
  * URL that reports every batch won by whichever side pushed KNIGHT_VALUE_MG up, on at most half
- * of the games (LIAR_SHARE). The master names it, holds its batches; an operator rejects it and undoes it
- * with the CLI while the master runs; the run ends on θ that the rows replay without the liar.
+ * of the games (LIAR_SHARE). The master names it and holds its batches, those θ held too (θ
+ * recomputed without them); an operator rejects it with the CLI while the master runs; the run
+ * ends on θ that the rows replay without the liar.
  */
 async function runWithLiar(
   fixture: RunFixture,
   runName: string,
   share: number,
-): Promise<{ statusWhileSuspect: string; undo: string; master: string }> {
+): Promise<{ statusWhileSuspect: string; master: string }> {
   const machine = `l${randomBytes(4).toString("hex")}`;
   const issued = await spsa(["db", "worker-url", "--name", machine], { env: fixture.env });
   expect(issued.exitCode, issued.all).toBe(0);
@@ -91,25 +92,9 @@ async function runWithLiar(
     );
     expect(rejected.exitCode, rejected.all).toBe(0);
     expect(rejected.stdout).toMatch(/worker liar rejected by .+ \(was suspect since .+\)/);
-    const undo = await spsa(
-      [
-        "--config",
-        fixture.setup.configFile,
-        "undo",
-        "--worker",
-        "liar",
-        "--name",
-        runName,
-        "--params",
-        fixture.setup.paramsFile,
-        "--yes",
-      ],
-      { env: fixture.env },
-    );
-    expect(undo.exitCode, undo.all).toBe(0);
     const done = await master;
     expect(done.exitCode, done.all).toBe(0);
-    return { statusWhileSuspect: status.stdout, undo: undo.stdout, master: done.all ?? "" };
+    return { statusWhileSuspect: status.stdout, master: done.all ?? "" };
   } finally {
     for (const child of [honest, liar, master]) child?.kill("SIGTERM");
     await Promise.all([honest, liar, master]);
@@ -121,18 +106,21 @@ async function runWithLiar(
 async function expectLiarCaught(
   fixture: RunFixture,
   runName: string,
-  out: { statusWhileSuspect: string; undo: string; master: string },
+  out: { statusWhileSuspect: string; master: string },
 ) {
   expect(out.statusWhileSuspect).toMatch(/^suspect worker liar: .+/m);
   expect(out.master).toMatch(/^suspect worker liar: /m);
-  expect(out.undo).toMatch(/took worker liar's \d+ batches \(\d+ games\) out of θ/);
+  // Named after some of its batches moved θ (in build mode its batches of the iterations stepped before).
+  expect(out.master).toMatch(
+    /^\d+ batches \(\d+ games\) that θ held of liar taken out of it: θ recomputed without them/m,
+  );
   const decisions = await fixture.sql<{ decision: string; decided_by: string; batches: number }[]>`
     select d.decision, d.decided_by, (d.evidence->>'batches')::int as batches from spsa_worker_decision d join spsa_run r on r.id = d.run_id
     where r.name = ${runName} and d.worker_name = 'liar' order by d.id`;
   expect(decisions.map((d) => d.decision)).toEqual(["suspect", "rejected"]);
   expect(decisions[0]!.batches).toBeLessThanOrEqual(50);
   expect(decisions[0]!.decided_by).toMatch(/^master \(pid \d+ on .+\)/);
-  // Every batch of the liar that a fold took is undone, the others held: none of them is in a counter or in θ.
+  // Every batch of the liar that a fold took is held: none of them is in a counter or in θ.
   // (A report that came after the run's last fold is never folded: the liar plays until the master ends.)
   const [left] = await fixture.sql<{ n: number }[]>`
     select count(*)::int as n from spsa_batch b join spsa_iteration i on i.id = b.iteration_id join spsa_run r on r.id = i.run_id
@@ -156,11 +144,11 @@ const OPTION_ITERATIONS = 16;
 const BUILD_ITERATIONS = 11;
 const LIAR_SHARE = 0.5;
 
-describe("a liar worker on a real run, caught and undone", () => {
+describe("a liar worker on a real run, caught and held, what it moved taken out of θ", () => {
   // The liar takes up to half the games, so it is named early and the runs can be short (they are
   // the suite's largest): in UCI-option mode after about 5 of its batches (some 40 of the run's
   // 256 games), in build mode after about 18 (iteration 8 of 11). With a fifth of the games it
-  // took 480 games and 14 iterations to be named, rejected and undone while the run still played.
+  // took 480 games and 14 iterations to be named and rejected while the run still played.
   const options = useRunFixture({
     iterations: OPTION_ITERATIONS,
     games: 16,
@@ -170,7 +158,7 @@ describe("a liar worker on a real run, caught and undone", () => {
   });
   const build = useRunFixture({ iterations: BUILD_ITERATIONS, games: 16, batchSize: 4, moveLimit: "nodes = 500" });
 
-  it("UCI-option mode: named, held, rejected and undone while the master runs; θ is the chain of the others' batches", async () => {
+  it("UCI-option mode: named and held, its applied batches too, and rejected while the master runs; θ is the chain of the others' batches", async () => {
     const out = await runWithLiar(options, "liar-uci", LIAR_SHARE);
     const theta = await expectLiarCaught(options, "liar-uci", out);
     // The chain of applied batches holds only the honest worker's, and replayed from θ₀ (each its own draw and result with the adaptive scale of those before it) it gives the run's θ.
@@ -187,7 +175,7 @@ describe("a liar worker on a real run, caught and undone", () => {
     expect(rows.reduce((n, r) => n + r.games, 0) + (pilot?.games ?? 0)).toBe(OPTION_ITERATIONS * 16);
   }, 900_000);
 
-  it("build mode: named, held, rejected and undone while the master runs; θ is the iterations' steps without its batches", async () => {
+  it("build mode: named and held, its batches of stepped iterations too, and rejected while the master runs; θ is the iterations' steps without its batches", async () => {
     const out = await runWithLiar(build, "liar-build", LIAR_SHARE);
     const theta = await expectLiarCaught(build, "liar-build", out);
     // Every completed iteration's step from its recorded row and counters, in order from θ₀: the run's θ.

@@ -2,15 +2,18 @@ import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRng } from "../../src/core/rng.js";
+import { readAppliedChain } from "../../src/db/applied-chain.js";
 import { claimBatch } from "../../src/db/batches.js";
 import { foldBatches, foldIteration } from "../../src/db/fold.js";
 import { insertOptionRun } from "../../src/db/option-run.js";
 import { latestDecisions, recordDecision } from "../../src/db/worker-decisions.js";
 import { fromSetAsideWorker, setAsideWorkers } from "../../src/db/set-aside-workers.js";
 import { claimWorkerName } from "../../src/db/workers.js";
+import { acceptWorker } from "../../src/master/accept-worker.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { BuildReview, OptionReview } from "../../src/master/worker-review.js";
+import { replayAppliedChain } from "../../src/spsa/option-chain.js";
 import { connect } from "../../src/postgres/connection.js";
 import { DatabaseHandle } from "../../src/postgres/database-handle.js";
 import { issueWorkerLogin, revokeWorkerLogin } from "../../src/postgres/worker-role.js";
@@ -327,7 +330,8 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
       parametersSignature: null,
     };
     await insertOptionRun(sql, optionRun);
-    await sql`update spsa_run set current_parameters = '{"X": 5, "Y": 5}', initial_parameters = '{"X": 5, "Y": 5}' where id = ${run.id}`;
+    // The run's seed is the draws' (the chain is replayed from it when the suspect's batches are taken out).
+    await sql`update spsa_run set current_parameters = '{"X": 5, "Y": 5}', initial_parameters = '{"X": 5, "Y": 5}', seed = 's' where id = ${run.id}`;
     for (const w of ["o1", "o2", "o3", "oliar"]) await registerTestWorker(sql, w);
     const lines: string[] = [];
     const review = await OptionReview.start(
@@ -356,12 +360,37 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     const [decision] = await latestDecisions(sql, run.id);
     expect(decision).toMatchObject({ workerName: "oliar", decision: "suspect" });
     expect(lines.find((l) => l.startsWith("suspect worker oliar: "))).toBeDefined();
+    // The batches of it that θ held were taken out of the chain when it was flagged, and held.
+    expect(lines.find((l) => /^\d+ batches \(\d+ games\) that θ held of oliar taken out of it/.test(l))).toBeDefined();
+    const [inChain] = await sql<{ n: number }[]>`
+      select count(*)::int as n from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
+      where p.run_id = ${run.id} and b.worker_name = 'oliar' and p.applied_number is not null`;
+    expect(inChain!.n).toBe(0);
+    const chain = await readAppliedChain(sql, run.id);
+    expect(chain.batches.length).toBeGreaterThan(0);
+    const [theta] = await sql<
+      { theta: Record<string, number> }[]
+    >`select current_parameters as theta from spsa_run where id = ${run.id}`;
+    // θ is the chain of the others' batches replayed from θ₀.
+    expect(replayAppliedChain(chain.run, chain.start, chain.batches)).toEqual(theta!.theta);
     await topUpDraws(sql, { ...optionRun, seed: "s" }, 640, 4);
     const next = await claimBatch(sql, "oliar", 4);
     await report(sql, "oliar", next!, sweep);
     await applyReports(sql, run.id);
     const [held] = await sql`select held_at is not null as held from spsa_batch where id = ${next!.batchId}`;
     expect(held!.held).toBe(true);
+    // Accepted, every batch of it goes back into the chain, those the master took out of θ too.
+    const accepted = await acceptWorker(sql, run, { worker: "oliar", reason: "a test", who: "a test" });
+    expect(accepted.batches).toBe(flaggedAfter + 1);
+    const [back] = await sql<{ n: number }[]>`
+      select count(*)::int as n from spsa_perturbation p join spsa_batch b on b.id = p.batch_id
+      where p.run_id = ${run.id} and b.worker_name = 'oliar' and p.applied_number is not null`;
+    expect(back!.n).toBe(flaggedAfter + 1);
+    const again = await readAppliedChain(sql, run.id);
+    const [after] = await sql<
+      { theta: Record<string, number> }[]
+    >`select current_parameters as theta from spsa_run where id = ${run.id}`;
+    expect(replayAppliedChain(again.run, again.start, again.batches)).toEqual(after!.theta);
     await stop(sql, run.id);
   });
 });

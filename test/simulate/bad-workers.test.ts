@@ -57,7 +57,7 @@ function fleet(
 
 describe("a bad worker in a simulated fleet", () => {
   for (const mode of ["build"] as const) {
-    it(`${mode} mode: a targeted liar on 20 % of the batches is flagged by name within 50 of its batches, and quarantine and undo bring θ back to the clean run's`, () => {
+    it(`${mode} mode: a targeted liar on 20 % of the batches is flagged by name within 50 of its batches, and what it moved is taken out of θ: θ ends near the clean run's`, () => {
       const target = cellProblem({ parameters: 8, offset: 3, curvature: 1, type: "int" }, 0.3, "t").params[0]!.name;
       const lying = runFleet(fleet(mode, "t", { kind: "targeted", target }, 0.2));
       const clean = runFleet(fleet(mode, "t", { kind: "honest" }, 0.2));
@@ -66,15 +66,15 @@ describe("a bad worker in a simulated fleet", () => {
       expect(lying.flags[0]!.batches).toBeLessThanOrEqual(50);
       expect(lying.flags[0]!.reason).not.toBe("");
       expect(clean.flags).toEqual([]);
-      // Without quarantine the liar keeps moving the target; with it and an undo, θ ends near the clean run's.
+      // Without quarantine the liar keeps moving the target; with it, θ ends near the clean run's.
       expect(Math.abs(undefended.theta[target]! - clean.theta[target]!)).toBeGreaterThan(2);
-      expect(Math.abs(lying.undone[target]! - clean.theta[target]!)).toBeLessThan(0.5);
+      expect(Math.abs(lying.theta[target]! - clean.theta[target]!)).toBeLessThan(0.5);
       // Its batches after the flag were held, never applied.
       expect(lying.applied.get("liar")).toBeLessThan(lying.reported.get("liar")!);
     });
   }
 
-  it("options mode (the first half's draws shared): a targeted liar on 20 % of the batches is flagged within 50 of its batches, and the undo brings θ nearer the clean run's than quarantine alone", () => {
+  it("options mode (the first half's draws shared): a targeted liar on 20 % of the batches is flagged within 50 of its batches, and what it moved is taken out of θ", () => {
     const target = cellProblem({ parameters: 8, offset: 3, curvature: 1, type: "int" }, 0.3, "t").params[0]!.name;
     const lying = runFleet(fleet("options", "t", { kind: "targeted", target }, 0.2));
     const clean = runFleet(fleet("options", "t", { kind: "honest" }, 0.2));
@@ -84,8 +84,8 @@ describe("a bad worker in a simulated fleet", () => {
     expect(clean.flags).toEqual([]);
     const fromClean = (theta: Record<string, number>) => Math.abs(theta[target]! - clean.theta[target]!);
     expect(fromClean(undefended.theta)).toBeGreaterThan(2);
-    // Steps read at their real size are larger than at the floor: the undo is within a step here, not half of one.
-    expect(fromClean(lying.undone)).toBeLessThan(Math.min(1, fromClean(lying.theta)));
+    // Steps read at their real size are larger than at the floor: within a step here, not half of one.
+    expect(fromClean(lying.theta)).toBeLessThan(1);
     expect(lying.applied.get("liar")).toBeLessThan(lying.reported.get("liar")!);
   });
 
@@ -138,15 +138,12 @@ describe("a bad worker in a simulated fleet", () => {
       });
 
   for (const mode of ["build", "options"] as const)
-    it(`${mode} mode: a liar's applied batches taken out of θ when it is flagged leave θ where the undo at the end would`, () => {
-      const run = { ...fleet(mode, "t", { kind: "targeted", target }, 0.3, true, 1), holdAppliedAtFlag: true };
-      const held = runFleet(run);
+    it(`${mode} mode: a liar's applied batches are taken out of θ when it is flagged: nothing of it is left to undo`, () => {
+      const held = runFleet(fleet(mode, "t", { kind: "targeted", target }, 0.3, true, 1));
       expect(held.flags.map((f) => f.worker)).toEqual(["liar"]);
-      // Nothing of the liar is left in θ: the undo at the run's end has nothing to take out.
-      for (const name of Object.keys(held.theta)) expect(held.undone[name]).toBeCloseTo(held.theta[name]!, 9);
-      // And the run went on from the corrected θ: it ends elsewhere than the one that held them only at its end.
-      const late = runFleet({ ...run, holdAppliedAtFlag: false });
-      expect(late.undone[target]).not.toBeCloseTo(held.theta[target]!, 6);
+      expect(held.applied.get("liar")).toBeGreaterThan(0);
+      // The record replayed without the liar gives θ: the chain the run went on from had none of its batches.
+      for (const name of Object.keys(held.theta)) expect(held.replayed[name]).toBeCloseTo(held.theta[name]!, 9);
     });
 
   it("plays batches of mixed sizes from a list, as a real build-mode run plans them, and counts a flagged worker's games", () => {

@@ -111,7 +111,7 @@ describe("θ replayed from the recorded rows", () => {
       };
       const result = runFleet(run);
       expect(result.flags, mode).toEqual([]);
-      expect(result.undone, mode).toEqual(result.theta);
+      expect(result.replayed, mode).toEqual(result.theta);
       expect(result.theta, mode).not.toEqual(Object.fromEntries(problem.params.map((p) => [p.name, p.value])));
     }
   });

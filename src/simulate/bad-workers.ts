@@ -152,7 +152,10 @@ function buildFleet(run: FleetRun): FleetResult {
       if (run.quarantine) {
         // Every completed step taken again without the flagged workers' batches, as the undo takes them.
         const flagged = state.flagged();
-        const kept = recorded.map((r) => ({ ...r, outcome: sumResults(r.batches.filter((b) => !flagged.has(b.worker))) }));
+        const kept = recorded.map((r) => ({
+          ...r,
+          outcome: sumResults(r.batches.filter((b) => !flagged.has(b.worker))),
+        }));
         const replayed = replayIterations(valuesOf(run.problem.params), kept);
         const now = replayed.at(-1)?.theta ?? valuesOf(run.problem.params);
         params = params.map((p) => ({ ...p, value: now[p.name] ?? p.value }));

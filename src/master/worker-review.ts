@@ -41,6 +41,8 @@ abstract class WorkerReview {
   protected ledger: EvidenceLedger;
   protected setAside = new Set<string>();
   protected accepted = new Set<string>();
+  /** The workers whose latest decision is the master's suspicion. */
+  private suspects: string[] = [];
   protected readonly who = `master (pid ${process.pid} on ${hostname()})`;
 
   constructor(protected readonly options: ReviewOptions) {
@@ -52,10 +54,19 @@ abstract class WorkerReview {
     const rows = await this.options.db.retrying((sql) => latestDecisions(sql, this.options.runId));
     const setAside = new Set(rows.filter((r) => r.decision !== "accepted").map((r) => r.workerName));
     const accepted = new Set(rows.filter((r) => r.decision === "accepted").map((r) => r.workerName));
+    this.suspects = rows.filter((r) => r.decision === "suspect").map((r) => r.workerName);
     const changed = !sameSet(setAside, this.setAside) || !sameSet(accepted, this.accepted);
     this.setAside = setAside;
     this.accepted = accepted;
     return changed;
+  }
+
+  /**
+   * When the master starts: a suspect's batches that θ still holds are taken out (a master
+   * stopped between recording a suspicion and taking them out, or one of a version before that).
+   */
+  protected async holdSuspects(): Promise<void> {
+    for (const suspect of this.suspects) await this.holdReported(suspect);
   }
 
   /** Evidence from the rows, with the workers set aside as the decisions say. */
@@ -124,6 +135,7 @@ export class BuildReview extends WorkerReview {
   static async start(options: ReviewOptions): Promise<BuildReview> {
     const review = new BuildReview(options);
     await review.readDecisions();
+    await review.holdSuspects();
     await review.rebuild();
     return review;
   }
@@ -189,6 +201,7 @@ export class OptionReview extends WorkerReview {
   static async start(options: ReviewOptions, run: OptionList & { gamesPerIteration: number }): Promise<OptionReview> {
     const review = new OptionReview(options, run, Math.max(STRATUM_MIN_GAMES, run.gamesPerIteration));
     await review.readDecisions();
+    await review.holdSuspects();
     await review.rebuild();
     return review;
   }

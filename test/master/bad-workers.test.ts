@@ -305,10 +305,10 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     await stop(sql, run.id);
   });
 
-  it("the UCI-option master's review flags a liar from the reports it applied, and its next report is held", async () => {
-    const sql = database.sql;
+  /** A UCI-option run of two options, X and Y, at 5 (the draws' seed is the run's). */
+  async function optionTestRun(sql: postgres.Sql, runName: string) {
     const { run, iteration } = await seedIteration(sql, {
-      runName: "review-options",
+      runName,
       targetGames: 640,
       batchSize: 4,
       openBatches: false,
@@ -332,6 +332,64 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     await insertOptionRun(sql, optionRun);
     // The run's seed is the draws' (the chain is replayed from it when the suspect's batches are taken out).
     await sql`update spsa_run set current_parameters = '{"X": 5, "Y": 5}', initial_parameters = '{"X": 5, "Y": 5}', seed = 's' where id = ${run.id}`;
+    return { run, iteration, optionRun };
+  }
+
+  it("a master that starts on a suspect whose batches θ still holds takes them out (one stopped between the two)", async () => {
+    const sql = database.sql;
+    const { run, optionRun } = await optionTestRun(sql, "review-restart");
+    for (const w of ["s1", "sliar"]) await registerTestWorker(sql, w);
+    const honest = honestGames("s1");
+    for (let round = 0; round < 4; round++)
+      for (const w of ["s1", "sliar"]) {
+        await topUpDraws(sql, { ...optionRun, seed: "s" }, 640, 4);
+        const batch = await claimBatch(sql, w, 4);
+        await report(sql, w, batch!, w === "s1" ? honest : sweep);
+      }
+    await applyReports(sql, run.id);
+    // Recorded a suspect, but stopped before its batches were taken out of θ.
+    await recordDecision(sql, {
+      runId: run.id,
+      workerName: "sliar",
+      decision: "suspect",
+      reason: "a test",
+      who: "a test",
+    });
+    const lines: string[] = [];
+    await OptionReview.start(
+      {
+        db: new DatabaseHandle(sql, (line) => lines.push(line)),
+        runId: run.id,
+        names: ["X", "Y"],
+        log: (line) => lines.push(line),
+      },
+      optionRun,
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^4 batches \(16 games\) that θ held of sliar taken out of it/));
+    const chain = await readAppliedChain(sql, run.id);
+    expect(chain.batches.map((b) => b.workerName)).toEqual(["s1", "s1", "s1", "s1"]);
+    const [theta] = await sql<
+      { theta: Record<string, number> }[]
+    >`select current_parameters as theta from spsa_run where id = ${run.id}`;
+    expect(replayAppliedChain(chain.run, chain.start, chain.batches)).toEqual(theta!.theta);
+    // A second start finds nothing left to take out.
+    lines.length = 0;
+    await OptionReview.start(
+      {
+        db: new DatabaseHandle(sql, (line) => lines.push(line)),
+        runId: run.id,
+        names: ["X", "Y"],
+        log: (line) => lines.push(line),
+      },
+      optionRun,
+    );
+    expect(lines).toEqual([]);
+    await stop(sql, run.id);
+  });
+
+  it("the UCI-option master's review flags a liar from the reports it applied, and its next report is held", async () => {
+    const sql = database.sql;
+    const { run, optionRun } = await optionTestRun(sql, "review-options");
     for (const w of ["o1", "o2", "o3", "oliar"]) await registerTestWorker(sql, w);
     const lines: string[] = [];
     const review = await OptionReview.start(

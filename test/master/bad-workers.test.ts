@@ -356,15 +356,17 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
       who: "a test",
     });
     const lines: string[] = [];
-    await OptionReview.start(
-      {
-        db: new DatabaseHandle(sql, (line) => lines.push(line)),
-        runId: run.id,
-        names: ["X", "Y"],
-        log: (line) => lines.push(line),
-      },
-      optionRun,
-    );
+    const start = () =>
+      OptionReview.start(
+        {
+          db: new DatabaseHandle(sql, (line) => lines.push(line)),
+          runId: run.id,
+          names: ["X", "Y"],
+          log: (line) => lines.push(line),
+        },
+        optionRun,
+      );
+    await start();
     expect(lines).toContainEqual(expect.stringMatching(/^4 batches \(16 games\) that θ held of sliar taken out of it/));
     const chain = await readAppliedChain(sql, run.id);
     expect(chain.batches.map((b) => b.workerName)).toEqual(["s1", "s1", "s1", "s1"]);
@@ -374,15 +376,7 @@ describe("suspects set aside (docs/bad-workers.md)", () => {
     expect(replayAppliedChain(chain.run, chain.start, chain.batches)).toEqual(theta!.theta);
     // A second start finds nothing left to take out.
     lines.length = 0;
-    await OptionReview.start(
-      {
-        db: new DatabaseHandle(sql, (line) => lines.push(line)),
-        runId: run.id,
-        names: ["X", "Y"],
-        log: (line) => lines.push(line),
-      },
-      optionRun,
-    );
+    await start();
     expect(lines).toEqual([]);
     await stop(sql, run.id);
   });

@@ -30,7 +30,7 @@ import type {
  * of the issue: "targeted" reads each batch's signs and reports every game won by whichever side
  * pushed one parameter up; "plus-wins" reports every game won by plus. Each batch goes to a
  * worker drawn by its share of the claims; a batch of a worker set aside is held and its games
- * go to another worker. Every batch's games come from a generator of their own (run seed and the
+ * go to another worker, and its batches θ held are taken out of θ when it is flagged. Every batch's games come from a generator of their own (run seed and the
  * batch's place in the run), so a run with a liar and the clean run of the same seed play the
  * same honest games wherever their θ agree.
  */
@@ -149,19 +149,17 @@ function buildFleet(run: FleetRun): FleetResult {
       const suspect = state.judge(batches);
       if (!suspect) break;
       state.rebuild(recorded.map((r) => r.batches));
-      if (run.quarantine) {
-        // Every completed step taken again without the flagged workers' batches, as the undo takes them.
-        const flagged = state.flagged();
-        const kept = recorded.map((r) => ({
-          ...r,
-          outcome: sumResults(r.batches.filter((b) => !flagged.has(b.worker))),
-        }));
-        const replayed = replayIterations(valuesOf(run.problem.params), kept);
-        const now = replayed.at(-1)?.theta ?? valuesOf(run.problem.params);
-        params = params.map((p) => ({ ...p, value: now[p.name] ?? p.value }));
-        replayed.forEach((step, i) => (history[i] = { elo: step.measured?.elo ?? 0, result: kept[i]!.outcome }));
-      }
       if (!run.quarantine) continue;
+      // Every completed step taken again without the flagged workers' batches, as the undo takes them.
+      const flagged = state.flagged();
+      const kept = recorded.map((r) => ({
+        ...r,
+        outcome: sumResults(r.batches.filter((b) => !flagged.has(b.worker))),
+      }));
+      const replayed = replayIterations(valuesOf(run.problem.params), kept);
+      const now = replayed.at(-1)?.theta ?? valuesOf(run.problem.params);
+      params = params.map((p) => ({ ...p, value: now[p.name] ?? p.value }));
+      replayed.forEach((step, i) => (history[i] = { elo: step.measured?.elo ?? 0, result: kept[i]!.outcome }));
       batches = batches.map((b) =>
         b.worker === suspect
           ? state.play(`${b.slot}:again`, b.games, perturbation.signs, perturbation.plus, perturbation.minus, progress)

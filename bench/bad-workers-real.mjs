@@ -185,7 +185,21 @@ ${build ? "" : '\n[engine]\nmode = "options"'}
         : [];
       if (flag)
         accepted =
-          (await spsa(["--config", config, "workers", "accept", `liar-${process.pid}`, "--name", name])).exitCode === 0;
+          // --yes: the master took its batches out of θ at the flag, and accepting gives them back.
+          (
+            await spsa([
+              "--config",
+              config,
+              "workers",
+              "accept",
+              `liar-${process.pid}`,
+              "--name",
+              name,
+              "--params",
+              params,
+              "--yes",
+            ])
+          ).exitCode === 0;
     }
   }
   const done = await master;

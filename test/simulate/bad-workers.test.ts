@@ -146,6 +146,22 @@ describe("a bad worker in a simulated fleet", () => {
       for (const name of Object.keys(held.theta)) expect(held.replayed[name]).toBeCloseTo(held.theta[name]!, 9);
     });
 
+  // On a steep engine (4× the reference curvature) the honest worker's real gradient is far from a
+  // framing liar's ±1: judged against the liar as its pool it was flagged (these seeds, before the
+  // pool's tests waited for workers clean by their own games).
+  for (const [mode, seed] of [
+    ["build", "f24"],
+    ["options", "f8"],
+  ] as const)
+    it(`${mode} mode: a framing liar on a steep engine beside one honest worker is flagged within 50 of its batches, the honest worker never (seed ${seed})`, () => {
+      const problem = cellProblem({ parameters: 8, offset: 3, curvature: 4, type: "int" }, 0.3, seed);
+      const run = { ...fleet(mode, seed, { kind: "framing", target: problem.params[0]!.name }, 0.3, true, 1), problem };
+      const lying = runFleet(run);
+      expect(lying.flags.map((f) => f.worker)).toEqual(["liar"]);
+      expect(lying.flags[0]!.batches).toBeLessThanOrEqual(50);
+      expect(lying.peaks.get("h1")).toBeLessThan(1);
+    });
+
   it("plays batches of mixed sizes from a list, as a real build-mode run plans them, and counts a flagged worker's games", () => {
     const run = { ...fleet("build", "t", { kind: "targeted", target }, 0.2), batchGames: [2, 8] };
     const lying = runFleet(run);

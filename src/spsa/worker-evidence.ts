@@ -220,17 +220,18 @@ export class EvidenceLedger {
     // Against a single other worker the two are each other's pool, and the one that looks the
     // cleaner by its own games is the yardstick: the other is judged against it, not it against
     // the other (early in a run on a steep engine an honest worker's real results are further from
-    // a liar's ±1 than the liar's own games are from clean).
+    // a liar's ±1 than the liar's own games are from clean). Equally clean, both are judged.
     const own = (m: Measured) => Math.max(m.ratios.extremes, m.ratios.spread);
     const members = measured.filter((m) => m.member);
     const unclean = members.filter((m) => own(m) >= CLEAN_OWN_SEVERITY).map((m) => m.evidence.worker);
     return measured.map((m) => {
-      const others = members.filter((o) => o !== m);
+      const others = members.length - (m.member ? 1 : 0);
+      const other = others === 1 ? members.find((o) => o !== m)! : undefined;
       const waits =
-        others.length === 1 && own(others[0]!) >= own(m)
-          ? [others[0]!.evidence.worker]
-          : unclean.filter((other) => other !== m.evidence.worker);
-      return verdict(m, waits, others.length >= 2);
+        other && own(other) > own(m)
+          ? [other.evidence.worker]
+          : unclean.filter((worker) => worker !== m.evidence.worker);
+      return verdict(m, waits, others >= 2);
     });
   }
 

@@ -7,7 +7,7 @@ import {
   type ReportRecord,
 } from "../db/recorded-batches.js";
 import { holdOpenIterationBatches, latestDecisions, recordDecision, saveReview } from "../db/worker-decisions.js";
-import { setAsideWorkers } from "../db/set-aside-workers.js";
+import { setAsideWorkers, type SetAsideWorker } from "../db/set-aside-workers.js";
 import { holdReportedBatches } from "./undo-worker.js";
 import { EvidenceLedger, nextSuspect } from "../spsa/worker-evidence.js";
 import type { DatabaseHandle } from "../postgres/database-handle.js";
@@ -66,7 +66,9 @@ abstract class WorkerReview {
    * stopped between recording a suspicion and taking them out, or one of a version before that).
    */
   protected async holdSuspects(): Promise<void> {
-    for (const suspect of this.suspects) await this.holdReported(suspect);
+    if (this.suspects.length === 0) return;
+    const aside = await this.asideWorkers();
+    for (const suspect of this.suspects) await this.holdReported(suspect, aside);
   }
 
   /** Evidence from the rows, with the workers set aside as the decisions say. */
@@ -91,12 +93,16 @@ abstract class WorkerReview {
     return suspect.worker;
   }
 
+  /** Every name set aside: the suspects and the other names of their machines. */
+  protected asideWorkers(): Promise<SetAsideWorker[]> {
+    return this.options.db.retrying((sql) => setAsideWorkers(sql, this.options.runId));
+  }
+
   /**
-   * The batches of `suspect` and its machine's other names that θ holds are held too, and θ
-   * recomputed without them (holdReportedBatches): taken out now, not by an undo at the run's end.
+   * The batches of `suspect` and its machine's other names (in `aside`) that θ holds are held too,
+   * and θ recomputed without them (holdReportedBatches): taken out now, not by an undo at the run's end.
    */
-  protected async holdReported(suspect: string): Promise<void> {
-    const aside = await this.options.db.retrying((sql) => setAsideWorkers(sql, this.options.runId));
+  protected async holdReported(suspect: string, aside: readonly SetAsideWorker[]): Promise<void> {
     const names = aside.filter((a) => a.because === suspect).map((a) => a.name);
     const held = await this.options.db.retrying((sql) => holdReportedBatches(sql, this.options.runId, names));
     if (held)
@@ -154,8 +160,7 @@ export class BuildReview extends WorkerReview {
       this.ledger.add(await this.options.db.retrying((sql) => iterationReports(sql, this.options.runId, number)));
       const suspect = await this.judge();
       if (suspect === undefined) return true;
-      // Every name set aside: the suspects and the other names of their machines.
-      const aside = await this.options.db.retrying((sql) => setAsideWorkers(sql, this.options.runId));
+      const aside = await this.asideWorkers();
       const held = await this.options.db.retrying((sql) =>
         holdOpenIterationBatches(
           sql,
@@ -164,7 +169,7 @@ export class BuildReview extends WorkerReview {
         ),
       );
       // Then its batches of the iterations stepped: their steps are taken again without them.
-      await this.holdReported(suspect);
+      await this.holdReported(suspect, aside);
       // The evidence of the iterations stepped, without the suspect in the pool; this one joins it when it is complete.
       await this.rebuild();
       if (held > 0) {
@@ -259,7 +264,7 @@ export class OptionReview extends WorkerReview {
   private async judgeAll(): Promise<boolean> {
     let rebuilt = false;
     for (let suspect = await this.judge(); suspect !== undefined; suspect = await this.judge()) {
-      await this.holdReported(suspect);
+      await this.holdReported(suspect, await this.asideWorkers());
       await this.rebuild();
       rebuilt = true;
     }

@@ -147,6 +147,14 @@ if (only.includes("liars")) {
       (target) => ({ kind: "framing", target, sweepWhenHeld: true }),
     ],
   };
+  // The clean runs are the same for every liar of a mode, seed and share: each run once.
+  const cleanRuns = new Map();
+  const cleanRun = (mode, seed, share, workers, games = "") => {
+    const key = `${mode} ${seed} ${share} ${games}`;
+    if (!cleanRuns.has(key))
+      cleanRuns.set(key, runFleet(fleetRun(mode, seed, workers({ kind: "honest" }), true, games)));
+    return cleanRuns.get(key);
+  };
   for (const mode of modes) {
     const liars = values.liars.split(",").map((k) => {
       if (!kinds[k]) throw new Error(`--liars: unknown liar ${k} (${Object.keys(kinds).join(", ")})`);
@@ -172,7 +180,7 @@ if (only.includes("liars")) {
             })),
             { name: "liar", share, behaviour: liar },
           ];
-          const clean = runFleet(fleetRun(mode, seed, workers({ kind: "honest" }), true));
+          const clean = cleanRun(mode, seed, share, workers);
           const lying = runFleet(fleetRun(mode, seed, workers(behaviour(target)), true));
           const open = runFleet(fleetRun(mode, seed, workers(behaviour(target)), false));
           const flag = lying.flags.find((f) => f.worker === "liar");
@@ -188,7 +196,7 @@ if (only.includes("liars")) {
           distances.quarantine.push(delta(lying.theta));
           leftovers.push((lying.theta[target] - clean.theta[target]) / step);
           // How far two clean runs of the same engine end apart: what "within 0.5 step" is up against.
-          distances.clean.push(delta(runFleet(fleetRun(mode, seed, workers({ kind: "honest" }), true, "'")).theta));
+          distances.clean.push(delta(cleanRun(mode, seed, share, workers, "'").theta));
         }
         const stat = (xs) => `${mean(xs).toFixed(2)} (${Math.max(...xs).toFixed(2)})`;
         const typical = (xs) => (xs.length === 0 ? "- (-)" : `${median(xs)} (${Math.max(...xs)})`);

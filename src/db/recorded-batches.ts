@@ -250,19 +250,28 @@ export async function rewriteAppliedChain(
 
 /**
  * Rewrites a completed build-mode iteration's step after an undo: θ after it, its Elo and gradient
- * (null: no game left).
+ * (null: no game left), and the adaptive step scale the replay took.
  */
 export async function rewriteStep(
   tx: postgres.TransactionSql,
   iterationId: number,
-  step: { theta: Values; measured: { elo: number; gradient: Values } | null },
+  step: { theta: Values; measured: { elo: number; gradient: Values } | null; stepScale?: Values },
 ): Promise<void> {
   await tx`
     update spsa_iteration
     set theta_after = ${tx.json(step.theta)},
       elo_diff = ${step.measured?.elo ?? null},
-      gradient_estimate = ${step.measured ? tx.json(step.measured.gradient) : null}
+      gradient_estimate = ${step.measured ? tx.json(step.measured.gradient) : null},
+      settings = ${step.stepScale ? tx`jsonb_set(settings, '{stepScale}', ${tx.json(step.stepScale)})` : tx`settings`}
     where id = ${iterationId}`;
+}
+
+/** Sets an open build-mode iteration's adaptive step scale (after an undo: what its step will take). */
+export async function rewriteOpenScale(tx: postgres.TransactionSql, iterationId: number, scale: Values): Promise<void> {
+  await tx`
+    update spsa_iteration
+    set settings = jsonb_set(settings, '{stepScale}', ${tx.json(scale)})
+    where id = ${iterationId} and status <> 'complete'`;
 }
 
 /** A held batch of a worker (set aside by the master, not undone), as `spsa workers accept` puts it back. */

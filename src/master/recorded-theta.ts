@@ -2,8 +2,8 @@ import type postgres from "postgres";
 import { readAppliedChain } from "../db/applied-chain.js";
 import { dropOpenDraws } from "../db/draw-pool-rows.js";
 import type { OptionRunRow } from "../db/option-run.js";
-import { recordedSteps, rewriteAppliedChain, rewriteStep } from "../db/recorded-batches.js";
-import { replayChainEdited, replayIterations } from "../spsa/undo-replay.js";
+import { recordedSteps, rewriteAppliedChain, rewriteOpenScale, rewriteStep } from "../db/recorded-batches.js";
+import { openStepScales, replayChainEdited, replayIterations } from "../spsa/undo-replay.js";
 import type { AppliedBatch, InsertedBatch, Values } from "../types/spsa.js";
 
 /**
@@ -14,7 +14,8 @@ import type { AppliedBatch, InsertedBatch, Values } from "../types/spsa.js";
 
 /**
  * Build mode: every completed iteration's step taken again, in order, from θ₀, on its counters as
- * they stand now, each iteration's θ, Elo and gradient rewritten. Returns θ after the last step
+ * they stand now, each iteration's θ, Elo, gradient and step scale rewritten; the iterations still
+ * open take the step scales the replayed results give (their steps are still to come). Returns θ after the last step
  * (without one, and for a parameter no step moves, `current`) and how many steps were taken again.
  */
 export async function retakeSteps(
@@ -23,9 +24,13 @@ export async function retakeSteps(
   initial: Values,
   current: Values,
 ): Promise<{ theta: Values; replayedSteps: number }> {
-  const completed = (await recordedSteps(tx, runId)).filter((s) => s.status === "complete");
+  const recorded = await recordedSteps(tx, runId);
+  const completed = recorded.filter((s) => s.status === "complete");
+  const open = recorded.filter((s) => s.status !== "complete");
   const replay = replayIterations(initial, completed);
   for (const [i, step] of replay.entries()) await rewriteStep(tx, completed[i]!.id, step);
+  for (const [i, scale] of openStepScales(completed, replay, open).entries())
+    if (scale) await rewriteOpenScale(tx, open[i]!.id, scale);
   return { theta: { ...current, ...replay.at(-1)?.theta }, replayedSteps: completed.length };
 }
 

@@ -151,15 +151,18 @@ export class BuildReview extends WorkerReview {
   }
 
   /**
-   * Before iteration `number`'s step: true to apply it, false when batches were set aside (the
-   * iteration waits for their games).
+   * Before iteration `number`'s step: true to apply it, false when a worker was found a suspect (the
+   * iteration waits for the games set aside, or is read again).
    */
   async beforeStep(number: number): Promise<boolean> {
     if (await this.readDecisions()) await this.rebuild();
+    // After a take-out the iteration is read again: its step scale was rewritten (src/master/recorded-theta.ts).
+    let tookOut = false;
     for (;;) {
       this.ledger.add(await this.options.db.retrying((sql) => iterationReports(sql, this.options.runId, number)));
       const suspect = await this.judge();
-      if (suspect === undefined) return true;
+      if (suspect === undefined) return !tookOut;
+      tookOut = true;
       const aside = await this.asideWorkers();
       const held = await this.options.db.retrying((sql) =>
         holdOpenIterationBatches(

@@ -133,7 +133,8 @@ function buildFleet(run: FleetRun): FleetResult {
   const names = params.map((p) => p.name);
   for (let k = 1; k <= iterations; k++) {
     const adaptive = cfg.adaptive;
-    const scale = adaptive && adaptive.mode !== "off" ? stepScales(history, names, adaptive) : undefined;
+    const scaleNow = () => (adaptive && adaptive.mode !== "off" ? stepScales(history, names, adaptive) : undefined);
+    let scale = scaleNow();
     const perturbation = perturb(params, cfg, k, createRng(`${run.seed}:${k}`));
     const progress = (k - 1) / iterations;
     let batches: PlayedBatch[] = [];
@@ -160,6 +161,8 @@ function buildFleet(run: FleetRun): FleetResult {
       const now = replayed.at(-1)?.theta ?? valuesOf(run.problem.params);
       params = params.map((p) => ({ ...p, value: now[p.name] ?? p.value }));
       replayed.forEach((step, i) => (history[i] = { elo: step.measured?.elo ?? 0, result: kept[i]!.outcome }));
+      // This iteration's step takes the scale the corrected history gives, as the master's open iterations do.
+      scale = scaleNow();
       batches = batches.map((b) =>
         b.worker === suspect
           ? state.play(`${b.slot}:again`, b.games, perturbation.signs, perturbation.plus, perturbation.minus, progress)

@@ -1,5 +1,7 @@
+import { stepScales } from "./adaptive.js";
 import { gainMeasure, update } from "./math.js";
 import { paramsAt } from "./option-batches.js";
+import { pilotScales } from "./pilot.js";
 import { BatchSteps } from "./batch-step.js";
 import { replayAppliedChain } from "./option-chain.js";
 import { previousMove } from "./trajectory.js";
@@ -12,6 +14,7 @@ import type {
   InsertedBatch,
   IterationOutcome,
   IterationResult,
+  MeasuredIteration,
   SpsaMathConfig,
   Values,
 } from "../types/spsa.js";
@@ -38,27 +41,35 @@ export interface RecordedIteration {
 }
 
 /** The recorded settings an iteration's step reads (IterationSettings has them). */
-export type StepSettings = Pick<IterationSettings, "parameters" | "stepScale" | "gain"> & {
-  spsa: Pick<SpsaMathConfig, "eloCap" | "maxStep" | "momentum">;
+export type StepSettings = Pick<IterationSettings, "parameters" | "stepScale" | "gain" | "pilot" | "staleness"> & {
+  spsa: Pick<SpsaMathConfig, "eloCap" | "maxStep" | "momentum" | "adaptive">;
 };
 
-/** One replayed step: θ after it, and the Elo and gradient it measured (null: no game left, θ unchanged). */
+/**
+ * One replayed step: θ after it, and the Elo and gradient it measured (null: no game left, θ
+ * unchanged); with adaptive gains, the step scale it took.
+ */
 export interface ReplayedStep {
   theta: Values;
   measured: { elo: number; gradient: Values } | null;
+  stepScale?: Values;
 }
 
 /**
  * Build mode: each completed iteration's step in iteration order, as the master's finishIteration
  * takes it (the step measured around the iteration's recorded plus and minus, with its recorded
  * a_k and settings, moving the θ the step before left), from θ₀. Momentum's previous move is the
- * replayed one, as the master's would have been without the removed results.
+ * replayed one, as the master's would have been without the removed results; so is the adaptive
+ * step scale (replayedScale): a liar's large Elo raised the scales of the honest steps after it,
+ * and replayed with those scales their pull outlived the liar's push (docs/bad-workers.md).
  */
 export function replayIterations(start: Values, iterations: readonly RecordedIteration[]): ReplayedStep[] {
   const thetas: Values[] = [start];
   // θ after each of the tuner's iterations: momentum's previous move skips the gain iterations.
   const tuned: Values[] = [start];
   const steps: ReplayedStep[] = [];
+  // What the replayed tuner iterations measured, for the adaptive scales of those after them.
+  const measuredSoFar: NumberedMeasure[] = [];
   for (const [i, it] of iterations.entries()) {
     const theta = { ...it.base, ...(thetas[i] ?? start) };
     const games = it.outcome === null ? 0 : gamesOf(it.outcome);
@@ -71,12 +82,8 @@ export function replayIterations(start: Values, iterations: readonly RecordedIte
       if (!settings.gain) tuned.push(theta);
       continue;
     }
-    const played = {
-      ak: it.ak,
-      plus: it.plus,
-      minus: it.minus,
-      ...(settings.stepScale && { scale: settings.stepScale }),
-    };
+    const stepScale = replayedScale(it, measuredSoFar);
+    const played = { ak: it.ak, plus: it.plus, minus: it.minus, ...(stepScale && { scale: stepScale }) };
     const previous = (settings.spsa.momentum ?? 0) > 0 ? previousMove(tuned, tuned.length) : undefined;
     const updated = update(
       paramsAt({ parameters: settings.parameters, names: Object.keys(settings.parameters) }, theta),
@@ -86,11 +93,58 @@ export function replayIterations(start: Values, iterations: readonly RecordedIte
       previous,
     );
     const after = { ...theta, ...updated.newValues };
-    steps.push({ theta: after, measured: { elo: updated.elo, gradient: updated.gradient } });
+    steps.push({
+      theta: after,
+      measured: { elo: updated.elo, gradient: updated.gradient },
+      ...(stepScale && { stepScale }),
+    });
+    measuredSoFar.push(...tunerMeasure(it, steps.at(-1)!));
     thetas.push(after);
     tuned.push(after);
   }
   return steps;
+}
+
+/**
+ * The step scales of the iterations still open (drawn, no step yet) after the completed ones were
+ * replayed (`replay`, from replayIterations): what the master would draw them with now (undefined:
+ * as recorded). Their steps, when they complete, take these.
+ */
+export function openStepScales(
+  completed: readonly RecordedIteration[],
+  replay: readonly ReplayedStep[],
+  open: readonly RecordedIteration[],
+): (Values | undefined)[] {
+  const measured = completed.flatMap((it, i) => tunerMeasure(it, replay[i]));
+  return open.map((it) => replayedScale(it, measured));
+}
+
+/** A replayed tuner iteration's measure, numbered (none: a gain iteration, or no game left). */
+type NumberedMeasure = MeasuredIteration & { number: number };
+
+function tunerMeasure(it: RecordedIteration, step: ReplayedStep | undefined): NumberedMeasure[] {
+  return it.settings.gain || !step?.measured || it.outcome === null
+    ? []
+    : [{ number: it.number, elo: step.measured.elo, result: it.outcome }];
+}
+
+/**
+ * The step scale the master would have drawn iteration `it` with on the replayed results: the
+ * adaptive scale of the tuner iterations applied when it was drawn (1..k − 1 − staleness, as
+ * src/master/open-iteration.ts reads them), raised by the curvature pilot's recorded factor. A
+ * scale recorded without adaptive gains is kept.
+ */
+function replayedScale(it: RecordedIteration, measured: readonly NumberedMeasure[]): Values | undefined {
+  const { stepScale, spsa, pilot, staleness } = it.settings;
+  const adaptive = spsa.adaptive;
+  if (stepScale === undefined || adaptive === undefined || adaptive.mode === "off") return stepScale;
+  const applied = it.number - 1 - (staleness ?? 0);
+  const scales = stepScales(
+    measured.filter((m) => m.number <= applied),
+    Object.keys(stepScale),
+    adaptive,
+  );
+  return pilot ? pilotScales(scales, adaptive, pilot.factor) : scales;
 }
 
 /**

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { spsaMathConfig, DEFAULT_ADAPTIVE, DEFAULT_C_END, DEFAULT_R_END } from "../../src/config/config.js";
 import { cellProblem } from "../../src/simulate/family.js";
 import { runFleet, type FleetRun } from "../../src/simulate/bad-workers.js";
+import { stepScales } from "../../src/spsa/adaptive.js";
 import { update } from "../../src/spsa/math.js";
-import { replayIterations, type RecordedIteration } from "../../src/spsa/undo-replay.js";
+import { pilotScales } from "../../src/spsa/pilot.js";
+import { openStepScales, replayIterations, type RecordedIteration } from "../../src/spsa/undo-replay.js";
 
 const settings = (momentum = 0) => ({
   spsa: { eloCap: 400, maxStep: 2, momentum },
@@ -114,5 +116,54 @@ describe("θ replayed from the recorded rows", () => {
       expect(result.replayed, mode).toEqual(result.theta);
       expect(result.theta, mode).not.toEqual(Object.fromEntries(problem.params.map((p) => [p.name, p.value])));
     }
+  });
+
+  it("takes each step with the adaptive scale the replayed results give, not the one a removed result raised", () => {
+    const adaptive = { mode: "signal" as const, window: 8, floor: 0.2 };
+    const adaptiveSettings = { ...settings(), spsa: { ...settings().spsa, adaptive } };
+    // Iteration 1 as recorded: a sweep for plus (a liar's), which raised the scales drawn after it.
+    const sweep = { plusWins: 16, minusWins: 0, draws: 0 };
+    const raised = stepScales([{ elo: 400, result: sweep }], ["X", "Y"], adaptive);
+    expect(raised.X).toBeGreaterThan(adaptive.floor);
+    const tuner = (number: number, outcome: RecordedIteration["outcome"], extra = {}): RecordedIteration => ({
+      ...iteration(number, 0, 0, 0),
+      settings: { ...adaptiveSettings, stepScale: raised, ...extra },
+      outcome,
+    });
+    // The sweep taken out; iteration 3 was drawn while 2 was in flight (staleness 1), after a pilot.
+    const pilot = { curvature: 0.1, error: 0.05, saturated: false, factor: 2 };
+    const rows = [
+      tuner(1, null),
+      tuner(2, { plusWins: 7, minusWins: 5, draws: 4 }),
+      tuner(3, { plusWins: 3, minusWins: 9, draws: 4 }, { staleness: 1, pilot }),
+    ];
+    const steps = replayIterations({ X: 5, Y: 5 }, rows);
+    // Iteration 2 drawn on nothing measured: the floor; the step it takes is the update's at that scale.
+    const floor = stepScales([], ["X", "Y"], adaptive);
+    expect(steps[1]!.stepScale).toEqual(floor);
+    const params = Object.entries(rows[1]!.settings.parameters).map(([name, p]) => ({ name, value: 5, ...p }));
+    const at = (scale: typeof floor) =>
+      update(params, { ...rows[1]!, scale }, rows[1]!.outcome!, adaptiveSettings.spsa).newValues;
+    expect(steps[1]!.theta).toEqual(at(floor));
+    expect(steps[1]!.theta).not.toEqual(at(raised));
+    // Iteration 3 saw iteration 1 only (nothing measured) when it was drawn: the floor, raised by its pilot.
+    expect(steps[2]!.stepScale).toEqual(pilotScales(floor, adaptive, 2));
+    // An iteration still open after them reads both replayed measures.
+    const [open] = openStepScales(rows, steps, [tuner(4, null)]);
+    expect(open).toEqual(
+      stepScales(
+        [
+          { elo: steps[1]!.measured!.elo, result: rows[1]!.outcome! },
+          { elo: steps[2]!.measured!.elo, result: rows[2]!.outcome! },
+        ],
+        ["X", "Y"],
+        adaptive,
+      ),
+    );
+  });
+
+  it("keeps a scale recorded without adaptive gains", () => {
+    const row = { ...iteration(1, 9, 3, 4), settings: { ...settings(), stepScale: { X: 3, Y: 3 } } };
+    expect(replayIterations({ X: 5, Y: 5 }, [row])[0]!.stepScale).toEqual({ X: 3, Y: 3 });
   });
 });

@@ -18,6 +18,8 @@ import { planBatchSizes, planReferenceBatchSizes } from "../spsa/batch-plan.js";
 import { signedEngines } from "../signing/binary-signature.js";
 import type { Perturbation } from "../types/spsa.js";
 import type { IterationSettings } from "../types/config.js";
+import type { Sql } from "../postgres/sql.js";
+import { drawnScale } from "../spsa/undo-replay.js";
 import { GAIN_BLOCK_GAMES, isGainIteration, tunerStep, type BuildGainPlan } from "../spsa/gain-block-plan.js";
 import { crashPoint } from "./crash-points.js";
 import { buildGainEngine, gainPerturbation } from "./gain-iterations.js";
@@ -82,7 +84,7 @@ export async function drawIteration(
     adaptive.mode === "off"
       ? undefined
       : stepScales(
-          await db.retrying((sql) => readMeasuredIterations(sql, run.id, k - 1, adaptive.window)),
+          await db.retrying((sql) => readMeasuredIterations(sql, run.id, k - 1 - staleness, adaptive.window)),
           params.map((p) => p.name),
           adaptive,
         );
@@ -181,6 +183,8 @@ export async function openIteration(
   await db.retrying(() =>
     options.lease.transaction(async (tx) => {
       await storeBinaries(tx, binaries);
+      // Under the run's row lock, so an undo either came before (and its replay is read) or comes after (and rewrites this row).
+      const scaled = await scaledNow(tx, run.id, built.drawn);
       return insertIteration(tx, {
         runId: run.id,
         iterationNumber: k,
@@ -195,9 +199,22 @@ export async function openIteration(
         plusValues: perturbation.plus,
         minusValues: perturbation.minus,
         signs: perturbation.signs,
-        settings,
+        settings: scaled,
       });
     }),
   );
   crashPoint("iteration-inserted");
+}
+
+/**
+ * A drawn iteration's settings with the step scale its applied iterations (1..k − 1 − staleness)
+ * give now: an undo or a take-out at a flag since its draw replayed what they measured
+ * (src/master/recorded-theta.ts), and its step must take the scale a replay would.
+ */
+async function scaledNow(sql: Sql, runId: number, drawn: DrawnIteration): Promise<IterationSettings> {
+  const { settings, k, staleness } = drawn;
+  const window = settings.spsa.adaptive?.window;
+  if (settings.stepScale === undefined || window === undefined) return settings;
+  const stepScale = drawnScale(settings, await readMeasuredIterations(sql, runId, k - 1 - staleness, window));
+  return { ...settings, ...(stepScale && { stepScale }) };
 }

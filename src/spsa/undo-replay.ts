@@ -128,22 +128,29 @@ function tunerMeasure(it: RecordedIteration, step: ReplayedStep | undefined): Nu
     : [{ number: it.number, elo: step.measured.elo, result: it.outcome }];
 }
 
-/**
- * The step scale the master would have drawn iteration `it` with on the replayed results: the
- * adaptive scale of the tuner iterations applied when it was drawn (1..k − 1 − staleness, as
- * src/master/open-iteration.ts reads them), raised by the curvature pilot's recorded factor. A
- * scale recorded without adaptive gains is kept.
- */
+/** The step scale iteration `it` would have been drawn with on the replayed results. */
 function replayedScale(it: RecordedIteration, measured: readonly NumberedMeasure[]): Values | undefined {
-  const { stepScale, spsa, pilot, staleness } = it.settings;
+  const applied = it.number - 1 - (it.settings.staleness ?? 0);
+  return drawnScale(
+    it.settings,
+    measured.filter((m) => m.number <= applied),
+  );
+}
+
+/**
+ * An iteration's step scale from what the tuner iterations applied when it was drawn measured
+ * (1..k − 1 − staleness, the window's last): the adaptive scale raised by the curvature pilot's
+ * recorded factor, as src/master/open-iteration.ts draws it. A scale recorded without adaptive
+ * gains is kept.
+ */
+export function drawnScale(
+  settings: Pick<StepSettings, "stepScale" | "pilot" | "spsa">,
+  applied: readonly MeasuredIteration[],
+): Values | undefined {
+  const { stepScale, spsa, pilot } = settings;
   const adaptive = spsa.adaptive;
   if (stepScale === undefined || adaptive === undefined || adaptive.mode === "off") return stepScale;
-  const applied = it.number - 1 - (staleness ?? 0);
-  const scales = stepScales(
-    measured.filter((m) => m.number <= applied),
-    Object.keys(stepScale),
-    adaptive,
-  );
+  const scales = stepScales(applied, Object.keys(stepScale), adaptive);
   return pilot ? pilotScales(scales, adaptive, pilot.factor) : scales;
 }
 

@@ -9,7 +9,9 @@ import type { Values } from "../../src/types/spsa.js";
 import { ROOT, spsa } from "../support/cli.js";
 import { startMaster, startWorker, waitFor } from "../support/processes.js";
 import { useRunFixture, type RunFixture } from "../support/run-fixture.js";
-import { recordedStep, type RecordedIteration } from "../support/replay-chain.js";
+import { stepScales } from "../../src/spsa/adaptive.js";
+import { pilotScales } from "../../src/spsa/pilot.js";
+import { recordedOutcome, recordedStep, type RecordedIteration } from "../support/replay-chain.js";
 
 /**
  * A real run with a real liar (docs/bad-workers.md): the master and an honest `compete --spsa`
@@ -182,11 +184,26 @@ describe("a liar worker on a real run, caught and held, what it moved taken out 
     const [run] = await build.sql<
       { id: number; initial: Values }[]
     >`select id, initial_parameters as initial from spsa_run where name = 'liar-build'`;
-    const rows = await build.sql<(RecordedIteration & { base_parameters: Values; theta_after: Values })[]>`
-      select a_k, base_parameters, plus_parameters, minus_parameters, settings, plus_wins, minus_wins, draws, theta_after,
+    const rows = await build.sql<
+      (RecordedIteration & { number: number; elo: number; base_parameters: Values; theta_after: Values })[]
+    >`
+      select iteration_number as number, elo_diff as elo, a_k, base_parameters, plus_parameters, minus_parameters, settings, plus_wins, minus_wins, draws, theta_after,
         case when reference_engine_sha256 is null then null else array[ref_plus_wins, ref_plus_losses, ref_plus_draws, ref_minus_wins, ref_minus_losses, ref_minus_draws] end as ref
       from spsa_iteration where run_id = ${run!.id} and status = 'complete' order by iteration_number`;
     expect(rows).toHaveLength(BUILD_ITERATIONS);
+    // Each step's adaptive scale is the one the tuner iterations applied when it was drawn give without
+    // the liar (their rows as they stand), raised by the pilot's factor: not the one its large Elo raised.
+    const tuners = rows.filter((r) => !r.settings.gain);
+    for (const row of tuners) {
+      const { stepScale, spsa: gains, pilot, staleness } = row.settings;
+      const applied = tuners
+        .filter((r) => r.number <= row.number - 1 - (staleness ?? 0))
+        .map((r) => ({ elo: r.elo, result: recordedOutcome(r) }));
+      const adaptive = stepScales(applied, Object.keys(row.settings.parameters), gains.adaptive!);
+      expect(stepScale, `iteration ${row.number}`).toEqual(
+        pilot ? pilotScales(adaptive, gains.adaptive!, pilot.factor) : adaptive,
+      );
+    }
     let chained = run!.initial;
     for (const row of rows) {
       const start = { ...row.base_parameters, ...chained };

@@ -1,6 +1,6 @@
 import { applyBatch, batchStepFactor, batchWindow } from "../../src/spsa/batch-step.js";
 import { paramsAt } from "../../src/spsa/option-batches.js";
-import type { OptionList, SpsaMathConfig, Values } from "../../src/types/spsa.js";
+import type { IterationOutcome, OptionList, SpsaMathConfig, Values } from "../../src/types/spsa.js";
 import type { IterationSettings } from "../../src/types/config.js";
 import { recordedParams } from "../../src/config/iteration-settings.js";
 import { update } from "../../src/spsa/math.js";
@@ -86,14 +86,19 @@ export interface RecordedIteration {
   ref: number[] | null;
 }
 
-/** θ's new values after `row`'s step from `start`, recomputed from the row alone (update). */
-export function recordedStep(row: RecordedIteration, start: Values): Values {
-  const outcome = row.ref
+/** A recorded iteration's game counts as its step reads them. */
+export function recordedOutcome(row: RecordedIteration): IterationOutcome {
+  return row.ref
     ? {
         plus: { plusWins: row.ref[0]!, minusWins: row.ref[1]!, draws: row.ref[2]! },
         minus: { plusWins: row.ref[3]!, minusWins: row.ref[4]!, draws: row.ref[5]! },
       }
     : { plusWins: row.plus_wins, minusWins: row.minus_wins, draws: row.draws };
+}
+
+/** θ's new values after `row`'s step from `start`, recomputed from the row alone (update). */
+export function recordedStep(row: RecordedIteration, start: Values): Values {
+  const outcome = recordedOutcome(row);
   return update(
     recordedParams(row.settings, start),
     {

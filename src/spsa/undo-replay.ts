@@ -128,13 +128,17 @@ function tunerMeasure(it: RecordedIteration, step: ReplayedStep | undefined): Nu
     : [{ number: it.number, elo: step.measured.elo, result: it.outcome }];
 }
 
-/** The step scale iteration `it` would have been drawn with on the replayed results. */
+/**
+ * The step scale iteration `it` would have been drawn with on the replayed results (`measured`, in
+ * iteration order): those applied then, the adaptive window's last (a long run's replay reads a
+ * window per step, not the whole run).
+ */
 function replayedScale(it: RecordedIteration, measured: readonly NumberedMeasure[]): Values | undefined {
   const applied = it.number - 1 - (it.settings.staleness ?? 0);
-  return drawnScale(
-    it.settings,
-    measured.filter((m) => m.number <= applied),
-  );
+  let end = measured.length;
+  while (end > 0 && measured[end - 1]!.number > applied) end--;
+  const window = it.settings.spsa.adaptive?.window ?? end;
+  return drawnScale(it.settings, measured.slice(Math.max(0, end - window), end));
 }
 
 /**

@@ -231,7 +231,12 @@ export interface StepResult {
  */
 export async function completeIteration(
   tx: postgres.TransactionSql,
-  options: { runId: number; iterationId: number; step: (theta: Values) => StepResult; finalIteration: boolean },
+  options: {
+    runId: number;
+    iterationId: number;
+    step: (theta: Values, stepScale: Values | undefined) => StepResult;
+    finalIteration: boolean;
+  },
 ): Promise<StepResult | undefined> {
   const [run] = await tx<{ theta: Values }[]>`
     select current_parameters as theta
@@ -239,7 +244,12 @@ export async function completeIteration(
     where id = ${options.runId}
     for update`;
   if (!run) throw new Error(`run ${options.runId} vanished`);
-  const result = options.step(run.theta);
+  // θ and the iteration's step scale as they stand under the lock: an undo rewrites both (src/master/recorded-theta.ts).
+  const [iteration] = await tx<{ stepScale: Values | null }[]>`
+    select settings->'stepScale' as "stepScale"
+    from spsa_iteration
+    where id = ${options.iterationId}`;
+  const result = options.step(run.theta, iteration?.stepScale ?? undefined);
   const [done] = await tx`
     update spsa_iteration
     set status = 'complete',

@@ -26,12 +26,7 @@ export async function finishIteration(
   // played), and moves θ as the database holds it: the step measured around the iteration's base
   // θ, which an iteration opened in flight drew before the steps of the iterations still playing then.
   const settings = iteration.settings ?? settingsOf(config, params);
-  const played = {
-    ak: iteration.ak,
-    plus: iteration.plusParameters,
-    minus: iteration.minusParameters,
-    ...(settings.stepScale && { scale: settings.stepScale }),
-  };
+  const played = { ak: iteration.ak, plus: iteration.plusParameters, minus: iteration.minusParameters };
   // Plus against minus, or (its row names a reference engine) both sides against the reference.
   const counts = outcomeOf(iteration);
   // The trajectory of the tuner's iterations through this one (its base last): a gain iteration is not among them.
@@ -40,11 +35,17 @@ export async function finishIteration(
       ? await db.retrying((sql) => readTrajectory(sql, run.id, k))
       : undefined;
   const previous = trajectory && previousMove(trajectory, trajectory.length);
-  const step = (stored: Values) => {
+  const step = (stored: Values, scale: Values | undefined) => {
     // Parameters added since the run started have no θ in the database yet: they keep their value.
     const theta = { ...valuesOf(params), ...stored };
     if (settings.gain) return { ...gainMeasure(counts, settings.spsa.eloCap), newValues: theta };
-    const updated = update(recordedParams(settings, theta), played, counts, settings.spsa, previous);
+    const updated = update(
+      recordedParams(settings, theta),
+      { ...played, ...(scale && { scale }) },
+      counts,
+      settings.spsa,
+      previous,
+    );
     return { ...updated, newValues: { ...theta, ...updated.newValues } };
   };
   const result = await db.retrying(() =>

@@ -151,34 +151,35 @@ export class BuildReview extends WorkerReview {
   }
 
   /**
-   * Before iteration `number`'s step: true to apply it, false when a worker was found a suspect (the
-   * iteration waits for the games set aside, or is read again).
+   * Before iteration `number`'s step: true to apply it, false when batches were set aside (the
+   * iteration waits for their games).
    */
   async beforeStep(number: number): Promise<boolean> {
     if (await this.readDecisions()) await this.rebuild();
-    this.ledger.add(await this.options.db.retrying((sql) => iterationReports(sql, this.options.runId, number)));
-    const suspect = await this.judge();
-    if (suspect === undefined) return true;
-    const aside = await this.asideWorkers();
-    const held = await this.options.db.retrying((sql) =>
-      holdOpenIterationBatches(
-        sql,
-        this.options.runId,
-        aside.map((a) => a.name),
-      ),
-    );
-    // Then its batches of the iterations stepped: their steps are taken again without them.
-    await this.holdReported(suspect, aside);
-    // The evidence of the iterations stepped, without the suspect in the pool; this one joins it
-    // at the next look (a second suspect, if any, is found then).
-    await this.rebuild();
-    if (held > 0)
-      this.options.log(
-        `${held} batches of workers under suspicion set aside in iterations not stepped yet; ` +
-          `their games are played again`,
+    for (;;) {
+      this.ledger.add(await this.options.db.retrying((sql) => iterationReports(sql, this.options.runId, number)));
+      const suspect = await this.judge();
+      if (suspect === undefined) return true;
+      const aside = await this.asideWorkers();
+      const held = await this.options.db.retrying((sql) =>
+        holdOpenIterationBatches(
+          sql,
+          this.options.runId,
+          aside.map((a) => a.name),
+        ),
       );
-    // Either way the iteration is read again: the take-out rewrote its step scale (src/master/recorded-theta.ts).
-    return false;
+      // Then its batches of the iterations stepped: their steps are taken again without them.
+      await this.holdReported(suspect, aside);
+      // The evidence of the iterations stepped, without the suspect in the pool; this one joins it when it is complete.
+      await this.rebuild();
+      if (held > 0) {
+        this.options.log(
+          `${held} batches of workers under suspicion set aside in iterations not stepped yet; ` +
+            `their games are played again`,
+        );
+        return false;
+      }
+    }
   }
 }
 

@@ -12,6 +12,7 @@ import { storedRunConfig } from "../../src/config/secrets.js";
 import { applyReports } from "../../src/master/apply-reports.js";
 import { topUpDraws } from "../../src/master/draw-pool.js";
 import { undoWorker } from "../../src/master/undo-worker.js";
+import { stepScales } from "../../src/spsa/adaptive.js";
 import { perturb, update } from "../../src/spsa/math.js";
 import { paramsAt } from "../../src/spsa/option-batches.js";
 import { replayAppliedChain } from "../../src/spsa/option-chain.js";
@@ -57,15 +58,11 @@ async function report(
  */
 function masterStep(row: Awaited<ReturnType<typeof readIteration>>) {
   const settings = row.settings!;
-  return (theta: Values) => {
+  // The scale completeIteration reads under the run's lock (the row's, when it is not rewritten since).
+  return (theta: Values, scale = settings.stepScale) => {
     const updated = update(
       recordedParams(settings, theta),
-      {
-        ak: row.ak,
-        plus: row.plusParameters,
-        minus: row.minusParameters,
-        ...(settings.stepScale && { scale: settings.stepScale }),
-      },
+      { ak: row.ak, plus: row.plusParameters, minus: row.minusParameters, ...(scale && { scale }) },
       outcomeOf(row),
       settings.spsa,
     );
@@ -135,6 +132,8 @@ describe("spsa undo --worker in build mode", () => {
     expect(dry).toMatchObject({ replayedSteps: 5, reopenedGames: 4, others: { batches: 16, games: 64 } });
     expect(await runRows(sql)).toEqual(untouched);
 
+    // Iteration 6 as the master read it before the undo.
+    const sixthBefore = await readIteration(sql, sixth.id);
     const undone = await undoWorker(sql, run, "liar", "tester@test");
     expect(undone).toMatchObject({ applied: true, mode: "build", batches: 6, games: 24, thetaBefore: lied!.theta });
     expect(undone.thetaAfter).toEqual(dry.thetaAfter);
@@ -170,6 +169,16 @@ describe("spsa undo --worker in build mode", () => {
       expect(row.theta_after, `θ after iteration ${row.id}`).toEqual(theta);
     }
     expect(undone.thetaAfter).toEqual(theta);
+    // Each step's scale, iteration 6's too, is the adaptive one of the iterations before it without the liar.
+    const measured = await sql<{ elo: number; plusWins: number; minusWins: number; draws: number }[]>`
+      select elo_diff as elo, plus_wins as "plusWins", minus_wins as "minusWins", draws
+      from spsa_iteration where run_id = ${run.id} and status = 'complete' order by iteration_number`;
+    for (const [i, row] of rows.entries()) {
+      const before = measured.slice(0, i).map(({ elo, ...result }) => ({ elo, result }));
+      expect(row.settings.stepScale, `scale of iteration ${i + 1}`).toEqual(
+        stepScales(before, ["X", "Y"], row.settings.spsa.adaptive!),
+      );
+    }
     const [now] = await sql<{ theta: Values }[]>`select current_parameters as theta from spsa_run where id = ${run.id}`;
     expect(now!.theta).toEqual(theta);
     expect(theta).not.toEqual(lied!.theta);
@@ -203,7 +212,22 @@ describe("spsa undo --worker in build mode", () => {
     await play(sixth.id, ["h1", "h2", "h1"]);
     const sixthRow = await readIteration(sql, sixth.id);
     expect(sixthRow.gamesPlayed).toBe(16);
-    await step(sixth.id);
+    // Its step takes the scale the undo wrote, read under the run's lock, not the one read before the undo.
+    expect(sixthRow.settings!.stepScale).not.toEqual(sixthBefore.settings!.stepScale);
+    let taken: Values | undefined;
+    const stepped = await sql.begin((tx) =>
+      completeIteration(tx, {
+        runId: run.id,
+        iterationId: sixth.id,
+        step: (base, scale) => {
+          taken = scale;
+          return masterStep(sixthRow)(base, scale);
+        },
+        finalIteration: false,
+      }),
+    );
+    expect(stepped).toBeDefined();
+    expect(taken).toEqual(sixthRow.settings!.stepScale);
     const [after] = await sql<
       { theta: Values }[]
     >`select current_parameters as theta from spsa_run where id = ${run.id}`;

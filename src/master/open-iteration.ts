@@ -48,8 +48,7 @@ export interface BuiltIteration {
 
 /**
  * Draws iteration k from θ `params`, with `staleness` steps before it not applied yet: its
- * perturbation, and its step scales from the iterations completed so far (always 1..k − 1 −
- * staleness). In reference mode, the curvature pilot and a gain iteration its sides each play
+ * perturbation (its step scales follow when it opens, from the iterations 1..k − 1 − staleness). In reference mode, the curvature pilot and a gain iteration its sides each play
  * `reference` (θ₀ for the latter two). The tuner's schedule counts its own iterations (tunerStep
  * of the run's gain `plan`); a gain iteration is θ on both sides, its settings marked `gain`.
  */
@@ -78,13 +77,14 @@ export async function drawIteration(
     config.spsa.schedule === "self-correcting"
       ? [...(await db.retrying((sql) => readTrajectory(sql, run.id, k - 1))), valuesOf(params)]
       : undefined;
-  // Adaptive gains: each parameter's factor on a_k from what the last iterations measured, recorded in the settings.
+  // Adaptive gains: each parameter's factor on a_k from what the iterations applied by now measured,
+  // chosen when the iteration opens (scaledNow: an undo may rewrite them meanwhile); the floor until then.
   const adaptive = config.spsa.adaptive;
   const measured =
     adaptive.mode === "off"
       ? undefined
       : stepScales(
-          await db.retrying((sql) => readMeasuredIterations(sql, run.id, k - 1 - staleness, adaptive.window)),
+          [],
           params.map((p) => p.name),
           adaptive,
         );
@@ -208,8 +208,9 @@ export async function openIteration(
 
 /**
  * A drawn iteration's settings with the step scale its applied iterations (1..k − 1 − staleness)
- * give now: an undo or a take-out at a flag since its draw replayed what they measured
- * (src/master/recorded-theta.ts), and its step must take the scale a replay would.
+ * give now, raised by the pilot's factor: read when it opens, since an undo or a take-out at a
+ * flag after its draw replays what they measured (src/master/recorded-theta.ts), and its step must
+ * take the scale a replay would.
  */
 async function scaledNow(sql: Sql, runId: number, drawn: DrawnIteration): Promise<IterationSettings> {
   const { settings, k, staleness } = drawn;

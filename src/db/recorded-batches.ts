@@ -262,7 +262,7 @@ export async function rewriteStep(
     set theta_after = ${tx.json(step.theta)},
       elo_diff = ${step.measured?.elo ?? null},
       gradient_estimate = ${step.measured ? tx.json(step.measured.gradient) : null},
-      settings = ${step.stepScale ? tx`jsonb_set(settings, '{stepScale}', ${tx.json(step.stepScale)})` : tx`settings`}
+      settings = ${step.stepScale ? withStepScale(tx, step.stepScale) : tx`settings`}
     where id = ${iterationId}`;
 }
 
@@ -270,8 +270,13 @@ export async function rewriteStep(
 export async function rewriteOpenScale(tx: postgres.TransactionSql, iterationId: number, scale: Values): Promise<void> {
   await tx`
     update spsa_iteration
-    set settings = jsonb_set(settings, '{stepScale}', ${tx.json(scale)})
+    set settings = ${withStepScale(tx, scale)}
     where id = ${iterationId} and status <> 'complete'`;
+}
+
+/** An iteration's settings with `scale` as the step scale its update takes. */
+function withStepScale(tx: postgres.TransactionSql, scale: Values) {
+  return tx`jsonb_set(settings, '{stepScale}', ${tx.json(scale)})`;
 }
 
 /** A held batch of a worker (set aside by the master, not undone), as `spsa workers accept` puts it back. */
